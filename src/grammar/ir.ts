@@ -1,0 +1,48 @@
+// The grammar IR: plain, JSON-serialisable data. Built here in TS, compiled natively.
+// Every node describes a set of byte strings (plus atomic special tokens).
+
+/** An exact UTF-8 string. */
+export interface LiteralNode { type: "literal"; text: string }
+/** One Unicode code point from a set of inclusive ranges (UTF-8 encoded). `negated` = any code point NOT in the ranges. */
+export interface CharClassNode { type: "charClass"; ranges: Array<[number, number]>; negated?: boolean }
+/** One raw byte from a set of inclusive ranges (0..255). For binary-ish grammars; prefer charClass. */
+export interface ByteClassNode { type: "byteClass"; ranges: Array<[number, number]>; negated?: boolean }
+export interface SeqNode { type: "seq"; items: GrammarNode[] }
+export interface AltNode { type: "alt"; items: GrammarNode[] }
+/** item repeated min..max times (max null = unbounded). optional = repeat 0..1. */
+export interface RepeatNode { type: "repeat"; item: GrammarNode; min: number; max: number | null }
+/**
+ * Any valid UTF-8 text that does not contain `terminator`, then the terminator itself.
+ * The FIRST occurrence of the terminator closes it — the exact rule a parser uses.
+ * `maxLength` bounds the text before the terminator, in code points.
+ */
+export interface UntilNode { type: "until"; terminator: string; maxLength?: number }
+/** A special (control) token matched only as that token, never through its text. */
+export interface TokenNode { type: "token"; id?: number; piece?: string }
+/**
+ * Items in any order, each at most once; `required` items must all appear.
+ * `separator` goes between consecutive items (not before the first, not after the last).
+ */
+export interface PermNode { type: "perm"; items: Array<{ node: GrammarNode; required: boolean }>; separator?: GrammarNode }
+/** A JSON value matching a JSON schema (lowered to the other nodes before compiling). */
+export interface JsonSchemaNode { type: "jsonSchema"; schema: unknown; options?: JsonSchemaOptions }
+/** A reference to a named rule in `Grammar.rules`. Recursion is expanded to `maxRecursionDepth`. */
+export interface RefNode { type: "ref"; name: string }
+
+export interface JsonSchemaOptions {
+  /** Whitespace allowed between JSON tokens: "compact" (none), "single" (optional single space after , and :), "any" (bounded runs). Default "single". */
+  whitespace?: "compact" | "single" | "any";
+  /** Maximum nesting of free-form JSON values (objects/arrays without a schema). Default 6. */
+  maxFreeNesting?: number;
+}
+
+export type GrammarNode =
+  | LiteralNode | CharClassNode | ByteClassNode | SeqNode | AltNode | RepeatNode
+  | UntilNode | TokenNode | PermNode | JsonSchemaNode | RefNode;
+
+export interface Grammar {
+  root: GrammarNode;
+  rules?: Record<string, GrammarNode>;
+  /** Recursive refs are expanded to this depth; deeper nesting is not accepted. Default 8. */
+  maxRecursionDepth?: number;
+}

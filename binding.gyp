@@ -1,0 +1,22 @@
+{
+  "targets": [
+    {
+      "target_name": "toolmask",
+      "sources": [
+        "native/core/json.cpp", "native/core/utf8.cpp", "native/core/nfa.cpp",
+        "native/core/vocab.cpp", "native/core/grammar.cpp", "native/core/matcher.cpp",
+        "native/addon/addon.cpp"
+      ],
+      "include_dirs": ["<!(node -p \"require('node-addon-api').include_dir\")"],
+      "defines": ["NAPI_VERSION=8", "NAPI_CPP_EXCEPTIONS", "NODE_ADDON_API_DISABLE_DEPRECATED"],
+      "cflags_cc!": ["-fno-exceptions", "-fno-rtti"],
+      "cflags_cc": ["-std=c++17", "-O2"],
+      "xcode_settings": {
+        "GCC_ENABLE_CPP_EXCEPTIONS": "YES",
+        "CLANG_CXX_LANGUAGE_STANDARD": "c++17",
+        "MACOSX_DEPLOYMENT_TARGET": "11.0"
+      },
+      "msvs_settings": { "VCCLCompilerTool": { "ExceptionHandling": 1, "AdditionalOptions": ["/std:c++17"] } }
+    }
+  ]
+}

@@ -1,0 +1,130 @@
+#include "json.hpp"
+
+#include <cstdlib>
+
+namespace toolmask::json {
+namespace {
+
+struct Reader {
+  const std::string& s;
+  size_t i = 0;
+  int depth = 0;
+
+  [[noreturn]] void fail(const char* what) {
+    throw ParseError(std::string("invalid grammar JSON at offset ") + std::to_string(i) + ": " + what);
+  }
+  void ws() { while (i < s.size() && (s[i] == ' ' || s[i] == '\n' || s[i] == '\t' || s[i] == '\r')) i++; }
+  bool eat(char c) { ws(); if (i < s.size() && s[i] == c) { i++; return true; } return false; }
+  void expect(char c) { if (!eat(c)) fail("unexpected character"); }
+
+  static void putUtf8(std::string& out, unsigned cp) {
+    if (cp < 0x80) out += char(cp);
+    else if (cp < 0x800) { out += char(0xC0 | (cp >> 6)); out += char(0x80 | (cp & 0x3F)); }
+    else if (cp < 0x10000) { out += char(0xE0 | (cp >> 12)); out += char(0x80 | ((cp >> 6) & 0x3F)); out += char(0x80 | (cp & 0x3F)); }
+    else { out += char(0xF0 | (cp >> 18)); out += char(0x80 | ((cp >> 12) & 0x3F)); out += char(0x80 | ((cp >> 6) & 0x3F)); out += char(0x80 | (cp & 0x3F)); }
+  }
+  unsigned hex4() {
+    if (i + 4 > s.size()) fail("short \\u escape");
+    unsigned v = 0;
+    for (int k = 0; k < 4; k++) {
+      char c = s[i++];
+      v <<= 4;
+      if (c >= '0' && c <= '9') v |= unsigned(c - '0');
+      else if (c >= 'a' && c <= 'f') v |= unsigned(c - 'a' + 10);
+      else if (c >= 'A' && c <= 'F') v |= unsigned(c - 'A' + 10);
+      else fail("bad \\u escape");
+    }
+    return v;
+  }
+  std::string str() {
+    expect('"');
+    std::string out;
+    while (true) {
+      if (i >= s.size()) fail("unterminated string");
+      char c = s[i++];
+      if (c == '"') return out;
+      if (c != '\\') { out += c; continue; }
+      if (i >= s.size()) fail("unterminated escape");
+      char e = s[i++];
+      switch (e) {
+        case '"': out += '"'; break;
+        case '\\': out += '\\'; break;
+        case '/': out += '/'; break;
+        case 'b': out += '\b'; break;
+        case 'f': out += '\f'; break;
+        case 'n': out += '\n'; break;
+        case 'r': out += '\r'; break;
+        case 't': out += '\t'; break;
+        case 'u': {
+          unsigned cp = hex4();
+          // A lone surrogate cannot be UTF-8 encoded; pairs are joined.
+          if (cp >= 0xD800 && cp <= 0xDBFF && i + 6 <= s.size() && s[i] == '\\' && s[i + 1] == 'u') {
+            i += 2;
+            unsigned lo = hex4();
+            if (lo < 0xDC00 || lo > 0xDFFF) fail("bad surrogate pair");
+            cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+          } else if (cp >= 0xD800 && cp <= 0xDFFF) {
+            fail("lone surrogate in string");
+          }
+          putUtf8(out, cp);
+          break;
+        }
+        default: fail("bad escape");
+      }
+    }
+  }
+  Value value() {
+    if (++depth > 2000) fail("nesting too deep");
+    ws();
+    if (i >= s.size()) fail("unexpected end");
+    Value v;
+    char c = s[i];
+    if (c == '{') {
+      i++;
+      v.kind = Kind::Object;
+      if (!eat('}')) {
+        do {
+          ws();
+          std::string k = str();
+          expect(':');
+          v.obj.emplace_back(std::move(k), value());
+        } while (eat(','));
+        expect('}');
+      }
+    } else if (c == '[') {
+      i++;
+      v.kind = Kind::Array;
+      if (!eat(']')) {
+        do v.arr.push_back(value()); while (eat(','));
+        expect(']');
+      }
+    } else if (c == '"') {
+      v.kind = Kind::String;
+      v.str = str();
+    } else if (s.compare(i, 4, "true") == 0) { i += 4; v.kind = Kind::Bool; v.b = true; }
+    else if (s.compare(i, 5, "false") == 0) { i += 5; v.kind = Kind::Bool; }
+    else if (s.compare(i, 4, "null") == 0) { i += 4; }
+    else {
+      const char* start = s.c_str() + i;
+      char* end = nullptr;
+      v.num = std::strtod(start, &end);
+      if (end == start) fail("unexpected character");
+      v.kind = Kind::Number;
+      i += size_t(end - start);
+    }
+    depth--;
+    return v;
+  }
+};
+
+}  // namespace
+
+Value parse(const std::string& text) {
+  Reader r{text};
+  Value v = r.value();
+  r.ws();
+  if (r.i != text.size()) r.fail("trailing characters");
+  return v;
+}
+
+}  // namespace toolmask::json

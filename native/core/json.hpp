@@ -1,0 +1,34 @@
+// A small JSON reader: the grammar IR crosses from TS to the core as JSON text,
+// so the core needs no Node types. Numbers are doubles; errors carry an offset.
+#pragma once
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace toolmask::json {
+
+enum class Kind { Null, Bool, Number, String, Array, Object };
+
+struct Value {
+  Kind kind = Kind::Null;
+  bool b = false;
+  double num = 0;
+  std::string str;
+  std::vector<Value> arr;
+  std::vector<std::pair<std::string, Value>> obj;  // keeps order
+
+  const Value* get(const std::string& key) const {
+    for (auto& kv : obj) if (kv.first == key) return &kv.second;
+    return nullptr;
+  }
+};
+
+struct ParseError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+Value parse(const std::string& text);
+
+}  // namespace toolmask::json

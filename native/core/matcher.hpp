@@ -1,0 +1,36 @@
+// One request's position in a compiled grammar. Rejected tokens leave it unchanged.
+#pragma once
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "grammar.hpp"
+
+namespace toolmask {
+
+struct MatcherError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+class Matcher {
+ public:
+  explicit Matcher(std::shared_ptr<CompiledGrammar> g) : g_(std::move(g)), history_{g_->start()} {}
+
+  bool acceptToken(uint32_t id);
+  bool acceptBytes(const uint8_t* p, size_t n);  // teacher forcing; counts as one step for rollback
+  void fillNextTokenBitmask(uint32_t* out, size_t words);
+  bool isComplete() { return g_->accepting(history_.back()); }
+  bool isTerminated() const { return history_.back() == kTerminated; }
+  void rollback(size_t n);
+  void reset() { history_.assign(1, g_->start()); }
+  size_t steps() const { return history_.size() - 1; }
+  int32_t state() const { return history_.back(); }
+  CompiledGrammar& grammar() { return *g_; }
+
+ private:
+  std::shared_ptr<CompiledGrammar> g_;
+  std::vector<int32_t> history_;  // state before each accepted step, plus the current one
+};
+
+}  // namespace toolmask

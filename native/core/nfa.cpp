@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <cstdio>
 #include <tuple>
 
 #include "utf8.hpp"
@@ -24,11 +25,12 @@ class Builder {
   Nfa run() {
     const json::Value* root = g_.get("root");
     if (!root) throw GrammarError("grammar.root is missing: pass { root: <node> }");
-    Frag f = build(*root, "root");
-    nfa_.start = f.in;
-    nfa_.accept = f.out;
-    markProductive();
-    return std::move(nfa_);
+    return finish(build(*root, "root"));
+  }
+
+  Nfa runNode(const json::Value& node) {
+    trackFragments_ = false;
+    return finish(build(node, "fragment"));
   }
 
  private:
@@ -37,6 +39,38 @@ class Builder {
   const json::Value* rules_ = nullptr;
   Nfa nfa_;
   std::vector<std::string> refStack_;
+  bool trackFragments_ = true;
+  int insideFragment_ = 0;
+
+  Nfa finish(Frag f) {
+    nfa_.start = f.in;
+    nfa_.accept = f.out;
+    markProductive();
+    nfa_.fragmentOf.assign(nfa_.states.size(), -1);
+    for (size_t i = 0; i < nfa_.fragments.size(); i++) {
+      const Fragment& fr = nfa_.fragments[i];
+      for (uint32_t k = 0; k < fr.count; k++) nfa_.fragmentOf[fr.base + k] = int32_t(i);
+    }
+    return std::move(nfa_);
+  }
+
+  // Plain text nodes only: no tokens, refs or any-order sets, whose layout could differ per instance.
+  static bool plain(const json::Value& n) {
+    if (n.kind == json::Kind::Array) { for (auto& x : n.arr) if (!plain(x)) return false; return true; }
+    if (n.kind != json::Kind::Object) return true;
+    if (const json::Value* t = n.get("type"); t && t->kind == json::Kind::String &&
+        (t->str == "token" || t->str == "ref" || t->str == "perm" || t->str == "jsonSchema"))
+      return false;
+    for (auto& kv : n.obj) if (!plain(kv.second)) return false;
+    return true;
+  }
+  static bool loops(const json::Value& n) {
+    const json::Value* t = n.get("type");
+    if (!t || t->kind != json::Kind::String) return false;
+    if (t->str == "until") return true;
+    if (t->str == "repeat") { const json::Value* mx = n.get("max"); return mx && mx->kind == json::Kind::Null; }
+    return false;
+  }
 
   uint32_t add() {
     if (nfa_.states.size() >= lim_.maxStates)
@@ -62,6 +96,25 @@ class Builder {
   }
 
   Frag build(const json::Value& n, const std::string& path) {
+    if (trackFragments_ && !insideFragment_ && n.kind == json::Kind::Object && loops(n) && plain(n)) {
+      insideFragment_++;
+      uint32_t base = uint32_t(nfa_.states.size());
+      Frag f = buildNode(n, path);
+      insideFragment_--;
+      Fragment fr;
+      fr.base = base;
+      fr.count = uint32_t(nfa_.states.size()) - base;
+      fr.in = f.in;
+      fr.out = f.out;
+      fr.shape = canonicalJson(n);
+      fr.node = &n;
+      nfa_.fragments.push_back(std::move(fr));
+      return f;
+    }
+    return buildNode(n, path);
+  }
+
+  Frag buildNode(const json::Value& n, const std::string& path) {
     if (n.kind != json::Kind::Object) fail(path, "a grammar node must be an object with a \"type\"");
     const json::Value& t = field(n, "type", path);
     if (t.kind != json::Kind::String) fail(path, "\"type\" must be a string");
@@ -362,6 +415,48 @@ class Builder {
 };
 
 }  // namespace
+
+std::string canonicalJson(const json::Value& v) {
+  switch (v.kind) {
+    case json::Kind::Null: return "null";
+    case json::Kind::Bool: return v.b ? "true" : "false";
+    case json::Kind::Number: { char buf[40]; snprintf(buf, sizeof buf, "%.17g", v.num); return buf; }
+    case json::Kind::String: {
+      std::string out = "\"";
+      for (unsigned char c : v.str) {
+        if (c == '"' || c == '\\') { out += '\\'; out += char(c); }
+        else if (c < 0x20) { char buf[8]; snprintf(buf, sizeof buf, "\\u%04x", c); out += buf; }
+        else out += char(c);
+      }
+      return out + "\"";
+    }
+    case json::Kind::Array: {
+      std::string out = "[";
+      for (size_t i = 0; i < v.arr.size(); i++) out += (i ? "," : "") + canonicalJson(v.arr[i]);
+      return out + "]";
+    }
+    case json::Kind::Object: {
+      std::vector<const std::pair<std::string, json::Value>*> kv;
+      for (auto& x : v.obj) kv.push_back(&x);
+      std::sort(kv.begin(), kv.end(), [](auto* a, auto* b) { return a->first < b->first; });
+      std::string out = "{";
+      for (size_t i = 0; i < kv.size(); i++) {
+        json::Value key;
+        key.kind = json::Kind::String;
+        key.str = kv[i]->first;
+        out += (i ? "," : "") + canonicalJson(key) + ":" + canonicalJson(kv[i]->second);
+      }
+      return out + "}";
+    }
+  }
+  return "";
+}
+
+Nfa buildFragmentNfa(const json::Value& node, const NfaLimits& limits) {
+  json::Value g;
+  g.kind = json::Kind::Object;
+  return Builder(g, limits).runNode(node);
+}
 
 Nfa buildNfa(const json::Value& grammar, const NfaLimits& limits) {
   if (grammar.kind != json::Kind::Object) throw GrammarError("grammar must be an object { root, rules? }");

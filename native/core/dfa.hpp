@@ -1,0 +1,69 @@
+// Subset construction done lazily: a DFA state is the closure of a set of NFA
+// states, created the first time a walk reaches it and kept for every later walk.
+#pragma once
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "nfa.hpp"
+#include "vocab.hpp"
+
+namespace toolmask {
+
+constexpr int32_t kDead = -1;
+constexpr int32_t kUnknown = -2;
+constexpr int32_t kTerminated = -3;  // an end-of-generation token was accepted
+
+struct StateMask;
+
+struct DfaState {
+  std::vector<uint32_t> nfa;  // sorted NFA states after closure
+  bool accepting = false;
+  std::vector<int32_t> next;  // per byte class
+  std::vector<std::pair<uint32_t, int32_t>> tokenEdges;  // special token id → state
+  uint64_t loopKnown[2] = {0, 0};  // ASCII bytes already tested for looping back here
+  uint64_t loopYes[2] = {0, 0};    // ...and those that do
+  int8_t nonAsciiLoops = -1;       // every valid multi-byte character loops back (-1: not yet known)
+  std::unique_ptr<StateMask> mask;
+};
+
+class LazyDfa {
+ public:
+  explicit LazyDfa(Nfa nfa);
+
+  const Nfa& nfa() const { return nfa_; }
+  DfaState& state(int32_t s) { return states_[size_t(s)]; }
+  size_t size() const { return states_.size(); }
+  size_t classes() const { return classRep_.size(); }
+  uint8_t classRep(size_t c) const { return classRep_[c]; }
+
+  int32_t start();  // the closure of the NFA's start; kDead if it accepts nothing
+  int32_t next(int32_t s, uint8_t byte) {
+    int32_t v = states_[size_t(s)].next[byteClass_[byte]];
+    return v != kUnknown ? v : computeNext(s, byte);
+  }
+  int32_t walk(int32_t s, const uint8_t* p, size_t n) {
+    for (size_t i = 0; i < n && s >= 0; i++) s = next(s, p[i]);
+    return s;
+  }
+  int32_t intern(std::vector<uint32_t>&& set);  // set need not be closed
+  // Whether every byte below `node` keeps the automaton in `s` (the whole subtree is accepted).
+  bool loopsOver(int32_t s, const TrieNode& node);
+  size_t memoryBytes() const;
+
+ private:
+  Nfa nfa_;
+  uint8_t byteClass_[256];
+  std::vector<uint8_t> classRep_;
+  std::deque<DfaState> states_;
+  std::unordered_map<std::string, int32_t> index_;
+
+  void closure(std::vector<uint32_t>& set);
+  int32_t computeNext(int32_t s, uint8_t byte);
+  bool nonAsciiLoops(int32_t s);
+};
+
+}  // namespace toolmask

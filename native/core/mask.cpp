@@ -1,0 +1,112 @@
+#include "mask.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include "dfa.hpp"
+
+namespace toolmask {
+
+namespace {
+constexpr size_t kSparseLimit = 1024;  // above this many ids, copying a bitmask beats scattering bits
+
+void setBit(uint32_t* m, uint32_t id) { m[id >> 5] |= 1u << (id & 31); }
+
+void push(PosRanges& r, uint32_t lo, uint32_t hi) {
+  if (!r.empty() && r.back().second == lo) r.back().second = hi;
+  else r.push_back({lo, hi});
+}
+}  // namespace
+
+void walkTrie(LazyDfa& dfa, int32_t s, const Vocabulary& v, bool fragment, PosRanges& rejected, PosRanges& uncertain) {
+  const auto& trie = v.trie();
+  // Depth first; a subtree whose bytes all loop back to the current state is accepted whole.
+  auto dfs = [&](auto&& self, uint32_t n, int32_t st, bool exitSeen) -> void {
+    const TrieNode& node = trie[n];
+    if (n != 0 && dfa.loopsOver(st, node)) return;
+    exitSeen = exitSeen || (fragment && dfa.state(st).accepting);
+    for (uint32_t c = n + 1; c < node.end; c = trie[c].end) {
+      int32_t ns = dfa.next(st, trie[c].byte);
+      if (ns >= 0) self(self, c, ns, exitSeen);
+      else push(exitSeen ? uncertain : rejected, trie[c].lo, trie[c].hi);
+    }
+  };
+  dfs(dfs, 0, s, false);
+}
+
+void encodeMask(const Vocabulary& v, const PosRanges& rejected, const PosRanges& uncertain, StateMask& out) {
+  const auto& order = v.order();
+  PosRanges dead;  // both lists merged, in position order
+  std::merge(rejected.begin(), rejected.end(), uncertain.begin(), uncertain.end(), std::back_inserter(dead));
+  size_t total = order.size(), nDead = 0;
+  for (auto& r : dead) nDead += r.second - r.first;
+  size_t nLive = total - nDead;
+  auto forLive = [&](auto&& fn) {
+    uint32_t pos = 0;
+    for (auto& r : dead) { for (; pos < r.first; pos++) fn(order[pos]); pos = r.second; }
+    for (; pos < total; pos++) fn(order[pos]);
+  };
+  auto forDead = [&](auto&& fn) { for (auto& r : dead) for (uint32_t p = r.first; p < r.second; p++) fn(order[p]); };
+  out.ids.clear();
+  out.bits.clear();
+  if (nLive <= kSparseLimit) {
+    out.rep = MaskRep::Accept;
+    forLive([&](uint32_t id) { out.ids.push_back(id); });
+    std::sort(out.ids.begin(), out.ids.end());
+  } else if (nDead <= kSparseLimit) {
+    out.rep = MaskRep::Reject;
+    forDead([&](uint32_t id) { out.ids.push_back(id); });
+    std::sort(out.ids.begin(), out.ids.end());
+  } else {
+    out.rep = MaskRep::Bits;
+    if (nLive < nDead) {
+      out.bits.assign(v.words(), 0);
+      forLive([&](uint32_t id) { setBit(out.bits.data(), id); });
+    } else {
+      out.bits = v.normalMask();
+      forDead([&](uint32_t id) { out.bits[id >> 5] &= ~(1u << (id & 31)); });
+    }
+  }
+  out.uncertain.clear();
+  for (auto& r : uncertain) for (uint32_t p = r.first; p < r.second; p++) out.uncertain.push_back(order[p]);
+}
+
+void StateMask::fillOrdinary(uint32_t* out, const Vocabulary& v) const {
+  size_t words = v.words();
+  switch (rep) {
+    case MaskRep::Accept:
+      std::memset(out, 0, words * 4);
+      for (uint32_t id : ids) setBit(out, id);
+      break;
+    case MaskRep::Reject:
+      std::memcpy(out, v.normalMask().data(), words * 4);
+      for (uint32_t id : ids) out[id >> 5] &= ~(1u << (id & 31));
+      break;
+    case MaskRep::Bits:
+      std::memcpy(out, bits.data(), words * 4);
+      break;
+  }
+}
+
+void StateMask::fill(uint32_t* out, const Vocabulary& v) const {
+  (base ? base : this)->fillOrdinary(out, v);
+  for (uint32_t id : extra) setBit(out, id);
+  for (uint32_t id : specials) setBit(out, id);
+}
+
+bool StateMask::empty(const Vocabulary& v) const {
+  if (!specials.empty() || !extra.empty()) return false;
+  const StateMask& m = base ? *base : *this;
+  switch (m.rep) {
+    case MaskRep::Accept: return m.ids.empty();
+    case MaskRep::Reject: return m.ids.size() >= v.order().size();
+    case MaskRep::Bits: return false;  // only chosen with more than kSparseLimit allowed
+  }
+  return true;
+}
+
+size_t StateMask::memoryBytes() const {
+  return sizeof(*this) + 4 * (ids.size() + bits.size() + uncertain.size() + extra.size() + specials.size());
+}
+
+}  // namespace toolmask

@@ -1,0 +1,42 @@
+// Token masks: computed by walking the vocabulary trie through a lazy DFA, and
+// stored per state in whichever form is cheapest to copy into a bitmask.
+#pragma once
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "vocab.hpp"
+
+namespace toolmask {
+
+class LazyDfa;
+
+enum class MaskRep : uint8_t { Accept, Reject, Bits };
+
+struct StateMask {
+  MaskRep rep = MaskRep::Accept;
+  std::vector<uint32_t> ids;        // Accept: allowed ids; Reject: disallowed ordinary ids
+  std::vector<uint32_t> bits;       // Bits: the ordinary part as a bitmask
+  std::vector<uint32_t> uncertain;  // fragment masks only: tokens that leave the fragment mid-token
+  const StateMask* base = nullptr;  // shared fragment mask; allowed = base ∪ extra
+  std::vector<uint32_t> extra;
+  std::vector<uint32_t> specials;   // special / end-of-generation ids allowed here
+
+  void fill(uint32_t* out, const Vocabulary& v) const;
+  bool empty(const Vocabulary& v) const;
+  size_t memoryBytes() const;
+
+ private:
+  void fillOrdinary(uint32_t* out, const Vocabulary& v) const;
+};
+
+using PosRanges = std::vector<std::pair<uint32_t, uint32_t>>;  // sorted-token positions [lo, hi)
+
+// Walks every ordinary token from DFA state `s`. Tokens whose walk dies go to `rejected`;
+// with `fragment`, those that passed an accepting (exit) point first go to `uncertain`.
+void walkTrie(LazyDfa& dfa, int32_t s, const Vocabulary& v, bool fragment, PosRanges& rejected, PosRanges& uncertain);
+
+// Chooses the representation for the ordinary tokens not in `rejected` (nor `uncertain`).
+void encodeMask(const Vocabulary& v, const PosRanges& rejected, const PosRanges& uncertain, StateMask& out);
+
+}  // namespace toolmask

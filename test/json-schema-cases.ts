@@ -105,6 +105,8 @@ export interface AcceptanceCase {
   name: string;
   schema: unknown;
   options?: JsonSchemaOptions;
+  /** For the engine: recursion bound (the reference matcher does not bound recursion). */
+  maxRecursionDepth?: number;
   accept: string[];
   reject: string[];
 }
@@ -247,6 +249,7 @@ export const ACCEPTANCE: AcceptanceCase[] = [
   {
     name: "object: additionalProperties true next to properties",
     schema: { type: "object", properties: { a: { type: "integer" } }, additionalProperties: true },
+    options: { maxFreeNesting: 3 }, // free values cost ~4^depth automaton states on the engine
     accept: ['{"a":1,"b":"x","c":[1]}', '{"b":1}', '{"b":1,"a":2}', "{}", '{"b":1,"c":2,"a":3}', '{"ab":{},"":1}'],
     reject: [
       '{"a":"x"}', '{"a":1,"a":2}',
@@ -329,6 +332,7 @@ export const ACCEPTANCE: AcceptanceCase[] = [
   {
     name: "$ref: recursive tree",
     schema: tree,
+    maxRecursionDepth: 4, // each level of this tree multiplies the automaton by 4 (any-order pair × list)
     accept: ['{"value":1}', '{"value":1,"children":[{"value":2,"children":[]}]}', '{"children":[{"value":2}],"value":3}'],
     reject: ['{"children":[]}', '{"value":1,"children":[{"value":"x"}]}'],
   },
@@ -337,6 +341,12 @@ export const ACCEPTANCE: AcceptanceCase[] = [
     schema: { definitions: { id: { type: "integer", minimum: 1 } }, type: "object", properties: { id: { $ref: "#/definitions/id" } }, required: ["id"] },
     accept: ['{"id":1}'],
     reject: ['{"id":0}', "{}"],
+  },
+  {
+    name: "$ref with a type next to it narrows the referenced schema",
+    schema: { $defs: { sn: { type: ["string", "number"], maxLength: 2 } }, type: "array", items: { type: ["string", "null"], $ref: "#/$defs/sn" } },
+    accept: ['["ab"]', "[]"],
+    reject: ["[1]", "[null]", '["abc"]'],
   },
   {
     name: "annotations are ignored",
@@ -376,7 +386,13 @@ export const ACCEPTANCE: AcceptanceCase[] = [
 // ---------------------------------------------------------------------------------------------
 // Property test: schemas, generators, serializer, ajv oracle
 
-export interface PropertySchema { name: string; schema: unknown; options?: JsonSchemaOptions }
+export interface PropertySchema {
+  name: string;
+  schema: unknown;
+  options?: JsonSchemaOptions;
+  /** For the engine; values deeper than maxFreeNesting (6) are not compared, so 3 (4 nested tree nodes = 7 levels) is enough. */
+  maxRecursionDepth?: number;
+}
 
 export const PROPERTY_SCHEMAS: PropertySchema[] = [
   { name: "weather tool", schema: { type: "object", properties: { location: { type: "string", minLength: 1 }, unit: { type: "string", enum: ["celsius", "fahrenheit"] }, days: { type: "integer", minimum: 1, maximum: 14 } }, required: ["location"] } },
@@ -390,7 +406,7 @@ export const PROPERTY_SCHEMAS: PropertySchema[] = [
   { name: "enum/const mix", schema: { type: "object", properties: { mode: { enum: ["a", "b", 3, null] }, fixed: { const: { x: [true] } } } }, options: { whitespace: "any" } },
   { name: "open object", schema: { type: "object", properties: { name: { type: "string" }, n: { type: "number" } }, required: ["name"], additionalProperties: { type: "integer" } } },
   { name: "free-form object", schema: { type: "object" } },
-  { name: "recursive $ref", schema: tree, options: { whitespace: "any" } },
+  { name: "recursive $ref", schema: tree, options: { whitespace: "any" }, maxRecursionDepth: 3 },
   { name: "any value", schema: true },
 ];
 

@@ -185,6 +185,11 @@ describe("toEbnf → XGrammar: structure", () => {
     await checkTable(repeat(literal("a"), 2, null), ["aa", "aaaaaa"], ["a"]);
     await checkTable(seq(star(literal("a")), optional(literal("b"))), ["", "aaa", "aab", "b"], ["bb", "ba"]);
     await checkTable(seq(literal("x"), repeat(literal("a"), 0, 0)), ["x"], ["xa"]);
+    // A starred sub-rule followed by more items (written as a right-recursive loop for XGrammar).
+    const str = (min: number) => seq(literal('"'), repeat(alt(charClass(['"', "\\"], true), seq(literal("\\"), charClass(['"', "n"]))), min, null), literal('"'), literal("!"));
+    await checkTable(str(0), ['""!', '"ab"!', '"a\\"b\\n"!'], ['"a"', '"a\\x"!', '"a""!', '"a"!!']);
+    await checkTable(str(1), ['"a"!', '"\\n"!'], ['""!']);
+    await checkTable(str(2), ['"ab"!', '"a\\nb"!'], ['""!', '"a"!']);
   });
 
   it("alternatives, including empty ones that match nothing", async () => {

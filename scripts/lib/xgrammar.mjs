@@ -28,6 +28,9 @@
 //     method is reachable on the (TS-private) `handle`, so `createMatcher(..., {timeInner:true})`
 //     wraps that one call and records its duration in `matcher.lastInnerNs`: the C++ work plus
 //     embind dispatch and the vector allocation, without the await and the copy.
+// Also seen: negated classes (`[^"\\]`) let through tokens with bytes that never occur in UTF-8
+// (0xC0, 0xC1, 0xF5-0xFF), and the padding bits past the vocabulary in the last mask word can be
+// set (ids 151669..151679 for Qwen3) — mask users must ignore them.
 import Module from "node:module";
 import fs from "node:fs";
 import path from "node:path";

@@ -28,6 +28,8 @@
 // - token: gbnf `<[id]>` (llama.cpp token terminal, atomic). XGrammar has no token terminal: the
 //   token's text is emitted as a literal, which is looser — the text may then be spelled by
 //   ordinary tokens, and XGrammar lets the special token itself match that text.
+// - repeat: `X{m,n}`, `X*`, `X+`, `X?`; for XGrammar a starred sub-rule followed by more items,
+//   `X* rest`, is written `L ::= rest | X L` (0.1.27 is pathologically slow on the postfix form).
 // - Empty languages (alt of nothing, class of nothing, recursion past the limit) are removed
 //   before printing, since neither syntax has a "fail" primitive.
 import type { Grammar, GrammarNode, TokenNode, UntilNode, PermNode } from "./ir.js";
@@ -46,6 +48,8 @@ export interface ToEbnfOptions {
   maxRules?: number;
   /** xgrammar: spell "any non-ASCII code point" as UTF-8 byte sequences too (strict UTF-8). Default false. */
   exactUtf8?: boolean;
+  /** xgrammar: write `X* rest` as a right-recursive loop rule (much faster masks in 0.1.27). Default true. */
+  rightRecursiveLoops?: boolean;
 }
 
 export class EbnfExportError extends Error {
@@ -73,6 +77,7 @@ class Exporter {
   private readonly rules: Array<[string, string]> = [];
   private readonly names = new Set<string>(["root"]);
   private readonly memo = new Map<string, Expr>();
+  private readonly alternatives = new Map<string, string[]>(); // expression or rule name -> its top-level alternatives
   private readonly maxDepth: number;
   private readonly ruleDefs: Record<string, GrammarNode>;
   private readonly scc = new Map<string, string[]>(); // rule -> members of its recursive group
@@ -125,22 +130,18 @@ class Exporter {
       case "literal": return this.literal(n.text, path);
       case "charClass": return this.codePointSet(normalize(n.ranges, n.negated ?? false, MAX_CP, path));
       case "byteClass": return this.byteSet(normalize(n.ranges, n.negated ?? false, 255, path), path);
-      case "seq": {
-        const parts: string[] = [];
-        for (let i = 0; i < n.items.length; i++) {
-          const e = this.expr(n.items[i]!, `${path}.items[${i}]`);
-          if (e === EMPTY) return EMPTY;
-          if (e !== '""') parts.push(e);
-        }
-        return parts.length === 0 ? '""' : parts.length === 1 ? parts[0]! : `(${parts.join(" ")})`;
-      }
+      case "seq": return this.seq(n.items, 0, path);
       case "alt": {
         const parts: string[] = [];
         for (let i = 0; i < n.items.length; i++) {
           const e = this.expr(n.items[i]!, `${path}.items[${i}]`);
           if (e !== EMPTY && !parts.includes(e)) parts.push(e);
         }
-        return parts.length === 0 ? EMPTY : parts.length === 1 ? parts[0]! : `(${parts.join(" | ")})`;
+        if (parts.length === 0) return EMPTY;
+        if (parts.length === 1) return parts[0]!;
+        const out = `(${parts.join(" | ")})`;
+        this.alternatives.set(out, parts);
+        return out;
       }
       case "repeat": return this.repeat(n.item, n.min, n.max, path);
       case "until": return this.until(n, path);
@@ -152,6 +153,42 @@ class Exporter {
       default:
         throw new EbnfExportError(`toEbnf: ${path} has unknown node type ${JSON.stringify((n as { type?: unknown }).type)}`);
     }
+  }
+
+  /**
+   * items[from..] in sequence. For XGrammar, `X* rest` (X not a plain class) becomes
+   * `L ::= rest | X L` with X's alternatives distributed: XGrammar 0.1.27 computes masks for a
+   * postfix star of a sub-rule followed by more text very slowly (~250 ms per mask on a JSON
+   * string body vs ~0.1 ms for this shape). Same language.
+   */
+  private seq(items: GrammarNode[], from: number, path: string): Expr {
+    const parts: string[] = [];
+    const join = (): string => (parts.length === 0 ? '""' : parts.length === 1 ? parts[0]! : `(${parts.join(" ")})`);
+    for (let i = from; i < items.length; i++) {
+      const it = items[i]!;
+      const ip = `${path}.items[${i}]`;
+      if (it.type === "repeat" && it.max === null && i < items.length - 1 && this.dialect === "xgrammar" &&
+          (this.opts.rightRecursiveLoops ?? true) && Number.isInteger(it.min) && it.min >= 0) {
+        const x = this.expr(it.item, `${ip}.item`);
+        if (x === EMPTY) { if (it.min > 0) return EMPTY; continue; }
+        if (x === '""') continue;
+        if (!/^\[(?:[^\]\\]|\\.)*\]$/.test(x)) {
+          const rest = this.seq(items, i + 1, path);
+          if (rest === EMPTY) return EMPTY;
+          const loop = this.fresh("loop");
+          const choices = this.alternatives.get(x) ?? [x];
+          this.addRule(loop, [rest, ...choices.map((c) => `${c} ${loop}`)].join(" | "));
+          if (it.min === 1) parts.push(x);
+          else if (it.min > 1) parts.push(`(${atomic(x)}{${it.min}})`);
+          parts.push(loop);
+          return join();
+        }
+      }
+      const e = this.expr(it, ip);
+      if (e === EMPTY) return EMPTY;
+      if (e !== '""') parts.push(e);
+    }
+    return join();
   }
 
   private literal(text: string, path: string): Expr {
@@ -412,6 +449,8 @@ class Exporter {
     if (body !== EMPTY) {
       const nm = this.fresh(group.length > 0 ? `${name}-d${counts.join("-")}` : name);
       this.addRule(nm, body);
+      const alts = this.alternatives.get(body);
+      if (alts) this.alternatives.set(nm, alts);
       out = nm;
     }
     this.memo.set(key, out);

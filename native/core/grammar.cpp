@@ -23,7 +23,18 @@ CompiledGrammar::CompiledGrammar(const std::string& irJson, std::shared_ptr<cons
   NfaLimits lim;
   lim.vocabSize = vocab_->size();
   lim.maxRecursionDepth = opts.maxRecursionDepth;
-  dfa_ = std::make_unique<LazyDfa>(buildNfa(ir_, lim));
+  Nfa nfa = buildNfa(ir_, lim);
+  // Token terminals name special tokens: ordinary tokens are matched by their bytes,
+  // and an unused id can never be produced, so either would make mask and accept disagree.
+  for (auto& st : nfa.states)
+    for (auto& e : st.tokens) {
+      TokenKind k = vocab_->kind(e.token);
+      if (k != TokenKind::Special && k != TokenKind::EndOfGeneration)
+        throw GrammarError("token terminal " + std::to_string(e.token) + " is " +
+                           (k == TokenKind::Unused ? "an unused token" : "an ordinary text token (use a literal)") +
+                           "; token terminals must name special tokens");
+    }
+  dfa_ = std::make_unique<LazyDfa>(std::move(nfa));
   fragments_.resize(dfa_->nfa().fragments.size());
   start_ = dfa_->start();
   if (start_ < 0) throw GrammarError("the grammar accepts nothing (every path is empty or exceeds the recursion depth)");

@@ -1,0 +1,120 @@
+// Native tests of the core, without Node: run under ASan + UBSan by
+// `npm run test:native:sanitize`. A synthetic byte-level vocabulary (every byte,
+// then multi-byte tokens), grammars of every construct, random walks checking
+// that the mask and acceptToken agree and never strand a walk, and bad input.
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "../core/matcher.hpp"
+
+using namespace toolmask;
+
+static int failures = 0;
+#define CHECK(cond)                                                      \
+  do {                                                                   \
+    if (!(cond)) { std::printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond); failures++; } \
+  } while (0)
+
+static std::shared_ptr<const Vocabulary> makeVocab() {
+  std::vector<std::string> toks;
+  for (int b = 0; b < 256; b++) toks.push_back(std::string(1, char(b)));
+  const char* words[] = {"<", "</", "</parameter>", "parameter", ">\n", "\n", "ab", "abc", "\"", "\",", "\\n",
+                         "é", "\xc3", "\xa9x", "中文", "😀", "<tool_call>", "hello world", "  ", "\n\n"};
+  for (auto* w : words) toks.push_back(w);
+  std::mt19937 rng(7);
+  for (int i = 0; i < 2000; i++) {
+    std::string t;
+    int n = 1 + int(rng() % 6);
+    for (int k = 0; k < n; k++) t += char(rng() % 3 ? 'a' + rng() % 26 : "<>/\"\\ \n"[rng() % 7]);
+    toks.push_back(t);
+  }
+  std::vector<uint8_t> bytes, kinds;
+  std::vector<uint32_t> offs{0};
+  for (auto& t : toks) { bytes.insert(bytes.end(), t.begin(), t.end()); offs.push_back(uint32_t(bytes.size())); kinds.push_back(0); }
+  const char* specials[] = {"<|im_end|>", "<|special|>"};
+  for (int i = 0; i < 2; i++) {
+    std::string t = specials[i];
+    bytes.insert(bytes.end(), t.begin(), t.end());
+    offs.push_back(uint32_t(bytes.size()));
+    kinds.push_back(i == 0 ? 2 : 1);
+  }
+  offs.push_back(uint32_t(bytes.size()));
+  kinds.push_back(3);  // an unused id
+  return std::make_shared<const Vocabulary>(bytes.data(), bytes.size(), offs.data(), kinds.data(), uint32_t(kinds.size()));
+}
+
+static bool bit(const std::vector<uint32_t>& m, uint32_t id) { return (m[id >> 5] >> (id & 31)) & 1; }
+
+static void walks(const std::shared_ptr<const Vocabulary>& v, const std::string& ir) {
+  auto g = std::make_shared<CompiledGrammar>(ir, v, CompileOptions{});
+  Matcher m(g);
+  std::vector<uint32_t> mask(v->words());
+  std::mt19937 rng(42);
+  for (int w = 0; w < 20; w++) {
+    m.reset();
+    for (int step = 0; step < 40; step++) {
+      m.fillNextTokenBitmask(mask.data(), mask.size());
+      std::vector<uint32_t> allowed;
+      for (uint32_t id = 0; id < v->size(); id++) {
+        bool ok = m.acceptToken(id);
+        if (ok != bit(mask, id) && failures < 5) {
+          size_t len;
+          const uint8_t* p = v->tokenBytes(id, len);
+          std::printf("grammar %s step %d token %u '%.*s' accept=%d mask=%d\n", ir.substr(0, 60).c_str(), step, id, int(len), p, ok, bit(mask, id));
+        }
+        CHECK(ok == bit(mask, id));
+        if (ok) { allowed.push_back(id); m.rollback(1); }
+      }
+      if (allowed.empty()) { CHECK(m.isComplete()); break; }
+      CHECK(m.acceptToken(allowed[rng() % allowed.size()]));
+      if (m.isTerminated()) break;
+    }
+  }
+}
+
+int main() {
+  auto v = makeVocab();
+  const char* grammars[] = {
+    R"({"root":{"type":"seq","items":[{"type":"literal","text":"<p>"},{"type":"until","terminator":"</parameter>"},{"type":"literal","text":"!"}]}})",
+    R"({"root":{"type":"seq","items":[{"type":"literal","text":"\""},{"type":"repeat","min":0,"max":null,"item":{"type":"alt","items":[{"type":"charClass","ranges":[[34,34],[92,92],[0,31]],"negated":true},{"type":"seq","items":[{"type":"literal","text":"\\"},{"type":"charClass","ranges":[[110,110],[34,34]]}]}]}},{"type":"literal","text":"\""}]}})",
+    R"({"root":{"type":"perm","separator":{"type":"literal","text":","},"items":[{"node":{"type":"literal","text":"a"},"required":true},{"node":{"type":"until","terminator":"\n","maxLength":3},"required":false}]}})",
+    R"({"root":{"type":"seq","items":[{"type":"token","id":2277},{"type":"ref","name":"v"}]},"rules":{"v":{"type":"alt","items":[{"type":"literal","text":"0"},{"type":"seq","items":[{"type":"literal","text":"["},{"type":"ref","name":"v"},{"type":"literal","text":"]"}]}]}},"maxRecursionDepth":3})",
+    R"({"root":{"type":"repeat","min":1,"max":3,"item":{"type":"byteClass","ranges":[[0,255]]}}})",
+  };
+  for (auto* ir : grammars) walks(v, ir);
+
+  // Bad input: errors, never crashes.
+  const char* bad[] = {"", "{", "[]", R"({"root":{"type":"x"}})", R"({"root":{"type":"token","id":999999}})",
+                       R"({"root":{"type":"charClass","ranges":[[9,1]]}})", R"({"root":{"type":"alt","items":[]}})",
+                       R"({"root":{"type":"literal","text":"\ud800"}})", R"({"root":{"type":"token","id":2278}})",
+                       R"({"root":{"type":"token","id":5}})"};
+  for (auto* ir : bad) {
+    bool threw = false;
+    try { CompiledGrammar g(ir, v, CompileOptions{}); } catch (const std::exception&) { threw = true; }
+    CHECK(threw);
+  }
+  auto g = std::make_shared<CompiledGrammar>(R"({"root":{"type":"literal","text":"ab"}})", v, CompileOptions{});
+  Matcher m(g);
+  bool threw = false;
+  try { m.acceptToken(v->size()); } catch (const MatcherError&) { threw = true; }
+  CHECK(threw);
+  threw = false;
+  std::vector<uint32_t> small(3);
+  try { m.fillNextTokenBitmask(small.data(), small.size()); } catch (const MatcherError&) { threw = true; }
+  CHECK(threw);
+  threw = false;
+  try { m.rollback(1); } catch (const MatcherError&) { threw = true; }
+  CHECK(threw);
+  uint32_t badOffs[] = {0, 5};
+  uint8_t kinds[] = {0};
+  threw = false;
+  try { Vocabulary bv(reinterpret_cast<const uint8_t*>("ab"), 2, badOffs, kinds, 1); } catch (const VocabError&) { threw = true; }
+  CHECK(threw);
+
+  std::printf("%s: core tests, %d failed\n", failures ? "FAIL" : "ok", failures);
+  return failures ? 1 : 0;
+}

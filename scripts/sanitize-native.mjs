@@ -1,0 +1,43 @@
+#!/usr/bin/env node
+// ASan + UBSan: the core's native tests, then the engine's vitest suites against a
+// sanitized build of the addon (node preloads the sanitizer runtimes).
+import { spawnSync } from "node:child_process";
+import { mkdirSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const sanitizerEnv = {
+  ...process.env,
+  ASAN_OPTIONS: "detect_leaks=0:abort_on_error=1:halt_on_error=1",
+  UBSAN_OPTIONS: "halt_on_error=1:print_stacktrace=1",
+};
+
+function run(cmd, args, opts = {}) {
+  console.log(`$ ${[cmd, ...args].join(" ")}`);
+  const r = spawnSync(cmd, args, { cwd: root, stdio: "inherit", ...opts });
+  if (r.status !== 0) {
+    console.error(`sanitizer run failed: ${cmd} exited with ${r.status ?? r.error?.message}`);
+    process.exit(1);
+  }
+}
+function runtime(name) {
+  const r = spawnSync("g++", [`-print-file-name=${name}`], { encoding: "utf8" });
+  return r.stdout.trim();
+}
+
+const coreDir = join(root, "build-asan-core");
+mkdirSync(coreDir, { recursive: true });
+run("cmake", ["-S", root, "-B", coreDir, "-DTOOLMASK_NATIVE_TESTS=ON", "-DTOOLMASK_SANITIZE=ON", "-DCMAKE_BUILD_TYPE=Debug"]);
+run("cmake", ["--build", coreDir, "--target", "core_tests", "-j", "2"]);
+run(join(coreDir, "core_tests"), [], { env: sanitizerEnv });
+
+run(process.execPath, [join(root, "scripts", "build-native.mjs"), "--sanitize"]);
+run(process.execPath, [join(root, "node_modules", "vitest", "vitest.mjs"), "run", "test/engine-"], {
+  env: {
+    ...sanitizerEnv,
+    LD_PRELOAD: [runtime("libasan.so"), runtime("libubsan.so")].join(" "),
+    TOOLMASK_ADDON: join(root, "build-asan", "Debug", "toolmask.node"),
+  },
+});
+console.log("sanitizers: clean");

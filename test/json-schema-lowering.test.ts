@@ -222,6 +222,13 @@ describe("lowerJsonSchemas", () => {
     expect(irAccepts(out, '"x"!')).toBe(true);
   });
 
+  it("leaves malformed nodes for the native compiler to report", () => {
+    const bad = { type: "seq", items: "x" } as unknown as GrammarNode;
+    const out = lowerJsonSchemas({ root: seq(jsonSchema({ type: "null" }), bad, { type: "perm", items: "y" } as unknown as GrammarNode) });
+    expect(out.root).toEqual(seq(literal("null"), bad, { type: "perm", items: "y" } as unknown as GrammarNode));
+    expect(lowerJsonSchemas({ root: bad, rules: "z" as never }).root).toBe(bad);
+  });
+
   it("returns a grammar without jsonSchema nodes unchanged", () => {
     const g: Grammar = { root: literal("x") };
     expect(lowerJsonSchemas(g)).toBe(g);

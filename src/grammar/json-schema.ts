@@ -1246,13 +1246,15 @@ function lowerWith(schema: unknown, options: JsonSchemaOptions, path: string, na
 
 /** Replace every `jsonSchema` node in `grammar` (root and rules) by its lowering; rule names stay unique. */
 export function lowerJsonSchemas(grammar: Grammar): Grammar {
-  const existing = Object.keys(grammar.rules ?? {});
+  const existing = isObj(grammar.rules) ? Object.keys(grammar.rules) : [];
   let ns = "json";
   for (let i = 1; existing.some((n) => n.startsWith(`${ns}.`)); i++) ns = `json_${i}`;
-  const rules: Record<string, GrammarNode> = { ...(grammar.rules ?? {}) };
+  const rules: Record<string, GrammarNode> = isObj(grammar.rules) ? { ...grammar.rules } : {};
   let count = 0;
   let changed = false;
+  // Malformed nodes are passed through untouched: the native compiler reports them with their path.
   const walk = (n: GrammarNode): GrammarNode => {
+    if (!isObj(n)) return n;
     switch (n.type) {
       case "jsonSchema": {
         changed = true;
@@ -1261,14 +1263,19 @@ export function lowerJsonSchemas(grammar: Grammar): Grammar {
         for (const [k, v] of Object.entries(out.rules)) if (!hasOwn(rules, k)) rules[k] = v;
         return out.root;
       }
-      case "seq": case "alt": return { ...n, items: n.items.map(walk) };
+      case "seq": case "alt": return Array.isArray(n.items) ? { ...n, items: n.items.map(walk) } : n;
       case "repeat": return { ...n, item: walk(n.item) };
-      case "perm": return { ...n, items: n.items.map((it) => ({ ...it, node: walk(it.node) })), ...(n.separator ? { separator: walk(n.separator) } : {}) };
+      case "perm":
+        return {
+          ...n,
+          ...(Array.isArray(n.items) ? { items: n.items.map((it) => (isObj(it) ? { ...it, node: walk(it.node) } : it)) } : {}),
+          ...(n.separator ? { separator: walk(n.separator) } : {}),
+        };
       default: return n;
     }
   };
   const root = walk(grammar.root);
-  for (const [k, v] of Object.entries(grammar.rules ?? {})) rules[k] = walk(v);
+  if (isObj(grammar.rules)) for (const [k, v] of Object.entries(grammar.rules)) rules[k] = walk(v);
   if (!changed) return grammar;
   return { ...grammar, root, rules };
 }

@@ -7,32 +7,35 @@
 
 namespace toolmask {
 
-LazyDfa::LazyDfa(Nfa nfa) : nfa_(std::move(nfa)) {
-  // Bytes that no edge tells apart share a class, so transition rows stay short.
-  bool cut[257] = {};
-  cut[0] = true;
-  for (auto& st : nfa_.states)
-    for (auto& e : st.bytes) { cut[e.lo] = true; cut[e.hi + 1] = true; }
+LazyDfa::LazyDfa(Nfa nfa) : own_(std::move(nfa)), nfa_(&own_) { initClasses(); }
+
+LazyDfa::LazyDfa(std::unique_ptr<NfaBuilder> builder) : builder_(std::move(builder)), nfa_(&builder_->nfa()) {
+  initClasses();
+}
+
+// Bytes that no edge of the grammar tells apart share a class, so transition rows stay short.
+void LazyDfa::initClasses() {
   int cls = -1;
   for (int b = 0; b < 256; b++) {
-    if (cut[b]) { cls++; classRep_.push_back(uint8_t(b)); }
+    if (b == 0 || nfa_->cut[b]) { cls++; classRep_.push_back(uint8_t(b)); }
     byteClass_[b] = uint8_t(cls);
   }
 }
 
-int32_t LazyDfa::start() { return intern({nfa_.start}); }
+int32_t LazyDfa::start() { return intern({nfa_->start}); }
 
 void LazyDfa::closure(std::vector<uint32_t>& set) {
   std::vector<uint32_t> stack(set.begin(), set.end()), out, seen;
   while (!stack.empty()) {
     uint32_t s = stack.back();
     stack.pop_back();
-    if (!nfa_.productive[s]) continue;
+    if (!nfa_->productive[s]) continue;
     auto it = std::lower_bound(seen.begin(), seen.end(), s);
     if (it != seen.end() && *it == s) continue;
     seen.insert(it, s);
-    const NfaState& st = nfa_.states[s];
-    if (!st.bytes.empty() || !st.tokens.empty() || s == nfa_.accept) out.push_back(s);
+    if (builder_ && nfa_->states[s].thunk >= 0) builder_->expand(s);
+    const NfaState& st = nfa_->states[s];
+    if (!st.bytes.empty() || !st.tokens.empty() || s == nfa_->accept) out.push_back(s);
     for (uint32_t t : st.eps) stack.push_back(t);
   }
   std::sort(out.begin(), out.end());
@@ -52,8 +55,8 @@ int32_t LazyDfa::intern(std::vector<uint32_t>&& set) {
   d.next.assign(classRep_.size(), kUnknown);
   std::vector<std::pair<uint32_t, uint32_t>> toks;  // (token, nfa target)
   for (uint32_t s : d.nfa) {
-    if (s == nfa_.accept) d.accepting = true;
-    for (auto& e : nfa_.states[s].tokens) toks.push_back({e.token, e.to});
+    if (s == nfa_->accept) d.accepting = true;
+    for (auto& e : nfa_->states[s].tokens) toks.push_back({e.token, e.to});
   }
   index_.emplace(std::move(key), id);
   std::sort(toks.begin(), toks.end());
@@ -71,7 +74,7 @@ int32_t LazyDfa::intern(std::vector<uint32_t>&& set) {
 int32_t LazyDfa::computeNext(int32_t s, uint8_t byte) {
   std::vector<uint32_t> tgt;
   for (uint32_t n : states_[size_t(s)].nfa)
-    for (auto& e : nfa_.states[n].bytes)
+    for (auto& e : nfa_->states[n].bytes)
       if (byte >= e.lo && byte <= e.hi) tgt.push_back(e.to);
   int32_t v = intern(std::move(tgt));
   states_[size_t(s)].next[byteClass_[byte]] = v;
@@ -124,7 +127,7 @@ bool LazyDfa::nonAsciiLoops(int32_t s) {
 
 size_t LazyDfa::memoryBytes() const {
   size_t total = sizeof(*this);
-  for (auto& st : nfa_.states) total += sizeof(st) + 4 * st.eps.size() + sizeof(ByteEdge) * st.bytes.size() + 8 * st.tokens.size();
+  for (auto& st : nfa_->states) total += sizeof(st) + 4 * st.eps.size() + sizeof(ByteEdge) * st.bytes.size() + 8 * st.tokens.size();
   for (auto& d : states_) {
     total += sizeof(d) + 8 * d.nfa.size() /* set + index key */ + 4 * d.next.size() + 8 * d.tokenEdges.size();
     if (d.mask) total += d.mask->memoryBytes();

@@ -32,9 +32,10 @@ struct DfaState {
 
 class LazyDfa {
  public:
-  explicit LazyDfa(Nfa nfa);
+  explicit LazyDfa(Nfa nfa);                              // fully built
+  explicit LazyDfa(std::unique_ptr<NfaBuilder> builder);  // grows as walks reach placeholders
 
-  const Nfa& nfa() const { return nfa_; }
+  const Nfa& nfa() const { return *nfa_; }
   DfaState& state(int32_t s) { return states_[size_t(s)]; }
   size_t size() const { return states_.size(); }
   size_t classes() const { return classRep_.size(); }
@@ -55,7 +56,9 @@ class LazyDfa {
   size_t memoryBytes() const;
 
  private:
-  Nfa nfa_;
+  std::unique_ptr<NfaBuilder> builder_;
+  Nfa own_;
+  Nfa* nfa_;
   uint8_t byteClass_[256];
   std::vector<uint8_t> classRep_;
   std::deque<DfaState> states_;
@@ -64,6 +67,7 @@ class LazyDfa {
   void closure(std::vector<uint32_t>& set);
   int32_t computeNext(int32_t s, uint8_t byte);
   bool nonAsciiLoops(int32_t s);
+  void initClasses();
 };
 
 }  // namespace toolmask

@@ -23,19 +23,17 @@ CompiledGrammar::CompiledGrammar(const std::string& irJson, std::shared_ptr<cons
   NfaLimits lim;
   lim.vocabSize = vocab_->size();
   lim.maxRecursionDepth = opts.maxRecursionDepth;
-  Nfa nfa = buildNfa(ir_, lim);
+  auto builder = std::make_unique<NfaBuilder>(ir_, lim);
   // Token terminals name special tokens: ordinary tokens are matched by their bytes,
   // and an unused id can never be produced, so either would make mask and accept disagree.
-  for (auto& st : nfa.states)
-    for (auto& e : st.tokens) {
-      TokenKind k = vocab_->kind(e.token);
-      if (k != TokenKind::Special && k != TokenKind::EndOfGeneration)
-        throw GrammarError("token terminal " + std::to_string(e.token) + " is " +
-                           (k == TokenKind::Unused ? "an unused token" : "an ordinary text token (use a literal)") +
-                           "; token terminals must name special tokens");
-    }
-  dfa_ = std::make_unique<LazyDfa>(std::move(nfa));
-  fragments_.resize(dfa_->nfa().fragments.size());
+  for (uint32_t id : builder->tokenIds()) {
+    TokenKind k = vocab_->kind(id);
+    if (k != TokenKind::Special && k != TokenKind::EndOfGeneration)
+      throw GrammarError("token terminal " + std::to_string(id) + " is " +
+                         (k == TokenKind::Unused ? "an unused token" : "an ordinary text token (use a literal)") +
+                         "; token terminals must name special tokens");
+  }
+  dfa_ = std::make_unique<LazyDfa>(std::move(builder));
   start_ = dfa_->start();
   if (start_ < 0) throw GrammarError("the grammar accepts nothing (every path is empty or exceeds the recursion depth)");
   precompute(opts);
@@ -84,9 +82,10 @@ bool CompiledGrammar::fragmentMask(int32_t s, StateMask& out) {
   const std::vector<uint32_t>& set = dfa_->state(s).nfa;
   int32_t f = nfa.fragmentOf[set[0]];
   if (f < 0) return false;
-  const Fragment& fr = nfa.fragments[size_t(f)];
+  const Fragment fr = nfa.fragments[size_t(f)];  // a copy: expanding placeholders may grow the list
   std::vector<uint32_t> inside, outside;
   for (uint32_t n : set) (nfa.fragmentOf[n] == f ? inside : outside).push_back(n);
+  if (fragments_.size() <= size_t(f)) fragments_.resize(nfa.fragments.size());
   FragmentInfo& info = fragments_[size_t(f)];
   if (!info.exitReady) {
     // The closure of the exit, less the fragment's own states: what an exit adds to a state.
@@ -98,15 +97,16 @@ bool CompiledGrammar::fragmentMask(int32_t s, StateMask& out) {
   bool exits = std::binary_search(inside.begin(), inside.end(), fr.out);
   if (exits ? outside != info.exitClosure : !outside.empty()) return false;
   if (!info.mini) {
-    auto& slot = minis_[fr.shape];
-    if (!slot) {
+    Mini& slot = minis_[fr.shape];
+    if (!slot.dfa) {
       NfaLimits lim;
       lim.vocabSize = vocab_->size();
-      slot = std::make_unique<LazyDfa>(buildFragmentNfa(*fr.node, lim));
+      slot.dfa = std::make_unique<LazyDfa>(buildFragmentNfa(*fr.node, lim));
     }
-    info.mini = slot.get();
+    info.mini = &slot;
   }
-  LazyDfa& mini = *info.mini;
+  Mini& mm = *info.mini;
+  LazyDfa& mini = *mm.dfa;
   std::vector<uint32_t> local;
   for (uint32_t n : inside) local.push_back(n - fr.base);
   int32_t x = mini.intern(std::move(local));
@@ -115,7 +115,7 @@ bool CompiledGrammar::fragmentMask(int32_t s, StateMask& out) {
   if (!ms.mask) {
     ms.mask = std::make_unique<StateMask>();
     PosRanges rejected, uncertain;
-    walkTrie(mini, x, *vocab_, true, rejected, uncertain);
+    walkTrie(mini, x, *vocab_, true, rejected, uncertain, &mm.memo);
     encodeMask(*vocab_, rejected, uncertain, *ms.mask);
   }
   out.base = ms.mask.get();
@@ -177,14 +177,17 @@ void CompiledGrammar::precompute(const CompileOptions& opts) {
 size_t CompiledGrammar::stateCount() {
   std::lock_guard<std::mutex> lock(mu_);
   size_t n = dfa_->size();
-  for (auto& m : minis_) n += m.second->size();
+  for (auto& m : minis_) n += m.second.dfa->size();
   return n;
 }
 
 size_t CompiledGrammar::memoryBytes() {
   std::lock_guard<std::mutex> lock(mu_);
   size_t total = sizeof(*this) + dfa_->memoryBytes();
-  for (auto& m : minis_) total += m.second->memoryBytes();
+  for (auto& m : minis_) {
+    total += m.second.dfa->memoryBytes();
+    for (auto& e : m.second.memo) total += 48 + 8 * (e.second.rejected.size() + e.second.uncertain.size());
+  }
   for (auto& f : fragments_) total += sizeof(f) + 4 * f.exitClosure.size();
   return total;
 }

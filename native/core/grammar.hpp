@@ -40,8 +40,12 @@ class CompiledGrammar {
   double compileMillis() const { return compileMs_; }
 
  private:
+  struct Mini {
+    std::unique_ptr<LazyDfa> dfa;
+    SubtreeMemo memo;  // first-byte subtrees, shared by the fragment's states
+  };
   struct FragmentInfo {
-    LazyDfa* mini = nullptr;                 // shared by every fragment of the same shape
+    Mini* mini = nullptr;                    // shared by every fragment of the same shape
     bool exitReady = false;
     std::vector<uint32_t> exitClosure;       // closure of `out` outside the fragment
   };
@@ -50,7 +54,7 @@ class CompiledGrammar {
   json::Value ir_;  // fragments point into it
   std::unique_ptr<LazyDfa> dfa_;
   std::vector<FragmentInfo> fragments_;
-  std::unordered_map<std::string, std::unique_ptr<LazyDfa>> minis_;
+  std::unordered_map<std::string, Mini> minis_;
   int32_t start_ = 0;
   std::mutex mu_;
   double compileMs_ = 0;

@@ -1,5 +1,7 @@
 #include "json.hpp"
 
+#include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 
 namespace toolmask::json {
@@ -125,6 +127,46 @@ Value parse(const std::string& text) {
   r.ws();
   if (r.i != text.size()) r.fail("trailing characters");
   return v;
+}
+
+}  // namespace toolmask::json
+
+namespace toolmask::json {
+
+std::string canonical(const Value& v) {
+  switch (v.kind) {
+    case Kind::Null: return "null";
+    case Kind::Bool: return v.b ? "true" : "false";
+    case Kind::Number: { char buf[40]; snprintf(buf, sizeof buf, "%.17g", v.num); return buf; }
+    case Kind::String: {
+      std::string out = "\"";
+      for (unsigned char c : v.str) {
+        if (c == '"' || c == '\\') { out += '\\'; out += char(c); }
+        else if (c < 0x20) { char buf[8]; snprintf(buf, sizeof buf, "\\u%04x", c); out += buf; }
+        else out += char(c);
+      }
+      return out + "\"";
+    }
+    case Kind::Array: {
+      std::string out = "[";
+      for (size_t i = 0; i < v.arr.size(); i++) out += (i ? "," : "") + canonical(v.arr[i]);
+      return out + "]";
+    }
+    case Kind::Object: {
+      std::vector<const std::pair<std::string, Value>*> kv;
+      for (auto& x : v.obj) kv.push_back(&x);
+      std::sort(kv.begin(), kv.end(), [](auto* a, auto* b) { return a->first < b->first; });
+      std::string out = "{";
+      for (size_t i = 0; i < kv.size(); i++) {
+        Value key;
+        key.kind = Kind::String;
+        key.str = kv[i]->first;
+        out += (i ? "," : "") + canonical(key) + ":" + canonical(kv[i]->second);
+      }
+      return out + "}";
+    }
+  }
+  return "";
 }
 
 }  // namespace toolmask::json

@@ -32,3 +32,8 @@ struct ParseError : std::runtime_error {
 Value parse(const std::string& text);
 
 }  // namespace toolmask::json
+
+namespace toolmask::json {
+// Canonical text of a value: object keys sorted, numbers in shortest round-trip form.
+std::string canonical(const Value& v);
+}  // namespace toolmask::json

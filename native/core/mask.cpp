@@ -18,20 +18,30 @@ void push(PosRanges& r, uint32_t lo, uint32_t hi) {
 }
 }  // namespace
 
-void walkTrie(LazyDfa& dfa, int32_t s, const Vocabulary& v, bool fragment, PosRanges& rejected, PosRanges& uncertain) {
+void walkTrie(LazyDfa& dfa, int32_t s, const Vocabulary& v, bool fragment, PosRanges& rejected, PosRanges& uncertain,
+              SubtreeMemo* memo) {
   const auto& trie = v.trie();
   // Depth first; a subtree whose bytes all loop back to the current state is accepted whole.
-  auto dfs = [&](auto&& self, uint32_t n, int32_t st, bool exitSeen) -> void {
+  auto dfs = [&](auto&& self, uint32_t n, int32_t st, bool exitSeen, PosRanges& rej, PosRanges& unc) -> void {
     const TrieNode& node = trie[n];
     if (n != 0 && dfa.loopsOver(st, node)) return;
     exitSeen = exitSeen || (fragment && dfa.state(st).accepting);
     for (uint32_t c = n + 1; c < node.end; c = trie[c].end) {
       int32_t ns = dfa.next(st, trie[c].byte);
-      if (ns >= 0) self(self, c, ns, exitSeen);
-      else push(exitSeen ? uncertain : rejected, trie[c].lo, trie[c].hi);
+      if (ns < 0) { push(exitSeen ? unc : rej, trie[c].lo, trie[c].hi); continue; }
+      if (n != 0 || !memo) { self(self, c, ns, exitSeen, rej, unc); continue; }
+      uint64_t key = (uint64_t(c) << 33) | (uint64_t(uint32_t(ns)) << 1) | uint64_t(exitSeen);
+      auto it = memo->find(key);
+      if (it == memo->end()) {
+        SubtreeVerdict sv;
+        self(self, c, ns, exitSeen, sv.rejected, sv.uncertain);
+        it = memo->emplace(key, std::move(sv)).first;
+      }
+      for (auto& r : it->second.rejected) push(rej, r.first, r.second);
+      for (auto& r : it->second.uncertain) push(unc, r.first, r.second);
     }
   };
-  dfs(dfs, 0, s, false);
+  dfs(dfs, 0, s, false, rejected, uncertain);
 }
 
 void encodeMask(const Vocabulary& v, const PosRanges& rejected, const PosRanges& uncertain, StateMask& out) {

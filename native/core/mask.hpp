@@ -2,6 +2,7 @@
 // stored per state in whichever form is cheapest to copy into a bitmask.
 #pragma once
 #include <cstdint>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -32,9 +33,15 @@ struct StateMask {
 
 using PosRanges = std::vector<std::pair<uint32_t, uint32_t>>;  // sorted-token positions [lo, hi)
 
+// The verdicts for one first-byte subtree reached in one DFA state, reusable by any state
+// whose first byte leads there (e.g. every partial match of a terminator falls back home).
+struct SubtreeVerdict { PosRanges rejected, uncertain; };
+using SubtreeMemo = std::unordered_map<uint64_t, SubtreeVerdict>;
+
 // Walks every ordinary token from DFA state `s`. Tokens whose walk dies go to `rejected`;
 // with `fragment`, those that passed an accepting (exit) point first go to `uncertain`.
-void walkTrie(LazyDfa& dfa, int32_t s, const Vocabulary& v, bool fragment, PosRanges& rejected, PosRanges& uncertain);
+void walkTrie(LazyDfa& dfa, int32_t s, const Vocabulary& v, bool fragment, PosRanges& rejected, PosRanges& uncertain,
+              SubtreeMemo* memo = nullptr);
 
 // Chooses the representation for the ordinary tokens not in `rejected` (nor `uncertain`).
 void encodeMask(const Vocabulary& v, const PosRanges& rejected, const PosRanges& uncertain, StateMask& out);

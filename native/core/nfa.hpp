@@ -1,7 +1,11 @@
 // A byte-level NFA built from the grammar IR. Special tokens are edges of their
 // own kind, so their text can never be spelled through them (they are atomic).
+// Rule references, any-order items and repeated copies are built lazily: a
+// placeholder state expands the first time a walk reaches it, so grammars whose
+// full expansion is exponential (nested free-form JSON, wide objects) stay small.
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -21,15 +25,16 @@ struct NfaState {
   std::vector<uint32_t> eps;
   std::vector<ByteEdge> bytes;
   std::vector<TokenEdge> tokens;
+  int32_t thunk = -1;  // a node still to be built here (see NfaBuilder::expand)
 };
 
 // A self-contained loop (until, or an unbounded repeat of plain text nodes):
 // every instance of the same shape behaves the same inside, so masks computed
 // once for the shape serve every place it is used.
 struct Fragment {
-  uint32_t base = 0, count = 0;  // its states are [base, base + count)
-  uint32_t in = 0, out = 0;      // entry and exit, as absolute state ids
-  std::string shape;             // canonical text of the IR node it was built from
+  uint32_t base = 0, count = 0;       // its states are [base, base + count)
+  uint32_t in = 0, out = 0;           // entry and exit, as absolute state ids
+  std::string shape;                  // canonical text of the IR node it was built from
   const json::Value* node = nullptr;  // that node (owned by the caller's IR)
 };
 
@@ -37,26 +42,38 @@ struct Nfa {
   std::vector<NfaState> states;
   std::vector<Fragment> fragments;
   std::vector<int32_t> fragmentOf;  // per state: index into fragments, or -1
+  std::vector<bool> productive;     // can reach `accept`
   uint32_t start = 0;
   uint32_t accept = 0;
-  std::vector<bool> productive;  // can reach `accept`
+  bool cut[257] = {};               // byte-class boundaries of every edge the grammar can ever have
 };
 
 struct NfaLimits {
-  uint32_t vocabSize = 0;           // token terminals must be below this
-  size_t maxStates = 4'000'000;     // refuse grammars that would not fit
+  uint32_t vocabSize = 0;        // token terminals must be below this
+  size_t maxStates = 4'000'000;  // refuse grammars that would not fit
   int maxRecursionDepth = 8;
-  int maxPermItems = 12;
+  int maxPermItems = 16;
 };
 
-// Builds a standalone NFA for one node (a fragment's shape); states are laid out
-// exactly as in every instance of it.
+class NfaBuilder {
+ public:
+  // `grammar` ({root, rules?, maxRecursionDepth?}) must outlive the builder.
+  NfaBuilder(const json::Value& grammar, const NfaLimits& limits);
+  ~NfaBuilder();
+  Nfa& nfa();
+  // Builds the placeholder at `state` (no-op if none); new states are appended.
+  void expand(uint32_t state);
+  // Every token terminal id in the grammar (built or not yet).
+  const std::vector<uint32_t>& tokenIds() const;
+
+  struct Impl;  // nfa_impl.hpp
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+// A standalone, fully built NFA for one plain node (a fragment's shape); its states
+// are laid out exactly as in every instance of it.
 Nfa buildFragmentNfa(const json::Value& node, const NfaLimits& limits);
-
-// Canonical text of a JSON value (the shape key of a fragment).
-std::string canonicalJson(const json::Value& v);
-
-// Builds the NFA from IR JSON ({root, rules?, maxRecursionDepth?}); throws GrammarError.
-Nfa buildNfa(const json::Value& grammar, const NfaLimits& limits);
 
 }  // namespace toolmask

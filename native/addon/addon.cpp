@@ -99,6 +99,8 @@ class GrammarWrap : public Napi::ObjectWrap<GrammarWrap> {
         opts.maxRecursionDepth = o.Get("maxRecursionDepth").As<Napi::Number>().Int32Value();
       if (o.Has("precomputeStates") && o.Get("precomputeStates").IsNumber())
         opts.precomputeStates = size_t(std::max(0.0, o.Get("precomputeStates").As<Napi::Number>().DoubleValue()));
+      if (o.Has("precomputeBytes") && o.Get("precomputeBytes").IsNumber())
+        opts.precomputeBytes = size_t(std::max(0.0, o.Get("precomputeBytes").As<Napi::Number>().DoubleValue()));
       if (o.Has("precomputeMillis") && o.Get("precomputeMillis").IsNumber())
         opts.precomputeMillis = o.Get("precomputeMillis").As<Napi::Number>().DoubleValue();
     }

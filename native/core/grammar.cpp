@@ -167,8 +167,10 @@ void CompiledGrammar::precompute(const CompileOptions& opts) {
   auto t0 = std::chrono::steady_clock::now();
   std::lock_guard<std::mutex> lock(mu_);
   // Breadth first over every byte class: masks for the states a walk meets first.
+  size_t bytes = 0;
   for (size_t i = 0; i < dfa_->size() && i < opts.precomputeStates; i++) {
-    if (millisSince(t0) > opts.precomputeMillis) break;
+    if (millisSince(t0) > opts.precomputeMillis || bytes > opts.precomputeBytes) break;
+    bytes += ensureMask(int32_t(i)).memoryBytes() + 64 * dfa_->classes();
     ensureMask(int32_t(i));
     for (size_t c = 0; c < dfa_->classes(); c++) dfa_->next(int32_t(i), dfa_->classRep(c));
   }

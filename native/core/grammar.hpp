@@ -17,8 +17,9 @@ namespace toolmask {
 
 struct CompileOptions {
   int maxRecursionDepth = 8;
-  size_t precomputeStates = 4096;  // masks computed eagerly at compile time, breadth first
-  double precomputeMillis = 200;
+  size_t precomputeStates = 4096;  // masks computed eagerly at compile time, breadth first...
+  double precomputeMillis = 50;    // ...within this time...
+  size_t precomputeBytes = 8 << 20;  // ...and this much table memory; the rest on first use
 };
 
 class CompiledGrammar {

@@ -200,50 +200,75 @@ Frag NfaBuilder::Impl::token(const json::Value& n, const std::string& path) {
   return {in, out};
 }
 
-// Any order, each item at most once: one node per subset of used items, each
-// item (and separator) a placeholder, so only the subsets a walk visits are built.
+// Any order, each item at most once: one state per subset of used items, built when a
+// walk first reaches it; each item (and separator) after the first is a placeholder too.
 Frag NfaBuilder::Impl::perm(const json::Value& n, const std::string& path) {
   auto& items = itemsOf(n, path);
   size_t k = items.size();
   if (k > size_t(lim.maxPermItems))
     fail(path, "any-order set of " + std::to_string(k) + " items exceeds the limit of " + std::to_string(lim.maxPermItems) +
                    " (use a fixed order for larger sets)");
-  uint32_t required = 0;
-  std::vector<const json::Value*> nodes;
+  PermSet p;
+  p.required = 0;
   for (size_t i = 0; i < k; i++) {
     const json::Value& e = items[i];
     std::string ep = path + ".items[" + std::to_string(i) + "]";
     if (e.kind != json::Kind::Object || !e.get("node")) fail(ep, "expected { node, required }");
     const json::Value* r = e.get("required");
-    if (r && r->kind == json::Kind::Bool && r->b) required |= 1u << i;
-    nodes.push_back(e.get("node"));
+    if (r && r->kind == json::Kind::Bool && r->b) p.required |= 1u << i;
+    p.items.push_back(e.get("node"));
   }
-  const json::Value* sep = n.get("separator");
-  if (sep && sep->kind == json::Kind::Null) sep = nullptr;
-  uint32_t in = add(), out = add();
-  std::vector<uint32_t> node(size_t(1) << k, UINT32_MAX);
-  node[0] = in;
-  for (uint32_t s = 0; s < (1u << k); s++) {
-    if (node[s] == UINT32_MAX) continue;
-    if ((s & required) == required) eps(node[s], out);
-    for (size_t i = 0; i < k; i++) {
-      if (s & (1u << i)) continue;
-      uint32_t from = node[s];
-      if (s && sep) {
-        Frag f = separatorBuilt ? later(*sep, path + ".separator") : build(*sep, path + ".separator");
-        separatorBuilt = true;
-        eps(from, f.in);
-        from = f.out;
-      }
-      Frag f = s == 0 ? build(*nodes[i], path + ".items[" + std::to_string(i) + "].node")
-                      : later(*nodes[i], path + ".items[" + std::to_string(i) + "].node");
+  p.separator = n.get("separator");
+  if (p.separator && p.separator->kind == json::Kind::Null) p.separator = nullptr;
+  p.out = add();
+  p.path = path;
+  p.refStack = refStack;
+  perms.push_back(std::move(p));
+  int32_t id = int32_t(perms.size() - 1);
+  uint32_t in = add();
+  perms[size_t(id)].subsetState[0] = in;
+  expandPermSubset(in, id, 0);  // the first choice is built now, so every item's errors surface at compile time
+  return {in, perms[size_t(id)].out};
+}
+
+uint32_t NfaBuilder::Impl::permSubset(int32_t perm, uint32_t subset) {
+  auto it = perms[size_t(perm)].subsetState.find(subset);
+  if (it != perms[size_t(perm)].subsetState.end()) return it->second;
+  uint32_t s = add();
+  perms[size_t(perm)].subsetState[subset] = s;
+  nfa.states[s].thunk = int32_t(thunks.size());
+  thunks.push_back({nullptr, perms[size_t(perm)].path, perms[size_t(perm)].refStack, 0, perm, subset});
+  return s;
+}
+
+void NfaBuilder::Impl::expandPermSubset(uint32_t state, int32_t perm, uint32_t subset) {
+  const PermSet p = perms[size_t(perm)];  // a copy: building may add sets
+  std::swap(refStack, perms[size_t(perm)].refStack);
+  std::vector<std::string> saved = refStack;
+  if ((subset & p.required) == p.required) eps(state, p.out);
+  for (size_t i = 0; i < p.items.size(); i++) {
+    if (subset & (1u << i)) continue;
+    uint32_t from = state;
+    std::string ip = p.path + ".items[" + std::to_string(i) + "].node";
+    if (subset && p.separator) {
+      Frag f = separatorBuilt ? later(*p.separator, p.path + ".separator") : build(*p.separator, p.path + ".separator");
+      separatorBuilt = true;
       eps(from, f.in);
-      uint32_t t = s | (1u << i);
-      if (node[t] == UINT32_MAX) node[t] = add();
-      eps(f.out, node[t]);
+      from = f.out;
     }
+    Frag f = subset == 0 ? build(*p.items[i], ip) : later(*p.items[i], ip);
+    eps(from, f.in);
+    eps(f.out, permSubset(perm, subset | (1u << i)));
   }
-  return {in, out};
+  refStack = saved;
+  std::swap(refStack, perms[size_t(perm)].refStack);
+}
+
+// A subset can still finish if every required item it lacks can match something.
+bool NfaBuilder::Impl::permCanFinish(const PermSet& p, uint32_t subset) {
+  for (size_t i = 0; i < p.items.size(); i++)
+    if ((p.required & (1u << i)) && !(subset & (1u << i)) && !nonEmpty(*p.items[i])) return false;
+  return true;
 }
 
 Frag NfaBuilder::Impl::ref(const json::Value& n, const std::string& path) {
@@ -254,8 +279,9 @@ Frag NfaBuilder::Impl::ref(const json::Value& n, const std::string& path) {
   int depth = int(std::count(refStack.begin(), refStack.end(), nm.str));
   if (depth > lim.maxRecursionDepth) return {add(), add()};  // deeper nesting: no path
   refStack.push_back(nm.str);
-  // The outermost use of each rule is built now, so a broken rule is reported at compile time.
-  Frag f = depth == 0 && lazy ? build(*rule, "rules." + nm.str) : later(*rule, "rules." + nm.str);
+  // Each rule is built now once, so a broken rule is reported at compile time; other uses wait.
+  bool first = lazy && builtRules.emplace(nm.str, true).second;
+  Frag f = first ? build(*rule, "rules." + nm.str) : later(*rule, "rules." + nm.str);
   refStack.pop_back();
   return f;
 }
@@ -314,9 +340,13 @@ void NfaBuilder::Impl::markProductive(uint32_t begin) {
     if (st.thunk >= 0) {
       Thunk& th = thunks[size_t(st.thunk)];
       std::swap(refStack, th.refStack);
-      bool ok = nonEmpty(*th.node);
+      if (th.perm >= 0) {
+        const PermSet& p = perms[size_t(th.perm)];
+        if (permCanFinish(p, th.subset)) edge(s, p.out);
+      } else if (nonEmpty(*th.node)) {
+        edge(s, th.target);
+      }
       std::swap(refStack, th.refStack);
-      if (ok) edge(s, th.target);
     }
   }
   if (nfa.accept >= begin && nfa.accept < N && !nfa.productive[nfa.accept]) {
@@ -369,6 +399,11 @@ void NfaBuilder::expand(uint32_t state) {
   b.nfa.states[state].thunk = -1;
   Impl::Thunk t = b.thunks[size_t(th)];
   uint32_t begin = uint32_t(b.nfa.states.size());
+  if (t.perm >= 0) {
+    b.expandPermSubset(state, t.perm, t.subset);
+    b.finishRange(begin);
+    return;
+  }
   std::swap(b.refStack, t.refStack);
   Frag f = b.build(*t.node, t.path);
   std::swap(b.refStack, t.refStack);

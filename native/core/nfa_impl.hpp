@@ -21,14 +21,29 @@ struct NfaBuilder::Impl {
   int insideFragment = 0;
   std::vector<std::string> refStack;
 
-  // A node to build later at a placeholder state, then continue at `target`.
+  // A node to build later at a placeholder state, then continue at `target`; or, when
+  // `perm` >= 0, the outgoing choices of one subset of an any-order set.
   struct Thunk {
     const json::Value* node;
     std::string path;
     std::vector<std::string> refStack;
     uint32_t target;
+    int32_t perm = -1;
+    uint32_t subset = 0;
   };
   std::vector<Thunk> thunks;
+  // An any-order set whose subsets are built as walks reach them.
+  struct PermSet {
+    std::vector<const json::Value*> items;
+    const json::Value* separator;
+    uint32_t required;
+    uint32_t out;
+    std::string path;
+    std::vector<std::string> refStack;
+    std::unordered_map<uint32_t, uint32_t> subsetState;
+  };
+  std::vector<PermSet> perms;
+  std::unordered_map<std::string, bool> builtRules;  // rules built eagerly once, for their errors
   // A fragment's states relative to its first one: repeated shapes are copied, not rebuilt.
   struct Template { std::vector<NfaState> states; uint32_t in, out; };
   std::unordered_map<std::string, Template> templates;
@@ -50,6 +65,9 @@ struct NfaBuilder::Impl {
   Frag alt(const json::Value& n, const std::string& path);
   Frag repeat(const json::Value& n, const std::string& path);
   Frag perm(const json::Value& n, const std::string& path);
+  uint32_t permSubset(int32_t perm, uint32_t subset);
+  void expandPermSubset(uint32_t state, int32_t perm, uint32_t subset);
+  bool permCanFinish(const PermSet& p, uint32_t subset);
   Frag ref(const json::Value& n, const std::string& path);
   Frag token(const json::Value& n, const std::string& path);
   // nfa_text.cpp

@@ -13,8 +13,10 @@ export interface CompileOptions {
   maxRecursionDepth?: number;
   /** States whose masks are computed at compile time (breadth first); the rest on first use. Default 4096. */
   precomputeStates?: number;
-  /** Time budget for that precomputation. Default 200 ms. */
+  /** Time budget for that precomputation. Default 50 ms. */
   precomputeMillis?: number;
+  /** Table-memory budget for that precomputation. Default 8 MiB. */
+  precomputeBytes?: number;
 }
 
 const CACHE_LIMIT = 64;

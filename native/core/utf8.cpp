@@ -46,7 +46,7 @@ void encodeRange(uint32_t lo, uint32_t hi, std::vector<std::vector<ByteRange>>& 
   out.push_back(std::move(seq));
 }
 
-uint8_t step(uint8_t phase, uint8_t b) {
+uint8_t stepSlow(uint8_t phase, uint8_t b) {
   switch (phase) {
     case Boundary:
       if (b < 0x80) return Boundary;
@@ -69,4 +69,18 @@ uint8_t step(uint8_t phase, uint8_t b) {
   }
 }
 
+}  // namespace toolmask::utf8
+
+namespace toolmask::utf8 {
+namespace {
+struct Table {
+  uint8_t t[kPhases][256];
+  Table() {
+    for (int p = 0; p < kPhases; p++)
+      for (int b = 0; b < 256; b++) t[p][b] = stepSlow(uint8_t(p), uint8_t(b));
+  }
+};
+const Table table;
+}  // namespace
+const uint8_t (&kStep)[kPhases][256] = table.t;
 }  // namespace toolmask::utf8

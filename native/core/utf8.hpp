@@ -18,6 +18,8 @@ enum Phase : uint8_t { Boundary = 0, Cont1, Cont2, Cont3, AfterE0, AfterED, Afte
 constexpr int kPhases = 8;
 
 // Next phase after `b`, or Invalid.
-uint8_t step(uint8_t phase, uint8_t b);
+uint8_t stepSlow(uint8_t phase, uint8_t b);
+extern const uint8_t (&kStep)[kPhases][256];
+inline uint8_t step(uint8_t phase, uint8_t b) { return phase < kPhases ? kStep[phase][b] : uint8_t(Invalid); }
 
 }  // namespace toolmask::utf8

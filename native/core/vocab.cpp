@@ -39,14 +39,26 @@ void Vocabulary::buildTrie() {
   auto view = [&](uint32_t id) {
     return std::pair<const uint8_t*, size_t>(bytes_.data() + offsets_[id], offsets_[id + 1] - offsets_[id]);
   };
-  std::sort(order_.begin(), order_.end(), [&](uint32_t a, uint32_t b) {
-    auto [pa, la] = view(a);
-    auto [pb, lb] = view(b);
+  // Sort by bytes; an 8-byte big-endian prefix key settles most comparisons without memcmp.
+  struct Key { uint64_t prefix; uint32_t id; };
+  std::vector<Key> keys;
+  keys.reserve(order_.size());
+  for (uint32_t id : order_) {
+    auto [p, len] = view(id);
+    uint64_t k = 0;
+    for (size_t i = 0; i < 8; i++) k = (k << 8) | (i < len ? p[i] : 0);
+    keys.push_back({k, id});
+  }
+  std::sort(keys.begin(), keys.end(), [&](const Key& a, const Key& b) {
+    if (a.prefix != b.prefix) return a.prefix < b.prefix;
+    auto [pa, la] = view(a.id);
+    auto [pb, lb] = view(b.id);
     int c = std::memcmp(pa, pb, std::min(la, lb));
     if (c) return c < 0;
     if (la != lb) return la < lb;
-    return a < b;
+    return a.id < b.id;
   });
+  for (size_t i = 0; i < keys.size(); i++) order_[i] = keys[i].id;
   normalMask_.assign(words(), 0);
   for (uint32_t id : order_) normalMask_[id >> 5] |= 1u << (id & 31);
 

@@ -21,6 +21,12 @@ auto guard(const Napi::Env& env, F&& fn) -> decltype(fn()) {
   }
 }
 
+Napi::String hexHash(Napi::Env env, uint64_t h) {
+  char buf[17];
+  snprintf(buf, sizeof buf, "%016llx", (unsigned long long)h);
+  return Napi::String::New(env, buf);
+}
+
 uint32_t tokenId(const Napi::Value& v, const char* what) {
   if (!v.IsNumber()) throw Napi::TypeError::New(v.Env(), std::string(what) + " must be a number");
   double d = v.As<Napi::Number>().DoubleValue();
@@ -60,11 +66,7 @@ class VocabWrap : public Napi::ObjectWrap<VocabWrap> {
 
  private:
   Napi::Value Size(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), vocab->size()); }
-  Napi::Value Hash(const Napi::CallbackInfo& info) {
-    char buf[17];
-    snprintf(buf, sizeof buf, "%016llx", (unsigned long long)vocab->hash());
-    return Napi::String::New(info.Env(), buf);
-  }
+  Napi::Value Hash(const Napi::CallbackInfo& info) { return hexHash(info.Env(), vocab->hash()); }
   Napi::Value Memory(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), double(vocab->memoryBytes())); }
 };
 
@@ -113,11 +115,7 @@ class GrammarWrap : public Napi::ObjectWrap<GrammarWrap> {
   Napi::Value States(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), double(grammar->stateCount())); }
   Napi::Value Memory(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), double(grammar->memoryBytes())); }
   Napi::Value CompileMs(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), grammar->compileMillis()); }
-  Napi::Value Hash(const Napi::CallbackInfo& info) {
-    char buf[17];
-    snprintf(buf, sizeof buf, "%016llx", (unsigned long long)grammar->vocab().hash());
-    return Napi::String::New(info.Env(), buf);
-  }
+  Napi::Value Hash(const Napi::CallbackInfo& info) { return hexHash(info.Env(), grammar->vocab().hash()); }
 };
 
 class MatcherWrap : public Napi::ObjectWrap<MatcherWrap> {

@@ -5,7 +5,11 @@ import {
   alt, byteClass, charClass, compileGrammar, literal, optional, perm, plus, ref, repeat, seq, star, token, until,
   type Grammar, type GrammarNode, type Vocabulary,
 } from "../src/index.js";
-import { llama2, qwen3 } from "./support/vocabs.js";
+import { beforeAll } from "vitest";
+import { llama2, llamaSpmGguf, qwen3 } from "./support/vocabs.js";
+
+let spmGguf: Vocabulary;
+beforeAll(async () => { spmGguf = await llamaSpmGguf(); });
 
 interface Case {
   name: string;
@@ -92,7 +96,8 @@ function check(v: Vocabulary, c: Case) {
 
 describe.each([
   ["Qwen3 (byte-level BPE, 151,669 tokens)", qwen3],
-  ["Llama 2 (SentencePiece + byte fallback, 32,000 tokens)", llama2],
+  ["Llama 2 tokenizer.json (SentencePiece + byte fallback, 32,000 tokens)", llama2],
+  ["llama-spm GGUF from the bundled llama.cpp (SentencePiece, read from tokenizer.ggml.*)", () => spmGguf],
 ])("IR acceptance on %s", (_name, vocab) => {
   for (const c of cases) it(c.name, () => check(vocab(), c));
 });

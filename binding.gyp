@@ -3,7 +3,7 @@
     {
       "target_name": "toolmask",
       "sources": [
-        "native/core/json.cpp", "native/core/utf8.cpp", "native/core/nfa.cpp", "native/core/nfa_text.cpp",
+        "native/core/json.cpp", "native/core/utf8.cpp", "native/core/ir_inline.cpp", "native/core/nfa.cpp", "native/core/nfa_text.cpp",
         "native/core/vocab.cpp", "native/core/dfa.cpp", "native/core/mask.cpp", "native/core/grammar.cpp", "native/core/matcher.cpp",
         "native/addon/addon.cpp"
       ],

@@ -3,7 +3,7 @@
 // tokenizing a valid string is accepted token by token.
 import { describe, expect, it } from "vitest";
 import {
-  alt, charClass, compileGrammar, literal, perm, plus, seq, star, until,
+  alt, charClass, compileGrammar, literal, perm, plus, repeat, seq, star, until,
   type CompiledGrammar, type Grammar, type GrammarNode, type Vocabulary,
 } from "../src/index.js";
 import { FILE_TOOLS, xmlToolCalls } from "./support/grammars.js";
@@ -22,10 +22,23 @@ const jsonish: GrammarNode = seq(
   literal("}"),
 );
 
+// Bounded repetitions: every count is its own state, masks come from the item's loop less
+// the tokens that would need more items than are left (or that leave the repetition).
+const bounded: GrammarNode = seq(
+  literal('"'),
+  repeat(alt(charClass(['"', "\\", [0, 0x1f]], true), seq(literal("\\"), charClass(['"', "\\", "n", "t"]))), 2, 12),
+  literal('"'),
+  repeat(charClass(["a-z"]), 0, 3),
+  literal("abc!"),
+);
+
 const grammars: Array<[string, Grammar | GrammarNode]> = [
   ["xml tool calls", xmlToolCalls(FILE_TOOLS)],
   ["json-ish object", jsonish],
   ["until with a multi-byte terminator", seq(until("»»"), literal("."))],
+  ["bounded repetitions", bounded],
+  // Items with several parses ("abc" or "ab"+"c") put copies of different counts in one state.
+  ["ambiguous bounded items", seq(literal("<z>"), repeat(alt(literal("ab"), literal("abc"), literal("c")), 1, 6), literal("</z>"))],
 ];
 
 const validStrings: Record<string, string[]> = {
@@ -36,6 +49,8 @@ const validStrings: Record<string, string[]> = {
   ],
   "json-ish object": ['{"path": "a\\"b\\\\c"}', '{"n": 42, "path": "é✓ 😀 \\n"}', '{"path": "", "n": 0}'],
   "until with a multi-byte terminator": ["»».", "a»b»c»».", "»a»».", "中文»»."],
+  "ambiguous bounded items": ["<z>c</z>", "<z>cabccababcab</z>", "<z>abcabcabcabcabcabc</z>"],
+  "bounded repetitions": ['"ab"abc!', '"0123456789ab"xyzabc!', '"\\n\\té😀中文"abc!', '"a\\"b"qabc!'],
 };
 
 function isSet(mask: Uint32Array, id: number) { return ((mask[id >>> 5]! >>> (id & 31)) & 1) === 1; }
@@ -112,3 +127,18 @@ describe.each([
 });
 
 const tokenizers = new Map<Vocabulary, Tokenizations>();
+
+describe("bounded repetition counts", () => {
+  it("an exit in reach does not lend an extra item (found by the XGrammar differential test)", () => {
+    const v = qwen3();
+    const g = compileGrammar(seq(literal("<z>"), repeat(alt(literal("ab"), literal("abc"), literal("c")), 1, 6), literal("</z>")), v);
+    const m = g.createMatcher();
+    expect(m.acceptString("<z>cabccababcab")).toBe(true); // six items at most: c|abc|c|ab|abc|ab
+    const mask = m.allocateBitmask();
+    m.fillNextTokenBitmask(mask);
+    const a = v.idOfPiece("a")!;
+    expect(isSet(mask, a)).toBe(false);
+    expect(m.acceptToken(a)).toBe(false);
+    expect(m.acceptString("</z>")).toBe(true);
+  });
+});

@@ -6,6 +6,8 @@
 namespace toolmask {
 
 namespace {
+constexpr size_t kMaterializeLimit = 1024;
+
 double millisSince(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
@@ -80,7 +82,8 @@ bool CompiledGrammar::accepting(int32_t state) {
 bool CompiledGrammar::fragmentMask(int32_t s, StateMask& out) {
   const Nfa& nfa = dfa_->nfa();
   const std::vector<uint32_t>& set = dfa_->state(s).nfa;
-  int32_t f = nfa.fragmentOf[set[0]];
+  int32_t f = -1;
+  for (uint32_t n : set) if ((f = nfa.fragmentOf[n]) >= 0) break;
   if (f < 0) return false;
   const Fragment fr = nfa.fragments[size_t(f)];  // a copy: expanding placeholders may grow the list
   std::vector<uint32_t> inside, outside;
@@ -89,12 +92,13 @@ bool CompiledGrammar::fragmentMask(int32_t s, StateMask& out) {
   FragmentInfo& info = fragments_[size_t(f)];
   if (!info.exitReady) {
     // The closure of the exit, less the fragment's own states: what an exit adds to a state.
-    int32_t e = dfa_->intern({fr.out});
+    int32_t e = dfa_->intern({fr.exit});
     if (e >= 0)
       for (uint32_t n : dfa_->state(e).nfa) if (nfa.fragmentOf[n] != f) info.exitClosure.push_back(n);
     info.exitReady = true;
   }
-  bool exits = std::binary_search(inside.begin(), inside.end(), fr.out);
+  bool counted = fr.copy >= 0;
+  bool exits = counted ? !outside.empty() : std::binary_search(inside.begin(), inside.end(), fr.out);
   if (exits ? outside != info.exitClosure : !outside.empty()) return false;
   if (!info.mini) {
     Mini& slot = minis_[fr.shape];
@@ -107,10 +111,16 @@ bool CompiledGrammar::fragmentMask(int32_t s, StateMask& out) {
   }
   Mini& mm = *info.mini;
   LazyDfa& mini = *mm.dfa;
+  // A bounded repetition's copy maps onto the item inside its loop: the loop is state 1
+  // (and the mini's accept), the item's states start at 2.
   std::vector<uint32_t> local;
-  for (uint32_t n : inside) local.push_back(n - fr.base);
+  for (uint32_t n : inside) local.push_back(n - fr.base + (counted ? 2 : 0));
+  if (counted && exits) local.push_back(1);
   int32_t x = mini.intern(std::move(local));
   if (x < 0) return false;
+  // With an exit in reach, the count is exact only at the very start of a copy: mid-item
+  // states next to an exit mean some parse already finished this copy (one more item used).
+  if (counted && exits && x != mini.start()) return false;
   DfaState& ms = mini.state(x);
   if (!ms.mask) {
     ms.mask = std::make_unique<StateMask>();
@@ -124,7 +134,59 @@ bool CompiledGrammar::fragmentMask(int32_t s, StateMask& out) {
     const uint8_t* p = vocab_->tokenBytes(id, len);
     if (dfa_->walk(s, p, len) >= 0) out.extra.push_back(id);
   }
+  if (counted) limitItems(s, mm, x, fr.maxCount - uint32_t(fr.copy), out);
   return true;
+}
+
+// How many items of the loop each token uses from mini state x (0: the loop refuses it).
+const CompiledGrammar::Mini::ItemsUsed& CompiledGrammar::itemsUsed(Mini& mm, int32_t x) {
+  auto it = mm.itemsUsed.find(x);
+  if (it != mm.itemsUsed.end()) return it->second;
+  LazyDfa& mini = *mm.dfa;
+  Mini::ItemsUsed r;
+  std::vector<uint8_t>& used = r.perToken;
+  used.assign(vocab_->size(), 0);
+  for (uint32_t id : vocab_->order()) {
+    size_t len;
+    const uint8_t* p = vocab_->tokenBytes(id, len);
+    int32_t st = x;
+    unsigned items = 0;
+    for (size_t i = 0; i < len && st >= 0; i++) {
+      st = mini.next(st, p[i]);
+      if (st >= 0 && mini.state(st).accepting) items++;  // an item ended here
+    }
+    if (st < 0) continue;
+    if (!mini.state(st).accepting) items++;  // ends inside one more item
+    used[id] = uint8_t(std::min(items, 255u));
+    r.max = std::max(r.max, used[id]);
+  }
+  return mm.itemsUsed.emplace(x, std::move(r)).first->second;
+}
+
+// A copy of a bounded repetition with `budget` items left: the loop's tokens that would
+// need more are refused, unless leaving the repetition mid-token lets them through.
+void CompiledGrammar::limitItems(int32_t s, Mini& mm, int32_t x, uint32_t budget, StateMask& out) {
+  if (budget >= 255) return;
+  const Mini::ItemsUsed& u = itemsUsed(mm, x);
+  if (budget >= u.max) return;
+  const std::vector<uint8_t>& used = u.perToken;
+  for (uint32_t id : vocab_->order()) {
+    if (used[id] <= budget) continue;
+    size_t len;
+    const uint8_t* p = vocab_->tokenBytes(id, len);
+    if (dfa_->walk(s, p, len) < 0) out.remove.push_back(id);
+  }
+  if (out.remove.size() > kMaterializeLimit) {
+    // Too many exceptions to replay on every fill: keep the finished bitmask instead.
+    std::vector<uint32_t> bits(vocab_->words());
+    out.fill(bits.data(), *vocab_);  // specials are added after this, so none are set yet
+    out.base = nullptr;
+    out.ids.clear();
+    out.extra.clear();
+    out.remove.clear();
+    out.rep = MaskRep::Bits;
+    out.bits = std::move(bits);
+  }
 }
 
 void CompiledGrammar::computeMask(int32_t s, StateMask& out) {

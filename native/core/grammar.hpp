@@ -44,6 +44,8 @@ class CompiledGrammar {
   struct Mini {
     std::unique_ptr<LazyDfa> dfa;
     SubtreeMemo memo;  // first-byte subtrees, shared by the fragment's states
+    struct ItemsUsed { std::vector<uint8_t> perToken; uint8_t max = 0; };
+    std::unordered_map<int32_t, ItemsUsed> itemsUsed;  // per loop state
   };
   struct FragmentInfo {
     Mini* mini = nullptr;                    // shared by every fragment of the same shape
@@ -63,6 +65,8 @@ class CompiledGrammar {
   const StateMask& ensureMask(int32_t s);
   void computeMask(int32_t s, StateMask& out);
   bool fragmentMask(int32_t s, StateMask& out);
+  const Mini::ItemsUsed& itemsUsed(Mini& mm, int32_t x);
+  void limitItems(int32_t s, Mini& mm, int32_t x, uint32_t budget, StateMask& out);
   void precompute(const CompileOptions& opts);
 };
 

@@ -100,12 +100,19 @@ void StateMask::fillOrdinary(uint32_t* out, const Vocabulary& v) const {
 
 void StateMask::fill(uint32_t* out, const Vocabulary& v) const {
   (base ? base : this)->fillOrdinary(out, v);
+  for (uint32_t id : remove) out[id >> 5] &= ~(1u << (id & 31));
   for (uint32_t id : extra) setBit(out, id);
   for (uint32_t id : specials) setBit(out, id);
 }
 
 bool StateMask::empty(const Vocabulary& v) const {
   if (!specials.empty() || !extra.empty()) return false;
+  if (!remove.empty()) {
+    std::vector<uint32_t> bits(v.words());
+    fill(bits.data(), v);
+    for (uint32_t w : bits) if (w) return false;
+    return true;
+  }
   const StateMask& m = base ? *base : *this;
   switch (m.rep) {
     case MaskRep::Accept: return m.ids.empty();
@@ -116,7 +123,7 @@ bool StateMask::empty(const Vocabulary& v) const {
 }
 
 size_t StateMask::memoryBytes() const {
-  return sizeof(*this) + 4 * (ids.size() + bits.size() + uncertain.size() + extra.size() + specials.size());
+  return sizeof(*this) + 4 * (ids.size() + bits.size() + uncertain.size() + extra.size() + remove.size() + specials.size());
 }
 
 }  // namespace toolmask

@@ -19,8 +19,9 @@ struct StateMask {
   std::vector<uint32_t> ids;        // Accept: allowed ids; Reject: disallowed ordinary ids
   std::vector<uint32_t> bits;       // Bits: the ordinary part as a bitmask
   std::vector<uint32_t> uncertain;  // fragment masks only: tokens that leave the fragment mid-token
-  const StateMask* base = nullptr;  // shared fragment mask; allowed = base ∪ extra
+  const StateMask* base = nullptr;  // shared fragment mask; allowed = (base − remove) ∪ extra
   std::vector<uint32_t> extra;
+  std::vector<uint32_t> remove;
   std::vector<uint32_t> specials;   // special / end-of-generation ids allowed here
 
   void fill(uint32_t* out, const Vocabulary& v) const;

@@ -2,15 +2,16 @@
 // references, with placeholders built on first use, and which states can still finish.
 #include <algorithm>
 
+#include "ir_inline.hpp"
 #include "nfa_impl.hpp"
 
 namespace toolmask {
 
-NfaBuilder::Impl::Impl(const json::Value& g, const NfaLimits& limits) : grammar(g), lim(limits) {
+NfaBuilder::Impl::Impl(const json::Value& g, const NfaLimits& limits) : grammar(inlineSmallRules(g)), lim(limits) {
   if (g.kind != json::Kind::Object) throw GrammarError("grammar must be an object { root, rules? }");
   if (const json::Value* d = g.get("maxRecursionDepth"); d && d->kind == json::Kind::Number)
     lim.maxRecursionDepth = std::max(0, int(d->num));
-  rules = g.get("rules");
+  rules = grammar.get("rules");
   if (rules && rules->kind != json::Kind::Object && rules->kind != json::Kind::Null)
     throw GrammarError("grammar.rules must be an object of named rules");
 }
@@ -45,6 +46,22 @@ bool plain(const json::Value& n) {
       (t->str == "token" || t->str == "ref" || t->str == "perm" || t->str == "jsonSchema"))
     return false;
   for (auto& kv : n.obj) if (!plain(kv.second)) return false;
+  return true;
+}
+bool nullable(const json::Value& n) {
+  const json::Value* t = n.get("type");
+  if (!t || t->kind != json::Kind::String) return true;
+  const std::string& type = t->str;
+  if (type == "literal") { const json::Value* x = n.get("text"); return !x || x->kind != json::Kind::String || x->str.empty(); }
+  if (type == "charClass" || type == "byteClass" || type == "until") return false;
+  const json::Value* items = n.get("items");
+  if (type == "seq") { if (items && items->kind == json::Kind::Array) for (auto& x : items->arr) if (!nullable(x)) return false; return true; }
+  if (type == "alt") { if (items && items->kind == json::Kind::Array) for (auto& x : items->arr) if (nullable(x)) return true; return false; }
+  if (type == "repeat") {
+    const json::Value* mn = n.get("min");
+    const json::Value* item = n.get("item");
+    return !mn || mn->kind != json::Kind::Number || mn->num == 0 || !item || nullable(*item);
+  }
   return true;
 }
 bool loops(const json::Value& n) {
@@ -92,6 +109,36 @@ Frag NfaBuilder::Impl::build(const json::Value& n, const std::string& path) {
   fr.out = f.out;
   fr.shape = std::move(shape);
   fr.node = &n;
+  fr.exit = f.out;
+  nfa.fragments.push_back(std::move(fr));
+  return f;
+}
+
+// Copy `copy` of a bounded repetition's item, built now or at first use, and recorded
+// as a fragment whose masks come from the item's unbounded loop.
+Frag NfaBuilder::Impl::countedCopy(int32_t id, uint32_t copy, bool now, const std::string& path) {
+  const json::Value& item = *counted[size_t(id)].loop.get("item");
+  if (!now) {
+    uint32_t in = add(), out = add();
+    nfa.states[in].thunk = int32_t(thunks.size());
+    thunks.push_back({&item, path, refStack, out, -1, 0, id, copy});
+    return {in, out};
+  }
+  uint32_t base = uint32_t(nfa.states.size());
+  insideFragment++;
+  Frag f = buildNode(item, path);
+  insideFragment--;
+  const Counted& c = counted[size_t(id)];
+  Fragment fr;
+  fr.base = base;
+  fr.count = uint32_t(nfa.states.size()) - base;
+  fr.in = f.in;
+  fr.out = f.out;
+  fr.shape = c.shape;
+  fr.node = &c.loop;
+  fr.exit = c.out;
+  fr.copy = int32_t(copy);
+  fr.maxCount = c.max;
   nfa.fragments.push_back(std::move(fr));
   return f;
 }
@@ -164,9 +211,29 @@ Frag NfaBuilder::Impl::repeat(const json::Value& n, const std::string& path) {
     fail(path, "repeat needs integers 0 <= min <= max (max null = unbounded)");
   if (mn > 100000 || mx > 100000) fail(path, "repeat bound above 100000 is not supported");
   std::string ip = path + ".item";
+  int32_t countedId = -1;
+  uint32_t out = 0;
+  if (!unbounded && mx >= 2 && lazy && !insideFragment && plain(item) && !nullable(item)) {
+    out = add();
+    json::Value loop;
+    loop.kind = json::Kind::Object;
+    json::Value type, zero, none;
+    type.kind = json::Kind::String;
+    type.str = "repeat";
+    zero.kind = json::Kind::Number;
+    loop.obj = {{"type", type}, {"item", item}, {"min", zero}, {"max", none}};
+    counted.push_back({std::move(loop), "", uint32_t(mx), out});
+    counted.back().shape = json::canonical(counted.back().loop);
+    countedId = int32_t(counted.size() - 1);
+  }
   // The first copy is built now (so errors surface at compile time); the others on first use.
-  bool first = true;
-  auto copy = [&]() { Frag f = first ? build(item, ip) : later(item, ip); first = false; return f; };
+  uint32_t copies = 0;
+  auto copy = [&]() {
+    bool now = copies == 0;
+    Frag f = countedId >= 0 ? countedCopy(countedId, copies, now, ip) : now ? build(item, ip) : later(item, ip);
+    copies++;
+    return f;
+  };
   uint32_t in = add(), cur = in;
   for (uint32_t i = 0; i < uint32_t(mn); i++) { Frag f = copy(); eps(cur, f.in); cur = f.out; }
   if (unbounded) {
@@ -177,7 +244,7 @@ Frag NfaBuilder::Impl::repeat(const json::Value& n, const std::string& path) {
     eps(f.out, loop);
     return {in, loop};
   }
-  uint32_t out = add();
+  if (countedId < 0) out = add();
   eps(cur, out);
   for (uint32_t i = uint32_t(mn); i < uint32_t(mx); i++) {
     Frag f = copy();
@@ -373,9 +440,9 @@ void NfaBuilder::Impl::finishRange(uint32_t begin) {
   markProductive(begin);
 }
 
-NfaBuilder::NfaBuilder(const json::Value& grammar, const NfaLimits& limits) : impl_(std::make_unique<Impl>(grammar, limits)) {
+NfaBuilder::NfaBuilder(const json::Value& g, const NfaLimits& limits) : impl_(std::make_unique<Impl>(g, limits)) {
   Impl& b = *impl_;
-  const json::Value* root = grammar.get("root");
+  const json::Value* root = b.grammar.get("root");
   if (!root) throw GrammarError("grammar.root is missing: pass { root: <node> }");
   b.nfa.cut[0] = true;
   b.collectCuts(*root, 0);
@@ -405,7 +472,7 @@ void NfaBuilder::expand(uint32_t state) {
     return;
   }
   std::swap(b.refStack, t.refStack);
-  Frag f = b.build(*t.node, t.path);
+  Frag f = t.counted >= 0 ? b.countedCopy(t.counted, t.copy, true, t.path) : b.build(*t.node, t.path);
   std::swap(b.refStack, t.refStack);
   b.eps(state, f.in);
   b.eps(f.out, t.target);

@@ -35,7 +35,12 @@ struct Fragment {
   uint32_t base = 0, count = 0;       // its states are [base, base + count)
   uint32_t in = 0, out = 0;           // entry and exit, as absolute state ids
   std::string shape;                  // canonical text of the IR node it was built from
-  const json::Value* node = nullptr;  // that node (owned by the caller's IR)
+  const json::Value* node = nullptr;  // that node (owned by the caller's IR or the builder)
+  uint32_t exit = 0;                  // where leaving the fragment continues from
+  // One copy of the item of a bounded repetition: `node` is then the item's unbounded
+  // loop (whose masks it shares), `copy` how many items come before this one.
+  int32_t copy = -1;
+  uint32_t maxCount = 0;
 };
 
 struct Nfa {

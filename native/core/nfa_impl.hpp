@@ -1,5 +1,6 @@
 // Internal to the NFA builder (nfa.cpp: structure and laziness; nfa_text.cpp: text terminals).
 #pragma once
+#include <deque>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -13,7 +14,7 @@ struct Frag { uint32_t in, out; };
 struct NfaBuilder::Impl {
   Impl(const json::Value& grammar, const NfaLimits& limits);
 
-  const json::Value& grammar;
+  json::Value grammar;  // the caller's, with small rules inlined (nodes below point into it)
   NfaLimits lim;
   const json::Value* rules = nullptr;
   Nfa nfa;
@@ -30,7 +31,16 @@ struct NfaBuilder::Impl {
     uint32_t target;
     int32_t perm = -1;
     uint32_t subset = 0;
+    int32_t counted = -1;  // a copy of a bounded repetition's item (see Counted)
+    uint32_t copy = 0;
   };
+  // A bounded repetition of a plain item: its copies share the masks of the item's loop.
+  struct Counted {
+    json::Value loop;  // {type: repeat, item, min: 0, max: null}
+    std::string shape;
+    uint32_t max, out;
+  };
+  std::deque<Counted> counted;
   std::vector<Thunk> thunks;
   // An any-order set whose subsets are built as walks reach them.
   struct PermSet {
@@ -79,6 +89,7 @@ struct NfaBuilder::Impl {
   void collectCuts(const json::Value& n, int depth);
 
   bool nonEmpty(const json::Value& n);
+  Frag countedCopy(int32_t id, uint32_t copy, bool now, const std::string& path);
   void markProductive(uint32_t begin);
   void finishRange(uint32_t begin);
 };

@@ -24,12 +24,12 @@ const CACHE_LIMIT = 64;
 export function compileGrammar(grammar: GrammarInput, vocabulary: Vocabulary, options: CompileOptions = {}): CompiledGrammar {
   if (!(vocabulary instanceof Vocabulary))
     throw new TypeError("compileGrammar(grammar, vocabulary): vocabulary must be a Vocabulary (Vocabulary.fromTokenizerJson / fromGguf)");
-  const ir = lowerJsonSchemas(resolveTokens(normalize(grammar), vocabulary));
-  const key = JSON.stringify([ir, options]);
+  const irJson = JSON.stringify(lowerJsonSchemas(resolveTokens(normalize(grammar), vocabulary)));
+  const key = `${JSON.stringify(options)}\n${irJson}`;
   const cache = vocabulary.grammarCache as Map<string, CompiledGrammar>;
   const hit = cache.get(key);
-  if (hit) { cache.delete(key); cache.set(key, hit); return hit; }
-  const native = new (loadNative().NativeGrammar)(vocabulary.native, JSON.stringify(ir), options);
+  if (hit) { cache.delete(key); cache.set(key, hit); return hit; }  // most recently used last
+  const native = new (loadNative().NativeGrammar)(vocabulary.native, irJson, options);
   const compiled = new CompiledGrammar(native, vocabulary);
   cache.set(key, compiled);
   if (cache.size > CACHE_LIMIT) cache.delete(cache.keys().next().value!);

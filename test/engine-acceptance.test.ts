@@ -2,7 +2,7 @@
 // and a SentencePiece one with byte fallback (Llama 2).
 import { describe, expect, it } from "vitest";
 import {
-  alt, byteClass, charClass, compileGrammar, literal, optional, perm, plus, ref, repeat, seq, star, token, until,
+  alt, byteClass, charClass, compileGrammar, literal, optional, perm, plus, ref, repeat, seq, star, text, token, until,
   type Grammar, type GrammarNode, type Vocabulary,
 } from "../src/index.js";
 import { beforeAll } from "vitest";
@@ -51,6 +51,25 @@ const cases: Case[] = [
   { name: "until: multi-byte terminator", grammar: until("→end"), accept: ["x→end", "→→end", "é→end"], incomplete: ["→en"], reject: ["→endx"] },
   { name: "until: maxLength counts code points before the terminator", grammar: until("]", { maxLength: 3 }), accept: ["]", "abc]", "é✓😀]"], incomplete: ["ab"], reject: ["abcd", "abcd]"] },
   { name: "until: maxLength 0", grammar: until("</x>", { maxLength: 0 }), accept: ["</x>"], incomplete: ["</"], reject: ["a", " </x>"] },
+  {
+    name: "text: any text without the excluded string, ending anywhere",
+    grammar: text("<tool_call>"),
+    accept: ["", "hello", "a <tool_ call", "<tool_cal", "x<tool_callx", "é✓😀\n"],
+    reject: ["<tool_call>", "say <tool_call> now"],
+  },
+  {
+    name: "text then a trigger: content before a call",
+    grammar: alt(text("<call>"), seq(until("<call>"), literal("f()"))),
+    accept: ["just text", "", "text <call>f()", "<call>f()"],
+    incomplete: ["text <call>", "text <call>f("],
+    reject: ["text <call>g()", "<call>f()<call>"],
+  },
+  {
+    name: "text with maxLength",
+    grammar: text("]]", { maxLength: 3 }),
+    accept: ["", "a]b", "]]".slice(0, 1), "é✓😀"],
+    reject: ["abcd", "a]]"],
+  },
   {
     name: "perm: any order, no duplicates, required items",
     grammar: seq(literal("{"), perm([{ node: literal("a"), required: true }, { node: literal("b"), required: true }, { node: literal("c"), required: false }], literal(",")), literal("}")),

@@ -54,6 +54,7 @@ bool nullable(const json::Value& n) {
   const std::string& type = t->str;
   if (type == "literal") { const json::Value* x = n.get("text"); return !x || x->kind != json::Kind::String || x->str.empty(); }
   if (type == "charClass" || type == "byteClass" || type == "until") return false;
+  if (type == "text") return true;
   const json::Value* items = n.get("items");
   if (type == "seq") { if (items && items->kind == json::Kind::Array) for (auto& x : items->arr) if (!nullable(x)) return false; return true; }
   if (type == "alt") { if (items && items->kind == json::Kind::Array) for (auto& x : items->arr) if (nullable(x)) return true; return false; }
@@ -67,7 +68,7 @@ bool nullable(const json::Value& n) {
 bool loops(const json::Value& n) {
   const json::Value* t = n.get("type");
   if (!t || t->kind != json::Kind::String) return false;
-  if (t->str == "until") return true;
+  if (t->str == "until" || t->str == "text") return true;
   if (t->str == "repeat") { const json::Value* mx = n.get("max"); return mx && mx->kind == json::Kind::Null; }
   return false;
 }
@@ -155,6 +156,7 @@ Frag NfaBuilder::Impl::buildNode(const json::Value& n, const std::string& path) 
   if (type == "alt") return alt(n, path);
   if (type == "repeat") return repeat(n, path);
   if (type == "until") return until(n, path);
+  if (type == "text") return until(n, path, true);
   if (type == "token") return token(n, path);
   if (type == "perm") return perm(n, path);
   if (type == "ref") return ref(n, path);

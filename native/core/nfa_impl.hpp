@@ -84,7 +84,7 @@ struct NfaBuilder::Impl {
   Frag literal(const json::Value& text, const std::string& path);
   Frag charClass(const json::Value& n, const std::string& path);
   Frag byteClass(const json::Value& n, const std::string& path);
-  Frag until(const json::Value& n, const std::string& path);
+  Frag until(const json::Value& n, const std::string& path, bool textOnly = false);
   std::vector<std::pair<uint32_t, uint32_t>> ranges(const json::Value& n, const std::string& path, uint32_t maxValue);
   void collectCuts(const json::Value& n, int depth);
 

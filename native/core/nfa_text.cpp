@@ -78,9 +78,13 @@ Frag NfaBuilder::Impl::byteClass(const json::Value& n, const std::string& path) 
 
 // Text that does not contain T, then T: the product of T's KMP automaton with
 // a UTF-8 validator (and a code point counter when maxLength is set).
-Frag NfaBuilder::Impl::until(const json::Value& n, const std::string& path) {
-  const json::Value& tv = field(n, "terminator", path);
-  if (tv.kind != json::Kind::String || tv.str.empty()) fail(path, "until needs a non-empty \"terminator\" string");
+// textOnly (the "text" node): the same automaton, but the excluded string can never
+// complete and the text may end at any character boundary.
+Frag NfaBuilder::Impl::until(const json::Value& n, const std::string& path, bool textOnly) {
+  const char* key = textOnly ? "exclude" : "terminator";
+  const json::Value& tv = field(n, key, path);
+  if (tv.kind != json::Kind::String || tv.str.empty())
+    fail(path, std::string(textOnly ? "text" : "until") + " needs a non-empty \"" + key + "\" string");
   const std::string& T = tv.str;
   long maxLen = -1;
   if (const json::Value* ml = n.get("maxLength"); ml && ml->kind != json::Kind::Null) {
@@ -122,6 +126,7 @@ Frag NfaBuilder::Impl::until(const json::Value& n, const std::string& path) {
     work.pop_back();
     auto [k, ph, chars] = key;
     uint32_t from = ids[key];
+    if (textOnly && ph == utf8::Boundary) eps(from, out);
     int runStart = -1;
     uint32_t runTo = 0;
     auto flush = [&](int end) { if (runStart >= 0) byteEdge(from, uint8_t(runStart), uint8_t(end), runTo); runStart = -1; };
@@ -132,7 +137,9 @@ Frag NfaBuilder::Impl::until(const json::Value& n, const std::string& path) {
       if (ok) {
         size_t nk = kmp(k, uint8_t(b));
         long nc = chars + (np == utf8::Boundary ? 1 : 0);
-        if (maxLen >= 0 && np == utf8::Boundary && nc - prefChars[nk] > maxLen) ok = false;
+        // A partial match is terminator if it completes, but always text for "text".
+        if (maxLen >= 0 && np == utf8::Boundary && nc - (textOnly ? 0 : prefChars[nk]) > maxLen) ok = false;
+        else if (nk == m && textOnly) ok = false;
         else to = nk == m ? out : id({nk, np, maxLen >= 0 ? nc : 0});
       }
       if (!ok) { flush(b - 1); continue; }
@@ -166,8 +173,8 @@ void NfaBuilder::Impl::collectCuts(const json::Value& n, int depth) {
     } else if (type == "token") {
       if (const json::Value* id = n.get("id"); id && id->kind == json::Kind::Number && id->num >= 0 && id->num < lim.vocabSize)
         tokenIds.push_back(uint32_t(id->num));
-    } else if (type == "until") {
-      if (const json::Value* s = n.get("terminator"); s && s->kind == json::Kind::String)
+    } else if (type == "until" || type == "text") {
+      if (const json::Value* s = n.get(type == "until" ? "terminator" : "exclude"); s && s->kind == json::Kind::String)
         for (unsigned char c : s->str) cutRange(c, c);
       // The UTF-8 validator's own boundaries.
       for (unsigned b : {0x80u, 0x90u, 0xA0u, 0xC0u, 0xC2u, 0xE0u, 0xE1u, 0xEDu, 0xEEu, 0xF0u, 0xF1u, 0xF4u, 0xF5u}) nfa.cut[b] = true;

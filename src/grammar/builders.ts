@@ -1,7 +1,7 @@
 // Small constructors for the grammar IR, so grammars read like grammars.
 import type {
   GrammarNode, LiteralNode, CharClassNode, SeqNode, AltNode, RepeatNode, UntilNode,
-  TokenNode, PermNode, RefNode, JsonSchemaNode, JsonSchemaOptions, ByteClassNode,
+  TokenNode, PermNode, RefNode, JsonSchemaNode, JsonSchemaOptions, ByteClassNode, TextNode,
 } from "./ir.js";
 
 export const literal = (text: string): LiteralNode => ({ type: "literal", text });
@@ -18,6 +18,7 @@ export const charClass = (ranges: Array<[number, number] | string>, negated = fa
 });
 export const byteClass = (ranges: Array<[number, number]>, negated = false): ByteClassNode => ({ type: "byteClass", ranges, ...(negated ? { negated } : {}) });
 export const until = (terminator: string, opts: { maxLength?: number } = {}): UntilNode => ({ type: "until", terminator, ...opts });
+export const text = (exclude: string, opts: { maxLength?: number } = {}): TextNode => ({ type: "text", exclude, ...opts });
 export const token = (idOrPiece: number | string): TokenNode =>
   typeof idOrPiece === "number" ? { type: "token", id: idOrPiece } : { type: "token", piece: idOrPiece };
 export const perm = (items: Array<{ node: GrammarNode; required: boolean }>, separator?: GrammarNode): PermNode =>

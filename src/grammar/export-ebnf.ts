@@ -32,7 +32,8 @@
 //   `X* rest`, is written `L ::= rest | X L` (0.1.27 is pathologically slow on the postfix form).
 // - Empty languages (alt of nothing, class of nothing, recursion past the limit) are removed
 //   before printing, since neither syntax has a "fail" primitive.
-import type { Grammar, GrammarNode, TokenNode, UntilNode, PermNode } from "./ir.js";
+import type {
+  TextNode, Grammar, GrammarNode, TokenNode, UntilNode, PermNode } from "./ir.js";
 
 export interface ToEbnfOptions {
   dialect?: "xgrammar" | "gbnf";
@@ -145,6 +146,7 @@ class Exporter {
       }
       case "repeat": return this.repeat(n.item, n.min, n.max, path);
       case "until": return this.until(n, path);
+      case "text": return this.text(n, path);
       case "token": return this.token(n, path);
       case "perm": return this.perm(n, path);
       case "ref": return this.ref(n.name, path);
@@ -245,6 +247,41 @@ class Exporter {
   }
 
   // ---- until: KMP automaton over code points ------------------------------------------------
+
+  /** Text not containing X: the KMP states of X, every one of them may end, X never completes. */
+  private text(n: TextNode, path: string): Expr {
+    const X = Array.from(n.exclude, (c) => c.codePointAt(0)!);
+    if (X.length === 0) throw new EbnfExportError(`toEbnf: ${path}: text needs a non-empty exclude`);
+    if (n.maxLength !== undefined) throw new EbnfExportError(`toEbnf: ${path}: text with maxLength is not exportable`);
+    const key = `text\u0000${n.exclude}`;
+    const hit = this.memo.get(key);
+    if (hit !== undefined) return hit;
+    const L = X.length;
+    const fail = new Array<number>(L + 1).fill(0);
+    for (let i = 1, k = 0; i < L; i++) {
+      while (k > 0 && X[i] !== X[k]) k = fail[k]!;
+      if (X[i] === X[k]) k++;
+      fail[i + 1] = k;
+    }
+    const delta = (k: number, c: number): number => {
+      while (k > 0 && X[k] !== c) k = fail[k]!;
+      return X[k] === c ? k + 1 : 0;
+    };
+    const base = this.fresh(`text-${n.exclude}`);
+    const names = Array.from({ length: L }, (_, k) => (k === 0 ? base : this.fresh(`${base}-s${k}`)));
+    this.memo.set(key, base);
+    const lit = (c: number) => this.literal(String.fromCodePoint(c), path) as string;
+    for (let k = 0; k < L; k++) {
+      const moves = new Map<number, number>();
+      for (const c of new Set(X.slice(0, k + 1))) moves.set(c, delta(k, c));
+      const alts = ['""'];
+      for (const [c, d] of moves) if (d < L) alts.push(d === 0 ? `${lit(c)} ${names[0]}` : `${lit(c)} ${names[d]}`);
+      const other = this.codePointSet(complement([...moves.keys()].map((c) => [c, c] as [number, number]), MAX_CP));
+      if (other !== EMPTY) alts.push(`${other} ${names[0]}`);
+      this.addRule(names[k]!, alts.join(" | "));
+    }
+    return base;
+  }
 
   private until(n: UntilNode, path: string): Expr {
     const T = Array.from(n.terminator, (c) => c.codePointAt(0)!);

@@ -17,6 +17,8 @@ export interface RepeatNode { type: "repeat"; item: GrammarNode; min: number; ma
  * `maxLength` bounds the text before the terminator, in code points.
  */
 export interface UntilNode { type: "until"; terminator: string; maxLength?: number }
+/** Any valid UTF-8 text (possibly empty) that does not contain `exclude`; it may end anywhere. */
+export interface TextNode { type: "text"; exclude: string; maxLength?: number }
 /** A special (control) token matched only as that token, never through its text. */
 export interface TokenNode { type: "token"; id?: number; piece?: string }
 /**
@@ -38,7 +40,7 @@ export interface JsonSchemaOptions {
 
 export type GrammarNode =
   | LiteralNode | CharClassNode | ByteClassNode | SeqNode | AltNode | RepeatNode
-  | UntilNode | TokenNode | PermNode | JsonSchemaNode | RefNode;
+  | UntilNode | TextNode | TokenNode | PermNode | JsonSchemaNode | RefNode;
 
 export interface Grammar {
   root: GrammarNode;

@@ -1,0 +1,86 @@
+// Interpreter 1 of a dialect definition: the grammar that masks decoding.
+import { alt, charClass, jsonSchema, literal, optional, perm, seq, star, text, until } from "../grammar/builders.js";
+import type { Grammar, GrammarNode } from "../grammar/ir.js";
+import type { DialectOptions } from "./options.js";
+import { resolveOptions } from "./options.js";
+import type { DialectSpec, Glue, JsonCallFormat, XmlCallFormat } from "./spec.js";
+import { triggerOf } from "./spec.js";
+import type { ToolDef } from "./tools.js";
+
+export function glue(g: Glue): GrammarNode {
+  return seq(...g.map((p) => (typeof p === "string" ? literal(p) : optional(literal(p.optional)))));
+}
+
+/** A call's glue without its first fixed string (the trigger, consumed by the text before it). */
+function afterTrigger(g: Glue): Glue {
+  const i = g.findIndex((p) => typeof p === "string");
+  return g.slice(i + 1);
+}
+
+/** Whether an XML value is raw text (strings and untyped) or a JSON value. */
+export function isRawText(schema: unknown): boolean {
+  if (schema === null || typeof schema !== "object") return true;
+  const s = schema as Record<string, unknown>;
+  if (s.enum !== undefined || s.const !== undefined) return false;
+  return s.type === undefined || s.type === "string";
+}
+
+/** An XML parameter's value up to and including the value close. */
+export function xmlValue(f: XmlCallFormat, schema: unknown, maxValueLength?: number): GrammarNode {
+  const pad = f.trimNewline ? optional(literal("\n")) : seq();
+  if (isRawText(schema)) return until(f.valueClose, maxValueLength === undefined ? {} : { maxLength: maxValueLength + (f.trimNewline ? 2 : 0) });
+  const s = schema as Record<string, unknown>;
+  // Enumerated strings are written raw (no JSON quotes); everything else as JSON.
+  const values = s.enum ?? (s.const !== undefined ? [s.const] : undefined);
+  if (Array.isArray(values) && values.every((v) => typeof v === "string"))
+    return seq(pad, alt(...(values as string[]).map((v) => literal(v))), pad, literal(f.valueClose));
+  return seq(pad, jsonSchema(schema, { whitespace: "any" }), pad, literal(f.valueClose));
+}
+
+function xmlCall(f: XmlCallFormat, tool: ToolDef, maxValueLength?: number): GrammarNode {
+  const required = new Set(tool.required);
+  const params = Object.entries(tool.properties).map(([k, schema]) => ({
+    node: seq(glue(f.paramOpen), literal(k), literal(f.paramNameClose), xmlValue(f, schema, maxValueLength)),
+    required: required.has(k),
+  }));
+  return seq(literal(tool.name), literal(f.nameClose), perm(params), glue(f.close));
+}
+
+/** The call object: name first, then arguments, any JSON whitespace between tokens. */
+export function jsonCallObject(f: JsonCallFormat, tool: ToolDef): GrammarNode {
+  const ws = star(charClass([" ", "\n", "\t", "\r"]));
+  return seq(
+    literal("{"), ws, literal(JSON.stringify(f.nameKey)), ws, literal(":"), ws, literal(JSON.stringify(tool.name)), ws, literal(","), ws,
+    literal(JSON.stringify(f.argsKey)), ws, literal(":"), ws, jsonSchema(tool.parameters, { whitespace: "any" }), ws, literal("}"),
+  );
+}
+
+/** One call, from just after the trigger to its end. */
+export function callAfterTrigger(spec: DialectSpec, tools: ToolDef[], maxValueLength?: number): GrammarNode {
+  const f = spec.call;
+  const bodies = tools.map((t) => (f.kind === "xml" ? xmlCall(f, t, maxValueLength) : seq(jsonCallObject(f, t), glue(f.close))));
+  return seq(glue(afterTrigger(f.open)), alt(...bodies));
+}
+
+const anyText: GrammarNode = star(charClass([[0, 0x10ffff]]));
+
+/** The whole answer: optional thought, content, calls as toolChoice and parallelToolCalls allow. */
+export function buildToolGrammar(options: DialectOptions): Grammar {
+  const o = resolveOptions(options);
+  const { spec, tools } = o;
+  const trigger = triggerOf(spec);
+  let answer: GrammarNode;
+  if (tools.length === 0) {
+    answer = anyText;
+  } else {
+    const first = callAfterTrigger(spec, tools, o.maxValueLength);
+    const more = seq(glue(spec.between), literal(trigger), first);
+    const calls = seq(until(trigger), first, o.parallelToolCalls ? star(more) : seq());
+    answer = o.toolChoice === "auto" ? alt(text(trigger), calls) : calls;
+  }
+  const r = spec.reasoning;
+  if (!r || o.reasoning === false) return { root: answer };
+  const thought = seq(until(r.close));
+  if (o.reasoning === "forced-open") return { root: seq(thought, answer) };
+  return { root: alt(answer, seq(literal(r.open), thought, answer)) };
+}

@@ -1,0 +1,15 @@
+// The dialect registry.
+import { hermes } from "./hermes.js";
+import { qwen3Coder } from "./qwen3-coder.js";
+import type { DialectSpec } from "./spec.js";
+
+const registry = new Map<string, DialectSpec>([qwen3Coder, hermes].map((d) => [d.name, d]));
+
+/** Names of the built-in dialects. */
+export const dialects: readonly string[] = [...registry.keys()];
+
+export function getDialect(name: string): DialectSpec {
+  const d = registry.get(name);
+  if (!d) throw new Error(`unknown dialect "${name}"; known dialects: ${[...registry.keys()].join(", ")}`);
+  return d;
+}

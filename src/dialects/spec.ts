@@ -1,0 +1,54 @@
+// A dialect is ONE definition of a model family's tool-call wire format. The grammar
+// (src/dialects/grammar.ts) and the streaming parser (src/parser/stream.ts) are two
+// interpreters of it, so they cannot disagree about where a value ends or whether a
+// call finished.
+
+/** Literal glue between parts of a call: fixed strings and optional strings. */
+export type Glue = Array<string | { optional: string }>;
+
+/** `<function=NAME>` then `<parameter=K>V</parameter>` per argument, values raw text. */
+export interface XmlCallFormat {
+  kind: "xml";
+  /** From the trigger to the function name, e.g. ["<tool_call>", {optional:"\n"}, "<function="]. */
+  open: Glue;
+  /** Ends the function name, e.g. ">". */
+  nameClose: string;
+  /** Before each parameter, e.g. [{optional:"\n"}, "<parameter="]. */
+  paramOpen: Glue;
+  /** Ends a parameter name, e.g. ">". */
+  paramNameClose: string;
+  /** Ends a value: the first occurrence closes it (exactly as the grammar's `until`). */
+  valueClose: string;
+  /** One leading and one trailing "\n" of a value are padding, not value. */
+  trimNewline: boolean;
+  /** After the last parameter, e.g. [{optional:"\n"}, "</function>", {optional:"\n"}, "</tool_call>"]. */
+  close: Glue;
+}
+
+/** `{"name": NAME, "arguments": {…}}` inside markers. */
+export interface JsonCallFormat {
+  kind: "json";
+  /** From the trigger to the JSON object, e.g. ["<tool_call>", {optional:"\n"}]. */
+  open: Glue;
+  nameKey: string;
+  argsKey: string;
+  /** After the object, e.g. [{optional:"\n"}, "</tool_call>"]. */
+  close: Glue;
+}
+
+export interface DialectSpec {
+  name: string;
+  description: string;
+  /** A thought block the family may open its answer with. */
+  reasoning?: { open: string; close: string };
+  call: XmlCallFormat | JsonCallFormat;
+  /** Between consecutive calls. */
+  between: Glue;
+}
+
+/** The text that starts a call: the first fixed string of its opening glue. */
+export function triggerOf(spec: DialectSpec): string {
+  const first = spec.call.open.find((g): g is string => typeof g === "string");
+  if (!first) throw new Error(`dialect ${spec.name}: a call must open with a fixed string`);
+  return first;
+}

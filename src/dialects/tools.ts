@@ -1,0 +1,73 @@
+// The request's tools, checked once: every later stage can trust names and schemas.
+import type { DialectSpec } from "./spec.js";
+
+export interface ToolDef {
+  name: string;
+  /** The parameters schema (an object schema; `{type:"object", properties:{}}` when absent). */
+  parameters: Record<string, unknown>;
+  properties: Record<string, unknown>;
+  required: string[];
+}
+
+export type ToolChoice = "auto" | "required" | "none" | { type: "function"; function: { name: string } };
+
+export class ToolDefinitionError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "ToolDefinitionError";
+  }
+}
+
+/** OpenAI tools (`{type:"function", function:{name, parameters}}`) or bare `{name, parameters}`. */
+export function normalizeTools(tools: unknown, spec: DialectSpec): ToolDef[] {
+  if (tools === undefined || tools === null) return [];
+  if (!Array.isArray(tools)) throw new ToolDefinitionError("tools must be an array of OpenAI tool objects");
+  const seen = new Set<string>();
+  return tools.map((t, i) => {
+    const where = `tools[${i}]`;
+    if (t === null || typeof t !== "object") throw new ToolDefinitionError(`${where} must be an object`);
+    const o = t as Record<string, unknown>;
+    const fn = (o.type === "function" && o.function && typeof o.function === "object" ? o.function : o) as Record<string, unknown>;
+    const name = fn.name;
+    if (typeof name !== "string" || name.length === 0) throw new ToolDefinitionError(`${where}.function.name must be a non-empty string`);
+    if (seen.has(name)) throw new ToolDefinitionError(`${where}: duplicate tool name "${name}"; tool names must be unique`);
+    seen.add(name);
+    checkCarriable(name, `${where}.function.name`, spec);
+    const params = fn.parameters ?? { type: "object", properties: {} };
+    if (params === null || typeof params !== "object" || Array.isArray(params))
+      throw new ToolDefinitionError(`${where}.function.parameters must be a JSON schema object`);
+    const p = params as Record<string, unknown>;
+    if (p.type !== undefined && p.type !== "object")
+      throw new ToolDefinitionError(`${where}.function.parameters must describe an object (type "object"), got type ${JSON.stringify(p.type)}`);
+    const properties = (p.properties ?? {}) as Record<string, unknown>;
+    if (properties === null || typeof properties !== "object" || Array.isArray(properties))
+      throw new ToolDefinitionError(`${where}.function.parameters.properties must be an object`);
+    const required = (p.required ?? []) as unknown;
+    if (!Array.isArray(required) || required.some((r) => typeof r !== "string"))
+      throw new ToolDefinitionError(`${where}.function.parameters.required must be an array of names`);
+    if (spec.call.kind === "xml")
+      for (const k of Object.keys(properties)) checkCarriable(k, `${where}.function.parameters.properties.${k}`, spec);
+    return { name, parameters: p, properties, required: required as string[] };
+  });
+}
+
+/** A name must not contain what ends it on the wire, or the call could not be read back. */
+function checkCarriable(name: string, where: string, spec: DialectSpec): void {
+  const enders = spec.call.kind === "xml" ? [spec.call.nameClose, spec.call.paramNameClose, "<", "\n"] : ['"', "\\", "\n"];
+  for (const e of enders)
+    if (name.includes(e))
+      throw new ToolDefinitionError(`${where}: "${name}" contains ${JSON.stringify(e)}, which the ${spec.name} dialect uses to end a name`);
+  if (/[\u0000-\u001f]/.test(name)) throw new ToolDefinitionError(`${where}: "${name}" contains a control character`);
+}
+
+/** The tools a call may name under `toolChoice` (none → no tools). */
+export function allowedTools(tools: ToolDef[], choice: ToolChoice | undefined): ToolDef[] {
+  if (choice === undefined || choice === "auto" || choice === "required") return tools;
+  if (choice === "none") return [];
+  if (typeof choice === "object" && choice && choice.type === "function" && typeof choice.function?.name === "string") {
+    const t = tools.find((x) => x.name === choice.function.name);
+    if (!t) throw new ToolDefinitionError(`toolChoice names "${choice.function.name}", which is not among the declared tools`);
+    return [t];
+  }
+  throw new ToolDefinitionError(`toolChoice must be "auto", "required", "none" or {type:"function", function:{name}}, got ${JSON.stringify(choice)}`);
+}

@@ -1,0 +1,158 @@
+// Reading one call after its trigger, as the dialect defines it. Every decision depends
+// only on the text (and whether it has ended), never on where chunks were split.
+import { isRawText, jsonCallObject, xmlValue } from "../dialects/grammar.js";
+import type { ResolvedOptions } from "../dialects/options.js";
+import type { JsonCallFormat, XmlCallFormat } from "../dialects/spec.js";
+import type { ToolDef } from "../dialects/tools.js";
+import { FAIL, matchGlue, NEED } from "./glue.js";
+import { grammarAccepts } from "./validate.js";
+
+export interface CallScan {
+  /** need: more text; refused: not a declared call (its text is content); done: the call ended at `end`. */
+  status: "need" | "refused" | "done";
+  end?: number;
+  tool?: ToolDef;
+  /** Arguments as read so far, in order; typed once a value is complete. */
+  args: Array<[string, unknown]>;
+  /** Why a finished call is not valid (undefined when it is). */
+  invalid?: string;
+  /** Where an unfinished call was cut. */
+  cutAt?: string;
+}
+
+const MAX_NAME = 256;
+
+function tool(o: ResolvedOptions, name: string): ToolDef | undefined {
+  return o.tools.find((t) => t.name === name);
+}
+
+function afterTrigger(open: XmlCallFormat["open"]) {
+  return open.slice(open.findIndex((p) => typeof p === "string") + 1);
+}
+
+export function scanXml(text: string, start: number, o: ResolvedOptions, final: boolean): CallScan {
+  const f = o.spec.call as XmlCallFormat;
+  const args: Array<[string, unknown]> = [];
+  let i = matchGlue(text, start, afterTrigger(f.open), final);
+  if (i === NEED) return { status: "need", args, cutAt: "the call's opening" };
+  if (i === FAIL) return { status: "refused", args };
+  const j = text.indexOf(f.nameClose, i);
+  if (j < 0) {
+    const partial = text.slice(i);
+    if (final || partial.length > MAX_NAME || /[\n<]/.test(partial)) return { status: "refused", args };
+    // A name no declared tool starts with can be refused before it ends.
+    if (!o.tools.some((t) => t.name.startsWith(partial))) return { status: "refused", args };
+    return { status: "need", args, cutAt: "the function name" };
+  }
+  const t = tool(o, text.slice(i, j));
+  if (!t) return { status: "refused", args };
+  i = j + f.nameClose.length;
+  const seen = new Set<string>();
+  for (;;) {
+    const p = matchGlue(text, i, f.paramOpen, final);
+    if (p === NEED) return { status: "need", tool: t, args, cutAt: "between parameters" };
+    if (p >= 0) {
+      const k = text.indexOf(f.paramNameClose, p);
+      if (k < 0) return final ? cut(t, args, "a parameter name") : { status: "need", tool: t, args, cutAt: "a parameter name" };
+      const key = text.slice(p, k);
+      const v = k + f.paramNameClose.length;
+      const e = text.indexOf(f.valueClose, v);
+      if (e < 0) return { status: "need", tool: t, args, cutAt: `the value of "${key}"` };
+      const raw = text.slice(v, e);
+      i = e + f.valueClose.length;
+      if (seen.has(key)) return finish(text, i, t, args, f, final, `parameter "${key}" is given twice`);
+      seen.add(key);
+      if (!(key in t.properties)) return finish(text, i, t, args, f, final, `"${t.name}" has no parameter "${key}"`);
+      const typed = typeValue(f, t.properties[key], raw);
+      if ("error" in typed) return finish(text, i, t, args, f, final, `parameter "${key}": ${typed.error}`);
+      args.push([key, typed.value]);
+      continue;
+    }
+    const c = matchGlue(text, i, f.close, final);
+    if (c === NEED) return { status: "need", tool: t, args, cutAt: "the call's close" };
+    if (c === FAIL) return finish(text, i, t, args, f, final, "unexpected text inside the call");
+    const missing = t.required.filter((r) => !seen.has(r));
+    return { status: "done", end: c, tool: t, args, ...(missing.length ? { invalid: `missing required ${missing.map((m) => `"${m}"`).join(", ")}` } : {}) };
+  }
+}
+
+function cut(t: ToolDef, args: Array<[string, unknown]>, where: string): CallScan {
+  return { status: "need", tool: t, args, cutAt: where };
+}
+
+/** After a violation: the call still runs to its own close marker, and is invalid. */
+function finish(text: string, i: number, t: ToolDef, args: Array<[string, unknown]>, f: XmlCallFormat, final: boolean, why: string): CallScan {
+  const last = [...f.close].reverse().find((p): p is string => typeof p === "string")!;
+  const e = text.indexOf(last, i);
+  if (e < 0) return final ? { status: "need", tool: t, args, cutAt: "the call's close", invalid: why } : { status: "need", tool: t, args, cutAt: "the call's close" };
+  return { status: "done", end: e + last.length, tool: t, args, invalid: why };
+}
+
+/** An XML value: raw text for strings (one padding newline each side removed), JSON otherwise. */
+function typeValue(f: XmlCallFormat, schema: unknown, raw: string): { value: unknown } | { error: string } {
+  let v = raw;
+  if (f.trimNewline) {
+    if (v.startsWith("\n")) v = v.slice(1);
+    if (v.endsWith("\n")) v = v.slice(0, -1);
+  }
+  if (isRawText(schema)) return { value: v };
+  if (!grammarAccepts(xmlValue(f, schema), raw + f.valueClose)) {
+    const type = (schema as { type?: unknown }).type;
+    return { error: `${JSON.stringify(v)} does not fit its schema${type ? ` (type ${JSON.stringify(type)})` : ""}` };
+  }
+  const s = schema as Record<string, unknown>;
+  const values = s.enum ?? (s.const !== undefined ? [s.const] : undefined);
+  if (Array.isArray(values) && values.every((x) => typeof x === "string")) return { value: v };
+  return { value: JSON.parse(v) };
+}
+
+/** End of the JSON object starting at `i` (strings respected), or NEED. */
+export function objectEnd(text: string, i: number): number {
+  let depth = 0, inStr = false, esc = false;
+  for (let k = i; k < text.length; k++) {
+    const c = text[k];
+    if (inStr) { if (esc) esc = false; else if (c === "\\") esc = true; else if (c === '"') inStr = false; continue; }
+    if (c === '"') inStr = true;
+    else if (c === "{" || c === "[") depth++;
+    else if (c === "}" || c === "]") { depth--; if (depth === 0) return k + 1; }
+  }
+  return NEED;
+}
+
+export function scanJson(text: string, start: number, o: ResolvedOptions, final: boolean): CallScan {
+  const f = o.spec.call as JsonCallFormat;
+  const args: Array<[string, unknown]> = [];
+  const i = matchGlue(text, start, afterTrigger(f.open), final);
+  if (i === NEED) return { status: "need", args, cutAt: "the call's opening" };
+  if (i === FAIL || (i < text.length && text[i] !== "{")) return { status: "refused", args };
+  if (i >= text.length) return final ? { status: "refused", args } : { status: "need", args, cutAt: "the call object" };
+  // The name is decided as soon as it is complete, before the arguments arrive.
+  const head = new RegExp(`^\\{\\s*${JSON.stringify(f.nameKey)}\\s*:\\s*("(?:[^"\\\\\\n]|\\\\.)*")`).exec(text.slice(i));
+  const named = head ? (JSON.parse(head[1]!) as string) : undefined;
+  if (named !== undefined && !tool(o, named)) return { status: "refused", args };
+  const e = objectEnd(text, i);
+  if (e === NEED) {
+    if (final) return named !== undefined ? { status: "need", tool: tool(o, named)!, args, cutAt: "the arguments" } : { status: "refused", args };
+    return named !== undefined ? { status: "need", tool: tool(o, named)!, args, cutAt: "the arguments" } : { status: "need", args, cutAt: "the call object" };
+  }
+  let obj: unknown;
+  try { obj = JSON.parse(text.slice(i, e)); } catch { return { status: "refused", args }; }
+  const name = (obj as Record<string, unknown>)?.[f.nameKey];
+  const t = typeof name === "string" ? tool(o, name) : undefined;
+  if (!t) return { status: "refused", args };
+  const a = (obj as Record<string, unknown>)[f.argsKey];
+  if (a && typeof a === "object" && !Array.isArray(a)) for (const [k, v] of Object.entries(a)) args.push([k, v]);
+  const c = matchGlue(text, e, f.close, final);
+  if (c === NEED) return { status: "need", tool: t, args, cutAt: "the call's close" };
+  const valid = grammarAccepts(jsonCallObject(f, t), text.slice(i, e));
+  const end = c === FAIL ? e : c;
+  if (c === FAIL) return { status: "done", end, tool: t, args, invalid: "the call's close marker is missing" };
+  return { status: "done", end, tool: t, args, ...(valid ? {} : { invalid: invalidJsonReason(t, a) }) };
+}
+
+function invalidJsonReason(t: ToolDef, a: unknown): string {
+  if (!a || typeof a !== "object" || Array.isArray(a)) return "arguments must be a JSON object";
+  const missing = t.required.filter((r) => !(r in (a as object)));
+  if (missing.length) return `missing required ${missing.map((m) => `"${m}"`).join(", ")}`;
+  return `arguments do not fit the parameters of "${t.name}"`;
+}

@@ -1,0 +1,27 @@
+// Values are checked by the dialect's own grammar nodes, run over a 256-token byte
+// vocabulary: the parser's verdict on a value is the grammar's, by construction.
+import { compileGrammar } from "../grammar/compile.js";
+import type { GrammarNode } from "../grammar/ir.js";
+import { Vocabulary } from "../vocab/vocabulary.js";
+
+let bytes: Vocabulary | undefined;
+
+function byteVocabulary(): Vocabulary {
+  if (!bytes) {
+    const tokenBytes = Array.from({ length: 256 }, (_, b) => Uint8Array.of(b));
+    bytes = Vocabulary.fromData({
+      tokenBytes,
+      kinds: new Uint8Array(256),
+      pieces: tokenBytes.map((_, b) => `<0x${b.toString(16).padStart(2, "0")}>`),
+      source: "bytes",
+    });
+  }
+  return bytes;
+}
+
+/** Whether `text` is a complete sentence of `node`. */
+export function grammarAccepts(node: GrammarNode, text: string): boolean {
+  const g = compileGrammar(node, byteVocabulary(), { precomputeStates: 0 });
+  const m = g.createMatcher();
+  return m.acceptString(text) && m.isComplete();
+}

@@ -73,9 +73,10 @@ export function buildToolGrammar(options: DialectOptions): Grammar {
   if (tools.length === 0) {
     answer = anyText;
   } else {
-    const first = callAfterTrigger(spec, tools, o.maxValueLength);
-    const more = seq(glue(spec.between), literal(trigger), first);
-    const calls = seq(until(trigger), first, o.parallelToolCalls ? star(more) : seq());
+    // Text may stand before, between and after calls (the parser keeps it), but a trigger
+    // always starts a declared call.
+    const call = seq(until(trigger), callAfterTrigger(spec, tools, o.maxValueLength));
+    const calls = seq(call, o.parallelToolCalls ? star(call) : seq(), text(trigger));
     answer = o.toolChoice === "auto" ? alt(text(trigger), calls) : calls;
   }
   const r = spec.reasoning;

@@ -13,5 +13,4 @@ export const hermes: DialectSpec = {
     argsKey: "arguments",
     close: [{ optional: "\n" }, "</tool_call>"],
   },
-  between: [{ optional: "\n" }],
 };

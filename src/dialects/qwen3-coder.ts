@@ -16,5 +16,4 @@ export const qwen3Coder: DialectSpec = {
     trimNewline: true,
     close: [{ optional: "\n" }, "</function>", { optional: "\n" }, "</tool_call>"],
   },
-  between: [{ optional: "\n" }],
 };

@@ -42,8 +42,6 @@ export interface DialectSpec {
   /** A thought block the family may open its answer with. */
   reasoning?: { open: string; close: string };
   call: XmlCallFormat | JsonCallFormat;
-  /** Between consecutive calls. */
-  between: Glue;
 }
 
 /** The text that starts a call: the first fixed string of its opening glue. */

@@ -86,7 +86,7 @@ export class ToolCallStreamParser {
         return ev;
       }
       if (this.#state === "content") {
-        const callable = this.#o.tools.length > 0 && (this.#o.parallelToolCalls || this.#calls.length === 0);
+        const callable = this.#o.tools.length > 0;
         const i = callable ? t.indexOf(this.#trigger, this.#pos) : -1;
         if (i >= 0) {
           content(t.slice(this.#pos, i));
@@ -127,8 +127,9 @@ export class ToolCallStreamParser {
       const callText = t.slice(this.#callStart, scan.end);
       this.#pos = scan.end!;
       this.#state = "content";
-      if (scan.invalid) {
-        const bad: IncompleteCall = { index: this.#index, name: scan.tool!.name, kind: "invalid", reason: scan.invalid, missing: missingOf(scan), text: callText };
+      const extra = !this.#o.parallelToolCalls && this.#calls.length > 0 ? "a second call, but parallelToolCalls is false" : undefined;
+      if (scan.invalid || extra) {
+        const bad: IncompleteCall = { index: this.#index, name: scan.tool!.name, kind: "invalid", reason: (scan.invalid ?? extra)!, missing: missingOf(scan), text: callText };
         this.#incomplete.push(bad);
         ev.push({ type: "tool_call_error", index: this.#index, call: bad });
       } else {

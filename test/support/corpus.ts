@@ -1,0 +1,48 @@
+// Outputs to feed the parser: seed cases, adversarial hand-written ones, and generated
+// calls with tricky values, whole and cut at random places.
+import { rng } from "./tokenize.js";
+
+const TRICKY = ["", "a", "<", "</", "<tool", "<tool_call", "</tool_call>", "</parameter", "</param", "<function=", "{", "}", '"', "\\", "\n", "\n\n", "é✓😀", "中文", "<think>", "</think>", "{\"name\": ", "]]>", " "];
+
+export interface CorpusCase { name: string; dialect: "qwen3-coder" | "hermes"; text: string }
+
+function xmlCall(name: string, params: Array<[string, string]>, pad: boolean): string {
+  const nl = pad ? "\n" : "";
+  return `<tool_call>\n<function=${name}>\n${params.map(([k, v]) => `<parameter=${k}>${nl}${v}${nl}</parameter>\n`).join("")}</function>\n</tool_call>`;
+}
+function jsonCall(name: string, args: Record<string, unknown>): string {
+  return `<tool_call>\n${JSON.stringify({ name, arguments: args }, null, 0).replace(/","/g, '", "').replace(/":/g, '": ')}\n</tool_call>`;
+}
+
+export function buildCorpus(size: number, seed = 7): CorpusCase[] {
+  const r = rng(seed);
+  const pick = <T>(a: T[]): T => a[Math.floor(r() * a.length)]!;
+  const junk = (n: number) => Array.from({ length: n }, () => pick(TRICKY)).join("");
+  const value = () => pick([junk(3), "plain text", "/tmp/x.c", "42", '{"a": 1}', "line1\nline2", junk(6)]).replaceAll("</parameter>", "</param>");
+  const out: CorpusCase[] = [
+    { name: "seed000 read empty", dialect: "qwen3-coder", text: "<tool_call>\n<function=read>\n<parameter=path>\n\n</parameter></function>\n" },
+    { name: "seed000 write empty content", dialect: "qwen3-coder", text: "<tool_call>\n<function=write>\n<parameter=path>\n/tmp/x.c\n</parameter>\n<parameter=content>\n\n</parameter>\n" },
+    { name: "seed001 undeclared", dialect: "qwen3-coder", text: xmlCall("get_indicators", [["symbol", "1"]], true) },
+    { name: "marker prefixes in content", dialect: "qwen3-coder", text: "a <tool b <tool_cal c </tool_call> d <tool_call" },
+    { name: "thought quoting a call", dialect: "qwen3-coder", text: "<think>I could write " + xmlCall("read", [["path", "a"]], true) + "</think>ok" },
+    { name: "thought never closed", dialect: "hermes", text: "<think>hmm <tool_call> {" },
+    { name: "hermes pretty", dialect: "hermes", text: 'x <tool_call>\n{"name": "write", "arguments": {"path": "a", "content": "}{\\"<"}}\n</tool_call>\ny' },
+    { name: "hermes cut in string", dialect: "hermes", text: '<tool_call>\n{"name": "write", "arguments": {"path": "a}' },
+  ];
+  while (out.length < size) {
+    const dialect = pick(["qwen3-coder", "hermes"] as const);
+    let text = r() < 0.5 ? junk(Math.floor(r() * 4)) : "";
+    const n = 1 + Math.floor(r() * 3);
+    for (let i = 0; i < n; i++) {
+      const name = pick(["read", "write", "edit", "nope"]);
+      const params: Array<[string, string]> = name === "read" ? [["path", value()]] : name === "write" ? [["path", value()], ["content", value()]] :
+        name === "edit" ? [["path", value()], ["old_string", value()], ["new_string", value()]] : [["x", value()]];
+      if (r() < 0.5) params.reverse();
+      text += dialect === "qwen3-coder" ? xmlCall(name, params, r() < 0.7) : jsonCall(name, Object.fromEntries(params));
+      if (r() < 0.3) text += junk(2);
+    }
+    if (r() < 0.35) text = text.slice(0, Math.floor(r() * text.length));
+    out.push({ name: `generated #${out.length}`, dialect, text });
+  }
+  return out;
+}

@@ -1,0 +1,58 @@
+// Grammar → parser: random walks of the native matcher on Qwen3 (any allowed token, then
+// end of generation where allowed) always parse as complete calls with every required
+// argument and declared names only.
+import { describe, expect, it } from "vitest";
+import { buildToolGrammar, compileGrammar, parseToolCalls } from "../src/index.js";
+import { rng } from "./support/tokenize.js";
+import { FILE_TOOLS, TYPED_TOOLS } from "./support/tools.js";
+import { allowedIds, qwen3 } from "./support/vocabs.js";
+
+const WALKS = 40;
+
+describe.each(["qwen3-coder", "hermes"])("%s: walks of the mask parse complete", (dialect) => {
+  for (const [label, tools, toolChoice] of [
+    ["file tools, required", FILE_TOOLS, "required"],
+    ["typed tools, required", TYPED_TOOLS, "required"],
+  ] as const) {
+    it(label, () => {
+      const v = qwen3();
+      const options = { dialect, tools, toolChoice, parallelToolCalls: false, maxValueLength: 12 };
+      const g = compileGrammar(buildToolGrammar(options), v);
+      const m = g.createMatcher();
+      const mask = m.allocateBitmask();
+      const r = rng(dialect.length * 100 + label.length);
+      const eog = new Set(v.endOfGenerationIds);
+      let finished = 0;
+      for (let w = 0; w < WALKS; w++) {
+        m.reset();
+        // Content before the first call is free text a random walk would wander in forever:
+        // start at the trigger, as a model that calls does.
+        expect(m.acceptString("<tool_call>")).toBe(true);
+        const ids: number[] = [v.idOfPiece("<tool_call>")!];
+        for (let step = 0; step < 400 && !m.isTerminated(); step++) {
+          m.fillNextTokenBitmask(mask);
+          const allowed = allowedIds(mask);
+          expect(allowed.length).toBeGreaterThan(0);
+          const ends = allowed.filter((id) => eog.has(id));
+          // Prefer short, structural tokens so walks finish; stop as soon as the grammar allows.
+          const id = ends.length ? ends[0]! : allowed[Math.floor(r() * Math.min(allowed.length, r() < 0.5 ? 40 : allowed.length))]!;
+          expect(m.acceptToken(id)).toBe(true);
+          if (!eog.has(id)) ids.push(id);
+        }
+        if (!m.isTerminated()) continue;
+        finished++;
+        const text = Buffer.concat(ids.map((id) => Buffer.from(v.tokenBytes(id)))).toString("utf8");
+        const res = parseToolCalls(text, options);
+        expect(res.incomplete, text).toEqual([]);
+        expect(res.toolCalls.length, text).toBe(1);
+        const call = res.toolCalls[0]!;
+        const tool = tools.find((t) => t.function.name === call.function.name)!;
+        expect(tool, text).toBeDefined();
+        const args = JSON.parse(call.function.arguments);
+        for (const req of tool.function.parameters.required) expect(args, text).toHaveProperty(req);
+        expect(res.finishReason).toBe("tool_calls");
+      }
+      expect(finished).toBeGreaterThan(WALKS / 2);
+    }, 120_000);
+  }
+});

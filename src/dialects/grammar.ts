@@ -34,6 +34,9 @@ export function xmlValue(f: XmlCallFormat, schema: unknown, maxValueLength?: num
   const values = s.enum ?? (s.const !== undefined ? [s.const] : undefined);
   if (Array.isArray(values) && values.every((v) => typeof v === "string"))
     return seq(pad, alt(...(values as string[]).map((v) => literal(v))), pad, literal(f.valueClose));
+  // Templates render scalars with Python's str(): True, False, None are read as JSON's.
+  if (s.type === "boolean") return seq(pad, alt(...["true", "false", "True", "False"].map(literal)), pad, literal(f.valueClose));
+  if (s.type === "null") return seq(pad, alt(literal("null"), literal("None")), pad, literal(f.valueClose));
   return seq(pad, jsonSchema(schema, { whitespace: "any" }), pad, literal(f.valueClose));
 }
 

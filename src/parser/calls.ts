@@ -103,7 +103,8 @@ function typeValue(f: XmlCallFormat, schema: unknown, raw: string): { value: unk
   const s = schema as Record<string, unknown>;
   const values = s.enum ?? (s.const !== undefined ? [s.const] : undefined);
   if (Array.isArray(values) && values.every((x) => typeof x === "string")) return { value: v };
-  return { value: JSON.parse(v) };
+  const python: Record<string, unknown> = { True: true, False: false, None: null };
+  return { value: v in python ? python[v] : JSON.parse(v) };
 }
 
 /** End of the JSON object starting at `i` (strings respected), or NEED. */

@@ -27,6 +27,7 @@ export class ToolCallStreamParser {
   #started = false;
   #argsSent = 0;
   #ended = false;
+  #afterCall = false;  // whitespace right after a call is glue until text proves otherwise
 
   constructor(options: ParserOptions) {
     this.#o = resolveOptions(options);
@@ -89,7 +90,9 @@ export class ToolCallStreamParser {
         const callable = this.#o.tools.length > 0;
         const i = callable ? t.indexOf(this.#trigger, this.#pos) : -1;
         if (i >= 0) {
-          content(t.slice(this.#pos, i));
+          const before = t.slice(this.#pos, i);
+          if (!(this.#afterCall && before.trim() === "")) content(before);
+          this.#afterCall = false;
           this.#callStart = i;
           this.#pos = i + this.#trigger.length;
           this.#state = "call";
@@ -97,8 +100,15 @@ export class ToolCallStreamParser {
           this.#argsSent = 0;
           continue;
         }
-        const keep = final || !callable ? 0 : heldBack(t, this.#pos, this.#trigger);
-        content(t.slice(this.#pos, t.length - keep));
+        let keep = final || !callable ? 0 : heldBack(t, this.#pos, this.#trigger);
+        const rest = t.slice(this.#pos, t.length - keep);
+        if (this.#afterCall && rest.trim() === "") {
+          if (final) { this.#pos = t.length; return ev; }  // trailing glue: not content
+          keep = t.length - this.#pos;
+        } else {
+          this.#afterCall = false;
+          content(rest);
+        }
         this.#pos = t.length - keep;
         return ev;
       }
@@ -135,6 +145,7 @@ export class ToolCallStreamParser {
       } else {
         const call: ToolCall = { id: callId(this.#index), type: "function", function: { name: scan.tool!.name, arguments: argumentsJson(scan.args) } };
         this.#calls.push(call);
+        this.#afterCall = true;
         ev.push({ type: "tool_call_arguments", index: this.#index, delta: call.function.arguments.slice(this.#sentLength(scan)) });
         ev.push({ type: "tool_call_end", index: this.#index, call });
       }

@@ -97,3 +97,15 @@ describe("seed 000: truncated calls", () => {
     }
   });
 });
+
+describe("a call cut before its name ends", () => {
+  it("is an unfinished call (not content) when the name could still be declared; text otherwise", () => {
+    const r = parseToolCalls("Hello <tool_call>\n<function=wri", options);
+    expect(r.content).toBe("Hello ");
+    expect(r.incomplete).toMatchObject([{ kind: "cut", name: null }]);
+    expect(r.incomplete[0]!.reason).toMatch(/function name/);
+    const s = parseToolCalls("Hello <tool_call>\n<function=zz", options);
+    expect(s.content).toBe("Hello <tool_call>\n<function=zz");
+    expect(s.incomplete).toEqual([]);
+  });
+});

@@ -46,7 +46,7 @@ function xmlCall(f: XmlCallFormat, tool: ToolDef, maxValueLength?: number): Gram
     node: seq(glue(f.paramOpen), literal(k), literal(f.paramNameClose), xmlValue(f, schema, maxValueLength)),
     required: required.has(k),
   }));
-  return seq(literal(tool.name), literal(f.nameClose), perm(params), glue(f.close));
+  return seq(literal(tool.name), literal(f.nameClose), perm(params));
 }
 
 /** The call object: name first, then arguments, any JSON whitespace between tokens. */
@@ -58,10 +58,21 @@ export function jsonCallObject(f: JsonCallFormat, tool: ToolDef): GrammarNode {
   );
 }
 
-/** One call, from just after the trigger to its end. */
-export function callAfterTrigger(spec: DialectSpec, tools: ToolDef[], maxValueLength?: number): GrammarNode {
+/** A close glue split at its last fixed string: [before it, it and after]. */
+export function splitScope(close: Glue): [Glue, Glue] {
+  let k = close.length - 1;
+  while (k >= 0 && typeof close[k] !== "string") k--;
+  return [close.slice(0, k), close.slice(k)];
+}
+
+/** One call, from just after the trigger to its end (without the scope close when that may be left out). */
+export function callAfterTrigger(spec: DialectSpec, tools: ToolDef[], maxValueLength?: number, withScope = true): GrammarNode {
   const f = spec.call;
-  const bodies = tools.map((t) => (f.kind === "xml" ? xmlCall(f, t, maxValueLength) : seq(jsonCallObject(f, t), glue(f.close))));
+  const bodies = tools.map((t) => {
+    if (f.kind === "json") return seq(jsonCallObject(f, t), glue(f.close));
+    const body = xmlCall(f, t, maxValueLength);
+    return withScope || !f.scopeCloseOptionalAtEnd ? seq(body, glue(f.close)) : seq(body, glue(splitScope(f.close)[0]));
+  });
   return seq(glue(afterTrigger(f.open)), alt(...bodies));
 }
 
@@ -79,7 +90,13 @@ export function buildToolGrammar(options: DialectOptions): Grammar {
     // Text may stand before, between and after calls (the parser keeps it), but a trigger
     // always starts a declared call.
     const call = seq(until(trigger), callAfterTrigger(spec, tools, o.maxValueLength));
-    const calls = seq(call, o.parallelToolCalls ? star(call) : seq(), text(trigger));
+    let calls = seq(call, o.parallelToolCalls ? star(call) : seq(), text(trigger));
+    if (spec.call.kind === "xml" && spec.call.scopeCloseOptionalAtEnd) {
+      // The last call's scope close may be missing, but only when the output ends there.
+      const open = seq(until(trigger), callAfterTrigger(spec, tools, o.maxValueLength, false));
+      const scope = glue(splitScope(spec.call.close)[1]);
+      calls = seq(open, o.parallelToolCalls ? star(seq(scope, open)) : seq(), optional(seq(scope, text(trigger))));
+    }
     answer = o.toolChoice === "auto" ? alt(text(trigger), calls) : calls;
   }
   const r = spec.reasoning;

@@ -23,6 +23,11 @@ export interface XmlCallFormat {
   trimNewline: boolean;
   /** After the last parameter, e.g. [{optional:"\n"}, "</function>", {optional:"\n"}, "</tool_call>"]. */
   close: Glue;
+  /**
+   * The close's last fixed string (the call's scope) may be missing when the output ends
+   * right there: a complete call whose scope was never closed is kept (Seed-OSS, as llama.cpp).
+   */
+  scopeCloseOptionalAtEnd?: boolean;
 }
 
 /** `{"name": NAME, "arguments": {…}}` inside markers. */

@@ -1,6 +1,6 @@
 // Reading one call after its trigger, as the dialect defines it. Every decision depends
 // only on the text (and whether it has ended), never on where chunks were split.
-import { isRawText, jsonCallObject, xmlValue } from "../dialects/grammar.js";
+import { isRawText, jsonCallObject, splitScope, xmlValue } from "../dialects/grammar.js";
 import type { ResolvedOptions } from "../dialects/options.js";
 import type { JsonCallFormat, XmlCallFormat } from "../dialects/spec.js";
 import type { ToolDef } from "../dialects/tools.js";
@@ -39,8 +39,9 @@ export function scanXml(text: string, start: number, o: ResolvedOptions, final: 
   const j = text.indexOf(f.nameClose, i);
   if (j < 0) {
     const partial = text.slice(i);
-    if (final || partial.length > MAX_NAME || /[\n<]/.test(partial)) return { status: "refused", args };
-    // A name no declared tool starts with can be refused before it ends.
+    if (partial.length > MAX_NAME || /[\n<]/.test(partial)) return { status: "refused", args };
+    // A name no declared tool starts with is refused before it ends; one that could still
+    // become a declared name and is cut there is an unfinished call, not content.
     if (!o.tools.some((t) => t.name.startsWith(partial))) return { status: "refused", args };
     return { status: "need", args, cutAt: "the function name" };
   }
@@ -68,7 +69,12 @@ export function scanXml(text: string, start: number, o: ResolvedOptions, final: 
       args.push([key, typed.value]);
       continue;
     }
-    const c = matchGlue(text, i, f.close, final);
+    let c = matchGlue(text, i, f.close, final);
+    if (c < 0 && final && f.scopeCloseOptionalAtEnd) {
+      // The output ended where only the scope's close was missing: the call is complete.
+      const h = matchGlue(text, i, splitScope(f.close)[0], true);
+      if (h === text.length) c = h;
+    }
     if (c === NEED) return { status: "need", tool: t, args, cutAt: "the call's close" };
     if (c === FAIL) return finish(text, i, t, args, f, final, "unexpected text inside the call");
     const missing = t.required.filter((r) => !seen.has(r));

@@ -4,12 +4,16 @@ import type { Glue } from "../dialects/spec.js";
 export const NEED = -1;  // the text ends before the glue can be decided
 export const FAIL = -2;  // the glue does not match here
 
-/** Index after `g` matched at `i`, or NEED / FAIL. Optional parts are taken when present. */
+/**
+ * Index after `g` matched at `i`, or NEED / FAIL. Optional parts are taken when present.
+ * A text that ends inside a fixed part is NEED even when final: the caller reports a cut.
+ */
 export function matchGlue(text: string, i: number, g: Glue, final: boolean): number {
   for (const part of g) {
     const s = typeof part === "string" ? part : part.optional;
     if (text.startsWith(s, i)) { i += s.length; continue; }
-    if (!final && text.length - i < s.length && s.startsWith(text.slice(i))) return NEED;
+    const prefix = text.length - i < s.length && s.startsWith(text.slice(i));
+    if (prefix && (!final || typeof part === "string")) return NEED;
     if (typeof part === "string") return FAIL;
   }
   return i;

@@ -1,0 +1,53 @@
+// Seed-OSS as llama.cpp reads it (seed 003): a complete call whose scope was never closed is
+// kept; a scope cut before its call ends is dropped from content; grammar and parser agree.
+import { describe, expect, it } from "vitest";
+import { buildToolGrammar, parseToolCalls } from "../src/index.js";
+import { grammarAccepts } from "../src/parser/validate.js";
+import { fn } from "./support/tools.js";
+
+const tools = [fn("get_weather", { city: { type: "string" }, days: { type: "integer" } }, ["city"])];
+const options = { dialect: "seed-oss", tools };
+const grammar = (o: object = options) => buildToolGrammar(o as typeof options).root;
+const call = "<seed:tool_call>\n<function=get_weather>\n<parameter=city>Paris</parameter>\n<parameter=days>3</parameter>\n</function>";
+
+describe("Seed-OSS", () => {
+  it("a complete call whose </seed:tool_call> never came is kept, and the grammar agrees", () => {
+    for (const text of [call, `${call}\n`]) {
+      const r = parseToolCalls(text, options);
+      expect(r.toolCalls.map((c) => JSON.parse(c.function.arguments))).toEqual([{ city: "Paris", days: 3 }]);
+      expect(r.finishReason).toBe("tool_calls");
+      expect(grammarAccepts(grammar(), text)).toBe(true);
+    }
+  });
+
+  it("…but only at the end of the output: text after an unclosed scope makes the call unfinished", () => {
+    const r = parseToolCalls(`${call}\nmore`, options);
+    expect(r.toolCalls).toEqual([]);
+    expect(grammarAccepts(grammar(), `${call}\nmore`)).toBe(false);
+  });
+
+  it("a scope cut before its call ends is dropped from content", () => {
+    for (const text of ["Hello <seed:tool_call>\n", "Hello <seed:tool_call>\n<function=get_wea", "Hello <seed:tool_call>\n<function=get_weather>\n<parameter=city>Par"]) {
+      const r = parseToolCalls(text, options);
+      expect(r.content).toBe("Hello ");
+      expect(r.toolCalls).toEqual([]);
+      expect(r.incomplete).toHaveLength(1);
+      expect(r.incomplete[0]!.kind).toBe("cut");
+    }
+  });
+
+  it("string values are kept as generated, including digits and JSON-looking text", () => {
+    const t = `<seed:tool_call>\n<function=get_weather>\n<parameter=city>\n42\n</parameter>\n</function>\n</seed:tool_call>`;
+    expect(JSON.parse(parseToolCalls(t, options).toolCalls[0]!.function.arguments)).toEqual({ city: "\n42\n" });
+  });
+
+  it("required mode lets a thought and text come first", () => {
+    const o = { ...options, toolChoice: "required" as const, reasoning: true };
+    const text = `<seed:think>plan</seed:think>Let me look.\n${call}\n</seed:tool_call>`;
+    const r = parseToolCalls(text, o);
+    expect(r.reasoning).toBe("plan");
+    expect(r.content).toBe("Let me look.\n");
+    expect(r.toolCalls).toHaveLength(1);
+    expect(grammarAccepts(grammar(o), text)).toBe(true);
+  });
+});

@@ -257,16 +257,7 @@ class Exporter {
     const hit = this.memo.get(key);
     if (hit !== undefined) return hit;
     const L = X.length;
-    const fail = new Array<number>(L + 1).fill(0);
-    for (let i = 1, k = 0; i < L; i++) {
-      while (k > 0 && X[i] !== X[k]) k = fail[k]!;
-      if (X[i] === X[k]) k++;
-      fail[i + 1] = k;
-    }
-    const delta = (k: number, c: number): number => {
-      while (k > 0 && X[k] !== c) k = fail[k]!;
-      return X[k] === c ? k + 1 : 0;
-    };
+    const delta = kmpStep(X);
     const base = this.fresh(`text-${n.exclude}`);
     const names = Array.from({ length: L }, (_, k) => (k === 0 ? base : this.fresh(`${base}-s${k}`)));
     this.memo.set(key, base);
@@ -294,16 +285,7 @@ class Exporter {
     if (hit !== undefined) return hit;
 
     const L = T.length;
-    const fail = new Array<number>(L + 1).fill(0);
-    for (let i = 1, k = 0; i < L; i++) {
-      while (k > 0 && T[i] !== T[k]) k = fail[k]!;
-      if (T[i] === T[k]) k++;
-      fail[i + 1] = k;
-    }
-    const delta = (k: number, c: number): number => {
-      while (k > 0 && T[k] !== c) k = fail[k]!;
-      return T[k] === c ? k + 1 : 0;
-    };
+    const delta = kmpStep(T);
     // Characters that keep (or restart) a partial match from state k; all others go to 0.
     const keep = (k: number): Array<[number, number]> => {
       const out: Array<[number, number]> = [];
@@ -541,6 +523,20 @@ class Exporter {
 }
 
 // ---- helpers ---------------------------------------------------------------------------------
+
+/** The KMP automaton of `T` (code points): state k = k characters of T matched. */
+function kmpStep(T: number[]): (k: number, c: number) => number {
+  const fail = new Array<number>(T.length + 1).fill(0);
+  for (let i = 1, k = 0; i < T.length; i++) {
+    while (k > 0 && T[i] !== T[k]) k = fail[k]!;
+    if (T[i] === T[k]) k++;
+    fail[i + 1] = k;
+  }
+  return (k, c) => {
+    while (k > 0 && T[k] !== c) k = fail[k]!;
+    return T[k] === c ? k + 1 : 0;
+  };
+}
 
 function collectRefs(n: GrammarNode, out: Set<string>): void {
   switch (n.type) {

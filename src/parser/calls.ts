@@ -30,8 +30,23 @@ function afterTrigger(open: XmlCallFormat["open"]) {
   return open.slice(open.findIndex((p) => typeof p === "string") + 1);
 }
 
-export function scanXml(text: string, start: number, o: ResolvedOptions, final: boolean): CallScan {
+/**
+ * Where a previous scan of the same call got to. Text only grows, so a finished parameter stays
+ * finished and a value's close cannot appear before where it was last searched: resuming from
+ * here keeps feeding linear in the output's length.
+ */
+export interface XmlCheckpoint {
+  i: number;
+  tool: ToolDef;
+  args: Array<[string, unknown]>;
+  seen: Set<string>;
+  /** A value whose close was searched up to `from` without being found. */
+  search?: { at: number; from: number };
+}
+
+export function scanXml(text: string, start: number, o: ResolvedOptions, final: boolean, cp?: XmlCheckpoint): CallScan & { checkpoint?: XmlCheckpoint } {
   const f = o.spec.call as XmlCallFormat;
+  if (cp) return scanParams(text, o, final, { ...cp, args: [...cp.args], seen: new Set(cp.seen) });
   const args: Array<[string, unknown]> = [];
   let i = matchGlue(text, start, afterTrigger(f.open), final);
   if (i === NEED) return { status: "need", args, cutAt: "the call's opening" };
@@ -47,18 +62,24 @@ export function scanXml(text: string, start: number, o: ResolvedOptions, final: 
   }
   const t = tool(o, text.slice(i, j));
   if (!t) return { status: "refused", args };
-  i = j + f.nameClose.length;
-  const seen = new Set<string>();
+  return scanParams(text, o, final, { i: j + f.nameClose.length, tool: t, args, seen: new Set() });
+}
+
+function scanParams(text: string, o: ResolvedOptions, final: boolean, cp: XmlCheckpoint): CallScan & { checkpoint?: XmlCheckpoint } {
+  const f = o.spec.call as XmlCallFormat;
+  const { tool: t, args, seen } = cp;
+  let i = cp.i;
   for (;;) {
     const p = matchGlue(text, i, f.paramOpen, final);
-    if (p === NEED) return { status: "need", tool: t, args, cutAt: "between parameters" };
+    if (p === NEED) return { status: "need", tool: t, args, cutAt: "between parameters", checkpoint: { i, tool: t, args, seen } };
     if (p >= 0) {
       const k = text.indexOf(f.paramNameClose, p);
-      if (k < 0) return final ? cut(t, args, "a parameter name") : { status: "need", tool: t, args, cutAt: "a parameter name" };
+      if (k < 0) return final ? cut(t, args, "a parameter name") : { status: "need", tool: t, args, cutAt: "a parameter name", checkpoint: { i, tool: t, args, seen } };
       const key = text.slice(p, k);
       const v = k + f.paramNameClose.length;
-      const e = text.indexOf(f.valueClose, v);
-      if (e < 0) return { status: "need", tool: t, args, cutAt: `the value of "${key}"` };
+      const from = cp.search && cp.search.at === v ? Math.max(v, cp.search.from - f.valueClose.length + 1) : v;
+      const e = text.indexOf(f.valueClose, from);
+      if (e < 0) return { status: "need", tool: t, args, cutAt: `the value of "${key}"`, checkpoint: { i, tool: t, args, seen, search: { at: v, from: text.length } } };
       const raw = text.slice(v, e);
       i = e + f.valueClose.length;
       if (seen.has(key)) return finish(text, i, t, args, f, final, `parameter "${key}" is given twice`);
@@ -75,7 +96,7 @@ export function scanXml(text: string, start: number, o: ResolvedOptions, final: 
       const h = matchGlue(text, i, splitScope(f.close)[0], true);
       if (h === text.length) c = h;
     }
-    if (c === NEED) return { status: "need", tool: t, args, cutAt: "the call's close" };
+    if (c === NEED) return { status: "need", tool: t, args, cutAt: "the call's close", checkpoint: { i, tool: t, args, seen } };
     if (c === FAIL) return finish(text, i, t, args, f, final, "unexpected text inside the call");
     const missing = t.required.filter((r) => !seen.has(r));
     return { status: "done", end: c, tool: t, args, ...(missing.length ? { invalid: `missing required ${missing.map((m) => `"${m}"`).join(", ")}` } : {}) };

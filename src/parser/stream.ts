@@ -2,7 +2,7 @@
 // events are a function of the bytes alone, whatever the chunking.
 import { resolveOptions, type DialectOptions, type ResolvedOptions } from "../dialects/options.js";
 import { triggerOf } from "../dialects/spec.js";
-import { scanJson, scanXml, type CallScan } from "./calls.js";
+import { scanJson, scanXml, type CallScan, type XmlCheckpoint } from "./calls.js";
 import { heldBack } from "./glue.js";
 import type { FinishReason, IncompleteCall, ParseResult, StreamEvent, ToolCall } from "./types.js";
 
@@ -28,6 +28,7 @@ export class ToolCallStreamParser {
   #argsSent = 0;
   #ended = false;
   #afterCall = false;  // whitespace right after a call is glue until text proves otherwise
+  #checkpoint: XmlCheckpoint | undefined;  // how far the current call was read
 
   constructor(options: ParserOptions) {
     this.#o = resolveOptions(options);
@@ -96,6 +97,7 @@ export class ToolCallStreamParser {
           this.#callStart = i;
           this.#pos = i + this.#trigger.length;
           this.#state = "call";
+          this.#checkpoint = undefined;
           this.#started = false;
           this.#argsSent = 0;
           continue;
@@ -113,7 +115,14 @@ export class ToolCallStreamParser {
         return ev;
       }
       // In a call.
-      const scan = this.#o.spec.call.kind === "xml" ? scanXml(t, this.#pos, this.#o, final) : scanJson(t, this.#pos, this.#o, final);
+      let scan: CallScan;
+      if (this.#o.spec.call.kind === "xml") {
+        const x = scanXml(t, this.#pos, this.#o, final, this.#checkpoint);
+        this.#checkpoint = x.checkpoint;
+        scan = x;
+      } else {
+        scan = scanJson(t, this.#pos, this.#o, final);
+      }
       if (scan.status === "refused") {
         // Not a call of a declared tool: its text is content, scanning goes on after the trigger.
         content(this.#trigger);

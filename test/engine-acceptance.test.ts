@@ -2,7 +2,7 @@
 // and a SentencePiece one with byte fallback (Llama 2).
 import { describe, expect, it } from "vitest";
 import {
-  alt, byteClass, charClass, compileGrammar, literal, optional, perm, plus, ref, repeat, seq, star, text, token, until,
+  alt, byteClass, charClass, compileGrammar, literal, marker, optional, perm, plus, ref, repeat, seq, star, text, token, until,
   type Grammar, type GrammarNode, type Vocabulary,
 } from "../src/index.js";
 import { beforeAll } from "vitest";
@@ -144,6 +144,24 @@ describe("special-token terminals are atomic", () => {
     expect(bit(v.idOfPiece("<|im_end|>")!)).toBe(0);
     expect(m.acceptToken(v.idOfPiece("<|im_start|>")!)).toBe(false);
     expect(m.acceptString("<|im_start|> is just text here")).toBe(true);
+  });
+
+  it("a marker is its special token where the vocabulary has one, else its text", () => {
+    const v = qwen3();
+    const imStart = v.idOfPiece("<|im_start|>")!;
+    const special = compileGrammar(seq(marker("<|im_start|>"), literal("x")), v).createMatcher();
+    expect(special.acceptString("<|im_start|>")).toBe(false);
+    expect(special.acceptToken(imStart)).toBe(true);
+    // <tool_call> is an added but ordinary token in Qwen3: the marker is text, the single token matches by its bytes.
+    const plain = compileGrammar(marker("<tool_call>"), v);
+    expect(plain.createMatcher().acceptString("<tool_call>")).toBe(true);
+    expect(plain.createMatcher().acceptToken(v.idOfPiece("<tool_call>")!)).toBe(true);
+    // Text up to a special marker: any text, then only the token closes it.
+    const upTo = compileGrammar(seq(until("<|im_end|>", { marker: true }), literal("!")), v).createMatcher();
+    expect(upTo.acceptString("say <|im_end|> as text")).toBe(true);
+    expect(upTo.acceptToken(v.idOfPiece("<|im_end|>")!)).toBe(true);
+    expect(upTo.acceptString("!")).toBe(true);
+    expect(upTo.isComplete()).toBe(true);
   });
 
   it("token by id works and unknown pieces or ordinary tokens are refused with a clear error", () => {

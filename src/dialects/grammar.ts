@@ -1,5 +1,5 @@
 // Interpreter 1 of a dialect definition: the grammar that masks decoding.
-import { alt, charClass, jsonSchema, literal, optional, perm, seq, star, text, until } from "../grammar/builders.js";
+import { alt, charClass, jsonSchema, literal, marker, optional, perm, seq, star, text, until } from "../grammar/builders.js";
 import type { Grammar, GrammarNode } from "../grammar/ir.js";
 import type { DialectOptions } from "./options.js";
 import { resolveOptions } from "./options.js";
@@ -7,8 +7,9 @@ import type { DialectSpec, Glue, JsonCallFormat, XmlCallFormat } from "./spec.js
 import { triggerOf } from "./spec.js";
 import type { ToolDef } from "./tools.js";
 
+/** Fixed glue strings are markers: atomic special tokens in vocabularies that have them. */
 export function glue(g: Glue): GrammarNode {
-  return seq(...g.map((p) => (typeof p === "string" ? literal(p) : optional(literal(p.optional)))));
+  return seq(...g.map((p) => (typeof p === "string" ? marker(p) : optional(literal(p.optional)))));
 }
 
 /** A call's glue without its first fixed string (the trigger, consumed by the text before it). */
@@ -89,19 +90,19 @@ export function buildToolGrammar(options: DialectOptions): Grammar {
   } else {
     // Text may stand before, between and after calls (the parser keeps it), but a trigger
     // always starts a declared call.
-    const call = seq(until(trigger), callAfterTrigger(spec, tools, o.maxValueLength));
-    let calls = seq(call, o.parallelToolCalls ? star(call) : seq(), text(trigger));
+    const call = seq(until(trigger, { marker: true }), callAfterTrigger(spec, tools, o.maxValueLength));
+    let calls = seq(call, o.parallelToolCalls ? star(call) : seq(), text(trigger, { marker: true }));
     if (spec.call.kind === "xml" && spec.call.scopeCloseOptionalAtEnd) {
       // The last call's scope close may be missing, but only when the output ends there.
-      const open = seq(until(trigger), callAfterTrigger(spec, tools, o.maxValueLength, false));
+      const open = seq(until(trigger, { marker: true }), callAfterTrigger(spec, tools, o.maxValueLength, false));
       const scope = glue(splitScope(spec.call.close)[1]);
-      calls = seq(open, o.parallelToolCalls ? star(seq(scope, open)) : seq(), optional(seq(scope, text(trigger))));
+      calls = seq(open, o.parallelToolCalls ? star(seq(scope, open)) : seq(), optional(seq(scope, text(trigger, { marker: true }))));
     }
-    answer = o.toolChoice === "auto" ? alt(text(trigger), calls) : calls;
+    answer = o.toolChoice === "auto" ? alt(text(trigger, { marker: true }), calls) : calls;
   }
   const r = spec.reasoning;
   if (!r || o.reasoning === false) return { root: answer };
-  const thought = seq(until(r.close));
+  const thought = until(r.close, { marker: true });
   if (o.reasoning === "forced-open") return { root: seq(thought, answer) };
-  return { root: alt(answer, seq(literal(r.open), thought, answer)) };
+  return { root: alt(answer, seq(marker(r.open), thought, answer)) };
 }

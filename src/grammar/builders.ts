@@ -5,6 +5,8 @@ import type {
 } from "./ir.js";
 
 export const literal = (text: string): LiteralNode => ({ type: "literal", text });
+/** A protocol marker: its special token where the vocabulary has one, else its text. */
+export const marker = (text: string): LiteralNode => ({ type: "literal", text, marker: true });
 export const seq = (...items: GrammarNode[]): SeqNode => ({ type: "seq", items });
 export const alt = (...items: GrammarNode[]): AltNode => ({ type: "alt", items });
 export const repeat = (item: GrammarNode, min: number, max: number | null): RepeatNode => ({ type: "repeat", item, min, max });
@@ -17,8 +19,8 @@ export const charClass = (ranges: Array<[number, number] | string>, negated = fa
   ...(negated ? { negated } : {}),
 });
 export const byteClass = (ranges: Array<[number, number]>, negated = false): ByteClassNode => ({ type: "byteClass", ranges, ...(negated ? { negated } : {}) });
-export const until = (terminator: string, opts: { maxLength?: number } = {}): UntilNode => ({ type: "until", terminator, ...opts });
-export const text = (exclude: string, opts: { maxLength?: number } = {}): TextNode => ({ type: "text", exclude, ...opts });
+export const until = (terminator: string, opts: { maxLength?: number; marker?: boolean } = {}): UntilNode => ({ type: "until", terminator, ...opts });
+export const text = (exclude: string, opts: { maxLength?: number; marker?: boolean } = {}): TextNode => ({ type: "text", exclude, ...opts });
 export const token = (idOrPiece: number | string): TokenNode =>
   typeof idOrPiece === "number" ? { type: "token", id: idOrPiece } : { type: "token", piece: idOrPiece };
 export const perm = (items: Array<{ node: GrammarNode; required: boolean }>, separator?: GrammarNode): PermNode =>

@@ -44,6 +44,30 @@ function normalize(g: GrammarInput): Grammar {
   throw new TypeError("compileGrammar: expected { root, rules? }, a grammar node with a \"type\", or { jsonSchema }");
 }
 
+/** The special token spelled exactly `text` in this vocabulary, if any. */
+function specialToken(vocab: Vocabulary, text: string): number | undefined {
+  const id = vocab.idOfPiece(text);
+  if (id === undefined) return undefined;
+  const k = vocab.kind(id);
+  return k === TokenKind.Special || k === TokenKind.EndOfGeneration ? id : undefined;
+}
+
+const ANY_CHAR = { type: "charClass", ranges: [[0, 0x10ffff]] };
+
+/** Markers become their special token or stay text; an until/text on a special marker becomes plain text then that token. */
+function resolveMarker(o: Record<string, unknown>, vocab: Vocabulary): Record<string, unknown> | undefined {
+  if (o.marker !== true) return undefined;
+  const { marker: _m, ...plain } = o;
+  const key = o.type === "literal" ? o.text : o.type === "until" ? o.terminator : o.type === "text" ? o.exclude : undefined;
+  const id = typeof key === "string" ? specialToken(vocab, key) : undefined;
+  if (id === undefined) return plain;
+  const max = typeof o.maxLength === "number" ? o.maxLength : null;
+  const anyText = { type: "repeat", item: ANY_CHAR, min: 0, max };
+  if (o.type === "literal") return { type: "token", id };
+  if (o.type === "until") return { type: "seq", items: [anyText, { type: "token", id }] };
+  return anyText;  // text can never contain a special token
+}
+
 /** Token terminals given by piece become ids; each must name a special token of this vocabulary. */
 function resolveTokens(g: Grammar, vocab: Vocabulary): Grammar {
   const visit = (n: unknown, path: string): unknown => {
@@ -51,6 +75,8 @@ function resolveTokens(g: Grammar, vocab: Vocabulary): Grammar {
     if (n === null || typeof n !== "object") return n;
     const o = n as Record<string, unknown>;
     if (o.type === "jsonSchema") return o;  // schemas are data, not grammar nodes
+    const resolved = resolveMarker(o, vocab);
+    if (resolved) return resolved;
     if (o.type === "token") {
       let id = o.id as number | undefined;
       if (id === undefined) {

@@ -1,8 +1,11 @@
 // The grammar IR: plain, JSON-serialisable data. Built here in TS, compiled natively.
 // Every node describes a set of byte strings (plus atomic special tokens).
 
-/** An exact UTF-8 string. */
-export interface LiteralNode { type: "literal"; text: string }
+/**
+ * An exact UTF-8 string. With `marker`, it is a protocol marker: where the vocabulary has a
+ * special token spelled exactly so, only that token matches (atomic); otherwise the text.
+ */
+export interface LiteralNode { type: "literal"; text: string; marker?: boolean }
 /** One Unicode code point from a set of inclusive ranges (UTF-8 encoded). `negated` = any code point NOT in the ranges. */
 export interface CharClassNode { type: "charClass"; ranges: Array<[number, number]>; negated?: boolean }
 /** One raw byte from a set of inclusive ranges (0..255). For binary-ish grammars; prefer charClass. */
@@ -16,9 +19,9 @@ export interface RepeatNode { type: "repeat"; item: GrammarNode; min: number; ma
  * The FIRST occurrence of the terminator closes it — the exact rule a parser uses.
  * `maxLength` bounds the text before the terminator, in code points.
  */
-export interface UntilNode { type: "until"; terminator: string; maxLength?: number }
+export interface UntilNode { type: "until"; terminator: string; maxLength?: number; marker?: boolean }
 /** Any valid UTF-8 text (possibly empty) that does not contain `exclude`; it may end anywhere. */
-export interface TextNode { type: "text"; exclude: string; maxLength?: number }
+export interface TextNode { type: "text"; exclude: string; maxLength?: number; marker?: boolean }
 /** A special (control) token matched only as that token, never through its text. */
 export interface TokenNode { type: "token"; id?: number; piece?: string }
 /**

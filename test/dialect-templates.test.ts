@@ -13,8 +13,9 @@ const CALLS: Call[][] = [
   [{ name: "noop", arguments: {} }],
 ];
 
-describe.each(["qwen3-coder", "hermes", "seed-oss"] as const)("%s templates parse back", (dialect: TemplateDialect) => {
-  for (const t of DIALECT_TEMPLATES[dialect]) {
+describe.each(["qwen3-coder", "hermes", "seed-oss", "mistral"] as const)("%s templates parse back", (dialect: TemplateDialect) => {
+  // Mistral Small 3.2 writes [CALL_ID]id between the name and [ARGS]: not read yet.
+  for (const t of DIALECT_TEMPLATES[dialect].filter((x) => !x.file.startsWith("Mistral-Small-3.2"))) {
     for (const [i, calls] of CALLS.entries()) {
       // Seed-OSS's template writes objects with Python's str() ({'lang': 'ts'}), not JSON:
       // not read back yet (an open item of the dialect work).

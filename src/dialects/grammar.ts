@@ -66,11 +66,17 @@ export function splitScope(close: Glue): [Glue, Glue] {
   return [close.slice(0, k), close.slice(k)];
 }
 
+/** A call's arguments as a JSON object, any JSON whitespace inside. */
+export function jsonArguments(tool: ToolDef): GrammarNode {
+  return jsonSchema(tool.parameters, { whitespace: "any" });
+}
+
 /** One call, from just after the trigger to its end (without the scope close when that may be left out). */
 export function callAfterTrigger(spec: DialectSpec, tools: ToolDef[], maxValueLength?: number, withScope = true): GrammarNode {
   const f = spec.call;
   const bodies = tools.map((t) => {
     if (f.kind === "json") return seq(jsonCallObject(f, t), glue(f.close));
+    if (f.kind === "named") return seq(literal(t.name), marker(f.nameClose), jsonArguments(t), glue(f.close));
     const body = xmlCall(f, t, maxValueLength);
     return withScope || !f.scopeCloseOptionalAtEnd ? seq(body, glue(f.close)) : seq(body, glue(splitScope(f.close)[0]));
   });

@@ -41,12 +41,23 @@ export interface JsonCallFormat {
   close: Glue;
 }
 
+/** NAME then a JSON arguments object, between markers: `[TOOL_CALLS]NAME[ARGS]{…}`. */
+export interface NamedJsonCallFormat {
+  kind: "named";
+  /** From the trigger to the function name, e.g. ["[TOOL_CALLS]"]. */
+  open: Glue;
+  /** Ends the function name, e.g. "[ARGS]"; the arguments object follows at once. */
+  nameClose: string;
+  /** After the arguments object (may be empty). */
+  close: Glue;
+}
+
 export interface DialectSpec {
   name: string;
   description: string;
   /** A thought block the family may open its answer with. */
   reasoning?: { open: string; close: string };
-  call: XmlCallFormat | JsonCallFormat;
+  call: XmlCallFormat | JsonCallFormat | NamedJsonCallFormat;
 }
 
 /** The text that starts a call: the first fixed string of its opening glue. */

@@ -1,8 +1,8 @@
 // Reading one call after its trigger, as the dialect defines it. Every decision depends
 // only on the text (and whether it has ended), never on where chunks were split.
-import { isRawText, jsonCallObject, splitScope, xmlValue } from "../dialects/grammar.js";
+import { isRawText, jsonArguments, jsonCallObject, splitScope, xmlValue } from "../dialects/grammar.js";
 import type { ResolvedOptions } from "../dialects/options.js";
-import type { JsonCallFormat, XmlCallFormat } from "../dialects/spec.js";
+import type { JsonCallFormat, NamedJsonCallFormat, XmlCallFormat } from "../dialects/spec.js";
 import type { ToolDef } from "../dialects/tools.js";
 import { FAIL, matchGlue, NEED } from "./glue.js";
 import { grammarAccepts } from "./validate.js";
@@ -51,18 +51,52 @@ export function scanXml(text: string, start: number, o: ResolvedOptions, final: 
   let i = matchGlue(text, start, afterTrigger(f.open), final);
   if (i === NEED) return { status: "need", args, cutAt: "the call's opening" };
   if (i === FAIL) return { status: "refused", args };
-  const j = text.indexOf(f.nameClose, i);
+  const n = readName(text, i, f.nameClose, o);
+  if (n.status !== "done") return { ...n, args };
+  return scanParams(text, o, final, { i: n.end, tool: n.tool, args, seen: new Set() });
+}
+
+type NameRead = { status: "done"; tool: ToolDef; end: number } | { status: "need"; cutAt: string } | { status: "refused" };
+
+/** The function name up to `close`, decided as soon as no declared name can match. */
+function readName(text: string, i: number, close: string, o: ResolvedOptions): NameRead {
+  const j = text.indexOf(close, i);
   if (j < 0) {
     const partial = text.slice(i);
-    if (partial.length > MAX_NAME || /[\n<]/.test(partial)) return { status: "refused", args };
+    if (partial.length > MAX_NAME || /[\n<]/.test(partial)) return { status: "refused" };
     // A name no declared tool starts with is refused before it ends; one that could still
     // become a declared name and is cut there is an unfinished call, not content.
-    if (!o.tools.some((t) => t.name.startsWith(partial))) return { status: "refused", args };
-    return { status: "need", args, cutAt: "the function name" };
+    const possible = (name: string) => name.startsWith(partial) || (partial.startsWith(name) && close.startsWith(partial.slice(name.length)));
+    if (!o.tools.some((t) => possible(t.name))) return { status: "refused" };
+    return { status: "need", cutAt: "the function name" };
   }
   const t = tool(o, text.slice(i, j));
-  if (!t) return { status: "refused", args };
-  return scanParams(text, o, final, { i: j + f.nameClose.length, tool: t, args, seen: new Set() });
+  return t ? { status: "done", tool: t, end: j + close.length } : { status: "refused" };
+}
+
+/** NAME, the name's close, a JSON arguments object, then the close glue. */
+export function scanNamed(text: string, start: number, o: ResolvedOptions, final: boolean): CallScan {
+  const f = o.spec.call as NamedJsonCallFormat;
+  const args: Array<[string, unknown]> = [];
+  const i = matchGlue(text, start, afterTrigger(f.open), final);
+  if (i === NEED) return { status: "need", args, cutAt: "the call's opening" };
+  if (i === FAIL) return { status: "refused", args };
+  const n = readName(text, i, f.nameClose, o);
+  if (n.status !== "done") return { ...n, args };
+  const t = n.tool;
+  if (n.end >= text.length) return { status: "need", tool: t, args, cutAt: "the arguments" };
+  if (text[n.end] !== "{") return { status: "done", end: n.end, tool: t, args, invalid: "the arguments are not a JSON object" };
+  const e = objectEnd(text, n.end);
+  if (e === NEED) return { status: "need", tool: t, args, cutAt: "the arguments" };
+  const body = text.slice(n.end, e);
+  let a: unknown;
+  try { a = JSON.parse(body); } catch { return { status: "done", end: e, tool: t, args, invalid: "the arguments are not valid JSON" }; }
+  if (a && typeof a === "object" && !Array.isArray(a)) for (const [k, v] of Object.entries(a)) args.push([k, v]);
+  const c = matchGlue(text, e, f.close, final);
+  if (c === NEED) return { status: "need", tool: t, args, cutAt: "the call's close" };
+  if (c === FAIL) return { status: "done", end: e, tool: t, args, invalid: "the call's close marker is missing" };
+  const valid = grammarAccepts(jsonArguments(t), body);
+  return { status: "done", end: c, tool: t, args, ...(valid ? {} : { invalid: invalidJsonReason(t, a) }) };
 }
 
 function scanParams(text: string, o: ResolvedOptions, final: boolean, cp: XmlCheckpoint): CallScan & { checkpoint?: XmlCheckpoint } {

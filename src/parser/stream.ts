@@ -2,7 +2,7 @@
 // events are a function of the bytes alone, whatever the chunking.
 import { resolveOptions, type DialectOptions, type ResolvedOptions } from "../dialects/options.js";
 import { triggerOf } from "../dialects/spec.js";
-import { scanJson, scanXml, type CallScan, type XmlCheckpoint } from "./calls.js";
+import { scanJson, scanNamed, scanXml, type CallScan, type XmlCheckpoint } from "./calls.js";
 import { heldBack } from "./glue.js";
 import type { FinishReason, IncompleteCall, ParseResult, StreamEvent, ToolCall } from "./types.js";
 
@@ -120,6 +120,8 @@ export class ToolCallStreamParser {
         const x = scanXml(t, this.#pos, this.#o, final, this.#checkpoint);
         this.#checkpoint = x.checkpoint;
         scan = x;
+      } else if (this.#o.spec.call.kind === "named") {
+        scan = scanNamed(t, this.#pos, this.#o, final);
       } else {
         scan = scanJson(t, this.#pos, this.#o, final);
       }

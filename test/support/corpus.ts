@@ -4,11 +4,18 @@ import { rng } from "./tokenize.js";
 
 const TRICKY = ["", "a", "<", "</", "<tool", "<tool_call", "</tool_call>", "</parameter", "</param", "<function=", "{", "}", '"', "\\", "\n", "\n\n", "é✓😀", "中文", "<think>", "</think>", "{\"name\": ", "]]>", " "];
 
-export interface CorpusCase { name: string; dialect: "qwen3-coder" | "hermes"; text: string }
+export type CorpusDialect = "qwen3-coder" | "hermes" | "seed-oss" | "mistral";
+export interface CorpusCase { name: string; dialect: CorpusDialect; text: string }
 
 function xmlCall(name: string, params: Array<[string, string]>, pad: boolean): string {
   const nl = pad ? "\n" : "";
   return `<tool_call>\n<function=${name}>\n${params.map(([k, v]) => `<parameter=${k}>${nl}${v}${nl}</parameter>\n`).join("")}</function>\n</tool_call>`;
+}
+function seedCall(name: string, params: Array<[string, string]>, closeScope: boolean): string {
+  return `<seed:tool_call>\n<function=${name}>\n${params.map(([k, v]) => `<parameter=${k}>${v}</parameter>\n`).join("")}</function>${closeScope ? "\n</seed:tool_call>" : ""}`;
+}
+function mistralCall(name: string, args: Record<string, unknown>): string {
+  return `[TOOL_CALLS]${name}[ARGS]${JSON.stringify(args)}`;
 }
 function jsonCall(name: string, args: Record<string, unknown>): string {
   return `<tool_call>\n${JSON.stringify({ name, arguments: args }, null, 0).replace(/","/g, '", "').replace(/":/g, '": ')}\n</tool_call>`;
@@ -18,7 +25,7 @@ export function buildCorpus(size: number, seed = 7): CorpusCase[] {
   const r = rng(seed);
   const pick = <T>(a: T[]): T => a[Math.floor(r() * a.length)]!;
   const junk = (n: number) => Array.from({ length: n }, () => pick(TRICKY)).join("");
-  const value = () => pick([junk(3), "plain text", "/tmp/x.c", "42", '{"a": 1}', "line1\nline2", junk(6)]).replaceAll("</parameter>", "</param>");
+  const value = () => pick([junk(3), "plain text", "/tmp/x.c", "42", '{"a": 1}', "line1\nline2", junk(6), "[TOOL_CALLS]", "[ARGS]"]).replaceAll("</parameter>", "</param>");
   const out: CorpusCase[] = [
     { name: "seed000 read empty", dialect: "qwen3-coder", text: "<tool_call>\n<function=read>\n<parameter=path>\n\n</parameter></function>\n" },
     { name: "seed000 write empty content", dialect: "qwen3-coder", text: "<tool_call>\n<function=write>\n<parameter=path>\n/tmp/x.c\n</parameter>\n<parameter=content>\n\n</parameter>\n" },
@@ -28,9 +35,13 @@ export function buildCorpus(size: number, seed = 7): CorpusCase[] {
     { name: "thought never closed", dialect: "hermes", text: "<think>hmm <tool_call> {" },
     { name: "hermes pretty", dialect: "hermes", text: 'x <tool_call>\n{"name": "write", "arguments": {"path": "a", "content": "}{\\"<"}}\n</tool_call>\ny' },
     { name: "hermes cut in string", dialect: "hermes", text: '<tool_call>\n{"name": "write", "arguments": {"path": "a}' },
+    { name: "seed scope never closed", dialect: "seed-oss", text: seedCall("read", [["path", "a"]], false) },
+    { name: "seed scope cut", dialect: "seed-oss", text: "Hello <seed:tool_call>\n" },
+    { name: "mistral two calls", dialect: "mistral", text: mistralCall("read", { path: "a" }) + mistralCall("write", { path: "b", content: "}{[ARGS]" }) },
+    { name: "mistral cut in args", dialect: "mistral", text: '[TOOL_CALLS]write[ARGS]{"path": "a", "con' },
   ];
   while (out.length < size) {
-    const dialect = pick(["qwen3-coder", "hermes"] as const);
+    const dialect = pick(["qwen3-coder", "hermes", "seed-oss", "mistral"] as const);
     let text = r() < 0.5 ? junk(Math.floor(r() * 4)) : "";
     const n = 1 + Math.floor(r() * 3);
     for (let i = 0; i < n; i++) {
@@ -38,7 +49,10 @@ export function buildCorpus(size: number, seed = 7): CorpusCase[] {
       const params: Array<[string, string]> = name === "read" ? [["path", value()]] : name === "write" ? [["path", value()], ["content", value()]] :
         name === "edit" ? [["path", value()], ["old_string", value()], ["new_string", value()]] : [["x", value()]];
       if (r() < 0.5) params.reverse();
-      text += dialect === "qwen3-coder" ? xmlCall(name, params, r() < 0.7) : jsonCall(name, Object.fromEntries(params));
+      text += dialect === "qwen3-coder" ? xmlCall(name, params, r() < 0.7)
+        : dialect === "seed-oss" ? seedCall(name, params, i < n - 1 || r() < 0.6)
+        : dialect === "mistral" ? mistralCall(name, Object.fromEntries(params))
+        : jsonCall(name, Object.fromEntries(params));
       if (r() < 0.3) text += junk(2);
     }
     if (r() < 0.35) text = text.slice(0, Math.floor(r() * text.length));

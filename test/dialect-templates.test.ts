@@ -13,7 +13,7 @@ const CALLS: Call[][] = [
   [{ name: "noop", arguments: {} }],
 ];
 
-describe.each(["qwen3-coder", "hermes", "seed-oss", "mistral"] as const)("%s templates parse back", (dialect: TemplateDialect) => {
+describe.each(["qwen3-coder", "hermes", "seed-oss", "mistral", "deepseek-v3.1"] as const)("%s templates parse back", (dialect: TemplateDialect) => {
   // Mistral Small 3.2 writes [CALL_ID]id between the name and [ARGS]: not read yet.
   for (const t of DIALECT_TEMPLATES[dialect].filter((x) => !x.file.startsWith("Mistral-Small-3.2"))) {
     for (const [i, calls] of CALLS.entries()) {

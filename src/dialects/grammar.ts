@@ -1,10 +1,10 @@
 // Interpreter 1 of a dialect definition: the grammar that masks decoding.
 import { alt, charClass, jsonSchema, literal, marker, optional, perm, seq, star, text, until } from "../grammar/builders.js";
 import type { Grammar, GrammarNode } from "../grammar/ir.js";
-import type { DialectOptions } from "./options.js";
+import type { DialectOptions, ResolvedOptions } from "./options.js";
 import { resolveOptions } from "./options.js";
 import type { DialectSpec, Glue, JsonCallFormat, XmlCallFormat } from "./spec.js";
-import { triggerOf } from "./spec.js";
+import { callTriggerOf, triggerOf } from "./spec.js";
 import type { ToolDef } from "./tools.js";
 
 /** Fixed glue strings are markers: atomic special tokens in vocabularies that have them. */
@@ -97,6 +97,14 @@ export function buildToolGrammar(options: DialectOptions): Grammar {
     // Text may stand before, between and after calls (the parser keeps it), but a trigger
     // always starts a declared call.
     const call = seq(until(trigger, { marker: true }), callAfterTrigger(spec, tools, o.maxValueLength));
+    if (spec.section) {
+      // One section holds every call: open, calls back to back, close.
+      const inSection = seq(marker(callTriggerOf(spec)), callAfterTrigger(spec, tools, o.maxValueLength));
+      const section = seq(until(trigger, { marker: true }), inSection, o.parallelToolCalls ? star(inSection) : seq(), marker(spec.section.close));
+      const sectioned = seq(section, text(trigger, { marker: true }));
+      answer = o.toolChoice === "auto" ? alt(text(trigger, { marker: true }), sectioned) : sectioned;
+      return withThought(spec, o, answer);
+    }
     let calls = seq(call, o.parallelToolCalls ? star(call) : seq(), text(trigger, { marker: true }));
     if (spec.call.kind === "xml" && spec.call.scopeCloseOptionalAtEnd) {
       // The last call's scope close may be missing, but only when the output ends there.
@@ -106,6 +114,10 @@ export function buildToolGrammar(options: DialectOptions): Grammar {
     }
     answer = o.toolChoice === "auto" ? alt(text(trigger, { marker: true }), calls) : calls;
   }
+  return withThought(spec, o, answer);
+}
+
+function withThought(spec: DialectSpec, o: ResolvedOptions, answer: GrammarNode): Grammar {
   const r = spec.reasoning;
   if (!r || o.reasoning === false) return { root: answer };
   const thought = until(r.close, { marker: true });

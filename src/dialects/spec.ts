@@ -58,11 +58,18 @@ export interface DialectSpec {
   /** A thought block the family may open its answer with. */
   reasoning?: { open: string; close: string };
   call: XmlCallFormat | JsonCallFormat | NamedJsonCallFormat;
+  /** A wrapper around all of an answer's calls (DeepSeek's calls begin/end): it opens with the first call and closes after the last. */
+  section?: { open: string; close: string };
 }
 
 /** The text that starts a call: the first fixed string of its opening glue. */
-export function triggerOf(spec: DialectSpec): string {
+export function callTriggerOf(spec: DialectSpec): string {
   const first = spec.call.open.find((g): g is string => typeof g === "string");
   if (!first) throw new Error(`dialect ${spec.name}: a call must open with a fixed string`);
   return first;
+}
+
+/** The text that starts the call structure in free text: the section's open, or a call's. */
+export function triggerOf(spec: DialectSpec): string {
+  return spec.section?.open ?? callTriggerOf(spec);
 }

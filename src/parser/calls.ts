@@ -63,11 +63,10 @@ function readName(text: string, i: number, close: string, o: ResolvedOptions): N
   const j = text.indexOf(close, i);
   if (j < 0) {
     const partial = text.slice(i);
-    if (partial.length > MAX_NAME || /[\n<]/.test(partial)) return { status: "refused" };
     // A name no declared tool starts with is refused before it ends; one that could still
-    // become a declared name and is cut there is an unfinished call, not content.
+    // become a declared name (its close perhaps begun) and is cut there is an unfinished call.
     const possible = (name: string) => name.startsWith(partial) || (partial.startsWith(name) && close.startsWith(partial.slice(name.length)));
-    if (!o.tools.some((t) => possible(t.name))) return { status: "refused" };
+    if (partial.length > MAX_NAME || !o.tools.some((t) => possible(t.name))) return { status: "refused" };
     return { status: "need", cutAt: "the function name" };
   }
   const t = tool(o, text.slice(i, j));

@@ -1,7 +1,7 @@
 // Interpreter 2 of a dialect definition: a streaming parser whose result and concatenated
 // events are a function of the bytes alone, whatever the chunking.
 import { resolveOptions, type DialectOptions, type ResolvedOptions } from "../dialects/options.js";
-import { triggerOf } from "../dialects/spec.js";
+import { callTriggerOf, triggerOf } from "../dialects/spec.js";
 import { scanJson, scanNamed, scanXml, type CallScan, type XmlCheckpoint } from "./calls.js";
 import { heldBack } from "./glue.js";
 import type { FinishReason, IncompleteCall, ParseResult, StreamEvent, ToolCall } from "./types.js";
@@ -10,7 +10,7 @@ export interface ParserOptions extends DialectOptions {
   finishReason?: "stop" | "length";
 }
 
-type State = "start" | "thought" | "content" | "call";
+type State = "start" | "thought" | "content" | "section" | "call";
 
 export class ToolCallStreamParser {
   readonly #o: ResolvedOptions;
@@ -29,6 +29,8 @@ export class ToolCallStreamParser {
   #ended = false;
   #afterCall = false;  // whitespace right after a call is glue until text proves otherwise
   #checkpoint: XmlCheckpoint | undefined;  // how far the current call was read
+  #sectionStart = -1;  // where the open call section began (-1: none)
+  #sectionCalls = 0;
 
   constructor(options: ParserOptions) {
     this.#o = resolveOptions(options);
@@ -94,12 +96,14 @@ export class ToolCallStreamParser {
           const before = t.slice(this.#pos, i);
           if (!(this.#afterCall && before.trim() === "")) content(before);
           this.#afterCall = false;
-          this.#callStart = i;
           this.#pos = i + this.#trigger.length;
-          this.#state = "call";
-          this.#checkpoint = undefined;
-          this.#started = false;
-          this.#argsSent = 0;
+          if (this.#o.spec.section) {
+            this.#sectionStart = i;
+            this.#sectionCalls = 0;
+            this.#state = "section";
+          } else {
+            this.#beginCall(i);
+          }
           continue;
         }
         let keep = final || !callable ? 0 : heldBack(t, this.#pos, this.#trigger);
@@ -114,6 +118,29 @@ export class ToolCallStreamParser {
         this.#pos = t.length - keep;
         return ev;
       }
+      if (this.#state === "section") {
+        const sec = this.#o.spec.section!;
+        const ct = callTriggerOf(this.#o.spec);
+        if (t.startsWith(sec.close, this.#pos)) {
+          this.#pos += sec.close.length;
+          this.#state = "content";
+          this.#afterCall = this.#sectionCalls > 0;
+          continue;
+        }
+        if (t.startsWith(ct, this.#pos)) { this.#beginCall(this.#pos); this.#pos += ct.length; continue; }
+        const rest = t.slice(this.#pos);
+        if (!final && (sec.close.startsWith(rest) || ct.startsWith(rest))) return ev;
+        const bad: IncompleteCall = {
+          index: this.#index, name: null, kind: rest === "" ? "cut" : "invalid",
+          reason: rest === "" ? "the output ended inside the tool-call section; it was never closed" : "unexpected text inside the tool-call section",
+          missing: [], text: t.slice(this.#sectionStart),
+        };
+        this.#incomplete.push(bad);
+        ev.push({ type: "tool_call_error", index: this.#index, call: bad });
+        this.#index++;
+        this.#state = "content";
+        continue;
+      }
       // In a call.
       let scan: CallScan;
       if (this.#o.spec.call.kind === "xml") {
@@ -127,7 +154,9 @@ export class ToolCallStreamParser {
       }
       if (scan.status === "refused") {
         // Not a call of a declared tool: its text is content, scanning goes on after the trigger.
-        content(this.#trigger);
+        const inSection = this.#o.spec.section !== undefined;
+        const from = inSection && this.#sectionCalls === 0 ? this.#sectionStart : this.#callStart;
+        content(t.slice(from, this.#callStart + (inSection ? callTriggerOf(this.#o.spec).length : this.#trigger.length)));
         this.#state = "content";
         continue;
       }
@@ -147,7 +176,8 @@ export class ToolCallStreamParser {
       }
       const callText = t.slice(this.#callStart, scan.end);
       this.#pos = scan.end!;
-      this.#state = "content";
+      this.#state = this.#o.spec.section ? "section" : "content";
+      this.#sectionCalls++;
       const extra = !this.#o.parallelToolCalls && this.#calls.length > 0 ? "a second call, but parallelToolCalls is false" : undefined;
       if (scan.invalid || extra) {
         const bad: IncompleteCall = { index: this.#index, name: scan.tool!.name, kind: "invalid", reason: (scan.invalid ?? extra)!, missing: missingOf(scan), text: callText };
@@ -156,12 +186,20 @@ export class ToolCallStreamParser {
       } else {
         const call: ToolCall = { id: callId(this.#index), type: "function", function: { name: scan.tool!.name, arguments: argumentsJson(scan.args) } };
         this.#calls.push(call);
-        this.#afterCall = true;
+        this.#afterCall = !this.#o.spec.section;
         ev.push({ type: "tool_call_arguments", index: this.#index, delta: call.function.arguments.slice(this.#sentLength(scan)) });
         ev.push({ type: "tool_call_end", index: this.#index, call });
       }
       this.#index++;
     }
+  }
+
+  #beginCall(at: number): void {
+    this.#callStart = at;
+    this.#state = "call";
+    this.#checkpoint = undefined;
+    this.#started = false;
+    this.#argsSent = 0;
   }
 
   // Arguments stream as each value completes: `{"a": 1`, then `, "b": "x"`; the closing `}` at the end.

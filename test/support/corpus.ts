@@ -4,7 +4,7 @@ import { rng } from "./tokenize.js";
 
 const TRICKY = ["", "a", "<", "</", "<tool", "<tool_call", "</tool_call>", "</parameter", "</param", "<function=", "{", "}", '"', "\\", "\n", "\n\n", "é✓😀", "中文", "<think>", "</think>", "{\"name\": ", "]]>", " "];
 
-export type CorpusDialect = "qwen3-coder" | "hermes" | "seed-oss" | "mistral";
+export type CorpusDialect = "qwen3-coder" | "hermes" | "seed-oss" | "mistral" | "deepseek-v3.1";
 export interface CorpusCase { name: string; dialect: CorpusDialect; text: string }
 
 function xmlCall(name: string, params: Array<[string, string]>, pad: boolean): string {
@@ -13,6 +13,9 @@ function xmlCall(name: string, params: Array<[string, string]>, pad: boolean): s
 }
 function seedCall(name: string, params: Array<[string, string]>, closeScope: boolean): string {
   return `<seed:tool_call>\n<function=${name}>\n${params.map(([k, v]) => `<parameter=${k}>${v}</parameter>\n`).join("")}</function>${closeScope ? "\n</seed:tool_call>" : ""}`;
+}
+function deepseekCall(name: string, args: Record<string, unknown>): string {
+  return `<｜tool▁call▁begin｜>${name}<｜tool▁sep｜>${JSON.stringify(args)}<｜tool▁call▁end｜>`;
 }
 function mistralCall(name: string, args: Record<string, unknown>): string {
   return `[TOOL_CALLS]${name}[ARGS]${JSON.stringify(args)}`;
@@ -37,13 +40,16 @@ export function buildCorpus(size: number, seed = 7): CorpusCase[] {
     { name: "hermes cut in string", dialect: "hermes", text: '<tool_call>\n{"name": "write", "arguments": {"path": "a}' },
     { name: "seed scope never closed", dialect: "seed-oss", text: seedCall("read", [["path", "a"]], false) },
     { name: "seed scope cut", dialect: "seed-oss", text: "Hello <seed:tool_call>\n" },
+    { name: "deepseek section never closed", dialect: "deepseek-v3.1", text: `<｜tool▁calls▁begin｜>${deepseekCall("read", { path: "a" })}` },
+    { name: "deepseek two calls", dialect: "deepseek-v3.1", text: `x<｜tool▁calls▁begin｜>${deepseekCall("read", { path: "a" })}${deepseekCall("write", { path: "b", content: "<｜tool▁sep｜>" })}<｜tool▁calls▁end｜>` },
     { name: "mistral two calls", dialect: "mistral", text: mistralCall("read", { path: "a" }) + mistralCall("write", { path: "b", content: "}{[ARGS]" }) },
     { name: "mistral cut in args", dialect: "mistral", text: '[TOOL_CALLS]write[ARGS]{"path": "a", "con' },
   ];
   while (out.length < size) {
-    const dialect = pick(["qwen3-coder", "hermes", "seed-oss", "mistral"] as const);
+    const dialect = pick(["qwen3-coder", "hermes", "seed-oss", "mistral", "deepseek-v3.1"] as const);
     let text = r() < 0.5 ? junk(Math.floor(r() * 4)) : "";
     const n = 1 + Math.floor(r() * 3);
+    if (dialect === "deepseek-v3.1") text += "<｜tool▁calls▁begin｜>";
     for (let i = 0; i < n; i++) {
       const name = pick(["read", "write", "edit", "nope"]);
       const params: Array<[string, string]> = name === "read" ? [["path", value()]] : name === "write" ? [["path", value()], ["content", value()]] :
@@ -52,9 +58,11 @@ export function buildCorpus(size: number, seed = 7): CorpusCase[] {
       text += dialect === "qwen3-coder" ? xmlCall(name, params, r() < 0.7)
         : dialect === "seed-oss" ? seedCall(name, params, i < n - 1 || r() < 0.6)
         : dialect === "mistral" ? mistralCall(name, Object.fromEntries(params))
+        : dialect === "deepseek-v3.1" ? deepseekCall(name, Object.fromEntries(params))
         : jsonCall(name, Object.fromEntries(params));
-      if (r() < 0.3) text += junk(2);
+      if (r() < 0.3 && dialect !== "deepseek-v3.1") text += junk(2);
     }
+    if (dialect === "deepseek-v3.1" && r() < 0.85) text += "<｜tool▁calls▁end｜>" + (r() < 0.3 ? junk(2) : "");
     if (r() < 0.35) text = text.slice(0, Math.floor(r() * text.length));
     out.push({ name: `generated #${out.length}`, dialect, text });
   }

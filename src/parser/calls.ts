@@ -47,16 +47,20 @@ export interface XmlCheckpoint {
 export function scanXml(text: string, start: number, o: ResolvedOptions, final: boolean, cp?: XmlCheckpoint): CallScan & { checkpoint?: XmlCheckpoint } {
   const f = o.spec.call as XmlCallFormat;
   if (cp) return scanParams(text, o, final, { ...cp, args: [...cp.args], seen: new Set(cp.seen) });
-  const args: Array<[string, unknown]> = [];
-  let i = matchGlue(text, start, afterTrigger(f.open), final);
-  if (i === NEED) return { status: "need", args, cutAt: "the call's opening" };
-  if (i === FAIL) return { status: "refused", args };
-  const n = readName(text, i, f.nameClose, o);
-  if (n.status !== "done") return { ...n, args };
-  return scanParams(text, o, final, { i: n.end, tool: n.tool, args, seen: new Set() });
+  const n = openAndName(text, start, f, o, final);
+  if (n.status !== "done") return { ...n, args: [] };
+  return scanParams(text, o, final, { i: n.end, tool: n.tool, args: [], seen: new Set() });
 }
 
 type NameRead = { status: "done"; tool: ToolDef; end: number } | { status: "need"; cutAt: string } | { status: "refused" };
+
+/** The glue after the trigger, then the function name. */
+function openAndName(text: string, start: number, f: XmlCallFormat | NamedJsonCallFormat, o: ResolvedOptions, final: boolean): NameRead {
+  const i = matchGlue(text, start, afterTrigger(f.open), final);
+  if (i === NEED) return { status: "need", cutAt: "the call's opening" };
+  if (i === FAIL) return { status: "refused" };
+  return readName(text, i, f.nameClose, o);
+}
 
 /** The function name up to `close`, decided as soon as no declared name can match. */
 function readName(text: string, i: number, close: string, o: ResolvedOptions): NameRead {
@@ -77,10 +81,7 @@ function readName(text: string, i: number, close: string, o: ResolvedOptions): N
 export function scanNamed(text: string, start: number, o: ResolvedOptions, final: boolean): CallScan {
   const f = o.spec.call as NamedJsonCallFormat;
   const args: Array<[string, unknown]> = [];
-  const i = matchGlue(text, start, afterTrigger(f.open), final);
-  if (i === NEED) return { status: "need", args, cutAt: "the call's opening" };
-  if (i === FAIL) return { status: "refused", args };
-  const n = readName(text, i, f.nameClose, o);
+  const n = openAndName(text, start, f, o, final);
   if (n.status !== "done") return { ...n, args };
   const t = n.tool;
   if (n.end >= text.length) return { status: "need", tool: t, args, cutAt: "the arguments" };

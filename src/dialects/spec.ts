@@ -46,8 +46,12 @@ export interface NamedJsonCallFormat {
   kind: "named";
   /** From the trigger to the function name, e.g. ["[TOOL_CALLS]"]. */
   open: Glue;
-  /** Ends the function name, e.g. "[ARGS]"; the arguments object follows at once. */
+  /** Ends the function name, e.g. "[ARGS]". */
   nameClose: string;
+  /** Digits after the name's close (Kimi's call index in `functions.NAME:0`). */
+  index?: boolean;
+  /** Between the name (or index) and the arguments object, e.g. ["<|tool_call_argument_begin|>"]. */
+  argsOpen?: Glue;
   /** After the arguments object (may be empty). */
   close: Glue;
 }

@@ -84,11 +84,20 @@ export function scanNamed(text: string, start: number, o: ResolvedOptions, final
   const n = openAndName(text, start, f, o, final);
   if (n.status !== "done") return { ...n, args };
   const t = n.tool;
-  if (n.end >= text.length) return { status: "need", tool: t, args, cutAt: "the arguments" };
-  if (text[n.end] !== "{") return { status: "done", end: n.end, tool: t, args, invalid: "the arguments are not a JSON object" };
-  const e = objectEnd(text, n.end);
+  let a0 = n.end;
+  if (f.index) {
+    while (a0 < text.length && text[a0]! >= "0" && text[a0]! <= "9") a0++;
+    if (a0 === text.length) return { status: "need", tool: t, args, cutAt: "the call's index" };
+    if (a0 === n.end) return { status: "done", end: a0, tool: t, args, invalid: "the call's index is missing" };
+  }
+  a0 = matchGlue(text, a0, f.argsOpen ?? [], final);
+  if (a0 === NEED) return { status: "need", tool: t, args, cutAt: "the arguments" };
+  if (a0 === FAIL) return { status: "done", end: n.end, tool: t, args, invalid: "the arguments marker is missing" };
+  if (a0 >= text.length) return { status: "need", tool: t, args, cutAt: "the arguments" };
+  if (text[a0] !== "{") return { status: "done", end: a0, tool: t, args, invalid: "the arguments are not a JSON object" };
+  const e = objectEnd(text, a0);
   if (e === NEED) return { status: "need", tool: t, args, cutAt: "the arguments" };
-  const body = text.slice(n.end, e);
+  const body = text.slice(a0, e);
   let a: unknown;
   try { a = JSON.parse(body); } catch { return { status: "done", end: e, tool: t, args, invalid: "the arguments are not valid JSON" }; }
   if (a && typeof a === "object" && !Array.isArray(a)) for (const [k, v] of Object.entries(a)) args.push([k, v]);

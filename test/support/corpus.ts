@@ -4,7 +4,7 @@ import { rng } from "./tokenize.js";
 
 const TRICKY = ["", "a", "<", "</", "<tool", "<tool_call", "</tool_call>", "</parameter", "</param", "<function=", "{", "}", '"', "\\", "\n", "\n\n", "é✓😀", "中文", "<think>", "</think>", "{\"name\": ", "]]>", " "];
 
-export type CorpusDialect = "qwen3-coder" | "hermes" | "seed-oss" | "mistral" | "deepseek-v3.1";
+export type CorpusDialect = "qwen3-coder" | "hermes" | "seed-oss" | "mistral" | "deepseek-v3.1" | "kimi-k2";
 export interface CorpusCase { name: string; dialect: CorpusDialect; text: string }
 
 function xmlCall(name: string, params: Array<[string, string]>, pad: boolean): string {
@@ -42,6 +42,8 @@ export function buildCorpus(size: number, seed = 7): CorpusCase[] {
     { name: "seed scope cut", dialect: "seed-oss", text: "Hello <seed:tool_call>\n" },
     { name: "deepseek section never closed", dialect: "deepseek-v3.1", text: `<｜tool▁calls▁begin｜>${deepseekCall("read", { path: "a" })}` },
     { name: "deepseek two calls", dialect: "deepseek-v3.1", text: `x<｜tool▁calls▁begin｜>${deepseekCall("read", { path: "a" })}${deepseekCall("write", { path: "b", content: "<｜tool▁sep｜>" })}<｜tool▁calls▁end｜>` },
+    { name: "kimi two calls", dialect: "kimi-k2", text: `ok<|tool_calls_section_begin|><|tool_call_begin|>functions.read:0<|tool_call_argument_begin|>{"path": "a"}<|tool_call_end|><|tool_call_begin|>functions.write:1<|tool_call_argument_begin|>{"path": "b", "content": ":1<|"}<|tool_call_end|><|tool_calls_section_end|>` },
+    { name: "kimi cut in index", dialect: "kimi-k2", text: "<|tool_calls_section_begin|><|tool_call_begin|>functions.read:1" },
     { name: "mistral two calls", dialect: "mistral", text: mistralCall("read", { path: "a" }) + mistralCall("write", { path: "b", content: "}{[ARGS]" }) },
     { name: "mistral cut in args", dialect: "mistral", text: '[TOOL_CALLS]write[ARGS]{"path": "a", "con' },
   ];

@@ -4,18 +4,12 @@ import type { Grammar, GrammarNode } from "../grammar/ir.js";
 import type { DialectOptions, ResolvedOptions } from "./options.js";
 import { resolveOptions } from "./options.js";
 import type { DialectSpec, Glue, JsonCallFormat, XmlCallFormat } from "./spec.js";
-import { callTriggerOf, triggerOf } from "./spec.js";
+import { afterTrigger, callTriggerOf, triggerOf } from "./spec.js";
 import type { ToolDef } from "./tools.js";
 
 /** Fixed glue strings are markers: atomic special tokens in vocabularies that have them. */
 export function glue(g: Glue): GrammarNode {
   return seq(...g.map((p) => (typeof p === "string" ? marker(p) : optional(literal(p.optional)))));
-}
-
-/** A call's glue without its first fixed string (the trigger, consumed by the text before it). */
-function afterTrigger(g: Glue): Glue {
-  const i = g.findIndex((p) => typeof p === "string");
-  return g.slice(i + 1);
 }
 
 /** Whether an XML value is raw text (strings and untyped) or a JSON value. */

@@ -77,3 +77,8 @@ export function callTriggerOf(spec: DialectSpec): string {
 export function triggerOf(spec: DialectSpec): string {
   return spec.section?.open ?? callTriggerOf(spec);
 }
+
+/** A call's opening glue without its first fixed string (the trigger, already consumed). */
+export function afterTrigger(open: Glue): Glue {
+  return open.slice(open.findIndex((p) => typeof p === "string") + 1);
+}

@@ -2,7 +2,7 @@
 // only on the text (and whether it has ended), never on where chunks were split.
 import { isRawText, jsonArguments, jsonCallObject, splitScope, xmlValue } from "../dialects/grammar.js";
 import type { ResolvedOptions } from "../dialects/options.js";
-import type { JsonCallFormat, NamedJsonCallFormat, XmlCallFormat } from "../dialects/spec.js";
+import { afterTrigger, type JsonCallFormat, type NamedJsonCallFormat, type XmlCallFormat } from "../dialects/spec.js";
 import type { ToolDef } from "../dialects/tools.js";
 import { FAIL, matchGlue, NEED } from "./glue.js";
 import { grammarAccepts } from "./validate.js";
@@ -24,10 +24,6 @@ const MAX_NAME = 256;
 
 function tool(o: ResolvedOptions, name: string): ToolDef | undefined {
   return o.tools.find((t) => t.name === name);
-}
-
-function afterTrigger(open: XmlCallFormat["open"]) {
-  return open.slice(open.findIndex((p) => typeof p === "string") + 1);
 }
 
 /**

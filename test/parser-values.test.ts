@@ -49,3 +49,18 @@ describe("values typed by the schema", () => {
     expect(parseToolCalls(twice, options).incomplete[0]!.reason).toMatch(/given twice/);
   });
 });
+
+describe("JSON calls: once the name is read as a declared tool, the call stays a call", () => {
+  const tools = TYPED_TOOLS;
+  it.each([
+    ["arguments not valid JSON", '<tool_call>\n{"name": "configure", "arguments": {"label": tru}}\n</tool_call>', /not valid JSON/],
+    ["arguments not an object", '<tool_call>\n{"name": "configure", "arguments": [1]}\n</tool_call>', /must be a JSON object/],
+  ])("%s: an invalid call with a reason, not content (the start was already streamed)", (_label, text, reason) => {
+    const r = parseToolCalls(text, { dialect: "hermes", tools });
+    expect(r.content).toBeNull();
+    expect(r.toolCalls).toEqual([]);
+    expect(r.incomplete).toHaveLength(1);
+    expect(r.incomplete[0]).toMatchObject({ kind: "invalid", name: "configure", text });
+    expect(r.incomplete[0]!.reason).toMatch(reason);
+  });
+});

@@ -203,7 +203,13 @@ export function scanJson(text: string, start: number, o: ResolvedOptions, final:
     return named !== undefined ? { status: "need", tool: tool(o, named)!, args, cutAt: "the arguments" } : { status: "need", args, cutAt: "the call object" };
   }
   let obj: unknown;
-  try { obj = JSON.parse(text.slice(i, e)); } catch { return { status: "refused", args }; }
+  try { obj = JSON.parse(text.slice(i, e)); } catch {
+    // A declared name was already read (and streamed): the call stays a call, an invalid one.
+    if (named === undefined) return { status: "refused", args };
+    const c = matchGlue(text, e, f.close, final);
+    if (c === NEED) return { status: "need", tool: tool(o, named)!, args, cutAt: "the call's close" };
+    return { status: "done", end: c === FAIL ? e : c, tool: tool(o, named)!, args, invalid: "the call is not valid JSON" };
+  }
   const name = (obj as Record<string, unknown>)?.[f.nameKey];
   const t = typeof name === "string" ? tool(o, name) : undefined;
   if (!t) return { status: "refused", args };

@@ -1,13 +1,19 @@
 // Interpreter 2 of a dialect definition: a streaming parser whose result and concatenated
 // events are a function of the bytes alone, whatever the chunking.
 import { resolveOptions, type DialectOptions, type ResolvedOptions } from "../dialects/options.js";
+import { ToolDefinitionError } from "../dialects/tools.js";
 import { callTriggerOf, triggerOf } from "../dialects/spec.js";
 import { scanJson, scanNamed, scanXml, type CallScan, type XmlCheckpoint } from "./calls.js";
 import { heldBack } from "./glue.js";
-import type { FinishReason, IncompleteCall, ParseResult, StreamEvent, ToolCall } from "./types.js";
+import type { DroppedConstruct, FinishReason, IncompleteCall, ParseResult, StreamEvent, ToolCall } from "./types.js";
 
 export interface ParserOptions extends DialectOptions {
   finishReason?: "stop" | "length";
+  /**
+   * A call longer than this (characters, from its opening marker through its own end) is dropped
+   * whole and recorded in `dropped`; nothing of it reaches content. Default: no limit.
+   */
+  maxCallLength?: number;
 }
 
 type State = "start" | "thought" | "content" | "section" | "call";
@@ -31,16 +37,24 @@ export class ToolCallStreamParser {
   #checkpoint: XmlCheckpoint | undefined;  // how far the current call was read
   #sectionStart = -1;  // where the open call section began (-1: none)
   #sectionCalls = 0;
+  readonly #limit: number;
+  #dropped: DroppedConstruct[] = [];
+  #dropping: DroppedConstruct | undefined;  // the over-limit call being skipped to its own end
 
   constructor(options: ParserOptions) {
     this.#o = resolveOptions(options);
     this.#trigger = triggerOf(this.#o.spec);
+    const limit = options.maxCallLength;
+    if (limit !== undefined && !(Number.isInteger(limit) && limit > 0))
+      throw new ToolDefinitionError(`maxCallLength must be a positive integer (characters of one call), got ${JSON.stringify(limit)}`);
+    this.#limit = limit ?? Infinity;
   }
 
   /** Feeds the next piece of output; returns what it settled. */
   feed(chunk: string): StreamEvent[] {
     if (this.#ended) throw new Error("feed() after end(): create a new ToolCallStreamParser per output");
     if (typeof chunk !== "string") throw new TypeError("feed() expects a string");
+    this.#compact();
     this.#text += chunk;
     return this.#run(false);
   }
@@ -60,7 +74,7 @@ export class ToolCallStreamParser {
       toolCalls: calls,
       finishReason: finish,
       incomplete: this.#incomplete,
-      dropped: [],
+      dropped: this.#dropped,
       events,
     };
   }
@@ -142,15 +156,33 @@ export class ToolCallStreamParser {
         continue;
       }
       // In a call.
+      if (this.#dropping) {
+        // Over the limit: skipped through the call's own end, as the dialect defines it.
+        const s = this.#scan(t, final);
+        if (s.status === "need" && !final) return ev;
+        const end = s.status === "done" ? s.end! : t.length;
+        this.#dropping.length = end - this.#callStart;
+        this.#dropping = undefined;
+        this.#pos = end;
+        this.#state = this.#o.spec.section ? "section" : "content";
+        this.#sectionCalls++;
+        this.#index++;
+        continue;
+      }
       let scan: CallScan;
-      if (this.#o.spec.call.kind === "xml") {
-        const x = scanXml(t, this.#pos, this.#o, final, this.#checkpoint);
-        this.#checkpoint = x.checkpoint;
-        scan = x;
-      } else if (this.#o.spec.call.kind === "named") {
-        scan = scanNamed(t, this.#pos, this.#o, final);
+      const cap = this.#callStart + this.#limit;
+      if (t.length > cap) {
+        // Decided on the first `limit` characters alone, so every split decides alike.
+        scan = this.#scan(t.slice(0, cap), false);
+        if (scan.status === "need" && scan.tool) { this.#drop(scan, ev, true); continue; }
+        if (scan.status === "need") {
+          // The name itself runs past the limit: whatever it turns out to be decides.
+          scan = this.#scan(t, final);
+          if (scan.tool || (scan.status === "need" && final)) { this.#drop(scan, ev, false); continue; }
+          if (scan.status === "need") return ev;
+        }
       } else {
-        scan = scanJson(t, this.#pos, this.#o, final);
+        scan = this.#scan(t, final);
       }
       if (scan.status === "refused") {
         // Not a call of a declared tool: its text is content, scanning goes on after the trigger.
@@ -192,6 +224,37 @@ export class ToolCallStreamParser {
       }
       this.#index++;
     }
+  }
+
+  #scan(t: string, final: boolean): CallScan {
+    if (this.#o.spec.call.kind === "xml") {
+      const x = scanXml(t, this.#pos, this.#o, final, this.#checkpoint);
+      this.#checkpoint = x.checkpoint;
+      return x;
+    }
+    if (this.#o.spec.call.kind === "named") return scanNamed(t, this.#pos, this.#o, final);
+    return scanJson(t, this.#pos, this.#o, final);
+  }
+
+  /** The current call is over the limit: say so once, then skip it (see the dropping state). */
+  #drop(scan: CallScan, ev: StreamEvent[], withArgs: boolean): void {
+    const name = scan.tool?.name ?? null;
+    if (scan.tool && !this.#started) {
+      this.#started = true;
+      ev.push({ type: "tool_call_start", index: this.#index, id: callId(this.#index), name: scan.tool.name });
+    }
+    if (withArgs) this.#streamArgs(scan, ev);
+    const reason = `the call is longer than maxCallLength (${this.#limit} characters)`;
+    this.#dropping = { index: this.#index, name, reason, length: 0 };
+    this.#dropped.push(this.#dropping);
+    ev.push({ type: "tool_call_dropped", index: this.#index, name, reason });
+  }
+
+  /** Text before what is still needed goes, so feeding stays linear in the output's length. */
+  #compact(): void {
+    if ((this.#state !== "content" && this.#state !== "thought") || this.#pos < 4096) return;
+    this.#text = this.#text.slice(this.#pos);
+    this.#pos = 0;
   }
 
   #beginCall(at: number): void {

@@ -18,7 +18,15 @@ export interface IncompleteCall {
   text: string;
 }
 
-export interface DroppedConstruct { index: number; reason: string; length: number }
+/** A call dropped whole because it ran over `maxCallLength`. */
+export interface DroppedConstruct {
+  index: number;
+  /** The tool it named (null when the name itself ran past the limit). */
+  name: string | null;
+  reason: string;
+  /** Its length in characters, from its opening marker through its own end (or the output's end). */
+  length: number;
+}
 
 export type FinishReason = "stop" | "tool_calls" | "length";
 
@@ -37,4 +45,5 @@ export type StreamEvent =
   | { type: "tool_call_start"; index: number; id: string; name: string }
   | { type: "tool_call_arguments"; index: number; delta: string }
   | { type: "tool_call_end"; index: number; call: ToolCall }
-  | { type: "tool_call_error"; index: number; call: IncompleteCall };
+  | { type: "tool_call_error"; index: number; call: IncompleteCall }
+  | { type: "tool_call_dropped"; index: number; name: string | null; reason: string };

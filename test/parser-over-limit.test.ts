@@ -1,0 +1,155 @@
+// Over-limit constructs (seed 004): a call longer than maxCallLength is dropped as one construct,
+// through its own terminator (the dialect's own end of that call: JSON by its balanced braces with
+// strings respected, XML by its value and call closes), and recorded in `dropped`. Nothing of it
+// leaks (no open marker, body or close), the bytes after it continue normally, and the result and
+// the event stream are the same for every split of the bytes.
+import { describe, expect, it } from "vitest";
+import { parseToolCalls, ToolCallStreamParser, type ParserOptions, type StreamEvent } from "../src/index.js";
+import { rng } from "./support/tokenize.js";
+import { FILE_TOOLS } from "./support/tools.js";
+
+const LIMIT = 200;
+const big = (n: number) => "Z".repeat(n);
+
+// Per dialect: a call of `read` with a given path, whole.
+const CALL: Record<string, (path: string) => string> = {
+  "qwen3-coder": (p) => `<tool_call>\n<function=read>\n<parameter=path>\n${p}\n</parameter>\n</function>\n</tool_call>`,
+  "seed-oss": (p) => `<seed:tool_call>\n<function=read>\n<parameter=path>${p}</parameter>\n</function>\n</seed:tool_call>`,
+  hermes: (p) => `<tool_call>\n{"name": "read", "arguments": {"path": ${JSON.stringify(p)}}}\n</tool_call>`,
+  mistral: (p) => `[TOOL_CALLS]read[ARGS]{"path": ${JSON.stringify(p)}}`,
+  "deepseek-v3.1": (p) => `<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>read<｜tool▁sep｜>{"path": ${JSON.stringify(p)}}<｜tool▁call▁end｜><｜tool▁calls▁end｜>`,
+  "kimi-k2": (p) => `<|tool_calls_section_begin|><|tool_call_begin|>functions.read:0<|tool_call_argument_begin|>{"path": ${JSON.stringify(p)}}<|tool_call_end|><|tool_calls_section_end|>`,
+};
+
+// Section dialects wrap calls in a section; the construct dropped is the call, not the section.
+const SECTION: Record<string, number> = {
+  "deepseek-v3.1": "<｜tool▁calls▁begin｜>".length + "<｜tool▁calls▁end｜>".length,
+  "kimi-k2": "<|tool_calls_section_begin|>".length + "<|tool_calls_section_end|>".length,
+};
+const SECTION_OPEN: Record<string, number> = { "deepseek-v3.1": "<｜tool▁calls▁begin｜>".length, "kimi-k2": "<|tool_calls_section_begin|>".length };
+
+const opts = (dialect: string): ParserOptions => ({ dialect, tools: FILE_TOOLS, maxCallLength: LIMIT });
+
+function merged(events: StreamEvent[]): unknown[] {
+  const out: Array<Record<string, unknown>> = [];
+  for (const e of events) {
+    const last = out[out.length - 1];
+    if ((e.type === "content" || e.type === "reasoning") && last?.type === e.type) { last.delta = (last.delta as string) + e.delta; continue; }
+    if (e.type === "tool_call_arguments" && last?.type === e.type && last.index === e.index) { last.delta = (last.delta as string) + e.delta; continue; }
+    out.push({ ...e });
+  }
+  return out;
+}
+
+function run(text: string, o: ParserOptions, cuts: number[]) {
+  const p = new ToolCallStreamParser(o);
+  const events: StreamEvent[] = [];
+  let at = 0;
+  for (const c of cuts) { events.push(...p.feed(text.slice(at, c))); at = c; }
+  events.push(...p.feed(text.slice(at)));
+  const { events: last, ...result } = p.end();
+  events.push(...last);
+  return { result, events: merged(events) };
+}
+
+/** Same result and events for whole, 1-char, every split around the limit, and random splits. */
+function expectChunkInvariant(text: string, o: ParserOptions) {
+  const ref = run(text, o, []);
+  const r = rng(text.length);
+  const all = Array.from({ length: text.length - 1 }, (_, i) => i + 1);
+  const variants: number[][] = [all, ...all.filter((i) => i % 7 === 0 || Math.abs(i - LIMIT) < 40).map((i) => [i])];
+  for (let k = 0; k < 200; k++) variants.push(all.filter(() => r() < 0.05));
+  for (const cuts of variants) expect(run(text, o, cuts), `cuts ${cuts.slice(0, 10).join(",")}`).toEqual(ref);
+  return ref.result;
+}
+
+describe.each(Object.keys(CALL))("%s: an over-limit call is dropped as one construct", (dialect) => {
+  const call = CALL[dialect]!;
+  const o = opts(dialect);
+
+  it("a small call still parses; a large one is dropped, recorded, and nothing of it leaks", () => {
+    const small = call("a.txt");
+    const large = call(big(500));
+    const text = `before ${large} middle ${small} after`;
+    const r = expectChunkInvariant(text, o);
+    expect(r.dropped).toEqual([{ index: 0, name: "read", reason: `the call is longer than maxCallLength (${LIMIT} characters)`, length: large.length - (SECTION[dialect] ?? 0) }]);
+    expect(r.toolCalls.map((c) => [c.id, c.function.name, JSON.parse(c.function.arguments)])).toEqual([["call_1", "read", { path: "a.txt" }]]);
+    expect(r.content).toContain("before ");
+    expect(r.content).toContain(" middle ");
+    expect(r.content).toContain(" after");
+    for (const leak of ["Z", "read", "path", "tool", "TOOL", "｜", "|"]) expect(r.content, leak).not.toContain(leak);
+    expect(r.incomplete).toEqual([]);
+  });
+
+  it("a small call followed by a lot of prose is not dropped (the construct is measured, not the buffer)", () => {
+    const r = expectChunkInvariant(`${call("a.txt")}${" word".repeat(300)}`, o);
+    expect(r.dropped).toEqual([]);
+    expect(r.toolCalls).toHaveLength(1);
+  });
+
+  it("an over-limit call that never terminates is dropped whole at the end", () => {
+    const text = "hi " + call(big(500)).slice(0, 350);
+    const r = expectChunkInvariant(text, o);
+    expect(r.dropped).toHaveLength(1);
+    expect(r.dropped[0]!.length).toBe(text.length - 3 - (SECTION_OPEN[dialect] ?? 0));
+    expect(r.content).toBe("hi ");
+    expect(r.toolCalls).toEqual([]);
+    // A section the output ended inside is reported as cut, as without a limit.
+    expect(r.incomplete.map((c) => [c.kind, c.name])).toEqual(SECTION[dialect] ? [["cut", null]] : []);
+  });
+
+  it("the stream says so once the call passes the limit, after the name and before the terminator", () => {
+    const text = call(big(500));
+    const p = new ToolCallStreamParser(o);
+    const seen: StreamEvent[] = [];
+    for (let i = 0; i < text.length; i++) {
+      seen.push(...p.feed(text[i]!));
+      if (seen.some((e) => e.type === "tool_call_dropped")) {
+        expect(i).toBeLessThanOrEqual(text.indexOf("read") + LIMIT + 20);
+        break;
+      }
+    }
+    const d = seen.find((e) => e.type === "tool_call_dropped");
+    expect(d).toEqual({ type: "tool_call_dropped", index: 0, name: "read", reason: `the call is longer than maxCallLength (${LIMIT} characters)` });
+  });
+});
+
+describe("the terminator is the construct's own", () => {
+  it("JSON: braces and quotes inside strings and nested objects do not end it", () => {
+    const tools = [{ type: "function", function: { name: "w", parameters: { type: "object", properties: { o: { type: "object" } } } } }];
+    const body = { o: { s: '}}"\\"}</tool_call>', n: { m: [big(300), "}"] } } };
+    const call = `<tool_call>\n{"name": "w", "arguments": ${JSON.stringify(body)}}\n</tool_call>`;
+    const o = { dialect: "hermes", tools, maxCallLength: LIMIT };
+    const r = expectChunkInvariant(`${call}tail`, o);
+    expect(r.dropped).toHaveLength(1);
+    expect(r.dropped[0]!.length).toBe(call.length);
+    expect(r.content).toBe("tail");
+  });
+
+  it("XML: a call close written inside a value does not end it", () => {
+    const call = `<tool_call>\n<function=write>\n<parameter=path>\nx\n</parameter>\n<parameter=content>\n${big(300)}</function></tool_call>\n</parameter>\n</function>\n</tool_call>`;
+    const r = expectChunkInvariant(`${call}tail`, opts("qwen3-coder"));
+    expect(r.dropped).toEqual([{ index: 0, name: "write", reason: expect.any(String), length: call.length }]);
+    expect(r.content).toBe("tail");
+  });
+
+  it("in a call section, only the over-limit call is dropped; the section and its other calls stand", () => {
+    const one = (p: string) => `<|tool_call_begin|>functions.read:0<|tool_call_argument_begin|>{"path": ${JSON.stringify(p)}}<|tool_call_end|>`;
+    const text = `<|tool_calls_section_begin|>${one("a")}${one(big(400))}${one("b")}<|tool_calls_section_end|>done`;
+    const r = expectChunkInvariant(text, opts("kimi-k2"));
+    expect(r.toolCalls.map((c) => JSON.parse(c.function.arguments).path)).toEqual(["a", "b"]);
+    expect(r.dropped.map((d) => [d.index, d.length])).toEqual([[1, one(big(400)).length]]);
+    expect(r.content).toBe("done");
+  });
+});
+
+describe("maxCallLength is checked", () => {
+  it.each([0, -1, 1.5, "100", Number.NaN])("%s is refused", (v) => {
+    expect(() => parseToolCalls("", { dialect: "hermes", tools: FILE_TOOLS, maxCallLength: v as number })).toThrow(/maxCallLength must be a positive integer/);
+  });
+  it("without it nothing is dropped", () => {
+    const r = parseToolCalls(CALL.hermes!(big(100_000)), { dialect: "hermes", tools: FILE_TOOLS });
+    expect(r.dropped).toEqual([]);
+    expect(r.toolCalls).toHaveLength(1);
+  });
+});

@@ -5,6 +5,7 @@ import type { ResolvedOptions } from "../dialects/options.js";
 import { afterTrigger, type JsonCallFormat, type NamedJsonCallFormat, type XmlCallFormat } from "../dialects/spec.js";
 import type { ToolDef } from "../dialects/tools.js";
 import { FAIL, matchGlue, NEED } from "./glue.js";
+import { JsonExtent, OPEN } from "./json-extent.js";
 import { grammarAccepts } from "./validate.js";
 
 export interface CallScan {
@@ -74,7 +75,7 @@ function readName(text: string, i: number, close: string, o: ResolvedOptions): N
 }
 
 /** NAME, the name's close, a JSON arguments object, then the close glue. */
-export function scanNamed(text: string, start: number, o: ResolvedOptions, final: boolean): CallScan {
+export function scanNamed(text: string, start: number, o: ResolvedOptions, final: boolean, extent?: JsonExtent): CallScan {
   const f = o.spec.call as NamedJsonCallFormat;
   const args: Array<[string, unknown]> = [];
   const n = openAndName(text, start, f, o, final);
@@ -91,7 +92,7 @@ export function scanNamed(text: string, start: number, o: ResolvedOptions, final
   if (a0 === FAIL) return { status: "done", end: n.end, tool: t, args, invalid: "the arguments marker is missing" };
   if (a0 >= text.length) return { status: "need", tool: t, args, cutAt: "the arguments" };
   if (text[a0] !== "{") return { status: "done", end: a0, tool: t, args, invalid: "the arguments are not a JSON object" };
-  const e = objectEnd(text, a0);
+  const e = objectEnd(text, a0, extent);
   if (e === NEED) return { status: "need", tool: t, args, cutAt: "the arguments" };
   const body = text.slice(a0, e);
   let a: unknown;
@@ -173,20 +174,13 @@ function typeValue(f: XmlCallFormat, schema: unknown, raw: string): { value: unk
   return { value: v in python ? python[v] : JSON.parse(v) };
 }
 
-/** End of the JSON object starting at `i` (strings respected), or NEED. */
-export function objectEnd(text: string, i: number): number {
-  let depth = 0, inStr = false, esc = false;
-  for (let k = i; k < text.length; k++) {
-    const c = text[k];
-    if (inStr) { if (esc) esc = false; else if (c === "\\") esc = true; else if (c === '"') inStr = false; continue; }
-    if (c === '"') inStr = true;
-    else if (c === "{" || c === "[") depth++;
-    else if (c === "}" || c === "]") { depth--; if (depth === 0) return k + 1; }
-  }
-  return NEED;
+/** End of the JSON object starting at `i` (strings respected), or NEED; resumes with `extent`. */
+export function objectEnd(text: string, i: number, extent = new JsonExtent()): number {
+  const e = extent.end(text, i);
+  return e === OPEN ? NEED : e;
 }
 
-export function scanJson(text: string, start: number, o: ResolvedOptions, final: boolean): CallScan {
+export function scanJson(text: string, start: number, o: ResolvedOptions, final: boolean, extent?: JsonExtent): CallScan {
   const f = o.spec.call as JsonCallFormat;
   const args: Array<[string, unknown]> = [];
   const i = matchGlue(text, start, afterTrigger(f.open), final);
@@ -197,7 +191,7 @@ export function scanJson(text: string, start: number, o: ResolvedOptions, final:
   const head = new RegExp(`^\\{\\s*${JSON.stringify(f.nameKey)}\\s*:\\s*("(?:[^"\\\\\\n]|\\\\.)*")`).exec(text.slice(i));
   const named = head ? (JSON.parse(head[1]!) as string) : undefined;
   if (named !== undefined && !tool(o, named)) return { status: "refused", args };
-  const e = objectEnd(text, i);
+  const e = objectEnd(text, i, extent);
   if (e === NEED) {
     if (final) return named !== undefined ? { status: "need", tool: tool(o, named)!, args, cutAt: "the arguments" } : { status: "refused", args };
     return named !== undefined ? { status: "need", tool: tool(o, named)!, args, cutAt: "the arguments" } : { status: "need", args, cutAt: "the call object" };

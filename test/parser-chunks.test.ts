@@ -2,51 +2,30 @@
 // random multi-splits give the identical result and the identical concatenated events.
 // And agreement: an output the parser calls complete is one the grammar accepts, complete.
 import { describe, expect, it } from "vitest";
-import { buildToolGrammar, getDialect, parseToolCalls, ToolCallStreamParser, type StreamEvent } from "../src/index.js";
+import { buildToolGrammar, getDialect, parseToolCalls } from "../src/index.js";
 import { callTriggerOf, triggerOf } from "../src/dialects/spec.js";
 import { grammarAccepts } from "../src/parser/validate.js";
 import { buildCorpus } from "./support/corpus.js";
+import { runChunks } from "./support/stream-run.js";
 import { rng } from "./support/tokenize.js";
 import { FILE_TOOLS } from "./support/tools.js";
 
 const corpus = buildCorpus(240);
 const opts = (dialect: string) => ({ dialect, tools: FILE_TOOLS, reasoning: true });
 
-/** Events with consecutive deltas of one kind (and one call) merged: the stream as a client assembles it. */
-function merged(events: StreamEvent[]): unknown[] {
-  const out: Array<Record<string, unknown>> = [];
-  for (const e of events) {
-    const last = out[out.length - 1];
-    if ((e.type === "content" || e.type === "reasoning") && last?.type === e.type) { last.delta = (last.delta as string) + e.delta; continue; }
-    if (e.type === "tool_call_arguments" && last?.type === e.type && last.index === e.index) { last.delta = (last.delta as string) + e.delta; continue; }
-    out.push({ ...e });
-  }
-  return out;
-}
-
-function run(text: string, dialect: string, cuts: number[]) {
-  const p = new ToolCallStreamParser(opts(dialect));
-  const events: StreamEvent[] = [];
-  let at = 0;
-  for (const c of cuts) { events.push(...p.feed(text.slice(at, c))); at = c; }
-  events.push(...p.feed(text.slice(at)));
-  const { events: last, ...result } = p.end();
-  events.push(...last);
-  return { result, events: merged(events) };
-}
 
 describe("chunk invariance", () => {
   it(`holds for ${corpus.length} outputs: every 2-split, 1-byte feeding, 1,000 random multi-splits each`, () => {
     const r = rng(2026);
     for (const c of corpus) {
-      const ref = run(c.text, c.dialect, []);
+      const ref = runChunks(c.text, opts(c.dialect), []);
       expect(ref.result).toEqual(parseToolCalls(c.text, opts(c.dialect)));
       const chars = Array.from({ length: c.text.length - 1 }, (_, i) => i + 1);
       const variants: number[][] = [chars];  // 1-byte (code unit) feeding
       for (const i of chars) variants.push([i]);
       for (let k = 0; k < 1000; k++) variants.push(chars.filter(() => r() < 0.15));
       for (const cuts of variants) {
-        const got = run(c.text, c.dialect, cuts);
+        const got = runChunks(c.text, opts(c.dialect), cuts);
         if (JSON.stringify(got) !== JSON.stringify(ref)) {
           expect({ case: c.name, cuts, ...got }).toEqual({ case: c.name, cuts, ...ref });
         }

@@ -5,6 +5,7 @@
 // the event stream are the same for every split of the bytes.
 import { describe, expect, it } from "vitest";
 import { parseToolCalls, ToolCallStreamParser, type ParserOptions, type StreamEvent } from "../src/index.js";
+import { runChunks } from "./support/stream-run.js";
 import { rng } from "./support/tokenize.js";
 import { FILE_TOOLS } from "./support/tools.js";
 
@@ -30,36 +31,15 @@ const SECTION_OPEN: Record<string, number> = { "deepseek-v3.1": "<｜tool▁call
 
 const opts = (dialect: string): ParserOptions => ({ dialect, tools: FILE_TOOLS, maxCallLength: LIMIT });
 
-function merged(events: StreamEvent[]): unknown[] {
-  const out: Array<Record<string, unknown>> = [];
-  for (const e of events) {
-    const last = out[out.length - 1];
-    if ((e.type === "content" || e.type === "reasoning") && last?.type === e.type) { last.delta = (last.delta as string) + e.delta; continue; }
-    if (e.type === "tool_call_arguments" && last?.type === e.type && last.index === e.index) { last.delta = (last.delta as string) + e.delta; continue; }
-    out.push({ ...e });
-  }
-  return out;
-}
-
-function run(text: string, o: ParserOptions, cuts: number[]) {
-  const p = new ToolCallStreamParser(o);
-  const events: StreamEvent[] = [];
-  let at = 0;
-  for (const c of cuts) { events.push(...p.feed(text.slice(at, c))); at = c; }
-  events.push(...p.feed(text.slice(at)));
-  const { events: last, ...result } = p.end();
-  events.push(...last);
-  return { result, events: merged(events) };
-}
 
 /** Same result and events for whole, 1-char, every split around the limit, and random splits. */
 function expectChunkInvariant(text: string, o: ParserOptions) {
-  const ref = run(text, o, []);
+  const ref = runChunks(text, o, []);
   const r = rng(text.length);
   const all = Array.from({ length: text.length - 1 }, (_, i) => i + 1);
   const variants: number[][] = [all, ...all.filter((i) => i % 7 === 0 || Math.abs(i - LIMIT) < 40).map((i) => [i])];
   for (let k = 0; k < 200; k++) variants.push(all.filter(() => r() < 0.05));
-  for (const cuts of variants) expect(run(text, o, cuts), `cuts ${cuts.slice(0, 10).join(",")}`).toEqual(ref);
+  for (const cuts of variants) expect(runChunks(text, o, cuts), `cuts ${cuts.slice(0, 10).join(",")}`).toEqual(ref);
   return ref.result;
 }
 

@@ -1,0 +1,85 @@
+// The parity corpus: outputs both our parser and llama.cpp's read, each with the template, tools and
+// thinking switch llama.cpp needs to read it the way we do. Every registered dialect that has
+// real templates (template-fixtures.ts) takes part; a new one needs its line in PARITY_DIALECTS.
+import { dialects } from "../../src/index.js";
+import { buildCorpus, type CorpusDialect } from "./corpus.js";
+import { DIALECT_TEMPLATES, renderAssistantToolCalls, toolsFor, type Call, type TemplateDialect } from "./template-fixtures.js";
+import { FILE_TOOLS } from "./tools.js";
+
+/** Dialects compared with llama.cpp, and the corpus generator's name for each (one line per dialect). */
+export const PARITY_DIALECTS: Partial<Record<string, CorpusDialect>> = {
+  "qwen3-coder": "qwen3-coder",
+  hermes: "hermes",
+  "seed-oss": "seed-oss",
+  mistral: "mistral",
+  "deepseek-v3.1": "deepseek-v3.1",
+  "kimi-k2": "kimi-k2",
+};
+
+export interface ParityCase {
+  name: string;
+  dialect: string;
+  /** A file of llama.cpp's models/templates/. */
+  template: string;
+  bosToken?: string;
+  eosToken?: string;
+  tools: unknown[];
+  text: string;
+  /** The template's thinking switch (llama.cpp's enable_thinking). */
+  thinking: boolean;
+}
+
+/** Calls the real templates write (the same shapes as dialect-templates.test.ts). */
+const CALLS: Call[][] = [
+  [{ name: "write_file", arguments: { path: "/tmp/a b.txt", content: "line 1\nline \"2\" <b>&</b>\n", ok: true, mode: 420 } }],
+  [
+    { name: "read_file", arguments: { path: "☃/x", limit: 3 } },
+    { name: "search", arguments: { query: "", filters: { lang: "ts", deep: { n: [1, 2] } }, tags: ["a", "b"], ratio: 0.25 } },
+  ],
+  [{ name: "noop", arguments: {} }],
+  // Strings that look like other types (seed 003): they stay strings.
+  [{ name: "label", arguments: { text: "42", flag: "true", obj: '{"a": 1}' } }],
+];
+
+const GENERATED_PER_DIALECT = 50;
+
+/** Registered dialects with templates and a corpus generator. */
+export function parityDialects(): string[] {
+  return dialects.filter((d) => PARITY_DIALECTS[d] !== undefined && d in DIALECT_TEMPLATES);
+}
+
+export function buildParityCorpus(): ParityCase[] {
+  const out: ParityCase[] = [];
+  for (const dialect of parityDialects()) {
+    const templates = DIALECT_TEMPLATES[dialect as TemplateDialect];
+    const ref = templates[0]!;
+    const base = { dialect, template: ref.file, bosToken: ref.bosToken, eosToken: ref.eosToken, thinking: false, tools: FILE_TOOLS };
+    // The chunk-invariance corpus's seed and adversarial cases, plus generated ones of this dialect.
+    const gen = PARITY_DIALECTS[dialect]!;
+    const fixed = buildCorpus(0);
+    for (const c of fixed.filter((c) => c.dialect === gen)) out.push({ ...base, name: c.name, text: c.text });
+    for (const c of buildCorpus(fixed.length + GENERATED_PER_DIALECT, 11, [gen]).slice(fixed.length))
+      out.push({ ...base, name: c.name, text: c.text });
+    // What the real templates write: every template of the dialect, with and without text and a thought.
+    for (const t of templates) {
+      const tb = { dialect, template: t.file, bosToken: t.bosToken, eosToken: t.eosToken };
+      for (const [i, calls] of CALLS.entries()) {
+        const variants: Array<{ label: string; content?: string; reasoning?: string }> = [
+          { label: "" },
+          { label: " + text", content: "I'll do that." },
+          ...(t.thinking || t.reasoningAsContentBlock ? [{ label: " + thought", reasoning: "Let me think.", content: "Done thinking." }] : []),
+        ];
+        for (const v of variants) {
+          let turn;
+          try {
+            turn = renderAssistantToolCalls(dialect as TemplateDialect, calls, { template: t.file, content: v.content, reasoning: v.reasoning });
+          } catch {
+            continue; // a template that cannot render this turn (see chat-templates.test.ts)
+          }
+          out.push({ ...tb, name: `render ${t.file} calls #${i}${v.label}`, text: turn.assistant, tools: toolsFor(calls), thinking: v.reasoning !== undefined });
+        }
+      }
+    }
+  }
+  return out;
+}

@@ -27,6 +27,8 @@ export interface ParityCase {
   text: string;
   /** The template's thinking switch (llama.cpp's enable_thinking). */
   thinking: boolean;
+  /** parallelToolCalls / parallel_tool_calls (default true). */
+  parallel?: boolean;
 }
 
 /** Calls the real templates write (the same shapes as dialect-templates.test.ts). */
@@ -52,17 +54,18 @@ export function buildParityCorpus(): ParityCase[] {
   const out: ParityCase[] = [];
   for (const dialect of parityDialects()) {
     const templates = DIALECT_TEMPLATES[dialect as TemplateDialect];
-    const ref = templates[0]!;
-    const base = { dialect, template: ref.file, bosToken: ref.bosToken, eosToken: ref.eosToken, thinking: false, tools: FILE_TOOLS };
     // The chunk-invariance corpus's seed and adversarial cases, plus generated ones of this dialect.
     const gen = PARITY_DIALECTS[dialect]!;
     const fixed = buildCorpus(0);
-    for (const c of fixed.filter((c) => c.dialect === gen)) out.push({ ...base, name: c.name, text: c.text });
-    for (const c of buildCorpus(fixed.length + GENERATED_PER_DIALECT, 11, [gen]).slice(fixed.length))
-      out.push({ ...base, name: c.name, text: c.text });
-    // What the real templates write: every template of the dialect, with and without text and a thought.
+    const texts = [...fixed.filter((c) => c.dialect === gen), ...buildCorpus(fixed.length + GENERATED_PER_DIALECT, 11, [gen]).slice(fixed.length)];
     for (const t of templates) {
       const tb = { dialect, template: t.file, bosToken: t.bosToken, eosToken: t.eosToken };
+      // Every template of the dialect reads the corpus (thinking off: a thought may still open the answer where the template allows).
+      for (const c of texts) out.push({ ...tb, name: c.name, text: c.text, thinking: false, tools: FILE_TOOLS });
+      // At most one call: the reference template reads the corpus once more.
+      if (t === templates[0])
+        for (const c of texts) out.push({ ...tb, name: `${c.name} (one call)`, text: c.text, thinking: false, tools: FILE_TOOLS, parallel: false });
+      // What the template itself writes, with and without text and a thought.
       for (const [i, calls] of CALLS.entries()) {
         const variants: Array<{ label: string; content?: string; reasoning?: string }> = [
           { label: "" },

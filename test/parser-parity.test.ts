@@ -23,7 +23,7 @@ beforeAll(async () => {
   rows = run.map((r) => ({
     ...r,
     verdict: classify(ourShape(r.ours), theirShape(r.theirs), {
-      dialect: r.case.dialect, template: r.case.template, text: r.case.text, events: r.events, tools: r.case.tools, parallel: r.case.parallel ?? true,
+      dialect: r.case.dialect, template: r.case.template, text: r.case.text, events: r.events, tools: r.case.tools, parallel: r.case.parallel ?? true, prompt: r.theirs.ok ? r.theirs.generation_prompt : "",
     }),
   }));
 }, 120_000);
@@ -77,7 +77,7 @@ describe("parity with llama.cpp's chat parser", () => {
 });
 
 describe("the classifier", () => {
-  const facts = { dialect: "hermes", template: "Qwen-Qwen3-0.6B.jinja", text: "", events: [], tools: [], parallel: true };
+  const facts = { dialect: "hermes", template: "Qwen-Qwen3-0.6B.jinja", text: "", events: [], tools: [], parallel: true, prompt: "<|im_start|>assistant\n" };
   const call = (path: string) => ({ name: "read", arguments: { path } });
   const ours = { content: "", reasoning: "", calls: [call("a")], cut: [], invalid: [] };
 

@@ -18,6 +18,8 @@ export interface OurFacts {
   tools: unknown[];
   /** parallelToolCalls / parallel_tool_calls. */
   parallel: boolean;
+  /** The end of the rendered prompt llama.cpp reports (its generation_prompt; "" when it threw). */
+  prompt: string;
 }
 
 export const PARITY_CLASSES = {
@@ -26,6 +28,7 @@ export const PARITY_CLASSES = {
   "cut-before-name": "the output ended inside a call or section before a name was complete: we report an incomplete call without a name; llama.cpp says nothing",
   "unclosed-scope-arguments": "Seed-OSS: a complete call whose </seed:tool_call> is missing at the very end: we return the call; llama.cpp returns unfinished JSON arguments",
   "trailing-marker-prefix": "the output ends in the first bytes of a call marker: we keep them as content; llama.cpp drops them",
+  "prompt-thought-in-content": "with reasoning_format none, llama.cpp puts the empty thought its prompt ends with (DeepSeek V3.1: <think></think>) at the start of content",
   "leading-whitespace": "llama.cpp strips whitespace at the start of content and of reasoning; we keep the bytes as generated",
   // llama.cpp stops reading at something it does not accept: it returns what came before (or its
   // final parse throws); we read on.
@@ -83,6 +86,12 @@ const SHAPE_STEPS: Array<[ParityClass, Step]> = [
     const spec = getDialect(f.dialect);
     const cut = [triggerOf(spec), callTriggerOf(spec)].map((m) => trailingPrefix(ours.content, m)).sort((a, b) => b.length - a.length)[0]!;
     return cut && f.text.endsWith(cut) ? { ...ours, content: ours.content.slice(0, -cut.length) } : undefined;
+  }],
+  ["prompt-thought-in-content", (ours, theirs, _o, f) => {
+    const open = getDialect(f.dialect).reasoning?.open;
+    const at = open === undefined ? -1 : f.prompt.lastIndexOf(open);
+    const thought = at < 0 ? "" : f.prompt.slice(at);
+    return thought && theirs.content.startsWith(thought) && !ours.content.startsWith(thought) ? { ...ours, content: thought + ours.content } : undefined;
   }],
   ["leading-whitespace", (ours) => {
     const next = { ...ours, content: ours.content.trimStart(), reasoning: ours.reasoning.trimStart() };

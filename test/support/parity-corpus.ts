@@ -29,6 +29,8 @@ export interface ParityCase {
   thinking: boolean;
   /** parallelToolCalls / parallel_tool_calls (default true). */
   parallel?: boolean;
+  /** llama.cpp's reasoning_format: "deepseek" (default; thoughts extracted) or "none" (ours: reasoning false). */
+  reasoningFormat?: "deepseek" | "none";
 }
 
 /** Calls the real templates write (the same shapes as dialect-templates.test.ts). */
@@ -62,9 +64,11 @@ export function buildParityCorpus(): ParityCase[] {
       const tb = { dialect, template: t.file, bosToken: t.bosToken, eosToken: t.eosToken };
       // Every template of the dialect reads the corpus (thinking off: a thought may still open the answer where the template allows).
       for (const c of texts) out.push({ ...tb, name: c.name, text: c.text, thinking: false, tools: FILE_TOOLS });
-      // At most one call: the reference template reads the corpus once more.
-      if (t === templates[0])
+      // The reference template reads the corpus twice more: at most one call; thoughts not extracted.
+      if (t === templates[0]) {
         for (const c of texts) out.push({ ...tb, name: `${c.name} (one call)`, text: c.text, thinking: false, tools: FILE_TOOLS, parallel: false });
+        for (const c of texts) out.push({ ...tb, name: `${c.name} (no reasoning)`, text: c.text, thinking: false, tools: FILE_TOOLS, reasoningFormat: "none" });
+      }
       // What the template itself writes, with and without text and a thought.
       for (const [i, calls] of CALLS.entries()) {
         const variants: Array<{ label: string; content?: string; reasoning?: string }> = [

@@ -23,7 +23,7 @@ function request(c: ParityCase, text: string, tools: unknown[]): OracleRequest {
     // Our options: toolChoice auto, parallelToolCalls as the case says; llama-server's reasoning format.
     parallel_tool_calls: c.parallel ?? true,
     tool_choice: "auto",
-    reasoning_format: "deepseek",
+    reasoning_format: c.reasoningFormat ?? "deepseek",
     enable_thinking: c.thinking,
     ...(c.bosToken !== undefined ? { bos_token: c.bosToken } : {}),
     ...(c.eosToken !== undefined ? { eos_token: c.eosToken } : {}),
@@ -36,7 +36,7 @@ function request(c: ParityCase, text: string, tools: unknown[]): OracleRequest {
  */
 async function reasoningMode(oracle: LlamaOracle, c: ParityCase): Promise<ReasoningMode> {
   const r = getDialect(c.dialect).reasoning;
-  if (!r) return false;
+  if (!r || c.reasoningFormat === "none") return false;
   const ask = async (text: string) => {
     const res = await oracle.parse(request(c, text, c.tools));
     if (!res.ok) throw new Error(`llama-oracle: probing thoughts with ${c.template} failed at ${res.stage}: ${res.error}`);
@@ -51,7 +51,7 @@ async function reasoningMode(oracle: LlamaOracle, c: ParityCase): Promise<Reason
 export async function runParity(oracle: LlamaOracle, cases: ParityCase[]): Promise<ParityRow[]> {
   const modes = new Map<string, Promise<ReasoningMode>>();
   const modeOf = (c: ParityCase) => {
-    const key = JSON.stringify([c.template, c.thinking, c.bosToken, c.eosToken, c.tools, c.parallel]);
+    const key = JSON.stringify([c.template, c.thinking, c.bosToken, c.eosToken, c.tools, c.parallel, c.reasoningFormat]);
     let m = modes.get(key);
     if (!m) modes.set(key, (m = reasoningMode(oracle, c)));
     return m;

@@ -4,7 +4,9 @@ import { rng } from "./tokenize.js";
 
 const TRICKY = ["", "a", "<", "</", "<tool", "<tool_call", "</tool_call>", "</parameter", "</param", "<function=", "{", "}", '"', "\\", "\n", "\n\n", "é✓😀", "中文", "<think>", "</think>", "{\"name\": ", "]]>", " "];
 
-export type CorpusDialect = "qwen3-coder" | "hermes" | "seed-oss" | "mistral" | "deepseek-v3.1" | "kimi-k2";
+/** Dialects the generator below can write calls for. */
+export const CORPUS_DIALECTS = ["qwen3-coder", "hermes", "seed-oss", "mistral", "deepseek-v3.1", "kimi-k2"] as const;
+export type CorpusDialect = (typeof CORPUS_DIALECTS)[number];
 export interface CorpusCase { name: string; dialect: CorpusDialect; text: string }
 
 function xmlCall(name: string, params: Array<[string, string]>, pad: boolean): string {

@@ -1,20 +1,11 @@
 // The parity corpus: outputs both our parser and llama.cpp's read, each with the template, tools and
-// thinking switch llama.cpp needs to read it the way we do. Every registered dialect that has
-// real templates (template-fixtures.ts) takes part; a new one needs its line in PARITY_DIALECTS.
+// thinking switch llama.cpp needs to read it the way we do. Every registered dialect with real
+// templates (template-fixtures.ts) takes part with what its templates write; one the corpus
+// generator writes (CORPUS_DIALECTS in corpus.ts) also with the generated and adversarial outputs.
 import { dialects } from "../../src/index.js";
-import { buildCorpus, type CorpusDialect } from "./corpus.js";
+import { buildCorpus, CORPUS_DIALECTS, type CorpusDialect } from "./corpus.js";
 import { DIALECT_TEMPLATES, renderAssistantToolCalls, toolsFor, type Call, type TemplateDialect } from "./template-fixtures.js";
 import { FILE_TOOLS } from "./tools.js";
-
-/** Dialects compared with llama.cpp, and the corpus generator's name for each (one line per dialect). */
-export const PARITY_DIALECTS: Partial<Record<string, CorpusDialect>> = {
-  "qwen3-coder": "qwen3-coder",
-  hermes: "hermes",
-  "seed-oss": "seed-oss",
-  mistral: "mistral",
-  "deepseek-v3.1": "deepseek-v3.1",
-  "kimi-k2": "kimi-k2",
-};
 
 export interface ParityCase {
   name: string;
@@ -47,19 +38,22 @@ const CALLS: Call[][] = [
 
 const GENERATED_PER_DIALECT = 50;
 
-/** Registered dialects with templates and a corpus generator. */
+/** Registered dialects with real templates: llama.cpp reads all of them (its PEG parsers follow the template). */
 export function parityDialects(): string[] {
-  return dialects.filter((d) => PARITY_DIALECTS[d] !== undefined && d in DIALECT_TEMPLATES);
+  return dialects.filter((d) => d in DIALECT_TEMPLATES);
 }
+
+const generated = (d: string): d is CorpusDialect => (CORPUS_DIALECTS as readonly string[]).includes(d);
 
 export function buildParityCorpus(): ParityCase[] {
   const out: ParityCase[] = [];
   for (const dialect of parityDialects()) {
     const templates = DIALECT_TEMPLATES[dialect as TemplateDialect];
     // The chunk-invariance corpus's seed and adversarial cases, plus generated ones of this dialect.
-    const gen = PARITY_DIALECTS[dialect]!;
     const fixed = buildCorpus(0);
-    const texts = [...fixed.filter((c) => c.dialect === gen), ...buildCorpus(fixed.length + GENERATED_PER_DIALECT, 11, [gen]).slice(fixed.length)];
+    const texts = generated(dialect)
+      ? [...fixed.filter((c) => c.dialect === dialect), ...buildCorpus(fixed.length + GENERATED_PER_DIALECT, 11, [dialect]).slice(fixed.length)]
+      : [];
     for (const t of templates) {
       const tb = { dialect, template: t.file, bosToken: t.bosToken, eosToken: t.eosToken };
       // Every template of the dialect reads the corpus (thinking off: a thought may still open the answer where the template allows).

@@ -186,15 +186,16 @@ export function scanJson(text: string, start: number, o: ResolvedOptions, final:
   const i = matchGlue(text, start, afterTrigger(f.open), final);
   if (i === NEED) return { status: "need", args, cutAt: "the call's opening" };
   if (i === FAIL || (i < text.length && text[i] !== "{")) return { status: "refused", args };
-  if (i >= text.length) return final ? { status: "refused", args } : { status: "need", args, cutAt: "the call object" };
+  if (i >= text.length) return { status: "need", args, cutAt: "the call object" };
   // The name is decided as soon as it is complete, before the arguments arrive.
   const head = new RegExp(`^\\{\\s*${JSON.stringify(f.nameKey)}\\s*:\\s*("(?:[^"\\\\\\n]|\\\\.)*")`).exec(text.slice(i));
   const named = head ? (JSON.parse(head[1]!) as string) : undefined;
   if (named !== undefined && !tool(o, named)) return { status: "refused", args };
   const e = objectEnd(text, i, extent);
   if (e === NEED) {
-    if (final) return named !== undefined ? { status: "need", tool: tool(o, named)!, args, cutAt: "the arguments" } : { status: "refused", args };
-    return named !== undefined ? { status: "need", tool: tool(o, named)!, args, cutAt: "the arguments" } : { status: "need", args, cutAt: "the call object" };
+    if (named !== undefined) return { status: "need", tool: tool(o, named)!, args, cutAt: "the arguments" };
+    // Cut before the name was complete: an unfinished call while it can still name a declared tool.
+    return !final || couldNameTool(text.slice(i), f, o) ? { status: "need", args, cutAt: "the call object" } : { status: "refused", args };
   }
   let obj: unknown;
   try { obj = JSON.parse(text.slice(i, e)); } catch {
@@ -215,6 +216,15 @@ export function scanJson(text: string, start: number, o: ResolvedOptions, final:
   const end = c === FAIL ? e : c;
   if (c === FAIL) return { status: "done", end, tool: t, args, invalid: "the call's close marker is missing" };
   return { status: "done", end, tool: t, args, ...(valid ? {} : { invalid: invalidJsonReason(t, a) }) };
+}
+
+/** Whether a call object cut before its name ends (`{`, `{"na`, `{"name": "wr`) could still name a declared tool. */
+function couldNameTool(head: string, f: JsonCallFormat, o: ResolvedOptions): boolean {
+  const m = /^\{\s*(?:"([^"\\]*)(")?\s*(?::\s*(?:"([^"\\]*))?)?)?$/.exec(head);
+  if (!m) return false;
+  const [, key = "", keyClosed, name] = m;
+  if (keyClosed ? key !== f.nameKey : !f.nameKey.startsWith(key)) return false;
+  return name === undefined || o.tools.some((t) => t.name.startsWith(name));
 }
 
 function invalidJsonReason(t: ToolDef, a: unknown): string {

@@ -145,15 +145,19 @@ export class ToolCallStreamParser {
         }
         if (t.startsWith(ct, this.#pos)) { this.#beginCall(this.#pos); this.#pos += ct.length; continue; }
         const rest = t.slice(this.#pos);
-        if (!final && (sec.close.startsWith(rest) || ct.startsWith(rest))) return ev;
+        const markerBegun = sec.close.startsWith(rest) || ct.startsWith(rest);
+        if (!final && markerBegun) return ev;
+        // Ended here or inside a marker: the section was cut, and none of it is content.
+        const cut = markerBegun;
         const bad: IncompleteCall = {
-          index: this.#index, name: null, kind: rest === "" ? "cut" : "invalid",
-          reason: rest === "" ? "the output ended inside the tool-call section; it was never closed" : "unexpected text inside the tool-call section",
+          index: this.#index, name: null, kind: cut ? "cut" : "invalid",
+          reason: cut ? "the output ended inside the tool-call section; it was never closed" : "unexpected text inside the tool-call section",
           missing: [], text: t.slice(this.#sectionStart),
         };
         this.#incomplete.push(bad);
         ev.push({ type: "tool_call_error", index: this.#index, call: bad });
         this.#index++;
+        if (cut) this.#pos = t.length;
         this.#state = "content";
         continue;
       }

@@ -4,7 +4,9 @@ import { rng } from "./tokenize.js";
 
 const TRICKY = ["", "a", "<", "</", "<tool", "<tool_call", "</tool_call>", "</parameter", "</param", "<function=", "{", "}", '"', "\\", "\n", "\n\n", "é✓😀", "中文", "<think>", "</think>", "{\"name\": ", "]]>", " "];
 
-export type CorpusDialect = "qwen3-coder" | "hermes" | "seed-oss" | "mistral" | "deepseek-v3.1" | "kimi-k2";
+/** Dialects the generator below can write calls for. */
+export const CORPUS_DIALECTS = ["qwen3-coder", "hermes", "seed-oss", "mistral", "deepseek-v3.1", "kimi-k2"] as const;
+export type CorpusDialect = (typeof CORPUS_DIALECTS)[number];
 export interface CorpusCase { name: string; dialect: CorpusDialect; text: string }
 
 function xmlCall(name: string, params: Array<[string, string]>, pad: boolean): string {
@@ -17,6 +19,9 @@ function seedCall(name: string, params: Array<[string, string]>, closeScope: boo
 function deepseekCall(name: string, args: Record<string, unknown>): string {
   return `<｜tool▁call▁begin｜>${name}<｜tool▁sep｜>${JSON.stringify(args)}<｜tool▁call▁end｜>`;
 }
+function kimiCall(name: string, args: Record<string, unknown>, i: number): string {
+  return `<|tool_call_begin|>functions.${name}:${i}<|tool_call_argument_begin|>${JSON.stringify(args)}<|tool_call_end|>`;
+}
 function mistralCall(name: string, args: Record<string, unknown>): string {
   return `[TOOL_CALLS]${name}[ARGS]${JSON.stringify(args)}`;
 }
@@ -24,7 +29,10 @@ function jsonCall(name: string, args: Record<string, unknown>): string {
   return `<tool_call>\n${JSON.stringify({ name, arguments: args }, null, 0).replace(/","/g, '", "').replace(/":/g, '": ')}\n</tool_call>`;
 }
 
-export function buildCorpus(size: number, seed = 7): CorpusCase[] {
+const GENERATED: readonly CorpusDialect[] = ["qwen3-coder", "hermes", "seed-oss", "mistral", "deepseek-v3.1"];
+
+/** Seed and adversarial cases, then generated ones (of `generated` dialects) up to `size`. */
+export function buildCorpus(size: number, seed = 7, generated: readonly CorpusDialect[] = GENERATED): CorpusCase[] {
   const r = rng(seed);
   const pick = <T>(a: T[]): T => a[Math.floor(r() * a.length)]!;
   const junk = (n: number) => Array.from({ length: n }, () => pick(TRICKY)).join("");
@@ -48,10 +56,11 @@ export function buildCorpus(size: number, seed = 7): CorpusCase[] {
     { name: "mistral cut in args", dialect: "mistral", text: '[TOOL_CALLS]write[ARGS]{"path": "a", "con' },
   ];
   while (out.length < size) {
-    const dialect = pick(["qwen3-coder", "hermes", "seed-oss", "mistral", "deepseek-v3.1"] as const);
+    const dialect = pick([...generated]);
     let text = r() < 0.5 ? junk(Math.floor(r() * 4)) : "";
     const n = 1 + Math.floor(r() * 3);
-    if (dialect === "deepseek-v3.1") text += "<｜tool▁calls▁begin｜>";
+    const section = dialect === "deepseek-v3.1" ? ["<｜tool▁calls▁begin｜>", "<｜tool▁calls▁end｜>"] : dialect === "kimi-k2" ? ["<|tool_calls_section_begin|>", "<|tool_calls_section_end|>"] : undefined;
+    if (section) text += section[0];
     for (let i = 0; i < n; i++) {
       const name = pick(["read", "write", "edit", "nope"]);
       const params: Array<[string, string]> = name === "read" ? [["path", value()]] : name === "write" ? [["path", value()], ["content", value()]] :
@@ -61,10 +70,11 @@ export function buildCorpus(size: number, seed = 7): CorpusCase[] {
         : dialect === "seed-oss" ? seedCall(name, params, i < n - 1 || r() < 0.6)
         : dialect === "mistral" ? mistralCall(name, Object.fromEntries(params))
         : dialect === "deepseek-v3.1" ? deepseekCall(name, Object.fromEntries(params))
+        : dialect === "kimi-k2" ? kimiCall(name, Object.fromEntries(params), i)
         : jsonCall(name, Object.fromEntries(params));
-      if (r() < 0.3 && dialect !== "deepseek-v3.1") text += junk(2);
+      if (r() < 0.3 && !section) text += junk(2);
     }
-    if (dialect === "deepseek-v3.1" && r() < 0.85) text += "<｜tool▁calls▁end｜>" + (r() < 0.3 ? junk(2) : "");
+    if (section && r() < 0.85) text += section[1] + (r() < 0.3 ? junk(2) : "");
     if (r() < 0.35) text = text.slice(0, Math.floor(r() * text.length));
     out.push({ name: `generated #${out.length}`, dialect, text });
   }

@@ -1,9 +1,9 @@
 // Interpreter 2 of a dialect definition: a streaming parser whose result and concatenated
 // events are a function of the bytes alone, whatever the chunking.
 import { resolveOptions, type DialectOptions, type ResolvedOptions } from "../dialects/options.js";
-import { callTriggerOf, triggerOf } from "../dialects/spec.js";
+import { callTriggerOf, triggerOf, type Glue } from "../dialects/spec.js";
 import { scanJson, scanNamed, scanXml, type CallScan, type XmlCheckpoint } from "./calls.js";
-import { heldBack } from "./glue.js";
+import { heldBack, matchGlue, NEED } from "./glue.js";
 import type { FinishReason, IncompleteCall, ParseResult, StreamEvent, ToolCall } from "./types.js";
 
 export interface ParserOptions extends DialectOptions {
@@ -31,6 +31,7 @@ export class ToolCallStreamParser {
   #checkpoint: XmlCheckpoint | undefined;  // how far the current call was read
   #sectionStart = -1;  // where the open call section began (-1: none)
   #sectionCalls = 0;
+  #glue: [number, number] = [0, 0];  // whitespace taken as glue right before the last trigger found in content
 
   constructor(options: ParserOptions) {
     this.#o = resolveOptions(options);
@@ -74,16 +75,20 @@ export class ToolCallStreamParser {
       if (this.#state === "start") {
         const r = this.#o.spec.reasoning;
         if (this.#o.reasoning === "forced-open") { this.#state = "thought"; continue; }
+        // Whitespace that opens the answer is glue when a call follows it (GLM-4.6 writes "\n<tool_call>").
+        this.#afterCall = true;
         if (!this.#o.reasoning || !r) { this.#state = "content"; continue; }
-        if (t.startsWith(r.open)) { this.#pos = r.open.length; this.#state = "thought"; continue; }
-        if (!final && r.open.startsWith(t)) return ev;
+        const lead = r.lead ?? "";
+        const at = lead !== "" && t.startsWith(lead) ? lead.length : 0;
+        if (t.startsWith(r.open, at)) { this.#pos = at + r.open.length; this.#state = "thought"; continue; }
+        if (!final && (r.open.startsWith(t) || (lead + r.open).startsWith(t))) return ev;
         this.#state = "content";
         continue;
       }
       if (this.#state === "thought") {
         const close = this.#o.spec.reasoning!.close;
         const i = t.indexOf(close, this.#pos);
-        if (i >= 0) { reasoning(t.slice(this.#pos, i)); this.#pos = i + close.length; this.#state = "content"; continue; }
+        if (i >= 0) { reasoning(t.slice(this.#pos, i)); this.#pos = i + close.length; this.#state = "content"; this.#afterCall = true; continue; }
         const keep = final ? 0 : heldBack(t, this.#pos, close);
         reasoning(t.slice(this.#pos, t.length - keep));
         this.#pos = t.length - keep;
@@ -94,7 +99,9 @@ export class ToolCallStreamParser {
         const i = callable ? t.indexOf(this.#trigger, this.#pos) : -1;
         if (i >= 0) {
           const before = t.slice(this.#pos, i);
-          if (!(this.#afterCall && before.trim() === "")) content(before);
+          const glued = this.#afterCall && before.trim() === "";
+          if (!glued) content(before);
+          this.#glue = [glued ? this.#pos : i, i];
           this.#afterCall = false;
           this.#pos = i + this.#trigger.length;
           if (this.#o.spec.section) {
@@ -121,18 +128,21 @@ export class ToolCallStreamParser {
       if (this.#state === "section") {
         const sec = this.#o.spec.section!;
         const ct = callTriggerOf(this.#o.spec);
-        if (t.startsWith(sec.close, this.#pos)) {
-          this.#pos += sec.close.length;
+        const gap: Glue = sec.gap === undefined ? [] : [{ optional: sec.gap }];
+        const c = matchGlue(t, this.#pos, [...gap, sec.close], final);
+        if (c >= 0) {
+          this.#pos = c;
           this.#state = "content";
           this.#afterCall = this.#sectionCalls > 0;
           continue;
         }
-        if (t.startsWith(ct, this.#pos)) { this.#beginCall(this.#pos); this.#pos += ct.length; continue; }
-        const rest = t.slice(this.#pos);
-        if (!final && (sec.close.startsWith(rest) || ct.startsWith(rest))) return ev;
+        const k = matchGlue(t, this.#pos, [...gap, ct], final);
+        if (k >= 0) { this.#beginCall(k - ct.length); this.#pos = k; continue; }
+        const cut = c === NEED || k === NEED;
+        if (!final && cut) return ev;
         const bad: IncompleteCall = {
-          index: this.#index, name: null, kind: rest === "" ? "cut" : "invalid",
-          reason: rest === "" ? "the output ended inside the tool-call section; it was never closed" : "unexpected text inside the tool-call section",
+          index: this.#index, name: null, kind: cut ? "cut" : "invalid",
+          reason: cut ? "the output ended inside the tool-call section; it was never closed" : "unexpected text inside the tool-call section",
           missing: [], text: t.slice(this.#sectionStart),
         };
         this.#incomplete.push(bad);
@@ -155,7 +165,8 @@ export class ToolCallStreamParser {
       if (scan.status === "refused") {
         // Not a call of a declared tool: its text is content, scanning goes on after the trigger.
         const inSection = this.#o.spec.section !== undefined;
-        const from = inSection && this.#sectionCalls === 0 ? this.#sectionStart : this.#callStart;
+        let from = inSection && this.#sectionCalls === 0 ? this.#sectionStart : this.#callStart;
+        if (from === this.#glue[1]) from = this.#glue[0];  // the whitespace held as glue was content after all
         content(t.slice(from, this.#callStart + (inSection ? callTriggerOf(this.#o.spec).length : this.#trigger.length)));
         this.#state = "content";
         continue;

@@ -143,7 +143,8 @@ export class ToolCallStreamParser {
         const bad: IncompleteCall = {
           index: this.#index, name: null, kind: cut ? "cut" : "invalid",
           reason: cut ? "the output ended inside the tool-call section; it was never closed" : "unexpected text inside the tool-call section",
-          missing: [], text: t.slice(this.#sectionStart),
+          // Up to where the section went wrong: what follows is content, however the text was chunked.
+          missing: [], text: t.slice(this.#sectionStart, cut ? t.length : this.#pos),
         };
         this.#incomplete.push(bad);
         ev.push({ type: "tool_call_error", index: this.#index, call: bad });

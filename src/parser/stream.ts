@@ -149,6 +149,7 @@ export class ToolCallStreamParser {
         this.#incomplete.push(bad);
         ev.push({ type: "tool_call_error", index: this.#index, call: bad });
         this.#index++;
+        if (cut) this.#pos = t.length;  // a cut section is dropped from content whole
         this.#state = "content";
         continue;
       }

@@ -24,6 +24,8 @@ const outputs = {
   hermes: `<tool_call>\n${JSON.stringify({ name: "write", arguments: args })}\n</tool_call>`,
   mistral: `[TOOL_CALLS]write[ARGS]${JSON.stringify(args)}`,
   "deepseek-v3.1": `<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>write<｜tool▁sep｜>${JSON.stringify(args)}<｜tool▁call▁end｜><｜tool▁calls▁end｜>`,
+  "glm-4.5": `<tool_call>write\n<arg_key>path</arg_key>\n<arg_value>${args.path}</arg_value>\n<arg_key>content</arg_key>\n<arg_value>${code}</arg_value>\n</tool_call>`,
+  "minimax-m2": `<minimax:tool_call>\n<invoke name="write">\n<parameter name="path">${args.path}</parameter>\n<parameter name="content">${code}</parameter>\n</invoke>\n</minimax:tool_call>`,
 };
 
 const time = (fnc, reps) => { const t0 = performance.now(); for (let i = 0; i < reps; i++) fnc(); return (performance.now() - t0) / reps; };

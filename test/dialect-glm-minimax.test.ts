@@ -228,4 +228,22 @@ describe("the grammar accepts what the real templates write", () => {
     expect(r.toolCalls.map(named)).toEqual(calls);
     expect(r.content?.trim()).toBe("Sure.");
   });
+
+  it.each(turns)("%s: %s — every prefix gets one verdict from grammar and parser", (dialect, file, reasoning) => {
+    const turn = renderAssistantToolCalls(dialect, calls, { template: file, ...(dialect === "minimax-m2" ? { reasoning: "plan" } : {}) });
+    const opts = { dialect, tools, reasoning };
+    let complete = 0;
+    // Inside a thought the prompt opened the grammar cannot end, while the parser has no call to report.
+    const from = reasoning === "forced-open" ? turn.assistant.indexOf("</think>") + "</think>".length : 0;
+    for (let i = from; i <= turn.assistant.length; i++) {
+      const text = turn.assistant.slice(0, i);
+      const r = parseToolCalls(text, opts);
+      const g = grammar(opts, text);
+      expect(g.accepted, text).toBe(true);
+      // The grammar calls a prefix finished exactly when the parser has nothing unfinished in it.
+      expect(g.complete, text).toBe(r.incomplete.length === 0);
+      if (r.toolCalls.length > 0 && r.incomplete.length === 0) complete++;
+    }
+    expect(complete).toBeGreaterThan(0);
+  });
 });

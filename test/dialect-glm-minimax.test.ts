@@ -161,6 +161,11 @@ describe.each(WIRES)("$label", ({ dialect, calls }) => {
 describe("GLM-specific", () => {
   const o = { dialect: "glm-4.5", tools };
 
+  it("a name the wire cannot carry is refused up front, saying which and why", () => {
+    expect(() => parseToolCalls("", { dialect: "glm-4.5", tools: [fn("a<b", {})] })).toThrow(/tools\[0\]\.function\.name: "a<b" contains "<"/);
+    expect(() => parseToolCalls("", { dialect: "minimax-m2", tools: [fn('say">', {})] })).toThrow(/contains "\\">"/);
+  });
+
   it("a name followed by neither a parameter nor the close is refused", () => {
     for (const text of ["<tool_call>readme</tool_call>", "<tool_call>read please</tool_call>"]) {
       const r = parseToolCalls(text, o);

@@ -252,3 +252,21 @@ describe("the grammar accepts what the real templates write", () => {
     expect(complete).toBeGreaterThan(0);
   });
 });
+
+// Found while adding MiniMax's section: both held for every sectioned dialect (DeepSeek V3.1 here).
+describe("call sections", () => {
+  const o = { dialect: "deepseek-v3.1", tools };
+
+  it("an output cut inside a call's marker in a section is a cut section, dropped from content", () => {
+    const r = parseToolCalls("x<｜tool▁calls▁begin｜><｜tool▁call", o);
+    expect(r.content).toBe("x");
+    expect(r.incomplete).toMatchObject([{ kind: "cut", text: "<｜tool▁calls▁begin｜><｜tool▁call" }]);
+  });
+
+  it("text inside a section is reported the same however the output was chunked", () => {
+    const text = "<｜tool▁calls▁begin｜>hello";
+    const ref = stream(text, o, []).result;
+    expect(ref.incomplete).toMatchObject([{ kind: "invalid", text: "<｜tool▁calls▁begin｜>" }]);
+    for (let i = 1; i < text.length; i++) expect(stream(text, o, [i]).result).toEqual(ref);
+  });
+});

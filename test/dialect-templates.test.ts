@@ -13,7 +13,7 @@ const CALLS: Call[][] = [
   [{ name: "noop", arguments: {} }],
 ];
 
-describe.each(["qwen3-coder", "hermes", "seed-oss", "mistral", "deepseek-v3.1", "kimi-k2"] as const)("%s templates parse back", (dialect: TemplateDialect) => {
+describe.each(["qwen3-coder", "hermes", "seed-oss", "mistral", "deepseek-v3.1", "kimi-k2", "glm-4.5", "minimax-m2"] as const)("%s templates parse back", (dialect: TemplateDialect) => {
   // Mistral Small 3.2 writes [CALL_ID]id between the name and [ARGS]: not read yet.
   for (const t of DIALECT_TEMPLATES[dialect].filter((x) => !x.file.startsWith("Mistral-Small-3.2"))) {
     for (const [i, calls] of CALLS.entries()) {
@@ -22,7 +22,7 @@ describe.each(["qwen3-coder", "hermes", "seed-oss", "mistral", "deepseek-v3.1", 
       if (dialect === "seed-oss" && i === 1) continue;
       it(`${t.file}: calls #${i}`, () => {
         const turn = renderAssistantToolCalls(dialect, calls, { template: t.file });
-        const r = parseToolCalls(turn.assistant, { dialect, tools: toolsFor(calls), reasoning: true });
+        const r = parseToolCalls(turn.assistant, { dialect, tools: toolsFor(calls), reasoning: turn.parseReasoning });
         expect(r.incomplete).toEqual([]);
         expect(r.toolCalls.map((c) => ({ name: c.function.name, arguments: JSON.parse(c.function.arguments) }))).toEqual(calls);
         expect(r.content).toBeNull();
@@ -31,7 +31,7 @@ describe.each(["qwen3-coder", "hermes", "seed-oss", "mistral", "deepseek-v3.1", 
     }
     it(`${t.file}: content beside a call is kept`, () => {
       const turn = renderAssistantToolCalls(dialect, CALLS[0]!, { template: t.file, content: "I'll write it." });
-      const r = parseToolCalls(turn.assistant, { dialect, tools: toolsFor(CALLS[0]!), reasoning: true });
+      const r = parseToolCalls(turn.assistant, { dialect, tools: toolsFor(CALLS[0]!), reasoning: turn.parseReasoning });
       expect(r.toolCalls).toHaveLength(1);
       expect(r.content?.trim()).toBe("I'll write it.");
     });

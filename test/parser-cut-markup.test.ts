@@ -11,11 +11,12 @@ const calls: Call[] = [{ name: "read", arguments: { path: "/etc/hosts" } }];
 
 describe.each(parityDialects())("%s: a call cut inside its markup", (dialect) => {
   it("is complete or reported cut; no byte of it is content", () => {
-    const text = renderAssistantToolCalls(dialect as TemplateDialect, calls, { content: "Sure." }).assistant;
+    const turn = renderAssistantToolCalls(dialect as TemplateDialect, calls, { content: "Sure." });
+    const text = turn.assistant;
     const trigger = triggerOf(getDialect(dialect));
     const at = text.indexOf(trigger);
     expect(at).toBeGreaterThan(0);
-    const options = { dialect, tools: toolsFor(calls) };
+    const options = { dialect, tools: toolsFor(calls), reasoning: turn.parseReasoning };
     for (let p = at + trigger.length; p < text.length; p++) {
       const r = parseToolCalls(text.slice(0, p), options);
       const where = JSON.stringify(text.slice(at, p));

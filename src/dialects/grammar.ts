@@ -38,10 +38,11 @@ export function xmlValue(f: XmlCallFormat, schema: unknown, maxValueLength?: num
 function xmlCall(f: XmlCallFormat, tool: ToolDef, maxValueLength?: number): GrammarNode {
   const required = new Set(tool.required);
   const params = Object.entries(tool.properties).map(([k, schema]) => ({
-    node: seq(glue(f.paramOpen), literal(k), literal(f.paramNameClose), xmlValue(f, schema, maxValueLength)),
+    node: seq(glue(f.paramOpen), literal(k), literal(f.paramNameClose), glue(f.valueOpen ?? []), xmlValue(f, schema, maxValueLength)),
     required: required.has(k),
   }));
-  return seq(literal(tool.name), literal(f.nameClose), perm(params));
+  // Without a name close, what follows the name (a parameter or the call's close) ends it.
+  return seq(literal(tool.name), f.nameClose === null ? seq() : literal(f.nameClose), perm(params));
 }
 
 /** The call object: name first, then arguments, any JSON whitespace between tokens. */
@@ -94,8 +95,9 @@ export function buildToolGrammar(options: DialectOptions): Grammar {
     const call = seq(until(trigger, { marker: true }), callAfterTrigger(spec, tools, o.maxValueLength));
     if (spec.section) {
       // One section holds every call: open, calls back to back, close.
-      const inSection = seq(marker(callTriggerOf(spec)), callAfterTrigger(spec, tools, o.maxValueLength));
-      const section = seq(until(trigger, { marker: true }), inSection, o.parallelToolCalls ? star(inSection) : seq(), marker(spec.section.close));
+      const gap = spec.section.gap === undefined ? seq() : optional(literal(spec.section.gap));
+      const inSection = seq(gap, marker(callTriggerOf(spec)), callAfterTrigger(spec, tools, o.maxValueLength));
+      const section = seq(until(trigger, { marker: true }), inSection, o.parallelToolCalls ? star(inSection) : seq(), gap, marker(spec.section.close));
       const sectioned = seq(section, text(trigger, { marker: true }));
       answer = o.toolChoice === "auto" ? alt(text(trigger, { marker: true }), sectioned) : sectioned;
       return withThought(spec, o, answer);
@@ -117,5 +119,6 @@ function withThought(spec: DialectSpec, o: ResolvedOptions, answer: GrammarNode)
   if (!r || o.reasoning === false) return { root: answer };
   const thought = until(r.close, { marker: true });
   if (o.reasoning === "forced-open") return { root: seq(thought, answer) };
-  return { root: alt(answer, seq(marker(r.open), thought, answer)) };
+  const lead = r.lead === undefined ? seq() : optional(literal(r.lead));
+  return { root: alt(answer, seq(lead, marker(r.open), thought, answer)) };
 }

@@ -11,12 +11,17 @@ export interface XmlCallFormat {
   kind: "xml";
   /** From the trigger to the function name, e.g. ["<tool_call>", {optional:"\n"}, "<function="]. */
   open: Glue;
-  /** Ends the function name, e.g. ">". */
-  nameClose: string;
+  /**
+   * Ends the function name, e.g. ">". null: no fixed string does (GLM's `<tool_call>NAME<arg_key>`);
+   * the name ends where a parameter (paramOpen) or the call's close begins.
+   */
+  nameClose: string | null;
   /** Before each parameter, e.g. [{optional:"\n"}, "<parameter="]. */
   paramOpen: Glue;
   /** Ends a parameter name, e.g. ">". */
   paramNameClose: string;
+  /** Between a parameter name's close and its value, e.g. [{optional:"\n"}, "<arg_value>"] (GLM). */
+  valueOpen?: Glue;
   /** Ends a value: the first occurrence closes it (exactly as the grammar's `until`). */
   valueClose: string;
   /** One leading and one trailing "\n" of a value are padding, not value. */
@@ -60,10 +65,20 @@ export interface DialectSpec {
   name: string;
   description: string;
   /** A thought block the family may open its answer with. */
-  reasoning?: { open: string; close: string };
+  reasoning?: {
+    open: string;
+    close: string;
+    /** Optional text before the open (GLM-4.6 writes "\n<think>"). */
+    lead?: string;
+  };
   call: XmlCallFormat | JsonCallFormat | NamedJsonCallFormat;
   /** A wrapper around all of an answer's calls (DeepSeek's calls begin/end): it opens with the first call and closes after the last. */
-  section?: { open: string; close: string };
+  section?: {
+    open: string;
+    close: string;
+    /** Optional text before each call and before the close inside the section (MiniMax writes "\n"). */
+    gap?: string;
+  };
 }
 
 /** The text that starts a call: the first fixed string of its opening glue. */

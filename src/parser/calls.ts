@@ -6,6 +6,7 @@ import { afterTrigger, type JsonCallFormat, type NamedJsonCallFormat, type XmlCa
 import type { ToolDef } from "../dialects/tools.js";
 import { FAIL, matchGlue, NEED } from "./glue.js";
 import { JsonExtent, OPEN } from "./json-extent.js";
+import { readNameBeforeGlue, type NameRead } from "./name-before-glue.js";
 import { grammarAccepts } from "./validate.js";
 
 export interface CallScan {
@@ -49,13 +50,12 @@ export function scanXml(text: string, start: number, o: ResolvedOptions, final: 
   return scanParams(text, o, final, { i: n.end, tool: n.tool, args: [], seen: new Set() });
 }
 
-type NameRead = { status: "done"; tool: ToolDef; end: number } | { status: "need"; cutAt: string } | { status: "refused" };
-
 /** The glue after the trigger, then the function name. */
 function openAndName(text: string, start: number, f: XmlCallFormat | NamedJsonCallFormat, o: ResolvedOptions, final: boolean): NameRead {
   const i = matchGlue(text, start, afterTrigger(f.open), final);
   if (i === NEED) return { status: "need", cutAt: "the call's opening" };
   if (i === FAIL) return { status: "refused" };
+  if (f.nameClose === null) return readNameBeforeGlue(text, i, f as XmlCallFormat, o, final);
   return readName(text, i, f.nameClose, o);
 }
 
@@ -116,7 +116,9 @@ function scanParams(text: string, o: ResolvedOptions, final: boolean, cp: XmlChe
       const k = text.indexOf(f.paramNameClose, p);
       if (k < 0) return final ? cut(t, args, "a parameter name") : { status: "need", tool: t, args, cutAt: "a parameter name", checkpoint: { i, tool: t, args, seen } };
       const key = text.slice(p, k);
-      const v = k + f.paramNameClose.length;
+      const v = matchGlue(text, k + f.paramNameClose.length, f.valueOpen ?? [], final);
+      if (v === NEED) return { status: "need", tool: t, args, cutAt: `the value of "${key}"`, checkpoint: { i, tool: t, args, seen } };
+      if (v === FAIL) return finish(text, k, t, args, f, final, `parameter "${key}": its value does not open with ${JSON.stringify(f.valueOpen?.filter((g) => typeof g === "string").join(""))}`);
       const from = cp.search && cp.search.at === v ? Math.max(v, cp.search.from - f.valueClose.length + 1) : v;
       const e = text.indexOf(f.valueClose, from);
       if (e < 0) return { status: "need", tool: t, args, cutAt: `the value of "${key}"`, checkpoint: { i, tool: t, args, seen, search: { at: v, from: text.length } } };

@@ -2,9 +2,9 @@
 // events are a function of the bytes alone, whatever the chunking.
 import { resolveOptions, type DialectOptions, type ResolvedOptions } from "../dialects/options.js";
 import { ToolDefinitionError } from "../dialects/tools.js";
-import { callTriggerOf, triggerOf } from "../dialects/spec.js";
+import { callTriggerOf, triggerOf, type Glue } from "../dialects/spec.js";
 import { scanJson, scanNamed, scanXml, type CallScan, type XmlCheckpoint } from "./calls.js";
-import { heldBack } from "./glue.js";
+import { heldBack, matchGlue, NEED } from "./glue.js";
 import { JsonExtent } from "./json-extent.js";
 import type { DroppedConstruct, FinishReason, IncompleteCall, ParseResult, StreamEvent, ToolCall } from "./types.js";
 
@@ -42,6 +42,7 @@ export class ToolCallStreamParser {
   readonly #limit: number;
   #dropped: DroppedConstruct[] = [];
   #dropping: DroppedConstruct | undefined;  // the over-limit call being skipped to its own end
+  #glue: [number, number] = [0, 0];  // whitespace taken as glue right before the last trigger found in content
 
   constructor(options: ParserOptions) {
     this.#o = resolveOptions(options);
@@ -90,16 +91,20 @@ export class ToolCallStreamParser {
       if (this.#state === "start") {
         const r = this.#o.spec.reasoning;
         if (this.#o.reasoning === "forced-open") { this.#state = "thought"; continue; }
+        // Whitespace that opens the answer is glue when a call follows it (GLM-4.6 writes "\n<tool_call>").
+        this.#afterCall = true;
         if (!this.#o.reasoning || !r) { this.#state = "content"; continue; }
-        if (t.startsWith(r.open)) { this.#pos = r.open.length; this.#state = "thought"; continue; }
-        if (!final && r.open.startsWith(t)) return ev;
+        const lead = r.lead ?? "";
+        const at = lead !== "" && t.startsWith(lead) ? lead.length : 0;
+        if (t.startsWith(r.open, at)) { this.#pos = at + r.open.length; this.#state = "thought"; continue; }
+        if (!final && (r.open.startsWith(t) || (lead + r.open).startsWith(t))) return ev;
         this.#state = "content";
         continue;
       }
       if (this.#state === "thought") {
         const close = this.#o.spec.reasoning!.close;
         const i = t.indexOf(close, this.#pos);
-        if (i >= 0) { reasoning(t.slice(this.#pos, i)); this.#pos = i + close.length; this.#state = "content"; continue; }
+        if (i >= 0) { reasoning(t.slice(this.#pos, i)); this.#pos = i + close.length; this.#state = "content"; this.#afterCall = true; continue; }
         const keep = final ? 0 : heldBack(t, this.#pos, close);
         reasoning(t.slice(this.#pos, t.length - keep));
         this.#pos = t.length - keep;
@@ -110,7 +115,9 @@ export class ToolCallStreamParser {
         const i = callable ? t.indexOf(this.#trigger, this.#pos) : -1;
         if (i >= 0) {
           const before = t.slice(this.#pos, i);
-          if (!(this.#afterCall && before.trim() === "")) content(before);
+          const glued = this.#afterCall && before.trim() === "";
+          if (!glued) content(before);
+          this.#glue = [glued ? this.#pos : i, i];
           this.#afterCall = false;
           this.#pos = i + this.#trigger.length;
           if (this.#o.spec.section) {
@@ -137,27 +144,28 @@ export class ToolCallStreamParser {
       if (this.#state === "section") {
         const sec = this.#o.spec.section!;
         const ct = callTriggerOf(this.#o.spec);
-        if (t.startsWith(sec.close, this.#pos)) {
-          this.#pos += sec.close.length;
+        const gap: Glue = sec.gap === undefined ? [] : [{ optional: sec.gap }];
+        const c = matchGlue(t, this.#pos, [...gap, sec.close], final);
+        if (c >= 0) {
+          this.#pos = c;
           this.#state = "content";
           this.#afterCall = this.#sectionCalls > 0;
           continue;
         }
-        if (t.startsWith(ct, this.#pos)) { this.#beginCall(this.#pos); this.#pos += ct.length; continue; }
-        const rest = t.slice(this.#pos);
-        const markerBegun = sec.close.startsWith(rest) || ct.startsWith(rest);
-        if (!final && markerBegun) return ev;
-        // Ended here or inside a marker: the section was cut, and none of it is content.
-        const cut = markerBegun;
+        const k = matchGlue(t, this.#pos, [...gap, ct], final);
+        if (k >= 0) { this.#beginCall(k - ct.length); this.#pos = k; continue; }
+        const cut = c === NEED || k === NEED;
+        if (!final && cut) return ev;
         const bad: IncompleteCall = {
           index: this.#index, name: null, kind: cut ? "cut" : "invalid",
           reason: cut ? "the output ended inside the tool-call section; it was never closed" : "unexpected text inside the tool-call section",
-          missing: [], text: t.slice(this.#sectionStart),
+          // Up to where the section went wrong: what follows is content, however the text was chunked.
+          missing: [], text: t.slice(this.#sectionStart, cut ? t.length : this.#pos),
         };
         this.#incomplete.push(bad);
         ev.push({ type: "tool_call_error", index: this.#index, call: bad });
         this.#index++;
-        if (cut) this.#pos = t.length;
+        if (cut) this.#pos = t.length;  // a cut section is dropped from content whole
         this.#state = "content";
         continue;
       }
@@ -193,7 +201,8 @@ export class ToolCallStreamParser {
       if (scan.status === "refused") {
         // Not a call of a declared tool: its text is content, scanning goes on after the trigger.
         const inSection = this.#o.spec.section !== undefined;
-        const from = inSection && this.#sectionCalls === 0 ? this.#sectionStart : this.#callStart;
+        let from = inSection && this.#sectionCalls === 0 ? this.#sectionStart : this.#callStart;
+        if (from === this.#glue[1]) from = this.#glue[0];  // the whitespace held as glue was content after all
         content(t.slice(from, this.#callStart + (inSection ? callTriggerOf(this.#o.spec).length : this.#trigger.length)));
         this.#state = "content";
         continue;

@@ -1,12 +1,13 @@
 // Outputs to feed the parser: seed cases, adversarial hand-written ones, and generated
 // calls with tricky values, whole and cut at random places.
+import { glmMinimaxCorpus } from "./corpus-glm-minimax.js";
 import { rng } from "./tokenize.js";
 
 const TRICKY = ["", "a", "<", "</", "<tool", "<tool_call", "</tool_call>", "</parameter", "</param", "<function=", "{", "}", '"', "\\", "\n", "\n\n", "é✓😀", "中文", "<think>", "</think>", "{\"name\": ", "]]>", " "];
 
 /** Dialects the generator below can write calls for. */
 export const CORPUS_DIALECTS = ["qwen3-coder", "hermes", "seed-oss", "mistral", "deepseek-v3.1", "kimi-k2"] as const;
-export type CorpusDialect = (typeof CORPUS_DIALECTS)[number];
+export type CorpusDialect = (typeof CORPUS_DIALECTS)[number] | "glm-4.5" | "minimax-m2";
 export interface CorpusCase { name: string; dialect: CorpusDialect; text: string }
 
 function xmlCall(name: string, params: Array<[string, string]>, pad: boolean): string {
@@ -54,6 +55,7 @@ export function buildCorpus(size: number, seed = 7, generated: readonly CorpusDi
     { name: "kimi cut in index", dialect: "kimi-k2", text: "<|tool_calls_section_begin|><|tool_call_begin|>functions.read:1" },
     { name: "mistral two calls", dialect: "mistral", text: mistralCall("read", { path: "a" }) + mistralCall("write", { path: "b", content: "}{[ARGS]" }) },
     { name: "mistral cut in args", dialect: "mistral", text: '[TOOL_CALLS]write[ARGS]{"path": "a", "con' },
+    ...glmMinimaxCorpus(40),
   ];
   while (out.length < size) {
     const dialect = pick([...generated]);

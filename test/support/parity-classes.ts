@@ -30,6 +30,7 @@ export const PARITY_CLASSES = {
   "trailing-marker-prefix": "the output ends in the first bytes of a call marker: we keep them as content; llama.cpp drops them",
   "prompt-thought-in-content": "with reasoning_format none, llama.cpp puts the empty thought its prompt ends with (DeepSeek V3.1: <think></think>) at the start of content",
   "leading-whitespace": "llama.cpp strips whitespace at the start of content and of reasoning; we keep the bytes as generated",
+  "whitespace-glue": "whitespace alone between a thought (or the answer's start) and a call: we read it as glue around the call, not content; llama.cpp returns it as content",
   // llama.cpp stops reading at something it does not accept: it returns what came before (or its
   // final parse throws); we read on.
   "undeclared-call": "a call to an undeclared name: it is content for us; llama.cpp drops it and everything after it, or throws",
@@ -39,6 +40,7 @@ export const PARITY_CLASSES = {
   "unpadded-value": "Qwen3-Coder: a value without the newline padding the template writes: we accept it; llama.cpp drops the call and everything after it",
   "python-literal": "a boolean written as True/False (the template's Python str()): we read it; llama.cpp drops the call and everything after it",
   "call-id": "Mistral Small 3.2 writes [CALL_ID]id between name and arguments: we do not read that form (it is content), and llama.cpp, given that template, throws on it and on the form without the id",
+  "minimax-several-invokes": "MiniMax-M2: several <invoke> blocks in one <minimax:tool_call> section, as its own template writes parallel calls: we read them all; llama.cpp's final parse throws",
   "text-after-call": "text after a call (before another, or at the end): we keep it as content and read on; llama.cpp drops it and everything after it, or throws",
 } as const;
 
@@ -93,6 +95,8 @@ const SHAPE_STEPS: Array<[ParityClass, Step]> = [
     const thought = at < 0 ? "" : f.prompt.slice(at);
     return thought && theirs.content.startsWith(thought) && !ours.content.startsWith(thought) ? { ...ours, content: thought + ours.content } : undefined;
   }],
+  ["whitespace-glue", (ours, theirs) =>
+    ours.content === "" && theirs.content !== "" && theirs.content.trim() === "" && ours.calls.length > 0 ? { ...ours, content: theirs.content } : undefined],
   ["leading-whitespace", (ours) => {
     const next = { ...ours, content: ours.content.trimStart(), reasoning: ours.reasoning.trimStart() };
     return isDeepStrictEqual(next, ours) ? undefined : next;
@@ -127,6 +131,7 @@ const STOP_CAUSES: Array<[ParityClass, (o: OurShape, f: OurFacts) => boolean]> =
   ["schema-order", (_o, f) => getDialect(f.dialect).call.kind === "xml" && xmlCalls(f.text).some((c) => !inSchemaOrder(c, f.tools))],
   ["unpadded-value", (_o, f) => f.dialect === "qwen3-coder" && /<parameter=[^>\n]*>(?!\n)/.test(f.text)],
   ["python-literal", (_o, f) => getDialect(f.dialect).call.kind === "xml" && /<parameter=[^>\n]*>\n?(True|False)\n?<\/parameter>/.test(f.text)],
+  ["minimax-several-invokes", (_o, f) => f.dialect === "minimax-m2" && f.text.split("<minimax:tool_call>").some((sec) => sec.split("<invoke ").length > 2)],
   ["text-after-call", (_o, f) => {
     let afterCall = false;
     for (const e of f.events) {

@@ -4,6 +4,7 @@ import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { getDialect } from "../../src/dialects/index.js";
 import { renderChat, type ChatMessage } from "../../src/templates/render.js";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
@@ -41,6 +42,8 @@ export interface DialectTemplate {
    * last message only if that message is the user's, so a reply would change the prompt before it.
    */
   noSystemMessage?: boolean;
+  /** The generation prompt itself opens the thought: every turn carries one, read as "forced-open". */
+  opensThought?: boolean;
 }
 
 const qwenThinking = (on: boolean) => ({ enable_thinking: on });
@@ -94,7 +97,7 @@ export const DIALECT_TEMPLATES: Record<TemplateDialect, readonly DialectTemplate
     { file: "meta-llama-Llama-3.2-3B-Instruct.jinja", bosToken: "<|begin_of_text|>", eosToken: "<|eot_id|>", end: "<|eot_id|>" },
     { file: "meta-llama-Llama-3.3-70B-Instruct.jinja", bosToken: "<|begin_of_text|>", eosToken: "<|eot_id|>", end: "<|eot_id|>" },
   ],
-  "minimax-m2": [{ file: "MiniMax-M2.jinja", end: "[e~[\n" }],
+  "minimax-m2": [{ file: "MiniMax-M2.jinja", end: "[e~[\n", opensThought: true }],
 };
 
 export const TEMPLATE_DIALECTS = Object.keys(DIALECT_TEMPLATES) as TemplateDialect[];
@@ -218,6 +221,8 @@ export function renderDialect(
 }
 
 export interface RenderedTurn {
+  /** The parser's `reasoning` option that reads this turn as the template meant it. */
+  parseReasoning: boolean | "forced-open";
   /** The whole conversation (system + user + assistant), no generation prompt. */
   full: string;
   /** The assistant turn as the model generates it: after the generation prompt, without `end`. */
@@ -239,6 +244,7 @@ export interface RenderedTurn {
  */
 export function renderAssistantToolCalls(dialect: TemplateDialect, calls: readonly Call[], opts: TurnOptions = {}): RenderedTurn {
   const t = pick(dialect, opts.template);
+  if (t.opensThought && opts.reasoning === undefined) opts = { ...opts, reasoning: "I should call a tool." };
   const base: ChatMessage[] = [...(t.noSystemMessage ? [] : [{ role: "system", content: SYSTEM }]), { role: "user", content: USER }];
   const common = { template: t.file, tools: toolsFor(calls), thinking: opts.reasoning !== undefined };
   const prompt = renderDialect(dialect, base, { ...common, addGenerationPrompt: true });
@@ -256,6 +262,7 @@ export function renderAssistantToolCalls(dialect: TemplateDialect, calls: readon
   // The generation prompt alone: what add_generation_prompt appends to the conversation.
   const before = renderDialect(dialect, base, common);
   return {
+    parseReasoning: t.opensThought ? "forced-open" : getDialect(dialect).reasoning ? true : false,
     full,
     assistant: raw.slice(0, raw.length - end.length),
     raw,

@@ -1,5 +1,6 @@
 // The dialect registry.
 import { deepseekV31 } from "./deepseek-v3.1.js";
+import { gptOss } from "./gpt-oss.js";
 import { hermes } from "./hermes.js";
 import { kimiK2 } from "./kimi-k2.js";
 import { mistral } from "./mistral.js";
@@ -7,7 +8,7 @@ import { qwen3Coder } from "./qwen3-coder.js";
 import { seedOss } from "./seed-oss.js";
 import type { DialectSpec } from "./spec.js";
 
-const registry = new Map<string, DialectSpec>([qwen3Coder, hermes, seedOss, mistral, deepseekV31, kimiK2].map((d) => [d.name, d]));
+const registry = new Map<string, DialectSpec>([qwen3Coder, hermes, seedOss, mistral, deepseekV31, kimiK2, gptOss].map((d) => [d.name, d]));
 
 /** Names of the built-in dialects. */
 export const dialects: readonly string[] = [...registry.keys()];

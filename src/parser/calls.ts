@@ -217,7 +217,7 @@ export function scanJson(text: string, start: number, o: ResolvedOptions, final:
   return { status: "done", end, tool: t, args, ...(valid ? {} : { invalid: invalidJsonReason(t, a) }) };
 }
 
-function invalidJsonReason(t: ToolDef, a: unknown): string {
+export function invalidJsonReason(t: ToolDef, a: unknown): string {
   if (!a || typeof a !== "object" || Array.isArray(a)) return "arguments must be a JSON object";
   const missing = t.required.filter((r) => !(r in (a as object)));
   if (missing.length) return `missing required ${missing.map((m) => `"${m}"`).join(", ")}`;

@@ -4,6 +4,7 @@ import { resolveOptions, type DialectOptions, type ResolvedOptions } from "../di
 import { callTriggerOf, triggerOf } from "../dialects/spec.js";
 import { scanJson, scanNamed, scanXml, type CallScan, type XmlCheckpoint } from "./calls.js";
 import { heldBack } from "./glue.js";
+import { HarmonyReader } from "./harmony.js";
 import type { FinishReason, IncompleteCall, ParseResult, StreamEvent, ToolCall } from "./types.js";
 
 export interface ParserOptions extends DialectOptions {
@@ -31,10 +32,12 @@ export class ToolCallStreamParser {
   #checkpoint: XmlCheckpoint | undefined;  // how far the current call was read
   #sectionStart = -1;  // where the open call section began (-1: none)
   #sectionCalls = 0;
+  readonly #harmony: HarmonyReader | undefined;  // harmony turns are messages, read by their own reader
 
   constructor(options: ParserOptions) {
     this.#o = resolveOptions(options);
     this.#trigger = triggerOf(this.#o.spec);
+    this.#harmony = this.#o.spec.call.kind === "harmony" ? new HarmonyReader(this.#o) : undefined;
   }
 
   /** Feeds the next piece of output; returns what it settled. */
@@ -70,6 +73,10 @@ export class ToolCallStreamParser {
     const content = (s: string) => { if (s) { this.#content += s; ev.push({ type: "content", delta: s }); } };
     const reasoning = (s: string) => { if (s) { this.#reasoning += s; ev.push({ type: "reasoning", delta: s }); } };
     const t = this.#text;
+    if (this.#harmony) {
+      this.#harmony.run(t, final, { content, reasoning, events: ev, calls: this.#calls, incomplete: this.#incomplete });
+      return ev;
+    }
     for (;;) {
       if (this.#state === "start") {
         const r = this.#o.spec.reasoning;
@@ -228,11 +235,11 @@ export class ToolCallStreamParser {
   }
 }
 
-function callId(index: number): string {
+export function callId(index: number): string {
   return `call_${index}`;
 }
 
-function argumentsJson(args: Array<[string, unknown]>): string {
+export function argumentsJson(args: Array<[string, unknown]>): string {
   return args.length === 0 ? "{}" : `{${args.map(([k, v]) => `${JSON.stringify(k)}: ${JSON.stringify(v)}`).join(", ")}}`;
 }
 

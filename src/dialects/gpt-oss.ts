@@ -17,13 +17,14 @@
 //   channel, an optional content type (` json`, ` <|constrain|>json`), then a JSON arguments object.
 //   `<|call|>` ends it; it is the end-of-generation token of a tool-call turn, so engines usually
 //   leave it out of the text: a call whose object closed where the output ends is complete too.
-//   Anything else after the object is a call without its end (invalid).
-// - Parallel calls are several call messages, `…<|call|><|start|>assistant…`, with analysis or
-//   preamble messages between. A real gpt-oss engine stops at `<|call|>`, so in practice a turn
-//   has one call (llama.cpp accepts exactly one); parallelToolCalls: false allows one.
+//   Anything else right after the object is a call without its end (invalid).
+// - One call per turn: `<|call|>` ends the generation, so parallelToolCalls changes nothing (as
+//   llama.cpp, which reads exactly one). Text after `<|call|>` (an engine that did not stop) is
+//   content as written, like text after the calls of the other dialects: a second call message
+//   there is content, never a call (llama.cpp drops it silently).
 // - The grammar: thought/preamble messages, then the final message (auto, none, no tools) or
-//   the calls (auto, required, named). The final message is the last; it ends at `<|return|>`,
-//   `<|end|>` or the end of the output.
+//   the call (auto, required, named). The final message is the last; it ends at `<|return|>`,
+//   `<|end|>` or the end of the output, and text after its end is content as written.
 // - Text that is not a message where a message should start (a recipient that is not a declared
 //   function, an unknown channel, free text) ends the parse: the rest of the output is content as
 //   written. An undeclared name is refused at the name, before anything of the call is streamed.

@@ -95,7 +95,8 @@ export class HarmonyReader {
           if (i >= 0) {
             emit(t.slice(this.#pos, i));
             this.#pos = i + ends.find((e) => t.startsWith(e, i))!.length;
-            this.#state = "between";
+            // The final message ends the turn: what follows is content as written.
+            this.#state = this.#state === "final" ? "text" : "between";
             continue;
           }
           const keep = final ? 0 : Math.max(...ends.map((e) => heldBack(t, this.#pos, e)));
@@ -205,7 +206,6 @@ export class HarmonyReader {
     let args: unknown;
     try { args = JSON.parse(body); } catch { why ??= "the arguments are not valid JSON"; }
     if (why === undefined && !grammarAccepts(jsonArguments(tool), body)) why = invalidJsonReason(tool, args);
-    if (why === undefined && !this.#o.parallelToolCalls && out.calls.length > 0) why = "a second call, but parallelToolCalls is false";
     if (why !== undefined) { this.#fail(out, "invalid", tool, why, end, t); return true; }
     const call: ToolCall = { id: callId(this.#index), type: "function", function: { name: tool.name, arguments: argumentsJson(Object.entries(args as object)) } };
     out.calls.push(call);
@@ -229,10 +229,11 @@ export class HarmonyReader {
     this.#next(end);
   }
 
+  /** A call message ends the turn: whatever follows it is content as written. */
   #next(end: number): void {
     this.#index++;
     this.#started = false;
     this.#pos = end;
-    this.#state = "between";
+    this.#state = "text";
   }
 }

@@ -24,6 +24,7 @@ const outputs = {
   hermes: `<tool_call>\n${JSON.stringify({ name: "write", arguments: args })}\n</tool_call>`,
   mistral: `[TOOL_CALLS]write[ARGS]${JSON.stringify(args)}`,
   "deepseek-v3.1": `<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>write<｜tool▁sep｜>${JSON.stringify(args)}<｜tool▁call▁end｜><｜tool▁calls▁end｜>`,
+  "gpt-oss": `<|channel|>analysis<|message|>Write it.<|end|><|start|>assistant to=functions.write<|channel|>commentary json<|message|>${JSON.stringify(args)}<|call|>`,
 };
 
 const time = (fnc, reps) => { const t0 = performance.now(); for (let i = 0; i < reps; i++) fnc(); return (performance.now() - t0) / reps; };

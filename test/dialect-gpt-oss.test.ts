@@ -136,6 +136,19 @@ describe("gpt-oss: completeness and names", () => {
     expect(m.isComplete()).toBe(true);
   });
 
+  it("every prefix of a call is grammar-complete exactly when the parser reads it complete, else cut", () => {
+    const required = { ...base, toolChoice: "required" } as const;
+    for (const call of [roleCall("read", READ), channelCall("read", READ)]) {
+      const text = `${THOUGHT}${call}<|call|>`;
+      for (let n = text.indexOf(" to=functions.") + " to=functions.".length; n <= text.length; n++) {
+        const p = text.slice(0, n);
+        const r = parseToolCalls(p, required);
+        if (accepts(required, p)) expect([r.toolCalls.length, r.incomplete], p).toEqual([1, []]);
+        else expect([r.toolCalls.length, r.incomplete.map((c) => c.kind)], p).toEqual([0, ["cut"]]);
+      }
+    }
+  });
+
   it("cut in the name or the header is incomplete too", () => {
     expect(parseToolCalls("<|channel|>commentary to=functions.wr", base).incomplete).toMatchObject([{ name: null, kind: "cut" }]);
     expect(parseToolCalls(" to=functions.read<|channel|>comm", base).incomplete).toMatchObject([{ name: "read", kind: "cut" }]);

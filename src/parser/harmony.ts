@@ -124,12 +124,13 @@ export class HarmonyReader {
   /** Reads a message header at `h`: a thought, preamble or final message, a call, or not a message. */
   #header(t: string, h: number, final: boolean): Header {
     const f = this.#f;
+    // Glue is matched as if more text could come: a header cut inside an optional part is cut too.
     const wait: Header = final ? { kind: "text" } : { kind: "need" };
     // The recipient in the role header: ` to=functions.NAME<|channel|>commentary[ json]<|message|>`.
-    const r = matchGlue(t, h, f.open, final);
+    const r = matchGlue(t, h, f.open, false);
     if (r === NEED) return wait;
     if (r >= 0) return this.#call(t, r, final, true);
-    const c = matchGlue(t, h, [f.channel], final);
+    const c = matchGlue(t, h, [f.channel], false);
     if (c === NEED) return wait;
     if (c === FAIL) return { kind: "text" };
     const e = firstOf(t, c, NAME_ENDS);
@@ -137,11 +138,11 @@ export class HarmonyReader {
     const name = t.slice(c, e);
     if (name === f.channels.calls) {
       // The recipient after the channel: `<|channel|>commentary to=functions.NAME[ <|constrain|>json]<|message|>`.
-      const r2 = matchGlue(t, e, f.open, final);
+      const r2 = matchGlue(t, e, f.open, false);
       if (r2 === NEED) return wait;
       if (r2 >= 0) return this.#call(t, r2, final, false);
     }
-    const m = matchGlue(t, e, [f.message], final);
+    const m = matchGlue(t, e, [f.message], false);
     if (m === NEED) return wait;
     if (m === FAIL) return { kind: "text" };
     const ch = f.channels;
@@ -164,7 +165,7 @@ export class HarmonyReader {
     const need = { kind: "call", tool, status: "need", end: t.length, why: "the call's header" } as const;
     let j = e;
     if (inRole) {
-      j = matchGlue(t, j, [f.channel], final);
+      j = matchGlue(t, j, [f.channel], false);
       if (j === NEED) return need;
       if (j === FAIL) return { kind: "call", tool, status: "invalid", end: e, why: "a channel must follow the recipient" };
       const k = firstOf(t, j, NAME_ENDS);
@@ -173,10 +174,10 @@ export class HarmonyReader {
         return { kind: "call", tool, status: "invalid", end: k, why: `a call must go to the ${f.channels.calls} channel, not ${JSON.stringify(t.slice(j, k))}` };
       j = k;
     }
-    const typed = matchGlue(t, j, f.contentType, final);
+    const typed = matchGlue(t, j, f.contentType, false);
     if (typed === NEED) return need;
     if (typed >= 0) j = typed;
-    const m = matchGlue(t, j, [f.message], final);
+    const m = matchGlue(t, j, [f.message], false);
     if (m === NEED) return need;
     if (m === FAIL) return { kind: "call", tool, status: "invalid", end: j, why: "unexpected text in the call's header" };
     return { kind: "call", tool, status: "done", end: m, why: "" };
@@ -195,9 +196,13 @@ export class HarmonyReader {
     let end: number;
     let why: string | undefined;
     if (t.startsWith(f.callEnd, e)) end = e + f.callEnd.length;
-    else if (e === t.length || (!final && f.callEnd.startsWith(t.slice(e)))) {
+    else if (e === t.length) {
       if (!final) return false;
       end = e;  // <|call|> is the end of generation: engines leave it out of the text
+    } else if (f.callEnd.startsWith(t.slice(e))) {
+      if (!final) return false;
+      this.#fail(out, "cut", tool, `the output ended inside the call's end ${f.callEnd}`, t.length, t);
+      return true;
     } else {
       end = e;
       why = `the call's end ${f.callEnd} is missing`;

@@ -108,6 +108,6 @@ export function buildCorpus(size: number, seed = 7): CorpusCase[] {
     out.push({ name: `generated #${out.length}`, dialect, text });
   }
   // Harmony turns come after, so the other dialects' generated cases stay as they were.
-  for (let k = Math.ceil(size / 6); k > 0; k--) out.push({ name: `generated #${out.length}`, dialect: "gpt-oss", text: harmonyTurn() });
+  for (let k = Math.ceil(size / 10); k > 0; k--) out.push({ name: `generated #${out.length}`, dialect: "gpt-oss", text: harmonyTurn() });
   return out;
 }

@@ -129,7 +129,7 @@ export class HarmonyReader {
     // The recipient in the role header: ` to=functions.NAME<|channel|>commentary[ json]<|message|>`.
     const r = matchGlue(t, h, f.open, false);
     if (r === NEED) return wait;
-    if (r >= 0) return this.#call(t, r, final, true);
+    if (r >= 0) return this.#call(t, r, true);
     const c = matchGlue(t, h, [f.channel], false);
     if (c === NEED) return wait;
     if (c === FAIL) return { kind: "text" };
@@ -140,7 +140,7 @@ export class HarmonyReader {
       // The recipient after the channel: `<|channel|>commentary to=functions.NAME[ <|constrain|>json]<|message|>`.
       const r2 = matchGlue(t, e, f.open, false);
       if (r2 === NEED) return wait;
-      if (r2 >= 0) return this.#call(t, r2, final, false);
+      if (r2 >= 0) return this.#call(t, r2, false);
     }
     const m = matchGlue(t, e, [f.message], false);
     if (m === NEED) return wait;
@@ -151,7 +151,7 @@ export class HarmonyReader {
   }
 
   /** A call's header from its function name on; refused (text) as soon as no allowed tool can match. */
-  #call(t: string, i: number, final: boolean, inRole: boolean): Header {
+  #call(t: string, i: number, inRole: boolean): Header {
     const f = this.#f;
     const e = firstOf(t, i, NAME_ENDS);
     if (e < 0) {

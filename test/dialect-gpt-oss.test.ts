@@ -6,7 +6,8 @@ import { grammarAccepts } from "../src/parser/validate.js";
 import { startLlamaOracle, templatePath, type LlamaOracle, type OracleTool } from "./support/llama-oracle.js";
 import { renderAssistantToolCalls, toolsFor, type Call } from "./support/template-fixtures.js";
 import { fn, FILE_TOOLS } from "./support/tools.js";
-import { qwen3 } from "./support/vocabs.js";
+import { rng } from "./support/tokenize.js";
+import { allowedIds, qwen3 } from "./support/vocabs.js";
 
 const base = { dialect: "gpt-oss", tools: FILE_TOOLS, reasoning: true } as const;
 type Opts = Parameters<typeof parseToolCalls>[1];
@@ -204,6 +205,42 @@ describe("gpt-oss: the template's turns", () => {
         expect(r.reasoning).toBe("reasoning" in opts ? opts.reasoning : "content" in opts ? opts.content : null);
       }
     }
+  });
+});
+
+describe("gpt-oss: walks of the mask", () => {
+  // Bounded strings, so random walks finish; both header forms, from the call's first byte.
+  const tools = [fn("read", { path: { type: "string", maxLength: 6 } }), fn("edit", { path: { type: "string", maxLength: 4 }, n: { type: "integer" }, ok: { type: "boolean" } }, ["path"])];
+  it("parse as one complete call of a declared tool with its required arguments", () => {
+    const v = qwen3();
+    const o = { dialect: "gpt-oss", tools, toolChoice: "required", reasoning: true } as const;
+    const m = compileGrammar(buildToolGrammar(o), v).createMatcher();
+    const mask = m.allocateBitmask();
+    const eog = new Set(v.endOfGenerationIds);
+    const r = rng(11);
+    let finished = 0;
+    for (let w = 0; w < 24; w++) {
+      m.reset();
+      const start = w % 2 ? " to=functions." : "<|channel|>commentary to=functions.";
+      expect(m.acceptString(start)).toBe(true);
+      const ids: number[] = [];
+      for (let step = 0; step < 200 && !m.isTerminated(); step++) {
+        m.fillNextTokenBitmask(mask);
+        const allowed = allowedIds(mask);
+        const ends = allowed.filter((id) => eog.has(id));
+        const id = ends.length ? ends[0]! : allowed[Math.floor(r() * Math.min(allowed.length, r() < 0.5 ? 40 : allowed.length))]!;
+        expect(m.acceptToken(id)).toBe(true);
+        if (!eog.has(id)) ids.push(id);
+      }
+      if (!m.isTerminated()) continue;
+      finished++;
+      const text = start + Buffer.concat(ids.map((id) => Buffer.from(v.tokenBytes(id)))).toString("utf8");
+      const res = parseToolCalls(text, o);
+      expect([res.toolCalls.length, res.incomplete], text).toEqual([1, []]);
+      const tool = tools.find((t) => t.function.name === res.toolCalls[0]!.function.name)!;
+      for (const k of tool.function.parameters.required) expect(JSON.parse(res.toolCalls[0]!.function.arguments), text).toHaveProperty(k);
+    }
+    expect(finished).toBeGreaterThan(12);
   });
 });
 

@@ -27,6 +27,7 @@ const outputs = {
   "kimi-k2": `<|tool_calls_section_begin|><|tool_call_begin|>functions.write:0<|tool_call_argument_begin|>${JSON.stringify(args)}<|tool_call_end|><|tool_calls_section_end|>`,
   "glm-4.5": `<tool_call>write\n<arg_key>path</arg_key>\n<arg_value>${args.path}</arg_value>\n<arg_key>content</arg_key>\n<arg_value>${code}</arg_value>\n</tool_call>`,
   "minimax-m2": `<minimax:tool_call>\n<invoke name="write">\n<parameter name="path">${args.path}</parameter>\n<parameter name="content">${code}</parameter>\n</invoke>\n</minimax:tool_call>`,
+  "gpt-oss": `<|channel|>analysis<|message|>Write it.<|end|><|start|>assistant to=functions.write<|channel|>commentary json<|message|>${JSON.stringify(args)}<|call|>`,
 };
 
 const time = (fnc, reps) => { const t0 = performance.now(); for (let i = 0; i < reps; i++) fnc(); return (performance.now() - t0) / reps; };

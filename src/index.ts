@@ -8,7 +8,7 @@ export { jsonSchemaToIR, lowerJsonSchemas, UnsupportedSchemaError, InvalidSchema
 export { toEbnf, EbnfExportError, type ToEbnfOptions } from "./grammar/export-ebnf.js";
 export { readGgufMetadata } from "./vocab/gguf.js";
 export { dialects, getDialect } from "./dialects/index.js";
-export type { DialectSpec, Glue, XmlCallFormat, JsonCallFormat } from "./dialects/spec.js";
+export type { DialectSpec, Glue, XmlCallFormat, JsonCallFormat, HarmonyCallFormat } from "./dialects/spec.js";
 export { buildToolGrammar } from "./dialects/grammar.js";
 export type { DialectOptions } from "./dialects/options.js";
 export { ToolDefinitionError, type ToolChoice } from "./dialects/tools.js";

@@ -13,7 +13,7 @@ const CALLS: Call[][] = [
   [{ name: "noop", arguments: {} }],
 ];
 
-describe.each(["qwen3-coder", "hermes", "seed-oss", "mistral", "deepseek-v3.1", "kimi-k2", "glm-4.5", "minimax-m2"] as const)("%s templates parse back", (dialect: TemplateDialect) => {
+describe.each(["qwen3-coder", "hermes", "seed-oss", "mistral", "deepseek-v3.1", "kimi-k2", "glm-4.5", "minimax-m2", "gpt-oss"] as const)("%s templates parse back", (dialect: TemplateDialect) => {
   // Mistral Small 3.2 writes [CALL_ID]id between the name and [ARGS]: not read yet.
   for (const t of DIALECT_TEMPLATES[dialect].filter((x) => !x.file.startsWith("Mistral-Small-3.2"))) {
     for (const [i, calls] of CALLS.entries()) {
@@ -24,7 +24,9 @@ describe.each(["qwen3-coder", "hermes", "seed-oss", "mistral", "deepseek-v3.1", 
         const turn = renderAssistantToolCalls(dialect, calls, { template: t.file });
         const r = parseToolCalls(turn.assistant, { dialect, tools: toolsFor(calls), reasoning: turn.parseReasoning });
         expect(r.incomplete).toEqual([]);
-        expect(r.toolCalls.map((c) => ({ name: c.function.name, arguments: JSON.parse(c.function.arguments) }))).toEqual(calls);
+        // gpt-oss's template writes the first call of a message only ("We assume max 1 tool call per message").
+        const written = dialect === "gpt-oss" ? calls.slice(0, 1) : calls;
+        expect(r.toolCalls.map((c) => ({ name: c.function.name, arguments: JSON.parse(c.function.arguments) }))).toEqual(written);
         expect(r.content).toBeNull();
         expect(r.finishReason).toBe("tool_calls");
       });
@@ -33,7 +35,8 @@ describe.each(["qwen3-coder", "hermes", "seed-oss", "mistral", "deepseek-v3.1", 
       const turn = renderAssistantToolCalls(dialect, CALLS[0]!, { template: t.file, content: "I'll write it." });
       const r = parseToolCalls(turn.assistant, { dialect, tools: toolsFor(CALLS[0]!), reasoning: turn.parseReasoning });
       expect(r.toolCalls).toHaveLength(1);
-      expect(r.content?.trim()).toBe("I'll write it.");
+      // gpt-oss's template writes content beside a call as an analysis message: it is reasoning then.
+      expect((dialect === "gpt-oss" ? r.reasoning : r.content)?.trim()).toBe("I'll write it.");
     });
   }
 });

@@ -1,6 +1,7 @@
 // Interpreter 1 of a dialect definition: the grammar that masks decoding.
 import { alt, charClass, jsonSchema, literal, marker, optional, perm, plus, seq, star, text, until } from "../grammar/builders.js";
 import type { Grammar, GrammarNode } from "../grammar/ir.js";
+import { buildHarmonyGrammar } from "./harmony.js";
 import type { DialectOptions, ResolvedOptions } from "./options.js";
 import { resolveOptions } from "./options.js";
 import type { DialectSpec, Glue, JsonCallFormat, XmlCallFormat } from "./spec.js";
@@ -69,6 +70,7 @@ export function jsonArguments(tool: ToolDef): GrammarNode {
 /** One call, from just after the trigger to its end (without the scope close when that may be left out). */
 export function callAfterTrigger(spec: DialectSpec, tools: ToolDef[], maxValueLength?: number, withScope = true): GrammarNode {
   const f = spec.call;
+  if (f.kind === "harmony") throw new Error(`dialect ${spec.name}: harmony calls are messages; see buildHarmonyGrammar`);
   const bodies = tools.map((t) => {
     if (f.kind === "json") return seq(jsonCallObject(f, t), glue(f.close));
     if (f.kind === "named")
@@ -85,6 +87,7 @@ const anyText: GrammarNode = star(charClass([[0, 0x10ffff]]));
 export function buildToolGrammar(options: DialectOptions): Grammar {
   const o = resolveOptions(options);
   const { spec, tools } = o;
+  if (spec.call.kind === "harmony") return buildHarmonyGrammar(o);
   const trigger = triggerOf(spec);
   let answer: GrammarNode;
   if (tools.length === 0) {

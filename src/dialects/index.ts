@@ -1,6 +1,7 @@
 // The dialect registry.
 import { deepseekV31 } from "./deepseek-v3.1.js";
 import { glm45 } from "./glm-4.5.js";
+import { gptOss } from "./gpt-oss.js";
 import { hermes } from "./hermes.js";
 import { kimiK2 } from "./kimi-k2.js";
 import { minimaxM2 } from "./minimax-m2.js";
@@ -9,7 +10,7 @@ import { qwen3Coder } from "./qwen3-coder.js";
 import { seedOss } from "./seed-oss.js";
 import type { DialectSpec } from "./spec.js";
 
-const registry = new Map<string, DialectSpec>([qwen3Coder, hermes, seedOss, mistral, deepseekV31, kimiK2, glm45, minimaxM2].map((d) => [d.name, d]));
+const registry = new Map<string, DialectSpec>([qwen3Coder, hermes, seedOss, mistral, deepseekV31, kimiK2, glm45, minimaxM2, gptOss].map((d) => [d.name, d]));
 
 /** Names of the built-in dialects. */
 export const dialects: readonly string[] = [...registry.keys()];

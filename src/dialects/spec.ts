@@ -61,6 +61,35 @@ export interface NamedJsonCallFormat {
   close: Glue;
 }
 
+/**
+ * Harmony (gpt-oss): the answer is a sequence of messages, not text with calls in it. A message is
+ * a header (a channel, perhaps a recipient and a content type) then `<|message|>` and a body; the
+ * first follows the generation prompt `<|start|>assistant`, each later one opens with it again.
+ * src/dialects/harmony.ts says which messages may come in which order (the grammar) and
+ * src/parser/harmony.ts reads them (the parser).
+ */
+export interface HarmonyCallFormat {
+  kind: "harmony";
+  /** The recipient of a call, just before the function name: [" to=functions."]. It starts a call. */
+  open: Glue;
+  /** Opens every message after the first: ["<|start|>", "assistant"]. */
+  messageStart: Glue;
+  /** Opens the channel name: "<|channel|>". */
+  channel: string;
+  /** Ends a header: "<|message|>". */
+  message: string;
+  /** Channel names: the thought, calls and their preambles, the answer. */
+  channels: { reasoning: string; calls: string; final: string };
+  /** A call's content type, after its channel or its name: [" ", {optional:"<|constrain|>"}, "json"]. */
+  contentType: Glue;
+  /** Ends a message that another follows: "<|end|>". */
+  end: string;
+  /** Ends a call message; the end of generation of a tool-call turn: "<|call|>". */
+  callEnd: string;
+  /** Ends the final message, the end of generation of an answer: "<|return|>" (`end` also ends it). */
+  finalEnd: string;
+}
+
 export interface DialectSpec {
   name: string;
   description: string;
@@ -71,7 +100,7 @@ export interface DialectSpec {
     /** Optional text before the open (GLM-4.6 writes "\n<think>"). */
     lead?: string;
   };
-  call: XmlCallFormat | JsonCallFormat | NamedJsonCallFormat;
+  call: XmlCallFormat | JsonCallFormat | NamedJsonCallFormat | HarmonyCallFormat;
   /** A wrapper around all of an answer's calls (DeepSeek's calls begin/end): it opens with the first call and closes after the last. */
   section?: {
     open: string;

@@ -229,7 +229,7 @@ function couldNameTool(head: string, f: JsonCallFormat, o: ResolvedOptions): boo
   return name === undefined || o.tools.some((t) => t.name.startsWith(name));
 }
 
-function invalidJsonReason(t: ToolDef, a: unknown): string {
+export function invalidJsonReason(t: ToolDef, a: unknown): string {
   if (!a || typeof a !== "object" || Array.isArray(a)) return "arguments must be a JSON object";
   const missing = t.required.filter((r) => !(r in (a as object)));
   if (missing.length) return `missing required ${missing.map((m) => `"${m}"`).join(", ")}`;

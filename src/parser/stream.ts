@@ -7,6 +7,7 @@ import { scanJson, scanNamed, scanXml, type CallScan, type XmlCheckpoint } from 
 import { heldBack, matchGlue, NEED } from "./glue.js";
 import { JsonExtent } from "./json-extent.js";
 import type { DroppedConstruct, FinishReason, IncompleteCall, ParseResult, StreamEvent, ToolCall } from "./types.js";
+import { HarmonyReader } from "./harmony.js";
 
 export interface ParserOptions extends DialectOptions {
   finishReason?: "stop" | "length";
@@ -43,6 +44,7 @@ export class ToolCallStreamParser {
   #dropped: DroppedConstruct[] = [];
   #dropping: DroppedConstruct | undefined;  // the over-limit call being skipped to its own end
   #glue: [number, number] = [0, 0];  // whitespace taken as glue right before the last trigger found in content
+  readonly #harmony: HarmonyReader | undefined;  // harmony turns are messages, read by their own reader
 
   constructor(options: ParserOptions) {
     this.#o = resolveOptions(options);
@@ -51,6 +53,7 @@ export class ToolCallStreamParser {
     if (limit !== undefined && !(Number.isInteger(limit) && limit > 0))
       throw new ToolDefinitionError(`maxCallLength must be a positive integer (characters of one call), got ${JSON.stringify(limit)}`);
     this.#limit = limit ?? Infinity;
+    this.#harmony = this.#o.spec.call.kind === "harmony" ? new HarmonyReader(this.#o) : undefined;
   }
 
   /** Feeds the next piece of output; returns what it settled. */
@@ -87,6 +90,10 @@ export class ToolCallStreamParser {
     const content = (s: string) => { if (s) { this.#content += s; ev.push({ type: "content", delta: s }); } };
     const reasoning = (s: string) => { if (s) { this.#reasoning += s; ev.push({ type: "reasoning", delta: s }); } };
     const t = this.#text;
+    if (this.#harmony) {
+      this.#harmony.run(t, final, { content, reasoning, events: ev, calls: this.#calls, incomplete: this.#incomplete });
+      return ev;
+    }
     for (;;) {
       if (this.#state === "start") {
         const r = this.#o.spec.reasoning;
@@ -307,11 +314,11 @@ export class ToolCallStreamParser {
   }
 }
 
-function callId(index: number): string {
+export function callId(index: number): string {
   return `call_${index}`;
 }
 
-function argumentsJson(args: Array<[string, unknown]>): string {
+export function argumentsJson(args: Array<[string, unknown]>): string {
   return args.length === 0 ? "{}" : `{${args.map(([k, v]) => `${JSON.stringify(k)}: ${JSON.stringify(v)}`).join(", ")}}`;
 }
 

@@ -7,7 +7,7 @@ const TRICKY = ["", "a", "<", "</", "<tool", "<tool_call", "</tool_call>", "</pa
 
 /** Dialects the generator below can write calls for. */
 export const CORPUS_DIALECTS = ["qwen3-coder", "hermes", "seed-oss", "mistral", "deepseek-v3.1", "kimi-k2"] as const;
-export type CorpusDialect = (typeof CORPUS_DIALECTS)[number] | "glm-4.5" | "minimax-m2";
+export type CorpusDialect = (typeof CORPUS_DIALECTS)[number] | "glm-4.5" | "minimax-m2" | "gpt-oss";
 export interface CorpusCase { name: string; dialect: CorpusDialect; text: string }
 
 function xmlCall(name: string, params: Array<[string, string]>, pad: boolean): string {
@@ -28,6 +28,12 @@ function mistralCall(name: string, args: Record<string, unknown>): string {
 }
 function jsonCall(name: string, args: Record<string, unknown>): string {
   return `<tool_call>\n${JSON.stringify({ name, arguments: args }, null, 0).replace(/","/g, '", "').replace(/":/g, '": ')}\n</tool_call>`;
+}
+
+const HARMONY_TRICKY = ["<|end|>", "<|call|>", "<|start|>assistant", "<|channel|>", " to=functions.", "<|message|>", "<|return|>", "<|"];
+/** A harmony call message: the recipient in the role header or after the channel, a content type or none. */
+function harmonyCall(name: string, args: Record<string, unknown>, inRole: boolean, type: string): string {
+  return inRole ? ` to=functions.${name}<|channel|>commentary${type}<|message|>${JSON.stringify(args)}` : `<|channel|>commentary to=functions.${name}${type}<|message|>${JSON.stringify(args)}`;
 }
 
 const GENERATED: readonly CorpusDialect[] = ["qwen3-coder", "hermes", "seed-oss", "mistral", "deepseek-v3.1"];
@@ -56,7 +62,40 @@ export function buildCorpus(size: number, seed = 7, generated: readonly CorpusDi
     { name: "mistral two calls", dialect: "mistral", text: mistralCall("read", { path: "a" }) + mistralCall("write", { path: "b", content: "}{[ARGS]" }) },
     { name: "mistral cut in args", dialect: "mistral", text: '[TOOL_CALLS]write[ARGS]{"path": "a", "con' },
     ...glmMinimaxCorpus(40),
+    { name: "gpt-oss template call", dialect: "gpt-oss", text: harmonyCall("read", { path: "a" }, true, " json") },
+    { name: "gpt-oss thought, preamble, a call; a second call after <|call|> is content", dialect: "gpt-oss", text: `<|channel|>analysis<|message|>I could call${harmonyCall("read", { path: "x" }, false, "")}<|end|><|start|>assistant<|channel|>commentary<|message|>Reading.<|end|><|start|>assistant${harmonyCall("read", { path: "<|call|><|start|>assistant" }, false, " <|constrain|>json")}<|call|><|start|>assistant${harmonyCall("write", { path: "b", content: "}{" }, true, "")}<|call|>` },
+    { name: "gpt-oss cut in args", dialect: "gpt-oss", text: '<|channel|>commentary to=functions.write <|constrain|>json<|message|>{"path": "a", "con' },
+    { name: "gpt-oss cut in name", dialect: "gpt-oss", text: "<|channel|>commentary to=functions.wr" },
+    { name: "gpt-oss undeclared", dialect: "gpt-oss", text: harmonyCall("get_indicators", { symbol: "1" }, false, " <|constrain|>json") + "<|call|>" },
+    { name: "gpt-oss builtin recipient", dialect: "gpt-oss", text: " to=browser.search<|channel|>commentary json<|message|>{\"q\": 1}<|call|>" },
+    { name: "gpt-oss final", dialect: "gpt-oss", text: "<|channel|>analysis<|message|>hmm<|end|><|start|>assistant<|channel|>final<|message|>Done <|end|>.<|return|>" },
+    { name: "gpt-oss call without its end", dialect: "gpt-oss", text: `${harmonyCall("read", { path: "a" }, true, "")}<|start|>assistant${harmonyCall("read", { path: "b" }, true, "")}` },
+    { name: "gpt-oss call on the analysis channel", dialect: "gpt-oss", text: ' to=functions.read<|channel|>analysis<|message|>{"path": "a"}<|call|>' },
   ];
+  // A harmony turn: a thought and a preamble perhaps, then a final message or calls; cut at times.
+  const harmonyTurn = () => {
+    const body = () => pick([junk(2), "plain text", "x" + pick(HARMONY_TRICKY) + "y", ""]);
+    const messages: string[] = [];
+    if (r() < 0.5) messages.push(`<|channel|>analysis<|message|>${body()}<|end|>`);
+    if (r() < 0.3) messages.push(`<|channel|>commentary<|message|>${body()}<|end|>`);
+    let text = messages.join("<|start|>assistant");
+    if (messages.length) text += "<|start|>assistant";
+    if (r() < 0.3) {
+      text += `<|channel|>final<|message|>${body()}${pick(["", "<|return|>", "<|end|>"])}`;
+    } else {
+      const n = 1 + Math.floor(r() * 2);
+      for (let i = 0; i < n; i++) {
+        const name = pick(["read", "write", "edit", "nope"]);
+        const v = () => pick([value(), pick(HARMONY_TRICKY), "42"]);
+        const args = name === "read" ? { path: v() } : name === "write" ? { path: v(), content: v() } : name === "edit" ? { path: v(), old_string: v(), new_string: v() } : { x: v() };
+        text += (i > 0 ? "<|call|><|start|>assistant" : "") + harmonyCall(name, args, r() < 0.5, pick(["", " json", " <|constrain|>json"]));
+      }
+      if (r() < 0.5) text += "<|call|>";
+    }
+    if (r() < 0.1) text = junk(2) + text;
+    if (r() < 0.35) text = text.slice(0, Math.floor(r() * text.length));
+    return text;
+  };
   while (out.length < size) {
     const dialect = pick([...generated]);
     let text = r() < 0.5 ? junk(Math.floor(r() * 4)) : "";
@@ -80,5 +119,7 @@ export function buildCorpus(size: number, seed = 7, generated: readonly CorpusDi
     if (r() < 0.35) text = text.slice(0, Math.floor(r() * text.length));
     out.push({ name: `generated #${out.length}`, dialect, text });
   }
+  // Harmony turns come after, so the other dialects' generated cases stay as they were.
+  for (let k = Math.ceil(size / 10); k > 0; k--) out.push({ name: `generated #${out.length}`, dialect: "gpt-oss", text: harmonyTurn() });
   return out;
 }

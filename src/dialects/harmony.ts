@@ -1,0 +1,60 @@
+// Interpreter 1 for harmony (gpt-oss): the grammar of a turn's messages. The parser that reads
+// the same messages is src/parser/harmony.ts; the decisions are in src/dialects/gpt-oss.ts.
+import { alt, charClass, jsonSchema, literal, marker, optional, seq, star, text, until } from "../grammar/builders.js";
+import type { Grammar, GrammarNode } from "../grammar/ir.js";
+import type { ResolvedOptions } from "./options.js";
+import type { Glue, HarmonyCallFormat } from "./spec.js";
+import type { ToolDef } from "./tools.js";
+
+/** Every part of harmony glue is a marker, optional ones too (`<|constrain|>` is a special token). */
+export function harmonyGlue(g: Glue): GrammarNode {
+  return seq(...g.map((p) => (typeof p === "string" ? marker(p) : optional(marker(p.optional)))));
+}
+
+/** `<|channel|>NAME`. */
+function channel(f: HarmonyCallFormat, name: string): GrammarNode {
+  return seq(marker(f.channel), literal(name));
+}
+
+/** A message whose body ends at `<|end|>`: a thought or a preamble. */
+function bodyToEnd(f: HarmonyCallFormat, name: string): GrammarNode {
+  return seq(channel(f, name), marker(f.message), until(f.end, { marker: true }));
+}
+
+const anyText: GrammarNode = star(charClass([[0, 0x10ffff]]));
+
+/** The final message: the answer's text, then `<|return|>` or `<|end|>` (and any text), or the output ends. */
+function finalMessage(f: HarmonyCallFormat): GrammarNode {
+  return seq(channel(f, f.channels.final), marker(f.message), text(f.end, { marker: true }), optional(seq(alt(marker(f.finalEnd), marker(f.end)), anyText)));
+}
+
+/** A call message without its `<|call|>`: the recipient before or after the channel, then the arguments. */
+function callMessage(f: HarmonyCallFormat, tools: ToolDef[]): GrammarNode {
+  const args = (t: ToolDef) => jsonSchema(t.parameters, { whitespace: "any" });
+  const type = optional(harmonyGlue(f.contentType));
+  const calls = channel(f, f.channels.calls);
+  const inRole = seq(harmonyGlue(f.open), alt(...tools.map((t) => seq(literal(t.name), calls, type, marker(f.message), args(t)))));
+  const inChannel = seq(calls, harmonyGlue(f.open), alt(...tools.map((t) => seq(literal(t.name), type, marker(f.message), args(t)))));
+  return alt(inRole, inChannel);
+}
+
+export function buildHarmonyGrammar(o: ResolvedOptions): Grammar {
+  const f = o.spec.call as HarmonyCallFormat;
+  const next = harmonyGlue(f.messageStart);
+  const before = [bodyToEnd(f, f.channels.calls)];
+  if (o.reasoning !== false) before.unshift(bodyToEnd(f, f.channels.reasoning));
+  // Thoughts and preambles, each followed by the next message's start.
+  const lead = star(seq(alt(...before), next));
+  let answer: GrammarNode;
+  if (o.tools.length === 0) {
+    answer = seq(lead, finalMessage(f));
+  } else {
+    const call = callMessage(f, o.tools);
+    // <|call|> ends the turn (it is the end of generation); text after it is content, as after
+    // the calls of the other dialects. So a turn has one call, whatever parallelToolCalls says.
+    const calls = seq(call, optional(seq(marker(f.callEnd), anyText)));
+    answer = o.toolChoice === "auto" ? seq(lead, alt(finalMessage(f), calls)) : seq(lead, calls);
+  }
+  // "forced-open": the prompt opened the thought; the output starts inside it.
+  return { root: o.reasoning === "forced-open" ? seq(until(f.end, { marker: true }), next, answer) : answer };
+}

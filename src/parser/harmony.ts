@@ -1,0 +1,244 @@
+// Interpreter 2 for harmony (gpt-oss): reads a turn's messages as src/dialects/gpt-oss.ts decides.
+// The header of a message is re-read from its start until it is decided (it is short); bodies
+// stream. Every decision depends on the text and whether it has ended, never on chunking.
+import { jsonArguments } from "../dialects/grammar.js";
+import type { ResolvedOptions } from "../dialects/options.js";
+import type { HarmonyCallFormat } from "../dialects/spec.js";
+import type { ToolDef } from "../dialects/tools.js";
+import { invalidJsonReason, objectEnd } from "./calls.js";
+import { FAIL, heldBack, matchGlue, NEED } from "./glue.js";
+import { argumentsJson, callId } from "./stream.js";
+import type { IncompleteCall, StreamEvent, ToolCall } from "./types.js";
+import { grammarAccepts } from "./validate.js";
+
+/** Where the reader puts what it settles (the stream parser's own result). */
+export interface HarmonySink {
+  content(s: string): void;
+  reasoning(s: string): void;
+  events: StreamEvent[];
+  calls: ToolCall[];
+  incomplete: IncompleteCall[];
+}
+
+type Header =
+  | { kind: "need" }
+  | { kind: "text" }  // not a message: the rest is content as written
+  | { kind: "body"; channel: "thought" | "preamble" | "final"; end: number }
+  | { kind: "call"; tool: ToolDef | null; status: "need" | "done" | "invalid"; end: number; why: string };
+
+type State = "header" | "thought" | "preamble" | "final" | "call" | "between" | "text";
+
+const MAX_NAME = 256;
+const NAME_ENDS = [" ", "<|"];
+
+function firstOf(t: string, from: number, needles: string[]): number {
+  let best = -1;
+  for (const n of needles) {
+    const i = t.indexOf(n, from);
+    if (i >= 0 && (best < 0 || i < best)) best = i;
+  }
+  return best;
+}
+
+export class HarmonyReader {
+  readonly #o: ResolvedOptions;
+  readonly #f: HarmonyCallFormat;
+  #state: State;
+  #pos = 0;
+  #index = 0;
+  #started = false;
+  #tool: ToolDef | undefined;
+  #callStart = 0;
+
+  constructor(o: ResolvedOptions) {
+    this.#o = o;
+    this.#f = o.spec.call as HarmonyCallFormat;
+    this.#state = o.reasoning === "forced-open" ? "thought" : "header";
+  }
+
+  run(t: string, final: boolean, out: HarmonySink): void {
+    const f = this.#f;
+    for (;;) {
+      switch (this.#state) {
+        case "header": {
+          const h = this.#pos;
+          const r = this.#header(t, h, final);
+          if (r.kind === "need") return;
+          if (r.kind === "text") { this.#state = "text"; continue; }
+          if (r.kind === "body") { this.#pos = r.end; this.#state = r.channel; continue; }
+          this.#callStart = h;
+          if (r.tool && !this.#started) {
+            this.#started = true;
+            out.events.push({ type: "tool_call_start", index: this.#index, id: callId(this.#index), name: r.tool.name });
+          }
+          if (r.status === "done") { this.#tool = r.tool!; this.#pos = r.end; this.#state = "call"; continue; }
+          if (r.status === "need") {
+            if (!final) return;
+            this.#fail(out, "cut", r.tool, `the output ended inside ${r.why}; the call was never closed`, t.length, t);
+            continue;
+          }
+          // A malformed call still runs to its own end.
+          const e = t.indexOf(f.callEnd, r.end);
+          if (e < 0 && !final) return;
+          this.#fail(out, "invalid", r.tool, r.why, e < 0 ? t.length : e + f.callEnd.length, t);
+          continue;
+        }
+        case "call":
+          if (!this.#arguments(t, final, out)) return;
+          continue;
+        case "thought":
+        case "preamble":
+        case "final": {
+          const ends = this.#state === "final" ? [f.finalEnd, f.end] : [f.end];
+          const emit = this.#state === "thought" ? out.reasoning : out.content;
+          const i = firstOf(t, this.#pos, ends);
+          if (i >= 0) {
+            emit(t.slice(this.#pos, i));
+            this.#pos = i + ends.find((e) => t.startsWith(e, i))!.length;
+            // The final message ends the turn: what follows is content as written.
+            this.#state = this.#state === "final" ? "text" : "between";
+            continue;
+          }
+          const keep = final ? 0 : Math.max(...ends.map((e) => heldBack(t, this.#pos, e)));
+          emit(t.slice(this.#pos, t.length - keep));
+          this.#pos = t.length - keep;
+          return;
+        }
+        case "between": {
+          if (this.#pos === t.length) return;
+          const m = matchGlue(t, this.#pos, f.messageStart, final);
+          if (m === NEED && !final) return;
+          if (m < 0) { this.#state = "text"; continue; }
+          this.#pos = m;
+          this.#state = "header";
+          continue;
+        }
+        case "text":
+          out.content(t.slice(this.#pos));
+          this.#pos = t.length;
+          return;
+      }
+    }
+  }
+
+  /** Reads a message header at `h`: a thought, preamble or final message, a call, or not a message. */
+  #header(t: string, h: number, final: boolean): Header {
+    const f = this.#f;
+    // Glue is matched as if more text could come: a header cut inside an optional part is cut too.
+    const wait: Header = final ? { kind: "text" } : { kind: "need" };
+    // The recipient in the role header: ` to=functions.NAME<|channel|>commentary[ json]<|message|>`.
+    const r = matchGlue(t, h, f.open, false);
+    if (r === NEED) return wait;
+    if (r >= 0) return this.#call(t, r, true);
+    const c = matchGlue(t, h, [f.channel], false);
+    if (c === NEED) return wait;
+    if (c === FAIL) return { kind: "text" };
+    const e = firstOf(t, c, NAME_ENDS);
+    if (e < 0) return t.length - c > 64 ? { kind: "text" } : wait;
+    const name = t.slice(c, e);
+    if (name === f.channels.calls) {
+      // The recipient after the channel: `<|channel|>commentary to=functions.NAME[ <|constrain|>json]<|message|>`.
+      const r2 = matchGlue(t, e, f.open, false);
+      if (r2 === NEED) return wait;
+      if (r2 >= 0) return this.#call(t, r2, false);
+    }
+    const m = matchGlue(t, e, [f.message], false);
+    if (m === NEED) return wait;
+    if (m === FAIL) return { kind: "text" };
+    const ch = f.channels;
+    const kind = name === ch.reasoning ? "thought" : name === ch.calls ? "preamble" : name === ch.final ? "final" : undefined;
+    return kind ? { kind: "body", channel: kind, end: m } : { kind: "text" };
+  }
+
+  /** A call's header from its function name on; refused (text) as soon as no allowed tool can match. */
+  #call(t: string, i: number, inRole: boolean): Header {
+    const f = this.#f;
+    const e = firstOf(t, i, NAME_ENDS);
+    if (e < 0) {
+      const partial = t.slice(i);
+      const possible = (n: string) => n.startsWith(partial) || partial === `${n}<`;
+      if (partial.length > MAX_NAME || !this.#o.tools.some((x) => possible(x.name))) return { kind: "text" };
+      return { kind: "call", tool: null, status: "need", end: t.length, why: "the function name" };
+    }
+    const tool = this.#o.tools.find((x) => x.name === t.slice(i, e));
+    if (!tool) return { kind: "text" };
+    const need = { kind: "call", tool, status: "need", end: t.length, why: "the call's header" } as const;
+    let j = e;
+    if (inRole) {
+      j = matchGlue(t, j, [f.channel], false);
+      if (j === NEED) return need;
+      if (j === FAIL) return { kind: "call", tool, status: "invalid", end: e, why: "a channel must follow the recipient" };
+      const k = firstOf(t, j, NAME_ENDS);
+      if (k < 0) return need;
+      if (t.slice(j, k) !== f.channels.calls)
+        return { kind: "call", tool, status: "invalid", end: k, why: `a call must go to the ${f.channels.calls} channel, not ${JSON.stringify(t.slice(j, k))}` };
+      j = k;
+    }
+    const typed = matchGlue(t, j, f.contentType, false);
+    if (typed === NEED) return need;
+    if (typed >= 0) j = typed;
+    const m = matchGlue(t, j, [f.message], false);
+    if (m === NEED) return need;
+    if (m === FAIL) return { kind: "call", tool, status: "invalid", end: j, why: "unexpected text in the call's header" };
+    return { kind: "call", tool, status: "done", end: m, why: "" };
+  }
+
+  /** The arguments object and `<|call|>` (or the end of the output). False: wait for more text. */
+  #arguments(t: string, final: boolean, out: HarmonySink): boolean {
+    const f = this.#f;
+    const tool = this.#tool!;
+    const a = this.#pos;
+    const cut = () => { this.#fail(out, "cut", tool, "the output ended inside the arguments; the call was never closed", t.length, t); return true; };
+    if (a >= t.length) return final ? cut() : false;
+    if (t[a] !== "{") return this.#skipInvalid(t, a, final, out, "the arguments are not a JSON object");
+    const e = objectEnd(t, a);
+    if (e === NEED) return final ? cut() : false;
+    let end: number;
+    let why: string | undefined;
+    if (t.startsWith(f.callEnd, e)) end = e + f.callEnd.length;
+    else if (e === t.length) {
+      if (!final) return false;
+      end = e;  // <|call|> is the end of generation: engines leave it out of the text
+    } else if (f.callEnd.startsWith(t.slice(e))) {
+      if (!final) return false;
+      this.#fail(out, "cut", tool, `the output ended inside the call's end ${f.callEnd}`, t.length, t);
+      return true;
+    } else {
+      end = e;
+      why = `the call's end ${f.callEnd} is missing`;
+    }
+    const body = t.slice(a, e);
+    let args: unknown;
+    try { args = JSON.parse(body); } catch { why ??= "the arguments are not valid JSON"; }
+    if (why === undefined && !grammarAccepts(jsonArguments(tool), body)) why = invalidJsonReason(tool, args);
+    if (why !== undefined) { this.#fail(out, "invalid", tool, why, end, t); return true; }
+    const call: ToolCall = { id: callId(this.#index), type: "function", function: { name: tool.name, arguments: argumentsJson(Object.entries(args as object)) } };
+    out.calls.push(call);
+    out.events.push({ type: "tool_call_arguments", index: this.#index, delta: call.function.arguments });
+    out.events.push({ type: "tool_call_end", index: this.#index, call });
+    this.#next(end);
+    return true;
+  }
+
+  #skipInvalid(t: string, from: number, final: boolean, out: HarmonySink, why: string): boolean {
+    const e = t.indexOf(this.#f.callEnd, from);
+    if (e < 0 && !final) return false;
+    this.#fail(out, "invalid", this.#tool!, why, e < 0 ? t.length : e + this.#f.callEnd.length, t);
+    return true;
+  }
+
+  #fail(out: HarmonySink, kind: "cut" | "invalid", tool: ToolDef | null | undefined, reason: string, end: number, t: string): void {
+    const call: IncompleteCall = { index: this.#index, name: tool?.name ?? null, kind, reason, missing: kind === "cut" && tool ? tool.required : [], text: t.slice(this.#callStart, end) };
+    out.incomplete.push(call);
+    out.events.push({ type: "tool_call_error", index: this.#index, call });
+    this.#next(end);
+  }
+
+  /** A call message ends the turn: whatever follows it is content as written. */
+  #next(end: number): void {
+    this.#index++;
+    this.#started = false;
+    this.#pos = end;
+    this.#state = "text";
+  }
+}

@@ -4,6 +4,7 @@ import { resolveOptions, type DialectOptions, type ResolvedOptions } from "../di
 import { callTriggerOf, triggerOf } from "../dialects/spec.js";
 import { scanJson, scanNamed, scanXml, type CallScan, type XmlCheckpoint } from "./calls.js";
 import { heldBack } from "./glue.js";
+import { arrayStep } from "./json-array.js";
 import type { FinishReason, IncompleteCall, ParseResult, StreamEvent, ToolCall } from "./types.js";
 
 export interface ParserOptions extends DialectOptions {
@@ -31,6 +32,7 @@ export class ToolCallStreamParser {
   #checkpoint: XmlCheckpoint | undefined;  // how far the current call was read
   #sectionStart = -1;  // where the open call section began (-1: none)
   #sectionCalls = 0;
+  #answerOpened = false;  // callOpensAnswer: the answer's first character is known (a call may open it no later)
 
   constructor(options: ParserOptions) {
     this.#o = resolveOptions(options);
@@ -91,7 +93,16 @@ export class ToolCallStreamParser {
       }
       if (this.#state === "content") {
         const callable = this.#o.tools.length > 0;
-        const i = callable ? t.indexOf(this.#trigger, this.#pos) : -1;
+        if (this.#o.spec.callOpensAnswer && !this.#answerOpened) {
+          // Only the answer's first character after whitespace may open a call (Llama 3.x).
+          let k = this.#pos;
+          while (k < t.length && " \n\t\r".includes(t[k]!)) k++;
+          if (k === t.length && !final) return ev;
+          this.#answerOpened = true;
+          if (callable && t[k] === "{") { this.#beginCall(this.#pos); this.#pos = k; continue; }
+        }
+        const triggers = callable && !this.#o.spec.callOpensAnswer;
+        const i = triggers ? t.indexOf(this.#trigger, this.#pos) : -1;
         if (i >= 0) {
           const before = t.slice(this.#pos, i);
           if (!(this.#afterCall && before.trim() === "")) content(before);
@@ -106,7 +117,7 @@ export class ToolCallStreamParser {
           }
           continue;
         }
-        let keep = final || !callable ? 0 : heldBack(t, this.#pos, this.#trigger);
+        let keep = final || !triggers ? 0 : heldBack(t, this.#pos, this.#trigger);
         const rest = t.slice(this.#pos, t.length - keep);
         if (this.#afterCall && rest.trim() === "") {
           if (final) { this.#pos = t.length; return ev; }  // trailing glue: not content
@@ -121,18 +132,29 @@ export class ToolCallStreamParser {
       if (this.#state === "section") {
         const sec = this.#o.spec.section!;
         const ct = callTriggerOf(this.#o.spec);
-        if (t.startsWith(sec.close, this.#pos)) {
-          this.#pos += sec.close.length;
-          this.#state = "content";
-          this.#afterCall = this.#sectionCalls > 0;
-          continue;
+        let cut: boolean;
+        if (sec.arrayOpen) {
+          // The calls are a JSON array's elements; a call object's "{" is part of the call.
+          const step = arrayStep(t, this.#pos, this.#sectionCalls === 0, sec.arrayOpen, sec.close);
+          if (step.kind === "close") { this.#pos = step.end; this.#state = "content"; this.#afterCall = true; continue; }
+          if (step.kind === "call") { this.#pos = step.at; this.#beginCall(step.at); continue; }
+          if (step.kind === "need" && !final) return ev;
+          cut = step.kind === "need";
+        } else {
+          if (t.startsWith(sec.close, this.#pos)) {
+            this.#pos += sec.close.length;
+            this.#state = "content";
+            this.#afterCall = this.#sectionCalls > 0;
+            continue;
+          }
+          if (t.startsWith(ct, this.#pos)) { this.#beginCall(this.#pos); this.#pos += ct.length; continue; }
+          const rest = t.slice(this.#pos);
+          if (!final && (sec.close.startsWith(rest) || ct.startsWith(rest))) return ev;
+          cut = rest === "";
         }
-        if (t.startsWith(ct, this.#pos)) { this.#beginCall(this.#pos); this.#pos += ct.length; continue; }
-        const rest = t.slice(this.#pos);
-        if (!final && (sec.close.startsWith(rest) || ct.startsWith(rest))) return ev;
         const bad: IncompleteCall = {
-          index: this.#index, name: null, kind: rest === "" ? "cut" : "invalid",
-          reason: rest === "" ? "the output ended inside the tool-call section; it was never closed" : "unexpected text inside the tool-call section",
+          index: this.#index, name: null, kind: cut ? "cut" : "invalid",
+          reason: cut ? "the output ended inside the tool-call section; it was never closed" : "unexpected text inside the tool-call section",
           missing: [], text: t.slice(this.#sectionStart),
         };
         this.#incomplete.push(bad);
@@ -156,15 +178,15 @@ export class ToolCallStreamParser {
         // Not a call of a declared tool: its text is content, scanning goes on after the trigger.
         const inSection = this.#o.spec.section !== undefined;
         const from = inSection && this.#sectionCalls === 0 ? this.#sectionStart : this.#callStart;
-        content(t.slice(from, this.#callStart + (inSection ? callTriggerOf(this.#o.spec).length : this.#trigger.length)));
+        content(t.slice(from, this.#pos));
         this.#state = "content";
         continue;
       }
-      if (scan.tool && !this.#started) {
+      if (scan.tool && !scan.holdStart && !this.#started) {
         this.#started = true;
-        ev.push({ type: "tool_call_start", index: this.#index, id: callId(this.#index), name: scan.tool.name });
+        ev.push({ type: "tool_call_start", index: this.#index, id: scan.id ?? callId(this.#index), name: scan.tool.name });
       }
-      this.#streamArgs(scan, ev);
+      if (this.#started) this.#streamArgs(scan, ev);
       if (scan.status === "need") {
         if (!final) return ev;
         this.#incomplete.push(this.#cutCall(scan, t.slice(this.#callStart)));
@@ -184,7 +206,7 @@ export class ToolCallStreamParser {
         this.#incomplete.push(bad);
         ev.push({ type: "tool_call_error", index: this.#index, call: bad });
       } else {
-        const call: ToolCall = { id: callId(this.#index), type: "function", function: { name: scan.tool!.name, arguments: argumentsJson(scan.args) } };
+        const call: ToolCall = { id: scan.id ?? callId(this.#index), type: "function", function: { name: scan.tool!.name, arguments: argumentsJson(scan.args) } };
         this.#calls.push(call);
         this.#afterCall = !this.#o.spec.section;
         ev.push({ type: "tool_call_arguments", index: this.#index, delta: call.function.arguments.slice(this.#sentLength(scan)) });

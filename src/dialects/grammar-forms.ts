@@ -20,14 +20,16 @@ export function arraySection(o: ResolvedOptions, call: GrammarNode): GrammarNode
   return seq(until(sec.open, { marker: true }), jsonWs, literal(sec.arrayOpen!), jsonWs, call, more, jsonWs, literal(sec.close));
 }
 
+const anyText = star(charClass([[0, 0x10ffff]]));
+
 /**
- * A call that opens the answer: whitespace, the call, whitespace. Content is any text whose first
- * character after whitespace is not "{" — under toolChoice auto the two cannot be confused.
+ * A call that opens the answer (after whitespace); text after it is content, as after the last call
+ * of other dialects. Content alone is any text whose first character after whitespace is not "{":
+ * under toolChoice auto the two cannot be confused.
  */
 export function answerCall(o: ResolvedOptions, call: GrammarNode): GrammarNode {
-  const calls = seq(jsonWs, call, jsonWs);
+  const calls = seq(jsonWs, call, anyText);
   if (o.toolChoice !== "auto") return calls;
-  const anyText = star(charClass([[0, 0x10ffff]]));
   const content = seq(jsonWs, optional(seq(charClass([...WS, "{"], true), anyText)));
   return alt(content, calls);
 }

@@ -78,8 +78,8 @@ export interface DialectSpec {
     arrayOpen?: string;
   };
   /**
-   * Calls carry no marker (Llama 3.x): a call is a JSON object that opens the answer, after
-   * whitespace only; then the answer holds nothing but whitespace. Content never starts with "{".
+   * Calls carry no marker (Llama 3.x): one call, a JSON object that opens the answer after
+   * whitespace only; text after it is content. Content alone never starts with "{".
    */
   callOpensAnswer?: boolean;
 }

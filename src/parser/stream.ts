@@ -155,8 +155,10 @@ export class ToolCallStreamParser {
         const bad: IncompleteCall = {
           index: this.#index, name: null, kind: cut ? "cut" : "invalid",
           reason: cut ? "the output ended inside the tool-call section; it was never closed" : "unexpected text inside the tool-call section",
-          missing: [], text: t.slice(this.#sectionStart),
+          // Invalid: the section up to the unexpected text, which stays content; cut: all of it.
+          missing: [], text: cut ? t.slice(this.#sectionStart) : t.slice(this.#sectionStart, this.#pos),
         };
+        if (cut) this.#pos = t.length;
         this.#incomplete.push(bad);
         ev.push({ type: "tool_call_error", index: this.#index, call: bad });
         this.#index++;

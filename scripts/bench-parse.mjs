@@ -23,6 +23,8 @@ const outputs = {
   "seed-oss": `<seed:tool_call>\n<function=write>\n<parameter=path>${args.path}</parameter>\n<parameter=content>${code}</parameter>\n</function>\n</seed:tool_call>`,
   hermes: `<tool_call>\n${JSON.stringify({ name: "write", arguments: args })}\n</tool_call>`,
   mistral: `[TOOL_CALLS]write[ARGS]${JSON.stringify(args)}`,
+  "mistral-nemo": `[TOOL_CALLS][${JSON.stringify({ name: "write", arguments: args, id: "abcdefghi" })}]`,
+  llama3: JSON.stringify({ name: "write", parameters: args }),
   "deepseek-v3.1": `<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>write<｜tool▁sep｜>${JSON.stringify(args)}<｜tool▁call▁end｜><｜tool▁calls▁end｜>`,
 };
 

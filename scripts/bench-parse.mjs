@@ -23,6 +23,8 @@ const outputs = {
   "seed-oss": `<seed:tool_call>\n<function=write>\n<parameter=path>${args.path}</parameter>\n<parameter=content>${code}</parameter>\n</function>\n</seed:tool_call>`,
   hermes: `<tool_call>\n${JSON.stringify({ name: "write", arguments: args })}\n</tool_call>`,
   mistral: `[TOOL_CALLS]write[ARGS]${JSON.stringify(args)}`,
+  "mistral-nemo": `[TOOL_CALLS][${JSON.stringify({ name: "write", arguments: args, id: "abcdefghi" })}]`,
+  llama3: JSON.stringify({ name: "write", parameters: args }),
   "deepseek-v3.1": `<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>write<｜tool▁sep｜>${JSON.stringify(args)}<｜tool▁call▁end｜><｜tool▁calls▁end｜>`,
   "kimi-k2": `<|tool_calls_section_begin|><|tool_call_begin|>functions.write:0<|tool_call_argument_begin|>${JSON.stringify(args)}<|tool_call_end|><|tool_calls_section_end|>`,
   "glm-4.5": `<tool_call>write\n<arg_key>path</arg_key>\n<arg_value>${args.path}</arg_value>\n<arg_key>content</arg_key>\n<arg_value>${code}</arg_value>\n</tool_call>`,

@@ -2,7 +2,7 @@
 // rendered by the template with a real Jinja engine, parses back to the same calls.
 import { describe, expect, it } from "vitest";
 import { parseToolCalls } from "../src/index.js";
-import { DIALECT_TEMPLATES, renderAssistantToolCalls, toolsFor, type Call, type TemplateDialect } from "./support/template-fixtures.js";
+import { callId, DIALECT_TEMPLATES, renderAssistantToolCalls, toolsFor, type Call, type TemplateDialect } from "./support/template-fixtures.js";
 
 const CALLS: Call[][] = [
   [{ name: "write_file", arguments: { path: "/tmp/a b.txt", content: "line 1\nline \"2\" <b>&</b>\n", ok: true, mode: 420 } }],
@@ -13,10 +13,20 @@ const CALLS: Call[][] = [
   [{ name: "noop", arguments: {} }],
 ];
 
-describe.each(["qwen3-coder", "hermes", "seed-oss", "mistral", "deepseek-v3.1", "kimi-k2", "glm-4.5", "minimax-m2", "gpt-oss"] as const)("%s templates parse back", (dialect: TemplateDialect) => {
-  // Mistral Small 3.2 writes [CALL_ID]id between the name and [ARGS]: not read yet.
-  for (const t of DIALECT_TEMPLATES[dialect].filter((x) => !x.file.startsWith("Mistral-Small-3.2"))) {
+/** The ids a template writes on the wire, where it writes any (the fixture's ids are callId(i)). */
+const WIRE_IDS: Record<string, (calls: Call[]) => string[]> = {
+  "Mistral-Small-3.2-24B-Instruct-2506.jinja": (calls) => calls.map((_, i) => callId(i)),
+  "mistralai-Mistral-Nemo-Instruct-2407.jinja": (calls) => calls.map((_, i) => callId(i)),
+  "moonshotai-Kimi-K2.jinja": (calls) => calls.map((c, i) => `functions.${c.name}:${i}`),
+  "Kimi-K2-Instruct.jinja": (calls) => calls.map((c, i) => `functions.${c.name}:${i}`),
+  "Kimi-K2-Thinking.jinja": (calls) => calls.map((c, i) => `functions.${c.name}:${i}`),
+};
+
+describe.each(["qwen3-coder", "hermes", "seed-oss", "mistral", "mistral-nemo", "llama3", "deepseek-v3.1", "kimi-k2", "glm-4.5", "minimax-m2", "gpt-oss"] as const)("%s templates parse back", (dialect: TemplateDialect) => {
+  for (const t of DIALECT_TEMPLATES[dialect]) {
     for (const [i, calls] of CALLS.entries()) {
+      // Llama 3.x templates write one call per message (and throw above that).
+      if (dialect === "llama3" && calls.length > 1) continue;
       // Seed-OSS's template writes objects with Python's str() ({'lang': 'ts'}), not JSON:
       // not read back yet (an open item of the dialect work).
       if (dialect === "seed-oss" && i === 1) continue;
@@ -27,11 +37,14 @@ describe.each(["qwen3-coder", "hermes", "seed-oss", "mistral", "deepseek-v3.1", 
         // gpt-oss's template writes the first call of a message only ("We assume max 1 tool call per message").
         const written = dialect === "gpt-oss" ? calls.slice(0, 1) : calls;
         expect(r.toolCalls.map((c) => ({ name: c.function.name, arguments: JSON.parse(c.function.arguments) }))).toEqual(written);
+        expect(r.toolCalls.map((c) => c.id)).toEqual(WIRE_IDS[t.file]?.(written) ?? written.map((_, k) => `call_${k}`));
         expect(r.content).toBeNull();
         expect(r.finishReason).toBe("tool_calls");
       });
     }
-    it(`${t.file}: content beside a call is kept`, () => {
+    // Nemo, Small 3.2 and Llama 3.x templates drop the content beside calls (test/chat-templates.test.ts).
+    const dropsContent = ["mistral-nemo", "llama3"].includes(dialect) || t.file.startsWith("Mistral-Small-3.2");
+    it.skipIf(dropsContent)(`${t.file}: content beside a call is kept`, () => {
       const turn = renderAssistantToolCalls(dialect, CALLS[0]!, { template: t.file, content: "I'll write it." });
       const r = parseToolCalls(turn.assistant, { dialect, tools: toolsFor(CALLS[0]!), reasoning: turn.parseReasoning });
       expect(r.toolCalls).toHaveLength(1);

@@ -19,15 +19,17 @@ const CALL: Record<string, (path: string) => string> = {
   hermes: (p) => `<tool_call>\n{"name": "read", "arguments": {"path": ${JSON.stringify(p)}}}\n</tool_call>`,
   mistral: (p) => `[TOOL_CALLS]read[ARGS]{"path": ${JSON.stringify(p)}}`,
   "deepseek-v3.1": (p) => `<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>read<｜tool▁sep｜>{"path": ${JSON.stringify(p)}}<｜tool▁call▁end｜><｜tool▁calls▁end｜>`,
+  "mistral-nemo": (p) => `[TOOL_CALLS][{"name": "read", "arguments": {"path": ${JSON.stringify(p)}}, "id": "abcdefghi"}]`,
   "kimi-k2": (p) => `<|tool_calls_section_begin|><|tool_call_begin|>functions.read:0<|tool_call_argument_begin|>{"path": ${JSON.stringify(p)}}<|tool_call_end|><|tool_calls_section_end|>`,
 };
 
 // Section dialects wrap calls in a section; the construct dropped is the call, not the section.
 const SECTION: Record<string, number> = {
+  "mistral-nemo": "[TOOL_CALLS][".length + "]".length,
   "deepseek-v3.1": "<｜tool▁calls▁begin｜>".length + "<｜tool▁calls▁end｜>".length,
   "kimi-k2": "<|tool_calls_section_begin|>".length + "<|tool_calls_section_end|>".length,
 };
-const SECTION_OPEN: Record<string, number> = { "deepseek-v3.1": "<｜tool▁calls▁begin｜>".length, "kimi-k2": "<|tool_calls_section_begin|>".length };
+const SECTION_OPEN: Record<string, number> = { "mistral-nemo": "[TOOL_CALLS][".length, "deepseek-v3.1": "<｜tool▁calls▁begin｜>".length, "kimi-k2": "<|tool_calls_section_begin|>".length };
 
 const opts = (dialect: string): ParserOptions => ({ dialect, tools: FILE_TOOLS, maxCallLength: LIMIT });
 
@@ -53,7 +55,8 @@ describe.each(Object.keys(CALL))("%s: an over-limit call is dropped as one const
     const text = `before ${large} middle ${small} after`;
     const r = expectChunkInvariant(text, o);
     expect(r.dropped).toEqual([{ index: 0, name: "read", reason: `the call is longer than maxCallLength (${LIMIT} characters)`, length: large.length - (SECTION[dialect] ?? 0) }]);
-    expect(r.toolCalls.map((c) => [c.id, c.function.name, JSON.parse(c.function.arguments)])).toEqual([["call_1", "read", { path: "a.txt" }]]);
+    expect(r.toolCalls.map((c) => [c.function.name, JSON.parse(c.function.arguments)])).toEqual([["read", { path: "a.txt" }]]);
+    expect(r.toolCalls[0]!.id).not.toBe("call_0");  // the dropped call keeps its index
     expect(r.content).toContain("before ");
     expect(r.content).toContain(" middle ");
     expect(r.content).toContain(" after");

@@ -6,6 +6,7 @@ import type { DialectOptions, ResolvedOptions } from "./options.js";
 import { resolveOptions } from "./options.js";
 import type { DialectSpec, Glue, JsonCallFormat, XmlCallFormat } from "./spec.js";
 import { afterTrigger, callTriggerOf, triggerOf } from "./spec.js";
+import { answerCall, arraySection, idChars, jsonWs } from "./grammar-forms.js";
 import type { ToolDef } from "./tools.js";
 
 /** Fixed glue strings are markers: atomic special tokens in vocabularies that have them. */
@@ -46,12 +47,13 @@ function xmlCall(f: XmlCallFormat, tool: ToolDef, maxValueLength?: number): Gram
   return seq(literal(tool.name), f.nameClose === null ? seq() : literal(f.nameClose), perm(params));
 }
 
-/** The call object: name first, then arguments, any JSON whitespace between tokens. */
+/** The call object: name first, then arguments (then the id where the dialect has one), any JSON whitespace between tokens. */
 export function jsonCallObject(f: JsonCallFormat, tool: ToolDef): GrammarNode {
-  const ws = star(charClass([" ", "\n", "\t", "\r"]));
+  const ws = jsonWs;
+  const id = f.id ? seq(literal(","), ws, literal(JSON.stringify(f.id.key)), ws, literal(":"), ws, literal('"'), idChars(f.id.length), literal('"'), ws) : seq();
   return seq(
     literal("{"), ws, literal(JSON.stringify(f.nameKey)), ws, literal(":"), ws, literal(JSON.stringify(tool.name)), ws, literal(","), ws,
-    literal(JSON.stringify(f.argsKey)), ws, literal(":"), ws, jsonSchema(tool.parameters, { whitespace: "any" }), ws, literal("}"),
+    literal(JSON.stringify(f.argsKey)), ws, literal(":"), ws, jsonSchema(tool.parameters, { whitespace: "any" }), ws, id, literal("}"),
   );
 }
 
@@ -73,8 +75,10 @@ export function callAfterTrigger(spec: DialectSpec, tools: ToolDef[], maxValueLe
   if (f.kind === "harmony") throw new Error(`dialect ${spec.name}: harmony calls are messages; see buildHarmonyGrammar`);
   const bodies = tools.map((t) => {
     if (f.kind === "json") return seq(jsonCallObject(f, t), glue(f.close));
-    if (f.kind === "named")
-      return seq(literal(t.name), marker(f.nameClose), f.index ? plus(charClass(["0-9"])) : seq(), glue(f.argsOpen ?? []), jsonArguments(t), glue(f.close));
+    if (f.kind === "named") {
+      const id = typeof f.id === "object" ? optional(seq(marker(f.id.open), idChars(f.id.length))) : seq();
+      return seq(literal(t.name), id, marker(f.nameClose), f.index ? plus(charClass(["0-9"])) : seq(), glue(f.argsOpen ?? []), jsonArguments(t), glue(f.close));
+    }
     const body = xmlCall(f, t, maxValueLength);
     return withScope || !f.scopeCloseOptionalAtEnd ? seq(body, glue(f.close)) : seq(body, glue(splitScope(f.close)[0]));
   });
@@ -95,6 +99,11 @@ export function buildToolGrammar(options: DialectOptions): Grammar {
   } else {
     // Text may stand before, between and after calls (the parser keeps it), but a trigger
     // always starts a declared call.
+    if (spec.callOpensAnswer) return withThought(spec, o, answerCall(o, callAfterTrigger(spec, tools)));
+    if (spec.section?.arrayOpen) {
+      const section = seq(arraySection(o, callAfterTrigger(spec, tools)), text(trigger, { marker: true }));
+      return withThought(spec, o, o.toolChoice === "auto" ? alt(text(trigger, { marker: true }), section) : section);
+    }
     const call = seq(until(trigger, { marker: true }), callAfterTrigger(spec, tools, o.maxValueLength));
     if (spec.section) {
       // One section holds every call: open, calls back to back, close.

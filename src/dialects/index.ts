@@ -5,12 +5,16 @@ import { gptOss } from "./gpt-oss.js";
 import { hermes } from "./hermes.js";
 import { kimiK2 } from "./kimi-k2.js";
 import { minimaxM2 } from "./minimax-m2.js";
+import { llama3 } from "./llama3.js";
 import { mistral } from "./mistral.js";
+import { mistralNemo } from "./mistral-nemo.js";
 import { qwen3Coder } from "./qwen3-coder.js";
 import { seedOss } from "./seed-oss.js";
 import type { DialectSpec } from "./spec.js";
 
-const registry = new Map<string, DialectSpec>([qwen3Coder, hermes, seedOss, mistral, deepseekV31, kimiK2, glm45, minimaxM2, gptOss].map((d) => [d.name, d]));
+const registry = new Map<string, DialectSpec>(
+  [qwen3Coder, hermes, seedOss, mistral, mistralNemo, llama3, deepseekV31, kimiK2, glm45, minimaxM2, gptOss].map((d) => [d.name, d]),
+);
 
 /** Names of the built-in dialects. */
 export const dialects: readonly string[] = [...registry.keys()];

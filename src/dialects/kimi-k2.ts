@@ -11,6 +11,7 @@ export const kimiK2: DialectSpec = {
     open: ["<|tool_call_begin|>", "functions."],
     nameClose: ":",
     index: true,
+    id: "head",
     argsOpen: ["<|tool_call_argument_begin|>"],
     close: ["<|tool_call_end|>"],
   },

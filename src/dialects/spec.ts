@@ -42,6 +42,8 @@ export interface JsonCallFormat {
   open: Glue;
   nameKey: string;
   argsKey: string;
+  /** A key after the arguments carrying the call's id (Mistral Nemo: "id", 9 letters or digits). */
+  id?: { key: string; length: number };
   /** After the object, e.g. [{optional:"\n"}, "</tool_call>"]. */
   close: Glue;
 }
@@ -55,6 +57,12 @@ export interface NamedJsonCallFormat {
   nameClose: string;
   /** Digits after the name's close (Kimi's call index in `functions.NAME:0`). */
   index?: boolean;
+  /**
+   * The call's id on the wire. "head": its text from after the trigger through the index (Kimi's
+   * `functions.NAME:0`); or an optional marker after the name with an id of `length` letters or
+   * digits before the name's close (Mistral Small 3.2's `[CALL_ID]abcdefghi[ARGS]`).
+   */
+  id?: "head" | { open: string; length: number };
   /** Between the name (or index) and the arguments object, e.g. ["<|tool_call_argument_begin|>"]. */
   argsOpen?: Glue;
   /** After the arguments object (may be empty). */
@@ -107,14 +115,27 @@ export interface DialectSpec {
     close: string;
     /** Optional text before each call and before the close inside the section (MiniMax writes "\n"). */
     gap?: string;
+    /** The calls are a JSON array's elements: this opens it, "," separates, `close` ends it, JSON whitespace around (Mistral Nemo: "["). */
+    arrayOpen?: string;
   };
+  /**
+   * Calls carry no marker (Llama 3.x): one call, a JSON object that opens the answer after
+   * whitespace only; text after it is content. Content alone never starts with "{".
+   */
+  callOpensAnswer?: boolean;
 }
 
-/** The text that starts a call: the first fixed string of its opening glue. */
+/** The text that starts a call: the first fixed string of its opening glue, or a JSON call's own "{". */
 export function callTriggerOf(spec: DialectSpec): string {
   const first = spec.call.open.find((g): g is string => typeof g === "string");
-  if (!first) throw new Error(`dialect ${spec.name}: a call must open with a fixed string`);
-  return first;
+  if (first) return first;
+  if (objectIsTrigger(spec)) return "{";
+  throw new Error(`dialect ${spec.name}: a call must open with a fixed string`);
+}
+
+/** A JSON call without opening glue: the "{" that starts it is part of the call, not glue before it. */
+export function objectIsTrigger(spec: DialectSpec): boolean {
+  return spec.call.kind === "json" && spec.call.open.length === 0;
 }
 
 /** The text that starts the call structure in free text: the section's open, or a call's. */

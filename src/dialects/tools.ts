@@ -54,7 +54,8 @@ export function normalizeTools(tools: unknown, spec: DialectSpec): ToolDef[] {
 /** A name must not contain what ends it on the wire, or the call could not be read back. */
 function checkCarriable(name: string, where: string, spec: DialectSpec): void {
   const c = spec.call;
-  const enders = c.kind === "xml" ? [...(c.nameClose === null ? [] : [c.nameClose]), c.paramNameClose, "<", "\n"] : c.kind === "named" ? [c.nameClose, "\n"]
+  const enders = c.kind === "xml" ? [...(c.nameClose === null ? [] : [c.nameClose]), c.paramNameClose, "<", "\n"]
+    : c.kind === "named" ? [c.nameClose, ...(typeof c.id === "object" ? [c.id.open] : []), "\n"]
     : c.kind === "harmony" ? [" ", "<|", "\n"] : ['"', "\\", "\n"];
   for (const e of enders)
     if (name.includes(e))

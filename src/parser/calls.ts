@@ -20,6 +20,10 @@ export interface CallScan {
   invalid?: string;
   /** Where an unfinished call was cut. */
   cutAt?: string;
+  /** The call's id as the wire carries it, once complete. */
+  id?: string;
+  /** The wire's id is still to come: the call's start (which carries the id) must wait. */
+  holdStart?: boolean;
 }
 
 const MAX_NAME = 256;
@@ -50,28 +54,39 @@ export function scanXml(text: string, start: number, o: ResolvedOptions, final: 
   return scanParams(text, o, final, { i: n.end, tool: n.tool, args: [], seen: new Set() });
 }
 
-/** The glue after the trigger, then the function name. */
+/** The glue after the trigger, then the function name (ended by the name's close or, where the dialect has one, an id's marker). */
 function openAndName(text: string, start: number, f: XmlCallFormat | NamedJsonCallFormat, o: ResolvedOptions, final: boolean): NameRead {
   const i = matchGlue(text, start, afterTrigger(f.open), final);
   if (i === NEED) return { status: "need", cutAt: "the call's opening" };
   if (i === FAIL) return { status: "refused" };
   if (f.nameClose === null) return readNameBeforeGlue(text, i, f as XmlCallFormat, o, final);
-  return readName(text, i, f.nameClose, o);
+  const idOpen = f.kind === "named" && typeof f.id === "object" ? [f.id.open] : [];
+  return readName(text, i, [f.nameClose, ...idOpen], o);
 }
 
-/** The function name up to `close`, decided as soon as no declared name can match. */
-function readName(text: string, i: number, close: string, o: ResolvedOptions): NameRead {
-  const j = text.indexOf(close, i);
+/** The function name up to the first of `closes`, decided as soon as no declared name can match. */
+function readName(text: string, i: number, closes: string[], o: ResolvedOptions): NameRead {
+  let j = -1, close = closes[0]!;
+  for (const c of closes) {
+    const k = text.indexOf(c, i);
+    if (k >= 0 && (j < 0 || k < j)) { j = k; close = c; }
+  }
   if (j < 0) {
     const partial = text.slice(i);
     // A name no declared tool starts with is refused before it ends; one that could still
     // become a declared name (its close perhaps begun) and is cut there is an unfinished call.
-    const possible = (name: string) => name.startsWith(partial) || (partial.startsWith(name) && close.startsWith(partial.slice(name.length)));
+    const possible = (name: string) =>
+      name.startsWith(partial) || (partial.startsWith(name) && closes.some((c) => c.startsWith(partial.slice(name.length))));
     if (partial.length > MAX_NAME || !o.tools.some((t) => possible(t.name))) return { status: "refused" };
     return { status: "need", cutAt: "the function name" };
   }
   const t = tool(o, text.slice(i, j));
-  return t ? { status: "done", tool: t, end: j + close.length } : { status: "refused" };
+  return t ? { status: "done", tool: t, end: j + close.length, close } : { status: "refused" };
+}
+
+/** Whether `id` is what the grammar lets a model write: `length` letters or digits. */
+function idFits(id: unknown, length: number): id is string {
+  return typeof id === "string" && id.length === length && /^[A-Za-z0-9]*$/.test(id);
 }
 
 /** NAME, the name's close, a JSON arguments object, then the close glue. */
@@ -82,27 +97,39 @@ export function scanNamed(text: string, start: number, o: ResolvedOptions, final
   if (n.status !== "done") return { ...n, args };
   const t = n.tool;
   let a0 = n.end;
+  let id: string | undefined, badId: string | undefined;
+  if (typeof f.id === "object" && n.close === f.id.open) {
+    // [CALL_ID]id[ARGS]: the id runs to the name's close; one the grammar would not write makes the call invalid.
+    const j = text.indexOf(f.nameClose, a0);
+    if (j < 0) return { status: "need", tool: t, args, cutAt: "the call id", holdStart: true };
+    id = text.slice(a0, j);
+    if (!idFits(id, f.id.length)) badId = `the call id ${JSON.stringify(id)} is not ${f.id.length} letters or digits`;
+    a0 = j + f.nameClose.length;
+  }
   if (f.index) {
     while (a0 < text.length && text[a0]! >= "0" && text[a0]! <= "9") a0++;
-    if (a0 === text.length) return { status: "need", tool: t, args, cutAt: "the call's index" };
+    if (a0 === text.length) return { status: "need", tool: t, args, cutAt: "the call's index", holdStart: f.id === "head" };
     if (a0 === n.end) return { status: "done", end: a0, tool: t, args, invalid: "the call's index is missing" };
   }
+  if (f.id === "head") id = text.slice(start, a0);
+  const withId = id === undefined ? {} : { id };
   a0 = matchGlue(text, a0, f.argsOpen ?? [], final);
-  if (a0 === NEED) return { status: "need", tool: t, args, cutAt: "the arguments" };
-  if (a0 === FAIL) return { status: "done", end: n.end, tool: t, args, invalid: "the arguments marker is missing" };
-  if (a0 >= text.length) return { status: "need", tool: t, args, cutAt: "the arguments" };
-  if (text[a0] !== "{") return { status: "done", end: a0, tool: t, args, invalid: "the arguments are not a JSON object" };
+  if (a0 === NEED) return { status: "need", tool: t, args, ...withId, cutAt: "the arguments" };
+  if (a0 === FAIL) return { status: "done", end: n.end, tool: t, args, ...withId, invalid: "the arguments marker is missing" };
+  if (a0 >= text.length) return { status: "need", tool: t, args, ...withId, cutAt: "the arguments" };
+  if (text[a0] !== "{") return { status: "done", end: a0, tool: t, args, ...withId, invalid: "the arguments are not a JSON object" };
   const e = objectEnd(text, a0, extent);
-  if (e === NEED) return { status: "need", tool: t, args, cutAt: "the arguments" };
+  if (e === NEED) return { status: "need", tool: t, args, ...withId, cutAt: "the arguments" };
   const body = text.slice(a0, e);
   let a: unknown;
-  try { a = JSON.parse(body); } catch { return { status: "done", end: e, tool: t, args, invalid: "the arguments are not valid JSON" }; }
+  try { a = JSON.parse(body); } catch { return { status: "done", end: e, tool: t, args, ...withId, invalid: "the arguments are not valid JSON" }; }
   if (a && typeof a === "object" && !Array.isArray(a)) for (const [k, v] of Object.entries(a)) args.push([k, v]);
   const c = matchGlue(text, e, f.close, final);
-  if (c === NEED) return { status: "need", tool: t, args, cutAt: "the call's close" };
-  if (c === FAIL) return { status: "done", end: e, tool: t, args, invalid: "the call's close marker is missing" };
+  if (c === NEED) return { status: "need", tool: t, args, ...withId, cutAt: "the call's close" };
+  if (c === FAIL) return { status: "done", end: e, tool: t, args, ...withId, invalid: "the call's close marker is missing" };
   const valid = grammarAccepts(jsonArguments(t), body);
-  return { status: "done", end: c, tool: t, args, ...(valid ? {} : { invalid: invalidJsonReason(t, a) }) };
+  const invalid = badId ?? (valid ? undefined : invalidJsonReason(t, a));
+  return { status: "done", end: c, tool: t, args, ...withId, ...(invalid ? { invalid } : {}) };
 }
 
 function scanParams(text: string, o: ResolvedOptions, final: boolean, cp: XmlCheckpoint): CallScan & { checkpoint?: XmlCheckpoint } {
@@ -194,8 +221,10 @@ export function scanJson(text: string, start: number, o: ResolvedOptions, final:
   const named = head ? (JSON.parse(head[1]!) as string) : undefined;
   if (named !== undefined && !tool(o, named)) return { status: "refused", args };
   const e = objectEnd(text, i, extent);
+  // An id written after the arguments (Nemo) holds the call's start until the object ends.
+  const hold = f.id ? { holdStart: true } : {};
   if (e === NEED) {
-    if (named !== undefined) return { status: "need", tool: tool(o, named)!, args, cutAt: "the arguments" };
+    if (named !== undefined) return { status: "need", tool: tool(o, named)!, args, cutAt: "the arguments", ...hold };
     // Cut before the name was complete: an unfinished call while it can still name a declared tool.
     return !final || couldNameTool(text.slice(i), f, o) ? { status: "need", args, cutAt: "the call object" } : { status: "refused", args };
   }
@@ -212,12 +241,25 @@ export function scanJson(text: string, start: number, o: ResolvedOptions, final:
   if (!t) return { status: "refused", args };
   const a = (obj as Record<string, unknown>)[f.argsKey];
   if (a && typeof a === "object" && !Array.isArray(a)) for (const [k, v] of Object.entries(a)) args.push([k, v]);
+  const id = f.id ? (obj as Record<string, unknown>)[f.id.key] : undefined;
+  const withId = f.id && idFits(id, f.id.length) ? { id } : {};
   const c = matchGlue(text, e, f.close, final);
-  if (c === NEED) return { status: "need", tool: t, args, cutAt: "the call's close" };
+  if (c === NEED) return { status: "need", tool: t, args, ...withId, cutAt: "the call's close" };
   const valid = grammarAccepts(jsonCallObject(f, t), text.slice(i, e));
   const end = c === FAIL ? e : c;
-  if (c === FAIL) return { status: "done", end, tool: t, args, invalid: "the call's close marker is missing" };
-  return { status: "done", end, tool: t, args, ...(valid ? {} : { invalid: invalidJsonReason(t, a) }) };
+  if (c === FAIL) return { status: "done", end, tool: t, args, ...withId, invalid: "the call's close marker is missing" };
+  return { status: "done", end, tool: t, args, ...withId, ...(valid ? {} : { invalid: invalidCallReason(f, t, obj as Record<string, unknown>) }) };
+}
+
+/** Why a JSON call object the grammar refuses is not a valid call, most telling reason first. */
+function invalidCallReason(f: JsonCallFormat, t: ToolDef, obj: Record<string, unknown>): string {
+  const a = obj[f.argsKey];
+  if (!(f.argsKey in obj)) return `the call has no "${f.argsKey}"`;
+  if (!grammarAccepts(jsonArguments(t), JSON.stringify(a))) return invalidJsonReason(t, a);
+  if (f.id && !idFits(obj[f.id.key], f.id.length)) return `the call's "${f.id.key}" must be ${f.id.length} letters or digits, got ${JSON.stringify(obj[f.id.key]) ?? "none"}`;
+  const keys = [f.nameKey, f.argsKey, ...(f.id ? [f.id.key] : [])];
+  if (Object.keys(obj).join("\0") === keys.join("\0")) return invalidJsonReason(t, a);
+  return `the call object must hold exactly ${keys.map((k) => `"${k}"`).join(", ")}, in that order`;
 }
 
 /** Whether a call object cut before its name ends (`{`, `{"na`, `{"name": "wr`) could still name a declared tool. */

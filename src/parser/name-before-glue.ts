@@ -6,7 +6,7 @@ import type { XmlCallFormat } from "../dialects/spec.js";
 import type { ToolDef } from "../dialects/tools.js";
 import { matchGlue, NEED } from "./glue.js";
 
-export type NameRead = { status: "done"; tool: ToolDef; end: number } | { status: "need"; cutAt: string } | { status: "refused" };
+export type NameRead = { status: "done"; tool: ToolDef; end: number; close?: string } | { status: "need"; cutAt: string } | { status: "refused" };
 
 /**
  * Decided per declared name, on the text alone: a name followed by a parameter or the close is

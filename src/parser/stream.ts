@@ -8,6 +8,7 @@ import { heldBack, matchGlue, NEED } from "./glue.js";
 import { JsonExtent } from "./json-extent.js";
 import type { DroppedConstruct, FinishReason, IncompleteCall, ParseResult, StreamEvent, ToolCall } from "./types.js";
 import { HarmonyReader } from "./harmony.js";
+import { arrayStep } from "./json-array.js";
 
 export interface ParserOptions extends DialectOptions {
   finishReason?: "stop" | "length";
@@ -45,6 +46,7 @@ export class ToolCallStreamParser {
   #dropping: DroppedConstruct | undefined;  // the over-limit call being skipped to its own end
   #glue: [number, number] = [0, 0];  // whitespace taken as glue right before the last trigger found in content
   readonly #harmony: HarmonyReader | undefined;  // harmony turns are messages, read by their own reader
+  #answerOpened = false;  // callOpensAnswer: the answer's first character is known (a call may open it no later)
 
   constructor(options: ParserOptions) {
     this.#o = resolveOptions(options);
@@ -119,7 +121,16 @@ export class ToolCallStreamParser {
       }
       if (this.#state === "content") {
         const callable = this.#o.tools.length > 0;
-        const i = callable ? t.indexOf(this.#trigger, this.#pos) : -1;
+        if (this.#o.spec.callOpensAnswer && !this.#answerOpened) {
+          // Only the answer's first character after whitespace may open a call (Llama 3.x).
+          let k = this.#pos;
+          while (k < t.length && " \n\t\r".includes(t[k]!)) k++;
+          if (k === t.length && !final) return ev;
+          this.#answerOpened = true;
+          if (callable && t[k] === "{") { this.#beginCall(this.#pos); this.#pos = k; continue; }
+        }
+        const triggers = callable && !this.#o.spec.callOpensAnswer;
+        const i = triggers ? t.indexOf(this.#trigger, this.#pos) : -1;
         if (i >= 0) {
           const before = t.slice(this.#pos, i);
           const glued = this.#afterCall && before.trim() === "";
@@ -136,7 +147,7 @@ export class ToolCallStreamParser {
           }
           continue;
         }
-        let keep = final || !callable ? 0 : heldBack(t, this.#pos, this.#trigger);
+        let keep = final || !triggers ? 0 : heldBack(t, this.#pos, this.#trigger);
         const rest = t.slice(this.#pos, t.length - keep);
         if (this.#afterCall && rest.trim() === "") {
           if (final) { this.#pos = t.length; return ev; }  // trailing glue: not content
@@ -151,24 +162,35 @@ export class ToolCallStreamParser {
       if (this.#state === "section") {
         const sec = this.#o.spec.section!;
         const ct = callTriggerOf(this.#o.spec);
-        const gap: Glue = sec.gap === undefined ? [] : [{ optional: sec.gap }];
-        const c = matchGlue(t, this.#pos, [...gap, sec.close], final);
-        if (c >= 0) {
-          this.#pos = c;
-          this.#state = "content";
-          this.#afterCall = this.#sectionCalls > 0;
-          continue;
+        let cut: boolean;
+        if (sec.arrayOpen) {
+          // The calls are a JSON array's elements; a call object's "{" is part of the call.
+          const step = arrayStep(t, this.#pos, this.#sectionCalls === 0, sec.arrayOpen, sec.close);
+          if (step.kind === "close") { this.#pos = step.end; this.#state = "content"; this.#afterCall = true; continue; }
+          if (step.kind === "call") { this.#pos = step.at; this.#beginCall(step.at); continue; }
+          if (step.kind === "need" && !final) return ev;
+          cut = step.kind === "need";
+        } else {
+          const gap: Glue = sec.gap === undefined ? [] : [{ optional: sec.gap }];
+          const c = matchGlue(t, this.#pos, [...gap, sec.close], final);
+          if (c >= 0) {
+            this.#pos = c;
+            this.#state = "content";
+            this.#afterCall = this.#sectionCalls > 0;
+            continue;
+          }
+          const k = matchGlue(t, this.#pos, [...gap, ct], final);
+          if (k >= 0) { this.#beginCall(k - ct.length); this.#pos = k; continue; }
+          cut = c === NEED || k === NEED;
+          if (!final && cut) return ev;
         }
-        const k = matchGlue(t, this.#pos, [...gap, ct], final);
-        if (k >= 0) { this.#beginCall(k - ct.length); this.#pos = k; continue; }
-        const cut = c === NEED || k === NEED;
-        if (!final && cut) return ev;
         const bad: IncompleteCall = {
           index: this.#index, name: null, kind: cut ? "cut" : "invalid",
           reason: cut ? "the output ended inside the tool-call section; it was never closed" : "unexpected text inside the tool-call section",
-          // Up to where the section went wrong: what follows is content, however the text was chunked.
+          // Invalid: the section up to the unexpected text, which stays content; cut: all of it.
           missing: [], text: t.slice(this.#sectionStart, cut ? t.length : this.#pos),
         };
+        if (cut) this.#pos = t.length;
         this.#incomplete.push(bad);
         ev.push({ type: "tool_call_error", index: this.#index, call: bad });
         this.#index++;
@@ -210,15 +232,15 @@ export class ToolCallStreamParser {
         const inSection = this.#o.spec.section !== undefined;
         let from = inSection && this.#sectionCalls === 0 ? this.#sectionStart : this.#callStart;
         if (from === this.#glue[1]) from = this.#glue[0];  // the whitespace held as glue was content after all
-        content(t.slice(from, this.#callStart + (inSection ? callTriggerOf(this.#o.spec).length : this.#trigger.length)));
+        content(t.slice(from, this.#pos));
         this.#state = "content";
         continue;
       }
-      if (scan.tool && !this.#started) {
+      if (scan.tool && !scan.holdStart && !this.#started) {
         this.#started = true;
-        ev.push({ type: "tool_call_start", index: this.#index, id: callId(this.#index), name: scan.tool.name });
+        ev.push({ type: "tool_call_start", index: this.#index, id: scan.id ?? callId(this.#index), name: scan.tool.name });
       }
-      this.#streamArgs(scan, ev);
+      if (this.#started) this.#streamArgs(scan, ev);
       if (scan.status === "need") {
         if (!final) return ev;
         this.#incomplete.push(this.#cutCall(scan, t.slice(this.#callStart)));
@@ -238,7 +260,7 @@ export class ToolCallStreamParser {
         this.#incomplete.push(bad);
         ev.push({ type: "tool_call_error", index: this.#index, call: bad });
       } else {
-        const call: ToolCall = { id: callId(this.#index), type: "function", function: { name: scan.tool!.name, arguments: argumentsJson(scan.args) } };
+        const call: ToolCall = { id: scan.id ?? callId(this.#index), type: "function", function: { name: scan.tool!.name, arguments: argumentsJson(scan.args) } };
         this.#calls.push(call);
         this.#afterCall = !this.#o.spec.section;
         ev.push({ type: "tool_call_arguments", index: this.#index, delta: call.function.arguments.slice(this.#sentLength(scan)) });
@@ -261,11 +283,12 @@ export class ToolCallStreamParser {
   /** The current call is over the limit: say so once, then skip it (see the dropping state). */
   #drop(scan: CallScan, ev: StreamEvent[], withArgs: boolean): void {
     const name = scan.tool?.name ?? null;
-    if (scan.tool && !this.#started) {
+    // Started as any call is, once its name (and a wire id it waits for) is read.
+    if (scan.tool && !scan.holdStart && !this.#started) {
       this.#started = true;
-      ev.push({ type: "tool_call_start", index: this.#index, id: callId(this.#index), name: scan.tool.name });
+      ev.push({ type: "tool_call_start", index: this.#index, id: scan.id ?? callId(this.#index), name: scan.tool.name });
     }
-    if (withArgs) this.#streamArgs(scan, ev);
+    if (withArgs && this.#started) this.#streamArgs(scan, ev);
     const reason = `the call is longer than maxCallLength (${this.#limit} characters)`;
     this.#dropping = { index: this.#index, name, reason, length: 0 };
     this.#dropped.push(this.#dropping);

@@ -6,7 +6,7 @@ import { rng } from "./tokenize.js";
 const TRICKY = ["", "a", "<", "</", "<tool", "<tool_call", "</tool_call>", "</parameter", "</param", "<function=", "{", "}", '"', "\\", "\n", "\n\n", "é✓😀", "中文", "<think>", "</think>", "{\"name\": ", "]]>", " "];
 
 /** Dialects the generator below can write calls for. */
-export const CORPUS_DIALECTS = ["qwen3-coder", "hermes", "seed-oss", "mistral", "deepseek-v3.1", "kimi-k2"] as const;
+export const CORPUS_DIALECTS = ["qwen3-coder", "hermes", "seed-oss", "mistral", "mistral-nemo", "llama3", "deepseek-v3.1", "kimi-k2"] as const;
 export type CorpusDialect = (typeof CORPUS_DIALECTS)[number] | "glm-4.5" | "minimax-m2" | "gpt-oss";
 export interface CorpusCase { name: string; dialect: CorpusDialect; text: string }
 
@@ -26,6 +26,12 @@ function kimiCall(name: string, args: Record<string, unknown>, i: number): strin
 function mistralCall(name: string, args: Record<string, unknown>): string {
   return `[TOOL_CALLS]${name}[ARGS]${JSON.stringify(args)}`;
 }
+function nemoCall(name: string, args: Record<string, unknown>, id: string): string {
+  return `{"name": "${name}", "arguments": ${JSON.stringify(args)}, "id": "${id}"}`;
+}
+function llamaCall(name: string, args: Record<string, unknown>): string {
+  return `{"name": "${name}", "parameters": ${JSON.stringify(args)}}`;
+}
 function jsonCall(name: string, args: Record<string, unknown>): string {
   return `<tool_call>\n${JSON.stringify({ name, arguments: args }, null, 0).replace(/","/g, '", "').replace(/":/g, '": ')}\n</tool_call>`;
 }
@@ -36,7 +42,7 @@ function harmonyCall(name: string, args: Record<string, unknown>, inRole: boolea
   return inRole ? ` to=functions.${name}<|channel|>commentary${type}<|message|>${JSON.stringify(args)}` : `<|channel|>commentary to=functions.${name}${type}<|message|>${JSON.stringify(args)}`;
 }
 
-const GENERATED: readonly CorpusDialect[] = ["qwen3-coder", "hermes", "seed-oss", "mistral", "deepseek-v3.1"];
+const GENERATED: readonly CorpusDialect[] = ["qwen3-coder", "hermes", "seed-oss", "mistral", "mistral-nemo", "llama3", "deepseek-v3.1"];
 
 /** Seed and adversarial cases, then generated ones (of `generated` dialects) up to `size`. */
 export function buildCorpus(size: number, seed = 7, generated: readonly CorpusDialect[] = GENERATED): CorpusCase[] {
@@ -57,6 +63,7 @@ export function buildCorpus(size: number, seed = 7, generated: readonly CorpusDi
     { name: "seed scope cut", dialect: "seed-oss", text: "Hello <seed:tool_call>\n" },
     { name: "deepseek section never closed", dialect: "deepseek-v3.1", text: `<｜tool▁calls▁begin｜>${deepseekCall("read", { path: "a" })}` },
     { name: "deepseek two calls", dialect: "deepseek-v3.1", text: `x<｜tool▁calls▁begin｜>${deepseekCall("read", { path: "a" })}${deepseekCall("write", { path: "b", content: "<｜tool▁sep｜>" })}<｜tool▁calls▁end｜>` },
+    { name: "deepseek junk in section", dialect: "deepseek-v3.1", text: "<｜tool▁calls▁begin｜>junk, then text" },
     { name: "kimi two calls", dialect: "kimi-k2", text: `ok<|tool_calls_section_begin|><|tool_call_begin|>functions.read:0<|tool_call_argument_begin|>{"path": "a"}<|tool_call_end|><|tool_call_begin|>functions.write:1<|tool_call_argument_begin|>{"path": "b", "content": ":1<|"}<|tool_call_end|><|tool_calls_section_end|>` },
     { name: "kimi cut in index", dialect: "kimi-k2", text: "<|tool_calls_section_begin|><|tool_call_begin|>functions.read:1" },
     { name: "mistral two calls", dialect: "mistral", text: mistralCall("read", { path: "a" }) + mistralCall("write", { path: "b", content: "}{[ARGS]" }) },
@@ -71,6 +78,21 @@ export function buildCorpus(size: number, seed = 7, generated: readonly CorpusDi
     { name: "gpt-oss final", dialect: "gpt-oss", text: "<|channel|>analysis<|message|>hmm<|end|><|start|>assistant<|channel|>final<|message|>Done <|end|>.<|return|>" },
     { name: "gpt-oss call without its end", dialect: "gpt-oss", text: `${harmonyCall("read", { path: "a" }, true, "")}<|start|>assistant${harmonyCall("read", { path: "b" }, true, "")}` },
     { name: "gpt-oss call on the analysis channel", dialect: "gpt-oss", text: ' to=functions.read<|channel|>analysis<|message|>{"path": "a"}<|call|>' },
+    { name: "mistral small 3.2 ids", dialect: "mistral", text: '[TOOL_CALLS]read[CALL_ID]a1b2c3d4e[ARGS]{"path": "a"}[TOOL_CALLS]write[ARGS]{"path": "b", "content": "[CALL_ID]"}' },
+    { name: "mistral cut in call id", dialect: "mistral", text: "[TOOL_CALLS]read[CALL_ID]a1b2" },
+    { name: "mistral bad call id", dialect: "mistral", text: '[TOOL_CALLS]read[CALL_ID]a-b[ARGS]{"path": "a"} after' },
+    { name: "nemo two calls", dialect: "mistral-nemo", text: `ok [TOOL_CALLS][${nemoCall("read", { path: "a]" }, "abcdefghi")}, ${nemoCall("write", { path: "b", content: "}, {" }, "ABCDEFGH1")}]` },
+    { name: "nemo spaced", dialect: "mistral-nemo", text: `[TOOL_CALLS] [\n ${nemoCall("read", { path: "a" }, "abcdefghi")} \n]\n` },
+    { name: "nemo no id", dialect: "mistral-nemo", text: '[TOOL_CALLS][{"name": "read", "arguments": {"path": "a"}}]' },
+    { name: "nemo undeclared second", dialect: "mistral-nemo", text: `[TOOL_CALLS][${nemoCall("read", { path: "a" }, "abcdefghi")}, ${nemoCall("nope", {}, "abcdefghi")}]` },
+    { name: "nemo empty array", dialect: "mistral-nemo", text: "[TOOL_CALLS][] x" },
+    { name: "nemo cut after a call", dialect: "mistral-nemo", text: `[TOOL_CALLS][${nemoCall("read", { path: "a" }, "abcdefghi")},` },
+    { name: "llama call", dialect: "llama3", text: `\n ${llamaCall("write", { path: "a", content: "{\"name\": \"read\"}" })}\n` },
+    { name: "llama braces in content", dialect: "llama3", text: `Use {x}, then ${llamaCall("read", { path: "a" })}` },
+    { name: "llama JSON answer", dialect: "llama3", text: ' {"a": 1} is JSON' },
+    { name: "llama text after call", dialect: "llama3", text: `${llamaCall("read", { path: "a" })}; ${llamaCall("read", { path: "b" })}` },
+    { name: "llama cut in name", dialect: "llama3", text: '{"name": "rea' },
+    { name: "kimi ids", dialect: "kimi-k2", text: `<|tool_calls_section_begin|><|tool_call_begin|>functions.read:10<|tool_call_argument_begin|>{"path": "a"}<|tool_call_end|><|tool_calls_section_end|>` },
   ];
   // A harmony turn: a thought and a preamble perhaps, then a final message or calls; cut at times.
   const harmonyTurn = () => {
@@ -100,8 +122,11 @@ export function buildCorpus(size: number, seed = 7, generated: readonly CorpusDi
     const dialect = pick([...generated]);
     let text = r() < 0.5 ? junk(Math.floor(r() * 4)) : "";
     const n = 1 + Math.floor(r() * 3);
-    const section = dialect === "deepseek-v3.1" ? ["<｜tool▁calls▁begin｜>", "<｜tool▁calls▁end｜>"] : dialect === "kimi-k2" ? ["<|tool_calls_section_begin|>", "<|tool_calls_section_end|>"] : undefined;
+    const section = dialect === "deepseek-v3.1" ? ["<｜tool▁calls▁begin｜>", "<｜tool▁calls▁end｜>"]
+      : dialect === "kimi-k2" ? ["<|tool_calls_section_begin|>", "<|tool_calls_section_end|>"]
+      : dialect === "mistral-nemo" ? ["[TOOL_CALLS][", "]"] : undefined;
     if (section) text += section[0];
+    if (dialect === "llama3") text = r() < 0.7 ? pick(["", " ", "\n\n"]) : text;
     for (let i = 0; i < n; i++) {
       const name = pick(["read", "write", "edit", "nope"]);
       const params: Array<[string, string]> = name === "read" ? [["path", value()]] : name === "write" ? [["path", value()], ["content", value()]] :
@@ -109,7 +134,9 @@ export function buildCorpus(size: number, seed = 7, generated: readonly CorpusDi
       if (r() < 0.5) params.reverse();
       text += dialect === "qwen3-coder" ? xmlCall(name, params, r() < 0.7)
         : dialect === "seed-oss" ? seedCall(name, params, i < n - 1 || r() < 0.6)
-        : dialect === "mistral" ? mistralCall(name, Object.fromEntries(params))
+        : dialect === "mistral" ? (r() < 0.5 ? mistralCall(name, Object.fromEntries(params)) : mistralCall(name, Object.fromEntries(params)).replace("[ARGS]", `[CALL_ID]call${String(i).padStart(5, "0")}[ARGS]`))
+        : dialect === "mistral-nemo" ? (i > 0 ? ", " : "") + nemoCall(name, Object.fromEntries(params), `call${String(i).padStart(5, "0")}`)
+        : dialect === "llama3" ? (i === 0 ? llamaCall(name, Object.fromEntries(params)) : "")
         : dialect === "deepseek-v3.1" ? deepseekCall(name, Object.fromEntries(params))
         : dialect === "kimi-k2" ? kimiCall(name, Object.fromEntries(params), i)
         : jsonCall(name, Object.fromEntries(params));

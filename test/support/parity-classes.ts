@@ -30,6 +30,7 @@ export const PARITY_CLASSES = {
   "trailing-marker-prefix": "the output ends in the first bytes of a call marker: we keep them as content; llama.cpp drops them",
   "prompt-thought-in-content": "with reasoning_format none, llama.cpp puts the empty thought its prompt ends with (DeepSeek V3.1: <think></think>) at the start of content",
   "leading-whitespace": "llama.cpp strips whitespace at the start of content and of reasoning; we keep the bytes as generated",
+  "llama3-call-after-text": "Llama 3.x: a call object after other text: it is content for us (a call must open the answer, so content with braces stays content); llama.cpp reads everything from the first { as calls",
   "whitespace-glue": "whitespace alone between a thought (or the answer's start) and a call: we read it as glue around the call, not content; llama.cpp returns it as content",
   // llama.cpp stops reading at something it does not accept: it returns what came before (or its
   // final parse throws); we read on.
@@ -94,6 +95,10 @@ const SHAPE_STEPS: Array<[ParityClass, Step]> = [
     const at = open === undefined ? -1 : f.prompt.lastIndexOf(open);
     const thought = at < 0 ? "" : f.prompt.slice(at);
     return thought && theirs.content.startsWith(thought) && !ours.content.startsWith(thought) ? { ...ours, content: thought + ours.content } : undefined;
+  }],
+  ["llama3-call-after-text", (ours, theirs, _o, f) => {
+    if (f.dialect !== "llama3" || theirs.content.trim() === "" || !ours.content.startsWith(theirs.content)) return undefined;
+    return ours.content.slice(theirs.content.length).trimStart().startsWith("{") ? { ...ours, content: theirs.content, calls: [...ours.calls, ...theirs.calls.slice(ours.calls.length)] } : undefined;
   }],
   ["whitespace-glue", (ours, theirs) =>
     ours.content === "" && theirs.content !== "" && theirs.content.trim() === "" && ours.calls.length > 0 ? { ...ours, content: theirs.content } : undefined],

@@ -1,0 +1,35 @@
+// Grammar forms of the dialects whose calls are not marker-delimited text: calls as a JSON array
+// after a marker (Mistral Nemo), and a call that is the whole answer (Llama 3.x).
+import { alt, charClass, literal, optional, repeat, seq, star, until } from "../grammar/builders.js";
+import type { GrammarNode } from "../grammar/ir.js";
+import type { ResolvedOptions } from "./options.js";
+
+const WS = [" ", "\n", "\t", "\r"];
+/** JSON whitespace. */
+export const jsonWs: GrammarNode = star(charClass(WS));
+
+/** An id of `length` letters or digits. */
+export function idChars(length: number): GrammarNode {
+  return repeat(charClass(["a-z", "A-Z", "0-9"]), length, length);
+}
+
+/** Text before the section, the section's open, `[`, calls separated by `,`, `]`; JSON whitespace inside. */
+export function arraySection(o: ResolvedOptions, call: GrammarNode): GrammarNode {
+  const sec = o.spec.section!;
+  const more = o.parallelToolCalls ? star(seq(jsonWs, literal(","), jsonWs, call)) : seq();
+  return seq(until(sec.open, { marker: true }), jsonWs, literal(sec.arrayOpen!), jsonWs, call, more, jsonWs, literal(sec.close));
+}
+
+const anyText = star(charClass([[0, 0x10ffff]]));
+
+/**
+ * A call that opens the answer (after whitespace); text after it is content, as after the last call
+ * of other dialects. Content alone is any text whose first character after whitespace is not "{":
+ * under toolChoice auto the two cannot be confused.
+ */
+export function answerCall(o: ResolvedOptions, call: GrammarNode): GrammarNode {
+  const calls = seq(jsonWs, call, anyText);
+  if (o.toolChoice !== "auto") return calls;
+  const content = seq(jsonWs, optional(seq(charClass([...WS, "{"], true), anyText)));
+  return alt(content, calls);
+}

@@ -12,7 +12,7 @@ import { FILE_TOOLS, TYPED_TOOLS } from "./support/tools.js";
 import { allowedIds, qwen3 } from "./support/vocabs.js";
 
 const WALKS = 3;
-const MAX_STEPS = 80;
+const MAX_STEPS = 100;
 const FULL_MASKS = 6;
 
 let v: Vocabulary;
@@ -22,7 +22,7 @@ let llama: any;
 beforeAll(async () => {
   v = qwen3();
   blankIds = new Set(Array.from({ length: v.size }, (_, i) => i).filter((id) => v.tokenBytes(id).every((b) => b === 0x20 || b === 0x0a || b === 0x09 || b === 0x0d)));
-  closers = new Set(['"', "}", "]", "<"].map((c) => v.idOfPiece(c)!));
+  closers = new Set(['"', "}", "]", "<", "</"].map((c) => v.idOfPiece(c)).filter((id) => id !== undefined));
   specialIds = Array.from({ length: v.size }, (_, i) => i).filter((id) => v.kind(id) === TokenKind.Special || v.kind(id) === TokenKind.EndOfGeneration);
   oracle = await startLlamaGrammar();
   const nlc = await import("node-llama-cpp");
@@ -127,8 +127,8 @@ async function walkBoth(spec: DialectSpec, options: object, seed: number, supers
         if (parallel && calls < 1 && r() < 0.5) { calls++; spelling = Buffer.from(spec.section ? callTriggerOf(spec) : triggerOf(spec)); continue; }
         id = ends[0]!;
       }
-      // Later on, close strings, arrays and objects (and start markers) where allowed, so walks end.
-      const closing = step > 15 && r() < 0.6 ? allowed.filter((a) => closers.has(a)) : [];
+      // Later on, close strings, arrays, objects and XML elements (and start markers) where allowed, so walks end.
+      const closing = step > 15 && r() < (step > 50 ? 0.9 : 0.6) ? allowed.filter((a) => closers.has(a)) : [];
       if (closing.length) id ??= closing[Math.floor(r() * closing.length)]!;
       // Few choices: a marker being spelled; the longest piece gets it done.
       if (id === undefined && allowed.length <= 64 && r() < 0.8)

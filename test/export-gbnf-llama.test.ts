@@ -4,7 +4,7 @@
 // every step of random walks — the one exception being special tokens, which llama.cpp also lets
 // match by their text where characters are expected (see src/grammar/export-gbnf.ts).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildToolGrammar, compileGrammar, dialects, getDialect, TokenKind, toGbnf, type DialectSpec, type Vocabulary } from "../src/index.js";
+import { buildToolGrammar, charClass, compileGrammar, dialects, getDialect, literal, seq, star, TokenKind, toGbnf, type DialectSpec, type Vocabulary } from "../src/index.js";
 import { callTriggerOf, triggerOf, type Glue } from "../src/dialects/spec.js";
 import { startLlamaGrammar, type LlamaGrammarOracle } from "./support/llama-grammar.js";
 import { rng, Tokenizations } from "./support/tokenize.js";
@@ -199,6 +199,27 @@ describe("GBNF export → llama.cpp's grammar engine (Qwen3 vocabulary)", () => 
   it("refuses what is not GBNF, so a pass means the grammar was read", async () => {
     await expect(oracle.load('root ::= "a" undefined-rule\n')).rejects.toThrow(/llama_sampler_init_grammar failed/);
     await expect(llama.createGrammar({ grammar: 'root ::= "a\n' })).rejects.toThrow();
+  });
+
+  // The bug the walks found: with `[^\ud800-\udfff]` for "any character", llama.cpp refused every
+  // token ending in byte 0xED (a partial U+D000-U+D7FF) because the class excludes the surrogates.
+  it("a token that ends inside a multi-byte character is judged as our matcher judges it", async () => {
+    const byteToken = (b: number) => {
+      for (let id = 0; id < v.size; id++) { const t = v.tokenBytes(id); if (t.length === 1 && t[0] === b) return id; }
+      throw new Error(`no single-byte token for 0x${b.toString(16)}`);
+    };
+    const [ed, x9f, xa0] = [0xed, 0x9f, 0xa0].map(byteToken) as [number, number, number];
+    const g = { root: seq(star(charClass([[0, 0x10ffff]])), literal("!")) };
+    await oracle.load(toGbnf(g, v));
+    const m = compileGrammar(g, v).createMatcher();
+    const mask = m.allocateBitmask();
+    m.fillNextTokenBitmask(mask);
+    expect([allows(mask, ed), (await oracle.check([ed])).has(ed)]).toEqual([true, true]);
+    expect(m.acceptToken(ed) && (await oracle.accept(ed))).toBe(true);
+    // ED 9F .. is U+D7C0-U+D7FF (allowed); ED A0 .. would be a surrogate (refused by both).
+    m.fillNextTokenBitmask(mask);
+    const theirs = await oracle.check([x9f, xa0]);
+    expect([allows(mask, x9f), theirs.has(x9f), allows(mask, xa0), theirs.has(xa0)]).toEqual([true, true, false, false]);
   });
 
   for (const dialect of dialects) {

@@ -257,6 +257,16 @@ describe("toEbnf → XGrammar: structure", () => {
   });
 });
 
+describe("toEbnf → XGrammar and llama.cpp: text", () => {
+  it("text without <ab: may end anywhere, never contains it (state 0 is a star loop)", async () => {
+    await checkTable(
+      { type: "text", exclude: "<ab" },
+      ["", "x", "<", "<a", "<<a", "a<b", "<a<a", "é<a", "<a<<a", "x".repeat(300)],
+      ["<ab", "x<abx", "<<ab", "<a<ab", "é<ab"],
+    );
+  });
+});
+
 describe("toEbnf: GBNF text", () => {
   it("uses llama.cpp escapes and names", () => {
     const out = toEbnf({ root: seq(charClass(["^", "]", "-", "\\"]), charClass(['"'], true), ref("my_rule")), rules: { my_rule: literal("é\n") } }, { dialect: "gbnf" });

@@ -263,6 +263,15 @@ class Exporter {
     this.memo.set(key, base);
     const lit = (c: number) => this.literal(String.fromCodePoint(c), path) as string;
     for (let k = 0; k < L; k++) {
+      if (k === 0) {
+        // Ordinary characters loop in state 0 as a star, not one recursion per character
+        // (Earley parsers such as llguidance's grow with right recursion).
+        const other = this.codePointSet(complement([[X[0]!, X[0]!]], MAX_CP));
+        const loop = other === EMPTY ? "" : `${atomic(other)}*`;
+        const next = L > 1 ? `(${lit(X[0]!)} ${names[1]})?` : "";
+        this.addRule(base, [loop, next].filter(Boolean).join(" ") || '""');
+        continue;
+      }
       const moves = new Map<number, number>();
       for (const c of new Set(X.slice(0, k + 1))) moves.set(c, delta(k, c));
       const alts = ['""'];

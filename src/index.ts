@@ -6,6 +6,8 @@ export * from "./grammar/builders.js";
 export type * from "./grammar/ir.js";
 export { jsonSchemaToIR, lowerJsonSchemas, UnsupportedSchemaError, InvalidSchemaError } from "./grammar/json-schema.js";
 export { toEbnf, EbnfExportError, type ToEbnfOptions } from "./grammar/export-ebnf.js";
+export { toGbnf, type ToGbnfOptions } from "./grammar/export-gbnf.js";
+export { toLark, gbnfToLark, type ToLarkOptions } from "./grammar/export-lark.js";
 export { readGgufMetadata } from "./vocab/gguf.js";
 export { dialects, getDialect } from "./dialects/index.js";
 export type { DialectSpec, Glue, XmlCallFormat, JsonCallFormat, HarmonyCallFormat } from "./dialects/spec.js";

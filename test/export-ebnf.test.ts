@@ -257,11 +257,22 @@ describe("toEbnf → XGrammar: structure", () => {
   });
 });
 
+describe("toEbnf → XGrammar and llama.cpp: text", () => {
+  it("text without <ab: may end anywhere, never contains it (state 0 is a star loop)", async () => {
+    await checkTable(
+      { type: "text", exclude: "<ab" },
+      ["", "x", "<", "<a", "<<a", "a<b", "<a<a", "é<a", "<a<<a", "x".repeat(300)],
+      ["<ab", "x<abx", "<<ab", "<a<ab", "é<ab"],
+    );
+  });
+});
+
 describe("toEbnf: GBNF text", () => {
   it("uses llama.cpp escapes and names", () => {
     const out = toEbnf({ root: seq(charClass(["^", "]", "-", "\\"]), charClass(['"'], true), ref("my_rule")), rules: { my_rule: literal("é\n") } }, { dialect: "gbnf" });
     expect(out).toContain("[\\-\\\\-\\u005e]"); // '-' and the range '\\'..'^' 
-    expect(out).toMatch(/\[\^\\"\\ud800-\\udfff\]/);
+    // Negated classes come out positive (llama.cpp refuses partial characters against `[^…]`).
+    expect(out).toContain('[\\u0000-!#-\\ud7ff\\ue000-\\U0010ffff]');
     expect(out).toMatch(/^my-rule ::= "\\u00e9\\n"$/m);
     for (const line of out.trim().split("\n")) expect(line).toMatch(/^[A-Za-z][A-Za-z0-9-]* ::= /);
     expect(() => toEbnf(repeat(literal("a"), 0, 5000), { dialect: "gbnf" })).toThrow(/GBNF/);

@@ -24,7 +24,7 @@ const CACHE_LIMIT = 64;
 export function compileGrammar(grammar: GrammarInput, vocabulary: Vocabulary, options: CompileOptions = {}): CompiledGrammar {
   if (!(vocabulary instanceof Vocabulary))
     throw new TypeError("compileGrammar(grammar, vocabulary): vocabulary must be a Vocabulary (Vocabulary.fromTokenizerJson / fromGguf)");
-  const irJson = JSON.stringify(lowerJsonSchemas(resolveTokens(normalize(grammar), vocabulary)));
+  const irJson = JSON.stringify(resolveForVocabulary(grammar, vocabulary));
   const key = `${JSON.stringify(options)}\n${irJson}`;
   const cache = vocabulary.grammarCache as Map<string, CompiledGrammar>;
   const hit = cache.get(key);
@@ -34,6 +34,11 @@ export function compileGrammar(grammar: GrammarInput, vocabulary: Vocabulary, op
   cache.set(key, compiled);
   if (cache.size > CACHE_LIMIT) cache.delete(cache.keys().next().value!);
   return compiled;
+}
+
+/** The grammar as compiled for `vocabulary`: markers resolved to its special tokens, JSON schemas lowered. */
+export function resolveForVocabulary(grammar: GrammarInput, vocabulary: Vocabulary): Grammar {
+  return lowerJsonSchemas(resolveTokens(normalize(grammar), vocabulary));
 }
 
 function normalize(g: GrammarInput): Grammar {

@@ -6,8 +6,8 @@
 //   \n \t \r or \uXXXX / \UXXXXXXXX (never \x: XGrammar's \x reads hex digits greedily).
 // - charClass: the set of code points (negation resolved, surrogates removed as in the native
 //   UTF-8 encoder).
-//   gbnf: `[...]` or `[^...]`, whichever is shorter (a negated class also lists the surrogates,
-//   since llama.cpp would decode them).
+//   gbnf: always a positive `[...]`: llama.cpp checks a token that ends inside a multi-byte
+//   character against a negated class too strictly (see codePointSet).
 //   xgrammar: XGrammar 0.1.27 (the npm WASM build) treats non-ASCII class members as bytes
 //   (xgrammar #491, #848; web build never got the fix). So the ASCII part becomes an ASCII class,
 //   the non-ASCII part becomes UTF-8 byte-range sequences written as byte classes, and "every
@@ -263,6 +263,15 @@ class Exporter {
     this.memo.set(key, base);
     const lit = (c: number) => this.literal(String.fromCodePoint(c), path) as string;
     for (let k = 0; k < L; k++) {
+      if (k === 0) {
+        // Ordinary characters loop in state 0 as a star, not one recursion per character
+        // (Earley parsers such as llguidance's grow with right recursion).
+        const other = this.codePointSet(complement([[X[0]!, X[0]!]], MAX_CP));
+        const loop = other === EMPTY ? "" : `${atomic(other)}*`;
+        const next = L > 1 ? `(${lit(X[0]!)} ${names[1]})?` : "";
+        this.addRule(base, [loop, next].filter(Boolean).join(" ") || '""');
+        continue;
+      }
       const moves = new Map<number, number>();
       for (const c of new Set(X.slice(0, k + 1))) moves.set(c, delta(k, c));
       const alts = ['""'];
@@ -483,11 +492,11 @@ class Exporter {
     set = subtract(set, [SURROGATES]);
     if (set.length === 0) return EMPTY;
     if (this.dialect === "gbnf") {
-      const neg = complement(set, MAX_CP); // includes the surrogates, which llama.cpp would decode
-      const pos = `[${set.map(classRange).join("")}]`;
+      // Always the positive class: llama.cpp refuses a token that ends inside a multi-byte
+      // character when any code point it could become is excluded by a negated class, so a
+      // negated class (which must list the surrogates) refuses e.g. a token ending in byte 0xED.
       if (set.length === 1 && set[0]![0] === set[0]![1]) return quote([set[0]![0]]);
-      const negText = `[^${neg.map(classRange).join("")}]`;
-      return neg.length > 0 && negText.length < pos.length ? negText : pos;
+      return `[${set.map(classRange).join("")}]`;
     }
     // One code point: a string, which every XGrammar version reads as a code point.
     if (set.length === 1 && set[0]![0] === set[0]![1] && set[0]![0] !== 0) return quote([set[0]![0]]);

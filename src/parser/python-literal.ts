@@ -46,11 +46,8 @@ class Reader {
     NUMBER.lastIndex = this.i;
     const m = NUMBER.exec(this.s);
     if (!m) this.fail("expected a value");
-    const n = Number(m[0]);
-    // 1e999 is inf in Python and Infinity here: no JSON value, so no argument value
-    if (!Number.isFinite(n)) this.fail("a number too large for a float");
     this.i += m[0].length;
-    return n;
+    return Number(m[0]); // 1e999 is Infinity, as JSON.parse reads it
   }
 
   string(): string {
@@ -70,6 +67,8 @@ class Reader {
       if (hex.length !== n || !/^[0-9a-fA-F]+$/.test(hex)) this.fail(`\\${e} needs ${n} hex digits`);
       const cp = parseInt(hex, 16);
       if (cp > 0x10ffff) this.fail("a code point above U+10FFFF");
+      // Python keeps \ud83d\ude00 as two lone surrogates, which no JSON string holds
+      if (cp >= 0xd800 && cp <= 0xdfff) this.fail("a surrogate code point");
       out += String.fromCodePoint(cp);
       this.i += 2 + n;
     }

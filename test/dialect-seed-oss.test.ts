@@ -51,3 +51,62 @@ describe("Seed-OSS", () => {
     expect(grammarAccepts(grammar(o), text)).toBe(true);
   });
 });
+
+describe("Seed-OSS values written with Python's str() (its template's `| string`)", () => {
+  const search = fn("search", {
+    query: { type: "string" },
+    filters: { type: "object", properties: { lang: { type: "string" }, deep: { type: "object", properties: { n: { type: "array", items: { type: "integer" } } } } }, required: ["lang"] },
+    tags: { type: "array", items: { type: "string" } },
+    strict: { type: ["boolean", "null"] },
+    ratio: { type: "number" },
+  }, ["query"]);
+  const o = { dialect: "seed-oss", tools: [search] };
+  const seedCall = (params: Record<string, string>) =>
+    `<seed:tool_call>\n<function=search>\n${Object.entries(params).map(([k, v]) => `<parameter=${k}>${v}</parameter>\n`).join("")}</function>\n</seed:tool_call>`;
+  const g = () => buildToolGrammar(o as typeof options).root;
+
+  it("dicts, lists, True/None and Python escapes become typed arguments; the grammar agrees", () => {
+    const text = seedCall({
+      query: "q",
+      filters: "{'lang': 'ts', 'deep': {'n': [1, 2]}}",
+      tags: `['a', "it's", 'tab\\there\\'s \\u00e9\\x41\\U0001F600']`,
+      strict: "None",
+      ratio: "1e-05",
+    });
+    const r = parseToolCalls(text, o);
+    expect(r.incomplete).toEqual([]);
+    expect(JSON.parse(r.toolCalls[0]!.function.arguments)).toEqual({
+      query: "q", filters: { lang: "ts", deep: { n: [1, 2] } }, tags: ["a", "it's", "tab\there's éA😀"], strict: null, ratio: 0.00001,
+    });
+    expect(grammarAccepts(g(), text)).toBe(true);
+  });
+
+  it("JSON values are still read", () => {
+    const text = seedCall({ query: "q", filters: '{"lang": "ts"}', tags: '["a"]', strict: "true" });
+    expect(JSON.parse(parseToolCalls(text, o).toolCalls[0]!.function.arguments)).toEqual({ query: "q", filters: { lang: "ts" }, tags: ["a"], strict: true });
+    expect(grammarAccepts(g(), text)).toBe(true);
+  });
+
+  it.each([
+    ["a dict missing a required key", "filters", "{'deep': {'n': [1]}}"],
+    ["a wrong-typed value inside a dict", "filters", "{'lang': 'ts', 'deep': {'n': ['1']}}"],
+    ["an undeclared key", "filters", "{'lang': 'ts', 'x': 1}"],
+    ["a list item of the wrong type", "tags", "['a', 2]"],
+    ["a tuple", "tags", "('a', 'b')"],
+    ["JSON's true inside a Python dict", "filters", "{'lang': 'ts', 'deep': {'n': [true]}}"],
+  ])("%s makes the call invalid with a reason, and the grammar refuses it", (_label, key, value) => {
+    const text = seedCall({ query: "q", [key]: value });
+    const r = parseToolCalls(text, o);
+    expect(r.toolCalls).toEqual([]);
+    expect(r.incomplete).toHaveLength(1);
+    expect(r.incomplete[0]).toMatchObject({ kind: "invalid", name: "search" });
+    expect(r.incomplete[0]!.reason).toMatch(new RegExp(`parameter "${key}".*does not fit its schema`));
+    expect(grammarAccepts(g(), text)).toBe(false);
+  });
+
+  it("a string parameter whose value looks like a dict stays that string", () => {
+    const text = seedCall({ query: "{'a': 1}" });
+    expect(JSON.parse(parseToolCalls(text, o).toolCalls[0]!.function.arguments)).toEqual({ query: "{'a': 1}" });
+    expect(grammarAccepts(g(), text)).toBe(true);
+  });
+});

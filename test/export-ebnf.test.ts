@@ -4,6 +4,7 @@
 import { describe, it, expect, beforeAll } from "vitest";
 import { toEbnf, EbnfExportError, utf8Sequences } from "../src/grammar/export-ebnf.js";
 import type { Grammar, GrammarNode } from "../src/grammar/ir.js";
+import { lowerJsonSchemas } from "../src/grammar/json-schema.js";
 import {
   literal, seq, alt, repeat, optional, star, plus, charClass, byteClass, until, token, perm, ref, jsonSchema,
 } from "../src/grammar/builders.js";
@@ -232,6 +233,16 @@ describe("toEbnf → XGrammar: structure", () => {
 
   it("jsonSchema nodes must be lowered first", () => {
     expect(() => toEbnf(seq(literal("x"), jsonSchema({ type: "string" })))).toThrow(/jsonSchema/);
+  });
+
+  it("JSON-schema values in Python literal syntax (Seed-OSS) export after lowering", async () => {
+    const schema = { type: "object", properties: { lang: { type: "string", maxLength: 2 }, n: { type: "array", items: { type: "integer" } }, ok: { type: "boolean" } }, required: ["lang"] };
+    const g = lowerJsonSchemas({ root: seq(literal("<p>"), jsonSchema(schema, { whitespace: "any", syntax: "python" }), literal("</p>")) });
+    await checkTable(g, [
+      "<p>{'lang': 'ts', 'n': [1, 2], 'ok': True}</p>", '<p>{"lang": "\\x74s"}</p>', "<p>{'lang': '\\U0001F600'}</p>", "<p>{ 'ok' : False , 'lang' : '\\'' }</p>",
+    ], [
+      "<p>{'lang': 'ts', 'ok': true}</p>", "<p>{'lang': 'tsx'}</p>", "<p>{'n': [1]}</p>", "<p>{'lang': '\\ud83d'}</p>", '<p>{"lang": "ts"\'}</p>', "<p>{'lang': 'ts', 'n': (1,)}</p>",
+    ]);
   });
 
   it("a Qwen3-Coder XML tool call grammar", async () => {

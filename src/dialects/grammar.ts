@@ -34,7 +34,9 @@ export function xmlValue(f: XmlCallFormat, schema: unknown, maxValueLength?: num
   // Templates render scalars with Python's str(): True, False, None are read as JSON's.
   if (s.type === "boolean") return seq(pad, alt(...["true", "false", "True", "False"].map(literal)), pad, literal(f.valueClose));
   if (s.type === "null") return seq(pad, alt(literal("null"), literal("None")), pad, literal(f.valueClose));
-  return seq(pad, jsonSchema(schema, { whitespace: "any" }), pad, literal(f.valueClose));
+  const json = jsonSchema(schema, { whitespace: "any" });
+  const value = f.pythonLiterals ? alt(json, jsonSchema(schema, { whitespace: "any", syntax: "python" })) : json;
+  return seq(pad, value, pad, literal(f.valueClose));
 }
 
 function xmlCall(f: XmlCallFormat, tool: ToolDef, maxValueLength?: number): GrammarNode {

@@ -14,6 +14,7 @@ export const qwen3Coder: DialectSpec = {
     paramNameClose: ">",
     valueClose: "</parameter>",
     trimNewline: true,
+    // no pythonLiterals: the template writes containers with `tojson`
     close: [{ optional: "\n" }, "</function>", { optional: "\n" }, "</tool_call>"],
   },
 };

@@ -14,6 +14,8 @@ export const seedOss: DialectSpec = {
     paramNameClose: ">",
     valueClose: "</parameter>",
     trimNewline: false,
+    // the template writes `arg_value | string`: {'lang': 'ts'}, ['a', 'b'], True, None
+    pythonLiterals: true,
     close: [{ optional: "\n" }, "</function>", { optional: "\n" }, "</seed:tool_call>"],
     scopeCloseOptionalAtEnd: true,
   },

@@ -26,6 +26,11 @@ export interface XmlCallFormat {
   valueClose: string;
   /** One leading and one trailing "\n" of a value are padding, not value. */
   trimNewline: boolean;
+  /**
+   * Non-string values may be Python literals as well as JSON (`{'a': [1, True]}`): the family's
+   * template writes them with Python's str() (Jinja `| string`), so its models do too.
+   */
+  pythonLiterals?: boolean;
   /** After the last parameter, e.g. [{optional:"\n"}, "</function>", {optional:"\n"}, "</tool_call>"]. */
   close: Glue;
   /**

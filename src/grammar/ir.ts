@@ -39,6 +39,11 @@ export interface JsonSchemaOptions {
   whitespace?: "compact" | "single" | "any";
   /** Maximum nesting of free-form JSON values (objects/arrays without a schema). Default 6. */
   maxFreeNesting?: number;
+  /**
+   * How values are spelled: "json" (default), or "python" — Python literals as str()/repr() writes
+   * them ('a' or "a" with Python escapes, True/False/None), for the SAME set of values.
+   */
+  syntax?: "json" | "python";
 }
 
 export type GrammarNode =

@@ -20,6 +20,18 @@
  *   In every mode there is no whitespace before or after the top-level value (the surrounding
  *   grammar owns that), and `enum`/`const` values are emitted as one fixed text (below).
  *
+ * SYNTAX (`options.syntax`, spellings in json-syntax.ts)
+ *   - "json" (default): JSON texts, as everything below describes.
+ *   - "python": the same VALUES written as Python literals (what Python's str() writes, e.g. a
+ *     chat template's `{{ value | string }}`): strings in '…' or "…" with the escapes
+ *     `\\ \' \" \n \r \t \xHH \uHHHH \UHHHHHHHH` (hex in either case; no surrogate code points,
+ *     Python does not pair them), raw characters except the quote, backslash and controls < 0x20;
+ *     `True`/`False`/`None`; keys are such strings; separators, whitespace and numbers as in JSON
+ *     (Python writes 2.5, 1e-05, 1e+16, 1.0, all JSON number syntax). Fixed texts: a declared
+ *     property name or an enum/const string is accepted in either quote with only the necessary
+ *     escapes; an enum/const number as Python's int and float spellings (1, 1.0, 1e-05); other
+ *     enum/const values as str() writes them (`{'k': [1, True]}`). No tuples, sets or bytes.
+ *
  * SEMANTICS (where they differ from plain JSON Schema, on purpose)
  *   - `properties` without `additionalProperties` means `additionalProperties: false`
  *     (a tool call should not invent arguments). A schema with no `properties` keyword and no
@@ -70,6 +82,7 @@
  * keyword that is not supported is an UnsupportedSchemaError.
  */
 import type { Grammar, GrammarNode, JsonSchemaOptions, PermNode } from "./ir.js";
+import { JSON_SYNTAX, literalSyntax, type HexEscape, type LiteralSyntax, type QuoteSyntax } from "./json-syntax.js";
 
 /** Longest whitespace run accepted in one gap in "any" mode. */
 export const ANY_WHITESPACE_MAX = 32;
@@ -459,8 +472,8 @@ function fixedRange(lo: bigint, hi: bigint, width: number, base: number, digit: 
   return alt(parts)!;
 }
 
-const hexRange = (lo: number, hi: number) => fixedRange(BigInt(lo), BigInt(hi), 4, 16, hexDigit);
-const hexExact = (n: number) => hexRange(n, n);
+const hexRange = (lo: number, hi: number, width = 4) => fixedRange(BigInt(lo), BigInt(hi), width, 16, hexDigit);
+const hexExact = (n: number, width = 4) => hexRange(n, n, width);
 
 /** Decimal integers without leading zeros in [lo, hi] (lo ≥ 0; hi null = unbounded). */
 function nonNegIntRange(lo: bigint, hi: bigint | null): Node | null {
@@ -500,50 +513,59 @@ function integerRange(lo: bigint | null, hi: bigint | null): Node | null {
 }
 
 // ---------------------------------------------------------------------------------------------
-// JSON string characters
+// String characters, in the quote syntax `q` (json-syntax.ts: JSON's "…", Python's '…' and "…")
 
-const SHORT_ESCAPES: Array<[string, number]> = [
-  ['"', 0x22], ["\\", 0x5c], ["/", 0x2f], ["b", 0x08], ["f", 0x0c], ["n", 0x0a], ["r", 0x0d], ["t", 0x09],
-];
-const RAW_EXCLUDED: Array<[number, number]> = [[0, 0x1f], [0x22, 0x22], [0x5c, 0x5c], [0xd800, 0xdfff]];
-const rawAllowed = (cp: number) => !RAW_EXCLUDED.some(([a, b]) => cp >= a && cp <= b);
+const JSON_QUOTE = JSON_SYNTAX.quotes[0]!;
+const rawAllowed = (cp: number, q: QuoteSyntax) => !inRanges(q.rawExcluded, cp);
 const surrogates = (cp: number): [number, number] => {
   const v = cp - 0x10000;
   return [0xd800 + (v >> 10), 0xdc00 + (v & 0x3ff)];
 };
+/** Code points a hex escape of `h` can stand for (never a lone surrogate). */
+const hexDomain = (h: HexEscape): Ranges => intersect([[0, h.max]], ENCODABLE);
+const letterClass = (short: Array<[string, number]>) => cls(short.map(([ch]): [number, number] => [ch.codePointAt(0)!, ch.codePointAt(0)!]));
 
-/** One JSON string character (raw or escaped) that does not decode to any code point in `except`. */
-function charExcept(except: ReadonlySet<number>): Node {
-  const raw = cls([...RAW_EXCLUDED, ...[...except].filter(rawAllowed).map((c): [number, number] => [c, c])], true);
-  const shortChars = SHORT_ESCAPES.filter(([, cp]) => !except.has(cp)).map(([ch]): [number, number] => [ch.codePointAt(0)!, ch.codePointAt(0)!]);
-  const bmp = subtractPoints([[0, 0xd7ff], [0xe000, 0xffff]], [...except].filter((c) => c <= 0xffff)).map(([a, b]) => hexRange(a, b));
-  // astral characters: a surrogate-pair escape
-  const byHigh = new Map<number, number[]>();
-  for (const c of except) {
-    if (c <= 0xffff) continue;
-    const [h, l] = surrogates(c);
-    byHigh.set(h, [...(byHigh.get(h) ?? []), l]);
-  }
-  const pairs: Array<Node | null> = [];
-  const freeHighs = alt(subtractPoints([[0xd800, 0xdbff]], byHigh.keys()).map(([a, b]) => hexRange(a, b)));
-  if (freeHighs) pairs.push(seq(freeHighs, lit("\\u"), hexRange(0xdc00, 0xdfff)));
-  for (const [h, lows] of byHigh) {
-    const l = alt(subtractPoints([[0xdc00, 0xdfff]], lows).map(([a, b]) => hexRange(a, b)));
-    if (l) pairs.push(seq(hexExact(h), lit("\\u"), l));
-  }
-  const uBody = alt([...bmp, ...pairs]);
-  const escBody = alt([shortChars.length ? cls(shortChars) : null, uBody ? seq(lit("u"), uBody) : null]);
+/** One string character (raw or escaped) that does not decode to any code point in `except`. */
+function charExcept(except: ReadonlySet<number>, q: QuoteSyntax = JSON_QUOTE): Node {
+  const raw = cls([...q.rawExcluded, ...[...except].filter((c) => rawAllowed(c, q)).map((c): [number, number] => [c, c])], true);
+  const shortChars = q.short.filter(([, cp]) => !except.has(cp));
+  const hexes = q.hex.map((h) => {
+    const parts: Array<Node | null> = subtractPoints(hexDomain(h), except).map(([a, b]) => hexRange(a, b, h.digits));
+    if (h.letter === "u" && q.surrogatePairs) {
+      // astral characters: a surrogate-pair escape
+      const byHigh = new Map<number, number[]>();
+      for (const c of except) {
+        if (c <= 0xffff) continue;
+        const [hi, lo] = surrogates(c);
+        byHigh.set(hi, [...(byHigh.get(hi) ?? []), lo]);
+      }
+      const freeHighs = alt(subtractPoints([[0xd800, 0xdbff]], byHigh.keys()).map(([a, b]) => hexRange(a, b)));
+      if (freeHighs) parts.push(seq(freeHighs, lit("\\u"), hexRange(0xdc00, 0xdfff)));
+      for (const [hi, lows] of byHigh) {
+        const l = alt(subtractPoints([[0xdc00, 0xdfff]], lows).map(([a, b]) => hexRange(a, b)));
+        if (l) parts.push(seq(hexExact(hi), lit("\\u"), l));
+      }
+    }
+    const body = alt(parts);
+    return body ? seq(lit(h.letter), body) : null;
+  });
+  const escBody = alt([shortChars.length ? letterClass(shortChars) : null, ...hexes]);
   return alt([raw, escBody ? seq(lit("\\"), escBody) : null])!;
 }
 
-/** Every spelling of code point `cp` inside a JSON string. */
-function encodings(cp: number): Node {
+/** Every spelling of code point `cp` inside a string. */
+function encodings(cp: number, q: QuoteSyntax = JSON_QUOTE): Node {
   const parts: Node[] = [];
-  if (rawAllowed(cp)) parts.push(lit(String.fromCodePoint(cp)));
-  const short = SHORT_ESCAPES.find(([, c]) => c === cp);
+  if (rawAllowed(cp, q)) parts.push(lit(String.fromCodePoint(cp)));
+  const short = q.short.find(([, c]) => c === cp);
   if (short) parts.push(lit("\\" + short[0]));
-  if (cp <= 0xffff) parts.push(seq(lit("\\u"), hexExact(cp)));
-  else { const [h, l] = surrogates(cp); parts.push(seq(lit("\\u"), hexExact(h), lit("\\u"), hexExact(l))); }
+  for (const h of q.hex) {
+    if (inRanges(hexDomain(h), cp)) parts.push(seq(lit("\\" + h.letter), hexExact(cp, h.digits)));
+    else if (h.letter === "u" && q.surrogatePairs && cp > 0xffff) {
+      const [hi, lo] = surrogates(cp);
+      parts.push(seq(lit("\\u"), hexExact(hi), lit("\\u"), hexExact(lo)));
+    }
+  }
   return alt(parts)!;
 }
 
@@ -594,6 +616,7 @@ class Lowerer {
   private readonly sep: Node;
   private readonly mode: NonNullable<JsonSchemaOptions["whitespace"]>;
   private readonly nest: number;
+  private readonly syn: LiteralSyntax;
 
   constructor(private readonly rootSchema: unknown, options: JsonSchemaOptions, private readonly rootPath: string, private readonly names: Names) {
     const mode = options.whitespace ?? "single";
@@ -602,6 +625,9 @@ class Lowerer {
     }
     const nest = options.maxFreeNesting ?? DEFAULT_MAX_FREE_NESTING;
     if (!Number.isSafeInteger(nest) || nest < 0) throw new RangeError(`JsonSchemaOptions.maxFreeNesting must be a non-negative integer, got ${describe(nest)}`);
+    const syntax = options.syntax ?? "json";
+    if (syntax !== "json" && syntax !== "python") throw new RangeError(`JsonSchemaOptions.syntax must be "json" or "python", got ${describe(syntax)}`);
+    this.syn = literalSyntax(syntax);
     this.mode = mode;
     this.nest = nest;
     this.ws = wsProfile(mode);
@@ -617,16 +643,25 @@ class Lowerer {
     }
     return refTo(name);
   }
-  private sharedName(n: string) { return `${this.names.shared}.${n}`; }
-  char(): Node { return this.rule(this.sharedName("char"), () => charExcept(new Set())); }
-  string(): Node { return this.rule(this.sharedName("string"), () => seq(lit('"'), rep(this.char(), 0, null), lit('"'))); }
+  /** Shared rules of the Python syntax live under `py.`: equal names must mean equal rules. */
+  private sharedName(n: string) { return `${this.names.shared}.${this.syn === JSON_SYNTAX ? "" : "py."}${n}`; }
+  private charName(q: QuoteSyntax) { return this.syn.quotes.length > 1 ? `char.${q.id}` : "char"; }
+  /** Any one string character inside quote `q`. */
+  char(q: QuoteSyntax): Node { return this.rule(this.sharedName(this.charName(q)), () => charExcept(new Set(), q)); }
+  /** `body(q)` between quotes `q`, for each quote of the syntax. */
+  private quoted(body: (q: QuoteSyntax) => Node | null): Node | null {
+    return alt(this.syn.quotes.map((q) => { const b = body(q); return b && seq(lit(q.quote), b, lit(q.quote)); }));
+  }
+  string(): Node { return this.rule(this.sharedName("string"), () => this.quoted((q) => rep(this.char(q), 0, null))!); }
+  /** The fixed spellings of `texts` (enum/const values, declared keys). */
+  private fixed(texts: string[]): Node | null { return alt(texts.map(lit)); }
   number(): Node { return this.rule(this.sharedName("number"), () => seq(opt(lit("-")), MAG_ANY)); }
   integer(): Node { return this.rule(this.sharedName("integer"), () => integerRange(null, null)!); }
 
   /** Any JSON value with at most `d` levels of containers. */
   freeValue(d: number): Node {
     return this.rule(this.sharedName(`free.${this.mode}.value${d}`), () =>
-      alt([lit("null"), lit("true"), lit("false"), this.number(), this.string(), d > 0 ? this.freeArray(d) : null, d > 0 ? this.freeObject(d) : null])!);
+      alt([lit(this.syn.constants.null), lit(this.syn.constants.true), lit(this.syn.constants.false), this.number(), this.string(), d > 0 ? this.freeArray(d) : null, d > 0 ? this.freeObject(d) : null])!);
   }
   /** A free-form object counting as one of `d` container levels. */
   freeObject(d: number): Node {
@@ -697,7 +732,7 @@ class Lowerer {
       const rest = { ...info.s };
       delete rest.enum; delete rest.const;
       const ok = info.values.filter((v) => this.check(v, rest, path, allowed));
-      return alt(ok.map((v) => lit(JSON.stringify(v))));
+      return alt(ok.map((v) => this.fixed(this.syn.valueTexts(v))));
     }
 
     const comps = (["$ref", "anyOf", "oneOf", "allOf"] as const).filter((k) => hasOwn(info.s, k));
@@ -733,8 +768,8 @@ class Lowerer {
     for (const t of TYPE_ORDER) {
       if (!types.has(t)) continue;
       switch (t) {
-        case "null": parts.push(lit("null")); break;
-        case "boolean": parts.push(lit("true"), lit("false")); break;
+        case "null": parts.push(lit(this.syn.constants.null)); break;
+        case "boolean": parts.push(lit(this.syn.constants.true), lit(this.syn.constants.false)); break;
         case "integer": parts.push(info ? this.lowerNumber(info, true) : this.integer()); break;
         case "number": parts.push(info ? this.lowerNumber(info, false) : this.number()); break;
         case "string": parts.push(info ? this.lowerString(info) : this.string()); break;
@@ -756,52 +791,58 @@ class Lowerer {
     }
     if (min === 0 && max === null) return this.string();
     if (max !== null && min > max) return null;
-    return seq(lit('"'), rep(this.char(), min, max), lit('"'));
+    return this.quoted((q) => rep(this.char(q), min, max));
   }
 
-  /** JSON strings whose decoded value contains a match of `pattern` (ECMAScript, u flag), as ajv tests it. */
+  /** Strings whose decoded value contains a match of `pattern` (ECMAScript, u flag), as ajv tests it. */
   private lowerPattern(pattern: string, path: string): Node | null {
-    const any = rep(this.char(), 0, null);
-    const body = alt(parsePattern(pattern, path).map((a) => {
-      const n = this.rxNode(a.rx);
-      return n && seq(a.start ? null : any, n, a.end ? null : any);
-    }));
-    return body && seq(lit('"'), body, lit('"'));
+    const alts = parsePattern(pattern, path);
+    return this.quoted((q) => {
+      const any = rep(this.char(q), 0, null);
+      return alt(alts.map((a) => {
+        const n = this.rxNode(a.rx, q);
+        return n && seq(a.start ? null : any, n, a.end ? null : any);
+      }));
+    });
   }
 
-  private rxNode(rx: Rx): Node | null {
+  private rxNode(rx: Rx, q: QuoteSyntax): Node | null {
     switch (rx.k) {
-      case "set": return this.setNode(rx.r);
+      case "set": return this.setNode(rx.r, q);
       case "seq": {
-        const parts = rx.items.map((x) => this.rxNode(x));
+        const parts = rx.items.map((x) => this.rxNode(x, q));
         return parts.includes(null) ? null : seq(...parts);
       }
-      case "alt": return alt(rx.items.map((x) => this.rxNode(x)));
+      case "alt": return alt(rx.items.map((x) => this.rxNode(x, q)));
       case "rep": {
-        const n = this.rxNode(rx.item);
+        const n = this.rxNode(rx.item, q);
         if (!n) return rx.min === 0 ? lit("") : null;
         return rx.max === 1 && rx.min === 1 ? n : rep(n, rx.min, rx.max);
       }
     }
   }
 
-  /** One JSON string character, raw or escaped, whose decoded code point is in `ranges`. */
-  private setNode(ranges: Ranges): Node | null {
+  /** One string character inside quote `q`, raw or escaped, whose decoded code point is in `ranges`. */
+  private setNode(ranges: Ranges, q: QuoteSyntax): Node | null {
     const r = mergeRanges(ranges);
-    if (intersect(complement(r), ENCODABLE).length === 0) return this.char();
-    const raw = intersect(r, complement(RAW_EXCLUDED));
-    const short = SHORT_ESCAPES.filter(([, cp]) => inRanges(r, cp)).map(([ch]): [number, number] => [ch.codePointAt(0)!, ch.codePointAt(0)!]);
-    const bmp = intersect(r, [[0, 0xd7ff], [0xe000, 0xffff]]).map(([a, b]) => hexRange(a, b));
-    const pairs: Node[] = [];
-    for (const [a, b] of intersect(r, [[0x10000, MAX_CP]])) {
-      const [ha, la] = surrogates(a), [hb, lb] = surrogates(b);
-      if (ha === hb) { pairs.push(seq(hexExact(ha), lit("\\u"), hexRange(la, lb))); continue; }
-      pairs.push(seq(hexExact(ha), lit("\\u"), hexRange(la, 0xdfff)));
-      if (ha + 1 <= hb - 1) pairs.push(seq(hexRange(ha + 1, hb - 1), lit("\\u"), hexRange(0xdc00, 0xdfff)));
-      pairs.push(seq(hexExact(hb), lit("\\u"), hexRange(0xdc00, lb)));
-    }
-    const u = alt([...bmp, ...pairs]);
-    const esc = alt([short.length ? cls(short) : null, u ? seq(lit("u"), u) : null]);
+    if (intersect(complement(r), ENCODABLE).length === 0) return this.char(q);
+    const raw = intersect(r, complement(q.rawExcluded));
+    const short = q.short.filter(([, cp]) => inRanges(r, cp));
+    const hexes = q.hex.map((h) => {
+      const parts: Node[] = intersect(r, hexDomain(h)).map(([a, b]) => hexRange(a, b, h.digits));
+      if (h.letter === "u" && q.surrogatePairs) {
+        for (const [a, b] of intersect(r, [[0x10000, MAX_CP]])) {
+          const [ha, la] = surrogates(a), [hb, lb] = surrogates(b);
+          if (ha === hb) { parts.push(seq(hexExact(ha), lit("\\u"), hexRange(la, lb))); continue; }
+          parts.push(seq(hexExact(ha), lit("\\u"), hexRange(la, 0xdfff)));
+          if (ha + 1 <= hb - 1) parts.push(seq(hexRange(ha + 1, hb - 1), lit("\\u"), hexRange(0xdc00, 0xdfff)));
+          parts.push(seq(hexExact(hb), lit("\\u"), hexRange(0xdc00, lb)));
+        }
+      }
+      const body = alt(parts);
+      return body ? seq(lit(h.letter), body) : null;
+    });
+    const esc = alt([short.length ? letterClass(short) : null, ...hexes]);
     return alt([raw.length ? cls(raw) : null, esc ? seq(lit("\\"), esc) : null]);
   }
 
@@ -882,7 +923,7 @@ class Lowerer {
         if (req) throw invalid(path, "required", `"${name}" is required but its schema matches no value, so no object can match; fix the schema of ${childPath(propsPath, name)}`);
         continue;
       }
-      declared.push({ node: this.member(lit(JSON.stringify(name)), value), required: req });
+      declared.push({ node: this.member(this.fixed(this.syn.keyTexts(name))!, value), required: req });
     }
     const addlPath = childPath(path, "additionalProperties");
     const addlValue = addl === false ? null : this.lower(addl, hasOwn(s, "additionalProperties") ? addlPath : path);
@@ -891,7 +932,7 @@ class Lowerer {
       if (!addlValue) {
         throw invalid(path, "required", `"${name}" is required but is not declared in "properties" and additional properties are not allowed, so no object can match; declare "${name}" in "properties" (JSON Schema itself would accept this schema, but it matches nothing)`);
       }
-      declared.push({ node: this.member(lit(JSON.stringify(name)), addlValue), required: true });
+      declared.push({ node: this.member(this.fixed(this.syn.keyTexts(name))!, addlValue), required: true });
     }
     let extra: { key: Node; value: Node } | null = null;
     if (addlValue) {
@@ -901,7 +942,7 @@ class Lowerer {
     return this.objectOf(declared, extra);
   }
 
-  /** A JSON string (any spelling) whose decoded value is none of `names`. */
+  /** A string (any quote, any spelling) whose decoded value is none of `names`. */
   private keyExcept(names: string[]): Node {
     interface Trie { end: boolean; kids: Map<number, Trie> }
     const root: Trie = { end: false, kids: new Map() };
@@ -917,13 +958,15 @@ class Lowerer {
       }
       t.end = true;
     }
-    const tail = seq(rep(this.char(), 0, null), lit('"'));
-    const build = (t: Trie): Node => alt([
-      t.end ? null : lit('"'),
-      ...[...t.kids].map(([c, k]) => seq(encodings(c), build(k))),
-      seq(t.kids.size ? charExcept(new Set(t.kids.keys())) : this.char(), tail),
-    ])!;
-    return seq(lit('"'), build(root));
+    return alt(this.syn.quotes.map((q) => {
+      const tail = seq(rep(this.char(q), 0, null), lit(q.quote));
+      const build = (t: Trie): Node => alt([
+        t.end ? null : lit(q.quote),
+        ...[...t.kids].map(([c, k]) => seq(encodings(c, q), build(k))),
+        seq(t.kids.size ? charExcept(new Set(t.kids.keys()), q) : this.char(q), tail),
+      ])!;
+      return seq(lit(q.quote), build(root));
+    }))!;
   }
 
   private refNode(pointer: string, path: string, types: ReadonlySet<TypeName> | null): Node {

@@ -7,6 +7,7 @@ import type { ToolDef } from "../dialects/tools.js";
 import { FAIL, matchGlue, NEED } from "./glue.js";
 import { JsonExtent, OPEN } from "./json-extent.js";
 import { readNameBeforeGlue, type NameRead } from "./name-before-glue.js";
+import { readPythonLiteral } from "./python-literal.js";
 import { grammarAccepts } from "./validate.js";
 
 export interface CallScan {
@@ -200,7 +201,18 @@ function typeValue(f: XmlCallFormat, schema: unknown, raw: string): { value: unk
   const values = s.enum ?? (s.const !== undefined ? [s.const] : undefined);
   if (Array.isArray(values) && values.every((x) => typeof x === "string")) return { value: v };
   const python: Record<string, unknown> = { True: true, False: false, None: null };
-  return { value: v in python ? python[v] : JSON.parse(v) };
+  if (v in python) return { value: python[v] };
+  try {
+    return { value: readJsonOrPython(f, v) };
+  } catch (e) {
+    return { error: `${JSON.stringify(v)}: ${(e as Error).message}` };
+  }
+}
+
+/** A value the grammar accepted as JSON or (where the dialect allows) as a Python literal; a text valid in both means the same in both. */
+function readJsonOrPython(f: XmlCallFormat, v: string): unknown {
+  if (!f.pythonLiterals) return JSON.parse(v);
+  try { return JSON.parse(v); } catch { return readPythonLiteral(v); }
 }
 
 /** End of the JSON object starting at `i` (strings respected), or NEED; resumes with `extent`. */

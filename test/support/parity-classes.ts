@@ -39,7 +39,7 @@ export const PARITY_CLASSES = {
   "invalid-call": "a call that ends but does not fit its tool: we report it invalid with a reason; llama.cpp drops it and everything after it, or throws",
   "schema-order": "XML parameters in another order than the schema's: we accept them; llama.cpp drops the call and everything after it, or throws",
   "unpadded-value": "Qwen3-Coder: a value without the newline padding the template writes: we accept it; llama.cpp drops the call and everything after it",
-  "python-literal": "a boolean written as True/False (the template's Python str()): we read it; llama.cpp drops the call and everything after it",
+  "python-literal": "a value written with Python's str() as the template writes it (True/False/None, {'a': 1}, ['x']): we read it; llama.cpp drops the call and everything after it, or throws",
   "call-id": "Mistral Small 3.2 writes [CALL_ID]id between name and arguments: we do not read that form (it is content), and llama.cpp, given that template, throws on it and on the form without the id",
   "minimax-several-invokes": "MiniMax-M2: several <invoke> blocks in one <minimax:tool_call> section, as its own template writes parallel calls: we read them all; llama.cpp's final parse throws",
   "text-after-call": "text after a call (before another, or at the end): we keep it as content and read on; llama.cpp drops it and everything after it, or throws",
@@ -135,7 +135,7 @@ const STOP_CAUSES: Array<[ParityClass, (o: OurShape, f: OurFacts) => boolean]> =
   ["invalid-call", (o) => o.invalid.length > 0],
   ["schema-order", (_o, f) => getDialect(f.dialect).call.kind === "xml" && xmlCalls(f.text).some((c) => !inSchemaOrder(c, f.tools))],
   ["unpadded-value", (_o, f) => f.dialect === "qwen3-coder" && /<parameter=[^>\n]*>(?!\n)/.test(f.text)],
-  ["python-literal", (_o, f) => getDialect(f.dialect).call.kind === "xml" && /<parameter=[^>\n]*>\n?(True|False)\n?<\/parameter>/.test(f.text)],
+  ["python-literal", (_o, f) => getDialect(f.dialect).call.kind === "xml" && /<parameter=[^>\n]*>\n?(True|False|None|\{'|\[')/.test(f.text)],
   ["minimax-several-invokes", (_o, f) => f.dialect === "minimax-m2" && f.text.split("<minimax:tool_call>").some((sec) => sec.split("<invoke ").length > 2)],
   ["text-after-call", (_o, f) => {
     let afterCall = false;

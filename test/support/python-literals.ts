@@ -1,0 +1,186 @@
+// Python-literal texts of JSON values for the "python" syntax of the JSON-schema lowering:
+// a str()-style printer, a schema-guided serializer with random spellings (quotes, escapes,
+// number forms, whitespace), and the property-test case check against ajv.
+import fc from "fast-check";
+import type { JsonSchemaOptions } from "../../src/grammar/ir.js";
+import { readPythonLiteral } from "../../src/parser/python-literal.js";
+import type { CaseStats, Mutation, PropertySchema } from "../json-schema-cases.js";
+import { arbValue, withinLimits } from "../json-schema-cases.js";
+
+type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
+type S = Record<string, unknown>;
+const isObj = (x: unknown): x is S => typeof x === "object" && x !== null && !Array.isArray(x);
+const own = (o: object, k: string) => Object.prototype.hasOwnProperty.call(o, k);
+
+/** `s` in quote `q` with only the escapes Python needs (backslash, the quote, controls). */
+export function pyQuote(s: string, q: "'" | '"'): string {
+  let out = q;
+  for (const ch of s) {
+    const cp = ch.codePointAt(0)!;
+    if (ch === "\\" || ch === q) out += `\\${ch}`;
+    else if (ch === "\n") out += "\\n";
+    else if (ch === "\r") out += "\\r";
+    else if (ch === "\t") out += "\\t";
+    else if (cp < 0x20 || cp === 0x7f) out += `\\x${cp.toString(16).padStart(2, "0")}`;
+    else out += ch;
+  }
+  return out + q;
+}
+
+/** Python's str() of a JSON value, whole numbers as ints (what a template's `| string` writes). */
+export function pyRepr(v: unknown, sep = { item: ", ", key: ": " }): string {
+  if (v === null) return "None";
+  if (typeof v === "boolean") return v ? "True" : "False";
+  if (typeof v === "string") return pyQuote(v, v.includes("'") && !v.includes('"') ? '"' : "'");
+  if (typeof v === "number") return JSON.stringify(v);
+  if (Array.isArray(v)) return `[${v.map((x) => pyRepr(x, sep)).join(sep.item)}]`;
+  return `{${Object.entries(v as object).map(([k, x]) => `${pyRepr(k, sep)}${sep.key}${pyRepr(x, sep)}`).join(sep.item)}}`;
+}
+
+function rng(seed: number) {
+  let a = seed >>> 0;
+  return (n: number): number => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return (((t ^ (t >>> 14)) >>> 0) % n);
+  };
+}
+
+function resolve(root: unknown, s: unknown): unknown {
+  if (isObj(s) && typeof s.$ref === "string") {
+    let cur: unknown = root;
+    for (const seg of s.$ref.slice(2).split("/").filter(Boolean)) cur = (cur as S)[seg];
+    return cur;
+  }
+  return s;
+}
+
+/**
+ * v as a Python literal the grammar must accept when v is valid: enum/const values and declared
+ * keys in their fixed spellings (either quote), undeclared keys as one run, integers as ints;
+ * elsewhere random quotes, escapes (\\x \\u \\U, short ones), number forms and whitespace.
+ */
+export function serializePy(v: Json, root: unknown, mode: NonNullable<JsonSchemaOptions["whitespace"]>, seed: number): string {
+  const r = rng(seed);
+  const gap = () => (mode === "any" ? Array.from({ length: r(3) === 0 ? r(33) : r(3) }, () => " \t\n\r"[r(4)]).join("") : "");
+  const after = () => (mode === "single" ? (r(4) ? " " : "") : "");
+  const anyQuote = (): "'" | '"' => (r(2) ? "'" : '"');
+  const str = (x: string, canonical: boolean): string => {
+    const q = anyQuote();
+    if (canonical) return pyQuote(x, q);
+    let out = q;
+    for (const ch of x) {
+      const cp = ch.codePointAt(0)!;
+      const hex = (letter: string, width: number) => {
+        const h = cp.toString(16).padStart(width, "0");
+        return `\\${letter}${r(2) ? h : h.toUpperCase()}`;
+      };
+      const k = r(6);
+      if (k === 0 && cp <= 0xff) out += hex("x", 2);
+      else if (k === 1 && cp <= 0xffff) out += hex("u", 4);
+      else if (k === 2) out += hex("U", 8);
+      else if (k === 3 && ch === (q === "'" ? '"' : "'")) out += `\\${ch}`; // the other quote, escaped anyway
+      else out += pyQuote(ch, q).slice(1, -1);
+    }
+    return out + q;
+  };
+  const numText = (x: number, floatOk: boolean): string => {
+    const k = floatOk ? r(3) : 0;
+    if (k === 1) {
+      const [m, e] = x.toExponential().split("e") as [string, string];
+      return `${m}e${e[0]}${e.slice(1).padStart(2, "0")}`; // Python's 1e-05
+    }
+    if (k === 2 && Number.isSafeInteger(x)) return `${x}.0`;
+    return JSON.stringify(x);
+  };
+  const container = (open: string, parts: string[], close: string) =>
+    parts.length === 0 ? open + gap() + close : open + parts.map((p) => gap() + p).join(gap() + "," + after()) + gap() + close;
+  const member = (k: string, val: string) => k + gap() + ":" + after() + val;
+  const shuffle = <T>(xs: T[]): T[] => { const a = [...xs]; for (let i = a.length - 1; i > 0; i--) { const j = r(i + 1); [a[i], a[j]] = [a[j]!, a[i]!]; } return a; };
+  const scalar = (x: Json): string => (x === null ? "None" : x === true ? "True" : "False");
+  const whole = (x: Json) => pyRepr(x, mode === "compact" ? { item: ",", key: ":" } : { item: ", ", key: ": " });
+
+  const free = (x: Json): string => {
+    if (typeof x === "string") return str(x, false);
+    if (typeof x === "number") return numText(x, true);
+    if (Array.isArray(x)) return container("[", x.map(free), "]");
+    if (isObj(x)) return container("{", shuffle(Object.keys(x)).map((k) => member(str(k, false), free(x[k] as Json))), "}");
+    return scalar(x);
+  };
+  const go = (x: Json, s: unknown): string => {
+    s = resolve(root, s);
+    if (!isObj(s)) return free(x);
+    if ("enum" in s || "const" in s) return typeof x === "string" ? str(x, true) : pyRepr(x);
+    if (Array.isArray(s.anyOf) || Array.isArray(s.oneOf)) return whole(x);
+    if (Array.isArray(s.allOf) && s.allOf.length === 1) return go(x, s.allOf[0]);
+    const types = (Array.isArray(s.type) ? s.type : s.type ? [s.type] : []) as string[];
+    if (typeof x === "string") return str(x, false);
+    if (typeof x === "number") return numText(x, types.length === 0 || types.includes("number"));
+    if (Array.isArray(x)) {
+      const prefix = (Array.isArray(s.prefixItems) ? s.prefixItems : []) as unknown[];
+      return container("[", x.map((e, i) => go(e, i < prefix.length ? prefix[i] : s.items)), "]");
+    }
+    if (isObj(x)) {
+      const props = (isObj(s.properties) ? s.properties : {}) as S;
+      const isDeclared = (k: string) => own(props, k) || (Array.isArray(s.required) && s.required.includes(k));
+      const sub = (k: string) => (own(props, k) ? props[k] : s.additionalProperties);
+      const declared = shuffle(Object.keys(x).filter(isDeclared)).map((k) => member(str(k, true), go(x[k] as Json, sub(k))));
+      const extras = shuffle(Object.keys(x).filter((k) => !isDeclared(k))).map((k) => member(str(k, false), go(x[k] as Json, sub(k))));
+      const at = r(declared.length + 1);
+      return container("{", [...declared.slice(0, at), ...extras, ...declared.slice(at)], "}");
+    }
+    return scalar(x);
+  };
+  return go(v, root);
+}
+
+export const arbPyCase = (ps: PropertySchema) =>
+  fc.record({
+    value: arbValue(ps.schema),
+    seed: fc.integer({ min: 0, max: 2 ** 31 - 1 }),
+    mutation: fc.option(fc.record({ at: fc.nat(), op: fc.nat(2), ch: fc.constantFrom(..."'\"\\,:{}[]01-.eE+ \n\t\rxuUTN\u001f\u00e9".split("")) }), { freq: 2 }),
+  });
+
+/** JSON text with sorted keys: equal values, equal texts, whatever the key order. */
+function canonical(v: unknown): string {
+  return JSON.stringify(v, (_k, x: unknown) => (isObj(x) ? Object.fromEntries(Object.keys(x).sort().map((k) => [k, x[k]])) : x));
+}
+
+function mutate(text: string, m: Mutation): string {
+  const cps = Array.from(text);
+  const at = m.at % (cps.length + 1);
+  if (m.op === 0) cps.splice(at, 0, m.ch);
+  else if (at < cps.length) cps.splice(at, 1, ...(m.op === 1 ? [] : [m.ch]));
+  return cps.join("");
+}
+
+/**
+ * One case: the grammar may accept only texts that read as a Python literal whose value ajv
+ * accepts; it must accept every unmutated serialization of an ajv-valid value within the limits.
+ * An unmutated text must read back as the value it was written from.
+ */
+export function checkPyCase(
+  ps: PropertySchema, accepts: (text: string) => boolean, valid: (v: unknown) => boolean,
+  c: { value: Json; seed: number; mutation: Mutation | null }, stats: CaseStats,
+): string {
+  const original = serializePy(c.value, ps.schema, ps.options?.whitespace ?? "single", c.seed);
+  const text = c.mutation ? mutate(original, c.mutation) : original;
+  let parsed: unknown;
+  try { parsed = readPythonLiteral(text); } catch {
+    if (!c.mutation) throw new Error(`the serializer wrote a text the reader refuses: ${JSON.stringify(text)}`);
+    stats.notJson++;
+    if (accepts(text)) throw new Error(`grammar accepted text that is not a Python literal: ${JSON.stringify(text)}`);
+    return text;
+  }
+  if (!c.mutation && canonical(parsed) !== canonical(c.value)) {
+    throw new Error(`${JSON.stringify(text)} reads back as ${JSON.stringify(parsed)}, not ${JSON.stringify(c.value)}`);
+  }
+  const ajvOk = valid(parsed);
+  if (ajvOk) stats.valid++; else stats.invalid++;
+  const accepted = accepts(text);
+  if (accepted && !ajvOk) throw new Error(`grammar accepted a value ajv rejects: ${JSON.stringify(text)}`);
+  if (!accepted && ajvOk && !c.mutation && withinLimits(parsed)) throw new Error(`grammar rejected a value ajv accepts: ${JSON.stringify(text)}`);
+  return text;
+}

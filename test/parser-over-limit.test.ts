@@ -126,6 +126,26 @@ describe("the terminator is the construct's own", () => {
   });
 });
 
+describe("gpt-oss (harmony): a call message over the limit", () => {
+  const o = opts("gpt-oss");
+  const call = (p: string) => `<|channel|>commentary to=functions.read <|constrain|>json<|message|>${JSON.stringify({ path: p })}<|call|>`;
+  it("is dropped through its own <|call|>, recorded, and nothing of it leaks", () => {
+    const large = call(big(500));
+    const r = expectChunkInvariant(`<|channel|>analysis<|message|>hm<|end|><|start|>assistant${large}after`, o);
+    expect(r.dropped).toEqual([{ index: 0, name: "read", reason: `the call is longer than maxCallLength (${LIMIT} characters)`, length: large.length }]);
+    expect(r.toolCalls).toEqual([]);
+    expect(r.content).toBe("after");
+    expect(r.reasoning).toBe("hm");
+  });
+  it("a small call is kept, and one cut past the limit is dropped to the end", () => {
+    expect(expectChunkInvariant(call("a.txt"), o).toolCalls).toHaveLength(1);
+    const cut = call(big(500)).slice(0, 400);
+    const r = expectChunkInvariant(cut, o);
+    expect(r.dropped.map((d) => d.length)).toEqual([cut.length]);
+    expect(r.incomplete).toEqual([]);
+  });
+});
+
 describe("maxCallLength is checked", () => {
   it.each([0, -1, 1.5, "100", Number.NaN])("%s is refused", (v) => {
     expect(() => parseToolCalls("", { dialect: "hermes", tools: FILE_TOOLS, maxCallLength: v as number })).toThrow(/maxCallLength must be a positive integer/);

@@ -5,10 +5,11 @@ import { jsonArguments } from "../dialects/grammar.js";
 import type { ResolvedOptions } from "../dialects/options.js";
 import type { HarmonyCallFormat } from "../dialects/spec.js";
 import type { ToolDef } from "../dialects/tools.js";
-import { invalidJsonReason, objectEnd } from "./calls.js";
+import { invalidJsonReason } from "./calls.js";
 import { FAIL, heldBack, matchGlue, NEED } from "./glue.js";
+import { JsonExtent, OPEN } from "./json-extent.js";
 import { argumentsJson, callId } from "./stream.js";
-import type { IncompleteCall, StreamEvent, ToolCall } from "./types.js";
+import type { DroppedConstruct, IncompleteCall, StreamEvent, ToolCall } from "./types.js";
 import { grammarAccepts } from "./validate.js";
 
 /** Where the reader puts what it settles (the stream parser's own result). */
@@ -18,6 +19,7 @@ export interface HarmonySink {
   events: StreamEvent[];
   calls: ToolCall[];
   incomplete: IncompleteCall[];
+  dropped: DroppedConstruct[];
 }
 
 type Header =
@@ -49,9 +51,13 @@ export class HarmonyReader {
   #started = false;
   #tool: ToolDef | undefined;
   #callStart = 0;
+  #extent = new JsonExtent();
+  readonly #limit: number;
+  #dropping: DroppedConstruct | undefined;  // the over-limit call being skipped to its own end
 
-  constructor(o: ResolvedOptions) {
+  constructor(o: ResolvedOptions, maxCallLength = Infinity) {
     this.#o = o;
+    this.#limit = maxCallLength;
     this.#f = o.spec.call as HarmonyCallFormat;
     this.#state = o.reasoning === "forced-open" ? "thought" : "header";
   }
@@ -188,11 +194,30 @@ export class HarmonyReader {
     const f = this.#f;
     const tool = this.#tool!;
     const a = this.#pos;
+    const cap = this.#callStart + this.#limit;
+    if (this.#dropping || t.length > cap) {
+      // Over the limit when the call does not end within its first `limit` characters: decided on
+      // those alone, so every split decides alike; then skipped through its own end.
+      const end = this.#endOf(t, a, final);
+      if (!this.#dropping && (end === undefined || end > cap)) {
+        const reason = `the call is longer than maxCallLength (${this.#limit} characters)`;
+        this.#dropping = { index: this.#index, name: tool.name, reason, length: 0 };
+        out.dropped.push(this.#dropping);
+        out.events.push({ type: "tool_call_dropped", index: this.#index, name: tool.name, reason });
+      }
+      if (this.#dropping) {
+        if (end === undefined) return false;
+        this.#dropping.length = end - this.#callStart;
+        this.#dropping = undefined;
+        this.#next(end);
+        return true;
+      }
+    }
     const cut = () => { this.#fail(out, "cut", tool, "the output ended inside the arguments; the call was never closed", t.length, t); return true; };
     if (a >= t.length) return final ? cut() : false;
     if (t[a] !== "{") return this.#skipInvalid(t, a, final, out, "the arguments are not a JSON object");
-    const e = objectEnd(t, a);
-    if (e === NEED) return final ? cut() : false;
+    const e = this.#extent.end(t, a);
+    if (e === OPEN) return final ? cut() : false;
     let end: number;
     let why: string | undefined;
     if (t.startsWith(f.callEnd, e)) end = e + f.callEnd.length;
@@ -220,6 +245,19 @@ export class HarmonyReader {
     return true;
   }
 
+  /** Where the call whose arguments start at `a` ends, as #arguments reads it; undefined: not yet known. */
+  #endOf(t: string, a: number, final: boolean): number | undefined {
+    const callEnd = this.#f.callEnd;
+    const orEnd = final ? t.length : undefined;
+    if (a >= t.length) return orEnd;
+    if (t[a] !== "{") { const k = t.indexOf(callEnd, a); return k >= 0 ? k + callEnd.length : orEnd; }
+    const e = this.#extent.end(t, a);
+    if (e === OPEN) return orEnd;
+    if (t.startsWith(callEnd, e)) return e + callEnd.length;
+    if (e === t.length || callEnd.startsWith(t.slice(e))) return orEnd;
+    return e;
+  }
+
   #skipInvalid(t: string, from: number, final: boolean, out: HarmonySink, why: string): boolean {
     const e = t.indexOf(this.#f.callEnd, from);
     if (e < 0 && !final) return false;
@@ -238,6 +276,7 @@ export class HarmonyReader {
   #next(end: number): void {
     this.#index++;
     this.#started = false;
+    this.#extent = new JsonExtent();
     this.#pos = end;
     this.#state = "text";
   }

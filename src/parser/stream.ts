@@ -55,7 +55,8 @@ export class ToolCallStreamParser {
     if (limit !== undefined && !(Number.isInteger(limit) && limit > 0))
       throw new ToolDefinitionError(`maxCallLength must be a positive integer (characters of one call), got ${JSON.stringify(limit)}`);
     this.#limit = limit ?? Infinity;
-    this.#harmony = this.#o.spec.call.kind === "harmony" ? new HarmonyReader(this.#o) : undefined;
+    this.#harmony = this.#o.spec.call.kind === "harmony" ? new HarmonyReader(this.#o, this.#limit) : undefined;
+
   }
 
   /** Feeds the next piece of output; returns what it settled. */
@@ -93,7 +94,7 @@ export class ToolCallStreamParser {
     const reasoning = (s: string) => { if (s) { this.#reasoning += s; ev.push({ type: "reasoning", delta: s }); } };
     const t = this.#text;
     if (this.#harmony) {
-      this.#harmony.run(t, final, { content, reasoning, events: ev, calls: this.#calls, incomplete: this.#incomplete });
+      this.#harmony.run(t, final, { content, reasoning, events: ev, calls: this.#calls, incomplete: this.#incomplete, dropped: this.#dropped });
       return ev;
     }
     for (;;) {

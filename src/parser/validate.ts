@@ -1,6 +1,6 @@
 // Values are checked by the dialect's own grammar nodes, run over a 256-token byte
 // vocabulary: the parser's verdict on a value is the grammar's, by construction.
-import { compileGrammar } from "../grammar/compile.js";
+import { compileGrammar, type GrammarMatcher } from "../grammar/compile.js";
 import type { GrammarNode } from "../grammar/ir.js";
 import { Vocabulary } from "../vocab/vocabulary.js";
 
@@ -19,9 +19,22 @@ function byteVocabulary(): Vocabulary {
   return bytes;
 }
 
+// The parser checks the same few value grammars over and over: one matcher per grammar, kept by
+// the grammar's text so the schema is not lowered again for every value.
+const matchers = new Map<string, GrammarMatcher>();
+const MATCHERS_LIMIT = 512;
+
 /** Whether `text` is a complete sentence of `node`. */
 export function grammarAccepts(node: GrammarNode, text: string): boolean {
-  const g = compileGrammar(node, byteVocabulary(), { precomputeStates: 0 });
-  const m = g.createMatcher();
+  const key = JSON.stringify(node);
+  let m = matchers.get(key);
+  if (m) {
+    matchers.delete(key);
+    m.reset();
+  } else {
+    m = compileGrammar(node, byteVocabulary(), { precomputeStates: 0 }).createMatcher();
+    if (matchers.size >= MATCHERS_LIMIT) matchers.delete(matchers.keys().next().value!);
+  }
+  matchers.set(key, m);
   return m.acceptString(text) && m.isComplete();
 }

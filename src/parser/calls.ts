@@ -221,6 +221,14 @@ export function objectEnd(text: string, i: number, extent = new JsonExtent()): n
   return e === OPEN ? NEED : e;
 }
 
+const heads = new Map<string, RegExp>();
+/** `{"<nameKey>": "<name>"` at a given index (sticky), the name's JSON string captured. */
+function nameHead(nameKey: string): RegExp {
+  let re = heads.get(nameKey);
+  if (!re) heads.set(nameKey, (re = new RegExp(`\\{\\s*${JSON.stringify(nameKey)}\\s*:\\s*("(?:[^"\\\\\\n]|\\\\.)*")`, "y")));
+  return re;
+}
+
 export function scanJson(text: string, start: number, o: ResolvedOptions, final: boolean, extent?: JsonExtent): CallScan {
   const f = o.spec.call as JsonCallFormat;
   const args: Array<[string, unknown]> = [];
@@ -229,7 +237,9 @@ export function scanJson(text: string, start: number, o: ResolvedOptions, final:
   if (i === FAIL || (i < text.length && text[i] !== "{")) return { status: "refused", args };
   if (i >= text.length) return { status: "need", args, cutAt: "the call object" };
   // The name is decided as soon as it is complete, before the arguments arrive.
-  const head = new RegExp(`^\\{\\s*${JSON.stringify(f.nameKey)}\\s*:\\s*("(?:[^"\\\\\\n]|\\\\.)*")`).exec(text.slice(i));
+  const re = nameHead(f.nameKey);
+  re.lastIndex = i;
+  const head = re.exec(text);
   const named = head ? (JSON.parse(head[1]!) as string) : undefined;
   if (named !== undefined && !tool(o, named)) return { status: "refused", args };
   const e = objectEnd(text, i, extent);

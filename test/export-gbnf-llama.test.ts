@@ -12,7 +12,9 @@ import { FILE_TOOLS, TYPED_TOOLS } from "./support/tools.js";
 import { allowedIds, qwen3 } from "./support/vocabs.js";
 
 const WALKS = 3;
-const MAX_STEPS = 100;
+// A typed call can take ~200 tokens: GLM's glue costs ~25 tokens an argument, and the walk's
+// longest-piece choice writes the long optional names (options, enabled) before "label".
+const MAX_STEPS = 250;
 const FULL_MASKS = 6;
 
 let v: Vocabulary;
@@ -76,7 +78,7 @@ const CONFIGS: Config[] = [
  * must agree on a sample of tokens (and on every token at FULL_MASKS random steps per grammar: a
  * full llama.cpp mask over Qwen3 costs 30-100 ms). Walks spell the trigger first (free text would
  * wander forever), take any allowed token, end where the grammar may end, and sometimes start
- * another call instead.
+ * another call instead (early enough to finish it).
  */
 async function walkBoth(spec: DialectSpec, options: object, seed: number, superset = false): Promise<{ finished: number; cutChecks: number; fullMasks: number }> {
   const grammar = buildToolGrammar(options as never);
@@ -124,7 +126,7 @@ async function walkBoth(spec: DialectSpec, options: object, seed: number, supers
         else spelling = Buffer.alloc(0);
       }
       if (id === undefined && ends.length) {
-        if (parallel && calls < 1 && r() < 0.5) { calls++; spelling = Buffer.from(spec.section ? callTriggerOf(spec) : triggerOf(spec)); continue; }
+        if (parallel && calls < 1 && step < MAX_STEPS / 3 && r() < 0.5) { calls++; spelling = Buffer.from(spec.section ? callTriggerOf(spec) : triggerOf(spec)); continue; }
         id = ends[0]!;
       }
       // Later on, close strings, arrays, objects and XML elements (and start markers) where allowed, so walks end.
@@ -152,19 +154,34 @@ async function walkBoth(spec: DialectSpec, options: object, seed: number, supers
 /** A glue's text with every optional part present. */
 const glueText = (g: Glue) => g.map((p) => (typeof p === "string" ? p : p.optional)).join("");
 
-/** The start of a call to `name`, up to and including what ends the name. */
-function callStart(spec: DialectSpec, name: string): string {
+/**
+ * A call to `name` as the dialect definition writes it, every optional part present: `lead` is
+ * the text before the name, `start` runs up to the arguments, `close` follows them.
+ */
+function callText(spec: DialectSpec, name: string): { lead: string; start: string; args: string; close: string } {
   const c = spec.call;
-  const open = (spec.section?.open ?? "") + glueText(c.open);
-  if (c.kind === "json") return `${open}{"${c.nameKey}": "${name}", "${c.argsKey}": `;
-  return `${open}${name}${c.nameClose}${c.kind === "named" && c.index ? "0" : ""}${c.kind === "named" ? glueText(c.argsOpen ?? []) : ""}`;
-}
-
-/** A call to `name` with no arguments, closed at once. */
-function emptyCall(spec: DialectSpec, name: string): string {
-  const c = spec.call;
-  const body = c.kind === "xml" ? "" : c.kind === "json" ? "{}}" : "{}";
-  return callStart(spec, name) + body + glueText(c.close) + (spec.section?.close ?? "");
+  const section = (spec.section?.open ?? "") + (spec.section?.arrayOpen ?? "");
+  const sectionClose = spec.section?.close ?? "";
+  switch (c.kind) {
+    case "json": {
+      const lead = `${section}${glueText(c.open)}{"${c.nameKey}": "`;
+      const id = c.id ? `, "${c.id.key}": "${"a".repeat(c.id.length)}"` : "";
+      return { lead, start: `${lead}${name}", "${c.argsKey}": `, args: "{}", close: `${id}}${glueText(c.close)}${sectionClose}` };
+    }
+    case "named": {
+      const lead = section + glueText(c.open);
+      return { lead, start: `${lead}${name}${c.nameClose}${c.index ? "0" : ""}${glueText(c.argsOpen ?? [])}`, args: "{}", close: glueText(c.close) + sectionClose };
+    }
+    case "xml": {
+      const lead = section + glueText(c.open);
+      return { lead, start: lead + name + (c.nameClose ?? ""), args: "", close: glueText(c.close) + sectionClose };
+    }
+    case "harmony": {
+      // The recipient in the role header, as the template writes it: ` to=functions.NAME<|channel|>commentary json<|message|>`.
+      const lead = glueText(c.open);
+      return { lead, start: `${lead}${name}${c.channel}${c.channels.calls}${glueText(c.contentType)}${c.message}`, args: "{}", close: c.callEnd };
+    }
+  }
 }
 
 /** Feeds the tokens to both engines; the index where each first refuses (tokens.length: end of generation refused). */
@@ -241,11 +258,24 @@ describe("GBNF export → llama.cpp's grammar engine (Qwen3 vocabulary)", () => 
         await oracle.load(toGbnf(buildToolGrammar(options as never), v));
         const tok = new Tokenizations(v);
         const r = rng(dialect.length);
-        for (const text of [callStart(spec, "nope"), emptyCall(spec, "write"), callStart(spec, "write")]) {
+        const bytes = (t: string) => Buffer.byteLength(t);
+        const nope = callText(spec, "nope"), write = callText(spec, "write");
+        // Each text, and the byte before which neither engine may refuse it (the refusing token
+        // must reach past it): an undeclared name is refused in the name, an empty call at its
+        // arguments, a call cut after its name at the end of generation.
+        const cases: Array<[string, number]> = [
+          [nope.start, bytes(nope.lead)],
+          [write.start + write.args + write.close, bytes(write.start)],
+          [write.start, Infinity],
+        ];
+        for (const [text, notBefore] of cases) {
           for (let t = 0; t < 3; t++) {
             const tokens = tok.random(text, r);
             const got = await firstRefusal(options, tokens);
             expect(got.ours, `our matcher accepts ${JSON.stringify(text)}`).not.toBeNull();
+            const reached = tokens.slice(0, got.ours! + 1).reduce((n, id) => n + v.tokenBytes(id).length, 0);
+            if (notBefore === Infinity) expect(got.ours, `${JSON.stringify(text)} refused before its end`).toBe(tokens.length);
+            else expect(reached, `${JSON.stringify(text)} refused at token ${got.ours}, before byte ${notBefore}`).toBeGreaterThan(notBefore);
             expect(got.llama, JSON.stringify(text)).toBe(got.ours);
           }
         }

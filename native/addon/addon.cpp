@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "../core/matcher.hpp"
+#include "../core/walk.hpp"
 
 using namespace toolmask;
 
@@ -130,6 +131,7 @@ class MatcherWrap : public Napi::ObjectWrap<MatcherWrap> {
                         InstanceMethod<&MatcherWrap::Rollback>("rollback"),
                         InstanceMethod<&MatcherWrap::Reset>("reset"),
                         InstanceMethod<&MatcherWrap::HasAllowed>("hasAllowedToken"),
+                        InstanceMethod<&MatcherWrap::RandomWalk>("randomWalk"),
                         InstanceAccessor<&MatcherWrap::Steps>("steps")});
   }
   MatcherWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<MatcherWrap>(info) {
@@ -171,6 +173,37 @@ class MatcherWrap : public Napi::ObjectWrap<MatcherWrap> {
   Napi::Value Reset(const Napi::CallbackInfo& info) { matcher->reset(); return info.Env().Undefined(); }
   Napi::Value HasAllowed(const Napi::CallbackInfo& info) {
     return Napi::Boolean::New(info.Env(), matcher->grammar().hasAllowedToken(matcher->state()));
+  }
+  Napi::Value RandomWalk(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    WalkOptions o;
+    if (info.Length() > 0 && info[0].IsObject()) {
+      auto obj = info[0].As<Napi::Object>();
+      auto num = [&](const char* key, double lo, double hi, double& out) {
+        if (!obj.Has(key) || obj.Get(key).IsUndefined()) return false;
+        if (!obj.Get(key).IsNumber()) throw Napi::TypeError::New(env, std::string("randomWalk: ") + key + " must be a number");
+        double d = obj.Get(key).As<Napi::Number>().DoubleValue();
+        if (!(d >= lo && d <= hi))
+          throw Napi::RangeError::New(env, std::string("randomWalk: ") + key + " must be between " + std::to_string(lo) + " and " + std::to_string(hi));
+        out = d;
+        return true;
+      };
+      double d;
+      if (num("seed", 0, 9007199254740991.0, d)) o.seed = uint64_t(d);
+      if (num("maxTokens", 0, 1e9, d)) o.maxTokens = size_t(d);
+      num("endProbability", 0, 1, o.endProbability);
+      num("specialProbability", 0, 1, o.specialProbability);
+      num("leaveProbability", 0, 1, o.leaveProbability);
+      if (num("leaveTries", 0, 1e6, d)) o.leaveTries = unsigned(d);
+    }
+    WalkResult r = guard(env, [&] { return randomWalk(*matcher, o); });
+    auto tokens = Napi::Array::New(env, r.tokens.size());
+    for (size_t i = 0; i < r.tokens.size(); i++) tokens.Set(uint32_t(i), Napi::Number::New(env, r.tokens[i]));
+    auto out = Napi::Object::New(env);
+    out.Set("tokens", tokens);
+    out.Set("terminated", Napi::Boolean::New(env, r.terminated));
+    out.Set("stuck", Napi::Boolean::New(env, r.stuck));
+    return out;
   }
   Napi::Value Steps(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), double(matcher->steps())); }
 };

@@ -225,6 +225,12 @@ bool CompiledGrammar::hasAllowedToken(int32_t state) {
   return !ensureMask(state).empty(*vocab_);
 }
 
+std::vector<uint32_t> CompiledGrammar::allowedSpecials(int32_t state) {
+  if (state < 0) return {};
+  std::lock_guard<std::mutex> lock(mu_);
+  return ensureMask(state).specials;
+}
+
 void CompiledGrammar::precompute(const CompileOptions& opts) {
   auto t0 = std::chrono::steady_clock::now();
   std::lock_guard<std::mutex> lock(mu_);

@@ -129,6 +129,31 @@ export class CompiledGrammar {
 
 const encoder = new TextEncoder();
 
+/** Options of {@link GrammarMatcher.randomWalk}; every probability is in [0, 1]. */
+export interface RandomWalkOptions {
+  /** Same seed, same grammar, same start → same walk. Default 0. */
+  seed?: number;
+  /** Stop after this many tokens. Default 512. */
+  maxTokens?: number;
+  /** Take end-of-generation when the grammar allows it. Default 0.5. */
+  endProbability?: number;
+  /** Take an allowed special token (a marker such as `<tool_call>`) when there is one. Default 0.5. */
+  specialProbability?: number;
+  /** Prefer an ordinary token that moves the automaton out of its current state (leaves loops). Default 0.5. */
+  leaveProbability?: number;
+  /** Tokens sampled when looking for one that leaves. Default 64. */
+  leaveTries?: number;
+}
+
+export interface RandomWalk {
+  /** Every token accepted, the end-of-generation token last when `terminated`. */
+  tokens: number[];
+  /** The walk ended with an end-of-generation token. */
+  terminated: boolean;
+  /** The grammar allowed no token before it could end (a grammar bug worth reporting). */
+  stuck: boolean;
+}
+
 export class GrammarMatcher {
   readonly #m: NativeMatcher;
   readonly vocabulary: Vocabulary;
@@ -165,6 +190,11 @@ export class GrammarMatcher {
   isTerminated(): boolean { return this.#m.isTerminated(); }
   /** Whether any token is allowed now. */
   hasAllowedToken(): boolean { return this.#m.hasAllowedToken(); }
+  /**
+   * A testing and fuzzing aid: walks from here through tokens the mask allows (checking that
+   * acceptToken agrees), biased so walks finish; the matcher stays where the walk stopped.
+   */
+  randomWalk(options: RandomWalkOptions = {}): RandomWalk { return this.#m.randomWalk(options); }
   /** Undoes the last n accepted steps. */
   rollback(n: number): void { this.#m.rollback(n); }
   reset(): void { this.#m.reset(); }

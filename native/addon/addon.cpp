@@ -131,7 +131,7 @@ class MatcherWrap : public Napi::ObjectWrap<MatcherWrap> {
                         InstanceMethod<&MatcherWrap::Rollback>("rollback"),
                         InstanceMethod<&MatcherWrap::Reset>("reset"),
                         InstanceMethod<&MatcherWrap::HasAllowed>("hasAllowedToken"),
-                        InstanceMethod<&MatcherWrap::RandomWalk>("randomWalk"),
+                        InstanceMethod<&MatcherWrap::RandomWalks>("randomWalks"),
                         InstanceAccessor<&MatcherWrap::Steps>("steps")});
   }
   MatcherWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<MatcherWrap>(info) {
@@ -174,35 +174,42 @@ class MatcherWrap : public Napi::ObjectWrap<MatcherWrap> {
   Napi::Value HasAllowed(const Napi::CallbackInfo& info) {
     return Napi::Boolean::New(info.Env(), matcher->grammar().hasAllowedToken(matcher->state()));
   }
-  Napi::Value RandomWalk(const Napi::CallbackInfo& info) {
+  Napi::Value RandomWalks(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
     WalkOptions o;
+    double count = 1;
     if (info.Length() > 0 && info[0].IsObject()) {
       auto obj = info[0].As<Napi::Object>();
       auto num = [&](const char* key, double lo, double hi, double& out) {
         if (!obj.Has(key) || obj.Get(key).IsUndefined()) return false;
-        if (!obj.Get(key).IsNumber()) throw Napi::TypeError::New(env, std::string("randomWalk: ") + key + " must be a number");
+        if (!obj.Get(key).IsNumber()) throw Napi::TypeError::New(env, std::string("randomWalks: ") + key + " must be a number");
         double d = obj.Get(key).As<Napi::Number>().DoubleValue();
         if (!(d >= lo && d <= hi))
-          throw Napi::RangeError::New(env, std::string("randomWalk: ") + key + " must be between " + std::to_string(lo) + " and " + std::to_string(hi));
+          throw Napi::RangeError::New(env, std::string("randomWalks: ") + key + " must be between " + std::to_string(lo) + " and " + std::to_string(hi));
         out = d;
         return true;
       };
       double d;
       if (num("seed", 0, 9007199254740991.0, d)) o.seed = uint64_t(d);
       if (num("maxTokens", 0, 1e9, d)) o.maxTokens = size_t(d);
+      num("count", 0, 1e9, count);
       num("endProbability", 0, 1, o.endProbability);
       num("specialProbability", 0, 1, o.specialProbability);
       num("leaveProbability", 0, 1, o.leaveProbability);
-      if (num("leaveTries", 0, 1e6, d)) o.leaveTries = unsigned(d);
+      num("shortProbability", 0, 1, o.shortProbability);
+      if (num("probes", 0, 1e6, d)) o.probes = unsigned(d);
     }
-    WalkResult r = guard(env, [&] { return randomWalk(*matcher, o); });
-    auto tokens = Napi::Array::New(env, r.tokens.size());
-    for (size_t i = 0; i < r.tokens.size(); i++) tokens.Set(uint32_t(i), Napi::Number::New(env, r.tokens[i]));
-    auto out = Napi::Object::New(env);
-    out.Set("tokens", tokens);
-    out.Set("terminated", Napi::Boolean::New(env, r.terminated));
-    out.Set("stuck", Napi::Boolean::New(env, r.stuck));
+    auto walks = guard(env, [&] { return randomWalks(*matcher, o, size_t(count)); });
+    auto out = Napi::Array::New(env, walks.size());
+    for (size_t w = 0; w < walks.size(); w++) {
+      auto tokens = Napi::Uint32Array::New(env, walks[w].tokens.size());
+      std::copy(walks[w].tokens.begin(), walks[w].tokens.end(), tokens.Data());
+      auto o1 = Napi::Object::New(env);
+      o1.Set("tokens", tokens);
+      o1.Set("terminated", Napi::Boolean::New(env, walks[w].terminated));
+      o1.Set("stuck", Napi::Boolean::New(env, walks[w].stuck));
+      out.Set(uint32_t(w), o1);
+    }
     return out;
   }
   Napi::Value Steps(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), double(matcher->steps())); }

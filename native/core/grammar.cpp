@@ -228,7 +228,11 @@ bool CompiledGrammar::hasAllowedToken(int32_t state) {
 std::vector<uint32_t> CompiledGrammar::allowedSpecials(int32_t state) {
   if (state < 0) return {};
   std::lock_guard<std::mutex> lock(mu_);
-  return ensureMask(state).specials;
+  const DfaState& d = dfa_->state(state);
+  std::vector<uint32_t> out;
+  for (auto& e : d.tokenEdges) out.push_back(e.first);
+  if (d.accepting) out.insert(out.end(), vocab_->endOfGeneration().begin(), vocab_->endOfGeneration().end());
+  return out;
 }
 
 void CompiledGrammar::precompute(const CompileOptions& opts) {

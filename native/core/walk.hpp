@@ -1,6 +1,7 @@
-// Random walks of a matcher: a testing and fuzzing aid. Every step takes a token the mask
-// allows (and checks that acceptToken agrees), biased so that walks finish instead of
-// wandering in free text forever. Deterministic for a seed.
+// Random walks of a matcher: a testing and fuzzing aid. Every step takes a token the grammar
+// accepts now, biased so that walks finish instead of wandering in free text forever.
+// Deterministic for a seed. Tokens are found by probing acceptance and, where few fit, by
+// descending the vocabulary trie along accepted bytes: a walk computes no masks.
 #pragma once
 #include <cstdint>
 #include <vector>
@@ -15,7 +16,8 @@ struct WalkOptions {
   double endProbability = 0.5;      // take end-of-generation whenever the grammar allows it
   double specialProbability = 0.5;  // take an allowed special token (a marker) when there is one
   double leaveProbability = 0.5;    // prefer a token that moves the automaton out of its state (leaves loops)
-  unsigned leaveTries = 64;         // tokens sampled when looking for one that leaves
+  double shortProbability = 0.5;    // probe among the shortest tokens (structure: quotes, braces, digits)
+  unsigned probes = 32;             // random tokens tried per step before descending the trie
 };
 
 struct WalkResult {
@@ -24,7 +26,8 @@ struct WalkResult {
   bool stuck = false;            // the grammar allowed no token before it could end (a grammar bug)
 };
 
-// Walks from the matcher's current position; the matcher is left where the walk stopped.
-WalkResult randomWalk(Matcher& m, const WalkOptions& o);
+// `count` walks from the matcher's current position, walk i seeded with seed + i; the matcher
+// is back at that position afterwards.
+std::vector<WalkResult> randomWalks(Matcher& m, const WalkOptions& o, size_t count);
 
 }  // namespace toolmask

@@ -6,7 +6,12 @@ import { getDialect, parseToolCalls } from "../../src/index.js";
 import { triggerOf } from "../../src/dialects/spec.js";
 import { FILE_TOOLS as FILE, TYPED_TOOLS as TYPED } from "./tools.js";
 
-export interface WalkConfig { label: string; options: ParserOptions & { maxValueLength: number } }
+export interface WalkConfig {
+  label: string;
+  options: ParserOptions & { maxValueLength: number };
+  /** Share of the dialect's walks: typed tools explore far more states per walk, so they get fewer. */
+  weight: number;
+}
 
 /** Every string schema capped at 12 characters, so JSON string values close and walks finish. */
 function capped<T>(s: T): T {
@@ -22,13 +27,13 @@ export function walkConfigs(dialect: string): WalkConfig[] {
   const FILE_TOOLS = capped(FILE), TYPED_TOOLS = capped(TYPED);
   const base = { dialect, maxValueLength: 12 };  // small raw values close, so walks finish
   const configs: WalkConfig[] = [
-    { label: "file tools, required, one call", options: { ...base, tools: FILE_TOOLS, toolChoice: "required", parallelToolCalls: false } },
-    { label: "file tools, auto, parallel", options: { ...base, tools: FILE_TOOLS, toolChoice: "auto", parallelToolCalls: true } },
-    { label: "file tools, named edit", options: { ...base, tools: FILE_TOOLS, toolChoice: { type: "function", function: { name: "edit" } }, parallelToolCalls: false } },
-    { label: "typed tools, required, parallel", options: { ...base, tools: TYPED_TOOLS, toolChoice: "required", parallelToolCalls: true } },
+    { label: "file tools, required, one call", weight: 9, options: { ...base, tools: FILE_TOOLS, toolChoice: "required", parallelToolCalls: false } },
+    { label: "file tools, auto, parallel", weight: 9, options: { ...base, tools: FILE_TOOLS, toolChoice: "auto", parallelToolCalls: true } },
+    { label: "file tools, named edit", weight: 9, options: { ...base, tools: FILE_TOOLS, toolChoice: { type: "function", function: { name: "edit" } }, parallelToolCalls: false } },
+    { label: "typed tools, required, parallel", weight: 4, options: { ...base, tools: TYPED_TOOLS, toolChoice: "required", parallelToolCalls: true } },
   ];
   if (getDialect(dialect).reasoning)
-    configs.push({ label: "file tools, reasoning, required, parallel", options: { ...base, tools: FILE_TOOLS, toolChoice: "required", parallelToolCalls: true, reasoning: true } });
+    configs.push({ label: "file tools, reasoning, required, parallel", weight: 9, options: { ...base, tools: FILE_TOOLS, toolChoice: "required", parallelToolCalls: true, reasoning: true } });
   return configs;
 }
 

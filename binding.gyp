@@ -4,7 +4,7 @@
       "target_name": "toolmask",
       "sources": [
         "native/core/json.cpp", "native/core/utf8.cpp", "native/core/ir_inline.cpp", "native/core/nfa.cpp", "native/core/nfa_text.cpp",
-        "native/core/vocab.cpp", "native/core/dfa.cpp", "native/core/mask.cpp", "native/core/grammar.cpp", "native/core/matcher.cpp",
+        "native/core/vocab.cpp", "native/core/dfa.cpp", "native/core/mask.cpp", "native/core/grammar.cpp", "native/core/matcher.cpp", "native/core/walk.cpp",
         "native/addon/addon.cpp"
       ],
       "include_dirs": ["<!(node -p \"require('node-addon-api').include_dir\")"],

@@ -17,6 +17,7 @@ export interface NativeMatcher {
   rollback(n: number): void;
   reset(): void;
   hasAllowedToken(): boolean;
+  randomWalks(options?: object): Array<{ tokens: Uint32Array; terminated: boolean; stuck: boolean }>;
   readonly steps: number;
 }
 export interface NativeAddon {

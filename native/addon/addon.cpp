@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "../core/matcher.hpp"
+#include "../core/walk.hpp"
 
 using namespace toolmask;
 
@@ -130,6 +131,7 @@ class MatcherWrap : public Napi::ObjectWrap<MatcherWrap> {
                         InstanceMethod<&MatcherWrap::Rollback>("rollback"),
                         InstanceMethod<&MatcherWrap::Reset>("reset"),
                         InstanceMethod<&MatcherWrap::HasAllowed>("hasAllowedToken"),
+                        InstanceMethod<&MatcherWrap::RandomWalks>("randomWalks"),
                         InstanceAccessor<&MatcherWrap::Steps>("steps")});
   }
   MatcherWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<MatcherWrap>(info) {
@@ -171,6 +173,44 @@ class MatcherWrap : public Napi::ObjectWrap<MatcherWrap> {
   Napi::Value Reset(const Napi::CallbackInfo& info) { matcher->reset(); return info.Env().Undefined(); }
   Napi::Value HasAllowed(const Napi::CallbackInfo& info) {
     return Napi::Boolean::New(info.Env(), matcher->grammar().hasAllowedToken(matcher->state()));
+  }
+  Napi::Value RandomWalks(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    WalkOptions o;
+    double count = 1;
+    if (info.Length() > 0 && info[0].IsObject()) {
+      auto obj = info[0].As<Napi::Object>();
+      auto num = [&](const char* key, double lo, double hi, double& out) {
+        if (!obj.Has(key) || obj.Get(key).IsUndefined()) return false;
+        if (!obj.Get(key).IsNumber()) throw Napi::TypeError::New(env, std::string("randomWalks: ") + key + " must be a number");
+        double d = obj.Get(key).As<Napi::Number>().DoubleValue();
+        if (!(d >= lo && d <= hi))
+          throw Napi::RangeError::New(env, std::string("randomWalks: ") + key + " must be between " + std::to_string(lo) + " and " + std::to_string(hi));
+        out = d;
+        return true;
+      };
+      double d;
+      if (num("seed", 0, 9007199254740991.0, d)) o.seed = uint64_t(d);
+      if (num("maxTokens", 0, 1e9, d)) o.maxTokens = size_t(d);
+      num("count", 0, 1e9, count);
+      num("endProbability", 0, 1, o.endProbability);
+      num("specialProbability", 0, 1, o.specialProbability);
+      num("leaveProbability", 0, 1, o.leaveProbability);
+      num("shortProbability", 0, 1, o.shortProbability);
+      if (num("probes", 0, 1e6, d)) o.probes = unsigned(d);
+    }
+    auto walks = guard(env, [&] { return randomWalks(*matcher, o, size_t(count)); });
+    auto out = Napi::Array::New(env, walks.size());
+    for (size_t w = 0; w < walks.size(); w++) {
+      auto tokens = Napi::Uint32Array::New(env, walks[w].tokens.size());
+      std::copy(walks[w].tokens.begin(), walks[w].tokens.end(), tokens.Data());
+      auto o1 = Napi::Object::New(env);
+      o1.Set("tokens", tokens);
+      o1.Set("terminated", Napi::Boolean::New(env, walks[w].terminated));
+      o1.Set("stuck", Napi::Boolean::New(env, walks[w].stuck));
+      out.Set(uint32_t(w), o1);
+    }
+    return out;
   }
   Napi::Value Steps(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), double(matcher->steps())); }
 };

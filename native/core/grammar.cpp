@@ -225,6 +225,16 @@ bool CompiledGrammar::hasAllowedToken(int32_t state) {
   return !ensureMask(state).empty(*vocab_);
 }
 
+std::vector<uint32_t> CompiledGrammar::allowedSpecials(int32_t state) {
+  if (state < 0) return {};
+  std::lock_guard<std::mutex> lock(mu_);
+  const DfaState& d = dfa_->state(state);
+  std::vector<uint32_t> out;
+  for (auto& e : d.tokenEdges) out.push_back(e.first);
+  if (d.accepting) out.insert(out.end(), vocab_->endOfGeneration().begin(), vocab_->endOfGeneration().end());
+  return out;
+}
+
 void CompiledGrammar::precompute(const CompileOptions& opts) {
   auto t0 = std::chrono::steady_clock::now();
   std::lock_guard<std::mutex> lock(mu_);

@@ -35,6 +35,7 @@ class CompiledGrammar {
   bool accepting(int32_t state);
   void fillMask(int32_t state, uint32_t* out);
   bool hasAllowedToken(int32_t state);
+  std::vector<uint32_t> allowedSpecials(int32_t state);  // special and end-of-generation ids allowed here (no mask needed)
 
   size_t stateCount();
   size_t memoryBytes();

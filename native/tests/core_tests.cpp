@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "../core/matcher.hpp"
+#include "../core/walk.hpp"
 
 using namespace toolmask;
 
@@ -76,6 +77,30 @@ static void walks(const std::shared_ptr<const Vocabulary>& v, const std::string&
   }
 }
 
+// Random walks: every one ends (the grammar forces a close), is deterministic by seed,
+// leaves the matcher where it started, and replays through acceptToken to a complete state.
+static void randomWalkTests(const std::shared_ptr<const Vocabulary>& v) {
+  const char* ir = R"({"root":{"type":"seq","items":[{"type":"literal","text":"<p>"},{"type":"until","terminator":"</parameter>","maxLength":5},{"type":"literal","text":"!"}]}})";
+  auto g = std::make_shared<CompiledGrammar>(ir, v, CompileOptions{});
+  Matcher m(g);
+  CHECK(m.acceptBytes(reinterpret_cast<const uint8_t*>("<p>"), 3));
+  WalkOptions o;
+  o.seed = 9;
+  auto a = randomWalks(m, o, 200), b = randomWalks(m, o, 200);
+  CHECK(m.steps() == 1);
+  for (size_t i = 0; i < a.size(); i++) {
+    CHECK(a[i].tokens == b[i].tokens);
+    CHECK(a[i].terminated && !a[i].stuck);
+    for (uint32_t id : a[i].tokens) CHECK(m.acceptToken(id));
+    CHECK(m.isTerminated());
+    m.rollback(m.steps() - 1);
+  }
+  // maxTokens bounds a walk: none taken, not terminated, nothing accepted.
+  o.maxTokens = 0;
+  auto none = randomWalks(m, o, 1);
+  CHECK(none[0].tokens.empty() && !none[0].terminated && m.steps() == 1);
+}
+
 int main() {
   auto v = makeVocab();
   const char* grammars[] = {
@@ -86,6 +111,7 @@ int main() {
     R"({"root":{"type":"repeat","min":1,"max":3,"item":{"type":"byteClass","ranges":[[0,255]]}}})",
   };
   for (auto* ir : grammars) walks(v, ir);
+  randomWalkTests(v);
 
   // Bad input: errors, never crashes.
   const char* bad[] = {"", "{", "[]", R"({"root":{"type":"x"}})", R"({"root":{"type":"token","id":999999}})",

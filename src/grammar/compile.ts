@@ -134,6 +134,35 @@ export class CompiledGrammar {
 
 const encoder = new TextEncoder();
 
+/** Options of {@link GrammarMatcher.randomWalks}; every probability is in [0, 1]. */
+export interface RandomWalkOptions {
+  /** Walks to take, each from the matcher's current position. Default 1. */
+  count?: number;
+  /** Walk i uses a seed derived from seed + i: same seed, grammar and start → same walks. Default 0. */
+  seed?: number;
+  /** Stop a walk after this many tokens. Default 512. */
+  maxTokens?: number;
+  /** Take end-of-generation when the grammar allows it. Default 0.5. */
+  endProbability?: number;
+  /** Take an allowed special token (a marker such as `<tool_call>`) when there is one. Default 0.5. */
+  specialProbability?: number;
+  /** Prefer an ordinary token that moves the automaton out of its current state (leaves loops). Default 0.5. */
+  leaveProbability?: number;
+  /** Draw from the tokens of at most 2 bytes (structure: quotes, braces, digits). Default 0.5. */
+  shortProbability?: number;
+  /** Random tokens tried per step before descending the vocabulary trie along accepted bytes. Default 32. */
+  probes?: number;
+}
+
+export interface RandomWalk {
+  /** Every token accepted, the end-of-generation token last when `terminated`. */
+  tokens: Uint32Array;
+  /** The walk ended with an end-of-generation token. */
+  terminated: boolean;
+  /** The grammar allowed no token before it could end (a grammar bug worth reporting). */
+  stuck: boolean;
+}
+
 export class GrammarMatcher {
   readonly #m: NativeMatcher;
   readonly vocabulary: Vocabulary;
@@ -158,6 +187,12 @@ export class GrammarMatcher {
     return this.#m.acceptBytes(encoder.encode(text));
   }
 
+  /** Teacher forcing by raw bytes (may stop inside a UTF-8 character); one step, false (no change) if not allowed. */
+  acceptBytes(bytes: Uint8Array): boolean {
+    if (!(bytes instanceof Uint8Array)) throw new TypeError("acceptBytes expects a Uint8Array");
+    return this.#m.acceptBytes(bytes);
+  }
+
   /** Writes the allowed next tokens: bit (id % 32) of word ⌊id/32⌋ set = allowed. */
   fillNextTokenBitmask(out: Uint32Array | Int32Array): void { this.#m.fillNextTokenBitmask(out); }
 
@@ -170,6 +205,11 @@ export class GrammarMatcher {
   isTerminated(): boolean { return this.#m.isTerminated(); }
   /** Whether any token is allowed now. */
   hasAllowedToken(): boolean { return this.#m.hasAllowedToken(); }
+  /**
+   * A testing and fuzzing aid: random walks from here through tokens the grammar accepts
+   * (no masks computed), biased so walks finish; the matcher is back here afterwards. Deterministic by seed.
+   */
+  randomWalks(options: RandomWalkOptions = {}): RandomWalk[] { return this.#m.randomWalks(options); }
   /** Undoes the last n accepted steps. */
   rollback(n: number): void { this.#m.rollback(n); }
   reset(): void { this.#m.reset(); }

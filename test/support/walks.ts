@@ -1,0 +1,110 @@
+// Random walks of the native matcher per dialect and the checks the walks suite runs on them:
+// a finished walk parses as complete calls; every byte-prefix gets the same verdict from
+// the grammar (can the output end here?) and the parser (cut with finishReason "length"?).
+import type { GrammarMatcher, ParseResult, ParserOptions, ToolCall } from "../../src/index.js";
+import { getDialect, parseToolCalls } from "../../src/index.js";
+import { triggerOf } from "../../src/dialects/spec.js";
+import { FILE_TOOLS as FILE, TYPED_TOOLS as TYPED } from "./tools.js";
+
+export interface WalkConfig {
+  label: string;
+  options: ParserOptions & { maxValueLength: number };
+  /** Share of the dialect's walks: typed tools explore far more states per walk, so they get fewer. */
+  weight: number;
+}
+
+/** Every string schema capped at 12 characters, so JSON string values close and walks finish. */
+function capped<T>(s: T): T {
+  if (Array.isArray(s)) return s.map(capped) as T;
+  if (s === null || typeof s !== "object") return s;
+  const o = s as Record<string, unknown>;
+  if (o.type === "string" && !o.enum) return { ...o, maxLength: 12 } as T;
+  return Object.fromEntries(Object.entries(o).map(([k, x]) => [k, capped(x)])) as T;
+}
+
+/** Tool sets and options a dialect is walked under; reasoning only where the dialect has a thought. */
+export function walkConfigs(dialect: string): WalkConfig[] {
+  const FILE_TOOLS = capped(FILE), TYPED_TOOLS = capped(TYPED);
+  const base = { dialect, maxValueLength: 12 };  // small raw values close, so walks finish
+  const configs: WalkConfig[] = [
+    { label: "file tools, required, one call", weight: 9, options: { ...base, tools: FILE_TOOLS, toolChoice: "required", parallelToolCalls: false } },
+    { label: "file tools, auto, parallel", weight: 9, options: { ...base, tools: FILE_TOOLS, toolChoice: "auto", parallelToolCalls: true } },
+    { label: "file tools, named edit", weight: 9, options: { ...base, tools: FILE_TOOLS, toolChoice: { type: "function", function: { name: "edit" } }, parallelToolCalls: false } },
+    { label: "typed tools, required, parallel", weight: 4, options: { ...base, tools: TYPED_TOOLS, toolChoice: "required", parallelToolCalls: true } },
+  ];
+  if (getDialect(dialect).reasoning)
+    configs.push({ label: "file tools, reasoning, required, parallel", weight: 9, options: { ...base, tools: FILE_TOOLS, toolChoice: "required", parallelToolCalls: true, reasoning: true } });
+  return configs;
+}
+
+/**
+ * Where a walk starts: free content is text a random walk would wander in forever, so the
+ * walk starts at the dialect's trigger, as a model that calls does; a thought first when on.
+ */
+export function walkStart(o: ParserOptions): string {
+  const spec = getDialect(o.dialect as string);
+  // After a thought: a newline, or in harmony the next message's start.
+  const next = spec.call.kind === "harmony" ? spec.call.messageStart.map((g) => (typeof g === "string" ? g : g.optional)).join("") : "\n";
+  const thought = o.reasoning && spec.reasoning ? `${spec.reasoning.open}Check the file first.${spec.reasoning.close}${next}` : "";
+  return thought + triggerOf(spec);
+}
+
+/**
+ * Where the byte-prefix agreement starts. Harmony answers are messages: the grammar cannot end
+ * before one is written, while the parser reads text outside messages as content, so the two are
+ * compared from the call's recipient on (the calls are what the agreement is about).
+ */
+export function prefixFrom(o: ParserOptions, start: string): number {
+  return getDialect(o.dialect as string).call.kind === "harmony" ? Buffer.byteLength(start, "utf8") : 0;
+}
+
+const requiresCall = (o: ParserOptions) => o.toolChoice === "required" || typeof o.toolChoice === "object";
+const sameCall = (a: ToolCall, b: ToolCall) => a.function.name === b.function.name && a.function.arguments === b.function.arguments;
+
+/** What is wrong with a finished walk's output as a parse, or null. */
+export function checkComplete(text: string, o: ParserOptions, res: ParseResult): string | null {
+  if (res.incomplete.length) return `incomplete: ${JSON.stringify(res.incomplete)}`;
+  if (res.toolCalls.length === 0) return "no calls";
+  if (o.parallelToolCalls === false && res.toolCalls.length > 1) return `${res.toolCalls.length} calls with parallelToolCalls false`;
+  if (res.finishReason !== "tool_calls") return `finishReason ${res.finishReason}`;
+  const named = typeof o.toolChoice === "object" ? o.toolChoice.function.name : undefined;
+  for (const call of res.toolCalls) {
+    const tool = (o.tools as typeof FILE).find((t) => t.function.name === call.function.name);
+    if (!tool || (named && call.function.name !== named)) return `call to ${call.function.name}, not allowed`;
+    const args = JSON.parse(call.function.arguments) as Record<string, unknown>;
+    const missing = tool.function.parameters.required.filter((k) => !(k in args));
+    if (missing.length) return `${call.function.name} lacks ${missing.join(", ")}`;
+  }
+  return null;
+}
+
+/**
+ * The byte-prefix agreement: at every byte-prefix of a complete output, the grammar can end
+ * there exactly when the parser, told the output was cut (finishReason "length"), reports no
+ * cut or invalid call and (under a toolChoice that requires one) at least one call; and the
+ * calls it then reports are the first calls of the whole output. Inside a UTF-8 character the
+ * grammar can never end. Returns the first disagreement, or null.
+ */
+export function checkPrefixes(m: GrammarMatcher, bytes: Uint8Array, o: ParserOptions, whole: ParseResult, from = 0): string | null {
+  m.reset();
+  const canEnd = [m.isComplete()];
+  for (let i = 0; i < bytes.length; i++) {
+    if (!m.acceptBytes(bytes.subarray(i, i + 1))) return `the grammar refuses byte ${i} of its own walk`;
+    canEnd.push(m.isComplete());
+  }
+  for (let i = from; i <= bytes.length; i++) {
+    if (i < bytes.length && (bytes[i]! & 0xc0) === 0x80) {
+      if (canEnd[i]) return `the grammar can end inside a UTF-8 character (byte ${i})`;
+      continue;
+    }
+    const prefix = Buffer.from(bytes.subarray(0, i)).toString("utf8");
+    const r = parseToolCalls(prefix, { ...o, finishReason: "length" });
+    const parserDone = r.incomplete.length === 0 && (r.toolCalls.length > 0 || !requiresCall(o));
+    if (parserDone !== canEnd[i])
+      return `prefix ${JSON.stringify(prefix)}: the grammar ${canEnd[i] ? "can" : "cannot"} end there, the parser reports ` +
+        `${r.toolCalls.length} calls and incomplete ${JSON.stringify(r.incomplete.map((c) => `${c.kind}: ${c.reason}`))}`;
+    if (parserDone && !r.toolCalls.every((c, k) => whole.toolCalls[k] && sameCall(c, whole.toolCalls[k]!)))
+      return `prefix ${JSON.stringify(prefix)}: calls ${JSON.stringify(r.toolCalls)} are not the output's first calls`;
+  }
+  return null;
+}

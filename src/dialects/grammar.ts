@@ -22,10 +22,23 @@ export function isRawText(schema: unknown): boolean {
   return s.type === undefined || s.type === "string";
 }
 
+/** A JSON value of `schema`, any JSON whitespace inside, no string value longer than `maxValueLength`. */
+export function schemaValue(schema: unknown, maxValueLength?: number, syntax: "json" | "python" = "json"): GrammarNode {
+  return jsonSchema(schema, { whitespace: "any", ...(syntax === "python" ? { syntax } : {}), ...(maxValueLength === undefined ? {} : { maxStringLength: maxValueLength }) });
+}
+
+/** Raw text up to the value close, at most `max` characters once its padding newlines are taken off. */
+function rawValue(f: XmlCallFormat, max?: number): GrammarNode {
+  if (max === undefined) return until(f.valueClose);
+  if (!f.trimNewline) return until(f.valueClose, { maxLength: max });
+  // A leading newline is padding; a trailing one is padding exactly when the close follows it.
+  return seq(optional(literal("\n")), alt(until(f.valueClose, { maxLength: max }), until(`\n${f.valueClose}`, { maxLength: max })));
+}
+
 /** An XML parameter's value up to and including the value close. */
 export function xmlValue(f: XmlCallFormat, schema: unknown, maxValueLength?: number): GrammarNode {
   const pad = f.trimNewline ? optional(literal("\n")) : seq();
-  if (isRawText(schema)) return until(f.valueClose, maxValueLength === undefined ? {} : { maxLength: maxValueLength + (f.trimNewline ? 2 : 0) });
+  if (isRawText(schema)) return rawValue(f, maxValueLength);
   const s = schema as Record<string, unknown>;
   // Enumerated strings are written raw (no JSON quotes); everything else as JSON.
   const values = s.enum ?? (s.const !== undefined ? [s.const] : undefined);
@@ -34,8 +47,8 @@ export function xmlValue(f: XmlCallFormat, schema: unknown, maxValueLength?: num
   // Templates render scalars with Python's str(): True, False, None are read as JSON's.
   if (s.type === "boolean") return seq(pad, alt(...["true", "false", "True", "False"].map(literal)), pad, literal(f.valueClose));
   if (s.type === "null") return seq(pad, alt(literal("null"), literal("None")), pad, literal(f.valueClose));
-  const json = jsonSchema(schema, { whitespace: "any" });
-  const value = f.pythonLiterals ? alt(json, jsonSchema(schema, { whitespace: "any", syntax: "python" })) : json;
+  const json = schemaValue(schema, maxValueLength);
+  const value = f.pythonLiterals ? alt(json, schemaValue(schema, maxValueLength, "python")) : json;
   return seq(pad, value, pad, literal(f.valueClose));
 }
 
@@ -50,12 +63,12 @@ function xmlCall(f: XmlCallFormat, tool: ToolDef, maxValueLength?: number): Gram
 }
 
 /** The call object: name first, then arguments (then the id where the dialect has one), any JSON whitespace between tokens. */
-export function jsonCallObject(f: JsonCallFormat, tool: ToolDef): GrammarNode {
+export function jsonCallObject(f: JsonCallFormat, tool: ToolDef, maxValueLength?: number): GrammarNode {
   const ws = jsonWs;
   const id = f.id ? seq(literal(","), ws, literal(JSON.stringify(f.id.key)), ws, literal(":"), ws, literal('"'), idChars(f.id.length), literal('"'), ws) : seq();
   return seq(
     literal("{"), ws, literal(JSON.stringify(f.nameKey)), ws, literal(":"), ws, literal(JSON.stringify(tool.name)), ws, literal(","), ws,
-    literal(JSON.stringify(f.argsKey)), ws, literal(":"), ws, jsonSchema(tool.parameters, { whitespace: "any" }), ws, id, literal("}"),
+    literal(JSON.stringify(f.argsKey)), ws, literal(":"), ws, schemaValue(tool.parameters, maxValueLength), ws, id, literal("}"),
   );
 }
 
@@ -67,8 +80,8 @@ export function splitScope(close: Glue): [Glue, Glue] {
 }
 
 /** A call's arguments as a JSON object, any JSON whitespace inside. */
-export function jsonArguments(tool: ToolDef): GrammarNode {
-  return jsonSchema(tool.parameters, { whitespace: "any" });
+export function jsonArguments(tool: ToolDef, maxValueLength?: number): GrammarNode {
+  return schemaValue(tool.parameters, maxValueLength);
 }
 
 /** One call, from just after the trigger to its end (without the scope close when that may be left out). */
@@ -76,10 +89,10 @@ export function callAfterTrigger(spec: DialectSpec, tools: ToolDef[], maxValueLe
   const f = spec.call;
   if (f.kind === "harmony") throw new Error(`dialect ${spec.name}: harmony calls are messages; see buildHarmonyGrammar`);
   const bodies = tools.map((t) => {
-    if (f.kind === "json") return seq(jsonCallObject(f, t), glue(f.close));
+    if (f.kind === "json") return seq(jsonCallObject(f, t, maxValueLength), glue(f.close));
     if (f.kind === "named") {
       const id = typeof f.id === "object" ? optional(seq(marker(f.id.open), idChars(f.id.length))) : seq();
-      return seq(literal(t.name), id, marker(f.nameClose), f.index ? plus(charClass(["0-9"])) : seq(), glue(f.argsOpen ?? []), jsonArguments(t), glue(f.close));
+      return seq(literal(t.name), id, marker(f.nameClose), f.index ? plus(charClass(["0-9"])) : seq(), glue(f.argsOpen ?? []), jsonArguments(t, maxValueLength), glue(f.close));
     }
     const body = xmlCall(f, t, maxValueLength);
     return withScope || !f.scopeCloseOptionalAtEnd ? seq(body, glue(f.close)) : seq(body, glue(splitScope(f.close)[0]));
@@ -101,9 +114,9 @@ export function buildToolGrammar(options: DialectOptions): Grammar {
   } else {
     // Text may stand before, between and after calls (the parser keeps it), but a trigger
     // always starts a declared call.
-    if (spec.callOpensAnswer) return withThought(spec, o, answerCall(o, callAfterTrigger(spec, tools)));
+    if (spec.callOpensAnswer) return withThought(spec, o, answerCall(o, callAfterTrigger(spec, tools, o.maxValueLength)));
     if (spec.section?.arrayOpen) {
-      const section = seq(arraySection(o, callAfterTrigger(spec, tools)), text(trigger, { marker: true }));
+      const section = seq(arraySection(o, callAfterTrigger(spec, tools, o.maxValueLength)), text(trigger, { marker: true }));
       return withThought(spec, o, o.toolChoice === "auto" ? alt(text(trigger, { marker: true }), section) : section);
     }
     const call = seq(until(trigger, { marker: true }), callAfterTrigger(spec, tools, o.maxValueLength));

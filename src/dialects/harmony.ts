@@ -1,9 +1,10 @@
 // Interpreter 1 for harmony (gpt-oss): the grammar of a turn's messages. The parser that reads
 // the same messages is src/parser/harmony.ts; the decisions are in src/dialects/gpt-oss.ts.
-import { alt, charClass, jsonSchema, literal, marker, optional, seq, star, text, until } from "../grammar/builders.js";
+import { alt, charClass, literal, marker, optional, seq, star, text, until } from "../grammar/builders.js";
 import type { Grammar, GrammarNode } from "../grammar/ir.js";
 import type { ResolvedOptions } from "./options.js";
 import type { Glue, HarmonyCallFormat } from "./spec.js";
+import { jsonArguments } from "./grammar.js";
 import type { ToolDef } from "./tools.js";
 
 /** Every part of harmony glue is a marker, optional ones too (`<|constrain|>` is a special token). */
@@ -29,8 +30,8 @@ function finalMessage(f: HarmonyCallFormat): GrammarNode {
 }
 
 /** A call message without its `<|call|>`: the recipient before or after the channel, then the arguments. */
-function callMessage(f: HarmonyCallFormat, tools: ToolDef[]): GrammarNode {
-  const args = (t: ToolDef) => jsonSchema(t.parameters, { whitespace: "any" });
+function callMessage(f: HarmonyCallFormat, tools: ToolDef[], maxValueLength?: number): GrammarNode {
+  const args = (t: ToolDef) => jsonArguments(t, maxValueLength);
   const type = optional(harmonyGlue(f.contentType));
   const calls = channel(f, f.channels.calls);
   const inRole = seq(harmonyGlue(f.open), alt(...tools.map((t) => seq(literal(t.name), calls, type, marker(f.message), args(t)))));
@@ -49,7 +50,7 @@ export function buildHarmonyGrammar(o: ResolvedOptions): Grammar {
   if (o.tools.length === 0) {
     answer = seq(lead, finalMessage(f));
   } else {
-    const call = callMessage(f, o.tools);
+    const call = callMessage(f, o.tools, o.maxValueLength);
     // <|call|> ends the turn (it is the end of generation); text after it is content, as after
     // the calls of the other dialects. So a turn has one call, whatever parallelToolCalls says.
     const calls = seq(call, optional(seq(marker(f.callEnd), anyText)));

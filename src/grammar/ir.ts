@@ -44,6 +44,11 @@ export interface JsonSchemaOptions {
    * them ('a' or "a" with Python escapes, True/False/None), for the SAME set of values.
    */
   syntax?: "json" | "python";
+  /**
+   * Longest string VALUE, in characters (object keys are not values); a schema's own maxLength
+   * still applies when smaller. Strings constrained by a pattern are not bounded by it.
+   */
+  maxStringLength?: number;
 }
 
 export type GrammarNode =

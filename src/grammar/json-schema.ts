@@ -616,6 +616,7 @@ class Lowerer {
   private readonly sep: Node;
   private readonly mode: NonNullable<JsonSchemaOptions["whitespace"]>;
   private readonly nest: number;
+  private readonly cap: number | undefined;
   private readonly syn: LiteralSyntax;
 
   constructor(private readonly rootSchema: unknown, options: JsonSchemaOptions, private readonly rootPath: string, private readonly names: Names) {
@@ -628,6 +629,9 @@ class Lowerer {
     const syntax = options.syntax ?? "json";
     if (syntax !== "json" && syntax !== "python") throw new RangeError(`JsonSchemaOptions.syntax must be "json" or "python", got ${describe(syntax)}`);
     this.syn = literalSyntax(syntax);
+    const cap = options.maxStringLength;
+    if (cap !== undefined && !(Number.isSafeInteger(cap) && cap >= 0)) throw new RangeError(`JsonSchemaOptions.maxStringLength must be a non-negative integer, got ${describe(cap)}`);
+    this.cap = cap;
     this.mode = mode;
     this.nest = nest;
     this.ws = wsProfile(mode);
@@ -644,7 +648,7 @@ class Lowerer {
     return refTo(name);
   }
   /** Shared rules of the Python syntax live under `py.`: equal names must mean equal rules. */
-  private sharedName(n: string) { return `${this.names.shared}.${this.syn === JSON_SYNTAX ? "" : "py."}${n}`; }
+  private sharedName(n: string) { return `${this.names.shared}.${this.syn === JSON_SYNTAX ? "" : "py."}${this.cap === undefined ? "" : `max${this.cap}.`}${n}`; }
   private charName(q: QuoteSyntax) { return this.syn.quotes.length > 1 ? `char.${q.id}` : "char"; }
   /** Any one string character inside quote `q`. */
   char(q: QuoteSyntax): Node { return this.rule(this.sharedName(this.charName(q)), () => charExcept(new Set(), q)); }
@@ -653,6 +657,11 @@ class Lowerer {
     return alt(this.syn.quotes.map((q) => { const b = body(q); return b && seq(lit(q.quote), b, lit(q.quote)); }));
   }
   string(): Node { return this.rule(this.sharedName("string"), () => this.quoted((q) => rep(this.char(q), 0, null))!); }
+  /** A string value: any string, or at most `maxStringLength` characters. */
+  valueString(): Node {
+    if (this.cap === undefined) return this.string();
+    return this.rule(this.sharedName("value-string"), () => this.quoted((q) => rep(this.char(q), 0, this.cap!))!);
+  }
   /** The fixed spellings of `texts` (enum/const values, declared keys). */
   private fixed(texts: string[]): Node | null { return alt(texts.map(lit)); }
   number(): Node { return this.rule(this.sharedName("number"), () => seq(opt(lit("-")), MAG_ANY)); }
@@ -661,7 +670,7 @@ class Lowerer {
   /** Any JSON value with at most `d` levels of containers. */
   freeValue(d: number): Node {
     return this.rule(this.sharedName(`free.${this.mode}.value${d}`), () =>
-      alt([lit(this.syn.constants.null), lit(this.syn.constants.true), lit(this.syn.constants.false), this.number(), this.string(), d > 0 ? this.freeArray(d) : null, d > 0 ? this.freeObject(d) : null])!);
+      alt([lit(this.syn.constants.null), lit(this.syn.constants.true), lit(this.syn.constants.false), this.number(), this.valueString(), d > 0 ? this.freeArray(d) : null, d > 0 ? this.freeObject(d) : null])!);
   }
   /** A free-form object counting as one of `d` container levels. */
   freeObject(d: number): Node {
@@ -772,7 +781,7 @@ class Lowerer {
         case "boolean": parts.push(lit(this.syn.constants.true), lit(this.syn.constants.false)); break;
         case "integer": parts.push(info ? this.lowerNumber(info, true) : this.integer()); break;
         case "number": parts.push(info ? this.lowerNumber(info, false) : this.number()); break;
-        case "string": parts.push(info ? this.lowerString(info) : this.string()); break;
+        case "string": parts.push(info ? this.lowerString(info) : this.valueString()); break;
         case "array": parts.push(free || !info ? this.freeArray(this.nest) : this.lowerArray(info)); break;
         case "object": parts.push(free || !info ? this.freeObject(this.nest) : this.lowerObject(info)); break;
       }
@@ -789,9 +798,10 @@ class Lowerer {
       }
       return this.lowerPattern(info.s.pattern, childPath(info.path, "pattern"));
     }
-    if (min === 0 && max === null) return this.string();
-    if (max !== null && min > max) return null;
-    return this.quoted((q) => rep(this.char(q), min, max));
+    if (min === 0 && max === null) return this.valueString();
+    const bound = this.cap === undefined ? max : max === null ? this.cap : Math.min(max, this.cap);
+    if (bound !== null && min > bound) return null;
+    return this.quoted((q) => rep(this.char(q), min, bound));
   }
 
   /** Strings whose decoded value contains a match of `pattern` (ECMAScript, u flag), as ajv tests it. */

@@ -128,8 +128,8 @@ export function scanNamed(text: string, start: number, o: ResolvedOptions, final
   const c = matchGlue(text, e, f.close, final);
   if (c === NEED) return { status: "need", tool: t, args, ...withId, cutAt: "the call's close" };
   if (c === FAIL) return { status: "done", end: e, tool: t, args, ...withId, invalid: "the call's close marker is missing" };
-  const valid = grammarAccepts(jsonArguments(t), body);
-  const invalid = badId ?? (valid ? undefined : invalidJsonReason(t, a));
+  const valid = grammarAccepts(jsonArguments(t, o.maxValueLength), body);
+  const invalid = badId ?? (valid ? undefined : invalidJsonReason(t, a, o.maxValueLength));
   return { status: "done", end: c, tool: t, args, ...withId, ...(invalid ? { invalid } : {}) };
 }
 
@@ -155,7 +155,7 @@ function scanParams(text: string, o: ResolvedOptions, final: boolean, cp: XmlChe
       if (seen.has(key)) return finish(text, i, t, args, f, final, `parameter "${key}" is given twice`);
       seen.add(key);
       if (!(key in t.properties)) return finish(text, i, t, args, f, final, `"${t.name}" has no parameter "${key}"`);
-      const typed = typeValue(f, t.properties[key], raw);
+      const typed = typeValue(f, t.properties[key], raw, o.maxValueLength);
       if ("error" in typed) return finish(text, i, t, args, f, final, `parameter "${key}": ${typed.error}`);
       args.push([key, typed.value]);
       continue;
@@ -186,14 +186,16 @@ function finish(text: string, i: number, t: ToolDef, args: Array<[string, unknow
 }
 
 /** An XML value: raw text for strings (one padding newline each side removed), JSON otherwise. */
-function typeValue(f: XmlCallFormat, schema: unknown, raw: string): { value: unknown } | { error: string } {
+function typeValue(f: XmlCallFormat, schema: unknown, raw: string, max?: number): { value: unknown } | { error: string } {
   let v = raw;
   if (f.trimNewline) {
     if (v.startsWith("\n")) v = v.slice(1);
     if (v.endsWith("\n")) v = v.slice(0, -1);
   }
-  if (isRawText(schema)) return { value: v };
-  if (!grammarAccepts(xmlValue(f, schema), raw + f.valueClose)) {
+  const fits = (limit?: number) => grammarAccepts(xmlValue(f, schema, limit), raw + f.valueClose);
+  if (isRawText(schema)) return max === undefined || fits(max) ? { value: v } : { error: overLimit(max) };
+  if (!fits(max)) {
+    if (max !== undefined && fits()) return { error: `${JSON.stringify(v)}: ${overLimit(max)}` };
     const type = (schema as { type?: unknown }).type;
     return { error: `${JSON.stringify(v)} does not fit its schema${type ? ` (type ${JSON.stringify(type)})` : ""}` };
   }
@@ -267,20 +269,20 @@ export function scanJson(text: string, start: number, o: ResolvedOptions, final:
   const withId = f.id && idFits(id, f.id.length) ? { id } : {};
   const c = matchGlue(text, e, f.close, final);
   if (c === NEED) return { status: "need", tool: t, args, ...withId, cutAt: "the call's close" };
-  const valid = grammarAccepts(jsonCallObject(f, t), text.slice(i, e));
+  const valid = grammarAccepts(jsonCallObject(f, t, o.maxValueLength), text.slice(i, e));
   const end = c === FAIL ? e : c;
   if (c === FAIL) return { status: "done", end, tool: t, args, ...withId, invalid: "the call's close marker is missing" };
-  return { status: "done", end, tool: t, args, ...withId, ...(valid ? {} : { invalid: invalidCallReason(f, t, obj as Record<string, unknown>) }) };
+  return { status: "done", end, tool: t, args, ...withId, ...(valid ? {} : { invalid: invalidCallReason(f, t, obj as Record<string, unknown>, o.maxValueLength) }) };
 }
 
 /** Why a JSON call object the grammar refuses is not a valid call, most telling reason first. */
-function invalidCallReason(f: JsonCallFormat, t: ToolDef, obj: Record<string, unknown>): string {
+function invalidCallReason(f: JsonCallFormat, t: ToolDef, obj: Record<string, unknown>, max?: number): string {
   const a = obj[f.argsKey];
   if (!(f.argsKey in obj)) return `the call has no "${f.argsKey}"`;
-  if (!grammarAccepts(jsonArguments(t), JSON.stringify(a))) return invalidJsonReason(t, a);
+  if (!grammarAccepts(jsonArguments(t, max), JSON.stringify(a))) return invalidJsonReason(t, a, max);
   if (f.id && !idFits(obj[f.id.key], f.id.length)) return `the call's "${f.id.key}" must be ${f.id.length} letters or digits, got ${JSON.stringify(obj[f.id.key]) ?? "none"}`;
   const keys = [f.nameKey, f.argsKey, ...(f.id ? [f.id.key] : [])];
-  if (Object.keys(obj).join("\0") === keys.join("\0")) return invalidJsonReason(t, a);
+  if (Object.keys(obj).join("\0") === keys.join("\0")) return invalidJsonReason(t, a, max);
   return `the call object must hold exactly ${keys.map((k) => `"${k}"`).join(", ")}, in that order`;
 }
 
@@ -293,9 +295,22 @@ function couldNameTool(head: string, f: JsonCallFormat, o: ResolvedOptions): boo
   return name === undefined || o.tools.some((t) => t.name.startsWith(name));
 }
 
-export function invalidJsonReason(t: ToolDef, a: unknown): string {
+export function invalidJsonReason(t: ToolDef, a: unknown, max?: number): string {
   if (!a || typeof a !== "object" || Array.isArray(a)) return "arguments must be a JSON object";
   const missing = t.required.filter((r) => !(r in (a as object)));
   if (missing.length) return `missing required ${missing.map((m) => `"${m}"`).join(", ")}`;
+  if (max !== undefined && longString(a, max)) return `a string value is ${overLimit(max)}`;
   return `arguments do not fit the parameters of "${t.name}"`;
+}
+
+function overLimit(max: number): string {
+  return `longer than maxValueLength (${max} characters)`;
+}
+
+/** Whether a string value (not an object key) anywhere in `v` has more than `max` characters. */
+function longString(v: unknown, max: number): boolean {
+  if (typeof v === "string") return [...v].length > max;
+  if (Array.isArray(v)) return v.some((x) => longString(x, max));
+  if (v && typeof v === "object") return Object.values(v).some((x) => longString(x, max));
+  return false;
 }

@@ -235,7 +235,7 @@ export class HarmonyReader {
     const body = t.slice(a, e);
     let args: unknown;
     try { args = JSON.parse(body); } catch { why ??= "the arguments are not valid JSON"; }
-    if (why === undefined && !grammarAccepts(jsonArguments(tool), body)) why = invalidJsonReason(tool, args);
+    if (why === undefined && !grammarAccepts(jsonArguments(tool, this.#o.maxValueLength), body)) why = invalidJsonReason(tool, args, this.#o.maxValueLength);
     if (why !== undefined) { this.#fail(out, "invalid", tool, why, end, t); return true; }
     const call: ToolCall = { id: callId(this.#index), type: "function", function: { name: tool.name, arguments: argumentsJson(Object.entries(args as object)) } };
     out.calls.push(call);

@@ -6,11 +6,9 @@ import type { JsonSchemaOptions } from "../../src/grammar/ir.js";
 import { readPythonLiteral } from "../../src/parser/python-literal.js";
 import type { CaseStats, Mutation, PropertySchema } from "../json-schema-cases.js";
 import { arbValue, withinLimits } from "../json-schema-cases.js";
+import { type Json, type ValueSyntax, renderForSchema } from "./schema-text.js";
 
-type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
-type S = Record<string, unknown>;
-const isObj = (x: unknown): x is S => typeof x === "object" && x !== null && !Array.isArray(x);
-const own = (o: object, k: string) => Object.prototype.hasOwnProperty.call(o, k);
+const isObj = (x: unknown): x is Record<string, unknown> => typeof x === "object" && x !== null && !Array.isArray(x);
 
 /** `s` in quote `q` with only the escapes Python needs (backslash, the quote, controls). */
 export function pyQuote(s: string, q: "'" | '"'): string {
@@ -37,38 +35,10 @@ export function pyRepr(v: unknown, sep = { item: ", ", key: ": " }): string {
   return `{${Object.entries(v as object).map(([k, x]) => `${pyRepr(k, sep)}${sep.key}${pyRepr(x, sep)}`).join(sep.item)}}`;
 }
 
-function rng(seed: number) {
-  let a = seed >>> 0;
-  return (n: number): number => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return (((t ^ (t >>> 14)) >>> 0) % n);
-  };
-}
-
-function resolve(root: unknown, s: unknown): unknown {
-  if (isObj(s) && typeof s.$ref === "string") {
-    let cur: unknown = root;
-    for (const seg of s.$ref.slice(2).split("/").filter(Boolean)) cur = (cur as S)[seg];
-    return cur;
-  }
-  return s;
-}
-
-/**
- * v as a Python literal the grammar must accept when v is valid: enum/const values and declared
- * keys in their fixed spellings (either quote), undeclared keys as one run, integers as ints;
- * elsewhere random quotes, escapes (\\x \\u \\U, short ones), number forms and whitespace.
- */
-export function serializePy(v: Json, root: unknown, mode: NonNullable<JsonSchemaOptions["whitespace"]>, seed: number): string {
-  const r = rng(seed);
-  const gap = () => (mode === "any" ? Array.from({ length: r(3) === 0 ? r(33) : r(3) }, () => " \t\n\r"[r(4)]).join("") : "");
-  const after = () => (mode === "single" ? (r(4) ? " " : "") : "");
-  const anyQuote = (): "'" | '"' => (r(2) ? "'" : '"');
-  const str = (x: string, canonical: boolean): string => {
-    const q = anyQuote();
+/** Python's spellings for renderForSchema: either quote, \\x \\u \\U escapes, 1e-05 and 3.0 number forms. */
+const pySyntax: ValueSyntax = {
+  string(x, canonical, r) {
+    const q = r(2) ? "'" : '"';
     if (canonical) return pyQuote(x, q);
     let out = q;
     for (const ch of x) {
@@ -85,8 +55,8 @@ export function serializePy(v: Json, root: unknown, mode: NonNullable<JsonSchema
       else out += pyQuote(ch, q).slice(1, -1);
     }
     return out + q;
-  };
-  const numText = (x: number, floatOk: boolean): string => {
+  },
+  number(x, floatOk, r) {
     const k = floatOk ? r(3) : 0;
     if (k === 1) {
       const [m, e] = x.toExponential().split("e") as [string, string];
@@ -94,46 +64,20 @@ export function serializePy(v: Json, root: unknown, mode: NonNullable<JsonSchema
     }
     if (k === 2 && Number.isSafeInteger(x)) return `${x}.0`;
     return JSON.stringify(x);
-  };
-  const container = (open: string, parts: string[], close: string) =>
-    parts.length === 0 ? open + gap() + close : open + parts.map((p) => gap() + p).join(gap() + "," + after()) + gap() + close;
-  const member = (k: string, val: string) => k + gap() + ":" + after() + val;
-  const shuffle = <T>(xs: T[]): T[] => { const a = [...xs]; for (let i = a.length - 1; i > 0; i--) { const j = r(i + 1); [a[i], a[j]] = [a[j]!, a[i]!]; } return a; };
-  const scalar = (x: Json): string => (x === null ? "None" : x === true ? "True" : "False");
-  const whole = (x: Json) => pyRepr(x, mode === "compact" ? { item: ",", key: ":" } : { item: ", ", key: ": " });
+  },
+  scalar: (x) => (x === null ? "None" : x ? "True" : "False"),
+  fixed: (x, r) => (typeof x === "string" ? pySyntax.string(x, true, r) : pyRepr(x)),
+  whole: (x, mode) => pyRepr(x, mode === "compact" ? { item: ",", key: ":" } : { item: ", ", key: ": " }),
+  spaceOdds: 4,
+};
 
-  const free = (x: Json): string => {
-    if (typeof x === "string") return str(x, false);
-    if (typeof x === "number") return numText(x, true);
-    if (Array.isArray(x)) return container("[", x.map(free), "]");
-    if (isObj(x)) return container("{", shuffle(Object.keys(x)).map((k) => member(str(k, false), free(x[k] as Json))), "}");
-    return scalar(x);
-  };
-  const go = (x: Json, s: unknown): string => {
-    s = resolve(root, s);
-    if (!isObj(s)) return free(x);
-    if ("enum" in s || "const" in s) return typeof x === "string" ? str(x, true) : pyRepr(x);
-    if (Array.isArray(s.anyOf) || Array.isArray(s.oneOf)) return whole(x);
-    if (Array.isArray(s.allOf) && s.allOf.length === 1) return go(x, s.allOf[0]);
-    const types = (Array.isArray(s.type) ? s.type : s.type ? [s.type] : []) as string[];
-    if (typeof x === "string") return str(x, false);
-    if (typeof x === "number") return numText(x, types.length === 0 || types.includes("number"));
-    if (Array.isArray(x)) {
-      const prefix = (Array.isArray(s.prefixItems) ? s.prefixItems : []) as unknown[];
-      return container("[", x.map((e, i) => go(e, i < prefix.length ? prefix[i] : s.items)), "]");
-    }
-    if (isObj(x)) {
-      const props = (isObj(s.properties) ? s.properties : {}) as S;
-      const isDeclared = (k: string) => own(props, k) || (Array.isArray(s.required) && s.required.includes(k));
-      const sub = (k: string) => (own(props, k) ? props[k] : s.additionalProperties);
-      const declared = shuffle(Object.keys(x).filter(isDeclared)).map((k) => member(str(k, true), go(x[k] as Json, sub(k))));
-      const extras = shuffle(Object.keys(x).filter((k) => !isDeclared(k))).map((k) => member(str(k, false), go(x[k] as Json, sub(k))));
-      const at = r(declared.length + 1);
-      return container("{", [...declared.slice(0, at), ...extras, ...declared.slice(at)], "}");
-    }
-    return scalar(x);
-  };
-  return go(v, root);
+/**
+ * v as a Python literal the grammar must accept when v is valid: enum/const values and declared
+ * keys in their fixed spellings (either quote), undeclared keys as one run, integers as ints;
+ * elsewhere random quotes, escapes (\\x \\u \\U, short ones), number forms and whitespace.
+ */
+export function serializePy(v: Json, root: unknown, mode: NonNullable<JsonSchemaOptions["whitespace"]>, seed: number): string {
+  return renderForSchema(v, root, mode, seed, pySyntax);
 }
 
 export const arbPyCase = (ps: PropertySchema) =>

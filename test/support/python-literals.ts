@@ -4,11 +4,9 @@
 import fc from "fast-check";
 import type { JsonSchemaOptions } from "../../src/grammar/ir.js";
 import { readPythonLiteral } from "../../src/parser/python-literal.js";
-import type { CaseStats, Mutation, PropertySchema } from "../json-schema-cases.js";
-import { arbValue, withinLimits } from "../json-schema-cases.js";
+import type { CaseStats, PropertyCase, PropertySchema, TextSyntax } from "../json-schema-cases.js";
+import { arbValue, checkTextCase } from "../json-schema-cases.js";
 import { type Json, type ValueSyntax, renderForSchema } from "./schema-text.js";
-
-const isObj = (x: unknown): x is Record<string, unknown> => typeof x === "object" && x !== null && !Array.isArray(x);
 
 /** `s` in quote `q` with only the escapes Python needs (backslash, the quote, controls). */
 export function pyQuote(s: string, q: "'" | '"'): string {
@@ -87,44 +85,11 @@ export const arbPyCase = (ps: PropertySchema) =>
     mutation: fc.option(fc.record({ at: fc.nat(), op: fc.nat(2), ch: fc.constantFrom(..."'\"\\,:{}[]01-.eE+ \n\t\rxuUTN\u001f\u00e9".split("")) }), { freq: 2 }),
   });
 
-/** JSON text with sorted keys: equal values, equal texts, whatever the key order. */
-function canonical(v: unknown): string {
-  return JSON.stringify(v, (_k, x: unknown) => (isObj(x) ? Object.fromEntries(Object.keys(x).sort().map((k) => [k, x[k]])) : x));
-}
+const pyText: TextSyntax = { name: "not a Python literal", serialize: serializePy, read: readPythonLiteral };
 
-function mutate(text: string, m: Mutation): string {
-  const cps = Array.from(text);
-  const at = m.at % (cps.length + 1);
-  if (m.op === 0) cps.splice(at, 0, m.ch);
-  else if (at < cps.length) cps.splice(at, 1, ...(m.op === 1 ? [] : [m.ch]));
-  return cps.join("");
-}
-
-/**
- * One case: the grammar may accept only texts that read as a Python literal whose value ajv
- * accepts; it must accept every unmutated serialization of an ajv-valid value within the limits.
- * An unmutated text must read back as the value it was written from.
- */
+/** checkTextCase for Python-literal texts; returns the text checked. */
 export function checkPyCase(
-  ps: PropertySchema, accepts: (text: string) => boolean, valid: (v: unknown) => boolean,
-  c: { value: Json; seed: number; mutation: Mutation | null }, stats: CaseStats,
+  ps: PropertySchema, accepts: (text: string) => boolean, valid: (v: unknown) => boolean, c: PropertyCase, stats: CaseStats,
 ): string {
-  const original = serializePy(c.value, ps.schema, ps.options?.whitespace ?? "single", c.seed);
-  const text = c.mutation ? mutate(original, c.mutation) : original;
-  let parsed: unknown;
-  try { parsed = readPythonLiteral(text); } catch {
-    if (!c.mutation) throw new Error(`the serializer wrote a text the reader refuses: ${JSON.stringify(text)}`);
-    stats.notJson++;
-    if (accepts(text)) throw new Error(`grammar accepted text that is not a Python literal: ${JSON.stringify(text)}`);
-    return text;
-  }
-  if (!c.mutation && canonical(parsed) !== canonical(c.value)) {
-    throw new Error(`${JSON.stringify(text)} reads back as ${JSON.stringify(parsed)}, not ${JSON.stringify(c.value)}`);
-  }
-  const ajvOk = valid(parsed);
-  if (ajvOk) stats.valid++; else stats.invalid++;
-  const accepted = accepts(text);
-  if (accepted && !ajvOk) throw new Error(`grammar accepted a value ajv rejects: ${JSON.stringify(text)}`);
-  if (!accepted && ajvOk && !c.mutation && withinLimits(parsed)) throw new Error(`grammar rejected a value ajv accepts: ${JSON.stringify(text)}`);
-  return text;
+  return checkTextCase(pyText, ps, accepts, valid, c, stats);
 }

@@ -4,6 +4,7 @@
 import fc from "fast-check";
 import Ajv2020Module from "ajv/dist/2020.js";
 import type { GrammarNode, JsonSchemaOptions } from "../src/grammar/ir.js";
+import { type Json, type ValueSyntax, renderForSchema, resolveRef as resolve } from "./support/schema-text.js";
 
 // ---------------------------------------------------------------------------------------------
 // Reference matcher: the language of an IR grammar, by brute force (end-position sets).
@@ -488,19 +489,9 @@ export function oracleSchema(schema: unknown): unknown {
   return s;
 }
 
-type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 type S = Record<string, unknown>;
 const isObj = (x: unknown): x is S => typeof x === "object" && x !== null && !Array.isArray(x);
 const own = (o: object, k: string) => Object.prototype.hasOwnProperty.call(o, k);
-
-function resolve(root: unknown, s: unknown): unknown {
-  if (isObj(s) && typeof s.$ref === "string") {
-    let cur: unknown = root;
-    for (const seg of s.$ref.slice(2).split("/").filter(Boolean)) cur = (cur as S)[seg];
-    return cur;
-  }
-  return s;
-}
 
 const anyJson = (depth: number): fc.Arbitrary<Json> =>
   fc.jsonValue({ maxDepth: depth, stringUnit: "binary" }) as fc.Arbitrary<Json>;
@@ -587,29 +578,9 @@ export function withinLimits(v: unknown, maxFreeNesting = 6): boolean {
   return depthOf(v) <= maxFreeNesting && !bigIntegers(v);
 }
 
-/** A tiny PRNG so one fast-check integer drives every serialization choice. */
-function rng(seed: number) {
-  let a = seed >>> 0;
-  return (n: number): number => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return (((t ^ (t >>> 14)) >>> 0) % n);
-  };
-}
-
-/**
- * Serialize v in the whitespace style `mode` accepts, guided by the schema so that the text is
- * one the grammar must accept whenever the value is valid: enum/const values and declared
- * property names canonical (JSON.stringify), undeclared keys as one contiguous run, integers
- * without exponent; elsewhere random key order, random string escapes, random number forms.
- */
-export function serialize(v: Json, root: unknown, mode: NonNullable<JsonSchemaOptions["whitespace"]>, seed: number): string {
-  const r = rng(seed);
-  const gap = () => (mode === "any" ? Array.from({ length: r(3) === 0 ? r(33) : r(3) }, () => " \t\n\r"[r(4)]).join("") : "");
-  const after = () => (mode === "single" ? (r(2) ? " " : "") : "");
-  const str = (x: string, canonical: boolean): string => {
+/** JSON's spellings for renderForSchema: random \u escapes (surrogate pairs above U+FFFF), "\/", exponents. */
+const jsonSyntax: ValueSyntax = {
+  string(x, canonical, r) {
     if (canonical) return JSON.stringify(x);
     let out = '"';
     for (const ch of x) {
@@ -621,50 +592,24 @@ export function serialize(v: Json, root: unknown, mode: NonNullable<JsonSchemaOp
       else out += JSON.stringify(ch).slice(1, -1);
     }
     return out + '"';
-  };
-  const numText = (x: number, exponentOk: boolean): string => {
+  },
+  number(x, exponentOk, r) {
     if (!exponentOk || r(3) !== 0) return JSON.stringify(x);
     const e = x.toExponential();
     return r(2) ? e : e.toUpperCase().replace("+", r(2) ? "+" : "");
-  };
-  const container = (open: string, parts: string[], close: string) =>
-    parts.length === 0 ? open + gap() + close : open + parts.map((p) => gap() + p).join(gap() + "," + after()) + gap() + close;
-  const member = (k: string, val: string) => k + gap() + ":" + after() + val;
-  const shuffle = <T>(xs: T[]): T[] => { const a = [...xs]; for (let i = a.length - 1; i > 0; i--) { const j = r(i + 1); [a[i], a[j]] = [a[j]!, a[i]!]; } return a; };
+  },
+  scalar: (x) => JSON.stringify(x),
+  fixed: (x) => JSON.stringify(x),
+  whole: (x) => JSON.stringify(x),
+  spaceOdds: 2,
+};
 
-  const free = (x: Json): string => {
-    if (typeof x === "string") return str(x, false);
-    if (typeof x === "number") return numText(x, true);
-    if (Array.isArray(x)) return container("[", x.map(free), "]");
-    if (isObj(x)) return container("{", shuffle(Object.keys(x)).map((k) => member(str(k, false), free(x[k] as Json))), "}");
-    return JSON.stringify(x);
-  };
-  const go = (x: Json, s: unknown): string => {
-    s = resolve(root, s);
-    if (!isObj(s)) return free(x);
-    if ("enum" in s || "const" in s) return JSON.stringify(x);
-    if (Array.isArray(s.anyOf) || Array.isArray(s.oneOf)) return JSON.stringify(x);
-    if (Array.isArray(s.allOf) && s.allOf.length === 1) return go(x, s.allOf[0]);
-    const types = (Array.isArray(s.type) ? s.type : s.type ? [s.type] : []) as string[];
-    if (typeof x === "string") return str(x, false);
-    if (typeof x === "number") return numText(x, types.length === 0 || types.includes("number"));
-    if (Array.isArray(x)) {
-      const prefix = (Array.isArray(s.prefixItems) ? s.prefixItems : []) as unknown[];
-      return container("[", x.map((e, i) => go(e, i < prefix.length ? prefix[i] : s.items)), "]");
-    }
-    if (isObj(x)) {
-      const props = (isObj(s.properties) ? s.properties : {}) as S;
-      // required-but-undeclared names are declared members of the grammar: canonical spelling too
-      const isDeclared = (k: string) => own(props, k) || (Array.isArray(s.required) && s.required.includes(k));
-      const sub = (k: string) => (own(props, k) ? props[k] : s.additionalProperties);
-      const declared = shuffle(Object.keys(x).filter(isDeclared)).map((k) => member(JSON.stringify(k), go(x[k] as Json, sub(k))));
-      const extras = shuffle(Object.keys(x).filter((k) => !isDeclared(k))).map((k) => member(str(k, false), go(x[k] as Json, sub(k))));
-      const at = r(declared.length + 1);
-      return container("{", [...declared.slice(0, at), ...extras, ...declared.slice(at)], "}");
-    }
-    return JSON.stringify(x);
-  };
-  return go(v, root);
+/**
+ * Serialize v as JSON in the whitespace style `mode` accepts, guided by the schema so that the
+ * text is one the grammar must accept whenever the value is valid (see renderForSchema).
+ */
+export function serialize(v: Json, root: unknown, mode: NonNullable<JsonSchemaOptions["whitespace"]>, seed: number): string {
+  return renderForSchema(v, root, mode, seed, jsonSyntax);
 }
 
 export interface Mutation { at: number; op: number; ch: string }
@@ -685,27 +630,57 @@ function mutate(text: string, m: Mutation): string {
 }
 
 export interface CaseStats { valid: number; invalid: number; notJson: number }
+export interface PropertyCase { value: Json; seed: number; mutation: Mutation | null }
+
+/** A text syntax of the lowering, as the property cases see it. */
+export interface TextSyntax {
+  /** For messages: "not JSON", "not a Python literal". */
+  name: string;
+  serialize(v: Json, root: unknown, mode: NonNullable<JsonSchemaOptions["whitespace"]>, seed: number): string;
+  /** The value a text spells; throws when it is not in the syntax. */
+  read(text: string): unknown;
+}
+
+/** JSON text with sorted keys: equal values, equal texts, whatever the key order. */
+function canonical(v: unknown): string {
+  return JSON.stringify(v, (_k, x: unknown) => (isObj(x) ? Object.fromEntries(Object.keys(x).sort().map((k) => [k, x[k]])) : x));
+}
 
 /**
- * One property-test case: the grammar may accept only texts that JSON.parse accepts and whose
- * value ajv accepts; it must accept every unmutated serialization of an ajv-valid value within
- * the documented limits (nesting, integer spelling).
+ * One property-test case: the grammar may accept only texts that read in the syntax as a value
+ * ajv accepts; it must accept every unmutated serialization of an ajv-valid value within the
+ * documented limits (nesting, integer spelling). An unmutated text must read back as the value it
+ * was written from. Returns the text checked.
  */
-export function checkCase(
-  ps: PropertySchema, accepts: (text: string) => boolean, valid: (v: unknown) => boolean,
-  c: { value: Json; seed: number; mutation: Mutation | null }, stats: CaseStats,
-): void {
-  const original = serialize(c.value, ps.schema, ps.options?.whitespace ?? "single", c.seed);
+export function checkTextCase(
+  syntax: TextSyntax, ps: PropertySchema, accepts: (text: string) => boolean, valid: (v: unknown) => boolean,
+  c: PropertyCase, stats: CaseStats,
+): string {
+  const original = syntax.serialize(c.value, ps.schema, ps.options?.whitespace ?? "single", c.seed);
   const text = c.mutation ? mutate(original, c.mutation) : original;
   let parsed: unknown;
-  try { parsed = JSON.parse(text); } catch {
+  try { parsed = syntax.read(text); } catch {
+    if (!c.mutation) throw new Error(`the serializer wrote a text that is ${syntax.name}: ${JSON.stringify(text)}`);
     stats.notJson++;
-    if (accepts(text)) throw new Error(`grammar accepted text that is not JSON: ${JSON.stringify(text)}`);
-    return;
+    if (accepts(text)) throw new Error(`grammar accepted text that is ${syntax.name}: ${JSON.stringify(text)}`);
+    return text;
+  }
+  if (!c.mutation && canonical(parsed) !== canonical(c.value)) {
+    throw new Error(`${JSON.stringify(text)} reads back as ${JSON.stringify(parsed)}, not ${JSON.stringify(c.value)}`);
   }
   const ajvOk = valid(parsed);
   if (ajvOk) stats.valid++; else stats.invalid++;
   const accepted = accepts(text);
   if (accepted && !ajvOk) throw new Error(`grammar accepted a value ajv rejects: ${JSON.stringify(text)}`);
   if (!accepted && ajvOk && !c.mutation && withinLimits(parsed)) throw new Error(`grammar rejected a value ajv accepts: ${JSON.stringify(text)}`);
+  return text;
+}
+
+const jsonText: TextSyntax = { name: "not JSON", serialize, read: (text) => JSON.parse(text) };
+
+/** checkTextCase for JSON texts. */
+export function checkCase(
+  ps: PropertySchema, accepts: (text: string) => boolean, valid: (v: unknown) => boolean, c: PropertyCase, stats: CaseStats,
+): void {
+  checkTextCase(jsonText, ps, accepts, valid, c, stats);
 }

@@ -4,13 +4,9 @@
 import fc from "fast-check";
 import type { JsonSchemaOptions } from "../../src/grammar/ir.js";
 import { readPythonLiteral } from "../../src/parser/python-literal.js";
-import type { CaseStats, Mutation, PropertySchema } from "../json-schema-cases.js";
-import { arbValue, withinLimits } from "../json-schema-cases.js";
-
-type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
-type S = Record<string, unknown>;
-const isObj = (x: unknown): x is S => typeof x === "object" && x !== null && !Array.isArray(x);
-const own = (o: object, k: string) => Object.prototype.hasOwnProperty.call(o, k);
+import type { CaseStats, PropertyCase, PropertySchema, TextSyntax } from "../json-schema-cases.js";
+import { arbValue, checkTextCase } from "../json-schema-cases.js";
+import { type Json, type ValueSyntax, renderForSchema } from "./schema-text.js";
 
 /** `s` in quote `q` with only the escapes Python needs (backslash, the quote, controls). */
 export function pyQuote(s: string, q: "'" | '"'): string {
@@ -37,38 +33,10 @@ export function pyRepr(v: unknown, sep = { item: ", ", key: ": " }): string {
   return `{${Object.entries(v as object).map(([k, x]) => `${pyRepr(k, sep)}${sep.key}${pyRepr(x, sep)}`).join(sep.item)}}`;
 }
 
-function rng(seed: number) {
-  let a = seed >>> 0;
-  return (n: number): number => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return (((t ^ (t >>> 14)) >>> 0) % n);
-  };
-}
-
-function resolve(root: unknown, s: unknown): unknown {
-  if (isObj(s) && typeof s.$ref === "string") {
-    let cur: unknown = root;
-    for (const seg of s.$ref.slice(2).split("/").filter(Boolean)) cur = (cur as S)[seg];
-    return cur;
-  }
-  return s;
-}
-
-/**
- * v as a Python literal the grammar must accept when v is valid: enum/const values and declared
- * keys in their fixed spellings (either quote), undeclared keys as one run, integers as ints;
- * elsewhere random quotes, escapes (\\x \\u \\U, short ones), number forms and whitespace.
- */
-export function serializePy(v: Json, root: unknown, mode: NonNullable<JsonSchemaOptions["whitespace"]>, seed: number): string {
-  const r = rng(seed);
-  const gap = () => (mode === "any" ? Array.from({ length: r(3) === 0 ? r(33) : r(3) }, () => " \t\n\r"[r(4)]).join("") : "");
-  const after = () => (mode === "single" ? (r(4) ? " " : "") : "");
-  const anyQuote = (): "'" | '"' => (r(2) ? "'" : '"');
-  const str = (x: string, canonical: boolean): string => {
-    const q = anyQuote();
+/** Python's spellings for renderForSchema: either quote, \\x \\u \\U escapes, 1e-05 and 3.0 number forms. */
+const pySyntax: ValueSyntax = {
+  string(x, canonical, r) {
+    const q = r(2) ? "'" : '"';
     if (canonical) return pyQuote(x, q);
     let out = q;
     for (const ch of x) {
@@ -85,8 +53,8 @@ export function serializePy(v: Json, root: unknown, mode: NonNullable<JsonSchema
       else out += pyQuote(ch, q).slice(1, -1);
     }
     return out + q;
-  };
-  const numText = (x: number, floatOk: boolean): string => {
+  },
+  number(x, floatOk, r) {
     const k = floatOk ? r(3) : 0;
     if (k === 1) {
       const [m, e] = x.toExponential().split("e") as [string, string];
@@ -94,46 +62,20 @@ export function serializePy(v: Json, root: unknown, mode: NonNullable<JsonSchema
     }
     if (k === 2 && Number.isSafeInteger(x)) return `${x}.0`;
     return JSON.stringify(x);
-  };
-  const container = (open: string, parts: string[], close: string) =>
-    parts.length === 0 ? open + gap() + close : open + parts.map((p) => gap() + p).join(gap() + "," + after()) + gap() + close;
-  const member = (k: string, val: string) => k + gap() + ":" + after() + val;
-  const shuffle = <T>(xs: T[]): T[] => { const a = [...xs]; for (let i = a.length - 1; i > 0; i--) { const j = r(i + 1); [a[i], a[j]] = [a[j]!, a[i]!]; } return a; };
-  const scalar = (x: Json): string => (x === null ? "None" : x === true ? "True" : "False");
-  const whole = (x: Json) => pyRepr(x, mode === "compact" ? { item: ",", key: ":" } : { item: ", ", key: ": " });
+  },
+  scalar: (x) => (x === null ? "None" : x ? "True" : "False"),
+  fixed: (x, r) => (typeof x === "string" ? pySyntax.string(x, true, r) : pyRepr(x)),
+  whole: (x, mode) => pyRepr(x, mode === "compact" ? { item: ",", key: ":" } : { item: ", ", key: ": " }),
+  spaceOdds: 4,
+};
 
-  const free = (x: Json): string => {
-    if (typeof x === "string") return str(x, false);
-    if (typeof x === "number") return numText(x, true);
-    if (Array.isArray(x)) return container("[", x.map(free), "]");
-    if (isObj(x)) return container("{", shuffle(Object.keys(x)).map((k) => member(str(k, false), free(x[k] as Json))), "}");
-    return scalar(x);
-  };
-  const go = (x: Json, s: unknown): string => {
-    s = resolve(root, s);
-    if (!isObj(s)) return free(x);
-    if ("enum" in s || "const" in s) return typeof x === "string" ? str(x, true) : pyRepr(x);
-    if (Array.isArray(s.anyOf) || Array.isArray(s.oneOf)) return whole(x);
-    if (Array.isArray(s.allOf) && s.allOf.length === 1) return go(x, s.allOf[0]);
-    const types = (Array.isArray(s.type) ? s.type : s.type ? [s.type] : []) as string[];
-    if (typeof x === "string") return str(x, false);
-    if (typeof x === "number") return numText(x, types.length === 0 || types.includes("number"));
-    if (Array.isArray(x)) {
-      const prefix = (Array.isArray(s.prefixItems) ? s.prefixItems : []) as unknown[];
-      return container("[", x.map((e, i) => go(e, i < prefix.length ? prefix[i] : s.items)), "]");
-    }
-    if (isObj(x)) {
-      const props = (isObj(s.properties) ? s.properties : {}) as S;
-      const isDeclared = (k: string) => own(props, k) || (Array.isArray(s.required) && s.required.includes(k));
-      const sub = (k: string) => (own(props, k) ? props[k] : s.additionalProperties);
-      const declared = shuffle(Object.keys(x).filter(isDeclared)).map((k) => member(str(k, true), go(x[k] as Json, sub(k))));
-      const extras = shuffle(Object.keys(x).filter((k) => !isDeclared(k))).map((k) => member(str(k, false), go(x[k] as Json, sub(k))));
-      const at = r(declared.length + 1);
-      return container("{", [...declared.slice(0, at), ...extras, ...declared.slice(at)], "}");
-    }
-    return scalar(x);
-  };
-  return go(v, root);
+/**
+ * v as a Python literal the grammar must accept when v is valid: enum/const values and declared
+ * keys in their fixed spellings (either quote), undeclared keys as one run, integers as ints;
+ * elsewhere random quotes, escapes (\\x \\u \\U, short ones), number forms and whitespace.
+ */
+export function serializePy(v: Json, root: unknown, mode: NonNullable<JsonSchemaOptions["whitespace"]>, seed: number): string {
+  return renderForSchema(v, root, mode, seed, pySyntax);
 }
 
 export const arbPyCase = (ps: PropertySchema) =>
@@ -143,44 +85,11 @@ export const arbPyCase = (ps: PropertySchema) =>
     mutation: fc.option(fc.record({ at: fc.nat(), op: fc.nat(2), ch: fc.constantFrom(..."'\"\\,:{}[]01-.eE+ \n\t\rxuUTN\u001f\u00e9".split("")) }), { freq: 2 }),
   });
 
-/** JSON text with sorted keys: equal values, equal texts, whatever the key order. */
-function canonical(v: unknown): string {
-  return JSON.stringify(v, (_k, x: unknown) => (isObj(x) ? Object.fromEntries(Object.keys(x).sort().map((k) => [k, x[k]])) : x));
-}
+const pyText: TextSyntax = { name: "not a Python literal", serialize: serializePy, read: readPythonLiteral };
 
-function mutate(text: string, m: Mutation): string {
-  const cps = Array.from(text);
-  const at = m.at % (cps.length + 1);
-  if (m.op === 0) cps.splice(at, 0, m.ch);
-  else if (at < cps.length) cps.splice(at, 1, ...(m.op === 1 ? [] : [m.ch]));
-  return cps.join("");
-}
-
-/**
- * One case: the grammar may accept only texts that read as a Python literal whose value ajv
- * accepts; it must accept every unmutated serialization of an ajv-valid value within the limits.
- * An unmutated text must read back as the value it was written from.
- */
+/** checkTextCase for Python-literal texts; returns the text checked. */
 export function checkPyCase(
-  ps: PropertySchema, accepts: (text: string) => boolean, valid: (v: unknown) => boolean,
-  c: { value: Json; seed: number; mutation: Mutation | null }, stats: CaseStats,
+  ps: PropertySchema, accepts: (text: string) => boolean, valid: (v: unknown) => boolean, c: PropertyCase, stats: CaseStats,
 ): string {
-  const original = serializePy(c.value, ps.schema, ps.options?.whitespace ?? "single", c.seed);
-  const text = c.mutation ? mutate(original, c.mutation) : original;
-  let parsed: unknown;
-  try { parsed = readPythonLiteral(text); } catch {
-    if (!c.mutation) throw new Error(`the serializer wrote a text the reader refuses: ${JSON.stringify(text)}`);
-    stats.notJson++;
-    if (accepts(text)) throw new Error(`grammar accepted text that is not a Python literal: ${JSON.stringify(text)}`);
-    return text;
-  }
-  if (!c.mutation && canonical(parsed) !== canonical(c.value)) {
-    throw new Error(`${JSON.stringify(text)} reads back as ${JSON.stringify(parsed)}, not ${JSON.stringify(c.value)}`);
-  }
-  const ajvOk = valid(parsed);
-  if (ajvOk) stats.valid++; else stats.invalid++;
-  const accepted = accepts(text);
-  if (accepted && !ajvOk) throw new Error(`grammar accepted a value ajv rejects: ${JSON.stringify(text)}`);
-  if (!accepted && ajvOk && !c.mutation && withinLimits(parsed)) throw new Error(`grammar rejected a value ajv accepts: ${JSON.stringify(text)}`);
-  return text;
+  return checkTextCase(pyText, ps, accepts, valid, c, stats);
 }

@@ -62,10 +62,10 @@ const Api& loadApi(const LibraryPaths& paths) {
   // The backends are separate libraries found by folder; ggml's default search looks beside the
   // executable (node) and in the working directory, neither of which holds them. Another user of
   // the same libllama in this process (node-llama-cpp) may have registered them already.
+  table.llama_log_set(logCallback, nullptr);  // before the backends load: they log too
   if (table.ggml_backend_reg_count() == 0) table.ggml_backend_load_all_from_path(paths.backendsDir.c_str());
   if (table.ggml_backend_reg_count() == 0)
     throw std::runtime_error("no llama.cpp backend could be loaded from " + paths.backendsDir);
-  table.llama_log_set(logCallback, nullptr);
   table.llama_backend_init();
   gApi = table;
   gLoadedFrom = paths.llama;

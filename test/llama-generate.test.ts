@@ -130,6 +130,21 @@ describe("generate with the mask (CPU sampler inside llama.cpp)", () => {
     expect(r.timings.tokensPerSecond).toBeGreaterThan(0);
   });
 
+  it("masks by token id and by position (the fast path for the first sampler) to the same tokens", async () => {
+    const o = (seed: number) => ({ dialect: "hermes", toolChoice: "auto" as const, seed, temperature: 2, topK: 0, topP: 1, minP: 0, maxTokens: 40, logitBias: { 198: -100, 271: -100, [TOOL_CALL]: 8 } });
+    const fast = [];
+    for (const seed of [1, 2, 3]) fast.push((await run(o(seed))).tokens);
+    process.env.TOOLMASK_MASK_BY_ID = "1";
+    try {
+      const byId = [];
+      for (const seed of [1, 2, 3]) byId.push((await run(o(seed))).tokens);
+      expect(byId).toEqual(fast);
+    } finally {
+      delete process.env.TOOLMASK_MASK_BY_ID;
+    }
+    expect(new Set(fast.map((t) => t.join(","))).size).toBe(3);
+  });
+
   it("measures the mask's cost per token only when masking", async () => {
     const o = { dialect: "qwen3-coder", toolChoice: "required" as const, seed: 1, logitBias: WANTS_TO_CALL_AND_STOP };
     const m = await run({ ...o, mask: true });

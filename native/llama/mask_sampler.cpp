@@ -3,6 +3,7 @@
 #include <chrono>
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <vector>
 
 namespace toolmask::llama {
@@ -109,7 +110,10 @@ llama_sampler_i maskInterface = {
 
 llama_sampler* makeMaskSampler(const Api& a, std::shared_ptr<CompiledGrammar> grammar, MaskStats* stats, bool firstInChain) {
   const uint32_t n = grammar->vocab().size();
-  auto* st = new MaskState{Matcher(std::move(grammar)), std::vector<uint32_t>((n + 31) / 32), n, firstInChain, stats};
+  // TOOLMASK_MASK_BY_ID=1 forces the generic path (tests compare the two paths' tokens).
+  const char* byId = std::getenv("TOOLMASK_MASK_BY_ID");
+  const bool fast = firstInChain && !(byId && *byId && *byId != '0');
+  auto* st = new MaskState{Matcher(std::move(grammar)), std::vector<uint32_t>((n + 31) / 32), n, fast, stats};
   return a.llama_sampler_init(&maskInterface, st);
 }
 

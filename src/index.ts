@@ -18,4 +18,5 @@ export { ToolCallStreamParser, parseToolCalls, type ParserOptions } from "./pars
 export type { ParseResult, StreamEvent, ToolCall, IncompleteCall, DroppedConstruct, FinishReason } from "./parser/types.js";
 export { loadModel, LlamaModel, defaultThreads, type LoadModelOptions } from "./engine/model.js";
 export { generate, type GenerateOptions, type GenerateResult, type AssistantMessage } from "./engine/generate.js";
+export { generateStream, type StreamChunk, type StreamDelta, type StreamToolCallDelta } from "./engine/stream.js";
 export { detectDialect } from "./engine/detect-dialect.js";

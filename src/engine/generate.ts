@@ -5,9 +5,9 @@ import { getDialect } from "../dialects/index.js";
 import type { DialectSpec } from "../dialects/spec.js";
 import type { ToolChoice } from "../dialects/tools.js";
 import { compileGrammar } from "../grammar/compile.js";
-import { loadNative, type NativeGenerationRequest } from "../native.js";
-import { ToolCallStreamParser } from "../parser/stream.js";
-import type { IncompleteCall, ToolCall } from "../parser/types.js";
+import { loadNative, type NativeGenerationRequest, type NativeGenerationResult } from "../native.js";
+import { ToolCallStreamParser, type ParserOptions } from "../parser/stream.js";
+import type { IncompleteCall, ParseResult, ToolCall } from "../parser/types.js";
 import { renderChat, type ChatMessage } from "../templates/render.js";
 import { TokenKind } from "../vocab/types.js";
 import type { LlamaModel } from "./model.js";
@@ -84,7 +84,15 @@ function samplingOf(o: GenerateOptions): Partial<NativeGenerationRequest> {
   return out;
 }
 
-export async function generate(model: LlamaModel, options: GenerateOptions): Promise<GenerateResult> {
+/** What one generation needs, worked out before decoding starts. */
+export interface PreparedGeneration {
+  request: NativeGenerationRequest;
+  /** Parser options, when a dialect applies (tools given, or detected from the template). */
+  dialectOptions: ParserOptions | undefined;
+}
+
+/** Renders the prompt, builds and compiles the grammar, checks the options. */
+export function prepareGeneration(model: LlamaModel, options: GenerateOptions): PreparedGeneration {
   if (!options || !Array.isArray(options.messages) || options.messages.length === 0)
     throw new TypeError("generate(model, { messages }) needs at least one message");
   if (!model.chatTemplate) throw new Error(`generate: ${model.path} has no chat template (tokenizer.chat_template)`);
@@ -104,7 +112,7 @@ export async function generate(model: LlamaModel, options: GenerateOptions): Pro
     name: `chat template of ${model.path}`,
   });
 
-  const dialectOptions = spec && {
+  const dialectOptions: ParserOptions | undefined = spec && {
     dialect: spec,
     tools: hasTools ? options.tools : [],
     ...(options.toolChoice !== undefined ? { toolChoice: options.toolChoice } : {}),
@@ -114,62 +122,78 @@ export async function generate(model: LlamaModel, options: GenerateOptions): Pro
   const grammar = options.mask !== false && dialectOptions
     ? compileGrammar(buildToolGrammar(dialectOptions), model.vocabulary).native
     : undefined;
+  return {
+    request: { prompt, maxTokens, contextSize: model.contextSize, threads: model.threads, ...samplingOf(options), ...(grammar ? { grammar } : {}) },
+    dialectOptions,
+  };
+}
 
-  options.signal?.throwIfAborted();
-  const handle = loadNative().llamaGenerate(
-    model.native,
-    { prompt, maxTokens, contextSize: model.contextSize, threads: model.threads, ...samplingOf(options), ...(grammar ? { grammar } : {}) },
-    () => {},
-  );
+/** Starts decoding; `onTokens` sees each batch of sampled ids. Resolves when decoding ends. */
+export async function runGeneration(
+  model: LlamaModel, prepared: PreparedGeneration, signal: AbortSignal | undefined, onTokens: (ids: number[]) => void,
+): Promise<NativeGenerationResult> {
+  signal?.throwIfAborted();
+  const handle = loadNative().llamaGenerate(model.native, prepared.request, onTokens);
   const onAbort = () => handle.abort();
-  options.signal?.addEventListener("abort", onAbort, { once: true });
-  let native;
+  signal?.addEventListener("abort", onAbort, { once: true });
   try {
-    native = await handle.done;
+    const native = await handle.done;
+    if (native.finishReason === "aborted") signal?.throwIfAborted();
+    return native;
   } finally {
-    options.signal?.removeEventListener("abort", onAbort);
+    signal?.removeEventListener("abort", onAbort);
   }
-  if (native.finishReason === "aborted") options.signal?.throwIfAborted();
+}
 
+/** The generated tokens without a final end-of-generation token. */
+export function visibleTokens(model: LlamaModel, native: NativeGenerationResult): number[] {
   const tokens = native.tokens;
   const last = tokens[tokens.length - 1];
   const ended = native.finishReason === "stop" && last !== undefined && model.vocabulary.kind(last) === TokenKind.EndOfGeneration;
-  const text = decodeTokens(model, ended ? tokens.slice(0, -1) : tokens);
+  return ended ? tokens.slice(0, -1) : tokens;
+}
 
+/** The result object from the parser's verdict and the native run's counts. */
+export function resultOf(native: NativeGenerationResult, text: string, parsed: ParseResult | undefined): GenerateResult {
   const finish = native.finishReason === "stop" ? "stop" : "length";
-  let message: AssistantMessage;
-  let finishReason: GenerateResult["finishReason"] = finish;
-  let incomplete: IncompleteCall[] = [];
-  if (dialectOptions) {
-    const parser = new ToolCallStreamParser(dialectOptions);
-    parser.feed(text);
-    const parsed = parser.end(finish);
-    finishReason = parsed.finishReason;
-    incomplete = parsed.incomplete;
+  let message: AssistantMessage = { role: "assistant", content: text };
+  if (parsed) {
     message = { role: "assistant", content: parsed.content };
     if (parsed.reasoning !== null) message.reasoning_content = parsed.reasoning;
     if (parsed.toolCalls.length > 0) message.tool_calls = parsed.toolCalls;
-  } else {
-    message = { role: "assistant", content: text };
   }
+  const n = native.tokens.length;
   return {
     message,
-    finishReason,
-    usage: { prompt_tokens: native.promptTokens, completion_tokens: tokens.length },
+    finishReason: parsed ? parsed.finishReason : finish,
+    usage: { prompt_tokens: native.promptTokens, completion_tokens: n },
     timings: {
-      tokensPerSecond: native.decodeMillis > 0 ? (tokens.length * 1000) / native.decodeMillis : 0,
+      tokensPerSecond: native.decodeMillis > 0 ? (n * 1000) / native.decodeMillis : 0,
       maskMicrosPerToken: native.maskApplyCount > 0 ? native.maskApplyNanos / native.maskApplyCount / 1000 : 0,
       promptMillis: native.promptMillis,
       decodeMillis: native.decodeMillis,
     },
-    incomplete,
+    incomplete: parsed ? parsed.incomplete : [],
     text,
-    tokens,
+    tokens: native.tokens,
   };
 }
 
+export async function generate(model: LlamaModel, options: GenerateOptions): Promise<GenerateResult> {
+  const prepared = prepareGeneration(model, options);
+  const native = await runGeneration(model, prepared, options.signal, () => {});
+  const text = decodeTokens(model, visibleTokens(model, native));
+  let parsed: ParseResult | undefined;
+  if (prepared.dialectOptions) {
+    const parser = new ToolCallStreamParser(prepared.dialectOptions);
+    parser.feed(text);
+    parsed = parser.end(native.finishReason === "stop" ? "stop" : "length");
+  }
+  return resultOf(native, text, parsed);
+}
+
 /** Token bytes as llama.cpp renders them (special tokens as their text), decoded as UTF-8. */
-function decodeTokens(model: LlamaModel, tokens: number[]): string {
+export function decodeTokens(model: LlamaModel, tokens: number[]): string {
   const parts = tokens.map((t) => model.vocabulary.tokenBytes(t));
   const all = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
   let at = 0;

@@ -169,6 +169,22 @@ describe("generate with the mask (CPU sampler inside llama.cpp)", () => {
     expect(together.map((r) => r.tokens)).toEqual(alone.map((r) => r.tokens));
   });
 
+  it("renders tool results with the model's template and returns the thought when reasoning is on", async () => {
+    const turn = [
+      ...messages,
+      { role: "assistant", content: "", tool_calls: [{ id: "call_0", type: "function", function: { name: "get_weather", arguments: '{"city":"Paris"}' } }] },
+      { role: "tool", tool_call_id: "call_0", content: "sunny, 21 C" },
+    ];
+    const THINK = 151667;
+    const first = await run({ seed: 1, maxTokens: 4 });
+    const r = await run({ messages: turn, seed: 1, maxTokens: 10, reasoning: true, logitBias: { [THINK]: 100, 198: -100, 271: -100 } });
+    expect(r.usage.prompt_tokens).toBeGreaterThan(first.usage.prompt_tokens + 20);
+    expect(r.text.startsWith("<think>")).toBe(true);
+    expect(r.message.reasoning_content).toBeTruthy();
+    expect(r.message.content).toBeNull();
+    expect(r.finishReason).toBe("length");
+  });
+
   it("refuses a prompt longer than the context with what to do", async () => {
     const small = await loadModel({ path: testModelPath(), contextSize: 32 });
     await expect(generate(small, { messages, tools })).rejects.toThrow(/context holds 32; load the model with a larger contextSize/);

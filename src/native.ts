@@ -33,11 +33,11 @@ export interface NativeGenerationRequest {
   prompt: string; maxTokens: number; contextSize: number; threads: number;
   temperature?: number; topK?: number; topP?: number; minP?: number; seed?: number;
   penaltyLastN?: number; repeatPenalty?: number; frequencyPenalty?: number; presencePenalty?: number;
-  logitBias?: Array<[number, number]>; grammar?: NativeGrammar;
+  logitBias?: Array<[number, number]>; grammar?: NativeGrammar; backendSampling?: boolean;
 }
 export interface NativeGenerationResult {
   tokens: number[]; finishReason: "stop" | "length" | "aborted"; promptTokens: number;
-  promptMillis: number; decodeMillis: number; maskApplyCount: number; maskApplyNanos: number; grammarComplete: boolean;
+  promptMillis: number; decodeMillis: number; maskApplyCount: number; maskApplyNanos: number; maskBackendSteps: number; grammarComplete: boolean;
 }
 export interface NativeAddon {
   NativeVocabulary: new (bytes: Uint8Array, offsets: Uint32Array, kinds: Uint8Array) => NativeVocabulary;

@@ -192,6 +192,7 @@ class GenerateWorker : public Napi::AsyncProgressQueueWorker<int32_t> {
     out.Set("decodeMillis", result_.decodeMillis);
     out.Set("maskApplyCount", double(result_.maskApplyCount));
     out.Set("maskApplyNanos", double(result_.maskApplyNanos));
+    out.Set("maskBackendSteps", double(result_.maskBackendSteps));
     out.Set("grammarComplete", result_.grammarComplete);
     deferred_.Resolve(out);
   }
@@ -232,6 +233,7 @@ llama::GenerationRequest readRequest(const Napi::Object& o) {
       s.logitBias.push_back({p.Get(0u).As<Napi::Number>().Int32Value(), p.Get(1u).As<Napi::Number>().FloatValue()});
     }
   }
+  r.backendSampling = o.Get("backendSampling").ToBoolean().Value();
   Napi::Value g = o.Get("grammar");
   if (!g.IsUndefined() && !g.IsNull()) r.grammar = unwrapGrammar(g, "grammar");
   if (r.maxTokens < 1) throw Napi::RangeError::New(o.Env(), "maxTokens must be at least 1");

@@ -20,8 +20,8 @@ struct Resources {
   llama_context* ctx = nullptr;
   llama_sampler* chain = nullptr;
   ~Resources() {
+    if (ctx) a.llama_free(ctx);  // first: an attached chain is still referenced by the context
     if (chain) a.llama_sampler_free(chain);
-    if (ctx) a.llama_free(ctx);
   }
 };
 
@@ -45,7 +45,7 @@ llama_sampler* buildChain(const Api& a, const GenerationRequest& req, int32_t nV
   const SamplingParams& s = req.sampling;
   // The mask first: every later sampler sees only what the grammar allows.
   if (req.grammar) {
-    *mask = makeMaskSampler(a, req.grammar, stats, true);
+    *mask = makeMaskSampler(a, req.grammar, stats, true, req.backendSampling);
     a.llama_sampler_chain_add(chain, *mask);  // the chain owns it from here
   }
   if (s.repeatPenalty != 1.0f || s.frequencyPenalty != 0.0f || s.presencePenalty != 0.0f)
@@ -92,6 +92,9 @@ GenerationResult generate(const Model& model, const GenerationRequest& req, cons
                              std::to_string(req.contextSize) + "; load the model with a larger contextSize or shorten the messages");
 
   Resources r{a};
+  MaskStats stats;
+  llama_sampler* mask = nullptr;
+  r.chain = buildChain(a, req, nVocab, &stats, &mask);
   llama_context_params cp = a.llama_context_default_params();
   cp.n_ctx = req.contextSize;
   cp.n_batch = req.contextSize;  // the whole prompt in one llama_decode
@@ -99,15 +102,18 @@ GenerationResult generate(const Model& model, const GenerationRequest& req, cons
   cp.n_threads = req.threads;
   cp.n_threads_batch = req.threads;
   cp.no_perf = true;
+  llama_sampler_seq_config attach{0, r.chain};
+  if (req.backendSampling) {
+    cp.samplers = &attach;
+    cp.n_samplers = 1;
+    cp.n_outputs_max_per_seq = 1;  // one sampled row per step; more makes chain init probe per row
+  }
   r.ctx = a.llama_init_from_model(model.get(), cp);
   if (!r.ctx) {
     std::string log = takeLlamaLog();
     throw std::runtime_error("llama.cpp could not create a context of " + std::to_string(req.contextSize) + " tokens" +
                              (log.empty() ? "" : ":\n" + log) + "\n(try a smaller contextSize)");
   }
-  MaskStats stats;
-  llama_sampler* mask = nullptr;
-  r.chain = buildChain(a, req, nVocab, &stats, &mask);
 
   auto t0 = Clock::now();
   decodeOrThrow(a, r.ctx, prompt.data(), int32_t(prompt.size()), "prompt");
@@ -141,6 +147,7 @@ GenerationResult generate(const Model& model, const GenerationRequest& req, cons
   res.decodeMillis = millisSince(t1);
   res.maskApplyCount = stats.applyCount;
   res.maskApplyNanos = stats.applyNanos;
+  res.maskBackendSteps = stats.backendInputs;
   if (mask) res.grammarComplete = maskMatcher(mask).isComplete();
   return res;
 }

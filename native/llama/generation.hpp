@@ -34,6 +34,9 @@ struct GenerationRequest {
   int32_t threads = 1;
   SamplingParams sampling;
   std::shared_ptr<CompiledGrammar> grammar;  // null: unmasked
+  // Attach the chain to the context: llama.cpp runs its samplers that have backend hooks (the mask,
+  // top-k, top-p, min-p, temp, dist, greedy) as graph ops, on whatever backend holds the logits.
+  bool backendSampling = false;
 };
 
 struct GenerationResult {
@@ -44,6 +47,7 @@ struct GenerationResult {
   double decodeMillis = 0;  // from the first sampled token to the last
   uint64_t maskApplyCount = 0;
   uint64_t maskApplyNanos = 0;
+  uint64_t maskBackendSteps = 0;  // steps whose mask ran inside the graph
   bool grammarComplete = false;  // masked only: the output is a complete sentence of the grammar
 };
 

@@ -4,6 +4,8 @@
 #pragma once
 #include <string>
 
+#include "ggml-backend.h"
+#include "ggml.h"
 #include "llama.h"
 
 namespace toolmask::llama {
@@ -20,9 +22,13 @@ namespace toolmask::llama {
   X(llama_sampler_init) X(llama_sampler_chain_init) X(llama_sampler_chain_add) X(llama_sampler_free)   \
   X(llama_sampler_sample) X(llama_sampler_init_greedy) X(llama_sampler_init_dist)                      \
   X(llama_sampler_init_temp) X(llama_sampler_init_top_k) X(llama_sampler_init_top_p)                   \
-  X(llama_sampler_init_min_p) X(llama_sampler_init_penalties) X(llama_sampler_init_logit_bias)
+  X(llama_sampler_init_min_p) X(llama_sampler_init_penalties) X(llama_sampler_init_logit_bias)         \
+  X(llama_set_sampler)
 
-#define TOOLMASK_GGML_FUNCTIONS(G) G(ggml_backend_reg_count) G(ggml_backend_load_all_from_path)
+// The graph functions live in libggml-base; dlsym on libggml's handle finds them through its dependencies.
+#define TOOLMASK_GGML_FUNCTIONS(G)                                                                 \
+  G(ggml_backend_reg_count) G(ggml_backend_load_all_from_path) G(ggml_new_tensor) G(ggml_set_input) \
+  G(ggml_set_name) G(ggml_add) G(ggml_n_dims) G(ggml_nelements) G(ggml_backend_tensor_set)
 
 struct Api {
 #define TOOLMASK_DECLARE(name) decltype(&::name) name = nullptr;

@@ -1,4 +1,5 @@
 #include "mask_sampler.hpp"
+#include "mask_state.hpp"
 
 #include <chrono>
 #include <algorithm>
@@ -8,14 +9,6 @@
 
 namespace toolmask::llama {
 namespace {
-
-struct MaskState {
-  Matcher matcher;
-  std::vector<uint32_t> bitmask;
-  uint32_t vocabSize;
-  bool firstInChain;
-  MaskStats* stats;
-};
 
 MaskState& state(const llama_sampler* s) { return *static_cast<MaskState*>(s->ctx); }
 
@@ -90,8 +83,8 @@ void maskReset(llama_sampler* s) { state(s).matcher.reset(); }
 
 void maskFree(llama_sampler* s) { delete static_cast<MaskState*>(s->ctx); }
 
-// No clone: a chain holding this sampler is never cloned here. No backend hooks yet (GPU path).
-llama_sampler_i maskInterface = {
+// No clone: a chain holding this sampler is never cloned here.
+llama_sampler_i cpuInterface = {
     /* .name              = */ maskName,
     /* .accept            = */ maskAccept,
     /* .apply             = */ maskApply,
@@ -106,15 +99,33 @@ llama_sampler_i maskInterface = {
     /* .copy_state        = */ nullptr,
 };
 
+// The same sampler with the backend hooks (mask_backend.cpp): inside the graph when the chain is
+// attached to a context; apply() still serves a chain sampled on the host.
+llama_sampler_i backendInterface = {
+    /* .name              = */ maskName,
+    /* .accept            = */ maskAccept,
+    /* .apply             = */ maskApply,
+    /* .reset             = */ maskReset,
+    /* .clone             = */ nullptr,
+    /* .free              = */ maskFree,
+    /* .backend_init      = */ maskBackendInit,
+    /* .backend_accept    = */ nullptr,  // never called by this llama.cpp; accept() carries the state
+    /* .backend_apply     = */ maskBackendApply,
+    /* .backend_set_input = */ maskBackendSetInput,
+    /* .backend_reset     = */ maskBackendReset,
+    /* .copy_state        = */ nullptr,
+};
+
 }  // namespace
 
-llama_sampler* makeMaskSampler(const Api& a, std::shared_ptr<CompiledGrammar> grammar, MaskStats* stats, bool firstInChain) {
+llama_sampler* makeMaskSampler(const Api& a, std::shared_ptr<CompiledGrammar> grammar, MaskStats* stats, bool firstInChain,
+                               bool backendHooks) {
   const uint32_t n = grammar->vocab().size();
   // TOOLMASK_MASK_BY_ID=1 forces the generic path (tests compare the two paths' tokens).
   const char* byId = std::getenv("TOOLMASK_MASK_BY_ID");
   const bool fast = firstInChain && !(byId && *byId && *byId != '0');
-  auto* st = new MaskState{Matcher(std::move(grammar)), std::vector<uint32_t>((n + 31) / 32), n, fast, stats};
-  return a.llama_sampler_init(&maskInterface, st);
+  auto* st = new MaskState{Matcher(std::move(grammar)), std::vector<uint32_t>((n + 31) / 32), n, fast, stats, &a, nullptr, {}};
+  return a.llama_sampler_init(backendHooks ? &backendInterface : &cpuInterface, st);
 }
 
 Matcher& maskMatcher(llama_sampler* sampler) { return state(sampler).matcher; }

@@ -34,6 +34,11 @@ export interface GenerateOptions {
   reasoning?: boolean;
   /** false: decode without the grammar (to compare; output is still parsed). Default true. */
   mask?: boolean;
+  /**
+   * Where the mask runs: "cpu" (a sampler over the logits on the host, the default) or "backend"
+   * (llama.cpp's experimental backend sampling: graph ops where the logits live).
+   */
+  maskPath?: "cpu" | "backend";
   /** A dialect name; default: the one detected from the model's chat template. */
   dialect?: string;
   signal?: AbortSignal;
@@ -51,6 +56,8 @@ export interface GenerateResult {
   finishReason: "stop" | "tool_calls" | "length";
   usage: { prompt_tokens: number; completion_tokens: number };
   timings: { tokensPerSecond: number; maskMicrosPerToken: number; promptMillis: number; decodeMillis: number };
+  /** Where the mask ran: "backend" when llama.cpp masked inside the graph, "cpu" on the host, "none" unmasked. */
+  maskPath: "cpu" | "backend" | "none";
   /** Calls the output started but did not finish validly (cut by maxTokens, or invalid unmasked). */
   incomplete: IncompleteCall[];
   /** The generated text (without the end-of-generation token) and every sampled token id. */
@@ -80,6 +87,9 @@ function samplingOf(o: GenerateOptions): Partial<NativeGenerationRequest> {
   if (o.repeatPenalty !== undefined) out.repeatPenalty = o.repeatPenalty;
   out.seed = o.seed ?? 0;
   if (!Number.isInteger(out.seed) || out.seed < 0 || out.seed > 0xffffffff) throw new RangeError("seed must be an integer in 0..2^32-1");
+  if (o.maskPath !== undefined && o.maskPath !== "cpu" && o.maskPath !== "backend")
+    throw new TypeError(`maskPath must be "cpu" or "backend", got ${JSON.stringify(o.maskPath)}`);
+  if (o.maskPath === "backend") out.backendSampling = true;
   if (o.logitBias) out.logitBias = Object.entries(o.logitBias).map(([id, bias]) => [Number(id), bias]);
   return out;
 }
@@ -173,6 +183,7 @@ export function resultOf(native: NativeGenerationResult, text: string, parsed: P
       promptMillis: native.promptMillis,
       decodeMillis: native.decodeMillis,
     },
+    maskPath: native.maskApplyCount === 0 ? "none" : native.maskBackendSteps === native.maskApplyCount ? "backend" : "cpu",
     incomplete: parsed ? parsed.incomplete : [],
     text,
     tokens: native.tokens,

@@ -2,6 +2,7 @@
 // llama.cpp reads from the loaded model is the one tokenizer.json describes, and bad files fail
 // with errors that say what is wrong.
 import { mkdtempSync, openSync, readFileSync, writeFileSync, closeSync, writeSync } from "node:fs";
+import { execFileSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -44,6 +45,13 @@ describe("loadModel", () => {
     expect(model.threads).toBeGreaterThanOrEqual(1);
     expect(model.threads).toBeLessThanOrEqual(Math.max(1, availableParallelism() / 2));
     await expect(loadModel({ path: testModelPath(), threads: availableParallelism() + 1 })).rejects.toThrow(/more than the \d+ CPUs/);
+  });
+
+  it.runIf(process.platform === "linux")("leaves llama.cpp out of the addon's link: it is loaded at run time", () => {
+    const addon = join(__dirname, "..", "build", "Release", "toolmask.node");
+    const deps = execFileSync("ldd", [addon], { encoding: "utf8" });
+    expect(deps).not.toMatch(/llama|ggml/);
+    expect(execFileSync("nm", ["-D", "--undefined-only", addon], { encoding: "utf8" })).not.toMatch(/\bllama_|\bggml_/);
   });
 
   it("says so when the file is missing", async () => {

@@ -45,6 +45,7 @@ export interface NativeAddon {
   NativeMatcher: new (grammar: NativeGrammar) => NativeMatcher;
   llamaLoadLibrary(paths: { llama: string; ggml: string; backendsDir: string }): void;
   llamaLoadModel(path: string, gpuLayers?: number): Promise<NativeLlamaModel>;
+  llamaSupportsGpuOffload(): boolean;
   llamaGenerate(model: NativeLlamaModel, request: NativeGenerationRequest, onTokens: (ids: number[]) => void):
     { done: Promise<NativeGenerationResult>; abort(): void };
 }

@@ -54,6 +54,16 @@ describe("loadModel", () => {
     expect(execFileSync("nm", ["-D", "--undefined-only", addon], { encoding: "utf8" })).not.toMatch(/\bllama_|\bggml_/);
   });
 
+  it("runs on the CPU here and says why a GPU build cannot be had", async () => {
+    expect(model.gpu).toBe(false);  // gpu "auto" without an NVIDIA driver
+    const { existsSync } = await import("node:fs");
+    if (!existsSync("/proc/driver/nvidia/version"))
+      await expect(loadModel({ path: testModelPath(), gpu: "cuda" })).rejects.toThrow(/gpu: "cuda" needs an NVIDIA driver/);
+    if (process.platform !== "darwin") await expect(loadModel({ path: testModelPath(), gpu: "metal" })).rejects.toThrow(/needs macOS/);
+    // @ts-expect-error a wrong value
+    await expect(loadModel({ path: testModelPath(), gpu: "rocm" })).rejects.toThrow(/gpu must be "auto", "cuda", "vulkan", "metal" or false/);
+  });
+
   it("says so when the file is missing", async () => {
     await expect(loadModel({ path: "/nonexistent/model.gguf" })).rejects.toThrow(/no model file at \/nonexistent\/model.gguf/);
   });

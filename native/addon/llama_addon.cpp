@@ -39,6 +39,14 @@ Napi::Value LoadLibrary(const Napi::CallbackInfo& info) {
   return info.Env().Undefined();
 }
 
+Napi::Value SupportsGpuOffload(const Napi::CallbackInfo& info) {
+  try {
+    return Napi::Boolean::New(info.Env(), llama::api().llama_supports_gpu_offload());
+  } catch (const std::exception& e) {
+    throw Napi::Error::New(info.Env(), e.what());
+  }
+}
+
 class ModelWrap : public Napi::ObjectWrap<ModelWrap> {
  public:
   static Napi::Function Init(Napi::Env env) {
@@ -269,6 +277,7 @@ void registerLlama(Napi::Env env, Napi::Object exports) {
   env.AddCleanupHook([ref] { delete ref; });
   exports.Set("NativeLlamaModel", ctor);
   exports.Set("llamaLoadLibrary", Napi::Function::New(env, LoadLibrary));
+  exports.Set("llamaSupportsGpuOffload", Napi::Function::New(env, SupportsGpuOffload));
   exports.Set("llamaLoadModel", Napi::Function::New(env, LoadModel, "llamaLoadModel", ref));
   exports.Set("llamaGenerate", Napi::Function::New(env, Generate, "llamaGenerate", ref));
 }

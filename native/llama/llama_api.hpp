@@ -23,7 +23,7 @@ namespace toolmask::llama {
   X(llama_sampler_sample) X(llama_sampler_init_greedy) X(llama_sampler_init_dist)                      \
   X(llama_sampler_init_temp) X(llama_sampler_init_top_k) X(llama_sampler_init_top_p)                   \
   X(llama_sampler_init_min_p) X(llama_sampler_init_penalties) X(llama_sampler_init_logit_bias)         \
-  X(llama_set_sampler)
+  X(llama_set_sampler) X(llama_supports_gpu_offload)
 
 // The graph functions live in libggml-base; dlsym on libggml's handle finds them through its dependencies.
 #define TOOLMASK_GGML_FUNCTIONS(G)                                                                 \

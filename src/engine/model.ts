@@ -4,11 +4,17 @@ import { availableParallelism } from "node:os";
 import { loadNative, type NativeLlamaModel } from "../native.js";
 import { Vocabulary } from "../vocab/vocabulary.js";
 import { detectDialect } from "./detect-dialect.js";
-import { ensureLlamaLibrary } from "./llama-library.js";
+import { ensureLlamaLibrary, type GpuOption } from "./llama-library.js";
 import { existsSync, statSync } from "node:fs";
 
 export interface LoadModelOptions {
   path: string;
+  /**
+   * "auto" (default): the CUDA build when node-llama-cpp's CUDA package and an NVIDIA driver are
+   * here, else the CPU build; "cuda" / "vulkan": that build or an error; false: CPU only. With a
+   * GPU build every layer is offloaded when llama.cpp finds a GPU device.
+   */
+  gpu?: GpuOption;
   /** CPU threads for decoding. Default: see defaultThreads(). */
   threads?: number;
   /** Tokens per generation's context (prompt + output). Default: the trained context, at most 4096. */
@@ -35,11 +41,14 @@ export class LlamaModel {
   readonly eosToken: string;
   readonly threads: number;
   readonly contextSize: number;
+  /** Where the layers run: the GPU build in use when offloaded, else false. */
+  readonly gpu: "cuda" | "vulkan" | "metal" | false;
   /** @internal */ readonly native: NativeLlamaModel;
 
   /** @internal */
-  constructor(native: NativeLlamaModel, path: string, threads: number, contextSize: number) {
+  constructor(native: NativeLlamaModel, path: string, threads: number, contextSize: number, gpu: LlamaModel["gpu"]) {
     this.native = native;
+    this.gpu = gpu;
     this.path = path;
     const v = native.vocabulary();
     const tokenBytes: Uint8Array[] = [];
@@ -72,9 +81,13 @@ export async function loadModel(options: LoadModelOptions): Promise<LlamaModel> 
   const cores = availableParallelism();
   const threads = options.threads === undefined ? defaultThreads() : positiveInt(options.threads, "threads");
   if (threads > cores) throw new RangeError(`threads: ${threads} is more than the ${cores} CPUs here; more threads than cores slows decoding down`);
-  ensureLlamaLibrary();
-  const native = await loadNative().llamaLoadModel(path, 0);
+  const build = ensureLlamaLibrary(options.gpu ?? "auto");
+  const offload = options.gpu !== false && loadNative().llamaSupportsGpuOffload();
+  if ((options.gpu === "cuda" || options.gpu === "vulkan") && !offload)
+    throw new Error(`gpu: "${options.gpu}": llama.cpp found no usable ${options.gpu} device here (use gpu: "auto" or false)`);
+  const native = await loadNative().llamaLoadModel(path, offload ? 999 : 0);
   const trained = native.trainedContext > 0 ? native.trainedContext : 4096;
   const contextSize = options.contextSize === undefined ? Math.min(trained, 4096) : positiveInt(options.contextSize, "contextSize");
-  return new LlamaModel(native, path, threads, contextSize);
+  const gpu = !offload ? false : build === "cpu" ? (process.platform === "darwin" ? "metal" : false) : build;
+  return new LlamaModel(native, path, threads, contextSize, gpu);
 }

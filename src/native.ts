@@ -44,7 +44,7 @@ export interface NativeAddon {
   NativeGrammar: new (vocab: NativeVocabulary, irJson: string, options?: object) => NativeGrammar;
   NativeMatcher: new (grammar: NativeGrammar) => NativeMatcher;
   llamaLoadLibrary(paths: { llama: string; ggml: string; backendsDir: string }): void;
-  llamaLoadModel(path: string, gpuLayers?: number): Promise<NativeLlamaModel>;
+  llamaLoadModel(path: string, gpuLayers: number, onProgress: (fraction: number) => void): Promise<NativeLlamaModel>;
   llamaSupportsGpuOffload(): boolean;
   llamaGenerate(model: NativeLlamaModel, request: NativeGenerationRequest, onTokens: (ids: number[]) => void):
     { done: Promise<NativeGenerationResult>; abort(): void };

@@ -64,6 +64,15 @@ describe("loadModel", () => {
     await expect(loadModel({ path: testModelPath(), gpu: "rocm" })).rejects.toThrow(/gpu must be "auto", "cuda", "vulkan", "metal" or false/);
   });
 
+  it("reports loading progress up to 1", async () => {
+    const seen: number[] = [];
+    const m = await loadModel({ path: testModelPath(), onProgress: (f) => seen.push(f) });
+    m.dispose();
+    expect(seen.length).toBeGreaterThan(1);
+    expect(seen[seen.length - 1]).toBe(1);
+    expect(seen.every((f, i) => f >= 0 && f <= 1 && (i === 0 || f >= seen[i - 1]!))).toBe(true);
+  });
+
   it("says so when the file is missing", async () => {
     await expect(loadModel({ path: "/nonexistent/model.gguf" })).rejects.toThrow(/no model file at \/nonexistent\/model.gguf/);
   });

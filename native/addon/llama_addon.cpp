@@ -122,19 +122,25 @@ class ModelWrap : public Napi::ObjectWrap<ModelWrap> {
 // functions that need it as their data.
 Napi::FunctionReference* ctorOf(const Napi::CallbackInfo& info) { return static_cast<Napi::FunctionReference*>(info.Data()); }
 
-class LoadModelWorker : public Napi::AsyncWorker {
+// Loads off the JS thread; llama.cpp's load progress streams back to onProgress (if given).
+class LoadModelWorker : public Napi::AsyncProgressQueueWorker<float> {
  public:
-  LoadModelWorker(Napi::Env env, Napi::FunctionReference* ctor, std::string path, int gpuLayers)
-      : Napi::AsyncWorker(env), deferred_(Napi::Promise::Deferred::New(env)), ctor_(ctor), path_(std::move(path)), gpuLayers_(gpuLayers) {}
+  LoadModelWorker(Napi::Function onProgress, Napi::FunctionReference* ctor, std::string path, int gpuLayers)
+      : Napi::AsyncProgressQueueWorker<float>(onProgress),
+        deferred_(Napi::Promise::Deferred::New(onProgress.Env())), ctor_(ctor), path_(std::move(path)), gpuLayers_(gpuLayers) {}
   Napi::Promise promise() { return deferred_.Promise(); }
 
  protected:
-  void Execute() override {
+  void Execute(const ExecutionProgress& progress) override {
     try {
-      model_ = std::make_shared<Model>(path_, gpuLayers_);
+      model_ = std::make_shared<Model>(path_, gpuLayers_, [&](float p) { progress.Send(&p, 1); });
     } catch (const std::exception& e) {
       SetError(e.what());
     }
+  }
+  void OnProgress(const float* data, size_t count) override {
+    Napi::HandleScope scope(Env());
+    for (size_t i = 0; i < count; i++) Callback().Call({Napi::Number::New(Env(), data[i])});
   }
   void OnOK() override {
     Napi::Object obj = ctor_->New({});
@@ -152,14 +158,15 @@ class LoadModelWorker : public Napi::AsyncWorker {
 };
 
 Napi::Value LoadModel(const Napi::CallbackInfo& info) {
-  if (info.Length() < 1 || !info[0].IsString()) throw Napi::TypeError::New(info.Env(), "llamaLoadModel(path: string, gpuLayers?: number)");
+  if (info.Length() < 3 || !info[0].IsString() || !info[1].IsNumber() || !info[2].IsFunction())
+    throw Napi::TypeError::New(info.Env(), "llamaLoadModel(path: string, gpuLayers: number, onProgress: (fraction) => void)");
   try {
     llama::api();
   } catch (const std::exception& e) {
     throw Napi::Error::New(info.Env(), e.what());
   }
-  int gpuLayers = info.Length() > 1 && info[1].IsNumber() ? info[1].As<Napi::Number>().Int32Value() : 0;
-  auto* w = new LoadModelWorker(info.Env(), ctorOf(info), info[0].As<Napi::String>().Utf8Value(), gpuLayers);
+  int gpuLayers = info[1].As<Napi::Number>().Int32Value();
+  auto* w = new LoadModelWorker(info[2].As<Napi::Function>(), ctorOf(info), info[0].As<Napi::String>().Utf8Value(), gpuLayers);
   Napi::Promise p = w->promise();
   w->Queue();
   return p;

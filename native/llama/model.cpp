@@ -54,10 +54,17 @@ ModelVocabulary readVocabulary(const Api& a, const llama_vocab* vocab) {
   return v;
 }
 
-Model::Model(const std::string& path, int gpuLayers) {
+Model::Model(const std::string& path, int gpuLayers, const std::function<void(float)>& onProgress) {
   const Api& a = api();
   llama_model_params params = a.llama_model_default_params();
   params.n_gpu_layers = gpuLayers;
+  if (onProgress) {
+    params.progress_callback = [](float p, void* user) {
+      (*static_cast<const std::function<void(float)>*>(user))(p);
+      return true;
+    };
+    params.progress_callback_user_data = const_cast<std::function<void(float)>*>(&onProgress);
+  }
   takeLlamaLog();
   model_ = a.llama_model_load_from_file(path.c_str(), params);
   if (!model_) {

@@ -2,6 +2,7 @@
 // (token bytes as llama_token_to_piece renders them with special = true, and kinds) and metadata.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -20,7 +21,8 @@ struct ModelVocabulary {
 class Model {
  public:
   // Throws std::runtime_error (with llama.cpp's own error lines) when the file does not load.
-  Model(const std::string& path, int gpuLayers);
+  // onProgress (may be empty) sees the loaded fraction, 0..1, on the loading thread.
+  Model(const std::string& path, int gpuLayers, const std::function<void(float)>& onProgress = {});
   ~Model();
   Model(const Model&) = delete;
   Model& operator=(const Model&) = delete;

@@ -19,6 +19,8 @@ export interface LoadModelOptions {
   threads?: number;
   /** Tokens per generation's context (prompt + output). Default: the trained context, at most 4096. */
   contextSize?: number;
+  /** Called while the weights load with the fraction done (0..1), on the JS thread. */
+  onProgress?: (fraction: number) => void;
 }
 
 /**
@@ -85,7 +87,8 @@ export async function loadModel(options: LoadModelOptions): Promise<LlamaModel> 
   const offload = options.gpu !== false && loadNative().llamaSupportsGpuOffload();
   if ((options.gpu === "cuda" || options.gpu === "vulkan") && !offload)
     throw new Error(`gpu: "${options.gpu}": llama.cpp found no usable ${options.gpu} device here (use gpu: "auto" or false)`);
-  const native = await loadNative().llamaLoadModel(path, offload ? 999 : 0);
+  if (options.onProgress !== undefined && typeof options.onProgress !== "function") throw new TypeError("onProgress must be a function");
+  const native = await loadNative().llamaLoadModel(path, offload ? 999 : 0, options.onProgress ?? (() => {}));
   const trained = native.trainedContext > 0 ? native.trainedContext : 4096;
   const contextSize = options.contextSize === undefined ? Math.min(trained, 4096) : positiveInt(options.contextSize, "contextSize");
   const gpu = !offload ? false : build === "cpu" ? (process.platform === "darwin" ? "metal" : false) : build;

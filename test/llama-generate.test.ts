@@ -185,6 +185,16 @@ describe("generate with the mask (CPU sampler inside llama.cpp)", () => {
     expect(r.finishReason).toBe("length");
   });
 
+  it("ends at a stop string, without it, and stops decoding there", async () => {
+    const o = { tools: undefined, seed: 2, temperature: 2, topK: 0, topP: 1, minP: 0, logitBias: { 198: -100, 271: -100 } };
+    const free = await run({ ...o, maxTokens: 8 });
+    const stop = free.text.slice(-4);
+    const r = await run({ ...o, maxTokens: 100_000, stop: ["\u0000never", stop] });
+    expect(r.finishReason).toBe("stop");
+    expect(r.text).toBe(free.text.slice(0, free.text.indexOf(stop)));
+    expect(r.usage.completion_tokens).toBeLessThan(100);
+  });
+
   it("refuses a prompt longer than the context with what to do", async () => {
     const small = await loadModel({ path: testModelPath(), contextSize: 32 });
     await expect(generate(small, { messages, tools })).rejects.toThrow(/context holds 32; load the model with a larger contextSize/);

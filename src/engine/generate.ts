@@ -11,6 +11,7 @@ import type { IncompleteCall, ParseResult, ToolCall } from "../parser/types.js";
 import { renderChat, type ChatMessage } from "../templates/render.js";
 import { TokenKind } from "../vocab/types.js";
 import type { LlamaModel } from "./model.js";
+import { StopScanner } from "./stop.js";
 
 export interface GenerateOptions {
   messages: ChatMessage[];
@@ -27,6 +28,8 @@ export interface GenerateOptions {
   minP?: number;
   /** Same seed, same prompt, same options: same tokens. Default 0. */
   seed?: number;
+  /** Ends the answer where one of these strings first appears; the string is not part of it. */
+  stop?: string | string[];
   /** Added to the logits of token ids before sampling (after the mask: a bias cannot unmask). */
   logitBias?: Record<number, number>;
   repeatPenalty?: number;
@@ -138,29 +141,27 @@ export function prepareGeneration(model: LlamaModel, options: GenerateOptions): 
   };
 }
 
-/** Starts decoding; `onTokens` sees each batch of sampled ids. Resolves when decoding ends. */
+/**
+ * Starts decoding; `onTokens` sees each batch of sampled ids and may call `stop()` (a stop string
+ * was found: the result then finishes "stop"). Resolves when decoding ends.
+ */
 export async function runGeneration(
-  model: LlamaModel, prepared: PreparedGeneration, signal: AbortSignal | undefined, onTokens: (ids: number[]) => void,
+  model: LlamaModel, prepared: PreparedGeneration, signal: AbortSignal | undefined,
+  onTokens: (ids: number[], stop: () => void) => void,
 ): Promise<NativeGenerationResult> {
   signal?.throwIfAborted();
-  const handle = loadNative().llamaGenerate(model.native, prepared.request, onTokens);
+  let stopped = false;
+  const stop = () => { stopped = true; handle.abort(); };
+  const handle = loadNative().llamaGenerate(model.native, prepared.request, (ids) => onTokens(ids, stop));
   const onAbort = () => handle.abort();
   signal?.addEventListener("abort", onAbort, { once: true });
   try {
     const native = await handle.done;
     if (native.finishReason === "aborted") signal?.throwIfAborted();
-    return native;
+    return stopped && native.finishReason === "aborted" ? { ...native, finishReason: "stop" } : native;
   } finally {
     signal?.removeEventListener("abort", onAbort);
   }
-}
-
-/** The generated tokens without a final end-of-generation token. */
-export function visibleTokens(model: LlamaModel, native: NativeGenerationResult): number[] {
-  const tokens = native.tokens;
-  const last = tokens[tokens.length - 1];
-  const ended = native.finishReason === "stop" && last !== undefined && model.vocabulary.kind(last) === TokenKind.EndOfGeneration;
-  return ended ? tokens.slice(0, -1) : tokens;
 }
 
 /** The result object from the parser's verdict and the native run's counts. */
@@ -192,8 +193,18 @@ export function resultOf(native: NativeGenerationResult, text: string, parsed: P
 
 export async function generate(model: LlamaModel, options: GenerateOptions): Promise<GenerateResult> {
   const prepared = prepareGeneration(model, options);
-  const native = await runGeneration(model, prepared, options.signal, () => {});
-  const text = decodeTokens(model, visibleTokens(model, native));
+  const scanner = new StopScanner(options.stop);
+  const decoder = new TextDecoder();
+  let text = "";
+  const native = await runGeneration(model, prepared, options.signal, (ids, stop) => {
+    for (const id of ids) {
+      // End-of-generation tokens end the output; their text is not part of it.
+      if (model.vocabulary.kind(id) === TokenKind.EndOfGeneration) continue;
+      text += scanner.feed(decoder.decode(model.vocabulary.tokenBytes(id), { stream: true }));
+      if (scanner.stopped) return stop();
+    }
+  });
+  text += scanner.feed(decoder.decode()) + scanner.flush();
   let parsed: ParseResult | undefined;
   if (prepared.dialectOptions) {
     const parser = new ToolCallStreamParser(prepared.dialectOptions);
@@ -201,13 +212,4 @@ export async function generate(model: LlamaModel, options: GenerateOptions): Pro
     parsed = parser.end(native.finishReason === "stop" ? "stop" : "length");
   }
   return resultOf(native, text, parsed);
-}
-
-/** Token bytes as llama.cpp renders them (special tokens as their text), decoded as UTF-8. */
-export function decodeTokens(model: LlamaModel, tokens: number[]): string {
-  const parts = tokens.map((t) => model.vocabulary.tokenBytes(t));
-  const all = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) { all.set(p, at); at += p.length; }
-  return new TextDecoder().decode(all);
 }

@@ -6,6 +6,7 @@ import type { ParseResult, StreamEvent } from "../parser/types.js";
 import { TokenKind } from "../vocab/types.js";
 import { prepareGeneration, resultOf, runGeneration, type GenerateOptions, type GenerateResult } from "./generate.js";
 import type { LlamaModel } from "./model.js";
+import { StopScanner } from "./stop.js";
 
 export interface StreamToolCallDelta {
   index: number;
@@ -43,6 +44,7 @@ export async function* generateStream(model: LlamaModel, options: GenerateOption
   const prepared = prepareGeneration(model, options);
   const parser = prepared.dialectOptions ? new ToolCallStreamParser(prepared.dialectOptions) : undefined;
   const decoder = new TextDecoder();
+  const scanner = new StopScanner(options.stop);
   const ctl = new AbortController();
   const forward = () => ctl.abort(options.signal?.reason);
   options.signal?.addEventListener("abort", forward, { once: true });
@@ -57,10 +59,12 @@ export async function* generateStream(model: LlamaModel, options: GenerateOption
     if (!parser) pending.push({ content: chunk });
     else for (const e of parser.feed(chunk)) { const d = deltaOf(e); if (d) pending.push(d); }
   };
-  const onTokens = (ids: number[]) => {
+  const onTokens = (ids: number[], stop: () => void) => {
     for (const id of ids) {
       // End-of-generation tokens end the output; their text is not part of it.
-      if (model.vocabulary.kind(id) !== TokenKind.EndOfGeneration) push(decoder.decode(model.vocabulary.tokenBytes(id), { stream: true }));
+      if (model.vocabulary.kind(id) === TokenKind.EndOfGeneration) continue;
+      push(scanner.feed(decoder.decode(model.vocabulary.tokenBytes(id), { stream: true })));
+      if (scanner.stopped) { stop(); break; }
     }
     wake?.();
   };
@@ -81,7 +85,7 @@ export async function* generateStream(model: LlamaModel, options: GenerateOption
     await run;
     if (outcome.error !== undefined) throw outcome.error;
     const native = outcome.native!;
-    push(decoder.decode());
+    push(scanner.feed(decoder.decode()) + scanner.flush());
     let parsed: ParseResult | undefined;
     if (parser) {
       const ended = parser.end(native.finishReason === "stop" ? "stop" : "length");

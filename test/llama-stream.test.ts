@@ -55,6 +55,16 @@ describe("generateStream", () => {
     expect(chunks.map((c) => c.delta.content ?? "").join("")).toBe(whole.message.content ?? "");
   });
 
+  it("ends at a stop string as generate() does", async () => {
+    const o: GenerateOptions = { messages: [{ role: "user", content: "hi" }], seed: 2, temperature: 2, topK: 0, topP: 1, minP: 0, maxTokens: 8, logitBias: { 198: -100, 271: -100 } };
+    const stop = (await generate(model, o)).text.slice(-3);
+    const whole = await generate(model, { ...o, maxTokens: 100_000, stop });
+    const chunks = await collect(generateStream(model, { ...o, maxTokens: 100_000, stop }));
+    expect(chunks.map((c) => c.delta.content ?? "").join("")).toBe(whole.message.content ?? "");
+    expect(chunks[chunks.length - 1]!.finish_reason).toBe("stop");
+    expect(whole.text).not.toContain(stop);
+  });
+
   it("stops decoding when the consumer leaves the loop", async () => {
     const started = Date.now();
     let n = 0;

@@ -195,6 +195,10 @@ describe("generate with the mask (CPU sampler inside llama.cpp)", () => {
     expect(r.usage.completion_tokens).toBeLessThan(100);
   });
 
+  it("refuses a logit bias for a token the model does not have", async () => {
+    await expect(run({ logitBias: { 999_999: 5 }, maskPath: "backend" })).rejects.toThrow(/token id 999999 is outside the model's vocabulary/);
+  });
+
   it("refuses a prompt longer than the context with what to do", async () => {
     const small = await loadModel({ path: testModelPath(), contextSize: 32 });
     await expect(generate(small, { messages, tools })).rejects.toThrow(/context holds 32; load the model with a larger contextSize/);

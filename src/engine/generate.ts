@@ -97,6 +97,15 @@ function samplingOf(o: GenerateOptions): Partial<NativeGenerationRequest> {
   return out;
 }
 
+/** Token ids outside the vocabulary would abort llama.cpp's backend logit-bias sampler. */
+function checkLogitBias(bias: Array<[number, number]> | undefined, vocabSize: number): void {
+  for (const [id, value] of bias ?? []) {
+    if (!Number.isInteger(id) || id < 0 || id >= vocabSize)
+      throw new RangeError(`logitBias: token id ${id} is outside the model's vocabulary (0..${vocabSize - 1})`);
+    if (typeof value !== "number" || Number.isNaN(value)) throw new TypeError(`logitBias[${id}] must be a number`);
+  }
+}
+
 /** What one generation needs, worked out before decoding starts. */
 export interface PreparedGeneration {
   request: NativeGenerationRequest;
@@ -132,11 +141,13 @@ export function prepareGeneration(model: LlamaModel, options: GenerateOptions): 
     ...(options.parallelToolCalls !== undefined ? { parallelToolCalls: options.parallelToolCalls } : {}),
     reasoning: promptOpensThought(prompt, spec) ? ("forced-open" as const) : reasoning && !!spec.reasoning,
   };
+  const sampling = samplingOf(options);
+  checkLogitBias(sampling.logitBias, model.vocabulary.size);
   const grammar = options.mask !== false && dialectOptions
     ? compileGrammar(buildToolGrammar(dialectOptions), model.vocabulary).native
     : undefined;
   return {
-    request: { prompt, maxTokens, contextSize: model.contextSize, threads: model.threads, ...samplingOf(options), ...(grammar ? { grammar } : {}) },
+    request: { prompt, maxTokens, contextSize: model.contextSize, threads: model.threads, ...sampling, ...(grammar ? { grammar } : {}) },
     dialectOptions,
   };
 }

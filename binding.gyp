@@ -5,9 +5,16 @@
       "sources": [
         "native/core/json.cpp", "native/core/utf8.cpp", "native/core/ir_inline.cpp", "native/core/nfa.cpp", "native/core/nfa_text.cpp",
         "native/core/vocab.cpp", "native/core/dfa.cpp", "native/core/mask.cpp", "native/core/grammar.cpp", "native/core/matcher.cpp", "native/core/walk.cpp",
-        "native/addon/addon.cpp"
+        "native/llama/llama_api.cpp", "native/llama/model.cpp", "native/llama/mask_sampler.cpp", "native/llama/mask_backend.cpp",
+        "native/llama/generation.cpp",
+        "native/addon/addon.cpp", "native/addon/llama_addon.cpp"
       ],
-      "include_dirs": ["<!(node -p \"require('node-addon-api').include_dir\")"],
+      "include_dirs": [
+        "<!(node -p \"require('node-addon-api').include_dir\")",
+        "<!(node scripts/llama-source.mjs)/include",
+        "<!(node scripts/llama-source.mjs)/ggml/include"
+      ],
+      "libraries": ["-ldl"],
       "defines": ["NAPI_VERSION=8", "NAPI_CPP_EXCEPTIONS", "NODE_ADDON_API_DISABLE_DEPRECATED"],
       "cflags_cc!": ["-fno-exceptions", "-fno-rtti"],
       "cflags_cc": ["-std=c++17", "-O2"],

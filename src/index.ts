@@ -16,3 +16,8 @@ export type { DialectOptions } from "./dialects/options.js";
 export { ToolDefinitionError, type ToolChoice } from "./dialects/tools.js";
 export { ToolCallStreamParser, parseToolCalls, type ParserOptions } from "./parser/stream.js";
 export type { ParseResult, StreamEvent, ToolCall, IncompleteCall, DroppedConstruct, FinishReason } from "./parser/types.js";
+export { loadModel, LlamaModel, defaultThreads, type LoadModelOptions } from "./engine/model.js";
+export type { GpuOption } from "./engine/llama-library.js";
+export { generate, type GenerateOptions, type GenerateResult, type AssistantMessage } from "./engine/generate.js";
+export { generateStream, type StreamChunk, type StreamDelta, type StreamToolCallDelta } from "./engine/stream.js";
+export { detectDialect } from "./engine/detect-dialect.js";

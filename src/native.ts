@@ -20,10 +20,35 @@ export interface NativeMatcher {
   randomWalks(options?: object): Array<{ tokens: Uint32Array; terminated: boolean; stuck: boolean }>;
   readonly steps: number;
 }
+export interface NativeLlamaModel {
+  vocabulary(): { bytes: Uint8Array; offsets: Uint32Array; kinds: Uint8Array; pieces: string[] };
+  metadata(key: string): string;
+  tokenText(id: number): string;
+  dispose(): void;
+  readonly chatTemplate: string;
+  readonly trainedContext: number;
+  readonly bosToken: string;
+  readonly eosToken: string;
+}
+export interface NativeGenerationRequest {
+  prompt: string; maxTokens: number; contextSize: number; threads: number;
+  temperature?: number; topK?: number; topP?: number; minP?: number; seed?: number;
+  penaltyLastN?: number; repeatPenalty?: number; frequencyPenalty?: number; presencePenalty?: number;
+  logitBias?: Array<[number, number]>; grammar?: NativeGrammar; backendSampling?: boolean;
+}
+export interface NativeGenerationResult {
+  tokens: number[]; finishReason: "stop" | "length" | "aborted"; promptTokens: number;
+  promptMillis: number; decodeMillis: number; maskApplyCount: number; maskApplyNanos: number; maskBackendSteps: number; grammarComplete: boolean;
+}
 export interface NativeAddon {
   NativeVocabulary: new (bytes: Uint8Array, offsets: Uint32Array, kinds: Uint8Array) => NativeVocabulary;
   NativeGrammar: new (vocab: NativeVocabulary, irJson: string, options?: object) => NativeGrammar;
   NativeMatcher: new (grammar: NativeGrammar) => NativeMatcher;
+  llamaLoadLibrary(paths: { llama: string; ggml: string; backendsDir: string }): void;
+  llamaLoadModel(path: string, gpuLayers: number, onProgress: (fraction: number) => void): Promise<NativeLlamaModel>;
+  llamaSupportsGpuOffload(): boolean;
+  llamaGenerate(model: NativeLlamaModel, request: NativeGenerationRequest, onTokens: (ids: number[]) => void):
+    { done: Promise<NativeGenerationResult>; abort(): void };
 }
 
 const require = createRequire(import.meta.url);

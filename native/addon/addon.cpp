@@ -6,6 +6,7 @@
 
 #include "../core/matcher.hpp"
 #include "../core/walk.hpp"
+#include "wraps.hpp"
 
 using namespace toolmask;
 
@@ -223,9 +224,17 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("NativeVocabulary", v);
   exports.Set("NativeGrammar", g);
   exports.Set("NativeMatcher", MatcherWrap::Init(env));
+  addon::registerLlama(env, exports);
   return exports;
 }
 
 }  // namespace
+
+std::shared_ptr<CompiledGrammar> addon::unwrapGrammar(const Napi::Value& value, const char* what) {
+  Napi::Env env = value.Env();
+  if (!value.IsObject() || !value.As<Napi::Object>().InstanceOf(ctorOf(env, true)))
+    throw Napi::TypeError::New(env, std::string(what) + " must be a NativeGrammar (compileGrammar(...).native)");
+  return GrammarWrap::Unwrap(value.As<Napi::Object>())->grammar;
+}
 
 NODE_API_MODULE(toolmask, Init)

@@ -1,0 +1,292 @@
+// N-API bindings of native/llama: load llama.cpp at run time, load a model off the JS thread,
+// generate off the JS thread with tokens streamed back as they are sampled.
+#include <napi.h>
+
+#include <atomic>
+#include <memory>
+
+#include "../llama/generation.hpp"
+#include "wraps.hpp"
+
+namespace toolmask::addon {
+namespace {
+
+using toolmask::llama::Model;
+
+std::string stringProp(const Napi::Object& o, const char* key) {
+  Napi::Value v = o.Get(key);
+  if (!v.IsString()) throw Napi::TypeError::New(o.Env(), std::string(key) + " must be a string");
+  return v.As<Napi::String>().Utf8Value();
+}
+
+double numberProp(const Napi::Object& o, const char* key, double fallback) {
+  Napi::Value v = o.Get(key);
+  if (v.IsUndefined() || v.IsNull()) return fallback;
+  if (!v.IsNumber()) throw Napi::TypeError::New(o.Env(), std::string(key) + " must be a number");
+  return v.As<Napi::Number>().DoubleValue();
+}
+
+Napi::Value LoadLibrary(const Napi::CallbackInfo& info) {
+  if (info.Length() < 1 || !info[0].IsObject())
+    throw Napi::TypeError::New(info.Env(), "llamaLoadLibrary({ llama, ggml, backendsDir })");
+  auto o = info[0].As<Napi::Object>();
+  llama::LibraryPaths paths{stringProp(o, "llama"), stringProp(o, "ggml"), stringProp(o, "backendsDir")};
+  try {
+    llama::loadApi(paths);
+  } catch (const std::exception& e) {
+    throw Napi::Error::New(info.Env(), e.what());
+  }
+  return info.Env().Undefined();
+}
+
+Napi::Value SupportsGpuOffload(const Napi::CallbackInfo& info) {
+  try {
+    return Napi::Boolean::New(info.Env(), llama::api().llama_supports_gpu_offload());
+  } catch (const std::exception& e) {
+    throw Napi::Error::New(info.Env(), e.what());
+  }
+}
+
+class ModelWrap : public Napi::ObjectWrap<ModelWrap> {
+ public:
+  static Napi::Function Init(Napi::Env env) {
+    return DefineClass(env, "NativeLlamaModel",
+                       {InstanceMethod<&ModelWrap::Vocabulary>("vocabulary"),
+                        InstanceMethod<&ModelWrap::Metadata>("metadata"),
+                        InstanceMethod<&ModelWrap::TokenText>("tokenText"),
+                        InstanceMethod<&ModelWrap::Dispose>("dispose"),
+                        InstanceAccessor<&ModelWrap::ChatTemplate>("chatTemplate"),
+                        InstanceAccessor<&ModelWrap::TrainedContext>("trainedContext"),
+                        InstanceAccessor<&ModelWrap::Bos>("bosToken"),
+                        InstanceAccessor<&ModelWrap::Eos>("eosToken")});
+  }
+  ModelWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<ModelWrap>(info) {}
+  std::shared_ptr<Model> model;
+
+  static std::shared_ptr<Model> of(const Napi::Value& v, Napi::FunctionReference* ctor) {
+    if (!v.IsObject() || !v.As<Napi::Object>().InstanceOf(ctor->Value()))
+      throw Napi::TypeError::New(v.Env(), "expected a model from loadModel");
+    ModelWrap* w = Unwrap(v.As<Napi::Object>());
+    if (!w || !w->model) throw Napi::Error::New(v.Env(), "the model was disposed; load it again");
+    return w->model;
+  }
+
+ private:
+  Model& live(const Napi::Env& env) {
+    if (!model) throw Napi::Error::New(env, "the model was disposed; load it again");
+    return *model;
+  }
+  Napi::Value Vocabulary(const Napi::CallbackInfo& info) {
+    const auto& v = live(info.Env()).vocabulary();
+    Napi::Env env = info.Env();
+    auto bytes = Napi::Uint8Array::New(env, v.bytes.size());
+    std::copy(v.bytes.begin(), v.bytes.end(), bytes.Data());
+    auto offsets = Napi::Uint32Array::New(env, v.offsets.size());
+    std::copy(v.offsets.begin(), v.offsets.end(), offsets.Data());
+    auto kinds = Napi::Uint8Array::New(env, v.kinds.size());
+    std::copy(v.kinds.begin(), v.kinds.end(), kinds.Data());
+    auto pieces = Napi::Array::New(env, v.pieces.size());
+    for (size_t i = 0; i < v.pieces.size(); i++) pieces.Set(uint32_t(i), Napi::String::New(env, v.pieces[i]));
+    auto out = Napi::Object::New(env);
+    out.Set("bytes", bytes);
+    out.Set("offsets", offsets);
+    out.Set("kinds", kinds);
+    out.Set("pieces", pieces);
+    return out;
+  }
+  Napi::Value Metadata(const Napi::CallbackInfo& info) {
+    if (!info[0].IsString()) throw Napi::TypeError::New(info.Env(), "metadata(key: string)");
+    return Napi::String::New(info.Env(), live(info.Env()).metadata(info[0].As<Napi::String>().Utf8Value().c_str()));
+  }
+  Napi::Value TokenText(const Napi::CallbackInfo& info) {
+    if (!info[0].IsNumber()) throw Napi::TypeError::New(info.Env(), "tokenText(id: number)");
+    return Napi::String::New(info.Env(), live(info.Env()).tokenText(info[0].As<Napi::Number>().Int32Value()));
+  }
+  Napi::Value Dispose(const Napi::CallbackInfo& info) {
+    model.reset();  // running generations keep their own reference
+    return info.Env().Undefined();
+  }
+  Napi::Value ChatTemplate(const Napi::CallbackInfo& info) { return Napi::String::New(info.Env(), live(info.Env()).chatTemplate()); }
+  Napi::Value TrainedContext(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), live(info.Env()).trainedContext()); }
+  Napi::Value Bos(const Napi::CallbackInfo& info) {
+    Model& m = live(info.Env());
+    return Napi::String::New(info.Env(), m.tokenText(llama::api().llama_vocab_bos(m.vocab())));
+  }
+  Napi::Value Eos(const Napi::CallbackInfo& info) {
+    Model& m = live(info.Env());
+    return Napi::String::New(info.Env(), m.tokenText(llama::api().llama_vocab_eos(m.vocab())));
+  }
+};
+
+// The NativeLlamaModel constructor of one environment (main thread or a worker), given to the
+// functions that need it as their data.
+Napi::FunctionReference* ctorOf(const Napi::CallbackInfo& info) { return static_cast<Napi::FunctionReference*>(info.Data()); }
+
+// Loads off the JS thread; llama.cpp's load progress streams back to onProgress (if given).
+class LoadModelWorker : public Napi::AsyncProgressQueueWorker<float> {
+ public:
+  LoadModelWorker(Napi::Function onProgress, Napi::FunctionReference* ctor, std::string path, int gpuLayers)
+      : Napi::AsyncProgressQueueWorker<float>(onProgress),
+        deferred_(Napi::Promise::Deferred::New(onProgress.Env())), ctor_(ctor), path_(std::move(path)), gpuLayers_(gpuLayers) {}
+  Napi::Promise promise() { return deferred_.Promise(); }
+
+ protected:
+  void Execute(const ExecutionProgress& progress) override {
+    try {
+      model_ = std::make_shared<Model>(path_, gpuLayers_, [&](float p) { progress.Send(&p, 1); });
+    } catch (const std::exception& e) {
+      SetError(e.what());
+    }
+  }
+  void OnProgress(const float* data, size_t count) override {
+    Napi::HandleScope scope(Env());
+    for (size_t i = 0; i < count; i++) Callback().Call({Napi::Number::New(Env(), data[i])});
+  }
+  void OnOK() override {
+    Napi::Object obj = ctor_->New({});
+    ModelWrap::Unwrap(obj)->model = std::move(model_);
+    deferred_.Resolve(obj);
+  }
+  void OnError(const Napi::Error& e) override { deferred_.Reject(e.Value()); }
+
+ private:
+  Napi::Promise::Deferred deferred_;
+  Napi::FunctionReference* ctor_;
+  std::string path_;
+  int gpuLayers_;
+  std::shared_ptr<Model> model_;
+};
+
+Napi::Value LoadModel(const Napi::CallbackInfo& info) {
+  if (info.Length() < 3 || !info[0].IsString() || !info[1].IsNumber() || !info[2].IsFunction())
+    throw Napi::TypeError::New(info.Env(), "llamaLoadModel(path: string, gpuLayers: number, onProgress: (fraction) => void)");
+  try {
+    llama::api();
+  } catch (const std::exception& e) {
+    throw Napi::Error::New(info.Env(), e.what());
+  }
+  int gpuLayers = info[1].As<Napi::Number>().Int32Value();
+  auto* w = new LoadModelWorker(info[2].As<Napi::Function>(), ctorOf(info), info[0].As<Napi::String>().Utf8Value(), gpuLayers);
+  Napi::Promise p = w->promise();
+  w->Queue();
+  return p;
+}
+
+class GenerateWorker : public Napi::AsyncProgressQueueWorker<int32_t> {
+ public:
+  GenerateWorker(Napi::Function onTokens, std::shared_ptr<Model> model, llama::GenerationRequest req,
+                 std::shared_ptr<std::atomic<bool>> abort)
+      : Napi::AsyncProgressQueueWorker<int32_t>(onTokens),
+        deferred_(Napi::Promise::Deferred::New(onTokens.Env())),
+        model_(std::move(model)), req_(std::move(req)), abort_(std::move(abort)) {}
+  Napi::Promise promise() { return deferred_.Promise(); }
+
+ protected:
+  void Execute(const ExecutionProgress& progress) override {
+    try {
+      result_ = llama::generate(*model_, req_, [&](llama_token t) { progress.Send(&t, 1); }, *abort_);
+    } catch (const std::exception& e) {
+      SetError(e.what());
+    }
+  }
+  void OnProgress(const int32_t* data, size_t count) override {
+    Napi::HandleScope scope(Env());
+    auto ids = Napi::Array::New(Env(), count);
+    for (size_t i = 0; i < count; i++) ids.Set(uint32_t(i), Napi::Number::New(Env(), data[i]));
+    Callback().Call({ids});
+  }
+  void OnOK() override {
+    Napi::Env env = Env();
+    auto out = Napi::Object::New(env);
+    auto tokens = Napi::Array::New(env, result_.tokens.size());
+    for (size_t i = 0; i < result_.tokens.size(); i++) tokens.Set(uint32_t(i), Napi::Number::New(env, result_.tokens[i]));
+    out.Set("tokens", tokens);
+    out.Set("finishReason", result_.finishReason);
+    out.Set("promptTokens", result_.promptTokens);
+    out.Set("promptMillis", result_.promptMillis);
+    out.Set("decodeMillis", result_.decodeMillis);
+    out.Set("maskApplyCount", double(result_.maskApplyCount));
+    out.Set("maskApplyNanos", double(result_.maskApplyNanos));
+    out.Set("maskBackendSteps", double(result_.maskBackendSteps));
+    out.Set("grammarComplete", result_.grammarComplete);
+    deferred_.Resolve(out);
+  }
+  void OnError(const Napi::Error& e) override { deferred_.Reject(e.Value()); }
+
+ private:
+  Napi::Promise::Deferred deferred_;
+  std::shared_ptr<Model> model_;
+  llama::GenerationRequest req_;
+  std::shared_ptr<std::atomic<bool>> abort_;
+  llama::GenerationResult result_;
+};
+
+llama::GenerationRequest readRequest(const Napi::Object& o) {
+  llama::GenerationRequest r;
+  r.prompt = stringProp(o, "prompt");
+  r.maxTokens = int32_t(numberProp(o, "maxTokens", r.maxTokens));
+  r.contextSize = uint32_t(numberProp(o, "contextSize", r.contextSize));
+  r.threads = int32_t(numberProp(o, "threads", r.threads));
+  auto& s = r.sampling;
+  s.temperature = float(numberProp(o, "temperature", s.temperature));
+  s.topK = int32_t(numberProp(o, "topK", s.topK));
+  s.topP = float(numberProp(o, "topP", s.topP));
+  s.minP = float(numberProp(o, "minP", s.minP));
+  s.seed = uint32_t(numberProp(o, "seed", s.seed));
+  s.penaltyLastN = int32_t(numberProp(o, "penaltyLastN", s.penaltyLastN));
+  s.repeatPenalty = float(numberProp(o, "repeatPenalty", s.repeatPenalty));
+  s.frequencyPenalty = float(numberProp(o, "frequencyPenalty", s.frequencyPenalty));
+  s.presencePenalty = float(numberProp(o, "presencePenalty", s.presencePenalty));
+  Napi::Value bias = o.Get("logitBias");
+  if (bias.IsArray()) {
+    auto arr = bias.As<Napi::Array>();
+    for (uint32_t i = 0; i < arr.Length(); i++) {
+      Napi::Value pair = arr.Get(i);
+      if (!pair.IsArray() || pair.As<Napi::Array>().Length() != 2)
+        throw Napi::TypeError::New(o.Env(), "logitBias must be an array of [tokenId, bias] pairs");
+      auto p = pair.As<Napi::Array>();
+      s.logitBias.push_back({p.Get(0u).As<Napi::Number>().Int32Value(), p.Get(1u).As<Napi::Number>().FloatValue()});
+    }
+  }
+  r.backendSampling = o.Get("backendSampling").ToBoolean().Value();
+  Napi::Value g = o.Get("grammar");
+  if (!g.IsUndefined() && !g.IsNull()) r.grammar = unwrapGrammar(g, "grammar");
+  if (r.maxTokens < 1) throw Napi::RangeError::New(o.Env(), "maxTokens must be at least 1");
+  if (r.threads < 1) throw Napi::RangeError::New(o.Env(), "threads must be at least 1");
+  if (r.contextSize < 16) throw Napi::RangeError::New(o.Env(), "contextSize must be at least 16");
+  return r;
+}
+
+// llamaGenerate(model, request, onTokens) → { done: Promise<result>, abort(): void }
+Napi::Value Generate(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (info.Length() < 3 || !info[1].IsObject() || !info[2].IsFunction())
+    throw Napi::TypeError::New(env, "llamaGenerate(model, request, onTokens)");
+  auto model = ModelWrap::of(info[0], ctorOf(info));
+  auto req = readRequest(info[1].As<Napi::Object>());
+  auto abort = std::make_shared<std::atomic<bool>>(false);
+  auto* w = new GenerateWorker(info[2].As<Napi::Function>(), std::move(model), std::move(req), abort);
+  auto out = Napi::Object::New(env);
+  out.Set("done", w->promise());
+  out.Set("abort", Napi::Function::New(env, [abort](const Napi::CallbackInfo& i) {
+            abort->store(true);
+            return i.Env().Undefined();
+          }));
+  w->Queue();
+  return out;
+}
+
+}  // namespace
+
+void registerLlama(Napi::Env env, Napi::Object exports) {
+  Napi::Function ctor = ModelWrap::Init(env);
+  auto* ref = new Napi::FunctionReference(Napi::Persistent(ctor));
+  env.AddCleanupHook([ref] { delete ref; });
+  exports.Set("NativeLlamaModel", ctor);
+  exports.Set("llamaLoadLibrary", Napi::Function::New(env, LoadLibrary));
+  exports.Set("llamaSupportsGpuOffload", Napi::Function::New(env, SupportsGpuOffload));
+  exports.Set("llamaLoadModel", Napi::Function::New(env, LoadModel, "llamaLoadModel", ref));
+  exports.Set("llamaGenerate", Napi::Function::New(env, Generate, "llamaGenerate", ref));
+}
+
+}  // namespace toolmask::addon

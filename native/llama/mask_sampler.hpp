@@ -1,0 +1,33 @@
+// The mask as a llama_sampler (CPU path): apply() sets the logit of every token the matcher
+// rejects to -INFINITY, accept() advances the matcher. It goes first in the chain, so the
+// temperature, top-k/p and the final pick only ever see tokens the grammar allows.
+#pragma once
+#include <cstdint>
+#include <memory>
+
+#include "../core/matcher.hpp"
+#include "llama_api.hpp"
+
+namespace toolmask::llama {
+
+struct MaskStats {
+  uint64_t applyCount = 0;
+  uint64_t applyNanos = 0;      // filling the bitmask and masking the candidates (or filling the backend input)
+  uint64_t backendInputs = 0;   // of applyCount, steps masked inside the graph (backend path)
+  bool rejectedToken = false;   // accept() saw a token the grammar refused (a bug, or the mask was bypassed)
+  bool noTokenAllowed = false;  // apply() found nothing allowed (the grammar is a dead end here)
+};
+
+// The sampler owns a matcher on `grammar`; `stats` must outlive it. Free it with
+// llama_sampler_free, or let the chain it was added to free it. firstInChain: it sees the
+// candidate array exactly as llama_sampler_sample builds it (entry i is token i), which allows
+// masking whole 32-token words at once.
+// backendHooks: also implement llama.cpp's [EXPERIMENTAL] backend sampling, so that a chain
+// attached to a context masks the logits as ggml ops inside the graph (mask_backend.cpp).
+llama_sampler* makeMaskSampler(const Api& a, std::shared_ptr<CompiledGrammar> grammar, MaskStats* stats, bool firstInChain,
+                               bool backendHooks = false);
+
+// The matcher inside a sampler made by makeMaskSampler (to ask isComplete after decoding).
+Matcher& maskMatcher(llama_sampler* sampler);
+
+}  // namespace toolmask::llama

@@ -1,0 +1,60 @@
+#!/usr/bin/env node
+// Decode benchmark, first slice: the same model, unmasked vs masked (CPU sampler) vs masked
+// (llama.cpp backend sampling path), same sampling options, alternating runs; median ms/token,
+// tok/s and the mask's µs/token. Not yet here: node-llama-cpp with our exported GBNF.
+// Usage: node scripts/bench-decode.mjs [--model file.gguf] [--tokens 200] [--reps 3] [--threads N] [--out bench/results/decode.json]
+import { mkdirSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const args = process.argv.slice(2);
+const arg = (name, dflt) => { const i = args.indexOf(`--${name}`); return i >= 0 && args[i + 1] !== undefined ? args[i + 1] : dflt; };
+const { loadModel, generate } = await import(path.join(root, "dist", "index.js"));
+const { writeTestModel } = await import(path.join(root, "dist", "model", "test-model.js"));
+
+let modelPath = arg("model", null);
+if (!modelPath) {
+  modelPath = path.join(root, ".cache", "test-model", "qwen3-tiny-seed1.gguf");
+  try { (await import("node:fs")).statSync(modelPath); } catch { mkdirSync(path.dirname(modelPath), { recursive: true }); writeTestModel({ path: modelPath, seed: 1 }); }
+}
+const TOKENS = Number(arg("tokens", 200));
+const REPS = Number(arg("reps", 3));
+const threads = arg("threads", null);
+const model = await loadModel({ path: modelPath, ...(threads ? { threads: Number(threads) } : {}) });
+
+// Free text under a tool grammar: the mask runs every step and neither run stops early.
+const bias = { 198: -100, 271: -100 };
+for (const id of model.vocabulary.endOfGenerationIds) bias[id] = -100;
+const tools = [{ type: "function", function: { name: "get_weather", parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] } } }];
+const options = { messages: [{ role: "user", content: "hi" }], tools, seed: 1, maxTokens: TOKENS, temperature: 1, logitBias: bias };
+
+// unmaskedBackend: the same chain attached to the context without the mask, to tell the cost of
+// backend sampling itself from the mask's.
+const runs = { unmasked: [], masked: [], unmaskedBackend: [], maskedBackend: [] };
+await generate(model, { ...options, maxTokens: 8 });  // warm-up
+for (let i = 0; i < REPS; i++) {
+  for (const kind of Object.keys(runs)) {
+    const r = await generate(model, { ...options, mask: kind.startsWith("masked"), maskPath: kind.endsWith("Backend") ? "backend" : "cpu" });
+    runs[kind].push({ msPerToken: r.timings.decodeMillis / r.usage.completion_tokens, maskMicros: r.timings.maskMicrosPerToken, tokens: r.usage.completion_tokens });
+  }
+}
+const median = (xs) => { const a = [...xs].sort((p, q) => p - q); return a[Math.floor(a.length / 2)]; };
+const summary = (rs) => {
+  const ms = median(rs.map((r) => r.msPerToken));
+  return { msPerToken: +ms.toFixed(3), tokensPerSecond: +(1000 / ms).toFixed(1), maskMicrosPerToken: +median(rs.map((r) => r.maskMicros)).toFixed(1), runs: rs };
+};
+const result = {
+  date: new Date().toISOString(), model: path.basename(modelPath), threads: model.threads, cpus: os.availableParallelism(), loadavg: os.loadavg(),
+  tokensPerRun: TOKENS, reps: REPS, unmasked: summary(runs.unmasked), masked: summary(runs.masked),
+  unmaskedBackend: summary(runs.unmaskedBackend), maskedBackend: summary(runs.maskedBackend),
+};
+result.ratio_masked_unmasked = +(result.masked.tokensPerSecond / result.unmasked.tokensPerSecond).toFixed(3);
+result.ratio_masked_backend_unmasked_backend = +(result.maskedBackend.tokensPerSecond / result.unmaskedBackend.tokensPerSecond).toFixed(3);
+const out = path.resolve(root, arg("out", "bench/results/decode.json"));
+writeFileSync(out, JSON.stringify(result, null, 2) + "\n");
+console.log(`unmasked ${result.unmasked.msPerToken} ms/token; masked, cpu path ${result.masked.msPerToken} ms/token (mask ${result.masked.maskMicrosPerToken} µs/token, ratio ${result.ratio_masked_unmasked}); ` +
+  `backend sampling: unmasked ${result.unmaskedBackend.msPerToken} ms/token, masked ${result.maskedBackend.msPerToken} ms/token ` +
+  `(mask ${result.maskedBackend.maskMicrosPerToken} µs/token, ratio ${result.ratio_masked_backend_unmasked_backend}); written to ${path.relative(root, out)}`);
+model.dispose();

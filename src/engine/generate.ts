@@ -1,0 +1,226 @@
+// generate(): the model's own chat template renders the prompt, the dialect's grammar masks
+// decoding inside llama.cpp's sampler chain, and the same dialect's parser reads the output.
+import { buildToolGrammar } from "../dialects/grammar.js";
+import { getDialect } from "../dialects/index.js";
+import type { DialectSpec } from "../dialects/spec.js";
+import type { ToolChoice } from "../dialects/tools.js";
+import { compileGrammar } from "../grammar/compile.js";
+import { loadNative, type NativeGenerationRequest, type NativeGenerationResult } from "../native.js";
+import { ToolCallStreamParser, type ParserOptions } from "../parser/stream.js";
+import type { IncompleteCall, ParseResult, ToolCall } from "../parser/types.js";
+import { renderChat, type ChatMessage } from "../templates/render.js";
+import { TokenKind } from "../vocab/types.js";
+import type { LlamaModel } from "./model.js";
+import { StopScanner } from "./stop.js";
+
+export interface GenerateOptions {
+  messages: ChatMessage[];
+  /** OpenAI tool definitions. */
+  tools?: unknown[];
+  toolChoice?: ToolChoice;
+  parallelToolCalls?: boolean;
+  /** Tokens to generate at most (an end-of-generation token counts). Default 512. */
+  maxTokens?: number;
+  /** 0: greedy. Default 0.8. */
+  temperature?: number;
+  topK?: number;
+  topP?: number;
+  minP?: number;
+  /** Same seed, same prompt, same options: same tokens. Default 0. */
+  seed?: number;
+  /** Ends the answer where one of these strings first appears; the string is not part of it. */
+  stop?: string | string[];
+  /** Added to the logits of token ids before sampling (after the mask: a bias cannot unmask). */
+  logitBias?: Record<number, number>;
+  repeatPenalty?: number;
+  /** Let the model think first (the template's thinking switch, and a thought in the grammar). Default false. */
+  reasoning?: boolean;
+  /** false: decode without the grammar (to compare; output is still parsed). Default true. */
+  mask?: boolean;
+  /**
+   * Where the mask runs: "cpu" (a sampler over the logits on the host, the default) or "backend"
+   * (llama.cpp's experimental backend sampling: graph ops where the logits live).
+   */
+  maskPath?: "cpu" | "backend";
+  /** A dialect name; default: the one detected from the model's chat template. */
+  dialect?: string;
+  signal?: AbortSignal;
+}
+
+export interface AssistantMessage {
+  role: "assistant";
+  content: string | null;
+  reasoning_content?: string;
+  tool_calls?: ToolCall[];
+}
+
+export interface GenerateResult {
+  message: AssistantMessage;
+  finishReason: "stop" | "tool_calls" | "length";
+  usage: { prompt_tokens: number; completion_tokens: number };
+  timings: { tokensPerSecond: number; maskMicrosPerToken: number; promptMillis: number; decodeMillis: number };
+  /** Where the mask ran: "backend" when llama.cpp masked inside the graph, "cpu" on the host, "none" unmasked. */
+  maskPath: "cpu" | "backend" | "none";
+  /** Calls the output started but did not finish validly (cut by maxTokens, or invalid unmasked). */
+  incomplete: IncompleteCall[];
+  /** The generated text (without the end-of-generation token) and every sampled token id. */
+  text: string;
+  tokens: number[];
+}
+
+function dialectFor(model: LlamaModel, given: string | undefined, needed: boolean): DialectSpec | undefined {
+  if (given !== undefined) return getDialect(given);
+  if (model.dialect) return getDialect(model.dialect);
+  if (needed)
+    throw new Error(`generate: cannot tell the tool-call dialect of ${model.path} from its chat template; pass { dialect } (one of the names in \`dialects\`)`);
+  return undefined;
+}
+
+/** Whether the rendered prompt leaves the model inside an opened thought. */
+function promptOpensThought(prompt: string, spec: DialectSpec): boolean {
+  return !!spec.reasoning && prompt.trimEnd().endsWith(spec.reasoning.open);
+}
+
+function samplingOf(o: GenerateOptions): Partial<NativeGenerationRequest> {
+  const out: Partial<NativeGenerationRequest> = {};
+  if (o.temperature !== undefined) out.temperature = o.temperature;
+  if (o.topK !== undefined) out.topK = o.topK;
+  if (o.topP !== undefined) out.topP = o.topP;
+  if (o.minP !== undefined) out.minP = o.minP;
+  if (o.repeatPenalty !== undefined) out.repeatPenalty = o.repeatPenalty;
+  out.seed = o.seed ?? 0;
+  if (!Number.isInteger(out.seed) || out.seed < 0 || out.seed > 0xffffffff) throw new RangeError("seed must be an integer in 0..2^32-1");
+  if (o.maskPath !== undefined && o.maskPath !== "cpu" && o.maskPath !== "backend")
+    throw new TypeError(`maskPath must be "cpu" or "backend", got ${JSON.stringify(o.maskPath)}`);
+  if (o.maskPath === "backend") out.backendSampling = true;
+  if (o.logitBias) out.logitBias = Object.entries(o.logitBias).map(([id, bias]) => [Number(id), bias]);
+  return out;
+}
+
+/** Token ids outside the vocabulary would abort llama.cpp's backend logit-bias sampler. */
+function checkLogitBias(bias: Array<[number, number]> | undefined, vocabSize: number): void {
+  for (const [id, value] of bias ?? []) {
+    if (!Number.isInteger(id) || id < 0 || id >= vocabSize)
+      throw new RangeError(`logitBias: token id ${id} is outside the model's vocabulary (0..${vocabSize - 1})`);
+    if (typeof value !== "number" || Number.isNaN(value)) throw new TypeError(`logitBias[${id}] must be a number`);
+  }
+}
+
+/** What one generation needs, worked out before decoding starts. */
+export interface PreparedGeneration {
+  request: NativeGenerationRequest;
+  /** Parser options, when a dialect applies (tools given, or detected from the template). */
+  dialectOptions: ParserOptions | undefined;
+}
+
+/** Renders the prompt, builds and compiles the grammar, checks the options. */
+export function prepareGeneration(model: LlamaModel, options: GenerateOptions): PreparedGeneration {
+  if (!options || !Array.isArray(options.messages) || options.messages.length === 0)
+    throw new TypeError("generate(model, { messages }) needs at least one message");
+  if (!model.chatTemplate) throw new Error(`generate: ${model.path} has no chat template (tokenizer.chat_template)`);
+  const hasTools = Array.isArray(options.tools) && options.tools.length > 0;
+  const spec = dialectFor(model, options.dialect, hasTools);
+  const reasoning = options.reasoning ?? false;
+  const maxTokens = options.maxTokens ?? 512;
+  if (!Number.isInteger(maxTokens) || maxTokens < 1) throw new RangeError("maxTokens must be a positive integer");
+
+  const prompt = renderChat(model.chatTemplate, {
+    messages: options.messages,
+    ...(hasTools ? { tools: options.tools } : {}),
+    addGenerationPrompt: true,
+    bosToken: model.bosToken,
+    eosToken: model.eosToken,
+    extra: { enable_thinking: reasoning },
+    name: `chat template of ${model.path}`,
+  });
+
+  const dialectOptions: ParserOptions | undefined = spec && {
+    dialect: spec,
+    tools: hasTools ? options.tools : [],
+    ...(options.toolChoice !== undefined ? { toolChoice: options.toolChoice } : {}),
+    ...(options.parallelToolCalls !== undefined ? { parallelToolCalls: options.parallelToolCalls } : {}),
+    reasoning: promptOpensThought(prompt, spec) ? ("forced-open" as const) : reasoning && !!spec.reasoning,
+  };
+  const sampling = samplingOf(options);
+  checkLogitBias(sampling.logitBias, model.vocabulary.size);
+  const grammar = options.mask !== false && dialectOptions
+    ? compileGrammar(buildToolGrammar(dialectOptions), model.vocabulary).native
+    : undefined;
+  return {
+    request: { prompt, maxTokens, contextSize: model.contextSize, threads: model.threads, ...sampling, ...(grammar ? { grammar } : {}) },
+    dialectOptions,
+  };
+}
+
+/**
+ * Starts decoding; `onTokens` sees each batch of sampled ids and may call `stop()` (a stop string
+ * was found: the result then finishes "stop"). Resolves when decoding ends.
+ */
+export async function runGeneration(
+  model: LlamaModel, prepared: PreparedGeneration, signal: AbortSignal | undefined,
+  onTokens: (ids: number[], stop: () => void) => void,
+): Promise<NativeGenerationResult> {
+  signal?.throwIfAborted();
+  let stopped = false;
+  const stop = () => { stopped = true; handle.abort(); };
+  const handle = loadNative().llamaGenerate(model.native, prepared.request, (ids) => onTokens(ids, stop));
+  const onAbort = () => handle.abort();
+  signal?.addEventListener("abort", onAbort, { once: true });
+  try {
+    const native = await handle.done;
+    if (native.finishReason === "aborted") signal?.throwIfAborted();
+    return stopped && native.finishReason === "aborted" ? { ...native, finishReason: "stop" } : native;
+  } finally {
+    signal?.removeEventListener("abort", onAbort);
+  }
+}
+
+/** The result object from the parser's verdict and the native run's counts. */
+export function resultOf(native: NativeGenerationResult, text: string, parsed: ParseResult | undefined): GenerateResult {
+  const finish = native.finishReason === "stop" ? "stop" : "length";
+  let message: AssistantMessage = { role: "assistant", content: text };
+  if (parsed) {
+    message = { role: "assistant", content: parsed.content };
+    if (parsed.reasoning !== null) message.reasoning_content = parsed.reasoning;
+    if (parsed.toolCalls.length > 0) message.tool_calls = parsed.toolCalls;
+  }
+  const n = native.tokens.length;
+  return {
+    message,
+    finishReason: parsed ? parsed.finishReason : finish,
+    usage: { prompt_tokens: native.promptTokens, completion_tokens: n },
+    timings: {
+      tokensPerSecond: native.decodeMillis > 0 ? (n * 1000) / native.decodeMillis : 0,
+      maskMicrosPerToken: native.maskApplyCount > 0 ? native.maskApplyNanos / native.maskApplyCount / 1000 : 0,
+      promptMillis: native.promptMillis,
+      decodeMillis: native.decodeMillis,
+    },
+    maskPath: native.maskApplyCount === 0 ? "none" : native.maskBackendSteps === native.maskApplyCount ? "backend" : "cpu",
+    incomplete: parsed ? parsed.incomplete : [],
+    text,
+    tokens: native.tokens,
+  };
+}
+
+export async function generate(model: LlamaModel, options: GenerateOptions): Promise<GenerateResult> {
+  const prepared = prepareGeneration(model, options);
+  const scanner = new StopScanner(options.stop);
+  const decoder = new TextDecoder();
+  let text = "";
+  const native = await runGeneration(model, prepared, options.signal, (ids, stop) => {
+    for (const id of ids) {
+      // End-of-generation tokens end the output; their text is not part of it.
+      if (model.vocabulary.kind(id) === TokenKind.EndOfGeneration) continue;
+      text += scanner.feed(decoder.decode(model.vocabulary.tokenBytes(id), { stream: true }));
+      if (scanner.stopped) return stop();
+    }
+  });
+  text += scanner.feed(decoder.decode()) + scanner.flush();
+  let parsed: ParseResult | undefined;
+  if (prepared.dialectOptions) {
+    const parser = new ToolCallStreamParser(prepared.dialectOptions);
+    parser.feed(text);
+    parsed = parser.end(native.finishReason === "stop" ? "stop" : "length");
+  }
+  return resultOf(native, text, parsed);
+}

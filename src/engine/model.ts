@@ -1,0 +1,96 @@
+// loadModel: a GGUF loaded into llama.cpp (off the JS thread), with the vocabulary read from the
+// loaded model itself and the chat template and dialect from its metadata.
+import { availableParallelism } from "node:os";
+import { loadNative, type NativeLlamaModel } from "../native.js";
+import { Vocabulary } from "../vocab/vocabulary.js";
+import { detectDialect } from "./detect-dialect.js";
+import { ensureLlamaLibrary, type GpuOption } from "./llama-library.js";
+import { existsSync, statSync } from "node:fs";
+
+export interface LoadModelOptions {
+  path: string;
+  /**
+   * "auto" (default): the CUDA build when node-llama-cpp's CUDA package and an NVIDIA driver are
+   * here, else the CPU build; "cuda" / "vulkan": that build or an error; false: CPU only. With a
+   * GPU build every layer is offloaded when llama.cpp finds a GPU device.
+   */
+  gpu?: GpuOption;
+  /** CPU threads for decoding. Default: see defaultThreads(). */
+  threads?: number;
+  /** Tokens per generation's context (prompt + output). Default: the trained context, at most 4096. */
+  contextSize?: number;
+  /** Called while the weights load with the fraction done (0..1), on the JS thread. */
+  onProgress?: (fraction: number) => void;
+}
+
+/**
+ * One thread per two logical CPUs, at least one. Measured here (2 cores shared with other work,
+ * the tiny test model): 1 thread beat 2 by 4–5×, and node-llama-cpp's default of 4 ran ~25× slower.
+ */
+export function defaultThreads(): number {
+  return Math.max(1, Math.floor(availableParallelism() / 2));
+}
+
+export class LlamaModel {
+  readonly path: string;
+  /** The vocabulary as llama.cpp reads it from this model (compile grammars on it). */
+  readonly vocabulary: Vocabulary;
+  /** The GGUF's tokenizer.chat_template ("" when it has none). */
+  readonly chatTemplate: string;
+  /** The tool-call dialect the template writes, when it is obvious from the template. */
+  readonly dialect: string | undefined;
+  readonly bosToken: string;
+  readonly eosToken: string;
+  readonly threads: number;
+  readonly contextSize: number;
+  /** Where the layers run: the GPU build in use when offloaded, else false. */
+  readonly gpu: "cuda" | "vulkan" | "metal" | false;
+  /** @internal */ readonly native: NativeLlamaModel;
+
+  /** @internal */
+  constructor(native: NativeLlamaModel, path: string, threads: number, contextSize: number, gpu: LlamaModel["gpu"]) {
+    this.native = native;
+    this.gpu = gpu;
+    this.path = path;
+    const v = native.vocabulary();
+    const tokenBytes: Uint8Array[] = [];
+    for (let i = 0; i + 1 < v.offsets.length; i++) tokenBytes.push(v.bytes.subarray(v.offsets[i], v.offsets[i + 1]));
+    this.vocabulary = Vocabulary.fromData({ tokenBytes, kinds: v.kinds, pieces: v.pieces, source: `llama.cpp vocabulary of ${path}` });
+    this.chatTemplate = native.chatTemplate;
+    this.dialect = detectDialect(this.chatTemplate);
+    this.bosToken = native.bosToken;
+    this.eosToken = native.eosToken;
+    this.threads = threads;
+    this.contextSize = contextSize;
+  }
+
+  /** Frees the weights once running generations finish; the model cannot be used afterwards. */
+  dispose(): void {
+    this.native.dispose();
+  }
+}
+
+function positiveInt(v: unknown, what: string): number {
+  if (typeof v !== "number" || !Number.isInteger(v) || v < 1) throw new RangeError(`${what} must be a positive integer, got ${String(v)}`);
+  return v;
+}
+
+export async function loadModel(options: LoadModelOptions): Promise<LlamaModel> {
+  if (options === null || typeof options !== "object" || typeof options.path !== "string")
+    throw new TypeError("loadModel({ path }) needs the path of a .gguf file");
+  const { path } = options;
+  if (!existsSync(path) || !statSync(path).isFile()) throw new Error(`loadModel: no model file at ${path}`);
+  const cores = availableParallelism();
+  const threads = options.threads === undefined ? defaultThreads() : positiveInt(options.threads, "threads");
+  if (threads > cores) throw new RangeError(`threads: ${threads} is more than the ${cores} CPUs here; more threads than cores slows decoding down`);
+  const build = ensureLlamaLibrary(options.gpu ?? "auto");
+  const offload = options.gpu !== false && loadNative().llamaSupportsGpuOffload();
+  if ((options.gpu === "cuda" || options.gpu === "vulkan") && !offload)
+    throw new Error(`gpu: "${options.gpu}": llama.cpp found no usable ${options.gpu} device here (use gpu: "auto" or false)`);
+  if (options.onProgress !== undefined && typeof options.onProgress !== "function") throw new TypeError("onProgress must be a function");
+  const native = await loadNative().llamaLoadModel(path, offload ? 999 : 0, options.onProgress ?? (() => {}));
+  const trained = native.trainedContext > 0 ? native.trainedContext : 4096;
+  const contextSize = options.contextSize === undefined ? Math.min(trained, 4096) : positiveInt(options.contextSize, "contextSize");
+  const gpu = !offload ? false : build === "cpu" ? (process.platform === "darwin" ? "metal" : false) : build;
+  return new LlamaModel(native, path, threads, contextSize, gpu);
+}

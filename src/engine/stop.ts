@@ -1,0 +1,45 @@
+// Stop strings over streamed text: passes text through, holding back only a tail that could still
+// become a stop string, and cuts the output where the first one starts.
+
+export class StopScanner {
+  readonly #stops: string[];
+  readonly #hold: number;
+  #pending = "";
+  #stopped = false;
+
+  constructor(stop: string | string[] | undefined) {
+    const list = stop === undefined ? [] : Array.isArray(stop) ? stop : [stop];
+    if (list.some((s) => typeof s !== "string" || s.length === 0)) throw new TypeError("stop must be a non-empty string or an array of them");
+    this.#stops = list;
+    this.#hold = Math.max(0, ...list.map((s) => s.length - 1));
+  }
+
+  get stopped(): boolean { return this.#stopped; }
+
+  /** The text that is safe to emit after this chunk ("" once stopped). */
+  feed(chunk: string): string {
+    if (this.#stopped) return "";
+    if (this.#stops.length === 0) return chunk;
+    const text = this.#pending + chunk;
+    let cut = -1;
+    for (const s of this.#stops) {
+      const at = text.indexOf(s);
+      if (at >= 0 && (cut < 0 || at < cut)) cut = at;
+    }
+    if (cut >= 0) {
+      this.#stopped = true;
+      this.#pending = "";
+      return text.slice(0, cut);
+    }
+    const keep = Math.min(this.#hold, text.length);
+    this.#pending = text.slice(text.length - keep);
+    return text.slice(0, text.length - keep);
+  }
+
+  /** What was held back, when the output ends without a stop string. */
+  flush(): string {
+    const rest = this.#stopped ? "" : this.#pending;
+    this.#pending = "";
+    return rest;
+  }
+}

@@ -1,0 +1,105 @@
+// generateStream(): generate() as OpenAI-style deltas while decoding runs, read by the same
+// dialect parser token by token. Breaking out of the loop or aborting the signal stops decoding.
+import type { NativeGenerationResult } from "../native.js";
+import { ToolCallStreamParser } from "../parser/stream.js";
+import type { ParseResult, StreamEvent } from "../parser/types.js";
+import { TokenKind } from "../vocab/types.js";
+import { prepareGeneration, resultOf, runGeneration, type GenerateOptions, type GenerateResult } from "./generate.js";
+import type { LlamaModel } from "./model.js";
+import { StopScanner } from "./stop.js";
+
+export interface StreamToolCallDelta {
+  index: number;
+  id?: string;
+  type?: "function";
+  function: { name?: string; arguments?: string };
+}
+
+export interface StreamDelta {
+  role?: "assistant";
+  content?: string;
+  reasoning_content?: string;
+  tool_calls?: StreamToolCallDelta[];
+}
+
+export interface StreamChunk {
+  delta: StreamDelta;
+  /** Set on the last chunk only. */
+  finish_reason: GenerateResult["finishReason"] | null;
+  /** The whole answer, on the last chunk: what generate() would have returned. */
+  result?: GenerateResult;
+}
+
+function deltaOf(e: StreamEvent): StreamDelta | undefined {
+  switch (e.type) {
+    case "content": return { content: e.delta };
+    case "reasoning": return { reasoning_content: e.delta };
+    case "tool_call_start": return { tool_calls: [{ index: e.index, id: e.id, type: "function", function: { name: e.name, arguments: "" } }] };
+    case "tool_call_arguments": return { tool_calls: [{ index: e.index, function: { arguments: e.delta } }] };
+    default: return undefined;  // ends, errors and drops are settled in the final result
+  }
+}
+
+export async function* generateStream(model: LlamaModel, options: GenerateOptions): AsyncGenerator<StreamChunk, void, undefined> {
+  const prepared = prepareGeneration(model, options);
+  const parser = prepared.dialectOptions ? new ToolCallStreamParser(prepared.dialectOptions) : undefined;
+  const decoder = new TextDecoder();
+  const scanner = new StopScanner(options.stop);
+  const ctl = new AbortController();
+  const forward = () => ctl.abort(options.signal?.reason);
+  options.signal?.addEventListener("abort", forward, { once: true });
+  if (options.signal?.aborted) forward();
+
+  const pending: StreamDelta[] = [];
+  let text = "";
+  let wake: (() => void) | undefined;
+  const push = (chunk: string) => {
+    if (!chunk) return;
+    text += chunk;
+    if (!parser) pending.push({ content: chunk });
+    else for (const e of parser.feed(chunk)) { const d = deltaOf(e); if (d) pending.push(d); }
+  };
+  const onTokens = (ids: number[], stop: () => void) => {
+    for (const id of ids) {
+      // End-of-generation tokens end the output; their text is not part of it.
+      if (model.vocabulary.kind(id) === TokenKind.EndOfGeneration) continue;
+      push(scanner.feed(decoder.decode(model.vocabulary.tokenBytes(id), { stream: true })));
+      if (scanner.stopped) { stop(); break; }
+    }
+    wake?.();
+  };
+  let outcome: { native?: NativeGenerationResult; error?: unknown } | undefined;
+  const run = runGeneration(model, prepared, ctl.signal, onTokens).then(
+    (native) => { outcome = { native }; wake?.(); },
+    (error: unknown) => { outcome = { error }; wake?.(); },
+  );
+
+  try {
+    yield { delta: { role: "assistant" }, finish_reason: null };
+    for (;;) {
+      while (pending.length > 0) yield { delta: pending.shift()!, finish_reason: null };
+      if (outcome) break;
+      await new Promise<void>((resolve) => { wake = resolve; });
+      wake = undefined;
+    }
+    await run;
+    if (outcome.error !== undefined) throw outcome.error;
+    const native = outcome.native!;
+    push(scanner.feed(decoder.decode()) + scanner.flush());
+    let parsed: ParseResult | undefined;
+    if (parser) {
+      const ended = parser.end(native.finishReason === "stop" ? "stop" : "length");
+      parsed = ended;
+      for (const e of ended.events) { const d = deltaOf(e); if (d) pending.push(d); }
+    }
+    while (pending.length > 0) yield { delta: pending.shift()!, finish_reason: null };
+    const result = resultOf(native, text, parsed);
+    yield { delta: {}, finish_reason: result.finishReason, result };
+  } finally {
+    options.signal?.removeEventListener("abort", forward);
+    if (!outcome) {
+      ctl.abort();  // the consumer stopped early: free the sequence
+      await run;
+    }
+  }
+}

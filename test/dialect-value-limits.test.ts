@@ -54,3 +54,40 @@ describe.each(dialects)("%s: maxValueLength", (dialect) => {
     expect(r.incomplete[0]!.reason).toMatch(/longer than maxValueLength \(5 characters\)/);
   });
 });
+
+// A model that repeats whitespace inside a call must still be forced forward: every whitespace
+// run the grammar allows between a call's JSON tokens is bounded (as the JSON-schema lowering's).
+describe.each(["hermes", "mistral-nemo", "llama3"])("%s: whitespace inside a call is bounded", (dialect) => {
+  const options = { dialect, tools: TOOLS, toolChoice: "required" as const };
+  const m = () => compileGrammar(buildToolGrammar(options), qwen3()).createMatcher();
+  const pad = (n: number) => " ".repeat(n);
+  const start: Record<string, string> = { hermes: "<tool_call>\n{", "mistral-nemo": "[TOOL_CALLS][", llama3: "{" };
+  it("a long run of whitespace at a gap is refused; a short one is fine", () => {
+    const at = start[dialect]!;
+    expect(m().acceptString(at + pad(32))).toBe(true);
+    expect(m().acceptString(at + pad(200))).toBe(false);
+  });
+  it("the parser agrees: a call with an over-long whitespace run is not a complete call", () => {
+    const text = call(dialect, "a", "b").replace('"name":', `${pad(100)}"name":`).replace("[TOOL_CALLS][", `[TOOL_CALLS][${pad(100)}`);
+    const g = m();
+    expect(g.acceptString(text) && g.isComplete()).toBe(false);
+    expect(parseToolCalls(text, options).toolCalls).toEqual([]);
+  });
+});
+
+describe("XML raw text values keep their schema's maxLength", () => {
+  const tools = [fn("tag", { label: { type: "string", maxLength: 3 } })];
+  const text = (v: string) => `<tool_call>\n<function=tag>\n<parameter=label>\n${v}\n</parameter>\n</function>\n</tool_call>`;
+  it.each([[undefined], [10], [2]])("with maxValueLength %s, the smaller bound holds in the grammar and the parser", (max) => {
+    const options = { dialect: "qwen3-coder", tools, toolChoice: "required" as const, ...(max === undefined ? {} : { maxValueLength: max }) };
+    const bound = Math.min(3, max ?? 3);
+    const takes = (v: string) => { const m = compileGrammar(buildToolGrammar(options), qwen3()).createMatcher(); return m.acceptString(text(v)) && m.isComplete(); };
+    const ok = "x".repeat(bound), long = "x".repeat(bound + 1);
+    expect(takes(ok)).toBe(true);
+    expect(parseToolCalls(text(ok), options).toolCalls).toHaveLength(1);
+    expect(takes(long)).toBe(false);
+    const r = parseToolCalls(text(long), options);
+    expect(r.toolCalls).toEqual([]);
+    expect(r.incomplete[0]!.reason).toMatch(new RegExp(`longer than ${bound === max ? "maxValueLength" : "its schema's maxLength"} \\(${bound} characters\\)`));
+  });
+});

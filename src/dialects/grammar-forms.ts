@@ -2,11 +2,14 @@
 // after a marker (Mistral Nemo), and a call that is the whole answer (Llama 3.x).
 import { alt, charClass, literal, optional, repeat, seq, star, until } from "../grammar/builders.js";
 import type { GrammarNode } from "../grammar/ir.js";
+import { ANY_WHITESPACE_MAX } from "../grammar/json-schema.js";
 import type { ResolvedOptions } from "./options.js";
 
 const WS = [" ", "\n", "\t", "\r"];
-/** JSON whitespace. */
-export const jsonWs: GrammarNode = star(charClass(WS));
+/** The longest whitespace run between a call's JSON tokens: bounded, so a model repeating whitespace is forced on. */
+export const JSON_WS_MAX = ANY_WHITESPACE_MAX;
+/** JSON whitespace, at most JSON_WS_MAX characters. */
+export const jsonWs: GrammarNode = repeat(charClass(WS), 0, JSON_WS_MAX);
 
 /** An id of `length` letters or digits. */
 export function idChars(length: number): GrammarNode {
@@ -30,6 +33,7 @@ const anyText = star(charClass([[0, 0x10ffff]]));
 export function answerCall(o: ResolvedOptions, call: GrammarNode): GrammarNode {
   const calls = seq(jsonWs, call, anyText);
   if (o.toolChoice !== "auto") return calls;
-  const content = seq(jsonWs, optional(seq(charClass([...WS, "{"], true), anyText)));
+  // Content: its first character after whitespace is not "{", or more whitespace leads it than a call may have.
+  const content = alt(seq(jsonWs, optional(seq(charClass([...WS, "{"], true), anyText))), seq(repeat(charClass(WS), JSON_WS_MAX + 1, JSON_WS_MAX + 1), anyText));
   return alt(content, calls);
 }

@@ -35,10 +35,17 @@ function rawValue(f: XmlCallFormat, max?: number): GrammarNode {
   return seq(optional(literal("\n")), alt(until(f.valueClose, { maxLength: max }), until(`\n${f.valueClose}`, { maxLength: max })));
 }
 
+/** The most characters a raw text value may have: the schema's maxLength or maxValueLength, the smaller. */
+export function rawTextBound(schema: unknown, maxValueLength?: number): number | undefined {
+  const own = schema !== null && typeof schema === "object" ? (schema as { maxLength?: unknown }).maxLength : undefined;
+  const bounds = [maxValueLength, typeof own === "number" && Number.isInteger(own) && own >= 0 ? own : undefined].filter((b): b is number => b !== undefined);
+  return bounds.length ? Math.min(...bounds) : undefined;
+}
+
 /** An XML parameter's value up to and including the value close. */
 export function xmlValue(f: XmlCallFormat, schema: unknown, maxValueLength?: number): GrammarNode {
   const pad = f.trimNewline ? optional(literal("\n")) : seq();
-  if (isRawText(schema)) return rawValue(f, maxValueLength);
+  if (isRawText(schema)) return rawValue(f, rawTextBound(schema, maxValueLength));
   const s = schema as Record<string, unknown>;
   // Enumerated strings are written raw (no JSON quotes); everything else as JSON.
   const values = s.enum ?? (s.const !== undefined ? [s.const] : undefined);

@@ -1,6 +1,6 @@
 // Reading one call after its trigger, as the dialect defines it. Every decision depends
 // only on the text (and whether it has ended), never on where chunks were split.
-import { isRawText, jsonArguments, jsonCallObject, splitScope, xmlValue } from "../dialects/grammar.js";
+import { isRawText, jsonArguments, rawTextBound, jsonCallObject, splitScope, xmlValue } from "../dialects/grammar.js";
 import type { ResolvedOptions } from "../dialects/options.js";
 import { afterTrigger, type JsonCallFormat, type NamedJsonCallFormat, type XmlCallFormat } from "../dialects/spec.js";
 import type { ToolDef } from "../dialects/tools.js";
@@ -193,7 +193,11 @@ function typeValue(f: XmlCallFormat, schema: unknown, raw: string, max?: number)
     if (v.endsWith("\n")) v = v.slice(0, -1);
   }
   const fits = (limit?: number) => grammarAccepts(xmlValue(f, schema, limit), raw + f.valueClose);
-  if (isRawText(schema)) return max === undefined || fits(max) ? { value: v } : { error: overLimit(max) };
+  if (isRawText(schema)) {
+    const bound = rawTextBound(schema, max);
+    if (bound === undefined || fits(max)) return { value: v };
+    return { error: `${JSON.stringify(v)} is ${bound === max ? overLimit(bound) : `longer than its schema's maxLength (${bound} characters)`}` };
+  }
   if (!fits(max)) {
     if (max !== undefined && fits()) return { error: `${JSON.stringify(v)}: ${overLimit(max)}` };
     const type = (schema as { type?: unknown }).type;

@@ -8,6 +8,7 @@ import { heldBack, matchGlue, NEED } from "./glue.js";
 import { JsonExtent } from "./json-extent.js";
 import type { DroppedConstruct, FinishReason, IncompleteCall, ParseResult, StreamEvent, ToolCall } from "./types.js";
 import { HarmonyReader } from "./harmony.js";
+import { JSON_WS_MAX } from "../dialects/grammar-forms.js";
 import { arrayStep } from "./json-array.js";
 
 export interface ParserOptions extends DialectOptions {
@@ -124,11 +125,13 @@ export class ToolCallStreamParser {
         const callable = this.#o.tools.length > 0;
         if (this.#o.spec.callOpensAnswer && !this.#answerOpened) {
           // Only the answer's first character after whitespace may open a call (Llama 3.x).
+          // No more whitespace may lead a call than the grammar allows (JSON_WS_MAX).
           let k = this.#pos;
-          while (k < t.length && " \n\t\r".includes(t[k]!)) k++;
-          if (k === t.length && !final) return ev;
+          while (k < t.length && k - this.#pos <= JSON_WS_MAX && " \n\t\r".includes(t[k]!)) k++;
+          const tooLong = k - this.#pos > JSON_WS_MAX;
+          if (k === t.length && !final && !tooLong) return ev;
           this.#answerOpened = true;
-          if (callable && t[k] === "{") { this.#beginCall(this.#pos); this.#pos = k; continue; }
+          if (callable && !tooLong && t[k] === "{") { this.#beginCall(this.#pos); this.#pos = k; continue; }
         }
         const triggers = callable && !this.#o.spec.callOpensAnswer;
         const i = triggers ? t.indexOf(this.#trigger, this.#pos) : -1;

@@ -88,6 +88,45 @@ describe("the classifier", () => {
     expect(classify(ours, { ok: true, content: "x", reasoning: "", calls: [call("a")] }, facts).class).toBe("unexplained");
   });
 
+  it("GLM: blames llama.cpp's throw on a call's spelling only where the template spells it otherwise", () => {
+    const glm = (template: string, text: string) => ({ ...facts, dialect: "glm-4.5", template, text, prompt: "" });
+    const mine = { ...ours, calls: [{ name: "read", arguments: { path: "a" } }] };
+    const throws = { ok: false as const, error: "parse: no match" };
+    const spelled46 = "<tool_call>read\n<arg_key>path</arg_key>\n<arg_value>a</arg_value>\n</tool_call>";
+    const spelled47 = "<tool_call>read<arg_key>path</arg_key><arg_value>a</arg_value></tool_call>";
+    expect(classify(mine, throws, glm("GLM-4.6.jinja", spelled47)).class).toBe("glm-spelling");
+    expect(classify(mine, throws, glm("GLM-4.7-Flash.jinja", spelled46)).class).toBe("glm-spelling");
+    expect(classify(mine, throws, glm("GLM-4.6.jinja", spelled46)).class).toBe("unexplained");
+    // 4.7's parser takes a newline after the name.
+    expect(classify(mine, throws, glm("GLM-4.7-Flash.jinja", spelled47.replace("read", "read\n"))).class).toBe("unexplained");
+  });
+
+  it("GLM: a call llama.cpp names in a cut only when the output ends after the whole name", () => {
+    const cut = { content: "x", reasoning: "", calls: [], cut: [{ name: null }], invalid: [] };
+    const theirs = { ok: true as const, content: "x", reasoning: "", calls: [{ name: "read", unfinished: "{" }] };
+    const glm = (text: string) => ({ ...facts, dialect: "glm-4.5", template: "GLM-4.6.jinja", text, prompt: "" });
+    expect(classify(cut, theirs, glm("x<tool_call>read\n<arg_k")).class).toBe("cut-after-name");
+    expect(classify(cut, theirs, glm("x<tool_call>rea")).class).toBe("unexplained");
+    expect(classify(cut, theirs, glm("x<tool_call>read\nplease")).class).toBe("unexplained");
+  });
+
+  it("MiniMax: a second invoke begun at the end explains a throw; a bare '<' does not", () => {
+    const mm = (text: string) => ({ ...facts, dialect: "minimax-m2", template: "MiniMax-M2.jinja", text, prompt: "" });
+    const mine = { ...ours, calls: [{ name: "read", arguments: { path: "" } }], cut: [{ name: null }] };
+    const throws = { ok: false as const, error: "parse: no match" };
+    const section = '<minimax:tool_call>\n<invoke name="read">\n<parameter name="path"></parameter>\n</invoke>\n';
+    expect(classify(mine, throws, mm(`${section}<in`)).class).toBe("minimax-several-invokes");
+    expect(classify(mine, throws, mm(`${section}<`)).class).toBe("unexplained");
+  });
+
+  it("a thought's close begun at the very end is a trailing marker prefix; elsewhere it is not", () => {
+    const mm = (text: string) => ({ ...facts, dialect: "minimax-m2", template: "MiniMax-M2.jinja", text, prompt: "" });
+    const thought = (reasoning: string, content = "") => ({ content, reasoning, calls: [], cut: [], invalid: [] });
+    const theirs = (reasoning: string, content = "") => ({ ok: true as const, content, reasoning, calls: [] });
+    expect(classify(thought("abc</"), theirs("abc"), mm("abc</")).class).toBe("trailing-marker-prefix");
+    expect(classify(thought("abc</x"), theirs("abc"), mm("abc</x")).class).toBe("unexplained");
+  });
+
   it("does not blame llama.cpp's early stop on a cause the output does not have", () => {
     expect(classify(ours, { ok: false, error: "parse: no match" }, facts).class).toBe("unexplained");
     expect(classify(ours, { ok: true, content: "", reasoning: "", calls: [] }, facts).class).toBe("unexplained");

@@ -3,7 +3,8 @@
 // a finding: either our bug or a llama.cpp behaviour nobody has written down yet.
 import { isDeepStrictEqual } from "node:util";
 import { getDialect, type StreamEvent } from "../../src/index.js";
-import { callTriggerOf, triggerOf } from "../../src/dialects/spec.js";
+import { callTriggerOf, triggerOf, type XmlCallFormat } from "../../src/dialects/spec.js";
+import { matchGlue, NEED } from "../../src/parser/glue.js";
 import type { OurShape, Shape, ShapeCall, TheirShape } from "./parity-shape.js";
 
 /** What our parser saw, beyond the result: facts the classes are decided on. */
@@ -26,8 +27,9 @@ export const PARITY_CLASSES = {
   // Differences in shape only: applying them to our result gives llama.cpp's exactly.
   "cut-call": "the output ended inside a named call: we report it incomplete; llama.cpp returns it as a call (arguments as far as they go, often unfinished JSON) or drops it",
   "cut-before-name": "the output ended inside a call or section before a name was complete: we report an incomplete call without a name; llama.cpp says nothing",
+  "cut-after-name": "GLM-4.6: the output ended after a declared name and the first bytes of what follows it (`<tool_call>read\\n`): we report an incomplete call without a name; llama.cpp returns the call with arguments `{`",
   "unclosed-scope-arguments": "Seed-OSS: a complete call whose </seed:tool_call> is missing at the very end: we return the call; llama.cpp returns unfinished JSON arguments",
-  "trailing-marker-prefix": "the output ends in the first bytes of a call marker: we keep them as content; llama.cpp drops them",
+  "trailing-marker-prefix": "the output ends in the first bytes of a call marker (or, inside a thought never closed, of the thought's close): we keep them as content (reasoning); llama.cpp drops them",
   "prompt-thought-in-content": "with reasoning_format none, llama.cpp puts the empty thought its prompt ends with (DeepSeek V3.1: <think></think>) at the start of content",
   "leading-whitespace": "llama.cpp strips whitespace at the start of content and of reasoning; we keep the bytes as generated",
   "llama3-call-after-text": "Llama 3.x: a call object after other text: it is content for us (a call must open the answer, so content with braces stays content); llama.cpp reads everything from the first { as calls",
@@ -41,7 +43,8 @@ export const PARITY_CLASSES = {
   "unpadded-value": "Qwen3-Coder: a value without the newline padding the template writes: we accept it; llama.cpp drops the call and everything after it",
   "python-literal": "a value written with Python's str() as the template writes it (True/False/None, {'a': 1}, ['x']): we read it; llama.cpp drops the call and everything after it, or throws",
   "call-id": "Mistral Small 3.2 writes [CALL_ID]id between name and arguments: we do not read that form (it is content), and llama.cpp, given that template, throws on it and on the form without the id",
-  "minimax-several-invokes": "MiniMax-M2: several <invoke> blocks in one <minimax:tool_call> section, as its own template writes parallel calls: we read them all; llama.cpp's final parse throws",
+  "glm-spelling": "GLM: a call in the other GLM template's spelling (4.6's newlines after the name, key and value under 4.7's template, or 4.7's bare tags under 4.6's): we read both; llama.cpp's parser wants its template's spelling and throws",
+  "minimax-several-invokes": "MiniMax-M2: several <invoke> blocks in one <minimax:tool_call> section (or a second one begun when the output ends), as its own template writes parallel calls: we read them all; llama.cpp's final parse throws",
   "text-after-call": "text after a call (before another, or at the end): we keep it as content and read on; llama.cpp drops it and everything after it, or throws",
 } as const;
 
@@ -70,6 +73,11 @@ const SHAPE_STEPS: Array<[ParityClass, Step]> = [
     return undefined;
   }],
   ["cut-call", (ours, _t, o) => (o.cut.some((c) => c.name !== null) ? ours : undefined)],
+  ["cut-after-name", (ours, theirs, o, f) => {
+    const extra = theirs.calls[ours.calls.length];
+    if (o.cut.length !== 1 || o.cut[0]!.name !== null || theirs.calls.length !== ours.calls.length + 1 || !extra) return undefined;
+    return endsAfterName(f, extra.name) ? { ...ours, calls: theirs.calls } : undefined;
+  }],
   ["cut-before-name", (ours, _t, o) => (o.cut.some((c) => c.name === null) ? ours : undefined)],
   ["parallel-off", (ours, theirs, o, f) => {
     const extra = o.invalid.filter((c) => c.reason.includes(PARALLEL_REASON)).map((c) => c.name);
@@ -88,7 +96,11 @@ const SHAPE_STEPS: Array<[ParityClass, Step]> = [
   ["trailing-marker-prefix", (ours, _t, _o, f) => {
     const spec = getDialect(f.dialect);
     const cut = [triggerOf(spec), callTriggerOf(spec)].map((m) => trailingPrefix(ours.content, m)).sort((a, b) => b.length - a.length)[0]!;
-    return cut && f.text.endsWith(cut) ? { ...ours, content: ours.content.slice(0, -cut.length) } : undefined;
+    if (cut && f.text.endsWith(cut)) return { ...ours, content: ours.content.slice(0, -cut.length) };
+    // A thought still open at the end: the first bytes of its close.
+    const close = spec.reasoning?.close;
+    const inThought = close && ours.content === "" && ours.calls.length === 0 ? trailingPrefix(ours.reasoning, close) : "";
+    return inThought && f.text.endsWith(inThought) ? { ...ours, reasoning: ours.reasoning.slice(0, -inThought.length) } : undefined;
   }],
   ["prompt-thought-in-content", (ours, theirs, _o, f) => {
     const open = getDialect(f.dialect).reasoning?.open;
@@ -136,7 +148,8 @@ const STOP_CAUSES: Array<[ParityClass, (o: OurShape, f: OurFacts) => boolean]> =
   ["schema-order", (_o, f) => getDialect(f.dialect).call.kind === "xml" && xmlCalls(f.text).some((c) => !inSchemaOrder(c, f.tools))],
   ["unpadded-value", (_o, f) => f.dialect === "qwen3-coder" && /<parameter=[^>\n]*>(?!\n)/.test(f.text)],
   ["python-literal", (_o, f) => getDialect(f.dialect).call.kind === "xml" && /<parameter=[^>\n]*>\n?(True|False|None|\{'|\[')/.test(f.text)],
-  ["minimax-several-invokes", (_o, f) => f.dialect === "minimax-m2" && f.text.split("<minimax:tool_call>").some((sec) => sec.split("<invoke ").length > 2)],
+  ["glm-spelling", (o, f) => f.dialect === "glm-4.5" && o.calls.some((c) => !inTemplateSpelling(c, f))],
+  ["minimax-several-invokes", (_o, f) => f.dialect === "minimax-m2" && f.text.split("<minimax:tool_call>").some((sec) => sec.split("<invoke ").length > 2 || secondInvokeBegun(sec))],
   ["text-after-call", (_o, f) => {
     let afterCall = false;
     for (const e of f.events) {
@@ -148,6 +161,43 @@ const STOP_CAUSES: Array<[ParityClass, (o: OurShape, f: OurFacts) => boolean]> =
   // Last: a named call cut short after something llama.cpp refuses inside it.
   ["cut-call", (o) => o.cut.some((c) => c.name !== null)],
 ];
+
+/**
+ * Whether the output ends in `<open>NAME` and the first bytes of what may follow a name that no
+ * fixed string closes (GLM: a parameter or the call's close).
+ */
+function endsAfterName(f: OurFacts, name: string): boolean {
+  const call = getDialect(f.dialect).call;
+  if (call.kind !== "xml" || call.nameClose !== null) return false;
+  const head = `${call.open.map((g) => (typeof g === "string" ? g : g.optional)).join("")}${name}`;
+  const at = f.text.lastIndexOf(head);
+  const rest = at < 0 ? "" : f.text.slice(at + head.length);
+  return rest !== "" && [call.paramOpen, call.close].some((g) => matchGlue(rest, 0, g, true) === NEED);
+}
+
+/** GLM templates and whether they write newlines inside a call (4.6 after the name, key and value; 4.7 none). */
+const GLM_NEWLINES: Record<string, boolean> = { "GLM-4.6.jinja": true, "GLM-4.7-Flash.jinja": false };
+
+/**
+ * Whether a call we read is in the output as the template spells it (4.7's parser also takes a
+ * newline after the name). Calls with non-string values are not judged: their text is not known here.
+ */
+function inTemplateSpelling(c: ShapeCall, f: OurFacts): boolean {
+  const newlines = GLM_NEWLINES[f.template];
+  const args = Object.entries((c.arguments ?? {}) as Record<string, unknown>);
+  if (newlines === undefined || !args.every(([, v]) => typeof v === "string")) return true;
+  const nl = newlines ? "\n" : "";
+  const params = args.map(([k, v]) => `<arg_key>${k}</arg_key>${nl}<arg_value>${v as string}</arg_value>${nl}`).join("");
+  const spellings = newlines ? [`${c.name}\n`] : [c.name, `${c.name}\n`];
+  return spellings.some((head) => f.text.includes(`<tool_call>${head}${params}</tool_call>`));
+}
+
+/** A MiniMax section whose text ends in a second `<invoke ` begun after a whole one (`</invoke>\n<in`). */
+function secondInvokeBegun(sec: string): boolean {
+  const tail = trailingPrefix(sec, "<invoke ");
+  // "<" alone may as well begin the section's close.
+  return tail.length > 1 && /<\/invoke>\s*$/.test(sec.slice(0, -tail.length));
+}
 
 /** XML calls as written: each `<function=NAME>` and the parameter names after it, finished or not. */
 function xmlCalls(text: string): Array<{ name: string; params: string[] }> {

@@ -1,7 +1,7 @@
 // The parity corpus: outputs both our parser and llama.cpp's read, each with the template, tools and
 // thinking switch llama.cpp needs to read it the way we do. Every registered dialect with real
-// templates (template-fixtures.ts) takes part with what its templates write; one the corpus
-// generator writes (CORPUS_DIALECTS in corpus.ts) also with the generated and adversarial outputs.
+// templates (template-fixtures.ts) takes part with what its templates write and the corpus's fixed
+// cases of it; one the corpus generator writes (CORPUS_DIALECTS in corpus.ts) also with generated outputs.
 import { dialects, getDialect } from "../../src/index.js";
 import { buildCorpus, CORPUS_DIALECTS, type CorpusDialect } from "./corpus.js";
 import { DIALECT_TEMPLATES, renderAssistantToolCalls, toolsFor, type Call, type TemplateDialect } from "./template-fixtures.js";
@@ -51,11 +51,13 @@ export function buildParityCorpus(): ParityCase[] {
   const out: ParityCase[] = [];
   for (const dialect of parityDialects()) {
     const templates = DIALECT_TEMPLATES[dialect as TemplateDialect];
-    // The chunk-invariance corpus's seed and adversarial cases, plus generated ones of this dialect.
+    // The chunk-invariance corpus's fixed cases of this dialect (seed, adversarial, and for GLM and
+    // MiniMax their own hand-written and generated ones), plus generated ones where the generator writes it.
     const fixed = buildCorpus(0);
-    const texts = generated(dialect)
-      ? [...fixed.filter((c) => c.dialect === dialect), ...buildCorpus(fixed.length + GENERATED_PER_DIALECT, 11, [dialect]).slice(fixed.length)]
-      : [];
+    const texts = [
+      ...fixed.filter((c) => c.dialect === dialect),
+      ...(generated(dialect) ? buildCorpus(fixed.length + GENERATED_PER_DIALECT, 11, [dialect]).slice(fixed.length) : []),
+    ];
     for (const t of templates) {
       const tb = { dialect, template: t.file, bosToken: t.bosToken, eosToken: t.eosToken };
       // Every template of the dialect reads the corpus (thinking off: a thought may still open the answer where the template allows).

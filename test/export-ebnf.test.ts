@@ -98,7 +98,7 @@ describe("toEbnf → XGrammar: until", () => {
     for (const [T, m, dialect] of [["aab", 4], ["abab", 5], ["é<", 2]].flatMap(([t, m]) => [[t, m, "xgrammar"], [t, m, "gbnf"]] as const)) {
       if (dialect === "gbnf" && !llama) continue;
       const acc = await acceptor(until(T as string, { maxLength: m as number }), { dialect });
-      const alphabet = Array.from(new Set([...T, "x"]));
+      const alphabet = Array.from(new Set([...(T as string), "x"]));
       for (const s of randomStrings(alphabet, 120, 10, 7)) {
         expect(await acc(s), `${dialect}: until(${JSON.stringify(T)}, max ${m}) on ${JSON.stringify(s)}`).toBe(untilRef(T as string, s, m as number));
       }

@@ -5,6 +5,7 @@ import { getDialect } from "../dialects/index.js";
 import type { DialectSpec } from "../dialects/spec.js";
 import type { ToolChoice } from "../dialects/tools.js";
 import { compileGrammar } from "../grammar/compile.js";
+import { assertDialectFits } from "./vocab-fit.js";
 import { loadNative, type NativeGenerationRequest, type NativeGenerationResult } from "../native.js";
 import { ToolCallStreamParser, type ParserOptions } from "../parser/stream.js";
 import type { IncompleteCall, ParseResult, ToolCall } from "../parser/types.js";
@@ -143,6 +144,7 @@ export function prepareGeneration(model: LlamaModel, options: GenerateOptions): 
   };
   const sampling = samplingOf(options);
   checkLogitBias(sampling.logitBias, model.vocabulary.size);
+  if (options.mask !== false && spec && hasTools && options.toolChoice !== "none") assertDialectFits(model.vocabulary, spec);
   const grammar = options.mask !== false && dialectOptions
     ? compileGrammar(buildToolGrammar(dialectOptions), model.vocabulary).native
     : undefined;

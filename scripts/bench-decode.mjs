@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Decode benchmark, first slice: the same model, unmasked vs masked (CPU sampler) vs masked
 // (llama.cpp backend sampling path), same sampling options, alternating runs; median ms/token,
-// tok/s and the mask's µs/token. Not yet here: node-llama-cpp with our exported GBNF.
+// tok/s and the mask's µs/token; and the peer, node-llama-cpp 3.21.1 on the same prompt tokens,
+// unconstrained and under the GBNF our dialect exports (scripts/bench-decode-peer.mjs).
 // Usage: node scripts/bench-decode.mjs [--model file.gguf] [--tokens 200] [--reps 3] [--threads N] [--out bench/results/decode.json]
 import { mkdirSync, writeFileSync } from "node:fs";
 import os from "node:os";
@@ -13,6 +14,9 @@ const args = process.argv.slice(2);
 const arg = (name, dflt) => { const i = args.indexOf(`--${name}`); return i >= 0 && args[i + 1] !== undefined ? args[i + 1] : dflt; };
 const { loadModel, generate } = await import(path.join(root, "dist", "index.js"));
 const { writeTestModel } = await import(path.join(root, "dist", "model", "test-model.js"));
+const { prepareGeneration } = await import(path.join(root, "dist", "engine", "generate.js"));
+const { buildToolGrammar, toGbnf } = await import(path.join(root, "dist", "index.js"));
+const { openPeer, peerTokenBias, runPeer, closePeer } = await import("./bench-decode-peer.mjs");
 
 let modelPath = arg("model", null);
 if (!modelPath) {
@@ -33,12 +37,25 @@ const options = { messages: [{ role: "user", content: "hi" }], tools, seed: 1, m
 // unmaskedBackend: the same chain attached to the context without the mask, to tell the cost of
 // backend sampling itself from the mask's.
 const runs = { unmasked: [], masked: [], unmaskedBackend: [], maskedBackend: [] };
-await generate(model, { ...options, maxTokens: 8 });  // warm-up
+const warm = await generate(model, { ...options, maxTokens: 8 });  // warm-up
+
+// The peer: the grammar generate() masks with, as GBNF for this vocabulary; the same sampling
+// values our chain uses (native defaults top-k 40, top-p 0.95, min-p 0.05; no repeat penalty).
+const prepared = prepareGeneration(model, options);
+const gbnf = toGbnf(buildToolGrammar(prepared.dialectOptions), model.vocabulary);
+const peer = await openPeer({ modelPath, threads: model.threads, contextSize: model.contextSize, prompt: prepared.request.prompt, promptTokens: warm.usage.prompt_tokens });
+const peerGrammar = await peer.llama.createGrammar({ grammar: gbnf });
+const peerOptions = { maxTokens: TOKENS, temperature: options.temperature, topK: 40, topP: 0.95, minP: 0.05, seed: options.seed, tokenBias: peerTokenBias(peer.model, bias) };
+const peerRuns = { peerUnconstrained: [], peerGbnf: [] };
+await runPeer(peer, { ...peerOptions, maxTokens: 8, grammar: peerGrammar });  // warm-up
+
 for (let i = 0; i < REPS; i++) {
   for (const kind of Object.keys(runs)) {
     const r = await generate(model, { ...options, mask: kind.startsWith("masked"), maskPath: kind.endsWith("Backend") ? "backend" : "cpu" });
     runs[kind].push({ msPerToken: r.timings.decodeMillis / r.usage.completion_tokens, maskMicros: r.timings.maskMicrosPerToken, tokens: r.usage.completion_tokens });
   }
+  for (const kind of Object.keys(peerRuns))
+    peerRuns[kind].push(await runPeer(peer, { ...peerOptions, ...(kind === "peerGbnf" ? { grammar: peerGrammar } : {}) }));
 }
 const median = (xs) => { const a = [...xs].sort((p, q) => p - q); return a[Math.floor(a.length / 2)]; };
 const summary = (rs) => {
@@ -52,9 +69,22 @@ const result = {
 };
 result.ratio_masked_unmasked = +(result.masked.tokensPerSecond / result.unmasked.tokensPerSecond).toFixed(3);
 result.ratio_masked_backend_unmasked_backend = +(result.maskedBackend.tokensPerSecond / result.unmaskedBackend.tokensPerSecond).toFixed(3);
+const peerSummary = (rs) => { const ms = median(rs.map((r) => r.msPerToken)); return { msPerToken: +ms.toFixed(3), tokensPerSecond: +(1000 / ms).toFixed(1), runs: rs }; };
+result.nodeLlamaCpp = {
+  version: "3.21.1", threads: peer.threads, gbnfChars: gbnf.length,
+  unconstrained: peerSummary(peerRuns.peerUnconstrained), gbnf: peerSummary(peerRuns.peerGbnf),
+};
+// > 1: we are faster than node-llama-cpp under the same grammar.
+result.ratio_masked_nodeLlamaCppGbnf = +(result.masked.tokensPerSecond / result.nodeLlamaCpp.gbnf.tokensPerSecond).toFixed(3);
+result.ratio_nodeLlamaCppGbnf_unconstrained = +(result.nodeLlamaCpp.gbnf.tokensPerSecond / result.nodeLlamaCpp.unconstrained.tokensPerSecond).toFixed(3);
+result.ratio_unmasked_nodeLlamaCppUnconstrained = +(result.unmasked.tokensPerSecond / result.nodeLlamaCpp.unconstrained.tokensPerSecond).toFixed(3);
 const out = path.resolve(root, arg("out", "bench/results/decode.json"));
 writeFileSync(out, JSON.stringify(result, null, 2) + "\n");
 console.log(`unmasked ${result.unmasked.msPerToken} ms/token; masked, cpu path ${result.masked.msPerToken} ms/token (mask ${result.masked.maskMicrosPerToken} µs/token, ratio ${result.ratio_masked_unmasked}); ` +
   `backend sampling: unmasked ${result.unmaskedBackend.msPerToken} ms/token, masked ${result.maskedBackend.msPerToken} ms/token ` +
   `(mask ${result.maskedBackend.maskMicrosPerToken} µs/token, ratio ${result.ratio_masked_backend_unmasked_backend}); written to ${path.relative(root, out)}`);
+console.log(`node-llama-cpp ${result.nodeLlamaCpp.version}: unconstrained ${result.nodeLlamaCpp.unconstrained.msPerToken} ms/token, ` +
+  `our GBNF ${result.nodeLlamaCpp.gbnf.msPerToken} ms/token (${result.nodeLlamaCpp.gbnf.tokensPerSecond} tok/s; GBNF/unconstrained ${result.ratio_nodeLlamaCppGbnf_unconstrained}); ` +
+  `our masked / node-llama-cpp GBNF tok/s ${result.ratio_masked_nodeLlamaCppGbnf}, our unmasked / node-llama-cpp unconstrained ${result.ratio_unmasked_nodeLlamaCppUnconstrained}`);
+await closePeer(peer);
 model.dispose();

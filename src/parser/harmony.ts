@@ -8,7 +8,7 @@ import type { ToolDef } from "../dialects/tools.js";
 import { invalidJsonReason } from "./calls.js";
 import { FAIL, heldBack, matchGlue, NEED } from "./glue.js";
 import { JsonExtent, OPEN } from "./json-extent.js";
-import { argumentsJson, callId } from "./stream.js";
+import { argumentsJson, beginDrop, callId } from "./stream.js";
 import type { DroppedConstruct, IncompleteCall, StreamEvent, ToolCall } from "./types.js";
 import { grammarAccepts } from "./validate.js";
 
@@ -200,10 +200,7 @@ export class HarmonyReader {
       // those alone, so every split decides alike; then skipped through its own end.
       const end = this.#endOf(t, a, final);
       if (!this.#dropping && (end === undefined || end > cap)) {
-        const reason = `the call is longer than maxCallLength (${this.#limit} characters)`;
-        this.#dropping = { index: this.#index, name: tool.name, reason, length: 0 };
-        out.dropped.push(this.#dropping);
-        out.events.push({ type: "tool_call_dropped", index: this.#index, name: tool.name, reason });
+        this.#dropping = beginDrop(out.dropped, out.events, this.#index, tool.name, this.#limit);
       }
       if (this.#dropping) {
         if (end === undefined) return false;

@@ -240,10 +240,7 @@ export class ToolCallStreamParser {
         this.#state = "content";
         continue;
       }
-      if (scan.tool && !scan.holdStart && !this.#started) {
-        this.#started = true;
-        ev.push({ type: "tool_call_start", index: this.#index, id: scan.id ?? callId(this.#index), name: scan.tool.name });
-      }
+      this.#start(scan, ev);
       if (this.#started) this.#streamArgs(scan, ev);
       if (scan.status === "need") {
         if (!final) return ev;
@@ -286,17 +283,16 @@ export class ToolCallStreamParser {
 
   /** The current call is over the limit: say so once, then skip it (see the dropping state). */
   #drop(scan: CallScan, ev: StreamEvent[], withArgs: boolean): void {
-    const name = scan.tool?.name ?? null;
-    // Started as any call is, once its name (and a wire id it waits for) is read.
-    if (scan.tool && !scan.holdStart && !this.#started) {
-      this.#started = true;
-      ev.push({ type: "tool_call_start", index: this.#index, id: scan.id ?? callId(this.#index), name: scan.tool.name });
-    }
+    this.#start(scan, ev);
     if (withArgs && this.#started) this.#streamArgs(scan, ev);
-    const reason = `the call is longer than maxCallLength (${this.#limit} characters)`;
-    this.#dropping = { index: this.#index, name, reason, length: 0 };
-    this.#dropped.push(this.#dropping);
-    ev.push({ type: "tool_call_dropped", index: this.#index, name, reason });
+    this.#dropping = beginDrop(this.#dropped, ev, this.#index, scan.tool?.name ?? null, this.#limit);
+  }
+
+  /** A call starts once its name (and a wire id it waits for) is read: then its start is streamed, once. */
+  #start(scan: CallScan, ev: StreamEvent[]): void {
+    if (!scan.tool || scan.holdStart || this.#started) return;
+    this.#started = true;
+    ev.push({ type: "tool_call_start", index: this.#index, id: scan.id ?? callId(this.#index), name: scan.tool.name });
   }
 
   /** Text before what is still needed goes, so feeding stays linear in the output's length. */
@@ -339,6 +335,15 @@ export class ToolCallStreamParser {
       text,
     };
   }
+}
+
+/** Records an over-limit call (its length is set once its end is found) and announces it. */
+export function beginDrop(dropped: DroppedConstruct[], ev: StreamEvent[], index: number, name: string | null, limit: number): DroppedConstruct {
+  const reason = `the call is longer than maxCallLength (${limit} characters)`;
+  const d: DroppedConstruct = { index, name, reason, length: 0 };
+  dropped.push(d);
+  ev.push({ type: "tool_call_dropped", index, name, reason });
+  return d;
 }
 
 export function callId(index: number): string {

@@ -28,7 +28,10 @@ namespace toolmask::llama {
 // The graph functions live in libggml-base; dlsym on libggml's handle finds them through its dependencies.
 #define TOOLMASK_GGML_FUNCTIONS(G)                                                                 \
   G(ggml_backend_reg_count) G(ggml_backend_load_all_from_path) G(ggml_new_tensor) G(ggml_set_input) \
-  G(ggml_set_name) G(ggml_add) G(ggml_n_dims) G(ggml_nelements) G(ggml_backend_tensor_set)
+  G(ggml_set_name) G(ggml_add) G(ggml_n_dims) G(ggml_nelements) G(ggml_backend_tensor_set)              \
+  G(ggml_new_tensor_1d) G(ggml_view_2d) G(ggml_reshape_2d) G(ggml_reshape) G(ggml_repeat) G(ggml_mul)  \
+  G(ggml_sub) G(ggml_floor) G(ggml_scale) G(ggml_log) G(ggml_pad) G(ggml_view_1d) G(ggml_reshape_1d)    \
+  G(ggml_backend_buft_is_host)
 
 struct Api {
 #define TOOLMASK_DECLARE(name) decltype(&::name) name = nullptr;

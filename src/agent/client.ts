@@ -1,4 +1,5 @@
 // What the loop needs from a model, whichever kind it is: one request in, one assistant turn out.
+import type { IncompleteCall } from "../parser/types.js";
 import type { AgentMessage, AgentUsage, AssistantAgentMessage } from "./types.js";
 import type { ReasoningField } from "./request-options.js";
 
@@ -19,6 +20,7 @@ export interface ModelTurn {
   finishReason: string | null;
   usage: AgentUsage | null;
   reportedCostUsd: number | null;
+  incompleteCalls?: IncompleteCall[];
 }
 
 export interface ModelClient {

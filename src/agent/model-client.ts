@@ -26,6 +26,7 @@ export function modelClient(model: LlamaModel, generateOptions: LocalAgentClient
         finishReason: r.finishReason,
         usage: { prompt_tokens, completion_tokens, total_tokens: prompt_tokens + completion_tokens },
         reportedCostUsd: null,
+        ...(r.incomplete.length > 0 ? { incompleteCalls: r.incomplete } : {}),
       };
     },
   };

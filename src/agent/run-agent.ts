@@ -49,7 +49,10 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
         ? { message: err.message, ...(e.httpStatus !== undefined ? { httpStatus: e.httpStatus } : {}), ...(e.body !== undefined ? { body: e.body } : {}) }
         : { message: `the model request failed: ${err?.message ?? String(e)}` });
     }
-    turns.push({ finishReason: answer.finishReason, usage: answer.usage, reportedCostUsd: answer.reportedCostUsd });
+    turns.push({
+      finishReason: answer.finishReason, usage: answer.usage, reportedCostUsd: answer.reportedCostUsd,
+      ...(answer.incompleteCalls ? { incompleteCalls: answer.incompleteCalls } : {}),
+    });
     messages.push(answer.message);
     // A cut answer's calls may be cut too: none is run, and the partial text is the result.
     if (isTruncatedFinish(answer.finishReason)) return finish("truncated");

@@ -2,6 +2,7 @@
 // hands in, and the result it gets back.
 import type { GenerateOptions } from "../engine/generate.js";
 import type { LlamaModel } from "../engine/model.js";
+import type { IncompleteCall } from "../parser/types.js";
 
 export interface AgentToolCall {
   id: string;
@@ -117,6 +118,11 @@ export interface AgentTurn {
   usage: AgentUsage | null;
   /** The cost this response reported, as reported; null when it reported none. */
   reportedCostUsd: number | null;
+  /**
+   * Calls a loaded model started but did not finish validly (cut by the output limit): not run,
+   * not in the history's tool_calls, kept here with their text.
+   */
+  incompleteCalls?: IncompleteCall[];
 }
 
 export interface AgentError {

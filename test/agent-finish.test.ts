@@ -33,6 +33,15 @@ describe("#548 a finish at the output limit", () => {
     expect(r.finalMessage).toBe("Finished report.");
   });
 
+  it.each(["tool_calls", "stop", "end_turn", null])("finish %s with calls: the calls run and the loop goes on", async (reason) => {
+    const log = newLog();
+    server.answer({ calls: [{ name: "probe", id: "c1" }], finish_reason: reason }).answer({ content: "Done." });
+    const r = await runAgent({ client: { baseURL: server.baseURL }, tools: [loggingTool(log)], prompt: "Go" });
+    expect(log.events).toEqual(["start:c1", "end:c1"]);
+    expect(r.status).toBe("completed");
+    expect(server.requests).toHaveLength(2);
+  });
+
   it("a cut answer's tool calls are not run (their arguments may be cut) and no further request is made", async () => {
     const log = newLog();
     server.answer({ content: "Writing", calls: [{ name: "probe", arguments: '{"mark":"a"}' }], finish_reason: "length" });

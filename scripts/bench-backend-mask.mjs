@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // How the mask travels into llama.cpp's sampling graph, measured: the backend sampling path
 // unmasked, with the dense input (one F32 per logit) and with the packed input (16 mask bits per
-// F32, unpacked by graph ops), alternating runs on the same model; median ms/token of each and the
-// ratios to unmasked. The choice is read by the native side per generation (TOOLMASK_BACKEND_MASK).
+// F32, unpacked by graph ops), and for reference the host path (logits copied out, the mask as a
+// sampler on the host) unmasked and masked; alternating runs on the same model, median ms/token of
+// each and the ratios. The native side reads the input's form per generation (TOOLMASK_BACKEND_MASK).
 // Usage: node scripts/bench-backend-mask.mjs [--model file.gguf] [--gpu auto|cuda|false] [--tokens 200]
 //        [--reps 5] [--threads N] [--out bench/results/backend-mask.json]
 import { mkdirSync, statSync, writeFileSync } from "node:fs";
@@ -33,16 +34,17 @@ for (const id of model.vocabulary.endOfGenerationIds) bias[id] = -100;
 const tools = [{ type: "function", function: { name: "get_weather", parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] } } }];
 const options = { messages: [{ role: "user", content: "hi" }], tools, seed: 1, maxTokens: TOKENS, temperature: 1, logitBias: bias, maskPath: "backend" };
 
-const kinds = { unmasked: null, dense: "dense", packed: "packed" };
+// kind → [mask path, backend input form or null when unmasked]
+const kinds = { unmasked: ["backend", null], dense: ["backend", "dense"], packed: ["backend", "packed"], hostUnmasked: ["cpu", null], hostMasked: ["cpu", "dense"] };
 const runs = Object.fromEntries(Object.keys(kinds).map((k) => [k, []]));
-for (const [kind, representation] of Object.entries(kinds)) {  // warm-up, one short run each
+const run = (maskPath, representation, extra = {}) => {
   if (representation) process.env.TOOLMASK_BACKEND_MASK = representation;
-  await generate(model, { ...options, mask: representation !== null, maxTokens: 8 });
-}
+  return generate(model, { ...options, maskPath, mask: representation !== null, ...extra });
+};
+for (const [maskPath, representation] of Object.values(kinds)) await run(maskPath, representation, { maxTokens: 8 });  // warm-up
 for (let i = 0; i < REPS; i++) {
-  for (const [kind, representation] of Object.entries(kinds)) {
-    if (representation) process.env.TOOLMASK_BACKEND_MASK = representation;
-    const r = await generate(model, { ...options, mask: representation !== null });
+  for (const [kind, [maskPath, representation]] of Object.entries(kinds)) {
+    const r = await run(maskPath, representation);
     runs[kind].push({ msPerToken: r.timings.decodeMillis / r.usage.completion_tokens, maskMicros: r.timings.maskMicrosPerToken, maskPath: r.maskPath });
   }
 }
@@ -56,7 +58,9 @@ const result = {
   date: new Date().toISOString(), model: path.basename(modelPath), gpu: model.gpu, threads: model.threads,
   vocabularySize: model.vocabulary.size, cpus: os.availableParallelism(), loadavg: os.loadavg(), tokensPerRun: TOKENS, reps: REPS,
   unmasked: summary(runs.unmasked), dense: summary(runs.dense), packed: summary(runs.packed),
+  hostUnmasked: summary(runs.hostUnmasked), hostMasked: summary(runs.hostMasked),
 };
+result.ratio_host_masked_unmasked = +(result.hostMasked.tokensPerSecond / result.hostUnmasked.tokensPerSecond).toFixed(3);
 result.ratio_dense_unmasked = +(result.dense.tokensPerSecond / result.unmasked.tokensPerSecond).toFixed(3);
 result.ratio_packed_unmasked = +(result.packed.tokensPerSecond / result.unmasked.tokensPerSecond).toFixed(3);
 result.ratio_packed_dense = +(result.packed.tokensPerSecond / result.dense.tokensPerSecond).toFixed(3);
@@ -65,5 +69,6 @@ mkdirSync(path.dirname(out), { recursive: true });
 writeFileSync(out, JSON.stringify(result, null, 2) + "\n");
 console.log(`backend sampling on ${model.gpu || "cpu"} (${result.model}, ${TOKENS} tokens × ${REPS}): unmasked ${result.unmasked.msPerToken} ms/token; ` +
   `dense ${result.dense.msPerToken} ms/token (host ${result.dense.hostMaskMicrosPerToken} µs, ratio ${result.ratio_dense_unmasked}); ` +
-  `packed ${result.packed.msPerToken} ms/token (host ${result.packed.hostMaskMicrosPerToken} µs, ratio ${result.ratio_packed_unmasked}); packed/dense ${result.ratio_packed_dense}; written to ${path.relative(root, out)}`);
+  `packed ${result.packed.msPerToken} ms/token (host ${result.packed.hostMaskMicrosPerToken} µs, ratio ${result.ratio_packed_unmasked}); packed/dense ${result.ratio_packed_dense}; ` +
+  `host path: unmasked ${result.hostUnmasked.msPerToken} ms/token, masked ${result.hostMasked.msPerToken} ms/token (ratio ${result.ratio_host_masked_unmasked}); written to ${path.relative(root, out)}`);
 model.dispose();

@@ -4,7 +4,7 @@
 // far below the gaps that decide a pick here, so each generation's tokens are what it gives alone.
 // Masked outputs are checked against their OWN request's tools: no cross-talk between sequences.
 import { beforeAll, describe, expect, it } from "vitest";
-import { generate, type GenerateOptions, type GenerateResult } from "../src/engine/generate.js";
+import { generate, prepareGeneration, runGeneration, type GenerateOptions, type GenerateResult } from "../src/engine/generate.js";
 import { loadModel, type LlamaModel } from "../src/engine/model.js";
 import { generateStream } from "../src/engine/stream.js";
 import { callViolation, IM_END, requiredArgs, TOOL_CALL, whitespaceTokenIds } from "./support/generation-checks.js";
@@ -122,6 +122,30 @@ describe("several generations on one model share one context", () => {
     two.dispose();  // a running generation finishes; new ones are refused
     expect((await last).usage.completion_tokens).toBe(30);
     await expect(generate(two, endless(15))).rejects.toThrow(/disposed/);
+  });
+});
+
+describe("a long prompt", () => {
+  it("is fed in chunks beside a running generation, which keeps getting a token every step", async () => {
+    const long: GenerateOptions = { messages: ask("word ".repeat(2500)), seed: 5, temperature: 1, logitBias: FREE_TEXT, maxTokens: 5 };
+    const alone = await generate(model, long);
+    expect(alone.usage.prompt_tokens).toBeGreaterThan(2000);  // more than 4 steps of 512 tokens
+
+    const ctl = new AbortController();
+    let streamed = 0;
+    const running = runGeneration(model, prepareGeneration(model, { messages: ask("hi"), seed: 1, logitBias: FREE_TEXT, maxTokens: 100_000 }), ctl.signal, (ids) => { streamed += ids.length; });
+    await until(() => streamed >= 3);
+    const prepared = prepareGeneration(model, long);
+    await sleep(50);  // tokens decoded while the prompt was rendered reach JS before counting starts
+    const before = streamed;
+    let atFirstToken = -1;
+    const r = await runGeneration(model, prepared, undefined, (ids) => { if (atFirstToken < 0 && ids.length > 0) atFirstToken = streamed; });
+    ctl.abort();
+    await expect(running).rejects.toThrow(/abort/i);
+    expect(r.tokens).toEqual(alone.tokens);
+    // One token per step for the running sequence while the prompt's chunks went through: a prompt
+    // decoded in one piece would have let it through once.
+    expect(atFirstToken - before).toBeGreaterThanOrEqual(4);
   });
 });
 

@@ -7,6 +7,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { generate, prepareGeneration, runGeneration, type GenerateOptions, type GenerateResult } from "../src/engine/generate.js";
 import { loadModel, type LlamaModel } from "../src/engine/model.js";
 import { generateStream } from "../src/engine/stream.js";
+import { loadNative } from "../src/native.js";
 import { callViolation, IM_END, requiredArgs, TOOL_CALL, whitespaceTokenIds } from "./support/generation-checks.js";
 import { testModelPath } from "./support/test-model.js";
 
@@ -122,6 +123,15 @@ describe("several generations on one model share one context", () => {
     two.dispose();  // a running generation finishes; new ones are refused
     expect((await last).usage.completion_tokens).toBe(30);
     await expect(generate(two, endless(15))).rejects.toThrow(/disposed/);
+  });
+});
+
+describe("the token callback", () => {
+  it("stops its generation when it throws, which then rejects with that error; the model keeps working", async () => {
+    const o: GenerateOptions = { messages: ask("hi"), seed: 1, logitBias: FREE_TEXT, maxTokens: 100_000 };
+    const handle = loadNative().llamaGenerate(model.native, prepareGeneration(model, o).request, () => { throw new Error("consumer broke"); });
+    await expect(handle.done).rejects.toThrow("consumer broke");
+    expect((await generate(model, { ...o, maxTokens: 5 })).usage.completion_tokens).toBe(5);
   });
 });
 

@@ -90,8 +90,10 @@ void JsJob::drain(Napi::Env env, Napi::Function onTokens) {
     }
   }
   if (!ended) return;
-  if (callbackError_) deferred_.Reject(callbackError_->Value());
-  else if (result_) deferred_.Resolve(resultObject(env, *result_));
+  if (callbackError_) {
+    deferred_.Reject(callbackError_->Value());
+    callbackError_.reset();  // here: its reference must be deleted on the JS thread
+  } else if (result_) deferred_.Resolve(resultObject(env, *result_));
   else deferred_.Reject(Napi::Error::New(env, error_).Value());
   tsfn_.Release();
 }

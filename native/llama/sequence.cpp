@@ -1,5 +1,6 @@
 #include "sequence.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "sampler_chain.hpp"

@@ -18,7 +18,7 @@ describe("binding.gyp", () => {
     for (const f of ["binding.gyp", "package.json", "native", "scripts/build-native.mjs", "scripts/llama-source.mjs"])
       cpSync(path.join(root, f), path.join(dir, f), { recursive: true });
     symlinkSync(path.join(root, "node_modules"), path.join(dir, "node_modules"));
-    const env = { ...process.env, HOME: dir, TOOLMASK_LLAMA_CPP_DIR: path.join(root, ".cache", "llama.cpp") };
+    const env: NodeJS.ProcessEnv = { ...process.env, HOME: dir, TOOLMASK_LLAMA_CPP_DIR: path.join(root, ".cache", "llama.cpp") };
     delete env.npm_config_node_gyp;  // the script must find npm's node-gyp itself
     const build = spawnSync(process.execPath, ["scripts/build-native.mjs", "--gyp"], { cwd: dir, env, encoding: "utf8" });
     expect(build.status, build.stdout + build.stderr).toBe(0);

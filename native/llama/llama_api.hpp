@@ -14,11 +14,12 @@ namespace toolmask::llama {
 #define TOOLMASK_LLAMA_FUNCTIONS(X)                                                                    \
   X(llama_backend_init) X(llama_log_set) X(llama_model_default_params) X(llama_context_default_params) \
   X(llama_sampler_chain_default_params) X(llama_model_load_from_file) X(llama_model_free)              \
-  X(llama_init_from_model) X(llama_free) X(llama_n_ctx) X(llama_model_n_ctx_train)                      \
+  X(llama_init_from_model) X(llama_free) X(llama_model_n_ctx_train)                      \
   X(llama_model_get_vocab) X(llama_model_chat_template) X(llama_model_meta_val_str)                     \
   X(llama_vocab_n_tokens) X(llama_vocab_get_text) X(llama_vocab_get_attr) X(llama_vocab_is_eog)        \
   X(llama_vocab_bos) X(llama_vocab_eos) X(llama_vocab_get_add_bos) X(llama_token_to_piece)             \
-  X(llama_tokenize) X(llama_batch_get_one) X(llama_decode)                                             \
+  X(llama_tokenize) X(llama_batch_init) X(llama_batch_free) X(llama_decode) X(llama_get_memory)             \
+  X(llama_memory_seq_rm)                                                                                \
   X(llama_sampler_init) X(llama_sampler_chain_init) X(llama_sampler_chain_add) X(llama_sampler_free)   \
   X(llama_sampler_sample) X(llama_sampler_init_greedy) X(llama_sampler_init_dist)                      \
   X(llama_sampler_init_temp) X(llama_sampler_init_top_k) X(llama_sampler_init_top_p)                   \

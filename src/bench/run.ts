@@ -62,8 +62,13 @@ export interface RunOptions {
 }
 
 /** A bias by piece, as ids of this vocabulary; pieces it lacks are left out. */
-function biasIds(vocab: Vocabulary, pieces: Record<string, number> | undefined): Record<number, number> {
+function biasIds(vocab: Vocabulary, pieces: Record<string, number> | undefined, whitespace: number | undefined): Record<number, number> {
   const out: Record<number, number> = {};
+  if (whitespace !== undefined)
+    for (let id = 0; id < vocab.size; id++) {
+      const b = vocab.tokenBytes(id);
+      if (b.length > 0 && b.every((x) => x === 32 || x === 10 || x === 9 || x === 13)) out[id] = whitespace;
+    }
   for (const [piece, v] of Object.entries(pieces ?? {})) {
     const id = vocab.idOfPiece(piece);
     if (id !== undefined) out[id] = v;
@@ -111,7 +116,7 @@ export async function runBench(o: RunOptions): Promise<BenchRun> {
 
   try {
     for (const c of suite.cases) {
-      const bias = o.applyBias ? biasIds(vocab, c.biasPieces) : {};
+      const bias = o.applyBias ? biasIds(vocab, c.biasPieces, c.biasWhitespace) : {};
       const prepared = prepareGeneration(model, optionsOf(c, 1, bias));
       const parserOptions = prepared.dialectOptions as ParserOptions;
       const grammar: Grammar = buildToolGrammar(parserOptions);
@@ -171,7 +176,6 @@ export async function runBench(o: RunOptions): Promise<BenchRun> {
     if (peer) await closePeer(peer);
     if (xg) closeXGrammar(xg);
   }
-  o.onProgress?.(total, total, "done");
   return { records, timings, biasApplied: o.applyBias, xgrammarTokenizerInfoMillis: xg?.tokenizerInfoMillis ?? null, xgrammarError, peerThreads: peer?.threads ?? null, peerError };
 
   async function caseTimings(c: BenchCase, po: ParserOptions, grammar: Grammar, walks: number[][], args: string[]): Promise<CaseTimings> {

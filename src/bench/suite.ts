@@ -19,6 +19,8 @@ export interface BenchCase {
    * on their own; a bias stands in for a trained model's wish, and the mask decides where it acts.
    */
   biasPieces?: Record<string, number>;
+  /** Logit bias for every token that is only whitespace (random weights repeat it forever). */
+  biasWhitespace?: number;
 }
 
 export interface BenchSuite {
@@ -74,8 +76,8 @@ export const BUILTIN_SUITE: BenchSuite = {
   cases: [
     { name: "weather/required/stops", dialect: "qwen3-coder", tools: weather, prompt: "What is the weather in Paris?", toolChoice: "required", parallelToolCalls: false, maxTokens: 80, biasPieces: { "<tool_call>": 100, "<|im_end|>": 110 } },
     { name: "weather/required/hardly-stops", dialect: "qwen3-coder", tools: weather, prompt: "What is the weather in Paris?", toolChoice: "required", parallelToolCalls: false, maxTokens: 80, biasPieces: { "<tool_call>": 100, "<|im_end|>": 20 } },
-    { name: "files/auto/parallel", dialect: "qwen3-coder", tools: files, prompt: "Read notes.txt, then write a fixed copy.", toolChoice: "auto", parallelToolCalls: true, maxTokens: 96, biasPieces: { "<tool_call>": 90, "<|im_end|>": 100 } },
-    { name: "config/named/hermes", dialect: "hermes", tools: config, prompt: "Configure the fast mode with three workers.", toolChoice: { type: "function", function: { name: "configure" } }, parallelToolCalls: false, maxTokens: 64, biasPieces: { "<tool_call>": 100, "<|im_end|>": 110 } },
+    { name: "files/required/parallel", dialect: "qwen3-coder", tools: files, prompt: "Read notes.txt, then write a fixed copy.", toolChoice: "required", parallelToolCalls: true, maxTokens: 96, biasPieces: { "<tool_call>": 100, "<|im_end|>": 110 } },
+    { name: "config/named/hermes", dialect: "hermes", tools: config, prompt: "Configure the fast mode with three workers.", toolChoice: { type: "function", function: { name: "configure" } }, parallelToolCalls: false, maxTokens: 96, biasPieces: { "<tool_call>": 100, "<|im_end|>": 110 }, biasWhitespace: -100 },
   ],
 };
 
@@ -100,6 +102,7 @@ export function checkSuite(s: unknown, source: string): BenchSuite {
     if (k.messages !== undefined && (!Array.isArray(k.messages) || k.messages.length === 0)) fail(`${at}.messages must be a non-empty array`);
     if (k.maxTokens !== undefined && (!Number.isInteger(k.maxTokens) || (k.maxTokens as number) < 1)) fail(`${at}.maxTokens must be a positive integer`);
     if (k.temperature !== undefined && (typeof k.temperature !== "number" || k.temperature < 0)) fail(`${at}.temperature must be a number >= 0`);
+    if (k.biasWhitespace !== undefined && typeof k.biasWhitespace !== "number") fail(`${at}.biasWhitespace must be a number`);
     if (k.biasPieces !== undefined && (typeof k.biasPieces !== "object" || k.biasPieces === null || Object.values(k.biasPieces).some((v) => typeof v !== "number")))
       fail(`${at}.biasPieces must map token pieces to numbers`);
   });

@@ -106,7 +106,7 @@ export function benchReport(run: BenchRun, model: LlamaModel, suite: BenchSuite,
     model: { path: model.path, vocabSize: model.vocabulary.size, threads: model.threads, contextSize: model.contextSize, gpu: model.gpu },
     suite: { name: suite.name, seeds: suite.seeds, cases: suite.cases.map((c) => c.name), biasApplied: run.biasApplied },
     definitions: {
-      valid: "finished (not cut by maxTokens); every call complete, to a tool the request allows, with its required arguments; a call present when tool_choice requires one; at most one when parallel calls are off",
+      valid: "every call complete (the output did not end inside one), to a tool the request allows, with its required arguments; a call present when tool_choice requires one; at most one when parallel calls are off (text cut by maxTokens after complete calls does not spoil them: see the finish reasons)",
       truncated: "the output ended inside a call",
       truncationsBlocked: "(case, seed) pairs whose unmasked answer was cut inside a call and which this variant answered validly",
       tokensPerSecond: "per run: sampled tokens / decode time (prompt excluded); median and p99 over runs",

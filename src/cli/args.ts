@@ -12,8 +12,8 @@ export function parseFlags(argv: string[], options: Options): Values {
     const { values } = parseArgs({ args: argv, options: { ...options, help: { type: "boolean", short: "h" }, progress: { type: "boolean" } }, strict: true, allowPositionals: false });
     return values as Values;
   } catch (e) {
-    // parseArgs' messages are clear but long; keep their first sentence.
-    throw new UsageError(String((e as Error).message).split(". ")[0]!.replace(/\.$/, ""));
+    // parseArgs' messages span lines; one line here.
+    throw new UsageError(String((e as Error).message).trim().replace(/\.?\n+/g, "; ").replace(/\.$/, ""));
   }
 }
 

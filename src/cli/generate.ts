@@ -24,6 +24,7 @@ const usage = "usage: toolmask generate --model PATH (--prompt TEXT | --messages
   "  --no-mask             decode without the grammar (the output is still parsed)\n" +
   "  --mask-path P         cpu (default) or backend (llama.cpp's backend sampling)\n" +
   "  --reasoning           let the model think first\n" +
+  "  --logit-bias JSON     bias by token piece or id, e.g. '{\"<tool_call>\": 100}'\n" +
   "  --threads N           CPU threads (default: half the CPUs)\n" +
   "  --gpu G               cpu (default), auto, cuda or vulkan\n" +
   "  --stream              one JSON line per delta, then the result\n" +
@@ -41,13 +42,32 @@ function messagesFrom(args: Record<string, unknown>): { messages: ChatMessage[];
   return { messages: messages as ChatMessage[], ...(Array.isArray(obj?.tools) ? { tools: obj.tools as unknown[] } : {}) };
 }
 
+function biasFlag(v: unknown): Record<string, number> {
+  let j: unknown;
+  try { j = JSON.parse(String(v)); } catch { throw new UsageError(`--logit-bias must be a JSON object of token piece or id to number, got ${JSON.stringify(v)}`); }
+  if (j === null || typeof j !== "object" || Array.isArray(j) || Object.values(j).some((x) => typeof x !== "number"))
+    throw new UsageError(`--logit-bias must be a JSON object of token piece or id to number, got ${JSON.stringify(v)}`);
+  return j as Record<string, number>;
+}
+
+/** Keys are token pieces, or ids when no piece is spelled so. */
+function biasIds(spec: Record<string, number>, idOf: (piece: string) => number | undefined): Record<number, number> {
+  const out: Record<number, number> = {};
+  for (const [k, v] of Object.entries(spec)) {
+    const id = idOf(k) ?? (/^\d+$/.test(k) ? Number(k) : undefined);
+    if (id === undefined) throw new CliError(`--logit-bias: the model's vocabulary has no token ${JSON.stringify(k)}`);
+    out[id] = v;
+  }
+  return out;
+}
+
 async function run(argv: string[]): Promise<number> {
   const args = parseFlags(argv, {
     model: { type: "string" }, prompt: { type: "string" }, messages: { type: "string" }, tools: { type: "string" },
     dialect: { type: "string" }, "tool-choice": { type: "string" }, "no-parallel": { type: "boolean" },
     "max-tokens": { type: "string" }, temperature: { type: "string" }, seed: { type: "string" }, "no-mask": { type: "boolean" },
     "mask-path": { type: "string" }, reasoning: { type: "boolean" }, threads: { type: "string" }, gpu: { type: "string" },
-    stream: { type: "boolean" },
+    stream: { type: "boolean" }, "logit-bias": { type: "string" },
   });
   const modelPath = requireFlag(args.model, "--model");
   const { messages, tools: inlineTools } = messagesFrom(args);
@@ -66,11 +86,13 @@ async function run(argv: string[]): Promise<number> {
   if (args["no-mask"]) options.mask = false;
   if (args["mask-path"] !== undefined) options.maskPath = choiceFlag(args["mask-path"], "--mask-path", ["cpu", "backend"] as const);
   if (args.reasoning) options.reasoning = true;
+  const biasSpec = args["logit-bias"] !== undefined ? biasFlag(args["logit-bias"]) : undefined;
   const gpuWord = choiceFlag(args.gpu, "--gpu", ["cpu", "auto", "cuda", "vulkan"] as const, "cpu");
   const threads = args.threads !== undefined ? intFlag(args.threads, "--threads", 1, 1024) : undefined;
 
   const model = await openModel(modelPath, { gpu: gpuWord === "cpu" ? false : gpuWord, ...(threads ? { threads } : {}), showProgress: args.progress === true });
   try {
+    if (biasSpec) options.logitBias = biasIds(biasSpec, (p) => model.vocabulary.idOfPiece(p));
     if (!args.stream) {
       const { tokens: _tokens, ...r } = await generate(model, options);
       process.stdout.write(JSON.stringify(r, null, 2) + "\n");

@@ -22,9 +22,9 @@ export function progress(label: string, asked: boolean): Progress {
     update(f, detail) {
       if (tty) process.stderr.write(`\r${line(f, detail)}\x1b[K`);
       else {
-        // Not a terminal: one line per tenth, so logs stay short.
+        // Not a terminal: one line per tenth, so logs stay short; done() writes the last one.
         const step = Math.floor(f * 10);
-        if (step !== lastStep) { lastStep = step; process.stderr.write(`${line(f, detail)}\n`); }
+        if (step < 10 && step !== lastStep) { lastStep = step; process.stderr.write(`${line(f, detail)}\n`); }
       }
     },
     done(detail) {

@@ -9,6 +9,7 @@ import { VARIANT_LABELS, type VariantName } from "./variants.js";
 import { XGRAMMAR_VERSION } from "./xgrammar.js";
 
 export interface Quantiles { median: number | null; p99: number | null; samples: number }
+export interface Speed extends Quantiles { /** All sampled tokens / all decode time, over runs of two tokens or more. */ overall: number | null }
 
 export interface VariantSummary {
   label: string;
@@ -23,7 +24,7 @@ export interface VariantSummary {
   truncationsBlocked: number;
   /** Why runs were not valid, counted. */
   invalidReasons: Record<string, number>;
-  tokensPerSecond: Quantiles;
+  tokensPerSecond: Speed;
   /** Per mask, microseconds, from a replay of the sampled tokens (ours) — null for others. */
   maskMicrosPerToken: Quantiles | null;
   /** Per run, the in-decode mask cost per token (total / steps, includes the logits pass). */
@@ -40,6 +41,8 @@ export interface BenchReport {
   suite: { name: string; seeds: number; cases: string[]; biasApplied: boolean };
   definitions: Record<string, string>;
   variants: Partial<Record<VariantName, VariantSummary>>;
+  /** Per case, the untimed first masked run's in-decode mask µs/token. */
+  coldMaskMicrosInDecode: Record<string, number | null>;
   xgrammar: {
     version: string;
     grammar: string;
@@ -54,6 +57,12 @@ export interface BenchReport {
 
 const quantiles = (xs: number[], scale = 1, digits = 2): Quantiles =>
   ({ median: round(median(xs) === null ? null : median(xs)! * scale, digits), p99: round(p99(xs) === null ? null : p99(xs)! * scale, digits), samples: xs.length });
+
+function speed(runs: RunRecord[]): Speed {
+  const long = runs.filter((r) => r.tokens >= 2 && r.decodeMillis !== null && r.tokensPerSecond !== null);
+  const ms = long.reduce((a, r) => a + r.decodeMillis!, 0), n = long.reduce((a, r) => a + r.tokens, 0);
+  return { overall: ms > 0 ? round((n * 1000) / ms, 1) : null, ...quantiles(long.map((r) => r.tokensPerSecond!), 1, 1) };
+}
 
 function summarize(variant: VariantName, runs: RunRecord[], all: RunRecord[], ourNs: number[]): VariantSummary {
   const ran = runs.filter((r) => !r.error);
@@ -74,7 +83,7 @@ function summarize(variant: VariantName, runs: RunRecord[], all: RunRecord[], ou
     truncated: ran.filter((r) => r.verdict.truncated).length,
     truncationsBlocked: variant === "unmasked" ? 0 : ran.filter((r) => r.verdict.valid && cut.has(`${r.case}\u0000${r.seed}`)).length,
     invalidReasons,
-    tokensPerSecond: quantiles(ran.map((r) => r.tokensPerSecond).filter((x): x is number => x !== null), 1, 1),
+    tokensPerSecond: speed(ran),
     // One replay serves both of our paths: the mask is the same computation; the paths differ in where it is applied.
     maskMicrosPerToken: ours ? quantiles(ourNs, 1e-3) : null,
     maskMicrosInDecode: ours ? quantiles(ran.map((r) => r.maskMicrosPerToken).filter((x): x is number => x !== null)) : null,
@@ -109,13 +118,15 @@ export function benchReport(run: BenchRun, model: LlamaModel, suite: BenchSuite,
       valid: "every call complete (the output did not end inside one), to a tool the request allows, with its required arguments; a call present when tool_choice requires one; at most one when parallel calls are off (text cut by maxTokens after complete calls does not spoil them: see the finish reasons)",
       truncated: "the output ended inside a call",
       truncationsBlocked: "(case, seed) pairs whose unmasked answer was cut inside a call and which this variant answered validly",
-      tokensPerSecond: "per run: sampled tokens / decode time (prompt excluded); median and p99 over runs",
+      tokensPerSecond: "overall: all sampled tokens / all decode time (prompt excluded) over runs of two tokens or more; median and p99 of the same runs' rates",
+      coldStart: "before each case's timed runs, one untimed masked run compiles the grammar and fills the mask cache; its in-decode mask µs/token is coldMaskMicrosInDecode",
       maskMicrosPerToken: "ours: each fillNextTokenBitmask timed while replaying the masked (CPU) runs' tokens through a matcher of the same grammar; median and p99 over masks",
       maskMicrosInDecode: "ours: per run, the mask's total time inside decoding / steps (the CPU path includes the pass over the logits; the backend path the dense input's fill and upload)",
       xgrammar: "XGrammar's GetNextTokenBitmask (C++ fill, embind dispatch and the result vector) per step along the same tokens",
       nodeLlamaCppGbnf: `node-llama-cpp ${"3.21.1"} with the GBNF toGbnf exports for the same grammar and vocabulary; same prompt tokens, seed, temperature, top-k 40, top-p 0.95, min-p 0.05; its output read by our parser; its grammar time is inside its tok/s (not reported apart)`,
     },
     variants: Object.fromEntries(variants.map((v) => [v, summarize(v, run.records.filter((r) => r.variant === v), run.records, ourNs)])),
+    coldMaskMicrosInDecode: Object.fromEntries(run.timings.map((t) => [t.case, round(t.coldMaskMicrosInDecode ?? null)])),
     xgrammar: {
       version: `@mlc-ai/web-xgrammar ${XGRAMMAR_VERSION} (WASM)`,
       grammar: kinds.size ? [...kinds].join("; ") : "not run",

@@ -91,7 +91,7 @@ async function run(argv: string[]): Promise<number> {
     const s = report.variants[v]!;
     const rate = s.validityRate === null ? "not run" : `${(s.validityRate * 100).toFixed(0)}% valid (${s.valid}/${s.runs})`;
     const mask = s.maskMicrosPerToken ? `, mask ${s.maskMicrosPerToken.median} µs median / ${s.maskMicrosPerToken.p99} µs p99` : "";
-    say(`  ${s.label.padEnd(pad)}  ${rate.padEnd(20)} truncated ${s.truncated}, blocked ${s.truncationsBlocked}, ${s.tokensPerSecond.median ?? "—"} tok/s${mask}${s.errors.length ? ` (${s.errors[0]})` : ""}`);
+    say(`  ${s.label.padEnd(pad)}  ${rate.padEnd(20)} truncated ${s.truncated}, blocked ${s.truncationsBlocked}, ${s.tokensPerSecond.overall ?? "—"} tok/s${mask}${s.errors.length ? ` (${s.errors[0]})` : ""}`);
   }
   const x = report.xgrammar;
   say(x.maskMicrosPerToken ? `  XGrammar ${x.maskMicrosPerToken.median} µs median / ${x.maskMicrosPerToken.p99} µs p99 per mask (${x.grammar.split(",")[0]})` : `  XGrammar: ${x.errors[0] ?? "not run"}`);

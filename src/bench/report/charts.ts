@@ -28,7 +28,7 @@ export function validityChart(r: BenchReport): BarChart {
       const pct = s.validityRate === null ? null : s.validityRate * 100;
       return { label: s.label, value: pct, display: pct === null ? "not run" : `${fmt(pct, 0)}% (${s.valid}/${s.runs})`, color: COLORS[v]! };
     }),
-    note: "valid: every call complete, declared, with its required arguments; a call where one is required",
+    note: "valid: calls complete, declared, with required arguments; a call where required",
   };
 }
 

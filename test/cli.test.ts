@@ -144,6 +144,14 @@ describe("toolmask make-test-model and generate", () => {
   });
 });
 
+describe("toolmask demo", () => {
+  it("is the same demo as npm run demo: masked answers all complete calls, unmasked none", async () => {
+    const r = await cli(["demo", "--seeds", "1", "--max-tokens", "64"], { timeout: 110_000 });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/valid calls: masked 2\/2, unmasked 0\/2/);
+  });
+});
+
 describe("toolmask serve", () => {
   it("is registered: it runs the server module when built, or says it is missing", async () => {
     const r = await cli(["serve", "--help"]);

@@ -179,11 +179,14 @@ describe("bad input: one clear line, non-zero exit", () => {
     ["bad --logit-bias", ["generate", "--model", "x.gguf", "--prompt", "hi", "--logit-bias", "{oops"], 2, "generate", /--logit-bias must be a JSON object/],
     ["bad --variants", ["bench", "--variants", "masked,turbo"], 2, "bench", /--variants: unknown "masked"/],
     ["a suite without cases", ["bench", "--suite", "OBJECT"], 1, "bench", /suite .*needs a non-empty "cases" array/],
+    ["a tools path that is a directory", ["parse", "--dialect", "hermes", "--tools", "DIR"], 1, "parse", /tools file .* is a directory/],
+    ["a grammar GBNF cannot spell", ["grammar", "--dialect", "qwen3-coder", "--tools", "LONG", "--format", "gbnf"], 1, "grammar", /not exportable \(--format ir has the whole grammar/],
     ["bad seed", ["make-test-model", "--seed=-1"], 2, "make-test-model", /--seed must be an integer in 0\.\.4294967295, got "-1"/],
     ["a flag without its value", ["make-test-model", "--seed"], 2, "make-test-model", /Option '--seed <value>' argument missing/],
   ];
   const files = (): Record<string, string> => {
-    const f = { TOOLS: tools, BADJSON: join(dir, "bad.json"), OBJECT: join(dir, "object.json"), NONAME: join(dir, "noname.json") };
+    const f = { TOOLS: tools, BADJSON: join(dir, "bad.json"), OBJECT: join(dir, "object.json"), NONAME: join(dir, "noname.json"), DIR: dir, LONG: join(dir, "long.json") };
+    writeFileSync(f.LONG, JSON.stringify([{ type: "function", function: { name: "note", parameters: { type: "object", properties: { text: { type: "string", maxLength: 400 } } } } }]));
     writeFileSync(f.BADJSON, "[{");
     writeFileSync(f.OBJECT, '{"a": 1}');
     writeFileSync(f.NONAME, '[{"type": "function", "function": {}}]');

@@ -48,9 +48,10 @@ export function requireFlag(v: unknown, flag: string): string {
 
 /** A file's text, or an error naming the file and what it was for. */
 export function readText(path: string, what: string): string {
-  let isFile = false;
-  try { isFile = statSync(path).isFile(); } catch { /* reported below */ }
-  if (!isFile) throw new CliError(`${what} ${path}: no such file`);
+  let kind: "missing" | "dir" | "ok" = "missing";
+  try { kind = statSync(path).isDirectory() ? "dir" : "ok"; } catch { /* reported below */ }
+  // Pipes and /dev/stdin are files here too.
+  if (kind !== "ok") throw new CliError(`${what} ${path}: ${kind === "dir" ? "is a directory" : "no such file"}`);
   return readFileSync(path, "utf8");
 }
 

@@ -1,8 +1,9 @@
 // `toolmask grammar`: the grammar a dialect and its tools define, for other engines (GBNF for
 // llama.cpp, Lark for llguidance) or as our IR (JSON).
+import { existsSync } from "node:fs";
 import { extname } from "node:path";
 import { buildToolGrammar } from "../dialects/grammar.js";
-import { toEbnf } from "../grammar/export-ebnf.js";
+import { EbnfExportError, toEbnf } from "../grammar/export-ebnf.js";
 import { toGbnf } from "../grammar/export-gbnf.js";
 import { toLark } from "../grammar/export-lark.js";
 import { lowerJsonSchemas } from "../grammar/json-schema.js";
@@ -11,7 +12,6 @@ import { choiceFlag, parseFlags, requireFlag } from "./args.js";
 import type { Command } from "./command.js";
 import { DIALECT_FLAGS, DIALECT_HELP, dialectOptions } from "./dialect-flags.js";
 import { CliError } from "./errors.js";
-import { existsSync } from "node:fs";
 
 const usage = "usage: toolmask grammar --dialect D --tools FILE --format gbnf|lark|ir [--vocab FILE] [options]\n" +
   "Prints the grammar that masks decoding for these tools in this dialect.\n" +
@@ -37,9 +37,15 @@ async function run(argv: string[]): Promise<number> {
   const grammar = buildToolGrammar(options);
   const vocab = args.vocab !== undefined ? loadVocab(requireFlag(args.vocab, "--vocab")) : undefined;
   let out: string;
-  if (format === "ir") out = JSON.stringify(grammar, null, 2);
-  else if (format === "lark") out = toLark(grammar, vocab);
-  else out = vocab ? toGbnf(grammar, vocab) : toEbnf(lowerJsonSchemas(grammar), { dialect: "gbnf" });
+  try {
+    if (format === "ir") out = JSON.stringify(grammar, null, 2);
+    else if (format === "lark") out = toLark(grammar, vocab);
+    else out = vocab ? toGbnf(grammar, vocab) : toEbnf(lowerJsonSchemas(grammar), { dialect: "gbnf" });
+  } catch (e) {
+    // toolmask masks this grammar; the text format cannot spell it within its size limits.
+    if (e instanceof EbnfExportError) throw new CliError(`${e.message} (--format ir has the whole grammar; smaller maxLength bounds make it exportable)`);
+    throw e;
+  }
   process.stdout.write(out.endsWith("\n") ? out : `${out}\n`);
   return 0;
 }

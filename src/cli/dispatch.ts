@@ -9,7 +9,7 @@ type Loader = () => Promise<Command>;
 const SERVER_MODULE = "../server/cli.js";
 
 async function serveCommand(): Promise<Command> {
-  let mod: { serveCommand?: (argv: string[]) => Promise<number>; serveUsage?: string };
+  let mod: { serveCommand?: (argv: string[]) => Promise<number>; serveUsage?: string; SERVE_HELP?: string };
   try {
     mod = (await import(SERVER_MODULE)) as typeof mod;
   } catch (e) {
@@ -22,7 +22,7 @@ async function serveCommand(): Promise<Command> {
   const run = mod.serveCommand;
   return {
     name: "serve", summary: SUMMARIES.serve!,
-    usage: mod.serveUsage ?? "usage: toolmask serve --model PATH [--host 127.0.0.1] [--port 8080] [--parallel N] [--api-key KEY]",
+    usage: mod.serveUsage ?? mod.SERVE_HELP ?? "usage: toolmask serve --model PATH [--host 127.0.0.1] [--port 8080] [--parallel N] [--api-key KEY]",
     // The server parses its own flags (and prints its own help for --help).
     run: (argv) => run(argv),
   };

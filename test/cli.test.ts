@@ -123,6 +123,7 @@ describe("toolmask make-test-model and generate", () => {
     const r = await cli(["generate", "--model", testModelPath(), "--prompt", "Weather in Paris?", "--tools", tools, "--tool-choice", "required",
       "--dialect", "qwen3-coder", "--no-parallel", "--max-tokens", "80", "--seed", "1", "--logit-bias", '{"<tool_call>": 100, "<|im_end|>": 110}']);
     expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).not.toContain("loading model [");  // stderr is not a terminal and --progress was not given
     const j = JSON.parse(r.stdout);
     expect(j.finishReason).toBe("tool_calls");
     expect(j.maskPath).toBe("cpu");
@@ -133,8 +134,9 @@ describe("toolmask make-test-model and generate", () => {
 
   it("streams deltas as JSON lines, the last one holding the whole result", async () => {
     const r = await cli(["generate", "--model", testModelPath(), "--prompt", "Weather in Paris?", "--tools", tools, "--tool-choice", "required",
-      "--dialect", "qwen3-coder", "--max-tokens", "80", "--seed", "1", "--logit-bias", '{"<tool_call>": 100, "<|im_end|>": 110}', "--stream"]);
+      "--dialect", "qwen3-coder", "--max-tokens", "80", "--seed", "1", "--logit-bias", '{"<tool_call>": 100, "<|im_end|>": 110}', "--stream", "--progress"]);
     expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/^loading model \[#{24}\] 100%$/m);  // asked for: progress on stderr, stdout stays JSON
     const lines = r.stdout.trim().split("\n").map((l) => JSON.parse(l));
     expect(lines.length).toBeGreaterThan(2);
     const last = lines[lines.length - 1];

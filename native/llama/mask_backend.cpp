@@ -118,9 +118,9 @@ void maskBackendSetInput(llama_sampler* s) {
   const size_t n = size_t(a.ggml_nelements(st.input));
   st.staging.resize(n);
   // A dead end: mask nothing (sampling from all -inf is undefined); the decode loop reports it.
-  const bool deadEnd = !st.matcher.grammar().hasAllowedToken(st.matcher.state());
+  st.matcher.fillNextTokenBitmask(st.bitmask.data(), st.bitmask.size());
+  const bool deadEnd = std::all_of(st.bitmask.begin(), st.bitmask.end(), [](uint32_t w) { return w == 0; });
   if (deadEnd) st.stats->noTokenAllowed = true;
-  else st.matcher.fillNextTokenBitmask(st.bitmask.data(), st.bitmask.size());
   if (st.packedInput) {
     fillPacked(st, st.staging.data(), n, deadEnd);
     for (int64_t j = 0; j < kBits; j++) {

@@ -33,27 +33,36 @@ bool maskById(const uint32_t* mask, uint32_t vocabSize, llama_token_data_array* 
 }
 
 // Fast path for the array llama_sampler_sample builds (entry i is token i), seen only by the first
-// sampler of a chain: whole words of the mask at once, so free text (nearly everything allowed)
-// costs a pass over ~4,700 words, not over every candidate.
+// sampler of a chain. Work in proportion to the smaller side: when most tokens are allowed, only
+// the rejected ones are set to -inf (whole allowed words skipped); when most are rejected, the
+// allowed entries are moved to the front in id order and the array is cut to them, which later
+// samplers read exactly as the -inf entries (probability 0) they replace.
 bool maskByPosition(const uint32_t* mask, uint32_t vocabSize, llama_token_data_array* cur) {
   llama_token_data* d = cur->data;
   const size_t n = cur->size;
   const size_t covered = std::min<size_t>(n, vocabSize);
-  bool any = false;
-  for (size_t w = 0; w * 32 < covered; w++) {
-    const uint32_t bits = mask[w];
-    const size_t base = w * 32, end = std::min(base + 32, covered);
-    if (bits == ~0u && end - base == 32) {
-      any = true;
-      continue;
+  const size_t words = (covered + 31) / 32;
+  const auto wordBits = [&](size_t w) {
+    const size_t valid = std::min<size_t>(32, covered - w * 32);
+    return valid == 32 ? mask[w] : mask[w] & ((1u << valid) - 1u);
+  };
+  size_t allowed = 0;
+  for (size_t w = 0; w < words; w++) allowed += size_t(__builtin_popcount(wordBits(w)));
+  if (allowed == 0) return false;
+  if (allowed * 2 >= covered) {
+    for (size_t w = 0; w < words; w++) {
+      const size_t valid = std::min<size_t>(32, covered - w * 32);
+      uint32_t rejected = ~wordBits(w) & (valid == 32 ? ~0u : (1u << valid) - 1u);
+      for (; rejected; rejected &= rejected - 1) d[w * 32 + size_t(__builtin_ctz(rejected))].logit = -INFINITY;
     }
-    for (size_t i = base; i < end; i++) {
-      if ((bits >> (i - base)) & 1u) any = true;
-      else d[i].logit = -INFINITY;
-    }
+    for (size_t i = covered; i < n; i++) d[i].logit = -INFINITY;  // ids past the grammar's vocabulary
+  } else {
+    size_t k = 0;
+    for (size_t w = 0; w < words; w++)
+      for (uint32_t bits = wordBits(w); bits; bits &= bits - 1) d[k++] = d[w * 32 + size_t(__builtin_ctz(bits))];
+    cur->size = k;
   }
-  for (size_t i = covered; i < n; i++) d[i].logit = -INFINITY;  // ids past the grammar's vocabulary
-  return any;
+  return true;
 }
 
 bool inIdOrder(const llama_token_data_array* cur) {
@@ -66,12 +75,9 @@ bool inIdOrder(const llama_token_data_array* cur) {
 void maskApply(llama_sampler* s, llama_token_data_array* cur) {
   MaskState& st = state(s);
   auto t0 = std::chrono::steady_clock::now();
-  // Nothing allowed (a dead end): leave the logits alone, since sampling from all -inf is
-  // undefined, and report it; the decode loop stops with an error.
-  if (!st.matcher.grammar().hasAllowedToken(st.matcher.state())) {
-    st.stats->noTokenAllowed = true;
-    return;
-  }
+  // The bitmask says by itself whether anything is allowed (asking the grammar first would build
+  // the mask twice for states with per-place exceptions). A dead end leaves the logits alone,
+  // since sampling from all -inf is undefined, and is reported: the decode loop stops with an error.
   st.matcher.fillNextTokenBitmask(st.bitmask.data(), st.bitmask.size());
   const bool fast = st.firstInChain && inIdOrder(cur);
   if (!(fast ? maskByPosition : maskById)(st.bitmask.data(), st.vocabSize, cur)) st.stats->noTokenAllowed = true;

@@ -21,3 +21,4 @@ export type { GpuOption } from "./engine/llama-library.js";
 export { generate, type GenerateOptions, type GenerateResult, type AssistantMessage } from "./engine/generate.js";
 export { generateStream, type StreamChunk, type StreamDelta, type StreamToolCallDelta } from "./engine/stream.js";
 export { detectDialect } from "./engine/detect-dialect.js";
+export { startServer, defaultParallel, type ServerOptions, type ToolmaskServer } from "./server/index.js";

@@ -87,7 +87,16 @@ export async function startServer(options: ServerOptions): Promise<ToolmaskServe
         closing = true;
         slots.rejectWaiting(new ApiError(503, "the server is shutting down", { code: "server_closing" }));
         for (const ctl of active) ctl.abort(new Error("the server is shutting down"));
-        await app.close();
+        // Stopped generations still send their last words (a 503, an error event); their
+        // keep-alive sockets then go idle after close() began, and node would hold them open.
+        const sweep = setInterval(() => app.server.closeIdleConnections(), 25);
+        const force = setTimeout(() => app.server.closeAllConnections(), 5000);
+        try {
+          await app.close();
+        } finally {
+          clearInterval(sweep);
+          clearTimeout(force);
+        }
         if (owned) model.dispose();
       })(),
     };

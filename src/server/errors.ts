@@ -58,6 +58,10 @@ function fromFastify(err: { code?: string; statusCode?: number; message: string 
  */
 export function toApiError(err: unknown): ApiError {
   if (err instanceof ApiError) return err;
+  // Fastify's errors first: some are RangeErrors (a body too large) that mean 413, not 400.
+  const fastify = err && typeof err === "object" && typeof (err as { code?: unknown }).code === "string" && (err as { code: string }).code.startsWith("FST_")
+    ? fromFastify(err as { code: string; message: string }) : undefined;
+  if (fastify) return fastify;
   if (err instanceof ToolDefinitionError) return new ApiError(400, err.message, { param: "tools", code: "invalid_tools" });
   if (err instanceof InvalidSchemaError || err instanceof UnsupportedSchemaError)
     return new ApiError(400, err.message, { param: "tools", code: "invalid_tool_schema" });

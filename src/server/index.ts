@@ -87,16 +87,13 @@ export async function startServer(options: ServerOptions): Promise<ToolmaskServe
         closing = true;
         slots.rejectWaiting(new ApiError(503, "the server is shutting down", { code: "server_closing" }));
         for (const ctl of active) ctl.abort(new Error("the server is shutting down"));
-        // Stopped generations still send their last words (a 503, an error event); their
-        // keep-alive sockets then go idle after close() began, and node would hold them open.
-        const sweep = setInterval(() => app.server.closeIdleConnections(), 25);
-        const force = setTimeout(() => app.server.closeAllConnections(), 5000);
-        try {
-          await app.close();
-        } finally {
-          clearInterval(sweep);
-          clearTimeout(force);
-        }
+        const closed = app.close();  // stops accepting connections
+        // Stopped generations still send their last words (a 503, an error event); then every
+        // connection goes, including keep-alive ones a client opened but never used.
+        for (let waited = 0; active.size > 0 && waited < 5000; waited += 10) await new Promise((r) => setTimeout(r, 10));
+        await new Promise((r) => setTimeout(r, 50));
+        app.server.closeAllConnections();
+        await closed;
         if (owned) model.dispose();
       })(),
     };

@@ -128,6 +128,20 @@ describe("chat completions through the openai client", () => {
     expect(cut.choices[0]!.message.content).toBe(text.slice(0, text.indexOf(stop)));
   });
 
+  it("without max_tokens the answer may run to the end of the context (not generate()'s 512)", async () => {
+    const short = await loadModel({ path: testModelPath(), threads: 1, contextSize: 640 });
+    const s = await startServer({ model: short, port: 0 });
+    try {
+      const r = await client(s.url).chat.completions.create({ model: "m", messages: [{ role: "user", content: "hi" }], logit_bias: { 1688: 100 } });
+      expect(r.choices[0]!.finish_reason).toBe("length");
+      expect(r.usage!.prompt_tokens + r.usage!.completion_tokens).toBeGreaterThanOrEqual(639);
+      expect(r.usage!.completion_tokens).toBeGreaterThan(512);
+    } finally {
+      await s.close();
+      short.dispose();
+    }
+  });
+
   it("lists the model, says it is healthy, and binds 127.0.0.1 by default", async () => {
     const models = await api.models.list();
     expect(models.data.map((m) => m.id)).toEqual(["qwen3-tiny-seed1"]);

@@ -37,7 +37,8 @@ export async function chatCompletions(req: FastifyRequest, reply: FastifyReply, 
   try {
     release = await ctx.slots.acquire(ctl.signal);
     const meta = newMeta(ctx.modelId);
-    const options = { ...parsed.options, ...(ctx.dialect ? { dialect: ctx.dialect } : {}), signal: ctl.signal };
+    // As OpenAI: without max_tokens the answer may run to the end of the context.
+    const options = { maxTokens: ctx.model.contextSize, ...parsed.options, ...(ctx.dialect ? { dialect: ctx.dialect } : {}), signal: ctl.signal };
     if (parsed.stream) {
       await streamCompletion(reply, meta, parsed, options, ctx.model, () => clientGone);
       return reply;

@@ -75,6 +75,21 @@ describe("chat completions through the openai client", () => {
     expect(withCalls).toBeGreaterThanOrEqual(4);
   });
 
+  it("takes the conversation back as an agent sends it: the assistant's calls (content null), then the tool results", async () => {
+    const first = await api.chat.completions.create(ask(await seedThatCalls()));
+    const said = first.choices[0]!.message;
+    const calls = said.tool_calls!.filter((c) => c.type === "function");
+    const turn = await api.chat.completions.create(ask(1, {
+      messages: [
+        { role: "user", content: "call a tool" },
+        { role: "assistant", content: null, tool_calls: calls },
+        ...calls.map((c) => ({ role: "tool" as const, tool_call_id: c.id, content: `result of ${c.function.name}` })),
+      ],
+      max_tokens: 4,
+    }));
+    expect(turn.usage!.prompt_tokens).toBeGreaterThan(first.usage!.prompt_tokens);
+  });
+
   it("the openai client's own stream helper builds the same message", async () => {
     const seed = await seedThatCalls();
     const whole = await api.chat.completions.create(ask(seed));

@@ -118,6 +118,30 @@ describe("bad input", () => {
     expect(JSON.parse(h.body)).toMatchObject({ status: "ok", slots: { busy: 0, queued: 0 } });
   });
 
+  it("unusual but valid requests are all served", async () => {
+    const variants: Array<[string, Record<string, unknown>]> = [
+      ["empty tools with tool_choice auto", { tools: [], tool_choice: "auto" }],
+      ["tool_choice none", { tool_choice: "none" }],
+      ["a named tool_choice", { tool_choice: { type: "function", function: { name: "ping_1" } } }],
+      ["parallel_tool_calls false", { parallel_tool_calls: false, tool_choice: "required" }],
+      ["developer role and text parts", { messages: [{ role: "developer", content: "be brief" }, { role: "user", content: [{ type: "text", text: "hi " }, { type: "text", text: "there" }] }] }],
+      ["a negative seed", { seed: -7 }],
+      ["a seed beyond 32 bits", { seed: 2 ** 40 + 3 }],
+      ["max_completion_tokens", { max_tokens: undefined, max_completion_tokens: 2 }],
+      ["llama.cpp samplers", { top_k: 20, min_p: 0.05, repeat_penalty: 1.1 }],
+      ["thinking on", { chat_template_kwargs: { enable_thinking: true } }],
+      ["defaults spelled out", { n: 1, logprobs: false, presence_penalty: 0, frequency_penalty: 0, response_format: { type: "text" } }],
+      ["nulls for optional fields", { temperature: null, top_p: null, stop: null, seed: null, tool_choice: null, stream: null }],
+      ["unknown fields", { user: "u1", metadata: { a: "b" }, store: false }],
+      ["a single stop string", { stop: "x" }],
+    ];
+    for (const [name, extra] of variants) {
+      const r = await post({ ...good, ...extra });
+      expect(`${name}: ${r.status}`, r.body.slice(0, 300)).toBe(`${name}: 200`);
+      expect(JSON.parse(r.body)).toMatchObject({ object: "chat.completion" });
+    }
+  });
+
   it("the 405 says which method to use, and a good request is answered 200", async () => {
     const r = await send("DELETE", "/v1/chat/completions", undefined);
     expect(r.status).toBe(405);

@@ -10,8 +10,6 @@ import { ApiError, toApiError } from "./errors.js";
 export interface AppOptions extends ChatContext {
   apiKey: string | undefined;
   bodyLimit: number;
-  /** Sees errors answered with a 5xx (our faults), for logging. */
-  onError: ((err: unknown) => void) | undefined;
   /** true once close() began: /health says 503 and new generations are turned away. */
   closing: () => boolean;
 }

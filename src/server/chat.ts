@@ -19,6 +19,8 @@ export interface ChatContext {
   dialect: string | undefined;
   /** Generations in flight, so that closing the server can stop them. */
   active: Set<AbortController>;
+  /** Sees errors answered with a 5xx (our faults), for logging. */
+  onError: ((err: unknown) => void) | undefined;
 }
 
 export async function chatCompletions(req: FastifyRequest, reply: FastifyReply, ctx: ChatContext): Promise<unknown> {
@@ -40,7 +42,7 @@ export async function chatCompletions(req: FastifyRequest, reply: FastifyReply, 
     // As OpenAI: without max_tokens the answer may run to the end of the context.
     const options = { maxTokens: ctx.model.contextSize, ...parsed.options, ...(ctx.dialect ? { dialect: ctx.dialect } : {}), signal: ctl.signal };
     if (parsed.stream) {
-      await streamCompletion(reply, meta, parsed, options, ctx.model, () => clientGone);
+      await streamCompletion(reply, meta, parsed, options, ctx, () => clientGone);
       return reply;
     }
     return completionBody(meta, await generate(ctx.model, options));
@@ -58,9 +60,9 @@ export async function chatCompletions(req: FastifyRequest, reply: FastifyReply, 
 
 async function streamCompletion(
   reply: FastifyReply, meta: ResponseMeta, parsed: CompletionRequest,
-  options: Parameters<typeof generateStream>[1], model: LlamaModel, clientGone: () => boolean,
+  options: Parameters<typeof generateStream>[1], ctx: ChatContext, clientGone: () => boolean,
 ): Promise<void> {
-  const chunks = generateStream(model, options);
+  const chunks = generateStream(ctx.model, options);
   // The role chunk is held until decoding has produced something: an error before that (a prompt
   // longer than the context) is still answered as a JSON error with its status.
   let held: StreamChunk | undefined;
@@ -83,6 +85,7 @@ async function streamCompletion(
     if (!sse || clientGone()) throw err;
     // Headers are out: the error goes as an event, which the openai client raises as an APIError.
     const e = options.signal?.aborted ? new ApiError(503, "the server is shutting down", { code: "server_closing" }) : toApiError(err);
+    if (e.status >= 500 && e.status !== 503) ctx.onError?.(err);
     await sse.send(e.body());
     sse.end();
   }

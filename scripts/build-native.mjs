@@ -24,9 +24,26 @@ function run(cmd, argv) {
 }
 
 let failure;
+// node-gyp ships with npm; outside `npm run` look for it beside this node.
+function nodeGyp() {
+  if (process.env.npm_config_node_gyp) return process.env.npm_config_node_gyp;
+  const candidates = [join(dirname(process.execPath), "..", "lib", "node_modules", "npm", "node_modules", "node-gyp", "bin", "node-gyp.js")];
+  try { candidates.unshift(require.resolve("node-gyp/bin/node-gyp.js")); } catch { /* not installed locally */ }
+  return candidates.find((c) => existsSync(c));
+}
+
+// node-gyp downloads Node's headers unless told where they are; an installed Node usually has them
+// in <prefix>/include/node (with common.gypi), so the build needs no network.
+function localNodeDir() {
+  const prefix = join(dirname(process.execPath), "..");
+  return existsSync(join(prefix, "include", "node", "common.gypi")) ? prefix : undefined;
+}
+
 if (args.has("--gyp")) {
-  const gyp = process.env.npm_config_node_gyp ?? "node-gyp";
-  failure = run(process.execPath, [gyp, "rebuild"]);
+  const gyp = nodeGyp();
+  const nodedir = localNodeDir();
+  failure = gyp ? run(process.execPath, [gyp, "rebuild", ...(nodedir ? [`--nodedir=${nodedir}`] : [])])
+    : "node-gyp was not found (it comes with npm; run this through `npm run build:native:gyp`)";
 } else {
   const cmakeJs = join(dirname(require.resolve("cmake-js/package.json")), "bin", "cmake-js");
   const extra = args.has("--sanitize") ? ["--out", "build-asan", "--CDTOOLMASK_SANITIZE=ON", "--debug"] : [];

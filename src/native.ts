@@ -24,6 +24,7 @@ export interface NativeLlamaModel {
   vocabulary(): { bytes: Uint8Array; offsets: Uint32Array; kinds: Uint8Array; pieces: string[] };
   metadata(key: string): string;
   tokenText(id: number): string;
+  startDecoding(options: { parallel: number; contextSize: number; threads: number; batchTokens?: number }): void;
   dispose(): void;
   readonly chatTemplate: string;
   readonly trainedContext: number;
@@ -31,14 +32,14 @@ export interface NativeLlamaModel {
   readonly eosToken: string;
 }
 export interface NativeGenerationRequest {
-  prompt: string; maxTokens: number; contextSize: number; threads: number;
+  prompt: string; maxTokens: number;
   temperature?: number; topK?: number; topP?: number; minP?: number; seed?: number;
   penaltyLastN?: number; repeatPenalty?: number; frequencyPenalty?: number; presencePenalty?: number;
   logitBias?: Array<[number, number]>; grammar?: NativeGrammar; backendSampling?: boolean;
 }
 export interface NativeGenerationResult {
   tokens: number[]; finishReason: "stop" | "length" | "aborted"; promptTokens: number;
-  promptMillis: number; decodeMillis: number; maskApplyCount: number; maskApplyNanos: number; maskBackendSteps: number; grammarComplete: boolean;
+  queueMillis: number; promptMillis: number; decodeMillis: number; maskApplyCount: number; maskApplyNanos: number; maskBackendSteps: number; grammarComplete: boolean;
 }
 export interface NativeAddon {
   NativeVocabulary: new (bytes: Uint8Array, offsets: Uint32Array, kinds: Uint8Array) => NativeVocabulary;

@@ -1,6 +1,6 @@
 // The mask on llama.cpp's backend sampling path (graph ops, here on the CPU backend) picks exactly
 // the tokens the CPU sampler picks, for the same seed and options.
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { generate, type GenerateOptions } from "../src/engine/generate.js";
 import { loadModel, type LlamaModel } from "../src/engine/model.js";
 import { testModelPath } from "./support/test-model.js";
@@ -22,7 +22,16 @@ const cases: Array<[string, Partial<GenerateOptions>]> = [
   ["XML, top-k/top-p/min-p", { dialect: "qwen3-coder", temperature: 1.2, topK: 20, topP: 0.9, minP: 0.02, logitBias: { 198: -100, 271: -100, 151657: 6 } }],
 ];
 
-describe("mask path: backend == cpu", () => {
+// Both ways the mask can travel into the graph (native/llama/mask_backend.cpp); the native side
+// reads the choice when a generation builds its sampler.
+describe.each(["packed", "dense"])("mask path: backend (%s input) == cpu", (representation) => {
+  beforeEach(() => {
+    process.env.TOOLMASK_BACKEND_MASK = representation;
+  });
+  afterEach(() => {
+    delete process.env.TOOLMASK_BACKEND_MASK;
+  });
+
   for (const [name, o] of cases) {
     it(name, async () => {
       for (const seed of [1, 2, 3]) {

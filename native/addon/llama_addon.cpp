@@ -2,10 +2,11 @@
 // generate off the JS thread with tokens streamed back as they are sampled.
 #include <napi.h>
 
-#include <atomic>
+#include <algorithm>
 #include <memory>
 
-#include "../llama/generation.hpp"
+#include "../llama/batch_engine.hpp"
+#include "js_job.hpp"
 #include "wraps.hpp"
 
 namespace toolmask::addon {
@@ -54,6 +55,7 @@ class ModelWrap : public Napi::ObjectWrap<ModelWrap> {
                        {InstanceMethod<&ModelWrap::Vocabulary>("vocabulary"),
                         InstanceMethod<&ModelWrap::Metadata>("metadata"),
                         InstanceMethod<&ModelWrap::TokenText>("tokenText"),
+                        InstanceMethod<&ModelWrap::StartDecoding>("startDecoding"),
                         InstanceMethod<&ModelWrap::Dispose>("dispose"),
                         InstanceAccessor<&ModelWrap::ChatTemplate>("chatTemplate"),
                         InstanceAccessor<&ModelWrap::TrainedContext>("trainedContext"),
@@ -62,13 +64,17 @@ class ModelWrap : public Napi::ObjectWrap<ModelWrap> {
   }
   ModelWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<ModelWrap>(info) {}
   std::shared_ptr<Model> model;
+  // Decodes every generation on this model; kept after dispose() until this object goes, so that
+  // its destructor can join the decode thread (which by then has finished or is aborted).
+  std::unique_ptr<llama::BatchEngine> engine;
 
-  static std::shared_ptr<Model> of(const Napi::Value& v, Napi::FunctionReference* ctor) {
+  static llama::BatchEngine& engineOf(const Napi::Value& v, Napi::FunctionReference* ctor) {
     if (!v.IsObject() || !v.As<Napi::Object>().InstanceOf(ctor->Value()))
       throw Napi::TypeError::New(v.Env(), "expected a model from loadModel");
     ModelWrap* w = Unwrap(v.As<Napi::Object>());
     if (!w || !w->model) throw Napi::Error::New(v.Env(), "the model was disposed; load it again");
-    return w->model;
+    if (!w->engine) throw Napi::Error::New(v.Env(), "the model has no decoder yet (startDecoding)");
+    return *w->engine;
   }
 
  private:
@@ -102,8 +108,31 @@ class ModelWrap : public Napi::ObjectWrap<ModelWrap> {
     if (!info[0].IsNumber()) throw Napi::TypeError::New(info.Env(), "tokenText(id: number)");
     return Napi::String::New(info.Env(), live(info.Env()).tokenText(info[0].As<Napi::Number>().Int32Value()));
   }
+  // startDecoding({ parallel, contextSize, threads, batchTokens? }): once, after loading.
+  Napi::Value StartDecoding(const Napi::CallbackInfo& info) {
+    live(info.Env());
+    if (engine) throw Napi::Error::New(info.Env(), "startDecoding was already called on this model");
+    if (info.Length() < 1 || !info[0].IsObject()) throw Napi::TypeError::New(info.Env(), "startDecoding({ parallel, contextSize, threads })");
+    auto o = info[0].As<Napi::Object>();
+    llama::EngineConfig c;
+    c.slots = uint32_t(numberProp(o, "parallel", c.slots));
+    c.contextSize = uint32_t(numberProp(o, "contextSize", c.contextSize));
+    c.threads = int32_t(numberProp(o, "threads", c.threads));
+    c.batchTokens = uint32_t(numberProp(o, "batchTokens", std::max<double>(c.batchTokens, c.slots)));
+    if (c.slots < 1 || c.slots > 256) throw Napi::RangeError::New(info.Env(), "parallel must be in 1..256");
+    if (c.threads < 1) throw Napi::RangeError::New(info.Env(), "threads must be at least 1");
+    if (c.contextSize < 16) throw Napi::RangeError::New(info.Env(), "contextSize must be at least 16");
+    if (c.batchTokens < c.slots) throw Napi::RangeError::New(info.Env(), "batchTokens must be at least parallel");
+    try {
+      engine = std::make_unique<llama::BatchEngine>(model, c);
+    } catch (const std::exception& e) {
+      throw Napi::Error::New(info.Env(), e.what());
+    }
+    return info.Env().Undefined();
+  }
   Napi::Value Dispose(const Napi::CallbackInfo& info) {
-    model.reset();  // running generations keep their own reference
+    if (engine) engine->close();  // running and queued generations finish; then the context goes
+    model.reset();  // the engine keeps the weights until then
     return info.Env().Undefined();
   }
   Napi::Value ChatTemplate(const Napi::CallbackInfo& info) { return Napi::String::New(info.Env(), live(info.Env()).chatTemplate()); }
@@ -172,61 +201,10 @@ Napi::Value LoadModel(const Napi::CallbackInfo& info) {
   return p;
 }
 
-class GenerateWorker : public Napi::AsyncProgressQueueWorker<int32_t> {
- public:
-  GenerateWorker(Napi::Function onTokens, std::shared_ptr<Model> model, llama::GenerationRequest req,
-                 std::shared_ptr<std::atomic<bool>> abort)
-      : Napi::AsyncProgressQueueWorker<int32_t>(onTokens),
-        deferred_(Napi::Promise::Deferred::New(onTokens.Env())),
-        model_(std::move(model)), req_(std::move(req)), abort_(std::move(abort)) {}
-  Napi::Promise promise() { return deferred_.Promise(); }
-
- protected:
-  void Execute(const ExecutionProgress& progress) override {
-    try {
-      result_ = llama::generate(*model_, req_, [&](llama_token t) { progress.Send(&t, 1); }, *abort_);
-    } catch (const std::exception& e) {
-      SetError(e.what());
-    }
-  }
-  void OnProgress(const int32_t* data, size_t count) override {
-    Napi::HandleScope scope(Env());
-    auto ids = Napi::Array::New(Env(), count);
-    for (size_t i = 0; i < count; i++) ids.Set(uint32_t(i), Napi::Number::New(Env(), data[i]));
-    Callback().Call({ids});
-  }
-  void OnOK() override {
-    Napi::Env env = Env();
-    auto out = Napi::Object::New(env);
-    auto tokens = Napi::Array::New(env, result_.tokens.size());
-    for (size_t i = 0; i < result_.tokens.size(); i++) tokens.Set(uint32_t(i), Napi::Number::New(env, result_.tokens[i]));
-    out.Set("tokens", tokens);
-    out.Set("finishReason", result_.finishReason);
-    out.Set("promptTokens", result_.promptTokens);
-    out.Set("promptMillis", result_.promptMillis);
-    out.Set("decodeMillis", result_.decodeMillis);
-    out.Set("maskApplyCount", double(result_.maskApplyCount));
-    out.Set("maskApplyNanos", double(result_.maskApplyNanos));
-    out.Set("maskBackendSteps", double(result_.maskBackendSteps));
-    out.Set("grammarComplete", result_.grammarComplete);
-    deferred_.Resolve(out);
-  }
-  void OnError(const Napi::Error& e) override { deferred_.Reject(e.Value()); }
-
- private:
-  Napi::Promise::Deferred deferred_;
-  std::shared_ptr<Model> model_;
-  llama::GenerationRequest req_;
-  std::shared_ptr<std::atomic<bool>> abort_;
-  llama::GenerationResult result_;
-};
-
 llama::GenerationRequest readRequest(const Napi::Object& o) {
   llama::GenerationRequest r;
   r.prompt = stringProp(o, "prompt");
   r.maxTokens = int32_t(numberProp(o, "maxTokens", r.maxTokens));
-  r.contextSize = uint32_t(numberProp(o, "contextSize", r.contextSize));
-  r.threads = int32_t(numberProp(o, "threads", r.threads));
   auto& s = r.sampling;
   s.temperature = float(numberProp(o, "temperature", s.temperature));
   s.topK = int32_t(numberProp(o, "topK", s.topK));
@@ -252,27 +230,32 @@ llama::GenerationRequest readRequest(const Napi::Object& o) {
   Napi::Value g = o.Get("grammar");
   if (!g.IsUndefined() && !g.IsNull()) r.grammar = unwrapGrammar(g, "grammar");
   if (r.maxTokens < 1) throw Napi::RangeError::New(o.Env(), "maxTokens must be at least 1");
-  if (r.threads < 1) throw Napi::RangeError::New(o.Env(), "threads must be at least 1");
-  if (r.contextSize < 16) throw Napi::RangeError::New(o.Env(), "contextSize must be at least 16");
   return r;
 }
 
-// llamaGenerate(model, request, onTokens) → { done: Promise<result>, abort(): void }
+// llamaGenerate(model, request, onTokens) → { done: Promise<result>, abort(): void }. The request
+// joins the model's decoding engine (queued while every sequence slot is busy).
 Napi::Value Generate(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   if (info.Length() < 3 || !info[1].IsObject() || !info[2].IsFunction())
     throw Napi::TypeError::New(env, "llamaGenerate(model, request, onTokens)");
-  auto model = ModelWrap::of(info[0], ctorOf(info));
+  llama::BatchEngine& engine = ModelWrap::engineOf(info[0], ctorOf(info));
   auto req = readRequest(info[1].As<Napi::Object>());
-  auto abort = std::make_shared<std::atomic<bool>>(false);
-  auto* w = new GenerateWorker(info[2].As<Napi::Function>(), std::move(model), std::move(req), abort);
+  auto js = JsJob::create(env, info[2].As<Napi::Function>());
+  std::shared_ptr<llama::Job> job;
+  try {
+    job = engine.submit(std::move(req), js->sink());
+  } catch (const std::exception& e) {
+    js->cancel();
+    throw Napi::Error::New(env, e.what());
+  }
+  js->attach(job);
   auto out = Napi::Object::New(env);
-  out.Set("done", w->promise());
-  out.Set("abort", Napi::Function::New(env, [abort](const Napi::CallbackInfo& i) {
-            abort->store(true);
+  out.Set("done", js->promise());
+  out.Set("abort", Napi::Function::New(env, [job](const Napi::CallbackInfo& i) {
+            job->abort();
             return i.Env().Undefined();
           }));
-  w->Queue();
   return out;
 }
 

@@ -124,7 +124,7 @@ llama_sampler* makeMaskSampler(const Api& a, std::shared_ptr<CompiledGrammar> gr
   // TOOLMASK_MASK_BY_ID=1 forces the generic path (tests compare the two paths' tokens).
   const char* byId = std::getenv("TOOLMASK_MASK_BY_ID");
   const bool fast = firstInChain && !(byId && *byId && *byId != '0');
-  auto* st = new MaskState{Matcher(std::move(grammar)), std::vector<uint32_t>((n + 31) / 32), n, fast, stats, &a, nullptr, {}};
+  auto* st = new MaskState{Matcher(std::move(grammar)), std::vector<uint32_t>((n + 31) / 32), n, fast, stats, &a, BackendMask::Dense, nullptr, false, {}};
   return a.llama_sampler_init(backendHooks ? &backendInterface : &cpuInterface, st);
 }
 

@@ -10,6 +10,10 @@
 
 namespace toolmask::llama {
 
+// Dense: one F32 per logit (0 or -inf), added to the logits. Packed: 16 mask bits per F32 (exact
+// integers below 2^16), 1/16 of the upload, unpacked into 0 / -inf by graph ops.
+enum class BackendMask { Dense, Packed };
+
 struct MaskState {
   Matcher matcher;
   std::vector<uint32_t> bitmask;
@@ -17,8 +21,12 @@ struct MaskState {
   bool firstInChain;
   MaskStats* stats;
   const Api* api;
-  ggml_tensor* input = nullptr;  // backend path: 0 / -inf per logit, in the current sampling graph
-  std::vector<float> staging;    // host copy of that input
+  // Backend path: how the mask travels into the graph (mask_backend.cpp), its input tensor in the
+  // current sampling graph, and the host copy of that input.
+  BackendMask representation = BackendMask::Dense;
+  ggml_tensor* input = nullptr;
+  bool packedInput = false;  // the input in the current graph is packed (else dense)
+  std::vector<float> staging;
 };
 
 bool maskBackendInit(llama_sampler* s, ggml_backend_buffer_type_t buft, uint32_t nOutputsMaxPerSeq);

@@ -59,7 +59,11 @@ export interface GenerateResult {
   message: AssistantMessage;
   finishReason: "stop" | "tool_calls" | "length";
   usage: { prompt_tokens: number; completion_tokens: number };
-  timings: { tokensPerSecond: number; maskMicrosPerToken: number; promptMillis: number; decodeMillis: number };
+  /**
+   * tokensPerSecond: this generation's own tokens over its decodeMillis (other sequences decoded
+   * in the same steps are not counted); queueMillis: waiting for a free sequence slot.
+   */
+  timings: { tokensPerSecond: number; maskMicrosPerToken: number; queueMillis: number; promptMillis: number; decodeMillis: number };
   /** Where the mask ran: "backend" when llama.cpp masked inside the graph, "cpu" on the host, "none" unmasked. */
   maskPath: "cpu" | "backend" | "none";
   /** Calls the output started but did not finish validly (cut by maxTokens, or invalid unmasked). */
@@ -149,7 +153,7 @@ export function prepareGeneration(model: LlamaModel, options: GenerateOptions): 
     ? compileGrammar(buildToolGrammar(dialectOptions), model.vocabulary).native
     : undefined;
   return {
-    request: { prompt, maxTokens, contextSize: model.contextSize, threads: model.threads, ...sampling, ...(grammar ? { grammar } : {}) },
+    request: { prompt, maxTokens, ...sampling, ...(grammar ? { grammar } : {}) },
     dialectOptions,
   };
 }
@@ -194,6 +198,7 @@ export function resultOf(native: NativeGenerationResult, text: string, parsed: P
     timings: {
       tokensPerSecond: native.decodeMillis > 0 ? (n * 1000) / native.decodeMillis : 0,
       maskMicrosPerToken: native.maskApplyCount > 0 ? native.maskApplyNanos / native.maskApplyCount / 1000 : 0,
+      queueMillis: native.queueMillis,
       promptMillis: native.promptMillis,
       decodeMillis: native.decodeMillis,
     },

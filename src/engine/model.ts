@@ -19,6 +19,12 @@ export interface LoadModelOptions {
   threads?: number;
   /** Tokens per generation's context (prompt + output). Default: the trained context, at most 4096. */
   contextSize?: number;
+  /**
+   * Generations decoded together, as sequences of one llama.cpp context (more wait in a queue).
+   * Default 4 (llama-server's default slot count). The KV cache holds contextSize × parallel
+   * tokens, allocated when the first generation starts: lower it where memory is tight.
+   */
+  parallel?: number;
   /** Called while the weights load with the fraction done (0..1), on the JS thread. */
   onProgress?: (fraction: number) => void;
 }
@@ -30,6 +36,9 @@ export interface LoadModelOptions {
 export function defaultThreads(): number {
   return Math.max(1, Math.floor(availableParallelism() / 2));
 }
+
+/** Sequences decoded together by default (see LoadModelOptions.parallel). */
+export const DEFAULT_PARALLEL = 4;
 
 export class LlamaModel {
   readonly path: string;
@@ -43,12 +52,14 @@ export class LlamaModel {
   readonly eosToken: string;
   readonly threads: number;
   readonly contextSize: number;
+  /** Generations decoded at once; more wait for a free slot. */
+  readonly parallel: number;
   /** Where the layers run: the GPU build in use when offloaded, else false. */
   readonly gpu: "cuda" | "vulkan" | "metal" | false;
   /** @internal */ readonly native: NativeLlamaModel;
 
   /** @internal */
-  constructor(native: NativeLlamaModel, path: string, threads: number, contextSize: number, gpu: LlamaModel["gpu"]) {
+  constructor(native: NativeLlamaModel, path: string, threads: number, contextSize: number, parallel: number, gpu: LlamaModel["gpu"]) {
     this.native = native;
     this.gpu = gpu;
     this.path = path;
@@ -62,9 +73,11 @@ export class LlamaModel {
     this.eosToken = native.eosToken;
     this.threads = threads;
     this.contextSize = contextSize;
+    this.parallel = parallel;
+    native.startDecoding({ parallel, contextSize, threads });
   }
 
-  /** Frees the weights once running generations finish; the model cannot be used afterwards. */
+  /** Frees the weights once running and queued generations finish; the model cannot be used afterwards. */
   dispose(): void {
     this.native.dispose();
   }
@@ -82,6 +95,8 @@ export async function loadModel(options: LoadModelOptions): Promise<LlamaModel> 
   if (!existsSync(path) || !statSync(path).isFile()) throw new Error(`loadModel: no model file at ${path}`);
   const cores = availableParallelism();
   const threads = options.threads === undefined ? defaultThreads() : positiveInt(options.threads, "threads");
+  const parallel = options.parallel === undefined ? DEFAULT_PARALLEL : positiveInt(options.parallel, "parallel");
+  if (parallel > 256) throw new RangeError(`parallel: ${parallel} is more than 256 sequences`);
   if (threads > cores) throw new RangeError(`threads: ${threads} is more than the ${cores} CPUs here; more threads than cores slows decoding down`);
   const build = ensureLlamaLibrary(options.gpu ?? "auto");
   const offload = options.gpu !== false && loadNative().llamaSupportsGpuOffload();
@@ -92,5 +107,5 @@ export async function loadModel(options: LoadModelOptions): Promise<LlamaModel> 
   const trained = native.trainedContext > 0 ? native.trainedContext : 4096;
   const contextSize = options.contextSize === undefined ? Math.min(trained, 4096) : positiveInt(options.contextSize, "contextSize");
   const gpu = !offload ? false : build === "cpu" ? (process.platform === "darwin" ? "metal" : false) : build;
-  return new LlamaModel(native, path, threads, contextSize, gpu);
+  return new LlamaModel(native, path, threads, contextSize, parallel, gpu);
 }

@@ -1,0 +1,101 @@
+#include "js_job.hpp"
+
+namespace toolmask::addon {
+namespace {
+
+Napi::Object resultObject(Napi::Env env, const llama::GenerationResult& r) {
+  auto out = Napi::Object::New(env);
+  auto tokens = Napi::Array::New(env, r.tokens.size());
+  for (size_t i = 0; i < r.tokens.size(); i++) tokens.Set(uint32_t(i), Napi::Number::New(env, r.tokens[i]));
+  out.Set("tokens", tokens);
+  out.Set("finishReason", r.finishReason);
+  out.Set("promptTokens", r.promptTokens);
+  out.Set("queueMillis", r.queueMillis);
+  out.Set("promptMillis", r.promptMillis);
+  out.Set("decodeMillis", r.decodeMillis);
+  out.Set("maskApplyCount", double(r.maskApplyCount));
+  out.Set("maskApplyNanos", double(r.maskApplyNanos));
+  out.Set("maskBackendSteps", double(r.maskBackendSteps));
+  out.Set("grammarComplete", r.grammarComplete);
+  return out;
+}
+
+}  // namespace
+
+std::shared_ptr<JsJob> JsJob::create(Napi::Env env, Napi::Function onTokens) {
+  std::shared_ptr<JsJob> job(new JsJob(env));
+  // Keeps the process alive until released, as a queued AsyncWorker would.
+  job->tsfn_ = Napi::ThreadSafeFunction::New(env, onTokens, "toolmask.generate", 0, 1);
+  return job;
+}
+
+llama::JobSink JsJob::sink() {
+  auto self = shared_from_this();
+  return llama::JobSink{
+      [self](llama_token t) {
+        {
+          std::lock_guard<std::mutex> lock(self->mutex_);
+          self->tokens_.push_back(t);
+        }
+        self->post();
+      },
+      [self](llama::GenerationResult&& r) {
+        {
+          std::lock_guard<std::mutex> lock(self->mutex_);
+          self->result_ = std::move(r);
+          self->ended_ = true;
+        }
+        self->post();
+      },
+      [self](const std::string& why) {
+        {
+          std::lock_guard<std::mutex> lock(self->mutex_);
+          self->error_ = why;
+          self->ended_ = true;
+        }
+        self->post();
+      },
+  };
+}
+
+void JsJob::post() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (scheduled_) return;  // the pending call will take what was just added
+    scheduled_ = true;
+  }
+  auto self = shared_from_this();
+  // Fails only while the environment shuts down; nobody is left to tell then.
+  tsfn_.NonBlockingCall([self](Napi::Env env, Napi::Function onTokens) { self->drain(env, onTokens); });
+}
+
+void JsJob::drain(Napi::Env env, Napi::Function onTokens) {
+  std::vector<int32_t> ids;
+  bool ended;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    ids.swap(tokens_);
+    scheduled_ = false;
+    ended = ended_;
+  }
+  if (!ids.empty() && !callbackError_) {
+    Napi::HandleScope scope(env);
+    auto arr = Napi::Array::New(env, ids.size());
+    for (size_t i = 0; i < ids.size(); i++) arr.Set(uint32_t(i), Napi::Number::New(env, ids[i]));
+    try {
+      onTokens.Call({arr});
+    } catch (const Napi::Error& e) {
+      callbackError_ = e;  // the job stops; its promise rejects with this error
+      if (auto job = job_.lock()) job->abort();
+    }
+  }
+  if (!ended) return;
+  if (callbackError_) {
+    deferred_.Reject(callbackError_->Value());
+    callbackError_.reset();  // here: its reference must be deleted on the JS thread
+  } else if (result_) deferred_.Resolve(resultObject(env, *result_));
+  else deferred_.Reject(Napi::Error::New(env, error_).Value());
+  tsfn_.Release();
+}
+
+}  // namespace toolmask::addon

@@ -1,0 +1,209 @@
+#include "batch_engine.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+#include <vector>
+
+#include "sequence.hpp"
+
+namespace toolmask::llama {
+namespace {
+
+// The decode thread's state: the shared context, the slots, the queue. Lives on that thread only.
+class Decoder {
+ public:
+  Decoder(const Model& model, const EngineConfig& config) : a_(api()), model_(model), config_(config), slots_(config.slots) {}
+  ~Decoder() {
+    slots_.clear();  // sequences detach their chains from the context before it goes
+    if (batchReady_) a_.llama_batch_free(batch_);
+    if (ctx_) a_.llama_free(ctx_);
+  }
+
+  void enqueue(std::shared_ptr<Job> job) { queue_.push_back(std::move(job)); }
+  bool idle() const { return queue_.empty() && running() == 0; }
+
+  // One step: drop aborted jobs, admit queued ones into free slots, decode one batch, sample.
+  void step() {
+    for (auto& s : slots_)
+      if (s && s->job->isAborted()) end(s, "aborted");
+    for (auto it = queue_.begin(); it != queue_.end();) {
+      if ((*it)->isAborted()) {
+        GenerationResult r;
+        r.finishReason = "aborted";
+        (*it)->sink.onDone(std::move(r));
+        it = queue_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    admit();
+    if (running() == 0) return;
+    decodeAndSample();
+  }
+
+  // Everything still running or waiting ends "aborted" (the engine is going away).
+  void abortAll() {
+    for (auto& s : slots_)
+      if (s) end(s, "aborted");
+    for (auto& job : queue_) {
+      GenerationResult r;
+      r.finishReason = "aborted";
+      job->sink.onDone(std::move(r));
+    }
+    queue_.clear();
+  }
+
+ private:
+  size_t running() const { return size_t(std::count_if(slots_.begin(), slots_.end(), [](const auto& s) { return !!s; })); }
+
+  void end(std::unique_ptr<Sequence>& s, const char* reason) {
+    GenerationResult r = s->finish(reason);
+    auto job = s->job;
+    s.reset();  // frees the slot (chain detached, KV cells removed) before the caller hears of it
+    job->sink.onDone(std::move(r));
+  }
+
+  void fail(std::unique_ptr<Sequence>& s, const std::string& why) {
+    auto job = s->job;
+    s.reset();
+    job->sink.onError(why);
+  }
+
+  void ensureContext() {
+    if (ctx_) return;
+    llama_context_params cp = a_.llama_context_default_params();
+    cp.n_seq_max = config_.slots;
+    cp.n_ctx = config_.contextSize * config_.slots;  // contextSize is per sequence; the cap is ours
+    cp.kv_unified = true;  // one KV buffer: any mix of sequences decodes as one ubatch
+    cp.n_batch = config_.batchTokens;
+    cp.n_ubatch = config_.batchTokens;
+    cp.n_threads = config_.threads;
+    cp.n_threads_batch = config_.threads;
+    cp.n_outputs_max_per_seq = 1;  // one sampled row per sequence per step (backend sampling needs it)
+    cp.no_perf = true;
+    takeLlamaLog();
+    ctx_ = a_.llama_init_from_model(model_.get(), cp);
+    if (!ctx_) {
+      std::string log = takeLlamaLog();
+      throw std::runtime_error("llama.cpp could not create a context of " + std::to_string(config_.slots) + " × " +
+                               std::to_string(config_.contextSize) + " tokens" + (log.empty() ? "" : ":\n" + log) +
+                               "\n(try a smaller contextSize or parallel)");
+    }
+    batch_ = a_.llama_batch_init(int32_t(config_.batchTokens), 0, 1);
+    batchReady_ = true;
+  }
+
+  void admit() {
+    for (size_t id = 0; id < slots_.size() && !queue_.empty(); id++) {
+      if (slots_[id]) continue;
+      std::shared_ptr<Job> job = std::move(queue_.front());
+      queue_.pop_front();
+      try {
+        ensureContext();
+        slots_[id] = std::make_unique<Sequence>(job, llama_seq_id(id), model_, ctx_, config_.contextSize, serial_++);
+      } catch (const std::exception& e) {
+        job->sink.onError(e.what());
+        id--;  // the slot is still free
+      }
+    }
+  }
+
+  void decodeAndSample() {
+    // Running sequences' tokens first, then prompt chunks in admission order.
+    std::vector<Sequence*> order;
+    for (auto& s : slots_)
+      if (s) order.push_back(s.get());
+    std::stable_sort(order.begin(), order.end(), [](const Sequence* x, const Sequence* y) {
+      if (x->prefilling() != y->prefilling()) return !x->prefilling();
+      return x->serial < y->serial;
+    });
+    batch_.n_tokens = 0;
+    for (Sequence* s : order) s->addTo(batch_, int32_t(config_.batchTokens) - batch_.n_tokens);
+    const int32_t rc = a_.llama_decode(ctx_, batch_);
+    if (rc != 0) {
+      std::string log = takeLlamaLog();
+      const std::string why = "llama_decode failed (code " + std::to_string(rc) + ")" + (log.empty() ? "" : ":\n" + log);
+      for (auto& s : slots_)
+        if (s && s->hasOutput()) fail(s, why);
+      return;
+    }
+    for (auto& s : slots_) {
+      if (!s || !s->hasOutput()) continue;
+      try {
+        if (s->sampleNext()) end(s, "stop");
+      } catch (const std::exception& e) {
+        fail(s, e.what());
+      }
+    }
+  }
+
+  const Api& a_;
+  const Model& model_;
+  const EngineConfig config_;
+  llama_context* ctx_ = nullptr;
+  llama_batch batch_{};
+  bool batchReady_ = false;
+  std::vector<std::unique_ptr<Sequence>> slots_;  // index = llama_seq_id
+  std::deque<std::shared_ptr<Job>> queue_;
+  uint64_t serial_ = 0;
+};
+
+}  // namespace
+
+BatchEngine::BatchEngine(std::shared_ptr<const Model> model, EngineConfig config) : config_(config), model_(std::move(model)) {
+  if (config_.slots < 1) throw std::runtime_error("parallel must be at least 1");
+  if (config_.batchTokens < config_.slots) throw std::runtime_error("batchTokens must be at least the number of slots");
+  thread_ = std::thread([this] { run(); });
+}
+
+BatchEngine::~BatchEngine() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+std::shared_ptr<Job> BatchEngine::submit(GenerationRequest req, JobSink sink) {
+  auto job = std::make_shared<Job>(std::move(req), std::move(sink));
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (closing_ || stopping_) throw std::runtime_error("the model was disposed; load it again");
+    incoming_.push_back(job);
+  }
+  wake_.notify_all();
+  return job;
+}
+
+void BatchEngine::close() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    closing_ = true;
+  }
+  wake_.notify_all();
+}
+
+void BatchEngine::run() {
+  {
+    Decoder decoder(*model_, config_);
+    for (;;) {
+      {
+        std::unique_lock<std::mutex> lock(mutex_);
+        // Sleep only when nothing runs or waits; a running sequence keeps the loop stepping.
+        wake_.wait(lock, [&] { return stopping_ || closing_ || !incoming_.empty() || !decoder.idle(); });
+        while (!incoming_.empty()) {
+          decoder.enqueue(std::move(incoming_.front()));
+          incoming_.pop_front();
+        }
+        if (stopping_) break;
+        if (closing_ && decoder.idle()) break;
+      }
+      decoder.step();
+    }
+    decoder.abortAll();
+  }  // the context goes here, on the thread that used it
+  model_.reset();  // and the weights, when nothing else holds them
+}
+
+}  // namespace toolmask::llama

@@ -1,0 +1,104 @@
+#include "sequence.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "sampler_chain.hpp"
+
+namespace toolmask::llama {
+namespace {
+
+double millis(std::chrono::steady_clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); }
+
+void put(llama_batch& b, llama_token tok, llama_pos pos, llama_seq_id seq, bool output) {
+  const int32_t i = b.n_tokens++;
+  b.token[i] = tok;
+  b.pos[i] = pos;
+  b.n_seq_id[i] = 1;
+  b.seq_id[i][0] = seq;
+  b.logits[i] = output;
+}
+
+}  // namespace
+
+Sequence::Sequence(std::shared_ptr<Job> j, llama_seq_id seqId, const Model& model, llama_context* ctx, uint32_t contextSize, uint64_t order)
+    : job(std::move(j)), id(seqId), serial(order), a_(api()), model_(model), ctx_(ctx), contextSize_(contextSize) {
+  const GenerationRequest& req = job->request;
+  const int32_t nVocab = a_.llama_vocab_n_tokens(model.vocab());
+  if (req.grammar && req.grammar->vocab().size() != uint32_t(nVocab))
+    throw std::runtime_error("the grammar was compiled for a vocabulary of " + std::to_string(req.grammar->vocab().size()) +
+                             " tokens, the model has " + std::to_string(nVocab) + "; compile it on model.vocabulary");
+  prompt_ = tokenizePrompt(a_, model.vocab(), req.prompt);
+  if (prompt_.empty()) throw std::runtime_error("the prompt is empty");
+  if (prompt_.size() >= contextSize)
+    throw std::runtime_error("the prompt has " + std::to_string(prompt_.size()) + " tokens but the context holds " +
+                             std::to_string(contextSize) + "; load the model with a larger contextSize or shorten the messages");
+  res_.promptTokens = int32_t(prompt_.size());
+  res_.queueMillis = millis(Clock::now() - job->submitted);
+  chain_ = buildSamplerChain(a_, req, nVocab, &stats_, &mask_);
+  // A fresh chain per request: llama.cpp initialises a chain's backend part once, on attach.
+  if (req.backendSampling) attached_ = a_.llama_set_sampler(ctx_, id, chain_);
+}
+
+Sequence::~Sequence() {
+  if (attached_) a_.llama_set_sampler(ctx_, id, nullptr);  // before the free: the context holds the chain
+  a_.llama_sampler_free(chain_);
+  a_.llama_memory_seq_rm(a_.llama_get_memory(ctx_), id, -1, -1);
+}
+
+int32_t Sequence::addTo(llama_batch& batch, int32_t room) {
+  outIndex_ = -1;
+  if (room <= 0) return 0;
+  if (!prefilling()) {
+    outIndex_ = batch.n_tokens;
+    put(batch, pending_, pos_++, id, true);
+    return 1;
+  }
+  if (promptDone_ == 0) promptStart_ = Clock::now();
+  const int32_t n = int32_t(std::min<size_t>(size_t(room), prompt_.size() - promptDone_));
+  for (int32_t i = 0; i < n; i++) {
+    const bool last = promptDone_ + 1 == prompt_.size();
+    if (last) outIndex_ = batch.n_tokens;
+    put(batch, prompt_[promptDone_++], pos_++, id, last);
+  }
+  return n;
+}
+
+bool Sequence::sampleNext() {
+  const int32_t row = outIndex_;
+  outIndex_ = -1;
+  if (res_.tokens.empty()) {
+    decodeStart_ = Clock::now();
+    res_.promptMillis = millis(decodeStart_ - promptStart_);
+  }
+  const llama_token tok = a_.llama_sampler_sample(chain_, ctx_, row);
+  if (stats_.noTokenAllowed)
+    throw std::runtime_error("the grammar allows no token here (after " + std::to_string(res_.tokens.size()) +
+                             " tokens); this is a toolmask bug, please report it with the tools used");
+  if (stats_.rejectedToken)
+    throw std::runtime_error("the sampler chain picked token " + std::to_string(tok) + " that the grammar refuses; this is a toolmask bug");
+  res_.tokens.push_back(tok);
+  job->sink.onToken(tok);
+  if (a_.llama_vocab_is_eog(model_.vocab(), tok)) {
+    res_.finishReason = "stop";
+    return true;
+  }
+  if (int32_t(res_.tokens.size()) >= job->request.maxTokens || uint32_t(pos_) + 1 >= contextSize_) {
+    res_.finishReason = "length";  // maxTokens, or the sequence's context is full
+    return true;
+  }
+  pending_ = tok;
+  return false;
+}
+
+GenerationResult Sequence::finish(const char* reason) {
+  if (res_.finishReason.empty()) res_.finishReason = reason;
+  if (!res_.tokens.empty()) res_.decodeMillis = millis(Clock::now() - decodeStart_);
+  res_.maskApplyCount = stats_.applyCount;
+  res_.maskApplyNanos = stats_.applyNanos;
+  res_.maskBackendSteps = stats_.backendInputs;
+  if (mask_) res_.grammarComplete = maskMatcher(mask_).isComplete();
+  return std::move(res_);
+}
+
+}  // namespace toolmask::llama

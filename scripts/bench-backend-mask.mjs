@@ -1,0 +1,74 @@
+#!/usr/bin/env node
+// How the mask travels into llama.cpp's sampling graph, measured: the backend sampling path
+// unmasked, with the dense input (one F32 per logit) and with the packed input (16 mask bits per
+// F32, unpacked by graph ops), and for reference the host path (logits copied out, the mask as a
+// sampler on the host) unmasked and masked; alternating runs on the same model, median ms/token of
+// each and the ratios. The native side reads the input's form per generation (TOOLMASK_BACKEND_MASK).
+// Usage: node scripts/bench-backend-mask.mjs [--model file.gguf] [--gpu auto|cuda|false] [--tokens 200]
+//        [--reps 5] [--threads N] [--out bench/results/backend-mask.json]
+import { mkdirSync, statSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const args = process.argv.slice(2);
+const arg = (name, dflt) => { const i = args.indexOf(`--${name}`); return i >= 0 && args[i + 1] !== undefined ? args[i + 1] : dflt; };
+const { loadModel, generate } = await import(path.join(root, "dist", "index.js"));
+const { writeTestModel } = await import(path.join(root, "dist", "model", "test-model.js"));
+
+let modelPath = arg("model", null);
+if (!modelPath) {
+  modelPath = path.join(root, ".cache", "test-model", "qwen3-tiny-seed1.gguf");
+  try { statSync(modelPath); } catch { mkdirSync(path.dirname(modelPath), { recursive: true }); writeTestModel({ path: modelPath, seed: 1 }); }
+}
+const TOKENS = Number(arg("tokens", 200));
+const REPS = Number(arg("reps", 5));
+const gpuArg = arg("gpu", "auto");
+const threads = arg("threads", null);
+const model = await loadModel({ path: modelPath, gpu: gpuArg === "false" ? false : gpuArg, ...(threads ? { threads: Number(threads) } : {}) });
+
+// Free text under a tool grammar, end of generation forbidden: the mask runs every step, no run ends early.
+const bias = { 198: -100, 271: -100 };
+for (const id of model.vocabulary.endOfGenerationIds) bias[id] = -100;
+const tools = [{ type: "function", function: { name: "get_weather", parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] } } }];
+const options = { messages: [{ role: "user", content: "hi" }], tools, seed: 1, maxTokens: TOKENS, temperature: 1, logitBias: bias, maskPath: "backend" };
+
+// kind → [mask path, backend input form or null when unmasked]
+const kinds = { unmasked: ["backend", null], dense: ["backend", "dense"], packed: ["backend", "packed"], hostUnmasked: ["cpu", null], hostMasked: ["cpu", "dense"] };
+const runs = Object.fromEntries(Object.keys(kinds).map((k) => [k, []]));
+const run = (maskPath, representation, extra = {}) => {
+  if (representation) process.env.TOOLMASK_BACKEND_MASK = representation;
+  return generate(model, { ...options, maskPath, mask: representation !== null, ...extra });
+};
+for (const [maskPath, representation] of Object.values(kinds)) await run(maskPath, representation, { maxTokens: 8 });  // warm-up
+for (let i = 0; i < REPS; i++) {
+  for (const [kind, [maskPath, representation]] of Object.entries(kinds)) {
+    const r = await run(maskPath, representation);
+    runs[kind].push({ msPerToken: r.timings.decodeMillis / r.usage.completion_tokens, maskMicros: r.timings.maskMicrosPerToken, maskPath: r.maskPath });
+  }
+}
+delete process.env.TOOLMASK_BACKEND_MASK;
+const median = (xs) => { const a = [...xs].sort((p, q) => p - q); return a[Math.floor(a.length / 2)]; };
+const summary = (rs) => {
+  const ms = median(rs.map((r) => r.msPerToken));
+  return { msPerToken: +ms.toFixed(4), tokensPerSecond: +(1000 / ms).toFixed(1), hostMaskMicrosPerToken: +median(rs.map((r) => r.maskMicros)).toFixed(1), runs: rs };
+};
+const result = {
+  date: new Date().toISOString(), model: path.basename(modelPath), gpu: model.gpu, threads: model.threads,
+  vocabularySize: model.vocabulary.size, cpus: os.availableParallelism(), loadavg: os.loadavg(), tokensPerRun: TOKENS, reps: REPS,
+  unmasked: summary(runs.unmasked), dense: summary(runs.dense), packed: summary(runs.packed),
+  hostUnmasked: summary(runs.hostUnmasked), hostMasked: summary(runs.hostMasked),
+};
+result.ratio_host_masked_unmasked = +(result.hostMasked.tokensPerSecond / result.hostUnmasked.tokensPerSecond).toFixed(3);
+result.ratio_dense_unmasked = +(result.dense.tokensPerSecond / result.unmasked.tokensPerSecond).toFixed(3);
+result.ratio_packed_unmasked = +(result.packed.tokensPerSecond / result.unmasked.tokensPerSecond).toFixed(3);
+result.ratio_packed_dense = +(result.packed.tokensPerSecond / result.dense.tokensPerSecond).toFixed(3);
+const out = path.resolve(root, arg("out", "bench/results/backend-mask.json"));
+mkdirSync(path.dirname(out), { recursive: true });
+writeFileSync(out, JSON.stringify(result, null, 2) + "\n");
+console.log(`backend sampling on ${model.gpu || "cpu"} (${result.model}, ${TOKENS} tokens × ${REPS}): unmasked ${result.unmasked.msPerToken} ms/token; ` +
+  `dense ${result.dense.msPerToken} ms/token (host ${result.dense.hostMaskMicrosPerToken} µs, ratio ${result.ratio_dense_unmasked}); ` +
+  `packed ${result.packed.msPerToken} ms/token (host ${result.packed.hostMaskMicrosPerToken} µs, ratio ${result.ratio_packed_unmasked}); packed/dense ${result.ratio_packed_dense}; ` +
+  `host path: unmasked ${result.hostUnmasked.msPerToken} ms/token, masked ${result.hostMasked.msPerToken} ms/token (ratio ${result.ratio_host_masked_unmasked}); written to ${path.relative(root, out)}`);
+model.dispose();

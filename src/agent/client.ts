@@ -1,0 +1,40 @@
+// What the loop needs from a model, whichever kind it is: one request in, one assistant turn out.
+import type { IncompleteCall } from "../parser/types.js";
+import type { AgentMessage, AgentUsage, AssistantAgentMessage } from "./types.js";
+import type { ReasoningField } from "./request-options.js";
+
+export interface TurnRequest {
+  messages: readonly AgentMessage[];
+  /** OpenAI tool definitions. */
+  tools: unknown[];
+  /** Request fields beyond model/messages/tools (provider, usage, reasoning, max_tokens). */
+  extras: Record<string, unknown>;
+  reasoning: ReasoningField | undefined;
+  maxTokens: number | undefined;
+  /** Makes the ids given to calls that came without one unique in the run. */
+  turn: number;
+}
+
+export interface ModelTurn {
+  message: AssistantAgentMessage;
+  finishReason: string | null;
+  usage: AgentUsage | null;
+  reportedCostUsd: number | null;
+  incompleteCalls?: IncompleteCall[];
+}
+
+export interface ModelClient {
+  complete(request: TurnRequest, signal: AbortSignal | undefined): Promise<ModelTurn>;
+}
+
+/** A request that got no usable answer; the run ends with status "error" and this as its error. */
+export class AgentRequestError extends Error {
+  readonly httpStatus: number | undefined;
+  readonly body: string | undefined;
+  constructor(message: string, httpStatus?: number, body?: string) {
+    super(message);
+    this.name = "AgentRequestError";
+    this.httpStatus = httpStatus;
+    this.body = body;
+  }
+}

@@ -1,0 +1,82 @@
+// Any OpenAI-compatible chat completions endpoint, over the global fetch. One request per turn:
+// a failure is reported, never retried behind the caller's back.
+import { AgentRequestError, type ModelClient, type ModelTurn, type TurnRequest } from "./client.js";
+import { assistantMessage } from "./history.js";
+import type { AgentUsage, HttpAgentClient } from "./types.js";
+
+const BODY_IN_MESSAGE = 500;
+
+export function httpClient(c: HttpAgentClient): ModelClient {
+  if (typeof c.baseURL !== "string" || !/^https?:\/\//.test(c.baseURL))
+    throw new TypeError(`client.baseURL must be an http(s) URL such as "http://127.0.0.1:8080/v1", got ${JSON.stringify(c.baseURL)}`);
+  const url = `${c.baseURL.replace(/\/+$/, "")}/chat/completions`;
+  const headers: Record<string, string> = { "content-type": "application/json", ...c.headers };
+  if (c.apiKey) headers.authorization = `Bearer ${c.apiKey}`;
+
+  return {
+    async complete(req: TurnRequest, signal: AbortSignal | undefined): Promise<ModelTurn> {
+      const body = {
+        ...(c.model !== undefined ? { model: c.model } : {}),
+        messages: req.messages,
+        ...(req.tools.length > 0 ? { tools: req.tools } : {}),
+        ...req.extras,
+      };
+      let res: Response;
+      try {
+        res = await fetch(url, { method: "POST", headers, body: JSON.stringify(body), ...(signal ? { signal } : {}) });
+      } catch (e) {
+        if (signal?.aborted) throw e;
+        throw new AgentRequestError(`POST ${url} failed before an answer: ${causeOf(e)}; is the server running at that address?`);
+      }
+      const text = await res.text();
+      if (!res.ok) throw new AgentRequestError(`POST ${url} answered HTTP ${res.status}: ${text.slice(0, BODY_IN_MESSAGE)}`, res.status, text);
+      return turnOf(text, url, res.status, req.turn);
+    },
+  };
+}
+
+function causeOf(e: unknown): string {
+  const err = e as { message?: string; cause?: { message?: string; code?: string } };
+  const cause = err.cause?.code ?? err.cause?.message;
+  return cause ? `${err.message} (${cause})` : String(err.message ?? e);
+}
+
+function turnOf(text: string, url: string, status: number, turn: number): ModelTurn {
+  const fail = (why: string) => new AgentRequestError(`POST ${url} answered HTTP ${status}, but ${why}: ${text.slice(0, BODY_IN_MESSAGE)}`, status, text);
+  let json: { choices?: Array<{ message?: unknown; finish_reason?: unknown }>; usage?: unknown; error?: unknown };
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw fail("the body is not JSON");
+  }
+  // Some providers answer 200 with an error object.
+  if (json && typeof json === "object" && json.error) throw fail("the body is an error");
+  const choice = Array.isArray(json?.choices) ? json.choices[0] : undefined;
+  if (!choice || typeof choice !== "object") throw fail("the body has no choices[0]");
+  let message;
+  try {
+    message = assistantMessage(choice.message, `call_${turn}`);
+  } catch (e) {
+    throw fail((e as Error).message);
+  }
+  return {
+    message,
+    finishReason: typeof choice.finish_reason === "string" ? choice.finish_reason : null,
+    usage: usageOf(json.usage),
+    reportedCostUsd: costOf(json.usage),
+  };
+}
+
+function usageOf(u: unknown): AgentUsage | null {
+  if (!u || typeof u !== "object") return null;
+  const o = u as Record<string, unknown>;
+  const n = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? v : 0);
+  const prompt = n(o.prompt_tokens), completion = n(o.completion_tokens);
+  return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: typeof o.total_tokens === "number" ? o.total_tokens : prompt + completion };
+}
+
+/** The cost exactly as reported (OpenRouter's `usage.cost`); null when none is, never an estimate. */
+function costOf(u: unknown): number | null {
+  const cost = u && typeof u === "object" ? (u as { cost?: unknown }).cost : undefined;
+  return typeof cost === "number" && Number.isFinite(cost) ? cost : null;
+}

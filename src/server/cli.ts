@@ -12,11 +12,12 @@ Options:
   --model PATH         the .gguf model to serve (required)
   --host HOST          address to bind (default 127.0.0.1: this machine only)
   --port N             port to listen on (default 8080; 0 picks a free one)
-  --parallel N         generations decoding at once (default: CPUs / threads per generation)
+  --parallel N         generations decoding at once, as sequences of one context (default 4)
   --queue N            requests that may wait for a slot; beyond them 429 (default 64)
   --api-key KEY        require "Authorization: Bearer KEY" (also read from TOOLMASK_API_KEY)
-  --threads N          CPU threads per generation (default: half the CPUs)
-  --context-size N     tokens per generation, prompt and answer (default: trained, at most 4096)
+  --threads N          CPU threads for decoding (default: half the CPUs)
+  --context-size N     tokens per generation, prompt and answer (default: trained, at most 4096);
+                       the KV cache holds this times --parallel
   --dialect NAME       tool-call dialect, when the chat template does not tell
   --model-id NAME      the model's name in responses (default: file name without .gguf)
   -h, --help           show this help

@@ -1,5 +1,4 @@
 // startServer(): the OpenAI-compatible server as an API (the `serve` command wraps it).
-import { availableParallelism } from "node:os";
 import { basename } from "node:path";
 import { getDialect } from "../dialects/index.js";
 import { loadModel, type LlamaModel, type LoadModelOptions } from "../engine/model.js";
@@ -18,7 +17,10 @@ export interface ServerOptions {
   host?: string;
   /** Default 8080; 0 picks a free port (see `url`). */
   port?: number;
-  /** Generations decoding at once. Default: the CPUs divided by the model's threads per generation. */
+  /**
+   * Generations decoding at once. Default: the model's `parallel` (the sequences its shared context
+   * decodes together); with `modelPath` the model is loaded with this many sequences.
+   */
   parallel?: number;
   /** Requests waiting for a slot beyond `parallel`; one more gets 429. Default 64. */
   maxQueue?: number;
@@ -45,8 +47,9 @@ export interface ToolmaskServer {
   close(): Promise<void>;
 }
 
+/** One slot per sequence the model decodes together: more would only wait inside the engine. */
 export function defaultParallel(model: LlamaModel): number {
-  return Math.max(1, Math.floor(availableParallelism() / model.threads));
+  return model.parallel;
 }
 
 function checkOptions(o: ServerOptions): void {
@@ -61,7 +64,9 @@ function checkOptions(o: ServerOptions): void {
 export async function startServer(options: ServerOptions): Promise<ToolmaskServer> {
   checkOptions(options);
   const owned = options.model === undefined;
-  const model = options.model ?? await loadModel({ ...options.load, path: options.modelPath! });
+  const model = options.model ?? await loadModel({
+    ...(options.parallel !== undefined ? { parallel: options.parallel } : {}), ...options.load, path: options.modelPath!,
+  });
   try {
     const slots = new Slots(options.parallel ?? defaultParallel(model), options.maxQueue ?? 64);
     const active = new Set<AbortController>();

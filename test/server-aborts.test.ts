@@ -62,8 +62,8 @@ const mb = (n: number) => (n / 2 ** 20).toFixed(1);
 describe("dropped streams", () => {
   it("50 streams dropped mid-way free their slots, a later request is served promptly, memory does not grow", async () => {
     // Warm up (first contexts, code paths, allocator arenas) before the baseline.
-    // Measured once: rss rises ~70 MB over the first 50 drops (arenas of the decode threads, the
-    // first contexts), then stays within ~4 MB over 250 more; a leak would keep rising.
+    // Measured once: rss rises ~40 MB over the first 50 drops (the shared context's KV cache and
+    // buffers, allocator arenas), then stays within ~3 MB over 200 more; a leak would keep rising.
     await dropBatch(5, 1000);
     await dropBatch(5, 1005);
     await idleWithin(2000);

@@ -173,6 +173,8 @@ describe("chat completions through the openai client", () => {
     expect((await api.models.retrieve("qwen3-tiny-seed1")).id).toBe("qwen3-tiny-seed1");
     await expect(api.models.retrieve("gpt-5")).rejects.toBeInstanceOf(OpenAI.NotFoundError);
     expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    // One slot per sequence the model decodes together.
+    expect(server.parallel).toBe(model.parallel);
     expect(await health()).toMatchObject({ status: "ok", slots: { busy: 0, queued: 0, total: server.parallel } });
   });
 });

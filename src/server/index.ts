@@ -47,11 +47,6 @@ export interface ToolmaskServer {
   close(): Promise<void>;
 }
 
-/** One slot per sequence the model decodes together: more would only wait inside the engine. */
-export function defaultParallel(model: LlamaModel): number {
-  return model.parallel;
-}
-
 function checkOptions(o: ServerOptions): void {
   if (!o || typeof o !== "object") throw new TypeError("startServer({ modelPath } or { model }) needs options");
   if ((o.model === undefined) === (o.modelPath === undefined)) throw new TypeError("startServer needs exactly one of model (a loaded LlamaModel) and modelPath (a .gguf file)");
@@ -68,7 +63,8 @@ export async function startServer(options: ServerOptions): Promise<ToolmaskServe
     ...(options.parallel !== undefined ? { parallel: options.parallel } : {}), ...options.load, path: options.modelPath!,
   });
   try {
-    const slots = new Slots(options.parallel ?? defaultParallel(model), options.maxQueue ?? 64);
+    // One slot per sequence the model decodes together: more would only wait inside the engine.
+    const slots = new Slots(options.parallel ?? model.parallel, options.maxQueue ?? 64);
     const active = new Set<AbortController>();
     let closing = false;
     const app = buildApp({

@@ -23,3 +23,4 @@ export { generateStream, type StreamChunk, type StreamDelta, type StreamToolCall
 export { detectDialect } from "./engine/detect-dialect.js";
 export { runAgent, serializeHistory, parseHistory, isTruncatedFinish } from "./agent/index.js";
 export type { RunAgentOptions, AgentResult, AgentStatus, AgentMessage, AgentTool, AgentToolCall, ToolContext, AgentClient, HttpAgentClient, LocalAgentClient, AgentGenerateOptions, AgentUsage, AgentTurn, AgentError, ReasoningEffort } from "./agent/index.js";
+export { startServer, type ServerOptions, type ToolmaskServer } from "./server/index.js";

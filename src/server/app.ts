@@ -1,0 +1,71 @@
+// The HTTP application: routes, bearer-key check, and every error (ours, fastify's, unknown
+// routes) in OpenAI's shape. Fastify carries the HTTP details we would otherwise hand-write and
+// get wrong: body size limits checked while reading, content-type matching, JSON parsing that
+// refuses __proto__ poisoning, keep-alive handling, and closing idle connections on shutdown.
+import { createHash, timingSafeEqual } from "node:crypto";
+import Fastify, { type FastifyInstance } from "fastify";
+import { chatCompletions, type ChatContext } from "./chat.js";
+import { ApiError, toApiError } from "./errors.js";
+
+export interface AppOptions extends ChatContext {
+  apiKey: string | undefined;
+  bodyLimit: number;
+  /** true once close() began: /health says 503 and new generations are turned away. */
+  closing: () => boolean;
+}
+
+const ROUTES = "POST /v1/chat/completions, GET /v1/models, GET /health";
+
+const digest = (s: string) => createHash("sha256").update(s).digest();
+
+function checkKey(header: string | undefined, key: string): void {
+  const m = /^Bearer\s+(.+)$/i.exec(header ?? "");
+  // Compared as digests: equal length, constant time, whatever the client sent.
+  if (!m || !timingSafeEqual(digest(m[1]!.trim()), digest(key)))
+    throw new ApiError(401, m ? "Incorrect API key provided." : "Missing API key: send it as Authorization: Bearer <key>.", {
+      code: "invalid_api_key", headers: { "www-authenticate": "Bearer" },
+    });
+}
+
+export function buildApp(o: AppOptions): FastifyInstance {
+  const app = Fastify({ logger: false, bodyLimit: o.bodyLimit, forceCloseConnections: "idle", return503OnClosing: false });
+  // Only JSON bodies: a text/plain body gets 415, not a confusing "must be an object".
+  app.removeContentTypeParser("text/plain");
+
+  app.addHook("onRequest", async (req) => {
+    if (o.apiKey !== undefined && req.url !== "/health") checkKey(req.headers.authorization, o.apiKey);
+  });
+
+  app.setErrorHandler((err, _req, reply) => {
+    const e = toApiError(err);
+    if (e.status >= 500) o.onError?.(err);
+    return reply.status(e.status).headers(e.headers).send(e.body());
+  });
+  app.setNotFoundHandler((req, reply) => {
+    const e = new ApiError(404, `no route ${req.method} ${req.url.split("?")[0]}; this server serves ${ROUTES}`, { code: "unknown_url" });
+    return reply.status(404).send(e.body());
+  });
+
+  app.post("/v1/chat/completions", async (req, reply) => {
+    if (o.closing()) throw new ApiError(503, "the server is shutting down", { type: "server_error", code: "server_closing" });
+    return chatCompletions(req, reply, o);
+  });
+  app.route({
+    method: ["GET", "PUT", "DELETE", "PATCH"],
+    url: "/v1/chat/completions",
+    handler: async () => { throw new ApiError(405, "use POST for /v1/chat/completions", { code: "method_not_allowed", headers: { allow: "POST" } }); },
+  });
+
+  const modelEntry = () => ({ id: o.modelId, object: "model", created: 0, owned_by: "toolmask" });
+  app.get("/v1/models", async () => ({ object: "list", data: [modelEntry()] }));
+  app.get<{ Params: { id: string } }>("/v1/models/:id", async (req) => {
+    if (req.params.id !== o.modelId) throw new ApiError(404, `The model '${req.params.id}' does not exist; this server serves '${o.modelId}'`, { param: "model", code: "model_not_found" });
+    return modelEntry();
+  });
+
+  app.get("/health", async (_req, reply) => {
+    const slots = { total: o.slots.size, busy: o.slots.busy, queued: o.slots.queued, max_queue: o.slots.maxQueue };
+    return reply.status(o.closing() ? 503 : 200).send({ status: o.closing() ? "closing" : "ok", model: o.modelId, slots });
+  });
+  return app;
+}

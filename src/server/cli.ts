@@ -1,0 +1,114 @@
+// `toolmask serve`: flags → startServer(), then serve until SIGINT/SIGTERM. Returns the exit code:
+// 0 after a clean shutdown, 2 for bad flags, 1 when the model cannot load or the port cannot bind.
+import { parseArgs } from "node:util";
+import { startServer, type ServerOptions } from "./index.js";
+
+export const SERVE_HELP = `Usage: toolmask serve --model PATH [options]
+
+Serves an OpenAI-compatible API (POST /v1/chat/completions, GET /v1/models, GET /health)
+whose tool calls are masked to the request's tools.
+
+Options:
+  --model PATH         the .gguf model to serve (required)
+  --host HOST          address to bind (default 127.0.0.1: this machine only)
+  --port N             port to listen on (default 8080; 0 picks a free one)
+  --parallel N         generations decoding at once, as sequences of one context (default 4)
+  --queue N            requests that may wait for a slot; beyond them 429 (default 64)
+  --api-key KEY        require "Authorization: Bearer KEY" (also read from TOOLMASK_API_KEY)
+  --threads N          CPU threads for decoding (default: half the CPUs)
+  --context-size N     tokens per generation, prompt and answer (default: trained, at most 4096);
+                       the KV cache holds this times --parallel
+  --dialect NAME       tool-call dialect, when the chat template does not tell
+  --model-id NAME      the model's name in responses (default: file name without .gguf)
+  -h, --help           show this help
+`;
+
+export interface ServeIO {
+  out: { write(s: string): unknown };
+  err: { write(s: string): unknown };
+  /** Ends the server when it aborts (tests); SIGINT and SIGTERM always do. */
+  signal?: AbortSignal;
+}
+
+class FlagError extends Error {}
+
+function int(flag: string, v: string | undefined, min: number, max = Number.MAX_SAFE_INTEGER): number | undefined {
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  if (!/^\d+$/.test(v) || n < min || n > max) throw new FlagError(`--${flag} must be an integer from ${min} to ${max}, got "${v}"`);
+  return n;
+}
+
+function optionsOf(argv: string[]): ServerOptions | "help" {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        model: { type: "string" }, host: { type: "string" }, port: { type: "string" }, parallel: { type: "string" },
+        queue: { type: "string" }, "api-key": { type: "string" }, threads: { type: "string" },
+        "context-size": { type: "string" }, dialect: { type: "string" }, "model-id": { type: "string" },
+        help: { type: "boolean", short: "h" },
+      },
+    }));
+  } catch (err) {
+    throw new FlagError((err as Error).message);
+  }
+  if (values.help) return "help";
+  if (!values.model) throw new FlagError("--model PATH is required (a .gguf file)");
+  const apiKey = values["api-key"] ?? process.env.TOOLMASK_API_KEY;
+  if (apiKey !== undefined && apiKey.length === 0) throw new FlagError("--api-key must not be empty");
+  const threads = int("threads", values.threads, 1);
+  const contextSize = int("context-size", values["context-size"], 16);
+  const o: ServerOptions = {
+    modelPath: values.model,
+    load: { ...(threads !== undefined ? { threads } : {}), ...(contextSize !== undefined ? { contextSize } : {}) },
+    host: values.host ?? "127.0.0.1",
+    port: int("port", values.port, 0, 65535) ?? 8080,
+  };
+  const parallel = int("parallel", values.parallel, 1);
+  const queue = int("queue", values.queue, 0);
+  if (parallel !== undefined) o.parallel = parallel;
+  if (queue !== undefined) o.maxQueue = queue;
+  if (apiKey !== undefined) o.apiKey = apiKey;
+  if (values.dialect !== undefined) o.dialect = values.dialect;
+  if (values["model-id"] !== undefined) o.modelId = values["model-id"];
+  return o;
+}
+
+function stopped(signal: AbortSignal | undefined): Promise<string> {
+  return new Promise((resolve) => {
+    const on = (name: string) => () => { process.off("SIGINT", onInt); process.off("SIGTERM", onTerm); resolve(name); };
+    const onInt = on("SIGINT"), onTerm = on("SIGTERM");
+    process.once("SIGINT", onInt);
+    process.once("SIGTERM", onTerm);
+    signal?.addEventListener("abort", on("abort"), { once: true });
+  });
+}
+
+export async function serveCommand(argv: string[], io: ServeIO = { out: process.stdout, err: process.stderr }): Promise<number> {
+  let options: ServerOptions | "help";
+  try {
+    options = optionsOf(argv);
+  } catch (err) {
+    if (!(err instanceof FlagError)) throw err;
+    io.err.write(`toolmask serve: ${err.message}\nRun "toolmask serve --help" for the options.\n`);
+    return 2;
+  }
+  if (options === "help") { io.out.write(SERVE_HELP); return 0; }
+
+  let server;
+  try {
+    server = await startServer({ ...options, onError: (err) => io.err.write(`toolmask serve: error: ${(err as Error)?.stack ?? String(err)}\n`) });
+  } catch (err) {
+    io.err.write(`toolmask serve: ${(err as Error)?.message ?? String(err)}\n`);
+    return 1;
+  }
+  io.out.write(`toolmask serve: listening on ${server.url} (model ${options.modelPath}, ${server.parallel} slots, queue ${server.maxQueue}${options.apiKey ? ", API key required" : ""})\n`);
+  const why = await stopped(io.signal);
+  io.out.write(`toolmask serve: ${why === "abort" ? "stopping" : `${why}, stopping`}\n`);
+  await server.close();
+  return 0;
+}

@@ -1,0 +1,105 @@
+// startServer(): the OpenAI-compatible server as an API (the `serve` command wraps it).
+import { basename } from "node:path";
+import { getDialect } from "../dialects/index.js";
+import { loadModel, type LlamaModel, type LoadModelOptions } from "../engine/model.js";
+import { buildApp } from "./app.js";
+import { ApiError } from "./errors.js";
+import { Slots } from "./slots.js";
+
+export interface ServerOptions {
+  /** A loaded model (the caller keeps ownership), or … */
+  model?: LlamaModel;
+  /** … the path of a GGUF to load (disposed when the server closes). */
+  modelPath?: string;
+  /** How to load `modelPath` (threads, contextSize, gpu, onProgress). */
+  load?: Omit<LoadModelOptions, "path">;
+  /** Default "127.0.0.1": reachable from this machine only. */
+  host?: string;
+  /** Default 8080; 0 picks a free port (see `url`). */
+  port?: number;
+  /**
+   * Generations decoding at once. Default: the model's `parallel` (the sequences its shared context
+   * decodes together); with `modelPath` the model is loaded with this many sequences.
+   */
+  parallel?: number;
+  /** Requests waiting for a slot beyond `parallel`; one more gets 429. Default 64. */
+  maxQueue?: number;
+  /** When set, every route but /health needs `Authorization: Bearer <apiKey>`. */
+  apiKey?: string;
+  /** Largest request body in bytes (413 beyond). Default 8 MiB. */
+  bodyLimit?: number;
+  /** The model's name in responses and /v1/models. Default: the file name without .gguf. */
+  modelId?: string;
+  /** The tool-call dialect, when the chat template does not make it clear. */
+  dialect?: string;
+  /** Sees errors the server answered with a 5xx. */
+  onError?: (err: unknown) => void;
+}
+
+export interface ToolmaskServer {
+  /** http://host:port, with the port actually bound. */
+  readonly url: string;
+  readonly port: number;
+  readonly model: LlamaModel;
+  readonly parallel: number;
+  readonly maxQueue: number;
+  /** Stops running generations, turns away waiting ones, closes connections (and the model it loaded). */
+  close(): Promise<void>;
+}
+
+function checkOptions(o: ServerOptions): void {
+  if (!o || typeof o !== "object") throw new TypeError("startServer({ modelPath } or { model }) needs options");
+  if ((o.model === undefined) === (o.modelPath === undefined)) throw new TypeError("startServer needs exactly one of model (a loaded LlamaModel) and modelPath (a .gguf file)");
+  if (o.port !== undefined && !(Number.isInteger(o.port) && o.port >= 0 && o.port <= 65535)) throw new RangeError(`port must be an integer from 0 to 65535, got ${o.port}`);
+  if (o.apiKey !== undefined && (typeof o.apiKey !== "string" || o.apiKey.length === 0)) throw new TypeError("apiKey must be a non-empty string");
+  if (o.dialect !== undefined) getDialect(o.dialect);  // an unknown name fails now, not on every request
+  if (o.bodyLimit !== undefined && !(Number.isInteger(o.bodyLimit) && o.bodyLimit > 0)) throw new RangeError(`bodyLimit must be a positive integer (bytes), got ${o.bodyLimit}`);
+}
+
+export async function startServer(options: ServerOptions): Promise<ToolmaskServer> {
+  checkOptions(options);
+  const owned = options.model === undefined;
+  const model = options.model ?? await loadModel({
+    ...(options.parallel !== undefined ? { parallel: options.parallel } : {}), ...options.load, path: options.modelPath!,
+  });
+  try {
+    // One slot per sequence the model decodes together: more would only wait inside the engine.
+    const slots = new Slots(options.parallel ?? model.parallel, options.maxQueue ?? 64);
+    const active = new Set<AbortController>();
+    let closing = false;
+    const app = buildApp({
+      model, slots, active,
+      modelId: options.modelId ?? basename(model.path).replace(/\.gguf$/i, ""),
+      dialect: options.dialect,
+      apiKey: options.apiKey,
+      bodyLimit: options.bodyLimit ?? 8 * 1024 * 1024,
+      onError: options.onError,
+      closing: () => closing,
+    });
+    const host = options.host ?? "127.0.0.1";
+    await app.listen({ host, port: options.port ?? 8080 });
+    const address = app.server.address();
+    const port = typeof address === "object" && address ? address.port : options.port ?? 8080;
+    const shown = host.includes(":") ? `[${host}]` : host;
+    let closed: Promise<void> | undefined;
+    return {
+      url: `http://${shown}:${port}`, port, model, parallel: slots.size, maxQueue: slots.maxQueue,
+      close: () => closed ??= (async () => {
+        closing = true;
+        slots.rejectWaiting(new ApiError(503, "the server is shutting down", { code: "server_closing" }));
+        for (const ctl of active) ctl.abort(new Error("the server is shutting down"));
+        const closed = app.close();  // stops accepting connections
+        // Stopped generations still send their last words (a 503, an error event); then every
+        // connection goes, including keep-alive ones a client opened but never used.
+        for (let waited = 0; active.size > 0 && waited < 5000; waited += 10) await new Promise((r) => setTimeout(r, 10));
+        await new Promise((r) => setTimeout(r, 50));
+        app.server.closeAllConnections();
+        await closed;
+        if (owned) model.dispose();
+      })(),
+    };
+  } catch (err) {
+    if (owned) model.dispose();
+    throw err;
+  }
+}

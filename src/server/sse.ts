@@ -1,0 +1,48 @@
+// Server-sent events on a raw response: `data: <json>\n\n` per event, `data: [DONE]` at the end.
+// Writes wait for the socket to drain, so a slow reader holds back the writer, not memory.
+import { once } from "node:events";
+import type { ServerResponse } from "node:http";
+
+export class SseWriter {
+  readonly #res: ServerResponse;
+
+  constructor(res: ServerResponse) {
+    this.#res = res;
+  }
+
+  open(): void {
+    this.#res.writeHead(200, {
+      "content-type": "text/event-stream; charset=utf-8",
+      "cache-control": "no-cache",
+      connection: "keep-alive",
+      // Proxies (nginx) must pass each event on as it comes.
+      "x-accel-buffering": "no",
+    });
+    this.#res.flushHeaders();
+  }
+
+  async send(event: unknown): Promise<void> {
+    await this.#write(`data: ${JSON.stringify(event)}\n\n`);
+  }
+
+  async done(): Promise<void> {
+    await this.#write("data: [DONE]\n\n");
+    this.#res.end();
+  }
+
+  end(): void {
+    this.#res.end();
+  }
+
+  async #write(text: string): Promise<void> {
+    const res = this.#res;
+    if (res.destroyed || res.writableEnded) return;
+    if (res.write(text)) return;
+    const stop = new AbortController();
+    try {
+      await Promise.race([once(res, "drain", { signal: stop.signal }), once(res, "close", { signal: stop.signal })]);
+    } finally {
+      stop.abort();  // drop the listener that did not fire
+    }
+  }
+}

@@ -1,0 +1,203 @@
+// A chat-completions request body, checked field by field, into generate()'s options. Each refusal
+// names the field (OpenAI's `param`) and says what would be accepted; fields that would change the
+// answer's shape and are not supported (n > 1, logprobs, JSON response formats) are refused rather
+// than silently ignored.
+import type { GenerateOptions } from "../engine/generate.js";
+import type { ToolChoice } from "../dialects/tools.js";
+import type { ChatMessage } from "../templates/render.js";
+import { invalidParam } from "./errors.js";
+
+export interface CompletionRequest {
+  options: Omit<GenerateOptions, "signal">;
+  stream: boolean;
+  includeUsage: boolean;
+}
+
+const ROLES = new Set(["system", "developer", "user", "assistant", "tool"]);
+const MAX_STOPS = 16;
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => v !== null && typeof v === "object" && !Array.isArray(v);
+const given = (v: unknown) => v !== undefined && v !== null;
+const kind = (v: unknown) => (v === null ? "null" : Array.isArray(v) ? "an array" : typeof v);
+
+function number(body: Obj, key: string, min: number, max: number): number | undefined {
+  const v = body[key];
+  if (!given(v)) return undefined;
+  if (typeof v !== "number" || !Number.isFinite(v) || v < min || v > max)
+    throw invalidParam(key, `${key} must be a number from ${min} to ${max}, got ${JSON.stringify(v)}`);
+  return v;
+}
+
+function positiveInt(body: Obj, key: string): number | undefined {
+  const v = body[key];
+  if (!given(v)) return undefined;
+  if (typeof v !== "number" || !Number.isInteger(v) || v < 1)
+    throw invalidParam(key, `${key} must be a positive integer, got ${JSON.stringify(v)}`);
+  return v;
+}
+
+function bool(body: Obj, key: string): boolean | undefined {
+  const v = body[key];
+  if (!given(v)) return undefined;
+  if (typeof v !== "boolean") throw invalidParam(key, `${key} must be true or false, got ${kind(v)}`, "invalid_type");
+  return v;
+}
+
+/** Text parts joined, as OpenAI reads them; other parts (images, audio) this server cannot read. */
+function content(v: unknown, where: string): string | null | undefined {
+  if (v === undefined || v === null || typeof v === "string") return v;
+  if (!Array.isArray(v)) throw invalidParam(where, `${where} must be a string or an array of text parts, got ${kind(v)}`, "invalid_type");
+  return v.map((part, k) => {
+    if (!isObj(part) || part.type !== "text" || typeof part.text !== "string")
+      throw invalidParam(`${where}[${k}]`, `${where}[${k}] must be {"type": "text", "text": "…"}; this server reads text only`);
+    return part.text;
+  }).join("");
+}
+
+function toolCalls(v: unknown, where: string): ChatMessage["tool_calls"] {
+  if (!given(v)) return undefined;
+  if (!Array.isArray(v)) throw invalidParam(where, `${where} must be an array`, "invalid_type");
+  return v.map((call, j) => {
+    const w = `${where}[${j}]`;
+    if (!isObj(call) || !isObj(call.function) || typeof call.function.name !== "string")
+      throw invalidParam(w, `${w} must be {"id", "type": "function", "function": {"name", "arguments"}}`);
+    const args = call.function.arguments;
+    if (typeof args === "string" && args.trim() !== "") {
+      try { JSON.parse(args); } catch { throw invalidParam(`${w}.function.arguments`, `${w}.function.arguments must be a JSON object string`); }
+    } else if (given(args) && typeof args !== "string" && !isObj(args)) {
+      throw invalidParam(`${w}.function.arguments`, `${w}.function.arguments must be a JSON object string`, "invalid_type");
+    }
+    return call as NonNullable<ChatMessage["tool_calls"]>[number];
+  });
+}
+
+function messages(v: unknown): ChatMessage[] {
+  if (!Array.isArray(v) || v.length === 0)
+    throw invalidParam("messages", `messages must be a non-empty array of {role, content}, got ${kind(v)}`, given(v) ? "invalid_type" : "missing_required_parameter");
+  return v.map((m, i) => {
+    const where = `messages[${i}]`;
+    if (!isObj(m)) throw invalidParam(where, `${where} must be an object {role, content}, got ${kind(m)}`, "invalid_type");
+    if (typeof m.role !== "string" || !ROLES.has(m.role))
+      throw invalidParam(`${where}.role`, `${where}.role must be one of ${[...ROLES].join(", ")}, got ${JSON.stringify(m.role)}`);
+    // Chat templates know "system"; "developer" is OpenAI's newer name for it.
+    const out: ChatMessage = { ...m, role: m.role === "developer" ? "system" : m.role };
+    const c = content(m.content, `${where}.content`);
+    if (c !== undefined) out.content = c;
+    // OpenAI's own answers carry `content: null` beside tool calls and clients send them back;
+    // templates print that as "None" or fail on it (Qwen3). No text is "".
+    if (m.role === "assistant" && (c === null || c === undefined)) out.content = "";
+    const calls = toolCalls(m.tool_calls, `${where}.tool_calls`);
+    if (calls !== undefined) out.tool_calls = calls;
+    return out;
+  });
+}
+
+function tools(v: unknown): unknown[] | undefined {
+  if (!given(v)) return undefined;
+  if (!Array.isArray(v)) throw invalidParam("tools", `tools must be an array of {"type": "function", "function": {…}}, got ${kind(v)}`, "invalid_type");
+  v.forEach((t, i) => {
+    if (!isObj(t) || t.type !== "function" || !isObj(t.function) || typeof t.function.name !== "string")
+      throw invalidParam(`tools[${i}]`, `tools[${i}] must be {"type": "function", "function": {"name", "parameters"}}`);
+  });
+  return v;
+}
+
+function toolChoice(v: unknown, declared: unknown[] | undefined): ToolChoice | undefined {
+  if (!given(v)) return undefined;
+  const names = (declared ?? []).map((t) => ((t as Obj).function as Obj).name as string);
+  if (v === "auto" || v === "none") return v;
+  if (v === "required") {
+    if (names.length === 0) throw invalidParam("tool_choice", `tool_choice "required" needs tools; declare at least one in tools`);
+    return v;
+  }
+  if (isObj(v) && v.type === "function" && isObj(v.function) && typeof v.function.name === "string") {
+    const name = v.function.name;
+    if (!names.includes(name))
+      throw invalidParam("tool_choice", `tool_choice names "${name}", which is not among the declared tools (${names.join(", ") || "none declared"})`);
+    return { type: "function", function: { name } };
+  }
+  throw invalidParam("tool_choice", `tool_choice must be "auto", "none", "required" or {"type": "function", "function": {"name"}}, got ${JSON.stringify(v)}`);
+}
+
+function stop(v: unknown): string[] | undefined {
+  if (!given(v)) return undefined;
+  const list = typeof v === "string" ? [v] : v;
+  if (!Array.isArray(list) || list.length > MAX_STOPS || list.some((s) => typeof s !== "string" || s.length === 0))
+    throw invalidParam("stop", `stop must be a non-empty string or an array of at most ${MAX_STOPS} of them`);
+  return list as string[];
+}
+
+function logitBias(v: unknown, vocabSize: number): Record<number, number> | undefined {
+  if (!given(v)) return undefined;
+  if (!isObj(v)) throw invalidParam("logit_bias", `logit_bias must be an object of token id → bias, got ${kind(v)}`, "invalid_type");
+  const out: Record<number, number> = {};
+  for (const [key, bias] of Object.entries(v)) {
+    const id = Number(key);
+    if (!/^\d+$/.test(key) || id >= vocabSize)
+      throw invalidParam("logit_bias", `logit_bias: "${key}" is not a token id of this model (0..${vocabSize - 1})`);
+    if (typeof bias !== "number" || !Number.isFinite(bias) || bias < -100 || bias > 100)
+      throw invalidParam("logit_bias", `logit_bias["${key}"] must be a number from -100 to 100`);
+    out[id] = bias;
+  }
+  return out;
+}
+
+/** OpenAI seeds are any integer; the sampler takes 32 bits. Same seed in, same seed out. */
+function seed(body: Obj): number | undefined {
+  const v = body.seed;
+  if (!given(v)) return undefined;
+  if (typeof v !== "number" || !Number.isSafeInteger(v)) throw invalidParam("seed", `seed must be an integer, got ${JSON.stringify(v)}`);
+  return ((v % 2 ** 32) + 2 ** 32) % 2 ** 32;
+}
+
+function refuseUnsupported(body: Obj): void {
+  if (given(body.n) && body.n !== 1) throw invalidParam("n", "n must be 1: this server returns one choice per request", "unsupported_value");
+  if (given(body.logprobs) && body.logprobs !== false) throw invalidParam("logprobs", "logprobs are not supported by this server", "unsupported_value");
+  const rf = body.response_format;
+  if (given(rf) && !(isObj(rf) && rf.type === "text"))
+    throw invalidParam("response_format", 'response_format: only {"type": "text"} is supported; declare a tool to get JSON arguments', "unsupported_value");
+  for (const key of ["frequency_penalty", "presence_penalty"]) {
+    const v = number(body, key, -2, 2);
+    if (v !== undefined && v !== 0) throw invalidParam(key, `${key} is not supported by this server (use repeat_penalty)`, "unsupported_value");
+  }
+}
+
+export function parseCompletionRequest(body: unknown, vocabSize: number): CompletionRequest {
+  if (!isObj(body)) throw invalidParam("body", `the request body must be a JSON object, got ${kind(body)}`, "invalid_type");
+  if (given(body.model) && typeof body.model !== "string") throw invalidParam("model", "model must be a string", "invalid_type");
+  refuseUnsupported(body);
+  const declared = tools(body.tools);
+  const options: Omit<GenerateOptions, "signal"> = { messages: messages(body.messages) };
+  if (declared && declared.length > 0) options.tools = declared;
+  const choice = toolChoice(body.tool_choice, declared);
+  if (choice !== undefined) options.toolChoice = choice;
+  const parallel = bool(body, "parallel_tool_calls");
+  if (parallel !== undefined) options.parallelToolCalls = parallel;
+  const maxTokens = positiveInt(body, "max_completion_tokens") ?? positiveInt(body, "max_tokens");
+  if (maxTokens !== undefined) options.maxTokens = maxTokens;
+  const extras: Array<[keyof GenerateOptions, number | undefined]> = [
+    ["temperature", number(body, "temperature", 0, 2)],
+    ["topP", number(body, "top_p", 0, 1)],
+    // llama.cpp server's names for the samplers OpenAI lacks.
+    ["topK", positiveInt(body, "top_k")],
+    ["minP", number(body, "min_p", 0, 1)],
+    ["repeatPenalty", number(body, "repeat_penalty", 0, 10)],
+    ["seed", seed(body)],
+  ];
+  for (const [k, v] of extras) if (v !== undefined) (options as Record<string, unknown>)[k] = v;
+  const stops = stop(body.stop);
+  if (stops) options.stop = stops;
+  const bias = logitBias(body.logit_bias, vocabSize);
+  if (bias) options.logitBias = bias;
+  const kwargs = body.chat_template_kwargs;
+  if (given(kwargs) && !isObj(kwargs)) throw invalidParam("chat_template_kwargs", "chat_template_kwargs must be an object", "invalid_type");
+  if (isObj(kwargs) && given(kwargs.enable_thinking)) options.reasoning = kwargs.enable_thinking === true;
+
+  const stream = bool(body, "stream") ?? false;
+  const so = body.stream_options;
+  if (given(so) && (!stream || !isObj(so)))
+    throw invalidParam("stream_options", stream ? "stream_options must be an object" : "stream_options is only allowed when stream is true");
+  const includeUsage = isObj(so) ? bool(so, "include_usage") ?? false : false;
+  return { options, stream, includeUsage };
+}

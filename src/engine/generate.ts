@@ -118,6 +118,15 @@ export interface PreparedGeneration {
   dialectOptions: ParserOptions | undefined;
 }
 
+/**
+ * The messages as chat templates expect them: an assistant turn whose content is null or absent
+ * (OpenAI's form beside tool calls) gets "" — templates that test or join the content throw on
+ * null, as in Python. The caller's objects are not changed.
+ */
+function templateMessages(messages: ChatMessage[]): ChatMessage[] {
+  return messages.map((m) => (m && m.role === "assistant" && (m.content === null || m.content === undefined) ? { ...m, content: "" } : m));
+}
+
 /** Renders the prompt, builds and compiles the grammar, checks the options. */
 export function prepareGeneration(model: LlamaModel, options: GenerateOptions): PreparedGeneration {
   if (!options || !Array.isArray(options.messages) || options.messages.length === 0)
@@ -130,7 +139,7 @@ export function prepareGeneration(model: LlamaModel, options: GenerateOptions): 
   if (!Number.isInteger(maxTokens) || maxTokens < 1) throw new RangeError("maxTokens must be a positive integer");
 
   const prompt = renderChat(model.chatTemplate, {
-    messages: options.messages,
+    messages: templateMessages(options.messages),
     ...(hasTools ? { tools: options.tools } : {}),
     addGenerationPrompt: true,
     bosToken: model.bosToken,

@@ -84,9 +84,6 @@ function messages(v: unknown): ChatMessage[] {
     const out: ChatMessage = { ...m, role: m.role === "developer" ? "system" : m.role };
     const c = content(m.content, `${where}.content`);
     if (c !== undefined) out.content = c;
-    // OpenAI's own answers carry `content: null` beside tool calls and clients send them back;
-    // templates print that as "None" or fail on it (Qwen3). No text is "".
-    if (m.role === "assistant" && (c === null || c === undefined)) out.content = "";
     const calls = toolCalls(m.tool_calls, `${where}.tool_calls`);
     if (calls !== undefined) out.tool_calls = calls;
     return out;

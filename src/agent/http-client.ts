@@ -12,10 +12,14 @@ export function httpClient(c: HttpAgentClient): ModelClient {
   const url = `${c.baseURL.replace(/\/+$/, "")}/chat/completions`;
   const headers: Record<string, string> = { "content-type": "application/json", ...c.headers };
   if (c.apiKey) headers.authorization = `Bearer ${c.apiKey}`;
+  if (c.body !== undefined && typeof c.body !== "function" && (typeof c.body !== "object" || c.body === null || Array.isArray(c.body)))
+    throw new TypeError(`client.body must be an object of request fields or a function (turn) => fields, got ${JSON.stringify(c.body)}`);
 
   return {
     async complete(req: TurnRequest, signal: AbortSignal | undefined): Promise<ModelTurn> {
+      const extra = typeof c.body === "function" ? c.body(req.turn) : c.body;
       const body = {
+        ...extra,
         ...(c.model !== undefined ? { model: c.model } : {}),
         messages: req.messages,
         ...(req.tools.length > 0 ? { tools: req.tools } : {}),

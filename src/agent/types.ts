@@ -58,6 +58,12 @@ export interface HttpAgentClient {
   /** The request's `model` field. */
   model?: string;
   headers?: Record<string, string>;
+  /**
+   * More request fields (temperature, logit_bias, tool_choice, a provider's own): the same for every
+   * turn, or per turn (0 is the first request). The loop's own fields (messages, tools, and the
+   * options runAgent sets) win over these.
+   */
+  body?: Record<string, unknown> | ((turn: number) => Record<string, unknown>);
 }
 
 export type AgentGenerateOptions = Omit<GenerateOptions, "messages" | "tools" | "signal">;

@@ -6,22 +6,14 @@
 // each and the ratios. The native side reads the input's form per generation (TOOLMASK_BACKEND_MASK).
 // Usage: node scripts/bench-backend-mask.mjs [--model file.gguf] [--gpu auto|cuda|false] [--tokens 200]
 //        [--reps 5] [--threads N] [--out bench/results/backend-mask.json]
-import { mkdirSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { arg, benchModelPath, freeTextBias, median, root } from "./lib/bench-setup.mjs";
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const args = process.argv.slice(2);
-const arg = (name, dflt) => { const i = args.indexOf(`--${name}`); return i >= 0 && args[i + 1] !== undefined ? args[i + 1] : dflt; };
 const { loadModel, generate } = await import(path.join(root, "dist", "index.js"));
-const { writeTestModel } = await import(path.join(root, "dist", "model", "test-model.js"));
 
-let modelPath = arg("model", null);
-if (!modelPath) {
-  modelPath = path.join(root, ".cache", "test-model", "qwen3-tiny-seed1.gguf");
-  try { statSync(modelPath); } catch { mkdirSync(path.dirname(modelPath), { recursive: true }); writeTestModel({ path: modelPath, seed: 1 }); }
-}
+const modelPath = await benchModelPath();
 const TOKENS = Number(arg("tokens", 200));
 const REPS = Number(arg("reps", 5));
 const gpuArg = arg("gpu", "auto");
@@ -29,8 +21,7 @@ const threads = arg("threads", null);
 const model = await loadModel({ path: modelPath, gpu: gpuArg === "false" ? false : gpuArg, ...(threads ? { threads: Number(threads) } : {}) });
 
 // Free text under a tool grammar, end of generation forbidden: the mask runs every step, no run ends early.
-const bias = { 198: -100, 271: -100 };
-for (const id of model.vocabulary.endOfGenerationIds) bias[id] = -100;
+const bias = freeTextBias(model);
 const tools = [{ type: "function", function: { name: "get_weather", parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] } } }];
 const options = { messages: [{ role: "user", content: "hi" }], tools, seed: 1, maxTokens: TOKENS, temperature: 1, logitBias: bias, maskPath: "backend" };
 
@@ -49,7 +40,6 @@ for (let i = 0; i < REPS; i++) {
   }
 }
 delete process.env.TOOLMASK_BACKEND_MASK;
-const median = (xs) => { const a = [...xs].sort((p, q) => p - q); return a[Math.floor(a.length / 2)]; };
 const summary = (rs) => {
   const ms = median(rs.map((r) => r.msPerToken));
   return { msPerToken: +ms.toFixed(4), tokensPerSecond: +(1000 / ms).toFixed(1), hostMaskMicrosPerToken: +median(rs.map((r) => r.maskMicros)).toFixed(1), runs: rs };

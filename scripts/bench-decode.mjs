@@ -4,33 +4,24 @@
 // tok/s and the mask's µs/token; and the peer, node-llama-cpp 3.21.1 on the same prompt tokens,
 // unconstrained and under the GBNF our dialect exports (scripts/bench-decode-peer.mjs).
 // Usage: node scripts/bench-decode.mjs [--model file.gguf] [--tokens 200] [--reps 3] [--threads N] [--out bench/results/decode.json]
-import { mkdirSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { arg, benchModelPath, freeTextBias, median, root } from "./lib/bench-setup.mjs";
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const args = process.argv.slice(2);
-const arg = (name, dflt) => { const i = args.indexOf(`--${name}`); return i >= 0 && args[i + 1] !== undefined ? args[i + 1] : dflt; };
 const { loadModel, generate } = await import(path.join(root, "dist", "index.js"));
-const { writeTestModel } = await import(path.join(root, "dist", "model", "test-model.js"));
 const { prepareGeneration } = await import(path.join(root, "dist", "engine", "generate.js"));
 const { buildToolGrammar, toGbnf } = await import(path.join(root, "dist", "index.js"));
 const { openPeer, peerTokenBias, runPeer, closePeer } = await import("./bench-decode-peer.mjs");
 
-let modelPath = arg("model", null);
-if (!modelPath) {
-  modelPath = path.join(root, ".cache", "test-model", "qwen3-tiny-seed1.gguf");
-  try { (await import("node:fs")).statSync(modelPath); } catch { mkdirSync(path.dirname(modelPath), { recursive: true }); writeTestModel({ path: modelPath, seed: 1 }); }
-}
+const modelPath = await benchModelPath();
 const TOKENS = Number(arg("tokens", 200));
 const REPS = Number(arg("reps", 3));
 const threads = arg("threads", null);
 const model = await loadModel({ path: modelPath, ...(threads ? { threads: Number(threads) } : {}) });
 
 // Free text under a tool grammar: the mask runs every step and neither run stops early.
-const bias = { 198: -100, 271: -100 };
-for (const id of model.vocabulary.endOfGenerationIds) bias[id] = -100;
+const bias = freeTextBias(model);
 const tools = [{ type: "function", function: { name: "get_weather", parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] } } }];
 const options = { messages: [{ role: "user", content: "hi" }], tools, seed: 1, maxTokens: TOKENS, temperature: 1, logitBias: bias };
 
@@ -57,7 +48,6 @@ for (let i = 0; i < REPS; i++) {
   for (const kind of Object.keys(peerRuns))
     peerRuns[kind].push(await runPeer(peer, { ...peerOptions, ...(kind === "peerGbnf" ? { grammar: peerGrammar } : {}) }));
 }
-const median = (xs) => { const a = [...xs].sort((p, q) => p - q); return a[Math.floor(a.length / 2)]; };
 const summary = (rs) => {
   const ms = median(rs.map((r) => r.msPerToken));
   return { msPerToken: +ms.toFixed(3), tokensPerSecond: +(1000 / ms).toFixed(1), maskMicrosPerToken: +median(rs.map((r) => r.maskMicros)).toFixed(1), runs: rs };

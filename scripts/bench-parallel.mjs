@@ -3,22 +3,14 @@
 // (N sequences of one llama_context, decoded in one batch per step), masked, same options; the
 // ratio says what batching buys. Alternating rounds, medians.
 // Usage: node scripts/bench-parallel.mjs [--model file.gguf] [--n 4] [--tokens 150] [--reps 3] [--threads N] [--out bench/results/parallel.json]
-import { mkdirSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { arg, benchModelPath, freeTextBias, median, root } from "./lib/bench-setup.mjs";
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const args = process.argv.slice(2);
-const arg = (name, dflt) => { const i = args.indexOf(`--${name}`); return i >= 0 && args[i + 1] !== undefined ? args[i + 1] : dflt; };
 const { loadModel, generate } = await import(path.join(root, "dist", "index.js"));
-const { writeTestModel } = await import(path.join(root, "dist", "model", "test-model.js"));
 
-let modelPath = arg("model", null);
-if (!modelPath) {
-  modelPath = path.join(root, ".cache", "test-model", "qwen3-tiny-seed1.gguf");
-  try { statSync(modelPath); } catch { mkdirSync(path.dirname(modelPath), { recursive: true }); writeTestModel({ path: modelPath, seed: 1 }); }
-}
+const modelPath = await benchModelPath();
 const N = Number(arg("n", 4));
 const TOKENS = Number(arg("tokens", 150));
 const REPS = Number(arg("reps", 3));
@@ -26,8 +18,7 @@ const threads = arg("threads", null);
 const model = await loadModel({ path: modelPath, parallel: N, ...(threads ? { threads: Number(threads) } : {}) });
 
 // Free text under a tool grammar (the mask runs every step; nothing stops before maxTokens).
-const bias = { 198: -100, 271: -100 };
-for (const id of model.vocabulary.endOfGenerationIds) bias[id] = -100;
+const bias = freeTextBias(model);
 const tools = [{ type: "function", function: { name: "get_weather", parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] } } }];
 const options = (seed) => ({ messages: [{ role: "user", content: "hi" }], tools, seed, maxTokens: TOKENS, temperature: 1, logitBias: bias });
 
@@ -45,7 +36,6 @@ for (let i = 0; i < REPS; i++) {
   runs.one.push(await round(1));
   runs.many.push(await round(N));
 }
-const median = (xs) => { const a = [...xs].sort((p, q) => p - q); return a[Math.floor(a.length / 2)]; };
 const summary = (rs) => ({ tokensPerSecond: median(rs.map((r) => r.tokensPerSecond)), runs: rs });
 const result = {
   date: new Date().toISOString(), model: path.basename(modelPath), threads: model.threads, cpus: os.availableParallelism(), loadavg: os.loadavg(),

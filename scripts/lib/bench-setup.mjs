@@ -1,0 +1,36 @@
+// What the decode benchmarks share: their flags, the model they run on (the test model, written
+// when missing, unless --model names one), the free-text logit bias that keeps every run going
+// to its token limit, and the median they report.
+import { mkdirSync, statSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
+const args = process.argv.slice(2);
+
+/** The value after `--name`, or `dflt`. */
+export const arg = (name, dflt) => { const i = args.indexOf(`--${name}`); return i >= 0 && args[i + 1] !== undefined ? args[i + 1] : dflt; };
+
+/** --model, or the test model (written on first use). */
+export async function benchModelPath() {
+  const given = arg("model", null);
+  if (given) return given;
+  const modelPath = path.join(root, ".cache", "test-model", "qwen3-tiny-seed1.gguf");
+  try {
+    statSync(modelPath);
+  } catch {
+    const { writeTestModel } = await import(path.join(root, "dist", "model", "test-model.js"));
+    mkdirSync(path.dirname(modelPath), { recursive: true });
+    writeTestModel({ path: modelPath, seed: 1 });
+  }
+  return modelPath;
+}
+
+/** Free text under a tool grammar, end of generation and newlines (Qwen3 ids 198, 271) forbidden: the mask runs every step and no run ends early. */
+export function freeTextBias(model) {
+  const bias = { 198: -100, 271: -100 };
+  for (const id of model.vocabulary.endOfGenerationIds) bias[id] = -100;
+  return bias;
+}
+
+export const median = (xs) => { const a = [...xs].sort((p, q) => p - q); return a[Math.floor(a.length / 2)]; };

@@ -62,7 +62,8 @@ export function chooseBuild(gpu: GpuOption): { build: LlamaBuild; fallback?: str
     return { build: "cpu" };  // node-llama-cpp's macOS arm64 build carries Metal
   }
   if (gpu === "auto") {
-    if (process.platform === "darwin") return { build: "cpu" };
+    if (process.platform === "darwin")
+      return process.arch === "arm64" ? { build: "cpu" } : { build: "cpu", fallback: "node-llama-cpp's macOS x64 build has no GPU support" };
     // node-llama-cpp's own order: CUDA, then Vulkan.
     const why: string[] = [];
     for (const build of ["cuda", "vulkan"] as const) {

@@ -7,7 +7,9 @@
 //  3. from that folder: the package's own writeTestModel writes the test model, loadModel +
 //     generate make a tool call under the mask, and the demo runs.
 // Prints one JSON summary as the last line; exits non-zero with the reason when a step fails.
-//   --keep   leave the temp folder (its path is in the summary)
+//   --keep     leave the temp folder (its path is in the summary)
+//   --no-tsc   pack dist/ as it is (test/check-package.test.ts: `npm test` compiled it, and other test
+//              files import it meanwhile, so rewriting it under them is avoided)
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import os from "node:os";
@@ -16,6 +18,7 @@ import { fileURLToPath } from "node:url";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const keep = process.argv.includes("--keep");
+const compileTs = !process.argv.includes("--no-tsc");
 const started = performance.now();
 const seconds = (t) => +((performance.now() - t) / 1000).toFixed(1);
 const summary = { steps: {} };
@@ -34,11 +37,16 @@ function run(cmd, args, opts = {}) {
   return { ...r, seconds: seconds(t), text: `${r.stdout ?? ""}${r.stderr ?? ""}` };
 }
 
-// 1. The prebuild, then the tarball (prepare builds dist/, prepack the prebuild when stale).
+// 1. dist/ and the prebuild, then the tarball (its scripts would redo both: prepare, prepack).
+if (compileTs) {
+  const tsc = run("npm", ["run", "build:ts"], { cwd: root });
+  if (tsc.status !== 0) fail(`compiling dist/ failed:\n${tsc.text}`);
+  summary.steps.tsc = { seconds: tsc.seconds };
+}
 const prebuild = run(process.execPath, [join(root, "scripts", "prebuild.mjs"), "--if-stale"], { cwd: root });
 if (prebuild.status !== 0) fail(`the prebuild failed:\n${prebuild.text}`);
 summary.steps.prebuild = { seconds: prebuild.seconds, rebuilt: !/up to date/.test(prebuild.stdout) };
-const pack = run("npm", ["pack", "--json", "--pack-destination", work], { cwd: root });
+const pack = run("npm", ["pack", "--json", "--ignore-scripts", "--pack-destination", work], { cwd: root });
 if (pack.status !== 0) fail(`npm pack failed:\n${pack.text}`);
 const packed = JSON.parse(pack.stdout.slice(pack.stdout.indexOf("[")))[0];
 const plat = `${process.platform}-${process.arch}`;

@@ -27,7 +27,10 @@ let failure;
 // node-gyp ships with npm; outside `npm run` look for it beside this node.
 function nodeGyp() {
   if (process.env.npm_config_node_gyp) return process.env.npm_config_node_gyp;
-  const candidates = [join(dirname(process.execPath), "..", "lib", "node_modules", "npm", "node_modules", "node-gyp", "bin", "node-gyp.js")];
+  const candidates = [
+    join(dirname(process.execPath), "..", "lib", "node_modules", "npm", "node_modules", "node-gyp", "bin", "node-gyp.js"),
+    join(dirname(process.execPath), "node_modules", "npm", "node_modules", "node-gyp", "bin", "node-gyp.js"),  // Windows
+  ];
   try { candidates.unshift(require.resolve("node-gyp/bin/node-gyp.js")); } catch { /* not installed locally */ }
   return candidates.find((c) => existsSync(c));
 }
@@ -52,7 +55,7 @@ if (args.has("--gyp")) {
 if (failure) {
   console.error(
     `\ntoolmask: building the native addon failed (${failure}).\n` +
-      "It needs cmake >= 3.15 and a C++17 compiler (g++ or clang; Xcode command line tools on macOS; " +
+      "It needs cmake >= 3.15, git and a C++17 compiler (g++ or clang; Xcode command line tools on macOS; " +
       "Visual Studio Build Tools on Windows). Install them and run `npm run build:native` again, " +
       "or use a toolmask release that ships a prebuild for your platform.",
   );

@@ -68,6 +68,15 @@ console.log('loaded on', m.gpu || 'cpu', Date.now() - t, 'ms'); t = Date.now();
 const r = await generate(m, { messages: [{ role: 'user', content: 'hi' }], maxTokens: 8 });
 console.log('first 8 tokens', Date.now() - t, 'ms', r.timings); m.dispose();" || { echo "FAILED: could not decode on $GPU_ARG"; exit 1; }
 
+if [ "$MODE" = cuda ]; then
+  step "gpu: auto picks the CUDA build, with no CPU-fallback notice"
+  timeout 120 "$NODE" --input-type=module -e "
+const { loadModel } = await import('./dist/index.js');
+const m = await loadModel({ path: '/tmp/toolmask-models/tiny.gguf', gpu: 'auto' });
+console.log('auto loaded on', m.gpu || 'cpu'); m.dispose(); if (m.gpu !== 'cuda') process.exit(1);" 2>&1 | tee /tmp/toolmask-auto.log
+  { [ "${PIPESTATUS[0]}" = 0 ] && ! grep -q "no GPU in use" /tmp/toolmask-auto.log; } || echo "FAILED: gpu: auto did not use CUDA"
+fi
+
 for name in tiny big; do
   step "backend vs host path tokens ($name)"
   timeout 120 "$NODE" scripts/gpu/check-paths.mjs --model /tmp/toolmask-models/$name.gguf --gpu $GPU_ARG | tee "$OUT_DIR/check-paths-$name.json"

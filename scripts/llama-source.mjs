@@ -7,11 +7,20 @@
 
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, renameSync, rmSync, statSync } from "node:fs";
+import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const bundlePath = path.join(repoRoot, "node_modules", "node-llama-cpp", "llama", "gitRelease.bundle");
+// node-llama-cpp sits in our node_modules in a clone, beside us when toolmask is an installed dependency.
+function nodeLlamaCppDir() {
+  try {
+    return path.dirname(path.dirname(createRequire(import.meta.url).resolve("node-llama-cpp")));  // <pkg>/dist/index.js
+  } catch {
+    return path.join(repoRoot, "node_modules", "node-llama-cpp");
+  }
+}
+const bundlePath = path.join(nodeLlamaCppDir(), "llama", "gitRelease.bundle");
 const targetDir = path.resolve(process.env.TOOLMASK_LLAMA_CPP_DIR || path.join(repoRoot, ".cache", "llama.cpp"));
 // Temp clones sit beside the target so the final rename stays on one file system.
 const cacheDir = path.dirname(targetDir);

@@ -9,6 +9,7 @@ export { toEbnf, EbnfExportError, type ToEbnfOptions } from "./grammar/export-eb
 export { toGbnf, type ToGbnfOptions } from "./grammar/export-gbnf.js";
 export { toLark, gbnfToLark, type ToLarkOptions } from "./grammar/export-lark.js";
 export { readGgufMetadata } from "./vocab/gguf.js";
+export { writeTestModel, type TestModelOptions, type TestModelInfo } from "./model/test-model.js";
 export { dialects, getDialect } from "./dialects/index.js";
 export type { DialectSpec, Glue, XmlCallFormat, JsonCallFormat, HarmonyCallFormat } from "./dialects/spec.js";
 export { buildToolGrammar } from "./dialects/grammar.js";

@@ -1,4 +1,4 @@
-// Finds the compiled addon: a local build first, then a prebuild shipped in the package.
+// Finds the compiled addon: TOOLMASK_ADDON, else a local build, else the prebuild shipped in the package.
 import { createRequire } from "node:module";
 import { existsSync, readdirSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -54,36 +54,46 @@ export interface NativeAddon {
 
 const require = createRequire(import.meta.url);
 const packageRoot = join(dirname(fileURLToPath(import.meta.url)), "..");
+const platform = `${process.platform}-${process.arch}`;
 
 let cached: NativeAddon | undefined;
 
+/** The addon files to try, in order: TOOLMASK_ADDON, a local build, then the prebuilds shipped for this platform. */
+export function addonCandidates(root: string = packageRoot): string[] {
+  const local = [join(root, "build", "Release", "toolmask.node"), join(root, "build", "Debug", "toolmask.node")];
+  return [...local.filter((p) => existsSync(p)), ...prebuilds(root)];
+}
+
 export function loadNative(): NativeAddon {
   if (cached) return cached;
-  const candidates = [
-    process.env.TOOLMASK_ADDON,
-    join(packageRoot, "build", "Release", "toolmask.node"),
-    join(packageRoot, "build", "Debug", "toolmask.node"),
-    ...prebuilds(),
-  ].filter((p): p is string => !!p && existsSync(p));
+  const override = process.env.TOOLMASK_ADDON;
+  if (override && !existsSync(override))
+    throw new Error(`toolmask: TOOLMASK_ADDON names ${override}, which does not exist (unset it to use the addon that ships with toolmask)`);
   const errors: string[] = [];
-  for (const file of candidates) {
+  for (const file of override ? [override] : addonCandidates()) {
     try {
       cached = require(file) as NativeAddon;
       return cached;
     } catch (e) {
-      errors.push(`${file}: ${(e as Error).message}`);
+      errors.push(`${file}: ${(e as Error).message.split("\n")[0]}`);
     }
   }
-  throw new Error(
-    "toolmask: the native addon is not built for this platform " +
-      `(${process.platform}-${process.arch}). Run \`npm run build:native\` in the toolmask package ` +
-      "(needs cmake and a C++17 compiler), or install a release that ships a prebuild for your platform." +
-      (errors.length ? `\nTried:\n  ${errors.join("\n  ")}` : ""),
-  );
+  throw new Error(missingAddonMessage(errors));
 }
 
-function prebuilds(): string[] {
-  const dir = join(packageRoot, "prebuilds", `${process.platform}-${process.arch}`);
+/** What to do when no addon loads: which files failed and why, and how to get one. */
+export function missingAddonMessage(errors: readonly string[], root: string = packageRoot): string {
+  const head = errors.length === 0
+    ? `toolmask: no native addon for ${platform} in ${root} (neither build/Release/toolmask.node nor prebuilds/${platform}/*.node).`
+    : `toolmask: the native addon for ${platform} failed to load:\n  ${errors.join("\n  ")}`;
+  return head +
+    "\ntoolmask ships a prebuilt addon for linux-x64 (glibc 2.34 or newer). On another platform, or when that one cannot load, " +
+    `build it from source: install cmake >= 3.15, git and a C++17 compiler (g++/clang; Xcode command line tools on macOS; ` +
+    `Visual Studio Build Tools on Windows), then run \`npm run build:native\` in ${root}.`;
+}
+
+function prebuilds(root: string): string[] {
+  const dir = join(root, "prebuilds", platform);
   if (!existsSync(dir)) return [];
-  return readdirSync(dir).filter((f) => f.endsWith(".node")).map((f) => join(dir, f));
+  return readdirSync(dir).filter((f) => f.endsWith(".node")).sort().map((f) => join(dir, f));
 }

@@ -1,4 +1,5 @@
 #include "dfa.hpp"
+#include "bits.hpp"
 
 #include <algorithm>
 
@@ -87,7 +88,7 @@ bool LazyDfa::loopsOver(int32_t s, const TrieNode& node) {
     if (node.below[w] & d.loopKnown[w] & ~d.loopYes[w]) return false;
     uint64_t unknown = node.below[w] & ~d.loopKnown[w];
     while (unknown) {
-      int bit = __builtin_ctzll(unknown);
+      int bit = lowestBit(unknown);
       unknown &= unknown - 1;
       bool loops = next(s, uint8_t(w * 64 + bit)) == s;
       DfaState& d2 = states_[size_t(s)];

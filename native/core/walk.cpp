@@ -1,4 +1,5 @@
 #include "walk.hpp"
+#include "bits.hpp"
 
 #include <algorithm>
 
@@ -16,7 +17,7 @@ struct Rng {
     return z ^ (z >> 31);
   }
   double unit() { return double(next() >> 11) * (1.0 / 9007199254740992.0); }
-  uint32_t below(size_t n) { return uint32_t((unsigned __int128)next() * n >> 64); }
+  uint32_t below(size_t n) { return uint32_t(mulHigh(next(), n)); }
 };
 
 struct Walker {

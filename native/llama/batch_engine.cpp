@@ -1,6 +1,7 @@
 #include "batch_engine.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <stdexcept>
 #include <vector>
 
@@ -191,7 +192,11 @@ void BatchEngine::run() {
       {
         std::unique_lock<std::mutex> lock(mutex_);
         // Sleep only when nothing runs or waits; a running sequence keeps the loop stepping.
-        wake_.wait(lock, [&] { return stopping_ || closing_ || !incoming_.empty() || !decoder.idle(); });
+        // A timed wait, not wait(): GCC 12 moved condition_variable::wait to libstdc++ 3.4.30, while
+        // the timed one is inline, so the prebuild loads wherever node-llama-cpp's libraries do (3.4.29).
+        auto ready = [&] { return stopping_ || closing_ || !incoming_.empty() || !decoder.idle(); };
+        while (!wake_.wait_for(lock, std::chrono::hours(1), ready)) {
+        }
         while (!incoming_.empty()) {
           decoder.enqueue(std::move(incoming_.front()));
           incoming_.pop_front();

@@ -1,6 +1,6 @@
 #include "llama_api.hpp"
 
-#include <dlfcn.h>
+#include "shared_library.hpp"
 
 #include <mutex>
 #include <stdexcept>
@@ -15,19 +15,16 @@ std::string gLog;  // guarded by gLogMutex
 std::mutex gLogMutex;
 
 void* openLibrary(const std::string& path) {
-  // RTLD_GLOBAL: llama.cpp's backends (dlopened by ggml) resolve ggml symbols from the same copy.
-  void* h = dlopen(path.c_str(), RTLD_NOW | RTLD_GLOBAL);
-  if (!h) {
-    const char* why = dlerror();
-    throw std::runtime_error("cannot load " + path + ": " + (why ? why : "unknown error") +
-                             " (is node-llama-cpp's prebuilt package for this platform installed?)");
+  try {
+    return openSharedLibrary(path);
+  } catch (const std::runtime_error& e) {
+    throw std::runtime_error(std::string(e.what()) + " (is node-llama-cpp's prebuilt package for this platform installed?)");
   }
-  return h;
 }
 
 template <typename T>
 void resolve(void* lib, const std::string& libPath, const char* name, T& slot) {
-  slot = reinterpret_cast<T>(dlsym(lib, name));
+  slot = reinterpret_cast<T>(findSymbol(lib, name));
   if (!slot)
     throw std::runtime_error(std::string("symbol ") + name + " not found in " + libPath +
                              " (toolmask expects the llama.cpp release node-llama-cpp 3.21.1 ships)");

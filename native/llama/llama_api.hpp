@@ -1,6 +1,7 @@
 // The llama.h functions the bridge uses, resolved at run time from a libllama the caller names
-// (dlopen + dlsym): the addon itself never links llama.cpp, so it loads without one, and the same
-// build can drive the CPU, CUDA or Vulkan libraries node-llama-cpp ships.
+// (dlopen + dlsym; LoadLibrary + GetProcAddress on Windows, see shared_library.hpp): the addon
+// itself never links llama.cpp, so it loads without one, and the same build can drive the CPU,
+// CUDA or Vulkan libraries node-llama-cpp ships.
 #pragma once
 #include <string>
 

@@ -5,14 +5,17 @@ import { loadNative, type NativeLlamaModel } from "../native.js";
 import { Vocabulary } from "../vocab/vocabulary.js";
 import { detectDialect } from "./detect-dialect.js";
 import { ensureLlamaLibrary, type GpuOption } from "./llama-library.js";
+import { noticeCpuFallback } from "./gpu-notice.js";
 import { existsSync, statSync } from "node:fs";
 
 export interface LoadModelOptions {
   path: string;
   /**
    * "auto" (default): the CUDA build when node-llama-cpp's CUDA package and an NVIDIA driver are
-   * here, else the CPU build; "cuda" / "vulkan": that build or an error; false: CPU only. With a
-   * GPU build every layer is offloaded when llama.cpp finds a GPU device.
+   * here, else the Vulkan build when its package and a Vulkan loader are, else the CPU build (Metal
+   * on Apple silicon), with a one-line notice on stderr when no GPU ends up in use (once per
+   * process; TOOLMASK_QUIET=1 silences it); "cuda" / "vulkan": that build or an error; false: CPU
+   * only, silently. With a GPU build every layer is offloaded when llama.cpp finds a GPU device.
    */
   gpu?: GpuOption;
   /** CPU threads for decoding. Default: see defaultThreads(). */
@@ -98,8 +101,10 @@ export async function loadModel(options: LoadModelOptions): Promise<LlamaModel> 
   const parallel = options.parallel === undefined ? DEFAULT_PARALLEL : positiveInt(options.parallel, "parallel");
   if (parallel > 256) throw new RangeError(`parallel: ${parallel} is more than 256 sequences`);
   if (threads > cores) throw new RangeError(`threads: ${threads} is more than the ${cores} CPUs here; more threads than cores slows decoding down`);
-  const build = ensureLlamaLibrary(options.gpu ?? "auto");
+  const { build, fallback } = ensureLlamaLibrary(options.gpu ?? "auto");
   const offload = options.gpu !== false && loadNative().llamaSupportsGpuOffload();
+  if ((options.gpu ?? "auto") === "auto" && !offload)
+    noticeCpuFallback(fallback ?? `llama.cpp's ${build === "cpu" ? (process.platform === "darwin" ? "Metal" : "CPU") : build} build found no GPU device`);
   if ((options.gpu === "cuda" || options.gpu === "vulkan") && !offload)
     throw new Error(`gpu: "${options.gpu}": llama.cpp found no usable ${options.gpu} device here (use gpu: "auto" or false)`);
   if (options.onProgress !== undefined && typeof options.onProgress !== "function") throw new TypeError("onProgress must be a function");

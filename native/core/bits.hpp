@@ -1,0 +1,31 @@
+// Bit tricks GCC/Clang spell as builtins and MSVC as intrinsics; same results on every compiler.
+#pragma once
+
+#include <cstdint>
+#if defined(_MSC_VER) && !defined(__clang__)
+#include <intrin.h>
+#endif
+
+namespace toolmask {
+
+/** Index of the lowest set bit; `x` must not be 0. */
+inline int lowestBit(uint64_t x) {
+#if defined(_MSC_VER) && !defined(__clang__)
+  unsigned long i;
+  _BitScanForward64(&i, x);
+  return int(i);
+#else
+  return __builtin_ctzll(x);
+#endif
+}
+
+/** The high 64 bits of a × b (maps a uniform 64-bit draw onto [0, b) without division). */
+inline uint64_t mulHigh(uint64_t a, uint64_t b) {
+#if defined(_MSC_VER) && !defined(__clang__)
+  return __umulh(a, b);
+#else
+  return uint64_t((unsigned __int128)a * b >> 64);
+#endif
+}
+
+}  // namespace toolmask

@@ -117,15 +117,15 @@ const args = result.calls?.length === 1 && result.calls[0].function.name === "ge
 if (result.finishReason !== "tool_calls" || !["Paris", "Rome"].includes(args?.city)) fail(`the generate call made no valid call: ${call.stdout}`);
 summary.steps.generate = { seconds: call.seconds, ...result, stderr: call.stderr.trim() };
 
-// The demo: the CLI's `toolmask demo` when the package has its bin, else the demo script it ships.
+// The demo, as a user runs it: the package's bin (on the model written above).
 const pkg = JSON.parse(readFileSync(join(pkgDir, "package.json"), "utf8"));
-const demoCmd = pkg.bin?.toolmask ? [join(app, "node_modules", ".bin", "toolmask"), ["demo", "--seeds", "1"]]
-  : [process.execPath, [join(pkgDir, "scripts", "demo.mjs"), "--seeds", "1", "--model", join(app, "model.gguf")]];
+if (!pkg.bin?.toolmask) fail("the package has no toolmask bin");
+const demoCmd = [join(app, "node_modules", ".bin", "toolmask"), ["demo", "--seeds", "1", "--model", join(app, "model.gguf")]];
 const demo = run(demoCmd[0], demoCmd[1], { cwd: app, env });
 if (demo.status !== 0) fail(`the demo failed:\n${demo.text}`);
 const tally = demo.stdout.match(/valid calls: masked (\d+)\/(\d+)/);
 if (!tally || tally[1] !== tally[2]) fail(`the demo's masked answers were not all valid calls:\n${demo.stdout}`);
-summary.steps.demo = { seconds: demo.seconds, via: pkg.bin?.toolmask ? "toolmask demo" : "scripts/demo.mjs", lastLine: demo.stdout.trim().split("\n").pop() };
+summary.steps.demo = { seconds: demo.seconds, via: "toolmask demo", lastLine: demo.stdout.trim().split("\n").pop() };
 
 summary.seconds = seconds(started);
 if (!keep) rmSync(work, { recursive: true, force: true });

@@ -28,4 +28,11 @@ inline uint64_t mulHigh(uint64_t a, uint64_t b) {
 #endif
 }
 
+/** Set bits in a 32-bit word, without the popcnt instruction (not in the baseline x86-64 target). */
+inline int setBits(uint32_t x) {
+  x = x - ((x >> 1) & 0x55555555u);
+  x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
+  return int((((x + (x >> 4)) & 0x0f0f0f0fu) * 0x01010101u) >> 24);
+}
+
 }  // namespace toolmask

@@ -1,5 +1,6 @@
 #include "mask_sampler.hpp"
 #include "mask_state.hpp"
+#include "../core/bits.hpp"
 
 #include <chrono>
 #include <algorithm>
@@ -41,25 +42,29 @@ bool maskByPosition(const uint32_t* mask, uint32_t vocabSize, llama_token_data_a
   llama_token_data* d = cur->data;
   const size_t n = cur->size;
   const size_t covered = std::min<size_t>(n, vocabSize);
+  if (covered == 0) return false;
   const size_t words = (covered + 31) / 32;
-  const auto wordBits = [&](size_t w) {
-    const size_t valid = std::min<size_t>(32, covered - w * 32);
-    return valid == 32 ? mask[w] : mask[w] & ((1u << valid) - 1u);
-  };
+  // Bits of the last word past `covered` are not candidates.
+  const uint32_t tail = covered % 32 ? (1u << (covered % 32)) - 1u : ~0u;
+  const auto bitsAt = [&](size_t w) { return w + 1 < words ? mask[w] : mask[w] & tail; };
+  // Words are nearly all full (free text) or nearly all empty (structure): count those with a
+  // compare and only the mixed ones bit by bit.
   size_t allowed = 0;
-  for (size_t w = 0; w < words; w++) allowed += size_t(__builtin_popcount(wordBits(w)));
+  for (size_t w = 0; w < words; w++) {
+    const uint32_t bits = bitsAt(w);
+    allowed += bits == ~0u ? 32 : bits == 0 ? 0 : size_t(setBits(bits));
+  }
   if (allowed == 0) return false;
   if (allowed * 2 >= covered) {
     for (size_t w = 0; w < words; w++) {
-      const size_t valid = std::min<size_t>(32, covered - w * 32);
-      uint32_t rejected = ~wordBits(w) & (valid == 32 ? ~0u : (1u << valid) - 1u);
-      for (; rejected; rejected &= rejected - 1) d[w * 32 + size_t(__builtin_ctz(rejected))].logit = -INFINITY;
+      uint32_t rejected = ~bitsAt(w) & (w + 1 < words ? ~0u : tail);
+      for (; rejected; rejected &= rejected - 1) d[w * 32 + size_t(lowestBit(rejected))].logit = -INFINITY;
     }
     for (size_t i = covered; i < n; i++) d[i].logit = -INFINITY;  // ids past the grammar's vocabulary
   } else {
     size_t k = 0;
     for (size_t w = 0; w < words; w++)
-      for (uint32_t bits = wordBits(w); bits; bits &= bits - 1) d[k++] = d[w * 32 + size_t(__builtin_ctz(bits))];
+      for (uint32_t bits = bitsAt(w); bits; bits &= bits - 1) d[k++] = d[w * 32 + size_t(lowestBit(bits))];
     cur->size = k;
   }
   return true;

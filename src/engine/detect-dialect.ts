@@ -1,6 +1,16 @@
 // Which dialect a chat template writes tool calls in, from the markers it spells out. Only the
 // unambiguous cases: anything else needs `dialect` given explicitly.
 
+/** Tools were given for a model whose chat template does not show its tool-call dialect. */
+export class UnknownDialectError extends Error {
+  readonly modelPath: string;
+  constructor(modelPath: string) {
+    super(`cannot tell the tool-call dialect of ${modelPath} from its chat template; pass { dialect } (one of the names in \`dialects\`)`);
+    this.name = "UnknownDialectError";
+    this.modelPath = modelPath;
+  }
+}
+
 /** First rule whose markers all occur wins; order matters (Seed-OSS also writes `<function=`). */
 const RULES: ReadonlyArray<[dialect: string, markers: readonly string[]]> = [
   ["seed-oss", ["<seed:tool_call>"]],

@@ -13,6 +13,7 @@ import { renderChat, type ChatMessage } from "../templates/render.js";
 import { TokenKind } from "../vocab/types.js";
 import type { LlamaModel } from "./model.js";
 import { StopScanner } from "./stop.js";
+import { UnknownDialectError } from "./detect-dialect.js";
 
 export interface GenerateOptions {
   messages: ChatMessage[];
@@ -77,7 +78,7 @@ function dialectFor(model: LlamaModel, given: string | undefined, needed: boolea
   if (given !== undefined) return getDialect(given);
   if (model.dialect) return getDialect(model.dialect);
   if (needed)
-    throw new Error(`generate: cannot tell the tool-call dialect of ${model.path} from its chat template; pass { dialect } (one of the names in \`dialects\`)`);
+    throw new UnknownDialectError(model.path);
   return undefined;
 }
 

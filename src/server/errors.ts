@@ -2,6 +2,8 @@
 // so clients (the openai SDK's APIError subclasses, retry logic on 429) react as they do upstream.
 import { InvalidSchemaError, UnsupportedSchemaError } from "../grammar/json-schema.js";
 import { ToolDefinitionError } from "../dialects/tools.js";
+import { UnknownDialectError } from "../engine/detect-dialect.js";
+import { dialects } from "../dialects/index.js";
 
 export interface OpenAIErrorBody {
   error: { message: string; type: string; param: string | null; code: string | null };
@@ -62,6 +64,8 @@ export function toApiError(err: unknown): ApiError {
   const fastify = err && typeof err === "object" && typeof (err as { code?: unknown }).code === "string" && (err as { code: string }).code.startsWith("FST_")
     ? fromFastify(err as { code: string; message: string }) : undefined;
   if (fastify) return fastify;
+  if (err instanceof UnknownDialectError)
+    return new ApiError(400, `this model's chat template does not show how it writes tool calls, so requests with tools need the server started with --dialect NAME (one of ${dialects.join(", ")})`, { param: "tools", code: "unknown_dialect" });
   if (err instanceof ToolDefinitionError) return new ApiError(400, err.message, { param: "tools", code: "invalid_tools" });
   if (err instanceof InvalidSchemaError || err instanceof UnsupportedSchemaError)
     return new ApiError(400, err.message, { param: "tools", code: "invalid_tool_schema" });

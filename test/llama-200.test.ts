@@ -18,8 +18,9 @@ const OPEN = "<tool_call>", CLOSE = "</tool_call>";
 
 /**
  * The tools with every free value bounded (strings maxLength, integers a range, arrays maxItems):
- * generate() takes no maxValueLength, and a random model never ends a value of its own accord, so
- * the schema's own bounds are what let masked calls close within a few dozen tokens.
+ * a random model never ends a value of its own accord, so the schema's own bounds (not
+ * generate()'s maxValueLength, tested in generate-value-length) let masked calls close within a few
+ * dozen tokens.
  */
 function bounded<T>(tools: readonly T[]): T[] {
   const bound = (s: Record<string, unknown>): Record<string, unknown> => {

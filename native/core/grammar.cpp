@@ -219,6 +219,12 @@ void CompiledGrammar::fillMask(int32_t state, uint32_t* out) {
   ensureMask(state).fill(out, *vocab_);
 }
 
+void CompiledGrammar::buildMask(int32_t state) {
+  if (state < 0) return;
+  std::lock_guard<std::mutex> lock(mu_);
+  ensureMask(state);
+}
+
 bool CompiledGrammar::hasAllowedToken(int32_t state) {
   if (state < 0) return false;
   std::lock_guard<std::mutex> lock(mu_);

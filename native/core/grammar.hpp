@@ -35,6 +35,7 @@ class CompiledGrammar {
   bool accepting(int32_t state);
   void fillMask(int32_t state, uint32_t* out);
   bool hasAllowedToken(int32_t state);
+  void buildMask(int32_t state);  // computes the state's mask now if it is not yet (mask_prefetch)
   std::vector<uint32_t> allowedSpecials(int32_t state);  // special and end-of-generation ids allowed here (no mask needed)
 
   size_t stateCount();

@@ -27,6 +27,7 @@ class Matcher {
   size_t steps() const { return history_.size() - 1; }
   int32_t state() const { return history_.back(); }
   CompiledGrammar& grammar() { return *g_; }
+  const std::shared_ptr<CompiledGrammar>& sharedGrammar() const { return g_; }
 
  private:
   std::shared_ptr<CompiledGrammar> g_;

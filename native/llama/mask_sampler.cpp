@@ -1,6 +1,7 @@
 #include "mask_sampler.hpp"
 #include "mask_state.hpp"
 #include "../core/bits.hpp"
+#include "../core/mask_prefetch.hpp"
 
 #include <chrono>
 #include <algorithm>
@@ -17,7 +18,12 @@ const char* maskName(const llama_sampler*) { return "toolmask"; }
 
 void maskAccept(llama_sampler* s, llama_token token) {
   MaskState& st = state(s);
-  if (token < 0 || !st.matcher.acceptToken(uint32_t(token))) st.stats->rejectedToken = true;
+  if (token < 0 || !st.matcher.acceptToken(uint32_t(token))) {
+    st.stats->rejectedToken = true;
+    return;
+  }
+  // The next mask is wanted after the next forward pass: build it meanwhile.
+  if (st.prefetch) prefetchMask(st.matcher.sharedGrammar(), st.matcher.state());
 }
 
 // Generic path: the array may be sorted or cut by earlier samplers, so each entry is looked up
@@ -136,6 +142,9 @@ llama_sampler* makeMaskSampler(const Api& a, std::shared_ptr<CompiledGrammar> gr
   const char* byId = std::getenv("TOOLMASK_MASK_BY_ID");
   const bool fast = firstInChain && !(byId && *byId && *byId != '0');
   auto* st = new MaskState{Matcher(std::move(grammar)), std::vector<uint32_t>((n + 31) / 32), n, fast, stats, &a, BackendMask::Dense, nullptr, false, {}};
+  // TOOLMASK_MASK_PREFETCH=0 builds every mask when sampling asks for it (to compare).
+  const char* prefetch = std::getenv("TOOLMASK_MASK_PREFETCH");
+  st->prefetch = !(prefetch && *prefetch == '0');
   return a.llama_sampler_init(backendHooks ? &backendInterface : &cpuInterface, st);
 }
 

@@ -27,6 +27,7 @@ struct MaskState {
   ggml_tensor* input = nullptr;
   bool packedInput = false;  // the input in the current graph is packed (else dense)
   std::vector<float> staging;
+  bool prefetch = true;  // build the next state's mask on the prefetch thread after each accept
 };
 
 bool maskBackendInit(llama_sampler* s, ggml_backend_buffer_type_t buft, uint32_t nOutputsMaxPerSeq);

@@ -35,6 +35,12 @@ export interface GenerateOptions {
   /** Added to the logits of token ids before sampling (after the mask: a bias cannot unmask). */
   logitBias?: Record<number, number>;
   repeatPenalty?: number;
+  /**
+   * The longest string value a call may carry, in characters (every string argument, raw XML text
+   * included; a schema's smaller maxLength still applies). The mask closes the value there, and the
+   * parser holds outputs to the same bound. Default: unbounded.
+   */
+  maxValueLength?: number;
   /** Let the model think first (the template's thinking switch, and a thought in the grammar). Default false. */
   reasoning?: boolean;
   /** false: decode without the grammar (to compare; output is still parsed). Default true. */
@@ -154,6 +160,7 @@ export function prepareGeneration(model: LlamaModel, options: GenerateOptions): 
     tools: hasTools ? options.tools : [],
     ...(options.toolChoice !== undefined ? { toolChoice: options.toolChoice } : {}),
     ...(options.parallelToolCalls !== undefined ? { parallelToolCalls: options.parallelToolCalls } : {}),
+    ...(options.maxValueLength !== undefined ? { maxValueLength: options.maxValueLength } : {}),
     reasoning: promptOpensThought(prompt, spec) ? ("forced-open" as const) : reasoning && !!spec.reasoning,
   };
   const sampling = samplingOf(options);

@@ -1,0 +1,71 @@
+#include "mask_prefetch.hpp"
+
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <thread>
+#include <utility>
+
+namespace toolmask {
+namespace {
+
+class Prefetcher {
+ public:
+  Prefetcher() : thread_([this] { run(); }) {}
+  ~Prefetcher() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stop_ = true;
+    }
+    wake_.notify_all();
+    thread_.join();
+  }
+
+  void push(std::shared_ptr<CompiledGrammar> g, int32_t state) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      // Only the newest requests matter: a state not built by now is asked for by sampling itself.
+      if (queue_.size() >= kMaxQueued) queue_.pop_front();
+      queue_.emplace_back(std::move(g), state);
+    }
+    wake_.notify_one();
+  }
+
+ private:
+  static constexpr size_t kMaxQueued = 64;
+
+  void run() {
+    for (;;) {
+      std::pair<std::shared_ptr<CompiledGrammar>, int32_t> job;
+      {
+        std::unique_lock<std::mutex> lock(mu_);
+        // wait_for, not wait: the prebuild must load with libstdc++ 3.4.29 (see batch_engine.cpp).
+        while (!stop_ && queue_.empty()) wake_.wait_for(lock, std::chrono::hours(1));
+        if (stop_) return;
+        job = std::move(queue_.front());
+        queue_.pop_front();
+      }
+      job.first->buildMask(job.second);
+    }
+  }
+
+  std::mutex mu_;
+  std::condition_variable wake_;
+  std::deque<std::pair<std::shared_ptr<CompiledGrammar>, int32_t>> queue_;
+  bool stop_ = false;
+  std::thread thread_;  // last: started once the rest exists
+};
+
+Prefetcher& prefetcher() {
+  static Prefetcher p;
+  return p;
+}
+
+}  // namespace
+
+void prefetchMask(std::shared_ptr<CompiledGrammar> grammar, int32_t state) {
+  if (grammar && state >= 0) prefetcher().push(std::move(grammar), state);
+}
+
+}  // namespace toolmask

@@ -40,6 +40,8 @@ export interface NativeGenerationRequest {
 export interface NativeGenerationResult {
   tokens: number[]; finishReason: "stop" | "length" | "aborted"; promptTokens: number;
   queueMillis: number; promptMillis: number; decodeMillis: number; maskApplyCount: number; maskApplyNanos: number; maskBackendSteps: number; grammarComplete: boolean;
+  /** Tokens sampled after abort() was called (-1 when it was not): stopping takes at most one. */
+  tokensAfterAbort: number;
 }
 export interface NativeAddon {
   NativeVocabulary: new (bytes: Uint8Array, offsets: Uint32Array, kinds: Uint8Array) => NativeVocabulary;

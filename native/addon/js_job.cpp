@@ -16,6 +16,7 @@ Napi::Object resultObject(Napi::Env env, const llama::GenerationResult& r) {
   out.Set("maskApplyCount", double(r.maskApplyCount));
   out.Set("maskApplyNanos", double(r.maskApplyNanos));
   out.Set("maskBackendSteps", double(r.maskBackendSteps));
+  out.Set("tokensAfterAbort", r.tokensAfterAbort);
   out.Set("grammarComplete", r.grammarComplete);
   return out;
 }

@@ -39,8 +39,19 @@ class Job {
   Job(GenerationRequest req, JobSink sink) : request(std::move(req)), sink(std::move(sink)) {}
   // Any thread: the job ends "aborted" before its next token (or before it starts, when queued),
   // and its sequence slot is freed.
-  void abort() { aborted.store(true, std::memory_order_relaxed); }
+  void abort() {
+    int32_t none = -1;
+    sampledAtAbort.compare_exchange_strong(none, sampled.load());
+    aborted.store(true, std::memory_order_relaxed);
+  }
   bool isAborted() const { return aborted.load(std::memory_order_relaxed); }
+  // Decode thread: one more token was sampled (what an abort is measured against).
+  void countSampled() { sampled.fetch_add(1); }
+  // Tokens sampled after the first abort() (-1 when never aborted): 0 or 1 by design.
+  int32_t sampledAfterAbort() const {
+    const int32_t at = sampledAtAbort.load();
+    return at < 0 ? -1 : sampled.load() - at;
+  }
 
   const GenerationRequest request;
   const JobSink sink;
@@ -48,6 +59,8 @@ class Job {
 
  private:
   std::atomic<bool> aborted{false};
+  std::atomic<int32_t> sampled{0};
+  std::atomic<int32_t> sampledAtAbort{-1};
 };
 
 class BatchEngine {

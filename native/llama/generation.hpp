@@ -46,6 +46,7 @@ struct GenerationResult {
   uint64_t maskApplyNanos = 0;
   uint64_t maskBackendSteps = 0;  // steps whose mask ran inside the graph
   bool grammarComplete = false;  // masked only: the output is a complete sentence of the grammar
+  int32_t tokensAfterAbort = -1;  // tokens sampled after the job was aborted (-1: it was not)
 };
 
 }  // namespace toolmask::llama

@@ -78,6 +78,7 @@ bool Sequence::sampleNext() {
   if (stats_.rejectedToken)
     throw std::runtime_error("the sampler chain picked token " + std::to_string(tok) + " that the grammar refuses; this is a toolmask bug");
   res_.tokens.push_back(tok);
+  job->countSampled();
   job->sink.onToken(tok);
   if (a_.llama_vocab_is_eog(model_.vocab(), tok)) {
     res_.finishReason = "stop";
@@ -98,6 +99,7 @@ GenerationResult Sequence::finish(const char* reason) {
   res_.maskApplyNanos = stats_.applyNanos;
   res_.maskBackendSteps = stats_.backendInputs;
   if (mask_) res_.grammarComplete = maskMatcher(mask_).isComplete();
+  res_.tokensAfterAbort = job->sampledAfterAbort();
   return std::move(res_);
 }
 

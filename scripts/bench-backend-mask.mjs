@@ -23,7 +23,7 @@ const model = await loadModel({ path: modelPath, gpu: gpuArg === "false" ? false
 // Free text under a tool grammar, end of generation forbidden: the mask runs every step, no run ends early.
 const bias = freeTextBias(model);
 const tools = [{ type: "function", function: { name: "get_weather", parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] } } }];
-const options = { messages: [{ role: "user", content: "hi" }], tools, seed: 1, maxTokens: TOKENS, temperature: 1, logitBias: bias, maskPath: "backend" };
+const options = { messages: [{ role: "user", content: "hi" }], tools, seed: 1, maxTokens: TOKENS, temperature: 1, logitBias: bias };
 
 // kind → [mask path, backend input form or null when unmasked]
 const kinds = { unmasked: ["backend", null], dense: ["backend", "dense"], packed: ["backend", "packed"], hostUnmasked: ["cpu", null], hostMasked: ["cpu", "dense"] };

@@ -6,7 +6,7 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 // @ts-expect-error: a plain .mjs script without types
-import { describeFatbins, pruneFatbins } from "../scripts/gpu/prune-fatbin.mjs";
+import { describeFatbins, fatbinSection, pruneFatbins } from "../scripts/gpu/prune-fatbin.mjs";
 
 function cudaLibrary(): string | undefined {
   try {
@@ -31,18 +31,7 @@ describe.skipIf(!lib)("prune-fatbin on node-llama-cpp's libggml-cuda.so", () => 
     expect(stats.pruned).toBe(stats.fatbins);
     expect(describeFatbins(pruned)).toEqual({ ptx_90: before["ptx_90"] });
     expect(pruned.length).toBe(original.length);
-    // The section's place, from the ELF headers (unchanged by pruning).
-    const shoff = Number(original.readBigUInt64LE(0x28)), shentsize = original.readUInt16LE(0x3a);
-    const shnum = original.readUInt16LE(0x3c), shstrndx = original.readUInt16LE(0x3e);
-    const strOff = Number(original.readBigUInt64LE(shoff + shstrndx * shentsize + 0x18));
-    let start = -1, size = 0;
-    for (let i = 0; i < shnum; i++) {
-      const h = shoff + i * shentsize, n = strOff + original.readUInt32LE(h);
-      if (original.toString("latin1", n, original.indexOf(0, n)) === ".nv_fatbin") {
-        start = Number(original.readBigUInt64LE(h + 0x18));
-        size = Number(original.readBigUInt64LE(h + 0x20));
-      }
-    }
+    const [start, size] = fatbinSection(original) as [number, number];
     expect(start).toBeGreaterThan(0);
     expect(pruned.subarray(0, start).equals(original.subarray(0, start))).toBe(true);
     expect(pruned.subarray(start + size).equals(original.subarray(start + size))).toBe(true);

@@ -225,6 +225,11 @@ void CompiledGrammar::buildMask(int32_t state) {
   ensureMask(state);
 }
 
+bool CompiledGrammar::maskKnownBuilt(int32_t state) {
+  std::unique_lock<std::mutex> lock(mu_, std::try_to_lock);
+  return lock.owns_lock() && state >= 0 && dfa_->state(state).mask != nullptr;
+}
+
 bool CompiledGrammar::hasAllowedToken(int32_t state) {
   if (state < 0) return false;
   std::lock_guard<std::mutex> lock(mu_);

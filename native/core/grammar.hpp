@@ -36,6 +36,7 @@ class CompiledGrammar {
   void fillMask(int32_t state, uint32_t* out);
   bool hasAllowedToken(int32_t state);
   void buildMask(int32_t state);  // computes the state's mask now if it is not yet (mask_prefetch)
+  bool maskKnownBuilt(int32_t state);  // true only if built; false also when the lock is busy (no wait)
   std::vector<uint32_t> allowedSpecials(int32_t state);  // special and end-of-generation ids allowed here (no mask needed)
 
   size_t stateCount();

@@ -65,7 +65,9 @@ Prefetcher& prefetcher() {
 }  // namespace
 
 void prefetchMask(std::shared_ptr<CompiledGrammar> grammar, int32_t state) {
-  if (grammar && state >= 0) prefetcher().push(std::move(grammar), state);
+  // Most states are built already: then the caller (on the decode thread) pays one lock, not a
+  // queue hop and a wake-up of the prefetch thread.
+  if (grammar && state >= 0 && !grammar->maskKnownBuilt(state)) prefetcher().push(std::move(grammar), state);
 }
 
 }  // namespace toolmask

@@ -22,8 +22,6 @@ namespace {
 
 constexpr int64_t kBits = 16;
 
-MaskState& state(llama_sampler* s) { return *static_cast<MaskState*>(s->ctx); }
-
 // Packed input layout: [words (n / 16)] [2^-j, j < 16] [2^-(j+1), j < 16].
 ggml_tensor* packedMask(const Api& a, ggml_context* ctx, ggml_tensor* input, ggml_tensor* logits2d) {
   const int64_t words = logits2d->ne[1];
@@ -78,14 +76,14 @@ BackendMask chooseBackendMask(const Api& a, ggml_backend_buffer_type_t logitsBuf
 }
 
 bool maskBackendInit(llama_sampler* s, ggml_backend_buffer_type_t buft, uint32_t nOutputsMaxPerSeq) {
-  MaskState& st = state(s);
+  MaskState& st = maskState(s);
   st.representation = chooseBackendMask(*st.api, buft);
   // One input serves every output row of a sequence: only one row per sequence is supported.
   return nOutputsMaxPerSeq <= 1;
 }
 
 void maskBackendApply(llama_sampler* s, ggml_context* ctx, ggml_cgraph*, llama_sampler_data* data) {
-  MaskState& st = state(s);
+  MaskState& st = maskState(s);
   const Api& a = *st.api;
   // Sized from the logits, not the vocabulary: chain init probes with 1,048,576 fake logits.
   const int64_t n = a.ggml_nelements(data->logits);
@@ -100,18 +98,16 @@ void maskBackendApply(llama_sampler* s, ggml_context* ctx, ggml_cgraph*, llama_s
     ggml_tensor* masked = a.ggml_add(ctx, logits2d, packedMask(a, ctx, st.input, logits2d));
     ggml_tensor* cut = words * kBits == n ? masked : a.ggml_view_1d(ctx, masked, n, 0);
     data->logits = a.ggml_reshape(ctx, cut, data->logits);
-    st.packedInput = true;
     return;
   }
   st.input = a.ggml_new_tensor(ctx, GGML_TYPE_F32, a.ggml_n_dims(data->logits), data->logits->ne);
   a.ggml_set_name(st.input, "toolmask_mask");
   a.ggml_set_input(st.input);
   data->logits = a.ggml_add(ctx, data->logits, st.input);
-  st.packedInput = false;
 }
 
 void maskBackendSetInput(llama_sampler* s) {
-  MaskState& st = state(s);
+  MaskState& st = maskState(s);
   if (!st.input) return;
   auto t0 = std::chrono::steady_clock::now();
   const Api& a = *st.api;
@@ -121,7 +117,7 @@ void maskBackendSetInput(llama_sampler* s) {
   st.matcher.fillNextTokenBitmask(st.bitmask.data(), st.bitmask.size());
   const bool deadEnd = std::all_of(st.bitmask.begin(), st.bitmask.end(), [](uint32_t w) { return w == 0; });
   if (deadEnd) st.stats->noTokenAllowed = true;
-  if (st.packedInput) {
+  if (st.representation == BackendMask::Packed) {
     fillPacked(st, st.staging.data(), n, deadEnd);
     for (int64_t j = 0; j < kBits; j++) {
       st.staging[n - 2 * kBits + j] = std::ldexp(1.0f, int(-j));
@@ -136,6 +132,6 @@ void maskBackendSetInput(llama_sampler* s) {
   st.stats->backendInputs++;
 }
 
-void maskBackendReset(llama_sampler* s) { state(s).input = nullptr; }
+void maskBackendReset(llama_sampler* s) { maskState(s).input = nullptr; }
 
 }  // namespace toolmask::llama

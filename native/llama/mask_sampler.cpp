@@ -12,12 +12,10 @@
 namespace toolmask::llama {
 namespace {
 
-MaskState& state(const llama_sampler* s) { return *static_cast<MaskState*>(s->ctx); }
-
 const char* maskName(const llama_sampler*) { return "toolmask"; }
 
 void maskAccept(llama_sampler* s, llama_token token) {
-  MaskState& st = state(s);
+  MaskState& st = maskState(s);
   if (token < 0 || !st.matcher.acceptToken(uint32_t(token))) {
     st.stats->rejectedToken = true;
     return;
@@ -84,7 +82,7 @@ bool inIdOrder(const llama_token_data_array* cur) {
 }
 
 void maskApply(llama_sampler* s, llama_token_data_array* cur) {
-  MaskState& st = state(s);
+  MaskState& st = maskState(s);
   auto t0 = std::chrono::steady_clock::now();
   // The bitmask says by itself whether anything is allowed (asking the grammar first would build
   // the mask twice for states with per-place exceptions). A dead end leaves the logits alone,
@@ -96,7 +94,7 @@ void maskApply(llama_sampler* s, llama_token_data_array* cur) {
   st.stats->applyCount++;
 }
 
-void maskReset(llama_sampler* s) { state(s).matcher.reset(); }
+void maskReset(llama_sampler* s) { maskState(s).matcher.reset(); }
 
 void maskFree(llama_sampler* s) { delete static_cast<MaskState*>(s->ctx); }
 
@@ -141,13 +139,13 @@ llama_sampler* makeMaskSampler(const Api& a, std::shared_ptr<CompiledGrammar> gr
   // TOOLMASK_MASK_BY_ID=1 forces the generic path (tests compare the two paths' tokens).
   const char* byId = std::getenv("TOOLMASK_MASK_BY_ID");
   const bool fast = firstInChain && !(byId && *byId && *byId != '0');
-  auto* st = new MaskState{Matcher(std::move(grammar)), std::vector<uint32_t>((n + 31) / 32), n, fast, stats, &a, BackendMask::Dense, nullptr, false, {}};
+  auto* st = new MaskState{Matcher(std::move(grammar)), std::vector<uint32_t>((n + 31) / 32), n, fast, stats, &a, BackendMask::Dense, nullptr, {}};
   // TOOLMASK_MASK_PREFETCH=0 builds every mask when sampling asks for it (to compare).
   const char* prefetch = std::getenv("TOOLMASK_MASK_PREFETCH");
   st->prefetch = !(prefetch && *prefetch == '0');
   return a.llama_sampler_init(backendHooks ? &backendInterface : &cpuInterface, st);
 }
 
-Matcher& maskMatcher(llama_sampler* sampler) { return state(sampler).matcher; }
+Matcher& maskMatcher(llama_sampler* sampler) { return maskState(sampler).matcher; }
 
 }  // namespace toolmask::llama

@@ -25,10 +25,11 @@ struct MaskState {
   // current sampling graph, and the host copy of that input.
   BackendMask representation = BackendMask::Dense;
   ggml_tensor* input = nullptr;
-  bool packedInput = false;  // the input in the current graph is packed (else dense)
   std::vector<float> staging;
   bool prefetch = true;  // build the next state's mask on the prefetch thread after each accept
 };
+
+inline MaskState& maskState(const llama_sampler* s) { return *static_cast<MaskState*>(s->ctx); }
 
 bool maskBackendInit(llama_sampler* s, ggml_backend_buffer_type_t buft, uint32_t nOutputsMaxPerSeq);
 void maskBackendApply(llama_sampler* s, ggml_context* ctx, ggml_cgraph* gf, llama_sampler_data* data);

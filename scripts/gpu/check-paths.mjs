@@ -6,11 +6,7 @@
 // must hold complete calls of declared tools. Prints one JSON line; exit 1 on a failure.
 // Usage: node scripts/gpu/check-paths.mjs --model file.gguf [--gpu cuda]
 import path from "node:path";
-import { fileURLToPath } from "node:url";
-
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
-const args = process.argv.slice(2);
-const arg = (name, dflt) => { const i = args.indexOf(`--${name}`); return i >= 0 && args[i + 1] !== undefined ? args[i + 1] : dflt; };
+import { arg, root } from "../lib/bench-setup.mjs";
 const { loadModel, generate } = await import(path.join(root, "dist", "index.js"));
 const modelPath = arg("model", null);
 if (!modelPath) { console.error("usage: node scripts/gpu/check-paths.mjs --model file.gguf [--gpu cuda|false]"); process.exit(2); }

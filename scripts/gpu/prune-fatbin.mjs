@@ -11,7 +11,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 const FATBIN_MAGIC = 0xba55ed50;
 
 /** The .nv_fatbin section's [offset, size] from the ELF64 section headers. */
-function fatbinSection(buf) {
+export function fatbinSection(buf) {
   if (buf.readUInt32BE(0) !== 0x7f454c46 || buf[4] !== 2) throw new Error("not an ELF64 file");
   const shoff = Number(buf.readBigUInt64LE(0x28)), shentsize = buf.readUInt16LE(0x3a), shnum = buf.readUInt16LE(0x3c), shstrndx = buf.readUInt16LE(0x3e);
   const sh = (i) => shoff + i * shentsize;

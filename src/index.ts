@@ -22,6 +22,7 @@ export type { GpuOption } from "./engine/llama-library.js";
 export { generate, type GenerateOptions, type GenerateResult, type AssistantMessage } from "./engine/generate.js";
 export { generateStream, type StreamChunk, type StreamDelta, type StreamToolCallDelta } from "./engine/stream.js";
 export { detectDialect, UnknownDialectError } from "./engine/detect-dialect.js";
+export { ChatTemplateError } from "./templates/render.js";
 export { runAgent, serializeHistory, parseHistory, isTruncatedFinish } from "./agent/index.js";
 export type { RunAgentOptions, AgentResult, AgentStatus, AgentMessage, AgentTool, AgentToolCall, ToolContext, AgentClient, HttpAgentClient, LocalAgentClient, AgentGenerateOptions, AgentUsage, AgentTurn, AgentError, ReasoningEffort } from "./agent/index.js";
 export { startServer, type ServerOptions, type ToolmaskServer } from "./server/index.js";

@@ -9,7 +9,7 @@ import { assertDialectFits } from "./vocab-fit.js";
 import { loadNative, type NativeGenerationRequest, type NativeGenerationResult } from "../native.js";
 import { ToolCallStreamParser, type ParserOptions } from "../parser/stream.js";
 import type { IncompleteCall, ParseResult, ToolCall } from "../parser/types.js";
-import { renderChat, type ChatMessage } from "../templates/render.js";
+import { ChatTemplateError, renderChat, type ChatMessage } from "../templates/render.js";
 import { TokenKind } from "../vocab/types.js";
 import type { LlamaModel } from "./model.js";
 import { StopScanner } from "./stop.js";
@@ -138,7 +138,7 @@ function templateMessages(messages: ChatMessage[]): ChatMessage[] {
 export function prepareGeneration(model: LlamaModel, options: GenerateOptions): PreparedGeneration {
   if (!options || !Array.isArray(options.messages) || options.messages.length === 0)
     throw new TypeError("generate(model, { messages }) needs at least one message");
-  if (!model.chatTemplate) throw new Error(`generate: ${model.path} has no chat template (tokenizer.chat_template)`);
+  if (!model.chatTemplate) throw new ChatTemplateError(`generate: ${model.path} has no chat template (tokenizer.chat_template)`, undefined);
   const hasTools = Array.isArray(options.tools) && options.tools.length > 0;
   const spec = dialectFor(model, options.dialect, hasTools);
   const reasoning = options.reasoning ?? false;

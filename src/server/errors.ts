@@ -3,6 +3,7 @@
 import { InvalidSchemaError, UnsupportedSchemaError } from "../grammar/json-schema.js";
 import { ToolDefinitionError } from "../dialects/tools.js";
 import { UnknownDialectError } from "../engine/detect-dialect.js";
+import { ChatTemplateError } from "../templates/render.js";
 import { dialects } from "../dialects/index.js";
 
 export interface OpenAIErrorBody {
@@ -66,6 +67,7 @@ export function toApiError(err: unknown): ApiError {
   if (fastify) return fastify;
   if (err instanceof UnknownDialectError)
     return new ApiError(400, `this model's chat template does not show how it writes tool calls, so requests with tools need the server started with --dialect NAME (one of ${dialects.join(", ")})`, { param: "tools", code: "unknown_dialect" });
+  if (err instanceof ChatTemplateError) return new ApiError(400, err.message, { param: "messages", code: "template_error" });
   if (err instanceof ToolDefinitionError) return new ApiError(400, err.message, { param: "tools", code: "invalid_tools" });
   if (err instanceof InvalidSchemaError || err instanceof UnsupportedSchemaError)
     return new ApiError(400, err.message, { param: "tools", code: "invalid_tool_schema" });
@@ -77,7 +79,6 @@ export function toApiError(err: unknown): ApiError {
     const f = fromFastify(e);
     if (f) return f;
     if (/context holds \d+/.test(e.message)) return new ApiError(400, e.message, { param: "messages", code: "context_length_exceeded" });
-    if (/chat template/i.test(e.message)) return new ApiError(400, e.message, { param: "messages", code: "template_error" });
     return new ApiError(500, e.message);
   }
   return new ApiError(500, String(err));

@@ -33,6 +33,14 @@ export interface ChatMessage {
   [key: string]: unknown;
 }
 
+/** The chat template refused the messages, tools or options it was given (or could not be read). */
+export class ChatTemplateError extends Error {
+  constructor(message: string, cause: unknown) {
+    super(message, { cause });
+    this.name = "ChatTemplateError";
+  }
+}
+
 export interface RenderChatOptions {
   messages: ChatMessage[];
   /** OpenAI tool definitions ({type: "function", function: {name, description, parameters}}). */
@@ -146,7 +154,7 @@ export function renderChat(template: string, opts: RenderChatOptions): string {
     return String(interpreter.run(program).value);
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
-    throw new Error(`${name}: ${message}`, { cause: err });
+    throw new ChatTemplateError(`${name}: ${message}`, err);
   }
 }
 

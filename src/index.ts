@@ -5,6 +5,7 @@ export { compileGrammar, CompiledGrammar, GrammarMatcher, type GrammarInput, typ
 export * from "./grammar/builders.js";
 export type * from "./grammar/ir.js";
 export { jsonSchemaToIR, lowerJsonSchemas, UnsupportedSchemaError, InvalidSchemaError } from "./grammar/json-schema.js";
+export { GrammarLimitError, type GrammarLimit } from "./grammar/errors.js";
 export { toEbnf, EbnfExportError, type ToEbnfOptions } from "./grammar/export-ebnf.js";
 export { toGbnf, type ToGbnfOptions } from "./grammar/export-gbnf.js";
 export { toLark, gbnfToLark, type ToLarkOptions } from "./grammar/export-lark.js";

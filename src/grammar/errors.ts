@@ -1,0 +1,28 @@
+// Errors a grammar raises because of what it was asked to hold, not because of a bug: the
+// caller's (a request's tools, a schema) to fix. The server answers them with a 400.
+
+/** Which bound a grammar went past. */
+export type GrammarLimit =
+  | "automatonStates"   // NFA/DFA states the compiler may build
+  | "maskBytes"         // memory a compiled grammar's tables may take
+  | "compileMillis"     // time one compile may take
+  | "anyOrderItems"     // items of one any-order set
+  | "schemaNesting"     // depth of nested schemas
+  | "stringLength"      // a string's length bound
+  | "enumValues"        // values of one enum
+  | "tools"             // tools in one request
+  | "repetition";       // a repetition's bound (minItems/maxItems, {m,n} in a pattern)
+
+/** A grammar, or the schema it was built from, is larger than toolmask's stated limits. */
+export class GrammarLimitError extends Error {
+  /** The bound that was exceeded. */
+  readonly limit: GrammarLimit;
+  /** Where: a JSON path into the schema or the grammar IR (e.g. `$.properties.rows.items`), when known. */
+  readonly path: string | undefined;
+  constructor(limit: GrammarLimit, message: string, path?: string) {
+    super(message);
+    this.name = "GrammarLimitError";
+    this.limit = limit;
+    this.path = path;
+  }
+}

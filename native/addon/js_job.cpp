@@ -34,55 +34,33 @@ llama::JobSink JsJob::sink() {
   auto self = shared_from_this();
   return llama::JobSink{
       [self](llama_token t) {
-        {
-          std::lock_guard<std::mutex> lock(self->mutex_);
-          self->tokens_.push_back(t);
-        }
+        self->mailbox_.pushToken(t);
         self->post();
       },
       [self](llama::GenerationResult&& r) {
-        {
-          std::lock_guard<std::mutex> lock(self->mutex_);
-          self->result_ = std::move(r);
-          self->ended_ = true;
-        }
+        self->mailbox_.finish(std::move(r));
         self->post();
       },
       [self](const std::string& why) {
-        {
-          std::lock_guard<std::mutex> lock(self->mutex_);
-          self->error_ = why;
-          self->ended_ = true;
-        }
+        self->mailbox_.fail(why);
         self->post();
       },
   };
 }
 
 void JsJob::post() {
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (scheduled_) return;  // the pending call will take what was just added
-    scheduled_ = true;
-  }
+  if (!mailbox_.claimDrain()) return;
   auto self = shared_from_this();
   // Fails only while the environment shuts down; nobody is left to tell then.
   tsfn_.NonBlockingCall([self](Napi::Env env, Napi::Function onTokens) { self->drain(env, onTokens); });
 }
 
 void JsJob::drain(Napi::Env env, Napi::Function onTokens) {
-  std::vector<int32_t> ids;
-  bool ended;
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    ids.swap(tokens_);
-    scheduled_ = false;
-    ended = ended_;
-  }
-  if (!ids.empty() && !callbackError_) {
+  auto batch = mailbox_.take();
+  if (!batch.tokens.empty() && !callbackError_) {
     Napi::HandleScope scope(env);
-    auto arr = Napi::Array::New(env, ids.size());
-    for (size_t i = 0; i < ids.size(); i++) arr.Set(uint32_t(i), Napi::Number::New(env, ids[i]));
+    auto arr = Napi::Array::New(env, batch.tokens.size());
+    for (size_t i = 0; i < batch.tokens.size(); i++) arr.Set(uint32_t(i), Napi::Number::New(env, batch.tokens[i]));
     try {
       onTokens.Call({arr});
     } catch (const Napi::Error& e) {
@@ -90,12 +68,12 @@ void JsJob::drain(Napi::Env env, Napi::Function onTokens) {
       if (auto job = job_.lock()) job->abort();
     }
   }
-  if (!ended) return;
+  if (!batch.ended) return;
   if (callbackError_) {
     deferred_.Reject(callbackError_->Value());
     callbackError_.reset();  // here: its reference must be deleted on the JS thread
-  } else if (result_) deferred_.Resolve(resultObject(env, *result_));
-  else deferred_.Reject(Napi::Error::New(env, error_).Value());
+  } else if (batch.result) deferred_.Resolve(resultObject(env, *batch.result));
+  else deferred_.Reject(Napi::Error::New(env, batch.error).Value());
   tsfn_.Release();
 }
 

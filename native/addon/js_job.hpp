@@ -5,12 +5,10 @@
 #include <napi.h>
 
 #include <memory>
-#include <mutex>
 #include <optional>
-#include <string>
-#include <vector>
 
 #include "../llama/batch_engine.hpp"
+#include "job_mailbox.hpp"
 
 namespace toolmask::addon {
 
@@ -35,13 +33,7 @@ class JsJob : public std::enable_shared_from_this<JsJob> {
   Napi::ThreadSafeFunction tsfn_;
   std::weak_ptr<llama::Job> job_;
   std::optional<Napi::Error> callbackError_;  // JS thread only
-
-  std::mutex mutex_;  // guards what follows
-  std::vector<int32_t> tokens_;
-  bool scheduled_ = false;
-  bool ended_ = false;
-  std::optional<llama::GenerationResult> result_;
-  std::string error_;
+  JobMailbox<llama::GenerationResult> mailbox_;
 };
 
 }  // namespace toolmask::addon

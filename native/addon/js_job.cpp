@@ -34,22 +34,18 @@ llama::JobSink JsJob::sink() {
   auto self = shared_from_this();
   return llama::JobSink{
       [self](llama_token t) {
-        self->mailbox_.pushToken(t);
-        self->post();
+        if (self->mailbox_.pushToken(t)) self->post();
       },
       [self](llama::GenerationResult&& r) {
-        self->mailbox_.finish(std::move(r));
-        self->post();
+        if (self->mailbox_.finish(std::move(r))) self->post();
       },
       [self](const std::string& why) {
-        self->mailbox_.fail(why);
-        self->post();
+        if (self->mailbox_.fail(why)) self->post();
       },
   };
 }
 
 void JsJob::post() {
-  if (!mailbox_.claimDrain()) return;
   auto self = shared_from_this();
   // Fails only while the environment shuts down; nobody is left to tell then.
   tsfn_.NonBlockingCall([self](Napi::Env env, Napi::Function onTokens) { self->drain(env, onTokens); });
@@ -68,7 +64,7 @@ void JsJob::drain(Napi::Env env, Napi::Function onTokens) {
       if (auto job = job_.lock()) job->abort();
     }
   }
-  if (!batch.ended) return;
+  if (!batch.settle) return;
   if (callbackError_) {
     deferred_.Reject(callbackError_->Value());
     callbackError_.reset();  // here: its reference must be deleted on the JS thread

@@ -33,12 +33,9 @@ using Box = JobMailbox<Result>;
 // what the engine's callback does when the mailbox says a drain must be scheduled.
 static std::vector<std::function<void(Box&, const std::function<void()>&)>> producerSteps(int n) {
   std::vector<std::function<void(Box&, const std::function<void()>&)>> steps;
-  for (int i = 1; i <= n; i++) {
-    steps.push_back([i](Box& b, const std::function<void()>&) { b.pushToken(i); });
-    steps.push_back([](Box& b, const std::function<void()>& schedule) { if (b.claimDrain()) schedule(); });
-  }
-  steps.push_back([n](Box& b, const std::function<void()>&) { b.finish(Result{n}); });
-  steps.push_back([](Box& b, const std::function<void()>& schedule) { if (b.claimDrain()) schedule(); });
+  for (int i = 1; i <= n; i++)
+    steps.push_back([i](Box& b, const std::function<void()>& schedule) { if (b.pushToken(i)) schedule(); });
+  steps.push_back([n](Box& b, const std::function<void()>& schedule) { if (b.finish(Result{n})) schedule(); });
   return steps;
 }
 
@@ -56,7 +53,7 @@ static bool replay(int n, const std::vector<int>& choices, Outcome& out, bool& c
     auto batch = box.take();
     if (out.settled > 0) out.drainsAfterSettle++;
     out.delivered.insert(out.delivered.end(), batch.tokens.begin(), batch.tokens.end());
-    if (batch.ended) out.settled++;
+    if (batch.settle) out.settled++;
   };
   for (int c : choices) {
     if (c == 0) { if (next >= steps.size()) return false; steps[next++](box, schedule); }
@@ -119,7 +116,7 @@ static void stress(int jobs) {
       auto batch = b->take();
       if (settled[i]) late[i]++;
       delivered[i] += int(batch.tokens.size());
-      if (batch.ended) settled[i]++;
+      if (batch.settle) settled[i]++;
     }
   });
   for (int j = 0; j < jobs; j++) {

@@ -18,13 +18,16 @@ NfaBuilder::Impl::Impl(const json::Value& g, const NfaLimits& limits) : grammar(
 
 uint32_t NfaBuilder::Impl::add() {
   if (nfa.states.size() >= lim.maxStates)
-    throw GrammarError("grammar too large: more than " + std::to_string(lim.maxStates) +
-                       " automaton states (reduce repetition bounds, string lengths or nesting)");
+    throw GrammarLimitError("automatonStates", "grammar too large: more than " + std::to_string(lim.maxStates) +
+                                                   " automaton states (reduce repetition bounds, string lengths or nesting)");
   nfa.states.emplace_back();
   return uint32_t(nfa.states.size() - 1);
 }
 
 void NfaBuilder::Impl::fail(const std::string& path, const std::string& what) { throw GrammarError(path + ": " + what); }
+void NfaBuilder::Impl::limitFail(const std::string& path, const char* limit, const std::string& what) {
+  throw GrammarLimitError(limit, path + ": " + what);
+}
 
 const json::Value& NfaBuilder::Impl::field(const json::Value& n, const char* key, const std::string& path) {
   const json::Value* v = n.get(key);
@@ -211,7 +214,7 @@ Frag NfaBuilder::Impl::repeat(const json::Value& n, const std::string& path) {
   double mx = unbounded ? 0 : number(mxv, path);
   if (mn < 0 || mn != double(uint32_t(mn)) || (!unbounded && (mx < mn || mx != double(uint32_t(mx)))))
     fail(path, "repeat needs integers 0 <= min <= max (max null = unbounded)");
-  if (mn > 100000 || mx > 100000) fail(path, "repeat bound above 100000 is not supported");
+  if (mn > 100000 || mx > 100000) limitFail(path, "repetition", "repeat bound above 100000 is not supported");
   std::string ip = path + ".item";
   int32_t countedId = -1;
   uint32_t out = 0;
@@ -275,7 +278,7 @@ Frag NfaBuilder::Impl::perm(const json::Value& n, const std::string& path) {
   auto& items = itemsOf(n, path);
   size_t k = items.size();
   if (k > size_t(lim.maxPermItems))
-    fail(path, "any-order set of " + std::to_string(k) + " items exceeds the limit of " + std::to_string(lim.maxPermItems) +
+    limitFail(path, "anyOrderItems", "any-order set of " + std::to_string(k) + " items exceeds the limit of " + std::to_string(lim.maxPermItems) +
                    " (use a fixed order for larger sets)");
   PermSet p;
   p.required = 0;

@@ -18,6 +18,13 @@ struct GrammarError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// A grammar larger than a stated bound: the input's to fix, not a malformed grammar. `limit` names
+// the bound as the JS GrammarLimitError does ("automatonStates", "stringLength", …).
+struct GrammarLimitError : GrammarError {
+  GrammarLimitError(std::string limitName, const std::string& what) : GrammarError(what), limit(std::move(limitName)) {}
+  std::string limit;
+};
+
 struct ByteEdge { uint8_t lo, hi; uint32_t to; };
 struct TokenEdge { uint32_t token; uint32_t to; };
 

@@ -65,6 +65,7 @@ struct NfaBuilder::Impl {
   void eps(uint32_t a, uint32_t b) { nfa.states[a].eps.push_back(b); }
   void byteEdge(uint32_t a, uint8_t lo, uint8_t hi, uint32_t b) { nfa.states[a].bytes.push_back({lo, hi, b}); }
   [[noreturn]] static void fail(const std::string& path, const std::string& what);
+  [[noreturn]] static void limitFail(const std::string& path, const char* limit, const std::string& what);
   static const json::Value& field(const json::Value& n, const char* key, const std::string& path);
   static double number(const json::Value& v, const std::string& path);
 

@@ -89,7 +89,8 @@ Frag NfaBuilder::Impl::until(const json::Value& n, const std::string& path, bool
   long maxLen = -1;
   if (const json::Value* ml = n.get("maxLength"); ml && ml->kind != json::Kind::Null) {
     double v = number(*ml, path + ".maxLength");
-    if (v < 0 || v != double(long(v)) || v > 100000) fail(path + ".maxLength", "must be an integer in 0..100000");
+    if (v < 0 || v != double(long(v))) fail(path + ".maxLength", "must be a non-negative integer");
+    if (v > 100000) limitFail(path + ".maxLength", "stringLength", "a text of more than 100000 characters is not supported");
     maxLen = long(v);
   }
   size_t m = T.size();
@@ -108,45 +109,71 @@ Frag NfaBuilder::Impl::until(const json::Value& n, const std::string& path, bool
   std::vector<long> prefChars(m + 1, 0);
   for (size_t k = 1; k <= m; k++) prefChars[k] = prefChars[k - 1] + (((unsigned char)T[k - 1] & 0xC0) != 0x80 ? 1 : 0);
 
-  uint32_t out = add();
-  using Key = std::tuple<size_t, uint8_t, long>;
-  std::map<Key, uint32_t> ids;
-  std::vector<Key> work;
-  auto id = [&](Key key) {
-    auto it = ids.find(key);
-    if (it != ids.end()) return it->second;
-    uint32_t s = add();
-    ids[key] = s;
-    work.push_back(key);
-    return s;
-  };
-  uint32_t in = id({0, utf8::Boundary, 0});
-  while (!work.empty()) {
-    Key key = work.back();
-    work.pop_back();
-    auto [k, ph, chars] = key;
-    uint32_t from = ids[key];
-    if (textOnly && ph == utf8::Boundary) eps(from, out);
-    int runStart = -1;
-    uint32_t runTo = 0;
-    auto flush = [&](int end) { if (runStart >= 0) byteEdge(from, uint8_t(runStart), uint8_t(end), runTo); runStart = -1; };
+  // The automaton without the counter: states (KMP position, UTF-8 phase), found breadth first,
+  // each with its outgoing byte runs. With maxLength, every counter value is a layer of copies
+  // of these states, stamped from the runs (no per-byte work per layer).
+  struct Run { uint8_t lo, hi; int32_t to; bool completes; };  // to: base state, or -1 for T's end
+  std::vector<std::pair<size_t, uint8_t>> base{{0, utf8::Boundary}};
+  std::vector<std::vector<Run>> runs;
+  std::vector<int32_t> baseOf((m + 1) * 256, -1);  // (k, phase) → base state
+  baseOf[0 * 256 + utf8::Boundary] = 0;
+  for (size_t i = 0; i < base.size(); i++) {
+    auto [k, ph] = base[i];
+    std::vector<Run> rs;
     for (int b = 0; b < 256; b++) {
       uint8_t np = utf8::step(ph, uint8_t(b));
-      bool ok = np != utf8::Invalid;
-      uint32_t to = 0;
-      if (ok) {
-        size_t nk = kmp(k, uint8_t(b));
-        long nc = chars + (np == utf8::Boundary ? 1 : 0);
-        // A partial match is terminator if it completes, but always text for "text".
-        if (maxLen >= 0 && np == utf8::Boundary && nc - (textOnly ? 0 : prefChars[nk]) > maxLen) ok = false;
-        else if (nk == m && textOnly) ok = false;
-        else to = nk == m ? out : id({nk, np, maxLen >= 0 ? nc : 0});
+      if (np == utf8::Invalid) continue;
+      size_t nk = kmp(k, uint8_t(b));
+      if (nk == m && textOnly) continue;  // the excluded string can never complete
+      int32_t to = -1;
+      if (nk < m) {
+        int32_t& slot = baseOf[nk * 256 + np];
+        if (slot < 0) { slot = int32_t(base.size()); base.push_back({nk, np}); }
+        to = slot;
       }
-      if (!ok) { flush(b - 1); continue; }
-      if (runStart >= 0 && to != runTo) flush(b - 1);
-      if (runStart < 0) { runStart = b; runTo = to; }
+      bool completes = np == utf8::Boundary;
+      if (!rs.empty() && rs.back().hi == b - 1 && rs.back().to == to && rs.back().completes == completes) rs.back().hi = uint8_t(b);
+      else rs.push_back({uint8_t(b), uint8_t(b), to, completes});
     }
-    flush(255);
+    runs.push_back(std::move(rs));
+  }
+  // Code points of text so far (`chars`) and those a partial match would hand back if it completes.
+  auto charsAfter = [&](const Run& r, long chars) { return chars + (r.completes ? 1 : 0); };
+  auto textChars = [&](const Run& r, long nc) {
+    if (textOnly) return nc;
+    size_t nk = r.to < 0 ? m : base[size_t(r.to)].first;
+    return nc - prefChars[nk];
+  };
+  const size_t B = base.size();
+  // A partial match of T counts as text until it completes: counts run up to maxLength + |T| chars.
+  const long layers = maxLen >= 0 ? maxLen + 1 + (textOnly ? 0 : prefChars[m]) : 1;
+  if (maxLen >= 0 && double(B) * double(layers) > double(lim.maxStates))
+    limitFail(path + ".maxLength", "automatonStates",
+              "a text of at most " + std::to_string(maxLen) + " characters ending at " + json::canonical(tv) + " needs " +
+                  std::to_string(B) + " × " + std::to_string(layers) + " automaton states, more than the limit of " +
+                  std::to_string(lim.maxStates) + " (lower maxLength)");
+  uint32_t out = add();
+  std::vector<uint32_t> ids(B * size_t(layers), 0);  // 0: not built (state 0 is never a layer state here)
+  std::vector<std::pair<size_t, long>> work;
+  auto id = [&](size_t b, long c) {
+    uint32_t& slot = ids[size_t(c) * B + b];
+    if (!slot) { slot = add(); work.push_back({b, c}); }
+    return slot;
+  };
+  uint32_t in = id(0, 0);
+  while (!work.empty()) {
+    auto [b, chars] = work.back();
+    work.pop_back();
+    uint32_t from = ids[size_t(chars) * B + b];
+    if (textOnly && base[b].second == utf8::Boundary) eps(from, out);
+    for (const Run& r : runs[b]) {
+      long nc = maxLen >= 0 ? charsAfter(r, chars) : 0;
+      if (maxLen >= 0 && r.completes && textChars(r, nc) > maxLen) continue;
+      uint32_t to = r.to < 0 ? out : id(size_t(r.to), nc);
+      std::vector<ByteEdge>& edges = nfa.states[from].bytes;
+      if (!edges.empty() && edges.back().to == to && edges.back().hi + 1 == r.lo) edges.back().hi = r.hi;
+      else byteEdge(from, r.lo, r.hi, to);
+    }
   }
   return {in, out};
 }

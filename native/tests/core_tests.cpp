@@ -101,6 +101,59 @@ static void randomWalkTests(const std::shared_ptr<const Vocabulary>& v) {
   CHECK(none[0].tokens.empty() && !none[0].terminated && m.steps() == 1);
 }
 
+
+// until(T, maxLength) and text(exclude T, maxLength) against a direct reading of their meaning,
+// on random strings of whole characters (terminator pieces, multi-byte characters):
+// until: x then T, where T first occurs at the very end and x has at most maxLength characters;
+// text: no T anywhere and at most maxLength characters.
+static size_t chars(const std::string& s) {
+  size_t n = 0;
+  for (unsigned char c : s) n += (c & 0xC0) != 0x80;
+  return n;
+}
+static std::string jsonString(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '\n') out += "\\n";
+    else if (c == '"' || c == '\\') { out += '\\'; out += c; }
+    else out += c;
+  }
+  return out + "\"";
+}
+static void untilLanguageTests(const std::shared_ptr<const Vocabulary>& v) {
+  const char* terms[] = {"</parameter>", "\n", "aab", "é</x>", "中"};
+  const char* pieces[] = {"a", "b", "<", "/", "x", ">", "é", "中", "😀", "\n", "</", "aa", "parameter"};
+  std::mt19937 rng(11);
+  int checked = 0;
+  for (const char* T : terms) {
+    for (long maxLen : {-1L, 0L, 1L, 2L, 3L, 7L}) {
+      for (int textOnly = 0; textOnly < 2; textOnly++) {
+        std::string ir = std::string(R"({"root":{"type":")") + (textOnly ? "text" : "until") + "\",\"" +
+                         (textOnly ? "exclude" : "terminator") + "\":" + jsonString(T) +
+                         (maxLen >= 0 ? ",\"maxLength\":" + std::to_string(maxLen) : "") + "}}";
+        auto g = std::make_shared<CompiledGrammar>(ir, v, CompileOptions{});
+        Matcher m(g);
+        for (int i = 0; i < 400; i++) {
+          std::string s;
+          int n = int(rng() % 10);
+          for (int k = 0; k < n; k++) s += pieces[rng() % (sizeof pieces / sizeof *pieces)];
+          if (!textOnly && rng() % 3) s += T;
+          size_t first = s.find(T);
+          bool want = textOnly ? first == std::string::npos && (maxLen < 0 || long(chars(s)) <= maxLen)
+                               : first != std::string::npos && first + std::strlen(T) == s.size() &&
+                                     (maxLen < 0 || long(chars(s.substr(0, first))) <= maxLen);
+          m.reset();
+          bool got = (s.empty() || m.acceptBytes(reinterpret_cast<const uint8_t*>(s.data()), s.size())) && m.isComplete();
+          if (got != want && failures < 5) std::printf("%s on %s: got %d, want %d\n", ir.c_str(), jsonString(s).c_str(), got, want);
+          CHECK(got == want);
+          checked++;
+        }
+      }
+    }
+  }
+  std::printf("until/text languages: %d strings checked\n", checked);
+}
+
 int main() {
   auto v = makeVocab();
   const char* grammars[] = {
@@ -112,6 +165,7 @@ int main() {
   };
   for (auto* ir : grammars) walks(v, ir);
   randomWalkTests(v);
+  untilLanguageTests(v);
 
   // Bad input: errors, never crashes.
   const char* bad[] = {"", "{", "[]", R"({"root":{"type":"x"}})", R"({"root":{"type":"token","id":999999}})",

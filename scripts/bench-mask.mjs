@@ -192,7 +192,7 @@ async function main() {
     let oursMatcher = null;
     if (!oursError) {
       try {
-        const comp = await bestOf(3, () => { vocab.grammarCache?.clear?.(); return lib.compileGrammar(c.grammar, vocab); });
+        const comp = await bestOf(3, () => { lib.grammarCache.clear(); return lib.compileGrammar(c.grammar, vocab); });
         oursMatcher = comp.value.createMatcher();
         const s = stats(await walkOurs(oursMatcher, tokens, PASSES));
         row.ours = { median_us: s.median_us, p99_us: s.p99_us, compile_ms: round(comp.ms) };
@@ -257,7 +257,7 @@ async function main() {
       ours_call: "matcher.fillNextTokenBitmask(preallocated Uint32Array)",
       xgrammar_call: "await matcher.getNextTokenBitmask() (returns a fresh Int32Array)",
       xgrammar_inner: "the embind handle.GetNextTokenBitmask(vocabSize) call alone (C++ fill + vector allocation)",
-      compile: "best of 3, caches off (ours: vocabulary.grammarCache cleared)",
+      compile: "best of 3, caches off (ours: grammarCache cleared)",
       xgrammar_grammar: `toEbnf(IR${EXACT_UTF8 ? ", {exactUtf8: true}" : ""}) — same language; json-args:xgrammar-schema uses XGrammar's compileJSONSchema (anyWhitespace false, one line, fixed property order)`,
     },
     vocab: vocabInfo,

@@ -1,11 +1,12 @@
 // toolmask: reliable tool calls from local models.
 export { Vocabulary } from "./vocab/vocabulary.js";
 export { TokenKind, type VocabularyData } from "./vocab/types.js";
-export { compileGrammar, CompiledGrammar, GrammarMatcher, type GrammarInput, type CompileOptions, type RandomWalkOptions, type RandomWalk } from "./grammar/compile.js";
+export { compileGrammar, compileGrammarAsync, CompiledGrammar, GrammarMatcher, type GrammarInput, type CompileOptions, type RandomWalkOptions, type RandomWalk } from "./grammar/compile.js";
 export * from "./grammar/builders.js";
 export type * from "./grammar/ir.js";
 export { jsonSchemaToIR, lowerJsonSchemas, UnsupportedSchemaError, InvalidSchemaError } from "./grammar/json-schema.js";
 export { GrammarLimitError, type GrammarLimit } from "./grammar/errors.js";
+export { grammarCache, setGrammarCacheBytes, DEFAULT_GRAMMAR_CACHE_BYTES, type GrammarCache } from "./grammar/cache.js";
 export { toEbnf, EbnfExportError, type ToEbnfOptions } from "./grammar/export-ebnf.js";
 export { toGbnf, type ToGbnfOptions } from "./grammar/export-gbnf.js";
 export { toLark, gbnfToLark, type ToLarkOptions } from "./grammar/export-lark.js";
@@ -23,6 +24,7 @@ export type { GpuOption } from "./engine/llama-library.js";
 export { generate, type GenerateOptions, type GenerateResult, type AssistantMessage } from "./engine/generate.js";
 export { generateStream, type StreamChunk, type StreamDelta, type StreamToolCallDelta } from "./engine/stream.js";
 export { detectDialect, UnknownDialectError } from "./engine/detect-dialect.js";
+export { ContextLengthError } from "./engine/errors.js";
 export { ChatTemplateError } from "./templates/render.js";
 export { runAgent, serializeHistory, parseHistory, isTruncatedFinish } from "./agent/index.js";
 export type { RunAgentOptions, AgentResult, AgentStatus, AgentMessage, AgentTool, AgentToolCall, ToolContext, AgentClient, HttpAgentClient, LocalAgentClient, AgentGenerateOptions, AgentUsage, AgentTurn, AgentError, ReasoningEffort } from "./agent/index.js";

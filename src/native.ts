@@ -7,6 +7,12 @@ import { fileURLToPath } from "node:url";
 export interface NativeVocabulary { readonly size: number; readonly hash: string; readonly memoryBytes: number }
 export interface NativeGrammar {
   readonly stateCount: number; readonly memoryBytes: number; readonly compileMillis: number; readonly vocabularyHash: string;
+  /** Whether dispose() was called (the other members then throw). */
+  readonly disposed: boolean;
+  /** Another reference to the same compiled grammar. */
+  share(): NativeGrammar;
+  /** Drops this reference now (the grammar lives on while other references, matchers or generations hold it). */
+  dispose(): void;
 }
 export interface NativeMatcher {
   acceptToken(id: number): boolean;
@@ -18,12 +24,15 @@ export interface NativeMatcher {
   reset(): void;
   hasAllowedToken(): boolean;
   randomWalks(options?: object): Array<{ tokens: Uint32Array; terminated: boolean; stuck: boolean }>;
+  dispose(): void;
   readonly steps: number;
 }
 export interface NativeLlamaModel {
   vocabulary(): { bytes: Uint8Array; offsets: Uint32Array; kinds: Uint8Array; pieces: string[] };
   metadata(key: string): string;
   tokenText(id: number): string;
+  /** Tokens `text` takes as a prompt (tokenized on a worker thread). */
+  countTokens(text: string): Promise<number>;
   startDecoding(options: { parallel: number; contextSize: number; threads: number; batchTokens?: number }): void;
   dispose(): void;
   readonly chatTemplate: string;
@@ -45,7 +54,10 @@ export interface NativeGenerationResult {
 }
 export interface NativeAddon {
   NativeVocabulary: new (bytes: Uint8Array, offsets: Uint32Array, kinds: Uint8Array) => NativeVocabulary;
-  NativeGrammar: new (vocab: NativeVocabulary, irJson: string, options?: object) => NativeGrammar;
+  NativeGrammar: {
+    new (vocab: NativeVocabulary, irJson: string, options?: object): NativeGrammar;
+    compileAsync(vocab: NativeVocabulary, irJson: string, options?: object): Promise<NativeGrammar>;
+  };
   NativeMatcher: new (grammar: NativeGrammar) => NativeMatcher;
   llamaLoadLibrary(paths: { llama: string; ggml: string; backendsDir: string }): void;
   llamaLoadModel(path: string, gpuLayers: number, onProgress: (fraction: number) => void): Promise<NativeLlamaModel>;

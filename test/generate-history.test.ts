@@ -35,10 +35,10 @@ describe("generate() with tool-call history", () => {
 
   it("renders the same prompt for null, absent and empty content", async () => {
     const { prepareGeneration } = await import("../src/engine/generate.js");
-    const prompts = [null, undefined, ""].map((content) => prepareGeneration(model, {
+    const prompts = await Promise.all([null, undefined, ""].map(async (content) => (await prepareGeneration(model, {
       messages: [{ role: "user", content: "x" }, { role: "assistant", ...(content === undefined ? {} : { content }), tool_calls: [call] }, { role: "tool", tool_call_id: "call_0", content: "sunny" }],
       tools, dialect: "qwen3-coder",
-    }).request.prompt);
+    })).request.prompt));
     expect(new Set(prompts).size).toBe(1);
     expect(prompts[0]).toContain(`<|im_start|>assistant\n<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call><|im_end|>`);
   });

@@ -18,7 +18,7 @@ beforeAll(async () => {
 
 async function abortAfter(seen: number, seed: number) {
   let count = 0;
-  const native = await runGeneration(model, prepareGeneration(model, { ...freeText, seed }), undefined, (ids, stop) => {
+  const native = await runGeneration(model, await prepareGeneration(model, { ...freeText, seed }), undefined, (ids, stop) => {
     count += ids.length;
     if (count >= seen) stop();
   });
@@ -43,7 +43,7 @@ it("samples at most one token after abort() while another generation shares each
 });
 
 it("reports -1 when nothing was aborted", async () => {
-  const native = await runGeneration(model, prepareGeneration(model, { ...freeText, seed: 1, maxTokens: 5 }), undefined, () => {});
+  const native = await runGeneration(model, await prepareGeneration(model, { ...freeText, seed: 1, maxTokens: 5 }), undefined, () => {});
   expect(native.tokensAfterAbort).toBe(-1);
   expect(native.finishReason).toBe("length");
 });

@@ -129,7 +129,7 @@ describe("several generations on one model share one context", () => {
 describe("the token callback", () => {
   it("stops its generation when it throws, which then rejects with that error; the model keeps working", async () => {
     const o: GenerateOptions = { messages: ask("hi"), seed: 1, logitBias: FREE_TEXT, maxTokens: 100_000 };
-    const handle = loadNative().llamaGenerate(model.native, prepareGeneration(model, o).request, () => { throw new Error("consumer broke"); });
+    const handle = loadNative().llamaGenerate(model.native, (await prepareGeneration(model, o)).request, () => { throw new Error("consumer broke"); });
     await expect(handle.done).rejects.toThrow("consumer broke");
     expect((await generate(model, { ...o, maxTokens: 5 })).usage.completion_tokens).toBe(5);
   });
@@ -143,9 +143,9 @@ describe("a long prompt", () => {
 
     const ctl = new AbortController();
     let streamed = 0;
-    const running = runGeneration(model, prepareGeneration(model, { messages: ask("hi"), seed: 1, logitBias: FREE_TEXT, maxTokens: 100_000 }), ctl.signal, (ids) => { streamed += ids.length; });
+    const running = runGeneration(model, await prepareGeneration(model, { messages: ask("hi"), seed: 1, logitBias: FREE_TEXT, maxTokens: 100_000 }), ctl.signal, (ids) => { streamed += ids.length; });
     await until(() => streamed >= 3);
-    const prepared = prepareGeneration(model, long);
+    const prepared = await prepareGeneration(model, long);
     await sleep(50);  // tokens decoded while the prompt was rendered reach JS before counting starts
     const before = streamed;
     let atFirstToken = -1;

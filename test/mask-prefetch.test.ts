@@ -5,6 +5,7 @@
 import { afterEach, beforeAll, expect, it } from "vitest";
 import { generate, type GenerateOptions } from "../src/engine/generate.js";
 import { loadModel, type LlamaModel } from "../src/engine/model.js";
+import { grammarCache } from "../src/grammar/cache.js";
 import { testModelPath } from "./support/test-model.js";
 
 let model: LlamaModel;
@@ -30,7 +31,7 @@ const request = (o: Partial<GenerateOptions>, seed: number): GenerateOptions => 
 
 /** Decodes with a grammar compiled anew (the compiled-grammar cache emptied): every mask cold. */
 async function cold(o: GenerateOptions, prefetch: boolean) {
-  model.vocabulary.grammarCache.clear();
+  grammarCache.clear();
   if (prefetch) delete process.env.TOOLMASK_MASK_PREFETCH;
   else process.env.TOOLMASK_MASK_PREFETCH = "0";
   return generate(model, o);
@@ -49,7 +50,7 @@ it("gives the same tokens with the prefetch thread as without, every state cold"
 it("keeps sequences that share one cold grammar apart", async () => {
   const solo = [];
   for (const seed of [1, 2, 3, 4]) solo.push((await cold(request(cases[1]!, seed), false)).tokens);
-  model.vocabulary.grammarCache.clear();
+  grammarCache.clear();
   const together = await Promise.all([1, 2, 3, 4].map((seed) => generate(model, request(cases[1]!, seed))));
   expect(together.map((r) => r.tokens)).toEqual(solo);
 });

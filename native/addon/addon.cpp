@@ -1,8 +1,10 @@
 // N-API surface: thin wrappers that validate JS arguments and call the core.
 #include <napi.h>
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
+#include <optional>
 
 #include "../core/matcher.hpp"
 #include "../core/walk.hpp"
@@ -12,12 +14,23 @@ using namespace toolmask;
 
 namespace {
 
+// A grammar past a stated bound becomes an Error with code TOOLMASK_GRAMMAR_LIMIT and the bound's
+// name in `limit` (src/grammar/compile.ts turns it into a GrammarLimitError).
+Napi::Error limitError(const Napi::Env& env, const std::string& what, const std::string& limit) {
+  Napi::Error e = Napi::Error::New(env, what);
+  e.Set("code", Napi::String::New(env, "TOOLMASK_GRAMMAR_LIMIT"));
+  e.Set("limit", Napi::String::New(env, limit));
+  return e;
+}
+
 template <typename F>
 auto guard(const Napi::Env& env, F&& fn) -> decltype(fn()) {
   try {
     return fn();
   } catch (const Napi::Error&) {
     throw;
+  } catch (const GrammarLimitError& e) {
+    throw limitError(env, e.what(), e.limit);
   } catch (const std::exception& e) {
     throw Napi::Error::New(env, e.what());
   }
@@ -81,43 +94,143 @@ Napi::Function ctorOf(Napi::Env env, bool grammar) {
   return grammar ? c->grammar.Value() : c->vocab.Value();
 }
 
+CompileOptions compileOptions(const Napi::Value& v) {
+  CompileOptions opts;
+  if (!v.IsObject()) return opts;
+  auto o = v.As<Napi::Object>();
+  auto num = [&](const char* key) -> std::optional<double> {
+    Napi::Value x = o.Get(key);
+    if (!x.IsNumber()) return std::nullopt;
+    return x.As<Napi::Number>().DoubleValue();
+  };
+  if (auto d = num("maxRecursionDepth")) opts.maxRecursionDepth = int(std::clamp(*d, 0.0, 1000.0));
+  if (auto d = num("maxStates")) opts.maxStates = size_t(std::clamp(*d, 1.0, 1e9));
+  if (auto d = num("precomputeStates")) opts.precomputeStates = size_t(std::max(0.0, *d));
+  if (auto d = num("precomputeBytes")) opts.precomputeBytes = size_t(std::max(0.0, *d));
+  if (auto d = num("precomputeMillis")) opts.precomputeMillis = *d;
+  return opts;
+}
+
+// A NativeGrammar holds one reference to a compiled grammar; matchers and generations hold their
+// own. Its native memory is reported to V8 (so garbage collection weighs it) until dispose() or
+// collection; dispose() drops the reference at once, without waiting for a collection.
 class GrammarWrap : public Napi::ObjectWrap<GrammarWrap> {
  public:
   static Napi::Function Init(Napi::Env env) {
     return DefineClass(env, "NativeGrammar",
-                       {InstanceAccessor<&GrammarWrap::States>("stateCount"),
+                       {InstanceMethod<&GrammarWrap::Share>("share"),
+                        InstanceMethod<&GrammarWrap::Dispose>("dispose"),
+                        InstanceAccessor<&GrammarWrap::States>("stateCount"),
                         InstanceAccessor<&GrammarWrap::Memory>("memoryBytes"),
                         InstanceAccessor<&GrammarWrap::CompileMs>("compileMillis"),
-                        InstanceAccessor<&GrammarWrap::Hash>("vocabularyHash")});
+                        InstanceAccessor<&GrammarWrap::Disposed>("disposed"),
+                        InstanceAccessor<&GrammarWrap::Hash>("vocabularyHash"),
+                        StaticMethod<&GrammarWrap::CompileAsync>("compileAsync")});
   }
+  // new NativeGrammar(vocabulary, irJson, options?) compiles on this thread;
+  // NativeGrammar.compileAsync(...) compiles on a worker thread and resolves to one.
   GrammarWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<GrammarWrap>(info) {
+    Napi::Env env = info.Env();
+    if (info.Length() == 1 && info[0].IsExternal()) {  // adopt (compileAsync, share)
+      grammar_ = *info[0].As<Napi::External<std::shared_ptr<CompiledGrammar>>>().Data();
+      report(env);
+      return;
+    }
+    auto vocab = vocabularyArg(info);
+    CompileOptions opts = compileOptions(info.Length() > 2 ? info[2] : env.Undefined());
+    std::string ir = info[1].As<Napi::String>().Utf8Value();
+    grammar_ = guard(env, [&] { return std::make_shared<CompiledGrammar>(ir, vocab, opts); });
+    report(env);
+  }
+  ~GrammarWrap() override { unreport(Env()); }
+
+  static Napi::Object adopt(Napi::Env env, std::shared_ptr<CompiledGrammar> g) {
+    return ctorOf(env, true).New({Napi::External<std::shared_ptr<CompiledGrammar>>::New(env, &g)});
+  }
+  const std::shared_ptr<CompiledGrammar>& grammar(const Napi::Env& env) const {
+    if (!grammar_) throw Napi::Error::New(env, "this grammar was disposed; compile it again");
+    return grammar_;
+  }
+
+ private:
+  std::shared_ptr<CompiledGrammar> grammar_;
+  int64_t reported_ = 0;  // bytes reported to V8 as external memory
+
+  static std::shared_ptr<const Vocabulary> vocabularyArg(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
     if (info.Length() < 2 || !info[0].IsObject() || !info[0].As<Napi::Object>().InstanceOf(ctorOf(env, false)) ||
         !info[1].IsString())
       throw Napi::TypeError::New(env, "NativeGrammar(vocabulary: NativeVocabulary, irJson: string, options?)");
-    auto vocab = VocabWrap::Unwrap(info[0].As<Napi::Object>())->vocab;
-    CompileOptions opts;
-    if (info.Length() > 2 && info[2].IsObject()) {
-      auto o = info[2].As<Napi::Object>();
-      if (o.Has("maxRecursionDepth") && o.Get("maxRecursionDepth").IsNumber())
-        opts.maxRecursionDepth = o.Get("maxRecursionDepth").As<Napi::Number>().Int32Value();
-      if (o.Has("precomputeStates") && o.Get("precomputeStates").IsNumber())
-        opts.precomputeStates = size_t(std::max(0.0, o.Get("precomputeStates").As<Napi::Number>().DoubleValue()));
-      if (o.Has("precomputeBytes") && o.Get("precomputeBytes").IsNumber())
-        opts.precomputeBytes = size_t(std::max(0.0, o.Get("precomputeBytes").As<Napi::Number>().DoubleValue()));
-      if (o.Has("precomputeMillis") && o.Get("precomputeMillis").IsNumber())
-        opts.precomputeMillis = o.Get("precomputeMillis").As<Napi::Number>().DoubleValue();
-    }
-    std::string ir = info[1].As<Napi::String>().Utf8Value();
-    grammar = guard(env, [&] { return std::make_shared<CompiledGrammar>(ir, vocab, opts); });
+    return VocabWrap::Unwrap(info[0].As<Napi::Object>())->vocab;
   }
-  std::shared_ptr<CompiledGrammar> grammar;
+  // Brings V8's count of this object's external memory up to date.
+  void report(Napi::Env env) {
+    int64_t now = grammar_ ? int64_t(grammar_->memoryBytes()) : 0;
+    if (now != reported_) Napi::MemoryManagement::AdjustExternalMemory(env, now - reported_);
+    reported_ = now;
+  }
+  void unreport(Napi::Env env) {
+    if (reported_) Napi::MemoryManagement::AdjustExternalMemory(env, -reported_);
+    reported_ = 0;
+  }
 
- private:
-  Napi::Value States(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), double(grammar->stateCount())); }
-  Napi::Value Memory(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), double(grammar->memoryBytes())); }
-  Napi::Value CompileMs(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), grammar->compileMillis()); }
-  Napi::Value Hash(const Napi::CallbackInfo& info) { return hexHash(info.Env(), grammar->vocab().hash()); }
+  class CompileWorker : public Napi::AsyncWorker {
+   public:
+    CompileWorker(Napi::Env env, std::shared_ptr<const Vocabulary> vocab, std::string ir, CompileOptions opts)
+        : Napi::AsyncWorker(env, "toolmask.compileGrammar"), deferred_(Napi::Promise::Deferred::New(env)),
+          vocab_(std::move(vocab)), ir_(std::move(ir)), opts_(opts) {}
+    Napi::Promise promise() { return deferred_.Promise(); }
+
+   protected:
+    void Execute() override {
+      try {
+        grammar_ = std::make_shared<CompiledGrammar>(ir_, vocab_, opts_);
+      } catch (const GrammarLimitError& e) {
+        limit_ = e.limit;
+        SetError(e.what());
+      } catch (const std::exception& e) {
+        SetError(e.what());
+      }
+    }
+    void OnOK() override { deferred_.Resolve(adopt(Env(), std::move(grammar_))); }
+    void OnError(const Napi::Error& e) override {
+      deferred_.Reject(limit_.empty() ? e.Value() : limitError(Env(), e.Message(), limit_).Value());
+    }
+
+   private:
+    Napi::Promise::Deferred deferred_;
+    std::shared_ptr<const Vocabulary> vocab_;
+    std::string ir_;
+    CompileOptions opts_;
+    std::shared_ptr<CompiledGrammar> grammar_;
+    std::string limit_;
+  };
+
+  static Napi::Value CompileAsync(const Napi::CallbackInfo& info) {
+    auto vocab = vocabularyArg(info);
+    auto* w = new CompileWorker(info.Env(), vocab, info[1].As<Napi::String>().Utf8Value(),
+                                compileOptions(info.Length() > 2 ? info[2] : info.Env().Undefined()));
+    Napi::Promise p = w->promise();
+    w->Queue();
+    return p;
+  }
+  Napi::Value Share(const Napi::CallbackInfo& info) { return adopt(info.Env(), grammar(info.Env())); }
+  Napi::Value Dispose(const Napi::CallbackInfo& info) {
+    unreport(info.Env());
+    grammar_.reset();
+    return info.Env().Undefined();
+  }
+  Napi::Value States(const Napi::CallbackInfo& info) {
+    return Napi::Number::New(info.Env(), double(guard(info.Env(), [&] { return grammar(info.Env())->stateCount(); })));
+  }
+  Napi::Value Memory(const Napi::CallbackInfo& info) {
+    if (!grammar_) return Napi::Number::New(info.Env(), 0);
+    report(info.Env());
+    return Napi::Number::New(info.Env(), double(reported_));
+  }
+  Napi::Value CompileMs(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), grammar(info.Env())->compileMillis()); }
+  Napi::Value Disposed(const Napi::CallbackInfo& info) { return Napi::Boolean::New(info.Env(), !grammar_); }
+  Napi::Value Hash(const Napi::CallbackInfo& info) { return hexHash(info.Env(), grammar(info.Env())->vocab().hash()); }
 };
 
 class MatcherWrap : public Napi::ObjectWrap<MatcherWrap> {
@@ -133,27 +246,37 @@ class MatcherWrap : public Napi::ObjectWrap<MatcherWrap> {
                         InstanceMethod<&MatcherWrap::Reset>("reset"),
                         InstanceMethod<&MatcherWrap::HasAllowed>("hasAllowedToken"),
                         InstanceMethod<&MatcherWrap::RandomWalks>("randomWalks"),
+                        InstanceMethod<&MatcherWrap::Dispose>("dispose"),
                         InstanceAccessor<&MatcherWrap::Steps>("steps")});
   }
   MatcherWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<MatcherWrap>(info) {
     Napi::Env env = info.Env();
     if (info.Length() < 1 || !info[0].IsObject() || !info[0].As<Napi::Object>().InstanceOf(ctorOf(env, true)))
       throw Napi::TypeError::New(env, "NativeMatcher(grammar: NativeGrammar)");
-    matcher = std::make_unique<Matcher>(GrammarWrap::Unwrap(info[0].As<Napi::Object>())->grammar);
+    matcher_ = std::make_unique<Matcher>(GrammarWrap::Unwrap(info[0].As<Napi::Object>())->grammar(env));
   }
 
  private:
-  std::unique_ptr<Matcher> matcher;
+  std::unique_ptr<Matcher> matcher_;  // null once disposed (its grammar reference goes with it)
+
+  Matcher& live(const Napi::Env& env) {
+    if (!matcher_) throw Napi::Error::New(env, "this matcher was disposed; create another from its grammar");
+    return *matcher_;
+  }
+  Napi::Value Dispose(const Napi::CallbackInfo& info) {
+    matcher_.reset();
+    return info.Env().Undefined();
+  }
 
   Napi::Value AcceptToken(const Napi::CallbackInfo& info) {
     uint32_t id = tokenId(info[0], "token id");
-    return Napi::Boolean::New(info.Env(), guard(info.Env(), [&] { return matcher->acceptToken(id); }));
+    return Napi::Boolean::New(info.Env(), guard(info.Env(), [&] { return live(info.Env()).acceptToken(id); }));
   }
   Napi::Value AcceptBytes(const Napi::CallbackInfo& info) {
     if (!info[0].IsTypedArray() || info[0].As<Napi::TypedArray>().TypedArrayType() != napi_uint8_array)
       throw Napi::TypeError::New(info.Env(), "acceptBytes expects a Uint8Array");
     auto b = info[0].As<Napi::Uint8Array>();
-    return Napi::Boolean::New(info.Env(), matcher->acceptBytes(b.Data(), b.ElementLength()));
+    return Napi::Boolean::New(info.Env(), guard(info.Env(), [&] { return live(info.Env()).acceptBytes(b.Data(), b.ElementLength()); }));
   }
   Napi::Value Fill(const Napi::CallbackInfo& info) {
     if (!info[0].IsTypedArray()) throw Napi::TypeError::New(info.Env(), "fillNextTokenBitmask expects a Uint32Array or Int32Array");
@@ -161,19 +284,25 @@ class MatcherWrap : public Napi::ObjectWrap<MatcherWrap> {
     if (t.TypedArrayType() != napi_uint32_array && t.TypedArrayType() != napi_int32_array)
       throw Napi::TypeError::New(info.Env(), "fillNextTokenBitmask expects a Uint32Array or Int32Array");
     auto* data = reinterpret_cast<uint32_t*>(static_cast<uint8_t*>(t.ArrayBuffer().Data()) + t.ByteOffset());
-    guard(info.Env(), [&] { matcher->fillNextTokenBitmask(data, t.ElementLength()); return 0; });
+    guard(info.Env(), [&] { live(info.Env()).fillNextTokenBitmask(data, t.ElementLength()); return 0; });
     return info.Env().Undefined();
   }
-  Napi::Value IsComplete(const Napi::CallbackInfo& info) { return Napi::Boolean::New(info.Env(), matcher->isComplete()); }
-  Napi::Value IsTerminated(const Napi::CallbackInfo& info) { return Napi::Boolean::New(info.Env(), matcher->isTerminated()); }
+  Napi::Value IsComplete(const Napi::CallbackInfo& info) {
+    return Napi::Boolean::New(info.Env(), guard(info.Env(), [&] { return live(info.Env()).isComplete(); }));
+  }
+  Napi::Value IsTerminated(const Napi::CallbackInfo& info) { return Napi::Boolean::New(info.Env(), live(info.Env()).isTerminated()); }
   Napi::Value Rollback(const Napi::CallbackInfo& info) {
     uint32_t n = tokenId(info[0], "rollback count");
-    guard(info.Env(), [&] { matcher->rollback(n); return 0; });
+    guard(info.Env(), [&] { live(info.Env()).rollback(n); return 0; });
     return info.Env().Undefined();
   }
-  Napi::Value Reset(const Napi::CallbackInfo& info) { matcher->reset(); return info.Env().Undefined(); }
+  Napi::Value Reset(const Napi::CallbackInfo& info) {
+    guard(info.Env(), [&] { live(info.Env()).reset(); return 0; });
+    return info.Env().Undefined();
+  }
   Napi::Value HasAllowed(const Napi::CallbackInfo& info) {
-    return Napi::Boolean::New(info.Env(), matcher->grammar().hasAllowedToken(matcher->state()));
+    Matcher& m = live(info.Env());
+    return Napi::Boolean::New(info.Env(), guard(info.Env(), [&] { return m.grammar().hasAllowedToken(m.state()); }));
   }
   Napi::Value RandomWalks(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
@@ -200,7 +329,7 @@ class MatcherWrap : public Napi::ObjectWrap<MatcherWrap> {
       num("shortProbability", 0, 1, o.shortProbability);
       if (num("probes", 0, 1e6, d)) o.probes = unsigned(d);
     }
-    auto walks = guard(env, [&] { return randomWalks(*matcher, o, size_t(count)); });
+    auto walks = guard(env, [&] { return randomWalks(live(env), o, size_t(count)); });
     auto out = Napi::Array::New(env, walks.size());
     for (size_t w = 0; w < walks.size(); w++) {
       auto tokens = Napi::Uint32Array::New(env, walks[w].tokens.size());
@@ -213,7 +342,7 @@ class MatcherWrap : public Napi::ObjectWrap<MatcherWrap> {
     }
     return out;
   }
-  Napi::Value Steps(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), double(matcher->steps())); }
+  Napi::Value Steps(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), double(live(info.Env()).steps())); }
 };
 
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
@@ -234,7 +363,7 @@ std::shared_ptr<CompiledGrammar> addon::unwrapGrammar(const Napi::Value& value, 
   Napi::Env env = value.Env();
   if (!value.IsObject() || !value.As<Napi::Object>().InstanceOf(ctorOf(env, true)))
     throw Napi::TypeError::New(env, std::string(what) + " must be a NativeGrammar (compileGrammar(...).native)");
-  return GrammarWrap::Unwrap(value.As<Napi::Object>())->grammar;
+  return GrammarWrap::Unwrap(value.As<Napi::Object>())->grammar(env);
 }
 
 NODE_API_MODULE(toolmask, Init)

@@ -3,9 +3,11 @@
 #include <napi.h>
 
 #include <algorithm>
+#include <cmath>
 #include <memory>
 
 #include "../llama/batch_engine.hpp"
+#include "../llama/sampler_chain.hpp"
 #include "js_job.hpp"
 #include "wraps.hpp"
 
@@ -55,6 +57,7 @@ class ModelWrap : public Napi::ObjectWrap<ModelWrap> {
                        {InstanceMethod<&ModelWrap::Vocabulary>("vocabulary"),
                         InstanceMethod<&ModelWrap::Metadata>("metadata"),
                         InstanceMethod<&ModelWrap::TokenText>("tokenText"),
+                        InstanceMethod<&ModelWrap::CountTokens>("countTokens"),
                         InstanceMethod<&ModelWrap::StartDecoding>("startDecoding"),
                         InstanceMethod<&ModelWrap::Dispose>("dispose"),
                         InstanceAccessor<&ModelWrap::ChatTemplate>("chatTemplate"),
@@ -107,6 +110,40 @@ class ModelWrap : public Napi::ObjectWrap<ModelWrap> {
   Napi::Value TokenText(const Napi::CallbackInfo& info) {
     if (!info[0].IsNumber()) throw Napi::TypeError::New(info.Env(), "tokenText(id: number)");
     return Napi::String::New(info.Env(), live(info.Env()).tokenText(info[0].As<Napi::Number>().Int32Value()));
+  }
+  // countTokens(text) → Promise<number>: the prompt's length as generate() will tokenize it,
+  // worked out on a worker thread (a long prompt takes a while).
+  class CountTokensWorker : public Napi::AsyncWorker {
+   public:
+    CountTokensWorker(Napi::Env env, std::shared_ptr<Model> model, std::string text)
+        : Napi::AsyncWorker(env, "toolmask.countTokens"), deferred_(Napi::Promise::Deferred::New(env)),
+          model_(std::move(model)), text_(std::move(text)) {}
+    Napi::Promise promise() { return deferred_.Promise(); }
+
+   protected:
+    void Execute() override {
+      try {
+        count_ = tokenizePrompt(llama::api(), model_->vocab(), text_).size();
+      } catch (const std::exception& e) {
+        SetError(e.what());
+      }
+    }
+    void OnOK() override { deferred_.Resolve(Napi::Number::New(Env(), double(count_))); }
+    void OnError(const Napi::Error& e) override { deferred_.Reject(e.Value()); }
+
+   private:
+    Napi::Promise::Deferred deferred_;
+    std::shared_ptr<Model> model_;
+    std::string text_;
+    size_t count_ = 0;
+  };
+  Napi::Value CountTokens(const Napi::CallbackInfo& info) {
+    if (!info[0].IsString()) throw Napi::TypeError::New(info.Env(), "countTokens(text: string)");
+    live(info.Env());
+    auto* w = new CountTokensWorker(info.Env(), model, info[0].As<Napi::String>().Utf8Value());
+    Napi::Promise p = w->promise();
+    w->Queue();
+    return p;
   }
   // startDecoding({ parallel, contextSize, threads, batchTokens? }): once, after loading.
   Napi::Value StartDecoding(const Napi::CallbackInfo& info) {
@@ -204,7 +241,10 @@ Napi::Value LoadModel(const Napi::CallbackInfo& info) {
 llama::GenerationRequest readRequest(const Napi::Object& o) {
   llama::GenerationRequest r;
   r.prompt = stringProp(o, "prompt");
-  r.maxTokens = int32_t(numberProp(o, "maxTokens", r.maxTokens));
+  const double maxTokens = numberProp(o, "maxTokens", r.maxTokens);
+  if (!(maxTokens >= 1 && maxTokens <= 2147483647.0) || maxTokens != std::floor(maxTokens))
+    throw Napi::RangeError::New(o.Env(), "maxTokens must be an integer from 1 to 2147483647");
+  r.maxTokens = int32_t(maxTokens);
   auto& s = r.sampling;
   s.temperature = float(numberProp(o, "temperature", s.temperature));
   s.topK = int32_t(numberProp(o, "topK", s.topK));
@@ -229,7 +269,6 @@ llama::GenerationRequest readRequest(const Napi::Object& o) {
   r.backendSampling = o.Get("backendSampling").ToBoolean().Value();
   Napi::Value g = o.Get("grammar");
   if (!g.IsUndefined() && !g.IsNull()) r.grammar = unwrapGrammar(g, "grammar");
-  if (r.maxTokens < 1) throw Napi::RangeError::New(o.Env(), "maxTokens must be at least 1");
   return r;
 }
 

@@ -25,6 +25,7 @@ CompiledGrammar::CompiledGrammar(const std::string& irJson, std::shared_ptr<cons
   NfaLimits lim;
   lim.vocabSize = vocab_->size();
   lim.maxRecursionDepth = opts.maxRecursionDepth;
+  lim.maxStates = maxStates_ = opts.maxStates;
   auto builder = std::make_unique<NfaBuilder>(ir_, lim);
   // Token terminals name special tokens: ordinary tokens are matched by their bytes,
   // and an unused id can never be produced, so either would make mask and accept disagree.
@@ -105,6 +106,7 @@ bool CompiledGrammar::fragmentMask(int32_t s, StateMask& out) {
     if (!slot.dfa) {
       NfaLimits lim;
       lim.vocabSize = vocab_->size();
+      lim.maxStates = maxStates_;
       slot.dfa = std::make_unique<LazyDfa>(buildFragmentNfa(*fr.node, lim));
     }
     info.mini = &slot;
@@ -207,6 +209,7 @@ const StateMask& CompiledGrammar::ensureMask(int32_t s) {
   DfaState& d = dfa_->state(s);
   if (!d.mask) {
     auto m = std::make_unique<StateMask>();
+    masksBuilt_++;
     computeMask(s, *m);
     dfa_->state(s).mask = std::move(m);
   }
@@ -268,13 +271,20 @@ size_t CompiledGrammar::stateCount() {
 
 size_t CompiledGrammar::memoryBytes() {
   std::lock_guard<std::mutex> lock(mu_);
+  // Measured again only after the grammar grew (new states or masks): the sum walks every state.
+  size_t miniStates = 0;
+  for (auto& m : minis_) miniStates += m.second.dfa->size();
+  const size_t key[4] = {dfa_->size(), dfa_->nfa().states.size(), masksBuilt_, miniStates};
+  if (std::equal(key, key + 4, bytesKey_)) return bytes_;
+  std::copy(key, key + 4, bytesKey_);
   size_t total = sizeof(*this) + dfa_->memoryBytes();
   for (auto& m : minis_) {
     total += m.second.dfa->memoryBytes();
     for (auto& e : m.second.memo) total += 48 + 8 * (e.second.rejected.size() + e.second.uncertain.size());
+    for (auto& e : m.second.itemsUsed) total += 48 + e.second.perToken.size();
   }
   for (auto& f : fragments_) total += sizeof(f) + 4 * f.exitClosure.size();
-  return total;
+  return bytes_ = total;
 }
 
 }  // namespace toolmask

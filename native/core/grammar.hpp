@@ -17,6 +17,7 @@ namespace toolmask {
 
 struct CompileOptions {
   int maxRecursionDepth = 8;
+  size_t maxStates = 2'000'000;  // NFA states the grammar may build (≈100 bytes each), now or while matching
   size_t precomputeStates = 4096;  // masks computed eagerly at compile time, breadth first...
   double precomputeMillis = 50;    // ...within this time...
   size_t precomputeBytes = 8 << 20;  // ...and this much table memory; the rest on first use
@@ -42,6 +43,7 @@ class CompiledGrammar {
   size_t stateCount();
   size_t memoryBytes();
   double compileMillis() const { return compileMs_; }
+  size_t maxStates() const { return maxStates_; }
 
  private:
   struct Mini {
@@ -64,6 +66,10 @@ class CompiledGrammar {
   int32_t start_ = 0;
   std::mutex mu_;
   double compileMs_ = 0;
+  size_t maxStates_ = 0;
+  size_t masksBuilt_ = 0;
+  size_t bytesKey_[4] = {~size_t(0), 0, 0, 0};  // what memoryBytes() last measured at
+  size_t bytes_ = 0;
 
   const StateMask& ensureMask(int32_t s);
   void computeMask(int32_t s, StateMask& out);

@@ -46,7 +46,11 @@ class Prefetcher {
         job = std::move(queue_.front());
         queue_.pop_front();
       }
-      job.first->buildMask(job.second);
+      try {
+        job.first->buildMask(job.second);
+      } catch (const std::exception&) {
+        // A grammar past its limits: the decode thread meets the same error where it is reported.
+      }
     }
   }
 

@@ -62,7 +62,7 @@ struct Nfa {
 
 struct NfaLimits {
   uint32_t vocabSize = 0;        // token terminals must be below this
-  size_t maxStates = 4'000'000;  // refuse grammars that would not fit
+  size_t maxStates = 2'000'000;  // refuse grammars that would not fit
   int maxRecursionDepth = 8;
   int maxPermItems = 32;
 };

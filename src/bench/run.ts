@@ -122,7 +122,8 @@ export async function runBench(o: RunOptions): Promise<BenchRun> {
   try {
     for (const c of suite.cases) {
       const bias = o.applyBias ? biasIds(vocab, c.biasPieces, c.biasWhitespace) : {};
-      const prepared = prepareGeneration(model, optionsOf(c, 1, bias));
+      const prepared = await prepareGeneration(model, optionsOf(c, 1, bias));
+      prepared.request.grammar?.dispose();  // only its parser options are used here
       const parserOptions = prepared.dialectOptions as ParserOptions;
       const grammar: Grammar = buildToolGrammar(parserOptions);
       let peerGrammar: Awaited<ReturnType<Peer["llama"]["createGrammar"]>> | undefined, peerCaseError: string | undefined = peerError ?? undefined;

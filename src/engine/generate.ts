@@ -4,9 +4,10 @@ import { buildToolGrammar } from "../dialects/grammar.js";
 import { getDialect } from "../dialects/index.js";
 import type { DialectSpec } from "../dialects/spec.js";
 import type { ToolChoice } from "../dialects/tools.js";
-import { compileGrammar } from "../grammar/compile.js";
+import { compileGrammarAsync } from "../grammar/compile.js";
+import { ContextLengthError } from "./errors.js";
 import { assertDialectFits } from "./vocab-fit.js";
-import { loadNative, type NativeGenerationRequest, type NativeGenerationResult } from "../native.js";
+import { loadNative, type NativeAddon, type NativeGenerationRequest, type NativeGenerationResult } from "../native.js";
 import { ToolCallStreamParser, type ParserOptions } from "../parser/stream.js";
 import type { IncompleteCall, ParseResult, ToolCall } from "../parser/types.js";
 import { ChatTemplateError, renderChat, type ChatMessage } from "../templates/render.js";
@@ -134,8 +135,12 @@ function templateMessages(messages: ChatMessage[]): ChatMessage[] {
   return messages.map((m) => (m && m.role === "assistant" && (m.content === null || m.content === undefined) ? { ...m, content: "" } : m));
 }
 
-/** Renders the prompt, builds and compiles the grammar, checks the options. */
-export function prepareGeneration(model: LlamaModel, options: GenerateOptions): PreparedGeneration {
+/**
+ * Checks the options, renders the prompt, builds the grammar, counts the prompt's tokens, then
+ * compiles the grammar on a worker thread: a request refused for its length never pays for a
+ * compile. The grammar reference in `request` is released by runGeneration.
+ */
+export async function prepareGeneration(model: LlamaModel, options: GenerateOptions): Promise<PreparedGeneration> {
   if (!options || !Array.isArray(options.messages) || options.messages.length === 0)
     throw new TypeError("generate(model, { messages }) needs at least one message");
   if (!model.chatTemplate) throw new ChatTemplateError(`generate: ${model.path} has no chat template (tokenizer.chat_template)`, undefined);
@@ -166,9 +171,10 @@ export function prepareGeneration(model: LlamaModel, options: GenerateOptions): 
   const sampling = samplingOf(options);
   checkLogitBias(sampling.logitBias, model.vocabulary.size);
   if (options.mask !== false && spec && hasTools && options.toolChoice !== "none") assertDialectFits(model.vocabulary, spec);
-  const grammar = options.mask !== false && dialectOptions
-    ? compileGrammar(buildToolGrammar(dialectOptions), model.vocabulary).native
-    : undefined;
+  const ir = options.mask !== false && dialectOptions ? buildToolGrammar(dialectOptions) : undefined;
+  const promptTokens = await model.native.countTokens(prompt);
+  if (promptTokens >= model.contextSize) throw new ContextLengthError(promptTokens, model.contextSize);
+  const grammar = ir ? (await compileGrammarAsync(ir, model.vocabulary)).native : undefined;
   return {
     request: { prompt, maxTokens, ...sampling, ...(grammar ? { grammar } : {}) },
     dialectOptions,
@@ -186,7 +192,12 @@ export async function runGeneration(
   signal?.throwIfAborted();
   let stopped = false;
   const stop = () => { stopped = true; handle.abort(); };
-  const handle = loadNative().llamaGenerate(model.native, prepared.request, (ids) => onTokens(ids, stop));
+  let handle: ReturnType<NativeAddon["llamaGenerate"]>;
+  try {
+    handle = loadNative().llamaGenerate(model.native, prepared.request, (ids) => onTokens(ids, stop));
+  } finally {
+    prepared.request.grammar?.dispose();  // the generation holds the grammar itself from here
+  }
   const onAbort = () => handle.abort();
   signal?.addEventListener("abort", onAbort, { once: true });
   try {
@@ -226,12 +237,25 @@ export function resultOf(native: NativeGenerationResult, text: string, parsed: P
   };
 }
 
+/** Prepares a generation while holding `model` (see LlamaModel.hold), then starts it. */
+export async function startGeneration(
+  model: LlamaModel, options: GenerateOptions, signal: AbortSignal | undefined,
+  onTokens: (ids: number[], stop: () => void) => void,
+): Promise<{ prepared: PreparedGeneration; run: Promise<NativeGenerationResult> }> {
+  const release = model.hold();
+  try {
+    const prepared = await prepareGeneration(model, options);
+    return { prepared, run: runGeneration(model, prepared, signal, onTokens) };  // submitted by now
+  } finally {
+    release();
+  }
+}
+
 export async function generate(model: LlamaModel, options: GenerateOptions): Promise<GenerateResult> {
-  const prepared = prepareGeneration(model, options);
   const scanner = new StopScanner(options.stop);
   const decoder = new TextDecoder();
   let text = "";
-  const native = await runGeneration(model, prepared, options.signal, (ids, stop) => {
+  const { prepared, run } = await startGeneration(model, options, options.signal, (ids, stop) => {
     for (const id of ids) {
       // End-of-generation tokens end the output; their text is not part of it.
       if (model.vocabulary.kind(id) === TokenKind.EndOfGeneration) continue;
@@ -239,6 +263,7 @@ export async function generate(model: LlamaModel, options: GenerateOptions): Pro
       if (scanner.stopped) return stop();
     }
   });
+  const native = await run;
   text += scanner.feed(decoder.decode()) + scanner.flush();
   let parsed: ParseResult | undefined;
   if (prepared.dialectOptions) {

@@ -80,9 +80,31 @@ export class LlamaModel {
     native.startDecoding({ parallel, contextSize, threads });
   }
 
-  /** Frees the weights once running and queued generations finish; the model cannot be used afterwards. */
+  #holds = 0;
+  #disposed = false;
+
+  /**
+   * Frees the weights once running and queued generations finish, including those whose prompt
+   * and grammar are still being prepared; the model cannot be used afterwards.
+   */
   dispose(): void {
-    this.native.dispose();
+    this.#disposed = true;
+    if (this.#holds === 0) this.native.dispose();
+  }
+
+  /**
+   * @internal Keeps dispose() from freeing the model until the returned release is called (a
+   * generation between its start and its submission to the engine). Throws once disposed.
+   */
+  hold(): () => void {
+    if (this.#disposed) throw new Error("the model was disposed; load it again");
+    this.#holds++;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      if (--this.#holds === 0 && this.#disposed) this.native.dispose();
+    };
   }
 }
 

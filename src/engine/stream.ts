@@ -4,7 +4,7 @@ import type { NativeGenerationResult } from "../native.js";
 import { ToolCallStreamParser } from "../parser/stream.js";
 import type { ParseResult, StreamEvent } from "../parser/types.js";
 import { TokenKind } from "../vocab/types.js";
-import { prepareGeneration, resultOf, runGeneration, type GenerateOptions, type GenerateResult } from "./generate.js";
+import { resultOf, startGeneration, type GenerateOptions, type GenerateResult } from "./generate.js";
 import type { LlamaModel } from "./model.js";
 import { StopScanner } from "./stop.js";
 
@@ -41,8 +41,7 @@ function deltaOf(e: StreamEvent): StreamDelta | undefined {
 }
 
 export async function* generateStream(model: LlamaModel, options: GenerateOptions): AsyncGenerator<StreamChunk, void, undefined> {
-  const prepared = prepareGeneration(model, options);
-  const parser = prepared.dialectOptions ? new ToolCallStreamParser(prepared.dialectOptions) : undefined;
+  let parser: ToolCallStreamParser | undefined;  // set once the generation is prepared, before any token
   const decoder = new TextDecoder();
   const scanner = new StopScanner(options.stop);
   const ctl = new AbortController();
@@ -69,7 +68,16 @@ export async function* generateStream(model: LlamaModel, options: GenerateOption
     wake?.();
   };
   let outcome: { native?: NativeGenerationResult; error?: unknown } | undefined;
-  const run = runGeneration(model, prepared, ctl.signal, onTokens).then(
+  let started: Awaited<ReturnType<typeof startGeneration>>;
+  try {
+    started = await startGeneration(model, options, ctl.signal, onTokens);
+  } catch (err) {
+    options.signal?.removeEventListener("abort", forward);
+    throw err;
+  }
+  // Tokens reach onTokens in later macrotasks: the parser is in place before the first.
+  if (started.prepared.dialectOptions) parser = new ToolCallStreamParser(started.prepared.dialectOptions);
+  const run = started.run.then(
     (native) => { outcome = { native }; wake?.(); },
     (error: unknown) => { outcome = { error }; wake?.(); },
   );

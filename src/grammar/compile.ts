@@ -3,6 +3,8 @@
 import { loadNative, type NativeGrammar, type NativeMatcher } from "../native.js";
 import { Vocabulary } from "../vocab/vocabulary.js";
 import { TokenKind } from "../vocab/types.js";
+import { grammarCache } from "./cache.js";
+import { GrammarLimitError, type GrammarLimit } from "./errors.js";
 import type { Grammar, GrammarNode } from "./ir.js";
 import { lowerJsonSchemas } from "./json-schema.js";
 
@@ -11,6 +13,11 @@ export type GrammarInput = Grammar | GrammarNode | { jsonSchema: unknown };
 export interface CompileOptions {
   /** Recursive rules are expanded this deep. Default 8. */
   maxRecursionDepth?: number;
+  /**
+   * Automaton states the grammar may build, at compile time or later while matchers explore it
+   * (about 100 bytes each). Beyond it: GrammarLimitError "automatonStates". Default 2,000,000.
+   */
+  maxStates?: number;
   /** States whose masks are computed at compile time (breadth first); the rest on first use. Default 4096. */
   precomputeStates?: number;
   /** Time budget for that precomputation. Default 50 ms. */
@@ -19,21 +26,62 @@ export interface CompileOptions {
   precomputeBytes?: number;
 }
 
-const CACHE_LIMIT = 64;
-
+/**
+ * Compiles on this thread (cached by content in the process's byte-bounded grammar cache). A
+ * grammar past a stated bound throws GrammarLimitError. Use compileGrammarAsync on a server:
+ * a large grammar takes this thread for as long as it compiles.
+ */
 export function compileGrammar(grammar: GrammarInput, vocabulary: Vocabulary, options: CompileOptions = {}): CompiledGrammar {
+  const { key, irJson } = prepare(grammar, vocabulary, options);
+  const hit = grammarCache.take(key);
+  if (hit) return new CompiledGrammar(hit, vocabulary);
+  const native = withLimits(() => new (loadNative().NativeGrammar)(vocabulary.native, irJson, options));
+  return new CompiledGrammar(grammarCache.put(key, native), vocabulary);
+}
+
+/** compileGrammar on a worker thread: the event loop keeps running while the grammar compiles. */
+export async function compileGrammarAsync(grammar: GrammarInput, vocabulary: Vocabulary, options: CompileOptions = {}): Promise<CompiledGrammar> {
+  const { key, irJson } = prepare(grammar, vocabulary, options);
+  const native = await grammarCache.takeOrCompile(key, () =>
+    loadNative().NativeGrammar.compileAsync(vocabulary.native, irJson, options).catch((e: unknown) => { throw limitError(e); }));
+  return new CompiledGrammar(native, vocabulary);
+}
+
+function prepare(grammar: GrammarInput, vocabulary: Vocabulary, options: CompileOptions): { key: string; irJson: string } {
   if (!(vocabulary instanceof Vocabulary))
     throw new TypeError("compileGrammar(grammar, vocabulary): vocabulary must be a Vocabulary (Vocabulary.fromTokenizerJson / fromGguf)");
+  checkOptions(options);
   const irJson = JSON.stringify(resolveForVocabulary(grammar, vocabulary));
-  const key = `${JSON.stringify(options)}\n${irJson}`;
-  const cache = vocabulary.grammarCache as Map<string, CompiledGrammar>;
-  const hit = cache.get(key);
-  if (hit) { cache.delete(key); cache.set(key, hit); return hit; }  // most recently used last
-  const native = new (loadNative().NativeGrammar)(vocabulary.native, irJson, options);
-  const compiled = new CompiledGrammar(native, vocabulary);
-  cache.set(key, compiled);
-  if (cache.size > CACHE_LIMIT) cache.delete(cache.keys().next().value!);
-  return compiled;
+  return { key: `${vocabulary.hash}\n${JSON.stringify(options)}\n${irJson}`, irJson };
+}
+
+const OPTION_NAMES = ["maxRecursionDepth", "maxStates", "precomputeStates", "precomputeMillis", "precomputeBytes"];
+
+function checkOptions(o: CompileOptions): void {
+  if (o === null || typeof o !== "object") throw new TypeError("compileGrammar options must be an object");
+  for (const [k, v] of Object.entries(o)) {
+    if (!OPTION_NAMES.includes(k)) throw new TypeError(`compileGrammar: unknown option "${k}" (known: ${OPTION_NAMES.join(", ")})`);
+    if (v !== undefined && (typeof v !== "number" || !(v >= 0)))
+      throw new RangeError(`compileGrammar: ${k} must be a non-negative number, got ${String(v)}`);
+  }
+  if (o.maxStates !== undefined && !(Number.isInteger(o.maxStates) && o.maxStates >= 1))
+    throw new RangeError(`compileGrammar: maxStates must be a positive integer, got ${o.maxStates}`);
+}
+
+/** The native compiler's limit errors (code TOOLMASK_GRAMMAR_LIMIT) as GrammarLimitError. */
+function limitError(e: unknown): unknown {
+  const o = e as { code?: unknown; limit?: unknown; message?: unknown } | null;
+  if (o && o.code === "TOOLMASK_GRAMMAR_LIMIT" && typeof o.message === "string")
+    return new GrammarLimitError(String(o.limit) as GrammarLimit, o.message);
+  return e;
+}
+
+function withLimits<T>(fn: () => T): T {
+  try {
+    return fn();
+  } catch (e) {
+    throw limitError(e);
+  }
 }
 
 /** The grammar as compiled for `vocabulary`: markers resolved to its special tokens, JSON schemas lowered. */
@@ -118,8 +166,15 @@ export class CompiledGrammar {
     return new GrammarMatcher(new (loadNative().NativeMatcher)(this.native), this.vocabulary);
   }
 
+  /**
+   * Drops this object's hold on the native grammar now, rather than at garbage collection; its
+   * memory goes once the cache, matchers and generations using it let go too. Using this
+   * object afterwards throws.
+   */
+  dispose(): void { this.native.dispose(); }
+
   /** Automaton states discovered so far (grows as matchers explore). */
-  get stateCount(): number { return this.native.stateCount; }
+  get stateCount(): number { return withLimits(() => this.native.stateCount); }
   /** Bytes held by the compiled tables (automaton + cached masks). */
   get memoryBytes(): number { return this.native.memoryBytes; }
   /** Time the native compile took, including the eager mask precomputation. */
@@ -179,32 +234,32 @@ export class GrammarMatcher {
   get steps(): number { return this.#m.steps; }
 
   /** Advances by one token; false (and no change) if the grammar does not allow it. */
-  acceptToken(id: number): boolean { return this.#m.acceptToken(id); }
+  acceptToken(id: number): boolean { return withLimits(() => this.#m.acceptToken(id)); }
 
   /** Teacher forcing: advances by the UTF-8 bytes of `text` as one step; false (no change) if not allowed. */
   acceptString(text: string): boolean {
     if (typeof text !== "string") throw new TypeError("acceptString expects a string");
-    return this.#m.acceptBytes(encoder.encode(text));
+    return withLimits(() => this.#m.acceptBytes(encoder.encode(text)));
   }
 
   /** Teacher forcing by raw bytes (may stop inside a UTF-8 character); one step, false (no change) if not allowed. */
   acceptBytes(bytes: Uint8Array): boolean {
     if (!(bytes instanceof Uint8Array)) throw new TypeError("acceptBytes expects a Uint8Array");
-    return this.#m.acceptBytes(bytes);
+    return withLimits(() => this.#m.acceptBytes(bytes));
   }
 
   /** Writes the allowed next tokens: bit (id % 32) of word ⌊id/32⌋ set = allowed. */
-  fillNextTokenBitmask(out: Uint32Array | Int32Array): void { this.#m.fillNextTokenBitmask(out); }
+  fillNextTokenBitmask(out: Uint32Array | Int32Array): void { withLimits(() => this.#m.fillNextTokenBitmask(out)); }
 
   /** A fresh bitmask of the right size. */
   allocateBitmask(): Uint32Array { return new Uint32Array(this.bitmaskWords); }
 
   /** The text so far is a complete sentence of the grammar (or end-of-generation was accepted). */
-  isComplete(): boolean { return this.#m.isComplete(); }
+  isComplete(): boolean { return withLimits(() => this.#m.isComplete()); }
   /** An end-of-generation token was accepted; nothing more is allowed. */
   isTerminated(): boolean { return this.#m.isTerminated(); }
   /** Whether any token is allowed now. */
-  hasAllowedToken(): boolean { return this.#m.hasAllowedToken(); }
+  hasAllowedToken(): boolean { return withLimits(() => this.#m.hasAllowedToken()); }
   /**
    * A testing and fuzzing aid: random walks from here through tokens the grammar accepts
    * (no masks computed), biased so walks finish; the matcher is back here afterwards. Deterministic by seed.
@@ -213,4 +268,6 @@ export class GrammarMatcher {
   /** Undoes the last n accepted steps. */
   rollback(n: number): void { this.#m.rollback(n); }
   reset(): void { this.#m.reset(); }
+  /** Releases the matcher's hold on its grammar now; using it afterwards throws. */
+  dispose(): void { this.#m.dispose(); }
 }

@@ -2,6 +2,7 @@
 // so clients (the openai SDK's APIError subclasses, retry logic on 429) react as they do upstream.
 import { InvalidSchemaError, UnsupportedSchemaError } from "../grammar/json-schema.js";
 import { GrammarLimitError } from "../grammar/errors.js";
+import { ContextLengthError } from "../engine/errors.js";
 import { ToolDefinitionError } from "../dialects/tools.js";
 import { UnknownDialectError } from "../engine/detect-dialect.js";
 import { ChatTemplateError } from "../templates/render.js";
@@ -72,6 +73,7 @@ export function toApiError(err: unknown): ApiError {
   if (err instanceof ToolDefinitionError) return new ApiError(400, err.message, { param: "tools", code: "invalid_tools" });
   if (err instanceof InvalidSchemaError || err instanceof UnsupportedSchemaError)
     return new ApiError(400, err.message, { param: "tools", code: "invalid_tool_schema" });
+  if (err instanceof ContextLengthError) return new ApiError(400, err.message, { param: "messages", code: "context_length_exceeded" });
   if (err instanceof GrammarLimitError) return new ApiError(400, err.message, { param: "tools", code: "grammar_too_large" });
   // The engine's range checks (token ids outside the vocabulary, …); its TypeErrors are caught by
   // the request validator first, so one reaching here is our bug: 500.

@@ -12,8 +12,6 @@ export class Vocabulary {
   readonly endOfGenerationIds: readonly number[];
   /** Content hash: a compiled grammar works only with the vocabulary it was compiled for. */
   readonly hash: string;
-  /** @internal compiled grammars of this vocabulary, by grammar content */
-  readonly grammarCache = new Map<string, unknown>();
   readonly #data: VocabularyData;
   #byPiece?: Map<string, number>;
 

@@ -1,0 +1,32 @@
+// Cheap refusals come before a grammar is compiled: a prompt longer than the context is refused
+// with ContextLengthError, and the request's grammar is never compiled nor cached.
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { ContextLengthError, generate, grammarCache, loadModel, type LlamaModel } from "../src/index.js";
+import { testModelPath } from "./support/test-model.js";
+
+let model: LlamaModel;
+beforeAll(async () => { model = await loadModel({ path: testModelPath(), gpu: false, contextSize: 256, parallel: 1 }); });
+afterAll(() => model?.dispose());
+
+it("refuses a prompt over the context before compiling the request's grammar", async () => {
+  grammarCache.clear();
+  const tools = [{ type: "function", function: { name: "f", parameters: { type: "object", properties: { s: { type: "string", maxLength: 4321 } }, required: ["s"] } } }];
+  const err = await generate(model, { messages: [{ role: "user", content: "word ".repeat(400) }], tools, dialect: "qwen3-coder", toolChoice: "required" })
+    .then(() => undefined, (e: unknown) => e);
+  expect(err).toBeInstanceOf(ContextLengthError);
+  expect((err as ContextLengthError).contextSize).toBe(256);
+  expect((err as ContextLengthError).promptTokens).toBeGreaterThan(256);
+  expect(grammarCache.size).toBe(0);
+  // The same tools with a short prompt compile and run.
+  const r = await generate(model, { messages: [{ role: "user", content: "hi" }], tools, dialect: "qwen3-coder", toolChoice: "required", maxTokens: 3 });
+  expect(r.finishReason).toBe("length");
+  expect(grammarCache.size).toBe(1);
+});
+
+it("a model disposed while a generation is being prepared still runs that generation", async () => {
+  const m = await loadModel({ path: testModelPath(), gpu: false, parallel: 1 });
+  const running = generate(m, { messages: [{ role: "user", content: "hi" }], maxTokens: 4 });
+  m.dispose();
+  expect((await running).usage.completion_tokens).toBe(4);
+  await expect(generate(m, { messages: [{ role: "user", content: "hi" }], maxTokens: 4 })).rejects.toThrow(/disposed/);
+});

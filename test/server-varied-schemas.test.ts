@@ -1,0 +1,45 @@
+// Serial requests, each with a tool schema of its own (`s` a string of maxLength 50 + i, `n` an
+// integer, both required, tool_choice "required", max_tokens 3), through the real openai client:
+// the load that crashed the server (a generation's promise resolved twice, SIGSEGV in
+// napi_resolve_deferred, after 54-350 requests). Every request is answered 200 with an honest
+// "length" (3 tokens cannot finish a call), and the server still answers afterwards.
+// TOOLMASK_VARIED_REQUESTS sets the count (the sanitizer run uses it under ASan).
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadModel, type LlamaModel } from "../src/engine/model.js";
+import { startServer, type ToolmaskServer } from "../src/server/index.js";
+import { testModelPath } from "./support/test-model.js";
+import { WANTS_TO_CALL, client } from "./support/server-fixtures.js";
+
+const REQUESTS = Number(process.env.TOOLMASK_VARIED_REQUESTS ?? 1000);
+
+let model: LlamaModel;
+let server: ToolmaskServer;
+beforeAll(async () => {
+  model = await loadModel({ path: testModelPath(), threads: 1 });
+  server = await startServer({ model, port: 0, dialect: "qwen3-coder" });
+});
+afterAll(async () => {
+  await server?.close();
+  model?.dispose();
+});
+
+describe("the server under requests that each bring a new tool schema", () => {
+  it(`answers ${REQUESTS} of them in a row and stays up`, async () => {
+    const api = client(server.url);
+    const finishes = new Map<string, number>();
+    for (let i = 0; i < REQUESTS; i++) {
+      const r = await api.chat.completions.create({
+        model: "test", messages: [{ role: "user", content: `request ${i}` }], max_tokens: 3, tool_choice: "required",
+        logit_bias: WANTS_TO_CALL, seed: i,
+        tools: [{ type: "function", function: { name: "f", parameters: {
+          type: "object", properties: { s: { type: "string", maxLength: 50 + i }, n: { type: "integer" } }, required: ["s", "n"] } } }],
+      });
+      const finish = r.choices[0]!.finish_reason;
+      finishes.set(finish, (finishes.get(finish) ?? 0) + 1);
+      expect(r.choices[0]!.message.tool_calls ?? [], `request ${i}: a 3-token answer cannot hold a whole call`).toEqual([]);
+    }
+    expect(Object.fromEntries(finishes)).toEqual({ length: REQUESTS });
+    const health = await fetch(`${server.url}/health`);
+    expect(health.status).toBe(200);
+  }, 900_000);
+});

@@ -9,6 +9,7 @@ import type { LocalAgentClient } from "./types.js";
 export function modelClient(model: LlamaModel, generateOptions: LocalAgentClient["generateOptions"] = {}): ModelClient {
   const optionsFor = typeof generateOptions === "function" ? generateOptions : () => generateOptions;
   return {
+    target: `the model ${model.path}`,
     async complete(req: TurnRequest, signal: AbortSignal | undefined): Promise<ModelTurn> {
       // A local model has no effort levels: any reasoning setting but "none" turns thinking on.
       const thinking = req.reasoning !== undefined && !("effort" in req.reasoning && req.reasoning.effort === "none");

@@ -2,6 +2,7 @@
 // without calls. Nothing is lost on the way: every message sent is in the result, a cut answer
 // is reported cut with its text, a failed request ends the run with the reason.
 import { LlamaModel } from "../engine/model.js";
+import { checkOptionNames, optionNames } from "../engine/options-check.js";
 import { toolDefOf } from "./arguments.js";
 import { AgentRequestError, type ModelClient, type ModelTurn } from "./client.js";
 import { DEFAULT_REQUEST_TIMEOUT_MS, MAX_REQUEST_TIMEOUT_MS, RequestTimeoutError, withDeadline } from "./deadline.js";
@@ -14,9 +15,14 @@ import type { AgentClient, AgentError, AgentMessage, AgentResult, AgentStatus, A
 
 const DEFAULT_MAX_TURNS = 16;
 const DEFAULT_MAX_PARALLEL = 4;
+const OPTION_NAMES = optionNames<RunAgentOptions>({
+  client: true, tools: true, messages: true, prompt: true, instructions: true, maxTurns: true, maxParallelToolCalls: true,
+  reasoningEffort: true, requireProviderParameters: true, includeUsage: true, maxTokens: true, requestTimeoutMs: true, signal: true,
+});
 
 export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
   const o = options ?? ({} as RunAgentOptions);
+  checkOptionNames("runAgent", o, OPTION_NAMES);
   const client = clientOf(o.client);
   const tools = declareTools(o.tools ?? []);
   const maxTurns = positiveInt(o.maxTurns, DEFAULT_MAX_TURNS, "maxTurns");

@@ -68,3 +68,8 @@ it("a call cut by the output limit: truncated, not run, and its text kept in the
   expect(cut[0]!.kind).toBe("cut");
   expect(cut[0]!.text).toContain("<tool_call>");
 });
+
+it("generateOptions with a name generate() does not take: a TypeError before any turn", async () => {
+  await expect(runAgent({ client: { model, generateOptions: { maxToken: 4 } as never }, prompt: "Hi" }))
+    .rejects.toThrow(/runAgent: client\.generateOptions: unknown option "maxToken"; did you mean "maxTokens"\?/);
+});

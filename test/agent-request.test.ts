@@ -116,3 +116,11 @@ describe("#550 reported cost", () => {
     expect(partial.turns.map((t) => t.reportedCostUsd)).toEqual([0.25, null]);
   });
 });
+
+describe("options that are no option", () => {
+  it("a misspelt runAgent option is a TypeError naming the closest one, before any request", async () => {
+    await expect(runAgent({ client: { baseURL: server.baseURL }, prompt: "Go", requestTimeout: 5 } as never))
+      .rejects.toThrow(/runAgent: unknown option "requestTimeout"; did you mean "requestTimeoutMs"\?/);
+    expect(server.requests).toHaveLength(0);
+  });
+});

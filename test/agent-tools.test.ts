@@ -142,3 +142,76 @@ describe("calls that cannot run well become results that say so, and the loop go
     expect(server.requests).toHaveLength(0);
   });
 });
+
+describe("results that JSON.stringify cannot write are written whole or refused, never \"[object Object]\"", () => {
+  const returning = (value: () => unknown): AgentTool => ({ name: "stat", execute: value });
+
+  it("a BigInt is sent as its digits", async () => {
+    const { results } = await round([returning(() => ({ size: 12345678901234567890123n, n: [1n] }))], [{ name: "stat", id: "c1" }]);
+    expect(results[0]!.content).toBe('{"size":12345678901234567890123,"n":[1]}');
+  });
+
+  it("a circular reference is marked with the path it points back to; the rest is sent", async () => {
+    const node: Record<string, unknown> = { name: "root", kids: [] };
+    (node.kids as unknown[]).push({ name: "kid", parent: node });
+    node.self = node;
+    const { results } = await round([returning(() => node)], [{ name: "stat", id: "c1" }]);
+    expect(results[0]!.content).toBe('{"name":"root","kids":[{"name":"kid","parent":"[Circular: $]"}],"self":"[Circular: $]"}');
+  });
+
+  it("an object seen twice but not inside itself is written twice, not marked", async () => {
+    const shared = { v: 1 };
+    const { results } = await round([returning(() => ({ a: shared, b: [shared] }))], [{ name: "stat", id: "c1" }]);
+    expect(results[0]!.content).toBe('{"a":{"v":1},"b":[{"v":1}]}');
+  });
+
+  it("what JSON.stringify writes is written the same (toJSON, dates, undefined keys, nested arrays)", async () => {
+    const value = { d: new Date(0), u: undefined, f: () => 1, list: [undefined, "x", { toJSON: () => "custom" }], n: -0, s: 'q"\n' };
+    const { results } = await round([returning(() => value)], [{ name: "stat", id: "c1" }]);
+    expect(results[0]!.content).toBe(JSON.stringify(value));
+  });
+
+  it.each([
+    ["a Map", () => ({ cache: new Map([["k", 1]]) }), /a Map at \$\.cache/],
+    ["a Set", () => [new Set([1])], /a Set at \$\[0\]/],
+    ["a function", () => () => 1, /a function at \$/],
+  ])("%s (JSON would write it as nothing or {}): the result says the tool's value could not be sent", async (_, value, where) => {
+    const { r, results } = await round([returning(value)], [{ name: "stat", id: "c1" }]);
+    expect(results[0]!.content).toMatch(/^Error: the tool "stat" ran, but its result cannot be sent as JSON: /);
+    expect(results[0]!.content).toMatch(where);
+    expect(r.status).toBe("completed");
+  });
+});
+
+describe("call ids", () => {
+  it("a second call with an id already used in the same answer is not run; its result says why", async () => {
+    const log = newLog();
+    const { r, results } = await round([loggingTool(log)], [
+      { name: "probe", id: "c1", arguments: '{"mark":"first"}' },
+      { name: "probe", id: "c1", arguments: '{"mark":"again"}' },
+      { name: "probe", id: "c2", arguments: '{"mark":"other"}' },
+    ]);
+    expect(log.args).toEqual([{ mark: "first" }, { mark: "other" }]);
+    expect(results.map((m) => m.tool_call_id)).toEqual(["c1", "c1", "c2"]);
+    expect(results[0]!.content).toBe("first");
+    expect(results[1]!.content).toMatch(/^Error: the call id "c1" is used by an earlier call in this answer.*not run/);
+    expect(results[2]!.content).toBe("other");
+    expect(r.status).toBe("completed");
+  });
+
+  it("the same id in a later answer runs (servers that number calls per answer reuse ids)", async () => {
+    const log = newLog();
+    server.answer({ calls: [{ name: "probe", id: "call_0" }] }).answer({ calls: [{ name: "probe", id: "call_0" }] }).answer({ content: "Done." });
+    const r = await runAgent({ client: { baseURL: server.baseURL }, tools: [loggingTool(log)], prompt: "Go" });
+    expect(log.events).toEqual(["start:call_0", "end:call_0", "start:call_0", "end:call_0"]);
+    expect(r.status).toBe("completed");
+  });
+});
+
+it("a result nested deeper than the stack can write: the result says so, the loop goes on", async () => {
+  let deep: Record<string, unknown> = {};
+  for (let i = 0; i < 200_000; i++) deep = { next: deep };
+  const { r, results } = await round([{ name: "stat", execute: () => deep }], [{ name: "stat", id: "c1" }]);
+  expect(results[0]!.content).toMatch(/^Error: the tool "stat" ran, but its result cannot be sent as JSON: it nests too deep/);
+  expect(r.status).toBe("completed");
+});

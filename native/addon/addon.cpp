@@ -3,8 +3,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <optional>
+#include <string>
 
 #include "../core/matcher.hpp"
 #include "../core/walk.hpp"
@@ -34,6 +37,24 @@ auto guard(const Napi::Env& env, F&& fn) -> decltype(fn()) {
   } catch (const std::exception& e) {
     throw Napi::Error::New(env, e.what());
   }
+}
+
+// A number as JavaScript writes it (0, 1, 0.5, 1000000000), where std::to_string writes 0.000000.
+std::string numberText(double d) {
+  if (std::isnan(d)) return "NaN";
+  if (std::isinf(d)) return d > 0 ? "Infinity" : "-Infinity";
+  if (d == 0) return "0";
+  char buf[32];
+  if (d == std::floor(d) && std::fabs(d) < 1e21) {
+    snprintf(buf, sizeof buf, "%.0f", d);
+    return buf;
+  }
+  // The fewest significant digits that read back as the same double.
+  for (int digits = 1; digits <= 17; digits++) {
+    snprintf(buf, sizeof buf, "%.*g", digits, d);
+    if (std::strtod(buf, nullptr) == d) break;
+  }
+  return buf;
 }
 
 Napi::String hexHash(Napi::Env env, uint64_t h) {
@@ -315,7 +336,7 @@ class MatcherWrap : public Napi::ObjectWrap<MatcherWrap> {
         if (!obj.Get(key).IsNumber()) throw Napi::TypeError::New(env, std::string("randomWalks: ") + key + " must be a number");
         double d = obj.Get(key).As<Napi::Number>().DoubleValue();
         if (!(d >= lo && d <= hi))
-          throw Napi::RangeError::New(env, std::string("randomWalks: ") + key + " must be between " + std::to_string(lo) + " and " + std::to_string(hi));
+          throw Napi::RangeError::New(env, std::string("randomWalks: ") + key + " must be between " + numberText(lo) + " and " + numberText(hi) + ", got " + numberText(d));
         out = d;
         return true;
       };

@@ -66,6 +66,8 @@ void fillPacked(MaskState& st, float* out, size_t n, bool maskNothing) {
 
 BackendMask chooseBackendMask(const Api& a, ggml_backend_buffer_type_t logitsBuffer) {
   // TOOLMASK_BACKEND_MASK=dense|packed overrides (the benchmark and the tests compare the two).
+  // generate() refuses any other non-empty value before decoding (src/engine/options-check.ts),
+  // so the default below is what unset or empty means.
   const char* v = std::getenv("TOOLMASK_BACKEND_MASK");
   if (v && std::strcmp(v, "dense") == 0) return BackendMask::Dense;
   if (v && std::strcmp(v, "packed") == 0) return BackendMask::Packed;

@@ -23,7 +23,13 @@ export function toolDefOf(tool: AgentTool, where: string): ToolDef {
   return def;
 }
 
-/** The parsed arguments, or why they are not arguments this tool can be run with. */
+/**
+ * The parsed arguments, or why they are not arguments this tool can be run with. The text passes
+ * when the grammar accepts it as written (what the mask lets a model write) or once written
+ * again by JSON.stringify (the same value in a spelling the grammar does not take: `1.0` for an
+ * integer, `\u0061` in a key; JSON.parse also moves integer-like keys first, which is why the
+ * text as written is tried first).
+ */
 export function checkArguments(def: ToolDef, text: string): { args: Record<string, unknown> } | { error: string } {
   let value: unknown;
   try {
@@ -32,6 +38,23 @@ export function checkArguments(def: ToolDef, text: string): { args: Record<strin
     return { error: `the arguments are not JSON (${(e as Error).message}): ${JSON.stringify(text.slice(0, 200))}` };
   }
   if (value === null || typeof value !== "object" || Array.isArray(value)) return { error: "the arguments must be a JSON object" };
-  if (!grammarAccepts(jsonArguments(def), JSON.stringify(value))) return { error: `the arguments do not fit the tool's parameters: ${invalidJsonReason(def, value)}` };
+  const grammar = jsonArguments(def);
+  if (!grammarAccepts(grammar, text) && !grammarAccepts(grammar, JSON.stringify(value)))
+    return { error: `the arguments do not fit the tool's parameters: ${undeclaredReason(def, value as Record<string, unknown>) ?? invalidJsonReason(def, value)}` };
   return { args: value as Record<string, unknown> };
+}
+
+/**
+ * Why undeclared keys are refused, when that is why: the grammar (src/grammar/json-schema.ts)
+ * reads "properties" without "additionalProperties" as no other properties.
+ */
+function undeclaredReason(def: ToolDef, args: Record<string, unknown>): string | undefined {
+  const p = def.parameters as Record<string, unknown>;
+  if (!Object.hasOwn(p, "properties") || (Object.hasOwn(p, "additionalProperties") && p.additionalProperties !== false)) return undefined;
+  const names = Object.keys(def.properties);
+  const extra = Object.keys(args).filter((k) => !Object.hasOwn(def.properties, k));
+  if (extra.length === 0) return undefined;
+  const list = (ks: string[]) => ks.map((k) => JSON.stringify(k)).join(", ");
+  return `${list(extra)} ${extra.length === 1 ? "is" : "are"} not declared; "${def.name}" takes ${names.length ? list(names) : "no arguments"}` +
+    ` (a schema with "properties" and no "additionalProperties" takes no other keys, as the mask does; "additionalProperties": true allows more)`;
 }

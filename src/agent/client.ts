@@ -24,6 +24,8 @@ export interface ModelTurn {
 }
 
 export interface ModelClient {
+  /** What a request goes to, for messages: "POST <url>", "the model <path>". */
+  readonly target: string;
   complete(request: TurnRequest, signal: AbortSignal | undefined): Promise<ModelTurn>;
 }
 

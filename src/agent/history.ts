@@ -9,8 +9,12 @@ export function assistantMessage(raw: unknown, callIdPrefix: string): AssistantA
   // "" goes as null: some providers reject an assistant message with empty content beside calls.
   const text = textOf(m.content);
   const out: AssistantAgentMessage = { role: "assistant", content: text === "" ? null : text };
+  // Calls in any other shape than a list of call objects cannot be run nor sent back: the answer
+  // is refused whole rather than read as an answer without calls.
+  if (m.tool_calls !== undefined && m.tool_calls !== null && !Array.isArray(m.tool_calls))
+    throw new TypeError(`the response's message tool_calls is ${describe(m.tool_calls)}, not an array of calls`);
   if (Array.isArray(m.tool_calls) && m.tool_calls.length > 0)
-    out.tool_calls = m.tool_calls.map((c, i) => toolCallOf(c, `${callIdPrefix}_${i}`));
+    out.tool_calls = m.tool_calls.map((c, i) => toolCallOf(c, `${callIdPrefix}_${i}`, i));
   if (Array.isArray(m.reasoning_details) && m.reasoning_details.length > 0) out.reasoning_details = m.reasoning_details;
   if (typeof m.reasoning === "string" && m.reasoning !== "") out.reasoning = m.reasoning;
   if (typeof m.reasoning_content === "string" && m.reasoning_content !== "") out.reasoning_content = m.reasoning_content;
@@ -26,9 +30,17 @@ function textOf(content: unknown): string {
   throw new TypeError(`the response's message content is neither text nor content parts: ${JSON.stringify(content)}`);
 }
 
-function toolCallOf(raw: unknown, fallbackId: string): AgentToolCall {
-  const c = (raw ?? {}) as { id?: unknown; function?: { name?: unknown; arguments?: unknown } };
-  const fn = c.function ?? {};
+function describe(v: unknown): string {
+  return Array.isArray(v) ? "an array" : v === null ? "null" : typeof v === "object" ? "an object" : `a ${typeof v}`;
+}
+
+function toolCallOf(raw: unknown, fallbackId: string, i: number): AgentToolCall {
+  if (raw === null || typeof raw !== "object" || Array.isArray(raw))
+    throw new TypeError(`the response's message tool_calls[${i}] is ${describe(raw)}, not a call object`);
+  const c = raw as { id?: unknown; function?: unknown };
+  if (c.function === null || typeof c.function !== "object" || Array.isArray(c.function))
+    throw new TypeError(`the response's message tool_calls[${i}].function is ${describe(c.function)}, not an object with name and arguments`);
+  const fn = c.function as { name?: unknown; arguments?: unknown };
   // Arguments stay as sent; an object (some servers) is written as the JSON text it stands for.
   const args = typeof fn.arguments === "string" ? fn.arguments : fn.arguments === undefined || fn.arguments === null ? "" : JSON.stringify(fn.arguments);
   return {

@@ -16,6 +16,7 @@ export function httpClient(c: HttpAgentClient): ModelClient {
     throw new TypeError(`client.body must be an object of request fields or a function (turn) => fields, got ${JSON.stringify(c.body)}`);
 
   return {
+    target: `POST ${url}`,
     async complete(req: TurnRequest, signal: AbortSignal | undefined): Promise<ModelTurn> {
       const extra = typeof c.body === "function" ? c.body(req.turn) : c.body;
       const body = {

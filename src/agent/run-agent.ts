@@ -2,8 +2,10 @@
 // without calls. Nothing is lost on the way: every message sent is in the result, a cut answer
 // is reported cut with its text, a failed request ends the run with the reason.
 import { LlamaModel } from "../engine/model.js";
+import { checkOptionNames, optionNames } from "../engine/options-check.js";
 import { toolDefOf } from "./arguments.js";
 import { AgentRequestError, type ModelClient, type ModelTurn } from "./client.js";
+import { DEFAULT_REQUEST_TIMEOUT_MS, MAX_REQUEST_TIMEOUT_MS, RequestTimeoutError, withDeadline } from "./deadline.js";
 import { checkMessage } from "./history.js";
 import { httpClient } from "./http-client.js";
 import { modelClient } from "./model-client.js";
@@ -13,14 +15,20 @@ import type { AgentClient, AgentError, AgentMessage, AgentResult, AgentStatus, A
 
 const DEFAULT_MAX_TURNS = 16;
 const DEFAULT_MAX_PARALLEL = 4;
+const OPTION_NAMES = optionNames<RunAgentOptions>({
+  client: true, tools: true, messages: true, prompt: true, instructions: true, maxTurns: true, maxParallelToolCalls: true,
+  reasoningEffort: true, requireProviderParameters: true, includeUsage: true, maxTokens: true, requestTimeoutMs: true, signal: true,
+});
 
 export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
   const o = options ?? ({} as RunAgentOptions);
+  checkOptionNames("runAgent", o, OPTION_NAMES);
   const client = clientOf(o.client);
   const tools = declareTools(o.tools ?? []);
   const maxTurns = positiveInt(o.maxTurns, DEFAULT_MAX_TURNS, "maxTurns");
   const limit = positiveInt(o.maxParallelToolCalls, DEFAULT_MAX_PARALLEL, "maxParallelToolCalls");
   const maxTokens = o.maxTokens === undefined ? undefined : positiveInt(o.maxTokens, 0, "maxTokens");
+  const timeoutMs = positiveInt(o.requestTimeoutMs, DEFAULT_REQUEST_TIMEOUT_MS, "requestTimeoutMs", MAX_REQUEST_TIMEOUT_MS);
   const reasoning = reasoningField(o.reasoningEffort);
   const extras = requestExtras({
     requireProviderParameters: o.requireProviderParameters ?? true,
@@ -41,9 +49,12 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
     if (signal.aborted) return finish("aborted");
     let answer: ModelTurn;
     try {
-      answer = await client.complete({ messages: [...messages], tools: wireTools, extras, reasoning, maxTokens, turn }, signal);
+      const request = { messages: [...messages], tools: wireTools, extras, reasoning, maxTokens, turn };
+      answer = await withDeadline(timeoutMs, signal, (s) => client.complete(request, s));
     } catch (e) {
       if (signal.aborted) return finish("aborted");
+      if (e instanceof RequestTimeoutError)
+        return finish("error", { message: `${client.target}: ${e.message}; the request was aborted (raise requestTimeoutMs for a slower model or endpoint)` });
       const err = e as Error;
       return finish("error", e instanceof AgentRequestError
         ? { message: err.message, ...(e.httpStatus !== undefined ? { httpStatus: e.httpStatus } : {}), ...(e.body !== undefined ? { body: e.body } : {}) }
@@ -91,9 +102,10 @@ function initialMessages(o: RunAgentOptions): AgentMessage[] {
   return o.instructions !== undefined ? [{ role: "system", content: o.instructions }, ...given] : given;
 }
 
-function positiveInt(v: number | undefined, fallback: number, name: string): number {
+function positiveInt(v: number | undefined, fallback: number, name: string, max = Number.MAX_SAFE_INTEGER): number {
   if (v === undefined) return fallback;
-  if (!Number.isInteger(v) || v < 1) throw new RangeError(`runAgent: ${name} must be a positive integer, got ${v}`);
+  if (!Number.isInteger(v) || v < 1 || v > max)
+    throw new RangeError(`runAgent: ${name} must be a positive integer${max < Number.MAX_SAFE_INTEGER ? ` up to ${max}` : ""}, got ${v}`);
   return v;
 }
 

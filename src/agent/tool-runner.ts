@@ -3,6 +3,7 @@
 // a call that cannot or did not run well gets a result that says why.
 import type { ToolDef } from "../dialects/tools.js";
 import { checkArguments } from "./arguments.js";
+import { resultJson } from "./result-json.js";
 import type { AgentMessage, AgentTool, AgentToolCall } from "./types.js";
 
 export interface DeclaredTool {
@@ -23,7 +24,14 @@ type ToolMessage = Extract<AgentMessage, { role: "tool" }>;
 export async function runToolCalls(calls: readonly AgentToolCall[], o: ToolRunOptions): Promise<ToolMessage[]> {
   const contents: string[] = new Array(calls.length);
   const inFlight = new Set<Promise<void>>();
+  const ids = new Set<string>();
   for (const [i, call] of calls.entries()) {
+    // Two results with one tool_call_id could not be told apart: the later call is refused.
+    if (ids.has(call.id)) {
+      contents[i] = `Error: the call id "${call.id}" is used by an earlier call in this answer; each call needs its own id. This call ("${call.function.name}") was not run.`;
+      continue;
+    }
+    ids.add(call.id);
     const declared = o.tools.get(call.function.name);
     if (!declared) {
       const names = [...o.tools.keys()].map((n) => `"${n}"`).join(", ") || "none";
@@ -52,20 +60,24 @@ export async function runToolCalls(calls: readonly AgentToolCall[], o: ToolRunOp
 
 async function execute(tool: AgentTool, args: Record<string, unknown>, call: AgentToolCall, o: ToolRunOptions): Promise<string> {
   if (o.signal.aborted) return `Error: the run was aborted before "${tool.name}" ran.`;
+  let value: unknown;
   try {
-    return resultText(await tool.execute(args, { toolCallId: call.id, signal: o.signal, messages: o.messages }));
+    value = await tool.execute(args, { toolCallId: call.id, signal: o.signal, messages: o.messages });
   } catch (e) {
     const why = e instanceof Error ? e.message : String(e);
     return `Error: the tool "${tool.name}" failed: ${why}`;
   }
+  try {
+    return resultText(value);
+  } catch (e) {
+    // A stack overflow on a deeply nested result lands here too.
+    return `Error: the tool "${tool.name}" ran, but its result cannot be sent as JSON: ${(e as Error).message}`;
+  }
 }
 
+/** A string is sent as is, undefined as "", anything else as JSON (see result-json.ts). */
 function resultText(v: unknown): string {
   if (typeof v === "string") return v;
   if (v === undefined) return "";
-  try {
-    return JSON.stringify(v) ?? String(v);
-  } catch {
-    return String(v);
-  }
+  return resultJson(v);
 }

@@ -101,6 +101,12 @@ export interface RunAgentOptions {
   includeUsage?: boolean;
   /** Output tokens per model request (`max_tokens`; generate()'s maxTokens). */
   maxTokens?: number;
+  /**
+   * Milliseconds one model request may take (an HTTP request until its body is read; a loaded
+   * model's turn from queueing to its last token). Past it the request is aborted and the run ends
+   * with status error. Default 600000 (10 minutes, the openai client's default); at most 2^31-1.
+   */
+  requestTimeoutMs?: number;
   signal?: AbortSignal;
 }
 
@@ -109,7 +115,7 @@ export interface RunAgentOptions {
  * - truncated: an answer was cut at the output limit (its partial text is `finalMessage`);
  * - max_turns: `maxTurns` requests were made and the model still wanted tools;
  * - aborted: `signal` fired;
- * - error: a request failed (HTTP status, network, unreadable response); see `error`.
+ * - error: a request failed (HTTP status, network, unreadable response, past requestTimeoutMs); see `error`.
  */
 export type AgentStatus = "completed" | "truncated" | "max_turns" | "aborted" | "error";
 

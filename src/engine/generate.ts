@@ -7,6 +7,7 @@ import type { ToolChoice } from "../dialects/tools.js";
 import { compileGrammarAsync } from "../grammar/compile.js";
 import { ContextLengthError } from "./errors.js";
 import { assertDialectFits } from "./vocab-fit.js";
+import { checkGenerateOptions, optionNames } from "./options-check.js";
 import { loadNative, type NativeAddon, type NativeGenerationRequest, type NativeGenerationResult } from "../native.js";
 import { ToolCallStreamParser, type ParserOptions } from "../parser/stream.js";
 import type { IncompleteCall, ParseResult, ToolCall } from "../parser/types.js";
@@ -55,6 +56,13 @@ export interface GenerateOptions {
   dialect?: string;
   signal?: AbortSignal;
 }
+
+/** Every generate() option name (a name missing here, or not in GenerateOptions, does not compile). */
+export const GENERATE_OPTION_NAMES = optionNames<GenerateOptions>({
+  messages: true, tools: true, toolChoice: true, parallelToolCalls: true, maxTokens: true, temperature: true, topK: true, topP: true,
+  minP: true, seed: true, stop: true, logitBias: true, repeatPenalty: true, maxValueLength: true, reasoning: true, mask: true,
+  maskPath: true, dialect: true, signal: true,
+});
 
 export interface AssistantMessage {
   role: "assistant";
@@ -141,6 +149,7 @@ function templateMessages(messages: ChatMessage[]): ChatMessage[] {
  * compile. The grammar reference in `request` is released by runGeneration.
  */
 export async function prepareGeneration(model: LlamaModel, options: GenerateOptions): Promise<PreparedGeneration> {
+  checkGenerateOptions(options, GENERATE_OPTION_NAMES, model.vocabulary);
   if (!options || !Array.isArray(options.messages) || options.messages.length === 0)
     throw new TypeError("generate(model, { messages }) needs at least one message");
   if (!model.chatTemplate) throw new ChatTemplateError(`generate: ${model.path} has no chat template (tokenizer.chat_template)`, undefined);

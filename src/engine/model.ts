@@ -6,6 +6,7 @@ import { Vocabulary } from "../vocab/vocabulary.js";
 import { detectDialect } from "./detect-dialect.js";
 import { ensureLlamaLibrary, type GpuOption } from "./llama-library.js";
 import { noticeCpuFallback } from "./gpu-notice.js";
+import { checkOptionNames, optionNames } from "./options-check.js";
 import { existsSync, statSync } from "node:fs";
 
 export interface LoadModelOptions {
@@ -31,6 +32,8 @@ export interface LoadModelOptions {
   /** Called while the weights load with the fraction done (0..1), on the JS thread. */
   onProgress?: (fraction: number) => void;
 }
+
+const LOAD_MODEL_OPTION_NAMES = optionNames<LoadModelOptions>({ path: true, gpu: true, threads: true, contextSize: true, parallel: true, onProgress: true });
 
 /**
  * One thread per two logical CPUs, at least one. Measured here (2 cores shared with other work,
@@ -116,6 +119,7 @@ function positiveInt(v: unknown, what: string): number {
 export async function loadModel(options: LoadModelOptions): Promise<LlamaModel> {
   if (options === null || typeof options !== "object" || typeof options.path !== "string")
     throw new TypeError("loadModel({ path }) needs the path of a .gguf file");
+  checkOptionNames("loadModel", options, LOAD_MODEL_OPTION_NAMES);
   const { path } = options;
   if (!existsSync(path) || !statSync(path).isFile()) throw new Error(`loadModel: no model file at ${path}`);
   const cores = availableParallelism();

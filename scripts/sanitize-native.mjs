@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// ASan + UBSan: the core's native tests, then the engine's vitest suites against a
-// sanitized build of the addon (node preloads the sanitizer runtimes).
+// ASan + UBSan: the native test programs, then the engine's vitest suites and 1,000 server
+// requests that each bring a new tool schema, against a sanitized build of the addon (node
+// preloads the sanitizer runtimes). ThreadSanitizer: the decode-thread → JS-thread handoff.
 import { spawnSync } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -29,13 +30,19 @@ function runtime(name) {
 const coreDir = join(root, "build-asan-core");
 mkdirSync(coreDir, { recursive: true });
 run("cmake", ["-S", root, "-B", coreDir, "-DTOOLMASK_NATIVE_TESTS=ON", "-DTOOLMASK_SANITIZE=ON", "-DCMAKE_BUILD_TYPE=Debug"]);
-run("cmake", ["--build", coreDir, "--target", "core_tests", "-j", "2"]);
+run("cmake", ["--build", coreDir, "--target", "core_tests", "job_mailbox_tests", "-j", "2"]);
 run(join(coreDir, "core_tests"), [], { env: sanitizerEnv });
+run(join(coreDir, "job_mailbox_tests"), [], { env: sanitizerEnv });
+
+const tsan = join(coreDir, "job_mailbox_tests_tsan");
+run("g++", ["-std=c++17", "-O1", "-g", "-fsanitize=thread", "-pthread", "-o", tsan, join(root, "native", "tests", "job_mailbox_tests.cpp")]);
+run(tsan, [], { env: { ...process.env, TSAN_OPTIONS: "halt_on_error=1" } });
 
 run(process.execPath, [join(root, "scripts", "build-native.mjs"), "--sanitize"]);
-run(process.execPath, [join(root, "node_modules", "vitest", "vitest.mjs"), "run", "test/engine-"], {
+run(process.execPath, [join(root, "node_modules", "vitest", "vitest.mjs"), "run", "test/engine-", "test/server-varied-schemas"], {
   env: {
     ...sanitizerEnv,
+    TOOLMASK_VARIED_REQUESTS: "1000",
     LD_PRELOAD: [runtime("libasan.so"), runtime("libubsan.so")].join(" "),
     TOOLMASK_ADDON: join(root, "build-asan", "Debug", "toolmask.node"),
   },

@@ -30,3 +30,11 @@ it("a model disposed while a generation is being prepared still runs that genera
   expect((await running).usage.completion_tokens).toBe(4);
   await expect(generate(m, { messages: [{ role: "user", content: "hi" }], maxTokens: 4 })).rejects.toThrow(/disposed/);
 });
+
+it("refuses a maxTokens that does not fit an int32, naming the range", async () => {
+  for (const maxTokens of [2 ** 31, 2 ** 53, 0, 1.5])
+    await expect(generate(model, { messages: [{ role: "user", content: "hi" }], maxTokens })).rejects.toThrow(/maxTokens must be an integer from 1 to 2147483647/);
+  // The native check stands behind it for callers that go around generate().
+  const { loadNative } = await import("../src/native.js");
+  expect(() => loadNative().llamaGenerate(model.native, { prompt: "hi", maxTokens: 2 ** 31 }, () => {})).toThrow(/1 to 2147483647/);
+});

@@ -157,7 +157,8 @@ export async function prepareGeneration(model: LlamaModel, options: GenerateOpti
   const spec = dialectFor(model, options.dialect, hasTools);
   const reasoning = options.reasoning ?? false;
   const maxTokens = options.maxTokens ?? 512;
-  if (!Number.isInteger(maxTokens) || maxTokens < 1) throw new RangeError("maxTokens must be a positive integer");
+  if (!Number.isInteger(maxTokens) || maxTokens < 1 || maxTokens > 2147483647)
+    throw new RangeError(`maxTokens must be an integer from 1 to 2147483647, got ${String(maxTokens)}`);
 
   const prompt = renderChat(model.chatTemplate, {
     messages: templateMessages(options.messages),

@@ -291,8 +291,11 @@ Napi::Value Generate(const Napi::CallbackInfo& info) {
   js->attach(job);
   auto out = Napi::Object::New(env);
   out.Set("done", js->promise());
-  out.Set("abort", Napi::Function::New(env, [job](const Napi::CallbackInfo& i) {
-            job->abort();
+  // A weak reference: a finished job (and the grammar its request holds) is freed when the engine
+  // lets go of it, not when this function is garbage collected.
+  std::weak_ptr<llama::Job> weak = job;
+  out.Set("abort", Napi::Function::New(env, [weak](const Napi::CallbackInfo& i) {
+            if (auto j = weak.lock()) j->abort();
             return i.Env().Undefined();
           }));
   return out;

@@ -127,8 +127,8 @@ bool LazyDfa::nonAsciiLoops(int32_t s) {
 }
 
 size_t LazyDfa::memoryBytes() const {
-  size_t total = sizeof(*this);
-  for (auto& st : nfa_->states) total += sizeof(st) + 4 * st.eps.size() + sizeof(ByteEdge) * st.bytes.size() + 8 * st.tokens.size();
+  size_t total = sizeof(*this) + (builder_ ? builder_->memoryBytes() : 0);
+  for (auto& st : nfa_->states) total += nfaStateBytes(st);
   for (auto& d : states_) {
     total += sizeof(d) + 8 * d.nfa.size() /* set + index key */ + 4 * d.next.size() + 8 * d.tokenEdges.size();
     if (d.mask) total += d.mask->memoryBytes();

@@ -464,6 +464,17 @@ Nfa& NfaBuilder::nfa() { return impl_->nfa; }
 
 const std::vector<uint32_t>& NfaBuilder::tokenIds() const { return impl_->tokenIds; }
 
+size_t NfaBuilder::memoryBytes() const {
+  size_t total = sizeof(Impl);
+  for (auto& t : impl_->templates) {
+    total += t.first.size() + sizeof(t.second);
+    for (auto& st : t.second.states) total += nfaStateBytes(st);
+  }
+  for (auto& th : impl_->thunks) total += sizeof(th) + th.path.size();
+  for (auto& p : impl_->perms) total += sizeof(p) + 16 * p.subsetState.size();
+  return total;
+}
+
 void NfaBuilder::expand(uint32_t state) {
   Impl& b = *impl_;
   int32_t th = b.nfa.states[state].thunk;

@@ -50,6 +50,10 @@ struct Fragment {
   uint32_t maxCount = 0;
 };
 
+inline size_t nfaStateBytes(const NfaState& st) {
+  return sizeof(st) + 4 * st.eps.capacity() + sizeof(ByteEdge) * st.bytes.capacity() + sizeof(TokenEdge) * st.tokens.capacity();
+}
+
 struct Nfa {
   std::vector<NfaState> states;
   std::vector<Fragment> fragments;
@@ -77,6 +81,8 @@ class NfaBuilder {
   void expand(uint32_t state);
   // Every token terminal id in the grammar (built or not yet).
   const std::vector<uint32_t>& tokenIds() const;
+  // What the builder keeps beside the NFA: fragment templates, pending placeholders, any-order sets.
+  size_t memoryBytes() const;
 
   struct Impl;  // nfa_impl.hpp
 

@@ -1,6 +1,7 @@
 // `toolmask serve`: flags → startServer(), then serve until SIGINT/SIGTERM. Returns the exit code:
 // 0 after a clean shutdown, 2 for bad flags, 1 when the model cannot load or the port cannot bind.
 import { parseArgs } from "node:util";
+import { modelFileProblem, modelLoadProblem } from "../cli/model-file.js";
 import { connectionLimits } from "./connections.js";
 import { hostPolicy } from "./hosts.js";
 import { startServer, type ServerOptions } from "./index.js";
@@ -138,11 +139,14 @@ export async function serveCommand(argv: string[], io: ServeIO = { out: process.
   }
   if (options === "help") { io.out.write(SERVE_HELP); return 0; }
 
+  // A model file that is plainly wrong is said before llama.cpp is loaded for it.
+  const problem = modelFileProblem(options.modelPath!);
+  if (problem) { io.err.write(`toolmask serve: ${problem}\n`); return 1; }
   let server;
   try {
     server = await startServer({ ...options, onError: (err) => io.err.write(`toolmask serve: error: ${(err as Error)?.stack ?? String(err)}\n`) });
   } catch (err) {
-    io.err.write(`toolmask serve: ${(err as Error)?.message ?? String(err)}\n`);
+    io.err.write(`toolmask serve: ${modelLoadProblem(options.modelPath!, err) ?? (err as Error)?.message ?? String(err)}\n`);
     return 1;
   }
   const hosts = hostPolicy(options.host ?? "127.0.0.1", options.allowedHosts);

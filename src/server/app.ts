@@ -11,6 +11,7 @@ import { clientErrorHandler } from "./client-errors.js";
 import { fastifyLimitOptions, type ConnectionLimits } from "./connections.js";
 import { ApiError, toApiError } from "./errors.js";
 import { checkHost, type HostPolicy } from "./hosts.js";
+import { parseJsonAsUtf8 } from "./json-body.js";
 import { refuseOtherMethods } from "./methods.js";
 
 export interface AppOptions extends ChatContext {
@@ -42,8 +43,9 @@ export function buildApp(o: AppOptions): FastifyInstance {
     ...fastifyLimitOptions(o.limits), clientErrorHandler: clientErrorHandler(o.limits),
   });
   app.server.maxConnections = o.limits.maxConnections;
-  // Only JSON bodies: a text/plain body gets 415, not a confusing "must be an object".
+  // Only JSON bodies, in UTF-8: a text/plain body gets 415, not a confusing "must be an object".
   app.removeContentTypeParser("text/plain");
+  parseJsonAsUtf8(app);
   const sealRoutes = refuseOtherMethods(app);
 
   // The Host check first: a page that reached the server by DNS rebinding learns nothing, not

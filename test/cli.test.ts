@@ -1,6 +1,6 @@
 // `toolmask` as a user runs it: the built CLI (dist/cli/main.js) in a child process, every command,
 // and bad input answered with one clear line and a non-zero exit, never a stack trace.
-import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -161,6 +161,29 @@ describe("toolmask serve", () => {
       expect(r.code, r.stderr).toBe(0);
       expect(r.stdout).toMatch(/serve/);
     } else expectFailure(r, 1, "serve", /no server \(dist\/server\/cli\.js is missing\)/);
+  });
+});
+
+describe("a model file that cannot load: one or two lines saying what is wrong and what to do", () => {
+  const model = (name: string, bytes: Buffer | string) => { const f = join(dir, name); writeFileSync(f, bytes); return f; };
+  const whole = () => readFileSync(testModelPath());
+  const cases: Array<[string, () => string, RegExp]> = [
+    ["not a GGUF", () => model("notes.gguf", "hello, I am a text file\n"), /notes\.gguf is not a GGUF model file \(it starts with "hell", a GGUF file with "GGUF"\); pass --model a \.gguf file/],
+    ["empty", () => model("empty.gguf", ""), /empty\.gguf is not a GGUF model file \(it is empty\)/],
+    ["cut inside its header", () => model("cut-header.gguf", whole().subarray(0, 3_000_000)), /cut-header\.gguf is truncated or damaged \(3\.0 MB\): its GGUF header ends early .*; download or copy the model again/],
+    ["cut inside its tensors", () => model("cut-tensors.gguf", whole().subarray(0, 40_000_000)), /llama\.cpp could not load .*cut-tensors\.gguf \(a qwen3 GGUF of 40\.0 MB\): tensor 'token_embd\.weight' data is not within the file bounds.*download or copy the model again/],
+    ["a folder", () => { const d = join(dir, "model-folder.gguf"); mkdirSync(d, { recursive: true }); return d; }, /model-folder\.gguf is a folder, not a model file; pass --model the \.gguf file inside it/],
+    ["missing", () => join(dir, "nowhere.gguf"), /no model file at .*nowhere\.gguf; pass --model the path of a \.gguf file/],
+  ];
+  it.each(cases)("%s", async (_what, file, message) => {
+    for (const argv of [["generate", "--model", file(), "--prompt", "hi"], ["serve", "--model", file(), "--port", "0"]]) {
+      const r = await cli(argv);
+      // serve loads llama.cpp with gpu "auto", which may say first that no GPU is in use.
+      const lines = r.stderr.trimEnd().split("\n").filter((l) => !l.startsWith("toolmask: no GPU in use"));
+      expectFailure({ ...r, stderr: lines.join("\n") }, 1, argv[0]!, message);
+      expect(lines, r.stderr).toHaveLength(1);
+      expect(r.stderr).not.toMatch(/npm install|build:native/);
+    }
   });
 });
 

@@ -6,6 +6,7 @@ import { loadModel, type LlamaModel } from "../src/engine/model.js";
 import { startServer, type ToolmaskServer } from "../src/server/index.js";
 import { testModelPath } from "./support/test-model.js";
 import { WANTS_TO_CALL, toolSet } from "./support/server-fixtures.js";
+import { rawExchange } from "./support/raw-http.js";
 
 const BODY_LIMIT = 256 * 1024;
 let model: LlamaModel;
@@ -44,6 +45,13 @@ function send(method: string, path: string, body: string | Buffer | undefined, h
   });
 }
 
+/** Bytes straight onto a socket, for what http.request will not send; resolves with the answer. */
+async function raw(text: string): Promise<Reply> {
+  const r = await rawExchange(server.url, (s) => { s.write(text); });
+  const headEnd = r.text.indexOf("\r\n\r\n");
+  return { status: r.status ?? 0, body: headEnd >= 0 ? r.text.slice(headEnd + 4) : "", headers: r.headers };
+}
+
 const json = "application/json";
 const good = { model: "m", messages: [{ role: "user", content: "hi" }], tools: toolSet(1), max_tokens: 3, logit_bias: WANTS_TO_CALL };
 const post = (body: unknown, headers: Record<string, string> = { "content-type": json }) =>
@@ -55,6 +63,10 @@ const cases: Case[] = [
   { name: "malformed JSON", status: 400, code: "invalid_json", message: /not valid JSON/, go: () => post('{"model": "m", "messages": [') },
   { name: "an empty body", status: 400, code: "invalid_json", message: /empty/, go: () => post("") },
   { name: "a JSON array as the body", status: 400, param: "body", message: /must be a JSON object, got an array/, go: () => post([good]) },
+  { name: "a body in Latin-1, not UTF-8", status: 400, code: "invalid_json", message: /not valid UTF-8 \(its first bad byte is at offset 54\)/,
+    go: () => post(Buffer.concat([Buffer.from('{"model":"m","messages":[{"role":"user","content":"caf'), Buffer.from([0xe9]), Buffer.from('"}]}')])) },
+  { name: "a UTF-8 surrogate (ED A0 80) in the body", status: 400, code: "invalid_json", message: /not valid UTF-8 \(its first bad byte is at offset 51\)/,
+    go: () => post(Buffer.concat([Buffer.from('{"model":"m","messages":[{"role":"user","content":"'), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from('"}]}')])) },
   { name: "__proto__ in the body", status: 400, code: "invalid_json", message: /not valid JSON/, go: () => post('{"model":"m","__proto__":{"x":1},"messages":[{"role":"user","content":"hi"}]}') },
   { name: "messages missing", status: 400, param: "messages", code: "missing_required_parameter", message: /messages must be a non-empty array/, go: () => post({ model: "m" }) },
   { name: "messages not an array", status: 400, param: "messages", message: /got string/, go: () => post({ ...good, messages: "hi" }) },
@@ -70,8 +82,8 @@ const cases: Case[] = [
   { name: "tool_choice naming an undeclared tool", status: 400, param: "tool_choice", message: /"nope", which is not among the declared tools \(pick_1, ping_1\)/,
     go: () => post({ ...good, tool_choice: { type: "function", function: { name: "nope" } } }) },
   { name: "tool_choice an unknown word", status: 400, param: "tool_choice", message: /must be "auto", "none", "required"/, go: () => post({ ...good, tool_choice: "always" }) },
-  { name: "negative max_tokens", status: 400, param: "max_tokens", message: /positive integer, got -5/, go: () => post({ ...good, max_tokens: -5 }) },
-  { name: "fractional max_completion_tokens", status: 400, param: "max_completion_tokens", message: /positive integer/, go: () => post({ ...good, max_completion_tokens: 1.5 }) },
+  { name: "negative max_tokens", status: 400, param: "max_tokens", message: /max_tokens must be an integer from 1 to 2147483647, got -5/, go: () => post({ ...good, max_tokens: -5 }) },
+  { name: "fractional max_completion_tokens", status: 400, param: "max_completion_tokens", message: /an integer from 1 to 2147483647, got 1\.5/, go: () => post({ ...good, max_completion_tokens: 1.5 }) },
   { name: "temperature of the wrong type", status: 400, param: "temperature", message: /number from 0 to 2, got "hot"/, go: () => post({ ...good, temperature: "hot" }) },
   { name: "temperature out of range", status: 400, param: "temperature", message: /from 0 to 2/, go: () => post({ ...good, temperature: 7 }) },
   { name: "top_p out of range", status: 400, param: "top_p", message: /from 0 to 1/, go: () => post({ ...good, top_p: 1.5 }) },
@@ -87,6 +99,20 @@ const cases: Case[] = [
   { name: "no content type", status: 415, code: "unsupported_media_type", message: /Content-Type/, go: () => post(JSON.stringify(good), {}) },
   { name: "an unknown route", status: 404, code: "unknown_url", message: /no route POST \/v1\/completions/, go: () => send("POST", "/v1/completions", "{}", { "content-type": json }) },
   { name: "GET on the chat route", status: 405, code: "method_not_allowed", message: /use POST/, go: () => send("GET", "/v1/chat/completions", undefined) },
+  { name: "OPTIONS on the chat route", status: 405, code: "method_not_allowed", message: /OPTIONS is not allowed on \/v1\/chat\/completions; use POST/, go: () => send("OPTIONS", "/v1/chat/completions", undefined) },
+  { name: "TRACE on the chat route", status: 405, code: "method_not_allowed", message: /use POST/, go: () => send("TRACE", "/v1/chat/completions", undefined) },
+  { name: "POST on /v1/models", status: 405, code: "method_not_allowed", message: /use GET or HEAD/, go: () => send("POST", "/v1/models", "{}", { "content-type": json }) },
+  { name: "PROPFIND on a model", status: 405, code: "method_not_allowed", message: /use GET or HEAD/, go: () => send("PROPFIND", "/v1/models/m", undefined) },
+  { name: "a request line that is not HTTP", status: 400, code: "invalid_http", message: /not valid HTTP\/1\.1/, go: () => raw("GARBAGE\r\n\r\n") },
+  { name: "a header without a colon", status: 400, code: "invalid_http", message: /not valid HTTP\/1\.1/, go: () => raw("GET /health HTTP/1.1\r\nHost: localhost\r\nno colon here\r\n\r\n") },
+  { name: "headers over 16 KiB", status: 431, code: "request_header_fields_too_large", message: /larger than the \d+ bytes this server accepts/,
+    go: () => raw(`GET /health HTTP/1.1\r\nHost: localhost\r\nX-Big: ${"a".repeat(20_000)}\r\n\r\n`) },
+  { name: "max_tokens of 2^31", status: 400, param: "max_tokens", message: /max_tokens must be an integer from 1 to 2147483647, got 2147483648/, go: () => post({ ...good, max_tokens: 2 ** 31 }) },
+  { name: "max_completion_tokens of 1e300", status: 400, param: "max_completion_tokens", message: /from 1 to 2147483647/, go: () => post({ ...good, max_completion_tokens: 1e300 }) },
+  { name: "max_tokens with 100,000 digits", status: 400, param: "max_tokens", message: /from 1 to 2147483647, got a number too large for JSON/, go: () => post(`{"model":"m","messages":[{"role":"user","content":"hi"}],"max_tokens":${"9".repeat(100_000)}}`) },
+  { name: "top_k of 2^31", status: 400, param: "top_k", message: /top_k must be an integer from 1 to 2147483647/, go: () => post({ ...good, top_k: 2 ** 31 }) },
+  { name: "a seed beyond 2^53", status: 400, param: "seed", message: /seed must be an integer from -9007199254740991 to 9007199254740991/, go: () => post({ ...good, seed: 2 ** 60 }) },
+  { name: "a temperature of 100,000 characters", status: 400, param: "temperature", message: /got "h{64}…" \(100000 characters\)$/, go: () => post({ ...good, temperature: "h".repeat(100_000) }) },
   { name: "a prompt longer than the context", status: 400, param: "messages", code: "context_length_exceeded", message: /context holds 64; load the model with a larger contextSize/,
     go: () => send("POST", "/v1/chat/completions", JSON.stringify({ model: "m", messages: [{ role: "user", content: "hello ".repeat(100) }] }), { "content-type": json }, tiny) },
 ];
@@ -98,7 +124,10 @@ describe("bad input", () => {
     for (const c of cases) {
       const r = await c.go();
       let error: Record<string, unknown> = {};
-      try { error = (JSON.parse(r.body) as { error: Record<string, unknown> }).error; } catch { /* reported below */ }
+      try {
+        const e = (JSON.parse(r.body) as { error: unknown }).error;
+        if (e && typeof e === "object") error = e as Record<string, unknown>;
+      } catch { /* reported below */ }
       const wrong = [
         r.status !== c.status && `status ${r.status}, wanted ${c.status}`,
         !(r.headers["content-type"] ?? "").includes("application/json") && `content-type ${r.headers["content-type"]}`,
@@ -142,10 +171,16 @@ describe("bad input", () => {
     }
   });
 
-  it("the 405 says which method to use, and a good request is answered 200", async () => {
+  it("the 405 says which method to use in Allow, and a good request is answered 200", async () => {
     const r = await send("DELETE", "/v1/chat/completions", undefined);
     expect(r.status).toBe(405);
     expect(r.headers.allow).toBe("POST");
+    for (const [method, p, allow] of [["OPTIONS", "/v1/chat/completions", "POST"], ["TRACE", "/health", "GET, HEAD"], ["PUT", "/v1/models/x", "GET, HEAD"], ["LOCK", "/v1/models", "GET, HEAD"]] as const) {
+      const o = await send(method, p, undefined);
+      expect(`${method} ${p}: ${o.status} ${o.headers.allow}`).toBe(`${method} ${p}: 405 ${allow}`);
+    }
+    // An unknown path stays a 404 whatever the method.
+    expect((await send("OPTIONS", "/v1/nothing", undefined)).status).toBe(404);
     const ok = await post(good);
     expect(ok.status).toBe(200);
     // tool_choice auto and a model that wants to stop: it stops at once.

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { serveCommand } from "../src/server/cli.js";
 import { testModelPath } from "./support/test-model.js";
 import { ROOT } from "./support/vocabs.js";
+import { rawExchange, requestText } from "./support/raw-http.js";
 
 function io(signal?: AbortSignal) {
   const out: string[] = [], err: string[] = [];
@@ -32,6 +33,13 @@ describe("toolmask serve flags", () => {
     [["--model", model, "--threads", "two"], /--threads must be an integer/],
     [["--model", model, "--api-key", ""], /--api-key must not be empty/],
     [["--model", model, "extra"], /Unexpected argument 'extra'/],
+    [["--model", model, "--headers-timeout", "0"], /--headers-timeout must be an integer from 1 to 2147483647 \(milliseconds\)/],
+    [["--model", model, "--request-timeout", "10s"], /--request-timeout must be an integer from 1/],
+    [["--model", model, "--idle-timeout=-5"], /--idle-timeout must be an integer from 1/],
+    [["--model", model, "--max-connections", "0"], /--max-connections must be an integer from 1/],
+    [["--model", model, "--headers-timeout", "5000", "--request-timeout", "1000"], /--headers-timeout \(5000 ms\) must not be longer than --request-timeout \(1000 ms\)/],
+    [["--model", model, "--allowed-hosts", "http://evil.example/"], /--allowed-hosts: "http:\/\/evil\.example\/" is not a host name/],
+    [["--model", model, "--allowed-hosts", "box:8080"], /--allowed-hosts: "box:8080" is not a host name.*without a port/],
   ])("%j → exit 2 and says what is wrong", async (argv, message) => {
     const r = await serve(argv);
     expect(r.code).toBe(2);
@@ -76,6 +84,43 @@ describe("toolmask serve running", () => {
     stop.abort();
     expect(await code).toBe(0);
     await expect(fetch(`${url}/health`)).rejects.toThrow();
+  });
+
+  it("applies --allowed-hosts, the timeouts and --max-connections", async () => {
+    const stop = new AbortController();
+    const r = io(stop.signal);
+    const code = serveCommand(["--model", testModelPath(), "--port", "0", "--threads", "1", "--allowed-hosts", "my.box,10.0.0.7",
+      "--headers-timeout", "200", "--request-timeout", "400", "--idle-timeout", "5000", "--max-connections", "2"], r.io);
+    let url = "";
+    for (let i = 0; i < 300 && !url; i++) {
+      url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(r.out.join(""))?.[1] ?? "";
+      if (!url) await new Promise((res) => setTimeout(res, 50));
+    }
+    expect(url).not.toBe("");
+    expect(r.out.join("")).toMatch(/hosts localhost, 127\.0\.0\.1, \[::1\], my\.box, 10\.0\.0\.7/);
+    const status = async (host: string) => (await rawExchange(url, (s) => { s.write(requestText(url, "GET", "/health", { host, connection: "close" })); })).status;
+    expect(await status("my.box:8080")).toBe(200);
+    expect(await status("10.0.0.7")).toBe(200);
+    expect(await status("localhost")).toBe(200);
+    expect(await status("evil.example")).toBe(403);
+    // A connection that sends nothing is answered 408 once --headers-timeout passes.
+    const silent = await rawExchange(url, () => {});
+    expect(silent.status).toBe(408);
+    // Two keep-alive connections, answered and then idle (--idle-timeout 5000): a third is closed without an answer.
+    const held: Array<import("node:net").Socket> = [];
+    let answered = 0;
+    const holders = [0, 1].map(() => rawExchange(url, (s) => {
+      held.push(s);
+      s.once("data", () => answered++);
+      s.write(requestText(url, "GET", "/health"));
+    }));
+    while (answered < 2) await new Promise((res) => setTimeout(res, 10));
+    const third = await rawExchange(url, (s) => { s.write(requestText(url, "GET", "/health")); });
+    expect(third.text).toBe("");
+    for (const s of held) s.destroy();
+    await Promise.all(holders);
+    stop.abort();
+    expect(await code).toBe(0);
   });
 
   it("as a child process, stops on SIGTERM with exit 0", async () => {

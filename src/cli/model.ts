@@ -1,5 +1,5 @@
-// Opening a model for a command: the test model written when missing, llama.cpp errors turned
-// into what to do, load progress on stderr.
+// Opening a model for a command: the test model written when missing, load failures turned into
+// what to do (model-file.ts), load progress on stderr.
 import { existsSync, mkdirSync, renameSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -7,6 +7,7 @@ import { loadModel, type LlamaModel } from "../engine/model.js";
 import type { GpuOption } from "../engine/llama-library.js";
 import { writeTestModel } from "../model/test-model.js";
 import { CliError } from "./errors.js";
+import { modelFileProblem, modelLoadProblem } from "./model-file.js";
 import { progress } from "./progress.js";
 
 const PACKAGE_ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
@@ -38,7 +39,8 @@ export interface OpenOptions { gpu?: GpuOption; threads?: number; showProgress: 
 
 export async function openModel(path: string, o: OpenOptions): Promise<LlamaModel> {
   const abs = resolve(path);
-  if (!existsSync(abs)) throw new CliError(`no model file at ${abs}`);
+  const problem = modelFileProblem(abs);
+  if (problem) throw new CliError(problem);
   const bar = progress("loading model", o.showProgress);
   try {
     const model = await loadModel({
@@ -48,8 +50,10 @@ export async function openModel(path: string, o: OpenOptions): Promise<LlamaMode
     bar.done();
     return model;
   } catch (e) {
+    const file = modelLoadProblem(abs, e);
+    if (file) throw new CliError(file);
+    // Not the file: the addon's errors say how to build it; the library's where it comes from.
     throw new CliError(`cannot load llama.cpp or the model: ${(e as Error).message}\n` +
-      "The addon is built by `npm install` (`npm run build:native` rebuilds it); the llama.cpp library comes from " +
-      "node-llama-cpp's prebuilt package for this platform, or from the folder TOOLMASK_LLAMA_LIB_DIR names.");
+      "(the llama.cpp library comes from node-llama-cpp's prebuilt package for this platform, or from the folder TOOLMASK_LLAMA_LIB_DIR names)");
   }
 }

@@ -2,14 +2,24 @@
 // routes) in OpenAI's shape. Fastify carries the HTTP details we would otherwise hand-write and
 // get wrong: body size limits checked while reading, content-type matching, JSON parsing that
 // refuses __proto__ poisoning, keep-alive handling, and closing idle connections on shutdown.
+// Node's HTTP server enforces the connection limits (connections.ts); requests it refuses itself
+// are answered by client-errors.ts, other methods on known routes by methods.ts.
 import { createHash, timingSafeEqual } from "node:crypto";
 import Fastify, { type FastifyInstance } from "fastify";
 import { chatCompletions, type ChatContext } from "./chat.js";
+import { clientErrorHandler } from "./client-errors.js";
+import { fastifyLimitOptions, type ConnectionLimits } from "./connections.js";
 import { ApiError, toApiError } from "./errors.js";
+import { checkHost, type HostPolicy } from "./hosts.js";
+import { parseJsonAsUtf8 } from "./json-body.js";
+import { refuseOtherMethods } from "./methods.js";
 
 export interface AppOptions extends ChatContext {
   apiKey: string | undefined;
   bodyLimit: number;
+  limits: ConnectionLimits;
+  /** Host header names answered (hosts.ts). */
+  hosts: HostPolicy;
   /** true once close() began: /health says 503 and new generations are turned away. */
   closing: () => boolean;
 }
@@ -28,32 +38,36 @@ function checkKey(header: string | undefined, key: string): void {
 }
 
 export function buildApp(o: AppOptions): FastifyInstance {
-  const app = Fastify({ logger: false, bodyLimit: o.bodyLimit, forceCloseConnections: "idle", return503OnClosing: false });
-  // Only JSON bodies: a text/plain body gets 415, not a confusing "must be an object".
+  const app = Fastify({
+    logger: false, bodyLimit: o.bodyLimit, forceCloseConnections: "idle", return503OnClosing: false,
+    ...fastifyLimitOptions(o.limits), clientErrorHandler: clientErrorHandler(o.limits),
+  });
+  app.server.maxConnections = o.limits.maxConnections;
+  // Only JSON bodies, in UTF-8: a text/plain body gets 415, not a confusing "must be an object".
   app.removeContentTypeParser("text/plain");
+  parseJsonAsUtf8(app);
+  const sealRoutes = refuseOtherMethods(app);
 
+  // The Host check first: a page that reached the server by DNS rebinding learns nothing, not
+  // even whether a key is needed.
   app.addHook("onRequest", async (req) => {
+    checkHost(req.headers.host, req.raw.httpVersion, o.hosts);
     if (o.apiKey !== undefined && req.url !== "/health") checkKey(req.headers.authorization, o.apiKey);
   });
 
   app.setErrorHandler((err, _req, reply) => {
     const e = toApiError(err);
     if (e.status >= 500) o.onError?.(err);
-    return reply.status(e.status).headers(e.headers).send(e.body());
+    return reply.status(e.status).headers(e.headers).send(e.body(o.redact));
   });
   app.setNotFoundHandler((req, reply) => {
     const e = new ApiError(404, `no route ${req.method} ${req.url.split("?")[0]}; this server serves ${ROUTES}`, { code: "unknown_url" });
-    return reply.status(404).send(e.body());
+    return reply.status(404).send(e.body(o.redact));
   });
 
   app.post("/v1/chat/completions", async (req, reply) => {
     if (o.closing()) throw new ApiError(503, "the server is shutting down", { type: "server_error", code: "server_closing" });
     return chatCompletions(req, reply, o);
-  });
-  app.route({
-    method: ["GET", "PUT", "DELETE", "PATCH"],
-    url: "/v1/chat/completions",
-    handler: async () => { throw new ApiError(405, "use POST for /v1/chat/completions", { code: "method_not_allowed", headers: { allow: "POST" } }); },
   });
 
   const modelEntry = () => ({ id: o.modelId, object: "model", created: 0, owned_by: "toolmask" });
@@ -67,5 +81,6 @@ export function buildApp(o: AppOptions): FastifyInstance {
     const slots = { total: o.slots.size, busy: o.slots.busy, queued: o.slots.queued, max_queue: o.slots.maxQueue };
     return reply.status(o.closing() ? 503 : 200).send({ status: o.closing() ? "closing" : "ok", model: o.modelId, slots });
   });
+  sealRoutes();
   return app;
 }

@@ -6,6 +6,7 @@ import { generate } from "../engine/generate.js";
 import type { LlamaModel } from "../engine/model.js";
 import { generateStream, type StreamChunk } from "../engine/stream.js";
 import { ApiError, toApiError } from "./errors.js";
+import type { Redact } from "./redact.js";
 import { chunkBody, completionBody, newMeta, usageChunkBody, usageOf, type ResponseMeta } from "./shapes.js";
 import type { Slots } from "./slots.js";
 import { SseWriter } from "./sse.js";
@@ -21,10 +22,12 @@ export interface ChatContext {
   active: Set<AbortController>;
   /** Sees errors answered with a 5xx (our faults), for logging. */
   onError: ((err: unknown) => void) | undefined;
+  /** Rewrites what an error message sent to a client must not reveal (the model's path). */
+  redact: Redact;
 }
 
 export async function chatCompletions(req: FastifyRequest, reply: FastifyReply, ctx: ChatContext): Promise<unknown> {
-  const parsed = parseCompletionRequest(req.body, ctx.model.vocabulary.size);
+  const parsed = parseCompletionRequest(req.body, { vocabSize: ctx.model.vocabulary.size, contextSize: ctx.model.contextSize });
   const ctl = new AbortController();
   const res = reply.raw;
   let clientGone = false;
@@ -86,7 +89,7 @@ async function streamCompletion(
     // Headers are out: the error goes as an event, which the openai client raises as an APIError.
     const e = options.signal?.aborted ? new ApiError(503, "the server is shutting down", { code: "server_closing" }) : toApiError(err);
     if (e.status >= 500 && e.status !== 503) ctx.onError?.(err);
-    await sse.send(e.body());
+    await sse.send(e.body(ctx.redact));
     sse.end();
   }
 }

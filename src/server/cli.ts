@@ -1,6 +1,9 @@
 // `toolmask serve`: flags → startServer(), then serve until SIGINT/SIGTERM. Returns the exit code:
 // 0 after a clean shutdown, 2 for bad flags, 1 when the model cannot load or the port cannot bind.
 import { parseArgs } from "node:util";
+import { modelFileProblem, modelLoadProblem } from "../cli/model-file.js";
+import { connectionLimits } from "./connections.js";
+import { hostPolicy } from "./hosts.js";
 import { startServer, type ServerOptions } from "./index.js";
 
 export const SERVE_HELP = `Usage: toolmask serve --model PATH [options]
@@ -20,6 +23,15 @@ Options:
                        the KV cache holds this times --parallel
   --dialect NAME       tool-call dialect, when the chat template does not tell
   --model-id NAME      the model's name in responses (default: file name without .gguf)
+  --allowed-hosts LIST Host header names to answer besides localhost, 127.0.0.1 and [::1],
+                       comma-separated, or "*" for any (default: any when --host is not
+                       a loopback address, else only those)
+  --headers-timeout MS a request's line and headers within MS of its first byte, else 408
+                       (default 10000; also closes a connection that sends nothing)
+  --request-timeout MS the whole request, body included, within MS, else 408 (default 60000;
+                       generating the answer is not limited)
+  --idle-timeout MS    close a keep-alive connection idle for MS (default 5000)
+  --max-connections N  connections open at once; more are closed on arrival (default 256)
   -h, --help           show this help
 `;
 
@@ -32,10 +44,10 @@ export interface ServeIO {
 
 class FlagError extends Error {}
 
-function int(flag: string, v: string | undefined, min: number, max = Number.MAX_SAFE_INTEGER): number | undefined {
+function int(flag: string, v: string | undefined, min: number, max = Number.MAX_SAFE_INTEGER, unit = ""): number | undefined {
   if (v === undefined) return undefined;
   const n = Number(v);
-  if (!/^\d+$/.test(v) || n < min || n > max) throw new FlagError(`--${flag} must be an integer from ${min} to ${max}, got "${v}"`);
+  if (!/^\d+$/.test(v) || n < min || n > max) throw new FlagError(`--${flag} must be an integer from ${min} to ${max}${unit}, got "${v}"`);
   return n;
 }
 
@@ -50,6 +62,8 @@ function optionsOf(argv: string[]): ServerOptions | "help" {
         model: { type: "string" }, host: { type: "string" }, port: { type: "string" }, parallel: { type: "string" },
         queue: { type: "string" }, "api-key": { type: "string" }, threads: { type: "string" },
         "context-size": { type: "string" }, dialect: { type: "string" }, "model-id": { type: "string" },
+        "allowed-hosts": { type: "string" }, "headers-timeout": { type: "string" }, "request-timeout": { type: "string" },
+        "idle-timeout": { type: "string" }, "max-connections": { type: "string" },
         help: { type: "boolean", short: "h" },
       },
     }));
@@ -75,7 +89,33 @@ function optionsOf(argv: string[]): ServerOptions | "help" {
   if (apiKey !== undefined) o.apiKey = apiKey;
   if (values.dialect !== undefined) o.dialect = values.dialect;
   if (values["model-id"] !== undefined) o.modelId = values["model-id"];
+  const ms = (flag: string) => int(flag, values[flag as keyof typeof values] as string | undefined, 1, 2 ** 31 - 1, " (milliseconds)");
+  const limits = {
+    headersTimeout: ms("headers-timeout"), requestTimeout: ms("request-timeout"), idleTimeout: ms("idle-timeout"),
+    maxConnections: int("max-connections", values["max-connections"], 1, 1_000_000),
+  };
+  for (const [k, v] of Object.entries(limits)) if (v !== undefined) (o as Record<string, unknown>)[k] = v;
+  try {
+    connectionLimits(limits);
+  } catch (err) {
+    // The option names as flags: "headersTimeout" → "--headers-timeout".
+    throw new FlagError((err as Error).message.replace(/\b(headersTimeout|requestTimeout)\b/g, (n) => `--${n.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`));
+  }
+  if (values["allowed-hosts"] !== undefined) o.allowedHosts = allowedHosts(values["allowed-hosts"]);
   return o;
+}
+
+function allowedHosts(list: string): string[] {
+  const names = list.split(",").map((n) => n.trim()).filter((n) => n !== "");
+  if (names.length === 0) throw new FlagError('--allowed-hosts needs host names, comma-separated, or "*"');
+  for (const n of names) {
+    try {
+      hostPolicy("127.0.0.1", [n]);
+    } catch {
+      throw new FlagError(`--allowed-hosts: ${JSON.stringify(n)} is not a host name; give names or addresses without a port, scheme or path (my.box, 192.168.1.5, [::1]), or "*"`);
+    }
+  }
+  return names;
 }
 
 function stopped(signal: AbortSignal | undefined): Promise<string> {
@@ -99,14 +139,19 @@ export async function serveCommand(argv: string[], io: ServeIO = { out: process.
   }
   if (options === "help") { io.out.write(SERVE_HELP); return 0; }
 
+  // A model file that is plainly wrong is said before llama.cpp is loaded for it.
+  const problem = modelFileProblem(options.modelPath!);
+  if (problem) { io.err.write(`toolmask serve: ${problem}\n`); return 1; }
   let server;
   try {
     server = await startServer({ ...options, onError: (err) => io.err.write(`toolmask serve: error: ${(err as Error)?.stack ?? String(err)}\n`) });
   } catch (err) {
-    io.err.write(`toolmask serve: ${(err as Error)?.message ?? String(err)}\n`);
+    io.err.write(`toolmask serve: ${modelLoadProblem(options.modelPath!, err) ?? (err as Error)?.message ?? String(err)}\n`);
     return 1;
   }
-  io.out.write(`toolmask serve: listening on ${server.url} (model ${options.modelPath}, ${server.parallel} slots, queue ${server.maxQueue}${options.apiKey ? ", API key required" : ""})\n`);
+  const hosts = hostPolicy(options.host ?? "127.0.0.1", options.allowedHosts);
+  const shownHosts = hosts === "any" ? "any host" : `hosts ${[...hosts].map((h) => (h.includes(":") ? `[${h}]` : h)).join(", ")}`;
+  io.out.write(`toolmask serve: listening on ${server.url} (model ${options.modelPath}, ${server.parallel} slots, queue ${server.maxQueue}${options.apiKey ? ", API key required" : ""}, ${shownHosts})\n`);
   const why = await stopped(io.signal);
   io.out.write(`toolmask serve: ${why === "abort" ? "stopping" : `${why}, stopping`}\n`);
   await server.close();

@@ -30,8 +30,9 @@ export class ApiError extends Error {
     this.headers = o.headers ?? {};
   }
 
-  body(): OpenAIErrorBody {
-    return { error: { message: this.message, type: this.type, param: this.param, code: this.code } };
+  /** The body to send; `redact` rewrites what the message must not reveal (redact.ts). */
+  body(redact: (text: string) => string = (t) => t): OpenAIErrorBody {
+    return { error: { message: redact(this.message), type: this.type, param: this.param, code: this.code } };
   }
 }
 

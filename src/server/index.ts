@@ -3,7 +3,10 @@ import { basename } from "node:path";
 import { getDialect } from "../dialects/index.js";
 import { loadModel, type LlamaModel, type LoadModelOptions } from "../engine/model.js";
 import { buildApp } from "./app.js";
+import { connectionLimits } from "./connections.js";
 import { ApiError } from "./errors.js";
+import { hostPolicy } from "./hosts.js";
+import { pathRedactor } from "./redact.js";
 import { Slots } from "./slots.js";
 
 export interface ServerOptions {
@@ -15,6 +18,21 @@ export interface ServerOptions {
   load?: Omit<LoadModelOptions, "path">;
   /** Default "127.0.0.1": reachable from this machine only. */
   host?: string;
+  /**
+   * Host header names answered (any port); others get 403 `host_not_allowed`, which keeps web pages
+   * from reaching the server by DNS rebinding. localhost, 127.0.0.1 and [::1] are always accepted;
+   * `["*"]` accepts any name. Default: only those (and `host`) when `host` is a loopback address,
+   * any name otherwise (0.0.0.0, a LAN address).
+   */
+  allowedHosts?: string[];
+  /** Milliseconds for a request's line and headers, from its first byte (or from connecting); 408 beyond. Default 10,000. */
+  headersTimeout?: number;
+  /** Milliseconds for the whole request, body included; 408 beyond. Generating the answer is not limited. Default 60,000. */
+  requestTimeout?: number;
+  /** Milliseconds a keep-alive connection stays open without a request (Node 20 adds 1 s). Default 5,000. */
+  idleTimeout?: number;
+  /** Connections open at once; one more is closed as soon as it is accepted. Default 256. */
+  maxConnections?: number;
   /** Default 8080; 0 picks a free port (see `url`). */
   port?: number;
   /**
@@ -54,10 +72,15 @@ function checkOptions(o: ServerOptions): void {
   if (o.apiKey !== undefined && (typeof o.apiKey !== "string" || o.apiKey.length === 0)) throw new TypeError("apiKey must be a non-empty string");
   if (o.dialect !== undefined) getDialect(o.dialect);  // an unknown name fails now, not on every request
   if (o.bodyLimit !== undefined && !(Number.isInteger(o.bodyLimit) && o.bodyLimit > 0)) throw new RangeError(`bodyLimit must be a positive integer (bytes), got ${o.bodyLimit}`);
+  if (o.host !== undefined && (typeof o.host !== "string" || o.host === "")) throw new TypeError("host must be a non-empty string (an address or name to bind)");
 }
 
 export async function startServer(options: ServerOptions): Promise<ToolmaskServer> {
   checkOptions(options);
+  // Checked before a model is loaded: a wrong option fails at once.
+  const limits = connectionLimits(options);
+  const host = options.host ?? "127.0.0.1";
+  const hosts = hostPolicy(host, options.allowedHosts);
   const owned = options.model === undefined;
   const model = options.model ?? await loadModel({
     ...(options.parallel !== undefined ? { parallel: options.parallel } : {}), ...options.load, path: options.modelPath!,
@@ -67,16 +90,16 @@ export async function startServer(options: ServerOptions): Promise<ToolmaskServe
     const slots = new Slots(options.parallel ?? model.parallel, options.maxQueue ?? 64);
     const active = new Set<AbortController>();
     let closing = false;
+    const modelId = options.modelId ?? basename(model.path).replace(/\.gguf$/i, "");
     const app = buildApp({
-      model, slots, active,
-      modelId: options.modelId ?? basename(model.path).replace(/\.gguf$/i, ""),
+      model, slots, active, modelId, limits, hosts,
+      redact: pathRedactor(model.path, modelId),
       dialect: options.dialect,
       apiKey: options.apiKey,
       bodyLimit: options.bodyLimit ?? 8 * 1024 * 1024,
       onError: options.onError,
       closing: () => closing,
     });
-    const host = options.host ?? "127.0.0.1";
     await app.listen({ host, port: options.port ?? 8080 });
     const address = app.server.address();
     const port = typeof address === "object" && address ? address.port : options.port ?? 8080;

@@ -6,6 +6,7 @@ import type { GenerateOptions } from "../engine/generate.js";
 import type { ToolChoice } from "../dialects/tools.js";
 import type { ChatMessage } from "../templates/render.js";
 import { invalidParam } from "./errors.js";
+import { illFormedAt } from "./well-formed.js";
 
 export interface CompletionRequest {
   options: Omit<GenerateOptions, "signal">;
@@ -21,19 +22,32 @@ const isObj = (v: unknown): v is Obj => v !== null && typeof v === "object" && !
 const given = (v: unknown) => v !== undefined && v !== null;
 const kind = (v: unknown) => (v === null ? "null" : Array.isArray(v) ? "an array" : typeof v);
 
+/** Largest count the engine takes (a 32-bit signed integer in llama.cpp). */
+const INT32_MAX = 2 ** 31 - 1;
+const SHOWN_CHARS = 64;
+
+/** A value as a refusal quotes it: short, whatever the client sent (a 3 MB string, 1e999). */
+function shown(v: unknown): string {
+  if (typeof v === "number") return Number.isFinite(v) ? String(v) : "a number too large for JSON";
+  if (typeof v === "string")
+    return v.length <= SHOWN_CHARS ? JSON.stringify(v) : `${JSON.stringify(v.slice(0, SHOWN_CHARS)).slice(0, -1)}…" (${v.length} characters)`;
+  if (v === null || typeof v !== "object") return String(v);
+  return Array.isArray(v) ? "an array" : "an object";
+}
+
 function number(body: Obj, key: string, min: number, max: number): number | undefined {
   const v = body[key];
   if (!given(v)) return undefined;
   if (typeof v !== "number" || !Number.isFinite(v) || v < min || v > max)
-    throw invalidParam(key, `${key} must be a number from ${min} to ${max}, got ${JSON.stringify(v)}`);
+    throw invalidParam(key, `${key} must be a number from ${min} to ${max}, got ${shown(v)}`);
   return v;
 }
 
-function positiveInt(body: Obj, key: string): number | undefined {
+function integer(body: Obj, key: string, min: number, max: number): number | undefined {
   const v = body[key];
   if (!given(v)) return undefined;
-  if (typeof v !== "number" || !Number.isInteger(v) || v < 1)
-    throw invalidParam(key, `${key} must be a positive integer, got ${JSON.stringify(v)}`);
+  if (typeof v !== "number" || !Number.isInteger(v) || v < min || v > max)
+    throw invalidParam(key, `${key} must be an integer from ${min} to ${max}, got ${shown(v)}`);
   return v;
 }
 
@@ -72,14 +86,18 @@ function toolCalls(v: unknown, where: string): ChatMessage["tool_calls"] {
   });
 }
 
-function messages(v: unknown): ChatMessage[] {
+function messages(v: unknown, contextSize: number): ChatMessage[] {
   if (!Array.isArray(v) || v.length === 0)
     throw invalidParam("messages", `messages must be a non-empty array of {role, content}, got ${kind(v)}`, given(v) ? "invalid_type" : "missing_required_parameter");
+  // Every message takes at least one token of the prompt; more of them than the context holds
+  // cannot fit, and are refused before the template renders them (100,000 messages took minutes).
+  if (v.length > contextSize)
+    throw invalidParam("messages", `${v.length} messages cannot fit in this model's context of ${contextSize} tokens (each takes at least one); send at most ${contextSize}`, "context_length_exceeded");
   return v.map((m, i) => {
     const where = `messages[${i}]`;
     if (!isObj(m)) throw invalidParam(where, `${where} must be an object {role, content}, got ${kind(m)}`, "invalid_type");
     if (typeof m.role !== "string" || !ROLES.has(m.role))
-      throw invalidParam(`${where}.role`, `${where}.role must be one of ${[...ROLES].join(", ")}, got ${JSON.stringify(m.role)}`);
+      throw invalidParam(`${where}.role`, `${where}.role must be one of ${[...ROLES].join(", ")}, got ${shown(m.role)}`);
     // Chat templates know "system"; "developer" is OpenAI's newer name for it.
     const out: ChatMessage = { ...m, role: m.role === "developer" ? "system" : m.role };
     const c = content(m.content, `${where}.content`);
@@ -97,6 +115,9 @@ function tools(v: unknown): unknown[] | undefined {
     if (!isObj(t) || t.type !== "function" || !isObj(t.function) || typeof t.function.name !== "string")
       throw invalidParam(`tools[${i}]`, `tools[${i}] must be {"type": "function", "function": {"name", "parameters"}}`);
   });
+  const bad = illFormedAt(v, "tools");
+  if (bad !== undefined)
+    throw invalidParam(bad, `${bad} holds a lone surrogate (a \\ud800–\\udfff escape without its pair), which is not Unicode text; send well-formed strings`);
   return v;
 }
 
@@ -110,11 +131,14 @@ function toolChoice(v: unknown, declared: unknown[] | undefined): ToolChoice | u
   }
   if (isObj(v) && v.type === "function" && isObj(v.function) && typeof v.function.name === "string") {
     const name = v.function.name;
-    if (!names.includes(name))
-      throw invalidParam("tool_choice", `tool_choice names "${name}", which is not among the declared tools (${names.join(", ") || "none declared"})`);
+    if (!names.includes(name)) {
+      const brief = (n: string) => (n.length <= SHOWN_CHARS ? n : shown(n));
+      const listed = names.length > 20 ? `${names.slice(0, 20).map(brief).join(", ")} and ${names.length - 20} more` : names.map(brief).join(", ");
+      throw invalidParam("tool_choice", `tool_choice names ${shown(name)}, which is not among the declared tools (${listed || "none declared"})`);
+    }
     return { type: "function", function: { name } };
   }
-  throw invalidParam("tool_choice", `tool_choice must be "auto", "none", "required" or {"type": "function", "function": {"name"}}, got ${JSON.stringify(v)}`);
+  throw invalidParam("tool_choice", `tool_choice must be "auto", "none", "required" or {"type": "function", "function": {"name"}}, got ${shown(v)}`);
 }
 
 function stop(v: unknown): string[] | undefined {
@@ -132,9 +156,9 @@ function logitBias(v: unknown, vocabSize: number): Record<number, number> | unde
   for (const [key, bias] of Object.entries(v)) {
     const id = Number(key);
     if (!/^\d+$/.test(key) || id >= vocabSize)
-      throw invalidParam("logit_bias", `logit_bias: "${key}" is not a token id of this model (0..${vocabSize - 1})`);
+      throw invalidParam("logit_bias", `logit_bias: ${shown(key)} is not a token id of this model (0..${vocabSize - 1})`);
     if (typeof bias !== "number" || !Number.isFinite(bias) || bias < -100 || bias > 100)
-      throw invalidParam("logit_bias", `logit_bias["${key}"] must be a number from -100 to 100`);
+      throw invalidParam("logit_bias", `logit_bias["${key}"] must be a number from -100 to 100, got ${shown(bias)}`);
     out[id] = bias;
   }
   return out;
@@ -144,7 +168,8 @@ function logitBias(v: unknown, vocabSize: number): Record<number, number> | unde
 function seed(body: Obj): number | undefined {
   const v = body.seed;
   if (!given(v)) return undefined;
-  if (typeof v !== "number" || !Number.isSafeInteger(v)) throw invalidParam("seed", `seed must be an integer, got ${JSON.stringify(v)}`);
+  if (typeof v !== "number" || !Number.isSafeInteger(v))
+    throw invalidParam("seed", `seed must be an integer from ${-Number.MAX_SAFE_INTEGER} to ${Number.MAX_SAFE_INTEGER}, got ${shown(v)}`);
   return ((v % 2 ** 32) + 2 ** 32) % 2 ** 32;
 }
 
@@ -160,24 +185,30 @@ function refuseUnsupported(body: Obj): void {
   }
 }
 
-export function parseCompletionRequest(body: unknown, vocabSize: number): CompletionRequest {
+/** What the served model accepts: token ids below vocabSize, prompts of contextSize tokens. */
+export interface ModelBounds {
+  vocabSize: number;
+  contextSize: number;
+}
+
+export function parseCompletionRequest(body: unknown, { vocabSize, contextSize }: ModelBounds): CompletionRequest {
   if (!isObj(body)) throw invalidParam("body", `the request body must be a JSON object, got ${kind(body)}`, "invalid_type");
   if (given(body.model) && typeof body.model !== "string") throw invalidParam("model", "model must be a string", "invalid_type");
   refuseUnsupported(body);
   const declared = tools(body.tools);
-  const options: Omit<GenerateOptions, "signal"> = { messages: messages(body.messages) };
+  const options: Omit<GenerateOptions, "signal"> = { messages: messages(body.messages, contextSize) };
   if (declared && declared.length > 0) options.tools = declared;
   const choice = toolChoice(body.tool_choice, declared);
   if (choice !== undefined) options.toolChoice = choice;
   const parallel = bool(body, "parallel_tool_calls");
   if (parallel !== undefined) options.parallelToolCalls = parallel;
-  const maxTokens = positiveInt(body, "max_completion_tokens") ?? positiveInt(body, "max_tokens");
+  const maxTokens = integer(body, "max_completion_tokens", 1, INT32_MAX) ?? integer(body, "max_tokens", 1, INT32_MAX);
   if (maxTokens !== undefined) options.maxTokens = maxTokens;
   const extras: Array<[keyof GenerateOptions, number | undefined]> = [
     ["temperature", number(body, "temperature", 0, 2)],
     ["topP", number(body, "top_p", 0, 1)],
     // llama.cpp server's names for the samplers OpenAI lacks.
-    ["topK", positiveInt(body, "top_k")],
+    ["topK", integer(body, "top_k", 1, INT32_MAX)],
     ["minP", number(body, "min_p", 0, 1)],
     ["repeatPenalty", number(body, "repeat_penalty", 0, 10)],
     ["seed", seed(body)],

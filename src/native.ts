@@ -31,8 +31,8 @@ export interface NativeLlamaModel {
   vocabulary(): { bytes: Uint8Array; offsets: Uint32Array; kinds: Uint8Array; pieces: string[] };
   metadata(key: string): string;
   tokenText(id: number): string;
-  /** Tokens `text` takes as a prompt (tokenized on a worker thread). */
-  countTokens(text: string): Promise<number>;
+  /** `text` tokenized as a prompt, on a worker thread (pass it back as request.promptTokens). */
+  tokenizePrompt(text: string): Promise<Int32Array>;
   startDecoding(options: { parallel: number; contextSize: number; threads: number; batchTokens?: number }): void;
   dispose(): void;
   readonly chatTemplate: string;
@@ -42,6 +42,8 @@ export interface NativeLlamaModel {
 }
 export interface NativeGenerationRequest {
   prompt: string; maxTokens: number;
+  /** The prompt already tokenized (tokenizePrompt): the decode thread does not tokenize it again. */
+  promptTokens?: Int32Array;
   temperature?: number; topK?: number; topP?: number; minP?: number; seed?: number;
   penaltyLastN?: number; repeatPenalty?: number; frequencyPenalty?: number; presencePenalty?: number;
   logitBias?: Array<[number, number]>; grammar?: NativeGrammar; backendSampling?: boolean;

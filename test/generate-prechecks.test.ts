@@ -38,3 +38,14 @@ it("refuses a maxTokens that does not fit an int32, naming the range", async () 
   const { loadNative } = await import("../src/native.js");
   expect(() => loadNative().llamaGenerate(model.native, { prompt: "hi", maxTokens: 2 ** 31 }, () => {})).toThrow(/1 to 2147483647/);
 });
+
+it("decodes the prompt tokenized on the worker thread, not the text again", async () => {
+  const { loadNative } = await import("../src/native.js");
+  const tokens = await model.native.tokenizePrompt("<|im_start|>user\nhello there<|im_end|>\n<|im_start|>assistant\n");
+  const viaText = await loadNative().llamaGenerate(model.native, { prompt: "<|im_start|>user\nhello there<|im_end|>\n<|im_start|>assistant\n", maxTokens: 3, seed: 4 }, () => {}).done;
+  const viaTokens = await loadNative().llamaGenerate(model.native, { prompt: "unused", promptTokens: tokens, maxTokens: 3, seed: 4 }, () => {}).done;
+  expect(viaTokens.promptTokens).toBe(tokens.length);
+  expect(viaTokens.tokens).toEqual(viaText.tokens);
+  const bad = loadNative().llamaGenerate(model.native, { prompt: "x", promptTokens: Int32Array.of(1, 10_000_000), maxTokens: 1 }, () => {}).done;
+  await expect(bad).rejects.toThrow(/outside the vocabulary/);
+});

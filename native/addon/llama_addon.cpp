@@ -57,7 +57,7 @@ class ModelWrap : public Napi::ObjectWrap<ModelWrap> {
                        {InstanceMethod<&ModelWrap::Vocabulary>("vocabulary"),
                         InstanceMethod<&ModelWrap::Metadata>("metadata"),
                         InstanceMethod<&ModelWrap::TokenText>("tokenText"),
-                        InstanceMethod<&ModelWrap::CountTokens>("countTokens"),
+                        InstanceMethod<&ModelWrap::Tokenize>("tokenizePrompt"),
                         InstanceMethod<&ModelWrap::StartDecoding>("startDecoding"),
                         InstanceMethod<&ModelWrap::Dispose>("dispose"),
                         InstanceAccessor<&ModelWrap::ChatTemplate>("chatTemplate"),
@@ -111,36 +111,40 @@ class ModelWrap : public Napi::ObjectWrap<ModelWrap> {
     if (!info[0].IsNumber()) throw Napi::TypeError::New(info.Env(), "tokenText(id: number)");
     return Napi::String::New(info.Env(), live(info.Env()).tokenText(info[0].As<Napi::Number>().Int32Value()));
   }
-  // countTokens(text) → Promise<number>: the prompt's length as generate() will tokenize it,
-  // worked out on a worker thread (a long prompt takes a while).
-  class CountTokensWorker : public Napi::AsyncWorker {
+  // tokenizePrompt(text) → Promise<Int32Array>: the prompt as the engine tokenizes it, on a
+  // worker thread (a long prompt takes a while; the decode thread then need not).
+  class TokenizeWorker : public Napi::AsyncWorker {
    public:
-    CountTokensWorker(Napi::Env env, std::shared_ptr<Model> model, std::string text)
-        : Napi::AsyncWorker(env, "toolmask.countTokens"), deferred_(Napi::Promise::Deferred::New(env)),
+    TokenizeWorker(Napi::Env env, std::shared_ptr<Model> model, std::string text)
+        : Napi::AsyncWorker(env, "toolmask.tokenizePrompt"), deferred_(Napi::Promise::Deferred::New(env)),
           model_(std::move(model)), text_(std::move(text)) {}
     Napi::Promise promise() { return deferred_.Promise(); }
 
    protected:
     void Execute() override {
       try {
-        count_ = tokenizePrompt(llama::api(), model_->vocab(), text_).size();
+        tokens_ = tokenizePrompt(llama::api(), model_->vocab(), text_);
       } catch (const std::exception& e) {
         SetError(e.what());
       }
     }
-    void OnOK() override { deferred_.Resolve(Napi::Number::New(Env(), double(count_))); }
+    void OnOK() override {
+      auto out = Napi::Int32Array::New(Env(), tokens_.size());
+      std::copy(tokens_.begin(), tokens_.end(), out.Data());
+      deferred_.Resolve(out);
+    }
     void OnError(const Napi::Error& e) override { deferred_.Reject(e.Value()); }
 
    private:
     Napi::Promise::Deferred deferred_;
     std::shared_ptr<Model> model_;
     std::string text_;
-    size_t count_ = 0;
+    std::vector<llama_token> tokens_;
   };
-  Napi::Value CountTokens(const Napi::CallbackInfo& info) {
-    if (!info[0].IsString()) throw Napi::TypeError::New(info.Env(), "countTokens(text: string)");
+  Napi::Value Tokenize(const Napi::CallbackInfo& info) {
+    if (!info[0].IsString()) throw Napi::TypeError::New(info.Env(), "tokenizePrompt(text: string)");
     live(info.Env());
-    auto* w = new CountTokensWorker(info.Env(), model, info[0].As<Napi::String>().Utf8Value());
+    auto* w = new TokenizeWorker(info.Env(), model, info[0].As<Napi::String>().Utf8Value());
     Napi::Promise p = w->promise();
     w->Queue();
     return p;
@@ -241,6 +245,13 @@ Napi::Value LoadModel(const Napi::CallbackInfo& info) {
 llama::GenerationRequest readRequest(const Napi::Object& o) {
   llama::GenerationRequest r;
   r.prompt = stringProp(o, "prompt");
+  Napi::Value tokens = o.Get("promptTokens");
+  if (!tokens.IsUndefined() && !tokens.IsNull()) {
+    if (!tokens.IsTypedArray() || tokens.As<Napi::TypedArray>().TypedArrayType() != napi_int32_array)
+      throw Napi::TypeError::New(o.Env(), "promptTokens must be an Int32Array (from tokenizePrompt)");
+    auto t = tokens.As<Napi::Int32Array>();
+    r.tokens.assign(t.Data(), t.Data() + t.ElementLength());
+  }
   const double maxTokens = numberProp(o, "maxTokens", r.maxTokens);
   if (!(maxTokens >= 1 && maxTokens <= 2147483647.0) || maxTokens != std::floor(maxTokens))
     throw Napi::RangeError::New(o.Env(), "maxTokens must be an integer from 1 to 2147483647");

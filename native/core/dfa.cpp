@@ -129,6 +129,7 @@ bool LazyDfa::nonAsciiLoops(int32_t s) {
 size_t LazyDfa::memoryBytes() const {
   size_t total = sizeof(*this) + (builder_ ? builder_->memoryBytes() : 0);
   for (auto& st : nfa_->states) total += nfaStateBytes(st);
+  total += sizeof(Fragment) * nfa_->fragments.capacity() + 4 * nfa_->fragmentOf.capacity() + nfa_->productive.capacity() / 8;
   for (auto& d : states_) {
     total += sizeof(d) + 8 * d.nfa.size() /* set + index key */ + 4 * d.next.size() + 8 * d.tokenEdges.size();
     if (d.mask) total += d.mask->memoryBytes();

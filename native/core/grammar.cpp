@@ -102,7 +102,7 @@ bool CompiledGrammar::fragmentMask(int32_t s, StateMask& out) {
   bool exits = counted ? !outside.empty() : std::binary_search(inside.begin(), inside.end(), fr.out);
   if (exits ? outside != info.exitClosure : !outside.empty()) return false;
   if (!info.mini) {
-    Mini& slot = minis_[fr.shape];
+    Mini& slot = minis_[*fr.shape];
     if (!slot.dfa) {
       NfaLimits lim;
       lim.vocabSize = vocab_->size();
@@ -277,7 +277,8 @@ size_t CompiledGrammar::memoryBytes() {
   const size_t key[4] = {dfa_->size(), dfa_->nfa().states.size(), masksBuilt_, miniStates};
   if (std::equal(key, key + 4, bytesKey_)) return bytes_;
   std::copy(key, key + 4, bytesKey_);
-  size_t total = sizeof(*this) + dfa_->memoryBytes();
+  if (!irBytes_) irBytes_ = json::memoryBytes(ir_);
+  size_t total = sizeof(*this) + irBytes_ + dfa_->memoryBytes();
   for (auto& m : minis_) {
     total += m.second.dfa->memoryBytes();
     for (auto& e : m.second.memo) total += 48 + 8 * (e.second.rejected.size() + e.second.uncertain.size());

@@ -70,6 +70,7 @@ class CompiledGrammar {
   size_t masksBuilt_ = 0;
   size_t bytesKey_[4] = {~size_t(0), 0, 0, 0};  // what memoryBytes() last measured at
   size_t bytes_ = 0;
+  size_t irBytes_ = 0;
 
   const StateMask& ensureMask(int32_t s);
   void computeMask(int32_t s, StateMask& out);

@@ -170,3 +170,13 @@ std::string canonical(const Value& v) {
 }
 
 }  // namespace toolmask::json
+
+namespace toolmask::json {
+size_t memoryBytes(const Value& v) {
+  size_t total = sizeof(Value) + (v.str.capacity() > 15 ? v.str.capacity() : 0);
+  for (auto& x : v.arr) total += memoryBytes(x);
+  total += sizeof(Value) * (v.arr.capacity() - v.arr.size());
+  for (auto& kv : v.obj) total += memoryBytes(kv.second) + sizeof(std::string) + (kv.first.capacity() > 15 ? kv.first.capacity() : 0);
+  return total;
+}
+}  // namespace toolmask::json

@@ -36,4 +36,6 @@ Value parse(const std::string& text);
 namespace toolmask::json {
 // Canonical text of a value: object keys sorted, numbers in shortest round-trip form.
 std::string canonical(const Value& v);
+// Heap bytes a value holds (itself included).
+size_t memoryBytes(const Value& v);
 }  // namespace toolmask::json

@@ -79,12 +79,14 @@ bool loops(const json::Value& n) {
 
 Frag NfaBuilder::Impl::build(const json::Value& n, const std::string& path) {
   if (!lazy || insideFragment || n.kind != json::Kind::Object || !loops(n) || !plain(n)) return buildNode(n, path);
-  std::string shape = json::canonical(n);
+  std::string text = json::canonical(n);
   uint32_t base = uint32_t(nfa.states.size());
   Frag f;
-  auto it = templates.find(shape);
+  std::shared_ptr<const std::string> shape;
+  auto it = templates.find(text);
   if (it != templates.end()) {
     const Template& t = it->second;
+    shape = t.shape;
     if (base + t.states.size() > lim.maxStates) add();  // reports the size error
     for (const NfaState& st : t.states) {
       NfaState c = st;
@@ -97,14 +99,15 @@ Frag NfaBuilder::Impl::build(const json::Value& n, const std::string& path) {
     insideFragment++;
     f = buildNode(n, path);
     insideFragment--;
-    Template t{{}, f.in - base, f.out - base};
+    shape = std::make_shared<const std::string>(text);
+    Template t{{}, f.in - base, f.out - base, shape};
     for (uint32_t i = base; i < nfa.states.size(); i++) {
       NfaState c = nfa.states[i];
       for (auto& e : c.eps) e -= base;
       for (auto& e : c.bytes) e.to -= base;
       t.states.push_back(std::move(c));
     }
-    templates.emplace(shape, std::move(t));
+    templates.emplace(std::move(text), std::move(t));
   }
   Fragment fr;
   fr.base = base;
@@ -227,8 +230,8 @@ Frag NfaBuilder::Impl::repeat(const json::Value& n, const std::string& path) {
     type.str = "repeat";
     zero.kind = json::Kind::Number;
     loop.obj = {{"type", type}, {"item", item}, {"min", zero}, {"max", none}};
-    counted.push_back({std::move(loop), "", uint32_t(mx), out});
-    counted.back().shape = json::canonical(counted.back().loop);
+    counted.push_back({std::move(loop), nullptr, uint32_t(mx), out});
+    counted.back().shape = std::make_shared<const std::string>(json::canonical(counted.back().loop));
     countedId = int32_t(counted.size() - 1);
   }
   // The first copy is built now (so errors surface at compile time); the others on first use.
@@ -465,9 +468,11 @@ Nfa& NfaBuilder::nfa() { return impl_->nfa; }
 const std::vector<uint32_t>& NfaBuilder::tokenIds() const { return impl_->tokenIds; }
 
 size_t NfaBuilder::memoryBytes() const {
-  size_t total = sizeof(Impl);
+  if (!impl_->irBytes) impl_->irBytes = json::memoryBytes(impl_->grammar);
+  size_t total = sizeof(Impl) + impl_->irBytes;
+  for (auto& c : impl_->counted) total += json::memoryBytes(c.loop) + c.shape->size();
   for (auto& t : impl_->templates) {
-    total += t.first.size() + sizeof(t.second);
+    total += 2 * t.first.size() + sizeof(t.second);  // the key and the shared shape
     for (auto& st : t.second.states) total += nfaStateBytes(st);
   }
   for (auto& th : impl_->thunks) total += sizeof(th) + th.path.size();

@@ -4,6 +4,7 @@
 // placeholder state expands the first time a walk reaches it, so grammars whose
 // full expansion is exponential (nested free-form JSON, wide objects) stay small.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <stdexcept>
@@ -41,7 +42,7 @@ struct NfaState {
 struct Fragment {
   uint32_t base = 0, count = 0;       // its states are [base, base + count)
   uint32_t in = 0, out = 0;           // entry and exit, as absolute state ids
-  std::string shape;                  // canonical text of the IR node it was built from
+  std::shared_ptr<const std::string> shape;  // canonical text of the IR node it was built from (shared by its instances)
   const json::Value* node = nullptr;  // that node (owned by the caller's IR or the builder)
   uint32_t exit = 0;                  // where leaving the fragment continues from
   // One copy of the item of a bounded repetition: `node` is then the item's unbounded
@@ -50,8 +51,12 @@ struct Fragment {
   uint32_t maxCount = 0;
 };
 
+// What malloc takes for a block of n bytes (glibc: 8 bytes of header, 16-byte granules, 32 at least).
+inline size_t heapBlock(size_t n) { return n == 0 ? 0 : std::max<size_t>(32, (n + 8 + 15) & ~size_t(15)); }
+
 inline size_t nfaStateBytes(const NfaState& st) {
-  return sizeof(st) + 4 * st.eps.capacity() + sizeof(ByteEdge) * st.bytes.capacity() + sizeof(TokenEdge) * st.tokens.capacity();
+  return sizeof(st) + heapBlock(4 * st.eps.capacity()) + heapBlock(sizeof(ByteEdge) * st.bytes.capacity()) +
+         heapBlock(sizeof(TokenEdge) * st.tokens.capacity());
 }
 
 struct Nfa {

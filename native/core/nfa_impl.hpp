@@ -1,6 +1,7 @@
 // Internal to the NFA builder (nfa.cpp: structure and laziness; nfa_text.cpp: text terminals).
 #pragma once
 #include <deque>
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -37,7 +38,7 @@ struct NfaBuilder::Impl {
   // A bounded repetition of a plain item: its copies share the masks of the item's loop.
   struct Counted {
     json::Value loop;  // {type: repeat, item, min: 0, max: null}
-    std::string shape;
+    std::shared_ptr<const std::string> shape;
     uint32_t max, out;
   };
   std::deque<Counted> counted;
@@ -55,11 +56,12 @@ struct NfaBuilder::Impl {
   std::vector<PermSet> perms;
   std::unordered_map<std::string, bool> builtRules;  // rules built eagerly once, for their errors
   // A fragment's states relative to its first one: repeated shapes are copied, not rebuilt.
-  struct Template { std::vector<NfaState> states; uint32_t in, out; };
+  struct Template { std::vector<NfaState> states; uint32_t in, out; std::shared_ptr<const std::string> shape; };
   std::unordered_map<std::string, Template> templates;
   std::unordered_map<const json::Value*, bool> nonEmptyMemo;
   std::vector<uint32_t> tokenIds;  // every token terminal in the grammar, found up front
   bool separatorBuilt = false;
+  size_t irBytes = 0;  // json::memoryBytes(grammar), once
 
   uint32_t add();
   void eps(uint32_t a, uint32_t b) { nfa.states[a].eps.push_back(b); }

@@ -26,6 +26,7 @@ struct SamplingParams {
 
 struct GenerationRequest {
   std::string prompt;  // rendered chat; special-token text in it is parsed as those tokens
+  std::vector<int32_t> tokens;  // the prompt already tokenized (off the decode thread); empty: tokenize `prompt`
   int32_t maxTokens = 256;
   SamplingParams sampling;
   std::shared_ptr<CompiledGrammar> grammar;  // null: unmasked

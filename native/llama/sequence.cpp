@@ -28,7 +28,10 @@ Sequence::Sequence(std::shared_ptr<Job> j, llama_seq_id seqId, const Model& mode
   if (req.grammar && req.grammar->vocab().size() != uint32_t(nVocab))
     throw std::runtime_error("the grammar was compiled for a vocabulary of " + std::to_string(req.grammar->vocab().size()) +
                              " tokens, the model has " + std::to_string(nVocab) + "; compile it on model.vocabulary");
-  prompt_ = tokenizePrompt(a_, model.vocab(), req.prompt);
+  prompt_ = req.tokens.empty() ? tokenizePrompt(a_, model.vocab(), req.prompt)
+                              : std::vector<llama_token>(req.tokens.begin(), req.tokens.end());
+  for (llama_token t : prompt_)
+    if (t < 0 || t >= nVocab) throw std::runtime_error("prompt token " + std::to_string(t) + " is outside the vocabulary");
   if (prompt_.empty()) throw std::runtime_error("the prompt is empty");
   if (prompt_.size() >= contextSize)
     throw std::runtime_error("the prompt has " + std::to_string(prompt_.size()) + " tokens but the context holds " +

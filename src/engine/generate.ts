@@ -144,9 +144,9 @@ function templateMessages(messages: ChatMessage[]): ChatMessage[] {
 }
 
 /**
- * Checks the options, renders the prompt, builds the grammar, counts the prompt's tokens, then
- * compiles the grammar on a worker thread: a request refused for its length never pays for a
- * compile. The grammar reference in `request` is released by runGeneration.
+ * Checks the options, renders the prompt, builds the grammar, tokenizes the prompt, then compiles
+ * the grammar, both on worker threads: a request refused for its length never pays for a compile,
+ * and the decode thread (shared by every generation) neither tokenizes nor compiles. The grammar reference in `request` is released by runGeneration.
  */
 export async function prepareGeneration(model: LlamaModel, options: GenerateOptions): Promise<PreparedGeneration> {
   checkGenerateOptions(options, GENERATE_OPTION_NAMES, model.vocabulary);
@@ -182,11 +182,11 @@ export async function prepareGeneration(model: LlamaModel, options: GenerateOpti
   checkLogitBias(sampling.logitBias, model.vocabulary.size);
   if (options.mask !== false && spec && hasTools && options.toolChoice !== "none") assertDialectFits(model.vocabulary, spec);
   const ir = options.mask !== false && dialectOptions ? buildToolGrammar(dialectOptions) : undefined;
-  const promptTokens = await model.native.countTokens(prompt);
-  if (promptTokens >= model.contextSize) throw new ContextLengthError(promptTokens, model.contextSize);
+  const promptTokens = await model.native.tokenizePrompt(prompt);
+  if (promptTokens.length >= model.contextSize) throw new ContextLengthError(promptTokens.length, model.contextSize);
   const grammar = ir ? (await compileGrammarAsync(ir, model.vocabulary)).native : undefined;
   return {
-    request: { prompt, maxTokens, ...sampling, ...(grammar ? { grammar } : {}) },
+    request: { prompt, promptTokens, maxTokens, ...sampling, ...(grammar ? { grammar } : {}) },
     dialectOptions,
   };
 }

@@ -6,6 +6,7 @@ import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { serveCommand } from "../src/server/cli.js";
+import { DEFAULT_GRAMMAR_CACHE_BYTES, grammarCache, setGrammarCacheBytes } from "../src/grammar/cache.js";
 import { testModelPath } from "./support/test-model.js";
 import { ROOT } from "./support/vocabs.js";
 import { rawExchange, requestText } from "./support/raw-http.js";
@@ -37,6 +38,7 @@ describe("toolmask serve flags", () => {
     [["--model", model, "--request-timeout", "10s"], /--request-timeout must be an integer from 1/],
     [["--model", model, "--idle-timeout=-5"], /--idle-timeout must be an integer from 1/],
     [["--model", model, "--max-connections", "0"], /--max-connections must be an integer from 1/],
+    [["--model", model, "--grammar-cache-mb=-1"], /--grammar-cache-mb must be an integer from 0/],
     [["--model", model, "--headers-timeout", "5000", "--request-timeout", "1000"], /--headers-timeout \(5000 ms\) must not be longer than --request-timeout \(1000 ms\)/],
     [["--model", model, "--allowed-hosts", "http://evil.example/"], /--allowed-hosts: "http:\/\/evil\.example\/" is not a host name/],
     [["--model", model, "--allowed-hosts", "box:8080"], /--allowed-hosts: "box:8080" is not a host name.*without a port/],
@@ -90,7 +92,8 @@ describe("toolmask serve running", () => {
     const stop = new AbortController();
     const r = io(stop.signal);
     const code = serveCommand(["--model", testModelPath(), "--port", "0", "--threads", "1", "--allowed-hosts", "my.box,10.0.0.7",
-      "--headers-timeout", "200", "--request-timeout", "400", "--idle-timeout", "5000", "--max-connections", "2"], r.io);
+      "--headers-timeout", "200", "--request-timeout", "400", "--idle-timeout", "5000", "--max-connections", "2",
+      "--grammar-cache-mb", "3"], r.io);
     let url = "";
     for (let i = 0; i < 300 && !url; i++) {
       url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(r.out.join(""))?.[1] ?? "";
@@ -98,6 +101,7 @@ describe("toolmask serve running", () => {
     }
     expect(url).not.toBe("");
     expect(r.out.join("")).toMatch(/hosts localhost, 127\.0\.0\.1, \[::1\], my\.box, 10\.0\.0\.7/);
+    expect(grammarCache.maxBytes).toBe(3 * 1024 * 1024);
     const status = async (host: string) => (await rawExchange(url, (s) => { s.write(requestText(url, "GET", "/health", { host, connection: "close" })); })).status;
     expect(await status("my.box:8080")).toBe(200);
     expect(await status("10.0.0.7")).toBe(200);
@@ -121,6 +125,7 @@ describe("toolmask serve running", () => {
     await Promise.all(holders);
     stop.abort();
     expect(await code).toBe(0);
+    setGrammarCacheBytes(DEFAULT_GRAMMAR_CACHE_BYTES);
   });
 
   it("as a child process, stops on SIGTERM with exit 0", async () => {

@@ -32,6 +32,8 @@ Options:
                        generating the answer is not limited)
   --idle-timeout MS    close a keep-alive connection idle for MS (default 5000)
   --max-connections N  connections open at once; more are closed on arrival (default 256)
+  --grammar-cache-mb N compiled grammars kept for requests with the same tools, in MiB
+                       (default 256; least recently used out first)
   -h, --help           show this help
 `;
 
@@ -63,7 +65,7 @@ function optionsOf(argv: string[]): ServerOptions | "help" {
         queue: { type: "string" }, "api-key": { type: "string" }, threads: { type: "string" },
         "context-size": { type: "string" }, dialect: { type: "string" }, "model-id": { type: "string" },
         "allowed-hosts": { type: "string" }, "headers-timeout": { type: "string" }, "request-timeout": { type: "string" },
-        "idle-timeout": { type: "string" }, "max-connections": { type: "string" },
+        "idle-timeout": { type: "string" }, "max-connections": { type: "string" }, "grammar-cache-mb": { type: "string" },
         help: { type: "boolean", short: "h" },
       },
     }));
@@ -89,6 +91,8 @@ function optionsOf(argv: string[]): ServerOptions | "help" {
   if (apiKey !== undefined) o.apiKey = apiKey;
   if (values.dialect !== undefined) o.dialect = values.dialect;
   if (values["model-id"] !== undefined) o.modelId = values["model-id"];
+  const cacheMb = int("grammar-cache-mb", values["grammar-cache-mb"], 0, 1_048_576);
+  if (cacheMb !== undefined) o.grammarCacheBytes = cacheMb * 1024 * 1024;
   const ms = (flag: string) => int(flag, values[flag as keyof typeof values] as string | undefined, 1, 2 ** 31 - 1, " (milliseconds)");
   const limits = {
     headersTimeout: ms("headers-timeout"), requestTimeout: ms("request-timeout"), idleTimeout: ms("idle-timeout"),

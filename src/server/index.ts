@@ -3,6 +3,7 @@ import { basename } from "node:path";
 import { getDialect } from "../dialects/index.js";
 import { loadModel, type LlamaModel, type LoadModelOptions } from "../engine/model.js";
 import { buildApp } from "./app.js";
+import { setGrammarCacheBytes } from "../grammar/cache.js";
 import { connectionLimits } from "./connections.js";
 import { ApiError } from "./errors.js";
 import { hostPolicy } from "./hosts.js";
@@ -50,6 +51,11 @@ export interface ServerOptions {
   modelId?: string;
   /** The tool-call dialect, when the chat template does not make it clear. */
   dialect?: string;
+  /**
+   * Bytes the process's compiled-grammar cache may hold (setGrammarCacheBytes: process-wide, so it
+   * also applies to other servers and generate() calls in this process). Default 256 MiB.
+   */
+  grammarCacheBytes?: number;
   /** Sees errors the server answered with a 5xx. */
   onError?: (err: unknown) => void;
 }
@@ -72,11 +78,14 @@ function checkOptions(o: ServerOptions): void {
   if (o.apiKey !== undefined && (typeof o.apiKey !== "string" || o.apiKey.length === 0)) throw new TypeError("apiKey must be a non-empty string");
   if (o.dialect !== undefined) getDialect(o.dialect);  // an unknown name fails now, not on every request
   if (o.bodyLimit !== undefined && !(Number.isInteger(o.bodyLimit) && o.bodyLimit > 0)) throw new RangeError(`bodyLimit must be a positive integer (bytes), got ${o.bodyLimit}`);
+  if (o.grammarCacheBytes !== undefined && !(Number.isInteger(o.grammarCacheBytes) && o.grammarCacheBytes >= 0))
+    throw new RangeError(`grammarCacheBytes must be a non-negative integer (bytes), got ${o.grammarCacheBytes}`);
   if (o.host !== undefined && (typeof o.host !== "string" || o.host === "")) throw new TypeError("host must be a non-empty string (an address or name to bind)");
 }
 
 export async function startServer(options: ServerOptions): Promise<ToolmaskServer> {
   checkOptions(options);
+  if (options.grammarCacheBytes !== undefined) setGrammarCacheBytes(options.grammarCacheBytes);
   // Checked before a model is loaded: a wrong option fails at once.
   const limits = connectionLimits(options);
   const host = options.host ?? "127.0.0.1";

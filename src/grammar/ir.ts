@@ -30,7 +30,11 @@ export interface TokenNode { type: "token"; id?: number; piece?: string }
  */
 export interface PermNode { type: "perm"; items: Array<{ node: GrammarNode; required: boolean }>; separator?: GrammarNode }
 /** A JSON value matching a JSON schema (lowered to the other nodes before compiling). */
-export interface JsonSchemaNode { type: "jsonSchema"; schema: unknown; options?: JsonSchemaOptions }
+export interface JsonSchemaNode {
+  type: "jsonSchema"; schema: unknown; options?: JsonSchemaOptions;
+  /** Where the schema sits in the request (e.g. `tools[3].function.parameters`): errors name paths from here. Default `$`. */
+  path?: string;
+}
 /** A reference to a named rule in `Grammar.rules`. Recursion is expanded to `maxRecursionDepth`. */
 export interface RefNode { type: "ref"; name: string }
 

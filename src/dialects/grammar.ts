@@ -25,8 +25,8 @@ export function isRawText(schema: unknown): boolean {
 }
 
 /** A JSON value of `schema` (found at `path` in the request), any JSON whitespace inside, no string value longer than `maxValueLength`. */
-export function schemaValue(schema: unknown, maxValueLength?: number, syntax: "json" | "python" = "json", path?: string): GrammarNode {
-  return jsonSchema(schema, { whitespace: "any", ...(syntax === "python" ? { syntax } : {}), ...(maxValueLength === undefined ? {} : { maxStringLength: maxValueLength }) }, path);
+export function schemaValue(schema: unknown, maxValueLength?: number, syntax: "json" | "python" = "json", path?: string, depth?: number): GrammarNode {
+  return jsonSchema(schema, { whitespace: "any", ...(syntax === "python" ? { syntax } : {}), ...(maxValueLength === undefined ? {} : { maxStringLength: maxValueLength }) }, path, depth);
 }
 
 /** Where a tool's parameters sit in the request. */
@@ -67,8 +67,9 @@ export function xmlValue(f: XmlCallFormat, schema: unknown, maxValueLength?: num
   // Templates render scalars with Python's str(): True, False, None are read as JSON's.
   if (s.type === "boolean") return seq(pad, alt(...["true", "false", "True", "False"].map(literal)), pad, literal(f.valueClose));
   if (s.type === "null") return seq(pad, alt(literal("null"), literal("None")), pad, literal(f.valueClose));
-  const json = schemaValue(schema, maxValueLength, "json", path);
-  const value = f.pythonLiterals ? alt(json, schemaValue(schema, maxValueLength, "python", path)) : json;
+  // the value's schema is nested in its tool's parameters
+  const json = schemaValue(schema, maxValueLength, "json", path, 1);
+  const value = f.pythonLiterals ? alt(json, schemaValue(schema, maxValueLength, "python", path, 1)) : json;
   return seq(pad, value, pad, literal(f.valueClose));
 }
 

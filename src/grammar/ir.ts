@@ -34,6 +34,8 @@ export interface JsonSchemaNode {
   type: "jsonSchema"; schema: unknown; options?: JsonSchemaOptions;
   /** Where the schema sits in the request (e.g. `tools[3].function.parameters`): errors name paths from here. Default `$`. */
   path?: string;
+  /** Schemas the one at `path` is nested in (an XML parameter's value: 1, its tool's parameters), for the nesting limit. Default 0. */
+  depth?: number;
 }
 /** A reference to a named rule in `Grammar.rules`. Recursion is expanded to `maxRecursionDepth`. */
 export interface RefNode { type: "ref"; name: string }

@@ -55,12 +55,11 @@ export class Lowerer {
   private readonly nest: number;
   private readonly cap: number | undefined;
   private readonly syn: LiteralSyntax;
-  private depth = 0;
   private shared = 0;
 
   constructor(
     private readonly rootSchema: unknown, options: JsonSchemaOptions, private readonly rootPath: string,
-    private readonly names: Names, private readonly budget: LoweringBudget,
+    private readonly names: Names, private readonly budget: LoweringBudget, private depth = 0,
   ) {
     const mode = options.whitespace ?? "single";
     if (mode !== "compact" && mode !== "single" && mode !== "any") {

@@ -104,8 +104,8 @@ export function jsonSchemaToIR(
   return out;
 }
 
-function lowerWith(schema: unknown, options: JsonSchemaOptions, path: string, names: Names, budget: LoweringBudget) {
-  const l = new Lowerer(schema, options, path, names, budget);
+function lowerWith(schema: unknown, options: JsonSchemaOptions, path: string, names: Names, budget: LoweringBudget, depth = 0) {
+  const l = new Lowerer(schema, options, path, names, budget, depth);
   const root = l.lower(schema, path);
   if (!root) throw new InvalidSchemaError(path, undefined, "this schema matches no value, so no tool call could be generated; fix the schema");
   return { root, rules: l.rules };
@@ -133,11 +133,12 @@ export function lowerJsonSchemas(grammar: Grammar): Grammar {
       case "jsonSchema": {
         changed = true;
         const path = typeof n.path === "string" ? n.path : "$";
-        const key = JSON.stringify([n.schema, n.options ?? {}, path]);
+        const depth = typeof n.depth === "number" && Number.isSafeInteger(n.depth) && n.depth > 0 ? n.depth : 0;
+        const key = JSON.stringify([n.schema, n.options ?? {}, path, depth]);
         const seen = lowered.get(key);
         if (seen) return seen;
         const local = `${ns}.${count++}`;
-        const out = lowerWith(n.schema, n.options ?? {}, path, { shared: ns, local }, budget);
+        const out = lowerWith(n.schema, n.options ?? {}, path, { shared: ns, local }, budget, depth);
         // shared rules are named after everything they depend on, so equal names mean equal rules
         let size = countNodes(out.root);
         for (const [k, v] of Object.entries(out.rules)) if (!hasOwn(rules, k)) { rules[k] = v; size += countNodes(v); }

@@ -116,7 +116,7 @@ describe("the lowering grows linearly with the schema", () => {
     const tools = (n: number) => Array.from({ length: n }, (_, i) => fn(`t${i}`, { p: { type: "string" }, q: { type: "array", items: { type: "object", properties: { a: { type: "integer" } } } } }));
     for (const dialect of ["hermes", "qwen3-coder"]) {
       const size = (n: number) => irBytes(lowered(dialect, tools(n)));
-      expect(size(800)).toBeLessThan(6 * size(200));
+      expect(size(400)).toBeLessThan(6 * size(100));
     }
   });
 

@@ -45,8 +45,13 @@
  *   - Declared property names are accepted only as `JSON.stringify(name)` spells them.
  *   - `oneOf` is lowered like `anyOf`: exclusivity is NOT enforced (a value matching two
  *     alternatives is accepted).
- *   - `integer` is written without fraction or exponent (`-?(0|[1-9][0-9]*)`); JSON Schema
- *     would also accept `1.0` or `1e2`. `-0` is accepted wherever 0 is.
+ *   - Numbers are spellings of finite doubles (json-numbers.ts has the exact language): an integer
+ *     part of at most 308 digits; with an exponent of 1–4 digits, a value below 10^308, or up to
+ *     1.7976931348623158e308 written as `1.…e308`. So `1e999` and `-1e400` are refused, every finite
+ *     double's usual spelling (JavaScript, Python, C's %g/%e) is accepted.
+ *   - `integer` is written without fraction or exponent (`-?(0|[1-9][0-9]{0,307})`); JSON Schema
+ *     would also accept `1.0` or `1e2`. `-0` is accepted wherever 0 is. Integers beyond 2^53 are
+ *     accepted as written (the parser keeps their digits).
  *   - Strings: any code point except `"`, `\` and controls < 0x20 raw, or the escapes
  *     `\" \\ \/ \b \f \n \r \t \uXXXX` (hex in either case). `\u` escapes of surrogates are
  *     accepted only as a valid high+low pair (one character); lone surrogate escapes are
@@ -63,8 +68,9 @@
  *     object/array (`{"type":"object"}`) counts itself as one of those levels.
  *   - `$ref` (local JSON pointers only: `#`, `#/$defs/…`, `#/definitions/…`, any `#/…`) becomes a
  *     `ref` node, so recursive schemas work up to the grammar's `maxRecursionDepth`.
- *   - Numeric bounds: exact for `integer` (|bound| ≤ 2^53); for `number` only bounds equal to 0
- *     (`minimum: 0`, `exclusiveMinimum: 0`, …) are supported.
+ *   - Numeric bounds: exact for `integer`, at any size: a bound is the exact value of the double
+ *     the schema holds (`maximum: 1e300` is 1000000000000000052504760255204420248704…, not 10^300);
+ *     for `number` only bounds equal to 0 (`minimum: 0`, `exclusiveMinimum: 0`, …) are supported.
  *   - `pattern`: exact, as ajv tests it (`new RegExp(pattern, "u").test(decodedString)`: unanchored
  *     unless the pattern starts with `^` / ends with `$`), for the regex subset listed at
  *     `parsePattern`; each character may be written raw or escaped. Not combinable with
@@ -72,10 +78,12 @@
  *   - Keywords next to `$ref` apply too (2019-09+ semantics); next to `$ref`/`anyOf`/`oneOf`/`allOf`
  *     only `type`/`nullable` (which narrow the alternatives) and annotations are supported.
  *
- * COST ON THE NATIVE ENGINE (which inlines every ref and occurrence into one NFA, 4M states max):
- * a separated list `e (, e)*` holds two copies of `e`, and a `perm` of k items builds each item
- * 2^(k-1) times. So free-form values cost ~4^maxFreeNesting states (~1M at the default 6), and an
- * object with k properties multiplies the cost of each property's value by 2^(k-1).
+ * SIZE: the IR grows linearly with the schema. A subschema's grammar used in two places (an
+ * array's first and further elements, an object's first and further extra members, a call a tool
+ * grammar holds twice) is a rule both places refer to. The native engine builds rules, any-order
+ * sets and repetition copies as walks reach them. What a schema may ask is bounded
+ * (schema-limits.ts, docs/reliability.md): past a limit the lowering throws a GrammarLimitError
+ * naming the limit and the schema path.
  *
  * Ignored (annotations): title, description, examples, example (OpenAPI), default, $comment,
  * $schema, $id, deprecated, readOnly, writeOnly, and vendor extensions `x-…`. Every other

@@ -5,7 +5,7 @@ import { GrammarLimitError, type GrammarLimit } from "./errors.js";
 
 export const SCHEMA_LIMITS = {
   /** Tools in one request (OpenAI's API takes 128). */
-  tools: 1024,
+  tools: 512,
   /** Schemas nested inside one another along one path (properties, items, anyOf, $ref, …). */
   schemaNesting: 64,
   /** Values of one enum (or const list). */

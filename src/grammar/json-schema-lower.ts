@@ -56,6 +56,8 @@ export class Lowerer {
   private readonly cap: number | undefined;
   private readonly syn: LiteralSyntax;
   private shared = 0;
+  /** The shared rule being built, if any. */
+  private scope: { name: string; count: number } | null = null;
 
   constructor(
     private readonly rootSchema: unknown, options: JsonSchemaOptions, private readonly rootPath: string,
@@ -86,14 +88,19 @@ export class Lowerer {
   private rule(name: string, build: () => Node): Node {
     if (!hasOwn(this.rules, name)) {
       this.rules[name] = lit(""); // placeholder: build() never refers back to a shared rule
-      this.rules[name] = build();
+      const outer = this.scope;
+      this.scope = { name, count: 0 };
+      try { this.rules[name] = build(); } finally { this.scope = outer; }
     }
     return refTo(name);
   }
-  /** `n` itself when small, else a rule holding it: for a node used in more than one place. */
+  /**
+   * `n` itself when small, else a rule holding it: for a node used in more than one place. Inside
+   * a shared rule the name derives from that rule's, so equal shared names still mean equal rules.
+   */
   private share(n: Node): Node {
     if (n.type === "ref" || n.type === "literal" || n.type === "charClass" || countNodes(n) <= SHARE_ABOVE) return n;
-    const name = `${this.names.local}.s${this.shared++}`;
+    const name = this.scope ? `${this.scope.name}.s${this.scope.count++}` : `${this.names.local}.s${this.shared++}`;
     this.rules[name] = n;
     return refTo(name);
   }

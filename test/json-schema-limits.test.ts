@@ -51,6 +51,8 @@ describe("schema bounds past the stated limits are GrammarLimitErrors with the s
     ["nested pattern quantifiers whose product is past the limit", { type: "string", pattern: "^((a{1,100}){1,100}){1,100}$" }, "repetition", "$.pattern"],
     ["an enum past the limit", { enum: Array.from({ length: L.enumValues + 1 }, (_, i) => `v${i}`) }, "enumValues", "$.enum"],
     ["more properties than the limit", { type: "object", properties: Object.fromEntries(Array.from({ length: L.properties + 1 }, (_, i) => [`p${i}`, {}])) }, "anyOrderItems", "$.properties"],
+    ["a property name past the limit", { type: "object", properties: { ["k".repeat(L.propertyName + 1)]: {} }, additionalProperties: true }, "nameLength", "$.properties"],
+    ["a required name past the limit", { type: "object", required: ["k".repeat(L.propertyName + 1)], additionalProperties: true }, "nameLength", "$.required"],
     ["arrays nested past the limit", nestArrays(L.schemaNesting + 5), "schemaNesting", `$${".items".repeat(L.schemaNesting)}`],
     ["objects nested past the limit", nestObjects(L.schemaNesting + 5), "schemaNesting", `$${".properties.a".repeat(L.schemaNesting)}`],
   ])("%s", (_name, schema, limit, path) => {

@@ -40,6 +40,9 @@ export const HOSTILE_CASES = [
   { name: "object of 100 properties", dialect: "qwen3-coder", tools: () => wide(100), expect: { compiles: true, walks: 20 }, fast: true },
   { name: "object of 1,000 properties", dialect: "hermes", tools: () => wide(1000), expect: { compiles: true, walks: 10 }, fast: false },
   { name: "object of 10,001 properties", dialect: "hermes", tools: () => wide(10_001), expect: { limit: "anyOrderItems", path: "tools[0].function.parameters.properties" }, fast: true },
+  // an object that allows other keys excludes each declared name character by character
+  { name: "a 128-character name next to additionalProperties", dialect: "hermes", tools: () => [fn("f", { ["n".repeat(128)]: { type: "integer" }, rest: { type: "object", properties: { ["k".repeat(128)]: { type: "integer" } }, additionalProperties: { type: "integer" } } }, [])], expect: { compiles: true, walks: 20 }, fast: false },
+  { name: "a 100,000-character property name", dialect: "hermes", tools: () => [fn("f", { x: { type: "object", properties: { ["k".repeat(100_000)]: { type: "integer" } }, additionalProperties: true } })], expect: { limit: "nameLength", path: `${X}.properties` }, fast: true },
   { name: "100 tools", dialect: "hermes", tools: () => manyTools(100), expect: { compiles: true, walks: 20 }, fast: true },
   { name: "512 tools", dialect: "hermes", tools: () => manyTools(512), expect: { compiles: true, walks: 10 }, fast: false },
   { name: "513 tools", dialect: "hermes", tools: () => manyTools(513), expect: { limit: "tools", path: "tools" }, fast: true },

@@ -12,7 +12,8 @@ export type GrammarLimit =
   | "enumValues"        // values of one enum
   | "tools"             // tools in one request
   | "repetition"        // a repetition's bound (minItems/maxItems, {m,n} in a pattern), or all of them together
-  | "grammarSize";      // nodes of the grammar IR a request's schemas lower to
+  | "grammarSize"       // nodes of the grammar IR a request's schemas lower to
+  | "nameLength";       // a declared property name's length
 
 /** A grammar, or the schema it was built from, is larger than toolmask's stated limits. */
 export class GrammarLimitError extends Error {

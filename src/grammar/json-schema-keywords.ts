@@ -190,12 +190,14 @@ export function analyze(schema: unknown, path: string): Info {
   if (hasOwn(s, "properties")) {
     if (!isObj(s.properties)) throw invalid(path, "properties", '"properties" must be an object mapping names to schemas');
     const n = Object.keys(s.properties).length;
+    checkNames(Object.keys(s.properties), childPath(path, "properties"));
     if (n > SCHEMA_LIMITS.properties)
       throw limitError("anyOrderItems", childPath(path, "properties"), `the object declares ${n} properties, over the limit of ${SCHEMA_LIMITS.properties}; split the tool, or take the rarely used properties as one free-form object`);
   }
   if (hasOwn(s, "required")) {
     const r = s.required;
     if (!Array.isArray(r) || !r.every((x) => typeof x === "string")) throw invalid(path, "required", '"required" must be an array of property names');
+    checkNames(r, childPath(path, "required"));
   }
   if (hasOwn(s, "additionalProperties")) assertSchemaShape(s.additionalProperties, childPath(path, "additionalProperties"));
   for (const kw of OBJECT_KW) if (hasOwn(s, kw)) { info.implied.add("object"); info.constraining.push(kw); }
@@ -211,6 +213,14 @@ export function analyze(schema: unknown, path: string): Info {
     if (s.uniqueItems) throw unsupported(path, "uniqueItems", "remove it (the grammar cannot exclude duplicate items)");
   }
   return info;
+}
+
+/** Property names past the length limit (an object that allows other keys excludes each name character by character). */
+function checkNames(names: string[], path: string): void {
+  const long = names.find((k) => Array.from(k).length > SCHEMA_LIMITS.propertyName);
+  if (long !== undefined) {
+    throw limitError("nameLength", path, `a property name of ${Array.from(long).length} characters (${JSON.stringify(Array.from(long).slice(0, 24).join(""))}…) exceeds the limit of ${SCHEMA_LIMITS.propertyName}; use a shorter name`);
+  }
 }
 
 function assertSchemaShape(x: unknown, path: string): void {

@@ -109,6 +109,11 @@ export class Lowerer {
   private charName(q: QuoteSyntax) { return this.syn.quotes.length > 1 ? `char.${q.id}` : "char"; }
   /** Any one string character inside quote `q`. */
   char(q: QuoteSyntax): Node { return this.rule(this.sharedName(this.charName(q)), () => charExcept(new Set(), q)); }
+  /** One string character inside quote `q` that decodes to none of `cps`: a rule per set, as trie levels repeat sets. */
+  private charExcept(cps: number[], q: QuoteSyntax): Node {
+    const key = [...new Set(cps)].sort((a, b) => a - b);
+    return this.rule(this.sharedName(`${this.charName(q)}-except.${key.join(",")}`), () => charExcept(new Set(key), q));
+  }
   /** `body(q)` between quotes `q`, for each quote of the syntax. */
   private quoted(body: (q: QuoteSyntax) => Node | null): Node | null {
     return alt(this.syn.quotes.map((q) => { const b = body(q); return b && seq(lit(q.quote), b, lit(q.quote)); }));
@@ -427,7 +432,7 @@ export class Lowerer {
       const build = (t: Trie): Node => alt([
         t.end ? null : lit(q.quote),
         ...[...t.kids].map(([c, k]) => seq(encodings(c, q), build(k))),
-        seq(t.kids.size ? charExcept(new Set(t.kids.keys()), q) : this.char(q), tail),
+        seq(t.kids.size ? this.charExcept([...t.kids.keys()], q) : this.char(q), tail),
       ])!;
       return seq(lit(q.quote), build(root));
     }))!;

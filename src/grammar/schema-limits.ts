@@ -12,6 +12,8 @@ export const SCHEMA_LIMITS = {
   enumValues: 10_000,
   /** Declared properties of one object. */
   properties: 10_000,
+  /** Characters of a declared (or required) property name. */
+  propertyName: 128,
   /** A string's minLength/maxLength, and the maxStringLength / maxValueLength cap, in characters. */
   stringLength: 100_000,
   /** An array's minItems/maxItems, and a pattern's {m,n} (nested ones multiplied). */

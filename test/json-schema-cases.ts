@@ -376,6 +376,15 @@ export const ACCEPTANCE: AcceptanceCase[] = [
     reject: ["[1]", '["a",1,2]', '["a","b"]'],
   },
   {
+    name: "array: a tuple of 70 schemas (a rule every 32 elements), minItems 40",
+    schema: { type: "array", prefixItems: Array.from({ length: 70 }, (_, i) => ({ type: i % 2 ? "string" : "integer" })), items: false, minItems: 40 },
+    accept: [40, 41, 64, 65, 70].map((n) => JSON.stringify(Array.from({ length: n }, (_, i) => (i % 2 ? "s" : i)))),
+    reject: [
+      ...[0, 39, 71].map((n) => JSON.stringify(Array.from({ length: n }, (_, i) => (i % 2 ? "s" : i)))),
+      JSON.stringify(Array.from({ length: 50 }, (_, i) => (i === 33 ? 5 : i % 2 ? "s" : i))),
+    ],
+  },
+  {
     name: "array: prefixItems with minItems and rest items",
     schema: { type: "array", prefixItems: [{ type: "string" }], items: { type: "boolean" }, minItems: 2 },
     accept: ['["a",true]', '["a",true,false,true]'],

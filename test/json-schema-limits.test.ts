@@ -53,6 +53,8 @@ describe("schema bounds past the stated limits are GrammarLimitErrors with the s
     ["more properties than the limit", { type: "object", properties: Object.fromEntries(Array.from({ length: L.properties + 1 }, (_, i) => [`p${i}`, {}])) }, "anyOrderItems", "$.properties"],
     ["a property name past the limit", { type: "object", properties: { ["k".repeat(L.propertyName + 1)]: {} }, additionalProperties: true }, "nameLength", "$.properties"],
     ["a required name past the limit", { type: "object", required: ["k".repeat(L.propertyName + 1)], additionalProperties: true }, "nameLength", "$.required"],
+    ["a tuple past the limit", { type: "array", prefixItems: Array.from({ length: L.tupleItems + 1 }, () => ({ type: "integer" })) }, "tupleItems", "$.prefixItems"],
+    ["pattern groups nested past the limit", { type: "string", pattern: `${"(".repeat(L.patternGroups + 1)}a${")".repeat(L.patternGroups + 1)}` }, "schemaNesting", "$.pattern"],
     ["arrays nested past the limit", nestArrays(L.schemaNesting + 5), "schemaNesting", `$${".items".repeat(L.schemaNesting)}`],
     ["objects nested past the limit", nestObjects(L.schemaNesting + 5), "schemaNesting", `$${".properties.a".repeat(L.schemaNesting)}`],
   ])("%s", (_name, schema, limit, path) => {
@@ -60,6 +62,8 @@ describe("schema bounds past the stated limits are GrammarLimitErrors with the s
   });
 
   it("bounds at the limits lower", () => {
+    expect(() => jsonSchemaToIR({ type: "array", prefixItems: Array.from({ length: L.tupleItems }, () => ({ type: "integer" })) })).not.toThrow();
+    expect(() => jsonSchemaToIR({ type: "string", pattern: `${"(".repeat(L.patternGroups)}a${")".repeat(L.patternGroups)}` })).not.toThrow();
     expect(() => jsonSchemaToIR({ type: "string", maxLength: L.stringLength })).not.toThrow();
     expect(() => jsonSchemaToIR(nestArrays(L.schemaNesting - 1))).not.toThrow();
     expect(() => jsonSchemaToIR({ enum: Array.from({ length: L.enumValues }, (_, i) => i) })).not.toThrow();

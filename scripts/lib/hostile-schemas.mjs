@@ -70,6 +70,9 @@ export const HOSTILE_CASES = [
   { name: "pattern ^(a{1,30}){1,30}$", dialect: "hermes", tools: () => one({ type: "string", pattern: "^(a{1,30}){1,30}$" }), expect: { compiles: true, walks: 20 }, fast: true },
   { name: "pattern ^([a-z]+(-[a-z]+)*)+$", dialect: "hermes", tools: () => one({ type: "string", pattern: "^([a-z]+(-[a-z]+)*)+$" }), expect: { compiles: true, walks: 20 }, fast: true },
   { name: "pattern ^((a{1,100}){1,100}){1,100}$", dialect: "hermes", tools: () => one({ type: "string", pattern: "^((a{1,100}){1,100}){1,100}$" }), expect: { limit: "repetition", path: `${X}.pattern` }, fast: true },
+  { name: "pattern of 5,000 nested groups", dialect: "hermes", tools: () => one({ type: "string", pattern: `${"(".repeat(5000)}a${")".repeat(5000)}` }), expect: { limit: "schemaNesting", path: `${X}.pattern` }, fast: true },
+  { name: "tuple of 256 schemas", dialect: "hermes", tools: () => one({ type: "array", prefixItems: Array.from({ length: 256 }, () => ({ type: "integer" })) }), expect: { compiles: true, walks: 10 }, fast: false },
+  { name: "tuple of 10,000 schemas", dialect: "hermes", tools: () => one({ type: "array", prefixItems: Array.from({ length: 10_000 }, () => ({ type: "integer" })) }), expect: { limit: "tupleItems", path: `${X}.prefixItems` }, fast: true },
   { name: "pattern a{1000000}", dialect: "hermes", tools: () => one({ type: "string", pattern: "a{1000000}" }), expect: { limit: "repetition", path: `${X}.pattern` }, fast: true },
   { name: "anyOf of 1,000 objects", dialect: "hermes", tools: () => one({ anyOf: Array.from({ length: 1000 }, (_, i) => ({ type: "object", properties: { [`k${i}`]: { type: "integer" } }, required: [`k${i}`] })) }), expect: { compiles: true, walks: 20 }, fast: false },
 ];

@@ -205,6 +205,11 @@ export function analyze(schema: unknown, path: string): Info {
   if (hasOwn(s, "prefixItems") && !Array.isArray(s.prefixItems)) throw invalid(path, "prefixItems", '"prefixItems" must be an array of schemas');
   if (hasOwn(s, "additionalItems")) assertSchemaShape(s.additionalItems, childPath(path, "additionalItems"));
   if (hasOwn(s, "prefixItems") && Array.isArray(s.items)) throw invalid(path, "items", 'use either "prefixItems" or the array form of "items", not both');
+  for (const kw of ["prefixItems", "items"]) {
+    const t = s[kw];
+    if (Array.isArray(t) && t.length > SCHEMA_LIMITS.tupleItems)
+      throw limitError("tupleItems", childPath(path, kw), `"${kw}" lists ${t.length} schemas, over the limit of ${SCHEMA_LIMITS.tupleItems}; use one schema for the items, or an object with named properties`);
+  }
   const itemHint = "lower it, or remove it (an array is then bounded by the request's max_tokens)";
   for (const kw of ["minItems", "maxItems"]) if (hasOwn(s, kw)) nonNegInt(kw, "repetition", "items", itemHint);
   for (const kw of ARRAY_KW) if (hasOwn(s, kw)) { info.implied.add("array"); info.constraining.push(kw); }

@@ -22,6 +22,8 @@ export const ANY_WHITESPACE_MAX = 32;
 export const DEFAULT_MAX_FREE_NESTING = 6;
 /** A node of more nodes than this, used in two places, becomes a rule. */
 export const SHARE_ABOVE = 8;
+/** Tuple elements per rule (see arrayOf). */
+const PREFIX_CHUNK = 32;
 
 // ---------------------------------------------------------------------------------------------
 // Whitespace profiles
@@ -171,14 +173,9 @@ export class Lowerer {
    */
   arrayOf(prefix: Node[], rest: Node | null, min: number, max: number | null): Node {
     const el = (n: Node, i: number) => seq(i > 0 ? this.sep : null, this.ws.lead, n);
-    const from = (i: number): Node | null => {
-      if (max !== null && i >= max) return null;
-      if (i < prefix.length) {
-        const tail = from(i + 1);
-        const body = seq(el(prefix[i]!, i), tail);
-        return i >= min ? opt(body) : body;
-      }
-      if (!rest) return null;
+    // Elements from `i` on, once the prefix is used up (or `max` reached).
+    const after = (i: number): Node | null => {
+      if ((max !== null && i >= max) || !rest) return null;
       const restMin = Math.max(0, min - i), restMax = max === null ? null : max - i;
       if (i === 0) {
         const r = this.share(rest);  // the first element and the rest
@@ -187,7 +184,16 @@ export class Lowerer {
       }
       return rep(el(rest, i), restMin, restMax);
     };
-    return seq(lit("["), from(0), this.close("]"));
+    // Prefix element i, then the elements after it; optional from `min` on. Built from the end,
+    // a rule every PREFIX_CHUNK elements, so a long tuple stays a shallow IR.
+    const n = max === null ? prefix.length : Math.min(prefix.length, max);
+    let tail = after(n);
+    for (let i = n - 1; i >= 0; i--) {
+      const body = seq(el(prefix[i]!, i), tail);
+      tail = i >= min ? opt(body) : body;
+      if (i > 0 && i % PREFIX_CHUNK === 0) tail = this.share(tail);
+    }
+    return seq(lit("["), tail, this.close("]"));
   }
 
   // -- schemas --------------------------------------------------------------------------------

@@ -105,10 +105,13 @@ export function parsePattern(src: string, path: string): Array<{ rx: Rx; start: 
     i++;
     return { k: "set", r: negate ? complement(r) : mergeRanges(r) };
   };
+  let groups = 0;
   const atom = (): Rx => {
     const c = String.fromCodePoint(cps[i++]!);
     switch (c) {
       case "(": {
+        if (++groups > SCHEMA_LIMITS.patternGroups)
+          throw limitError("schemaNesting", path, `"pattern": groups are nested more than ${SCHEMA_LIMITS.patternGroups} deep; flatten the pattern`);
         if (is("?")) {
           if (is(":", 1)) i += 2;
           else if (is("<", 1) && !is("=", 2) && !is("!", 2)) { while (!is(">")) i++; i++; }
@@ -117,6 +120,7 @@ export function parsePattern(src: string, path: string): Array<{ rx: Rx; start: 
         const items = [sequence(false).rx];
         while (is("|")) { i++; items.push(sequence(false).rx); }
         i++; // ")"
+        groups--;
         return items.length === 1 ? items[0]! : { k: "alt", items };
       }
       case "[": return cls();

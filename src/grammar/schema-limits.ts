@@ -8,12 +8,16 @@ export const SCHEMA_LIMITS = {
   tools: 512,
   /** Schemas nested inside one another along one path (properties, items, anyOf, $ref, …). */
   schemaNesting: 64,
+  /** Groups nested inside one another in a pattern. */
+  patternGroups: 32,
   /** Values of one enum (or const list). */
   enumValues: 10_000,
   /** Declared properties of one object. */
   properties: 10_000,
   /** Characters of a declared (or required) property name. */
   propertyName: 128,
+  /** Schemas of one tuple (prefixItems, or the array form of items). */
+  tupleItems: 256,
   /** A string's minLength/maxLength, and the maxStringLength / maxValueLength cap, in characters. */
   stringLength: 100_000,
   /** An array's minItems/maxItems, and a pattern's {m,n} (nested ones multiplied). */

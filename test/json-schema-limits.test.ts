@@ -69,6 +69,11 @@ describe("schema bounds past the stated limits are GrammarLimitErrors with the s
     expect(() => jsonSchemaToIR({ enum: Array.from({ length: L.enumValues }, (_, i) => i) })).not.toThrow();
   });
 
+  it("lowering options past the limits are refused too", () => {
+    expectLimit(() => jsonSchemaToIR({}, { maxFreeNesting: L.schemaNesting + 1 }), "schemaNesting", "$");
+    expectLimit(() => jsonSchemaToIR({ type: "string" }, { maxStringLength: L.stringLength + 1 }), "stringLength", "$");
+  });
+
   it("many lengths and item counts within their own limits still add up to a bound", () => {
     const many = Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`s${i}`, { type: "string", maxLength: L.stringLength }]));
     const e = expectLimit(() => jsonSchemaToIR({ type: "object", properties: many }), "repetition", `$.properties.s${Math.floor(L.repetitionTotal / L.stringLength)}.maxLength`);

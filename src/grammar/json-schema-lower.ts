@@ -71,6 +71,8 @@ export class Lowerer {
     }
     const nest = options.maxFreeNesting ?? DEFAULT_MAX_FREE_NESTING;
     if (!Number.isSafeInteger(nest) || nest < 0) throw new RangeError(`JsonSchemaOptions.maxFreeNesting must be a non-negative integer, got ${describe(nest)}`);
+    if (nest > SCHEMA_LIMITS.schemaNesting)
+      throw limitError("schemaNesting", rootPath, `maxFreeNesting ${nest} exceeds the limit of ${SCHEMA_LIMITS.schemaNesting} nested values; lower it`);
     const syntax = options.syntax ?? "json";
     if (syntax !== "json" && syntax !== "python") throw new RangeError(`JsonSchemaOptions.syntax must be "json" or "python", got ${describe(syntax)}`);
     this.syn = literalSyntax(syntax);

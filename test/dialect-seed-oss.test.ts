@@ -1,13 +1,13 @@
 // Seed-OSS as llama.cpp reads it (seed 003): a complete call whose scope was never closed is
 // kept; a scope cut before its call ends is dropped from content; grammar and parser agree.
 import { describe, expect, it } from "vitest";
-import { buildToolGrammar, parseToolCalls } from "../src/index.js";
-import { grammarAccepts } from "../src/parser/validate.js";
+import { parseToolCalls } from "../src/index.js";
+import { toolGrammarAccepts } from "./support/tool-grammar.js";
 import { fn } from "./support/tools.js";
 
 const tools = [fn("get_weather", { city: { type: "string" }, days: { type: "integer" } }, ["city"])];
 const options = { dialect: "seed-oss", tools };
-const grammar = (o: object = options) => buildToolGrammar(o as typeof options).root;
+const accepts = (text: string, o: object = options) => toolGrammarAccepts(o as typeof options, text);
 const call = "<seed:tool_call>\n<function=get_weather>\n<parameter=city>Paris</parameter>\n<parameter=days>3</parameter>\n</function>";
 
 describe("Seed-OSS", () => {
@@ -16,14 +16,14 @@ describe("Seed-OSS", () => {
       const r = parseToolCalls(text, options);
       expect(r.toolCalls.map((c) => JSON.parse(c.function.arguments))).toEqual([{ city: "Paris", days: 3 }]);
       expect(r.finishReason).toBe("tool_calls");
-      expect(grammarAccepts(grammar(), text)).toBe(true);
+      expect(accepts(text)).toBe(true);
     }
   });
 
   it("…but only at the end of the output: text after an unclosed scope makes the call unfinished", () => {
     const r = parseToolCalls(`${call}\nmore`, options);
     expect(r.toolCalls).toEqual([]);
-    expect(grammarAccepts(grammar(), `${call}\nmore`)).toBe(false);
+    expect(accepts(`${call}\nmore`)).toBe(false);
   });
 
   it("a scope cut before its call ends is dropped from content", () => {
@@ -48,7 +48,7 @@ describe("Seed-OSS", () => {
     expect(r.reasoning).toBe("plan");
     expect(r.content).toBe("Let me look.\n");
     expect(r.toolCalls).toHaveLength(1);
-    expect(grammarAccepts(grammar(o), text)).toBe(true);
+    expect(accepts(text, o)).toBe(true);
   });
 });
 
@@ -63,7 +63,6 @@ describe("Seed-OSS values written with Python's str() (its template's `| string`
   const o = { dialect: "seed-oss", tools: [search] };
   const seedCall = (params: Record<string, string>) =>
     `<seed:tool_call>\n<function=search>\n${Object.entries(params).map(([k, v]) => `<parameter=${k}>${v}</parameter>\n`).join("")}</function>\n</seed:tool_call>`;
-  const g = () => buildToolGrammar(o as typeof options).root;
 
   it("dicts, lists, True/None and Python escapes become typed arguments; the grammar agrees", () => {
     const text = seedCall({
@@ -78,13 +77,13 @@ describe("Seed-OSS values written with Python's str() (its template's `| string`
     expect(JSON.parse(r.toolCalls[0]!.function.arguments)).toEqual({
       query: "q", filters: { lang: "ts", deep: { n: [1, 2] } }, tags: ["a", "it's", "tab\there's éA😀"], strict: null, ratio: 0.00001,
     });
-    expect(grammarAccepts(g(), text)).toBe(true);
+    expect(toolGrammarAccepts(o as typeof options, text)).toBe(true);
   });
 
   it("JSON values are still read", () => {
     const text = seedCall({ query: "q", filters: '{"lang": "ts"}', tags: '["a"]', strict: "true" });
     expect(JSON.parse(parseToolCalls(text, o).toolCalls[0]!.function.arguments)).toEqual({ query: "q", filters: { lang: "ts" }, tags: ["a"], strict: true });
-    expect(grammarAccepts(g(), text)).toBe(true);
+    expect(toolGrammarAccepts(o as typeof options, text)).toBe(true);
   });
 
   it.each([
@@ -101,12 +100,12 @@ describe("Seed-OSS values written with Python's str() (its template's `| string`
     expect(r.incomplete).toHaveLength(1);
     expect(r.incomplete[0]).toMatchObject({ kind: "invalid", name: "search" });
     expect(r.incomplete[0]!.reason).toMatch(new RegExp(`parameter "${key}".*does not fit its schema`));
-    expect(grammarAccepts(g(), text)).toBe(false);
+    expect(toolGrammarAccepts(o as typeof options, text)).toBe(false);
   });
 
   it("a string parameter whose value looks like a dict stays that string", () => {
     const text = seedCall({ query: "{'a': 1}" });
     expect(JSON.parse(parseToolCalls(text, o).toolCalls[0]!.function.arguments)).toEqual({ query: "{'a': 1}" });
-    expect(grammarAccepts(g(), text)).toBe(true);
+    expect(toolGrammarAccepts(o as typeof options, text)).toBe(true);
   });
 });

@@ -191,6 +191,39 @@ export const ACCEPTANCE: AcceptanceCase[] = [
     reject: ["01", "1.", ".5", "+1", "1e", "--1", "NaN", "Infinity", "0x10", '"1"', "1.e5", "- 1", "-"],
   },
   {
+    // Every finite double's usual spellings (JavaScript, Python, C's %g/%e, Java), nothing that
+    // overflows; documented in docs/json-schema.md ("Numbers").
+    name: "number: spellings of finite doubles only",
+    schema: { type: "number" },
+    accept: [
+      "1.7976931348623157e+308", "-1.7976931348623157E308", "1.7976931348623158e308", "1e308", "1E+0308", "9.999e307",
+      "5e-324", "4.9406564584124654e-324", "1e-9999", "1e+21", "1.5e-05", "12345678901234567890e288", "0e307", "-0.0e-5",
+      "9".repeat(308), `${"9".repeat(308)}.99`, "100000000000000000000",
+    ],
+    reject: [
+      "1e999", "-1e400", "1.8e308", "2e308", "1.7976931348623159e308", "1.79769313486231581e308", "1e309", "0.5e308",
+      "1e10000", "1e+00001", `1${"0".repeat(308)}`, "12e300", `${"1".repeat(21)}e1`,
+    ],
+  },
+  {
+    name: "integer: at most 308 digits, as written",
+    schema: { type: "integer" },
+    accept: ["9007199254740993", "-9007199254740993", "9".repeat(308), `-${"9".repeat(308)}`],
+    reject: [`1${"0".repeat(308)}`, `-1${"0".repeat(308)}`],
+  },
+  {
+    name: "integer: bounds beyond 2^53 are exact",
+    schema: { type: "integer", minimum: 2 ** 60, maximum: 2 ** 61 },
+    accept: [String(2n ** 60n), String(2n ** 60n + 1n), String(2n ** 61n - 1n), String(2n ** 61n)],
+    reject: [String(2n ** 60n - 1n), String(2n ** 61n + 1n), "1152921504606846975", "0"],
+  },
+  {
+    name: "integer: a bound of 1e300 is the double's exact value",
+    schema: { type: "integer", maximum: 1e300, exclusiveMinimum: -1e300 },
+    accept: [BigInt(1e300).toString(), (BigInt(1e300) - 1n).toString(), (-BigInt(1e300) + 1n).toString(), "0", `1${"0".repeat(300)}`],
+    reject: [(BigInt(1e300) + 1n).toString(), (-BigInt(1e300)).toString(), `2${"0".repeat(300)}`],
+  },
+  {
     name: "integer: no fraction, no exponent",
     schema: { type: "integer" },
     accept: ["0", "-0", "42", "-17", "9007199254740993"],
@@ -341,6 +374,15 @@ export const ACCEPTANCE: AcceptanceCase[] = [
     schema: { type: "array", prefixItems: [{ type: "string" }, { type: "integer" }], items: false },
     accept: ["[]", '["a"]', '["a",1]', '["a", 1]'],
     reject: ["[1]", '["a",1,2]', '["a","b"]'],
+  },
+  {
+    name: "array: a tuple of 70 schemas (a rule every 32 elements), minItems 40",
+    schema: { type: "array", prefixItems: Array.from({ length: 70 }, (_, i) => ({ type: i % 2 ? "string" : "integer" })), items: false, minItems: 40 },
+    accept: [40, 41, 64, 65, 70].map((n) => JSON.stringify(Array.from({ length: n }, (_, i) => (i % 2 ? "s" : i)))),
+    reject: [
+      ...[0, 39, 71].map((n) => JSON.stringify(Array.from({ length: n }, (_, i) => (i % 2 ? "s" : i)))),
+      JSON.stringify(Array.from({ length: 50 }, (_, i) => (i === 33 ? 5 : i % 2 ? "s" : i))),
+    ],
   },
   {
     name: "array: prefixItems with minItems and rest items",

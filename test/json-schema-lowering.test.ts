@@ -56,7 +56,8 @@ describe("unsupported keywords: UnsupportedSchemaError naming the JSON path", ()
     ["anyOf next to properties", { type: "object", properties: { a: {} }, anyOf: [{ required: ["a"] }] }, "$.anyOf", "anyOf"],
     ["$ref next to anyOf", { $defs: { a: {} }, $ref: "#/$defs/a", anyOf: [{}] }, "$.anyOf", "anyOf"],
     ["non-zero number bound", { type: "number", minimum: 1 }, "$.minimum", "minimum"],
-    ["huge integer bound", { type: "integer", maximum: 1e300 }, "$.maximum", "maximum"],
+    ["integer bound past 308 digits", { type: "integer", minimum: 1e308 }, "$.minimum", "minimum"],
+    ["negative integer bound past 308 digits", { type: "integer", exclusiveMaximum: -1e308 }, "$.exclusiveMaximum", "exclusiveMaximum"],
     ["remote $ref", { $ref: "https://example.com/s.json" }, "$.$ref", "$ref"],
     ["anchor $ref", { $ref: "#node" }, "$.$ref", "$ref"],
   ];

@@ -51,6 +51,15 @@ bool plain(const json::Value& n) {
   for (auto& kv : n.obj) if (!plain(kv.second)) return false;
   return true;
 }
+bool loops(const json::Value& n) {
+  const json::Value* t = n.get("type");
+  if (!t || t->kind != json::Kind::String) return false;
+  if (t->str == "until" || t->str == "text") return true;
+  if (t->str == "repeat") { const json::Value* mx = n.get("max"); return mx && mx->kind == json::Kind::Null; }
+  return false;
+}
+}  // namespace
+
 bool nullable(const json::Value& n) {
   const json::Value* t = n.get("type");
   if (!t || t->kind != json::Kind::String) return true;
@@ -68,14 +77,6 @@ bool nullable(const json::Value& n) {
   }
   return true;
 }
-bool loops(const json::Value& n) {
-  const json::Value* t = n.get("type");
-  if (!t || t->kind != json::Kind::String) return false;
-  if (t->str == "until" || t->str == "text") return true;
-  if (t->str == "repeat") { const json::Value* mx = n.get("max"); return mx && mx->kind == json::Kind::Null; }
-  return false;
-}
-}  // namespace
 
 Frag NfaBuilder::Impl::build(const json::Value& n, const std::string& path) {
   if (!lazy || insideFragment || n.kind != json::Kind::Object || !loops(n) || !plain(n)) return buildNode(n, path);
@@ -275,74 +276,11 @@ Frag NfaBuilder::Impl::token(const json::Value& n, const std::string& path) {
   return {in, out};
 }
 
-// Any order, each item at most once: one state per subset of used items, built when a
-// walk first reaches it; each item (and separator) after the first is a placeholder too.
-Frag NfaBuilder::Impl::perm(const json::Value& n, const std::string& path) {
-  auto& items = itemsOf(n, path);
-  size_t k = items.size();
-  if (k > size_t(lim.maxPermItems))
-    limitFail(path, "anyOrderItems", "any-order set of " + std::to_string(k) + " items exceeds the limit of " + std::to_string(lim.maxPermItems) +
-                   " (use a fixed order for larger sets)");
-  PermSet p;
-  p.required = 0;
-  for (size_t i = 0; i < k; i++) {
-    const json::Value& e = items[i];
-    std::string ep = path + ".items[" + std::to_string(i) + "]";
-    if (e.kind != json::Kind::Object || !e.get("node")) fail(ep, "expected { node, required }");
-    const json::Value* r = e.get("required");
-    if (r && r->kind == json::Kind::Bool && r->b) p.required |= 1u << i;
-    p.items.push_back(e.get("node"));
-  }
-  p.separator = n.get("separator");
-  if (p.separator && p.separator->kind == json::Kind::Null) p.separator = nullptr;
-  p.out = add();
-  p.path = path;
-  p.refStack = refStack;
-  perms.push_back(std::move(p));
-  int32_t id = int32_t(perms.size() - 1);
-  uint32_t in = add();
-  perms[size_t(id)].subsetState[0] = in;
-  expandPermSubset(in, id, 0);  // the first choice is built now, so every item's errors surface at compile time
-  return {in, perms[size_t(id)].out};
-}
-
-uint32_t NfaBuilder::Impl::permSubset(int32_t perm, uint32_t subset) {
-  auto it = perms[size_t(perm)].subsetState.find(subset);
-  if (it != perms[size_t(perm)].subsetState.end()) return it->second;
-  uint32_t s = add();
-  perms[size_t(perm)].subsetState[subset] = s;
-  nfa.states[s].thunk = int32_t(thunks.size());
-  thunks.push_back({nullptr, perms[size_t(perm)].path, perms[size_t(perm)].refStack, 0, perm, subset});
-  return s;
-}
-
-void NfaBuilder::Impl::expandPermSubset(uint32_t state, int32_t perm, uint32_t subset) {
-  const PermSet p = perms[size_t(perm)];  // a copy: building may add sets
-  std::swap(refStack, perms[size_t(perm)].refStack);
-  std::vector<std::string> saved = refStack;
-  if ((subset & p.required) == p.required) eps(state, p.out);
-  for (size_t i = 0; i < p.items.size(); i++) {
-    if (subset & (1u << i)) continue;
-    uint32_t from = state;
-    std::string ip = p.path + ".items[" + std::to_string(i) + "].node";
-    if (subset && p.separator) {
-      Frag f = separatorBuilt ? later(*p.separator, p.path + ".separator") : build(*p.separator, p.path + ".separator");
-      separatorBuilt = true;
-      eps(from, f.in);
-      from = f.out;
-    }
-    Frag f = subset == 0 ? build(*p.items[i], ip) : later(*p.items[i], ip);
-    eps(from, f.in);
-    eps(f.out, permSubset(perm, subset | (1u << i)));
-  }
-  refStack = saved;
-  std::swap(refStack, perms[size_t(perm)].refStack);
-}
-
-// A subset can still finish if every required item it lacks can match something.
-bool NfaBuilder::Impl::permCanFinish(const PermSet& p, uint32_t subset) {
-  for (size_t i = 0; i < p.items.size(); i++)
-    if ((p.required & (1u << i)) && !(subset & (1u << i)) && !nonEmpty(*p.items[i])) return false;
+// Whether what a placeholder will build can match something.
+bool NfaBuilder::Impl::thunkNonEmpty(const Thunk& t) {
+  if (t.seqFrom < 0) return nonEmpty(*t.node);
+  auto& it = itemsOf(*t.node, t.path);
+  for (size_t i = size_t(t.seqFrom); i < it.size(); i++) if (!nonEmpty(it[i])) return false;
   return true;
 }
 
@@ -416,9 +354,9 @@ void NfaBuilder::Impl::markProductive(uint32_t begin) {
       Thunk& th = thunks[size_t(st.thunk)];
       std::swap(refStack, th.refStack);
       if (th.perm >= 0) {
-        const PermSet& p = perms[size_t(th.perm)];
+        PermSet& p = perms[size_t(th.perm)];
         if (permCanFinish(p, th.subset)) edge(s, p.out);
-      } else if (nonEmpty(*th.node)) {
+      } else if (thunkNonEmpty(th)) {
         edge(s, th.target);
       }
       std::swap(refStack, th.refStack);
@@ -476,7 +414,8 @@ size_t NfaBuilder::memoryBytes() const {
     for (auto& st : t.second.states) total += nfaStateBytes(st);
   }
   for (auto& th : impl_->thunks) total += sizeof(th) + th.path.size();
-  for (auto& p : impl_->perms) total += sizeof(p) + 16 * p.subsetState.size();
+  for (auto& p : impl_->perms)
+    total += sizeof(p) + 8 * p.bits.capacity() + 4 * p.state.capacity() + (48 + 8 * p.words) * p.index.size() + 64 * p.items.size();
   return total;
 }
 
@@ -493,7 +432,9 @@ void NfaBuilder::expand(uint32_t state) {
     return;
   }
   std::swap(b.refStack, t.refStack);
-  Frag f = t.counted >= 0 ? b.countedCopy(t.counted, t.copy, true, t.path) : b.build(*t.node, t.path);
+  Frag f = t.counted >= 0 ? b.countedCopy(t.counted, t.copy, true, t.path)
+           : t.seqFrom >= 0 ? b.seqRange(*t.node, size_t(t.seqFrom), itemsOf(*t.node, t.path).size(), t.path)
+           : b.build(*t.node, t.path);
   std::swap(b.refStack, t.refStack);
   b.eps(state, f.in);
   b.eps(f.out, t.target);

@@ -73,7 +73,6 @@ struct NfaLimits {
   uint32_t vocabSize = 0;        // token terminals must be below this
   size_t maxStates = 2'000'000;  // refuse grammars that would not fit
   int maxRecursionDepth = 8;
-  int maxPermItems = 32;
 };
 
 class NfaBuilder {

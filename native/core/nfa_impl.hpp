@@ -12,6 +12,11 @@ namespace toolmask {
 
 struct Frag { uint32_t in, out; };
 
+// Whether a node can match the empty string (a conservative reading of the IR).
+bool nullable(const json::Value& n);
+// A seq/alt/perm node's "items" array; throws GrammarError naming `path` when it is missing.
+const std::vector<json::Value>& itemsOf(const json::Value& n, const std::string& path);
+
 struct NfaBuilder::Impl {
   Impl(const json::Value& grammar, const NfaLimits& limits);
 
@@ -31,9 +36,10 @@ struct NfaBuilder::Impl {
     std::vector<std::string> refStack;
     uint32_t target;
     int32_t perm = -1;
-    uint32_t subset = 0;
+    uint32_t subset = 0;   // with `perm`: the subset's index in its PermSet
     int32_t counted = -1;  // a copy of a bounded repetition's item (see Counted)
     uint32_t copy = 0;
+    int32_t seqFrom = -1;  // only the items of the seq `node` from this index on
   };
   // A bounded repetition of a plain item: its copies share the masks of the item's loop.
   struct Counted {
@@ -43,17 +49,30 @@ struct NfaBuilder::Impl {
   };
   std::deque<Counted> counted;
   std::vector<Thunk> thunks;
-  // An any-order set whose subsets are built as walks reach them.
+  // An any-order set whose subsets (sets of used items, any number of items) are built as
+  // walks reach them. Each item is split into the leading elements every item shares
+  // (built once per subset), its head up to its first element that must match something
+  // (built per subset, so the next byte picks the item) and its tail (built at first use).
+  struct PermItem {
+    const json::Value* node;
+    std::vector<const json::Value*> elems;  // the items of a seq node, or the node itself
+    size_t head = 0;                        // elems[shared..head] are built with the choice
+    bool required = false;
+    int8_t nonEmpty = -1;                   // can match something (under the set's refs); -1 unknown
+  };
   struct PermSet {
-    std::vector<const json::Value*> items;
+    std::vector<PermItem> items;
+    size_t shared = 0;                      // leading elements equal in every item
     const json::Value* separator;
-    uint32_t required;
     uint32_t out;
     std::string path;
     std::vector<std::string> refStack;
-    std::unordered_map<uint32_t, uint32_t> subsetState;
+    size_t words = 0;                       // 64-bit words per subset
+    std::vector<uint64_t> bits;             // subset i: bits[i * words, (i + 1) * words)
+    std::vector<uint32_t> state;            // subset i's NFA state
+    std::unordered_map<std::string, uint32_t> index;  // a subset's bits (as bytes) -> i
   };
-  std::vector<PermSet> perms;
+  std::deque<PermSet> perms;  // a deque: building an item may add sets while one is in use
   std::unordered_map<std::string, bool> builtRules;  // rules built eagerly once, for their errors
   // A fragment's states relative to its first one: repeated shapes are copied, not rebuilt.
   struct Template { std::vector<NfaState> states; uint32_t in, out; std::shared_ptr<const std::string> shape; };
@@ -78,9 +97,12 @@ struct NfaBuilder::Impl {
   Frag alt(const json::Value& n, const std::string& path);
   Frag repeat(const json::Value& n, const std::string& path);
   Frag perm(const json::Value& n, const std::string& path);
-  uint32_t permSubset(int32_t perm, uint32_t subset);
+  uint32_t permSubset(int32_t perm, const std::vector<uint64_t>& bits);
   void expandPermSubset(uint32_t state, int32_t perm, uint32_t subset);
-  bool permCanFinish(const PermSet& p, uint32_t subset);
+  bool permCanFinish(PermSet& p, uint32_t subset);
+  Frag seqRange(const json::Value& n, size_t from, size_t to, const std::string& path);
+  Frag laterSeqTail(const json::Value& n, size_t from, const std::string& path);
+  bool thunkNonEmpty(const Thunk& t);
   Frag ref(const json::Value& n, const std::string& path);
   Frag token(const json::Value& n, const std::string& path);
   // nfa_text.cpp

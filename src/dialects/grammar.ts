@@ -1,5 +1,5 @@
 // Interpreter 1 of a dialect definition: the grammar that masks decoding.
-import { alt, charClass, jsonSchema, literal, marker, optional, perm, plus, seq, star, text, until } from "../grammar/builders.js";
+import { alt, charClass, jsonSchema, literal, marker, optional, perm, plus, ref, seq, star, text, until } from "../grammar/builders.js";
 import type { Grammar, GrammarNode } from "../grammar/ir.js";
 import { buildHarmonyGrammar } from "./harmony.js";
 import type { DialectOptions, ResolvedOptions } from "./options.js";
@@ -8,6 +8,8 @@ import type { DialectSpec, Glue, JsonCallFormat, XmlCallFormat } from "./spec.js
 import { afterTrigger, callTriggerOf, triggerOf } from "./spec.js";
 import { answerCall, arraySection, idChars, jsonWs } from "./grammar-forms.js";
 import type { ToolDef } from "./tools.js";
+import { childPath } from "../grammar/json-schema-errors.js";
+import { SCHEMA_LIMITS, limitError } from "../grammar/schema-limits.js";
 
 /** Fixed glue strings are markers: atomic special tokens in vocabularies that have them. */
 export function glue(g: Glue): GrammarNode {
@@ -22,10 +24,13 @@ export function isRawText(schema: unknown): boolean {
   return s.type === undefined || s.type === "string";
 }
 
-/** A JSON value of `schema`, any JSON whitespace inside, no string value longer than `maxValueLength`. */
-export function schemaValue(schema: unknown, maxValueLength?: number, syntax: "json" | "python" = "json"): GrammarNode {
-  return jsonSchema(schema, { whitespace: "any", ...(syntax === "python" ? { syntax } : {}), ...(maxValueLength === undefined ? {} : { maxStringLength: maxValueLength }) });
+/** A JSON value of `schema` (found at `path` in the request), any JSON whitespace inside, no string value longer than `maxValueLength`. */
+export function schemaValue(schema: unknown, maxValueLength?: number, syntax: "json" | "python" = "json", path?: string, depth?: number): GrammarNode {
+  return jsonSchema(schema, { whitespace: "any", ...(syntax === "python" ? { syntax } : {}), ...(maxValueLength === undefined ? {} : { maxStringLength: maxValueLength }) }, path, depth);
 }
+
+/** Where a tool's parameters sit in the request. */
+const paramsPath = (tool: ToolDef) => tool.path ?? "parameters";
 
 /** Raw text up to the value close, at most `max` characters once its padding newlines are taken off. */
 function rawValue(f: XmlCallFormat, max?: number): GrammarNode {
@@ -42,10 +47,18 @@ export function rawTextBound(schema: unknown, maxValueLength?: number): number |
   return bounds.length ? Math.min(...bounds) : undefined;
 }
 
-/** An XML parameter's value up to and including the value close. */
-export function xmlValue(f: XmlCallFormat, schema: unknown, maxValueLength?: number): GrammarNode {
+/** A raw text value's bound, refused past the string limit (the JSON lowering checks the other values). */
+function checkedRawBound(schema: unknown, maxValueLength: number | undefined, path: string): number | undefined {
+  const bound = rawTextBound(schema, maxValueLength);
+  if (bound !== undefined && bound > SCHEMA_LIMITS.stringLength && bound !== maxValueLength)
+    throw limitError("stringLength", childPath(path, "maxLength"), `"maxLength": ${bound} exceeds the limit of ${SCHEMA_LIMITS.stringLength} characters; lower it, or remove it (a string value is then bounded by the request's max_tokens)`);
+  return bound;
+}
+
+/** An XML parameter's value up to and including the value close; `path` is the value's schema in the request. */
+export function xmlValue(f: XmlCallFormat, schema: unknown, maxValueLength?: number, path = "$"): GrammarNode {
   const pad = f.trimNewline ? optional(literal("\n")) : seq();
-  if (isRawText(schema)) return rawValue(f, rawTextBound(schema, maxValueLength));
+  if (isRawText(schema)) return rawValue(f, checkedRawBound(schema, maxValueLength, path));
   const s = schema as Record<string, unknown>;
   // Enumerated strings are written raw (no JSON quotes); everything else as JSON.
   const values = s.enum ?? (s.const !== undefined ? [s.const] : undefined);
@@ -54,15 +67,16 @@ export function xmlValue(f: XmlCallFormat, schema: unknown, maxValueLength?: num
   // Templates render scalars with Python's str(): True, False, None are read as JSON's.
   if (s.type === "boolean") return seq(pad, alt(...["true", "false", "True", "False"].map(literal)), pad, literal(f.valueClose));
   if (s.type === "null") return seq(pad, alt(literal("null"), literal("None")), pad, literal(f.valueClose));
-  const json = schemaValue(schema, maxValueLength);
-  const value = f.pythonLiterals ? alt(json, schemaValue(schema, maxValueLength, "python")) : json;
+  // the value's schema is nested in its tool's parameters
+  const json = schemaValue(schema, maxValueLength, "json", path, 1);
+  const value = f.pythonLiterals ? alt(json, schemaValue(schema, maxValueLength, "python", path, 1)) : json;
   return seq(pad, value, pad, literal(f.valueClose));
 }
 
 function xmlCall(f: XmlCallFormat, tool: ToolDef, maxValueLength?: number): GrammarNode {
   const required = new Set(tool.required);
   const params = Object.entries(tool.properties).map(([k, schema]) => ({
-    node: seq(glue(f.paramOpen), literal(k), literal(f.paramNameClose), glue(f.valueOpen ?? []), xmlValue(f, schema, maxValueLength)),
+    node: seq(glue(f.paramOpen), literal(k), literal(f.paramNameClose), glue(f.valueOpen ?? []), xmlValue(f, schema, maxValueLength, childPath(`${paramsPath(tool)}.properties`, k))),
     required: required.has(k),
   }));
   // Without a name close, what follows the name (a parameter or the call's close) ends it.
@@ -75,7 +89,7 @@ export function jsonCallObject(f: JsonCallFormat, tool: ToolDef, maxValueLength?
   const id = f.id ? seq(literal(","), ws, literal(JSON.stringify(f.id.key)), ws, literal(":"), ws, literal('"'), idChars(f.id.length), literal('"'), ws) : seq();
   return seq(
     literal("{"), ws, literal(JSON.stringify(f.nameKey)), ws, literal(":"), ws, literal(JSON.stringify(tool.name)), ws, literal(","), ws,
-    literal(JSON.stringify(f.argsKey)), ws, literal(":"), ws, schemaValue(tool.parameters, maxValueLength), ws, id, literal("}"),
+    literal(JSON.stringify(f.argsKey)), ws, literal(":"), ws, schemaValue(tool.parameters, maxValueLength, "json", paramsPath(tool)), ws, id, literal("}"),
   );
 }
 
@@ -88,7 +102,7 @@ export function splitScope(close: Glue): [Glue, Glue] {
 
 /** A call's arguments as a JSON object, any JSON whitespace inside. */
 export function jsonArguments(tool: ToolDef, maxValueLength?: number): GrammarNode {
-  return schemaValue(tool.parameters, maxValueLength);
+  return schemaValue(tool.parameters, maxValueLength, "json", paramsPath(tool));
 }
 
 /** One call, from just after the trigger to its end (without the scope close when that may be left out). */
@@ -109,11 +123,21 @@ export function callAfterTrigger(spec: DialectSpec, tools: ToolDef[], maxValueLe
 
 const anyText: GrammarNode = star(charClass([[0, 0x10ffff]]));
 
-/** The whole answer: optional thought, content, calls as toolChoice and parallelToolCalls allow. */
+/**
+ * The whole answer: optional thought, content, calls as toolChoice and parallelToolCalls allow.
+ * What the grammar names in two places (the first call and the further ones, the answer with and
+ * without a thought) is a rule both refer to, so the grammar holds every tool once.
+ */
 export function buildToolGrammar(options: DialectOptions): Grammar {
   const o = resolveOptions(options);
   const { spec, tools } = o;
+  if (o.declared.length > SCHEMA_LIMITS.tools)
+    throw limitError("tools", "tools", `${o.declared.length} tools exceed the limit of ${SCHEMA_LIMITS.tools} per request; send only the tools this request may call`);
+  if (o.maxValueLength !== undefined && o.maxValueLength > SCHEMA_LIMITS.stringLength)
+    throw limitError("stringLength", "maxValueLength", `maxValueLength ${o.maxValueLength} exceeds the limit of ${SCHEMA_LIMITS.stringLength} characters; lower it or leave it out`);
   if (spec.call.kind === "harmony") return buildHarmonyGrammar(o);
+  const rules: Record<string, GrammarNode> = {};
+  const rule = (name: string, node: GrammarNode): GrammarNode => { rules[name] = node; return ref(name); };
   const trigger = triggerOf(spec);
   let answer: GrammarNode;
   if (tools.length === 0) {
@@ -121,38 +145,42 @@ export function buildToolGrammar(options: DialectOptions): Grammar {
   } else {
     // Text may stand before, between and after calls (the parser keeps it), but a trigger
     // always starts a declared call.
-    if (spec.callOpensAnswer) return withThought(spec, o, answerCall(o, callAfterTrigger(spec, tools, o.maxValueLength)));
+    if (spec.callOpensAnswer) return withThought(spec, o, answerCall(o, callAfterTrigger(spec, tools, o.maxValueLength)), rules);
     if (spec.section?.arrayOpen) {
-      const section = seq(arraySection(o, callAfterTrigger(spec, tools, o.maxValueLength)), text(trigger, { marker: true }));
-      return withThought(spec, o, o.toolChoice === "auto" ? alt(text(trigger, { marker: true }), section) : section);
+      const section = seq(arraySection(o, rule("tool-call", callAfterTrigger(spec, tools, o.maxValueLength))), text(trigger, { marker: true }));
+      return withThought(spec, o, o.toolChoice === "auto" ? alt(text(trigger, { marker: true }), section) : section, rules);
     }
-    const call = seq(until(trigger, { marker: true }), callAfterTrigger(spec, tools, o.maxValueLength));
     if (spec.section) {
       // One section holds every call: open, calls back to back, close.
       const gap = spec.section.gap === undefined ? seq() : optional(literal(spec.section.gap));
-      const inSection = seq(gap, marker(callTriggerOf(spec)), callAfterTrigger(spec, tools, o.maxValueLength));
+      const inSection = rule("tool-call", seq(gap, marker(callTriggerOf(spec)), callAfterTrigger(spec, tools, o.maxValueLength)));
       const section = seq(until(trigger, { marker: true }), inSection, o.parallelToolCalls ? star(inSection) : seq(), gap, marker(spec.section.close));
       const sectioned = seq(section, text(trigger, { marker: true }));
       answer = o.toolChoice === "auto" ? alt(text(trigger, { marker: true }), sectioned) : sectioned;
-      return withThought(spec, o, answer);
+      return withThought(spec, o, answer, rules);
     }
-    let calls = seq(call, o.parallelToolCalls ? star(call) : seq(), text(trigger, { marker: true }));
+    let calls: GrammarNode;
     if (spec.call.kind === "xml" && spec.call.scopeCloseOptionalAtEnd) {
       // The last call's scope close may be missing, but only when the output ends there.
-      const open = seq(until(trigger, { marker: true }), callAfterTrigger(spec, tools, o.maxValueLength, false));
+      const open = rule("tool-call", seq(until(trigger, { marker: true }), callAfterTrigger(spec, tools, o.maxValueLength, false)));
       const scope = glue(splitScope(spec.call.close)[1]);
       calls = seq(open, o.parallelToolCalls ? star(seq(scope, open)) : seq(), optional(seq(scope, text(trigger, { marker: true }))));
+    } else {
+      const call = rule("tool-call", seq(until(trigger, { marker: true }), callAfterTrigger(spec, tools, o.maxValueLength)));
+      calls = seq(call, o.parallelToolCalls ? star(call) : seq(), text(trigger, { marker: true }));
     }
     answer = o.toolChoice === "auto" ? alt(text(trigger, { marker: true }), calls) : calls;
   }
-  return withThought(spec, o, answer);
+  return withThought(spec, o, answer, rules);
 }
 
-function withThought(spec: DialectSpec, o: ResolvedOptions, answer: GrammarNode): Grammar {
+function withThought(spec: DialectSpec, o: ResolvedOptions, answer: GrammarNode, rules: Record<string, GrammarNode>): Grammar {
   const r = spec.reasoning;
-  if (!r || o.reasoning === false) return { root: answer };
+  const grammar = (root: GrammarNode): Grammar => (Object.keys(rules).length ? { root, rules } : { root });
+  if (!r || o.reasoning === false) return grammar(answer);
   const thought = until(r.close, { marker: true });
-  if (o.reasoning === "forced-open") return { root: seq(thought, answer) };
+  if (o.reasoning === "forced-open") return grammar(seq(thought, answer));
   const lead = r.lead === undefined ? seq() : optional(literal(r.lead));
-  return { root: alt(answer, seq(lead, marker(r.open), thought, answer)) };
+  rules.answer = answer;
+  return grammar(alt(ref("answer"), seq(lead, marker(r.open), thought, ref("answer"))));
 }

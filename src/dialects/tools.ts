@@ -7,6 +7,8 @@ export interface ToolDef {
   parameters: Record<string, unknown>;
   properties: Record<string, unknown>;
   required: string[];
+  /** Where `parameters` sits in the request (`tools[3].function.parameters`): schema errors name paths from here. */
+  path?: string;
 }
 
 export type ToolChoice = "auto" | "required" | "none" | { type: "function"; function: { name: string } };
@@ -27,7 +29,8 @@ export function normalizeTools(tools: unknown, spec: DialectSpec): ToolDef[] {
     const where = `tools[${i}]`;
     if (t === null || typeof t !== "object") throw new ToolDefinitionError(`${where} must be an object`);
     const o = t as Record<string, unknown>;
-    const fn = (o.type === "function" && o.function && typeof o.function === "object" ? o.function : o) as Record<string, unknown>;
+    const wrapped = o.type === "function" && !!o.function && typeof o.function === "object";
+    const fn = (wrapped ? o.function : o) as Record<string, unknown>;
     const name = fn.name;
     if (typeof name !== "string" || name.length === 0) throw new ToolDefinitionError(`${where}.function.name must be a non-empty string`);
     if (seen.has(name)) throw new ToolDefinitionError(`${where}: duplicate tool name "${name}"; tool names must be unique`);
@@ -47,7 +50,7 @@ export function normalizeTools(tools: unknown, spec: DialectSpec): ToolDef[] {
       throw new ToolDefinitionError(`${where}.function.parameters.required must be an array of names`);
     if (spec.call.kind === "xml")
       for (const k of Object.keys(properties)) checkCarriable(k, `${where}.function.parameters.properties.${k}`, spec);
-    return { name, parameters: p, properties, required: required as string[] };
+    return { name, parameters: p, properties, required: required as string[], path: `${where}${wrapped ? ".function" : ""}.parameters` };
   });
 }
 

@@ -26,8 +26,8 @@ export const token = (idOrPiece: number | string): TokenNode =>
 export const perm = (items: Array<{ node: GrammarNode; required: boolean }>, separator?: GrammarNode): PermNode =>
   ({ type: "perm", items, ...(separator ? { separator } : {}) });
 export const ref = (name: string): RefNode => ({ type: "ref", name });
-export const jsonSchema = (schema: unknown, options?: JsonSchemaOptions): JsonSchemaNode =>
-  ({ type: "jsonSchema", schema, ...(options ? { options } : {}) });
+export const jsonSchema = (schema: unknown, options?: JsonSchemaOptions, path?: string, depth?: number): JsonSchemaNode =>
+  ({ type: "jsonSchema", schema, ...(options ? { options } : {}), ...(path === undefined ? {} : { path }), ...(depth ? { depth } : {}) });
 
 /** "a" → [a,a]; "a-z" → [a,z] (by code point). */
 function toRange(s: string): [number, number] {

@@ -11,7 +11,10 @@ export type GrammarLimit =
   | "stringLength"      // a string's length bound
   | "enumValues"        // values of one enum
   | "tools"             // tools in one request
-  | "repetition";       // a repetition's bound (minItems/maxItems, {m,n} in a pattern)
+  | "repetition"        // a repetition's bound (minItems/maxItems, {m,n} in a pattern), or all of them together
+  | "grammarSize"       // nodes of the grammar IR a request's schemas lower to
+  | "nameLength"        // a declared property name's length
+  | "tupleItems";       // schemas of one prefixItems (or array-form items)
 
 /** A grammar, or the schema it was built from, is larger than toolmask's stated limits. */
 export class GrammarLimitError extends Error {

@@ -30,7 +30,13 @@ export interface TokenNode { type: "token"; id?: number; piece?: string }
  */
 export interface PermNode { type: "perm"; items: Array<{ node: GrammarNode; required: boolean }>; separator?: GrammarNode }
 /** A JSON value matching a JSON schema (lowered to the other nodes before compiling). */
-export interface JsonSchemaNode { type: "jsonSchema"; schema: unknown; options?: JsonSchemaOptions }
+export interface JsonSchemaNode {
+  type: "jsonSchema"; schema: unknown; options?: JsonSchemaOptions;
+  /** Where the schema sits in the request (e.g. `tools[3].function.parameters`): errors name paths from here. Default `$`. */
+  path?: string;
+  /** Schemas the one at `path` is nested in (an XML parameter's value: 1, its tool's parameters), for the nesting limit. Default 0. */
+  depth?: number;
+}
 /** A reference to a named rule in `Grammar.rules`. Recursion is expanded to `maxRecursionDepth`. */
 export interface RefNode { type: "ref"; name: string }
 

@@ -63,11 +63,13 @@ export type Category =
   /** XGrammar's JSON strings accept lone surrogate `\u` escapes; ours only valid pairs. */
   | "json-lone-surrogate-escape"
   /** XGrammar's JSON whitespace (any-whitespace mode) is [ \n\t]; ours also allows \r. */
-  | "json-whitespace-cr";
+  | "json-whitespace-cr"
+  /** XGrammar's JSON numbers are unbounded; ours are spellings of finite doubles (json-numbers.ts). */
+  | "json-number-bound";
 
 export const CATEGORIES: Category[] = [
   "padding-bits", "special-token-as-text", "stop-token-set", "invalid-utf8-bytes", "ill-formed-utf8",
-  "non-ascii-class-bug", "json-minus-zero", "json-lone-surrogate-escape", "json-whitespace-cr",
+  "non-ascii-class-bug", "json-minus-zero", "json-lone-surrogate-escape", "json-whitespace-cr", "json-number-bound",
 ];
 
 /** What a classifier sees about one differing token. */
@@ -161,8 +163,33 @@ export const xgJsonSchemaClassifier: Classifier = (c) => {
   // Lone surrogate escape: the text plus the token holds a \u escape of a surrogate that cannot be
   // part of a valid pair (low without a preceding high, or high followed by anything but \uDC00-DFFF).
   if (c.xgrammar && !c.ours && hasLoneSurrogateEscape(c.recentText + tok)) return "json-lone-surrogate-escape";
+  // A number the token would take past the documented bound, which no further character brings back.
+  if (c.xgrammar && !c.ours) {
+    const number = /-?[0-9][0-9.eE+-]*$/.exec(c.recentText)?.[0] ?? "";
+    const more = /^[0-9.eE+-]*/.exec(tok)![0];
+    if (number && more && pastNumberBound(number + more)) return "json-number-bound";
+  }
   return null;
 };
+
+/**
+ * A JSON number prefix no continuation brings into the finite-double spellings json-numbers.ts
+ * admits: an integer part over 308 digits; with an exponent, a mantissa over 20 integer digits,
+ * an exponent over 4 digits, over 288 with 2–20 integer digits, over 307 with one (308 only for
+ * 1.x up to 1.7976931348623158).
+ */
+export function pastNumberBound(s: string): boolean {
+  const m = /^-?([0-9]+)(?:\.([0-9]*))?(?:[eE]([+-]?)([0-9]*))?$/.exec(s);
+  if (!m) return false;
+  const [, int, frac = "", sign, exp] = m as unknown as [string, string, string | undefined, string | undefined, string | undefined];
+  if (exp === undefined) return int.length > 308;
+  if (int.length > 20 || exp.length > 4) return true;
+  if (sign === "-" || exp === "") return false;
+  const x = Number(exp);
+  if (int.length > 1) return x > 288;
+  if (x <= 307) return false;
+  return x > 308 || int !== "1" || `${frac}`.padEnd(16, "0").slice(0, 16) > "7976931348623158" || /[1-9]/.test(frac.slice(16));
+}
 
 /** Every \r of `tok`, read after the JSON text `text`, is outside a string. */
 export function crOnlyOutsideStrings(text: string, tok: string): boolean {

@@ -1,0 +1,484 @@
+// The JSON-schema lowering itself: one schema (and the schemas it refers to) to grammar IR, with
+// the semantics json-schema.ts documents. A subschema whose grammar is used in more than one
+// place (an array's first and further elements, the first and further extra members of an object)
+// becomes a rule referenced from each place, so the IR grows linearly with the schema.
+import type { JsonSchemaOptions, PermNode } from "./ir.js";
+import { JSON_SYNTAX, literalSyntax, type LiteralSyntax, type QuoteSyntax } from "./json-syntax.js";
+import { childPath, describe, invalid, unsupported, InvalidSchemaError, UnsupportedSchemaError } from "./json-schema-errors.js";
+import {
+  ALL_TYPES, analyze, effectiveTypes, hasOwn, intersectTypes, isObj, isTrivial, num, NUMBER_KW, typeKey, TYPE_ORDER,
+  type Info, type Obj, type TypeName,
+} from "./json-schema-keywords.js";
+import { checkValue } from "./json-schema-check.js";
+import { parsePattern, patternRepetition, type Rx } from "./json-schema-pattern.js";
+import { alt, cls, countNodes, integerRange, lit, opt, refTo, rep, seq, type Node } from "./json-ir.js";
+import { charExcept, charIn, encodings } from "./json-strings.js";
+import { INTEGER_MAX, MAG_ANY, MAG_NONZERO, MAG_ZERO } from "./json-numbers.js";
+import { SCHEMA_LIMITS, limitError, type LoweringBudget } from "./schema-limits.js";
+
+/** Longest whitespace run accepted in one gap in "any" mode. */
+export const ANY_WHITESPACE_MAX = 32;
+/** Default for `maxFreeNesting`. */
+export const DEFAULT_MAX_FREE_NESTING = 6;
+/** A node of more nodes than this, used in two places, becomes a rule. */
+export const SHARE_ABOVE = 8;
+/** Tuple elements per rule (see arrayOf). */
+const PREFIX_CHUNK = 32;
+
+// ---------------------------------------------------------------------------------------------
+// Whitespace profiles
+
+interface Ws {
+  /** Before each member/element (after `{`, `[` or `,`). */
+  lead?: Node;
+  beforeColon?: Node;
+  afterColon?: Node;
+  beforeComma?: Node;
+  afterComma?: Node;
+  beforeClose?: Node;
+}
+function wsProfile(mode: NonNullable<JsonSchemaOptions["whitespace"]>): Ws {
+  if (mode === "compact") return {};
+  if (mode === "single") return { afterColon: opt(lit(" ")), afterComma: opt(lit(" ")) };
+  const w = rep(cls([[0x20, 0x20], [0x09, 0x0a], [0x0d, 0x0d]]), 0, ANY_WHITESPACE_MAX);
+  return { lead: w, beforeColon: w, afterColon: w, beforeComma: w, beforeClose: w };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The lowering
+
+export interface Names { shared: string; local: string }
+
+export class Lowerer {
+  readonly rules: Record<string, Node> = {};
+  private readonly ws: Ws;
+  private readonly sep: Node;
+  private readonly mode: NonNullable<JsonSchemaOptions["whitespace"]>;
+  private readonly nest: number;
+  private readonly cap: number | undefined;
+  private readonly syn: LiteralSyntax;
+  private shared = 0;
+  /** The shared rule being built, if any. */
+  private scope: { name: string; count: number } | null = null;
+
+  constructor(
+    private readonly rootSchema: unknown, options: JsonSchemaOptions, private readonly rootPath: string,
+    private readonly names: Names, private readonly budget: LoweringBudget, private depth = 0,
+  ) {
+    const mode = options.whitespace ?? "single";
+    if (mode !== "compact" && mode !== "single" && mode !== "any") {
+      throw new RangeError(`JsonSchemaOptions.whitespace must be "compact", "single" or "any", got ${describe(mode)}`);
+    }
+    const nest = options.maxFreeNesting ?? DEFAULT_MAX_FREE_NESTING;
+    if (!Number.isSafeInteger(nest) || nest < 0) throw new RangeError(`JsonSchemaOptions.maxFreeNesting must be a non-negative integer, got ${describe(nest)}`);
+    if (nest > SCHEMA_LIMITS.schemaNesting)
+      throw limitError("schemaNesting", rootPath, `maxFreeNesting ${nest} exceeds the limit of ${SCHEMA_LIMITS.schemaNesting} nested values; lower it`);
+    const syntax = options.syntax ?? "json";
+    if (syntax !== "json" && syntax !== "python") throw new RangeError(`JsonSchemaOptions.syntax must be "json" or "python", got ${describe(syntax)}`);
+    this.syn = literalSyntax(syntax);
+    const cap = options.maxStringLength;
+    if (cap !== undefined && !(Number.isSafeInteger(cap) && cap >= 0)) throw new RangeError(`JsonSchemaOptions.maxStringLength must be a non-negative integer, got ${describe(cap)}`);
+    if (cap !== undefined && cap > SCHEMA_LIMITS.stringLength)
+      throw limitError("stringLength", rootPath, `maxStringLength ${cap} exceeds the limit of ${SCHEMA_LIMITS.stringLength} characters; lower it or leave it out`);
+    this.cap = cap;
+    this.mode = mode;
+    this.nest = nest;
+    this.ws = wsProfile(mode);
+    this.sep = seq(this.ws.beforeComma, lit(","), this.ws.afterComma);
+  }
+
+  // -- shared rules ---------------------------------------------------------------------------
+
+  private rule(name: string, build: () => Node): Node {
+    if (!hasOwn(this.rules, name)) {
+      this.rules[name] = lit(""); // placeholder: build() never refers back to a shared rule
+      const outer = this.scope;
+      this.scope = { name, count: 0 };
+      try { this.rules[name] = build(); } finally { this.scope = outer; }
+    }
+    return refTo(name);
+  }
+  /**
+   * `n` itself when small, else a rule holding it: for a node used in more than one place. Inside
+   * a shared rule the name derives from that rule's, so equal shared names still mean equal rules.
+   */
+  private share(n: Node): Node {
+    if (n.type === "ref" || n.type === "literal" || n.type === "charClass" || countNodes(n) <= SHARE_ABOVE) return n;
+    const name = this.scope ? `${this.scope.name}.s${this.scope.count++}` : `${this.names.local}.s${this.shared++}`;
+    this.rules[name] = n;
+    return refTo(name);
+  }
+  /** Shared rules of the Python syntax live under `py.`: equal names must mean equal rules. */
+  private sharedName(n: string) { return `${this.names.shared}.${this.syn === JSON_SYNTAX ? "" : "py."}${this.cap === undefined ? "" : `max${this.cap}.`}${n}`; }
+  private charName(q: QuoteSyntax) { return this.syn.quotes.length > 1 ? `char.${q.id}` : "char"; }
+  /** Any one string character inside quote `q`. */
+  char(q: QuoteSyntax): Node { return this.rule(this.sharedName(this.charName(q)), () => charExcept(new Set(), q)); }
+  /** One string character inside quote `q` that decodes to none of `cps`: a rule per set, as trie levels repeat sets. */
+  private charExcept(cps: number[], q: QuoteSyntax): Node {
+    const key = [...new Set(cps)].sort((a, b) => a - b);
+    return this.rule(this.sharedName(`${this.charName(q)}-except.${key.join(",")}`), () => charExcept(new Set(key), q));
+  }
+  /** `body(q)` between quotes `q`, for each quote of the syntax. */
+  private quoted(body: (q: QuoteSyntax) => Node | null): Node | null {
+    return alt(this.syn.quotes.map((q) => { const b = body(q); return b && seq(lit(q.quote), b, lit(q.quote)); }));
+  }
+  string(): Node { return this.rule(this.sharedName("string"), () => this.quoted((q) => rep(this.char(q), 0, null))!); }
+  /** A string value: any string, or at most `maxStringLength` characters. */
+  valueString(path: string): Node {
+    if (this.cap === undefined) return this.string();
+    this.budget.repeat(this.cap, path, `a string value of up to ${this.cap} characters (maxStringLength)`);
+    return this.rule(this.sharedName("value-string"), () => this.quoted((q) => rep(this.char(q), 0, this.cap!))!);
+  }
+  /** The fixed spellings of `texts` (enum/const values, declared keys). */
+  private fixed(texts: string[]): Node | null { return alt(texts.map(lit)); }
+  number(): Node { return this.rule(this.sharedName("number"), () => seq(opt(lit("-")), MAG_ANY)); }
+  integer(): Node { return this.rule(this.sharedName("integer"), () => integerRange(-INTEGER_MAX, INTEGER_MAX)!); }
+
+  /** Any JSON value with at most `d` levels of containers. */
+  freeValue(d: number): Node {
+    return this.rule(this.sharedName(`free.${this.mode}.value${d}`), () =>
+      alt([lit(this.syn.constants.null), lit(this.syn.constants.true), lit(this.syn.constants.false), this.number(), this.valueString(this.rootPath), d > 0 ? this.freeArray(d) : null, d > 0 ? this.freeObject(d) : null])!);
+  }
+  /** A free-form object counting as one of `d` container levels. */
+  freeObject(d: number): Node {
+    return this.rule(this.sharedName(`free.${this.mode}.object${d}`), () =>
+      this.objectOf([], d > 0 ? { key: this.string(), value: this.freeValue(d - 1) } : null));
+  }
+  freeArray(d: number): Node {
+    return this.rule(this.sharedName(`free.${this.mode}.array${d}`), () =>
+      this.arrayOf([], d > 0 ? this.freeValue(d - 1) : null, 0, null));
+  }
+
+  // -- containers -----------------------------------------------------------------------------
+
+  private member(key: Node, value: Node): Node {
+    return seq(this.ws.lead, key, this.ws.beforeColon, lit(":"), this.ws.afterColon, value);
+  }
+  private close(ch: string): Node { return seq(this.ws.beforeClose, lit(ch)); }
+
+  /** `{ … }` with declared members (any order, at most once) and an optional run of extra members. */
+  objectOf(declared: Array<{ node: Node; required: boolean }>, extra: { key: Node; value: Node } | null): Node {
+    const items = [...declared];
+    if (extra) {
+      const m = this.share(this.member(extra.key, extra.value));  // the first extra member and the rest
+      items.push({ node: seq(m, rep(seq(this.sep, m), 0, null)), required: false });
+    }
+    let body: Node | null = null;
+    if (items.length === 1) body = items[0]!.required ? items[0]!.node : opt(items[0]!.node);
+    else if (items.length > 1) body = { type: "perm", items, separator: this.sep } satisfies PermNode;
+    return seq(lit("{"), body, this.close("}"));
+  }
+
+  /**
+   * `[ … ]`: element i matches prefix[i] for i < prefix.length, `rest` afterwards
+   * (null = no further elements), with the element count in [min, max].
+   */
+  arrayOf(prefix: Node[], rest: Node | null, min: number, max: number | null): Node {
+    const el = (n: Node, i: number) => seq(i > 0 ? this.sep : null, this.ws.lead, n);
+    // Elements from `i` on, once the prefix is used up (or `max` reached).
+    const after = (i: number): Node | null => {
+      if ((max !== null && i >= max) || !rest) return null;
+      const restMin = Math.max(0, min - i), restMax = max === null ? null : max - i;
+      if (i === 0) {
+        const r = this.share(rest);  // the first element and the rest
+        const core = seq(el(r, 0), rep(el(r, 1), Math.max(0, restMin - 1), restMax === null ? null : restMax - 1));
+        return restMin >= 1 ? core : opt(core);
+      }
+      return rep(el(rest, i), restMin, restMax);
+    };
+    // Prefix element i, then the elements after it; optional from `min` on. Built from the end,
+    // a rule every PREFIX_CHUNK elements, so a long tuple stays a shallow IR.
+    const n = max === null ? prefix.length : Math.min(prefix.length, max);
+    let tail = after(n);
+    for (let i = n - 1; i >= 0; i--) {
+      const body = seq(el(prefix[i]!, i), tail);
+      tail = i >= min ? opt(body) : body;
+      if (i > 0 && i % PREFIX_CHUNK === 0) tail = this.share(tail);
+    }
+    return seq(lit("["), tail, this.close("]"));
+  }
+
+  // -- schemas --------------------------------------------------------------------------------
+
+  /** The grammar of `schema`, restricted to `allowed` types; null = no value matches. */
+  lower(schema: unknown, path: string, allowed: ReadonlySet<TypeName> | null = null): Node | null {
+    if (this.depth >= SCHEMA_LIMITS.schemaNesting)
+      throw limitError("schemaNesting", path, `schemas are nested more than ${SCHEMA_LIMITS.schemaNesting} deep here; flatten the schema (a deeply nested part can be one free-form object or a string holding JSON)`);
+    this.depth++;
+    try {
+      return this.lowerAt(schema, path, allowed);
+    } finally {
+      this.depth--;
+    }
+  }
+
+  private lowerAt(schema: unknown, path: string, allowed: ReadonlySet<TypeName> | null): Node | null {
+    if (schema === true) return allowed ? this.byTypes(allowed, true) : this.freeValue(this.nest);
+    if (schema === false) return null;
+    const info = analyze(schema, path);
+    let types = effectiveTypes(info);
+    if (allowed) types = intersectTypes(types ?? ALL_TYPES, allowed);
+
+    if (info.values !== null) {
+      // enum/const: the fixed texts of the values that also pass the sibling keywords
+      const rest = { ...info.s };
+      delete rest.enum; delete rest.const;
+      const ok = info.values.filter((v) => checkValue(v, rest, path, allowed, (p, at) => this.resolve(p, at)));
+      return alt(ok.map((v) => this.fixed(this.syn.valueTexts(v))));
+    }
+
+    const comps = (["$ref", "anyOf", "oneOf", "allOf"] as const).filter((k) => hasOwn(info.s, k));
+    if (comps.length > 0) {
+      const kw = comps[0]!;
+      if (comps.length > 1) {
+        throw new UnsupportedSchemaError(childPath(path, comps[1]!), comps[1]!, `"${comps[1]}" next to "${kw}" in one schema is not supported; merge them into a single "${kw}" or "${comps[1]}"`);
+      }
+      if (info.constraining.length > 0) {
+        throw new UnsupportedSchemaError(childPath(path, kw), kw, `"${kw}" together with "${info.constraining[0]}" is not supported; move "${info.constraining[0]}" into the ${kw === "$ref" ? "referenced schema" : `"${kw}" alternatives`}`);
+      }
+      if (info.ref !== undefined) return this.refNode(info.ref, path, types);
+      if (info.allOf) {
+        const real = info.allOf.filter((x) => !isTrivial(x));
+        if (real.length > 1) {
+          throw new UnsupportedSchemaError(childPath(path, "allOf"), "allOf", '"allOf" with more than one constraining schema is not supported; merge them into one schema');
+        }
+        const i = real.length === 0 ? 0 : info.allOf.indexOf(real[0]);
+        return this.lower(info.allOf[i], childPath(childPath(path, "allOf"), i), types);
+      }
+      const list = (info.anyOf ?? info.oneOf)!;
+      return alt(list.map((b, i) => this.lower(b, childPath(childPath(path, kw), i), types)));
+    }
+
+    // no type and no type-specific keywords: any value
+    if (types === null) return this.freeValue(this.nest);
+    return this.byTypes(types, false, info);
+  }
+
+  /** One alternative per type; `info` supplies the type-specific keywords (none for `true`). */
+  private byTypes(types: ReadonlySet<TypeName>, free: boolean, info?: Info): Node | null {
+    const parts: Array<Node | null> = [];
+    for (const t of TYPE_ORDER) {
+      if (!types.has(t)) continue;
+      switch (t) {
+        case "null": parts.push(lit(this.syn.constants.null)); break;
+        case "boolean": parts.push(lit(this.syn.constants.true), lit(this.syn.constants.false)); break;
+        case "integer": parts.push(info ? this.lowerNumber(info, true) : this.integer()); break;
+        case "number": parts.push(info ? this.lowerNumber(info, false) : this.number()); break;
+        case "string": parts.push(info ? this.lowerString(info) : this.valueString(this.rootPath)); break;
+        case "array": parts.push(free || !info ? this.freeArray(this.nest) : this.lowerArray(info)); break;
+        case "object": parts.push(free || !info ? this.freeObject(this.nest) : this.lowerObject(info)); break;
+      }
+    }
+    return alt(parts);
+  }
+
+  private lowerString(info: Info): Node | null {
+    const min = num(info.s.minLength) ?? 0, max = num(info.s.maxLength) ?? null;
+    if (typeof info.s.pattern === "string") {
+      if (min > 0 || max !== null) {
+        throw new UnsupportedSchemaError(childPath(info.path, "pattern"), "pattern",
+          `"pattern" together with "${min > 0 ? "minLength" : "maxLength"}" is not supported (the grammar cannot intersect them); drop the length bound, or bound the length inside an anchored pattern, e.g. "^[a-z]{1,10}$"`);
+      }
+      return this.lowerPattern(info.s.pattern, childPath(info.path, "pattern"));
+    }
+    if (min === 0 && max === null) return this.valueString(info.path);
+    const bound = this.cap === undefined ? max : max === null ? this.cap : Math.min(max, this.cap);
+    if (bound !== null && min > bound) return null;
+    const kw = max !== null && bound === max ? "maxLength" : bound === null ? "minLength" : null;
+    this.budget.repeat(bound ?? min, kw ? childPath(info.path, kw) : info.path, `a string of ${bound === null ? "at least" : "up to"} ${bound ?? min} characters`);
+    return this.quoted((q) => rep(this.char(q), min, bound));
+  }
+
+  /** Strings whose decoded value contains a match of `pattern` (ECMAScript, u flag), as ajv tests it. */
+  private lowerPattern(pattern: string, path: string): Node | null {
+    const alts = parsePattern(pattern, path);
+    this.budget.repeat(patternRepetition(alts, path), path, "the pattern's quantifiers");
+    return this.quoted((q) => {
+      const any = rep(this.char(q), 0, null);
+      return alt(alts.map((a) => {
+        const n = this.rxNode(a.rx, q);
+        return n && seq(a.start ? null : any, n, a.end ? null : any);
+      }));
+    });
+  }
+
+  private rxNode(rx: Rx, q: QuoteSyntax): Node | null {
+    switch (rx.k) {
+      case "set": return charIn(rx.r, q, this.char(q));
+      case "seq": {
+        const parts = rx.items.map((x) => this.rxNode(x, q));
+        return parts.includes(null) ? null : seq(...parts);
+      }
+      case "alt": return alt(rx.items.map((x) => this.rxNode(x, q)));
+      case "rep": {
+        const n = this.rxNode(rx.item, q);
+        if (!n) return rx.min === 0 ? lit("") : null;
+        return rx.max === 1 && rx.min === 1 ? n : rep(n, rx.min, rx.max);
+      }
+    }
+  }
+
+  private lowerNumber(info: Info, integer: boolean): Node | null {
+    const s = info.s, path = info.path;
+    const has = (k: string) => hasOwn(s, k);
+    if (!NUMBER_KW.some(has)) return integer ? this.integer() : this.number();
+    if (integer) {
+      // A bound is the exact value of the double the schema holds (every double is a dyadic
+      // rational, every one beyond 2^53 an integer): no bound is rounded on the way.
+      let lo = -INTEGER_MAX, hi = INTEGER_MAX, loKw = "", hiKw = "";
+      const raise = (b: bigint, k: string) => { if (b > lo) { lo = b; loKw = k; } };
+      const lower = (b: bigint, k: string) => { if (b < hi) { hi = b; hiKw = k; } };
+      if (has("minimum")) raise(BigInt(Math.ceil(s.minimum as number)), "minimum");
+      if (has("exclusiveMinimum")) raise(BigInt(Math.floor(s.exclusiveMinimum as number)) + 1n, "exclusiveMinimum");
+      if (has("maximum")) lower(BigInt(Math.floor(s.maximum as number)), "maximum");
+      if (has("exclusiveMaximum")) lower(BigInt(Math.ceil(s.exclusiveMaximum as number)) - 1n, "exclusiveMaximum");
+      const out = lo > INTEGER_MAX ? loKw : hi < -INTEGER_MAX ? hiKw : "";
+      if (out) {
+        throw unsupported(path, out, `${describe(s[out])} leaves only integers of ${INTEGER_MAX.toString().length + 1} or more digits, which have no spelling here (integers have at most ${INTEGER_MAX.toString().length} digits, so that every one is a finite double); lower the bound`);
+      }
+      return integerRange(lo, hi);
+    }
+    // numbers: only bounds at 0, decided by sign class (negative / zero / positive)
+    let neg = true, zero = true, pos = true;
+    for (const k of NUMBER_KW) {
+      if (!has(k)) continue;
+      if (s[k] !== 0) {
+        throw new UnsupportedSchemaError(childPath(path, k), k,
+          `"${k}": ${describe(s[k])} on a "number" is not supported (only 0 is supported as a bound for numbers); use "type": "integer" if whole numbers are meant, or remove the bound`);
+      }
+      if (k === "minimum") neg = false;
+      if (k === "exclusiveMinimum") { neg = false; zero = false; }
+      if (k === "maximum") pos = false;
+      if (k === "exclusiveMaximum") { pos = false; zero = false; }
+    }
+    const unsigned = alt([pos && zero ? MAG_ANY : null, pos && !zero ? MAG_NONZERO : null, zero && !pos ? MAG_ZERO : null]);
+    const signed = alt([neg && zero ? MAG_ANY : null, neg && !zero ? MAG_NONZERO : null, zero && !neg ? MAG_ZERO : null]);
+    return alt([unsigned, signed ? seq(lit("-"), signed) : null]);
+  }
+
+  private lowerArray(info: Info): Node | null {
+    const s = info.s, path = info.path;
+    const tuple = Array.isArray(s.prefixItems) ? "prefixItems" : Array.isArray(s.items) ? "items" : null;
+    const prefixSchemas = tuple ? (s[tuple] as unknown[]) : [];
+    const restKw = tuple === "items" ? "additionalItems" : "items";
+    // without the array form of "items", "additionalItems" has no effect (as in JSON Schema)
+    const restSchema = hasOwn(s, restKw) ? s[restKw] : true;
+    const min = num(s.minItems) ?? 0;
+    let max = num(s.maxItems) ?? null;
+    if (!tuple && restSchema === true && !hasOwn(s, "minItems") && !hasOwn(s, "maxItems")) return this.freeArray(this.nest);
+    const prefix: Node[] = [];
+    for (let i = 0; i < prefixSchemas.length; i++) {
+      if (max !== null && i >= max) break;
+      const n = this.lower(prefixSchemas[i], childPath(childPath(path, tuple!), i));
+      if (!n) { max = i; break; } // no value fits slot i: the array ends before it
+      prefix.push(n);
+    }
+    let rest: Node | null = null;
+    if (prefix.length === prefixSchemas.length && (max === null || max > prefix.length)) {
+      rest = this.lower(restSchema, hasOwn(s, restKw) ? childPath(path, restKw) : path);
+      if (!rest) max = prefix.length;
+    }
+    if (max !== null && min > max) return null;
+    const counted = rest ? (max ?? min) - prefix.length : 0;
+    if (counted > 1) this.budget.repeat(counted, childPath(path, max !== null ? "maxItems" : "minItems"), `an array of ${max !== null ? "up to" : "at least"} ${max ?? min} items`);
+    return this.arrayOf(prefix, rest, min, max);
+  }
+
+  private lowerObject(info: Info): Node | null {
+    const s = info.s, path = info.path;
+    const props = (isObj(s.properties) ? s.properties : {}) as Obj;
+    const required = [...new Set((s.required as string[] | undefined) ?? [])];
+    const hasProps = hasOwn(s, "properties");
+    const addl: unknown = hasOwn(s, "additionalProperties") ? s.additionalProperties : !hasProps;
+    if (!hasProps && addl === true && required.length === 0) return this.freeObject(this.nest);
+    const propsPath = childPath(path, "properties");
+    const declared: Array<{ node: Node; required: boolean }> = [];
+    for (const name of Object.keys(props)) {
+      const value = this.lower(props[name], childPath(propsPath, name));
+      const req = required.includes(name);
+      if (!value) {
+        if (req) throw invalid(path, "required", `"${name}" is required but its schema matches no value, so no object can match; fix the schema of ${childPath(propsPath, name)}`);
+        continue;
+      }
+      declared.push({ node: this.member(this.fixed(this.syn.keyTexts(name))!, value), required: req });
+    }
+    const addlPath = childPath(path, "additionalProperties");
+    const addlValue = addl === false ? null : this.lower(addl, hasOwn(s, "additionalProperties") ? addlPath : path);
+    for (const name of required) {
+      if (hasOwn(props, name)) continue;
+      if (!addlValue) {
+        throw invalid(path, "required", `"${name}" is required but is not declared in "properties" and additional properties are not allowed, so no object can match; declare "${name}" in "properties" (JSON Schema itself would accept this schema, but it matches nothing)`);
+      }
+      declared.push({ node: this.member(this.fixed(this.syn.keyTexts(name))!, addlValue), required: true });
+    }
+    let extra: { key: Node; value: Node } | null = null;
+    if (addlValue) {
+      const excluded = [...new Set([...Object.keys(props), ...required])];
+      extra = { key: excluded.length ? this.keyExcept(excluded) : this.string(), value: addlValue };
+    }
+    return this.objectOf(declared, extra);
+  }
+
+  /** A string (any quote, any spelling) whose decoded value is none of `names`. */
+  private keyExcept(names: string[]): Node {
+    interface Trie { end: boolean; kids: Map<number, Trie> }
+    const root: Trie = { end: false, kids: new Map() };
+    for (const name of names) {
+      const cps = Array.from(name, (c) => c.codePointAt(0)!);
+      // a name with a lone surrogate has no spelling in this grammar, so it needs no exclusion
+      if (cps.some((c) => c >= 0xd800 && c <= 0xdfff)) continue;
+      let t = root;
+      for (const c of cps) {
+        let k = t.kids.get(c);
+        if (!k) { k = { end: false, kids: new Map() }; t.kids.set(c, k); }
+        t = k;
+      }
+      t.end = true;
+    }
+    return alt(this.syn.quotes.map((q) => {
+      const tail = seq(rep(this.char(q), 0, null), lit(q.quote));
+      const build = (t: Trie): Node => alt([
+        t.end ? null : lit(q.quote),
+        ...[...t.kids].map(([c, k]) => seq(encodings(c, q), build(k))),
+        seq(t.kids.size ? this.charExcept([...t.kids.keys()], q) : this.char(q), tail),
+      ])!;
+      return seq(lit(q.quote), build(root));
+    }))!;
+  }
+
+  private refNode(pointer: string, path: string, types: ReadonlySet<TypeName> | null): Node {
+    const target = this.resolve(pointer, path);
+    const name = `${this.names.local}.ref${pointer}${types ? `|${typeKey(types)}` : ""}`;
+    if (!hasOwn(this.rules, name)) {
+      this.rules[name] = refTo(name); // placeholder while lowering, so recursion finds the name
+      const n = this.lower(target.schema, target.path, types);
+      if (!n) throw new InvalidSchemaError(target.path, undefined, `the schema referenced by "$ref": ${JSON.stringify(pointer)} matches no value${types ? ` of type ${typeKey(types)}` : ""}; fix it`);
+      this.rules[name] = n;
+    }
+    return refTo(name);
+  }
+
+  private resolve(pointer: string, path: string): { schema: unknown; path: string } {
+    const refPath = childPath(path, "$ref");
+    if (!pointer.startsWith("#")) {
+      throw new UnsupportedSchemaError(refPath, "$ref", `"$ref": ${JSON.stringify(pointer)} is not supported (only local references like "#/$defs/Name" are); inline the referenced schema under "$defs"`);
+    }
+    let frag: string;
+    try { frag = decodeURIComponent(pointer.slice(1)); } catch { throw invalid(path, "$ref", `"$ref": ${JSON.stringify(pointer)} is not a valid URI fragment`); }
+    if (frag !== "" && !frag.startsWith("/")) {
+      throw new UnsupportedSchemaError(refPath, "$ref", `"$ref": ${JSON.stringify(pointer)} is not supported (anchors are not; only JSON pointers like "#/$defs/Name" are); refer to the schema by its pointer`);
+    }
+    let cur: unknown = this.rootSchema;
+    let p = this.rootPath;
+    if (frag !== "") {
+      for (const raw of frag.slice(1).split("/")) {
+        const seg = raw.replace(/~1/g, "/").replace(/~0/g, "~");
+        if (Array.isArray(cur) && /^(0|[1-9][0-9]*)$/.test(seg) && Number(seg) < cur.length) { cur = cur[Number(seg)]; p = childPath(p, Number(seg)); }
+        else if (isObj(cur) && hasOwn(cur, seg)) { cur = cur[seg]; p = childPath(p, seg); }
+        else throw invalid(path, "$ref", `"$ref": ${JSON.stringify(pointer)} points to nothing in this schema; add the target (e.g. under "$defs") or fix the pointer`);
+      }
+    }
+    if (typeof cur !== "boolean" && !isObj(cur)) throw invalid(path, "$ref", `"$ref": ${JSON.stringify(pointer)} points to ${describe(cur)}, not a schema; fix the pointer`);
+    return { schema: cur, path: p };
+  }
+}

@@ -1,0 +1,54 @@
+// What one request's tools and schemas may ask of the grammar, checked in TS while the tool
+// grammar is built and its schemas lowered, before any native work. Each limit is far above
+// what real tools use; docs/reliability.md ("JSON schemas") lists them with what each answers.
+import { GrammarLimitError, type GrammarLimit } from "./errors.js";
+
+export const SCHEMA_LIMITS = {
+  /** Tools in one request (OpenAI's API takes 128). */
+  tools: 512,
+  /** Schemas nested inside one another along one path (properties, items, anyOf, $ref, …). */
+  schemaNesting: 64,
+  /** Groups nested inside one another in a pattern. */
+  patternGroups: 32,
+  /** Values of one enum (or const list). */
+  enumValues: 10_000,
+  /** Declared properties of one object. */
+  properties: 10_000,
+  /** Characters of a declared (or required) property name. */
+  propertyName: 128,
+  /** Schemas of one tuple (prefixItems, or the array form of items). */
+  tupleItems: 256,
+  /** A string's minLength/maxLength, and the maxStringLength / maxValueLength cap, in characters. */
+  stringLength: 100_000,
+  /** An array's minItems/maxItems, and a pattern's {m,n} (nested ones multiplied). */
+  repetition: 100_000,
+  /** All the bounded lengths and item counts of one grammar's schemas, added up. */
+  repetitionTotal: 1_000_000,
+  /** Nodes of the grammar IR the schemas of one grammar lower to. */
+  grammarNodes: 2_000_000,
+} as const;
+
+/** A GrammarLimitError whose message starts with the path, as every schema error's does. */
+export function limitError(limit: GrammarLimit, path: string, detail: string): GrammarLimitError {
+  return new GrammarLimitError(limit, `${path}: ${detail}`, path);
+}
+
+/** What the lowering of one grammar has spent so far of the limits that add up. */
+export class LoweringBudget {
+  repetition = 0;
+  nodes = 0;
+
+  /** Adds a bounded repetition of `units` (a length or item count) stated at `path`. */
+  repeat(units: number, path: string, what: string): void {
+    this.repetition += units;
+    if (this.repetition > SCHEMA_LIMITS.repetitionTotal)
+      throw limitError("repetition", path, `${what} brings the bounded lengths and item counts of these schemas to add up to ${this.repetition}, over the limit of ${SCHEMA_LIMITS.repetitionTotal}; lower the largest "maxLength"/"maxItems" bounds or remove them`);
+  }
+
+  /** Adds `count` IR nodes lowered from the schema at `path`. */
+  grow(count: number, path: string): void {
+    this.nodes += count;
+    if (this.nodes > SCHEMA_LIMITS.grammarNodes)
+      throw limitError("grammarSize", path, `these schemas lower to more than ${SCHEMA_LIMITS.grammarNodes} grammar nodes (${this.nodes} so far); send fewer or smaller tools (fewer properties, enum values or alternatives)`);
+  }
+}

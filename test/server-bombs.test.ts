@@ -2,9 +2,9 @@
 // messages, megabytes of text where a word is expected, numbers past every bound, a logit_bias for
 // every token, malformed UTF-8 and lone surrogates, prompts far over the context. Each gets the
 // right 4xx (or a normal answer), the server stays up, and the next ordinary request is answered.
-// The second block holds the schema bombs whose compile must be bounded in time and memory
-// (issue 12, items 2, 3 and 8: the native compile bounds and schema lowering limits); they run with
-// TOOLMASK_SCHEMA_BOMBS=1 until that work is merged. TOOLMASK_BOMB_REPORT=1 prints, per bomb,
+// The second block holds the schema bombs whose compile must be bounded in time and memory (the
+// schema limits, linear lowering, compile after the length check, the byte-bounded grammar
+// cache). TOOLMASK_BOMB_REPORT=1 prints, per bomb,
 // the status, milliseconds and the growth of the process's peak RSS while it was answered (the
 // body is built before the measurement starts).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -149,7 +149,7 @@ describe("request bombs", () => {
 // for the prompt's length only after their grammar was compiled (+361 MB); 100 properties and a
 // maxLength of 1e9 answered 500; distinct 256 KB names grew RSS 540 MB in a few requests (the
 // compiled-grammar cache holds what requests refused anyway compiled).
-describe.runIf(process.env.TOOLMASK_SCHEMA_BOMBS === "1")("schema bombs: bounded compile (needs issue 12 items 2, 3, 8)", () => {
+describe("schema bombs: bounded compile", () => {
   it("each is answered 200 or a 400 naming the limit, within a bounded peak RSS", async () => {
     await explode([
       { name: "a parameter of arrays nested 12 deep", status: [200, 400], peakMb: 512,

@@ -49,14 +49,24 @@ struct Inliner {
     return s;
   }
 
-  json::Value expand(const json::Value& n) {
+  // Builds the expanded copy node by node (copying a subtree before expanding its children made
+  // inlining O(size × depth)). Below kMaxDepth levels refs stay refs, so chains of small rules
+  // cannot nest the tree deeper than the builder's recursion can go.
+  static constexpr int kMaxDepth = 1000;
+  json::Value expand(const json::Value& n, int depth = 0) {
     if (const std::string* name = refName(n)) {
-      if (ruleSize(*name) != SIZE_MAX && !recursive(*name)) return expand(*rule(*name));
+      if (depth < kMaxDepth && ruleSize(*name) != SIZE_MAX && !recursive(*name)) return expand(*rule(*name), depth + 1);
       return n;
     }
-    json::Value out = n;
-    if (n.kind == json::Kind::Array) for (size_t i = 0; i < n.arr.size(); i++) out.arr[i] = expand(n.arr[i]);
-    if (n.kind == json::Kind::Object) for (size_t i = 0; i < n.obj.size(); i++) out.obj[i].second = expand(n.obj[i].second);
+    json::Value out;
+    out.kind = n.kind;
+    out.b = n.b;
+    out.num = n.num;
+    out.str = n.str;
+    out.arr.reserve(n.arr.size());
+    for (auto& x : n.arr) out.arr.push_back(expand(x, depth + 1));
+    out.obj.reserve(n.obj.size());
+    for (auto& kv : n.obj) out.obj.emplace_back(kv.first, expand(kv.second, depth + 1));
     return out;
   }
 
@@ -88,11 +98,19 @@ struct Inliner {
 json::Value inlineSmallRules(const json::Value& grammar, size_t maxNodes) {
   if (grammar.kind != json::Kind::Object) return grammar;
   Inliner in{grammar.get("rules"), maxNodes, {}, {}, {}};
-  json::Value out = grammar;
-  for (auto& kv : out.obj) {
-    if (kv.first == "root") kv.second = in.expand(kv.second);
-    if (kv.first == "rules" && kv.second.kind == json::Kind::Object)
-      for (auto& r : kv.second.obj) r.second = in.expand(r.second);
+  json::Value out;
+  out.kind = json::Kind::Object;
+  for (auto& kv : grammar.obj) {
+    if (kv.first == "root") {
+      out.obj.emplace_back(kv.first, in.expand(kv.second));
+    } else if (kv.first == "rules" && kv.second.kind == json::Kind::Object) {
+      json::Value rules;
+      rules.kind = json::Kind::Object;
+      for (auto& r : kv.second.obj) rules.obj.emplace_back(r.first, in.expand(r.second));
+      out.obj.emplace_back(kv.first, std::move(rules));
+    } else {
+      out.obj.push_back(kv);
+    }
   }
   return out;
 }

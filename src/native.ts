@@ -7,6 +7,7 @@ import { fileURLToPath } from "node:url";
 export interface NativeVocabulary { readonly size: number; readonly hash: string; readonly memoryBytes: number }
 export interface NativeGrammar {
   readonly stateCount: number; readonly memoryBytes: number; readonly compileMillis: number; readonly vocabularyHash: string;
+  readonly maskFlushes: number;
   /** Whether dispose() was called (the other members then throw). */
   readonly disposed: boolean;
   /** Another reference to the same compiled grammar. */

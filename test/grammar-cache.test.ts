@@ -15,14 +15,15 @@ const bounded = (n: number) => seq(literal("<p>"), until("</p>", { maxLength: n 
 describe("the compiled-grammar cache", () => {
   it("shares one compiled grammar between compiles of the same content", () => {
     grammarCache.clear();
-    const a = compileGrammar(bounded(40), qwen3());
-    const b = compileGrammar(bounded(40), qwen3());
+    const lazy = { precomputeStates: 0 };  // no time-bounded precompute: state counts are the walks' alone
+    const a = compileGrammar(bounded(40), qwen3(), lazy);
+    const b = compileGrammar(bounded(40), qwen3(), lazy);
     expect(grammarCache.size).toBe(1);
     const before = b.stateCount;
     const m = a.createMatcher();
     expect(m.acceptString("<p>some text that walks the automaton")).toBe(true);
     expect(b.stateCount).toBeGreaterThan(before);  // b sees the states a's matcher built: one grammar
-    expect(compileGrammar(bounded(41), qwen3()).stateCount).toBeLessThan(b.stateCount);  // another content, another grammar
+    expect(compileGrammar(bounded(41), qwen3(), lazy).stateCount).toBeLessThan(b.stateCount);  // another content, another grammar
   });
 
   it("keeps the bytes it holds within its budget, evicting the least recently used", () => {
@@ -83,6 +84,21 @@ describe("the compiled-grammar cache", () => {
     // Timers kept firing during the compile: the loop was free (blocked, it gives 0 or 1 ticks).
     expect(took).toBeGreaterThan(20);  // ~1.5M automaton states: long enough to see the timer
     expect(ticks).toBeGreaterThan(2);
+  });
+
+  it("drops its masks past maxTableBytes and rebuilds them as needed, still masking right", () => {
+    const g = compileGrammar(until("</p>", { maxLength: 400 }), qwen3(), { maxTableBytes: 0, precomputeStates: 0 });
+    const m = g.createMatcher();
+    const mask = m.allocateBitmask();
+    const a = qwen3().idOfPiece("a")!;
+    for (let i = 0; i < 300; i++) {
+      m.fillNextTokenBitmask(mask);
+      expect((mask[a >>> 5]! >>> (a & 31)) & 1).toBe(1);
+      expect(m.acceptToken(a)).toBe(true);
+    }
+    expect(g.maskFlushes).toBeGreaterThan(0);
+    expect(m.acceptString("</p>") && m.isComplete()).toBe(true);
+    expect(compileGrammar(until("</p>", { maxLength: 400 }), qwen3()).maskFlushes).toBe(0);
   });
 
   it("answers a grammar past the automaton-state limit with GrammarLimitError, sync and async", async () => {

@@ -126,6 +126,7 @@ CompileOptions compileOptions(const Napi::Value& v) {
   };
   if (auto d = num("maxRecursionDepth")) opts.maxRecursionDepth = int(std::clamp(*d, 0.0, 1000.0));
   if (auto d = num("maxStates")) opts.maxStates = size_t(std::clamp(*d, 1.0, 1e9));
+  if (auto d = num("maxTableBytes")) opts.maxTableBytes = size_t(std::clamp(*d, 0.0, 1e15));
   if (auto d = num("precomputeStates")) opts.precomputeStates = size_t(std::max(0.0, *d));
   if (auto d = num("precomputeBytes")) opts.precomputeBytes = size_t(std::max(0.0, *d));
   if (auto d = num("precomputeMillis")) opts.precomputeMillis = *d;
@@ -144,6 +145,7 @@ class GrammarWrap : public Napi::ObjectWrap<GrammarWrap> {
                         InstanceAccessor<&GrammarWrap::States>("stateCount"),
                         InstanceAccessor<&GrammarWrap::Memory>("memoryBytes"),
                         InstanceAccessor<&GrammarWrap::CompileMs>("compileMillis"),
+                        InstanceAccessor<&GrammarWrap::Flushes>("maskFlushes"),
                         InstanceAccessor<&GrammarWrap::Disposed>("disposed"),
                         InstanceAccessor<&GrammarWrap::Hash>("vocabularyHash"),
                         StaticMethod<&GrammarWrap::CompileAsync>("compileAsync")});
@@ -250,6 +252,7 @@ class GrammarWrap : public Napi::ObjectWrap<GrammarWrap> {
     return Napi::Number::New(info.Env(), double(reported_));
   }
   Napi::Value CompileMs(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), grammar(info.Env())->compileMillis()); }
+  Napi::Value Flushes(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), double(grammar(info.Env())->maskFlushes())); }
   Napi::Value Disposed(const Napi::CallbackInfo& info) { return Napi::Boolean::New(info.Env(), !grammar_); }
   Napi::Value Hash(const Napi::CallbackInfo& info) { return hexHash(info.Env(), grammar(info.Env())->vocab().hash()); }
 };

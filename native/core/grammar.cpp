@@ -26,6 +26,7 @@ CompiledGrammar::CompiledGrammar(const std::string& irJson, std::shared_ptr<cons
   lim.vocabSize = vocab_->size();
   lim.maxRecursionDepth = opts.maxRecursionDepth;
   lim.maxStates = maxStates_ = opts.maxStates;
+  maxTableBytes_ = opts.maxTableBytes;
   auto builder = std::make_unique<NfaBuilder>(ir_, lim);
   // Token terminals name special tokens: ordinary tokens are matched by their bytes,
   // and an unused id can never be produced, so either would make mask and accept disagree.
@@ -208,8 +209,10 @@ void CompiledGrammar::computeMask(int32_t s, StateMask& out) {
 const StateMask& CompiledGrammar::ensureMask(int32_t s) {
   DfaState& d = dfa_->state(s);
   if (!d.mask) {
+    // Every 64 new masks, the tables are measured; past maxTableBytes every mask built so far goes
+    // (masks are only read under the lock, inside one call, so none is in use here).
+    if (++masksBuilt_ % 64 == 0 && memoryBytesLocked() > maxTableBytes_) flushMasks();
     auto m = std::make_unique<StateMask>();
-    masksBuilt_++;
     computeMask(s, *m);
     dfa_->state(s).mask = std::move(m);
   }
@@ -271,6 +274,26 @@ size_t CompiledGrammar::stateCount() {
 
 size_t CompiledGrammar::memoryBytes() {
   std::lock_guard<std::mutex> lock(mu_);
+  return memoryBytesLocked();
+}
+
+size_t CompiledGrammar::maskFlushes() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return flushes_;
+}
+
+void CompiledGrammar::flushMasks() {
+  for (size_t i = 0; i < dfa_->size(); i++) dfa_->state(int32_t(i)).mask.reset();
+  for (auto& m : minis_) {
+    for (size_t i = 0; i < m.second.dfa->size(); i++) m.second.dfa->state(int32_t(i)).mask.reset();
+    m.second.memo.clear();
+    m.second.itemsUsed.clear();
+  }
+  flushes_++;
+  bytesKey_[0] = ~size_t(0);  // measure again
+}
+
+size_t CompiledGrammar::memoryBytesLocked() {
   // Measured again only after the grammar grew (new states or masks): the sum walks every state.
   size_t miniStates = 0;
   for (auto& m : minis_) miniStates += m.second.dfa->size();

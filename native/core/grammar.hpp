@@ -18,6 +18,9 @@ namespace toolmask {
 struct CompileOptions {
   int maxRecursionDepth = 8;
   size_t maxStates = 2'000'000;  // NFA states the grammar may build (≈100 bytes each), now or while matching
+  // Table memory past which the masks built so far are dropped (and rebuilt as walks need them):
+  // a grammar that keeps meeting new states cannot grow without bound.
+  size_t maxTableBytes = size_t(256) << 20;
   size_t precomputeStates = 4096;  // masks computed eagerly at compile time, breadth first...
   double precomputeMillis = 50;    // ...within this time...
   size_t precomputeBytes = 8 << 20;  // ...and this much table memory; the rest on first use
@@ -43,6 +46,7 @@ class CompiledGrammar {
   size_t stateCount();
   size_t memoryBytes();
   double compileMillis() const { return compileMs_; }
+  size_t maskFlushes();  // times the masks were dropped for maxTableBytes
   size_t maxStates() const { return maxStates_; }
 
  private:
@@ -67,6 +71,8 @@ class CompiledGrammar {
   std::mutex mu_;
   double compileMs_ = 0;
   size_t maxStates_ = 0;
+  size_t maxTableBytes_ = 0;
+  size_t flushes_ = 0;
   size_t masksBuilt_ = 0;
   size_t bytesKey_[4] = {~size_t(0), 0, 0, 0};  // what memoryBytes() last measured at
   size_t bytes_ = 0;
@@ -78,6 +84,8 @@ class CompiledGrammar {
   const Mini::ItemsUsed& itemsUsed(Mini& mm, int32_t x);
   void limitItems(int32_t s, Mini& mm, int32_t x, uint32_t budget, StateMask& out);
   void precompute(const CompileOptions& opts);
+  size_t memoryBytesLocked();
+  void flushMasks();
 };
 
 }  // namespace toolmask

@@ -50,8 +50,8 @@ static std::shared_ptr<const Vocabulary> makeVocab() {
 
 static bool bit(const std::vector<uint32_t>& m, uint32_t id) { return (m[id >> 5] >> (id & 31)) & 1; }
 
-static void walks(const std::shared_ptr<const Vocabulary>& v, const std::string& ir) {
-  auto g = std::make_shared<CompiledGrammar>(ir, v, CompileOptions{});
+static void walks(const std::shared_ptr<const Vocabulary>& v, const std::string& ir, const CompileOptions& opts = {}) {
+  auto g = std::make_shared<CompiledGrammar>(ir, v, opts);
   Matcher m(g);
   std::vector<uint32_t> mask(v->words());
   std::mt19937 rng(42);
@@ -164,6 +164,24 @@ int main() {
     R"({"root":{"type":"repeat","min":1,"max":3,"item":{"type":"byteClass","ranges":[[0,255]]}}})",
   };
   for (auto* ir : grammars) walks(v, ir);
+  // With a tiny table budget the masks are dropped again and again; every mask must still agree
+  // with acceptToken, and the tables stay near the budget.
+  CompileOptions tiny;
+  tiny.maxTableBytes = 1;
+  tiny.precomputeStates = 0;
+  for (auto* ir : grammars) walks(v, ir, tiny);
+  {
+    // Every character of a bounded text is a state of its own: 200 new masks.
+    auto g = std::make_shared<CompiledGrammar>(R"({"root":{"type":"until","terminator":"</p>","maxLength":300}})", v, tiny);
+    Matcher m(g);
+    std::vector<uint32_t> mask(v->words());
+    for (int i = 0; i < 200; i++) {
+      m.fillNextTokenBitmask(mask.data(), mask.size());
+      CHECK(bit(mask, uint32_t('a')));
+      CHECK(m.acceptBytes(reinterpret_cast<const uint8_t*>("a"), 1));
+    }
+    CHECK(g->maskFlushes() > 0);
+  }
   randomWalkTests(v);
   untilLanguageTests(v);
 

@@ -18,6 +18,11 @@ export interface CompileOptions {
    * (about 100 bytes each). Beyond it: GrammarLimitError "automatonStates". Default 2,000,000.
    */
   maxStates?: number;
+  /**
+   * Table memory (automaton and masks) past which the masks built so far are dropped and rebuilt
+   * as matchers need them, so a grammar that keeps meeting new states stays bounded. Default 256 MiB.
+   */
+  maxTableBytes?: number;
   /** States whose masks are computed at compile time (breadth first); the rest on first use. Default 4096. */
   precomputeStates?: number;
   /** Time budget for that precomputation. Default 50 ms. */
@@ -55,7 +60,7 @@ function prepare(grammar: GrammarInput, vocabulary: Vocabulary, options: Compile
   return { key: `${vocabulary.hash}\n${JSON.stringify(options)}\n${irJson}`, irJson };
 }
 
-const OPTION_NAMES = ["maxRecursionDepth", "maxStates", "precomputeStates", "precomputeMillis", "precomputeBytes"];
+const OPTION_NAMES = ["maxRecursionDepth", "maxStates", "maxTableBytes", "precomputeStates", "precomputeMillis", "precomputeBytes"];
 
 function checkOptions(o: CompileOptions): void {
   if (o === null || typeof o !== "object") throw new TypeError("compileGrammar options must be an object");
@@ -177,6 +182,8 @@ export class CompiledGrammar {
   get stateCount(): number { return withLimits(() => this.native.stateCount); }
   /** Bytes held by the compiled tables (automaton + cached masks). */
   get memoryBytes(): number { return this.native.memoryBytes; }
+  /** Times the masks were dropped because the tables passed maxTableBytes. */
+  get maskFlushes(): number { return this.native.maskFlushes; }
   /** Time the native compile took, including the eager mask precomputation. */
   get compileMillis(): number { return this.native.compileMillis; }
 

@@ -44,6 +44,15 @@ export function compileGrammar(grammar: GrammarInput, vocabulary: Vocabulary, op
   return new CompiledGrammar(grammarCache.put(key, native), vocabulary);
 }
 
+/**
+ * @internal A native grammar compiled on this thread, outside the process's cache (for callers that
+ * keep their own GrammarCache, keyed by what they compile from).
+ */
+export function compileNativeUncached(grammar: GrammarInput, vocabulary: Vocabulary, options: CompileOptions = {}): NativeGrammar {
+  const { irJson } = prepare(grammar, vocabulary, options);
+  return withLimits(() => new (loadNative().NativeGrammar)(vocabulary.native, irJson, options));
+}
+
 /** compileGrammar on a worker thread: the event loop keeps running while the grammar compiles. */
 export async function compileGrammarAsync(grammar: GrammarInput, vocabulary: Vocabulary, options: CompileOptions = {}): Promise<CompiledGrammar> {
   const { key, irJson } = prepare(grammar, vocabulary, options);

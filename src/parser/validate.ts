@@ -1,7 +1,9 @@
 // Values are checked by the dialect's own grammar nodes, run over a 256-token byte
 // vocabulary: the parser's verdict on a value is the grammar's, by construction.
-import { compileGrammar, type GrammarMatcher } from "../grammar/compile.js";
+import { GrammarCache } from "../grammar/cache.js";
+import { compileNativeUncached } from "../grammar/compile.js";
 import type { GrammarNode } from "../grammar/ir.js";
+import { loadNative } from "../native.js";
 import { Vocabulary } from "../vocab/vocabulary.js";
 
 let bytes: Vocabulary | undefined;
@@ -19,22 +21,25 @@ function byteVocabulary(): Vocabulary {
   return bytes;
 }
 
-// The parser checks the same few value grammars over and over: one matcher per grammar, kept by
-// the grammar's text so the schema is not lowered again for every value.
-const matchers = new Map<string, GrammarMatcher>();
-const MATCHERS_LIMIT = 512;
+/**
+ * The value grammars the parser checks with, by the node's text (so a schema is not lowered again
+ * for every value), under a byte budget of their own. Each check takes a matcher and releases it
+ * and its grammar reference at once: a synchronous loop of checks holds nothing beyond the budget.
+ */
+const valueGrammars = new GrammarCache(64 * 1024 * 1024);
 
 /** Whether `text` is a complete sentence of `node`. */
 export function grammarAccepts(node: GrammarNode, text: string): boolean {
   const key = JSON.stringify(node);
-  let m = matchers.get(key);
-  if (m) {
-    matchers.delete(key);
-    m.reset();
-  } else {
-    m = compileGrammar(node, byteVocabulary(), { precomputeStates: 0 }).createMatcher();
-    if (matchers.size >= MATCHERS_LIMIT) matchers.delete(matchers.keys().next().value!);
+  const native = valueGrammars.take(key) ?? valueGrammars.put(key, compileNativeUncached(node, byteVocabulary(), { precomputeStates: 0 }));
+  const addon = loadNative();
+  const m = new addon.NativeMatcher(native);
+  native.dispose();  // the matcher holds the grammar
+  try {
+    return m.acceptBytes(encoder.encode(text)) && m.isComplete();
+  } finally {
+    m.dispose();
   }
-  matchers.set(key, m);
-  return m.acceptString(text) && m.isComplete();
 }
+
+const encoder = new TextEncoder();

@@ -77,9 +77,11 @@ export interface GenerateResult {
   usage: { prompt_tokens: number; completion_tokens: number };
   /**
    * tokensPerSecond: this generation's own tokens over its decodeMillis (other sequences decoded
-   * in the same steps are not counted); queueMillis: waiting for a free sequence slot.
+   * in the same steps are not counted); prepareMillis: rendering, tokenizing the prompt and
+   * compiling the grammar, before the request joins the engine; queueMillis: then waiting for a
+   * free sequence slot.
    */
-  timings: { tokensPerSecond: number; maskMicrosPerToken: number; queueMillis: number; promptMillis: number; decodeMillis: number };
+  timings: { tokensPerSecond: number; maskMicrosPerToken: number; prepareMillis: number; queueMillis: number; promptMillis: number; decodeMillis: number };
   /** Where the mask ran: "backend" when llama.cpp masked inside the graph, "cpu" on the host, "none" unmasked. */
   maskPath: "cpu" | "backend" | "none";
   /** Calls the output started but did not finish validly (cut by maxTokens, or invalid unmasked). */
@@ -132,6 +134,8 @@ export interface PreparedGeneration {
   request: NativeGenerationRequest;
   /** Parser options, when a dialect applies (tools given, or detected from the template). */
   dialectOptions: ParserOptions | undefined;
+  /** How long the preparation took. */
+  prepareMillis: number;
 }
 
 /**
@@ -149,6 +153,7 @@ function templateMessages(messages: ChatMessage[]): ChatMessage[] {
  * and the decode thread (shared by every generation) neither tokenizes nor compiles. The grammar reference in `request` is released by runGeneration.
  */
 export async function prepareGeneration(model: LlamaModel, options: GenerateOptions): Promise<PreparedGeneration> {
+  const t0 = performance.now();
   checkGenerateOptions(options, GENERATE_OPTION_NAMES, model.vocabulary);
   if (!options || !Array.isArray(options.messages) || options.messages.length === 0)
     throw new TypeError("generate(model, { messages }) needs at least one message");
@@ -187,6 +192,7 @@ export async function prepareGeneration(model: LlamaModel, options: GenerateOpti
   const grammar = ir ? (await compileGrammarAsync(ir, model.vocabulary)).native : undefined;
   return {
     request: { prompt, promptTokens, maxTokens, ...sampling, ...(grammar ? { grammar } : {}) },
+    prepareMillis: performance.now() - t0,
     dialectOptions,
   };
 }
@@ -220,7 +226,7 @@ export async function runGeneration(
 }
 
 /** The result object from the parser's verdict and the native run's counts. */
-export function resultOf(native: NativeGenerationResult, text: string, parsed: ParseResult | undefined): GenerateResult {
+export function resultOf(native: NativeGenerationResult, text: string, parsed: ParseResult | undefined, prepareMillis: number): GenerateResult {
   const finish = native.finishReason === "stop" ? "stop" : "length";
   let message: AssistantMessage = { role: "assistant", content: text };
   if (parsed) {
@@ -236,6 +242,7 @@ export function resultOf(native: NativeGenerationResult, text: string, parsed: P
     timings: {
       tokensPerSecond: native.decodeMillis > 0 ? (n * 1000) / native.decodeMillis : 0,
       maskMicrosPerToken: native.maskApplyCount > 0 ? native.maskApplyNanos / native.maskApplyCount / 1000 : 0,
+      prepareMillis,
       queueMillis: native.queueMillis,
       promptMillis: native.promptMillis,
       decodeMillis: native.decodeMillis,
@@ -281,5 +288,5 @@ export async function generate(model: LlamaModel, options: GenerateOptions): Pro
     parser.feed(text);
     parsed = parser.end(native.finishReason === "stop" ? "stop" : "length");
   }
-  return resultOf(native, text, parsed);
+  return resultOf(native, text, parsed, prepared.prepareMillis);
 }

@@ -101,7 +101,7 @@ export async function* generateStream(model: LlamaModel, options: GenerateOption
       for (const e of ended.events) { const d = deltaOf(e); if (d) pending.push(d); }
     }
     while (pending.length > 0) yield { delta: pending.shift()!, finish_reason: null };
-    const result = resultOf(native, text, parsed);
+    const result = resultOf(native, text, parsed, started.prepared.prepareMillis);
     yield { delta: {}, finish_reason: result.finishReason, result };
   } finally {
     options.signal?.removeEventListener("abort", forward);

@@ -1,10 +1,11 @@
 #!/usr/bin/env node
 // Parser throughput (whole output vs 1-byte and 16-byte chunks) and grammar compile time per
 // dialect for 3 and 50 tools, on Qwen3's vocabulary. Writes bench/results/parse.json.
-// `--stress`: the parser on large inputs (scripts/lib/parse-stress.mjs: one huge string value,
-// opener floods, plain text), whole and in small chunks, each in its own process (time, peak heap
-// and RSS, a time and heap limit); writes bench/results/parse-stress.json. Options: --sizes
-// 262144,1048576 --chunks 0,4,16 (0: whole) --kinds value,flood,text --dialect D --timeout-s 60.
+// `--stress`: the parser on large inputs (scripts/lib/parse-stress.mjs: a huge string value,
+// unclosed nesting, plain text, opener floods, repeated call prefixes), whole and in small chunks,
+// each in its own process (time, peak heap and RSS, a time and heap limit); writes
+// bench/results/parse-stress.json. Options: --sizes 262144,1048576 --chunks 0,4,16 (0: whole)
+// --kinds value,deep,text,flood,prefix25,prefix50,prefix75 --dialect D --timeout-s 60.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -92,9 +93,9 @@ function flag(name, fallback) {
 
 /** One stress run in this process: prints {ms, heapMB, rssMB, calls}. */
 async function stressCase({ dialect, kind, size, chunk }) {
-  const { ToolCallStreamParser } = await import(join(root, "dist", "index.js"));
+  const { ToolCallStreamParser, getDialect } = await import(join(root, "dist", "index.js"));
   const { stressText, STRESS_TOOLS } = await import("./lib/parse-stress.mjs");
-  const text = stressText(kind, dialect, size);
+  const text = stressText(kind, getDialect(dialect), size);
   let heap = process.memoryUsage().heapUsed;
   const t0 = performance.now();
   const p = new ToolCallStreamParser({ dialect, tools: STRESS_TOOLS });
@@ -117,11 +118,12 @@ async function stress() {
   const { dialects: all } = await import(join(root, "dist", "dialects", "index.js"));
   const sizes = flag("--sizes", "262144,1048576").split(",").map(Number);
   const chunks = flag("--chunks", "0,4,16").split(",").map(Number);
-  const kinds = flag("--kinds", "value,flood,text").split(",");
+  const { STRESS_KINDS } = await import("./lib/parse-stress.mjs");
+  const kinds = flag("--kinds", STRESS_KINDS.join(",")).split(",");
   const only = flag("--dialect", undefined);
   const timeout = Number(flag("--timeout-s", "60"));
   const rows = [];
-  console.log(`kind   dialect         size      chunk     ms        heap MB  rss MB   (limit ${timeout} s, 2 GB heap)`);
+  console.log(`kind      dialect         size      chunk     ms        heap MB  rss MB   (limit ${timeout} s, 2 GB heap)`);
   for (const kind of kinds) for (const dialect of only ? [only] : all) for (const size of sizes) for (const chunk of chunks) {
     const c = spawnSync(process.execPath, ["--max-old-space-size=2048", fileURLToPath(import.meta.url), "--stress-case", JSON.stringify({ dialect, kind, size, chunk })], { encoding: "utf8", timeout: timeout * 1000 });
     let row;
@@ -129,7 +131,7 @@ async function stress() {
     catch { row = { kind, dialect, size, chunk, failed: c.error?.code === "ETIMEDOUT" ? `over ${timeout} s` : /heap|memory/i.test(c.stderr) ? "out of heap" : `exit ${c.status}: ${c.stderr.trim().split("\n").pop()}` }; }
     rows.push(row);
     const cells = row.failed ? [row.failed] : [row.ms, row.heapMB, row.rssMB].map((x) => String(x).padEnd(8));
-    console.log(`${kind.padEnd(6)} ${dialect.padEnd(15)} ${String(size).padEnd(9)} ${String(chunk || "whole").padEnd(9)} ${cells.join(" ")}`);
+    console.log(`${kind.padEnd(9)} ${dialect.padEnd(15)} ${String(size).padEnd(9)} ${String(chunk || "whole").padEnd(9)} ${cells.join(" ")}`);
   }
   mkdirSync(join(root, "bench", "results"), { recursive: true });
   writeFileSync(join(root, "bench", "results", "parse-stress.json"), JSON.stringify({ date: new Date().toISOString(), node: process.version, rows }, null, 2) + "\n");

@@ -4,7 +4,8 @@
 // leaks (no open marker, body or close), the bytes after it continue normally, and the result and
 // the event stream are the same for every split of the bytes.
 import { describe, expect, it } from "vitest";
-import { parseToolCalls, ToolCallStreamParser, type ParserOptions, type StreamEvent } from "../src/index.js";
+import { dialects, getDialect, parseToolCalls, ToolCallStreamParser, type ParserOptions, type StreamEvent } from "../src/index.js";
+import { writeCall, writeOutput } from "../scripts/lib/dialect-writer.mjs";
 import { runChunks } from "./support/stream-run.js";
 import { rng } from "./support/tokenize.js";
 import { FILE_TOOLS } from "./support/tools.js";
@@ -154,5 +155,26 @@ describe("maxCallLength is checked", () => {
     const r = parseToolCalls(CALL.hermes!(big(100_000)), { dialect: "hermes", tools: FILE_TOOLS });
     expect(r.dropped).toEqual([]);
     expect(r.toolCalls).toHaveLength(1);
+  });
+});
+
+describe.each(dialects)("%s: every maxCallLength decides alike for every split", (dialect) => {
+  const spec = getDialect(dialect);
+  const call = writeOutput(spec, [writeCall(spec, "read", [["path", '"a.txt"', "a.txt"]])]);
+  // Text after the call's object that only begins like its end (<|start|> after an object that
+  // lacks <|call|>): the call's end is known only from what follows it.
+  const objectEnd = call.lastIndexOf("}") + 1;
+  const texts = [call, `${call} after`, `${call.slice(0, objectEnd)}<|start|>assistant`, `${call.slice(0, objectEnd)}<x`, `x ${call}${call}`];
+  it.each(texts.map((t) => [t]))("%j", (text) => {
+    const r = rng(text.length);
+    const all = Array.from({ length: text.length - 1 }, (_, i) => i + 1);
+    for (let limit = 1; limit <= text.length + 2; limit++) {
+      const o = { dialect, tools: FILE_TOOLS, maxCallLength: limit };
+      const ref = runChunks(text, o, []);
+      for (const cuts of [all, all.filter(() => r() < 0.3)]) {
+        const got = runChunks(text, o, cuts);
+        if (JSON.stringify(got) !== JSON.stringify(ref)) expect({ limit, cuts, ...got }).toEqual({ limit, cuts, ...ref });
+      }
+    }
   });
 });

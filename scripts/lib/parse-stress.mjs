@@ -1,6 +1,8 @@
-// Stress inputs for the streaming parser, per dialect: one call whose string value is `n`
-// characters long, an opener repeated to `n` characters, plain text of `n` characters. What
-// `npm run bench:parse -- --stress` times (scripts/bench-parse.mjs) and the fuzz suite grows.
+// Stress inputs for the streaming parser, written from a dialect's definition
+// (scripts/lib/dialect-writer.mjs), about `n` characters each. What `npm run bench:parse --
+// --stress` times (scripts/bench-parse.mjs) and the linear-time tests (test/parser-linear.test.ts)
+// compare across sizes.
+import { writeCall, writeOutput } from "./dialect-writer.mjs";
 
 /** `n` characters of prose without any dialect's markup or JSON escapes. */
 export function prose(n) {
@@ -8,36 +10,40 @@ export function prose(n) {
   return unit.repeat(Math.ceil(n / unit.length)).slice(0, n);
 }
 
-/** A call of `write(path, content)` whose content is `v`, as each dialect writes it. */
-export const CALLS = {
-  "qwen3-coder": (v) => `<tool_call>\n<function=write>\n<parameter=path>\na.txt\n</parameter>\n<parameter=content>\n${v}\n</parameter>\n</function>\n</tool_call>`,
-  "seed-oss": (v) => `<seed:tool_call>\n<function=write>\n<parameter=path>a.txt</parameter>\n<parameter=content>${v}</parameter>\n</function>\n</seed:tool_call>`,
-  hermes: (v) => `<tool_call>\n{"name": "write", "arguments": {"path": "a.txt", "content": "${v}"}}\n</tool_call>`,
-  mistral: (v) => `[TOOL_CALLS]write[ARGS]{"path": "a.txt", "content": "${v}"}`,
-  "mistral-nemo": (v) => `[TOOL_CALLS][{"name": "write", "arguments": {"path": "a.txt", "content": "${v}"}, "id": "abcdefghi"}]`,
-  llama3: (v) => `{"name": "write", "parameters": {"path": "a.txt", "content": "${v}"}}`,
-  "deepseek-v3.1": (v) => `<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>write<｜tool▁sep｜>{"path": "a.txt", "content": "${v}"}<｜tool▁call▁end｜><｜tool▁calls▁end｜>`,
-  "kimi-k2": (v) => `<|tool_calls_section_begin|><|tool_call_begin|>functions.write:0<|tool_call_argument_begin|>{"path": "a.txt", "content": "${v}"}<|tool_call_end|><|tool_calls_section_end|>`,
-  "glm-4.5": (v) => `<tool_call>write\n<arg_key>path</arg_key>\n<arg_value>a.txt</arg_value>\n<arg_key>content</arg_key>\n<arg_value>${v}</arg_value>\n</tool_call>`,
-  "minimax-m2": (v) => `<minimax:tool_call>\n<invoke name="write">\n<parameter name="path">a.txt</parameter>\n<parameter name="content">${v}</parameter>\n</invoke>\n</minimax:tool_call>`,
-  "gpt-oss": (v) => `<|channel|>commentary to=functions.write <|constrain|>json<|message|>{"path": "a.txt", "content": "${v}"}<|call|>`,
-};
-
-/** The text that opens each dialect's call structure (repeated, it is an opener flood). */
-export const OPENERS = {
-  "qwen3-coder": "<tool_call>", "seed-oss": "<seed:tool_call>", hermes: "<tool_call>", mistral: "[TOOL_CALLS]",
-  "mistral-nemo": "[TOOL_CALLS]", llama3: "{", "deepseek-v3.1": "<｜tool▁calls▁begin｜>", "kimi-k2": "<|tool_calls_section_begin|>",
-  "glm-4.5": "<tool_call>", "minimax-m2": "<minimax:tool_call>", "gpt-oss": "<|channel|>commentary to=functions.",
-};
-
 const fn = (name, properties) => ({ type: "function", function: { name, parameters: { type: "object", properties, required: Object.keys(properties) } } });
 /** The tools the stress calls name. */
 export const STRESS_TOOLS = [fn("read", { path: { type: "string" } }), fn("write", { path: { type: "string" }, content: { type: "string" } })];
 
-/** The stress input of `kind` ("value", "flood", "text") for `dialect`, about `n` characters. */
-export function stressText(kind, dialect, n) {
-  if (kind === "value") return CALLS[dialect](prose(n));
-  if (kind === "flood") { const o = OPENERS[dialect]; return o.repeat(Math.ceil(n / o.length)); }
+/** A whole output with one call of write(path, content), `content` given as [json, raw]. */
+function writeAnswer(spec, content) {
+  return writeOutput(spec, [writeCall(spec, "write", [["path", '"a.txt"', "a.txt"], ["content", ...content]])]);
+}
+
+const HOLE = "\u0001HOLE\u0001";
+
+/**
+ * Kinds of stress input:
+ * - value: one call whose string value is `n` characters long;
+ * - deep: one call whose value is `n` opening brackets, never closed;
+ * - text: `n` characters of plain text;
+ * - flood: the text that opens a call (the section's opening where there is one) repeated;
+ * - prefix25 / prefix50 / prefix75: a short call's first quarter, half or three quarters repeated.
+ */
+export const STRESS_KINDS = ["value", "deep", "text", "flood", "prefix25", "prefix50", "prefix75"];
+
+/** The stress input of `kind` for the dialect `spec` (a DialectSpec), about `n` characters. */
+export function stressText(kind, spec, n) {
+  const repeat = (s) => s.repeat(Math.max(1, Math.ceil(n / s.length)));
+  if (kind === "value") { const v = prose(n); return writeAnswer(spec, [JSON.stringify(v), v]); }
+  if (kind === "deep") { const t = writeAnswer(spec, [HOLE]); return t.slice(0, t.indexOf(HOLE)) + "[".repeat(n); }
   if (kind === "text") return prose(n);
-  throw new Error(`unknown stress kind ${JSON.stringify(kind)}: value, flood or text`);
+  const call = writeAnswer(spec, ['"a short value"', "a short value"]);
+  if (kind === "flood") {
+    const f = spec.call;
+    const opener = spec.section?.open ?? (f.kind === "harmony" ? `${f.channel}${f.channels.calls}${f.open[0]}` : f.open.find((p) => typeof p === "string") ?? "{");
+    return repeat(opener);
+  }
+  const m = /^prefix(\d+)$/.exec(kind);
+  if (m) return repeat(call.slice(0, Math.max(1, Math.round((call.length * Number(m[1])) / 100))));
+  throw new Error(`unknown stress kind ${JSON.stringify(kind)}: one of ${STRESS_KINDS.join(", ")}`);
 }

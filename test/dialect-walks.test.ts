@@ -18,6 +18,10 @@ const MAX_TOKENS = 600;
 // Disagreements found by these walks and not fixed yet: the test fails until the parser is
 // fixed (then vitest reports the `fails` as an error: remove the entry).
 const KNOWN: Record<string, string> = {};
+// The mask lets a model write a number no double holds (5e+8092) until json-schema.ts bounds
+// numbers (#12, defect 4); the parser refuses such a call (it never changes a number). Walks whose
+// only fault is that are not failures of the parser; once the grammar refuses them, none occur.
+const OVERFLOW = /beyond the range of a double/;
 
 describe.each(dialects)("%s: random walks of the mask", (dialect) => {
   const configs = walkConfigs(dialect);
@@ -43,6 +47,7 @@ describe.each(dialects)("%s: random walks of the mask", (dialect) => {
       const text = bytes.toString("utf8");
       if (!Buffer.from(text, "utf8").equals(bytes)) { failures.push(`seed ${seed}: the walk is not valid UTF-8`); continue; }
       const res = parseToolCalls(text, options);
+      if (res.incomplete.length > 0 && res.incomplete.every((c) => OVERFLOW.test(c.reason))) continue;
       const bad = checkComplete(text, options, res);
       if (bad) { failures.push(`seed ${seed}: ${bad}\n${JSON.stringify(text)}`); continue; }
       m.reset();

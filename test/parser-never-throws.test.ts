@@ -52,7 +52,7 @@ describe.each(dialects)("%s: arguments nested 6,000 deep", (dialect) => {
     const r = verdict(text, opts(dialect));
     expect(r.toolCalls.length + r.incomplete.length).toBe(1);
     for (const c of r.incomplete) expect(c.reason).not.toBe("");
-    const open = text.slice(0, text.indexOf("]"));
+    const open = text.slice(0, text.indexOf("[".repeat(6000)) + 6000);
     const o = verdict(open, opts(dialect));
     expect(o.toolCalls).toEqual([]);
     expect(o.incomplete.map((c) => c.kind)).toEqual(["cut"]);

@@ -36,7 +36,7 @@ describe.each(dialects)("%s", (dialect) => {
   it.each([
     ["1e999", [["x", "1e999"]], "1e999"],
     ["-1e400", [["x", "-1e400"]], "-1e400"],
-    ["10^400 written out", [["n", "1" + "0".repeat(400)]], "1" + "0".repeat(20)],
+    ["10^400 written out", [["n", "1" + "0".repeat(400)]], "1" + "0".repeat(19)],
     ["1.5e309 nested", [["o", '{"a": [1, 1.5e309]}']], "1.5e309"],
     ["-1.7976931348623159e308 in an array", [["l", "[2, -17976931348623159e292]"]], "-17976931348623159e292"],
   ] as Array<[string, Array<[string, string]>, string]>)("%s is beyond a double: the call is invalid and says so", (_label, args, number) => {

@@ -27,15 +27,25 @@ const HOLE = "\u0001HOLE\u0001";
  * - deep: one call whose value is `n` opening brackets, never closed;
  * - text: `n` characters of plain text;
  * - flood: the text that opens a call (the section's opening where there is one) repeated;
- * - prefix25 / prefix50 / prefix75: a short call's first quarter, half or three quarters repeated.
+ * - prefix25 / prefix50 / prefix75: a short call's first quarter, half or three quarters repeated;
+ * - nest: calls opened inside each other's first value (`… "path": {"k": <tool_call>… "path": {"k": `),
+ *   then all closed (`1}1}…`);
+ * - unnamed: the text before a call's first "{" and an object that names no tool, nested and closed alike.
  */
-export const STRESS_KINDS = ["value", "deep", "text", "flood", "prefix25", "prefix50", "prefix75"];
+export const STRESS_KINDS = ["value", "deep", "text", "flood", "prefix25", "prefix50", "prefix75", "nest", "unnamed"];
 
 /** The stress input of `kind` for the dialect `spec` (a DialectSpec), about `n` characters. */
 export function stressText(kind, spec, n) {
   const repeat = (s) => s.repeat(Math.max(1, Math.ceil(n / s.length)));
   if (kind === "value") { const v = prose(n); return writeAnswer(spec, [JSON.stringify(v), v]); }
   if (kind === "deep") { const t = writeAnswer(spec, [HOLE]); return t.slice(0, t.indexOf(HOLE)) + "[".repeat(n); }
+  if (kind === "nest" || kind === "unnamed") {
+    const t = writeOutput(spec, [writeCall(spec, "write", [["path", HOLE]])]);
+    const brace = t.indexOf("{");
+    const open = kind === "nest" || brace < 0 ? `${t.slice(0, t.indexOf(HOLE))}{"k": ` : `${t.slice(0, brace)}{"x": `;
+    const k = Math.max(1, Math.ceil(n / (open.length + 2)));
+    return open.repeat(k) + "1}".repeat(k);
+  }
   if (kind === "text") return prose(n);
   const call = writeAnswer(spec, ['"a short value"', "a short value"]);
   if (kind === "flood") {

@@ -9,30 +9,11 @@ import { dialects, getDialect, ToolCallStreamParser } from "../src/index.js";
 import { JsonExtent, OPEN } from "../src/parser/json-extent.js";
 import { TextBuffer } from "../src/parser/text.js";
 import { STRESS_KINDS, STRESS_TOOLS, stressText } from "../scripts/lib/parse-stress.mjs";
+import { countReads, type ReadCounter } from "../scripts/lib/parser-reads.mjs";
 
-let reads = 0;
-const proto = TextBuffer.prototype;
-const original = { slice: proto.slice, indexOf: proto.indexOf, startsWith: proto.startsWith, charCodeAt: proto.charCodeAt, charAt: proto.charAt };
-const extentEnd = JsonExtent.prototype.end;
-// A JSON extent reads its text piece by piece: counted as the characters it got past.
-const seen = new WeakMap<JsonExtent, { start: number; upTo: number }>();
-beforeAll(() => {
-  JsonExtent.prototype.end = function (text, start) {
-    const e = extentEnd.call(this, text, start);
-    const was = seen.get(this);
-    const from = was && was.start === start ? was.upTo : start;
-    const upTo = e === OPEN ? text.length : e;
-    reads += Math.max(0, upTo - from);
-    seen.set(this, { start, upTo: Math.max(from, upTo) });
-    return e;
-  };
-  proto.slice = function (this: TextBuffer, a: number, b?: number, end = this.length) { reads += Math.max(0, Math.min(b ?? end, end) - a); return original.slice.call(this, a, b, end); };
-  proto.indexOf = function (this: TextBuffer, s: string, from: number, end = this.length) { const i = original.indexOf.call(this, s, from, end); reads += Math.max(0, (i >= 0 ? i + s.length : end) - from); return i; };
-  proto.startsWith = function (this: TextBuffer, s: string, i: number, end?: number) { reads += s.length; return original.startsWith.call(this, s, i, end); };
-  proto.charCodeAt = function (this: TextBuffer, i: number, end?: number) { reads++; return original.charCodeAt.call(this, i, end); };
-  proto.charAt = function (this: TextBuffer, i: number, end?: number) { reads++; return original.charAt.call(this, i, end); };
-});
-afterAll(() => { Object.assign(proto, original); JsonExtent.prototype.end = extentEnd; });
+let counter: ReadCounter;
+beforeAll(() => { counter = countReads({ TextBuffer, JsonExtent, OPEN }); });
+afterAll(() => counter.restore());
 
 const SMALL = 32 * 1024;
 const CHUNKS = [0, 4, 16];  // 0: whole
@@ -40,7 +21,7 @@ const CHUNKS = [0, 4, 16];  // 0: whole
 /** Milliseconds to feed `text` in `chunk`-character pieces (best of `reps`), the peak heap growth in bytes, the characters read. */
 function feed(text: string, dialect: string, chunk: number, reps: number): { ms: number; heap: number; reads: number } {
   let ms = Infinity, heap = 0;
-  reads = 0;
+  counter.reset();
   for (let k = 0; k < reps; k++) {
     const base = process.memoryUsage().heapUsed;
     const t0 = performance.now();
@@ -54,7 +35,7 @@ function feed(text: string, dialect: string, chunk: number, reps: number): { ms:
     ms = Math.min(ms, performance.now() - t0);
     heap = Math.max(heap, process.memoryUsage().heapUsed - base);
   }
-  return { ms, heap, reads: reads / reps };
+  return { ms, heap, reads: counter.reads / reps };
 }
 
 describe.each(dialects)("%s", (dialect) => {

@@ -48,6 +48,7 @@ export class ToolCallStreamParser {
   #memo = new CallMemo();  // what scanning the current call has learnt
   #sectionStart = -1;  // where the open call section began (-1: none)
   #sectionCalls = 0;
+  #sections = 0;  // sections opened so far (the grammar allows one)
   readonly #limit: number;
   #dropped: DroppedConstruct[] = [];
   #dropping: DroppedConstruct | undefined;  // the over-limit call being skipped to its own end
@@ -151,6 +152,7 @@ export class ToolCallStreamParser {
           if (this.#o.spec.section) {
             this.#sectionStart = i;
             this.#sectionCalls = 0;
+            this.#sections++;
             this.#state = "section";
           } else {
             this.#beginCall(i);
@@ -241,7 +243,9 @@ export class ToolCallStreamParser {
       if (scan.status === "refused") {
         // Not a call of a declared tool: its text is content, scanning goes on after the trigger.
         const inSection = this.#o.spec.section !== undefined;
-        let from = inSection && this.#sectionCalls === 0 ? this.#sectionStart : this.#callStart;
+        const wholeSection = inSection && this.#sectionCalls === 0;  // its opener was no section after all
+        if (wholeSection) this.#sections--;
+        let from = wholeSection ? this.#sectionStart : this.#callStart;
         if (from === this.#glue[1]) from = this.#glue[0];  // the whitespace held as glue was content after all
         content(t.slice(from, this.#pos));
         this.#state = "content";
@@ -262,7 +266,8 @@ export class ToolCallStreamParser {
       this.#pos = scan.end!;
       this.#state = this.#o.spec.section ? "section" : "content";
       this.#sectionCalls++;
-      const extra = !this.#o.parallelToolCalls && this.#calls.length > 0 ? "a second call, but parallelToolCalls is false" : undefined;
+      const extra = !this.#o.parallelToolCalls && this.#calls.length > 0 ? "a second call, but parallelToolCalls is false"
+        : this.#sections > 1 ? "a call in a second tool-call section: the dialect writes every call of an answer in one" : undefined;
       if (scan.invalid || extra) {
         const bad: IncompleteCall = { index: this.#index, name: scan.tool!.name, kind: "invalid", reason: (scan.invalid ?? extra)!, missing: missingOf(scan), text: callText };
         this.#incomplete.push(bad);

@@ -30,9 +30,11 @@ const HOLE = "\u0001HOLE\u0001";
  * - prefix25 / prefix50 / prefix75: a short call's first quarter, half or three quarters repeated;
  * - nest: calls opened inside each other's first value (`… "path": {"k": <tool_call>… "path": {"k": `),
  *   then all closed (`1}1}…`);
- * - unnamed: the text before a call's first "{" and an object that names no tool, nested and closed alike.
+ * - unnamed: the text before a call's first "{" and an object that names no tool, nested and closed alike;
+ * - longkey: one call whose argument's name (an XML parameter's, a JSON key), wire id (Mistral) and
+ *   index (Kimi) are each half as long, then a value half as long.
  */
-export const STRESS_KINDS = ["value", "deep", "text", "flood", "prefix25", "prefix50", "prefix75", "nest", "unnamed"];
+export const STRESS_KINDS = ["value", "deep", "text", "flood", "prefix25", "prefix50", "prefix75", "nest", "unnamed", "longkey"];
 
 /** The stress input of `kind` for the dialect `spec` (a DialectSpec), about `n` characters. */
 export function stressText(kind, spec, n) {
@@ -47,6 +49,10 @@ export function stressText(kind, spec, n) {
     return open.repeat(k) + "1}".repeat(k);
   }
   if (kind === "text") return prose(n);
+  if (kind === "longkey") {
+    const half = Math.ceil(n / 2), v = prose(half);
+    return writeOutput(spec, [writeCall(spec, "write", [["k".repeat(half), JSON.stringify(v), v]], { id: "i".repeat(half), index: "9".repeat(half) })]);
+  }
   const call = writeAnswer(spec, ['"a short value"', "a short value"]);
   if (kind === "flood") {
     const f = spec.call;

@@ -38,6 +38,8 @@ export interface XmlCheckpoint {
   tool: ToolDef;
   args: Array<[string, Json]>;
   seen: Set<string>;
+  /** The name of the parameter starting at `at`, read up to `end`. */
+  name?: { at: number; end: number; key: string };
   /** The call is invalid for `why`; its close is searched from `from`. */
   finishing?: { from: number; why: string };
 }
@@ -53,6 +55,8 @@ export class CallMemo {
   body?: { end: number; value: Json | undefined };
   /** Named calls: the index digits read from `from` up to `to`. */
   digits?: { from: number; to: number };
+  /** Named calls: the wire id, once read (a long one is not read again while the arguments arrive). */
+  id?: string;
   xml?: XmlCheckpoint;
 }
 

@@ -41,7 +41,7 @@ export function scanNamed(text: Text, start: number, o: ResolvedOptions, final: 
     // [CALL_ID]id[ARGS]: the id runs to the name's close; one the grammar would not write makes the call invalid.
     const j = memo.finder.find(text, f.nameClose, a0);
     if (j < 0) return { status: "need", tool: t, args, cutAt: "the call id", holdStart: true };
-    const wire = text.slice(a0, j);
+    const wire = (memo.id ??= text.slice(a0, j));
     id = wire;
     if (!idFits(wire, f.id.length)) badId = `the call id ${JSON.stringify(id.length > 40 ? `${id.slice(0, 40)}…` : id)} is not ${f.id.length} letters or digits`;
     a0 = j + f.nameClose.length;
@@ -54,7 +54,7 @@ export function scanNamed(text: Text, start: number, o: ResolvedOptions, final: 
     if (a0 === text.length) return { status: "need", tool: t, args, cutAt: "the call's index", holdStart: f.id === "head" };
     if (a0 === from) return { status: "done", end: a0, tool: t, args, invalid: "the call's index is missing" };
   }
-  if (f.id === "head") id = text.slice(start, a0);
+  if (f.id === "head") id = memo.id ??= text.slice(start, a0);
   const withId = id === undefined ? {} : { id };
   a0 = matchGlue(text, a0, f.argsOpen ?? [], final);
   if (a0 === NEED) return { status: "need", tool: t, args, ...withId, cutAt: "the arguments" };

@@ -43,9 +43,13 @@ function scanParams(text: Text, o: ResolvedOptions, final: boolean, cp: XmlCheck
     const p = matchGlue(text, i, f.paramOpen, final);
     if (p === NEED) return need("between parameters");
     if (p >= 0) {
-      const k = memo.finder.find(text, f.paramNameClose, p);
-      if (k < 0) return need("a parameter name");
-      const key = text.slice(p, k);
+      // The parameter's name, read once (a long one is not read again while its value arrives).
+      if (cp.name?.at !== p) {
+        const k = memo.finder.find(text, f.paramNameClose, p);
+        if (k < 0) return need("a parameter name");
+        cp.name = { at: p, end: k, key: text.slice(p, k) };
+      }
+      const { end: k, key } = cp.name;
       const v = matchGlue(text, k + f.paramNameClose.length, f.valueOpen ?? [], final);
       if (v === NEED) return need(`the value of "${key}"`);
       if (v === FAIL) return finish(k, `parameter "${key}": its value does not open with ${JSON.stringify(f.valueOpen?.filter((g) => typeof g === "string").join(""))}`);

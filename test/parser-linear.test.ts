@@ -3,7 +3,8 @@
 // (scripts/lib/parse-stress.mjs). Work is counted as the characters the parser reads from its
 // buffer (every slice, search, comparison and scan): for 4x the input it must stay under 5x, a
 // count that does not depend on the machine. Time for 4x the input must stay under 8x (a quadratic
-// parser takes ~16x; the best of two runs plus a 250 ms allowance keeps a busy machine's pauses out).
+// parser takes ~16x; the best of two runs plus a 1 s allowance keeps a busy machine's pauses out: it
+// catches what copies the whole buffer per feed, 32 K feeds of 128 K characters taking seconds).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { dialects, getDialect, ToolCallStreamParser } from "../src/index.js";
 import { JsonExtent, OPEN } from "../src/parser/json-extent.js";
@@ -47,7 +48,7 @@ describe.each(dialects)("%s", (dialect) => {
       const s = feed(small, dialect, chunk, 2), l = feed(large, dialect, chunk, 2);
       const at = { chunk, small: s, large: l };
       expect(l.reads, JSON.stringify(at)).toBeLessThan(5 * s.reads + 4096);
-      expect(l.ms, JSON.stringify(at)).toBeLessThan(8 * s.ms + 250);
+      expect(l.ms, JSON.stringify(at)).toBeLessThan(8 * s.ms + 1000);
       // The output held (its content) plus garbage between collections; quadratic copies take gigabytes.
       expect(l.heap, JSON.stringify(at)).toBeLessThan(96 * 2 ** 20);
     }

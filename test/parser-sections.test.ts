@@ -31,4 +31,15 @@ describe.each(sectioned)("%s: two sections", (dialect) => {
     expect(r.toolCalls.map((c) => JSON.parse(c.function.arguments).path)).toEqual(["b"]);
     expect(r.incomplete).toEqual([]);
   });
+
+  it.runIf(spec.section?.arrayOpen === undefined)("a section with no call in it is invalid, alone or after another; the grammar refuses both", () => {
+    const empty = `${spec.section!.open}${spec.section!.close}`;
+    for (const [text, calls] of [[empty, 0], [`${section("a")}${empty}`, 1]] as const) {
+      const r = parseToolCalls(text, o);
+      expect(r.toolCalls).toHaveLength(calls);
+      expect(r.incomplete).toEqual([{ index: calls, name: null, kind: "invalid", reason: "a tool-call section with no call in it", missing: [], text: empty }]);
+      expect(r.content).toBeNull();
+      expect(grammarAccepts(buildToolGrammar(o).root, text)).toBe(false);
+    }
+  });
 });

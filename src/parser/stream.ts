@@ -186,6 +186,13 @@ export class ToolCallStreamParser {
           const gap: Glue = sec.gap === undefined ? [] : [{ optional: sec.gap }];
           const c = matchGlue(t, this.#pos, [...gap, sec.close], final);
           if (c >= 0) {
+            if (this.#sectionCalls === 0) {
+              // The grammar opens a section only for a call: one closed with none is not what it allows.
+              const bad: IncompleteCall = { index: this.#index, name: null, kind: "invalid", reason: "a tool-call section with no call in it", missing: [], text: t.slice(this.#sectionStart, c) };
+              this.#incomplete.push(bad);
+              ev.push({ type: "tool_call_error", index: this.#index, call: bad });
+              this.#index++;
+            }
             this.#pos = c;
             this.#state = "content";
             this.#afterCall = this.#sectionCalls > 0;

@@ -1,11 +1,25 @@
 #!/usr/bin/env node
 // Parser throughput (whole output vs 1-byte and 16-byte chunks) and grammar compile time per
 // dialect for 3 and 50 tools, on Qwen3's vocabulary. Writes bench/results/parse.json.
+// `--stress`: the parser on large inputs (scripts/lib/parse-stress.mjs: a huge string value,
+// unclosed nesting, plain text, opener floods, repeated call prefixes), whole and in small chunks,
+// each in its own process (time, peak heap and RSS, a time and heap limit); writes
+// bench/results/parse-stress.json. Options: --sizes 262144,1048576 --chunks 0,4,16 (0: whole)
+// --kinds value,deep,text,flood,prefix25,prefix50,prefix75 --dialect D --timeout-s 60.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const argv = process.argv.slice(2);
+if (argv.includes("--stress-case")) {
+  await stressCase(JSON.parse(argv[argv.indexOf("--stress-case") + 1]));
+  process.exit(0);
+}
+if (argv.includes("--stress")) {
+  await stress();
+  process.exit(0);
+}
 const lib = await import(join(root, "dist", "index.js"));
 const { Vocabulary, compileGrammar, buildToolGrammar, parseToolCalls, ToolCallStreamParser, dialects } = lib;
 
@@ -71,3 +85,55 @@ for (const r of rows) console.log(`${r.dialect.padEnd(15)} ${String(r.bytes).pad
 mkdirSync(join(root, "bench", "results"), { recursive: true });
 writeFileSync(join(root, "bench", "results", "parse.json"), JSON.stringify({ date: new Date().toISOString(), node: process.version, vocabulary: "Qwen3", rows }, null, 2) + "\n");
 console.log("wrote bench/results/parse.json");
+
+function flag(name, fallback) {
+  const i = argv.indexOf(name);
+  return i >= 0 && argv[i + 1] !== undefined ? argv[i + 1] : fallback;
+}
+
+/** One stress run in this process: prints {ms, heapMB, rssMB, calls}. */
+async function stressCase({ dialect, kind, size, chunk }) {
+  const { ToolCallStreamParser, getDialect } = await import(join(root, "dist", "index.js"));
+  const { stressText, STRESS_TOOLS } = await import("./lib/parse-stress.mjs");
+  const text = stressText(kind, getDialect(dialect), size);
+  let heap = process.memoryUsage().heapUsed;
+  const t0 = performance.now();
+  const p = new ToolCallStreamParser({ dialect, tools: STRESS_TOOLS });
+  const step = chunk > 0 ? chunk : text.length;
+  let feeds = 0;
+  for (let i = 0; i < text.length; i += step) {
+    p.feed(text.slice(i, i + step));
+    if (++feeds % 512 === 0) heap = Math.max(heap, process.memoryUsage().heapUsed);
+  }
+  const r = p.end();
+  const ms = performance.now() - t0;
+  heap = Math.max(heap, process.memoryUsage().heapUsed);
+  const mb = (b) => +(b / 2 ** 20).toFixed(1);
+  console.log(JSON.stringify({ ms: +ms.toFixed(1), heapMB: mb(heap), rssMB: mb(process.resourceUsage().maxRSS * 1024), calls: r.toolCalls.length, incomplete: r.incomplete.length }));
+}
+
+/** The stress matrix, one child process per run. */
+async function stress() {
+  const { spawnSync } = await import("node:child_process");
+  const { dialects: all } = await import(join(root, "dist", "dialects", "index.js"));
+  const sizes = flag("--sizes", "262144,1048576").split(",").map(Number);
+  const chunks = flag("--chunks", "0,4,16").split(",").map(Number);
+  const { STRESS_KINDS } = await import("./lib/parse-stress.mjs");
+  const kinds = flag("--kinds", STRESS_KINDS.join(",")).split(",");
+  const only = flag("--dialect", undefined);
+  const timeout = Number(flag("--timeout-s", "60"));
+  const rows = [];
+  console.log(`kind      dialect         size      chunk     ms        heap MB  rss MB   (limit ${timeout} s, 2 GB heap)`);
+  for (const kind of kinds) for (const dialect of only ? [only] : all) for (const size of sizes) for (const chunk of chunks) {
+    const c = spawnSync(process.execPath, ["--max-old-space-size=2048", fileURLToPath(import.meta.url), "--stress-case", JSON.stringify({ dialect, kind, size, chunk })], { encoding: "utf8", timeout: timeout * 1000 });
+    let row;
+    try { row = { kind, dialect, size, chunk, ...JSON.parse(c.stdout.trim().split("\n").pop()) }; }
+    catch { row = { kind, dialect, size, chunk, failed: c.error?.code === "ETIMEDOUT" ? `over ${timeout} s` : /heap|memory/i.test(c.stderr) ? "out of heap" : `exit ${c.status}: ${c.stderr.trim().split("\n").pop()}` }; }
+    rows.push(row);
+    const cells = row.failed ? [row.failed] : [row.ms, row.heapMB, row.rssMB].map((x) => String(x).padEnd(8));
+    console.log(`${kind.padEnd(9)} ${dialect.padEnd(15)} ${String(size).padEnd(9)} ${String(chunk || "whole").padEnd(9)} ${cells.join(" ")}`);
+  }
+  mkdirSync(join(root, "bench", "results"), { recursive: true });
+  writeFileSync(join(root, "bench", "results", "parse-stress.json"), JSON.stringify({ date: new Date().toISOString(), node: process.version, rows }, null, 2) + "\n");
+  console.log("wrote bench/results/parse-stress.json");
+}

@@ -60,3 +60,21 @@ describe("grammar/parser agreement", () => {
     expect(accepted).toBeGreaterThan(20);
   });
 });
+
+describe("a JSON call's head decides alike for every split (found by the fuzz suite)", () => {
+  const heads = [
+    '{": "ge',                                                        // a key that is no key, then what looks like a name
+    '{"name": "xyz", "name": "read", "arguments": {"path": "a"}}',    // an undeclared name first, a declared one repeated after
+    '{"name": "re',                                                    // a declared name's beginning: a cut call
+    '{"name": "rex", "arguments": {}}',                                // a name no tool has
+    '{"arguments": {"path": "a"}, "name": "read"}',                    // the name after the arguments: an invalid call
+  ];
+  it.each(["hermes", "llama3", "mistral-nemo"])("%s", (dialect) => {
+    const wrap = (h: string) => (dialect === "hermes" ? `<tool_call>\n${h}` : dialect === "mistral-nemo" ? `[TOOL_CALLS][${h}` : h);
+    for (const head of heads) {
+      const text = wrap(head);
+      const ref = runChunks(text, opts(dialect), []);
+      for (let i = 1; i < text.length; i++) expect(runChunks(text, opts(dialect), [i]), `${text} split at ${i}`).toEqual(ref);
+    }
+  });
+});

@@ -4,7 +4,8 @@
 // leaks (no open marker, body or close), the bytes after it continue normally, and the result and
 // the event stream are the same for every split of the bytes.
 import { describe, expect, it } from "vitest";
-import { parseToolCalls, ToolCallStreamParser, type ParserOptions, type StreamEvent } from "../src/index.js";
+import { dialects, getDialect, parseToolCalls, ToolCallStreamParser, type ParserOptions, type StreamEvent } from "../src/index.js";
+import { writeCall, writeOutput } from "../scripts/lib/dialect-writer.mjs";
 import { runChunks } from "./support/stream-run.js";
 import { rng } from "./support/tokenize.js";
 import { FILE_TOOLS } from "./support/tools.js";
@@ -50,15 +51,18 @@ describe.each(Object.keys(CALL))("%s: an over-limit call is dropped as one const
   const o = opts(dialect);
 
   it("a small call still parses; a large one is dropped, recorded, and nothing of it leaks", () => {
-    const small = call("a.txt");
-    const large = call(big(500));
-    const text = `before ${large} middle ${small} after`;
+    // A dialect with a section writes both calls in one (a second section's calls are invalid).
+    const spec = getDialect(dialect);
+    const one = (p: string, index: number) => writeCall(spec, "read", [["path", JSON.stringify(p), p]], { index });
+    const small = spec.section ? one("a.txt", 1) : call("a.txt");
+    const large = spec.section ? one(big(500), 0) : call(big(500));
+    const text = spec.section ? writeOutput(spec, [large, small], { before: "before ", after: " after" }) : `before ${large} middle ${small} after`;
     const r = expectChunkInvariant(text, o);
-    expect(r.dropped).toEqual([{ index: 0, name: "read", reason: `the call is longer than maxCallLength (${LIMIT} characters)`, length: large.length - (SECTION[dialect] ?? 0) }]);
+    expect(r.dropped).toEqual([{ index: 0, name: "read", reason: `the call is longer than maxCallLength (${LIMIT} characters)`, length: large.length }]);
     expect(r.toolCalls.map((c) => [c.function.name, JSON.parse(c.function.arguments)])).toEqual([["read", { path: "a.txt" }]]);
     expect(r.toolCalls[0]!.id).not.toBe("call_0");  // the dropped call keeps its index
     expect(r.content).toContain("before ");
-    expect(r.content).toContain(" middle ");
+    if (!spec.section) expect(r.content).toContain(" middle ");
     expect(r.content).toContain(" after");
     for (const leak of ["Z", "read", "path", "tool", "TOOL", "｜", "|"]) expect(r.content, leak).not.toContain(leak);
     expect(r.incomplete).toEqual([]);
@@ -154,5 +158,26 @@ describe("maxCallLength is checked", () => {
     const r = parseToolCalls(CALL.hermes!(big(100_000)), { dialect: "hermes", tools: FILE_TOOLS });
     expect(r.dropped).toEqual([]);
     expect(r.toolCalls).toHaveLength(1);
+  });
+});
+
+describe.each(dialects)("%s: every maxCallLength decides alike for every split", (dialect) => {
+  const spec = getDialect(dialect);
+  const call = writeOutput(spec, [writeCall(spec, "read", [["path", '"a.txt"', "a.txt"]])]);
+  // Text after the call's object that only begins like its end (<|start|> after an object that
+  // lacks <|call|>): the call's end is known only from what follows it.
+  const objectEnd = call.lastIndexOf("}") + 1;
+  const texts = [call, `${call} after`, `${call.slice(0, objectEnd)}<|start|>assistant`, `${call.slice(0, objectEnd)}<x`, `x ${call}${call}`];
+  it.each(texts.map((t) => [t]))("%j", (text) => {
+    const r = rng(text.length);
+    const all = Array.from({ length: text.length - 1 }, (_, i) => i + 1);
+    for (let limit = 1; limit <= text.length + 2; limit++) {
+      const o = { dialect, tools: FILE_TOOLS, maxCallLength: limit };
+      const ref = runChunks(text, o, []);
+      for (const cuts of [all, all.filter(() => r() < 0.3)]) {
+        const got = runChunks(text, o, cuts);
+        if (JSON.stringify(got) !== JSON.stringify(ref)) expect({ limit, cuts, ...got }).toEqual({ limit, cuts, ...ref });
+      }
+    }
   });
 });

@@ -109,3 +109,21 @@ describe("a call cut before its name ends", () => {
     expect(s.incomplete).toEqual([]);
   });
 });
+
+describe("Seed-OSS: a call whose scope close the output leaves out", () => {
+  // The scope close may be missing where the output ends (the call is complete); an invalid call
+  // ending the same way is invalid for its own reason, not cut.
+  const seed = { dialect: "seed-oss", tools: FILE_TOOLS };
+  it.each([
+    ["an undeclared parameter", "<parameter=path>a</parameter>\n<parameter=nope>x</parameter>", /has no parameter "nope"/],
+    ["a parameter given twice", "<parameter=path>a</parameter><parameter=path>b</parameter>", /given twice/],
+  ])("%s: invalid with its reason", (_label, params, reason) => {
+    for (const end of ["</function>", "</function>\n"]) {
+      const r = parseToolCalls(`<seed:tool_call>\n<function=read>\n${params}\n${end}`, seed);
+      expect(r.toolCalls).toEqual([]);
+      expect(r.incomplete).toMatchObject([{ name: "read", kind: "invalid" }]);
+      expect(r.incomplete[0]!.reason).toMatch(reason);
+    }
+    expect(parseToolCalls(`<seed:tool_call>\n<function=read>\n${params}\n</funct`, seed).incomplete).toMatchObject([{ kind: "cut" }]);
+  });
+});

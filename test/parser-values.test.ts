@@ -43,6 +43,12 @@ describe("values typed by the schema", () => {
     expect(r.incomplete[0]!.text).toContain(value);
   });
 
+  it.each(["toString", "constructor", "__proto__", "hasOwnProperty"])("a parameter named %s (an Object property, not a declared one) is undeclared", (key) => {
+    const r = parseToolCalls(call({ label: "x", [key]: "1" }), options);
+    expect(r.toolCalls).toEqual([]);
+    expect(r.incomplete[0]!.reason).toMatch(`no parameter "${key}"`);
+  });
+
   it("an undeclared parameter or a parameter given twice is invalid, not ignored", () => {
     expect(parseToolCalls(call({ label: "x", colour: "red" }), options).incomplete[0]!.reason).toMatch(/no parameter "colour"/);
     const twice = `<tool_call>\n<function=configure>\n<parameter=label>\na\n</parameter>\n<parameter=label>\nb\n</parameter>\n</function>\n</tool_call>`;

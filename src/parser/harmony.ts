@@ -1,14 +1,19 @@
 // Interpreter 2 for harmony (gpt-oss): reads a turn's messages as src/dialects/gpt-oss.ts decides.
-// The header of a message is re-read from its start until it is decided (it is short); bodies
-// stream. Every decision depends on the text and whether it has ended, never on chunking.
+// The header of a message is re-read from its start until it is decided (it is short: names and
+// channels are read in bounded windows); bodies stream. Every decision depends on the text and
+// whether it has ended, never on chunking; offsets are absolute (src/parser/text.ts).
 import { jsonArguments } from "../dialects/grammar.js";
 import type { ResolvedOptions } from "../dialects/options.js";
 import type { HarmonyCallFormat } from "../dialects/spec.js";
 import type { ToolDef } from "../dialects/tools.js";
-import { invalidJsonReason } from "./calls.js";
-import { FAIL, heldBack, matchGlue, NEED } from "./glue.js";
+import { invalidJsonReason, maxNameLength } from "./calls.js";
+import { Finder } from "./finder.js";
+import { endsInside, FAIL, heldBack, matchGlue, NEED } from "./glue.js";
 import { JsonExtent, OPEN } from "./json-extent.js";
-import { argumentsJson, beginDrop, callId } from "./stream.js";
+import { JsonObject, overflowingNumber } from "./json-value.js";
+import { readJson } from "./read-value.js";
+import { argumentsJson, beginDrop, callId } from "./settle.js";
+import type { Text, TextBuffer } from "./text.js";
 import type { DroppedConstruct, IncompleteCall, StreamEvent, ToolCall } from "./types.js";
 import { grammarAccepts } from "./validate.js";
 
@@ -30,13 +35,17 @@ type Header =
 
 type State = "header" | "thought" | "preamble" | "final" | "call" | "between" | "text";
 
-const MAX_NAME = 256;
 const NAME_ENDS = [" ", "<|"];
+/** The longest channel name read: a longer one is no channel this dialect knows. */
+const MAX_CHANNEL = 64;
 
-function firstOf(t: string, from: number, needles: string[]): number {
+/** The first of `needles` in t[from, from + within) (all of the rest when `within` is omitted). */
+function firstOf(t: Text, from: number, needles: string[], within?: number): number {
+  const window = within === undefined ? undefined : t.slice(from, from + within);
   let best = -1;
   for (const n of needles) {
-    const i = t.indexOf(n, from);
+    const k = window === undefined ? t.indexOf(n, from) : window.indexOf(n);
+    const i = k < 0 ? -1 : window === undefined ? k : from + k;
     if (i >= 0 && (best < 0 || i < best)) best = i;
   }
   return best;
@@ -52,6 +61,7 @@ export class HarmonyReader {
   #tool: ToolDef | undefined;
   #callStart = 0;
   #extent = new JsonExtent();
+  #finder = new Finder();  // the current call's searches for its end
   readonly #limit: number;
   #dropping: DroppedConstruct | undefined;  // the over-limit call being skipped to its own end
 
@@ -62,7 +72,12 @@ export class HarmonyReader {
     this.#state = o.reasoning === "forced-open" ? "thought" : "header";
   }
 
-  run(t: string, final: boolean, out: HarmonySink): void {
+  /** Nothing before this offset will be read again. */
+  keepFrom(): number {
+    return this.#state === "call" ? Math.min(this.#pos, this.#callStart) : this.#pos;
+  }
+
+  run(t: TextBuffer, final: boolean, out: HarmonySink): void {
     const f = this.#f;
     for (;;) {
       switch (this.#state) {
@@ -84,7 +99,7 @@ export class HarmonyReader {
             continue;
           }
           // A malformed call still runs to its own end.
-          const e = t.indexOf(f.callEnd, r.end);
+          const e = this.#finder.find(t, f.callEnd, r.end);
           if (e < 0 && !final) return;
           this.#fail(out, "invalid", r.tool, r.why, e < 0 ? t.length : e + f.callEnd.length, t);
           continue;
@@ -128,7 +143,7 @@ export class HarmonyReader {
   }
 
   /** Reads a message header at `h`: a thought, preamble or final message, a call, or not a message. */
-  #header(t: string, h: number, final: boolean): Header {
+  #header(t: Text, h: number, final: boolean): Header {
     const f = this.#f;
     // Glue is matched as if more text could come: a header cut inside an optional part is cut too.
     const wait: Header = final ? { kind: "text" } : { kind: "need" };
@@ -139,8 +154,8 @@ export class HarmonyReader {
     const c = matchGlue(t, h, [f.channel], false);
     if (c === NEED) return wait;
     if (c === FAIL) return { kind: "text" };
-    const e = firstOf(t, c, NAME_ENDS);
-    if (e < 0) return t.length - c > 64 ? { kind: "text" } : wait;
+    const e = firstOf(t, c, NAME_ENDS, MAX_CHANNEL + 2);
+    if (e < 0) return t.length - c > MAX_CHANNEL ? { kind: "text" } : wait;
     const name = t.slice(c, e);
     if (name === f.channels.calls) {
       // The recipient after the channel: `<|channel|>commentary to=functions.NAME[ <|constrain|>json]<|message|>`.
@@ -157,13 +172,14 @@ export class HarmonyReader {
   }
 
   /** A call's header from its function name on; refused (text) as soon as no allowed tool can match. */
-  #call(t: string, i: number, inRole: boolean): Header {
+  #call(t: Text, i: number, inRole: boolean): Header {
     const f = this.#f;
-    const e = firstOf(t, i, NAME_ENDS);
+    const within = maxNameLength(this.#o) + 2;
+    const e = firstOf(t, i, NAME_ENDS, within);
     if (e < 0) {
-      const partial = t.slice(i);
+      const partial = t.slice(i, i + within);
       const possible = (n: string) => n.startsWith(partial) || partial === `${n}<`;
-      if (partial.length > MAX_NAME || !this.#o.tools.some((x) => possible(x.name))) return { kind: "text" };
+      if (!this.#o.tools.some((x) => possible(x.name))) return { kind: "text" };
       return { kind: "call", tool: null, status: "need", end: t.length, why: "the function name" };
     }
     const tool = this.#o.tools.find((x) => x.name === t.slice(i, e));
@@ -174,10 +190,11 @@ export class HarmonyReader {
       j = matchGlue(t, j, [f.channel], false);
       if (j === NEED) return need;
       if (j === FAIL) return { kind: "call", tool, status: "invalid", end: e, why: "a channel must follow the recipient" };
-      const k = firstOf(t, j, NAME_ENDS);
-      if (k < 0) return need;
-      if (t.slice(j, k) !== f.channels.calls)
-        return { kind: "call", tool, status: "invalid", end: k, why: `a call must go to the ${f.channels.calls} channel, not ${JSON.stringify(t.slice(j, k))}` };
+      const k = firstOf(t, j, NAME_ENDS, MAX_CHANNEL + 2);
+      if (k < 0 && t.length - j <= MAX_CHANNEL) return need;
+      const channel = k < 0 ? `${t.slice(j, j + 20)}…` : t.slice(j, k);
+      if (channel !== f.channels.calls)
+        return { kind: "call", tool, status: "invalid", end: k < 0 ? j : k, why: `a call must go to the ${f.channels.calls} channel, not ${JSON.stringify(channel)}` };
       j = k;
     }
     const typed = matchGlue(t, j, f.contentType, false);
@@ -190,29 +207,28 @@ export class HarmonyReader {
   }
 
   /** The arguments object and `<|call|>` (or the end of the output). False: wait for more text. */
-  #arguments(t: string, final: boolean, out: HarmonySink): boolean {
+  #arguments(t: TextBuffer, final: boolean, out: HarmonySink): boolean {
     const f = this.#f;
     const tool = this.#tool!;
     const a = this.#pos;
     const cap = this.#callStart + this.#limit;
-    if (this.#dropping || t.length > cap) {
-      // Over the limit when the call does not end within its first `limit` characters: decided on
-      // those alone, so every split decides alike; then skipped through its own end.
+    if (!this.#dropping && t.length > cap && this.#endOf(t.prefix(cap), a, false) === undefined) {
+      // Over the limit when its first `limit` characters do not show the call's end: decided on
+      // those alone, so every split decides alike.
+      this.#dropping = beginDrop(out.dropped, out.events, this.#index, tool.name, this.#limit);
+    }
+    if (this.#dropping) {
+      // Skipped through its own end.
       const end = this.#endOf(t, a, final);
-      if (!this.#dropping && (end === undefined || end > cap)) {
-        this.#dropping = beginDrop(out.dropped, out.events, this.#index, tool.name, this.#limit);
-      }
-      if (this.#dropping) {
-        if (end === undefined) return false;
-        this.#dropping.length = end - this.#callStart;
-        this.#dropping = undefined;
-        this.#next(end);
-        return true;
-      }
+      if (end === undefined) return false;
+      this.#dropping.length = end - this.#callStart;
+      this.#dropping = undefined;
+      this.#next(end);
+      return true;
     }
     const cut = () => { this.#fail(out, "cut", tool, "the output ended inside the arguments; the call was never closed", t.length, t); return true; };
     if (a >= t.length) return final ? cut() : false;
-    if (t[a] !== "{") return this.#skipInvalid(t, a, final, out, "the arguments are not a JSON object");
+    if (t.charAt(a) !== "{") return this.#skipInvalid(t, a, final, out, "the arguments are not a JSON object");
     const e = this.#extent.end(t, a);
     if (e === OPEN) return final ? cut() : false;
     let end: number;
@@ -221,7 +237,7 @@ export class HarmonyReader {
     else if (e === t.length) {
       if (!final) return false;
       end = e;  // <|call|> is the end of generation: engines leave it out of the text
-    } else if (f.callEnd.startsWith(t.slice(e))) {
+    } else if (endsInside(t, e, f.callEnd)) {
       if (!final) return false;
       this.#fail(out, "cut", tool, `the output ended inside the call's end ${f.callEnd}`, t.length, t);
       return true;
@@ -230,11 +246,13 @@ export class HarmonyReader {
       why = `the call's end ${f.callEnd} is missing`;
     }
     const body = t.slice(a, e);
-    let args: unknown;
-    try { args = JSON.parse(body); } catch { why ??= "the arguments are not valid JSON"; }
-    if (why === undefined && !grammarAccepts(jsonArguments(tool, this.#o.maxValueLength), body)) why = invalidJsonReason(tool, args, this.#o.maxValueLength);
+    const args = readJson(body);
+    if (args === undefined) why ??= "the arguments are not valid JSON";
+    const max = this.#o.maxValueLength;
+    if (why === undefined && (overflowingNumber(args!) !== undefined || !grammarAccepts(jsonArguments(tool, max), body))) why = invalidJsonReason(tool, args, max);
     if (why !== undefined) { this.#fail(out, "invalid", tool, why, end, t); return true; }
-    const call: ToolCall = { id: callId(this.#index), type: "function", function: { name: tool.name, arguments: argumentsJson(Object.entries(args as object)) } };
+    const entries = args instanceof JsonObject ? [...args.entries] : [];
+    const call: ToolCall = { id: callId(this.#index), type: "function", function: { name: tool.name, arguments: argumentsJson(entries) } };
     out.calls.push(call);
     out.events.push({ type: "tool_call_arguments", index: this.#index, delta: call.function.arguments });
     out.events.push({ type: "tool_call_end", index: this.#index, call });
@@ -243,26 +261,26 @@ export class HarmonyReader {
   }
 
   /** Where the call whose arguments start at `a` ends, as #arguments reads it; undefined: not yet known. */
-  #endOf(t: string, a: number, final: boolean): number | undefined {
+  #endOf(t: Text, a: number, final: boolean): number | undefined {
     const callEnd = this.#f.callEnd;
     const orEnd = final ? t.length : undefined;
     if (a >= t.length) return orEnd;
-    if (t[a] !== "{") { const k = t.indexOf(callEnd, a); return k >= 0 ? k + callEnd.length : orEnd; }
+    if (t.charAt(a) !== "{") { const k = this.#finder.find(t, callEnd, a); return k >= 0 ? k + callEnd.length : orEnd; }
     const e = this.#extent.end(t, a);
     if (e === OPEN) return orEnd;
     if (t.startsWith(callEnd, e)) return e + callEnd.length;
-    if (e === t.length || callEnd.startsWith(t.slice(e))) return orEnd;
+    if (endsInside(t, e, callEnd)) return orEnd;
     return e;
   }
 
-  #skipInvalid(t: string, from: number, final: boolean, out: HarmonySink, why: string): boolean {
-    const e = t.indexOf(this.#f.callEnd, from);
+  #skipInvalid(t: Text, from: number, final: boolean, out: HarmonySink, why: string): boolean {
+    const e = this.#finder.find(t, this.#f.callEnd, from);
     if (e < 0 && !final) return false;
     this.#fail(out, "invalid", this.#tool!, why, e < 0 ? t.length : e + this.#f.callEnd.length, t);
     return true;
   }
 
-  #fail(out: HarmonySink, kind: "cut" | "invalid", tool: ToolDef | null | undefined, reason: string, end: number, t: string): void {
+  #fail(out: HarmonySink, kind: "cut" | "invalid", tool: ToolDef | null | undefined, reason: string, end: number, t: Text): void {
     const call: IncompleteCall = { index: this.#index, name: tool?.name ?? null, kind, reason, missing: kind === "cut" && tool ? tool.required : [], text: t.slice(this.#callStart, end) };
     out.incomplete.push(call);
     out.events.push({ type: "tool_call_error", index: this.#index, call });
@@ -274,6 +292,7 @@ export class HarmonyReader {
     this.#index++;
     this.#started = false;
     this.#extent = new JsonExtent();
+    this.#finder = new Finder();
     this.#pos = end;
     this.#state = "text";
   }

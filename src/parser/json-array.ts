@@ -1,13 +1,15 @@
 // Reading a section whose calls are the elements of a JSON array (Mistral Nemo's
 // `[TOOL_CALLS][{…}, {…}]`): where the next call starts, or where the array ends.
 import { JSON_WS_MAX } from "../dialects/grammar-forms.js";
+import { endsInside } from "./glue.js";
+import type { Text } from "./text.js";
 
-const isWs = (c: string | undefined) => c === " " || c === "\n" || c === "\t" || c === "\r";
+const isWs = (c: string) => c === " " || c === "\n" || c === "\t" || c === "\r";
 
 /** Past a whitespace run; -1 when it is longer than the grammar allows (JSON_WS_MAX). */
-function skipWs(text: string, i: number): number {
+function skipWs(text: Text, i: number): number {
   const from = i;
-  while (isWs(text[i])) i++;
+  while (i - from <= JSON_WS_MAX && isWs(text.charAt(i))) i++;
   return i - from > JSON_WS_MAX ? -1 : i;
 }
 
@@ -18,20 +20,20 @@ export type ArrayStep =
   | { kind: "bad" };               // not what a JSON array of calls holds here
 
 /** The next step at `i`: before the first call, the array's opening; after a call, "," and the next call, or the close. */
-export function arrayStep(text: string, i: number, first: boolean, arrayOpen: string, close: string): ArrayStep {
+export function arrayStep(text: Text, i: number, first: boolean, arrayOpen: string, close: string): ArrayStep {
   i = skipWs(text, i);
   if (i < 0) return { kind: "bad" };
-  const need = (s: string): ArrayStep => (s.startsWith(text.slice(i)) ? { kind: "need" } : { kind: "bad" });
+  const need = (s: string): ArrayStep => (endsInside(text, i, s) ? { kind: "need" } : { kind: "bad" });
   if (first) {
     if (!text.startsWith(arrayOpen, i)) return need(arrayOpen);
     i = skipWs(text, i + arrayOpen.length);
     if (i < 0) return { kind: "bad" };
   } else {
     if (text.startsWith(close, i)) return { kind: "close", end: i + close.length };
-    if (text[i] !== ",") return i >= text.length ? { kind: "need" } : need(close);
+    if (text.charAt(i) !== ",") return i >= text.length ? { kind: "need" } : need(close);
     i = skipWs(text, i + 1);
     if (i < 0) return { kind: "bad" };
   }
   if (i >= text.length) return { kind: "need" };
-  return text[i] === "{" ? { kind: "call", at: i } : { kind: "bad" };
+  return text.charAt(i) === "{" ? { kind: "call", at: i } : { kind: "bad" };
 }

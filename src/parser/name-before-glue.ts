@@ -5,6 +5,7 @@ import type { ResolvedOptions } from "../dialects/options.js";
 import type { XmlCallFormat } from "../dialects/spec.js";
 import type { ToolDef } from "../dialects/tools.js";
 import { matchGlue, NEED } from "./glue.js";
+import type { Text } from "./text.js";
 
 export type NameRead = { status: "done"; tool: ToolDef; end: number; close?: string } | { status: "need"; cutAt: string } | { status: "refused" };
 
@@ -13,7 +14,7 @@ export type NameRead = { status: "done"; tool: ToolDef; end: number; close?: str
  * the call's; one the text is still a prefix of (or whose follower has only begun) keeps it open;
  * when none is left the call is refused, before anything about it was streamed.
  */
-export function readNameBeforeGlue(text: string, i: number, f: XmlCallFormat, o: ResolvedOptions, final: boolean): NameRead {
+export function readNameBeforeGlue(text: Text, i: number, f: XmlCallFormat, o: ResolvedOptions, final: boolean): NameRead {
   let open = false;
   for (const t of o.tools) {
     if (text.startsWith(t.name, i)) {

@@ -3,19 +3,24 @@
 import { resolveOptions, type DialectOptions, type ResolvedOptions } from "../dialects/options.js";
 import { ToolDefinitionError } from "../dialects/tools.js";
 import { callTriggerOf, triggerOf, type Glue } from "../dialects/spec.js";
-import { scanJson, scanNamed, scanXml, type CallScan, type XmlCheckpoint } from "./calls.js";
-import { heldBack, matchGlue, NEED } from "./glue.js";
-import { JsonExtent } from "./json-extent.js";
+import { CallMemo, type CallScan } from "./calls.js";
+import { endsInside, heldBack, matchGlue, NEED } from "./glue.js";
+import { scanJson, scanNamed } from "./json-call.js";
+import { scanXml } from "./xml-call.js";
 import type { DroppedConstruct, FinishReason, IncompleteCall, ParseResult, StreamEvent, ToolCall } from "./types.js";
 import { HarmonyReader } from "./harmony.js";
 import { JSON_WS_MAX } from "../dialects/grammar-forms.js";
 import { arrayStep } from "./json-array.js";
+import { argumentsJson, argumentText, beginDrop, callId } from "./settle.js";
+import { TextBuffer, type Text } from "./text.js";
 
 export interface ParserOptions extends DialectOptions {
   finishReason?: "stop" | "length";
   /**
    * A call longer than this (characters, from its opening marker through its own end) is dropped
-   * whole and recorded in `dropped`; nothing of it reaches content. Default: no limit.
+   * whole and recorded in `dropped`; nothing of it reaches content. Decided on the call's first
+   * `maxCallLength` characters: a call whose end they do not show (its end is told only by what
+   * follows, as a missing close is) counts as longer. Default: no limit.
    */
   maxCallLength?: number;
 }
@@ -25,7 +30,7 @@ type State = "start" | "thought" | "content" | "section" | "call";
 export class ToolCallStreamParser {
   readonly #o: ResolvedOptions;
   readonly #trigger: string;
-  #text = "";
+  readonly #text = new TextBuffer();  // absolute offsets; what nothing needs any more is released
   #pos = 0;
   #state: State = "start";
   #callStart = 0;
@@ -38,10 +43,12 @@ export class ToolCallStreamParser {
   #argsSent = 0;
   #ended = false;
   #afterCall = false;  // whitespace right after a call is glue until text proves otherwise
-  #checkpoint: XmlCheckpoint | undefined;  // how far the current call was read
-  #extent = new JsonExtent();  // how far the current call's JSON object was read
+  #glueSeen = 0;  // while #afterCall: the text before this offset is whitespace
+  #searched = 0;  // in content: no trigger starts before this offset (from #pos on)
+  #memo = new CallMemo();  // what scanning the current call has learnt
   #sectionStart = -1;  // where the open call section began (-1: none)
   #sectionCalls = 0;
+  #sections = 0;  // sections opened so far (the grammar allows one)
   readonly #limit: number;
   #dropped: DroppedConstruct[] = [];
   #dropping: DroppedConstruct | undefined;  // the over-limit call being skipped to its own end
@@ -64,9 +71,10 @@ export class ToolCallStreamParser {
   feed(chunk: string): StreamEvent[] {
     if (this.#ended) throw new Error("feed() after end(): create a new ToolCallStreamParser per output");
     if (typeof chunk !== "string") throw new TypeError("feed() expects a string");
+    this.#text.append(chunk);
+    const ev = this.#run(false);
     this.#compact();
-    this.#text += chunk;
-    return this.#run(false);
+    return ev;
   }
 
   /** The output is over: settles everything and returns the result. */
@@ -106,9 +114,9 @@ export class ToolCallStreamParser {
         this.#afterCall = true;
         if (!this.#o.reasoning || !r) { this.#state = "content"; continue; }
         const lead = r.lead ?? "";
-        const at = lead !== "" && t.startsWith(lead) ? lead.length : 0;
+        const at = lead !== "" && t.startsWith(lead, 0) ? lead.length : 0;
         if (t.startsWith(r.open, at)) { this.#pos = at + r.open.length; this.#state = "thought"; continue; }
-        if (!final && (r.open.startsWith(t) || (lead + r.open).startsWith(t))) return ev;
+        if (!final && (endsInside(t, 0, r.open) || endsInside(t, 0, lead + r.open))) return ev;
         this.#state = "content";
         continue;
       }
@@ -127,24 +135,24 @@ export class ToolCallStreamParser {
           // Only the answer's first character after whitespace may open a call (Llama 3.x).
           // No more whitespace may lead a call than the grammar allows (JSON_WS_MAX).
           let k = this.#pos;
-          while (k < t.length && k - this.#pos <= JSON_WS_MAX && " \n\t\r".includes(t[k]!)) k++;
+          while (k < t.length && k - this.#pos <= JSON_WS_MAX && " \n\t\r".includes(t.charAt(k))) k++;
           const tooLong = k - this.#pos > JSON_WS_MAX;
           if (k === t.length && !final && !tooLong) return ev;
           this.#answerOpened = true;
-          if (callable && !tooLong && t[k] === "{") { this.#beginCall(this.#pos); this.#pos = k; continue; }
+          if (callable && !tooLong && t.charAt(k) === "{") { this.#beginCall(this.#pos); this.#pos = k; continue; }
         }
         const triggers = callable && !this.#o.spec.callOpensAnswer;
-        const i = triggers ? t.indexOf(this.#trigger, this.#pos) : -1;
+        const i = triggers ? t.indexOf(this.#trigger, Math.max(this.#pos, this.#searched)) : -1;
         if (i >= 0) {
-          const before = t.slice(this.#pos, i);
-          const glued = this.#afterCall && before.trim() === "";
-          if (!glued) content(before);
+          const glued = this.#afterCall && this.#blank(t, i);
+          if (!glued) content(t.slice(this.#pos, i));
           this.#glue = [glued ? this.#pos : i, i];
           this.#afterCall = false;
           this.#pos = i + this.#trigger.length;
           if (this.#o.spec.section) {
             this.#sectionStart = i;
             this.#sectionCalls = 0;
+            this.#sections++;
             this.#state = "section";
           } else {
             this.#beginCall(i);
@@ -152,13 +160,13 @@ export class ToolCallStreamParser {
           continue;
         }
         let keep = final || !triggers ? 0 : heldBack(t, this.#pos, this.#trigger);
-        const rest = t.slice(this.#pos, t.length - keep);
-        if (this.#afterCall && rest.trim() === "") {
+        if (triggers) this.#searched = t.length - keep;
+        if (this.#afterCall && this.#blank(t, t.length - keep)) {
           if (final) { this.#pos = t.length; return ev; }  // trailing glue: not content
           keep = t.length - this.#pos;
         } else {
           this.#afterCall = false;
-          content(rest);
+          content(t.slice(this.#pos, t.length - keep));
         }
         this.#pos = t.length - keep;
         return ev;
@@ -178,6 +186,13 @@ export class ToolCallStreamParser {
           const gap: Glue = sec.gap === undefined ? [] : [{ optional: sec.gap }];
           const c = matchGlue(t, this.#pos, [...gap, sec.close], final);
           if (c >= 0) {
+            if (this.#sectionCalls === 0) {
+              // The grammar opens a section only for a call: one closed with none is not what it allows.
+              const bad: IncompleteCall = { index: this.#index, name: null, kind: "invalid", reason: "a tool-call section with no call in it", missing: [], text: t.slice(this.#sectionStart, c) };
+              this.#incomplete.push(bad);
+              ev.push({ type: "tool_call_error", index: this.#index, call: bad });
+              this.#index++;
+            }
             this.#pos = c;
             this.#state = "content";
             this.#afterCall = this.#sectionCalls > 0;
@@ -220,10 +235,11 @@ export class ToolCallStreamParser {
       const cap = this.#callStart + this.#limit;
       if (t.length > cap) {
         // Decided on the first `limit` characters alone, so every split decides alike.
-        scan = this.#scan(t.slice(0, cap), false);
+        scan = this.#scan(this.#text.prefix(cap), false);
         if (scan.status === "need" && scan.tool) { this.#drop(scan, ev, true); continue; }
         if (scan.status === "need") {
-          // The name itself runs past the limit: whatever it turns out to be decides.
+          // The name itself runs past the limit: whatever it turns out to be decides (its start,
+          // which only text past the limit shows, is not streamed).
           scan = this.#scan(t, final);
           if (scan.tool || (scan.status === "need" && final)) { this.#drop(scan, ev, false); continue; }
           if (scan.status === "need") return ev;
@@ -234,7 +250,9 @@ export class ToolCallStreamParser {
       if (scan.status === "refused") {
         // Not a call of a declared tool: its text is content, scanning goes on after the trigger.
         const inSection = this.#o.spec.section !== undefined;
-        let from = inSection && this.#sectionCalls === 0 ? this.#sectionStart : this.#callStart;
+        const wholeSection = inSection && this.#sectionCalls === 0;  // its opener was no section after all
+        if (wholeSection) this.#sections--;
+        let from = wholeSection ? this.#sectionStart : this.#callStart;
         if (from === this.#glue[1]) from = this.#glue[0];  // the whitespace held as glue was content after all
         content(t.slice(from, this.#pos));
         this.#state = "content";
@@ -255,7 +273,8 @@ export class ToolCallStreamParser {
       this.#pos = scan.end!;
       this.#state = this.#o.spec.section ? "section" : "content";
       this.#sectionCalls++;
-      const extra = !this.#o.parallelToolCalls && this.#calls.length > 0 ? "a second call, but parallelToolCalls is false" : undefined;
+      const extra = !this.#o.parallelToolCalls && this.#calls.length > 0 ? "a second call, but parallelToolCalls is false"
+        : this.#sections > 1 ? "a call in a second tool-call section: the dialect writes every call of an answer in one" : undefined;
       if (scan.invalid || extra) {
         const bad: IncompleteCall = { index: this.#index, name: scan.tool!.name, kind: "invalid", reason: (scan.invalid ?? extra)!, missing: missingOf(scan), text: callText };
         this.#incomplete.push(bad);
@@ -271,20 +290,30 @@ export class ToolCallStreamParser {
     }
   }
 
-  #scan(t: string, final: boolean): CallScan {
-    if (this.#o.spec.call.kind === "xml") {
-      const x = scanXml(t, this.#pos, this.#o, final, this.#checkpoint);
-      this.#checkpoint = x.checkpoint;
-      return x;
-    }
-    if (this.#o.spec.call.kind === "named") return scanNamed(t, this.#pos, this.#o, final, this.#extent);
-    return scanJson(t, this.#pos, this.#o, final, this.#extent);
+  #scan(t: Text, final: boolean): CallScan {
+    const kind = this.#o.spec.call.kind;
+    if (kind === "xml") return scanXml(t, this.#pos, this.#o, final, this.#memo);
+    if (kind === "named") return scanNamed(t, this.#pos, this.#o, final, this.#memo);
+    return scanJson(t, this.#pos, this.#o, final, this.#memo);
   }
 
-  /** The current call is over the limit: say so once, then skip it (see the dropping state). */
+  /** Whether the text from #pos to `to` is whitespace (checked once per character while glue is held). */
+  #blank(t: Text, to: number): boolean {
+    const from = Math.max(this.#pos, this.#glueSeen);
+    if (from < to && !/^\s*$/.test(t.slice(from, to))) return false;
+    this.#glueSeen = Math.max(from, to);
+    return true;
+  }
+
+  /**
+   * The current call is over the limit: say so once, then skip it (see the dropping state). Its
+   * start and arguments stream only when its first `limit` characters show them (`withArgs`).
+   */
   #drop(scan: CallScan, ev: StreamEvent[], withArgs: boolean): void {
-    this.#start(scan, ev);
-    if (withArgs && this.#started) this.#streamArgs(scan, ev);
+    if (withArgs) {
+      this.#start(scan, ev);
+      if (this.#started) this.#streamArgs(scan, ev);
+    }
     this.#dropping = beginDrop(this.#dropped, ev, this.#index, scan.tool?.name ?? null, this.#limit);
   }
 
@@ -295,18 +324,22 @@ export class ToolCallStreamParser {
     ev.push({ type: "tool_call_start", index: this.#index, id: scan.id ?? callId(this.#index), name: scan.tool.name });
   }
 
-  /** Text before what is still needed goes, so feeding stays linear in the output's length. */
+  /** Text before what is still needed is released: memory stays bounded by the open construct. */
   #compact(): void {
-    if ((this.#state !== "content" && this.#state !== "thought") || this.#pos < 4096) return;
-    this.#text = this.#text.slice(this.#pos);
-    this.#pos = 0;
+    if (this.#harmony) { this.#text.dropBefore(this.#harmony.keepFrom()); return; }
+    let keep = this.#pos;
+    if (this.#state === "section" || this.#state === "call") {
+      keep = Math.min(keep, this.#glue[0]);
+      if (this.#state === "call") keep = Math.min(keep, this.#callStart);
+      if (this.#sectionStart >= 0) keep = Math.min(keep, this.#sectionStart);
+    }
+    this.#text.dropBefore(keep);
   }
 
   #beginCall(at: number): void {
     this.#callStart = at;
     this.#state = "call";
-    this.#checkpoint = undefined;
-    this.#extent = new JsonExtent();
+    this.#memo = new CallMemo();
     this.#started = false;
     this.#argsSent = 0;
   }
@@ -314,8 +347,7 @@ export class ToolCallStreamParser {
   // Arguments stream as each value completes: `{"a": 1`, then `, "b": "x"`; the closing `}` at the end.
   #streamArgs(scan: CallScan, ev: StreamEvent[]): void {
     while (this.#argsSent < scan.args.length) {
-      const [k, v] = scan.args[this.#argsSent]!;
-      const piece = (this.#argsSent === 0 ? "{" : ", ") + `${JSON.stringify(k)}: ${JSON.stringify(v)}`;
+      const piece = (this.#argsSent === 0 ? "{" : ", ") + argumentText(scan.args[this.#argsSent]!);
       ev.push({ type: "tool_call_arguments", index: this.#index, delta: piece });
       this.#argsSent++;
     }
@@ -335,23 +367,6 @@ export class ToolCallStreamParser {
       text,
     };
   }
-}
-
-/** Records an over-limit call (its length is set once its end is found) and announces it. */
-export function beginDrop(dropped: DroppedConstruct[], ev: StreamEvent[], index: number, name: string | null, limit: number): DroppedConstruct {
-  const reason = `the call is longer than maxCallLength (${limit} characters)`;
-  const d: DroppedConstruct = { index, name, reason, length: 0 };
-  dropped.push(d);
-  ev.push({ type: "tool_call_dropped", index, name, reason });
-  return d;
-}
-
-export function callId(index: number): string {
-  return `call_${index}`;
-}
-
-export function argumentsJson(args: Array<[string, unknown]>): string {
-  return args.length === 0 ? "{}" : `{${args.map(([k, v]) => `${JSON.stringify(k)}: ${JSON.stringify(v)}`).join(", ")}}`;
 }
 
 function missingOf(scan: CallScan): string[] {

@@ -2,7 +2,7 @@
 // vocabulary: the parser's verdict on a value is the grammar's, by construction.
 import { GrammarCache } from "../grammar/cache.js";
 import { compileNativeUncached } from "../grammar/compile.js";
-import type { GrammarNode } from "../grammar/ir.js";
+import type { Grammar, GrammarNode } from "../grammar/ir.js";
 import { loadNative } from "../native.js";
 import { Vocabulary } from "../vocab/vocabulary.js";
 
@@ -28,8 +28,8 @@ function byteVocabulary(): Vocabulary {
  */
 const valueGrammars = new GrammarCache(64 * 1024 * 1024);
 
-/** Whether `text` is a complete sentence of `node`. */
-export function grammarAccepts(node: GrammarNode, text: string): boolean {
+/** Whether `text` is a complete sentence of `node` (a node, or a whole grammar with its rules). */
+export function grammarAccepts(node: GrammarNode | Grammar, text: string): boolean {
   const key = JSON.stringify(node);
   const native = valueGrammars.take(key) ?? valueGrammars.put(key, compileNativeUncached(node, byteVocabulary(), { precomputeStates: 0 }));
   const addon = loadNative();

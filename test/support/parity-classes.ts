@@ -5,6 +5,7 @@ import { isDeepStrictEqual } from "node:util";
 import { getDialect, type StreamEvent } from "../../src/index.js";
 import { callTriggerOf, triggerOf, type XmlCallFormat } from "../../src/dialects/spec.js";
 import { matchGlue, NEED } from "../../src/parser/glue.js";
+import { textOf } from "../../src/parser/text.js";
 import type { OurShape, Shape, ShapeCall, TheirShape } from "./parity-shape.js";
 
 /** What our parser saw, beyond the result: facts the classes are decided on. */
@@ -172,7 +173,7 @@ function endsAfterName(f: OurFacts, name: string): boolean {
   const head = `${call.open.map((g) => (typeof g === "string" ? g : g.optional)).join("")}${name}`;
   const at = f.text.lastIndexOf(head);
   const rest = at < 0 ? "" : f.text.slice(at + head.length);
-  return rest !== "" && [call.paramOpen, call.close].some((g) => matchGlue(rest, 0, g, true) === NEED);
+  return rest !== "" && [call.paramOpen, call.close].some((g) => matchGlue(textOf(rest), 0, g, true) === NEED);
 }
 
 /** GLM templates and whether they write newlines inside a call (4.6 after the name, key and value; 4.7 none). */

@@ -1,0 +1,67 @@
+#!/usr/bin/env node
+// Long runs of the parser's fuzz suite (scripts/lib/parser-fuzz.mjs) on the built library (dist/):
+//   npm run fuzz -- --inputs N [--dialect D] [--seed S] [--from I] [--max-size C]
+//                   [--growth-every K] [--grammar-every K] [--stop-after F]
+// N inputs per dialect (all 11 unless --dialect), inputs I..I+N-1 of seed S (default 1; the test
+// suite runs seed 2026); prints inputs tried per dialect, the time, and each failure with the
+// command that reruns it. Exits 1 when any input failed.
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describeFailure, fuzzDialect } from "./lib/parser-fuzz.mjs";
+import { countReads } from "./lib/parser-reads.mjs";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const argv = process.argv.slice(2);
+const KNOWN = ["--inputs", "--dialect", "--seed", "--from", "--max-size", "--growth-every", "--grammar-every", "--stop-after", "--progress-every"];
+for (let i = 0; i < argv.length; i += 2) {
+  if (!KNOWN.includes(argv[i]) || argv[i + 1] === undefined) {
+    console.error(`fuzz: unknown or incomplete option ${JSON.stringify(argv[i])}; options: ${KNOWN.join(" N, ")} N`);
+    process.exit(2);
+  }
+}
+const flag = (name, fallback) => {
+  const i = argv.indexOf(name);
+  if (i < 0) return fallback;
+  const v = argv[i + 1];
+  if (name === "--dialect") return v;
+  const n = Number(v);
+  if (!Number.isSafeInteger(n) || n < 0) { console.error(`fuzz: ${name} takes a non-negative integer, got ${JSON.stringify(v)}`); process.exit(2); }
+  return n;
+};
+
+const lib = {
+  ...(await import(join(root, "dist", "index.js"))),
+  ...(await import(join(root, "dist", "parser", "validate.js"))),
+  ...(await import(join(root, "dist", "dialects", "spec.js"))),
+};
+const { TextBuffer } = await import(join(root, "dist", "parser", "text.js"));
+const { JsonExtent, OPEN } = await import(join(root, "dist", "parser", "json-extent.js"));
+const counter = countReads({ TextBuffer, JsonExtent, OPEN });
+
+const only = flag("--dialect", undefined);
+if (only !== undefined && !lib.dialects.includes(only)) { console.error(`fuzz: unknown dialect ${JSON.stringify(only)}; known: ${lib.dialects.join(", ")}`); process.exit(2); }
+const inputs = flag("--inputs", 1000);
+const seed = flag("--seed", 1);
+const from = flag("--from", 0);
+const progress = flag("--progress-every", 0);
+const settings = { seed, maxSize: flag("--max-size", 20_000), growthEvery: flag("--growth-every", 1000), grammarEvery: flag("--grammar-every", 50), stopAfter: flag("--stop-after", 5) };
+
+let failed = 0;
+const t0 = performance.now();
+console.log(`fuzz: seed ${seed}, inputs ${from}..${from + inputs - 1} per dialect, max size ${settings.maxSize}, growth check every ${settings.growthEvery}, grammar check every ${settings.grammarEvery}`);
+for (const dialect of only ? [only] : lib.dialects) {
+  const d0 = performance.now();
+  const total = { tried: 0, growth: 0, grammar: 0, failures: [] };
+  const step = progress || inputs;
+  for (let at = from; at < from + inputs && total.failures.length < settings.stopAfter; at += step) {
+    const r = fuzzDialect(lib, counter, dialect, { ...settings, from: at, count: Math.min(step, from + inputs - at), stopAfter: settings.stopAfter - total.failures.length });
+    total.tried += r.tried; total.growth += r.growth; total.grammar += r.grammar; total.failures.push(...r.failures);
+    if (progress) console.log(`  ${dialect}: ${total.tried} inputs, ${((performance.now() - d0) / 1000).toFixed(0)} s`);
+  }
+  const s = ((performance.now() - d0) / 1000).toFixed(1);
+  console.log(`${dialect.padEnd(14)} ${String(total.tried).padStart(9)} inputs  ${String(total.growth).padStart(6)} growth checks  ${String(total.grammar).padStart(7)} grammar checks  ${total.failures.length} failed  ${s} s`);
+  for (const f of total.failures) console.log(describeFailure(f));
+  failed += total.failures.length;
+}
+console.log(`fuzz: ${failed} failed, ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+process.exit(failed ? 1 : 0);

@@ -1,0 +1,65 @@
+// Outputs written as a dialect's definition (src/dialects/*.ts) spells them: calls, sections,
+// thoughts, harmony messages. Plain ESM so vitest tests and node scripts (the fuzzer) share it.
+// Arguments are wire texts, so numbers can be written as a model writes them (1e999,
+// 9007199254740993): each is [key, json, raw?], `raw` being an XML dialect's raw text for a
+// string (JSON dialects always write `json`).
+
+/** Glue as text: fixed parts always, optional parts where `take()` says so (default: all). */
+export function glueText(g, take = () => true) {
+  return g.map((p) => (typeof p === "string" ? p : take() ? p.optional : "")).join("");
+}
+
+/** A JSON object from wire texts: `{"k": v, ...}`. */
+export function objectText(args) {
+  return `{${args.map(([k, json]) => `${JSON.stringify(k)}: ${json}`).join(", ")}}`;
+}
+
+/**
+ * One call of `name`, from just before its trigger to its end. `index`: its place among the
+ * answer's calls (Kimi writes it); `take`: which optional glue to write; `id`: a wire id where the
+ * dialect carries one (9 letters or digits).
+ */
+export function writeCall(spec, name, args, { index = 0, take = () => true, id = "abcdefghi" } = {}) {
+  const f = spec.call;
+  if (f.kind === "xml") {
+    const pad = f.trimNewline && take() ? "\n" : "";
+    const params = args.map(([k, json, raw]) => `${glueText(f.paramOpen, take)}${k}${f.paramNameClose}${glueText(f.valueOpen ?? [], take)}${pad}${raw ?? json}${pad}${f.valueClose}`);
+    return `${glueText(f.open, take)}${name}${f.nameClose ?? ""}${params.join("")}${glueText(f.close, take)}`;
+  }
+  if (f.kind === "json") {
+    const wireId = f.id ? `, ${JSON.stringify(f.id.key)}: ${JSON.stringify(id)}` : "";
+    return `${glueText(f.open, take)}{${JSON.stringify(f.nameKey)}: ${JSON.stringify(name)}, ${JSON.stringify(f.argsKey)}: ${objectText(args)}${wireId}}${glueText(f.close, take)}`;
+  }
+  if (f.kind === "named") {
+    const wireId = typeof f.id === "object" && take() ? `${f.id.open}${id}` : "";
+    return `${glueText(f.open, take)}${name}${wireId}${f.nameClose}${f.index ? String(index) : ""}${glueText(f.argsOpen ?? [], take)}${objectText(args)}${glueText(f.close, take)}`;
+  }
+  // harmony: the recipient in the role header or after the channel, then the arguments and <|call|>.
+  const type = take() ? glueText(f.contentType, take) : "";
+  const head = take()
+    ? `${glueText(f.open)}${name}${f.channel}${f.channels.calls}${type}`
+    : `${f.channel}${f.channels.calls}${glueText(f.open)}${name}${type}`;
+  return `${head}${f.message}${objectText(args)}${f.callEnd}`;
+}
+
+/**
+ * A whole answer: an optional thought, text before, the calls (in the dialect's section where it
+ * has one), text after. Harmony: a thought is an analysis message; the call message follows.
+ */
+export function writeOutput(spec, calls, { thought, before = "", after = "" } = {}) {
+  const f = spec.call;
+  if (f.kind === "harmony") {
+    const lead = thought === undefined ? "" : `${f.channel}${f.channels.reasoning}${f.message}${thought}${f.end}${glueText(f.messageStart)}`;
+    const body = calls.length ? calls[0] : `${f.channel}${f.channels.final}${f.message}${before}${f.finalEnd}`;
+    return `${lead}${body}${after}`;
+  }
+  const r = spec.reasoning;
+  const lead = thought !== undefined && r ? `${r.open}${thought}${r.close}` : "";
+  const s = spec.section;
+  let body;
+  if (!calls.length) body = "";
+  else if (s?.arrayOpen) body = `${s.open}${s.arrayOpen}${calls.join(", ")}${s.close}`;
+  else if (s) body = `${s.open}${calls.map((c) => `${s.gap ?? ""}${c}`).join("")}${s.gap ?? ""}${s.close}`;
+  else body = spec.callOpensAnswer ? calls[0] : calls.join("");
+  return spec.callOpensAnswer && calls.length ? `${lead}${body}${after}` : `${lead}${before}${body}${after}`;
+}

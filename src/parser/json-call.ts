@@ -1,0 +1,188 @@
+// Calls whose arguments are a JSON object: `{"name": NAME, "arguments": {…}}` inside markers
+// (Hermes, Mistral Nemo, Llama 3.x) and NAME then the object (Mistral, DeepSeek, Kimi).
+import { JSON_WS_MAX } from "../dialects/grammar-forms.js";
+import { jsonArguments, jsonCallObject } from "../dialects/grammar.js";
+import type { ResolvedOptions } from "../dialects/options.js";
+import { afterTrigger, type JsonCallFormat, type NamedJsonCallFormat } from "../dialects/spec.js";
+import type { ToolDef } from "../dialects/tools.js";
+import { idFits, invalidJsonReason, maxNameLength, openAndName, tool, type CallMemo, type CallScan } from "./calls.js";
+import { FAIL, matchGlue, NEED } from "./glue.js";
+import { OPEN } from "./json-extent.js";
+import { JsonObject, jsonText, overflowingNumber, type Json } from "./json-value.js";
+import { readJson } from "./read-value.js";
+import type { Text } from "./text.js";
+import { grammarAccepts } from "./validate.js";
+
+/** The JSON object at `i` once it ended: its end and its value (undefined: not JSON), read once. */
+function objectAt(text: Text, i: number, memo: CallMemo): { end: number; value: Json | undefined } | undefined {
+  const e = memo.extent.end(text, i);
+  if (e === OPEN) return undefined;
+  if (memo.body?.end !== e) memo.body = { end: e, value: readJson(text.slice(i, e)) };
+  return memo.body;
+}
+
+/** Whether arguments `a` (their text `body`) are valid: the grammar accepts them and a double holds every number. */
+function argumentsValid(t: ToolDef, a: Json | undefined, body: string, max?: number): boolean {
+  return a !== undefined && overflowingNumber(a) === undefined && grammarAccepts(jsonArguments(t, max), body);
+}
+
+const entriesOf = (a: Json | undefined): Array<[string, Json]> => (a instanceof JsonObject ? [...a.entries] : []);
+
+/** NAME, the name's close, a JSON arguments object, then the close glue. */
+export function scanNamed(text: Text, start: number, o: ResolvedOptions, final: boolean, memo: CallMemo): CallScan {
+  const f = o.spec.call as NamedJsonCallFormat;
+  const args: Array<[string, Json]> = [];
+  const n = openAndName(text, start, f, o, final);
+  if (n.status !== "done") return { ...n, args };
+  const t = n.tool;
+  let a0 = n.end;
+  let id: string | undefined, badId: string | undefined;
+  if (typeof f.id === "object" && n.close === f.id.open) {
+    // [CALL_ID]id[ARGS]: the id runs to the name's close; one the grammar would not write makes the call invalid.
+    const j = memo.finder.find(text, f.nameClose, a0);
+    if (j < 0) return { status: "need", tool: t, args, cutAt: "the call id", holdStart: true };
+    const wire = (memo.id ??= text.slice(a0, j));
+    id = wire;
+    if (!idFits(wire, f.id.length)) badId = `the call id ${JSON.stringify(id.length > 40 ? `${id.slice(0, 40)}…` : id)} is not ${f.id.length} letters or digits`;
+    a0 = j + f.nameClose.length;
+  }
+  if (f.index) {
+    const from = a0;
+    if (memo.digits?.from === from) a0 = memo.digits.to;
+    while (a0 < text.length && text.charCodeAt(a0) >= 0x30 && text.charCodeAt(a0) <= 0x39) a0++;
+    memo.digits = { from, to: a0 };
+    if (a0 === text.length) return { status: "need", tool: t, args, cutAt: "the call's index", holdStart: f.id === "head" };
+    if (a0 === from) return { status: "done", end: a0, tool: t, args, invalid: "the call's index is missing" };
+  }
+  if (f.id === "head") id = memo.id ??= text.slice(start, a0);
+  const withId = id === undefined ? {} : { id };
+  a0 = matchGlue(text, a0, f.argsOpen ?? [], final);
+  if (a0 === NEED) return { status: "need", tool: t, args, ...withId, cutAt: "the arguments" };
+  if (a0 === FAIL) return { status: "done", end: n.end, tool: t, args, ...withId, invalid: "the arguments marker is missing" };
+  if (a0 >= text.length) return { status: "need", tool: t, args, ...withId, cutAt: "the arguments" };
+  if (text.charAt(a0) !== "{") return { status: "done", end: a0, tool: t, args, ...withId, invalid: "the arguments are not a JSON object" };
+  const body = objectAt(text, a0, memo);
+  if (!body) return { status: "need", tool: t, args, ...withId, cutAt: "the arguments" };
+  const e = body.end;
+  if (body.value === undefined) return { status: "done", end: e, tool: t, args, ...withId, invalid: "the arguments are not valid JSON" };
+  args.push(...entriesOf(body.value));
+  const c = matchGlue(text, e, f.close, final);
+  if (c === NEED) return { status: "need", tool: t, args, ...withId, cutAt: "the call's close" };
+  if (c === FAIL) return { status: "done", end: e, tool: t, args, ...withId, invalid: "the call's close marker is missing" };
+  const valid = argumentsValid(t, body.value, text.slice(a0, e), o.maxValueLength);
+  const invalid = badId ?? (valid ? undefined : invalidJsonReason(t, body.value, o.maxValueLength));
+  return { status: "done", end: c, tool: t, args, ...withId, ...(invalid ? { invalid } : {}) };
+}
+
+const WS = `[ \\t\\n\\r]{0,${JSON_WS_MAX}}`;
+const heads = new Map<string, { whole: RegExp; partial: RegExp }>();
+/**
+ * `{"<nameKey>": "<name>"` as the grammar writes it (JSON whitespace between tokens, at most
+ * JSON_WS_MAX each; the name as written, no escapes), and any beginning of one.
+ */
+function headPatterns(nameKey: string): { whole: RegExp; partial: RegExp } {
+  let re = heads.get(nameKey);
+  if (!re) {
+    const key = JSON.stringify(nameKey).replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    re = {
+      whole: new RegExp(`^\\{${WS}${key}${WS}:${WS}"([^"\\\\\\u0000-\\u001f]*)"`),
+      partial: new RegExp(`^\\{${WS}(?:"([^"\\\\\\u0000-\\u001f]*)(?:(")${WS}(?::${WS}(?:"([^"\\\\\\u0000-\\u001f]*))?)?)?)?$`),
+    };
+    heads.set(nameKey, re);
+  }
+  return re;
+}
+
+/**
+ * The call object's head at `i`: the declared tool it names; "refused" once it names another
+ * name; "need" while the text could still become a head naming a declared tool; "unnamed" when it
+ * is no head as the grammar writes one (another key first, an escape in the name, more
+ * whitespace), which only the whole object can tell.
+ */
+function readHead(text: Text, i: number, f: JsonCallFormat, o: ResolvedOptions, final: boolean, memo: CallMemo): { tool: ToolDef } | "refused" | "need" | "unnamed" {
+  if (memo.head) return memo.head;
+  const { whole, partial } = headPatterns(f.nameKey);
+  const size = 3 + 3 * JSON_WS_MAX + JSON.stringify(f.nameKey).length + maxNameLength(o) + 2;
+  const window = text.slice(i, i + size);
+  const m = whole.exec(window);
+  if (m) {
+    const t = tool(o, m[1]!);
+    return (memo.head = t ? { tool: t } : "refused");
+  }
+  // A beginning of a head (every prefix of one matches `partial`, nothing else does).
+  const p = partial.exec(window);
+  if (p) {
+    const [, key = "", keyClosed, name] = p;
+    if (keyClosed ? key === f.nameKey : f.nameKey.startsWith(key)) {
+      // It may still name a declared tool: wait (at the end: a call cut before its name).
+      if (name === undefined || o.tools.some((t) => t.name.startsWith(name))) return "need";
+      // A name no tool has: refused if it closes within the window, unnamed if not; wait to know.
+      if (!final && window.length < size) return "need";
+    }
+  }
+  return (memo.head = "unnamed");
+}
+
+/** `{"name": …, "arguments": {…}}` (and the id where the dialect has one), then the close glue. */
+export function scanJson(text: Text, start: number, o: ResolvedOptions, final: boolean, memo: CallMemo): CallScan {
+  const f = o.spec.call as JsonCallFormat;
+  const args: Array<[string, Json]> = [];
+  const i = matchGlue(text, start, afterTrigger(f.open), final);
+  if (i === NEED) return { status: "need", args, cutAt: "the call's opening" };
+  if (i === FAIL || (i < text.length && text.charAt(i) !== "{")) return { status: "refused", args };
+  if (i >= text.length) return { status: "need", args, cutAt: "the call object" };
+  // The name is decided as soon as it is complete, before the arguments arrive.
+  const head = readHead(text, i, f, o, final, memo);
+  if (head === "refused") return { status: "refused", args };
+  if (head === "need") return { status: "need", args, cutAt: "the call object" };
+  let t: ToolDef, body: { end: number; value: Json | undefined } | undefined;
+  if (head === "unnamed") {
+    // Only a JSON object that names a declared tool somewhere is a call (an invalid one): text
+    // that is not JSON is refused at its first character that JSON cannot have there.
+    const v = memo.prefix.read(text, i);
+    if (v.status === "error" || (v.status === "open" && final)) return { status: "refused", args };
+    if (v.status === "open") return { status: "need", args, cutAt: "the call object" };
+    if (memo.body?.end !== v.end) memo.body = { end: v.end, value: readJson(text.slice(i, v.end)) };
+    body = memo.body;
+    const name = body.value instanceof JsonObject ? body.value.entries.get(f.nameKey) : undefined;
+    const named = typeof name === "string" ? tool(o, name) : undefined;
+    if (!named) return { status: "refused", args };
+    t = named;
+  } else {
+    t = head.tool;
+    body = objectAt(text, i, memo);
+    // An id written after the arguments (Nemo) holds the call's start until the object ends.
+    if (!body) return { status: "need", tool: t, args, cutAt: "the arguments", ...(f.id ? { holdStart: true } : {}) };
+  }
+  const e = body.end;
+  const obj = body.value;
+  if (!(obj instanceof JsonObject)) {
+    // A declared name was already read (and streamed): the call stays a call, an invalid one.
+    const c = matchGlue(text, e, f.close, final);
+    if (c === NEED) return { status: "need", tool: t, args, cutAt: "the call's close" };
+    return { status: "done", end: c === FAIL ? e : c, tool: t, args, invalid: "the call is not valid JSON" };
+  }
+  const a = obj.entries.get(f.argsKey);
+  args.push(...entriesOf(a));
+  const id = f.id ? obj.entries.get(f.id.key) : undefined;
+  const withId = f.id && idFits(id, f.id.length) ? { id } : {};
+  const c = matchGlue(text, e, f.close, final);
+  if (c === NEED) return { status: "need", tool: t, args, ...withId, cutAt: "the call's close" };
+  if (c === FAIL) return { status: "done", end: e, tool: t, args, ...withId, invalid: "the call's close marker is missing" };
+  const valid = obj.entries.get(f.nameKey) === t.name && a !== undefined && overflowingNumber(a) === undefined
+    && grammarAccepts(jsonCallObject(f, t, o.maxValueLength), text.slice(i, e));
+  return { status: "done", end: c, tool: t, args, ...withId, ...(valid ? {} : { invalid: invalidCallReason(f, t, obj, o.maxValueLength) }) };
+}
+
+/** Why a JSON call object the grammar refuses is not a valid call, most telling reason first. */
+function invalidCallReason(f: JsonCallFormat, t: ToolDef, obj: JsonObject, max?: number): string {
+  const a = obj.entries.get(f.argsKey);
+  if (a === undefined) return `the call has no "${f.argsKey}"`;
+  if (obj.entries.get(f.nameKey) !== t.name) return `the call's "${f.nameKey}" is given twice`;
+  if (!argumentsValid(t, a, jsonText(a), max)) return invalidJsonReason(t, a, max);
+  const id = obj.entries.get(f.id?.key ?? "");
+  if (f.id && !idFits(id, f.id.length)) return `the call's "${f.id.key}" must be ${f.id.length} letters or digits, got ${id === undefined ? "none" : jsonText(id)}`;
+  const keys = [f.nameKey, f.argsKey, ...(f.id ? [f.id.key] : [])];
+  if ([...obj.entries.keys()].join("\0") === keys.join("\0")) return invalidJsonReason(t, a, max);
+  return `the call object must hold exactly ${keys.map((k) => `"${k}"`).join(", ")}, in that order`;
+}

@@ -11,7 +11,7 @@ import { allowedIds, qwen3 } from "./support/vocabs.js";
 
 const base = { dialect: "gpt-oss", tools: FILE_TOOLS, reasoning: true } as const;
 type Opts = Parameters<typeof parseToolCalls>[1];
-const accepts = (o: Opts, text: string) => grammarAccepts(buildToolGrammar(o).root, text);
+const accepts = (o: Opts, text: string) => grammarAccepts(buildToolGrammar(o), text);
 const calls = (text: string, o: Opts = base) => parseToolCalls(text, o).toolCalls.map((c) => ({ name: c.function.name, arguments: JSON.parse(c.function.arguments) }));
 
 const READ = '{"path": "a.txt"}';

@@ -21,8 +21,8 @@ describe.each(sectioned)("%s: two sections", (dialect) => {
     expect(r.incomplete).toMatchObject([{ index: 1, name: "read", kind: "invalid", reason: "a call in a second tool-call section: the dialect writes every call of an answer in one" }]);
     expect(r.content).toBe(" then ");
     expect(runChunks(text, o, Array.from({ length: text.length - 1 }, (_, i) => i + 1))).toEqual(runChunks(text, o, []));
-    expect(grammarAccepts(buildToolGrammar(o).root, text)).toBe(false);
-    expect(grammarAccepts(buildToolGrammar(o).root, section("a"))).toBe(true);
+    expect(grammarAccepts(buildToolGrammar(o), text)).toBe(false);
+    expect(grammarAccepts(buildToolGrammar(o), section("a"))).toBe(true);
   });
 
   it("an opener whose first call names no declared tool is content, not a first section", () => {
@@ -39,7 +39,7 @@ describe.each(sectioned)("%s: two sections", (dialect) => {
       expect(r.toolCalls).toHaveLength(calls);
       expect(r.incomplete).toEqual([{ index: calls, name: null, kind: "invalid", reason: "a tool-call section with no call in it", missing: [], text: empty }]);
       expect(r.content).toBeNull();
-      expect(grammarAccepts(buildToolGrammar(o).root, text)).toBe(false);
+      expect(grammarAccepts(buildToolGrammar(o), text)).toBe(false);
     }
   });
 });

@@ -109,6 +109,8 @@ function typeValue(f: XmlCallFormat, schema: unknown, raw: string, max?: number)
   }
   if (!fits(max)) {
     if (max !== undefined && fits()) return { error: `${shown(v)}: ${overLimit(max)}` };
+    const over = writtenOverflow(f, v);
+    if (over !== undefined) return { error: overflowReason(over) };
     const type = (schema as { type?: unknown }).type;
     return { error: `${shown(v)} does not fit its schema${type ? ` (type ${JSON.stringify(type)})` : ""}` };
   }
@@ -124,6 +126,15 @@ function typeValue(f: XmlCallFormat, schema: unknown, raw: string, max?: number)
   }
   const over = overflowingNumber(value);
   return over === undefined ? { value } : { error: overflowReason(over) };
+}
+
+/** The first number a double cannot hold in `v`, where `v` reads as JSON (or a Python literal): the grammar refuses such a value, and this says why. */
+function writtenOverflow(f: XmlCallFormat, v: string): string | undefined {
+  try {
+    return overflowingNumber(readJsonOrPython(f, v));
+  } catch {
+    return undefined;
+  }
 }
 
 /** A value the grammar accepted as JSON or (where the dialect allows) as a Python literal; a text valid in both means the same in both. */

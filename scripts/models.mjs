@@ -123,7 +123,12 @@ async function main(argv) {
   const t0 = Date.now();
   const failed = [];
   let fetched = 0;
+  // Ctrl-C stops pip (same process group); the model in progress fails, its folder is removed, and no other starts.
+  let stopped = null;
+  process.on("SIGINT", () => { stopped = "SIGINT"; }).on("SIGTERM", () => { stopped = "SIGTERM"; });
   for (const model of models) {
+    await new Promise((resolve) => setImmediate(resolve));  // lets a pending signal handler run
+    if (stopped) break;
     try {
       if (await fetchModel(model, dir, options)) fetched++;
     } catch (e) {
@@ -131,6 +136,10 @@ async function main(argv) {
       failed.push(model.name);
       console.error(`models: ${e.message}`);
     }
+  }
+  if (stopped) {
+    console.error(`models: stopped by ${stopped}; run it again to fetch the rest`);
+    return 130;
   }
   const total = models.reduce((n, m) => n + m.bytes, 0);
   console.log(`models: ${models.length - failed.length}/${models.length} in ${dir} (${mb(total)} in all); fetched ${fetched} in ${seconds(Date.now() - t0)}`);

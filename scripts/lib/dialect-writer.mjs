@@ -9,6 +9,11 @@ export function glueText(g, take = () => true) {
   return g.map((p) => (typeof p === "string" ? p : take() ? p.optional : "")).join("");
 }
 
+/** A string as Python's repr() writes it: single quotes, \\, ', newlines and other controls escaped. */
+export function pyString(s) {
+  return `'${s.replace(/[\\'\u0000-\u001f]/g, (c) => ({ "\n": "\\n", "\r": "\\r", "\t": "\\t", "\\": "\\\\", "'": "\\'" })[c] ?? `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`)}'`;
+}
+
 /** A JSON object from wire texts: `{"k": v, ...}`. */
 export function objectText(args) {
   return `{${args.map(([k, json]) => `${JSON.stringify(k)}: ${json}`).join(", ")}}`;
@@ -29,6 +34,14 @@ export function writeCall(spec, name, args, { index = 0, take = () => true, id =
   if (f.kind === "json") {
     const wireId = f.id ? `, ${JSON.stringify(f.id.key)}: ${JSON.stringify(id)}` : "";
     return `${glueText(f.open, take)}{${JSON.stringify(f.nameKey)}: ${JSON.stringify(name)}, ${JSON.stringify(f.argsKey)}: ${objectText(args)}${wireId}}${glueText(f.close, take)}`;
+  }
+  if (f.kind === "python") {
+    // Values as JSON texts (the dialect reads JSON as well as Python literals), or a string's Python repr.
+    const value = ([, json]) => {
+      if (!json.startsWith('"') || !take()) return json;
+      try { return pyString(JSON.parse(json)); } catch { return json; }
+    };
+    return `${name}${f.nameClose}${args.map((a) => `${a[0]}=${value(a)}`).join(", ")})`;
   }
   if (f.kind === "named") {
     const wireId = typeof f.id === "object" && take() ? `${f.id.open}${id}` : "";
@@ -58,7 +71,7 @@ export function writeOutput(spec, calls, { thought, before = "", after = "" } = 
   const s = spec.section;
   let body;
   if (!calls.length) body = "";
-  else if (s?.arrayOpen) body = `${s.open}${s.arrayOpen}${calls.join(", ")}${s.close}`;
+  else if (s?.arrayOpen) body = `${s.open}${s.arrayOpen}${calls.join(", ")}${s.close}${s.end ?? ""}`;
   else if (s) body = `${s.open}${calls.map((c) => `${s.gap ?? ""}${c}`).join("")}${s.gap ?? ""}${s.close}`;
   else body = spec.callOpensAnswer ? calls[0] : calls.join("");
   return spec.callOpensAnswer && calls.length ? `${lead}${body}${after}` : `${lead}${before}${body}${after}`;

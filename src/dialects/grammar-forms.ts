@@ -1,6 +1,6 @@
 // Grammar forms of the dialects whose calls are not marker-delimited text: calls as a JSON array
 // after a marker (Mistral Nemo), and a call that is the whole answer (Llama 3.x).
-import { alt, charClass, literal, optional, repeat, seq, star, until } from "../grammar/builders.js";
+import { alt, charClass, literal, marker, optional, repeat, seq, star, until } from "../grammar/builders.js";
 import type { GrammarNode } from "../grammar/ir.js";
 import { ANY_WHITESPACE_MAX } from "../grammar/json-schema.js";
 import type { ResolvedOptions } from "./options.js";
@@ -20,7 +20,7 @@ export function idChars(length: number): GrammarNode {
 export function arraySection(o: ResolvedOptions, call: GrammarNode): GrammarNode {
   const sec = o.spec.section!;
   const more = o.parallelToolCalls ? star(seq(jsonWs, literal(","), jsonWs, call)) : seq();
-  return seq(until(sec.open, { marker: true }), jsonWs, literal(sec.arrayOpen!), jsonWs, call, more, jsonWs, literal(sec.close));
+  return seq(until(sec.open, { marker: true }), jsonWs, literal(sec.arrayOpen!), jsonWs, call, more, jsonWs, literal(sec.close), sec.end === undefined ? seq() : marker(sec.end));
 }
 
 const anyText = star(charClass([[0, 0x10ffff]]));

@@ -2,6 +2,7 @@
 import { alt, charClass, jsonSchema, literal, marker, optional, perm, plus, ref, seq, star, text, until } from "../grammar/builders.js";
 import type { Grammar, GrammarNode } from "../grammar/ir.js";
 import { buildHarmonyGrammar } from "./harmony.js";
+import { buildEnvelopeGrammar } from "./envelope.js";
 import type { DialectOptions, ResolvedOptions } from "./options.js";
 import { resolveOptions } from "./options.js";
 import type { DialectSpec, Glue, JsonCallFormat, XmlCallFormat } from "./spec.js";
@@ -93,6 +94,17 @@ export function jsonCallObject(f: JsonCallFormat, tool: ToolDef, maxValueLength?
   );
 }
 
+/** A Python call's keyword arguments: `k=v` in any order, "," between, required ones present; values Python literals or JSON. */
+export function pythonArguments(tool: ToolDef, maxValueLength?: number): GrammarNode {
+  const required = new Set(tool.required);
+  const items = Object.entries(tool.properties).map(([k, schema]) => {
+    const path = childPath(`${paramsPath(tool)}.properties`, k);
+    const value = alt(schemaValue(schema, maxValueLength, "python", path, 1), schemaValue(schema, maxValueLength, "json", path, 1));
+    return { node: seq(literal(k), literal("="), value), required: required.has(k) };
+  });
+  return seq(literal("("), jsonWs, perm(items, seq(literal(","), jsonWs)), jsonWs, literal(")"));
+}
+
 /** A close glue split at its last fixed string: [before it, it and after]. */
 export function splitScope(close: Glue): [Glue, Glue] {
   let k = close.length - 1;
@@ -111,6 +123,8 @@ export function callAfterTrigger(spec: DialectSpec, tools: ToolDef[], maxValueLe
   if (f.kind === "harmony") throw new Error(`dialect ${spec.name}: harmony calls are messages; see buildHarmonyGrammar`);
   const bodies = tools.map((t) => {
     if (f.kind === "json") return seq(jsonCallObject(f, t, maxValueLength), glue(f.close));
+    if (f.kind === "python") return seq(literal(t.name), pythonArguments(t, maxValueLength));
+    if (f.kind === "envelope") throw new Error(`dialect ${spec.name}: an envelope holds its calls; see buildEnvelopeGrammar`);
     if (f.kind === "named") {
       const id = typeof f.id === "object" ? optional(seq(marker(f.id.open), idChars(f.id.length))) : seq();
       return seq(literal(t.name), id, marker(f.nameClose), f.index ? plus(charClass(["0-9"])) : seq(), glue(f.argsOpen ?? []), jsonArguments(t, maxValueLength), glue(f.close));
@@ -136,6 +150,7 @@ export function buildToolGrammar(options: DialectOptions): Grammar {
   if (o.maxValueLength !== undefined && o.maxValueLength > SCHEMA_LIMITS.stringLength)
     throw limitError("stringLength", "maxValueLength", `maxValueLength ${o.maxValueLength} exceeds the limit of ${SCHEMA_LIMITS.stringLength} characters; lower it or leave it out`);
   if (spec.call.kind === "harmony") return buildHarmonyGrammar(o);
+  if (spec.call.kind === "envelope") return buildEnvelopeGrammar(o);
   const rules: Record<string, GrammarNode> = {};
   const rule = (name: string, node: GrammarNode): GrammarNode => { rules[name] = node; return ref(name); };
   const trigger = triggerOf(spec);

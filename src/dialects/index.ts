@@ -2,7 +2,9 @@
 import { deepseekV31 } from "./deepseek-v3.1.js";
 import { glm45 } from "./glm-4.5.js";
 import { gptOss } from "./gpt-oss.js";
+import { generic } from "./generic.js";
 import { hermes } from "./hermes.js";
+import { lfm2 } from "./lfm2.js";
 import { kimiK2 } from "./kimi-k2.js";
 import { minimaxM2 } from "./minimax-m2.js";
 import { llama3 } from "./llama3.js";
@@ -13,7 +15,7 @@ import { seedOss } from "./seed-oss.js";
 import type { DialectSpec } from "./spec.js";
 
 const registry = new Map<string, DialectSpec>(
-  [qwen3Coder, hermes, seedOss, mistral, mistralNemo, llama3, deepseekV31, kimiK2, glm45, minimaxM2, gptOss].map((d) => [d.name, d]),
+  [qwen3Coder, hermes, seedOss, mistral, mistralNemo, llama3, deepseekV31, kimiK2, glm45, minimaxM2, gptOss, lfm2, generic].map((d) => [d.name, d]),
 );
 
 /** Names of the built-in dialects. */

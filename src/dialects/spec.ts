@@ -75,6 +75,39 @@ export interface NamedJsonCallFormat {
 }
 
 /**
+ * Python-style calls: `NAME(k=v, k2=v2)`, keyword arguments in any order, values Python literals
+ * (JSON's `true`/`false`/`null` and JSON containers as well: LFM2's templates write dicts with
+ * `tojson`). The calls of an answer are a list's elements (the section's `arrayOpen`).
+ */
+export interface PythonCallFormat {
+  kind: "python";
+  /** Nothing: a call opens with its name, inside the section's list. */
+  open: Glue;
+  /** Ends the function name: "(". */
+  nameClose: string;
+}
+
+/**
+ * The whole answer is one JSON object (llama.cpp's generic handler, for templates that show no
+ * tool calls): `{"tool_calls": [{"name", "arguments"}, …]}`, `{"tool_call": {"name", "arguments"}}`
+ * or `{"response": "text"}`. src/parser/envelope.ts reads it; the prompt describes the tools
+ * (src/dialects/prompt.ts).
+ */
+export interface EnvelopeCallFormat {
+  kind: "envelope";
+  /** Nothing: the object's own "{" starts the answer. */
+  open: Glue;
+  nameKey: string;
+  argsKey: string;
+  /** The calls as an array: "tool_calls". */
+  callsKey: string;
+  /** One call: "tool_call". */
+  callKey: string;
+  /** A text answer: "response". */
+  responseKey: string;
+}
+
+/**
  * Harmony (gpt-oss): the answer is a sequence of messages, not text with calls in it. A message is
  * a header (a channel, perhaps a recipient and a content type) then `<|message|>` and a body; the
  * first follows the generation prompt `<|start|>assistant`, each later one opens with it again.
@@ -113,7 +146,7 @@ export interface DialectSpec {
     /** Optional text before the open (GLM-4.6 writes "\n<think>"). */
     lead?: string;
   };
-  call: XmlCallFormat | JsonCallFormat | NamedJsonCallFormat | HarmonyCallFormat;
+  call: XmlCallFormat | JsonCallFormat | NamedJsonCallFormat | HarmonyCallFormat | PythonCallFormat | EnvelopeCallFormat;
   /** A wrapper around all of an answer's calls (DeepSeek's calls begin/end): it opens with the first call and closes after the last. */
   section?: {
     open: string;
@@ -122,12 +155,21 @@ export interface DialectSpec {
     gap?: string;
     /** The calls are a JSON array's elements: this opens it, "," separates, `close` ends it, JSON whitespace around (Mistral Nemo: "["). */
     arrayOpen?: string;
+    /** Right after the array's close, a fixed string that ends the section (LFM2: "<|tool_call_end|>"). */
+    end?: string;
   };
   /**
    * Calls carry no marker (Llama 3.x): one call, a JSON object that opens the answer after
    * whitespace only; text after it is content. Content alone never starts with "{".
    */
   callOpensAnswer?: boolean;
+  /**
+   * How the prompt carries the tools and past calls when the family's template does not
+   * (src/dialects/prompt.ts): "generic" describes them in the system message as llama.cpp's
+   * generic handler does; "calls-as-content" writes past calls into the assistant's content in
+   * the dialect's own wire form (LFM2's template prints content only).
+   */
+  prompt?: "generic" | "calls-as-content";
 }
 
 /** The text that starts a call: the first fixed string of its opening glue, or a JSON call's own "{". */
@@ -135,12 +177,19 @@ export function callTriggerOf(spec: DialectSpec): string {
   const first = spec.call.open.find((g): g is string => typeof g === "string");
   if (first) return first;
   if (objectIsTrigger(spec)) return "{";
+  // Python calls are a list's elements: only the section's open tells one starts.
+  if (spec.call.kind === "python" && spec.section) return spec.section.open;
   throw new Error(`dialect ${spec.name}: a call must open with a fixed string`);
 }
 
 /** A JSON call without opening glue: the "{" that starts it is part of the call, not glue before it. */
 export function objectIsTrigger(spec: DialectSpec): boolean {
-  return spec.call.kind === "json" && spec.call.open.length === 0;
+  return (spec.call.kind === "json" || spec.call.kind === "envelope") && spec.call.open.length === 0;
+}
+
+/** The section's close as the text spells it: the array's close and the section's end right after. */
+export function sectionCloseText(spec: DialectSpec): string {
+  return `${spec.section!.close}${spec.section!.end ?? ""}`;
 }
 
 /** The text that starts the call structure in free text: the section's open, or a call's. */

@@ -50,6 +50,8 @@ export function normalizeTools(tools: unknown, spec: DialectSpec): ToolDef[] {
       throw new ToolDefinitionError(`${where}.function.parameters.required must be an array of names`);
     if (spec.call.kind === "xml")
       for (const k of Object.keys(properties)) checkCarriable(k, `${where}.function.parameters.properties.${k}`, spec);
+    if (spec.call.kind === "python")
+      for (const k of Object.keys(properties)) checkKeyword(k, `${where}.function.parameters.properties.${k}`, spec);
     return { name, parameters: p, properties, required: required as string[], path: `${where}${wrapped ? ".function" : ""}.parameters` };
   });
 }
@@ -59,11 +61,18 @@ function checkCarriable(name: string, where: string, spec: DialectSpec): void {
   const c = spec.call;
   const enders = c.kind === "xml" ? [...(c.nameClose === null ? [] : [c.nameClose]), c.paramNameClose, "<", "\n"]
     : c.kind === "named" ? [c.nameClose, ...(typeof c.id === "object" ? [c.id.open] : []), "\n"]
-    : c.kind === "harmony" ? [" ", "<|", "\n"] : ['"', "\\", "\n"];
+    : c.kind === "harmony" ? [" ", "<|", "\n"]
+    : c.kind === "python" ? [c.nameClose, ")", ",", "[", "]", " ", "\n"] : ['"', "\\", "\n"];
   for (const e of enders)
     if (name.includes(e))
       throw new ToolDefinitionError(`${where}: "${name}" contains ${JSON.stringify(e)}, which the ${spec.name} dialect uses to end a name`);
   if (/[\u0000-\u001f]/.test(name)) throw new ToolDefinitionError(`${where}: "${name}" contains a control character`);
+}
+
+/** A Python call's argument name is a keyword (`key=value`): an identifier. */
+function checkKeyword(name: string, where: string, spec: DialectSpec): void {
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name))
+    throw new ToolDefinitionError(`${where}: "${name}" is not an identifier, and the ${spec.name} dialect writes arguments as key=value (Python keyword arguments); rename the parameter to letters, digits and "_"`);
 }
 
 /** The tools a call may name under `toolChoice` (none → no tools). */

@@ -3,7 +3,7 @@
 // split; what a scan learnt is kept in the call's CallMemo, so scanning again after each feed
 // reads only what is new (src/parser/json-call.ts, src/parser/xml-call.ts).
 import type { ResolvedOptions } from "../dialects/options.js";
-import type { NamedJsonCallFormat, XmlCallFormat } from "../dialects/spec.js";
+import type { NamedJsonCallFormat, PythonCallFormat, XmlCallFormat } from "../dialects/spec.js";
 import { afterTrigger } from "../dialects/spec.js";
 import type { ToolDef } from "../dialects/tools.js";
 import { Finder } from "./finder.js";
@@ -12,6 +12,7 @@ import { JsonExtent } from "./json-extent.js";
 import { JsonPrefix } from "./json-prefix.js";
 import { hasLongString, JsonNumber, JsonObject, overflowingNumber, overflowReason, type Json } from "./json-value.js";
 import { readNameBeforeGlue, type NameRead } from "./name-before-glue.js";
+import type { PythonExtent } from "./python-call.js";
 import type { Text } from "./text.js";
 
 export interface CallScan {
@@ -58,6 +59,8 @@ export class CallMemo {
   /** Named calls: the wire id, once read (a long one is not read again while the arguments arrive). */
   id?: string;
   xml?: XmlCheckpoint;
+  /** Python calls: where the argument list ends (src/parser/python-call.ts). */
+  python?: PythonExtent;
 }
 
 export function tool(o: ResolvedOptions, name: string): ToolDef | undefined {
@@ -70,7 +73,7 @@ export function maxNameLength(o: ResolvedOptions): number {
 }
 
 /** The glue after the trigger, then the function name (ended by the name's close or, where the dialect has one, an id's marker). */
-export function openAndName(text: Text, start: number, f: XmlCallFormat | NamedJsonCallFormat, o: ResolvedOptions, final: boolean): NameRead {
+export function openAndName(text: Text, start: number, f: XmlCallFormat | NamedJsonCallFormat | PythonCallFormat, o: ResolvedOptions, final: boolean): NameRead {
   const i = matchGlue(text, start, afterTrigger(f.open), final);
   if (i === NEED) return { status: "need", cutAt: "the call's opening" };
   if (i === FAIL) return { status: "refused" };

@@ -19,8 +19,11 @@ export type ArrayStep =
   | { kind: "need" }               // the text ends before the next step is known
   | { kind: "bad" };               // not what a JSON array of calls holds here
 
-/** The next step at `i`: before the first call, the array's opening; after a call, "," and the next call, or the close. */
-export function arrayStep(text: Text, i: number, first: boolean, arrayOpen: string, close: string): ArrayStep {
+/**
+ * The next step at `i`: before the first call, the array's opening; after a call, "," and the next
+ * call, or the close. A call starts where `callStart` says one may (a JSON call's "{", a Python call's name).
+ */
+export function arrayStep(text: Text, i: number, first: boolean, arrayOpen: string, close: string, callStart: (c: string) => boolean = (c) => c === "{"): ArrayStep {
   i = skipWs(text, i);
   if (i < 0) return { kind: "bad" };
   const need = (s: string): ArrayStep => (endsInside(text, i, s) ? { kind: "need" } : { kind: "bad" });
@@ -35,5 +38,5 @@ export function arrayStep(text: Text, i: number, first: boolean, arrayOpen: stri
     if (i < 0) return { kind: "bad" };
   }
   if (i >= text.length) return { kind: "need" };
-  return text.charAt(i) === "{" ? { kind: "call", at: i } : { kind: "bad" };
+  return callStart(text.charAt(i)) ? { kind: "call", at: i } : { kind: "bad" };
 }

@@ -2,13 +2,15 @@
 // events are a function of the bytes alone, whatever the chunking.
 import { resolveOptions, type DialectOptions, type ResolvedOptions } from "../dialects/options.js";
 import { ToolDefinitionError } from "../dialects/tools.js";
-import { callTriggerOf, triggerOf, type Glue } from "../dialects/spec.js";
+import { callTriggerOf, sectionCloseText, triggerOf, type Glue } from "../dialects/spec.js";
 import { CallMemo, type CallScan } from "./calls.js";
 import { endsInside, heldBack, matchGlue, NEED } from "./glue.js";
 import { scanJson, scanNamed } from "./json-call.js";
 import { scanXml } from "./xml-call.js";
+import { scanPython } from "./python-call.js";
 import type { DroppedConstruct, FinishReason, IncompleteCall, ParseResult, StreamEvent, ToolCall } from "./types.js";
 import { HarmonyReader } from "./harmony.js";
+import { EnvelopeReader } from "./envelope.js";
 import { JSON_WS_MAX } from "../dialects/grammar-forms.js";
 import { arrayStep } from "./json-array.js";
 import { argumentsJson, argumentText, beginDrop, callId } from "./settle.js";
@@ -53,7 +55,7 @@ export class ToolCallStreamParser {
   #dropped: DroppedConstruct[] = [];
   #dropping: DroppedConstruct | undefined;  // the over-limit call being skipped to its own end
   #glue: [number, number] = [0, 0];  // whitespace taken as glue right before the last trigger found in content
-  readonly #harmony: HarmonyReader | undefined;  // harmony turns are messages, read by their own reader
+  readonly #harmony: HarmonyReader | EnvelopeReader | undefined;  // harmony turns and JSON envelopes have their own readers
   #answerOpened = false;  // callOpensAnswer: the answer's first character is known (a call may open it no later)
 
   constructor(options: ParserOptions) {
@@ -63,7 +65,8 @@ export class ToolCallStreamParser {
     if (limit !== undefined && !(Number.isInteger(limit) && limit > 0))
       throw new ToolDefinitionError(`maxCallLength must be a positive integer (characters of one call), got ${JSON.stringify(limit)}`);
     this.#limit = limit ?? Infinity;
-    this.#harmony = this.#o.spec.call.kind === "harmony" ? new HarmonyReader(this.#o, this.#limit) : undefined;
+    const kind = this.#o.spec.call.kind;
+    this.#harmony = kind === "harmony" ? new HarmonyReader(this.#o, this.#limit) : kind === "envelope" ? new EnvelopeReader(this.#o, this.#limit) : undefined;
 
   }
 
@@ -177,7 +180,7 @@ export class ToolCallStreamParser {
         let cut: boolean;
         if (sec.arrayOpen) {
           // The calls are a JSON array's elements; a call object's "{" is part of the call.
-          const step = arrayStep(t, this.#pos, this.#sectionCalls === 0, sec.arrayOpen, sec.close);
+          const step = arrayStep(t, this.#pos, this.#sectionCalls === 0, sec.arrayOpen, sectionCloseText(this.#o.spec), this.#o.spec.call.kind === "python" ? pythonNameStart : undefined);
           if (step.kind === "close") { this.#pos = step.end; this.#state = "content"; this.#afterCall = true; continue; }
           if (step.kind === "call") { this.#pos = step.at; this.#beginCall(step.at); continue; }
           if (step.kind === "need" && !final) return ev;
@@ -294,6 +297,7 @@ export class ToolCallStreamParser {
     const kind = this.#o.spec.call.kind;
     if (kind === "xml") return scanXml(t, this.#pos, this.#o, final, this.#memo);
     if (kind === "named") return scanNamed(t, this.#pos, this.#o, final, this.#memo);
+    if (kind === "python") return scanPython(t, this.#pos, this.#o, final, this.#memo);
     return scanJson(t, this.#pos, this.#o, final, this.#memo);
   }
 
@@ -368,6 +372,9 @@ export class ToolCallStreamParser {
     };
   }
 }
+
+/** A Python call in a list starts with its name: anything but what separates or closes list items. */
+const pythonNameStart = (c: string): boolean => c !== "" && !" \n\t\r,[]()".includes(c);
 
 function missingOf(scan: CallScan): string[] {
   if (!scan.tool) return [];

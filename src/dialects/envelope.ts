@@ -1,0 +1,29 @@
+// The grammar of an answer that is one JSON object holding the calls or the text (the generic
+// dialect, src/dialects/generic.ts): {"tool_calls": [call, …]} or {"tool_call": call}, and under
+// toolChoice auto {"response": "…"} as well; JSON whitespace between tokens, nothing but
+// whitespace around the object. With parallel calls off "tool_calls" holds exactly one call.
+import { alt, charClass, literal, ref, seq, star } from "../grammar/builders.js";
+import type { Grammar, GrammarNode } from "../grammar/ir.js";
+import { jsonCallObject, schemaValue } from "./grammar.js";
+import { jsonWs } from "./grammar-forms.js";
+import type { ResolvedOptions } from "./options.js";
+import type { EnvelopeCallFormat, JsonCallFormat } from "./spec.js";
+
+/** A call inside the envelope: `{"name": …, "arguments": {…}}`, as a JSON dialect's call object. */
+export function envelopeCallFormat(f: EnvelopeCallFormat): JsonCallFormat {
+  return { kind: "json", open: [], nameKey: f.nameKey, argsKey: f.argsKey, close: [] };
+}
+
+export function buildEnvelopeGrammar(o: ResolvedOptions): Grammar {
+  const f = o.spec.call as EnvelopeCallFormat;
+  if (o.tools.length === 0) return { root: star(charClass([[0, 0x10ffff]])) };
+  const key = (k: string): GrammarNode => seq(literal(JSON.stringify(k)), jsonWs, literal(":"), jsonWs);
+  const cf = envelopeCallFormat(f);
+  const rules: Record<string, GrammarNode> = { "tool-call": alt(...o.tools.map((t) => jsonCallObject(cf, t, o.maxValueLength))) };
+  const call = ref("tool-call");
+  const more = o.parallelToolCalls ? star(seq(jsonWs, literal(","), jsonWs, call)) : seq();
+  const calls = alt(seq(key(f.callsKey), literal("["), jsonWs, call, more, jsonWs, literal("]")), seq(key(f.callKey), call));
+  const response = seq(key(f.responseKey), schemaValue({ type: "string" }, undefined, "json", f.responseKey));
+  const body = o.toolChoice === "auto" ? alt(calls, response) : calls;
+  return { root: seq(jsonWs, literal("{"), jsonWs, body, jsonWs, literal("}"), jsonWs), rules };
+}

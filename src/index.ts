@@ -13,7 +13,8 @@ export { toLark, gbnfToLark, type ToLarkOptions } from "./grammar/export-lark.js
 export { readGgufMetadata } from "./vocab/gguf.js";
 export { writeTestModel, type TestModelOptions, type TestModelInfo } from "./model/test-model.js";
 export { dialects, getDialect } from "./dialects/index.js";
-export type { DialectSpec, Glue, XmlCallFormat, JsonCallFormat, HarmonyCallFormat } from "./dialects/spec.js";
+export type { DialectSpec, Glue, XmlCallFormat, JsonCallFormat, HarmonyCallFormat, PythonCallFormat, EnvelopeCallFormat } from "./dialects/spec.js";
+export { promptParts, callsText, type PromptParts } from "./dialects/prompt.js";
 export { buildToolGrammar } from "./dialects/grammar.js";
 export type { DialectOptions } from "./dialects/options.js";
 export { ToolDefinitionError, type ToolChoice } from "./dialects/tools.js";
@@ -23,7 +24,7 @@ export { loadModel, LlamaModel, defaultThreads, type LoadModelOptions } from "./
 export type { GpuOption } from "./engine/llama-library.js";
 export { generate, type GenerateOptions, type GenerateResult, type AssistantMessage } from "./engine/generate.js";
 export { generateStream, type StreamChunk, type StreamDelta, type StreamToolCallDelta } from "./engine/stream.js";
-export { detectDialect, UnknownDialectError } from "./engine/detect-dialect.js";
+export { detectDialect, UnknownDialectError, type DetectOptions } from "./engine/detect-dialect.js";
 export { ContextLengthError } from "./engine/errors.js";
 export { ChatTemplateError } from "./templates/render.js";
 export { runAgent, serializeHistory, parseHistory, isTruncatedFinish } from "./agent/index.js";

@@ -1,5 +1,7 @@
-// Which dialect a chat template writes tool calls in, from the markers it spells out. Only the
-// unambiguous cases: anything else needs `dialect` given explicitly.
+// Which dialect a chat template writes tool calls in, from the markers it spells out. A template
+// that spells out none gets the generic dialect (llama.cpp's JSON envelope, the tools described in
+// the system message), with a notice: its model was not taught a call format, so calls may be
+// worse than in a family's own; `dialect` given explicitly overrides it.
 
 /** Tools were given for a model whose chat template does not show its tool-call dialect. */
 export class UnknownDialectError extends Error {
@@ -24,10 +26,43 @@ const RULES: ReadonlyArray<[dialect: string, markers: readonly string[]]> = [
   ["mistral", ["[TOOL_CALLS]", "[ARGS]"]],
   ["mistral-nemo", ["[TOOL_CALLS]"]],
   ["llama3", ["ipython", '"parameters"']],
+  ["lfm2", ["<|tool_call_start|>"]],
+  // LFM2's own templates print content only; their tool list is LFM2's: <|tool_list_start|> (LFM2),
+  // "List of tools: [" (LFM2.5), as llama.cpp detects them.
+  ["lfm2", ["<|tool_list_start|>"]],
+  ["lfm2", ["List of tools: [", "<|im_start|>"]],
 ];
 
-/** The dialect a template's tool calls are written in, or undefined when it is not obvious. */
-export function detectDialect(template: string): string | undefined {
+export const GENERIC_DIALECT = "generic";
+
+export interface DetectOptions {
+  /**
+   * Told when the template shows no tool-call format and the generic dialect is assumed. Default:
+   * one line on stderr per template, silenced by TOOLMASK_QUIET=1.
+   */
+  onNotice?: (notice: string) => void;
+}
+
+/** The notice for a template that shows no tool calls. */
+export function genericNotice(what: string): string {
+  return `toolmask: ${what} shows no tool-call format; using the generic dialect (a JSON object holding the calls or the response, the tools described in the system message, as llama.cpp's generic handler); pass { dialect } to choose another, or set TOOLMASK_QUIET=1 to silence this`;
+}
+
+const noticed = new Set<string>();
+/** A notice on stderr, once per process, unless TOOLMASK_QUIET=1. */
+export function stderrNotice(notice: string): void {
+  if (noticed.has(notice) || /^(1|true|yes)$/i.test(process.env.TOOLMASK_QUIET ?? "")) return;
+  noticed.add(notice);
+  process.stderr.write(`${notice}\n`);
+}
+
+/**
+ * The dialect a template's tool calls are written in; "generic" (with a notice) when the template
+ * shows none; undefined only for an empty template (no chat template at all).
+ */
+export function detectDialect(template: string, options: DetectOptions & { name?: string } = {}): string | undefined {
+  if (template === "") return undefined;
   for (const [dialect, markers] of RULES) if (markers.every((m) => template.includes(m))) return dialect;
-  return undefined;
+  (options.onNotice ?? stderrNotice)(genericNotice(options.name ?? "the chat template"));
+  return GENERIC_DIALECT;
 }

@@ -2,6 +2,7 @@
 // decoding inside llama.cpp's sampler chain, and the same dialect's parser reads the output.
 import { buildToolGrammar } from "../dialects/grammar.js";
 import { getDialect } from "../dialects/index.js";
+import { promptParts } from "../dialects/prompt.js";
 import type { DialectSpec } from "../dialects/spec.js";
 import type { ToolChoice } from "../dialects/tools.js";
 import { compileGrammarAsync } from "../grammar/compile.js";
@@ -12,6 +13,7 @@ import { loadNative, type NativeAddon, type NativeGenerationRequest, type Native
 import { ToolCallStreamParser, type ParserOptions } from "../parser/stream.js";
 import type { IncompleteCall, ParseResult, ToolCall } from "../parser/types.js";
 import { ChatTemplateError, renderChat, type ChatMessage } from "../templates/render.js";
+import { renderWithSystemFallback } from "../templates/system-fallback.js";
 import { TokenKind } from "../vocab/types.js";
 import type { LlamaModel } from "./model.js";
 import { StopScanner } from "./stop.js";
@@ -165,15 +167,19 @@ export async function prepareGeneration(model: LlamaModel, options: GenerateOpti
   if (!Number.isInteger(maxTokens) || maxTokens < 1 || maxTokens > 2147483647)
     throw new RangeError(`maxTokens must be an integer from 1 to 2147483647, got ${String(maxTokens)}`);
 
-  const prompt = renderChat(model.chatTemplate, {
-    messages: templateMessages(options.messages),
-    ...(hasTools ? { tools: options.tools } : {}),
+  // A dialect whose family's template does not carry tools or calls rewrites the messages (src/dialects/prompt.ts).
+  const parts = spec ? promptParts(spec, options.messages, hasTools ? options.tools : undefined, model.chatTemplate.includes("tool_calls"))
+    : { messages: options.messages, ...(hasTools ? { tools: options.tools } : {}) };
+  const render = (messages: ChatMessage[]) => renderChat(model.chatTemplate, {
+    messages: templateMessages(messages),
+    ...(parts.tools ? { tools: parts.tools } : {}),
     addGenerationPrompt: true,
     bosToken: model.bosToken,
     eosToken: model.eosToken,
     extra: { enable_thinking: reasoning },
     name: `chat template of ${model.path}`,
   });
+  const prompt = renderWithSystemFallback(render, parts.messages, parts.messages !== options.messages);
 
   const dialectOptions: ParserOptions | undefined = spec && {
     dialect: spec,

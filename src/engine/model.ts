@@ -3,7 +3,7 @@
 import { availableParallelism } from "node:os";
 import { loadNative, type NativeLlamaModel } from "../native.js";
 import { Vocabulary } from "../vocab/vocabulary.js";
-import { detectDialect } from "./detect-dialect.js";
+import { detectDialect, stderrNotice } from "./detect-dialect.js";
 import { ensureLlamaLibrary, type GpuOption } from "./llama-library.js";
 import { noticeCpuFallback } from "./gpu-notice.js";
 import { checkOptionNames, optionNames } from "./options-check.js";
@@ -31,9 +31,14 @@ export interface LoadModelOptions {
   parallel?: number;
   /** Called while the weights load with the fraction done (0..1), on the JS thread. */
   onProgress?: (fraction: number) => void;
+  /**
+   * Told when the chat template shows no tool-call format and the generic dialect is assumed
+   * (also in `model.dialectNotice`). Default: one line on stderr, silenced by TOOLMASK_QUIET=1.
+   */
+  onNotice?: (notice: string) => void;
 }
 
-const LOAD_MODEL_OPTION_NAMES = optionNames<LoadModelOptions>({ path: true, gpu: true, threads: true, contextSize: true, parallel: true, onProgress: true });
+const LOAD_MODEL_OPTION_NAMES = optionNames<LoadModelOptions>({ path: true, gpu: true, threads: true, contextSize: true, parallel: true, onProgress: true, onNotice: true });
 
 /**
  * One thread per two logical CPUs, at least one. Measured here (2 cores shared with other work,
@@ -54,6 +59,8 @@ export class LlamaModel {
   readonly chatTemplate: string;
   /** The tool-call dialect the template writes, when it is obvious from the template. */
   readonly dialect: string | undefined;
+  /** Why `dialect` is "generic": the template shows no tool-call format (undefined otherwise). */
+  readonly dialectNotice: string | undefined;
   readonly bosToken: string;
   readonly eosToken: string;
   readonly threads: number;
@@ -65,7 +72,7 @@ export class LlamaModel {
   /** @internal */ readonly native: NativeLlamaModel;
 
   /** @internal */
-  constructor(native: NativeLlamaModel, path: string, threads: number, contextSize: number, parallel: number, gpu: LlamaModel["gpu"]) {
+  constructor(native: NativeLlamaModel, path: string, threads: number, contextSize: number, parallel: number, gpu: LlamaModel["gpu"], onNotice?: (notice: string) => void) {
     this.native = native;
     this.gpu = gpu;
     this.path = path;
@@ -74,7 +81,9 @@ export class LlamaModel {
     for (let i = 0; i + 1 < v.offsets.length; i++) tokenBytes.push(v.bytes.subarray(v.offsets[i], v.offsets[i + 1]));
     this.vocabulary = Vocabulary.fromData({ tokenBytes, kinds: v.kinds, pieces: v.pieces, source: `llama.cpp vocabulary of ${path}` });
     this.chatTemplate = native.chatTemplate;
-    this.dialect = detectDialect(this.chatTemplate);
+    let notice: string | undefined;
+    this.dialect = detectDialect(this.chatTemplate, { name: `the chat template of ${path}`, onNotice: (n) => { notice = n; (onNotice ?? stderrNotice)(n); } });
+    this.dialectNotice = notice;
     this.bosToken = native.bosToken;
     this.eosToken = native.eosToken;
     this.threads = threads;
@@ -134,9 +143,10 @@ export async function loadModel(options: LoadModelOptions): Promise<LlamaModel> 
   if ((options.gpu === "cuda" || options.gpu === "vulkan") && !offload)
     throw new Error(`gpu: "${options.gpu}": llama.cpp found no usable ${options.gpu} device here (use gpu: "auto" or false)`);
   if (options.onProgress !== undefined && typeof options.onProgress !== "function") throw new TypeError("onProgress must be a function");
+  if (options.onNotice !== undefined && typeof options.onNotice !== "function") throw new TypeError("onNotice must be a function");
   const native = await loadNative().llamaLoadModel(path, offload ? 999 : 0, options.onProgress ?? (() => {}));
   const trained = native.trainedContext > 0 ? native.trainedContext : 4096;
   const contextSize = options.contextSize === undefined ? Math.min(trained, 4096) : positiveInt(options.contextSize, "contextSize");
   const gpu = !offload ? false : build === "cpu" ? (process.platform === "darwin" ? "metal" : false) : build;
-  return new LlamaModel(native, path, threads, contextSize, parallel, gpu);
+  return new LlamaModel(native, path, threads, contextSize, parallel, gpu, options.onNotice);
 }

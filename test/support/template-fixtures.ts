@@ -5,7 +5,9 @@ import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { getDialect } from "../../src/dialects/index.js";
+import { promptParts } from "../../src/dialects/prompt.js";
 import { renderChat, type ChatMessage } from "../../src/templates/render.js";
+import { renderWithSystemFallback } from "../../src/templates/system-fallback.js";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 
@@ -20,7 +22,9 @@ export type TemplateDialect =
   | "mistral"
   | "mistral-nemo"
   | "llama3"
-  | "minimax-m2";
+  | "minimax-m2"
+  | "lfm2"
+  | "generic";
 
 export interface DialectTemplate {
   /** File in llama.cpp's models/templates/. */
@@ -44,6 +48,11 @@ export interface DialectTemplate {
   noSystemMessage?: boolean;
   /** The generation prompt itself opens the thought: every turn carries one, read as "forced-open". */
   opensThought?: boolean;
+  /**
+   * The template shows no calls (or no tools): the messages go through the dialect's prompt
+   * rewriting first (src/dialects/prompt.ts), as generate() does.
+   */
+  viaPrompt?: boolean;
 }
 
 const qwenThinking = (on: boolean) => ({ enable_thinking: on });
@@ -98,6 +107,19 @@ export const DIALECT_TEMPLATES: Record<TemplateDialect, readonly DialectTemplate
     { file: "meta-llama-Llama-3.3-70B-Instruct.jinja", bosToken: "<|begin_of_text|>", eosToken: "<|eot_id|>", end: "<|eot_id|>" },
   ],
   "minimax-m2": [{ file: "MiniMax-M2.jinja", end: "[e~[\n", opensThought: true }],
+  // LFM2.5-8B-A1B's template writes tool_calls itself; LFM2-8B-A1B's and LFM2.5-Instruct's print
+  // the assistant's content only, so past calls are written into it in the dialect's form.
+  lfm2: [
+    { file: "LFM2.5-8B-A1B.jinja", bosToken: "<|startoftext|>", end: "<|im_end|>\n", viaPrompt: true },
+    { file: "LFM2-8B-A1B.jinja", bosToken: "<|startoftext|>", end: "<|im_end|>\n", viaPrompt: true },
+    { file: "LFM2.5-Instruct.jinja", bosToken: "<|startoftext|>", end: "<|im_end|>\n", viaPrompt: true },
+  ],
+  // Templates without tools or calls (llama.cpp's docs/function-calling.md lists them as Generic);
+  // Gemma 2's refuses a system message, which then opens the first user message.
+  generic: [
+    { file: "google-gemma-2-2b-it.jinja", bosToken: "<bos>", end: "<end_of_turn>\n", viaPrompt: true },
+    { file: "microsoft-Phi-3.5-mini-instruct.jinja", eosToken: "<|endoftext|>", end: "<|end|>\n<|endoftext|>", viaPrompt: true },
+  ],
 };
 
 export const TEMPLATE_DIALECTS = Object.keys(DIALECT_TEMPLATES) as TemplateDialect[];
@@ -208,9 +230,11 @@ export function renderDialect(
   opts: { template?: string; tools?: unknown[]; addGenerationPrompt?: boolean; thinking?: boolean } = {},
 ): string {
   const t = pick(dialect, opts.template);
-  return renderChat(loadTemplate(t.file), {
-    messages,
-    tools: opts.tools,
+  const source = loadTemplate(t.file);
+  const parts = t.viaPrompt ? promptParts(getDialect(dialect), messages, opts.tools, source.includes("tool_calls")) : { messages, tools: opts.tools };
+  const render = (m: ChatMessage[]) => renderChat(source, {
+    messages: m,
+    tools: parts.tools,
     addGenerationPrompt: opts.addGenerationPrompt ?? false,
     bosToken: t.bosToken,
     eosToken: t.eosToken,
@@ -218,6 +242,7 @@ export function renderDialect(
     name: t.file,
     now: new Date(2025, 0, 15),
   });
+  return renderWithSystemFallback(render, parts.messages, parts.messages !== messages);
 }
 
 export interface RenderedTurn {

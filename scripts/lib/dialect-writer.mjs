@@ -31,6 +31,7 @@ export function writeCall(spec, name, args, { index = 0, take = () => true, id =
     const params = args.map(([k, json, raw]) => `${glueText(f.paramOpen, take)}${k}${f.paramNameClose}${glueText(f.valueOpen ?? [], take)}${pad}${raw ?? json}${pad}${f.valueClose}`);
     return `${glueText(f.open, take)}${name}${f.nameClose ?? ""}${params.join("")}${glueText(f.close, take)}`;
   }
+  if (f.kind === "envelope") return `{${JSON.stringify(f.nameKey)}: ${JSON.stringify(name)}, ${JSON.stringify(f.argsKey)}: ${objectText(args)}}`;
   if (f.kind === "json") {
     const wireId = f.id ? `, ${JSON.stringify(f.id.key)}: ${JSON.stringify(id)}` : "";
     return `${glueText(f.open, take)}{${JSON.stringify(f.nameKey)}: ${JSON.stringify(name)}, ${JSON.stringify(f.argsKey)}: ${objectText(args)}${wireId}}${glueText(f.close, take)}`;
@@ -65,6 +66,12 @@ export function writeOutput(spec, calls, { thought, before = "", after = "" } = 
     const lead = thought === undefined ? "" : `${f.channel}${f.channels.reasoning}${f.message}${thought}${f.end}${glueText(f.messageStart)}`;
     const body = calls.length ? calls[0] : `${f.channel}${f.channels.final}${f.message}${before}${f.finalEnd}`;
     return `${lead}${body}${after}`;
+  }
+  if (f.kind === "envelope") {
+    // One JSON object: the calls (one call under "tool_call" now and then), or the text as the response.
+    const body = calls.length === 1 && before.length % 2 === 1 ? `{${JSON.stringify(f.callKey)}: ${calls[0]}}`
+      : calls.length ? `{${JSON.stringify(f.callsKey)}: [${calls.join(", ")}]}` : before ? `{${JSON.stringify(f.responseKey)}: ${JSON.stringify(before)}}` : "";
+    return `${body}${after}`;
   }
   const r = spec.reasoning;
   const lead = thought !== undefined && r ? `${r.open}${thought}${r.close}` : "";

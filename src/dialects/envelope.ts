@@ -1,11 +1,11 @@
 // The grammar of an answer that is one JSON object holding the calls or the text (the generic
 // dialect, src/dialects/generic.ts): {"tool_calls": [call, …]} or {"tool_call": call}, and under
-// toolChoice auto {"response": "…"} as well; JSON whitespace between tokens, nothing but
-// whitespace around the object. With parallel calls off "tool_calls" holds exactly one call.
+// toolChoice auto {"response": "…"} or text that does not open with "{"; JSON whitespace between
+// tokens; text after the object is content. With parallel calls off "tool_calls" holds exactly one call.
 import { alt, charClass, literal, ref, seq, star } from "../grammar/builders.js";
 import type { Grammar, GrammarNode } from "../grammar/ir.js";
 import { jsonCallObject, schemaValue } from "./grammar.js";
-import { jsonWs } from "./grammar-forms.js";
+import { answerCall, jsonWs } from "./grammar-forms.js";
 import type { ResolvedOptions } from "./options.js";
 import type { EnvelopeCallFormat, JsonCallFormat } from "./spec.js";
 
@@ -25,5 +25,7 @@ export function buildEnvelopeGrammar(o: ResolvedOptions): Grammar {
   const calls = alt(seq(key(f.callsKey), literal("["), jsonWs, call, more, jsonWs, literal("]")), seq(key(f.callKey), call));
   const response = seq(key(f.responseKey), schemaValue({ type: "string" }, undefined, "json", f.responseKey));
   const body = o.toolChoice === "auto" ? alt(calls, response) : calls;
-  return { root: seq(jsonWs, literal("{"), jsonWs, body, jsonWs, literal("}"), jsonWs), rules };
+  // Under auto, text that does not open with "{" is an answer too; text after the object is content
+  // (the parser reads both so), as in the Llama 3.x dialect.
+  return { root: answerCall(o, seq(literal("{"), jsonWs, body, jsonWs, literal("}"))), rules };
 }

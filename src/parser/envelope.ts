@@ -71,7 +71,7 @@ export class EnvelopeReader {
 
   /** Nothing before this offset will be read again. */
   keepFrom(): number {
-    return this.#state === "object" ? this.#objectStart : this.#pos;
+    return this.#state === "object" ? Math.min(this.#pos, this.#objectStart) : this.#pos;
   }
 
   run(t: TextBuffer, final: boolean, out: HarmonySink): void {
@@ -123,6 +123,7 @@ export class EnvelopeReader {
     if ((value instanceof JsonObject ? keys[0] : head) === f.responseKey) {
       const r = value instanceof JsonObject ? value.entries.get(f.responseKey)! : partialString(s);
       out.content(typeof r === "string" ? r : jsonText(r as Json));
+      if (cut) this.#error(out, null, "cut", "the output ended inside the response; the answer object was never closed", s);
       return;
     }
     if (head !== f.callsKey && head !== f.callKey) {

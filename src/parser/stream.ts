@@ -254,6 +254,16 @@ export class ToolCallStreamParser {
         // Not a call of a declared tool: its text is content, scanning goes on after the trigger.
         const inSection = this.#o.spec.section !== undefined;
         const wholeSection = inSection && this.#sectionCalls === 0;  // its opener was no section after all
+        if (inSection && !wholeSection && this.#o.spec.call.kind === "python") {
+          // A Python call has no opener of its own: after the section's first call, a name no tool
+          // has is text inside the section, as the grammar never writes it (it stays content).
+          const bad: IncompleteCall = { index: this.#index, name: null, kind: "invalid", reason: "unexpected text inside the tool-call section: a call of a tool the request does not declare", missing: [], text: t.slice(this.#sectionStart, this.#callStart) };
+          this.#incomplete.push(bad);
+          ev.push({ type: "tool_call_error", index: this.#index, call: bad });
+          this.#index++;
+          this.#state = "content";
+          continue;
+        }
         if (wholeSection) this.#sections--;
         let from = wholeSection ? this.#sectionStart : this.#callStart;
         if (from === this.#glue[1]) from = this.#glue[0];  // the whitespace held as glue was content after all

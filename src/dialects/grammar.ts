@@ -94,14 +94,17 @@ export function jsonCallObject(f: JsonCallFormat, tool: ToolDef, maxValueLength?
   );
 }
 
+/** The value of a Python call's argument `key`: a Python literal or JSON of its schema. */
+export function pythonValue(tool: ToolDef, key: string, maxValueLength?: number): GrammarNode {
+  const schema = tool.properties[key];
+  const path = childPath(`${paramsPath(tool)}.properties`, key);
+  return alt(schemaValue(schema, maxValueLength, "python", path, 1), schemaValue(schema, maxValueLength, "json", path, 1));
+}
+
 /** A Python call's keyword arguments: `k=v` in any order, "," between, required ones present; values Python literals or JSON. */
 export function pythonArguments(tool: ToolDef, maxValueLength?: number): GrammarNode {
   const required = new Set(tool.required);
-  const items = Object.entries(tool.properties).map(([k, schema]) => {
-    const path = childPath(`${paramsPath(tool)}.properties`, k);
-    const value = alt(schemaValue(schema, maxValueLength, "python", path, 1), schemaValue(schema, maxValueLength, "json", path, 1));
-    return { node: seq(literal(k), literal("="), value), required: required.has(k) };
-  });
+  const items = Object.entries(tool.properties).map(([k, schema]) => ({ node: seq(literal(k), literal("="), pythonValue(tool, k, maxValueLength)), required: required.has(k) }));
   return seq(literal("("), jsonWs, perm(items, seq(literal(","), jsonWs)), jsonWs, literal(")"));
 }
 

@@ -1,12 +1,13 @@
 // Python-style calls (LFM2): `NAME(k=v, k2=v2)`. The name ends at "("; the argument list ends
-// at its own ")" (brackets balanced, '…' and "…" strings respected), found incrementally; its
-// text is then checked against the grammar's own node and read value by value.
-import { pythonArguments } from "../dialects/grammar.js";
+// at its own ")" (brackets balanced, '…' and "…" strings respected), found incrementally; then
+// its items are read and checked as the grammar writes them, each value by the grammar's own node.
+import { pythonValue } from "../dialects/grammar.js";
+import { JSON_WS_MAX } from "../dialects/grammar-forms.js";
 import type { ResolvedOptions } from "../dialects/options.js";
 import type { PythonCallFormat } from "../dialects/spec.js";
 import type { ToolDef } from "../dialects/tools.js";
-import { invalidJsonReason, openAndName, type CallMemo, type CallScan } from "./calls.js";
-import { JsonObject, overflowingNumber, type Json } from "./json-value.js";
+import { openAndName, type CallMemo, type CallScan } from "./calls.js";
+import { overflowingNumber, overflowReason, type Json } from "./json-value.js";
 import { readValue } from "./read-value.js";
 import type { Text } from "./text.js";
 import { grammarAccepts } from "./validate.js";
@@ -52,22 +53,54 @@ function readLiteral(s: string): Json | undefined {
   return undefined;
 }
 
-/** The keyword arguments of the list text `(…)` split at its top-level commas: [key, value] or undefined where one is not `key=literal`. */
-function readArguments(list: string, commas: number[]): { args: Array<[string, Json]>; bad?: string } {
-  const inner = list.slice(1, -1);
+const WS = " \t\n\r";
+/** Past at most `max` whitespace characters from `i` of `s`; -1 past more. */
+function skipWs(s: string, i: number, max = JSON_WS_MAX): number {
+  const from = i;
+  while (i < s.length && WS.includes(s.charAt(i))) i++;
+  return i - from > max ? -1 : i;
+}
+
+/**
+ * The keyword arguments of the list text `(…)`, split at its top-level commas, checked as the
+ * grammar's pythonArguments writes them: "(" whitespace, `key=value` items separated by ","
+ * and whitespace, whitespace, ")" — each key a declared parameter at most once, the required
+ * ones present, each value accepted by the grammar's own node for it (pythonValue).
+ */
+function readArguments(list: string, commas: number[], t: ToolDef, o: ResolvedOptions): { args: Array<[string, Json]>; bad?: string } {
   const args: Array<[string, Json]> = [];
-  if (inner.trim() === "") return { args };
+  const inner = list.slice(1, -1);
+  if (commas.length === 0 && skipWs(inner, 0, 2 * JSON_WS_MAX) === inner.length) return missingRequired(t, args) ?? { args };
   const cuts = [0, ...commas.map((c) => c + 1), inner.length + 1];
   for (let k = 0; k + 1 < cuts.length; k++) {
     const part = inner.slice(cuts[k], cuts[k + 1]! - 1);
-    const m = /^\s*([A-Za-z_][A-Za-z0-9_]*)\s*=/.exec(part);
+    const at = skipWs(part, 0);
+    const m = at < 0 ? null : /^([A-Za-z_][A-Za-z0-9_]*)=/.exec(part.slice(at));
     if (!m) return { args, bad: `argument ${k + 1} is not written as key=value` };
-    const v = readLiteral(part.slice(m[0].length).trim());
-    if (v === undefined) return { args, bad: `the value of "${m[1]}" is not a Python literal` };
-    if (args.some(([key]) => key === m[1])) return { args, bad: `"${m[1]}" is given twice` };
-    args.push([m[1]!, v]);
+    const key = m[1]!;
+    let text = part.slice(at + m[0].length);
+    if (k + 2 === cuts.length) {
+      // The last value: whitespace before ")" is the list's, not the value's.
+      let e = text.length;
+      while (e > 0 && WS.includes(text.charAt(e - 1))) e--;
+      if (text.length - e > JSON_WS_MAX) return { args, bad: 'more whitespace before ")" than a call may have' };
+      text = text.slice(0, e);
+    }
+    const v = readLiteral(text);
+    if (v === undefined) return { args, bad: `the value of "${key}" is not a Python literal` };
+    if (args.some(([a]) => a === key)) return { args, bad: `"${key}" is given twice` };
+    args.push([key, v]);
+    if (!Object.hasOwn(t.properties, key)) return { args, bad: `"${key}" is not a parameter of "${t.name}"` };
+    const over = overflowingNumber(v);
+    if (over !== undefined) return { args, bad: overflowReason(over) };
+    if (!grammarAccepts(pythonValue(t, key, o.maxValueLength), text)) return { args, bad: `the value of "${key}" does not fit its schema` };
   }
-  return { args };
+  return missingRequired(t, args) ?? { args };
+}
+
+function missingRequired(t: ToolDef, args: Array<[string, Json]>): { args: Array<[string, Json]>; bad: string } | undefined {
+  const missing = t.required.filter((r) => !args.some(([k]) => k === r));
+  return missing.length ? { args, bad: `missing required ${missing.map((m) => `"${m}"`).join(", ")}` } : undefined;
 }
 
 /** NAME, "(", keyword arguments, ")". */
@@ -81,18 +114,9 @@ export function scanPython(text: Text, start: number, o: ResolvedOptions, final:
   const extent = (memo.python ??= new PythonExtent());
   const e = extent.end(text, open);
   if (e === OPEN) return { status: "need", tool: t, args, cutAt: "the arguments" };
-  const list = text.slice(open, e);
-  const read = readArguments(list, extent.commas.map((c) => c - open - 1));
+  const read = readArguments(text.slice(open, e), extent.commas.map((c) => c - open - 1), t, o);
   args.push(...read.args);
-  if (read.bad) return { status: "done", end: e, tool: t, args, invalid: read.bad };
-  const obj = new JsonObject();
-  for (const [k, v] of read.args) obj.entries.set(k, v);
-  const valid = overflowingNumber(obj) === undefined && grammarAccepts(pythonArguments(t, o.maxValueLength), list);
-  return { status: "done", end: e, tool: t, args, ...(valid ? {} : { invalid: unknownKey(t, read.args) ?? invalidJsonReason(t, obj, o.maxValueLength) }) };
+  return { status: "done", end: e, tool: t, args, ...(read.bad ? { invalid: read.bad } : {}) };
 }
 
-/** An argument the tool does not declare, named. */
-function unknownKey(t: ToolDef, args: Array<[string, Json]>): string | undefined {
-  const k = args.find(([key]) => !Object.hasOwn(t.properties, key));
-  return k ? `"${k[0]}" is not a parameter of "${t.name}"` : undefined;
-}
+

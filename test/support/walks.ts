@@ -46,7 +46,9 @@ export function walkStart(o: ParserOptions): string {
   // After a thought: a newline, or in harmony the next message's start.
   const next = spec.call.kind === "harmony" ? spec.call.messageStart.map((g) => (typeof g === "string" ? g : g.optional)).join("") : "\n";
   const thought = o.reasoning && spec.reasoning ? `${spec.reasoning.open}Check the file first.${spec.reasoning.close}${next}` : "";
-  return thought + triggerOf(spec);
+  // The generic dialect's "{" opens a response as well as calls: its calls key starts the walk.
+  const trigger = spec.call.kind === "envelope" ? `{"${spec.call.callsKey}": [` : triggerOf(spec);
+  return thought + trigger;
 }
 
 /**

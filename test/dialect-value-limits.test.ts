@@ -24,6 +24,8 @@ function call(dialect: string, key: string, note: string): string {
     case "llama3": return `{"name": "put", "parameters": ${args}}`;
     case "deepseek-v3.1": return `<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>put<｜tool▁sep｜>${args}<｜tool▁call▁end｜><｜tool▁calls▁end｜>`;
     case "kimi-k2": return `<|tool_calls_section_begin|><|tool_call_begin|>functions.put:0<|tool_call_argument_begin|>${args}<|tool_call_end|><|tool_calls_section_end|>`;
+    case "lfm2": return `<|tool_call_start|>[put(key='${key}', meta={'note': '${note}'})]<|tool_call_end|>`;
+    case "generic": return `{"tool_calls": [{"name": "put", "arguments": ${args}}]}`;
     case "gpt-oss": return `<|channel|>commentary to=functions.put <|constrain|>json<|message|>${args}<|call|>`;
   }
   throw new Error(`no sample call for the ${spec.name} dialect: add one to test/dialect-value-limits.test.ts`);

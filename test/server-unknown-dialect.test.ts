@@ -1,7 +1,8 @@
-// A model whose chat template does not show how it writes tool calls: the server still answers
-// requests without tools, and a request with tools gets a 400 that says to start the server with
-// --dialect (it is the request the model cannot serve, not a server fault). Its template also
-// refuses a conversation that opens with a tool result: that is the client's to fix too (400).
+// A model whose chat template does not show how it writes tool calls: loading it says so in a
+// notice and assumes the generic dialect, so the server answers requests with tools through it
+// (the answer a JSON object, the tools described in the system message) as well as plain chat.
+// Its template also refuses a conversation that opens with a tool result: that is the client's
+// to fix (400).
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -15,10 +16,11 @@ const dir = mkdtempSync(path.join(os.tmpdir(), "toolmask-plain-"));
 let model: LlamaModel;
 let server: ToolmaskServer;
 let client: OpenAI;
+const notices: string[] = [];
 beforeAll(async () => {
   const file = path.join(dir, "plain.gguf");
   writeTestModel({ path: file, seed: 1, chatTemplate: PLAIN_TEMPLATE });
-  model = await loadModel({ path: file, gpu: false });
+  model = await loadModel({ path: file, gpu: false, onNotice: (n) => notices.push(n) });
   server = await startServer({ model, port: 0 });
   client = new OpenAI({ baseURL: `${server.url}/v1`, apiKey: "none", maxRetries: 0 });
 });
@@ -28,14 +30,15 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-it("refuses tools with a 400 that names --dialect, and serves plain chat", async () => {
-  expect(model.dialect).toBeUndefined();
+it("serves tools through the generic dialect, with a notice, and serves plain chat", async () => {
+  expect(model.dialect).toBe("generic");
+  expect(notices).toHaveLength(1);
+  expect(notices[0]).toMatch(/shows no tool-call format; using the generic dialect/);
   const tools = [{ type: "function" as const, function: { name: "f", parameters: { type: "object", properties: {} } } }];
-  const err = await client.chat.completions.create({ model: "m", messages: [{ role: "user", content: "hi" }], tools, max_tokens: 4 }).catch((e) => e);
-  expect(err).toBeInstanceOf(OpenAI.BadRequestError);
-  expect(err.status).toBe(400);
-  expect(err.message).toMatch(/--dialect/);
-  expect(err.code).toBe("unknown_dialect");
+  const r = await client.chat.completions.create({ model: "m", messages: [{ role: "user", content: "hi" }], tools, tool_choice: "required", max_tokens: 24 });
+  // Random weights: a complete call {"tool_calls": [{"name": "f", "arguments": {}}]} or one cut by max_tokens.
+  expect(["tool_calls", "length"]).toContain(r.choices[0]!.finish_reason);
+  if (r.choices[0]!.finish_reason === "tool_calls") expect(r.choices[0]!.message.tool_calls![0]!.function.name).toBe("f");
   const ok = await client.chat.completions.create({ model: "m", messages: [{ role: "user", content: "hi" }], max_tokens: 4 });
   expect(ok.choices[0]!.finish_reason).toBe("length");
 });

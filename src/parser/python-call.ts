@@ -6,8 +6,8 @@ import { JSON_WS_MAX } from "../dialects/grammar-forms.js";
 import type { ResolvedOptions } from "../dialects/options.js";
 import type { PythonCallFormat } from "../dialects/spec.js";
 import type { ToolDef } from "../dialects/tools.js";
-import { openAndName, type CallMemo, type CallScan } from "./calls.js";
-import { overflowingNumber, overflowReason, type Json } from "./json-value.js";
+import { openAndName, overLimit, type CallMemo, type CallScan } from "./calls.js";
+import { hasLongString, overflowingNumber, overflowReason, type Json } from "./json-value.js";
 import { readValue } from "./read-value.js";
 import type { Text } from "./text.js";
 import { grammarAccepts } from "./validate.js";
@@ -93,7 +93,10 @@ function readArguments(list: string, commas: number[], t: ToolDef, o: ResolvedOp
     if (!Object.hasOwn(t.properties, key)) return { args, bad: `"${key}" is not a parameter of "${t.name}"` };
     const over = overflowingNumber(v);
     if (over !== undefined) return { args, bad: overflowReason(over) };
-    if (!grammarAccepts(pythonValue(t, key, o.maxValueLength), text)) return { args, bad: `the value of "${key}" does not fit its schema` };
+    if (!grammarAccepts(pythonValue(t, key, o.maxValueLength), text)) {
+      const long = o.maxValueLength !== undefined && hasLongString(v, o.maxValueLength);
+      return { args, bad: long ? `the value of "${key}": a string value is ${overLimit(o.maxValueLength!)}` : `the value of "${key}" does not fit its schema` };
+    }
   }
   return missingRequired(t, args) ?? { args };
 }

@@ -34,6 +34,7 @@ export const PARITY_CLASSES = {
   "prompt-thought-in-content": "with reasoning_format none, llama.cpp puts the empty thought its prompt ends with (DeepSeek V3.1: <think></think>) at the start of content",
   "leading-whitespace": "llama.cpp strips whitespace at the start of content and of reasoning; we keep the bytes as generated",
   "llama3-call-after-text": "Llama 3.x: a call object after other text: it is content for us (a call must open the answer, so content with braces stays content); llama.cpp reads everything from the first { as calls",
+  "raw-line-break-string": "LFM2: a '…' string with a raw line break in it (LFM2.5-8B-A1B's template writes strings unescaped): it is no Python literal, so we report the call invalid; llama.cpp returns the call with the line break raw in its JSON arguments (not valid JSON)",
   "whitespace-glue": "whitespace alone between a thought (or the answer's start) and a call: we read it as glue around the call, not content; llama.cpp returns it as content",
   // llama.cpp stops reading at something it does not accept: it returns what came before (or its
   // final parse throws); we read on.
@@ -112,6 +113,14 @@ const SHAPE_STEPS: Array<[ParityClass, Step]> = [
   ["llama3-call-after-text", (ours, theirs, _o, f) => {
     if (f.dialect !== "llama3" || theirs.content.trim() === "" || !ours.content.startsWith(theirs.content)) return undefined;
     return ours.content.slice(theirs.content.length).trimStart().startsWith("{") ? { ...ours, content: theirs.content, calls: [...ours.calls, ...theirs.calls.slice(ours.calls.length)] } : undefined;
+  }],
+  ["raw-line-break-string", (ours, theirs, o, f) => {
+    // Our invalid calls are theirs, in order, where a quoted value of theirs holds a raw line break.
+    if (f.dialect !== "lfm2" || o.invalid.length === 0 || theirs.calls.length !== ours.calls.length + o.invalid.length) return undefined;
+    const extra = theirs.calls.slice(ours.calls.length);
+    const raw = (c: ShapeCall) => /"[^"]*\n/.test(c.unfinished ?? JSON.stringify(c.arguments));
+    if (!o.invalid.every((c, k) => c.reason.includes("not a Python literal") && extra[k]?.name === c.name && raw(extra[k]!))) return undefined;
+    return /'[^'\n]*\n/.test(f.text) ? { ...ours, calls: theirs.calls } : undefined;
   }],
   ["whitespace-glue", (ours, theirs) =>
     ours.content === "" && theirs.content !== "" && theirs.content.trim() === "" && ours.calls.length > 0 ? { ...ours, content: theirs.content } : undefined],

@@ -8,7 +8,7 @@ import type { NativeGrammar } from "../native.js";
 /** Default byte budget of the compiled-grammar cache: 256 MiB. */
 export const DEFAULT_GRAMMAR_CACHE_BYTES = 256 * 1024 * 1024;
 
-interface Entry { native: NativeGrammar; bytes: number }
+interface Entry { native: NativeGrammar; bytes: number; uses: number }
 
 export class GrammarCache {
   #maxBytes: number;
@@ -16,8 +16,15 @@ export class GrammarCache {
   readonly #entries = new Map<string, Entry>();  // least recently used first
   readonly #pending = new Map<string, Promise<NativeGrammar>>();
 
-  constructor(maxBytes: number) {
+  readonly #measureEvery: number;
+
+  /**
+   * `measureEvery`: a grammar's size is measured again on every n-th take (measuring walks all of
+   * its states: a cache taken from once per parsed value, as the parser's, measures every 64th).
+   */
+  constructor(maxBytes: number, measureEvery = 1) {
     this.#maxBytes = checkBudget(maxBytes);
+    this.#measureEvery = measureEvery;
   }
 
   /** The byte budget; lowering it evicts at once. */
@@ -36,7 +43,7 @@ export class GrammarCache {
     if (!e) return undefined;
     this.#entries.delete(key);
     this.#entries.set(key, e);
-    this.#measure(e);
+    if (++e.uses % this.#measureEvery === 0) this.#measure(e);
     return e.native.share();
   }
 
@@ -44,7 +51,7 @@ export class GrammarCache {
   put(key: string, native: NativeGrammar): NativeGrammar {
     const old = this.#entries.get(key);
     if (old) this.#drop(key, old);
-    const e: Entry = { native, bytes: 0 };
+    const e: Entry = { native, bytes: 0, uses: 0 };
     this.#entries.set(key, e);
     this.#measure(e);
     const mine = native.share();

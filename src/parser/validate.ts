@@ -24,9 +24,10 @@ function byteVocabulary(): Vocabulary {
 /**
  * The value grammars the parser checks with, by the node's text (so a schema is not lowered again
  * for every value), under a byte budget of their own. Each check takes a matcher and releases it
- * and its grammar reference at once: a synchronous loop of checks holds nothing beyond the budget.
+ * and its grammar reference at once: a synchronous loop of checks holds nothing beyond the budget
+ * (a grammar's growth is measured every 64th check of it: measuring walks all of its states).
  */
-const valueGrammars = new GrammarCache(64 * 1024 * 1024);
+const valueGrammars = new GrammarCache(64 * 1024 * 1024, 64);
 
 /** Whether `text` is a complete sentence of `node` (a node, or a whole grammar with its rules). */
 export function grammarAccepts(node: GrammarNode | Grammar, text: string): boolean {

@@ -176,6 +176,15 @@ function callText(spec: DialectSpec, name: string): { lead: string; start: strin
       const lead = section + glueText(c.open);
       return { lead, start: lead + name + (c.nameClose ?? ""), args: "", close: glueText(c.close) + sectionClose };
     }
+    case "python": {
+      // LFM2: <|tool_call_start|>[NAME(…)]<|tool_call_end|>; no arguments: "(" then ")".
+      const lead = section;
+      return { lead, start: `${lead}${name}${c.nameClose}`, args: "", close: `)${sectionClose}${spec.section?.end ?? ""}` };
+    }
+    case "envelope": {
+      const lead = `{"${c.callsKey}": [{"${c.nameKey}": "`;
+      return { lead, start: `${lead}${name}", "${c.argsKey}": `, args: "{}", close: "}]}" };
+    }
     case "harmony": {
       // The recipient in the role header, as the template writes it: ` to=functions.NAME<|channel|>commentary json<|message|>`.
       const lead = glueText(c.open);

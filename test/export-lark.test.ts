@@ -40,7 +40,8 @@ function larkToGbnf(lark: string): string {
       const t = LEX.exec(body);
       if (!t) throw new Error(`cannot read ${JSON.stringify(body.slice(at, at + 30))} in rule ${m[1]}`);
       at = LEX.lastIndex;
-      if (t[1]) out += ` l-${t[1]}`.replace("l-start", "root");
+      // Only the rule named "start" is GBNF's root (a name such as text-tool-call-start is not).
+      if (t[1]) out += t[1] === "start" ? " root" : ` l-${t[1]}`;
       else if (t[2]) {
         const s = JSON.parse(t[2]) as string;
         out += ` "${Array.from(s, (c) => cpEscape(c.codePointAt(0)!)).join("")}"`;

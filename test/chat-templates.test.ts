@@ -158,7 +158,10 @@ for (const f of ["meta-llama-Llama-3.1-8B-Instruct.jinja", "meta-llama-Llama-3.2
   };
 }
 
-const cases = TEMPLATE_DIALECTS.flatMap((d) => DIALECT_TEMPLATES[d].map((t) => [d, t.file, t] as [TemplateDialect, string, DialectTemplate]));
+// The lfm2 and generic templates go through the dialect's prompt rewriting (their templates do not
+// write the calls, but LFM2.5-8B-A1B's): their round trips are in dialect-templates.test.ts.
+const cases = TEMPLATE_DIALECTS.filter((d) => !DIALECT_TEMPLATES[d].some((t) => t.viaPrompt))
+  .flatMap((d) => DIALECT_TEMPLATES[d].map((t) => [d, t.file, t] as [TemplateDialect, string, DialectTemplate]));
 const needsReasoning = (file: string) => file === "MiniMax-M2.jinja";
 const turn = (d: TemplateDialect, file: string, calls: Call[], opts: { content?: string | null; reasoning?: string; argumentsAsJson?: boolean } = {}) =>
   renderAssistantToolCalls(d, calls, { template: file, ...(needsReasoning(file) && opts.reasoning === undefined ? { reasoning: REASONING } : {}), ...opts });

@@ -92,7 +92,8 @@ describe("Host header", () => {
 
 describe("the model's path in error bodies", () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), "toolmask-secret-folder-"));
-  const REFUSING = "{% if messages[0].role == 'tool' %}{{ raise_exception('a conversation cannot open with a tool result') }}{% endif %}{% for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n{% endfor %}{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}";
+  // It names <tool_call> (so the hermes dialect, which hands tool messages to the template as they are).
+  const REFUSING = "{# <tool_call> #}{% if messages[0].role == 'tool' %}{{ raise_exception('a conversation cannot open with a tool result') }}{% endif %}{% for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n{% endfor %}{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}";
   const models: LlamaModel[] = [];
   const servers: ToolmaskServer[] = [];
   afterAll(async () => {

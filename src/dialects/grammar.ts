@@ -9,7 +9,8 @@ import { afterTrigger, callTriggerOf, triggerOf } from "./spec.js";
 import { answerCall, arraySection, idChars, jsonWs } from "./grammar-forms.js";
 import type { ToolDef } from "./tools.js";
 import { childPath } from "../grammar/json-schema-errors.js";
-import { SCHEMA_LIMITS, limitError } from "../grammar/schema-limits.js";
+import { analyze } from "../grammar/json-schema-keywords.js";
+import { SCHEMA_LIMITS, checkEnumSize, limitError } from "../grammar/schema-limits.js";
 
 /** Fixed glue strings are markers: atomic special tokens in vocabularies that have them. */
 export function glue(g: Glue): GrammarNode {
@@ -62,8 +63,10 @@ export function xmlValue(f: XmlCallFormat, schema: unknown, maxValueLength?: num
   const s = schema as Record<string, unknown>;
   // Enumerated strings are written raw (no JSON quotes); everything else as JSON.
   const values = s.enum ?? (s.const !== undefined ? [s.const] : undefined);
-  if (Array.isArray(values) && values.every((v) => typeof v === "string"))
+  if (Array.isArray(values) && values.every((v) => typeof v === "string")) {
+    checkEnumSize(values.length, childPath(path, "enum"));
     return seq(pad, alt(...(values as string[]).map((v) => literal(v))), pad, literal(f.valueClose));
+  }
   // Templates render scalars with Python's str(): True, False, None are read as JSON's.
   if (s.type === "boolean") return seq(pad, alt(...["true", "false", "True", "False"].map(literal)), pad, literal(f.valueClose));
   if (s.type === "null") return seq(pad, alt(literal("null"), literal("None")), pad, literal(f.valueClose));
@@ -74,6 +77,9 @@ export function xmlValue(f: XmlCallFormat, schema: unknown, maxValueLength?: num
 }
 
 function xmlCall(f: XmlCallFormat, tool: ToolDef, maxValueLength?: number): GrammarNode {
+  // The parameters object is not lowered as one JSON value here; its own keywords get the same
+  // checks and limits as in JSON dialects (property count and names, enum sizes, unsupported keywords).
+  analyze(tool.parameters, paramsPath(tool));
   const required = new Set(tool.required);
   const params = Object.entries(tool.properties).map(([k, schema]) => ({
     node: seq(glue(f.paramOpen), literal(k), literal(f.paramNameClose), glue(f.valueOpen ?? []), xmlValue(f, schema, maxValueLength, childPath(`${paramsPath(tool)}.properties`, k))),

@@ -69,6 +69,7 @@ describe("unsupported keywords: UnsupportedSchemaError naming the JSON path", ()
     expect((e as UnsupportedSchemaError).keyword).toBe(keyword);
     expect(e.message.startsWith(`${path}: "${keyword}"`)).toBe(true);
     expect(e.message).toMatch(/; \S/); // says what to do
+    expect(e.message).not.toMatch(/\b(\w+) \1\b/); // reads as written ("or or" did not)
   });
 
   it("has the documented message shape", () => {

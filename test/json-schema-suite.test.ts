@@ -1,8 +1,9 @@
 // The JSON Schema Test Suite (npm json-schema-test-suite, draft4: every group, required and
 // optional) on the compiled grammar, Qwen3's vocabulary. A valid instance's canonical text (what
-// JSON.stringify writes, numbers as the suite spells them) must be accepted; an invalid
-// instance must be refused in every spelling of scripts/lib/json-schema-suite.mjs; both in the
-// default whitespace and in "any" (there also indented). Schemas toolmask refuses must be refused
+// JSON.stringify writes, numbers as the suite spells them) must be accepted, and its spaced text
+// (json.dumps) in the default whitespace, its indented text in "any"; an invalid instance must
+// be refused in every spelling of scripts/lib/json-schema-suite.mjs, in both whitespace modes.
+// Schemas toolmask refuses must be refused
 // with the listed error, keyword and path, as a 400 with a hint; the tests where toolmask's
 // semantics differ (docs/json-schema.md) are exactly the listed ones. Peers: npm run bench:json-schema-suite.
 import { describe, expect, it } from "vitest";

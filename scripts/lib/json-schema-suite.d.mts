@@ -22,6 +22,7 @@ export function testName(g: SuiteGroup, t: SuiteTest): string;
 export function groupName(g: SuiteGroup): string;
 export function parseLossless(text: string): Doc;
 export function canonical(doc: Doc): string;
+export function spaced(doc: Doc): string;
 export function pretty(doc: Doc, depth?: number): string;
 export function spellings(doc: Doc, options?: { pretty?: boolean }): string[];
 export function judgeSuite(

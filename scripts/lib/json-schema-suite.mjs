@@ -3,9 +3,11 @@
 // (scripts/bench-json-schema-suite.mjs) read the same cases.
 //
 // A grammar fixes a serialisation, so "valid" and "invalid" become statements about texts:
-//   - a valid instance passes when its canonical text is accepted: the compact text
+//   - a valid instance passes when its canonical text is accepted — the compact text
 //     JSON.stringify writes (keys in the suite's order), with each number spelled as the suite
-//     file spells it (the suite's 1.0 and 53-digit bignums are not what a double prints);
+//     file spells it (the suite's 1.0 and 53-digit bignums are not what a double prints) — and
+//     its spaced text (Python's json.dumps: ", " and ": "), or for grammars that allow any
+//     whitespace its indented text;
 //   - an invalid instance passes when every text of `spellings(doc)` is refused: the canonical
 //     text, a spaced one (", " and ": "), other key orders, other number spellings, strings
 //     written with \u escapes and "\/": the same value in the ways a model could write it.
@@ -138,6 +140,9 @@ const PLAIN = { comma: ",", colon: ":", str: (s) => JSON.stringify(s), num: (n) 
 /** The compact text JSON.stringify writes, numbers as the suite spells them. */
 export const canonical = (doc) => write(doc, PLAIN);
 
+/** The text Python's json.dumps writes: ", " and ": " between items. */
+export const spaced = (doc) => write(doc, { ...PLAIN, comma: ", ", colon: ": " });
+
 /** Indented text (newlines, two spaces a level), for grammars that allow any whitespace. */
 export function pretty(doc, depth = 0) {
   const pad = (n) => "\n" + "  ".repeat(n);
@@ -215,7 +220,7 @@ function numbersOf(doc, out = []) {
  * as \u escapes. With `pretty: true` the indented text too (for "any"-whitespace grammars).
  */
 export function spellings(doc, { pretty: withPretty = false } = {}) {
-  const texts = [canonical(doc), write(doc, { ...PLAIN, comma: ", ", colon: ": " })];
+  const texts = [canonical(doc), spaced(doc)];
   for (const at of objectsOf(doc)) {
     for (const perm of permutations(getAt(doc, at).obj.map((_, i) => i), 24).slice(1)) {
       texts.push(canonical(replaceAt(doc, at, (o) => ({ obj: perm.map((i) => o.obj[i]) }))));
@@ -240,8 +245,9 @@ function getAt(doc, at) {
  * Verdicts of one engine on every test of `groups`. `compile(schema)` returns `accepts(text)`
  * (whole text accepted and complete) or throws when the engine refuses the schema. Each result:
  * `{ name, group, file, valid, verdict, text?, error? }`, verdict "pass", "over" (a valid
- * instance's canonical text refused), "under" (an invalid instance accepted in `text`) or
- * "error" (the schema refused; `error` is the message).
+ * instance refused in `text`: its canonical text, or its spaced one — its indented one with
+ * `pretty`), "under" (an invalid instance accepted in `text`, one of `spellings`) or "error"
+ * (the schema refused; `error` is the message).
  */
 export function judgeSuite(groups, compile, { pretty: withPretty = false } = {}) {
   const out = [];
@@ -252,7 +258,7 @@ export function judgeSuite(groups, compile, { pretty: withPretty = false } = {})
       const base = { name: testName(g, t), file: g.file, group: g.group, valid: t.valid };
       if (!accepts) { out.push({ ...base, verdict: "error", error: String(error?.message ?? error) }); continue; }
       if (t.valid) {
-        const texts = withPretty ? [canonical(t.doc), pretty(t.doc)] : [canonical(t.doc)];
+        const texts = [canonical(t.doc), withPretty ? pretty(t.doc) : spaced(t.doc)];
         const refused = texts.find((x) => !accepts(x));
         out.push(refused === undefined ? { ...base, verdict: "pass" } : { ...base, verdict: "over", text: refused });
       } else {

@@ -58,7 +58,7 @@ def run_xgrammar(req):
         ms = (time.perf_counter() - t0) * 1000
         accepts = [bool(_is_grammar_accept_string(grammar, text)) for text in g["texts"]]
         out.append({"accepts": accepts, "compileMs": ms})
-    return xgrammar.__version__, out
+    return version("xgrammar"), out
 
 
 def version(name):

@@ -266,6 +266,30 @@ export const ACCEPTANCE: AcceptanceCase[] = [
     reject: ["0", "-0", "-0.0", "3", "-1.", "-01", "-"],
   },
   {
+    name: "number: minimum and maximum other than 0 (plain decimals, exact)",
+    schema: { type: "number", minimum: 1.1, maximum: 3 },
+    accept: ["1.1", "1.10", "1.1000000000000000000001", "2", "2.6", "3", "3.0", "3.000", "2.99999999999999999999"],
+    reject: ["1.0999999999999999999", "1", "1.09", "0.6", "3.5", "3.0000000000000000001", "4", "-2", "-0", "2e0", "1.5E0", "2.", ".5", "02", "+2"],
+  },
+  {
+    name: "number: exclusive bounds across 0",
+    schema: { type: "number", exclusiveMinimum: -2.5, exclusiveMaximum: 0.25 },
+    accept: ["-2.4999", "-2.49", "-2", "-1", "-0", "-0.0", "0", "0.0", "0.2", "0.2499999", "-0.25"],
+    reject: ["-2.5", "-2.50", "-2.5000", "-3", "0.25", "0.250", "0.26", "1", "-2.51"],
+  },
+  {
+    name: "number: negative maximum",
+    schema: { type: "number", maximum: -0.5 },
+    accept: ["-0.5", "-0.50", "-0.51", "-1", "-100.25", "-123456789012345678901234567890"],
+    reject: ["-0.4999", "-0.05", "0", "-0", "0.5", "1"],
+  },
+  {
+    name: "number: bounds beyond 2^64 and below the smallest double's digits",
+    schema: { type: "object", properties: { big: { type: "number", maximum: 18446744073709552000 }, tiny: { type: "number", exclusiveMinimum: 5e-324, maximum: 1 } } },
+    accept: ['{"big":18446744073709551616}', '{"big":18446744073709552000.0}', '{"big":-5}', `{"tiny":0.${"0".repeat(323)}51}`, '{"tiny":1}', '{"tiny":0.5}'],
+    reject: ['{"big":18446744073709552000.1}', '{"big":18446744073709552001}', `{"tiny":0.${"0".repeat(323)}5}`, '{"tiny":0}', '{"tiny":1.01}'],
+  },
+  {
     name: "boolean and null",
     schema: { type: ["boolean", "null"] },
     accept: ["true", "false", "null"],
@@ -484,6 +508,7 @@ export const PROPERTY_SCHEMAS: PropertySchema[] = [
   { name: "bounded string", schema: { type: "string", minLength: 2, maxLength: 5 } },
   { name: "integer range", schema: { type: "integer", minimum: -37, maximum: 1250 } },
   { name: "non-negative number", schema: { type: "number", minimum: 0 } },
+  { name: "bounded number", schema: { type: "object", properties: { t: { type: "number", minimum: -1.5, exclusiveMaximum: 100.25 } }, required: ["t"] } },
   { name: "nullable union", schema: { type: ["string", "integer", "null"] }, options: { whitespace: "compact" } },
   { name: "array of objects", schema: { type: "array", items: { type: "object", properties: { id: { type: "integer" }, tags: { type: "array", items: { type: "string" }, maxItems: 3 } }, required: ["id"] }, minItems: 1, maxItems: 4 }, options: { whitespace: "any" } },
   { name: "tuple", schema: { type: "array", prefixItems: [{ type: "string" }, { type: "boolean" }], items: { type: "integer" }, maxItems: 4 } },
@@ -566,8 +591,11 @@ export function arbValue(root: unknown, s: unknown = root, depth = 4, top = true
         const hi = typeof s.maximum === "number" ? s.maximum : typeof s.exclusiveMaximum === "number" ? s.exclusiveMaximum : 1e6;
         return fc.oneof(fc.integer({ min: Math.ceil(lo) - 3, max: Math.floor(hi) + 3 }), fc.constantFrom(lo, hi, 0, -1, 1.5));
       }
-      case "number":
-        return fc.oneof(fc.double({ noNaN: true, noDefaultInfinity: true }), fc.integer({ min: -100, max: 100 }), fc.constantFrom(0, -0, 1e-7, -1e-7, 0.5, 1e21));
+      case "number": {
+        const bounds = ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"].map((k) => s[k]).filter((x): x is number => typeof x === "number");
+        const near = bounds.length ? [fc.double({ min: Math.min(...bounds) - 3, max: Math.max(...bounds) + 3, noNaN: true }), fc.constantFrom(...bounds)] : [];
+        return fc.oneof(fc.double({ noNaN: true, noDefaultInfinity: true }), fc.integer({ min: -100, max: 100 }), fc.constantFrom(0, -0, 1e-7, -1e-7, 0.5, 1e21), ...near);
+      }
       case "array": {
         const prefix = (Array.isArray(s.prefixItems) ? s.prefixItems : []) as unknown[];
         const min = (s.minItems as number | undefined) ?? 0, max = (s.maxItems as number | undefined) ?? 4;

@@ -18,7 +18,7 @@ const SUPPORTED = new Set<string>([
 export const ENUM_ALT = 'or list the allowed values with "enum"';
 const UNSUPPORTED_HINTS: Record<string, string> = {
   format: `remove it (formats are not enforced by the grammar; describe the format in "description"), ${ENUM_ALT}`,
-  multipleOf: `remove it, or ${ENUM_ALT}`,
+  multipleOf: `remove it, ${ENUM_ALT}`,
   minProperties: 'remove it; list the properties that must be present in "required" instead',
   maxProperties: 'remove it; set "additionalProperties": false and declare the allowed properties',
   patternProperties: 'use "additionalProperties" with a value schema instead',

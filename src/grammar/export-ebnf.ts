@@ -58,6 +58,12 @@ export interface ToEbnfOptions {
    * `<[id]>` from every state where those characters would close it exactly at their end.
    */
   wholeTokens?: ReadonlyMap<string, number>;
+  /**
+   * xgrammar: write classes as code point ranges, as native XGrammar reads them (checked on 0.2.8:
+   * `[\u00e1-\u00ec]` is á..ì there). Default false: the UTF-8 byte classes 0.1.27 (the npm WASM
+   * build) needs, which 0.2.8 would read as other code points. Byte classes >= 0x80 then throw.
+   */
+  codePointClasses?: boolean;
 }
 
 export class EbnfExportError extends Error {
@@ -538,11 +544,12 @@ class Exporter {
   private codePointSet(set: Ranges): Expr {
     set = subtract(set, [SURROGATES]);
     if (set.length === 0) return EMPTY;
-    if (this.dialect === "gbnf") {
+    if (this.dialect === "gbnf" || this.opts.codePointClasses) {
       // Always the positive class: llama.cpp refuses a token that ends inside a multi-byte
       // character when any code point it could become is excluded by a negated class, so a
       // negated class (which must list the surrogates) refuses e.g. a token ending in byte 0xED.
-      if (set.length === 1 && set[0]![0] === set[0]![1]) return quote([set[0]![0]]);
+      // (XGrammar cuts strings at NUL: a class there.)
+      if (set.length === 1 && set[0]![0] === set[0]![1] && (this.dialect === "gbnf" || set[0]![0] !== 0)) return quote([set[0]![0]]);
       return `[${set.map(classRange).join("")}]`;
     }
     // One code point: a string, which every XGrammar version reads as a code point.
@@ -567,8 +574,8 @@ class Exporter {
     if (set.length === 0) return EMPTY;
     const ascii = intersect(set, [[0, 0x7f]]);
     const high = intersect(set, [[0x80, 0xff]]);
-    if (this.dialect === "gbnf") {
-      if (high.length > 0) throw new EbnfExportError(`toEbnf: ${path}: byteClass with bytes >= 0x80 is not exportable to GBNF (it matches code points, not bytes)`);
+    if (this.dialect === "gbnf" || this.opts.codePointClasses) {
+      if (high.length > 0) throw new EbnfExportError(`toEbnf: ${path}: byteClass with bytes >= 0x80 is not exportable to ${this.dialect === "gbnf" ? "GBNF" : "code point classes"} (it matches code points, not bytes)`);
       return this.codePointSet(ascii);
     }
     const alts: string[] = [];

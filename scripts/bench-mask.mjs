@@ -204,6 +204,9 @@ async function main() {
   const ti = await bestOf(3, () => xgl.createTokenizerInfo(encoded), (x) => x.dispose());
   const compiler = await xgl.createCompiler(ti.value, { cache: false });
   const known = knownDifferences(encoded, 151643);
+  // For the native peers also our end-of-generation set: 128247 ("</s>") ends generation for us
+  // (allowed only where the grammar may end) and is text to them.
+  const knownPeers = Uint8Array.from(known);
   let vocab = null, oursVocabMs = null, oursPreprocessMs = null, oursError = oursReason;
   if (!oursReason) {
     try {
@@ -237,6 +240,7 @@ async function main() {
   const native = await openPeers(PEERS, xgl.QWEN3_TOKENIZER_JSON, vocab ? [...vocab.endOfGenerationIds] : []);
   for (const [name, why] of Object.entries(native.skipped)) console.warn(`${name}: skipped — ${why}`);
   vocabInfo.peers = native.vocab;
+  for (const id of vocab?.endOfGenerationIds ?? []) knownPeers[id] = 1;
   const rows = [];
   for (const c of cases) {
     const tokens = tokenizer.encode(c.text, { add_special_tokens: false });
@@ -311,7 +315,7 @@ async function main() {
         p.ratioMedian = ratio(row.ours.median_us, p.median);
         p.ratioP99 = ratio(row.ours.p99_us, p.p99);
         const peer = native.peers.find((x) => x.name === name);
-        if (oursMatcher) p.agreement = await comparePeerMasks(peer, c.name, oursMatcher, tokens, encoded, known);
+        if (oursMatcher) p.agreement = await comparePeerMasks(peer, c.name, oursMatcher, tokens, encoded, knownPeers);
         await peer.request({ op: "free", id: c.name });
       }
     }

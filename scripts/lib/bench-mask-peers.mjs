@@ -55,7 +55,7 @@ export async function walkPeer(peer, id, tokens, passes) {
 /**
  * Steps where the peer's mask differs from ours along `tokens`. `known` marks token ids whose
  * difference is explained (bench-mask's knownDifferences: added/special tokens, bytes that never
- * occur in UTF-8, padding bits). Beyond those, a step counts as `peer_stricter` (tokens only we
+ * occur in UTF-8, padding bits; and our end-of-generation ids). Beyond those, a step counts as `peer_stricter` (tokens only we
  * allow) and/or `peer_looser` (tokens only the peer allows), with the first example of each.
  */
 export async function comparePeerMasks(peer, id, ours, tokens, pieces, known) {

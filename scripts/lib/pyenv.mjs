@@ -47,4 +47,9 @@ export function markInstalled(group) {
   writeFileSync(stampPath(group), `${digest(group)}\n`);
 }
 
+/** Whether `group`'s file says `# pyenv: only when named`: a bare `npm run pyenv` leaves it out. */
+export function onlyWhenNamed(group) {
+  return /^# pyenv: only when named$/m.test(readFileSync(requirementsPath(group), "utf8"));
+}
+
 export { requirementsPath };

@@ -51,6 +51,19 @@ export interface ToEbnfOptions {
   exactUtf8?: boolean;
   /** xgrammar: write `X* rest` as a right-recursive loop rule (much faster masks in 0.1.27). Default true. */
   rightRecursiveLoops?: boolean;
+  /**
+   * gbnf: texts that one token spells whole, for engines that read that token only as itself
+   * (llguidance reads every added token so, even those marked "special": false): a literal holding
+   * such a text writes it `("text" | <[id]>)`, and an until whose terminator is one also closes on
+   * `<[id]>` from every state where those characters would close it exactly at their end.
+   */
+  wholeTokens?: ReadonlyMap<string, number>;
+  /**
+   * xgrammar: write classes as code point ranges, as native XGrammar reads them (checked on 0.2.8:
+   * `[\u00e1-\u00ec]` is á..ì there). Default false: the UTF-8 byte classes 0.1.27 (the npm WASM
+   * build) needs, which 0.2.8 would read as other code points. Byte classes >= 0x80 then throw.
+   */
+  codePointClasses?: boolean;
 }
 
 export class EbnfExportError extends Error {
@@ -84,6 +97,7 @@ class Exporter {
   private readonly scc = new Map<string, string[]>(); // rule -> members of its recursive group
   private readonly stack: string[] = [];
   private counter = 0;
+  private byFirst?: Map<number, Array<{ cps: number[]; id: number }>>;
 
   constructor(private readonly g: Grammar, private readonly opts: ToEbnfOptions) {
     this.dialect = opts.dialect ?? "xgrammar";
@@ -210,7 +224,31 @@ class Exporter {
       flush();
       return parts.length === 1 ? parts[0]! : `(${parts.join(" ")})`;
     }
+    if (this.dialect === "gbnf" && this.opts.wholeTokens?.size) return this.literalWithTokens(cps);
     return quote(cps);
+  }
+
+  /** A gbnf literal with every whole-token text in it (leftmost, longest) also offered as the token. */
+  private literalWithTokens(cps: number[]): string {
+    const byFirst = (this.byFirst ??= indexWholeTokens(this.opts.wholeTokens!));
+    const parts: string[] = [];
+    let run: number[] = [];
+    for (let i = 0; i < cps.length;) {
+      const hit = byFirst.get(cps[i]!)?.find((t) => t.cps.every((c, k) => cps[i + k] === c));
+      if (!hit) { run.push(cps[i]!); i++; continue; }
+      if (run.length) parts.push(quote(run));
+      run = [];
+      parts.push(`(${quote(hit.cps)} | <[${hit.id}]>)`);
+      i += hit.cps.length;
+    }
+    if (run.length) parts.push(quote(run));
+    return parts.length === 1 ? parts[0]! : `(${parts.join(" ")})`;
+  }
+
+  /** The token id whose whole text is `T` (gbnf, wholeTokens), or undefined. */
+  private wholeToken(T: number[]): number | undefined {
+    if (this.dialect !== "gbnf" || !this.opts.wholeTokens?.size) return undefined;
+    return this.opts.wholeTokens.get(String.fromCodePoint(...T));
   }
 
   private repeat(item: GrammarNode, min: number, max: number | null, path: string): Expr {
@@ -307,6 +345,15 @@ class Exporter {
     const lit = (c: number) => this.literal(String.fromCodePoint(c), path) as string;
     const base = this.fresh(`until-${n.terminator}`);
 
+    // The terminator as one token: from state k its characters must close T exactly at their end.
+    const tokenId = this.wholeToken(T);
+    const closesAtEnd = (k: number): boolean => {
+      let s = k;
+      for (let i = 0; i < L; i++) { s = delta(s, T[i]!); if (s === L) return i === L - 1; }
+      return false;
+    };
+    const whole = (k: number): string | undefined => (tokenId !== undefined && closesAtEnd(k) ? `<[${tokenId}]>` : undefined);
+
     if (maxLen === undefined) {
       const stateNames = Array.from({ length: L }, (_, k) => (k === 0 ? base : this.fresh(`${base}-s${k}`)));
       const name = (k: number) => stateNames[k]!;
@@ -316,11 +363,14 @@ class Exporter {
         if (k === 0) {
           // [^T0]* T0 s1: every other character just loops in state 0.
           const other = this.codePointSet(complement([[T[0]!, T[0]!]], MAX_CP)) as string;
-          this.addRule(name(0), `${atomic(other)}* ${lit(T[0]!)}${next(1)}`);
+          const t = whole(0);
+          this.addRule(name(0), t ? `${atomic(other)}* (${lit(T[0]!)}${next(1)} | ${t})` : `${atomic(other)}* ${lit(T[0]!)}${next(1)}`);
           continue;
         }
         const ks = keep(k);
         const alts = ks.map(([c, d]) => `${lit(c)}${next(d)}`);
+        const t = whole(k);
+        if (t) alts.push(t);
         const other = this.codePointSet(complement(ks.map(([c]) => [c, c]), MAX_CP));
         if (other !== EMPTY) alts.push(`${other} ${name(0)}`);
         this.addRule(name(k), alts.join(" | "));
@@ -359,6 +409,9 @@ class Exporter {
         const other = this.codePointSet(complement(ks.map(([c]) => [c, c]), MAX_CP));
         if (other !== EMPTY) alts.push(`${other} ${state(0, j + k + 1)}`);
       }
+      // The token: the k pending characters become text.
+      const t = whole(k);
+      if (t && j + k <= maxLen) alts.push(t);
       this.addRule(state(k, j), alts.join(" | "));
     }
     return base;
@@ -491,11 +544,12 @@ class Exporter {
   private codePointSet(set: Ranges): Expr {
     set = subtract(set, [SURROGATES]);
     if (set.length === 0) return EMPTY;
-    if (this.dialect === "gbnf") {
+    if (this.dialect === "gbnf" || this.opts.codePointClasses) {
       // Always the positive class: llama.cpp refuses a token that ends inside a multi-byte
       // character when any code point it could become is excluded by a negated class, so a
       // negated class (which must list the surrogates) refuses e.g. a token ending in byte 0xED.
-      if (set.length === 1 && set[0]![0] === set[0]![1]) return quote([set[0]![0]]);
+      // (XGrammar cuts strings at NUL: a class there.)
+      if (set.length === 1 && set[0]![0] === set[0]![1] && (this.dialect === "gbnf" || set[0]![0] !== 0)) return quote([set[0]![0]]);
       return `[${set.map(classRange).join("")}]`;
     }
     // One code point: a string, which every XGrammar version reads as a code point.
@@ -520,8 +574,8 @@ class Exporter {
     if (set.length === 0) return EMPTY;
     const ascii = intersect(set, [[0, 0x7f]]);
     const high = intersect(set, [[0x80, 0xff]]);
-    if (this.dialect === "gbnf") {
-      if (high.length > 0) throw new EbnfExportError(`toEbnf: ${path}: byteClass with bytes >= 0x80 is not exportable to GBNF (it matches code points, not bytes)`);
+    if (this.dialect === "gbnf" || this.opts.codePointClasses) {
+      if (high.length > 0) throw new EbnfExportError(`toEbnf: ${path}: byteClass with bytes >= 0x80 is not exportable to ${this.dialect === "gbnf" ? "GBNF" : "code point classes"} (it matches code points, not bytes)`);
       return this.codePointSet(ascii);
     }
     const alts: string[] = [];
@@ -534,6 +588,20 @@ class Exporter {
 // ---- helpers ---------------------------------------------------------------------------------
 
 /** The KMP automaton of `T` (code points): state k = k characters of T matched. */
+/** Whole-token texts by first code point, longest first. */
+function indexWholeTokens(tokens: ReadonlyMap<string, number>): Map<number, Array<{ cps: number[]; id: number }>> {
+  const out = new Map<number, Array<{ cps: number[]; id: number }>>();
+  for (const [text, id] of tokens) {
+    const cps = Array.from(text, (c) => c.codePointAt(0)!);
+    if (cps.length === 0) continue;
+    const list = out.get(cps[0]!) ?? [];
+    list.push({ cps, id });
+    out.set(cps[0]!, list);
+  }
+  for (const list of out.values()) list.sort((a, b) => b.cps.length - a.cps.length);
+  return out;
+}
+
 function kmpStep(T: number[]): (k: number, c: number) => number {
   const fail = new Array<number>(T.length + 1).fill(0);
   for (let i = 1, k = 0; i < T.length; i++) {

@@ -1,7 +1,7 @@
 """bfcl-eval's own AST checker and tool conversion, driven by JSON lines (stdin → stdout).
 
 One request per line, one answer per line, in order:
-  {"op": "datadir"}                      → {"dataDir": ".../bfcl_eval/data"}
+  {"op": "datadir"}                      → {"dataDir": ".../bfcl_eval/data", "version": "2026.3.23"}
   {"op": "check", "category": C, "functions": [BFCL docs], "calls": [{"name": N, "arguments": {...}}],
    "groundTruth": [...]}                 → {"valid": bool, "errorType": str|null, "error": [...]}
   {"op": "convert", "functions": [...]}  → {"tools": convert_to_tool(...) for an OpenAI-completions client}
@@ -25,6 +25,7 @@ anthropic, vllm ...), and ast_checker reads only MODEL_CONFIG_MAPPING[model].und
 it, so that one module is replaced by a mapping with one entry, MODEL below; the checker's code is
 bfcl-eval's as installed.
 """
+import importlib.metadata
 import json
 import os
 import sys
@@ -105,7 +106,7 @@ def truth(req):
 def answer(req):
     op = req.get("op")
     if op == "datadir":
-        return {"dataDir": os.path.join(os.path.dirname(bfcl_eval.__file__), "data")}
+        return {"dataDir": os.path.join(os.path.dirname(bfcl_eval.__file__), "data"), "version": importlib.metadata.version("bfcl-eval")}
     if op == "check":
         return check(req)
     if op == "convert":

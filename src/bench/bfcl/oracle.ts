@@ -45,8 +45,8 @@ export async function checkWithOracle(program: OracleProgram, requests: readonly
   return (await askOracle(program, requests)) as CheckAnswer[];
 }
 
-/** Where the installed bfcl-eval keeps its data. */
-export async function bfclDataDir(program: OracleProgram): Promise<string> {
-  const [a] = (await askOracle(program, [{ op: "datadir" }])) as Array<{ dataDir: string }>;
-  return a!.dataDir;
+/** Where the installed bfcl-eval keeps its data, and its version. */
+export async function bfclInstall(program: OracleProgram): Promise<{ dataDir: string; version: string }> {
+  const [a] = (await askOracle(program, [{ op: "datadir" }])) as Array<{ dataDir: string; version: string }>;
+  return a!;
 }

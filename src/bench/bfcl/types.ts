@@ -40,3 +40,11 @@ export interface BfclItem {
   /** The calls the answer must make (any order for parallel ones); [] for irrelevance (no call is right). */
   groundTruth: BfclGroundTruthCall[];
 }
+
+/**
+ * Ground-truth parameters none of whose accepted values fits the function's own schema (fruit names
+ * for a list of integers; a Python expression as a string for an array): a schema-valid answer
+ * cannot be scored right there. test/bfcl-convert.test.ts finds exactly these.
+ */
+export const CONTRADICTED_PARAMETERS = ["parallel_multiple_21 x", "parallel_multiple_21 y", "parallel_multiple_94 elements"] as const;
+export const CONTRADICTED_ITEMS: readonly string[] = [...new Set(CONTRADICTED_PARAMETERS.map((p) => p.split(" ")[0]!))];

@@ -15,7 +15,7 @@ import { markdownTable } from "../dist/bench/bfcl/summary.js";
 import { BFCL_CATEGORIES } from "../dist/bench/bfcl/types.js";
 import { pyenvHint, pythonWith, ROOT } from "./lib/pyenv.mjs";
 
-const DEFAULT_SAMPLE = 20;
+const DEFAULT_SAMPLE = 30;
 const FLAGS = { sample: true, all: false, models: true, categories: true, "max-tokens": true, concurrency: true, threads: true, out: true, help: false };
 const USAGE = `usage: npm run bench:bfcl -- [--sample N (default ${DEFAULT_SAMPLE}) | --all] [--models NAME,NAME] [--categories ${BFCL_CATEGORIES.join(",")}] [--max-tokens N (256)] [--concurrency N (4)] [--threads N] [--out DIR (bench/results)]`;
 

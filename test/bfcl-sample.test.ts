@@ -42,6 +42,8 @@ describe.skipIf(!oracle)("BFCL, one item per category, on every real model", () 
       if (a.category === "irrelevance") expect(a.astCorrect, where).toBe(a.calls.length === 0);
       else if (a.calls.length === 0) expect(a.astCorrect, where).toBe(false);
       if (a.astCorrect && a.category !== "irrelevance") expect(a.valid, where).toBe(true);
+      if (a.calls.length > 0) expect(a.contentCalls, where).toEqual([]);
+      if (a.calls.length > 0) expect(a.astCorrectFromContent, where).toBe(a.astCorrect);
       if (a.mode === "unmasked") expect(a.tokens, where).toHaveLength(a.completionTokens);
       else expect(a.tokens).toBeUndefined();
     }

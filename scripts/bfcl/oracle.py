@@ -10,6 +10,10 @@ One request per line, one answer per line, in order:
                                             with the accepted value `pick` names for each parameter
                                             (parameters it does not name left out), arguments as
                                             JSON text (Python's json.dumps: 25.0 stays 25.0)
+  {"op": "contentCalls", "text": T}     → {"calls": [{"name", "arguments"}]}: the JSON objects
+                                            {"name": …, "arguments": {…}} written in plain text (a
+                                            model that answers in JSON without its dialect's call
+                                            markers), each read with json's raw_decode
 Arguments reach "check" as JSON text, as the model wrote them, and are read with json.loads as
 bfcl-eval's OpenAI handler reads them (1.0 stays a float, 1 an int: the checker tells them apart).
 
@@ -103,6 +107,20 @@ def truth(req):
     return {"calls": calls}
 
 
+def content_calls(req):
+    text, decoder, calls, i = req["text"], json.JSONDecoder(), [], 0
+    while (i := text.find("{", i)) >= 0:
+        try:
+            obj, end = decoder.raw_decode(text, i)
+        except ValueError:
+            i += 1
+            continue
+        if isinstance(obj, dict) and isinstance(obj.get("name"), str) and isinstance(obj.get("arguments"), dict):
+            calls.append({"name": obj["name"], "arguments": json.dumps(obj["arguments"])})
+        i = end
+    return {"calls": calls}
+
+
 def answer(req):
     op = req.get("op")
     if op == "datadir":
@@ -113,6 +131,8 @@ def answer(req):
         return convert(req)
     if op == "truth":
         return truth(req)
+    if op == "contentCalls":
+        return content_calls(req)
     return {"failed": f"unknown op {op!r}"}
 
 

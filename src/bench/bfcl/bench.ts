@@ -69,3 +69,20 @@ export async function runBfclBench(o: BfclBenchOptions): Promise<BfclReport> {
   }
   return report;
 }
+
+/**
+ * Scores a report's stored answers again (bfcl-eval's checker only, no decoding) and updates the
+ * rows' AST counts: for a new checker version, or a report written before a field existed.
+ */
+export async function rescoreReport(oracle: OracleProgram, report: BfclReport): Promise<BfclReport> {
+  const install = await bfclInstall(oracle);
+  const byId = new Map(report.settings.categories.flatMap((c) => loadCategory(install.dataDir, c)).map((e) => [e.id, e]));
+  const unscored = report.answers.map(({ astCorrect: _a, astError: _e, contentCalls: _c, astCorrectFromContent: _f, model: _m, ...rest }) => rest);
+  const scored = await scoreAnswers(oracle, byId, unscored);
+  const answers = scored.map((a, i) => ({ model: report.answers[i]!.model, ...a }));
+  const rows = report.rows.map((row) => {
+    const mine = answers.filter((a) => a.model === row.model && a.category === row.category && a.mode === row.mode);
+    return { ...row, astCorrect: mine.filter((a) => a.astCorrect).length, contentCallAnswers: mine.filter((a) => a.contentCalls.length > 0).length, astCorrectFromContent: mine.filter((a) => a.astCorrectFromContent).length };
+  });
+  return { ...report, bfclEval: install.version, answers, rows };
+}

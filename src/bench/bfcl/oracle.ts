@@ -16,7 +16,7 @@ export interface CheckRequest {
 }
 export interface CheckAnswer { valid: boolean; errorType: string | null; error: string[] }
 
-export type OracleRequest = CheckRequest | { op: "convert"; functions: BfclFunction[] } | { op: "truth"; groundTruth: BfclGroundTruthCall[]; pick: Array<Record<string, number>> } | { op: "datadir" };
+export type OracleRequest = CheckRequest | { op: "convert"; functions: BfclFunction[] } | { op: "truth"; groundTruth: BfclGroundTruthCall[]; pick: Array<Record<string, number>> } | { op: "contentCalls"; text: string } | { op: "datadir" };
 
 /** Sends every request, returns the answers in order; a request the script could not answer is an error naming it. */
 export async function askOracle(program: OracleProgram, requests: readonly OracleRequest[]): Promise<unknown[]> {
@@ -43,6 +43,14 @@ export async function askOracle(program: OracleProgram, requests: readonly Oracl
 
 export async function checkWithOracle(program: OracleProgram, requests: readonly CheckRequest[]): Promise<CheckAnswer[]> {
   return (await askOracle(program, requests)) as CheckAnswer[];
+}
+
+export type OracleCall = { name: string; arguments: string };
+
+/** The JSON calls ({"name", "arguments"} objects) written as plain text in each of `texts`. */
+export async function contentCalls(program: OracleProgram, texts: readonly string[]): Promise<OracleCall[][]> {
+  const out = (await askOracle(program, texts.map((text) => ({ op: "contentCalls" as const, text })))) as Array<{ calls: OracleCall[] }>;
+  return out.map((o) => o.calls);
 }
 
 /** Where the installed bfcl-eval keeps its data, and its version. */

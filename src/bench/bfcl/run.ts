@@ -7,7 +7,7 @@ import type { LlamaModel } from "../../engine/model.js";
 import { generate } from "../../engine/generate.js";
 import { verdictOf } from "../validity.js";
 import { toOpenAiTools } from "./convert.js";
-import { checkWithOracle, type OracleProgram } from "./oracle.js";
+import { checkWithOracle, contentCalls, type OracleProgram } from "./oracle.js";
 import type { BfclCategory, BfclItem } from "./types.js";
 
 export const BFCL_MODES = ["unmasked", "masked"] as const;
@@ -24,6 +24,14 @@ export interface BfclAnswer {
   /** bfcl-eval's AST verdict and its error type when wrong. */
   astCorrect: boolean;
   astError: string | null;
+  /**
+   * With no call in the dialect's format: the {"name", "arguments"} JSON objects the text holds
+   * (Qwen2.5-Coder writes its calls in a json fence without <tool_call>), and bfcl-eval's verdict
+   * had they been read as the calls. Not BFCL's score (its handlers read only the model's format);
+   * it shows how many answers were right in substance but not in form.
+   */
+  contentCalls: Array<{ name: string; arguments: string }>;
+  astCorrectFromContent: boolean;
   calls: Array<{ name: string; arguments: string }>;
   text: string;
   promptTokens: number;
@@ -36,6 +44,8 @@ export interface BfclAnswer {
   tokens?: number[];
 }
 
+export type Unscored = Omit<BfclAnswer, "astCorrect" | "astError" | "contentCalls" | "astCorrectFromContent">;
+
 export interface DecodeOptions {
   dialect: string;
   maxTokens: number;
@@ -43,10 +53,10 @@ export interface DecodeOptions {
   /** Generations in flight at once (at most the model's `parallel`). */
   concurrency: number;
   /** Called after each answer (progress). */
-  onAnswer?: (a: Omit<BfclAnswer, "astCorrect" | "astError">, done: number, total: number) => void;
+  onAnswer?: (a: Unscored, done: number, total: number) => void;
 }
 
-export interface DecodedGroup { category: BfclCategory; mode: BfclMode; wallMillis: number; answers: Array<Omit<BfclAnswer, "astCorrect" | "astError">> }
+export interface DecodedGroup { category: BfclCategory; mode: BfclMode; wallMillis: number; answers: Array<Unscored> }
 
 async function pool<T, R>(inputs: readonly T[], width: number, run: (x: T) => Promise<R>): Promise<R[]> {
   const out: R[] = new Array(inputs.length);
@@ -70,7 +80,7 @@ export async function decodeCategory(model: LlamaModel, category: BfclCategory, 
         maxTokens: o.maxTokens, mask: mode === "masked", dialect: o.dialect,
       });
       const v = verdictOf({ finishReason: r.finishReason, toolCalls: r.message.tool_calls ?? [], incomplete: r.incomplete }, tools, "auto", true);
-      const a: Omit<BfclAnswer, "astCorrect" | "astError"> = {
+      const a: Unscored = {
         id: item.id, category, mode, finishReason: r.finishReason, valid: v.valid, reason: v.reason,
         calls: (r.message.tool_calls ?? []).map((c) => ({ name: c.function.name, arguments: c.function.arguments })),
         text: r.text, promptTokens: r.usage.prompt_tokens, completionTokens: r.usage.completion_tokens, decodeMillis: r.timings.decodeMillis,
@@ -84,11 +94,16 @@ export async function decodeCategory(model: LlamaModel, category: BfclCategory, 
   return groups;
 }
 
-/** bfcl-eval's AST verdict on every answer (one oracle process for all). */
-export async function scoreAnswers(oracle: OracleProgram, items: ReadonlyMap<string, BfclItem>, answers: ReadonlyArray<Omit<BfclAnswer, "astCorrect" | "astError">>): Promise<BfclAnswer[]> {
-  const verdicts = await checkWithOracle(oracle, answers.map((a) => {
+/** bfcl-eval's AST verdict on every answer, on its calls and on the JSON calls in its text (one oracle process each). */
+export async function scoreAnswers(oracle: OracleProgram, items: ReadonlyMap<string, BfclItem>, answers: readonly Unscored[]): Promise<BfclAnswer[]> {
+  const inText = await contentCalls(oracle, answers.map((a) => (a.calls.length === 0 ? a.text : "")));
+  const ask = (a: Unscored, calls: Array<{ name: string; arguments: string }>) => {
     const item = items.get(a.id)!;
-    return { op: "check" as const, category: a.category, functions: item.functions, calls: a.calls, groundTruth: item.groundTruth };
+    return { op: "check" as const, category: a.category, functions: item.functions, calls, groundTruth: item.groundTruth };
+  };
+  const verdicts = await checkWithOracle(oracle, [...answers.map((a) => ask(a, a.calls)), ...answers.map((a, i) => ask(a, a.calls.length > 0 ? a.calls : inText[i]!))]);
+  return answers.map((a, i) => ({
+    ...a, astCorrect: verdicts[i]!.valid, astError: verdicts[i]!.errorType,
+    contentCalls: a.calls.length === 0 ? inText[i]! : [], astCorrectFromContent: verdicts[answers.length + i]!.valid,
   }));
-  return answers.map((a, i) => ({ ...a, astCorrect: verdicts[i]!.valid, astError: verdicts[i]!.errorType }));
 }

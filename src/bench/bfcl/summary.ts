@@ -21,6 +21,10 @@ export interface BfclRow {
   finishReasons: Record<"stop" | "tool_calls" | "length", number>;
   /** Answers with at least one call. */
   withCalls: number;
+  /** Answers with no call in the dialect's format but a {"name", "arguments"} JSON object in their text. */
+  contentCallAnswers: number;
+  /** AST-correct had those JSON objects been read as the calls (not BFCL's score; see BfclAnswer). */
+  astCorrectFromContent: number;
   wallSeconds: number;
 }
 
@@ -55,6 +59,8 @@ export function summarizeGroup(model: string, dialect: string, g: DecodedGroup, 
     meanCompletionTokens: round(n ? tokens / n : 0),
     finishReasons,
     withCalls: scored.filter((a) => a.calls.length > 0).length,
+    contentCallAnswers: scored.filter((a) => a.contentCalls.length > 0).length,
+    astCorrectFromContent: scored.filter((a) => a.astCorrectFromContent).length,
     wallSeconds: round(g.wallMillis / 1000),
   };
 }
@@ -63,7 +69,7 @@ const pct = (k: number, n: number) => (n === 0 ? "—" : `${((100 * k) / n).toFi
 
 /** The README's table: one line per model × category, masked beside unmasked. */
 export function markdownTable(r: BfclReport): string {
-  const head = "| model (dialect) | category | items | valid unmasked | valid masked | AST-correct unmasked | AST-correct masked | tok/s unmasked | tok/s masked |\n|---|---|---|---|---|---|---|---|---|";
+  const head = "| model (dialect) | category | items | valid unmasked | valid masked | AST-correct unmasked | AST-correct masked | AST-correct had JSON in the text counted (unmasked / masked) | tok/s unmasked | tok/s masked |\n|---|---|---|---|---|---|---|---|---|---|";
   const lines: string[] = [];
   const keys = [...new Set(r.rows.map((x) => `${x.model}\u0000${x.category}`))];
   for (const key of keys) {
@@ -72,7 +78,7 @@ export function markdownTable(r: BfclReport): string {
     const m = r.rows.find((x) => x.model === model && x.category === category && x.mode === "masked");
     const any = (u ?? m)!;
     const cell = (x: BfclRow | undefined, k: "valid" | "astCorrect") => (x ? `${x[k]}/${x.items} (${pct(x[k], x.items)})` : "—");
-    lines.push(`| ${model} (${any.dialect}) | ${category} | ${any.items} | ${cell(u, "valid")} | ${cell(m, "valid")} | ${cell(u, "astCorrect")} | ${cell(m, "astCorrect")} | ${u ? u.tokensPerSecond : "—"} | ${m ? m.tokensPerSecond : "—"} |`);
+    lines.push(`| ${model} (${any.dialect}) | ${category} | ${any.items} | ${cell(u, "valid")} | ${cell(m, "valid")} | ${cell(u, "astCorrect")} | ${cell(m, "astCorrect")} | ${u ? u.astCorrectFromContent : "—"} / ${m ? m.astCorrectFromContent : "—"} | ${u ? u.tokensPerSecond : "—"} | ${m ? m.tokensPerSecond : "—"} |`);
   }
   const skipped = r.models.filter((m) => m.skipped).map((m) => `\n\n${m.name}: not run (${m.skipped}).`).join("");
   return `${head}\n${lines.join("\n")}${skipped}`;

@@ -71,14 +71,18 @@ const missing = chosen.filter((m) => !m.present);
 if (missing.length) fail(`not fetched: ${missing.map((m) => m.name).join(", ")}; run \`npm run models\``, 1);
 
 const started = Date.now();
+const out = path.resolve(flags.out ?? path.join(ROOT, "bench", "results"));
+mkdirSync(out, { recursive: true });
+const write = (report) => {
+  writeFileSync(path.join(out, "bfcl.json"), JSON.stringify(report, null, 1) + "\n");
+  writeFileSync(path.join(out, "bfcl.svg"), bfclChartSvg(report) + "\n");
+};
 const report = await runBfclBench({
   oracle, models: chosen, categories, sample, maxTokens: positive("max-tokens", 256), concurrency: positive("concurrency", 4),
   threads: positive("threads", defaultThreads()), command: `npm run bench:bfcl${argv.length ? ` -- ${argv.join(" ")}` : ""}`,
   log: (line) => console.error(`[${((Date.now() - started) / 1000).toFixed(0)} s] ${line}`),
+  onGroup: write,
 });
-const out = path.resolve(flags.out ?? path.join(ROOT, "bench", "results"));
-mkdirSync(out, { recursive: true });
-writeFileSync(path.join(out, "bfcl.json"), JSON.stringify(report, null, 1) + "\n");
-writeFileSync(path.join(out, "bfcl.svg"), bfclChartSvg(report) + "\n");
+write(report);
 console.log(markdownTable(report));
 console.log(`\nwrote ${path.join(out, "bfcl.json")} and bfcl.svg in ${((Date.now() - started) / 1000).toFixed(0)} s`);

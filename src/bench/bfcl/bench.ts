@@ -21,6 +21,8 @@ export interface BfclBenchOptions {
   modes?: readonly BfclMode[];
   command: string;
   log?: (line: string) => void;
+  /** Called with the report so far after each model × category × mode (the script writes it, so a stopped run keeps what it finished). */
+  onGroup?: (report: BfclReport) => void;
 }
 
 export async function runBfclBench(o: BfclBenchOptions): Promise<BfclReport> {
@@ -60,6 +62,7 @@ export async function runBfclBench(o: BfclBenchOptions): Promise<BfclReport> {
           const row = summarizeGroup(m.name, dialect, g, scored);
           report.rows.push(row);
           report.answers.push(...scored.map((a) => ({ model: m.name, ...a })));
+          o.onGroup?.(report);
           log(`${m.name} ${category} ${g.mode}: valid ${row.valid}/${row.items}, AST ${row.astCorrect}/${row.items}, ${row.tokensPerSecond} tok/s, ${row.wallSeconds} s`);
         }
       }

@@ -3,7 +3,7 @@
 // it fails.
 import { join } from "node:path";
 import { pyenvHint, pythonWith } from "../../scripts/lib/pyenv.mjs";
-import { bfclDataDir, type OracleProgram } from "../../src/bench/bfcl/oracle.js";
+import { bfclInstall, type OracleProgram } from "../../src/bench/bfcl/oracle.js";
 import { loadCategory } from "../../src/bench/bfcl/data.js";
 import { BFCL_CATEGORIES, type BfclCategory, type BfclItem } from "../../src/bench/bfcl/types.js";
 import { ROOT } from "./vocabs.js";
@@ -19,6 +19,6 @@ export function bfclOracle(): OracleProgram | undefined {
 }
 
 export async function allItems(oracle: OracleProgram): Promise<Record<BfclCategory, BfclItem[]>> {
-  const dir = await bfclDataDir(oracle);
+  const dir = (await bfclInstall(oracle)).dataDir;
   return Object.fromEntries(BFCL_CATEGORIES.map((c) => [c, loadCategory(dir, c)])) as Record<BfclCategory, BfclItem[]>;
 }

@@ -1,11 +1,12 @@
 #!/usr/bin/env node
 // npm run pyenv -- <group>... : installs python/requirements-<group>.txt into .cache/pyenv (a venv
-// made with `python3 -m venv`; wheels only). With no group: every group. --list: the groups and
+// made with `python3 -m venv`; wheels only; a file with the line `# pyenv: --no-deps` is installed
+// with pip's --no-deps, so it must list every package it needs). With no group: every group. --list: the groups and
 // whether each is installed, as JSON. A group whose requirements file is unchanged is skipped.
 // With no group, the groups that do not say `# pyenv: only when named`.
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { groupInstalled, markInstalled, onlyWhenNamed, PYENV_DIR, pyenvPython, requirementGroups, requirementsPath } from "./lib/pyenv.mjs";
+import { groupInstalled, markInstalled, onlyWhenNamed, pipNoDeps, PYENV_DIR, pyenvPython, requirementGroups, requirementsPath } from "./lib/pyenv.mjs";
 
 const args = process.argv.slice(2);
 const known = requirementGroups();
@@ -44,7 +45,8 @@ for (const group of groups) {
     continue;
   }
   const started = Date.now();
-  run(pyenvPython(), ["-m", "pip", "install", "--disable-pip-version-check", "--no-input", "--progress-bar", "off", "--only-binary=:all:", "-r", requirementsPath(group)], `pip install -r ${requirementsPath(group)}`);
+  const noDeps = pipNoDeps(group) ? ["--no-deps"] : [];
+  run(pyenvPython(), ["-m", "pip", "install", "--disable-pip-version-check", "--no-input", "--progress-bar", "off", "--only-binary=:all:", ...noDeps, "-r", requirementsPath(group)], `pip install${noDeps.map((a) => ` ${a}`).join("")} -r ${requirementsPath(group)}`);
   markInstalled(group);
   console.log(`pyenv: ${group} installed in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 }

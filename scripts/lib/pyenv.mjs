@@ -52,4 +52,13 @@ export function onlyWhenNamed(group) {
   return /^# pyenv: only when named$/m.test(readFileSync(requirementsPath(group), "utf8"));
 }
 
+/**
+ * Whether `group`'s file asks for pip's --no-deps (a line `# pyenv: --no-deps`): for a package whose
+ * declared dependencies are far more than the part of it we run; the file then lists what that part
+ * imports.
+ */
+export function pipNoDeps(group) {
+  return readFileSync(requirementsPath(group), "utf8").split("\n").some((l) => l.trim() === "# pyenv: --no-deps");
+}
+
 export { requirementsPath };

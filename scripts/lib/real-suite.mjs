@@ -15,7 +15,8 @@ export function caseOptions(c, { maxTokens, dialect, mask }) {
 
 /** The dialect's call-opening text where it can be counted in free text (not a bare "{"). */
 function countableTrigger(lib, dialect) {
-  const t = lib.triggerOf(dialect);
+  let t;
+  try { t = lib.triggerOf(dialect); } catch { return undefined; }  // a dialect whose calls open with no fixed string
   return t === "{" ? undefined : t;
 }
 

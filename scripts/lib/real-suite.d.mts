@@ -35,7 +35,7 @@ export interface SuiteResult {
   differences: Difference[];
   summary: SuiteSummary;
 }
-export interface SuiteSettings { maxTokens: number; dialect?: string; concurrency?: number; onCase?: (done: number, total: number) => void }
+export interface SuiteSettings { maxTokens: number; dialect?: string; concurrency?: number; onCase?: (done: number, total: number, records: CaseRecord[]) => void }
 export function caseOptions(c: RealCase, o: { maxTokens: number; dialect?: string; mask: boolean }): Record<string, unknown>;
 export function firstDifference(a: readonly number[], b: readonly number[]): number;
 export function runSuite(lib: SuiteLib, model: unknown, cases: RealCase[], settings: SuiteSettings): Promise<SuiteResult>;

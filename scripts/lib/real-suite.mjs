@@ -68,7 +68,7 @@ export async function runSuite(lib, model, cases, settings) {
       return { id: c.id, prompt: c.prompt, choice: c.choice, parallel: c.parallel, tools: c.tools.length, masked, unmasked };
     }));
     records.push(...done);
-    settings.onCase?.(records.length, cases.length);
+    settings.onCase?.(records.length, cases.length, records);
   }
   const byId = new Map(cases.map((c) => [c.id, c]));
   const maskProblems = [], refusals = [], differences = [];

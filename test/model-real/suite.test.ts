@@ -46,9 +46,11 @@ describe("real-model suite (sample)", () => {
       let result: SuiteResult;
       beforeAll(async () => {
         if (!m.present) return;
-        model = await loadModel({ path: m.path, gpu: false, parallel: 4, contextSize: 2048 });
+        // One case at a time, its masked and unmasked answers side by side: 2 sequences of 4096
+        // tokens (room for a 10-tool prompt in any dialect's rendering; KV for 8192 tokens).
+        model = await loadModel({ path: m.path, gpu: false, parallel: 2, contextSize: 4096 });
         const t0 = performance.now();
-        result = await runSuite(lib, model, CASES, { maxTokens: MAX_TOKENS, dialect: m.dialect!, concurrency: 4 });
+        result = await runSuite(lib, model, CASES, { maxTokens: MAX_TOKENS, dialect: m.dialect!, concurrency: 2 });
         console.log(`${formatSummary(m.name, result)}\n  ${((performance.now() - t0) / 1000).toFixed(0)} s for ${CASES.length} cases × 2 modes, ${MAX_TOKENS} tokens at most`);
       }, 30 * 60_000);
       afterAll(() => model?.dispose());

@@ -8,18 +8,9 @@
 // on src/, scripts/fuzz.mjs on dist/ (the library's parts are passed in as `lib`).
 import { writeCall, writeOutput } from "./dialect-writer.mjs";
 import { eventsDisagree, runChunks } from "./parser-runs.mjs";
+import { rng } from "./rng.mjs";
 
-/** A small, fast, seedable generator: numbers in [0, 1). */
-export function rng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { rng };
 
 /** The seed of input `index` of `dialect` under run seed `seed`: each input is reproducible alone. */
 export function inputSeed(seed, dialect, index) {

@@ -34,6 +34,11 @@
 //   before printing, since neither syntax has a "fail" primitive.
 import type {
   TextNode, Grammar, GrammarNode, TokenNode, UntilNode, PermNode } from "./ir.js";
+import { collectRefs, indexWholeTokens, kmpStep } from "./ebnf-analysis.js";
+import { complement, intersect, MAX_CP, merge, sameRanges, subtract } from "./ebnf-ranges.js";
+import { asciiClass, atomic, byteClassText, classRange, quote, utf8Sequences, type Ranges } from "./ebnf-text.js";
+
+export { utf8Sequences };
 
 export interface ToEbnfOptions {
   dialect?: "xgrammar" | "gbnf";
@@ -73,11 +78,9 @@ export class EbnfExportError extends Error {
   }
 }
 
-type Ranges = Array<[number, number]>;
 const EMPTY = Symbol("empty-language");
 type Expr = string | typeof EMPTY;
 
-const MAX_CP = 0x10ffff;
 const SURROGATES: [number, number] = [0xd800, 0xdfff];
 const GBNF_MAX_REPEAT = 2000; // llama.cpp silently turns larger bounds into "unbounded"
 
@@ -587,44 +590,6 @@ class Exporter {
 
 // ---- helpers ---------------------------------------------------------------------------------
 
-/** The KMP automaton of `T` (code points): state k = k characters of T matched. */
-/** Whole-token texts by first code point, longest first. */
-function indexWholeTokens(tokens: ReadonlyMap<string, number>): Map<number, Array<{ cps: number[]; id: number }>> {
-  const out = new Map<number, Array<{ cps: number[]; id: number }>>();
-  for (const [text, id] of tokens) {
-    const cps = Array.from(text, (c) => c.codePointAt(0)!);
-    if (cps.length === 0) continue;
-    const list = out.get(cps[0]!) ?? [];
-    list.push({ cps, id });
-    out.set(cps[0]!, list);
-  }
-  for (const list of out.values()) list.sort((a, b) => b.cps.length - a.cps.length);
-  return out;
-}
-
-function kmpStep(T: number[]): (k: number, c: number) => number {
-  const fail = new Array<number>(T.length + 1).fill(0);
-  for (let i = 1, k = 0; i < T.length; i++) {
-    while (k > 0 && T[i] !== T[k]) k = fail[k]!;
-    if (T[i] === T[k]) k++;
-    fail[i + 1] = k;
-  }
-  return (k, c) => {
-    while (k > 0 && T[k] !== c) k = fail[k]!;
-    return T[k] === c ? k + 1 : 0;
-  };
-}
-
-function collectRefs(n: GrammarNode, out: Set<string>): void {
-  switch (n.type) {
-    case "ref": out.add(n.name); break;
-    case "seq": case "alt": for (const x of n.items) collectRefs(x, out); break;
-    case "repeat": collectRefs(n.item, out); break;
-    case "perm": for (const x of n.items) collectRefs(x.node, out); if (n.separator) collectRefs(n.separator, out); break;
-    default: break;
-  }
-}
-
 function normalize(ranges: Ranges, negated: boolean, max: number, path: string): Ranges {
   for (const r of ranges) {
     if (!Array.isArray(r) || r.length !== 2 || !Number.isInteger(r[0]) || !Number.isInteger(r[1]) || r[0] < 0 || r[1] > max || r[0] > r[1])
@@ -632,126 +597,4 @@ function normalize(ranges: Ranges, negated: boolean, max: number, path: string):
   }
   const merged = merge(ranges);
   return negated ? complement(merged, max) : merged;
-}
-
-function merge(ranges: Ranges): Ranges {
-  const sorted = ranges.map((r): [number, number] => [r[0], r[1]]).sort((a, b) => a[0] - b[0]);
-  const out: Ranges = [];
-  for (const r of sorted) {
-    const last = out[out.length - 1];
-    if (last && r[0] <= last[1] + 1) last[1] = Math.max(last[1], r[1]);
-    else out.push(r);
-  }
-  return out;
-}
-
-function complement(set: Ranges, max: number): Ranges {
-  const out: Ranges = [];
-  let next = 0;
-  for (const [lo, hi] of merge(set)) {
-    if (lo > next) out.push([next, lo - 1]);
-    next = Math.max(next, hi + 1);
-  }
-  if (next <= max) out.push([next, max]);
-  return out;
-}
-
-function intersect(a: Ranges, b: Ranges): Ranges {
-  const out: Ranges = [];
-  for (const [lo, hi] of a) for (const [lo2, hi2] of b) {
-    const l = Math.max(lo, lo2), h = Math.min(hi, hi2);
-    if (l <= h) out.push([l, h]);
-  }
-  return merge(out);
-}
-
-function subtract(a: Ranges, b: Ranges): Ranges {
-  return intersect(a, complement(b, Math.max(MAX_CP, ...a.map((r) => r[1]))));
-}
-
-function sameRanges(a: Ranges, b: Ranges): boolean {
-  return a.length === b.length && a.every((r, i) => r[0] === b[i]![0] && r[1] === b[i]![1]);
-}
-
-/** `e` if it can take a postfix operator as is, else `(e)`. */
-function atomic(e: string): string {
-  if (/^[A-Za-z][A-Za-z0-9-]*$/.test(e) || /^<\[\d+\]>$/.test(e)) return e;
-  // One quoted string, one class, or one parenthesised group spanning the whole text.
-  let depth = 0;
-  for (let i = 0; i < e.length; i++) {
-    const c = e[i];
-    if (c === '"' || c === "[") {
-      const close = c === '"' ? '"' : "]";
-      for (i++; i < e.length && e[i] !== close; i++) if (e[i] === "\\") i++;
-      if (depth === 0 && i < e.length - 1) return `(${e})`;
-    } else if (c === "(") depth++;
-    else if (c === ")") { depth--; if (depth === 0 && i < e.length - 1) return `(${e})`; }
-    else if (depth === 0) return `(${e})`;
-  }
-  return e;
-}
-
-/** Escape a code point for a quoted string or a class (both syntaxes). */
-function escapeCp(c: number, inClass: boolean): string {
-  if (c === 0x0a) return "\\n";
-  if (c === 0x09) return "\\t";
-  if (c === 0x0d) return "\\r";
-  if (c === 0x22 || c === 0x5c) return "\\" + String.fromCharCode(c);
-  if (inClass && (c === 0x5d || c === 0x5b || c === 0x2d)) return "\\" + String.fromCharCode(c);
-  if (inClass && c === 0x5e) return "\\u005e"; // llama.cpp has no \^ escape
-  if (c >= 0x20 && c < 0x7f) return String.fromCharCode(c);
-  return c <= 0xffff ? `\\u${c.toString(16).padStart(4, "0")}` : `\\U${c.toString(16).padStart(8, "0")}`;
-}
-
-function quote(cps: number[]): string {
-  return `"${cps.map((c) => escapeCp(c, false)).join("")}"`;
-}
-
-function classRange([lo, hi]: [number, number]): string {
-  if (lo === hi) return escapeCp(lo, true);
-  if (hi === lo + 1) return escapeCp(lo, true) + escapeCp(hi, true);
-  return `${escapeCp(lo, true)}-${escapeCp(hi, true)}`;
-}
-
-/** ASCII class; XGrammar turns a one-member class into a string, which is fine except for NUL. */
-function asciiClass(set: Ranges): string {
-  if (set.length === 1 && set[0]![0] === set[0]![1]) {
-    const c = set[0]![0];
-    return c === 0 ? "[\\u0000\\u0000]" : quote([c]);
-  }
-  return `[${set.map(classRange).join("")}]`;
-}
-
-/** A byte class for XGrammar 0.1.27 (values >= 0x80 are bytes there); never a single member. */
-function byteClassText(set: Ranges | [number, number]): string {
-  const rs: Ranges = typeof set[0] === "number" ? [set as [number, number]] : (set as Ranges);
-  if (rs.length === 1 && rs[0]![0] === rs[0]![1]) {
-    const e = escapeCp(rs[0]![0], true);
-    return `[${e}${e}]`;
-  }
-  return `[${rs.map(classRange).join("")}]`;
-}
-
-/** UTF-8 byte-range sequences covering code point ranges (no surrogates in input). */
-export function utf8Sequences(set: Ranges): Array<Array<[number, number]>> {
-  const out: Array<Array<[number, number]>> = [];
-  const enc = (cp: number): number[] => Array.from(new TextEncoder().encode(String.fromCodePoint(cp)));
-  const split = (lo: number, hi: number): void => {
-    if (lo > hi) return;
-    for (const m of [0x7f, 0x7ff, 0xffff]) {
-      if (lo <= m && hi > m) { split(lo, m); split(m + 1, hi); return; }
-    }
-    if (hi <= 0x7f) { out.push([[lo, hi]]); return; }
-    for (let i = 1; i < 4; i++) {
-      const m = (1 << (6 * i)) - 1;
-      if ((lo & ~m) !== (hi & ~m)) {
-        if ((lo & m) !== 0) { split(lo, lo | m); split((lo | m) + 1, hi); return; }
-        if ((hi & m) !== m) { split(lo, (hi & ~m) - 1); split(hi & ~m, hi); return; }
-      }
-    }
-    const a = enc(lo), b = enc(hi);
-    out.push(a.map((x, k): [number, number] => [x, b[k]!]));
-  };
-  for (const [lo, hi] of set) split(lo, hi);
-  return out;
 }

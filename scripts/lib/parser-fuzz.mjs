@@ -190,8 +190,12 @@ export function checkInput(lib, spec, seed, { maxSize, grammar = false } = {}) {
   if (grammar) {
     // What the parser calls complete, the grammar accepts (text refused as a call is content the
     // grammar never lets a model write; a dropped call is the parser's own limit).
+    // Under a choice that requires a call, content before the first call is text the grammar
+    // never lets a model write either (the call opens the answer there).
     const refused = [lib.triggerOf(spec), lib.callTriggerOf(spec)].some((x) => (whole.content ?? "").includes(x) || (whole.reasoning ?? "").includes(x));
-    if (whole.toolCalls.length && !whole.incomplete.length && !whole.dropped.length && !refused && options.finishReason !== "length") {
+    const first = ref.events.findIndex((e) => e.type === "tool_call_start");
+    const proseFirst = options.toolChoice !== "auto" && ref.events.slice(0, first).some((e) => e.type === "content");
+    if (whole.toolCalls.length && !whole.incomplete.length && !whole.dropped.length && !refused && !proseFirst && options.finishReason !== "length") {
       const { maxCallLength: _m, finishReason: _f, ...grammarOptions } = options;
       if (!lib.grammarAccepts(lib.buildToolGrammar(grammarOptions), text)) return fail("grammar accepts what the parser calls complete", `calls: ${clip(JSON.stringify(whole.toolCalls))}`);
     }

@@ -9,7 +9,7 @@ export interface AnswerInput {
   endedByModel: boolean;
   text: string;
 }
-export interface RequestView { tools: unknown[]; toolChoice?: unknown; parallel?: boolean; maxTokens: number }
+export interface RequestView { tools: unknown[]; toolChoice?: unknown; parallel?: boolean; maxTokens: number; trigger?: string }
 export interface AnswerVerdict { cut: boolean; valid: boolean; calls: number; problems: string[] }
 export function callProblem(call: CallView, request: RequestView): string;
 export function answerVerdict(answer: AnswerInput, request: RequestView): AnswerVerdict;

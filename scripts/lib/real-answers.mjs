@@ -39,7 +39,8 @@ export function callProblem(call, request) {
 
 /**
  * The verdict on `answer` ({ finishReason, toolCalls, incomplete, completionTokens, endedByModel,
- * text }) for `request` ({ tools, toolChoice, parallel, maxTokens }). `cut`: the model did not end
+ * text }) for `request` ({ tools, toolChoice, parallel, maxTokens, trigger? }; `trigger`: the
+ * dialect's call-opening text, which under a choice that requires a call only whitespace may precede). `cut`: the model did not end
  * the answer and it holds maxTokens tokens. `valid`: a finished answer with only complete, declared,
  * schema-valid calls, as many as the choice and parallel calls allow. `problems`: what a masked
  * answer must not show (finished: anything invalid; cut: not reported as a cut, or a shipped call
@@ -58,7 +59,10 @@ export function answerVerdict(answer, request) {
     if (answer.finishReason !== "length") problems.push(`cut at ${request.maxTokens} tokens but finish_reason is ${answer.finishReason}`);
   } else {
     if (answer.incomplete.length > 0) problems.push(`finished with an incomplete call (${answer.incomplete[0].kind}: ${answer.incomplete[0].reason})`);
-    if ((c === "required" || typeof c === "object") && calls.length === 0) problems.push("finished without a call although the tool choice requires one");
+    const requires = c === "required" || typeof c === "object";
+    if (requires && calls.length === 0) problems.push("finished without a call although the tool choice requires one");
+    if (requires && calls.length > 0 && request.trigger !== undefined && answer.text.indexOf(request.trigger) > 0 && answer.text.slice(0, answer.text.indexOf(request.trigger)).trim() !== "")
+      problems.push("text before the first call although the tool choice requires the call to open the answer");
     if (request.parallel === false && calls.length > 1) problems.push(`${calls.length} calls although parallel calls are off`);
     const expect = calls.length > 0 ? "tool_calls" : "stop";
     if (answer.finishReason !== expect) problems.push(`finish_reason ${answer.finishReason}, expected ${expect}`);

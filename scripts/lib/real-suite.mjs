@@ -27,12 +27,12 @@ export function firstDifference(a, b) {
   return a.length === b.length ? -1 : n;
 }
 
-async function runMode(lib, model, c, settings, mask) {
+async function runMode(lib, model, c, settings, mask, trigger) {
   const options = caseOptions(c, { ...settings, mask });
   const r = await lib.generate(model, options);
   const endedByModel = lib.endedByModel(model, r.tokens);
   const answer = { finishReason: r.finishReason, toolCalls: r.message.tool_calls ?? [], incomplete: r.incomplete, completionTokens: r.usage.completion_tokens, endedByModel, text: r.text };
-  const verdict = answerVerdict(answer, { tools: c.tools, toolChoice: c.toolChoice, parallel: c.parallel, maxTokens: settings.maxTokens });
+  const verdict = answerVerdict(answer, { tools: c.tools, toolChoice: c.toolChoice, parallel: c.parallel, maxTokens: settings.maxTokens, trigger });
   const replay = await lib.replayThroughMask(model, options, r.tokens);
   return {
     mode: mask ? "masked" : "unmasked",
@@ -64,7 +64,7 @@ export async function runSuite(lib, model, cases, settings) {
   for (let i = 0; i < cases.length; i += concurrency / 2) {
     const batch = cases.slice(i, i + concurrency / 2);
     const done = await Promise.all(batch.map(async (c) => {
-      const [masked, unmasked] = await Promise.all([runMode(lib, model, c, settings, true), runMode(lib, model, c, settings, false)]);
+      const [masked, unmasked] = await Promise.all([runMode(lib, model, c, settings, true, trigger), runMode(lib, model, c, settings, false, trigger)]);
       return { id: c.id, prompt: c.prompt, choice: c.choice, parallel: c.parallel, tools: c.tools.length, masked, unmasked };
     }));
     records.push(...done);

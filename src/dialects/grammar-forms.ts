@@ -1,6 +1,6 @@
 // Grammar forms of the dialects whose calls are not marker-delimited text: calls as a JSON array
 // after a marker (Mistral Nemo), and a call that is the whole answer (Llama 3.x).
-import { alt, charClass, literal, optional, repeat, seq, star, until } from "../grammar/builders.js";
+import { alt, charClass, literal, marker, optional, repeat, seq, star, until } from "../grammar/builders.js";
 import type { GrammarNode } from "../grammar/ir.js";
 import { ANY_WHITESPACE_MAX } from "../grammar/json-schema.js";
 import type { ResolvedOptions } from "./options.js";
@@ -16,11 +16,20 @@ export function idChars(length: number): GrammarNode {
   return repeat(charClass(["a-z", "A-Z", "0-9"]), length, length);
 }
 
-/** Text before the section, the section's open, `[`, calls separated by `,`, `]`; JSON whitespace inside. */
+/**
+ * What leads to the answer's first call, through its `trigger` (a marker): under toolChoice auto any
+ * text; under a choice that requires a call (required, a named tool) JSON whitespace only, so the
+ * call opens the answer and a model is not let write prose to its token limit instead.
+ */
+export function toFirstCall(o: ResolvedOptions, trigger: string): GrammarNode {
+  return o.toolChoice === "auto" ? until(trigger, { marker: true }) : seq(jsonWs, marker(trigger));
+}
+
+/** Text before the section (as toFirstCall), the section's open, `[`, calls separated by `,`, `]`; JSON whitespace inside. */
 export function arraySection(o: ResolvedOptions, call: GrammarNode): GrammarNode {
   const sec = o.spec.section!;
   const more = o.parallelToolCalls ? star(seq(jsonWs, literal(","), jsonWs, call)) : seq();
-  return seq(until(sec.open, { marker: true }), jsonWs, literal(sec.arrayOpen!), jsonWs, call, more, jsonWs, literal(sec.close));
+  return seq(toFirstCall(o, sec.open), jsonWs, literal(sec.arrayOpen!), jsonWs, call, more, jsonWs, literal(sec.close));
 }
 
 const anyText = star(charClass([[0, 0x10ffff]]));

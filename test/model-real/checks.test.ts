@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { endedByModel, replayThroughMask } from "../../src/bench/overconstraint.js";
 import { loadModel, type LlamaModel } from "../../src/index.js";
-import { answerVerdict, cutProblem } from "../../scripts/lib/real-answers.mjs";
+import { answerVerdict, cutProblem, type RequestView } from "../../scripts/lib/real-answers.mjs";
 import { TOOLS } from "../../scripts/lib/real-cases.mjs";
 import { IM_END } from "../support/generation-checks.js";
 import { testModelPath } from "../support/test-model.js";
@@ -13,7 +13,7 @@ const tools = [TOOLS.get_weather!, TOOLS.create_user!];
 const call = (name: string, args: unknown) => ({ function: { name, arguments: typeof args === "string" ? args : JSON.stringify(args) } });
 const finished = (toolCalls: ReturnType<typeof call>[], over: Partial<Parameters<typeof answerVerdict>[0]> = {}) =>
   ({ finishReason: toolCalls.length ? "tool_calls" as const : "stop" as const, toolCalls, incomplete: [], completionTokens: 20, endedByModel: true, text: "", ...over });
-const request = (toolChoice: unknown = "auto", parallel = true) => ({ tools, toolChoice, parallel, maxTokens: 40 });
+const request = (toolChoice: unknown = "auto", parallel = true): RequestView => ({ tools, toolChoice, parallel, maxTokens: 40 });
 
 describe("answerVerdict (ajv against the request's schemas)", () => {
   it("passes a finished answer with declared, schema-valid calls", () => {
@@ -32,6 +32,10 @@ describe("answerVerdict (ajv against the request's schemas)", () => {
       .toEqual(["call to create_user although tool_choice names get_weather"]);
     expect(problems(finished([call("get_weather", { city: "A" })]), request("none"))).toEqual(['call to get_weather although tool_choice is "none"']);
     expect(problems(finished([]), request("required"))).toEqual(["finished without a call although the tool choice requires one"]);
+    const prose = finished([call("get_weather", { city: "A" })], { text: 'Sure. <tool_call>\n{"name": "get_weather", "arguments": {"city": "A"}}\n</tool_call>' });
+    expect(problems(prose, { ...request("required"), trigger: "<tool_call>" })).toEqual(["text before the first call although the tool choice requires the call to open the answer"]);
+    expect(problems({ ...prose, text: prose.text.slice(6) }, { ...request("required"), trigger: "<tool_call>" })).toEqual([]);
+    expect(problems(prose, { ...request("auto"), trigger: "<tool_call>" })).toEqual([]);
     expect(problems(finished([call("get_weather", { city: "A" }), call("get_weather", { city: "B" })]), request("auto", false))).toEqual(["2 calls although parallel calls are off"]);
     expect(problems(finished([], { incomplete: [{ kind: "invalid", reason: "bad" }] }))).toEqual(["finished with an incomplete call (invalid: bad)"]);
     expect(problems(finished([call("get_weather", { city: "A" })], { finishReason: "stop" }))).toEqual(["finish_reason stop, expected tool_calls"]);

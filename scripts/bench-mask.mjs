@@ -1,18 +1,25 @@
-// Mask benchmark: our engine vs XGrammar 0.1.27 (WASM) on the Qwen3 vocabulary.
-// Each engine walks the Qwen3 tokens of a realistic output; every mask call is timed the way a
-// Node user makes it (ours: fillNextTokenBitmask into a preallocated Uint32Array; XGrammar:
-// `await getNextTokenBitmask()`, plus its inner embind C++ call measured separately).
-// XGrammar gets `toEbnf(...)` of the same IR, so both engines see the same language.
-// Usage: node scripts/bench-mask.mjs [--passes 20] [--case xml-short] [--exact-utf8] [--out bench/results/mask.json]
+// Mask benchmark: our engine vs XGrammar 0.1.27 (WASM) and the native peers (llguidance,
+// XGrammar 0.2.8, outlines-core; scripts/lib/bench-mask-peers.mjs) on the Qwen3 vocabulary.
+// Each engine walks the Qwen3 tokens of a realistic output; every mask call is timed the way its
+// users make it (ours: fillNextTokenBitmask into a preallocated Uint32Array; XGrammar WASM:
+// `await getNextTokenBitmask()`, plus its inner embind C++ call measured separately; the native
+// peers: their fill into a preallocated int32 array, in their own Python process).
+// XGrammar gets `toEbnf(...)` of the same IR, llguidance `toLark(...)`, so they see our language.
+// Ours and the native peers run interleaved: --rounds rounds of passes/rounds passes each.
+// Usage: node scripts/bench-mask.mjs [--passes 20] [--rounds 4] [--case xml-short] [--peers llguidance,xgrammar,outlines-core|none]
+//        [--exact-utf8] [--out bench/results/mask.json]
 import os from "node:os";
 import fs from "node:fs";
 import path from "node:path";
 import * as xgl from "./lib/xgrammar.mjs";
 import { buildCases } from "./lib/bench-cases.mjs";
+import { PEER_NAMES, comparePeerMasks, compilePeer, openPeers, peerGrammar, walkPeer } from "./lib/bench-mask-peers.mjs";
 
 const args = process.argv.slice(2);
 const arg = (name, dflt) => { const i = args.indexOf(`--${name}`); return i >= 0 && args[i + 1] !== undefined ? args[i + 1] : dflt; };
 const PASSES = Number(arg("passes", 20));
+const ROUNDS = Math.max(1, Math.min(PASSES, Number(arg("rounds", 4))));
+const PEERS = arg("peers", PEER_NAMES.join(",")) === "none" ? [] : arg("peers", PEER_NAMES.join(",")).split(",");
 const ONLY = arg("case", null);
 // --exact-utf8: export non-ASCII as strict UTF-8 byte sequences (XGrammar's [^..] lets invalid lead bytes through).
 const EXACT_UTF8 = args.includes("--exact-utf8");
@@ -134,6 +141,44 @@ async function compareMasks(ours, xgr, tokens, pieces, known) {
   return { steps: tokens.length + 1, mask_diff_steps: diffSteps, unexplained_diff_steps: unexplainedSteps, first_unexplained: example };
 }
 
+/**
+ * Ours and every native peer over the same tokens, in ROUNDS rounds of PASSES/ROUNDS passes
+ * each (ours, then each peer, per round): machine noise falls on all engines alike. Fills
+ * row.peers[name] = { version, median, p99 (µs), compileMs, firstMaskMs } or { error }.
+ * Returns our samples (ns).
+ */
+async function interleaved(ours, tokens, c, row, peers, exportsFor) {
+  const ready = [];
+  row.peers = {};
+  for (const peer of peers) {
+    const g = peerGrammar(peer.name, c, exportsFor);
+    if (g.skip) { row.peers[peer.name] = { version: peer.version, error: g.skip }; continue; }
+    try {
+      const comp = await compilePeer(peer, c.name, g);
+      row.peers[peer.name] = { version: peer.version, grammar: g.kind, compileMs: comp.compileMs, firstMaskMs: comp.firstMaskMs };
+      ready.push({ peer, samples: [], refused: null });
+    } catch (e) { row.peers[peer.name] = { version: peer.version, grammar: g.kind, error: e.message }; }
+  }
+  const oursSamples = [];
+  const per = Math.ceil(PASSES / ROUNDS);
+  for (let r = 0; r < ROUNDS; r++) {
+    oursSamples.push(...(await walkOurs(ours, tokens, per)));
+    for (const x of ready) {
+      if (x.refused !== null) continue;
+      const w = await walkPeer(x.peer, c.name, tokens, per);
+      x.samples.push(...w.samples);
+      x.refused = w.refused;
+    }
+  }
+  for (const x of ready) {
+    const p = row.peers[x.peer.name];
+    if (x.refused !== null) { p.error = `refused token #${x.refused} (${tokens[x.refused]}) of the walk`; continue; }
+    const s = stats(x.samples);
+    p.median = s.median_us; p.p99 = s.p99_us;
+  }
+  return oursSamples;
+}
+
 // ---- main ------------------------------------------------------------------------------------
 
 async function main() {
@@ -159,6 +204,9 @@ async function main() {
   const ti = await bestOf(3, () => xgl.createTokenizerInfo(encoded), (x) => x.dispose());
   const compiler = await xgl.createCompiler(ti.value, { cache: false });
   const known = knownDifferences(encoded, 151643);
+  // For the native peers also our end-of-generation set: 128247 ("</s>") ends generation for us
+  // (allowed only where the grammar may end) and is text to them.
+  const knownPeers = Uint8Array.from(known);
   let vocab = null, oursVocabMs = null, oursPreprocessMs = null, oursError = oursReason;
   if (!oursReason) {
     try {
@@ -182,6 +230,17 @@ async function main() {
   };
 
   const cases = buildCases(lib).filter((c) => !ONLY || c.name === ONLY);
+  const { toLark } = lib;
+  // codePointClasses: native XGrammar (0.2.8) reads class members as code points; the WASM
+  // build (0.1.27) needs UTF-8 byte classes.
+  const ebnfOf = (c, codePointClasses = false) => {
+    const ir = c.xgrammarJsonSchema ? lowering.lowerJsonSchemas?.(c.grammar) : c.grammar;
+    return ir ? toEbnf(ir, { exactUtf8: EXACT_UTF8, codePointClasses }) : null;
+  };
+  const native = await openPeers(PEERS, xgl.QWEN3_TOKENIZER_JSON, vocab ? [...vocab.endOfGenerationIds] : []);
+  for (const [name, why] of Object.entries(native.skipped)) console.warn(`${name}: skipped — ${why}`);
+  vocabInfo.peers = native.vocab;
+  for (const id of vocab?.endOfGenerationIds ?? []) knownPeers[id] = 1;
   const rows = [];
   for (const c of cases) {
     const tokens = tokenizer.encode(c.text, { add_special_tokens: false });
@@ -193,9 +252,17 @@ async function main() {
     if (!oursError) {
       try {
         const comp = await bestOf(3, () => { lib.grammarCache.clear(); return lib.compileGrammar(c.grammar, vocab); });
+        // Time to first mask: compile, a matcher, its first mask (cache cleared, best of 3).
+        const firstMask = await bestOf(3, () => {
+          lib.grammarCache.clear();
+          const m = lib.compileGrammar(c.grammar, vocab).createMatcher();
+          m.fillNextTokenBitmask(new Uint32Array(m.bitmaskWords));
+          return m;
+        }, (m) => m.dispose());
+        firstMask.value.dispose();
         oursMatcher = comp.value.createMatcher();
-        const s = stats(await walkOurs(oursMatcher, tokens, PASSES));
-        row.ours = { median_us: s.median_us, p99_us: s.p99_us, compile_ms: round(comp.ms) };
+        const s = stats(await interleaved(oursMatcher, tokens, c, row, native.peers, { vocab, lark: toLark, ebnf: ebnfOf(c, true) }));
+        row.ours = { median_us: s.median_us, p99_us: s.p99_us, compile_ms: round(comp.ms), first_mask_ms: round(firstMask.ms) };
         if (typeof comp.value.memoryBytes === "number") row.ours.memory_bytes = comp.value.memoryBytes;
         if (typeof comp.value.stateCount === "number") row.ours.states = comp.value.stateCount;
       } catch (e) {
@@ -207,10 +274,8 @@ async function main() {
     }
 
     // XGrammar on the exported EBNF of the same IR (JSON: after our schema lowering).
-    let ir = c.grammar;
-    if (c.xgrammarJsonSchema) ir = lowering.lowerJsonSchemas ? lowering.lowerJsonSchemas(c.grammar) : null;
     const variants = [];
-    const ebnf = ir ? toEbnf(ir, { exactUtf8: EXACT_UTF8 }) : null;
+    const ebnf = ebnfOf(c);
     if (ebnf) variants.push({ label: c.name, compile: () => xgl.compileEbnf(ebnf, { compiler }), ebnfRules: ebnf.trim().split("\n").length });
     else row.xgrammar_error = "dist/grammar/json-schema.js missing: cannot lower the schema for toEbnf";
     if (c.xgrammarJsonSchema)
@@ -244,8 +309,19 @@ async function main() {
       }
       if (r !== row) caseRows.push(r);
     }
+    if (row.peers && row.ours) {
+      for (const [name, p] of Object.entries(row.peers)) {
+        if (p.median === undefined) continue;
+        p.ratioMedian = ratio(row.ours.median_us, p.median);
+        p.ratioP99 = ratio(row.ours.p99_us, p.p99);
+        const peer = native.peers.find((x) => x.name === name);
+        if (oursMatcher) p.agreement = await comparePeerMasks(peer, c.name, oursMatcher, tokens, encoded, knownPeers);
+        await peer.request({ op: "free", id: c.name });
+      }
+    }
     for (const r of caseRows) { rows.push(r); printRow(r); }
   }
+  for (const p of native.peers) await p.close();
 
   const result = {
     machine: {
@@ -289,6 +365,12 @@ function printRow(r) {
   ].join(" "));
   if (r.ours_error && r.case.indexOf(":") < 0) console.log(`  ours: ${r.ours_error}`);
   if (r.xgrammar_error) console.log(`  xgrammar: ${r.xgrammar_error}`);
+  for (const [name, p] of Object.entries(r.peers ?? {})) {
+    if (p.error) { console.log(`  ${name} ${p.version}: ${p.error}`); continue; }
+    const g = p.agreement;
+    console.log(`  ${name} ${p.version} (${p.grammar}): med/p99 ${fmt(p.median)}/${fmt(p.p99)} µs, compile ${fmt(p.compileMs)} ms, first mask ${fmt(p.firstMaskMs)} ms; ours/it ${fmt(p.ratioMedian)}/${fmt(p.ratioP99)}` +
+      (g ? `; masks differ at ${g.mask_diff_steps}/${g.steps} steps, beyond known differences it is stricter at ${g.peer_stricter_steps}, looser at ${g.peer_looser_steps}` : ""));
+  }
   if (r.agreement) {
     const g = r.agreement;
     console.log(`  masks differ at ${g.mask_diff_steps}/${g.steps} steps; beyond known XGrammar deviations at ${g.unexplained_diff_steps}${g.first_unexplained ? ` (first: ${JSON.stringify(g.first_unexplained)})` : ""}`);

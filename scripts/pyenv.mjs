@@ -1,10 +1,12 @@
 #!/usr/bin/env node
 // npm run pyenv -- <group>... : installs python/requirements-<group>.txt into .cache/pyenv (a venv
-// made with `python3 -m venv`; wheels only). With no group: every group. --list: the groups and
+// made with `python3 -m venv`; wheels only; a file with the line `# pyenv: --no-deps` is installed
+// with pip's --no-deps, so it must list every package it needs). With no group: every group. --list: the groups and
 // whether each is installed, as JSON. A group whose requirements file is unchanged is skipped.
+// With no group, the groups that do not say `# pyenv: only when named`.
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { groupInstalled, markInstalled, PYENV_DIR, pyenvPython, requirementGroups, requirementsPath } from "./lib/pyenv.mjs";
+import { groupInstalled, markInstalled, onlyWhenNamed, pipNoDeps, PYENV_DIR, pyenvPython, requirementGroups, requirementsPath } from "./lib/pyenv.mjs";
 
 const args = process.argv.slice(2);
 const known = requirementGroups();
@@ -13,7 +15,7 @@ if (args.includes("--help")) {
   process.exit(0);
 }
 if (args.includes("--list")) {
-  console.log(JSON.stringify(known.map((group) => ({ group, installed: groupInstalled(group), file: requirementsPath(group) })), null, 2));
+  console.log(JSON.stringify(known.map((group) => ({ group, installed: groupInstalled(group), onlyWhenNamed: onlyWhenNamed(group), file: requirementsPath(group) })), null, 2));
   process.exit(0);
 }
 const bad = args.filter((a) => a.startsWith("-") || !known.includes(a));
@@ -21,7 +23,9 @@ if (bad.length) {
   console.error(`pyenv: unknown ${bad.map((b) => JSON.stringify(b)).join(", ")}; the groups are ${known.join(", ")} (python/requirements-<group>.txt)`);
   process.exit(2);
 }
-const groups = args.length ? args : known;
+// A group whose file says `# pyenv: only when named` (xgrammar: 5.9 GB) is left out of a bare run.
+const groups = args.length ? args : known.filter((g) => !onlyWhenNamed(g));
+for (const g of known) if (!args.length && onlyWhenNamed(g)) console.log(`pyenv: ${g} is installed only when named (npm run pyenv -- ${g})`);
 const python = process.env.TOOLMASK_PYTHON || "python3";
 
 function run(cmd, argv, what) {
@@ -41,7 +45,8 @@ for (const group of groups) {
     continue;
   }
   const started = Date.now();
-  run(pyenvPython(), ["-m", "pip", "install", "--disable-pip-version-check", "--no-input", "--progress-bar", "off", "--only-binary=:all:", "-r", requirementsPath(group)], `pip install -r ${requirementsPath(group)}`);
+  const noDeps = pipNoDeps(group) ? ["--no-deps"] : [];
+  run(pyenvPython(), ["-m", "pip", "install", "--disable-pip-version-check", "--no-input", "--progress-bar", "off", "--only-binary=:all:", ...noDeps, "-r", requirementsPath(group)], `pip install${noDeps.map((a) => ` ${a}`).join("")} -r ${requirementsPath(group)}`);
   markInstalled(group);
   console.log(`pyenv: ${group} installed in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 }

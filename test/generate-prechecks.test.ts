@@ -1,7 +1,7 @@
 // Cheap refusals come before a grammar is compiled: a prompt longer than the context is refused
 // with ContextLengthError, and the request's grammar is never compiled nor cached.
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { ContextLengthError, generate, grammarCache, loadModel, type LlamaModel } from "../src/index.js";
+import { ContextLengthError, generate, GrammarLimitError, grammarCache, loadModel, type LlamaModel } from "../src/index.js";
 import { testModelPath } from "./support/test-model.js";
 
 let model: LlamaModel;
@@ -48,4 +48,14 @@ it("decodes the prompt tokenized on the worker thread, not the text again", asyn
   expect(viaTokens.tokens).toEqual(viaText.tokens);
   const bad = loadNative().llamaGenerate(model.native, { prompt: "x", promptTokens: Int32Array.of(1, 10_000_000), maxTokens: 1 }, () => {}).done;
   await expect(bad).rejects.toThrow(/outside the vocabulary/);
+});
+
+it("refuses tools past a schema limit, masked or not (the parser could not read their calls)", async () => {
+  const tools = [{ type: "function", function: { name: "pick", parameters: { type: "object", properties: { a: { type: "string" }, ["n".repeat(200)]: { type: "integer" } }, required: ["a"] } } }];
+  for (const mask of [true, false]) {
+    const err = await generate(model, { messages: [{ role: "user", content: "hi" }], tools, dialect: "qwen3-coder", mask, maxTokens: 3 })
+      .then(() => undefined, (e: unknown) => e);
+    expect(err).toBeInstanceOf(GrammarLimitError);
+    expect((err as GrammarLimitError).limit).toBe("nameLength");
+  }
 });

@@ -5,6 +5,7 @@ import fc from "fast-check";
 import Ajv2020Module from "ajv/dist/2020.js";
 import type { GrammarNode, JsonSchemaOptions } from "../src/grammar/ir.js";
 import { type Json, type ValueSyntax, renderForSchema, resolveRef as resolve } from "./support/schema-text.js";
+import { NUMBER_RANGE_CASES } from "./support/number-range-cases.js";
 
 // ---------------------------------------------------------------------------------------------
 // Reference matcher: the language of an IR grammar, by brute force (end-position sets).
@@ -265,6 +266,7 @@ export const ACCEPTANCE: AcceptanceCase[] = [
     accept: ["-0.001", "-5", "-1e3"],
     reject: ["0", "-0", "-0.0", "3", "-1.", "-01", "-"],
   },
+  ...NUMBER_RANGE_CASES,
   {
     name: "boolean and null",
     schema: { type: ["boolean", "null"] },
@@ -484,6 +486,7 @@ export const PROPERTY_SCHEMAS: PropertySchema[] = [
   { name: "bounded string", schema: { type: "string", minLength: 2, maxLength: 5 } },
   { name: "integer range", schema: { type: "integer", minimum: -37, maximum: 1250 } },
   { name: "non-negative number", schema: { type: "number", minimum: 0 } },
+  { name: "bounded number", schema: { type: "object", properties: { t: { type: "number", minimum: -1.5, exclusiveMaximum: 100.25 } }, required: ["t"] } },
   { name: "nullable union", schema: { type: ["string", "integer", "null"] }, options: { whitespace: "compact" } },
   { name: "array of objects", schema: { type: "array", items: { type: "object", properties: { id: { type: "integer" }, tags: { type: "array", items: { type: "string" }, maxItems: 3 } }, required: ["id"] }, minItems: 1, maxItems: 4 }, options: { whitespace: "any" } },
   { name: "tuple", schema: { type: "array", prefixItems: [{ type: "string" }, { type: "boolean" }], items: { type: "integer" }, maxItems: 4 } },
@@ -566,8 +569,11 @@ export function arbValue(root: unknown, s: unknown = root, depth = 4, top = true
         const hi = typeof s.maximum === "number" ? s.maximum : typeof s.exclusiveMaximum === "number" ? s.exclusiveMaximum : 1e6;
         return fc.oneof(fc.integer({ min: Math.ceil(lo) - 3, max: Math.floor(hi) + 3 }), fc.constantFrom(lo, hi, 0, -1, 1.5));
       }
-      case "number":
-        return fc.oneof(fc.double({ noNaN: true, noDefaultInfinity: true }), fc.integer({ min: -100, max: 100 }), fc.constantFrom(0, -0, 1e-7, -1e-7, 0.5, 1e21));
+      case "number": {
+        const bounds = ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"].map((k) => s[k]).filter((x): x is number => typeof x === "number");
+        const near = bounds.length ? [fc.double({ min: Math.min(...bounds) - 3, max: Math.max(...bounds) + 3, noNaN: true }), fc.constantFrom(...bounds)] : [];
+        return fc.oneof(fc.double({ noNaN: true, noDefaultInfinity: true }), fc.integer({ min: -100, max: 100 }), fc.constantFrom(0, -0, 1e-7, -1e-7, 0.5, 1e21), ...near);
+      }
       case "array": {
         const prefix = (Array.isArray(s.prefixItems) ? s.prefixItems : []) as unknown[];
         const min = (s.minItems as number | undefined) ?? 0, max = (s.maxItems as number | undefined) ?? 4;

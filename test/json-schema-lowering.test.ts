@@ -55,7 +55,6 @@ describe("unsupported keywords: UnsupportedSchemaError naming the JSON path", ()
     ["allOf with two schemas", { allOf: [{ type: "string" }, { minLength: 1 }] }, "$.allOf", "allOf"],
     ["anyOf next to properties", { type: "object", properties: { a: {} }, anyOf: [{ required: ["a"] }] }, "$.anyOf", "anyOf"],
     ["$ref next to anyOf", { $defs: { a: {} }, $ref: "#/$defs/a", anyOf: [{}] }, "$.anyOf", "anyOf"],
-    ["non-zero number bound", { type: "number", minimum: 1 }, "$.minimum", "minimum"],
     ["integer bound past 308 digits", { type: "integer", minimum: 1e308 }, "$.minimum", "minimum"],
     ["negative integer bound past 308 digits", { type: "integer", exclusiveMaximum: -1e308 }, "$.exclusiveMaximum", "exclusiveMaximum"],
     ["remote $ref", { $ref: "https://example.com/s.json" }, "$.$ref", "$ref"],
@@ -69,6 +68,7 @@ describe("unsupported keywords: UnsupportedSchemaError naming the JSON path", ()
     expect((e as UnsupportedSchemaError).keyword).toBe(keyword);
     expect(e.message.startsWith(`${path}: "${keyword}"`)).toBe(true);
     expect(e.message).toMatch(/; \S/); // says what to do
+    expect(e.message).not.toMatch(/\b(\w+) \1\b/); // reads as written ("or or" did not)
   });
 
   it("has the documented message shape", () => {

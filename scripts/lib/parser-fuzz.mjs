@@ -8,18 +8,9 @@
 // on src/, scripts/fuzz.mjs on dist/ (the library's parts are passed in as `lib`).
 import { writeCall, writeOutput } from "./dialect-writer.mjs";
 import { eventsDisagree, runChunks } from "./parser-runs.mjs";
+import { rng } from "./rng.mjs";
 
-/** A small, fast, seedable generator: numbers in [0, 1). */
-export function rng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { rng };
 
 /** The seed of input `index` of `dialect` under run seed `seed`: each input is reproducible alone. */
 export function inputSeed(seed, dialect, index) {
@@ -199,8 +190,12 @@ export function checkInput(lib, spec, seed, { maxSize, grammar = false } = {}) {
   if (grammar) {
     // What the parser calls complete, the grammar accepts (text refused as a call is content the
     // grammar never lets a model write; a dropped call is the parser's own limit).
+    // Under a choice that requires a call, content before the first call is text the grammar
+    // never lets a model write either (the call opens the answer there).
     const refused = [lib.triggerOf(spec), lib.callTriggerOf(spec)].some((x) => (whole.content ?? "").includes(x) || (whole.reasoning ?? "").includes(x));
-    if (whole.toolCalls.length && !whole.incomplete.length && !whole.dropped.length && !refused && options.finishReason !== "length") {
+    const first = ref.events.findIndex((e) => e.type === "tool_call_start");
+    const proseFirst = options.toolChoice !== "auto" && ref.events.slice(0, first).some((e) => e.type === "content");
+    if (whole.toolCalls.length && !whole.incomplete.length && !whole.dropped.length && !refused && !proseFirst && options.finishReason !== "length") {
       const { maxCallLength: _m, finishReason: _f, ...grammarOptions } = options;
       if (!lib.grammarAccepts(lib.buildToolGrammar(grammarOptions), text)) return fail("grammar accepts what the parser calls complete", `calls: ${clip(JSON.stringify(whole.toolCalls))}`);
     }

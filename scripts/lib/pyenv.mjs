@@ -47,4 +47,18 @@ export function markInstalled(group) {
   writeFileSync(stampPath(group), `${digest(group)}\n`);
 }
 
+/** Whether `group`'s file says `# pyenv: only when named`: a bare `npm run pyenv` leaves it out. */
+export function onlyWhenNamed(group) {
+  return /^# pyenv: only when named$/m.test(readFileSync(requirementsPath(group), "utf8"));
+}
+
+/**
+ * Whether `group`'s file asks for pip's --no-deps (a line `# pyenv: --no-deps`): for a package whose
+ * declared dependencies are far more than the part of it we run; the file then lists what that part
+ * imports.
+ */
+export function pipNoDeps(group) {
+  return readFileSync(requirementsPath(group), "utf8").split("\n").some((l) => l.trim() === "# pyenv: --no-deps");
+}
+
 export { requirementsPath };

@@ -16,11 +16,20 @@ export function idChars(length: number): GrammarNode {
   return repeat(charClass(["a-z", "A-Z", "0-9"]), length, length);
 }
 
-/** Text before the section, the section's open, `[`, calls separated by `,`, `]`; JSON whitespace inside. */
+/**
+ * What leads to the answer's first call, through its `trigger` (a marker): under toolChoice auto any
+ * text; under a choice that requires a call (required, a named tool) JSON whitespace only, so the
+ * call opens the answer and a model is not let write prose to its token limit instead.
+ */
+export function toFirstCall(o: ResolvedOptions, trigger: string): GrammarNode {
+  return o.toolChoice === "auto" ? until(trigger, { marker: true }) : seq(jsonWs, marker(trigger));
+}
+
+/** Text before the section (as toFirstCall), the section's open, `[`, calls separated by `,`, `]`; JSON whitespace inside. */
 export function arraySection(o: ResolvedOptions, call: GrammarNode): GrammarNode {
   const sec = o.spec.section!;
   const more = o.parallelToolCalls ? star(seq(jsonWs, literal(","), jsonWs, call)) : seq();
-  return seq(until(sec.open, { marker: true }), jsonWs, literal(sec.arrayOpen!), jsonWs, call, more, jsonWs, literal(sec.close), sec.end === undefined ? seq() : marker(sec.end));
+  return seq(toFirstCall(o, sec.open), jsonWs, literal(sec.arrayOpen!), jsonWs, call, more, jsonWs, literal(sec.close), sec.end === undefined ? seq() : marker(sec.end));
 }
 
 const anyText = star(charClass([[0, 0x10ffff]]));

@@ -7,10 +7,11 @@ import type { DialectOptions, ResolvedOptions } from "./options.js";
 import { resolveOptions } from "./options.js";
 import type { DialectSpec, Glue, JsonCallFormat, XmlCallFormat } from "./spec.js";
 import { afterTrigger, callTriggerOf, triggerOf } from "./spec.js";
-import { answerCall, arraySection, idChars, jsonWs } from "./grammar-forms.js";
+import { answerCall, arraySection, idChars, jsonWs, toFirstCall } from "./grammar-forms.js";
 import type { ToolDef } from "./tools.js";
 import { childPath } from "../grammar/json-schema-errors.js";
-import { SCHEMA_LIMITS, limitError } from "../grammar/schema-limits.js";
+import { analyze } from "../grammar/json-schema-keywords.js";
+import { SCHEMA_LIMITS, checkEnumSize, limitError } from "../grammar/schema-limits.js";
 
 /** Fixed glue strings are markers: atomic special tokens in vocabularies that have them. */
 export function glue(g: Glue): GrammarNode {
@@ -63,8 +64,10 @@ export function xmlValue(f: XmlCallFormat, schema: unknown, maxValueLength?: num
   const s = schema as Record<string, unknown>;
   // Enumerated strings are written raw (no JSON quotes); everything else as JSON.
   const values = s.enum ?? (s.const !== undefined ? [s.const] : undefined);
-  if (Array.isArray(values) && values.every((v) => typeof v === "string"))
+  if (Array.isArray(values) && values.every((v) => typeof v === "string")) {
+    checkEnumSize(values.length, childPath(path, "enum"));
     return seq(pad, alt(...(values as string[]).map((v) => literal(v))), pad, literal(f.valueClose));
+  }
   // Templates render scalars with Python's str(): True, False, None are read as JSON's.
   if (s.type === "boolean") return seq(pad, alt(...["true", "false", "True", "False"].map(literal)), pad, literal(f.valueClose));
   if (s.type === "null") return seq(pad, alt(literal("null"), literal("None")), pad, literal(f.valueClose));
@@ -75,6 +78,9 @@ export function xmlValue(f: XmlCallFormat, schema: unknown, maxValueLength?: num
 }
 
 function xmlCall(f: XmlCallFormat, tool: ToolDef, maxValueLength?: number): GrammarNode {
+  // The parameters object is not lowered as one JSON value here; its own keywords get the same
+  // checks and limits as in JSON dialects (property count and names, enum sizes, unsupported keywords).
+  analyze(tool.parameters, paramsPath(tool));
   const required = new Set(tool.required);
   const params = Object.entries(tool.properties).map(([k, schema]) => ({
     node: seq(glue(f.paramOpen), literal(k), literal(f.paramNameClose), glue(f.valueOpen ?? []), xmlValue(f, schema, maxValueLength, childPath(`${paramsPath(tool)}.properties`, k))),
@@ -161,8 +167,8 @@ export function buildToolGrammar(options: DialectOptions): Grammar {
   if (tools.length === 0) {
     answer = anyText;
   } else {
-    // Text may stand before, between and after calls (the parser keeps it), but a trigger
-    // always starts a declared call.
+    // Text may stand between and after calls (the parser keeps it), and before the first one
+    // under toolChoice auto (toFirstCall); a trigger always starts a declared call.
     if (spec.callOpensAnswer) return withThought(spec, o, answerCall(o, callAfterTrigger(spec, tools, o.maxValueLength)), rules);
     if (spec.section?.arrayOpen) {
       const section = seq(arraySection(o, rule("tool-call", callAfterTrigger(spec, tools, o.maxValueLength))), text(trigger, { marker: true }));
@@ -172,7 +178,7 @@ export function buildToolGrammar(options: DialectOptions): Grammar {
       // One section holds every call: open, calls back to back, close.
       const gap = spec.section.gap === undefined ? seq() : optional(literal(spec.section.gap));
       const inSection = rule("tool-call", seq(gap, marker(callTriggerOf(spec)), callAfterTrigger(spec, tools, o.maxValueLength)));
-      const section = seq(until(trigger, { marker: true }), inSection, o.parallelToolCalls ? star(inSection) : seq(), gap, marker(spec.section.close));
+      const section = seq(toFirstCall(o, trigger), inSection, o.parallelToolCalls ? star(inSection) : seq(), gap, marker(spec.section.close));
       const sectioned = seq(section, text(trigger, { marker: true }));
       answer = o.toolChoice === "auto" ? alt(text(trigger, { marker: true }), sectioned) : sectioned;
       return withThought(spec, o, answer, rules);
@@ -180,12 +186,14 @@ export function buildToolGrammar(options: DialectOptions): Grammar {
     let calls: GrammarNode;
     if (spec.call.kind === "xml" && spec.call.scopeCloseOptionalAtEnd) {
       // The last call's scope close may be missing, but only when the output ends there.
-      const open = rule("tool-call", seq(until(trigger, { marker: true }), callAfterTrigger(spec, tools, o.maxValueLength, false)));
+      const open = rule("tool-call", callAfterTrigger(spec, tools, o.maxValueLength, false));
       const scope = glue(splitScope(spec.call.close)[1]);
-      calls = seq(open, o.parallelToolCalls ? star(seq(scope, open)) : seq(), optional(seq(scope, text(trigger, { marker: true }))));
+      const more = seq(scope, until(trigger, { marker: true }), open);
+      calls = seq(toFirstCall(o, trigger), open, o.parallelToolCalls ? star(more) : seq(), optional(seq(scope, text(trigger, { marker: true }))));
     } else {
-      const call = rule("tool-call", seq(until(trigger, { marker: true }), callAfterTrigger(spec, tools, o.maxValueLength)));
-      calls = seq(call, o.parallelToolCalls ? star(call) : seq(), text(trigger, { marker: true }));
+      const call = rule("tool-call", callAfterTrigger(spec, tools, o.maxValueLength));
+      const more = seq(until(trigger, { marker: true }), call);
+      calls = seq(toFirstCall(o, trigger), call, o.parallelToolCalls ? star(more) : seq(), text(trigger, { marker: true }));
     }
     answer = o.toolChoice === "auto" ? alt(text(trigger, { marker: true }), calls) : calls;
   }

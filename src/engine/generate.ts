@@ -1,6 +1,7 @@
 // generate(): the model's own chat template renders the prompt, the dialect's grammar masks
 // decoding inside llama.cpp's sampler chain, and the same dialect's parser reads the output.
 import { buildToolGrammar } from "../dialects/grammar.js";
+import { checkToolLimits, markToolLimitsChecked } from "../parser/tool-limits.js";
 import { getDialect } from "../dialects/index.js";
 import { promptParts } from "../dialects/prompt.js";
 import type { DialectSpec } from "../dialects/spec.js";
@@ -196,6 +197,11 @@ export async function prepareGeneration(model: LlamaModel, options: GenerateOpti
   const promptTokens = await model.native.tokenizePrompt(prompt);
   if (promptTokens.length >= model.contextSize) throw new ContextLengthError(promptTokens.length, model.contextSize);
   const grammar = ir ? (await compileGrammarAsync(ir, model.vocabulary)).native : undefined;
+  // The parser refuses tools past a schema limit: compiling checked them, or (unmasked) this does, before decoding.
+  if (dialectOptions) {
+    if (grammar) markToolLimitsChecked(dialectOptions);
+    else checkToolLimits(dialectOptions);
+  }
   return {
     request: { prompt, promptTokens, maxTokens, ...sampling, ...(grammar ? { grammar } : {}) },
     prepareMillis: performance.now() - t0,

@@ -34,6 +34,11 @@
 //   before printing, since neither syntax has a "fail" primitive.
 import type {
   TextNode, Grammar, GrammarNode, TokenNode, UntilNode, PermNode } from "./ir.js";
+import { collectRefs, indexWholeTokens, kmpStep } from "./ebnf-analysis.js";
+import { complement, intersect, MAX_CP, merge, sameRanges, subtract } from "./ebnf-ranges.js";
+import { asciiClass, atomic, byteClassText, classRange, quote, utf8Sequences, type Ranges } from "./ebnf-text.js";
+
+export { utf8Sequences };
 
 export interface ToEbnfOptions {
   dialect?: "xgrammar" | "gbnf";
@@ -51,6 +56,19 @@ export interface ToEbnfOptions {
   exactUtf8?: boolean;
   /** xgrammar: write `X* rest` as a right-recursive loop rule (much faster masks in 0.1.27). Default true. */
   rightRecursiveLoops?: boolean;
+  /**
+   * gbnf: texts that one token spells whole, for engines that read that token only as itself
+   * (llguidance reads every added token so, even those marked "special": false): a literal holding
+   * such a text writes it `("text" | <[id]>)`, and an until whose terminator is one also closes on
+   * `<[id]>` from every state where those characters would close it exactly at their end.
+   */
+  wholeTokens?: ReadonlyMap<string, number>;
+  /**
+   * xgrammar: write classes as code point ranges, as native XGrammar reads them (checked on 0.2.8:
+   * `[\u00e1-\u00ec]` is á..ì there). Default false: the UTF-8 byte classes 0.1.27 (the npm WASM
+   * build) needs, which 0.2.8 would read as other code points. Byte classes >= 0x80 then throw.
+   */
+  codePointClasses?: boolean;
 }
 
 export class EbnfExportError extends Error {
@@ -60,11 +78,9 @@ export class EbnfExportError extends Error {
   }
 }
 
-type Ranges = Array<[number, number]>;
 const EMPTY = Symbol("empty-language");
 type Expr = string | typeof EMPTY;
 
-const MAX_CP = 0x10ffff;
 const SURROGATES: [number, number] = [0xd800, 0xdfff];
 const GBNF_MAX_REPEAT = 2000; // llama.cpp silently turns larger bounds into "unbounded"
 
@@ -84,6 +100,7 @@ class Exporter {
   private readonly scc = new Map<string, string[]>(); // rule -> members of its recursive group
   private readonly stack: string[] = [];
   private counter = 0;
+  private byFirst?: Map<number, Array<{ cps: number[]; id: number }>>;
 
   constructor(private readonly g: Grammar, private readonly opts: ToEbnfOptions) {
     this.dialect = opts.dialect ?? "xgrammar";
@@ -210,7 +227,31 @@ class Exporter {
       flush();
       return parts.length === 1 ? parts[0]! : `(${parts.join(" ")})`;
     }
+    if (this.dialect === "gbnf" && this.opts.wholeTokens?.size) return this.literalWithTokens(cps);
     return quote(cps);
+  }
+
+  /** A gbnf literal with every whole-token text in it (leftmost, longest) also offered as the token. */
+  private literalWithTokens(cps: number[]): string {
+    const byFirst = (this.byFirst ??= indexWholeTokens(this.opts.wholeTokens!));
+    const parts: string[] = [];
+    let run: number[] = [];
+    for (let i = 0; i < cps.length;) {
+      const hit = byFirst.get(cps[i]!)?.find((t) => t.cps.every((c, k) => cps[i + k] === c));
+      if (!hit) { run.push(cps[i]!); i++; continue; }
+      if (run.length) parts.push(quote(run));
+      run = [];
+      parts.push(`(${quote(hit.cps)} | <[${hit.id}]>)`);
+      i += hit.cps.length;
+    }
+    if (run.length) parts.push(quote(run));
+    return parts.length === 1 ? parts[0]! : `(${parts.join(" ")})`;
+  }
+
+  /** The token id whose whole text is `T` (gbnf, wholeTokens), or undefined. */
+  private wholeToken(T: number[]): number | undefined {
+    if (this.dialect !== "gbnf" || !this.opts.wholeTokens?.size) return undefined;
+    return this.opts.wholeTokens.get(String.fromCodePoint(...T));
   }
 
   private repeat(item: GrammarNode, min: number, max: number | null, path: string): Expr {
@@ -307,6 +348,15 @@ class Exporter {
     const lit = (c: number) => this.literal(String.fromCodePoint(c), path) as string;
     const base = this.fresh(`until-${n.terminator}`);
 
+    // The terminator as one token: from state k its characters must close T exactly at their end.
+    const tokenId = this.wholeToken(T);
+    const closesAtEnd = (k: number): boolean => {
+      let s = k;
+      for (let i = 0; i < L; i++) { s = delta(s, T[i]!); if (s === L) return i === L - 1; }
+      return false;
+    };
+    const whole = (k: number): string | undefined => (tokenId !== undefined && closesAtEnd(k) ? `<[${tokenId}]>` : undefined);
+
     if (maxLen === undefined) {
       const stateNames = Array.from({ length: L }, (_, k) => (k === 0 ? base : this.fresh(`${base}-s${k}`)));
       const name = (k: number) => stateNames[k]!;
@@ -316,11 +366,14 @@ class Exporter {
         if (k === 0) {
           // [^T0]* T0 s1: every other character just loops in state 0.
           const other = this.codePointSet(complement([[T[0]!, T[0]!]], MAX_CP)) as string;
-          this.addRule(name(0), `${atomic(other)}* ${lit(T[0]!)}${next(1)}`);
+          const t = whole(0);
+          this.addRule(name(0), t ? `${atomic(other)}* (${lit(T[0]!)}${next(1)} | ${t})` : `${atomic(other)}* ${lit(T[0]!)}${next(1)}`);
           continue;
         }
         const ks = keep(k);
         const alts = ks.map(([c, d]) => `${lit(c)}${next(d)}`);
+        const t = whole(k);
+        if (t) alts.push(t);
         const other = this.codePointSet(complement(ks.map(([c]) => [c, c]), MAX_CP));
         if (other !== EMPTY) alts.push(`${other} ${name(0)}`);
         this.addRule(name(k), alts.join(" | "));
@@ -359,6 +412,9 @@ class Exporter {
         const other = this.codePointSet(complement(ks.map(([c]) => [c, c]), MAX_CP));
         if (other !== EMPTY) alts.push(`${other} ${state(0, j + k + 1)}`);
       }
+      // The token: the k pending characters become text.
+      const t = whole(k);
+      if (t && j + k <= maxLen) alts.push(t);
       this.addRule(state(k, j), alts.join(" | "));
     }
     return base;
@@ -491,11 +547,12 @@ class Exporter {
   private codePointSet(set: Ranges): Expr {
     set = subtract(set, [SURROGATES]);
     if (set.length === 0) return EMPTY;
-    if (this.dialect === "gbnf") {
+    if (this.dialect === "gbnf" || this.opts.codePointClasses) {
       // Always the positive class: llama.cpp refuses a token that ends inside a multi-byte
       // character when any code point it could become is excluded by a negated class, so a
       // negated class (which must list the surrogates) refuses e.g. a token ending in byte 0xED.
-      if (set.length === 1 && set[0]![0] === set[0]![1]) return quote([set[0]![0]]);
+      // (XGrammar cuts strings at NUL: a class there.)
+      if (set.length === 1 && set[0]![0] === set[0]![1] && (this.dialect === "gbnf" || set[0]![0] !== 0)) return quote([set[0]![0]]);
       return `[${set.map(classRange).join("")}]`;
     }
     // One code point: a string, which every XGrammar version reads as a code point.
@@ -520,8 +577,8 @@ class Exporter {
     if (set.length === 0) return EMPTY;
     const ascii = intersect(set, [[0, 0x7f]]);
     const high = intersect(set, [[0x80, 0xff]]);
-    if (this.dialect === "gbnf") {
-      if (high.length > 0) throw new EbnfExportError(`toEbnf: ${path}: byteClass with bytes >= 0x80 is not exportable to GBNF (it matches code points, not bytes)`);
+    if (this.dialect === "gbnf" || this.opts.codePointClasses) {
+      if (high.length > 0) throw new EbnfExportError(`toEbnf: ${path}: byteClass with bytes >= 0x80 is not exportable to ${this.dialect === "gbnf" ? "GBNF" : "code point classes"} (it matches code points, not bytes)`);
       return this.codePointSet(ascii);
     }
     const alts: string[] = [];
@@ -533,30 +590,6 @@ class Exporter {
 
 // ---- helpers ---------------------------------------------------------------------------------
 
-/** The KMP automaton of `T` (code points): state k = k characters of T matched. */
-function kmpStep(T: number[]): (k: number, c: number) => number {
-  const fail = new Array<number>(T.length + 1).fill(0);
-  for (let i = 1, k = 0; i < T.length; i++) {
-    while (k > 0 && T[i] !== T[k]) k = fail[k]!;
-    if (T[i] === T[k]) k++;
-    fail[i + 1] = k;
-  }
-  return (k, c) => {
-    while (k > 0 && T[k] !== c) k = fail[k]!;
-    return T[k] === c ? k + 1 : 0;
-  };
-}
-
-function collectRefs(n: GrammarNode, out: Set<string>): void {
-  switch (n.type) {
-    case "ref": out.add(n.name); break;
-    case "seq": case "alt": for (const x of n.items) collectRefs(x, out); break;
-    case "repeat": collectRefs(n.item, out); break;
-    case "perm": for (const x of n.items) collectRefs(x.node, out); if (n.separator) collectRefs(n.separator, out); break;
-    default: break;
-  }
-}
-
 function normalize(ranges: Ranges, negated: boolean, max: number, path: string): Ranges {
   for (const r of ranges) {
     if (!Array.isArray(r) || r.length !== 2 || !Number.isInteger(r[0]) || !Number.isInteger(r[1]) || r[0] < 0 || r[1] > max || r[0] > r[1])
@@ -564,126 +597,4 @@ function normalize(ranges: Ranges, negated: boolean, max: number, path: string):
   }
   const merged = merge(ranges);
   return negated ? complement(merged, max) : merged;
-}
-
-function merge(ranges: Ranges): Ranges {
-  const sorted = ranges.map((r): [number, number] => [r[0], r[1]]).sort((a, b) => a[0] - b[0]);
-  const out: Ranges = [];
-  for (const r of sorted) {
-    const last = out[out.length - 1];
-    if (last && r[0] <= last[1] + 1) last[1] = Math.max(last[1], r[1]);
-    else out.push(r);
-  }
-  return out;
-}
-
-function complement(set: Ranges, max: number): Ranges {
-  const out: Ranges = [];
-  let next = 0;
-  for (const [lo, hi] of merge(set)) {
-    if (lo > next) out.push([next, lo - 1]);
-    next = Math.max(next, hi + 1);
-  }
-  if (next <= max) out.push([next, max]);
-  return out;
-}
-
-function intersect(a: Ranges, b: Ranges): Ranges {
-  const out: Ranges = [];
-  for (const [lo, hi] of a) for (const [lo2, hi2] of b) {
-    const l = Math.max(lo, lo2), h = Math.min(hi, hi2);
-    if (l <= h) out.push([l, h]);
-  }
-  return merge(out);
-}
-
-function subtract(a: Ranges, b: Ranges): Ranges {
-  return intersect(a, complement(b, Math.max(MAX_CP, ...a.map((r) => r[1]))));
-}
-
-function sameRanges(a: Ranges, b: Ranges): boolean {
-  return a.length === b.length && a.every((r, i) => r[0] === b[i]![0] && r[1] === b[i]![1]);
-}
-
-/** `e` if it can take a postfix operator as is, else `(e)`. */
-function atomic(e: string): string {
-  if (/^[A-Za-z][A-Za-z0-9-]*$/.test(e) || /^<\[\d+\]>$/.test(e)) return e;
-  // One quoted string, one class, or one parenthesised group spanning the whole text.
-  let depth = 0;
-  for (let i = 0; i < e.length; i++) {
-    const c = e[i];
-    if (c === '"' || c === "[") {
-      const close = c === '"' ? '"' : "]";
-      for (i++; i < e.length && e[i] !== close; i++) if (e[i] === "\\") i++;
-      if (depth === 0 && i < e.length - 1) return `(${e})`;
-    } else if (c === "(") depth++;
-    else if (c === ")") { depth--; if (depth === 0 && i < e.length - 1) return `(${e})`; }
-    else if (depth === 0) return `(${e})`;
-  }
-  return e;
-}
-
-/** Escape a code point for a quoted string or a class (both syntaxes). */
-function escapeCp(c: number, inClass: boolean): string {
-  if (c === 0x0a) return "\\n";
-  if (c === 0x09) return "\\t";
-  if (c === 0x0d) return "\\r";
-  if (c === 0x22 || c === 0x5c) return "\\" + String.fromCharCode(c);
-  if (inClass && (c === 0x5d || c === 0x5b || c === 0x2d)) return "\\" + String.fromCharCode(c);
-  if (inClass && c === 0x5e) return "\\u005e"; // llama.cpp has no \^ escape
-  if (c >= 0x20 && c < 0x7f) return String.fromCharCode(c);
-  return c <= 0xffff ? `\\u${c.toString(16).padStart(4, "0")}` : `\\U${c.toString(16).padStart(8, "0")}`;
-}
-
-function quote(cps: number[]): string {
-  return `"${cps.map((c) => escapeCp(c, false)).join("")}"`;
-}
-
-function classRange([lo, hi]: [number, number]): string {
-  if (lo === hi) return escapeCp(lo, true);
-  if (hi === lo + 1) return escapeCp(lo, true) + escapeCp(hi, true);
-  return `${escapeCp(lo, true)}-${escapeCp(hi, true)}`;
-}
-
-/** ASCII class; XGrammar turns a one-member class into a string, which is fine except for NUL. */
-function asciiClass(set: Ranges): string {
-  if (set.length === 1 && set[0]![0] === set[0]![1]) {
-    const c = set[0]![0];
-    return c === 0 ? "[\\u0000\\u0000]" : quote([c]);
-  }
-  return `[${set.map(classRange).join("")}]`;
-}
-
-/** A byte class for XGrammar 0.1.27 (values >= 0x80 are bytes there); never a single member. */
-function byteClassText(set: Ranges | [number, number]): string {
-  const rs: Ranges = typeof set[0] === "number" ? [set as [number, number]] : (set as Ranges);
-  if (rs.length === 1 && rs[0]![0] === rs[0]![1]) {
-    const e = escapeCp(rs[0]![0], true);
-    return `[${e}${e}]`;
-  }
-  return `[${rs.map(classRange).join("")}]`;
-}
-
-/** UTF-8 byte-range sequences covering code point ranges (no surrogates in input). */
-export function utf8Sequences(set: Ranges): Array<Array<[number, number]>> {
-  const out: Array<Array<[number, number]>> = [];
-  const enc = (cp: number): number[] => Array.from(new TextEncoder().encode(String.fromCodePoint(cp)));
-  const split = (lo: number, hi: number): void => {
-    if (lo > hi) return;
-    for (const m of [0x7f, 0x7ff, 0xffff]) {
-      if (lo <= m && hi > m) { split(lo, m); split(m + 1, hi); return; }
-    }
-    if (hi <= 0x7f) { out.push([[lo, hi]]); return; }
-    for (let i = 1; i < 4; i++) {
-      const m = (1 << (6 * i)) - 1;
-      if ((lo & ~m) !== (hi & ~m)) {
-        if ((lo & m) !== 0) { split(lo, lo | m); split((lo | m) + 1, hi); return; }
-        if ((hi & m) !== m) { split(lo, (hi & ~m) - 1); split(hi & ~m, hi); return; }
-      }
-    }
-    const a = enc(lo), b = enc(hi);
-    out.push(a.map((x, k): [number, number] => [x, b[k]!]));
-  };
-  for (const [lo, hi] of set) split(lo, hi);
-  return out;
 }

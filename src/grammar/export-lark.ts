@@ -24,7 +24,23 @@ export type ToLarkOptions = Pick<ToEbnfOptions, "maxPermItems" | "maxUntilStates
  */
 export function toLark(grammar: GrammarInput, vocabulary?: Vocabulary, opts: ToLarkOptions = {}): string {
   const g: Grammar = vocabulary ? resolveForVocabulary(grammar, vocabulary) : lowerJsonSchemas(asGrammar(grammar));
-  return gbnfToLark(toEbnf(g, { ...opts, dialect: "gbnf" }));
+  return gbnfToLark(toEbnf(g, { ...opts, dialect: "gbnf", ...(vocabulary ? { wholeTokens: wholeTokenTexts(vocabulary) } : {}) }));
+}
+
+/**
+ * The vocabulary's added text tokens by their text. llguidance reads every added token of a
+ * tokenizer only as itself (never as text, even "special": false ones such as Qwen3's
+ * <tool_call>), so where our grammar has their text the Lark offers the token too.
+ */
+function wholeTokenTexts(v: Vocabulary): Map<string, number> {
+  const out = new Map<string, number>();
+  const utf8 = new TextDecoder("utf-8", { fatal: true });
+  for (const id of v.addedTextIds) {
+    let text: string;
+    try { text = utf8.decode(v.tokenBytes(id)); } catch { continue; }
+    if (text.length > 0 && !out.has(text)) out.set(text, id);
+  }
+  return out;
 }
 
 function asGrammar(g: GrammarInput): Grammar {

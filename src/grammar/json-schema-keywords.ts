@@ -1,6 +1,6 @@
 // The keywords of one schema object: checked, sorted by role, and the limits they may state.
 import { childPath, describe, invalid, unsupported, InvalidSchemaError, UnsupportedSchemaError } from "./json-schema-errors.js";
-import { SCHEMA_LIMITS, limitError } from "./schema-limits.js";
+import { SCHEMA_LIMITS, checkEnumSize, limitError } from "./schema-limits.js";
 
 export const ANNOTATIONS = new Set([
   "title", "description", "examples", "example", "default", "$comment", "$schema", "$id",
@@ -18,7 +18,7 @@ const SUPPORTED = new Set<string>([
 export const ENUM_ALT = 'or list the allowed values with "enum"';
 const UNSUPPORTED_HINTS: Record<string, string> = {
   format: `remove it (formats are not enforced by the grammar; describe the format in "description"), ${ENUM_ALT}`,
-  multipleOf: `remove it, or ${ENUM_ALT}`,
+  multipleOf: `remove it, ${ENUM_ALT}`,
   minProperties: 'remove it; list the properties that must be present in "required" instead',
   maxProperties: 'remove it; set "additionalProperties": false and declare the allowed properties',
   patternProperties: 'use "additionalProperties" with a value schema instead',
@@ -140,8 +140,7 @@ export function analyze(schema: unknown, path: string): Info {
   if (hasOwn(s, "enum")) {
     const e = s.enum;
     if (!Array.isArray(e) || e.length === 0) throw invalid(path, "enum", '"enum" must be a non-empty array of values');
-    if (e.length > SCHEMA_LIMITS.enumValues)
-      throw limitError("enumValues", childPath(path, "enum"), `"enum" has ${e.length} values, over the limit of ${SCHEMA_LIMITS.enumValues}; send fewer values, or use a "string" with a "pattern" or a description of the allowed values`);
+    checkEnumSize(e.length, childPath(path, "enum"));
     e.forEach((v, i) => assertJson(v, childPath(childPath(path, "enum"), i)));
     info.values = e;
   }

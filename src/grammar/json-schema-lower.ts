@@ -14,6 +14,7 @@ import { parsePattern, patternRepetition, type Rx } from "./json-schema-pattern.
 import { alt, cls, countNodes, integerRange, lit, opt, refTo, rep, seq, type Node } from "./json-ir.js";
 import { charExcept, charIn, encodings } from "./json-strings.js";
 import { INTEGER_MAX, MAG_ANY, MAG_NONZERO, MAG_ZERO } from "./json-numbers.js";
+import { compareDecimals, decimalOf, numberRange, type NumberBound } from "./json-number-range.js";
 import { SCHEMA_LIMITS, limitError, type LoweringBudget } from "./schema-limits.js";
 
 /** Longest whitespace run accepted in one gap in "any" mode. */
@@ -338,22 +339,29 @@ export class Lowerer {
       }
       return integerRange(lo, hi);
     }
-    // numbers: only bounds at 0, decided by sign class (negative / zero / positive)
-    let neg = true, zero = true, pos = true;
-    for (const k of NUMBER_KW) {
-      if (!has(k)) continue;
-      if (s[k] !== 0) {
-        throw new UnsupportedSchemaError(childPath(path, k), k,
-          `"${k}": ${describe(s[k])} on a "number" is not supported (only 0 is supported as a bound for numbers); use "type": "integer" if whole numbers are meant, or remove the bound`);
-      }
-      if (k === "minimum") neg = false;
-      if (k === "exclusiveMinimum") { neg = false; zero = false; }
-      if (k === "maximum") pos = false;
-      if (k === "exclusiveMaximum") { pos = false; zero = false; }
+    // bounds at 0 only: decided by sign class, every spelling (exponents too)
+    if (NUMBER_KW.every((k) => !has(k) || s[k] === 0)) {
+      let neg = true, zero = true, pos = true;
+      if (has("minimum")) neg = false;
+      if (has("exclusiveMinimum")) { neg = false; zero = false; }
+      if (has("maximum")) pos = false;
+      if (has("exclusiveMaximum")) { pos = false; zero = false; }
+      const unsigned = alt([pos && zero ? MAG_ANY : null, pos && !zero ? MAG_NONZERO : null, zero && !pos ? MAG_ZERO : null]);
+      const signed = alt([neg && zero ? MAG_ANY : null, neg && !zero ? MAG_NONZERO : null, zero && !neg ? MAG_ZERO : null]);
+      return alt([unsigned, signed ? seq(lit("-"), signed) : null]);
     }
-    const unsigned = alt([pos && zero ? MAG_ANY : null, pos && !zero ? MAG_NONZERO : null, zero && !pos ? MAG_ZERO : null]);
-    const signed = alt([neg && zero ? MAG_ANY : null, neg && !zero ? MAG_NONZERO : null, zero && !neg ? MAG_ZERO : null]);
-    return alt([unsigned, signed ? seq(lit("-"), signed) : null]);
+    // other bounds: plain decimals (no exponent) compared exactly with the bounds' decimals
+    let lo: NumberBound | null = null, hi: NumberBound | null = null;
+    const tighter = (a: NumberBound | null, b: NumberBound, sign: 1 | -1): NumberBound => {
+      if (!a) return b;
+      const c = compareDecimals(a.value, b.value) * sign;
+      return c > 0 || (c === 0 && a.strict) ? a : b;
+    };
+    if (has("minimum")) lo = tighter(lo, { value: decimalOf(s.minimum as number), strict: false }, 1);
+    if (has("exclusiveMinimum")) lo = tighter(lo, { value: decimalOf(s.exclusiveMinimum as number), strict: true }, 1);
+    if (has("maximum")) hi = tighter(hi, { value: decimalOf(s.maximum as number), strict: false }, -1);
+    if (has("exclusiveMaximum")) hi = tighter(hi, { value: decimalOf(s.exclusiveMaximum as number), strict: true }, -1);
+    return numberRange(lo, hi);
   }
 
   private lowerArray(info: Info): Node | null {

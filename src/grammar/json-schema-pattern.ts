@@ -32,7 +32,7 @@ export function parsePattern(src: string, path: string): Array<{ rx: Rx; start: 
   const is = (c: string, o = 0) => peek(o) === c.codePointAt(0);
   const fail = (what: string): never => {
     throw new UnsupportedSchemaError(path, "pattern",
-      `"pattern": ${what} is not supported; rewrite the pattern without it, or remove "pattern" (describe it in "description") or ${ENUM_ALT}`);
+      `"pattern": ${what} is not supported; rewrite the pattern without it, or remove "pattern" (describe it in "description"), ${ENUM_ALT}`);
   };
   const hex = (n: number): number => {
     let v = 0;

@@ -69,8 +69,12 @@
  *   - `$ref` (local JSON pointers only: `#`, `#/$defs/…`, `#/definitions/…`, any `#/…`) becomes a
  *     `ref` node, so recursive schemas work up to the grammar's `maxRecursionDepth`.
  *   - Numeric bounds: exact for `integer`, at any size: a bound is the exact value of the double
- *     the schema holds (`maximum: 1e300` is 1000000000000000052504760255204420248704…, not 10^300);
- *     for `number` only bounds equal to 0 (`minimum: 0`, `exclusiveMinimum: 0`, …) are supported.
+ *     the schema holds (`maximum: 1e300` is 1000000000000000052504760255204420248704…, not 10^300).
+ *     For `number`, bounds equal to 0 (`minimum: 0`, `exclusiveMaximum: 0`, …) keep every
+ *     spelling; any other bound admits plain decimals only (`-?(0|[1-9][0-9]*)(\.[0-9]+)?`, no
+ *     exponent: 0.0000001, not 1e-7), compared exactly with the decimal JSON.stringify writes
+ *     for the bound (`minimum: 1.1` admits 1.1 and refuses 1.0999999999999999999), as written,
+ *     not as rounded to a double (json-number-range.ts).
  *   - `pattern`: exact, as ajv tests it (`new RegExp(pattern, "u").test(decodedString)`: unanchored
  *     unless the pattern starts with `^` / ends with `$`), for the regex subset listed at
  *     `parsePattern`; each character may be written raw or escaped. Not combinable with

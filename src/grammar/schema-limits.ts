@@ -33,6 +33,12 @@ export function limitError(limit: GrammarLimit, path: string, detail: string): G
   return new GrammarLimitError(limit, `${path}: ${detail}`, path);
 }
 
+/** Throws when an enum (at `path`, the schema holding it) has more values than the limit. */
+export function checkEnumSize(count: number, enumPath: string): void {
+  if (count > SCHEMA_LIMITS.enumValues)
+    throw limitError("enumValues", enumPath, `"enum" has ${count} values, over the limit of ${SCHEMA_LIMITS.enumValues}; send fewer values, or use a "string" with a "pattern" or a description of the allowed values`);
+}
+
 /** What the lowering of one grammar has spent so far of the limits that add up. */
 export class LoweringBudget {
   repetition = 0;

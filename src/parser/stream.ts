@@ -2,6 +2,7 @@
 // events are a function of the bytes alone, whatever the chunking.
 import { resolveOptions, type DialectOptions, type ResolvedOptions } from "../dialects/options.js";
 import { ToolDefinitionError } from "../dialects/tools.js";
+import { checkToolLimits } from "./tool-limits.js";
 import { callTriggerOf, sectionCloseText, triggerOf, type Glue } from "../dialects/spec.js";
 import { CallMemo, type CallScan } from "./calls.js";
 import { endsInside, heldBack, matchGlue, NEED } from "./glue.js";
@@ -60,6 +61,7 @@ export class ToolCallStreamParser {
 
   constructor(options: ParserOptions) {
     this.#o = resolveOptions(options);
+    checkToolLimits(options);
     this.#trigger = triggerOf(this.#o.spec);
     const limit = options.maxCallLength;
     if (limit !== undefined && !(Number.isInteger(limit) && limit > 0))

@@ -304,6 +304,7 @@ export function finishVocabulary(raw: RawVocabulary): VocabularyData {
 
   // Bytes are what llama.cpp's token_to_piece(special = true) renders.
   const kinds = new Uint8Array(n);
+  const addedTextIds: number[] = [];
   const arena = new ByteArena(n);
   const rawPiece = raw.rawPiece;
   for (let id = 0; id < n; id++) {
@@ -337,8 +338,11 @@ export function finishVocabulary(raw: RawVocabulary): VocabularyData {
     // Undefined covers ids with no token at all (gaps) and GGUF type 0: nothing renders them.
     else if (attr & Attr.Unused || attr === Attr.Undefined) kinds[id] = TokenKind.Unused;
     else if (attr & (Attr.Control | Attr.Unknown)) kinds[id] = TokenKind.Special;
-    else kinds[id] = TokenKind.Normal;
+    else {
+      kinds[id] = TokenKind.Normal;
+      if (attr & Attr.UserDefined) addedTextIds.push(id);
+    }
   }
 
-  return { tokenBytes: arena.views(), kinds, pieces, source };
+  return { tokenBytes: arena.views(), kinds, pieces, source, addedTextIds };
 }

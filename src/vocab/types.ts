@@ -20,4 +20,10 @@ export interface VocabularyData {
   pieces: string[];
   /** Where it came from, for messages. */
   source: string;
+  /**
+   * Added tokens that are text (tokenizer.json added_tokens with "special": false, GGUF
+   * USER_DEFINED; kind Normal): one token spells their whole text. Engines such as llguidance read
+   * them only as themselves, so the Lark export names them (toLark).
+   */
+  addedTextIds?: readonly number[];
 }

@@ -10,6 +10,8 @@ export class Vocabulary {
   readonly source: string;
   /** Ids that end generation; allowed only where the grammar may end. */
   readonly endOfGenerationIds: readonly number[];
+  /** Added tokens that are text to us (kind Normal) and a whole-token unit to their tokenizer (see VocabularyData). */
+  readonly addedTextIds: readonly number[];
   /** Content hash: a compiled grammar works only with the vocabulary it was compiled for. */
   readonly hash: string;
   readonly #data: VocabularyData;
@@ -34,6 +36,7 @@ export class Vocabulary {
     const eog: number[] = [];
     data.kinds.forEach((k, i) => { if (k === TokenKind.EndOfGeneration) eog.push(i); });
     this.endOfGenerationIds = eog;
+    this.addedTextIds = (data.addedTextIds ?? []).filter((id) => Number.isInteger(id) && id >= 0 && id < n && data.kinds[id] === TokenKind.Normal);
   }
 
   /** From a Hugging Face tokenizer.json (a path to the file or its folder, or the parsed object). */

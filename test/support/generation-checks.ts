@@ -7,15 +7,7 @@ import type { LlamaModel } from "../../src/engine/model.js";
 export const TOOL_CALL = 151657, IM_END = 151645;
 
 /** Mulberry32: the same cases on every run. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), a | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { rng } from "../../scripts/lib/rng.mjs";
 
 /** Ids of tokens that are only whitespace (random weights like to repeat them). */
 export function whitespaceTokenIds(model: LlamaModel): number[] {

@@ -80,7 +80,12 @@ export function renderForSchema(v: Json, root: unknown, mode: Whitespace, seed: 
     if (Array.isArray(s.allOf) && s.allOf.length === 1) return go(x, s.allOf[0]);
     const types = (Array.isArray(s.type) ? s.type : s.type ? [s.type] : []) as string[];
     if (typeof x === "string") return str(x, false);
-    if (typeof x === "number") return syntax.number(x, types.length === 0 || types.includes("number"), r);
+    if (typeof x === "number") {
+      const anyNumber = types.length === 0 || types.includes("number");
+      // a number bounded other than at 0 is written without exponent (the grammar's plain decimals)
+      if (anyNumber && ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"].some((k) => typeof s[k] === "number" && s[k] !== 0)) return plainDecimal(x);
+      return syntax.number(x, anyNumber, r);
+    }
     if (Array.isArray(x)) {
       const prefix = (Array.isArray(s.prefixItems) ? s.prefixItems : []) as unknown[];
       return container("[", x.map((e, i) => go(e, i < prefix.length ? prefix[i] : s.items)), "]");
@@ -98,4 +103,16 @@ export function renderForSchema(v: Json, root: unknown, mode: Whitespace, seed: 
     return syntax.scalar(x);
   };
   return go(v, root);
+}
+
+/** The decimal String(x) writes, without an exponent (1e-7 → 0.0000001, 1e21 → 1000000000000000000000). */
+export function plainDecimal(x: number): string {
+  const s = String(x);
+  const m = /^(-?)([0-9]+)(?:\.([0-9]+))?e([+-][0-9]+)$/.exec(s);
+  if (!m) return s;
+  const digits = m[2]! + (m[3] ?? ""), point = m[2]!.length + Number(m[4]);
+  const body = point <= 0 ? `0.${"0".repeat(-point)}${digits}`
+    : point >= digits.length ? digits + "0".repeat(point - digits.length)
+    : `${digits.slice(0, point)}.${digits.slice(point)}`;
+  return m[1] + body;
 }

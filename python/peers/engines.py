@@ -1,0 +1,229 @@
+"""The native mask engines toolmask is measured against, each called the way its users call it.
+
+Every engine works on one Hugging Face tokenizer.json and fills a preallocated int32 bitmask of
+ceil(V/32) words (bit set = token allowed), the layout toolmask's fillNextTokenBitmask writes:
+
+- llguidance: LLTokenizer(tokenizer.json), LLMatcher(tokenizer, lark), and
+  llguidance.numpy.fill_next_token_bitmask (LLMatcher.unsafe_compute_mask_ptr into the array);
+- XGrammar: TokenizerInfo(encoded vocabulary, BYTE_LEVEL), GrammarCompiler(cache off),
+  compile_grammar(ebnf), GrammarMatcher.fill_next_token_bitmask(array) (DLPack);
+- outlines-core: Vocabulary(eos, token bytes -> ids), Index(regex, vocabulary), Guide.write_mask_into.
+
+An engine is imported only when asked for, so a missing package is reported for that engine alone.
+"""
+
+import json
+import time
+from importlib.metadata import version
+
+import numpy as np
+
+
+def read_tokenizer(path):
+    """(encoded pieces in id order, padded with "", added-token ids) from a tokenizer.json."""
+    with open(path, encoding="utf-8") as f:
+        j = json.load(f)
+    pieces = {}
+    for piece, i in j["model"]["vocab"].items():
+        pieces[i] = piece
+    added = set()
+    for t in j.get("added_tokens", []):
+        pieces[t["id"]] = t["content"]
+        added.add(t["id"])
+    n = max(pieces) + 1
+    return [pieces.get(i, "") for i in range(n)], added
+
+
+def _byte_decoder():
+    """GPT-2's byte-level alphabet: piece character -> byte."""
+    bs = list(range(33, 127)) + list(range(161, 173)) + list(range(174, 256))
+    cs = list(bs)
+    n = 0
+    for b in range(256):
+        if b not in bs:
+            bs.append(b)
+            cs.append(256 + n)
+            n += 1
+    return {chr(c): b for b, c in zip(bs, cs)}
+
+
+class Engine:
+    name = ""
+    package = ""
+
+    def __init__(self, tokenizer_path, stop_ids):
+        self.stop_ids = list(stop_ids)
+        t0 = time.perf_counter()
+        self.load()
+        t1 = time.perf_counter()
+        self.vocab_size = self.load_tokenizer(tokenizer_path)
+        self.import_ms = (t1 - t0) * 1000
+        self.tokenizer_ms = (time.perf_counter() - t1) * 1000
+        self.words = (self.vocab_size + 31) // 32
+        self.version = version(self.package)
+
+    def new_mask(self):
+        return np.zeros((1, self.words), dtype=np.int32)
+
+    def special_ids(self):
+        """Tokens the engine never matches as text (only as themselves)."""
+        return []
+
+    def restart(self, compiled, m):
+        """The matcher back at the start (a new one where a refusal left it unusable)."""
+        self.reset(m)
+        return m
+
+
+class LLGuidance(Engine):
+    name = "llguidance"
+    package = "llguidance"
+
+    def load(self):
+        import llguidance
+        import llguidance.numpy
+
+        self.llg = llguidance
+        self.fill_np = llguidance.numpy.fill_next_token_bitmask
+
+    def load_tokenizer(self, path):
+        self.tok = self.llg.LLTokenizer(path, eos_token=self.stop_ids or None)
+        return self.tok.vocab_size
+
+    def compile(self, grammar):
+        if grammar["kind"] == "lark":
+            text = grammar["text"]
+        elif grammar["kind"] == "json_schema":
+            text = self.llg.LLMatcher.grammar_from_json_schema(grammar["text"])
+        else:
+            raise ValueError(f"llguidance: no grammar kind {grammar['kind']}")
+        # Grammar errors: LLMatcher never raises; validate_grammar says why.
+        ok, _, msg = self._validate(text)
+        if not ok:
+            raise ValueError(msg)
+        return text
+
+    def _validate(self, text):
+        is_err, warnings = self.llg.LLMatcher.validate_grammar_with_warnings(text, self.tok)
+        return (not is_err, warnings, "; ".join(warnings) if is_err else "")
+
+    def matcher(self, compiled):
+        m = self.llg.LLMatcher(self.tok, compiled, log_level=0)
+        if m.is_error():
+            raise ValueError(m.get_error())
+        return m
+
+    def fill(self, m, mask):
+        self.fill_np(m, mask, 0)
+
+    def accept(self, m, token):
+        return m.consume_token(token) and not m.is_error()
+
+    def reset(self, m):
+        m.reset()
+
+    def restart(self, compiled, m):
+        # A refused token leaves an LLMatcher in its error state for good (reset keeps it).
+        if m.is_error():
+            return self.matcher(compiled)
+        m.reset()
+        return m
+
+    def special_ids(self):
+        return [i for i in range(self.vocab_size) if self.tok.is_special_token(i)]
+
+    def finished(self, m):
+        return m.is_stopped() or m.is_accepting()
+
+
+class XGrammar(Engine):
+    name = "xgrammar"
+    package = "xgrammar"
+
+    def load(self):
+        import xgrammar
+
+        self.xgr = xgrammar
+
+    def load_tokenizer(self, path):
+        pieces, _ = read_tokenizer(path)
+        self.info = self.xgr.TokenizerInfo(pieces, vocab_type=self.xgr.VocabType.BYTE_LEVEL, vocab_size=len(pieces),
+                                           stop_token_ids=self.stop_ids or None, add_prefix_space=False)
+        self.compiler = self.xgr.GrammarCompiler(self.info, cache_enabled=False)
+        return len(pieces)
+
+    def compile(self, grammar):
+        if grammar["kind"] == "ebnf":
+            return self.compiler.compile_grammar(grammar["text"], root_rule_name="root")
+        if grammar["kind"] == "json_schema":
+            return self.compiler.compile_json_schema(grammar["text"], any_whitespace=False)
+        raise ValueError(f"xgrammar: no grammar kind {grammar['kind']}")
+
+    def matcher(self, compiled):
+        return self.xgr.GrammarMatcher(compiled)
+
+    def fill(self, m, mask):
+        m.fill_next_token_bitmask(mask, 0)
+
+    def accept(self, m, token):
+        return m.accept_token(token)
+
+    def reset(self, m):
+        m.reset()
+
+    def finished(self, m):
+        return m.is_terminated()
+
+
+class OutlinesCore(Engine):
+    name = "outlines-core"
+    package = "outlines-core"
+
+    def load(self):
+        import outlines_core
+
+        self.oc = outlines_core
+
+    def load_tokenizer(self, path):
+        pieces, added = read_tokenizer(path)
+        dec = _byte_decoder()
+        eos = self.stop_ids[0] if self.stop_ids else None
+        by_bytes = {}
+        for i, p in enumerate(pieces):
+            if p == "" or i in self.stop_ids:
+                continue
+            b = p.encode("utf-8") if i in added else bytes(dec[c] for c in p)
+            by_bytes.setdefault(b, []).append(i)
+        self.vocab = self.oc.Vocabulary(eos, by_bytes)
+        return len(pieces)
+
+    def compile(self, grammar):
+        if grammar["kind"] == "regex":
+            regex = grammar["text"]
+        elif grammar["kind"] == "json_schema":
+            regex = self.oc.json_schema.build_regex_from_schema(grammar["text"])
+        else:
+            raise ValueError(f"outlines-core takes a regex or a JSON schema, not {grammar['kind']}")
+        return self.oc.Index(regex, self.vocab)
+
+    def matcher(self, compiled):
+        return self.oc.Guide(compiled)
+
+    def fill(self, m, mask):
+        m.write_mask_into(mask.ctypes.data, mask.size, 4)
+
+    def accept(self, m, token):
+        try:
+            m.advance(token)
+            return True
+        except ValueError:
+            return False
+
+    def reset(self, m):
+        m.reset()
+
+    def finished(self, m):
+        return m.is_finished()
+
+
+ENGINES = {e.name: e for e in (LLGuidance, XGrammar, OutlinesCore)}

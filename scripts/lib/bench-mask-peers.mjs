@@ -1,0 +1,95 @@
+// The native peers of bench:mask: llguidance (our IR as toLark), XGrammar (toEbnf, the same text
+// the WASM row gets) and outlines-core (JSON-schema cases only, through its own schema-to-regex
+// compiler: we have no regex export, and the XML grammars' until() would need a regex complement).
+// Each peer is its own Python process (scripts/lib/mask-peers.mjs) over the same tokenizer.json,
+// timed the way its users call it (fill_next_token_bitmask / write_mask_into a preallocated
+// int32 array); the driver interleaves rounds of ours and every peer on each case.
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { openPeer, peerHint, peerPython } from "./mask-peers.mjs";
+
+export const PEER_NAMES = ["llguidance", "xgrammar", "outlines-core"];
+
+/**
+ * Starts every installed peer. Returns { peers: [peer], skipped: { name: why }, vocab: { name:
+ * { version, import_ms, tokenizer_ms } } }; a peer that is not installed or fails to load is skipped.
+ */
+export async function openPeers(names, tokenizerJson, stopIds) {
+  const peers = [], skipped = {}, vocab = {};
+  for (const name of names) {
+    if (!peerPython(name)) { skipped[name] = `not installed: ${peerHint(name)}`; continue; }
+    try {
+      const p = await openPeer(name, tokenizerJson, stopIds);
+      peers.push(p);
+      vocab[name] = { version: p.version, vocab_size: p.vocabSize, tokenizer_ms: round(p.tokenizerMs), import_ms: round(p.importMs) };
+    } catch (e) { skipped[name] = e.message; }
+  }
+  return { peers, skipped, vocab };
+}
+
+/** What `peer` gets for case `c`: { kind, text } or { skip: why }. */
+export function peerGrammar(name, c, { vocab, lark, ebnf }) {
+  if (name === "llguidance") return lark ? { kind: "lark", text: lark(c.grammar, vocab) } : { skip: "no toLark" };
+  if (name === "xgrammar") return ebnf ? { kind: "ebnf", text: ebnf } : { skip: "no EBNF for this case" };
+  if (name === "outlines-core")
+    return c.xgrammarJsonSchema ? { kind: "json_schema", text: JSON.stringify(c.xgrammarJsonSchema) }
+      : { skip: "outlines-core takes a regex or a JSON schema; toolmask has no regex export (until() would need a regex complement)" };
+  return { skip: `unknown peer ${name}` };
+}
+
+const round = (x, d = 2) => (x === null || x === undefined ? null : Math.round(x * 10 ** d) / 10 ** d);
+
+/** Compiles `grammar` in `peer` (best of 3 compile + matcher; first mask after it). */
+export async function compilePeer(peer, id, grammar) {
+  const r = await peer.request({ op: "compile", id, grammar, repeat: 3 });
+  return { compileMs: round(r.compile_ms), firstMaskMs: round(r.first_mask_ms) };
+}
+
+/** One round of `passes` timed passes of the peer over `tokens`: samples in ns, and the first refusal. */
+export async function walkPeer(peer, id, tokens, passes) {
+  const r = await peer.request({ op: "walk", id, tokens, passes });
+  return { samples: r.samples_ns, refused: r.refused };
+}
+
+/**
+ * Steps where the peer's mask differs from ours along `tokens`. `known` marks token ids whose
+ * difference is explained (bench-mask's knownDifferences: added/special tokens, bytes that never
+ * occur in UTF-8, padding bits; and our end-of-generation ids). Beyond those, a step counts as `peer_stricter` (tokens only we
+ * allow) and/or `peer_looser` (tokens only the peer allows), with the first example of each.
+ */
+export async function comparePeerMasks(peer, id, ours, tokens, pieces, known) {
+  const file = path.join(os.tmpdir(), `toolmask-peer-masks-${process.pid}-${peer.name}.bin`);
+  try {
+    const r = await peer.request({ op: "masks", id, tokens, path: file });
+    const buf = fs.readFileSync(file);
+    const words = ours.bitmaskWords;
+    const theirs = new Uint32Array(buf.buffer, buf.byteOffset, buf.byteLength / 4);
+    const a = new Uint32Array(words);
+    const show = (ids) => ids.slice(0, 6).map((t) => `${t}:${JSON.stringify(pieces[t] ?? "")}`);
+    const out = { steps: r.steps, refused_at: r.refused, mask_diff_steps: 0, peer_stricter_steps: 0, peer_looser_steps: 0, first_stricter: null, first_looser: null };
+    ours.reset();
+    for (let i = 0; i < r.steps; i++) {
+      ours.fillNextTokenBitmask(a);
+      const onlyOurs = [], onlyPeer = [];
+      let differs = false;
+      for (let w = 0; w < words; w++) {
+        const b = theirs[i * words + w];
+        const x = a[w] ^ b;
+        if (x === 0) continue;
+        differs = true;
+        for (let bit = 0; bit < 32; bit++) {
+          const t = w * 32 + bit;
+          if ((x >>> bit) & 1 && !known[t]) ((a[w] >>> bit) & 1 ? onlyOurs : onlyPeer).push(t);
+        }
+      }
+      if (differs) out.mask_diff_steps++;
+      if (onlyOurs.length) { out.peer_stricter_steps++; out.first_stricter ??= { step: i, n: onlyOurs.length, only_ours: show(onlyOurs) }; }
+      if (onlyPeer.length) { out.peer_looser_steps++; out.first_looser ??= { step: i, n: onlyPeer.length, only_peer: show(onlyPeer) }; }
+      if (i < tokens.length) ours.acceptToken(tokens[i]);
+    }
+    return out;
+  } finally {
+    fs.rmSync(file, { force: true });
+  }
+}

@@ -1,0 +1,12 @@
+export const ROOT: string;
+export const PYENV_DIR: string;
+export const REQUIREMENTS_DIR: string;
+export function pyenvPython(): string;
+export function requirementGroups(): string[];
+export function groupInstalled(group: string): boolean;
+export function pythonWith(groups: string[]): string | undefined;
+export function pyenvHint(groups: string[]): string;
+export function markInstalled(group: string): void;
+export function pipNoDeps(group: string): boolean;
+export function requirementsPath(group: string): string;
+export function onlyWhenNamed(group: string): boolean;

@@ -1,0 +1,16 @@
+// Types of real-answers.mjs (for the TypeScript tests that import it).
+export interface CallView { function: { name: string; arguments: string } }
+export interface IncompleteView { kind: "cut" | "invalid"; reason: string }
+export interface AnswerInput {
+  finishReason: "stop" | "tool_calls" | "length";
+  toolCalls: CallView[];
+  incomplete: IncompleteView[];
+  completionTokens: number;
+  endedByModel: boolean;
+  text: string;
+}
+export interface RequestView { tools: unknown[]; toolChoice?: unknown; parallel?: boolean; maxTokens: number; trigger?: string }
+export interface AnswerVerdict { cut: boolean; valid: boolean; calls: number; problems: string[] }
+export function callProblem(call: CallView, request: RequestView): string;
+export function answerVerdict(answer: AnswerInput, request: RequestView): AnswerVerdict;
+export function cutProblem(answer: Pick<AnswerInput, "toolCalls" | "incomplete" | "text">, replayComplete: boolean, trigger: string | undefined): string;

@@ -1,0 +1,84 @@
+// The real-model suite's verdict on one answer, apart from toolmask's own grammar: every call's
+// arguments are checked with ajv against the request's own schema, its name against the declared
+// tools and the tool choice, the call count against parallel calls and the choice; a cut (the
+// token limit reached without an end-of-generation token) must say so.
+import Ajv2020Module from "ajv/dist/2020.js";
+
+const Ajv = Ajv2020Module.default ?? Ajv2020Module;
+const ajv = new Ajv({ strict: false, allErrors: false });
+const validators = new Map();
+
+/** ajv's validator of a tool's parameters schema (compiled once per schema text). */
+function validatorOf(schema) {
+  const key = JSON.stringify(schema);
+  let v = validators.get(key);
+  if (!v) validators.set(key, (v = ajv.compile(schema)));
+  return v;
+}
+
+const nameOf = (t) => t.function?.name ?? t.name;
+const paramsOf = (t) => t.function?.parameters ?? t.parameters ?? { type: "object", properties: {} };
+
+/** What is wrong with one call under `request` ("" when nothing): declared, allowed, JSON, schema-valid. */
+export function callProblem(call, request) {
+  const name = call.function.name;
+  const tool = request.tools.find((t) => nameOf(t) === name);
+  if (!tool) return `call to ${JSON.stringify(name)}, which is not declared`;
+  const c = request.toolChoice ?? "auto";
+  if (c === "none") return `call to ${name} although tool_choice is "none"`;
+  if (typeof c === "object" && c.function.name !== name) return `call to ${name} although tool_choice names ${c.function.name}`;
+  let args;
+  try { args = JSON.parse(call.function.arguments); } catch { return `arguments of ${name} are not JSON: ${call.function.arguments.slice(0, 80)}`; }
+  const validate = validatorOf(paramsOf(tool));
+  if (!validate(args)) {
+    const e = validate.errors?.[0];
+    return `arguments of ${name} fail its schema (ajv: ${e ? `${e.instancePath || "/"} ${e.message}` : "invalid"}): ${call.function.arguments.slice(0, 120)}`;
+  }
+  return "";
+}
+
+/**
+ * The verdict on `answer` ({ finishReason, toolCalls, incomplete, completionTokens, endedByModel,
+ * text }) for `request` ({ tools, toolChoice, parallel, maxTokens, trigger? }; `trigger`: the
+ * dialect's call-opening text, which under a choice that requires a call only whitespace may precede). `cut`: the model did not end
+ * the answer and it holds maxTokens tokens. `valid`: a finished answer with only complete, declared,
+ * schema-valid calls, as many as the choice and parallel calls allow. `problems`: what a masked
+ * answer must not show (finished: anything invalid; cut: not reported as a cut, or a shipped call
+ * that is not schema-valid).
+ */
+export function answerVerdict(answer, request) {
+  const cut = !answer.endedByModel && answer.completionTokens >= request.maxTokens;
+  const problems = [];
+  const calls = answer.toolCalls;
+  for (const call of calls) {
+    const p = callProblem(call, request);
+    if (p) problems.push(p);
+  }
+  const c = request.toolChoice ?? "auto";
+  if (cut) {
+    if (answer.finishReason !== "length") problems.push(`cut at ${request.maxTokens} tokens but finish_reason is ${answer.finishReason}`);
+  } else {
+    if (answer.incomplete.length > 0) problems.push(`finished with an incomplete call (${answer.incomplete[0].kind}: ${answer.incomplete[0].reason})`);
+    const requires = c === "required" || typeof c === "object";
+    if (requires && calls.length === 0) problems.push("finished without a call although the tool choice requires one");
+    if (requires && calls.length > 0 && request.trigger !== undefined && answer.text.indexOf(request.trigger) > 0 && answer.text.slice(0, answer.text.indexOf(request.trigger)).trim() !== "")
+      problems.push("text before the first call although the tool choice requires the call to open the answer");
+    if (request.parallel === false && calls.length > 1) problems.push(`${calls.length} calls although parallel calls are off`);
+    const expect = calls.length > 0 ? "tool_calls" : "stop";
+    if (answer.finishReason !== expect) problems.push(`finish_reason ${answer.finishReason}, expected ${expect}`);
+  }
+  return { cut, valid: !cut && problems.length === 0, calls: calls.length, problems };
+}
+
+/**
+ * For a masked cut answer, whether the cut is reported where the output ended: when the grammar
+ * says the text is not a complete answer (`replayComplete` false) and a call was opened (`trigger`
+ * in the text, or calls reported), the parser must list a cut call. `trigger`: the dialect's
+ * call-opening string, or undefined where it cannot be counted in text (a bare "{").
+ */
+export function cutProblem(answer, replayComplete, trigger) {
+  if (replayComplete) return "";
+  const opened = answer.toolCalls.length > 0 || (trigger !== undefined && answer.text.includes(trigger));
+  if (!opened) return "";
+  return answer.incomplete.some((c) => c.kind === "cut") ? "" : "the output ended inside a call but the parser lists no cut call";
+}

@@ -1,0 +1,109 @@
+// Decodes BFCL items on one loaded model, masked and unmasked, and scores every answer: format
+// validity by toolmask's own verdict (src/bench/validity.ts: complete, declared calls with their
+// required arguments; the parser has checked each argument against its schema) and AST accuracy by
+// bfcl-eval's checker (oracle.ts). Greedy decoding, toolChoice "auto" (BFCL lets the model decide
+// whether to call: irrelevance items are right only without a call), parallel calls allowed.
+import type { LlamaModel } from "../../engine/model.js";
+import { generate } from "../../engine/generate.js";
+import { verdictOf } from "../validity.js";
+import { toOpenAiTools } from "./convert.js";
+import { checkWithOracle, contentCalls, type OracleProgram } from "./oracle.js";
+import type { BfclCategory, BfclItem } from "./types.js";
+
+export const BFCL_MODES = ["unmasked", "masked"] as const;
+export type BfclMode = (typeof BFCL_MODES)[number];
+
+export interface BfclAnswer {
+  id: string;
+  category: BfclCategory;
+  mode: BfclMode;
+  finishReason: "stop" | "tool_calls" | "length";
+  /** Format validity (toolmask's verdict) and, when not, why. */
+  valid: boolean;
+  reason: string;
+  /** bfcl-eval's AST verdict and its error type when wrong. */
+  astCorrect: boolean;
+  astError: string | null;
+  /**
+   * With no call in the dialect's format: the {"name", "arguments"} JSON objects the text holds
+   * (Qwen2.5-Coder writes its calls in a json fence without <tool_call>), and bfcl-eval's verdict
+   * had they been read as the calls. Not BFCL's score (its handlers read only the model's format);
+   * it shows how many answers were right in substance but not in form.
+   */
+  contentCalls: Array<{ name: string; arguments: string }>;
+  astCorrectFromContent: boolean;
+  calls: Array<{ name: string; arguments: string }>;
+  text: string;
+  promptTokens: number;
+  completionTokens: number;
+  decodeMillis: number;
+  /**
+   * Every sampled token id, for unmasked answers: replaying them through the matcher is the
+   * over-constraint check (a mask that would refuse an answer the parser reads as valid calls).
+   */
+  tokens?: number[];
+}
+
+export type Unscored = Omit<BfclAnswer, "astCorrect" | "astError" | "contentCalls" | "astCorrectFromContent">;
+
+export interface DecodeOptions {
+  dialect: string;
+  maxTokens: number;
+  modes: readonly BfclMode[];
+  /** Generations in flight at once (at most the model's `parallel`). */
+  concurrency: number;
+  /** Called after each answer (progress). */
+  onAnswer?: (a: Unscored, done: number, total: number) => void;
+}
+
+export interface DecodedGroup { category: BfclCategory; mode: BfclMode; wallMillis: number; answers: Array<Unscored> }
+
+async function pool<T, R>(inputs: readonly T[], width: number, run: (x: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array(inputs.length);
+  let next = 0;
+  const worker = async () => { for (let i = next++; i < inputs.length; i = next++) out[i] = await run(inputs[i]!); };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(width, inputs.length)) }, worker));
+  return out;
+}
+
+/** Decodes `items` (of one category) in each mode, a mode's items together so its wall time is its own. */
+export async function decodeCategory(model: LlamaModel, category: BfclCategory, items: readonly BfclItem[], o: DecodeOptions): Promise<DecodedGroup[]> {
+  const groups: DecodedGroup[] = [];
+  let done = 0;
+  const total = items.length * o.modes.length;
+  for (const mode of o.modes) {
+    const started = performance.now();
+    const answers = await pool(items, o.concurrency, async (item) => {
+      const { tools } = toOpenAiTools(item.functions);
+      const r = await generate(model, {
+        messages: item.messages, tools, toolChoice: "auto", parallelToolCalls: true, temperature: 0,
+        maxTokens: o.maxTokens, mask: mode === "masked", dialect: o.dialect,
+      });
+      const v = verdictOf({ finishReason: r.finishReason, toolCalls: r.message.tool_calls ?? [], incomplete: r.incomplete }, tools, "auto", true);
+      const a: Unscored = {
+        id: item.id, category, mode, finishReason: r.finishReason, valid: v.valid, reason: v.reason,
+        calls: (r.message.tool_calls ?? []).map((c) => ({ name: c.function.name, arguments: c.function.arguments })),
+        text: r.text, promptTokens: r.usage.prompt_tokens, completionTokens: r.usage.completion_tokens, decodeMillis: r.timings.decodeMillis,
+        ...(mode === "unmasked" ? { tokens: r.tokens } : {}),
+      };
+      o.onAnswer?.(a, ++done, total);
+      return a;
+    });
+    groups.push({ category, mode, wallMillis: performance.now() - started, answers });
+  }
+  return groups;
+}
+
+/** bfcl-eval's AST verdict on every answer, on its calls and on the JSON calls in its text (one oracle process each). */
+export async function scoreAnswers(oracle: OracleProgram, items: ReadonlyMap<string, BfclItem>, answers: readonly Unscored[]): Promise<BfclAnswer[]> {
+  const inText = await contentCalls(oracle, answers.map((a) => (a.calls.length === 0 ? a.text : "")));
+  const ask = (a: Unscored, calls: Array<{ name: string; arguments: string }>) => {
+    const item = items.get(a.id)!;
+    return { op: "check" as const, category: a.category, functions: item.functions, calls, groundTruth: item.groundTruth };
+  };
+  const verdicts = await checkWithOracle(oracle, [...answers.map((a) => ask(a, a.calls)), ...answers.map((a, i) => ask(a, a.calls.length > 0 ? a.calls : inText[i]!))]);
+  return answers.map((a, i) => ({
+    ...a, astCorrect: verdicts[i]!.valid, astError: verdicts[i]!.errorType,
+    contentCalls: a.calls.length === 0 ? inText[i]! : [], astCorrectFromContent: verdicts[answers.length + i]!.valid,
+  }));
+}

@@ -1,0 +1,85 @@
+// bench/results/bfcl.json: per model × category × mode, how many answers were well-formed and
+// how many bfcl-eval's checker scored right, and how fast they were decoded.
+import type { BfclAnswer, BfclMode, DecodedGroup } from "./run.js";
+import type { BfclCategory } from "./types.js";
+
+export interface BfclRow {
+  model: string;
+  dialect: string;
+  category: BfclCategory;
+  mode: BfclMode;
+  items: number;
+  /** Format-valid answers (toolmask's verdict). */
+  valid: number;
+  /** Answers bfcl-eval's AST checker scored right. */
+  astCorrect: number;
+  /** Completion tokens over the group's wall time (prompt processing included; `concurrency` generations in flight). */
+  tokensPerSecond: number;
+  /** Completion tokens over each answer's own decode time, averaged over answers. */
+  decodeTokensPerSecond: number;
+  meanCompletionTokens: number;
+  finishReasons: Record<"stop" | "tool_calls" | "length", number>;
+  /** Answers with at least one call. */
+  withCalls: number;
+  /** Answers with no call in the dialect's format but a {"name", "arguments"} JSON object in their text. */
+  contentCallAnswers: number;
+  /** AST-correct had those JSON objects been read as the calls (not BFCL's score; see BfclAnswer). */
+  astCorrectFromContent: number;
+  wallSeconds: number;
+}
+
+export interface BfclModelEntry { name: string; path: string; dialect: string | null; skipped?: string; loadSeconds?: number }
+
+export interface BfclReport {
+  bfclEval: string;
+  generatedAt: string;
+  command: string;
+  machine: { cpus: number; threads: number };
+  settings: { maxTokens: number; sample: number | null; concurrency: number; toolChoice: "auto"; temperature: 0; categories: BfclCategory[]; sampleIds: Record<string, string[]> };
+  /** Items whose ground truth no schema-valid answer can meet (test/bfcl-convert.test.ts lists why). */
+  contradictedItems: string[];
+  models: BfclModelEntry[];
+  rows: BfclRow[];
+  answers: Array<BfclAnswer & { model: string }>;
+}
+
+export function summarizeGroup(model: string, dialect: string, g: DecodedGroup, scored: readonly BfclAnswer[]): BfclRow {
+  const n = scored.length;
+  const tokens = scored.reduce((s, a) => s + a.completionTokens, 0);
+  const finishReasons = { stop: 0, tool_calls: 0, length: 0 };
+  for (const a of scored) finishReasons[a.finishReason]++;
+  const perAnswer = scored.filter((a) => a.decodeMillis > 0).map((a) => a.completionTokens / (a.decodeMillis / 1000));
+  const round = (x: number, d = 1) => Math.round(x * 10 ** d) / 10 ** d;
+  return {
+    model, dialect, category: g.category, mode: g.mode, items: n,
+    valid: scored.filter((a) => a.valid).length,
+    astCorrect: scored.filter((a) => a.astCorrect).length,
+    tokensPerSecond: round(tokens / Math.max(g.wallMillis / 1000, 1e-9)),
+    decodeTokensPerSecond: round(perAnswer.length ? perAnswer.reduce((s, x) => s + x, 0) / perAnswer.length : 0),
+    meanCompletionTokens: round(n ? tokens / n : 0),
+    finishReasons,
+    withCalls: scored.filter((a) => a.calls.length > 0).length,
+    contentCallAnswers: scored.filter((a) => a.contentCalls.length > 0).length,
+    astCorrectFromContent: scored.filter((a) => a.astCorrectFromContent).length,
+    wallSeconds: round(g.wallMillis / 1000),
+  };
+}
+
+const pct = (k: number, n: number) => (n === 0 ? "—" : `${((100 * k) / n).toFixed(0)}%`);
+
+/** The README's table: one line per model × category, masked beside unmasked. */
+export function markdownTable(r: BfclReport): string {
+  const head = "| model (dialect) | category | items | valid unmasked | valid masked | AST-correct unmasked | AST-correct masked | AST-correct had JSON in the text counted (unmasked / masked) | tok/s unmasked | tok/s masked |\n|---|---|---|---|---|---|---|---|---|---|";
+  const lines: string[] = [];
+  const keys = [...new Set(r.rows.map((x) => `${x.model}\u0000${x.category}`))];
+  for (const key of keys) {
+    const [model, category] = key.split("\u0000") as [string, BfclCategory];
+    const u = r.rows.find((x) => x.model === model && x.category === category && x.mode === "unmasked");
+    const m = r.rows.find((x) => x.model === model && x.category === category && x.mode === "masked");
+    const any = (u ?? m)!;
+    const cell = (x: BfclRow | undefined, k: "valid" | "astCorrect") => (x ? `${x[k]}/${x.items} (${pct(x[k], x.items)})` : "—");
+    lines.push(`| ${model} (${any.dialect}) | ${category} | ${any.items} | ${cell(u, "valid")} | ${cell(m, "valid")} | ${cell(u, "astCorrect")} | ${cell(m, "astCorrect")} | ${u ? u.astCorrectFromContent : "—"} / ${m ? m.astCorrectFromContent : "—"} | ${u ? u.tokensPerSecond : "—"} | ${m ? m.tokensPerSecond : "—"} |`);
+  }
+  const skipped = r.models.filter((m) => m.skipped).map((m) => `\n\n${m.name}: not run (${m.skipped}).`).join("");
+  return `${head}\n${lines.join("\n")}${skipped}`;
+}

@@ -227,11 +227,15 @@ describe("the grammar accepts what the real templates write", () => {
   ];
   it.each(turns)("%s: %s", (dialect, file, reasoning) => {
     const turn = renderAssistantToolCalls(dialect, calls, { template: file, content: "Sure.", ...(dialect === "minimax-m2" ? { reasoning: "plan" } : {}) });
-    const opts = { dialect, tools, reasoning, toolChoice: "required" as const };
+    const opts = { dialect, tools, reasoning, toolChoice: "auto" as const };
     expect(grammar(opts, turn.assistant)).toEqual({ accepted: true, complete: true });
     const r = parseToolCalls(turn.assistant, opts);
     expect(r.toolCalls.map(named)).toEqual(calls);
     expect(r.content?.trim()).toBe("Sure.");
+    // under required the call opens the answer: the turn without its text
+    const bare = renderAssistantToolCalls(dialect, calls, { template: file, ...(dialect === "minimax-m2" ? { reasoning: "plan" } : {}) });
+    expect(grammar({ ...opts, toolChoice: "required" }, bare.assistant)).toEqual({ accepted: true, complete: true });
+    expect(grammar({ ...opts, toolChoice: "required" }, turn.assistant).accepted).toBe(false);
   });
 
   it.each(turns)("%s: %s — every prefix gets one verdict from grammar and parser", (dialect, file, reasoning) => {

@@ -41,14 +41,17 @@ describe("Seed-OSS", () => {
     expect(JSON.parse(parseToolCalls(t, options).toolCalls[0]!.function.arguments)).toEqual({ city: "\n42\n" });
   });
 
-  it("required mode lets a thought and text come first", () => {
+  it("required mode lets a thought come first, and text only under auto", () => {
     const o = { ...options, toolChoice: "required" as const, reasoning: true };
     const text = `<seed:think>plan</seed:think>Let me look.\n${call}\n</seed:tool_call>`;
     const r = parseToolCalls(text, o);
     expect(r.reasoning).toBe("plan");
     expect(r.content).toBe("Let me look.\n");
     expect(r.toolCalls).toHaveLength(1);
-    expect(accepts(text, o)).toBe(true);
+    // the parser keeps the text; the mask makes the call open the answer under required
+    expect(accepts(text, o)).toBe(false);
+    expect(accepts(text.replace("Let me look.", ""), o)).toBe(true);
+    expect(accepts(text, { ...o, toolChoice: "auto" })).toBe(true);
   });
 });
 

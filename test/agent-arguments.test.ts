@@ -4,7 +4,7 @@
 // takes only the declared properties; one with neither keyword takes any keys; an
 // "additionalProperties" schema (or true) takes undeclared keys that fit it.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { jsonArguments } from "../src/dialects/grammar.js";
+import { jsonArguments } from "../src/dialects/call-grammar.js";
 import { grammarAccepts } from "../src/parser/validate.js";
 import { runAgent } from "../src/index.js";
 import { loggingTool, newLog } from "./support/agent-tools.js";

@@ -195,7 +195,9 @@ export function checkInput(lib, spec, seed, { maxSize, grammar = false } = {}) {
     const refused = [lib.triggerOf(spec), lib.callTriggerOf(spec)].some((x) => (whole.content ?? "").includes(x) || (whole.reasoning ?? "").includes(x));
     const first = ref.events.findIndex((e) => e.type === "tool_call_start");
     const proseFirst = options.toolChoice !== "auto" && ref.events.slice(0, first).some((e) => e.type === "content");
-    if (whole.toolCalls.length && !whole.incomplete.length && !whole.dropped.length && !refused && !proseFirst && options.finishReason !== "length") {
+    // An envelope (generic) answer with calls is the object alone: text around it is content only the parser reads.
+    const aroundEnvelope = spec.call.kind === "envelope" && whole.content !== null;
+    if (whole.toolCalls.length && !whole.incomplete.length && !whole.dropped.length && !refused && !proseFirst && !aroundEnvelope && options.finishReason !== "length") {
       const { maxCallLength: _m, finishReason: _f, ...grammarOptions } = options;
       if (!lib.grammarAccepts(lib.buildToolGrammar(grammarOptions), text)) return fail("grammar accepts what the parser calls complete", `calls: ${clip(JSON.stringify(whole.toolCalls))}`);
     }

@@ -1,6 +1,6 @@
 // Arguments are checked with the same grammar the mask uses for them (the tool's JSON schema,
 // lowered to our IR and matched over bytes): a call runs only with arguments its schema accepts.
-import { jsonArguments } from "../dialects/grammar.js";
+import { jsonArguments } from "../dialects/call-grammar.js";
 import type { ToolDef } from "../dialects/tools.js";
 import { invalidJsonReason } from "../parser/calls.js";
 import { grammarAccepts } from "../parser/validate.js";

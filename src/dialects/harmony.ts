@@ -4,7 +4,7 @@ import { alt, charClass, literal, marker, optional, seq, star, text, until } fro
 import type { Grammar, GrammarNode } from "../grammar/ir.js";
 import type { ResolvedOptions } from "./options.js";
 import type { Glue, HarmonyCallFormat } from "./spec.js";
-import { jsonArguments } from "./grammar.js";
+import { jsonArguments } from "./call-grammar.js";
 import type { ToolDef } from "./tools.js";
 
 /** Every part of harmony glue is a marker, optional ones too (`<|constrain|>` is a special token). */

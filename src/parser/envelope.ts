@@ -3,7 +3,7 @@
 // refused at the first character JSON cannot have, and then the answer is content, as llama.cpp
 // falls back to content); its calls and text settle once it closes, or when the output ends
 // inside it. An answer that does not open with "{" (after whitespace) is content.
-import { jsonCallObject } from "../dialects/grammar.js";
+import { jsonCallObject } from "../dialects/call-grammar.js";
 import { JSON_WS_MAX } from "../dialects/grammar-forms.js";
 import { envelopeCallFormat } from "../dialects/envelope.js";
 import type { ResolvedOptions } from "../dialects/options.js";

@@ -2,7 +2,7 @@
 // The header of a message is re-read from its start until it is decided (it is short: names and
 // channels are read in bounded windows); bodies stream. Every decision depends on the text and
 // whether it has ended, never on chunking; offsets are absolute (src/parser/text.ts).
-import { jsonArguments } from "../dialects/grammar.js";
+import { jsonArguments } from "../dialects/call-grammar.js";
 import type { ResolvedOptions } from "../dialects/options.js";
 import type { HarmonyCallFormat } from "../dialects/spec.js";
 import type { ToolDef } from "../dialects/tools.js";

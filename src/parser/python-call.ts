@@ -1,7 +1,7 @@
 // Python-style calls (LFM2): `NAME(k=v, k2=v2)`. The name ends at "("; the argument list ends
 // at its own ")" (brackets balanced, '…' and "…" strings respected), found incrementally; then
 // its items are read and checked as the grammar writes them, each value by the grammar's own node.
-import { pythonValue } from "../dialects/grammar.js";
+import { pythonValue } from "../dialects/call-grammar.js";
 import { JSON_WS_MAX } from "../dialects/grammar-forms.js";
 import type { ResolvedOptions } from "../dialects/options.js";
 import type { PythonCallFormat } from "../dialects/spec.js";

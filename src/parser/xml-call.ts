@@ -2,7 +2,7 @@
 // (Qwen3-Coder, Seed-OSS), `<invoke name="NAME"><parameter name="K">V` (MiniMax), GLM's
 // `NAME<arg_key>K</arg_key><arg_value>V`. A parameter once read stays read (the checkpoint in the
 // call's memo), and every search resumes where it stopped.
-import { isRawText, rawTextBound, splitScope, xmlValue } from "../dialects/grammar.js";
+import { isRawText, rawTextBound, splitScope, xmlValue } from "../dialects/call-grammar.js";
 import type { ResolvedOptions } from "../dialects/options.js";
 import type { XmlCallFormat } from "../dialects/spec.js";
 import { openAndName, overLimit, type CallMemo, type CallScan, type XmlCheckpoint } from "./calls.js";

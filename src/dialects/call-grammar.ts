@@ -1,0 +1,143 @@
+// A call's grammar, from just after its trigger to its end, for every call format: XML parameters,
+// JSON call objects, named JSON calls and Python calls; values from the tool's JSON schema. The
+// answer around the calls is src/dialects/grammar.ts (and harmony.ts, envelope.ts).
+import { alt, charClass, jsonSchema, literal, marker, optional, perm, plus, seq, until } from "../grammar/builders.js";
+import type { GrammarNode } from "../grammar/ir.js";
+import type { DialectSpec, Glue, JsonCallFormat, XmlCallFormat } from "./spec.js";
+import { afterTrigger } from "./spec.js";
+import { idChars, jsonWs } from "./grammar-forms.js";
+import type { ToolDef } from "./tools.js";
+import { childPath } from "../grammar/json-schema-errors.js";
+import { analyze } from "../grammar/json-schema-keywords.js";
+import { SCHEMA_LIMITS, checkEnumSize, limitError } from "../grammar/schema-limits.js";
+
+/** Fixed glue strings are markers: atomic special tokens in vocabularies that have them. */
+export function glue(g: Glue): GrammarNode {
+  return seq(...g.map((p) => (typeof p === "string" ? marker(p) : optional(literal(p.optional)))));
+}
+
+/** Whether an XML value is raw text (strings and untyped) or a JSON value. */
+export function isRawText(schema: unknown): boolean {
+  if (schema === null || typeof schema !== "object") return true;
+  const s = schema as Record<string, unknown>;
+  if (s.enum !== undefined || s.const !== undefined) return false;
+  return s.type === undefined || s.type === "string";
+}
+
+/** A JSON value of `schema` (found at `path` in the request), any JSON whitespace inside, no string value longer than `maxValueLength`. */
+export function schemaValue(schema: unknown, maxValueLength?: number, syntax: "json" | "python" = "json", path?: string, depth?: number): GrammarNode {
+  return jsonSchema(schema, { whitespace: "any", ...(syntax === "python" ? { syntax } : {}), ...(maxValueLength === undefined ? {} : { maxStringLength: maxValueLength }) }, path, depth);
+}
+
+/** Where a tool's parameters sit in the request. */
+const paramsPath = (tool: ToolDef) => tool.path ?? "parameters";
+
+/** Raw text up to the value close, at most `max` characters once its padding newlines are taken off. */
+function rawValue(f: XmlCallFormat, max?: number): GrammarNode {
+  if (max === undefined) return until(f.valueClose);
+  if (!f.trimNewline) return until(f.valueClose, { maxLength: max });
+  // A leading newline is padding; a trailing one is padding exactly when the close follows it.
+  return seq(optional(literal("\n")), alt(until(f.valueClose, { maxLength: max }), until(`\n${f.valueClose}`, { maxLength: max })));
+}
+
+/** The most characters a raw text value may have: the schema's maxLength or maxValueLength, the smaller. */
+export function rawTextBound(schema: unknown, maxValueLength?: number): number | undefined {
+  const own = schema !== null && typeof schema === "object" ? (schema as { maxLength?: unknown }).maxLength : undefined;
+  const bounds = [maxValueLength, typeof own === "number" && Number.isInteger(own) && own >= 0 ? own : undefined].filter((b): b is number => b !== undefined);
+  return bounds.length ? Math.min(...bounds) : undefined;
+}
+
+/** A raw text value's bound, refused past the string limit (the JSON lowering checks the other values). */
+function checkedRawBound(schema: unknown, maxValueLength: number | undefined, path: string): number | undefined {
+  const bound = rawTextBound(schema, maxValueLength);
+  if (bound !== undefined && bound > SCHEMA_LIMITS.stringLength && bound !== maxValueLength)
+    throw limitError("stringLength", childPath(path, "maxLength"), `"maxLength": ${bound} exceeds the limit of ${SCHEMA_LIMITS.stringLength} characters; lower it, or remove it (a string value is then bounded by the request's max_tokens)`);
+  return bound;
+}
+
+/** An XML parameter's value up to and including the value close; `path` is the value's schema in the request. */
+export function xmlValue(f: XmlCallFormat, schema: unknown, maxValueLength?: number, path = "$"): GrammarNode {
+  const pad = f.trimNewline ? optional(literal("\n")) : seq();
+  if (isRawText(schema)) return rawValue(f, checkedRawBound(schema, maxValueLength, path));
+  const s = schema as Record<string, unknown>;
+  // Enumerated strings are written raw (no JSON quotes); everything else as JSON.
+  const values = s.enum ?? (s.const !== undefined ? [s.const] : undefined);
+  if (Array.isArray(values) && values.every((v) => typeof v === "string")) {
+    checkEnumSize(values.length, childPath(path, "enum"));
+    return seq(pad, alt(...(values as string[]).map((v) => literal(v))), pad, literal(f.valueClose));
+  }
+  // Templates render scalars with Python's str(): True, False, None are read as JSON's.
+  if (s.type === "boolean") return seq(pad, alt(...["true", "false", "True", "False"].map(literal)), pad, literal(f.valueClose));
+  if (s.type === "null") return seq(pad, alt(literal("null"), literal("None")), pad, literal(f.valueClose));
+  // the value's schema is nested in its tool's parameters
+  const json = schemaValue(schema, maxValueLength, "json", path, 1);
+  const value = f.pythonLiterals ? alt(json, schemaValue(schema, maxValueLength, "python", path, 1)) : json;
+  return seq(pad, value, pad, literal(f.valueClose));
+}
+
+function xmlCall(f: XmlCallFormat, tool: ToolDef, maxValueLength?: number): GrammarNode {
+  // The parameters object is not lowered as one JSON value here; its own keywords get the same
+  // checks and limits as in JSON dialects (property count and names, enum sizes, unsupported keywords).
+  analyze(tool.parameters, paramsPath(tool));
+  const required = new Set(tool.required);
+  const params = Object.entries(tool.properties).map(([k, schema]) => ({
+    node: seq(glue(f.paramOpen), literal(k), literal(f.paramNameClose), glue(f.valueOpen ?? []), xmlValue(f, schema, maxValueLength, childPath(`${paramsPath(tool)}.properties`, k))),
+    required: required.has(k),
+  }));
+  // Without a name close, what follows the name (a parameter or the call's close) ends it.
+  return seq(literal(tool.name), f.nameClose === null ? seq() : literal(f.nameClose), perm(params));
+}
+
+/** The call object: name first, then arguments (then the id where the dialect has one), any JSON whitespace between tokens. */
+export function jsonCallObject(f: JsonCallFormat, tool: ToolDef, maxValueLength?: number): GrammarNode {
+  const ws = jsonWs;
+  const id = f.id ? seq(literal(","), ws, literal(JSON.stringify(f.id.key)), ws, literal(":"), ws, literal('"'), idChars(f.id.length), literal('"'), ws) : seq();
+  return seq(
+    literal("{"), ws, literal(JSON.stringify(f.nameKey)), ws, literal(":"), ws, literal(JSON.stringify(tool.name)), ws, literal(","), ws,
+    literal(JSON.stringify(f.argsKey)), ws, literal(":"), ws, schemaValue(tool.parameters, maxValueLength, "json", paramsPath(tool)), ws, id, literal("}"),
+  );
+}
+
+/** The value of a Python call's argument `key`: a Python literal or JSON of its schema. */
+export function pythonValue(tool: ToolDef, key: string, maxValueLength?: number): GrammarNode {
+  const schema = tool.properties[key];
+  const path = childPath(`${paramsPath(tool)}.properties`, key);
+  return alt(schemaValue(schema, maxValueLength, "python", path, 1), schemaValue(schema, maxValueLength, "json", path, 1));
+}
+
+/** A Python call's keyword arguments: `k=v` in any order, "," between, required ones present; values Python literals or JSON. */
+export function pythonArguments(tool: ToolDef, maxValueLength?: number): GrammarNode {
+  const required = new Set(tool.required);
+  const items = Object.entries(tool.properties).map(([k, schema]) => ({ node: seq(literal(k), literal("="), pythonValue(tool, k, maxValueLength)), required: required.has(k) }));
+  return seq(literal("("), jsonWs, perm(items, seq(literal(","), jsonWs)), jsonWs, literal(")"));
+}
+
+/** A close glue split at its last fixed string: [before it, it and after]. */
+export function splitScope(close: Glue): [Glue, Glue] {
+  let k = close.length - 1;
+  while (k >= 0 && typeof close[k] !== "string") k--;
+  return [close.slice(0, k), close.slice(k)];
+}
+
+/** A call's arguments as a JSON object, any JSON whitespace inside. */
+export function jsonArguments(tool: ToolDef, maxValueLength?: number): GrammarNode {
+  return schemaValue(tool.parameters, maxValueLength, "json", paramsPath(tool));
+}
+
+/** One call, from just after the trigger to its end (without the scope close when that may be left out). */
+export function callAfterTrigger(spec: DialectSpec, tools: ToolDef[], maxValueLength?: number, withScope = true): GrammarNode {
+  const f = spec.call;
+  if (f.kind === "harmony") throw new Error(`dialect ${spec.name}: harmony calls are messages; see buildHarmonyGrammar`);
+  const bodies = tools.map((t) => {
+    if (f.kind === "json") return seq(jsonCallObject(f, t, maxValueLength), glue(f.close));
+    if (f.kind === "python") return seq(literal(t.name), pythonArguments(t, maxValueLength));
+    if (f.kind === "envelope") throw new Error(`dialect ${spec.name}: an envelope holds its calls; see buildEnvelopeGrammar`);
+    if (f.kind === "named") {
+      const id = typeof f.id === "object" ? optional(seq(marker(f.id.open), idChars(f.id.length))) : seq();
+      return seq(literal(t.name), id, marker(f.nameClose), f.index ? plus(charClass(["0-9"])) : seq(), glue(f.argsOpen ?? []), jsonArguments(t, maxValueLength), glue(f.close));
+    }
+    const body = xmlCall(f, t, maxValueLength);
+    return withScope || !f.scopeCloseOptionalAtEnd ? seq(body, glue(f.close)) : seq(body, glue(splitScope(f.close)[0]));
+  });
+  return seq(glue(afterTrigger(f.open)), alt(...bodies));
+}

@@ -107,6 +107,8 @@ export function pythonValue(tool: ToolDef, key: string, maxValueLength?: number)
 
 /** A Python call's keyword arguments: `k=v` in any order, "," between, required ones present; values Python literals or JSON. */
 export function pythonArguments(tool: ToolDef, maxValueLength?: number): GrammarNode {
+  // As in xmlCall: the parameters object's own keywords get the JSON dialects' checks and limits.
+  analyze(tool.parameters, paramsPath(tool));
   const required = new Set(tool.required);
   const items = Object.entries(tool.properties).map(([k, schema]) => ({ node: seq(literal(k), literal("="), pythonValue(tool, k, maxValueLength)), required: required.has(k) }));
   return seq(literal("("), jsonWs, perm(items, seq(literal(","), jsonWs)), jsonWs, literal(")"));

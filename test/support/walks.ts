@@ -57,7 +57,10 @@ export function walkStart(o: ParserOptions): string {
  * compared from the call's recipient on (the calls are what the agreement is about).
  */
 export function prefixFrom(o: ParserOptions, start: string): number {
-  return getDialect(o.dialect as string).call.kind === "harmony" ? Buffer.byteLength(start, "utf8") : 0;
+  // Harmony headers and the generic envelope's opening: the grammar cannot end there, while the
+  // parser reads so short a text as content.
+  const kind = getDialect(o.dialect as string).call.kind;
+  return kind === "harmony" || kind === "envelope" ? Buffer.byteLength(start, "utf8") : 0;
 }
 
 const requiresCall = (o: ParserOptions) => o.toolChoice === "required" || typeof o.toolChoice === "object";

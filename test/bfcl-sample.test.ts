@@ -1,6 +1,6 @@
 // The BFCL bench (npm run bench:bfcl) on a fixed sample — the first item of each of the five
 // categories — on every real model with a dialect, masked and unmasked, scored by bfcl-eval's own
-// checker. Masked, every answer must be format-valid; the AST verdicts must agree with the calls
+// checker. Masked, every answer must be format-valid or a cut reported as one; the AST verdicts must agree with the calls
 // (an irrelevance answer is right exactly when it holds no call); every unmasked answer keeps its
 // token ids (for the over-constraint replay). A missing model or bfcl-eval is a skip with how to
 // get it, a failure under CI=true. The full run is npm run bench:bfcl (docs/bfcl.md).
@@ -38,7 +38,9 @@ describe.skipIf(!oracle)("BFCL, one item per category, on every real model", () 
     for (const row of report.rows) expect(row.items, `${row.model} ${row.category} ${row.mode}`).toBe(1);
     for (const a of report.answers) {
       const where = `${a.model} ${a.id} ${a.mode}: ${JSON.stringify(a.text.slice(0, 300))}`;
-      if (a.mode === "masked") expect(a.valid, `${where} (${a.reason})`).toBe(true);
+      // masked: format-valid, or cut by the token limit and reported so (no mask makes a model stop
+      // inside an argument it keeps extending; SmolLM2 lists numbers in an array to the limit)
+      if (a.mode === "masked") expect(a.valid || (a.finishReason === "length" && a.reason === "cut inside a call"), `${where} (${a.reason}, ${a.finishReason})`).toBe(true);
       if (a.category === "irrelevance") expect(a.astCorrect, where).toBe(a.calls.length === 0);
       else if (a.calls.length === 0) expect(a.astCorrect, where).toBe(false);
       if (a.astCorrect && a.category !== "irrelevance") expect(a.valid, where).toBe(true);

@@ -36,12 +36,18 @@ describe.each(TEXT_DIALECTS)("%s: what may open the answer", (dialect) => {
   });
 
   it("auto: prose may stand before the call", () => {
-    // (where the call must open the answer, such text is all content; the generic dialect's answer
-    // is its JSON object under every choice, a text answer inside it)
-    const envelope = spec.call.kind === "envelope";
-    expect(accepts(undefined, `Sure, let me check. ${writeOutput(spec, [call])}`)).toBe(!envelope);
-    expect(accepts(undefined, "It is sunny.")).toBe(!envelope);
-    if (envelope) expect(accepts(undefined, '{"response": "It is sunny."}')).toBe(true);
+    // (where the call must open the answer, such text is all content)
+    expect(accepts(undefined, `Sure, let me check. ${writeOutput(spec, [call])}`)).toBe(true);
+    expect(accepts(undefined, "It is sunny.")).toBe(true);
+  });
+
+  it.runIf(spec.call.kind === "envelope")("the envelope object ends the answer: whitespace after it, no text", () => {
+    for (const toolChoice of ["auto", "required"] as const) {
+      expect(accepts(toolChoice, `${writeOutput(spec, [call])}\n\n`)).toBe(true);
+      expect(accepts(toolChoice, `${writeOutput(spec, [call])}\nDone.`)).toBe(false);
+      // the parser keeps that text as content
+      expect(parseToolCalls(`${writeOutput(spec, [call])}\nDone.`, { dialect, tools: TOOLS, toolChoice }).content).toBe("\nDone.");
+    }
   });
 
   it.runIf(!spec.callOpensAnswer && !spec.section)("required: text between calls stays allowed", () => {

@@ -8,8 +8,9 @@ export interface AnswerInput {
   completionTokens: number;
   endedByModel: boolean;
   text: string;
+  content?: string | null;
 }
-export interface RequestView { tools: unknown[]; toolChoice?: unknown; parallel?: boolean; maxTokens: number; trigger?: string }
+export interface RequestView { tools: unknown[]; toolChoice?: unknown; parallel?: boolean; maxTokens: number; trigger?: string; callsAlone?: boolean }
 export interface AnswerVerdict { cut: boolean; valid: boolean; calls: number; problems: string[] }
 export function callProblem(call: CallView, request: RequestView): string;
 export function answerVerdict(answer: AnswerInput, request: RequestView): AnswerVerdict;

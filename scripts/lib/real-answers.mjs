@@ -40,7 +40,9 @@ export function callProblem(call, request) {
 /**
  * The verdict on `answer` ({ finishReason, toolCalls, incomplete, completionTokens, endedByModel,
  * text }) for `request` ({ tools, toolChoice, parallel, maxTokens, trigger? }; `trigger`: the
- * dialect's call-opening text, which under a choice that requires a call only whitespace may precede). `cut`: the model did not end
+ * dialect's call-opening text, which under a choice that requires a call only whitespace may precede;
+ * `callsAlone`: the dialect's answer with calls is one JSON object and nothing else (generic); the
+ * answer's `content` is then checked to be whitespace). `cut`: the model did not end
  * the answer and it holds maxTokens tokens. `valid`: a finished answer with only complete, declared,
  * schema-valid calls, as many as the choice and parallel calls allow. `problems`: what a masked
  * answer must not show (finished: anything invalid; cut: not reported as a cut, or a shipped call
@@ -63,6 +65,8 @@ export function answerVerdict(answer, request) {
     if (requires && calls.length === 0) problems.push("finished without a call although the tool choice requires one");
     if (requires && calls.length > 0 && request.trigger !== undefined && answer.text.indexOf(request.trigger) > 0 && answer.text.slice(0, answer.text.indexOf(request.trigger)).trim() !== "")
       problems.push("text before the first call although the tool choice requires the call to open the answer");
+    if (request.callsAlone && calls.length > 0 && (answer.content ?? "").trim() !== "")
+      problems.push("text beside the calls although the dialect's answer is its JSON object alone");
     if (request.parallel === false && calls.length > 1) problems.push(`${calls.length} calls although parallel calls are off`);
     const expect = calls.length > 0 ? "tool_calls" : "stop";
     if (answer.finishReason !== expect) problems.push(`finish_reason ${answer.finishReason}, expected ${expect}`);

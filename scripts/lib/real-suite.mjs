@@ -31,8 +31,9 @@ async function runMode(lib, model, c, settings, mask, trigger) {
   const options = caseOptions(c, { ...settings, mask });
   const r = await lib.generate(model, options);
   const endedByModel = lib.endedByModel(model, r.tokens);
-  const answer = { finishReason: r.finishReason, toolCalls: r.message.tool_calls ?? [], incomplete: r.incomplete, completionTokens: r.usage.completion_tokens, endedByModel, text: r.text };
-  const verdict = answerVerdict(answer, { tools: c.tools, toolChoice: c.toolChoice, parallel: c.parallel, maxTokens: settings.maxTokens, trigger });
+  const answer = { finishReason: r.finishReason, toolCalls: r.message.tool_calls ?? [], incomplete: r.incomplete, completionTokens: r.usage.completion_tokens, endedByModel, text: r.text, content: r.message.content };
+  const callsAlone = lib.getDialect(settings.dialect ?? model.dialect)?.call.kind === "envelope";
+  const verdict = answerVerdict(answer, { tools: c.tools, toolChoice: c.toolChoice, parallel: c.parallel, maxTokens: settings.maxTokens, trigger, callsAlone });
   const replay = await lib.replayThroughMask(model, options, r.tokens);
   return {
     mode: mask ? "masked" : "unmasked",

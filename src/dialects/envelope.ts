@@ -1,14 +1,14 @@
 // The grammar of an answer that is one JSON object holding the calls or the text (the generic
 // dialect, src/dialects/generic.ts): {"tool_calls": [call, …]} or {"tool_call": call}, and under
-// toolChoice auto {"response": "…"}; JSON whitespace between tokens and around the object, nothing
-// after it (as llama.cpp's generic grammar, which is the object's JSON schema: a model that does not
-// know the form is led into it, and stops once the object closes). With parallel calls off
-// "tool_calls" holds exactly one call. The parser is more lenient: an answer that does not open
-// with "{", and text after the object, are content there.
+// toolChoice auto {"response": "…"} or text that does not open with "{"; JSON whitespace between
+// tokens and around the object, nothing after it (as llama.cpp's generic grammar, which ends with
+// the object: a model stops once the object closes). With parallel calls off "tool_calls" holds
+// exactly one call. The parser keeps text after the object as content (nothing is lost); an answer
+// with such text is not one the mask lets a model write.
 import { alt, charClass, literal, ref, seq, star } from "../grammar/builders.js";
 import type { Grammar, GrammarNode } from "../grammar/ir.js";
 import { jsonCallObject, schemaValue } from "./call-grammar.js";
-import { jsonWs } from "./grammar-forms.js";
+import { answerCall, jsonWs } from "./grammar-forms.js";
 import type { ResolvedOptions } from "./options.js";
 import type { EnvelopeCallFormat, JsonCallFormat } from "./spec.js";
 
@@ -28,5 +28,7 @@ export function buildEnvelopeGrammar(o: ResolvedOptions): Grammar {
   const calls = alt(seq(key(f.callsKey), literal("["), jsonWs, call, more, jsonWs, literal("]")), seq(key(f.callKey), call));
   const response = seq(key(f.responseKey), schemaValue({ type: "string" }, undefined, "json", f.responseKey));
   const body = o.toolChoice === "auto" ? alt(calls, response) : calls;
-  return { root: seq(jsonWs, literal("{"), jsonWs, body, jsonWs, literal("}"), jsonWs), rules };
+  // Under auto text that does not open with "{" is an answer too (content, as the parser reads it).
+  // After the object only JSON whitespace, then the end: a model is not let ramble on past it.
+  return { root: answerCall(o, seq(literal("{"), jsonWs, body, jsonWs, literal("}")), jsonWs), rules };
 }

@@ -35,12 +35,12 @@ export function arraySection(o: ResolvedOptions, call: GrammarNode): GrammarNode
 const anyText = star(charClass([[0, 0x10ffff]]));
 
 /**
- * A call that opens the answer (after whitespace); text after it is content, as after the last call
- * of other dialects. Content alone is any text whose first character after whitespace is not "{":
- * under toolChoice auto the two cannot be confused.
+ * A call that opens the answer (after whitespace), then `after`: by default any text, which is
+ * content, as after the last call of other dialects. Content alone is any text whose first
+ * character after whitespace is not "{": under toolChoice auto the two cannot be confused.
  */
-export function answerCall(o: ResolvedOptions, call: GrammarNode): GrammarNode {
-  const calls = seq(jsonWs, call, anyText);
+export function answerCall(o: ResolvedOptions, call: GrammarNode, after: GrammarNode = anyText): GrammarNode {
+  const calls = seq(jsonWs, call, after);
   if (o.toolChoice !== "auto") return calls;
   // Content: its first character after whitespace is not "{", or more whitespace leads it than a call may have.
   const content = alt(seq(jsonWs, optional(seq(charClass([...WS, "{"], true), anyText))), seq(repeat(charClass(WS), JSON_WS_MAX + 1, JSON_WS_MAX + 1), anyText));

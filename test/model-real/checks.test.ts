@@ -36,6 +36,9 @@ describe("answerVerdict (ajv against the request's schemas)", () => {
     expect(problems(prose, { ...request("required"), trigger: "<tool_call>" })).toEqual(["text before the first call although the tool choice requires the call to open the answer"]);
     expect(problems({ ...prose, text: prose.text.slice(6) }, { ...request("required"), trigger: "<tool_call>" })).toEqual([]);
     expect(problems(prose, { ...request("auto"), trigger: "<tool_call>" })).toEqual([]);
+    const envelope = finished([call("get_weather", { city: "A" })], { text: '{"tool_calls": [{"name": "get_weather", "arguments": {"city": "A"}}]}\nDone.', content: "\nDone." });
+    expect(problems(envelope, { ...request("auto"), callsAlone: true })).toEqual(["text beside the calls although the dialect's answer is its JSON object alone"]);
+    expect(problems({ ...envelope, content: "\n" }, { ...request("auto"), callsAlone: true })).toEqual([]);
     expect(problems(finished([call("get_weather", { city: "A" }), call("get_weather", { city: "B" })]), request("auto", false))).toEqual(["2 calls although parallel calls are off"]);
     expect(problems(finished([], { incomplete: [{ kind: "invalid", reason: "bad" }] }))).toEqual(["finished with an incomplete call (invalid: bad)"]);
     expect(problems(finished([call("get_weather", { city: "A" })], { finishReason: "stop" }))).toEqual(["finish_reason stop, expected tool_calls"]);

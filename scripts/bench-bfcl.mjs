@@ -4,7 +4,8 @@
 // The Berkeley Function Calling Leaderboard's simple, multiple, parallel, parallel_multiple and
 // irrelevance items (bfcl-eval, npm run pyenv -- bfcl) on every model `npm run models -- --list`
 // shows as present, masked and unmasked, scored by bfcl-eval's own AST checker. Writes
-// DIR/bfcl.json and DIR/bfcl.svg (default bench/results) and prints the README table. --rescore
+// DIR/bfcl.json and DIR/bfcl.svg (bfcl-required.* with --tool-choice required; default dir
+// bench/results) and prints the README table. --rescore
 // scores FILE's stored answers again with the installed checker (no decoding) and rewrites it,
 // its chart beside it.
 import { execFileSync } from "node:child_process";
@@ -19,8 +20,8 @@ import { BFCL_CATEGORIES } from "../dist/bench/bfcl/types.js";
 import { pyenvHint, pythonWith, ROOT } from "./lib/pyenv.mjs";
 
 const DEFAULT_SAMPLE = 30;
-const FLAGS = { sample: true, all: false, models: true, categories: true, "max-tokens": true, concurrency: true, threads: true, out: true, rescore: true, help: false };
-const USAGE = `usage: npm run bench:bfcl -- --rescore FILE\n   or: npm run bench:bfcl -- [--sample N (default ${DEFAULT_SAMPLE}) | --all] [--models NAME,NAME] [--categories ${BFCL_CATEGORIES.join(",")}] [--max-tokens N (256)] [--concurrency N (4)] [--threads N] [--out DIR (bench/results)]`;
+const FLAGS = { "tool-choice": true, sample: true, all: false, models: true, categories: true, "max-tokens": true, concurrency: true, threads: true, out: true, rescore: true, help: false };
+const USAGE = `usage: npm run bench:bfcl -- --rescore FILE\n   or: npm run bench:bfcl -- [--sample N (default ${DEFAULT_SAMPLE}) | --all] [--models NAME,NAME] [--categories ${BFCL_CATEGORIES.join(",")}] [--max-tokens N (256)] [--tool-choice auto|required (auto; required leaves irrelevance auto and writes bfcl-required.json)] [--concurrency N (4)] [--threads N] [--out DIR (bench/results)]`;
 
 function fail(message, code = 2) {
   console.error(`bench:bfcl: ${message}`);
@@ -51,6 +52,9 @@ const list = (name, known) => {
 if (flags.all && flags.sample !== undefined) fail("--all and --sample exclude each other");
 const sample = flags.all ? undefined : positive("sample", DEFAULT_SAMPLE);
 const categories = list("categories", BFCL_CATEGORIES) ?? [...BFCL_CATEGORIES];
+const toolChoice = flags["tool-choice"] ?? "auto";
+if (toolChoice !== "auto" && toolChoice !== "required") fail(`--tool-choice is auto or required, got ${JSON.stringify(toolChoice)}`);
+const stem = toolChoice === "auto" ? "bfcl" : "bfcl-required";
 const python = pythonWith(["bfcl"]);
 if (!python) fail(`bfcl-eval is not installed: ${pyenvHint(["bfcl"])}`, 1);
 
@@ -59,7 +63,7 @@ if (flags.rescore) {
   const file = path.resolve(flags.rescore);
   const report = await rescoreReport(oracle, JSON.parse(readFileSync(file, "utf8")));
   writeFileSync(file, JSON.stringify(report, null, 1) + "\n");
-  writeFileSync(path.join(path.dirname(file), "bfcl.svg"), bfclChartSvg(report) + "\n");
+  writeFileSync(path.join(path.dirname(file), `${path.basename(file, ".json")}.svg`), bfclChartSvg(report) + "\n");
   console.log(markdownTable(report));
   process.exit(0);
 }
@@ -74,15 +78,15 @@ const started = Date.now();
 const out = path.resolve(flags.out ?? path.join(ROOT, "bench", "results"));
 mkdirSync(out, { recursive: true });
 const write = (report) => {
-  writeFileSync(path.join(out, "bfcl.json"), JSON.stringify(report, null, 1) + "\n");
-  writeFileSync(path.join(out, "bfcl.svg"), bfclChartSvg(report) + "\n");
+  writeFileSync(path.join(out, `${stem}.json`), JSON.stringify(report, null, 1) + "\n");
+  writeFileSync(path.join(out, `${stem}.svg`), bfclChartSvg(report) + "\n");
 };
 const report = await runBfclBench({
-  oracle, models: chosen, categories, sample, maxTokens: positive("max-tokens", 256), concurrency: positive("concurrency", 4),
+  oracle, models: chosen, categories, sample, toolChoice, maxTokens: positive("max-tokens", 256), concurrency: positive("concurrency", 4),
   threads: positive("threads", defaultThreads()), command: `npm run bench:bfcl${argv.length ? ` -- ${argv.join(" ")}` : ""}`,
   log: (line) => console.error(`[${((Date.now() - started) / 1000).toFixed(0)} s] ${line}`),
   onGroup: write,
 });
 write(report);
 console.log(markdownTable(report));
-console.log(`\nwrote ${path.join(out, "bfcl.json")} and bfcl.svg in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+console.log(`\nwrote ${path.join(out, `${stem}.json`)} and ${stem}.svg in ${((Date.now() - started) / 1000).toFixed(0)} s`);

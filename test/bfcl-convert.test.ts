@@ -8,6 +8,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { parseToolCalls } from "../src/index.js";
 import { BfclConversionError, convertSchema, toOpenAiTools } from "../src/bench/bfcl/convert.js";
 import { askOracle, checkWithOracle, type OracleProgram } from "../src/bench/bfcl/oracle.js";
+import { choiceFor } from "../src/bench/bfcl/run.js";
 import { BFCL_CATEGORIES, CONTRADICTED_ITEMS, CONTRADICTED_PARAMETERS, type BfclCategory, type BfclItem } from "../src/bench/bfcl/types.js";
 import { allItems, BFCL_HINT, bfclOracle } from "./support/bfcl.js";
 import { toolGrammarAccepts } from "./support/tool-grammar.js";
@@ -61,6 +62,14 @@ describe.skipIf(!oracle)("every item of the five categories", () => {
     const all = every();
     const theirs = (await askOracle(oracle!, all.map((e) => ({ op: "convert" as const, functions: e.functions })))) as Array<{ tools: unknown[] }>;
     all.forEach((e, i) => expect(toOpenAiTools(e.functions).tools, e.id).toEqual(theirs[i]!.tools.map(documentedDifferences)));
+  }, WHOLE);
+
+  it("--tool-choice required asks for a call only where the ground truth holds one", () => {
+    for (const c of BFCL_CATEGORIES) {
+      expect(choiceFor(c, "auto")).toBe("auto");
+      expect(choiceFor(c, "required")).toBe(c === "irrelevance" ? "auto" : "required");
+      if (choiceFor(c, "required") === "required") for (const e of items[c]) expect(e.groundTruth.length, e.id).toBeGreaterThan(0);
+    }
   }, WHOLE);
 
   // (The other categories' tools are compiled in the ground-truth test below.)

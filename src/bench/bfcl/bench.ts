@@ -4,7 +4,7 @@ import { cpus } from "node:os";
 import { loadModel } from "../../engine/model.js";
 import { loadCategory, sampleItems } from "./data.js";
 import { bfclInstall, type OracleProgram } from "./oracle.js";
-import { BFCL_MODES, decodeCategory, scoreAnswers, type BfclMode } from "./run.js";
+import { BFCL_MODES, decodeCategory, scoreAnswers, type BfclMode, type BfclToolChoice } from "./run.js";
 import { summarizeGroup, type BfclModelEntry, type BfclReport } from "./summary.js";
 import { CONTRADICTED_ITEMS, type BfclCategory, type BfclItem } from "./types.js";
 
@@ -16,6 +16,8 @@ export interface BfclBenchOptions {
   /** Items per category (a fixed, evenly spread sample); undefined: all. */
   sample?: number;
   maxTokens: number;
+  /** Default "auto"; "required" applies outside irrelevance (run.ts choiceFor). */
+  toolChoice?: BfclToolChoice;
   concurrency: number;
   threads: number;
   modes?: readonly BfclMode[];
@@ -33,7 +35,7 @@ export async function runBfclBench(o: BfclBenchOptions): Promise<BfclReport> {
   const report: BfclReport = {
     bfclEval: install.version, generatedAt: new Date().toISOString(), command: o.command,
     machine: { cpus: cpus().length, threads: o.threads },
-    settings: { maxTokens: o.maxTokens, sample: o.sample ?? null, concurrency: o.concurrency, toolChoice: "auto", temperature: 0, categories: [...o.categories],
+    settings: { maxTokens: o.maxTokens, sample: o.sample ?? null, concurrency: o.concurrency, toolChoice: o.toolChoice ?? "auto", temperature: 0, categories: [...o.categories],
       sampleIds: Object.fromEntries([...items].map(([c, es]) => [c, es.map((e) => e.id)])) },
     contradictedItems: CONTRADICTED_ITEMS.filter((id) => byId.has(id)),
     models: [], rows: [], answers: [],
@@ -54,7 +56,7 @@ export async function runBfclBench(o: BfclBenchOptions): Promise<BfclReport> {
       entry.dialect = dialect;
       for (const [category, es] of items) {
         const groups = await decodeCategory(model, category, es, {
-          dialect, maxTokens: o.maxTokens, modes: o.modes ?? BFCL_MODES, concurrency: o.concurrency,
+          dialect, toolChoice: o.toolChoice ?? "auto", maxTokens: o.maxTokens, modes: o.modes ?? BFCL_MODES, concurrency: o.concurrency,
           onAnswer: (a, done, total) => { if (done % 10 === 0 || done === total) log(`${m.name} ${category}: ${done}/${total} (${a.mode} ${a.id}: ${a.completionTokens} tokens)`); },
         });
         for (const g of groups) {

@@ -1,8 +1,9 @@
 // Decodes BFCL items on one loaded model, masked and unmasked, and scores every answer: format
 // validity by toolmask's own verdict (src/bench/validity.ts: complete, declared calls with their
 // required arguments; the parser has checked each argument against its schema) and AST accuracy by
-// bfcl-eval's checker (oracle.ts). Greedy decoding, toolChoice "auto" (BFCL lets the model decide
-// whether to call: irrelevance items are right only without a call), parallel calls allowed.
+// bfcl-eval's checker (oracle.ts). Greedy decoding, parallel calls allowed, toolChoice "auto" (BFCL
+// lets the model decide whether to call: irrelevance items are right only without a call) or
+// "required" for the categories whose every item asks for a call (irrelevance stays "auto").
 import type { LlamaModel } from "../../engine/model.js";
 import { generate } from "../../engine/generate.js";
 import { verdictOf } from "../validity.js";
@@ -46,8 +47,17 @@ export interface BfclAnswer {
 
 export type Unscored = Omit<BfclAnswer, "astCorrect" | "astError" | "contentCalls" | "astCorrectFromContent">;
 
+/** What a run asks: "auto" everywhere, or "required" outside irrelevance. */
+export type BfclToolChoice = "auto" | "required";
+
+/** The tool choice an item of `category` is decoded with under the run's `choice`. */
+export function choiceFor(category: BfclCategory, choice: BfclToolChoice): BfclToolChoice {
+  return category === "irrelevance" ? "auto" : choice;
+}
+
 export interface DecodeOptions {
   dialect: string;
+  toolChoice: BfclToolChoice;
   maxTokens: number;
   modes: readonly BfclMode[];
   /** Generations in flight at once (at most the model's `parallel`). */
@@ -75,11 +85,12 @@ export async function decodeCategory(model: LlamaModel, category: BfclCategory, 
     const started = performance.now();
     const answers = await pool(items, o.concurrency, async (item) => {
       const { tools } = toOpenAiTools(item.functions);
+      const toolChoice = choiceFor(category, o.toolChoice);
       const r = await generate(model, {
-        messages: item.messages, tools, toolChoice: "auto", parallelToolCalls: true, temperature: 0,
+        messages: item.messages, tools, toolChoice, parallelToolCalls: true, temperature: 0,
         maxTokens: o.maxTokens, mask: mode === "masked", dialect: o.dialect,
       });
-      const v = verdictOf({ finishReason: r.finishReason, toolCalls: r.message.tool_calls ?? [], incomplete: r.incomplete }, tools, "auto", true);
+      const v = verdictOf({ finishReason: r.finishReason, toolCalls: r.message.tool_calls ?? [], incomplete: r.incomplete }, tools, toolChoice, true);
       const a: Unscored = {
         id: item.id, category, mode, finishReason: r.finishReason, valid: v.valid, reason: v.reason,
         calls: (r.message.tool_calls ?? []).map((c) => ({ name: c.function.name, arguments: c.function.arguments })),

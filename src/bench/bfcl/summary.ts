@@ -35,7 +35,7 @@ export interface BfclReport {
   generatedAt: string;
   command: string;
   machine: { cpus: number; threads: number };
-  settings: { maxTokens: number; sample: number | null; concurrency: number; toolChoice: "auto"; temperature: 0; categories: BfclCategory[]; sampleIds: Record<string, string[]> };
+  settings: { maxTokens: number; sample: number | null; concurrency: number; toolChoice: "auto" | "required"; temperature: 0; categories: BfclCategory[]; sampleIds: Record<string, string[]> };
   /** Items whose ground truth no schema-valid answer can meet (test/bfcl-convert.test.ts lists why). */
   contradictedItems: string[];
   models: BfclModelEntry[];

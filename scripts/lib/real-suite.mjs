@@ -27,13 +27,12 @@ export function firstDifference(a, b) {
   return a.length === b.length ? -1 : n;
 }
 
-async function runMode(lib, model, c, settings, mask, trigger) {
+async function runMode(lib, model, c, settings, mask, judge) {
   const options = caseOptions(c, { ...settings, mask });
   const r = await lib.generate(model, options);
   const endedByModel = lib.endedByModel(model, r.tokens);
   const answer = { finishReason: r.finishReason, toolCalls: r.message.tool_calls ?? [], incomplete: r.incomplete, completionTokens: r.usage.completion_tokens, endedByModel, text: r.text, content: r.message.content };
-  const callsAlone = lib.getDialect(settings.dialect ?? model.dialect)?.call.kind === "envelope";
-  const verdict = answerVerdict(answer, { tools: c.tools, toolChoice: c.toolChoice, parallel: c.parallel, maxTokens: settings.maxTokens, trigger, callsAlone });
+  const verdict = answerVerdict(answer, { tools: c.tools, toolChoice: c.toolChoice, parallel: c.parallel, maxTokens: settings.maxTokens, ...judge });
   const replay = await lib.replayThroughMask(model, options, r.tokens);
   return {
     mode: mask ? "masked" : "unmasked",
@@ -60,12 +59,15 @@ async function runMode(lib, model, c, settings, mask, trigger) {
 export async function runSuite(lib, model, cases, settings) {
   const concurrency = Math.max(2, settings.concurrency ?? 4);
   const dialectName = settings.dialect ?? model.dialect;
-  const trigger = countableTrigger(lib, lib.getDialect(dialectName));
+  const spec = lib.getDialect(dialectName);
+  const trigger = countableTrigger(lib, spec);
+  // What the verdict needs of the dialect: the call-opening text, and whether calls stand alone (generic).
+  const judge = { trigger, callsAlone: spec?.call.kind === "envelope" };
   const records = [];
   for (let i = 0; i < cases.length; i += concurrency / 2) {
     const batch = cases.slice(i, i + concurrency / 2);
     const done = await Promise.all(batch.map(async (c) => {
-      const [masked, unmasked] = await Promise.all([runMode(lib, model, c, settings, true, trigger), runMode(lib, model, c, settings, false, trigger)]);
+      const [masked, unmasked] = await Promise.all([runMode(lib, model, c, settings, true, judge), runMode(lib, model, c, settings, false, judge)]);
       return { id: c.id, prompt: c.prompt, choice: c.choice, parallel: c.parallel, tools: c.tools.length, masked, unmasked };
     }));
     records.push(...done);

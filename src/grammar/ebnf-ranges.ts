@@ -1,20 +1,10 @@
 // Sets of code points as sorted, merged [lo, hi] ranges: the class algebra the EBNF export uses.
 import type { Ranges } from "./ebnf-text.js";
+import { MAX_CP, mergeRanges } from "./json-ir.js";
 
-/** The largest code point. */
-export const MAX_CP = 0x10ffff;
-
-
-export function merge(ranges: Ranges): Ranges {
-  const sorted = ranges.map((r): [number, number] => [r[0], r[1]]).sort((a, b) => a[0] - b[0]);
-  const out: Ranges = [];
-  for (const r of sorted) {
-    const last = out[out.length - 1];
-    if (last && r[0] <= last[1] + 1) last[1] = Math.max(last[1], r[1]);
-    else out.push(r);
-  }
-  return out;
-}
+export { MAX_CP };
+/** Sorted, overlapping and adjacent ranges joined (the JSON lowering's own merge). */
+export const merge = mergeRanges;
 
 export function complement(set: Ranges, max: number): Ranges {
   const out: Ranges = [];

@@ -24,7 +24,7 @@ export { loadModel, LlamaModel, defaultThreads, type LoadModelOptions } from "./
 export type { GpuOption } from "./engine/llama-library.js";
 export { generate, type GenerateOptions, type GenerateResult, type AssistantMessage } from "./engine/generate.js";
 export { generateStream, type StreamChunk, type StreamDelta, type StreamToolCallDelta } from "./engine/stream.js";
-export { detectDialect, UnknownDialectError, type DetectOptions } from "./engine/detect-dialect.js";
+export { detectDialect, detectModelDialect, UnknownDialectError, type DetectOptions } from "./engine/detect-dialect.js";
 export { ContextLengthError } from "./engine/errors.js";
 export { ChatTemplateError } from "./templates/render.js";
 export { runAgent, serializeHistory, parseHistory, isTruncatedFinish } from "./agent/index.js";

@@ -22,6 +22,7 @@ function call(dialect: string, key: string, note: string): string {
     case "mistral": return `[TOOL_CALLS]put[ARGS]${args}`;
     case "mistral-nemo": return `[TOOL_CALLS][{"name": "put", "arguments": ${args}, "id": "abcdefghi"}]`;
     case "llama3": return `{"name": "put", "parameters": ${args}}`;
+    case "qwen2.5-coder": return `{"name": "put", "arguments": ${args}}`;
     case "deepseek-v3.1": return `<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>put<｜tool▁sep｜>${args}<｜tool▁call▁end｜><｜tool▁calls▁end｜>`;
     case "kimi-k2": return `<|tool_calls_section_begin|><|tool_call_begin|>functions.put:0<|tool_call_argument_begin|>${args}<|tool_call_end|><|tool_calls_section_end|>`;
     case "lfm2": return `<|tool_call_start|>[put(key='${key}', meta={'note': '${note}'})]<|tool_call_end|>`;

@@ -8,7 +8,8 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { buildToolGrammar, compileGrammar, dialects, getDialect, literal, seq, toLark, token, type Grammar } from "../src/index.js";
 import { buildCorpus } from "./support/corpus.js";
-import { renderAssistantToolCalls, type Call, type TemplateDialect } from "./support/template-fixtures.js";
+import { DIALECT_TEMPLATES, renderAssistantToolCalls, type Call, type TemplateDialect } from "./support/template-fixtures.js";
+import { writeCall, writeOutput } from "../scripts/lib/dialect-writer.mjs";
 import { FILE_TOOLS, TYPED_TOOLS } from "./support/tools.js";
 import { qwen3 } from "./support/vocabs.js";
 
@@ -102,9 +103,12 @@ const CALLS: Record<"file tools" | "typed tools", Call[]> = {
  * message stands for an answer without calls), and the reasoning option that reads them.
  */
 function templateTurns(dialect: string, calls: Call[]): { reasoning: boolean | "forced-open"; texts: string[] } {
-  const turns = calls.map((c) => renderAssistantToolCalls(dialect as TemplateDialect, [c]));
-  const texts = turns.flatMap((t) => [t.assistant, t.assistant.slice(0, Math.floor(t.assistant.length * 0.7))]);
   const spec = getDialect(dialect);
+  // A dialect whose model writes another form than its template (qwen2.5-coder): its own form.
+  const turns = dialect in DIALECT_TEMPLATES
+    ? calls.map((c) => renderAssistantToolCalls(dialect as TemplateDialect, [c]))
+    : calls.map((c) => ({ assistant: writeOutput(spec, [writeCall(spec, c.name, Object.entries(c.arguments).map(([k, v]) => [k, JSON.stringify(v)]))]), parseReasoning: false as const }));
+  const texts = turns.flatMap((t) => [t.assistant, t.assistant.slice(0, Math.floor(t.assistant.length * 0.7))]);
   if (spec.call.kind === "harmony") texts.push(`${spec.call.channel}${spec.call.channels.final}${spec.call.message}Done.${spec.call.finalEnd}`);
   return { reasoning: turns[0]!.parseReasoning, texts };
 }

@@ -10,12 +10,13 @@ import { minimaxM2 } from "./minimax-m2.js";
 import { llama3 } from "./llama3.js";
 import { mistral } from "./mistral.js";
 import { mistralNemo } from "./mistral-nemo.js";
+import { qwen25Coder } from "./qwen2.5-coder.js";
 import { qwen3Coder } from "./qwen3-coder.js";
 import { seedOss } from "./seed-oss.js";
 import type { DialectSpec } from "./spec.js";
 
 const registry = new Map<string, DialectSpec>(
-  [qwen3Coder, hermes, seedOss, mistral, mistralNemo, llama3, deepseekV31, kimiK2, glm45, minimaxM2, gptOss, lfm2, generic].map((d) => [d.name, d]),
+  [qwen3Coder, hermes, seedOss, mistral, mistralNemo, llama3, deepseekV31, kimiK2, glm45, minimaxM2, gptOss, lfm2, qwen25Coder, generic].map((d) => [d.name, d]),
 );
 
 /** Names of the built-in dialects. */

@@ -66,3 +66,32 @@ export function detectDialect(template: string, options: DetectOptions & { name?
   (options.onNotice ?? stderrNotice)(genericNotice(options.name ?? "the chat template"));
   return GENERIC_DIALECT;
 }
+
+/**
+ * Models whose weights write another dialect than their chat template shows, told apart by the
+ * GGUF's general.name: [dialect the template gives, name pattern, dialect the model writes].
+ * Qwen2.5-Coder keeps Qwen2.5's Hermes template but writes bare JSON calls (src/dialects/qwen2.5-coder.ts).
+ */
+const BY_MODEL_NAME: ReadonlyArray<[template: string, name: RegExp, dialect: string]> = [
+  ["hermes", /qwen\s*2\.5[\s_-]*coder/i, "qwen2.5-coder"],
+];
+
+/** The notice for a model whose name, not its template, decides the dialect. */
+export function modelNameNotice(what: string, name: string, template: string, dialect: string): string {
+  return `toolmask: ${what} belongs to "${name}", a model that writes its calls in the ${dialect} dialect, not in the ${template} one the template shows; using ${dialect}; pass { dialect: "${template}" } to choose the template's, or set TOOLMASK_QUIET=1 to silence this`;
+}
+
+/**
+ * The dialect of a model: its template's (detectDialect), unless its name (GGUF general.name) is
+ * one of a family known to write another (with a notice).
+ */
+export function detectModelDialect(template: string, modelName: string | undefined, options: DetectOptions & { name?: string } = {}): string | undefined {
+  const fromTemplate = detectDialect(template, options);
+  if (modelName === undefined) return fromTemplate;
+  for (const [t, pattern, dialect] of BY_MODEL_NAME) {
+    if (t !== fromTemplate || !pattern.test(modelName)) continue;
+    (options.onNotice ?? stderrNotice)(modelNameNotice(options.name ?? "the model", modelName, t, dialect));
+    return dialect;
+  }
+  return fromTemplate;
+}

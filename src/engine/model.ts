@@ -3,7 +3,8 @@
 import { availableParallelism } from "node:os";
 import { loadNative, type NativeLlamaModel } from "../native.js";
 import { Vocabulary } from "../vocab/vocabulary.js";
-import { detectDialect, stderrNotice } from "./detect-dialect.js";
+import { detectModelDialect, stderrNotice } from "./detect-dialect.js";
+import { readGgufModelName } from "../vocab/gguf.js";
 import { ensureLlamaLibrary, type GpuOption } from "./llama-library.js";
 import { noticeCpuFallback } from "./gpu-notice.js";
 import { checkOptionNames, optionNames } from "./options-check.js";
@@ -59,7 +60,10 @@ export class LlamaModel {
   readonly chatTemplate: string;
   /** The tool-call dialect the template writes, when it is obvious from the template. */
   readonly dialect: string | undefined;
-  /** Why `dialect` is "generic": the template shows no tool-call format (undefined otherwise). */
+  /**
+   * Why `dialect` is not the one the template names: "generic" when the template shows no tool-call
+   * format, or the model's own dialect picked by its GGUF general.name (undefined otherwise).
+   */
   readonly dialectNotice: string | undefined;
   readonly bosToken: string;
   readonly eosToken: string;
@@ -82,7 +86,7 @@ export class LlamaModel {
     this.vocabulary = Vocabulary.fromData({ tokenBytes, kinds: v.kinds, pieces: v.pieces, source: `llama.cpp vocabulary of ${path}` });
     this.chatTemplate = native.chatTemplate;
     let notice: string | undefined;
-    this.dialect = detectDialect(this.chatTemplate, { name: `the chat template of ${path}`, onNotice: (n) => { notice = n; (onNotice ?? stderrNotice)(n); } });
+    this.dialect = detectModelDialect(this.chatTemplate, modelName(path), { name: `the chat template of ${path}`, onNotice: (n) => { notice = n; (onNotice ?? stderrNotice)(n); } });
     this.dialectNotice = notice;
     this.bosToken = native.bosToken;
     this.eosToken = native.eosToken;
@@ -149,4 +153,13 @@ export async function loadModel(options: LoadModelOptions): Promise<LlamaModel> 
   const contextSize = options.contextSize === undefined ? Math.min(trained, 4096) : positiveInt(options.contextSize, "contextSize");
   const gpu = !offload ? false : build === "cpu" ? (process.platform === "darwin" ? "metal" : false) : build;
   return new LlamaModel(native, path, threads, contextSize, parallel, gpu, options.onNotice);
+}
+
+/** general.name of the GGUF llama.cpp loaded, or undefined when it cannot be read. */
+function modelName(path: string): string | undefined {
+  try {
+    return readGgufModelName(path);
+  } catch {
+    return undefined;
+  }
 }

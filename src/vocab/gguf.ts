@@ -277,6 +277,15 @@ export function readGgufMetadata(path: string): Map<string, unknown> {
   return readMetadata(path, {});
 }
 
+/**
+ * The model's `general.name` (the name its converter gave it, e.g. "Qwen2.5 Coder 0.5B Instruct"),
+ * read without the tokenizer's arrays; undefined when the key is absent or not a string.
+ */
+export function readGgufModelName(path: string): string | undefined {
+  const name = readMetadata(path, { skip: (key) => key !== "general.name" }).get("general.name");
+  return typeof name === "string" ? name : undefined;
+}
+
 // GGUF token types (llama.h LLAMA_TOKEN_TYPE_*) → our attribute flags.
 const ATTR_OF_TYPE = [Attr.Undefined, Attr.Normal, Attr.Unknown, Attr.Control, Attr.UserDefined, Attr.Unused, Attr.Byte];
 

@@ -1,6 +1,7 @@
 """The native mask engines toolmask is measured against, each called the way its users call it.
 
-Every engine works on one Hugging Face tokenizer.json and fills a preallocated int32 bitmask of
+Every engine works on one Hugging Face tokenizer.json (or a token-bytes vocabulary file, for a
+model known only by its GGUF: read_vocab_file) and fills a preallocated int32 bitmask of
 ceil(V/32) words (bit set = token allowed), the layout toolmask's fillNextTokenBitmask writes:
 
 - llguidance: LLTokenizer(tokenizer.json), LLMatcher(tokenizer, lark), and
@@ -19,8 +20,30 @@ from importlib.metadata import version
 import numpy as np
 
 
+def read_vocab_file(path):
+    """A token-bytes vocabulary (toolmask's vocabulary file, written from a GGUF by
+    src/bench/native-peers.ts): {"toolmask_vocabulary": 1, "tokens": [hex bytes per id],
+    "special": [ids matched only as themselves]}; None for any other file (a tokenizer.json)."""
+    with open(path, encoding="utf-8") as f:
+        j = json.load(f)
+    if not isinstance(j, dict) or j.get("toolmask_vocabulary") != 1:
+        return None
+    return [bytes.fromhex(t) for t in j["tokens"]], set(j["special"])
+
+
+def _byte_encoder():
+    return {b: c for c, b in _byte_decoder().items()}
+
+
 def read_tokenizer(path):
-    """(encoded pieces in id order, padded with "", added-token ids) from a tokenizer.json."""
+    """(encoded pieces in id order, padded with "", added-token ids) from a tokenizer.json or a
+    vocabulary file (the pieces then byte-level encoded from the token bytes)."""
+    v = read_vocab_file(path)
+    if v is not None:
+        enc = _byte_encoder()
+        tokens, special = v
+        pieces = [t.decode("utf-8", "replace") if i in special else "".join(enc[b] for b in t) for i, t in enumerate(tokens)]
+        return pieces, special
     with open(path, encoding="utf-8") as f:
         j = json.load(f)
     pieces = {}
@@ -87,7 +110,11 @@ class LLGuidance(Engine):
         self.fill_np = llguidance.numpy.fill_next_token_bitmask
 
     def load_tokenizer(self, path):
-        self.tok = self.llg.LLTokenizer(path, eos_token=self.stop_ids or None)
+        v = read_vocab_file(path)
+        if v is None:
+            self.tok = self.llg.LLTokenizer(path, eos_token=self.stop_ids or None)
+        else:
+            self.tok = self.llg.LLTokenizer(self.llg.TokenizerWrapper(_BytesTokenizer(*v, self.stop_ids)), eos_token=self.stop_ids or None)
         return self.tok.vocab_size
 
     def compile(self, grammar):
@@ -134,6 +161,37 @@ class LLGuidance(Engine):
 
     def finished(self, m):
         return m.is_stopped() or m.is_accepting()
+
+
+class _BytesTokenizer:
+    """What llguidance's TokenizerWrapper reads, from token bytes: special tokens as 0xFF + their
+    text (llguidance's convention, as its llamacpp.py builds them), and a greedy longest-match
+    tokenizer for the text llguidance itself tokenizes (masks do not depend on it)."""
+
+    def __init__(self, tokens, special, stop_ids):
+        self.tokens = [b"\xff" + t if i in special else t for i, t in enumerate(tokens)]
+        self.special_token_ids = sorted(special)
+        self.eos_token_id = stop_ids[0] if stop_ids else (self.special_token_ids[0] if self.special_token_ids else 0)
+        self.bos_token_id = None
+        self._ids = {}
+        for i, t in enumerate(tokens):
+            if i not in special and t:
+                self._ids.setdefault(t, i)
+        self._longest = max((len(t) for t in self._ids), default=1)
+
+    def __call__(self, data):
+        b = data if isinstance(data, bytes) else data.encode("utf-8")
+        out, i = [], 0
+        while i < len(b):
+            for n in range(min(self._longest, len(b) - i), 0, -1):
+                t = self._ids.get(b[i:i + n])
+                if t is not None:
+                    out.append(t)
+                    i += n
+                    break
+            else:
+                raise ValueError(f"no token for byte {b[i]:#x}")
+        return out
 
 
 class XGrammar(Engine):

@@ -17,6 +17,8 @@ import type { BenchCase, BenchSuite } from "./suite.js";
 import { verdictOf, type Verdict } from "./validity.js";
 import type { VariantName } from "./variants.js";
 import { closeXGrammar, openXGrammar, timeXGrammar, type XgEnv } from "./xgrammar.js";
+import type { NativePeerName } from "./native-peers.js";
+import { openNativePeers, timeNativePeer, type NativeCaseTiming, type NativePeerInfo, type NativePeers } from "./native-timing.js";
 
 export interface RunRecord {
   case: string;
@@ -43,6 +45,8 @@ export interface CaseTimings {
   /** The untimed first masked run's in-decode mask µs/token (cold caches); null when none ran. */
   coldMaskMicrosInDecode?: number | null;
   xgrammar?: { ns: number[]; compileMillis: number; refused: number; grammar: "same" | "json-schema"; note?: string } | { error: string };
+  /** The native engines (--peers) on the same grammar and tokens. */
+  peers?: Record<string, NativeCaseTiming>;
 }
 
 export interface BenchRun {
@@ -53,6 +57,8 @@ export interface BenchRun {
   xgrammarError: string | null;
   peerThreads: number | null;
   peerError: string | null;
+  /** The native engines asked for: version, or why it did not run. */
+  nativePeers: Record<string, NativePeerInfo>;
 }
 
 export interface RunOptions {
@@ -62,6 +68,8 @@ export interface RunOptions {
   /** Apply the cases' biasPieces (the caller decides: test model, or the suite says "any"). */
   applyBias: boolean;
   xgrammar: boolean;
+  /** Native mask engines to time (python/peers/mask_peer.py under `python`). */
+  peers?: { python: string; names: readonly NativePeerName[] };
   onProgress?: (done: number, total: number, what: string) => void;
 }
 
@@ -118,6 +126,7 @@ export async function runBench(o: RunOptions): Promise<BenchRun> {
   if (o.xgrammar) {
     try { xg = await openXGrammar(vocab); } catch (e) { xgrammarError = (e as Error).message; }
   }
+  const native: NativePeers | undefined = o.peers && o.peers.names.length > 0 ? await openNativePeers(o.peers.python, o.peers.names, vocab) : undefined;
 
   try {
     for (const c of suite.cases) {
@@ -189,12 +198,17 @@ export async function runBench(o: RunOptions): Promise<BenchRun> {
   } finally {
     if (peer) await peerLib!.closePeer(peer);
     if (xg) closeXGrammar(xg);
+    await native?.close();
   }
-  return { records, timings, biasApplied: o.applyBias, xgrammarTokenizerInfoMillis: xg?.tokenizerInfoMillis ?? null, xgrammarError, peerThreads: peer?.threads ?? null, peerError };
+  return { records, timings, biasApplied: o.applyBias, xgrammarTokenizerInfoMillis: xg?.tokenizerInfoMillis ?? null, xgrammarError, peerThreads: peer?.threads ?? null, peerError, nativePeers: native?.info ?? {} };
 
   async function caseTimings(c: BenchCase, po: ParserOptions, grammar: Grammar, walks: number[][], args: string[]): Promise<CaseTimings> {
     const ours = replayMasks(grammar, vocab, walks);
     const t: CaseTimings = { case: c.name, oursNs: ours.samplesNs, oursRefused: ours.refused };
+    if (native?.peers.length) {
+      t.peers = {};
+      for (const p of native.peers) t.peers[p.name] = await timeNativePeer(p, c.name, grammar, vocab, walks);
+    }
     if (!xg) return t;
     const tokenText = (id: number) => new TextDecoder().decode(vocab.tokenBytes(id));
     try {

@@ -52,7 +52,51 @@ export interface BenchReport {
     refused: number;
     errors: string[];
   };
+  /** The native engines asked for with --peers, on the same grammars and tokens as ours. */
+  peers: Record<string, PeerSummary>;
   runs: RunRecord[];
+}
+
+export interface PeerSummary {
+  /** The engine's package version; null when it did not start. */
+  version: string | null;
+  grammar: string;
+  tokenizerMillis: number | null;
+  /** Per case: compile, and compile + matcher + first mask (time to first mask), best of 3. */
+  compileMillis: Record<string, number>;
+  firstMaskMillis: Record<string, number>;
+  maskMicrosPerToken: Quantiles | null;
+  /** Ours / the engine's, per mask (below 1: ours is faster). */
+  ratio: { median: number | null; p99: number | null };
+  /** Walks with a token the engine refused. */
+  refused: number;
+  errors: string[];
+}
+
+function peerSummaries(run: BenchRun, ours: Quantiles): Record<string, PeerSummary> {
+  const out: Record<string, PeerSummary> = {};
+  for (const [name, info] of Object.entries(run.nativePeers)) {
+    const ns: number[] = [], compileMillis: Record<string, number> = {}, firstMaskMillis: Record<string, number> = {}, errors: string[] = [];
+    let refused = 0, grammar = "not run";
+    if ("error" in info) errors.push(info.error);
+    for (const t of run.timings) {
+      const x = t.peers?.[name];
+      if (!x) continue;
+      if ("error" in x) { errors.push(`${t.case}: ${x.error}`); continue; }
+      ns.push(...x.ns);
+      compileMillis[t.case] = round(x.compileMillis, 2)!;
+      firstMaskMillis[t.case] = round(x.firstMaskMillis, 2)!;
+      refused += x.refused;
+      grammar = `the same grammar (our IR exported with ${x.grammar === "lark" ? "toLark" : "toEbnf"}), walked along our masked runs' tokens`;
+    }
+    const q = ns.length ? quantiles(ns, 1e-3) : null;
+    const ratio = (a: number | null, b: number | null | undefined) => (a !== null && b ? round(a / b, 3) : null);
+    out[name] = {
+      version: "error" in info ? null : info.version, grammar, tokenizerMillis: "error" in info ? null : info.tokenizerMillis,
+      compileMillis, firstMaskMillis, maskMicrosPerToken: q, ratio: { median: ratio(ours.median, q?.median), p99: ratio(ours.p99, q?.p99) }, refused, errors,
+    };
+  }
+  return out;
 }
 
 const quantiles = (xs: number[], scale = 1, digits = 2): Quantiles =>
@@ -123,6 +167,7 @@ export function benchReport(run: BenchRun, model: LlamaModel, suite: BenchSuite,
       maskMicrosPerToken: "ours: each fillNextTokenBitmask timed while replaying the masked (CPU) runs' tokens through a matcher of the same grammar; median and p99 over masks",
       maskMicrosInDecode: "ours: per run, the mask's total time inside decoding / steps (the CPU path includes the pass over the logits; the backend path the dense input's fill and upload)",
       xgrammar: "XGrammar's GetNextTokenBitmask (C++ fill, embind dispatch and the result vector) per step along the same tokens",
+      peers: "native engines (--peers), each in its own Python process over the model's token bytes: llguidance's fill_next_token_bitmask and XGrammar's fill_next_token_bitmask into a preallocated int32 bitmask, each call timed alone (perf_counter_ns), 3 passes over every walk after one untimed; ratio = ours / theirs",
       nodeLlamaCppGbnf: `node-llama-cpp ${"3.21.1"} with the GBNF toGbnf exports for the same grammar and vocabulary; same prompt tokens, seed, temperature, top-k 40, top-p 0.95, min-p 0.05; its output read by our parser; its grammar time is inside its tok/s (not reported apart)`,
     },
     variants: Object.fromEntries(variants.map((v) => [v, summarize(v, run.records.filter((r) => r.variant === v), run.records, ourNs)])),
@@ -136,6 +181,7 @@ export function benchReport(run: BenchRun, model: LlamaModel, suite: BenchSuite,
       refused,
       errors,
     },
+    peers: peerSummaries(run, quantiles(ourNs, 1e-3)),
     runs: run.records,
   };
 }

@@ -6,6 +6,7 @@ import { runBench } from "../bench/run.js";
 import { benchReport } from "../bench/summarize.js";
 import { BUILTIN_SUITE, checkSuite, type BenchSuite } from "../bench/suite.js";
 import { VARIANTS, VARIANT_LABELS, type VariantName } from "../bench/variants.js";
+import { NATIVE_PEER_NAMES, type NativePeerName } from "../bench/native-peers.js";
 import { writeReport } from "../bench/write.js";
 import { readGgufMetadata } from "../vocab/gguf.js";
 import { intFlag, parseFlags, readJson } from "./args.js";
@@ -24,9 +25,20 @@ const usage = "usage: toolmask bench [--model PATH] [--suite FILE] [--out DIR] [
   "  --seeds N         seeds per case (default: the suite's)\n" +
   "  --cases N         only the first N cases\n" +
   `  --variants LIST   comma-separated, of ${VARIANTS.join(", ")} (default all)\n` +
-  "  --no-xgrammar     skip XGrammar's reference timing\n" +
+  "  --no-xgrammar     skip XGrammar's reference timing (WASM)\n" +
+  `  --peers LIST      native mask engines to time on the same grammars, of ${NATIVE_PEER_NAMES.join(", ")}\n` +
+  "                    (each installed in the Python of --python: pip install llguidance xgrammar)\n" +
+  "  --python PATH     the Python that runs them (default: python3)\n" +
   "  --threads N       CPU threads (default: half the CPUs)\n" +
   "  --progress        progress on stderr even when it is not a terminal";
+
+function peersFlag(v: unknown): NativePeerName[] {
+  if (v === undefined) return [];
+  const list = String(v).split(",").map((s) => s.trim()).filter(Boolean);
+  const bad = list.filter((x) => !(NATIVE_PEER_NAMES as readonly string[]).includes(x));
+  if (bad.length > 0 || list.length === 0) throw new UsageError(`--peers: unknown ${JSON.stringify(bad[0] ?? "")}; choose from ${NATIVE_PEER_NAMES.join(", ")}`);
+  return NATIVE_PEER_NAMES.filter((x) => list.includes(x));
+}
 
 function variantsFlag(v: unknown): VariantName[] {
   if (v === undefined) return [...VARIANTS];
@@ -50,9 +62,12 @@ function biasApplies(suite: BenchSuite, modelPath: string): boolean {
 async function run(argv: string[]): Promise<number> {
   const args = parseFlags(argv, {
     model: { type: "string" }, suite: { type: "string" }, out: { type: "string" }, seeds: { type: "string" }, cases: { type: "string" },
-    variants: { type: "string" }, "no-xgrammar": { type: "boolean" }, threads: { type: "string" },
+    variants: { type: "string" }, "no-xgrammar": { type: "boolean" }, threads: { type: "string" }, peers: { type: "string" }, python: { type: "string" },
   });
   const variants = variantsFlag(args.variants);
+  const peers = peersFlag(args.peers);
+  if (args.python !== undefined && peers.length === 0) throw new UsageError("--python is the Python of --peers; give --peers too");
+  if (peers.length > 0 && !variants.includes("masked-cpu")) throw new UsageError("--peers walks the masked (CPU path) runs' tokens; keep masked-cpu in --variants");
   let suite: BenchSuite = BUILTIN_SUITE;
   if (args.suite !== undefined) {
     const path = String(args.suite);
@@ -75,6 +90,7 @@ async function run(argv: string[]): Promise<number> {
     const bar = progress("bench", shown);
     const result = await runBench({
       model, suite, variants, applyBias: biasApplies(suite, modelPath), xgrammar: args["no-xgrammar"] !== true,
+      ...(peers.length > 0 ? { peers: { python: (args.python as string | undefined) ?? "python3", names: peers } } : {}),
       onProgress: (done, total, what) => bar.update(done / total, `${done}/${total} ${what}`),
     });
     bar.done(`${suite.cases.length * suite.seeds * variants.length} answers`);
@@ -95,6 +111,12 @@ async function run(argv: string[]): Promise<number> {
   }
   const x = report.xgrammar;
   say(x.maskMicrosPerToken ? `  XGrammar ${x.maskMicrosPerToken.median} µs median / ${x.maskMicrosPerToken.p99} µs p99 per mask (${x.grammar.split(",")[0]})` : `  XGrammar: ${x.errors[0] ?? "not run"}`);
+  const ours = report.variants["masked-cpu"]?.maskMicrosPerToken;
+  for (const [name, p] of Object.entries(report.peers)) {
+    say(p.maskMicrosPerToken
+      ? `  ${name} ${p.version} ${p.maskMicrosPerToken.median} µs median / ${p.maskMicrosPerToken.p99} µs p99 per mask; ours ${ours?.median} / ${ours?.p99} µs = ${p.ratio.median}× / ${p.ratio.p99}× of it${p.refused ? `; refused ${p.refused} walks` : ""}`
+      : `  ${name}: ${p.errors[0] ?? "not run"}`);
+  }
   say(`wrote ${relative(process.cwd(), out.json)}, ${relative(process.cwd(), out.html)}, ${relative(process.cwd(), out.png)}`);
   return 0;
 }

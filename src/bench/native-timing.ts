@@ -1,0 +1,76 @@
+// `toolmask bench --peers`: the native mask engines timed on each case's grammar along the tokens
+// our masked runs sampled, as bench:mask times them — llguidance on our IR exported with toLark,
+// XGrammar 0.2.x on the EBNF its WASM build gets; outlines-core takes only a regex or a JSON
+// schema, so a dialect's grammar is out of its reach and the report says so. Each engine runs in
+// its own Python process over the model's own token bytes (writeVocabularyFile).
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { resolveForVocabulary } from "../grammar/compile.js";
+import { toEbnf } from "../grammar/export-ebnf.js";
+import { toLark } from "../grammar/export-lark.js";
+import type { Grammar } from "../grammar/ir.js";
+import type { Vocabulary } from "../vocab/vocabulary.js";
+import { openNativePeer, writeVocabularyFile, type NativePeer, type NativePeerName } from "./native-peers.js";
+
+/** Timed passes over each case's walks (after the adapter's one untimed pass). */
+const PASSES = 3;
+
+export type NativePeerInfo = { version: string; tokenizerMillis: number } | { error: string };
+export type NativeCaseTiming =
+  | { ns: number[]; compileMillis: number; firstMaskMillis: number; refused: number; grammar: "lark" | "ebnf" }
+  | { error: string };
+
+export interface NativePeers {
+  peers: NativePeer[];
+  info: Record<string, NativePeerInfo>;
+  close(): Promise<void>;
+}
+
+/** Starts each named engine under `python`; one that cannot start is reported, not thrown. */
+export async function openNativePeers(python: string, names: readonly NativePeerName[], vocab: Vocabulary): Promise<NativePeers> {
+  const dir = mkdtempSync(join(tmpdir(), "toolmask-peers-"));
+  const file = join(dir, "vocabulary.json");
+  writeVocabularyFile(vocab, file);
+  const peers: NativePeer[] = [], info: Record<string, NativePeerInfo> = {};
+  for (const name of names) {
+    if (name === "outlines-core") { info[name] = { error: "outlines-core takes a regex or a JSON schema only; a dialect's grammar (markers, until()) has no export to either" }; continue; }
+    try {
+      const p = await openNativePeer(python, name, file, vocab.endOfGenerationIds);
+      if (p.vocabSize !== vocab.size) { await p.close(); info[name] = { error: `${name} read ${p.vocabSize} tokens, the model has ${vocab.size}` }; continue; }
+      peers.push(p);
+      info[name] = { version: p.version, tokenizerMillis: Math.round(p.tokenizerMs * 100) / 100 };
+    } catch (e) {
+      info[name] = { error: (e as Error).message };
+    }
+  }
+  return {
+    peers, info,
+    async close() {
+      await Promise.all(peers.map((p) => p.close()));
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** One engine on one case: compile (best of 3), then PASSES timed passes over every walk. */
+export async function timeNativePeer(peer: NativePeer, id: string, grammar: Grammar, vocab: Vocabulary, walks: number[][]): Promise<NativeCaseTiming> {
+  try {
+    const resolved = resolveForVocabulary(grammar, vocab);
+    const tokenText = (t: number) => new TextDecoder().decode(vocab.tokenBytes(t));
+    const kind = peer.name === "llguidance" ? "lark" as const : "ebnf" as const;
+    const text = kind === "lark" ? toLark(resolved, vocab) : toEbnf(resolved, { dialect: "xgrammar", tokenText });
+    const c = await peer.request({ op: "compile", id, grammar: { kind, text }, repeat: 3 });
+    const ns: number[] = [];
+    let refused = 0;
+    for (const tokens of walks) {
+      const w = await peer.request({ op: "walk", id, tokens, passes: PASSES });
+      ns.push(...(w.samples_ns as number[]));
+      if (w.refused !== null) refused++;
+    }
+    await peer.request({ op: "free", id });
+    return { ns, compileMillis: Number(c.compile_ms), firstMaskMillis: Number(c.first_mask_ms), refused, grammar: kind };
+  } catch (e) {
+    return { error: (e as Error).message };
+  }
+}

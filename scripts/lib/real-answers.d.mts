@@ -10,7 +10,7 @@ export interface AnswerInput {
   text: string;
   content?: string | null;
 }
-export interface RequestView { tools: unknown[]; toolChoice?: unknown; parallel?: boolean; maxTokens: number; trigger?: string; callsAlone?: boolean }
+export interface RequestView { tools: unknown[]; toolChoice?: unknown; parallel?: boolean; maxTokens: number; trigger?: string; callsAlone?: boolean; opening?: { text: string; atStart: boolean } }
 export interface AnswerVerdict { cut: boolean; valid: boolean; calls: number; problems: string[] }
 export function callProblem(call: CallView, request: RequestView): string;
 export function answerVerdict(answer: AnswerInput, request: RequestView): AnswerVerdict;

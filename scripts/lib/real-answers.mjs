@@ -42,7 +42,10 @@ export function callProblem(call, request) {
  * text }) for `request` ({ tools, toolChoice, parallel, maxTokens, trigger? }; `trigger`: the
  * dialect's call-opening text, which under a choice that requires a call only whitespace may precede;
  * `callsAlone`: the dialect's answer with calls is one JSON object and nothing else (generic); the
- * answer's `content` is then checked to be whitespace). `cut`: the model did not end
+ * answer's `content` is then checked to be whitespace; `opening`: { text, atStart } where the
+ * dialect opens a call — its trigger anywhere, or "{" at the answer's start where the call opens
+ * the answer — which content must not hold: such text is a call the parser did not take, e.g. to
+ * an undeclared tool, not an answer in words). `cut`: the model did not end
  * the answer and it holds maxTokens tokens. `valid`: a finished answer with only complete, declared,
  * schema-valid calls, as many as the choice and parallel calls allow. `problems`: what a masked
  * answer must not show (finished: anything invalid; cut: not reported as a cut, or a shipped call
@@ -65,6 +68,9 @@ export function answerVerdict(answer, request) {
     if (requires && calls.length === 0) problems.push("finished without a call although the tool choice requires one");
     if (requires && calls.length > 0 && request.trigger !== undefined && answer.text.indexOf(request.trigger) > 0 && answer.text.slice(0, answer.text.indexOf(request.trigger)).trim() !== "")
       problems.push("text before the first call although the tool choice requires the call to open the answer");
+    const o = request.opening, content = answer.content ?? "";
+    if (o && (o.atStart ? content.trimStart().startsWith(o.text) : content.includes(o.text)))
+      problems.push(`the content opens a call (${JSON.stringify(o.text)}) that was not read as one: a call to an undeclared tool, or markup the parser could not read`);
     if (request.callsAlone && calls.length > 0 && (answer.content ?? "").trim() !== "")
       problems.push("text beside the calls although the dialect's answer is its JSON object alone");
     if (request.parallel === false && calls.length > 1) problems.push(`${calls.length} calls although parallel calls are off`);

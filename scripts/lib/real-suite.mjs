@@ -20,6 +20,12 @@ function countableTrigger(lib, dialect) {
   return t === "{" ? undefined : t;
 }
 
+/** Where the dialect opens a call, for the verdict: its trigger anywhere, or a bare call's "{" at the start. */
+function callOpening(spec, trigger) {
+  if (spec?.callOpensAnswer && spec.call.kind === "json") return { text: "{", atStart: true };
+  return trigger === undefined || spec?.call.kind === "envelope" ? undefined : { text: trigger, atStart: false };
+}
+
 /** Index of the first token where `a` and `b` differ (-1: the same). */
 export function firstDifference(a, b) {
   const n = Math.min(a.length, b.length);
@@ -62,7 +68,7 @@ export async function runSuite(lib, model, cases, settings) {
   const spec = lib.getDialect(dialectName);
   const trigger = countableTrigger(lib, spec);
   // What the verdict needs of the dialect: the call-opening text, and whether calls stand alone (generic).
-  const judge = { trigger, callsAlone: spec?.call.kind === "envelope" };
+  const judge = { trigger, callsAlone: spec?.call.kind === "envelope", opening: callOpening(spec, trigger) };
   const records = [];
   for (let i = 0; i < cases.length; i += concurrency / 2) {
     const batch = cases.slice(i, i + concurrency / 2);

@@ -39,6 +39,16 @@ describe("answerVerdict (ajv against the request's schemas)", () => {
     const envelope = finished([call("get_weather", { city: "A" })], { text: '{"tool_calls": [{"name": "get_weather", "arguments": {"city": "A"}}]}\nDone.', content: "\nDone." });
     expect(problems(envelope, { ...request("auto"), callsAlone: true })).toEqual(["text beside the calls although the dialect's answer is its JSON object alone"]);
     expect(problems({ ...envelope, content: "\n" }, { ...request("auto"), callsAlone: true })).toEqual([]);
+    // Qwen2.5-Coder's unmasked answer to "Tell me a short joke." (bench/results/models-real.json #48):
+    // a bare call to a tool nobody declared, which the parser leaves as content.
+    const joke = '{"name": "Short Joke", "arguments": {"short joke": "Why did the tomato turn red?"}}';
+    const undeclared = /the content opens a call \("\{"\) that was not read as one: a call to an undeclared tool/;
+    expect(problems(finished([], { text: joke, content: joke }), { ...request("auto"), opening: { text: "{", atStart: true } })[0]).toMatch(undeclared);
+    expect(problems(finished([], { text: `\n${joke}`, content: `\n${joke}` }), { ...request("auto"), opening: { text: "{", atStart: true } })[0]).toMatch(undeclared);
+    expect(problems(finished([], { text: "Use {x}.", content: "Use {x}." }), { ...request("auto"), opening: { text: "{", atStart: true } })).toEqual([]);
+    const tagged = '<tool_call>\n{"name": "rm", "arguments": {}}\n</tool_call>';
+    expect(problems(finished([], { text: `Sure. ${tagged}`, content: `Sure. ${tagged}` }), { ...request("auto"), opening: { text: "<tool_call>", atStart: false } })[0]).toMatch(/opens a call \("<tool_call>"\)/);
+    expect(problems(finished([], { text: "Sure.", content: "Sure." }), { ...request("auto"), opening: { text: "<tool_call>", atStart: false } })).toEqual([]);
     expect(problems(finished([call("get_weather", { city: "A" }), call("get_weather", { city: "B" })]), request("auto", false))).toEqual(["2 calls although parallel calls are off"]);
     expect(problems(finished([], { incomplete: [{ kind: "invalid", reason: "bad" }] }))).toEqual(["finished with an incomplete call (invalid: bad)"]);
     expect(problems(finished([call("get_weather", { city: "A" })], { finishReason: "stop" }))).toEqual(["finish_reason stop, expected tool_calls"]);

@@ -69,7 +69,8 @@ export function answerVerdict(answer, request) {
     if (requires && calls.length > 0 && request.trigger !== undefined && answer.text.indexOf(request.trigger) > 0 && answer.text.slice(0, answer.text.indexOf(request.trigger)).trim() !== "")
       problems.push("text before the first call although the tool choice requires the call to open the answer");
     const o = request.opening, content = answer.content ?? "";
-    if (o && (o.atStart ? content.trimStart().startsWith(o.text) : content.includes(o.text)))
+    // Under "none" no call structure exists: any text is content, call-like JSON included.
+    if (o && c !== "none" && (o.atStart ? content.trimStart().startsWith(o.text) : content.includes(o.text)))
       problems.push(`the content opens a call (${JSON.stringify(o.text)}) that was not read as one: a call to an undeclared tool, or markup the parser could not read`);
     if (request.callsAlone && calls.length > 0 && (answer.content ?? "").trim() !== "")
       problems.push("text beside the calls although the dialect's answer is its JSON object alone");

@@ -46,6 +46,7 @@ describe("answerVerdict (ajv against the request's schemas)", () => {
     expect(problems(finished([], { text: joke, content: joke }), { ...request("auto"), opening: { text: "{", atStart: true } })[0]).toMatch(undeclared);
     expect(problems(finished([], { text: `\n${joke}`, content: `\n${joke}` }), { ...request("auto"), opening: { text: "{", atStart: true } })[0]).toMatch(undeclared);
     expect(problems(finished([], { text: "Use {x}.", content: "Use {x}." }), { ...request("auto"), opening: { text: "{", atStart: true } })).toEqual([]);
+    expect(problems(finished([], { text: joke, content: joke }), { ...request("none"), opening: { text: "{", atStart: true } })).toEqual([]);  // no call structure under none
     const tagged = '<tool_call>\n{"name": "rm", "arguments": {}}\n</tool_call>';
     expect(problems(finished([], { text: `Sure. ${tagged}`, content: `Sure. ${tagged}` }), { ...request("auto"), opening: { text: "<tool_call>", atStart: false } })[0]).toMatch(/opens a call \("<tool_call>"\)/);
     expect(problems(finished([], { text: "Sure.", content: "Sure." }), { ...request("auto"), opening: { text: "<tool_call>", atStart: false } })).toEqual([]);

@@ -6,9 +6,9 @@
 // installs it; under CI=true a failure.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { pyenvHint, pythonWith } from "../scripts/lib/pyenv.mjs";
+import { pyenvHint, pythonWith, ROOT } from "../scripts/lib/pyenv.mjs";
 import { cli, type CliRun } from "./support/cli-run.js";
 import { testModelPath } from "./support/test-model.js";
 
@@ -31,7 +31,8 @@ describe.skipIf(!python && !inCi)("toolmask bench --peers", () => {
     dir = mkdtempSync(join(tmpdir(), "toolmask-bench-peers-"));
     writeFileSync(join(dir, "suite.json"), JSON.stringify(suite));
     run = await cli(["bench", "--model", testModelPath(), "--suite", join(dir, "suite.json"), "--out", join(dir, "out"), "--variants", "masked-cpu", "--no-xgrammar",
-      "--peers", "llguidance,xgrammar,outlines-core", "--python", python], { timeout: 170_000 });
+      // A relative --python is the user's working directory's (the CLI runs in the repo root here).
+      "--peers", "llguidance,xgrammar,outlines-core", "--python", relative(ROOT, python)], { timeout: 170_000 });
     if (run.code === 0) report = JSON.parse(readFileSync(join(dir, "out", "bench.json"), "utf8"));
   }, 180_000);
   afterAll(() => { if (dir) rmSync(dir, { recursive: true, force: true }); });

@@ -6,7 +6,7 @@
 import { spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { createInterface } from "node:readline";
-import { dirname, join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { TokenKind } from "../vocab/types.js";
 import type { Vocabulary } from "../vocab/vocabulary.js";
@@ -54,7 +54,10 @@ export function writeVocabularyFile(vocab: Vocabulary, file: string): void {
  */
 export async function openNativePeer(python: string, name: string, vocabulary: string, stopIds: readonly number[] = []): Promise<NativePeer> {
   if (!(name in NATIVE_PEERS)) throw new Error(`no mask peer ${JSON.stringify(name)}; the peers are ${NATIVE_PEER_NAMES.join(", ")}`);
-  const child = spawn(python, [PEER_ADAPTER, name, vocabulary, stopIds.join(",")], {
+  // The adapter runs in its own folder: a Python given as a path is the caller's, resolved here; a
+  // bare name is looked up on PATH.
+  const exe = python.includes("/") || python.includes("\\") ? resolve(python) : python;
+  const child = spawn(exe, [PEER_ADAPTER, name, resolve(vocabulary), stopIds.join(",")], {
     cwd: dirname(PEER_ADAPTER), stdio: ["pipe", "pipe", "pipe"], env: { ...process.env, PYTHONDONTWRITEBYTECODE: "1" },
   });
   let stderr = "";
@@ -74,7 +77,7 @@ export async function openNativePeer(python: string, name: string, vocabulary: s
     for (const w of waiting.splice(0)) w.reject(new Error(exited));
   });
   child.on("error", (e) => {
-    exited = `${name}: cannot run ${python}: ${e.message}`;
+    exited = `${name}: cannot run ${exe}: ${e.message}`;
     for (const w of waiting.splice(0)) w.reject(new Error(exited));
   });
   const next = () => new Promise<Record<string, unknown>>((resolve, reject) => (exited ? reject(new Error(exited)) : waiting.push({ resolve, reject })));

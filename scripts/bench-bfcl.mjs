@@ -15,7 +15,7 @@ import { defaultThreads } from "../dist/index.js";
 import { readFileSync } from "node:fs";
 import { rescoreReport, runBfclBench } from "../dist/bench/bfcl/bench.js";
 import { bfclChartSvg } from "../dist/bench/bfcl/chart.js";
-import { markdownTable } from "../dist/bench/bfcl/summary.js";
+import { markdownTable, overconstraintLine } from "../dist/bench/bfcl/summary.js";
 import { BFCL_CATEGORIES } from "../dist/bench/bfcl/types.js";
 import { pyenvHint, pythonWith, ROOT } from "./lib/pyenv.mjs";
 
@@ -64,7 +64,7 @@ if (flags.rescore) {
   const report = await rescoreReport(oracle, JSON.parse(readFileSync(file, "utf8")));
   writeFileSync(file, JSON.stringify(report, null, 1) + "\n");
   writeFileSync(path.join(path.dirname(file), `${path.basename(file, ".json")}.svg`), bfclChartSvg(report) + "\n");
-  console.log(markdownTable(report));
+  console.log(`${markdownTable(report)}\n${overconstraintLine(report)}`);
   process.exit(0);
 }
 
@@ -88,5 +88,5 @@ const report = await runBfclBench({
   onGroup: write,
 });
 write(report);
-console.log(markdownTable(report));
+console.log(`${markdownTable(report)}\n${overconstraintLine(report)}`);
 console.log(`\nwrote ${path.join(out, `${stem}.json`)} and ${stem}.svg in ${((Date.now() - started) / 1000).toFixed(0)} s`);

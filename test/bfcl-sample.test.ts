@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { defaultThreads } from "../src/index.js";
 import { runBfclBench } from "../src/bench/bfcl/bench.js";
 import { bfclChartSvg } from "../src/bench/bfcl/chart.js";
-import { markdownTable } from "../src/bench/bfcl/summary.js";
+import { markdownTable, overconstraintLine } from "../src/bench/bfcl/summary.js";
 import { BFCL_CATEGORIES } from "../src/bench/bfcl/types.js";
 import { BFCL_HINT, bfclOracle } from "./support/bfcl.js";
 import { listModels } from "./support/models-script.js";
@@ -27,7 +27,7 @@ describe.skipIf(!oracle)("BFCL, one item per category, on every real model", () 
     expect(present.length).toBeGreaterThan(0);
   });
 
-  it("masked answers are all format-valid; AST verdicts agree with the calls; unmasked answers keep their token ids", async () => {
+  it("masked answers are all format-valid; AST verdicts agree with the calls; unmasked answers keep their token ids, and those valid with calls are replayed through the mask with 0 refusals", async () => {
     const report = await runBfclBench({
       oracle: oracle!, models: present, categories: BFCL_CATEGORIES, sample: 1, maxTokens: 128, concurrency: 2, threads: defaultThreads(), command: "test/bfcl-sample.test.ts",
     });
@@ -48,7 +48,12 @@ describe.skipIf(!oracle)("BFCL, one item per category, on every real model", () 
       if (a.calls.length > 0) expect(a.astCorrectFromContent, where).toBe(a.astCorrect);
       if (a.mode === "unmasked") expect(a.tokens, where).toHaveLength(a.completionTokens);
       else expect(a.tokens).toBeUndefined();
+      // No over-constraint: every unmasked answer valid with calls is replayed, and the mask takes all of it.
+      const replayed = a.mode === "unmasked" && a.valid && a.calls.length > 0;
+      expect(a.replay !== undefined, where).toBe(replayed);
+      if (a.replay) expect(a.replay, where).toEqual({ tokens: a.completionTokens, accepted: a.completionTokens, refused: null });
     }
+    expect(overconstraintLine(report)).toMatch(/ 0 refused$/);
     const table = markdownTable(report);
     for (const m of ran) expect(table).toContain(m.name);
     expect(bfclChartSvg(report)).toMatch(/^<svg [^]*<\/svg>$/);

@@ -6,6 +6,7 @@
 // "required" for the categories whose every item asks for a call (irrelevance stays "auto").
 import type { LlamaModel } from "../../engine/model.js";
 import { generate } from "../../engine/generate.js";
+import { replayThroughMask } from "../overconstraint.js";
 import { verdictOf } from "../validity.js";
 import { toOpenAiTools } from "./convert.js";
 import { checkWithOracle, contentCalls, type OracleProgram } from "./oracle.js";
@@ -43,6 +44,11 @@ export interface BfclAnswer {
    * over-constraint check (a mask that would refuse an answer the parser reads as valid calls).
    */
   tokens?: number[];
+  /**
+   * An unmasked answer that is format-valid with calls, replayed through the matcher of the grammar
+   * its request masks with: how many of its tokens were accepted, and the first refused (null: none).
+   */
+  replay?: { tokens: number; accepted: number; refused: number | null };
 }
 
 export type Unscored = Omit<BfclAnswer, "astCorrect" | "astError" | "contentCalls" | "astCorrectFromContent">;
@@ -86,16 +92,20 @@ export async function decodeCategory(model: LlamaModel, category: BfclCategory, 
     const answers = await pool(items, o.concurrency, async (item) => {
       const { tools } = toOpenAiTools(item.functions);
       const toolChoice = choiceFor(category, o.toolChoice);
-      const r = await generate(model, {
+      const options = {
         messages: item.messages, tools, toolChoice, parallelToolCalls: true, temperature: 0,
         maxTokens: o.maxTokens, mask: mode === "masked", dialect: o.dialect,
-      });
+      } as const;
+      const r = await generate(model, options);
       const v = verdictOf({ finishReason: r.finishReason, toolCalls: r.message.tool_calls ?? [], incomplete: r.incomplete }, tools, toolChoice, true);
+      // No over-constraint: the mask must accept every token of an unmasked answer read as valid calls.
+      const replay = mode === "unmasked" && v.valid && (r.message.tool_calls ?? []).length > 0 ? await replayThroughMask(model, options, r.tokens) : undefined;
       const a: Unscored = {
         id: item.id, category, mode, finishReason: r.finishReason, valid: v.valid, reason: v.reason,
         calls: (r.message.tool_calls ?? []).map((c) => ({ name: c.function.name, arguments: c.function.arguments })),
         text: r.text, promptTokens: r.usage.prompt_tokens, completionTokens: r.usage.completion_tokens, decodeMillis: r.timings.decodeMillis,
         ...(mode === "unmasked" ? { tokens: r.tokens } : {}),
+        ...(replay ? { replay: { tokens: replay.tokens, accepted: replay.accepted, refused: replay.refused?.index ?? null } } : {}),
       };
       o.onAnswer?.(a, ++done, total);
       return a;

@@ -26,6 +26,9 @@ export interface BfclRow {
   /** AST-correct had those JSON objects been read as the calls (not BFCL's score; see BfclAnswer). */
   astCorrectFromContent: number;
   wallSeconds: number;
+  /** Unmasked answers valid with calls, replayed through the mask (run.ts `replay`), and those it refused. */
+  replayed: number;
+  refused: number;
 }
 
 export interface BfclModelEntry { name: string; path: string; dialect: string | null; skipped?: string; loadSeconds?: number }
@@ -62,6 +65,8 @@ export function summarizeGroup(model: string, dialect: string, g: DecodedGroup, 
     contentCallAnswers: scored.filter((a) => a.contentCalls.length > 0).length,
     astCorrectFromContent: scored.filter((a) => a.astCorrectFromContent).length,
     wallSeconds: round(g.wallMillis / 1000),
+    replayed: scored.filter((a) => a.replay).length,
+    refused: scored.filter((a) => a.replay && a.replay.refused !== null).length,
   };
 }
 
@@ -82,4 +87,11 @@ export function markdownTable(r: BfclReport): string {
   }
   const skipped = r.models.filter((m) => m.skipped).map((m) => `\n\n${m.name}: not run (${m.skipped}).`).join("");
   return `${head}\n${lines.join("\n")}${skipped}`;
+}
+
+/** One line: the unmasked answers with calls replayed through the mask, and how many it refused. */
+export function overconstraintLine(r: BfclReport): string {
+  const rows = r.rows.filter((x) => x.mode === "unmasked" && x.replayed !== undefined);
+  const replayed = rows.reduce((s, x) => s + x.replayed, 0), refused = rows.reduce((s, x) => s + x.refused, 0);
+  return `over-constraint: ${replayed} unmasked answers valid with calls replayed through the mask, ${refused} refused`;
 }

@@ -15,7 +15,7 @@ import { testModelPath } from "./support/test-model.js";
 const suite = {
   name: "tiny", seeds: 1, biasFor: "test-model",
   cases: [{
-    name: "weather", dialect: "hermes", prompt: "What is the weather in Paris?", toolChoice: "required", parallelToolCalls: false, maxTokens: 48,
+    name: "weather", dialect: "qwen3-coder", prompt: "What is the weather in Paris?", toolChoice: "required", parallelToolCalls: false, maxTokens: 48,
     tools: [{ type: "function", function: { name: "get_weather", parameters: { type: "object", properties: { city: { type: "string", enum: ["Paris", "Rome"] } }, required: ["city"] } } }],
     biasPieces: { "<tool_call>": 100, "<|im_end|>": 110 },
   }],
@@ -39,14 +39,17 @@ describe.skipIf(!python && !inCi)("toolmask bench --peers", () => {
 
   it("llguidance takes our grammar and every token our masked runs sampled; its time and the ratio are reported", () => {
     expect(run.code, run.stderr).toBe(0);
+    // The masked run ends on <|im_end|>: the engines get the walk up to the mask that chose it.
+    expect(report.variants["masked-cpu"].finishReasons.length).toBe(0);
     const p = report.peers.llguidance;
     expect(p.errors).toEqual([]);
     expect(p.version).toMatch(/^\d+\.\d+\.\d+/);
     expect(p.grammar).toMatch(/toLark/);
     expect(p.refused).toBe(0);
     const ours = report.variants["masked-cpu"].maskMicrosPerToken;
-    // 3 timed passes over the one walk, each with one mask more after its last token than our replay.
-    expect(p.maskMicrosPerToken.samples).toBe(3 * (ours.samples + 1));
+    // 3 timed passes over the one walk; a walk the model did not end has one mask more, after its last token.
+    expect(p.maskMicrosPerToken.samples).toBeGreaterThanOrEqual(3 * ours.samples);
+    expect(p.maskMicrosPerToken.samples).toBeLessThanOrEqual(3 * (ours.samples + 1));
     expect(p.maskMicrosPerToken.median).toBeGreaterThan(0);
     expect(p.ratio.median).toBeCloseTo(ours.median / p.maskMicrosPerToken.median, 2);
     expect(p.compileMillis.weather).toBeGreaterThan(0);

@@ -63,7 +63,11 @@ export async function timeNativePeer(peer: NativePeer, id: string, grammar: Gram
     const c = await peer.request({ op: "compile", id, grammar: { kind, text }, repeat: 3 });
     const ns: number[] = [];
     let refused = 0;
-    for (const tokens of walks) {
+    const eog = new Set(vocab.endOfGenerationIds);
+    for (const walk of walks) {
+      // A run that ended on an end-of-generation token: the walk's last mask is the one that chose
+      // it (the engines refuse to fill a mask after accepting a stop token).
+      const tokens = walk.length > 0 && eog.has(walk[walk.length - 1]!) ? walk.slice(0, -1) : walk;
       const w = await peer.request({ op: "walk", id, tokens, passes: PASSES });
       ns.push(...(w.samples_ns as number[]));
       if (w.refused !== null) refused++;

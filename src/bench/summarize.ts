@@ -90,7 +90,7 @@ function peerSummaries(run: BenchRun, ours: Quantiles): Record<string, PeerSumma
       grammar = `the same grammar (our IR exported with ${x.grammar === "lark" ? "toLark" : "toEbnf"}), walked along our masked runs' tokens`;
     }
     const q = ns.length ? quantiles(ns, 1e-3) : null;
-    const ratio = (a: number | null, b: number | null | undefined) => (a !== null && b ? round(a / b, 3) : null);
+    const ratio = (a: number | null, b: number | null | undefined) => (a !== null && b ? Number((a / b).toPrecision(3)) : null);
     out[name] = {
       version: "error" in info ? null : info.version, grammar, tokenizerMillis: "error" in info ? null : info.tokenizerMillis,
       compileMillis, firstMaskMillis, maskMicrosPerToken: q, ratio: { median: ratio(ours.median, q?.median), p99: ratio(ours.p99, q?.p99) }, refused, errors,

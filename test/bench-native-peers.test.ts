@@ -54,7 +54,11 @@ describe.skipIf(!python && !inCi)("toolmask bench --peers", () => {
     expect(p.ratio.median).toBeCloseTo(ours.median / p.maskMicrosPerToken.median, 2);
     expect(p.compileMillis.weather).toBeGreaterThan(0);
     expect(p.firstMaskMillis.weather).toBeGreaterThanOrEqual(p.compileMillis.weather);
-    expect(run.stdout).toMatch(/llguidance \S+ [\d.]+ µs median \/ [\d.]+ µs p99 per mask; ours .* of it/);
+    expect(run.stdout).toMatch(/llguidance \S+ [\d.]+ µs median \/ [\d.]+ µs p99 per mask; ours .* of it; masks stricter than ours on \d+, looser on 0 of \d+ steps/);
+    // Its masks along the walk: never a token we refuse (it may be stricter: it allows only the
+    // canonical tokenization of forced text).
+    expect(p.agreement.steps).toBe(ours.samples);  // the walk up to the mask that chose <|im_end|>
+    expect(p.agreement.peerLooserSteps).toBe(0);
   });
 
   it("outlines-core is reported as unable to take a dialect's grammar; XGrammar runs or says why not", () => {
@@ -62,7 +66,12 @@ describe.skipIf(!python && !inCi)("toolmask bench --peers", () => {
     expect(report.peers["outlines-core"].errors[0]).toMatch(/regex or a JSON schema/);
     const x = report.peers.xgrammar;
     if (x.version === null) expect(x.errors[0]).toMatch(/xgrammar/i);
-    else expect(x).toMatchObject({ refused: 0, errors: [] });
+    else {
+      expect(x).toMatchObject({ refused: 0, errors: [] });
+      // XGrammar's masks equal ours at every step beyond the differences known by construction.
+      expect(x.agreement).toMatchObject({ peerStricterSteps: 0, peerLooserSteps: 0 });
+      expect(x.agreement.steps).toBeGreaterThan(0);
+    }
   });
 });
 

@@ -4,10 +4,12 @@
 // Each peer is its own Python process (scripts/lib/mask-peers.mjs) over the same tokenizer.json,
 // timed the way its users call it (fill_next_token_bitmask / write_mask_into a preallocated
 // int32 array); the driver interleaves rounds of ours and every peer on each case.
-import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { openPeer, peerHint, peerPython } from "./mask-peers.mjs";
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+const { compareNativeMasks } = await import(path.join(ROOT, "dist/bench/native-agreement.js"));
 
 export const PEER_NAMES = ["llguidance", "xgrammar", "outlines-core"];
 
@@ -55,41 +57,16 @@ export async function walkPeer(peer, id, tokens, passes) {
 /**
  * Steps where the peer's mask differs from ours along `tokens`. `known` marks token ids whose
  * difference is explained (bench-mask's knownDifferences: added/special tokens, bytes that never
- * occur in UTF-8, padding bits; and our end-of-generation ids). Beyond those, a step counts as `peer_stricter` (tokens only we
- * allow) and/or `peer_looser` (tokens only the peer allows), with the first example of each.
+ * occur in UTF-8, padding bits; and our end-of-generation ids). Beyond those, a step counts as
+ * `peer_stricter` (tokens only we allow) and/or `peer_looser` (tokens only the peer allows), with
+ * the first example of each (src/bench/native-agreement.ts compares; mask.json keeps these names).
  */
 export async function comparePeerMasks(peer, id, ours, tokens, pieces, known) {
-  const file = path.join(os.tmpdir(), `toolmask-peer-masks-${process.pid}-${peer.name}.bin`);
-  try {
-    const r = await peer.request({ op: "masks", id, tokens, path: file });
-    const buf = fs.readFileSync(file);
-    const words = ours.bitmaskWords;
-    const theirs = new Uint32Array(buf.buffer, buf.byteOffset, buf.byteLength / 4);
-    const a = new Uint32Array(words);
-    const show = (ids) => ids.slice(0, 6).map((t) => `${t}:${JSON.stringify(pieces[t] ?? "")}`);
-    const out = { steps: r.steps, refused_at: r.refused, mask_diff_steps: 0, peer_stricter_steps: 0, peer_looser_steps: 0, first_stricter: null, first_looser: null };
-    ours.reset();
-    for (let i = 0; i < r.steps; i++) {
-      ours.fillNextTokenBitmask(a);
-      const onlyOurs = [], onlyPeer = [];
-      let differs = false;
-      for (let w = 0; w < words; w++) {
-        const b = theirs[i * words + w];
-        const x = a[w] ^ b;
-        if (x === 0) continue;
-        differs = true;
-        for (let bit = 0; bit < 32; bit++) {
-          const t = w * 32 + bit;
-          if ((x >>> bit) & 1 && !known[t]) ((a[w] >>> bit) & 1 ? onlyOurs : onlyPeer).push(t);
-        }
-      }
-      if (differs) out.mask_diff_steps++;
-      if (onlyOurs.length) { out.peer_stricter_steps++; out.first_stricter ??= { step: i, n: onlyOurs.length, only_ours: show(onlyOurs) }; }
-      if (onlyPeer.length) { out.peer_looser_steps++; out.first_looser ??= { step: i, n: onlyPeer.length, only_peer: show(onlyPeer) }; }
-      if (i < tokens.length) ours.acceptToken(tokens[i]);
-    }
-    return out;
-  } finally {
-    fs.rmSync(file, { force: true });
-  }
+  ours.reset();
+  const r = await compareNativeMasks(peer, id, ours, tokens, known, (t) => `${t}:${JSON.stringify(pieces[t] ?? "")}`);
+  return {
+    steps: r.steps, refused_at: r.refusedAt, mask_diff_steps: r.maskDiffSteps, peer_stricter_steps: r.peerStricterSteps, peer_looser_steps: r.peerLooserSteps,
+    first_stricter: r.firstStricter && { step: r.firstStricter.step, n: r.firstStricter.n, only_ours: r.firstStricter.onlyOurs },
+    first_looser: r.firstLooser && { step: r.firstLooser.step, n: r.firstLooser.n, only_peer: r.firstLooser.onlyPeer },
+  };
 }

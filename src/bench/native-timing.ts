@@ -11,6 +11,7 @@ import { toEbnf } from "../grammar/export-ebnf.js";
 import { toLark } from "../grammar/export-lark.js";
 import type { Grammar } from "../grammar/ir.js";
 import type { Vocabulary } from "../vocab/vocabulary.js";
+import { compareWithGrammar, knownDifferences, type MaskAgreement } from "./native-agreement.js";
 import { openNativePeer, writeVocabularyFile, type NativePeer, type NativePeerName } from "./native-peers.js";
 
 /** Timed passes over each case's walks (after the adapter's one untimed pass). */
@@ -18,7 +19,7 @@ const PASSES = 3;
 
 export type NativePeerInfo = { version: string; tokenizerMillis: number } | { error: string };
 export type NativeCaseTiming =
-  | { ns: number[]; compileMillis: number; firstMaskMillis: number; refused: number; grammar: "lark" | "ebnf" }
+  | { ns: number[]; compileMillis: number; firstMaskMillis: number; refused: number; grammar: "lark" | "ebnf"; agreement: MaskAgreement | null }
   | { error: string };
 
 export interface NativePeers {
@@ -53,7 +54,14 @@ export async function openNativePeers(python: string, names: readonly NativePeer
   };
 }
 
-/** One engine on one case: compile (best of 3), then PASSES timed passes over every walk. */
+const knownByVocabulary = new WeakMap<Vocabulary, Uint8Array>();
+const known = (v: Vocabulary) => {
+  let k = knownByVocabulary.get(v);
+  if (!k) knownByVocabulary.set(v, (k = knownDifferences(v)));
+  return k;
+};
+
+/** One engine on one case: compile (best of 3), PASSES timed passes over every walk, its masks against ours on the first. */
 export async function timeNativePeer(peer: NativePeer, id: string, grammar: Grammar, vocab: Vocabulary, walks: number[][]): Promise<NativeCaseTiming> {
   try {
     const resolved = resolveForVocabulary(grammar, vocab);
@@ -64,16 +72,18 @@ export async function timeNativePeer(peer: NativePeer, id: string, grammar: Gram
     const ns: number[] = [];
     let refused = 0;
     const eog = new Set(vocab.endOfGenerationIds);
-    for (const walk of walks) {
-      // A run that ended on an end-of-generation token: the walk's last mask is the one that chose
-      // it (the engines refuse to fill a mask after accepting a stop token).
-      const tokens = walk.length > 0 && eog.has(walk[walk.length - 1]!) ? walk.slice(0, -1) : walk;
+    // A run that ended on an end-of-generation token: the walk's last mask is the one that chose
+    // it (the engines refuse to fill a mask after accepting a stop token).
+    const trimmed = walks.map((w) => (w.length > 0 && eog.has(w[w.length - 1]!) ? w.slice(0, -1) : w));
+    for (const tokens of trimmed) {
       const w = await peer.request({ op: "walk", id, tokens, passes: PASSES });
       ns.push(...(w.samples_ns as number[]));
       if (w.refused !== null) refused++;
     }
+    // The masks compared with ours along the first walk.
+    const agreement = trimmed.length ? await compareWithGrammar(peer, id, grammar, vocab, trimmed[0]!, known(vocab)) : null;
     await peer.request({ op: "free", id });
-    return { ns, compileMillis: Number(c.compile_ms), firstMaskMillis: Number(c.first_mask_ms), refused, grammar: kind };
+    return { ns, compileMillis: Number(c.compile_ms), firstMaskMillis: Number(c.first_mask_ms), refused, grammar: kind, agreement };
   } catch (e) {
     return { error: (e as Error).message };
   }

@@ -70,6 +70,8 @@ export interface PeerSummary {
   ratio: { median: number | null; p99: number | null };
   /** Walks with a token the engine refused. */
   refused: number;
+  /** Its masks against ours along each case's first walk, beyond the differences known by construction (src/bench/native-agreement.ts). */
+  agreement: { steps: number; maskDiffSteps: number; peerStricterSteps: number; peerLooserSteps: number; firstStricter: unknown; firstLooser: unknown };
   errors: string[];
 }
 
@@ -78,6 +80,7 @@ function peerSummaries(run: BenchRun, ours: Quantiles): Record<string, PeerSumma
   for (const [name, info] of Object.entries(run.nativePeers)) {
     const ns: number[] = [], compileMillis: Record<string, number> = {}, firstMaskMillis: Record<string, number> = {}, errors: string[] = [];
     let refused = 0, grammar = "not run";
+    const agreement: PeerSummary["agreement"] = { steps: 0, maskDiffSteps: 0, peerStricterSteps: 0, peerLooserSteps: 0, firstStricter: null, firstLooser: null };
     if ("error" in info) errors.push(info.error);
     for (const t of run.timings) {
       const x = t.peers?.[name];
@@ -87,13 +90,19 @@ function peerSummaries(run: BenchRun, ours: Quantiles): Record<string, PeerSumma
       compileMillis[t.case] = round(x.compileMillis, 2)!;
       firstMaskMillis[t.case] = round(x.firstMaskMillis, 2)!;
       refused += x.refused;
+      if (x.agreement) {
+        agreement.steps += x.agreement.steps; agreement.maskDiffSteps += x.agreement.maskDiffSteps;
+        agreement.peerStricterSteps += x.agreement.peerStricterSteps; agreement.peerLooserSteps += x.agreement.peerLooserSteps;
+        agreement.firstStricter ??= x.agreement.firstStricter && { case: t.case, ...x.agreement.firstStricter };
+        agreement.firstLooser ??= x.agreement.firstLooser && { case: t.case, ...x.agreement.firstLooser };
+      }
       grammar = `the same grammar (our IR exported with ${x.grammar === "lark" ? "toLark" : "toEbnf"}), walked along our masked runs' tokens`;
     }
     const q = ns.length ? quantiles(ns, 1e-3) : null;
     const ratio = (a: number | null, b: number | null | undefined) => (a !== null && b ? Number((a / b).toPrecision(3)) : null);
     out[name] = {
       version: "error" in info ? null : info.version, grammar, tokenizerMillis: "error" in info ? null : info.tokenizerMillis,
-      compileMillis, firstMaskMillis, maskMicrosPerToken: q, ratio: { median: ratio(ours.median, q?.median), p99: ratio(ours.p99, q?.p99) }, refused, errors,
+      compileMillis, firstMaskMillis, maskMicrosPerToken: q, ratio: { median: ratio(ours.median, q?.median), p99: ratio(ours.p99, q?.p99) }, refused, agreement, errors,
     };
   }
   return out;

@@ -114,7 +114,7 @@ async function run(argv: string[]): Promise<number> {
   const ours = report.variants["masked-cpu"]?.maskMicrosPerToken;
   for (const [name, p] of Object.entries(report.peers)) {
     say(p.maskMicrosPerToken
-      ? `  ${name} ${p.version} ${p.maskMicrosPerToken.median} µs median / ${p.maskMicrosPerToken.p99} µs p99 per mask; ours ${ours?.median} / ${ours?.p99} µs = ${p.ratio.median}× / ${p.ratio.p99}× of it${p.refused ? `; refused ${p.refused} walks` : ""}`
+      ? `  ${name} ${p.version} ${p.maskMicrosPerToken.median} µs median / ${p.maskMicrosPerToken.p99} µs p99 per mask; ours ${ours?.median} / ${ours?.p99} µs = ${p.ratio.median}× / ${p.ratio.p99}× of it${p.refused ? `; refused ${p.refused} walks` : ""}; masks stricter than ours on ${p.agreement.peerStricterSteps}, looser on ${p.agreement.peerLooserSteps} of ${p.agreement.steps} steps`
       : `  ${name}: ${(p.errors[0] ?? "not run").replace(`${name}: `, "")}`);
   }
   say(`wrote ${relative(process.cwd(), out.json)}, ${relative(process.cwd(), out.html)}, ${relative(process.cwd(), out.png)}`);

@@ -10,8 +10,9 @@ import { openPeer, peerHint, peerPython } from "./mask-peers.mjs";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const { compareNativeMasks } = await import(path.join(ROOT, "dist/bench/native-agreement.js"));
+export const { NATIVE_PEER_NAMES: PEER_NAMES } = await import(path.join(ROOT, "dist/bench/native-peers.js"));
 
-export const PEER_NAMES = ["llguidance", "xgrammar", "outlines-core"];
+
 
 /**
  * Starts every installed peer. Returns { peers: [peer], skipped: { name: why }, vocab: { name:

@@ -15,7 +15,7 @@ export interface MaskPeer {
   request(req: { op: "free"; id: string }): Promise<Record<string, never>>;
   close(): Promise<void>;
 }
-export const PEERS: Record<PeerName, { group: string; grammar: string }>;
+export const PEERS: Record<PeerName, { group: string }>;
 export function peerPython(name: PeerName): string | undefined;
 export function peerHint(name: PeerName): string;
 export function openPeer(name: PeerName, tokenizerJson: string, stopIds?: number[]): Promise<MaskPeer>;

@@ -8,11 +8,11 @@ import { pythonWith, pyenvHint } from "./pyenv.mjs";
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const { openNativePeer } = await import(path.join(ROOT, "dist/bench/native-peers.js"));
 
-/** Each engine, the requirement group that installs it, and what it reads. */
+/** Each engine (src/bench/native-peers.ts NATIVE_PEER_NAMES) and the requirement group that installs it. */
 export const PEERS = {
-  llguidance: { group: "peers", grammar: "lark" },
-  xgrammar: { group: "xgrammar", grammar: "ebnf" },
-  "outlines-core": { group: "peers", grammar: "regex or json_schema" },
+  llguidance: { group: "peers" },
+  xgrammar: { group: "xgrammar" },
+  "outlines-core": { group: "peers" },
 };
 
 /** The venv python when `name`'s group is installed, else undefined (see pyenvHint). */

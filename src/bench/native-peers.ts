@@ -11,14 +11,9 @@ import { fileURLToPath } from "node:url";
 import { TokenKind } from "../vocab/types.js";
 import type { Vocabulary } from "../vocab/vocabulary.js";
 
-/** The engines, and the grammar text each is given. */
-export const NATIVE_PEERS = {
-  llguidance: { grammar: "lark" },
-  xgrammar: { grammar: "ebnf" },
-  "outlines-core": { grammar: "regex or json_schema" },
-} as const;
-export type NativePeerName = keyof typeof NATIVE_PEERS;
-export const NATIVE_PEER_NAMES = Object.keys(NATIVE_PEERS) as NativePeerName[];
+/** The engines: llguidance reads Lark, XGrammar EBNF, outlines-core a regex or a JSON schema. */
+export const NATIVE_PEER_NAMES = ["llguidance", "xgrammar", "outlines-core"] as const;
+export type NativePeerName = (typeof NATIVE_PEER_NAMES)[number];
 
 /** python/peers/mask_peer.py of this package (dist/bench/ → the package root). */
 export const PEER_ADAPTER = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "python", "peers", "mask_peer.py");
@@ -53,7 +48,7 @@ export function writeVocabularyFile(vocab: Vocabulary, file: string): void {
  * start (the engine not installed in that Python, the Python missing).
  */
 export async function openNativePeer(python: string, name: string, vocabulary: string, stopIds: readonly number[] = []): Promise<NativePeer> {
-  if (!(name in NATIVE_PEERS)) throw new Error(`no mask peer ${JSON.stringify(name)}; the peers are ${NATIVE_PEER_NAMES.join(", ")}`);
+  if (!(NATIVE_PEER_NAMES as readonly string[]).includes(name)) throw new Error(`no mask peer ${JSON.stringify(name)}; the peers are ${NATIVE_PEER_NAMES.join(", ")}`);
   // The adapter runs in its own folder: a Python given as a path is the caller's, resolved here; a
   // bare name is looked up on PATH.
   const exe = python.includes("/") || python.includes("\\") ? resolve(python) : python;

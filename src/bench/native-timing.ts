@@ -6,13 +6,12 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { resolveForVocabulary } from "../grammar/compile.js";
-import { toEbnf } from "../grammar/export-ebnf.js";
 import { toLark } from "../grammar/export-lark.js";
 import type { Grammar } from "../grammar/ir.js";
 import type { Vocabulary } from "../vocab/vocabulary.js";
 import { compareWithGrammar, knownDifferences, type MaskAgreement } from "./native-agreement.js";
 import { openNativePeer, writeVocabularyFile, type NativePeer, type NativePeerName } from "./native-peers.js";
+import { xgrammarEbnf } from "./xgrammar.js";
 
 /** Timed passes over each case's walks (after the adapter's one untimed pass). */
 const PASSES = 3;
@@ -64,10 +63,8 @@ const known = (v: Vocabulary) => {
 /** One engine on one case: compile (best of 3), PASSES timed passes over every walk, its masks against ours on the first. */
 export async function timeNativePeer(peer: NativePeer, id: string, grammar: Grammar, vocab: Vocabulary, walks: number[][]): Promise<NativeCaseTiming> {
   try {
-    const resolved = resolveForVocabulary(grammar, vocab);
-    const tokenText = (t: number) => new TextDecoder().decode(vocab.tokenBytes(t));
     const kind = peer.name === "llguidance" ? "lark" as const : "ebnf" as const;
-    const text = kind === "lark" ? toLark(resolved, vocab) : toEbnf(resolved, { dialect: "xgrammar", tokenText });
+    const text = kind === "lark" ? toLark(grammar, vocab) : xgrammarEbnf(grammar, vocab);
     const c = await peer.request({ op: "compile", id, grammar: { kind, text }, repeat: 3 });
     const ns: number[] = [];
     let refused = 0;

@@ -3,8 +3,6 @@
 import { buildToolGrammar } from "../dialects/grammar.js";
 import { generate, prepareGeneration, type GenerateOptions } from "../engine/generate.js";
 import type { LlamaModel } from "../engine/model.js";
-import { resolveForVocabulary } from "../grammar/compile.js";
-import { toEbnf } from "../grammar/export-ebnf.js";
 import { toGbnf } from "../grammar/export-gbnf.js";
 import type { Grammar } from "../grammar/ir.js";
 import { parseToolCalls, type ParserOptions } from "../parser/stream.js";
@@ -16,7 +14,7 @@ import type { Peer } from "./peer.js";
 import type { BenchCase, BenchSuite } from "./suite.js";
 import { verdictOf, type Verdict } from "./validity.js";
 import type { VariantName } from "./variants.js";
-import { closeXGrammar, openXGrammar, timeXGrammar, type XgEnv } from "./xgrammar.js";
+import { closeXGrammar, openXGrammar, timeXGrammar, xgrammarEbnf, type XgEnv } from "./xgrammar.js";
 import type { NativePeerName } from "./native-peers.js";
 import { openNativePeers, timeNativePeer, type NativeCaseTiming, type NativePeerInfo, type NativePeers } from "./native-timing.js";
 
@@ -210,10 +208,8 @@ export async function runBench(o: RunOptions): Promise<BenchRun> {
       for (const p of native.peers) t.peers[p.name] = await timeNativePeer(p, c.name, grammar, vocab, walks);
     }
     if (!xg) return t;
-    const tokenText = (id: number) => new TextDecoder().decode(vocab.tokenBytes(id));
     try {
-      const ebnf = toEbnf(resolveForVocabulary(grammar, vocab), { dialect: "xgrammar", tokenText });
-      const x = await timeXGrammar(xg, ebnf, false, walks);
+      const x = await timeXGrammar(xg, xgrammarEbnf(grammar, vocab), false, walks);
       t.xgrammar = { ns: x.samplesNs, compileMillis: x.compileMillis, refused: x.refused, grammar: "same" };
     } catch (e) {
       t.xgrammar = await jsonSchemaFallback(po, args, `XGrammar could not take our grammar (${(e as Error).message})`);

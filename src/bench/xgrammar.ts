@@ -6,6 +6,9 @@
 import { readFileSync } from "node:fs";
 import Module, { createRequire } from "node:module";
 import { dirname } from "node:path";
+import { resolveForVocabulary } from "../grammar/compile.js";
+import { toEbnf } from "../grammar/export-ebnf.js";
+import type { Grammar } from "../grammar/ir.js";
 import type { Vocabulary } from "../vocab/vocabulary.js";
 
 interface XgHandle { GetNextTokenBitmask(n: number): { delete(): void } }
@@ -18,6 +21,12 @@ interface XgLib {
   TokenizerInfo: { createTokenizerInfo(vocab: string[], type: string, prependSpace: boolean, size?: number, stops?: number[]): Promise<XgTokenizerInfo> };
   GrammarCompiler: { createGrammarCompiler(ti: XgTokenizerInfo, cache: boolean): Promise<XgCompiler> };
   GrammarMatcher: { createGrammarMatcher(c: XgCompiled, stops?: number[], terminateWithoutStop?: boolean): Promise<XgMatcher> };
+}
+
+/** Our grammar as XGrammar reads it (its WASM and native builds alike): toEbnf over `vocab`'s tokens. */
+export function xgrammarEbnf(grammar: Grammar, vocab: Vocabulary): string {
+  const tokenText = (id: number) => new TextDecoder().decode(vocab.tokenBytes(id));
+  return toEbnf(resolveForVocabulary(grammar, vocab), { dialect: "xgrammar", tokenText });
 }
 
 const PACKAGE = "@mlc-ai/web-xgrammar";

@@ -66,13 +66,16 @@ describe("qwen2.5-coder: the parser", () => {
 describe("qwen2.5-coder: the grammar", () => {
   const accepts = (toolChoice: "auto" | "required", text: string) => grammarAccepts(buildToolGrammar({ dialect: "qwen2.5-coder", tools: TOOLS, toolChoice }), text);
 
-  it("auto: the bare call, or prose (a <tool_call> block is prose here, as the parser reads it); no undeclared call", () => {
+  it("auto: the bare call, or prose (a <tool_call> block is prose here, as the parser reads it); an undeclared call is prose too, bare JSON that is no call is not", () => {
     expect(accepts("auto", BARE)).toBe(true);
     expect(accepts("auto", "Cats are cute and playful animals.")).toBe(true);
     const tagged = `<tool_call>\n${BARE}\n</tool_call>`;
     expect(accepts("auto", tagged)).toBe(true);
     expect(parseToolCalls(tagged, { dialect: "qwen2.5-coder", tools: TOOLS }).content).toBe(tagged);
-    expect(accepts("auto", '{"name": "rm", "arguments": {}}')).toBe(false);
+    // As the parser reads it (above): a call to a tool nobody declared is the model's text.
+    expect(accepts("auto", '{"name": "rm", "arguments": {}}')).toBe(true);
+    expect(accepts("required", '{"name": "rm", "arguments": {}}')).toBe(false);
+    expect(accepts("auto", '{"path": "/"}')).toBe(false);
   });
 
   it("required: the answer opens with the call; prose and the fence are refused", () => {

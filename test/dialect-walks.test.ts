@@ -22,10 +22,10 @@ const KNOWN: Record<string, string> = {};
 describe.each(dialects)("%s: random walks of the mask", (dialect) => {
   const configs = walkConfigs(dialect);
   const totalWeight = configs.reduce((n, c) => n + c.weight, 0);
-  for (const { label, options, weight } of configs) (KNOWN[`${dialect}/${label}`] ? it.fails : it)(label, () => {
+  for (const { label, options, weight, startName, noCallsOk } of configs) (KNOWN[`${dialect}/${label}`] ? it.fails : it)(label, () => {
     const v = qwen3();
     const m = compileGrammar(buildToolGrammar(options), v).createMatcher();
-    const start = walkStart(options);
+    const start = walkStart(options, startName);
     const startBytes = Buffer.from(start, "utf8");
     const walks = Math.ceil((WALKS_PER_DIALECT * weight) / totalWeight);
     const failures: string[] = [];
@@ -43,7 +43,7 @@ describe.each(dialects)("%s: random walks of the mask", (dialect) => {
       const text = bytes.toString("utf8");
       if (!Buffer.from(text, "utf8").equals(bytes)) { failures.push(`seed ${seed}: the walk is not valid UTF-8`); continue; }
       const res = parseToolCalls(text, options);
-      const bad = checkComplete(text, options, res);
+      const bad = checkComplete(text, options, res, noCallsOk);
       if (bad) { failures.push(`seed ${seed}: ${bad}\n${JSON.stringify(text)}`); continue; }
       m.reset();
       if (!(m.acceptString(text) && m.isComplete())) failures.push(`seed ${seed}: acceptString refuses the walk's own text\n${JSON.stringify(text)}`);

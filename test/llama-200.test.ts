@@ -8,6 +8,9 @@ import { beforeAll, describe, expect, it } from "vitest";
 import type { ToolChoice } from "../src/dialects/tools.js";
 import { generate, type GenerateOptions, type GenerateResult } from "../src/engine/generate.js";
 import { loadModel, type LlamaModel } from "../src/engine/model.js";
+import { getDialect } from "../src/dialects/index.js";
+import { namesUndeclared } from "../scripts/lib/real-answers.mjs";
+import { callOpening } from "../scripts/lib/real-suite.mjs";
 import { TokenKind } from "../src/vocab/types.js";
 import { callViolation, IM_END, requiredArgs, rng, TOOL_CALL, whitespaceTokenIds } from "./support/generation-checks.js";
 import { testModelPath } from "./support/test-model.js";
@@ -75,21 +78,28 @@ function cases(whitespace: number[]): Case[] {
 /**
  * The call markers in the raw text, read apart from the parser: calls opened, calls closed, and
  * closes with no call open (the grammar lets text follow the last call, and that text may spell a
- * close marker; the parser keeps it as content).
+ * close marker; the parser keeps it as content). An open marker whose call names a tool the
+ * request does not allow (namesUndeclared, the real-model verdict's reading) opens no call: under
+ * auto the model may write one, and it is text.
  */
-function markers(text: string): { opens: number; closes: number; stray: number } {
+function markers(text: string, c: Case): { opens: number; closes: number; stray: number } {
   const out = { opens: 0, closes: 0, stray: 0 };
+  const form = callOpening(getDialect(c.options.dialect!), OPEN)!.name!;
+  const choice = c.options.toolChoice;
+  const names = typeof choice === "object" ? [choice.function.name] : (c.options.tools as Array<{ function: { name: string } }>).map((t) => t.function.name);
   let open = false;
   for (let i = 0; i < text.length; i++) {
-    if (text.startsWith(OPEN, i)) { out.opens++; open = true; }
-    else if (text.startsWith(CLOSE, i)) { if (open) out.closes++; else out.stray++; open = false; }
+    if (text.startsWith(OPEN, i)) {
+      if (namesUndeclared(text.slice(i + OPEN.length), form, names)) { open = false; continue; }
+      out.opens++; open = true;
+    } else if (text.startsWith(CLOSE, i)) { if (open) out.closes++; else out.stray++; open = false; }
   }
   return out;
 }
 
 /** "" when a masked result keeps every promise; else what it broke. */
 function maskedBreach(r: GenerateResult, c: Case, model: LlamaModel): string {
-  const { opens, closes, stray } = markers(r.text);
+  const { opens, closes, stray } = markers(r.text, c);
   if (stray > 0 && !(r.message.content ?? "").includes(CLOSE)) return "a close marker outside any call that is not content";
   const calls = r.message.tool_calls ?? [];
   if (r.finishReason === "length") {
@@ -113,7 +123,7 @@ function maskedBreach(r: GenerateResult, c: Case, model: LlamaModel): string {
 
 /** A finished answer with at least one call, every call valid: what a client can act on. */
 const actionable = (r: GenerateResult, c: Case) =>
-  r.finishReason !== "length" && (r.message.tool_calls?.length ?? 0) > 0 && markers(r.text).opens === markers(r.text).closes &&
+  r.finishReason !== "length" && (r.message.tool_calls?.length ?? 0) > 0 && markers(r.text, c).opens === markers(r.text, c).closes &&
   callViolation(r, c.options.toolChoice, c.required) === "";
 
 let model: LlamaModel;
@@ -141,7 +151,7 @@ describe("200 generations with tools on the test model", () => {
         if (m.incomplete.length > 0) t.cutInCall++;
       } else t.finished++;
       t.calls += m.message.tool_calls?.length ?? 0;
-      if (markers(m.text).stray > 0) t.stray++;
+      if (markers(m.text, c).stray > 0) t.stray++;
       t.promptMs += m.timings.promptMillis; t.decodeMs += m.timings.decodeMillis;
       if (actionable(m, c)) t.maskedOk++;
       seen.dialect.add(c.options.dialect!);

@@ -95,11 +95,11 @@ for (const [name, exportFor] of (Object.entries(EXPORTS) as Array<[PeerName, Non
     });
 
     describe.each(dialects)("%s", (dialect) => {
-      for (const { label, options } of walkConfigs(dialect)) {
+      for (const { label, options, startName } of walkConfigs(dialect)) {
         it(`${label}: the export parses and every walk of ours is accepted to its end`, async () => {
           const grammar = buildToolGrammar(options);
           const m = compileGrammar(grammar, vocab).createMatcher();
-          const start = startTokens(walkStart(options));
+          const start = startTokens(walkStart(options, startName));
           for (const id of start) expect(m.acceptToken(id), `our matcher refuses the start token ${id}`).toBe(true);
           const walks = m.randomWalks({ count: WALKS, seed: 7, maxTokens: 600, leaveProbability: 0.9, shortProbability: 0.9, probes: 8 })
             .filter((w) => w.terminated).map((w) => [...start, ...w.tokens]);

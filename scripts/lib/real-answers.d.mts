@@ -10,7 +10,10 @@ export interface AnswerInput {
   text: string;
   content?: string | null;
 }
-export interface RequestView { tools: unknown[]; toolChoice?: unknown; parallel?: boolean; maxTokens: number; trigger?: string; callsAlone?: boolean; opening?: { text: string; atStart: boolean } }
+export interface RequestView { tools: unknown[]; toolChoice?: unknown; parallel?: boolean; maxTokens: number; trigger?: string; callsAlone?: boolean; opening?: { text: string; atStart: boolean; name?: NameForm } }
+/** How a call's name follows its opening: the text before it (a regular expression's source) and what ends it. */
+export interface NameForm { lead: string; closes: string[] }
+export function namesUndeclared(after: string, form: NameForm, names: string[]): boolean;
 export interface AnswerVerdict { cut: boolean; valid: boolean; calls: number; problems: string[] }
 export function callProblem(call: CallView, request: RequestView): string;
 export function answerVerdict(answer: AnswerInput, request: RequestView): AnswerVerdict;

@@ -37,6 +37,28 @@ export function callProblem(call, request) {
   return "";
 }
 
+/** Every index where `needle` starts in `text`. */
+function occurrences(text, needle) {
+  const at = [];
+  for (let i = text.indexOf(needle); i >= 0; i = text.indexOf(needle, i + 1)) at.push(i);
+  return at;
+}
+
+/**
+ * Whether `after` (the text after a call's opening) is a call naming none of `names`, decided at
+ * its name as the parser decides it (docs/parity.md, undeclared-call): the model wrote a call to a
+ * tool that does not exist, which stays content. `form`: { lead, closes } — a regular expression
+ * (source) for the text before the name, and the strings that may end the name.
+ */
+export function namesUndeclared(after, form, names) {
+  const m = new RegExp(`^(?:${form.lead})`).exec(after);
+  if (!m) return false;
+  const rest = after.slice(m[0].length);
+  const ends = form.closes.map((x) => rest.indexOf(x)).filter((k) => k >= 0);
+  if (ends.length) return !names.includes(rest.slice(0, Math.min(...ends)));
+  return !names.some((n) => n.startsWith(rest));
+}
+
 /**
  * The verdict on `answer` ({ finishReason, toolCalls, incomplete, completionTokens, endedByModel,
  * text }) for `request` ({ tools, toolChoice, parallel, maxTokens, trigger? }; `trigger`: the
@@ -70,8 +92,13 @@ export function answerVerdict(answer, request) {
       problems.push("text before the first call although the tool choice requires the call to open the answer");
     const o = request.opening, content = answer.content ?? "";
     // Under "none" no call structure exists: any text is content, call-like JSON included.
-    if (o && c !== "none" && (o.atStart ? content.trimStart().startsWith(o.text) : content.includes(o.text)))
-      problems.push(`the content opens a call (${JSON.stringify(o.text)}) that was not read as one: a call to an undeclared tool, or markup the parser could not read`);
+    if (o && c !== "none") {
+      const names = typeof c === "object" ? [c.function.name] : request.tools.map(nameOf);
+      const starts = o.atStart ? [content.length - content.trimStart().length] : occurrences(content, o.text);
+      const unread = starts.filter((i) => content.startsWith(o.text, i) && !(o.name && namesUndeclared(content.slice(i + o.text.length), o.name, names)));
+      if (unread.length)
+        problems.push(`the content opens a call (${JSON.stringify(o.text)}) that was not read as one: markup the parser could not read, not a call to an undeclared tool`);
+    }
     if (request.callsAlone && calls.length > 0 && (answer.content ?? "").trim() !== "")
       problems.push("text beside the calls although the dialect's answer is its JSON object alone");
     if (request.parallel === false && calls.length > 1) problems.push(`${calls.length} calls although parallel calls are off`);

@@ -1,5 +1,6 @@
 // Types of real-suite.mjs (for the TypeScript tests that import it).
 import type { RealCase } from "./real-cases.mjs";
+import type { NameForm } from "./real-answers.mjs";
 
 export interface SuiteLib {
   generate: (...args: any[]) => Promise<any>;
@@ -41,3 +42,5 @@ export function firstDifference(a: readonly number[], b: readonly number[]): num
 export function runSuite(lib: SuiteLib, model: unknown, cases: RealCase[], settings: SuiteSettings): Promise<SuiteResult>;
 export function summarize(records: CaseRecord[], differences: Difference[]): SuiteSummary;
 export function formatSummary(name: string, result: SuiteResult): string;
+/** Where the dialect (a DialectSpec) opens a call and how its name follows, for the verdict. */
+export function callOpening(spec: any, trigger: string | undefined): { text: string; atStart: boolean; name?: NameForm } | undefined;

@@ -20,10 +20,33 @@ function countableTrigger(lib, dialect) {
   return t === "{" ? undefined : t;
 }
 
+const escape = (x) => x.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+/**
+ * How a call's name follows the dialect's opening, as the verdict reads it (namesUndeclared): the
+ * opening glue after the trigger, for JSON calls the object's head up to the name's quote (a bare
+ * call's "{" is its opening). Calls in
+ * a section (the opening is the section's) and names without a close get none.
+ */
+function nameForm(spec) {
+  const f = spec.call;
+  if (spec.section || !f.open) return undefined;
+  const glue = f.open.slice(f.open.findIndex((p) => typeof p === "string") + 1)
+    .map((p) => (typeof p === "string" ? escape(p) : `(?:${escape(p.optional)})?`)).join("");
+  const ws = "[ \\t\\n\\r]*";
+  // A bare call's opening is its "{" itself.
+  if (f.kind === "json") return { lead: `${glue}${spec.callOpensAnswer ? "" : "\\{"}${ws}${escape(JSON.stringify(f.nameKey))}${ws}:${ws}"`, closes: ['"', "\\"] };
+  if ((f.kind === "xml" && f.nameClose !== null) || f.kind === "named")
+    return { lead: glue, closes: [f.nameClose, ...(typeof f.id === "object" ? [f.id.open] : [])] };
+  return undefined;
+}
+
 /** Where the dialect opens a call, for the verdict: its trigger anywhere, or a bare call's "{" at the start. */
-function callOpening(spec, trigger) {
-  if (spec?.callOpensAnswer && spec.call.kind === "json") return { text: "{", atStart: true };
-  return trigger === undefined || spec?.call.kind === "envelope" ? undefined : { text: trigger, atStart: false };
+export function callOpening(spec, trigger) {
+  const name = spec ? nameForm(spec) : undefined;
+  const withName = name ? { name } : {};
+  if (spec?.callOpensAnswer && spec.call.kind === "json") return { text: "{", atStart: true, ...withName };
+  return trigger === undefined || spec?.call.kind === "envelope" ? undefined : { text: trigger, atStart: false, ...withName };
 }
 
 /** Index of the first token where `a` and `b` differ (-1: the same). */

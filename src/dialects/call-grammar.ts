@@ -1,7 +1,7 @@
 // A call's grammar, from just after its trigger to its end, for every call format: XML parameters,
 // JSON call objects, named JSON calls and Python calls; values from the tool's JSON schema. The
 // answer around the calls is src/dialects/grammar.ts (and harmony.ts, envelope.ts).
-import { alt, charClass, jsonSchema, literal, marker, optional, perm, plus, seq, until } from "../grammar/builders.js";
+import { alt, charClass, jsonSchema, literal, marker, optional, perm, plus, seq, spelled, until } from "../grammar/builders.js";
 import type { GrammarNode } from "../grammar/ir.js";
 import type { DialectSpec, Glue, JsonCallFormat, XmlCallFormat } from "./spec.js";
 import { afterTrigger } from "./spec.js";
@@ -85,7 +85,7 @@ function xmlCall(f: XmlCallFormat, tool: ToolDef, maxValueLength?: number): Gram
     required: required.has(k),
   }));
   // Without a name close, what follows the name (a parameter or the call's close) ends it.
-  return seq(literal(tool.name), f.nameClose === null ? seq() : literal(f.nameClose), perm(params));
+  return seq(spelled(tool.name), f.nameClose === null ? seq() : literal(f.nameClose), perm(params));
 }
 
 /** The call object: name first, then arguments (then the id where the dialect has one), any JSON whitespace between tokens. */
@@ -93,7 +93,7 @@ export function jsonCallObject(f: JsonCallFormat, tool: ToolDef, maxValueLength?
   const ws = jsonWs;
   const id = f.id ? seq(literal(","), ws, literal(JSON.stringify(f.id.key)), ws, literal(":"), ws, literal('"'), idChars(f.id.length), literal('"'), ws) : seq();
   return seq(
-    literal("{"), ws, literal(JSON.stringify(f.nameKey)), ws, literal(":"), ws, literal(JSON.stringify(tool.name)), ws, literal(","), ws,
+    literal("{"), ws, literal(JSON.stringify(f.nameKey)), ws, literal(":"), ws, spelled(JSON.stringify(tool.name)), ws, literal(","), ws,
     literal(JSON.stringify(f.argsKey)), ws, literal(":"), ws, schemaValue(tool.parameters, maxValueLength, "json", paramsPath(tool)), ws, id, literal("}"),
   );
 }
@@ -132,14 +132,53 @@ export function callAfterTrigger(spec: DialectSpec, tools: ToolDef[], maxValueLe
   if (f.kind === "harmony") throw new Error(`dialect ${spec.name}: harmony calls are messages; see buildHarmonyGrammar`);
   const bodies = tools.map((t) => {
     if (f.kind === "json") return seq(jsonCallObject(f, t, maxValueLength), glue(f.close));
-    if (f.kind === "python") return seq(literal(t.name), pythonArguments(t, maxValueLength));
+    if (f.kind === "python") return seq(spelled(t.name), pythonArguments(t, maxValueLength));
     if (f.kind === "envelope") throw new Error(`dialect ${spec.name}: an envelope holds its calls; see buildEnvelopeGrammar`);
     if (f.kind === "named") {
       const id = typeof f.id === "object" ? optional(seq(marker(f.id.open), idChars(f.id.length))) : seq();
-      return seq(literal(t.name), id, marker(f.nameClose), f.index ? plus(charClass(["0-9"])) : seq(), glue(f.argsOpen ?? []), jsonArguments(t, maxValueLength), glue(f.close));
+      return seq(spelled(t.name), id, marker(f.nameClose), f.index ? plus(charClass(["0-9"])) : seq(), glue(f.argsOpen ?? []), jsonArguments(t, maxValueLength), glue(f.close));
     }
     const body = xmlCall(f, t, maxValueLength);
     return withScope || !f.scopeCloseOptionalAtEnd ? seq(body, glue(f.close)) : seq(body, glue(splitScope(f.close)[0]));
   });
   return seq(glue(afterTrigger(f.open)), alt(...bodies));
+}
+
+/**
+ * Strings that follow `words` (a prefix-free set) and leave them at their last character: s + c
+ * with s a proper prefix of a word and s + c a prefix of none; c from every character but those
+ * in `outside` (the names' forbidden characters). One character per lexeme, as the calls spell
+ * their names (builders' `spelled`).
+ */
+function departure(words: string[], outside: Array<[number, number] | string>): GrammarNode {
+  const branch = (prefix: string): GrammarNode => {
+    const next = new Set<string>();
+    for (const w of words) if (w.length > prefix.length && w.startsWith(prefix)) next.add(String.fromCodePoint(w.codePointAt(prefix.length)!));
+    const onward = [...next].filter((c) => !words.includes(prefix + c)).map((c) => seq(literal(c), branch(prefix + c)));
+    return alt(charClass([...outside, ...next], true), ...onward);
+  };
+  return branch("");
+}
+
+/**
+ * A call the parser takes for text, from just after the trigger to the character that decides it:
+ * the call written as the grammar writes one up to its name, and the name leaving every name the
+ * call may have (src/parser/calls.ts readName, json-call.ts readHead). What follows is content.
+ * Undefined where the grammar has no such path: calls in a section (where the parser decides a
+ * refused first call makes the opener content), a name without a close, Python and envelope calls.
+ */
+export function refusedCall(spec: DialectSpec, tools: ToolDef[]): GrammarNode | undefined {
+  const f = spec.call;
+  if (spec.section) return undefined;
+  const names = tools.map((t) => t.name);
+  if (f.kind === "json") {
+    // The name as the head reader takes it: no quote, backslash or control character inside.
+    const head = seq(literal("{"), jsonWs, literal(JSON.stringify(f.nameKey)), jsonWs, literal(":"), jsonWs, literal('"'));
+    return seq(glue(afterTrigger(f.open)), head, departure(names.map((n) => `${n}"`), ["\\", [0, 0x1f]]));
+  }
+  if ((f.kind === "xml" && f.nameClose !== null) || f.kind === "named") {
+    const closes = f.kind === "named" && typeof f.id === "object" ? [f.nameClose, f.id.open] : [f.nameClose!];
+    return seq(glue(afterTrigger(f.open)), departure(names.flatMap((n) => closes.map((c) => n + c)), []));
+  }
+  return undefined;
 }

@@ -36,13 +36,18 @@ const anyText = star(charClass([[0, 0x10ffff]]));
 
 /**
  * A call that opens the answer (after whitespace), then `after`: by default any text, which is
- * content, as after the last call of other dialects. Content alone is any text whose first
- * character after whitespace is not "{": under toolChoice auto the two cannot be confused.
+ * content, as after the last call of other dialects. Content alone is any text whose first character after whitespace
+ * is not "{", or a call the parser takes for text (`refused`: its name is none the call may have):
+ * under toolChoice auto the two cannot be confused.
  */
-export function answerCall(o: ResolvedOptions, call: GrammarNode, after: GrammarNode = anyText): GrammarNode {
+export function answerCall(o: ResolvedOptions, call: GrammarNode, after: GrammarNode = anyText, refused?: GrammarNode): GrammarNode {
   const calls = seq(jsonWs, call, after);
   if (o.toolChoice !== "auto") return calls;
   // Content: its first character after whitespace is not "{", or more whitespace leads it than a call may have.
-  const content = alt(seq(jsonWs, optional(seq(charClass([...WS, "{"], true), anyText))), seq(repeat(charClass(WS), JSON_WS_MAX + 1, JSON_WS_MAX + 1), anyText));
+  const content = alt(
+    seq(jsonWs, optional(seq(charClass([...WS, "{"], true), anyText))),
+    seq(repeat(charClass(WS), JSON_WS_MAX + 1, JSON_WS_MAX + 1), anyText),
+    ...(refused === undefined ? [] : [seq(jsonWs, refused, anyText)]),
+  );
   return alt(content, calls);
 }

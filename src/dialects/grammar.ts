@@ -8,7 +8,7 @@ import { resolveOptions } from "./options.js";
 import type { DialectSpec } from "./spec.js";
 import { callTriggerOf, triggerOf } from "./spec.js";
 import { answerCall, arraySection, toFirstCall } from "./grammar-forms.js";
-import { callAfterTrigger, glue, splitScope } from "./call-grammar.js";
+import { callAfterTrigger, glue, refusedCall, splitScope } from "./call-grammar.js";
 import { SCHEMA_LIMITS, limitError } from "../grammar/schema-limits.js";
 const anyText: GrammarNode = star(charClass([[0, 0x10ffff]]));
 
@@ -34,8 +34,10 @@ export function buildToolGrammar(options: DialectOptions): Grammar {
     answer = anyText;
   } else {
     // Text may stand between and after calls (the parser keeps it), and before the first one
-    // under toolChoice auto (toFirstCall); a trigger always starts a declared call.
-    if (spec.callOpensAnswer) return withThought(spec, o, answerCall(o, callAfterTrigger(spec, tools, o.maxValueLength)), rules);
+    // under toolChoice auto (toFirstCall); a trigger starts a declared call, or a call the parser
+    // takes for text because its name is none the call may have (refusedCall), which is content.
+    const refused = refusedCall(spec, tools);
+    if (spec.callOpensAnswer) return withThought(spec, o, answerCall(o, callAfterTrigger(spec, tools, o.maxValueLength), undefined, refused), rules);
     if (spec.section?.arrayOpen) {
       const section = seq(arraySection(o, rule("tool-call", callAfterTrigger(spec, tools, o.maxValueLength))), text(trigger, { marker: true }));
       return withThought(spec, o, o.toolChoice === "auto" ? alt(text(trigger, { marker: true }), section) : section, rules);
@@ -49,19 +51,26 @@ export function buildToolGrammar(options: DialectOptions): Grammar {
       answer = o.toolChoice === "auto" ? alt(text(trigger, { marker: true }), sectioned) : sectioned;
       return withThought(spec, o, answer, rules);
     }
+    // Content: text in which every trigger starts a refused call. After the one call parallel calls
+    // off allow, no trigger: a model opening a second call would have every declared name refused.
+    const gap = refused === undefined ? seq() : rule("refused-calls", star(seq(until(trigger, { marker: true }), refused)));
+    const toCall = seq(gap, until(trigger, { marker: true }));
+    const textOnly = seq(gap, text(trigger, { marker: true }));
+    const rest = o.parallelToolCalls ? textOnly : text(trigger, { marker: true });
+    const first = o.toolChoice === "auto" ? toCall : toFirstCall(o, trigger);
     let calls: GrammarNode;
     if (spec.call.kind === "xml" && spec.call.scopeCloseOptionalAtEnd) {
       // The last call's scope close may be missing, but only when the output ends there.
       const open = rule("tool-call", callAfterTrigger(spec, tools, o.maxValueLength, false));
       const scope = glue(splitScope(spec.call.close)[1]);
-      const more = seq(scope, until(trigger, { marker: true }), open);
-      calls = seq(toFirstCall(o, trigger), open, o.parallelToolCalls ? star(more) : seq(), optional(seq(scope, text(trigger, { marker: true }))));
+      const more = seq(scope, toCall, open);
+      calls = seq(first, open, o.parallelToolCalls ? star(more) : seq(), optional(seq(scope, rest)));
     } else {
       const call = rule("tool-call", callAfterTrigger(spec, tools, o.maxValueLength));
-      const more = seq(until(trigger, { marker: true }), call);
-      calls = seq(toFirstCall(o, trigger), call, o.parallelToolCalls ? star(more) : seq(), text(trigger, { marker: true }));
+      const more = seq(toCall, call);
+      calls = seq(first, call, o.parallelToolCalls ? star(more) : seq(), rest);
     }
-    answer = o.toolChoice === "auto" ? alt(text(trigger, { marker: true }), calls) : calls;
+    answer = o.toolChoice === "auto" ? alt(textOnly, calls) : calls;
   }
   return withThought(spec, o, answer, rules);
 }

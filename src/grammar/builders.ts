@@ -8,6 +8,12 @@ export const literal = (text: string): LiteralNode => ({ type: "literal", text }
 /** A protocol marker: its special token where the vocabulary has one, else its text. */
 export const marker = (text: string): LiteralNode => ({ type: "literal", text, marker: true });
 export const seq = (...items: GrammarNode[]): SeqNode => ({ type: "seq", items });
+/**
+ * `text` one character at a time: literal(text)'s language. Exported for a lexer-based engine
+ * (llguidance's greedy lexer), each character is its own lexeme, so a path that spells a prefix of
+ * `text` and then leaves it (a name no tool has) is not hidden behind one longer lexeme.
+ */
+export const spelled = (text: string): SeqNode => seq(...Array.from(text, literal));
 export const alt = (...items: GrammarNode[]): AltNode => ({ type: "alt", items });
 export const repeat = (item: GrammarNode, min: number, max: number | null): RepeatNode => ({ type: "repeat", item, min, max });
 export const optional = (item: GrammarNode): RepeatNode => repeat(item, 0, 1);

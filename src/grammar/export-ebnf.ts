@@ -69,6 +69,11 @@ export interface ToEbnfOptions {
    * build) needs, which 0.2.8 would read as other code points. Byte classes >= 0x80 then throw.
    */
   codePointClasses?: boolean;
+  /**
+   * Adjacent plain literals of a sequence (a name `spelled` one character at a time) written as one
+   * string. Default true; toLark passes false, as each literal is a lexeme for llguidance there.
+   */
+  joinLiterals?: boolean;
 }
 
 export class EbnfExportError extends Error {
@@ -202,6 +207,19 @@ class Exporter {
           parts.push(loop);
           return join();
         }
+      }
+      if (it.type === "literal" && !it.marker && (this.opts.joinLiterals ?? true)) {
+        let j = i, text = "";
+        for (; j < items.length; j++) {
+          const x = items[j]!;
+          if (x.type !== "literal" || x.marker) break;
+          text += x.text;
+        }
+        const e = this.literal(text, ip);
+        if (e === EMPTY) return EMPTY;
+        if (e !== '""') parts.push(e);
+        i = j - 1;
+        continue;
       }
       const e = this.expr(it, ip);
       if (e === EMPTY) return EMPTY;

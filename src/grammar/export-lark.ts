@@ -24,7 +24,7 @@ export type ToLarkOptions = Pick<ToEbnfOptions, "maxPermItems" | "maxUntilStates
  */
 export function toLark(grammar: GrammarInput, vocabulary?: Vocabulary, opts: ToLarkOptions = {}): string {
   const g: Grammar = vocabulary ? resolveForVocabulary(grammar, vocabulary) : lowerJsonSchemas(asGrammar(grammar));
-  return gbnfToLark(toEbnf(g, { ...opts, dialect: "gbnf", ...(vocabulary ? { wholeTokens: wholeTokenTexts(vocabulary) } : {}) }));
+  return gbnfToLark(toEbnf(g, { ...opts, dialect: "gbnf", joinLiterals: false, ...(vocabulary ? { wholeTokens: wholeTokenTexts(vocabulary) } : {}) }));
 }
 
 /**

@@ -99,7 +99,7 @@ function headPatterns(nameKey: string): { whole: RegExp; partial: RegExp } {
  * is no head as the grammar writes one (another key first, an escape in the name, more
  * whitespace), which only the whole object can tell.
  */
-function readHead(text: Text, i: number, f: JsonCallFormat, o: ResolvedOptions, final: boolean, memo: CallMemo): { tool: ToolDef } | "refused" | "need" | "unnamed" {
+function readHead(text: Text, i: number, f: JsonCallFormat, o: ResolvedOptions, memo: CallMemo): { tool: ToolDef } | "refused" | "need" | "unnamed" {
   if (memo.head) return memo.head;
   const { whole, partial } = headPatterns(f.nameKey);
   const size = 3 + 3 * JSON_WS_MAX + JSON.stringify(f.nameKey).length + maxNameLength(o) + 2;
@@ -116,8 +116,8 @@ function readHead(text: Text, i: number, f: JsonCallFormat, o: ResolvedOptions, 
     if (keyClosed ? key === f.nameKey : f.nameKey.startsWith(key)) {
       // It may still name a declared tool: wait (at the end: a call cut before its name).
       if (name === undefined || o.tools.some((t) => t.name.startsWith(name))) return "need";
-      // A name no tool has: refused if it closes within the window, unnamed if not; wait to know.
-      if (!final && window.length < size) return "need";
+      // The name has left every declared one: decided here, as the grammar decides it (refusedCall).
+      return (memo.head = "refused");
     }
   }
   return (memo.head = "unnamed");
@@ -132,7 +132,7 @@ export function scanJson(text: Text, start: number, o: ResolvedOptions, final: b
   if (i === FAIL || (i < text.length && text.charAt(i) !== "{")) return { status: "refused", args };
   if (i >= text.length) return { status: "need", args, cutAt: "the call object" };
   // The name is decided as soon as it is complete, before the arguments arrive.
-  const head = readHead(text, i, f, o, final, memo);
+  const head = readHead(text, i, f, o, memo);
   if (head === "refused") return { status: "refused", args };
   if (head === "need") return { status: "need", args, cutAt: "the call object" };
   let t: ToolDef, body: { end: number; value: Json | undefined } | undefined;

@@ -3,9 +3,10 @@
 // here on the random-weight test model's Qwen3 vocabulary with hand-written Hermes answers.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { endedByModel, replayThroughMask } from "../../src/bench/overconstraint.js";
-import { loadModel, type LlamaModel } from "../../src/index.js";
+import { getDialect, loadModel, type LlamaModel } from "../../src/index.js";
 import { answerVerdict, cutProblem, type RequestView } from "../../scripts/lib/real-answers.mjs";
 import { TOOLS } from "../../scripts/lib/real-cases.mjs";
+import { callOpening } from "../../scripts/lib/real-suite.mjs";
 import { IM_END } from "../support/generation-checks.js";
 import { testModelPath } from "../support/test-model.js";
 
@@ -40,16 +41,27 @@ describe("answerVerdict (ajv against the request's schemas)", () => {
     expect(problems(envelope, { ...request("auto"), callsAlone: true })).toEqual(["text beside the calls although the dialect's answer is its JSON object alone"]);
     expect(problems({ ...envelope, content: "\n" }, { ...request("auto"), callsAlone: true })).toEqual([]);
     // Qwen2.5-Coder's unmasked answer to "Tell me a short joke." (bench/results/models-real.json #48):
-    // a bare call to a tool nobody declared, which the parser leaves as content.
+    // a bare call to a tool nobody declared, which the parser leaves as content: the model's text,
+    // not markup the parser failed to read. A bare JSON object that is no call is such markup.
+    const bare = callOpening(getDialect("qwen2.5-coder"), undefined)!;
+    const tagged = callOpening(getDialect("hermes"), "<tool_call>")!;
+    const unread = /the content opens a call \("\{"\) that was not read as one: markup the parser could not read/;
     const joke = '{"name": "Short Joke", "arguments": {"short joke": "Why did the tomato turn red?"}}';
-    const undeclared = /the content opens a call \("\{"\) that was not read as one: a call to an undeclared tool/;
-    expect(problems(finished([], { text: joke, content: joke }), { ...request("auto"), opening: { text: "{", atStart: true } })[0]).toMatch(undeclared);
-    expect(problems(finished([], { text: `\n${joke}`, content: `\n${joke}` }), { ...request("auto"), opening: { text: "{", atStart: true } })[0]).toMatch(undeclared);
-    expect(problems(finished([], { text: "Use {x}.", content: "Use {x}." }), { ...request("auto"), opening: { text: "{", atStart: true } })).toEqual([]);
-    expect(problems(finished([], { text: joke, content: joke }), { ...request("none"), opening: { text: "{", atStart: true } })).toEqual([]);  // no call structure under none
-    const tagged = '<tool_call>\n{"name": "rm", "arguments": {}}\n</tool_call>';
-    expect(problems(finished([], { text: `Sure. ${tagged}`, content: `Sure. ${tagged}` }), { ...request("auto"), opening: { text: "<tool_call>", atStart: false } })[0]).toMatch(/opens a call \("<tool_call>"\)/);
-    expect(problems(finished([], { text: "Sure.", content: "Sure." }), { ...request("auto"), opening: { text: "<tool_call>", atStart: false } })).toEqual([]);
+    expect(problems(finished([], { text: joke, content: joke }), { ...request("auto"), opening: bare })).toEqual([]);
+    expect(problems(finished([], { text: `\n${joke}`, content: `\n${joke}` }), { ...request("auto"), opening: bare })).toEqual([]);
+    for (const markup of ['{"city": "Paris"}', '\n{"name": "get_weather", "arguments": {"city": 3}}', '{"name": "get_weather"'])
+      expect(problems(finished([], { text: markup, content: markup }), { ...request("auto"), opening: bare })[0], markup).toMatch(unread);
+    // A name the tool choice does not allow is another tool's: content too.
+    const other = '{"name": "create_user", "arguments": {}}';
+    expect(problems(finished([], { text: other, content: other }), { ...request({ type: "function", function: { name: "get_weather" } }), opening: bare }))
+      .toEqual(["finished without a call although the tool choice requires one"]);
+    expect(problems(finished([], { text: "Use {x}.", content: "Use {x}." }), { ...request("auto"), opening: bare })).toEqual([]);
+    expect(problems(finished([], { text: '{"city": "Paris"}', content: '{"city": "Paris"}' }), { ...request("none"), opening: bare })).toEqual([]);  // no call structure under none
+    const rm = 'Sure. <tool_call>\n{"name": "rm", "arguments": {}}\n</tool_call>';
+    expect(problems(finished([], { text: rm, content: rm }), { ...request("auto"), opening: tagged })).toEqual([]);
+    const broken = 'Sure. <tool_call>\nget_weather(city="Paris")</tool_call>';
+    expect(problems(finished([], { text: broken, content: broken }), { ...request("auto"), opening: tagged })[0]).toMatch(/opens a call \("<tool_call>"\)/);
+    expect(problems(finished([], { text: "Sure.", content: "Sure." }), { ...request("auto"), opening: tagged })).toEqual([]);
     expect(problems(finished([call("get_weather", { city: "A" }), call("get_weather", { city: "B" })]), request("auto", false))).toEqual(["2 calls although parallel calls are off"]);
     expect(problems(finished([], { incomplete: [{ kind: "invalid", reason: "bad" }] }))).toEqual(["finished with an incomplete call (invalid: bad)"]);
     expect(problems(finished([call("get_weather", { city: "A" })], { finishReason: "stop" }))).toEqual(["finish_reason stop, expected tool_calls"]);
@@ -87,7 +99,9 @@ describe("replayThroughMask (the over-constraint check)", () => {
 
   it("refuses the first token an invalid answer takes outside the grammar, and says where", async () => {
     const undeclared = await tokens('<tool_call>\n{"name": "get_time", "arguments": {}}\n</tool_call>');
-    const r = await replayThroughMask(model, options, undeclared);
+    // Under auto a call to an undeclared tool is text (the parser's reading); a required call must name a declared tool.
+    expect(await replayThroughMask(model, options, undeclared)).toMatchObject({ refused: null, complete: true });
+    const r = await replayThroughMask(model, { ...options, toolChoice: "required" }, undeclared);
     expect(r.refused).not.toBeNull();
     expect(r.refused!.textBefore).toMatch(/^<tool_call>\n\{"name": "get_?$/);  // the token that leaves "get_weather" (tokenization decides where)
     expect(r.accepted).toBe(r.refused!.index);

@@ -4,6 +4,9 @@
 import type { GrammarMatcher, ParseResult, ParserOptions, ToolCall } from "../../src/index.js";
 import { getDialect, parseToolCalls } from "../../src/index.js";
 import { triggerOf } from "../../src/dialects/spec.js";
+import { refusedCall } from "../../src/dialects/call-grammar.js";
+import { normalizeTools } from "../../src/dialects/tools.js";
+import { writeCall } from "../../scripts/lib/dialect-writer.mjs";
 import { FILE_TOOLS as FILE, TYPED_TOOLS as TYPED } from "./tools.js";
 
 export interface WalkConfig {
@@ -11,6 +14,20 @@ export interface WalkConfig {
   options: ParserOptions & { maxValueLength: number };
   /** Share of the dialect's walks: typed tools explore far more states per walk, so they get fewer. */
   weight: number;
+  /**
+   * The declared tool whose call the walk begins with, name written. Where a name may also leave
+   * every declared one (the call is then text: refusedCall), a walk from the trigger alone would
+   * almost always leave, so the walks of calls start past the name.
+   */
+  startName?: string;
+  /** The walk may end without a call (under auto, from the trigger: a call with another name is text). */
+  noCallsOk?: boolean;
+}
+
+/** Whether the dialect's grammar lets a call with an undeclared name stand as text. */
+export function hasRefusedPath(dialect: string): boolean {
+  const spec = getDialect(dialect);
+  return refusedCall(spec, normalizeTools(FILE, spec)) !== undefined;
 }
 
 /** Every string schema capped at 12 characters, so JSON string values close and walks finish. */
@@ -28,10 +45,12 @@ export function walkConfigs(dialect: string): WalkConfig[] {
   const base = { dialect, maxValueLength: 12 };  // small raw values close, so walks finish
   const configs: WalkConfig[] = [
     { label: "file tools, required, one call", weight: 9, options: { ...base, tools: FILE_TOOLS, toolChoice: "required", parallelToolCalls: false } },
-    { label: "file tools, auto, parallel", weight: 9, options: { ...base, tools: FILE_TOOLS, toolChoice: "auto", parallelToolCalls: true } },
+    { label: "file tools, auto, parallel", weight: 9, options: { ...base, tools: FILE_TOOLS, toolChoice: "auto", parallelToolCalls: true }, ...(hasRefusedPath(dialect) ? { startName: "read" } : {}) },
     { label: "file tools, named edit", weight: 9, options: { ...base, tools: FILE_TOOLS, toolChoice: { type: "function", function: { name: "edit" } }, parallelToolCalls: false } },
     { label: "typed tools, required, parallel", weight: 4, options: { ...base, tools: TYPED_TOOLS, toolChoice: "required", parallelToolCalls: true } },
   ];
+  if (hasRefusedPath(dialect))
+    configs.push({ label: "file tools, auto, undeclared names", weight: 9, options: { ...base, tools: FILE_TOOLS, toolChoice: "auto", parallelToolCalls: true }, noCallsOk: true });
   if (getDialect(dialect).reasoning)
     configs.push({ label: "file tools, reasoning, required, parallel", weight: 9, options: { ...base, tools: FILE_TOOLS, toolChoice: "required", parallelToolCalls: true, reasoning: true } });
   return configs;
@@ -41,8 +60,9 @@ export function walkConfigs(dialect: string): WalkConfig[] {
  * Where a walk starts: free content is text a random walk would wander in forever, so the
  * walk starts at the dialect's trigger, as a model that calls does; a thought first when on.
  */
-export function walkStart(o: ParserOptions): string {
+export function walkStart(o: ParserOptions, startName?: string): string {
   const spec = getDialect(o.dialect as string);
+  if (startName !== undefined) return declaredHeads(spec, [startName])[0]!;
   // After a thought: a newline, or in harmony the next message's start.
   const next = spec.call.kind === "harmony" ? spec.call.messageStart.map((g) => (typeof g === "string" ? g : g.optional)).join("") : "\n";
   const thought = o.reasoning && spec.reasoning ? `${spec.reasoning.open}Check the file first.${spec.reasoning.close}${next}` : "";
@@ -66,9 +86,39 @@ export function prefixFrom(o: ParserOptions, start: string): number {
 const requiresCall = (o: ParserOptions) => o.toolChoice === "required" || typeof o.toolChoice === "object";
 const sameCall = (a: ToolCall, b: ToolCall) => a.function.name === b.function.name && a.function.arguments === b.function.arguments;
 
-/** What is wrong with a finished walk's output as a parse, or null. */
-export function checkComplete(text: string, o: ParserOptions, res: ParseResult): string | null {
+/**
+ * A call's text up to its name's close, as the dialect writer writes it (every optional glue, and
+ * none), for each of `names`: what the parser must take for a call wherever a call may stand.
+ */
+function declaredHeads(spec: ReturnType<typeof getDialect>, names: string[]): string[] {
+  const f = spec.call;
+  return names.flatMap((name) => [true, false].map((all) => {
+    const call = writeCall(spec, name, [], { take: () => all && f.kind !== "named" });
+    const close = f.kind === "json" ? JSON.stringify(name) : name + ("nameClose" in f && f.nameClose !== null ? f.nameClose : "");
+    return call.slice(0, call.indexOf(close) + close.length);
+  }));
+}
+
+/** Where content holds the head of a call of a tool the call may name (a call the parser did not take), or null. */
+function declaredHeadInContent(o: ParserOptions, res: ParseResult): string | null {
+  const spec = getDialect(o.dialect as string);
+  if (!hasRefusedPath(spec.name)) return null;
+  const content = res.content ?? "";
+  const names = typeof o.toolChoice === "object" ? [o.toolChoice.function.name] : (o.tools as typeof FILE).map((t) => t.function.name);
+  for (const head of declaredHeads(spec, names)) {
+    // Where the call opens the answer, only the answer's start is a call's place.
+    const at = spec.callOpensAnswer ? (content.trimStart().startsWith(head) ? 0 : -1) : content.indexOf(head);
+    if (at >= 0) return `content holds a declared call's head ${JSON.stringify(head)} at ${at}`;
+  }
+  return null;
+}
+
+/** What is wrong with a finished walk's output as a parse, or null; `noCallsOk`: an answer without calls may be right. */
+export function checkComplete(text: string, o: ParserOptions, res: ParseResult, noCallsOk = false): string | null {
   if (res.incomplete.length) return `incomplete: ${JSON.stringify(res.incomplete)}`;
+  const lost = declaredHeadInContent(o, res);
+  if (lost) return lost;
+  if (res.toolCalls.length === 0 && noCallsOk && o.toolChoice === "auto") return res.finishReason === "stop" ? null : `no calls, finishReason ${res.finishReason}`;
   if (res.toolCalls.length === 0) return "no calls";
   if (o.parallelToolCalls === false && res.toolCalls.length > 1) return `${res.toolCalls.length} calls with parallelToolCalls false`;
   if (res.finishReason !== "tool_calls") return `finishReason ${res.finishReason}`;

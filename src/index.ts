@@ -29,4 +29,5 @@ export { ContextLengthError } from "./engine/errors.js";
 export { ChatTemplateError } from "./templates/render.js";
 export { runAgent, serializeHistory, parseHistory, isTruncatedFinish } from "./agent/index.js";
 export type { RunAgentOptions, AgentResult, AgentStatus, AgentMessage, AgentTool, AgentToolCall, ToolContext, AgentClient, HttpAgentClient, LocalAgentClient, AgentGenerateOptions, AgentUsage, AgentTurn, AgentError, ReasoningEffort } from "./agent/index.js";
-export { startServer, type ServerOptions, type ToolmaskServer } from "./server/index.js";
+export { startServer } from "./server/start-lazy.js";
+export type { ServerOptions, ToolmaskServer } from "./server/index.js";

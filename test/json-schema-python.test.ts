@@ -9,7 +9,7 @@ import fc from "fast-check";
 import { jsonSchemaToIR, lowerJsonSchemas } from "../src/grammar/json-schema.js";
 import { jsonSchema, literal, seq } from "../src/grammar/builders.js";
 import type { GrammarNode, JsonSchemaOptions } from "../src/grammar/ir.js";
-import { pyFloat } from "../src/grammar/json-syntax.js";
+import { pyFloat, pyRepr as pyStr } from "../src/grammar/python-repr.js";
 import { readPythonLiteral } from "../src/parser/python-literal.js";
 import { grammarAccepts } from "../src/parser/validate.js";
 import { PROPERTY_SCHEMAS, irAccepts, makeValidator, type CaseStats } from "./json-schema-cases.js";
@@ -208,8 +208,19 @@ print(json.dumps(out))`, texts) as Array<string | null>;
 
   it("str() spellings: floats and nested values print as Python prints them", () => {
     const floats = [2.5, 0.25, 1e-5, 1e16, 1e15, 123456789.125, 1.5e300, -0.001, 0.0001, 5e-324, 1.7976931348623157e308, 0, 100, 1e22];
+    // Random doubles over the whole range, by their bits (seeded: the same every run).
+    let seed = 7;
+    const next = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0);
+    const bits = new DataView(new ArrayBuffer(8));
+    for (let i = 0; i < 300; i++) {
+      bits.setUint32(0, next()); bits.setUint32(4, next());
+      const x = bits.getFloat64(0);
+      if (Number.isFinite(x)) floats.push(x);
+    }
+    for (let i = 0; i < 100; i++) floats.push((next() % 2_000_000) / 1000 - 1000);
     expect(floats.map(pyFloat)).toEqual(python("import json,sys; print(json.dumps([repr(float(x)) for x in json.load(sys.stdin)]))", floats));
-    const values = [{ lang: "ts", deep: { n: [1, 2] } }, ["a", "it's", 'say "hi"', "both ' \""], [true, false, null], "tab\tnl\n\\", ""];
-    expect(values.map((v) => pyRepr(v))).toEqual(python("import json,sys; print(json.dumps([str(v) if not isinstance(v, str) else repr(v) for v in json.load(sys.stdin)]))", values));
+    const values = [{ lang: "ts", deep: { n: [1, 2] } }, ["a", "it's", 'say "hi"', "both ' \""], [true, false, null], "tab\tnl\n\\", "",
+      "nbsp\u00a0 soft\u00ad zwj\u200d ls\u2028 del\u007f c1\u0085 private\ue000 e\u0301 😀 \u{10ffff}", { "k\u0000": [2.5, 1e-7, 1e300, 12] }];
+    expect(values.map((v) => pyStr(v))).toEqual(python("import json,sys; print(json.dumps([str(v) if not isinstance(v, str) else repr(v) for v in json.load(sys.stdin)]))", values));
   });
 });

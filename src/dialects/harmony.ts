@@ -1,6 +1,6 @@
 // Interpreter 1 for harmony (gpt-oss): the grammar of a turn's messages. The parser that reads
 // the same messages is src/parser/harmony.ts; the decisions are in src/dialects/gpt-oss.ts.
-import { alt, charClass, literal, marker, optional, seq, star, text, until } from "../grammar/builders.js";
+import { alt, anyText, charClass, literal, marker, optional, seq, star, text, until } from "../grammar/builders.js";
 import type { Grammar, GrammarNode } from "../grammar/ir.js";
 import type { ResolvedOptions } from "./options.js";
 import type { Glue, HarmonyCallFormat } from "./spec.js";
@@ -22,11 +22,9 @@ function bodyToEnd(f: HarmonyCallFormat, name: string): GrammarNode {
   return seq(channel(f, name), marker(f.message), until(f.end, { marker: true }));
 }
 
-const anyText: GrammarNode = star(charClass([[0, 0x10ffff]]));
-
 /** The final message: the answer's text, then `<|return|>` or `<|end|>` (and any text), or the output ends. */
 function finalMessage(f: HarmonyCallFormat): GrammarNode {
-  return seq(channel(f, f.channels.final), marker(f.message), text(f.end, { marker: true }), optional(seq(alt(marker(f.finalEnd), marker(f.end)), anyText)));
+  return seq(channel(f, f.channels.final), marker(f.message), text(f.end, { marker: true }), optional(seq(alt(marker(f.finalEnd), marker(f.end)), anyText())));
 }
 
 /** A call message without its `<|call|>`: the recipient before or after the channel, then the arguments. */
@@ -53,7 +51,7 @@ export function buildHarmonyGrammar(o: ResolvedOptions): Grammar {
     const call = callMessage(f, o.tools, o.maxValueLength);
     // <|call|> ends the turn (it is the end of generation); text after it is content, as after
     // the calls of the other dialects. So a turn has one call, whatever parallelToolCalls says.
-    const calls = seq(call, optional(seq(marker(f.callEnd), anyText)));
+    const calls = seq(call, optional(seq(marker(f.callEnd), anyText())));
     answer = o.toolChoice === "auto" ? seq(lead, alt(finalMessage(f), calls)) : seq(lead, calls);
   }
   // "forced-open": the prompt opened the thought; the output starts inside it.

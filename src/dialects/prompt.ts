@@ -8,7 +8,7 @@
 // `{"tool_calls": [{"name", "arguments"}]}`, tool results user messages holding
 // `{"tool_response": {"tool", "content", "tool_call_id"}}`. Our example and past calls carry no
 // "id" (llama.cpp's example has `"id": "call_1___"`): the dialect's calls have none.
-import { pyRepr } from "../grammar/json-syntax.js";
+import { pyRepr } from "../grammar/python-repr.js";
 import type { ChatMessage, ChatToolCall } from "../templates/render.js";
 import type { DialectSpec } from "./spec.js";
 

@@ -24,6 +24,8 @@ export const charClass = (ranges: Array<[number, number] | string>, negated = fa
   ranges: ranges.map((r) => (typeof r === "string" ? toRange(r) : r)),
   ...(negated ? { negated } : {}),
 });
+/** Any text: every code point, any number of times. */
+export const anyText = (): RepeatNode => star(charClass([[0, 0x10ffff]]));
 export const byteClass = (ranges: Array<[number, number]>, negated = false): ByteClassNode => ({ type: "byteClass", ranges, ...(negated ? { negated } : {}) });
 export const until = (terminator: string, opts: { maxLength?: number; marker?: boolean } = {}): UntilNode => ({ type: "until", terminator, ...opts });
 export const text = (exclude: string, opts: { maxLength?: number; marker?: boolean } = {}): TextNode => ({ type: "text", exclude, ...opts });

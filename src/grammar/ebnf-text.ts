@@ -1,7 +1,7 @@
 // How EBNF/GBNF text spells things: quoted strings, escapes, classes (code point and XGrammar
 // 0.1.27 byte classes), parentheses where a postfix operator needs them, UTF-8 byte sequences.
 
-export type Ranges = Array<[number, number]>;
+import type { Ranges } from "./code-ranges.js";
 
 /** `e` if it can take a postfix operator as is, else `(e)`. */
 export function atomic(e: string): string {

@@ -35,8 +35,8 @@
 import type {
   TextNode, Grammar, GrammarNode, TokenNode, UntilNode, PermNode } from "./ir.js";
 import { collectRefs, indexWholeTokens, kmpStep } from "./ebnf-analysis.js";
-import { complement, intersect, MAX_CP, merge, sameRanges, subtract } from "./ebnf-ranges.js";
-import { asciiClass, atomic, byteClassText, classRange, quote, utf8Sequences, type Ranges } from "./ebnf-text.js";
+import { complement, intersect, MAX_CP, mergeRanges, sameRanges, subtract, type Ranges } from "./code-ranges.js";
+import { asciiClass, atomic, byteClassText, classRange, quote, utf8Sequences } from "./ebnf-text.js";
 
 export { utf8Sequences };
 
@@ -613,6 +613,6 @@ function normalize(ranges: Ranges, negated: boolean, max: number, path: string):
     if (!Array.isArray(r) || r.length !== 2 || !Number.isInteger(r[0]) || !Number.isInteger(r[1]) || r[0] < 0 || r[1] > max || r[0] > r[1])
       throw new EbnfExportError(`toEbnf: ${path}: range ${JSON.stringify(r)} must satisfy 0 <= lo <= hi <= ${max}`);
   }
-  const merged = merge(ranges);
+  const merged = mergeRanges(ranges);
   return negated ? complement(merged, max) : merged;
 }

@@ -1,9 +1,9 @@
 // Small IR builders for the JSON-schema lowering: flattened, literal-merged nodes, code point
 // ranges, and exact digit ranges (integer bounds, \uXXXX escapes).
+import { mergeRanges, type Ranges } from "./code-ranges.js";
 import type { GrammarNode } from "./ir.js";
 
 export type Node = GrammarNode;
-export type Ranges = Array<[number, number]>;
 
 export const lit = (text: string): Node => ({ type: "literal", text });
 export const cls = (ranges: Ranges, negated = false): Node =>
@@ -65,59 +65,6 @@ export function countNodes(n: Node): number {
     default: return 1;
   }
 }
-
-// ---------------------------------------------------------------------------------------------
-// Code point ranges
-
-export const MAX_CP = 0x10ffff;
-/** Code points a JSON string can hold in this grammar (no lone surrogates). */
-export const ENCODABLE: Ranges = [[0, 0xd7ff], [0xe000, MAX_CP]];
-
-export function mergeRanges(ranges: Ranges): Ranges {
-  const sorted = ranges.map(([a, b]): [number, number] => [a, b]).sort((x, y) => x[0] - y[0]);
-  const out: Ranges = [];
-  for (const r of sorted) {
-    const last = out[out.length - 1];
-    if (last && r[0] <= last[1] + 1) last[1] = Math.max(last[1], r[1]);
-    else out.push(r);
-  }
-  return out;
-}
-
-/** Ranges minus the given points. */
-export function subtractPoints(ranges: Ranges, points: Iterable<number>): Ranges {
-  const pts = [...new Set(points)].sort((a, b) => a - b);
-  const out: Ranges = [];
-  for (const [a, b] of ranges) {
-    let start = a;
-    for (const p of pts) {
-      if (p < start || p > b) continue;
-      if (p > start) out.push([start, p - 1]);
-      start = p + 1;
-    }
-    if (start <= b) out.push([start, b]);
-  }
-  return out;
-}
-
-export function complement(r: Ranges): Ranges {
-  const out: Ranges = [];
-  let next = 0;
-  for (const [a, b] of mergeRanges(r)) { if (a > next) out.push([next, a - 1]); next = b + 1; }
-  if (next <= MAX_CP) out.push([next, MAX_CP]);
-  return out;
-}
-
-export function intersect(a: Ranges, b: Ranges): Ranges {
-  const out: Ranges = [];
-  for (const [x, y] of mergeRanges(a)) for (const [u, v] of mergeRanges(b)) {
-    const lo = Math.max(x, u), hi = Math.min(y, v);
-    if (lo <= hi) out.push([lo, hi]);
-  }
-  return mergeRanges(out);
-}
-
-export const inRanges = (r: Ranges, cp: number) => r.some(([a, b]) => cp >= a && cp <= b);
 
 // ---------------------------------------------------------------------------------------------
 // Digits

@@ -7,7 +7,7 @@
 // anchors elsewhere) is an error. Bounded quantifiers are checked against the repetition limit.
 import { UnsupportedSchemaError } from "./json-schema-errors.js";
 import { ENUM_ALT } from "./json-schema-keywords.js";
-import { complement, mergeRanges, type Ranges } from "./json-ir.js";
+import { complement, mergeRanges, type Ranges } from "./code-ranges.js";
 import { SCHEMA_LIMITS, limitError } from "./schema-limits.js";
 
 export type Rx =

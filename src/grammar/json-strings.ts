@@ -1,10 +1,8 @@
 // String characters in a quote syntax (json-syntax.ts: JSON's "…", Python's '…' and "…"):
 // every spelling (raw, short escape, hex escape, surrogate pair) of the code points of a set.
 import { JSON_SYNTAX, type HexEscape, type QuoteSyntax } from "./json-syntax.js";
-import {
-  alt, cls, ENCODABLE, hexExact, hexRange, inRanges, intersect, lit, MAX_CP, mergeRanges, seq, subtractPoints,
-  complement, type Node, type Ranges,
-} from "./json-ir.js";
+import { complement, ENCODABLE, inRanges, intersect, MAX_CP, mergeRanges, subtractPoints, type Ranges } from "./code-ranges.js";
+import { alt, cls, hexExact, hexRange, lit, seq, type Node } from "./json-ir.js";
 
 const JSON_QUOTE = JSON_SYNTAX.quotes[0]!;
 const rawAllowed = (cp: number, q: QuoteSyntax) => !inRanges(q.rawExcluded, cp);

@@ -4,7 +4,8 @@
 // keys. Containers, separators and numbers are the same in both (Python writes numbers JSON
 // reads: 2.5, 1e-05, 1e+16, 1.0; inf and nan have no JSON value, so no schema can ask for them).
 
-export type Ranges = Array<[number, number]>;
+import type { Ranges } from "./code-ranges.js";
+import { pyFloat, pyQuoted, pyRepr } from "./python-repr.js";
 export type SyntaxName = "json" | "python";
 
 /** `\<letter>` followed by exactly `digits` hex digits (either case), for code points ≤ `max`. */
@@ -81,55 +82,12 @@ export function literalSyntax(name: SyntaxName): LiteralSyntax {
 // ---------------------------------------------------------------------------------------------
 // Python spellings of fixed values
 
-/** `s` in quote `q`, escaping only what must be escaped (backslash, the quote, controls). */
-function pyQuoted(s: string, q: string): string {
-  let out = q;
-  for (const ch of s) {
-    const cp = ch.codePointAt(0)!;
-    if (ch === "\\" || ch === q) out += "\\" + ch;
-    else if (ch === "\n") out += "\\n";
-    else if (ch === "\r") out += "\\r";
-    else if (ch === "\t") out += "\\t";
-    else if (cp < 0x20 || cp === 0x7f) out += "\\x" + cp.toString(16).padStart(2, "0");
-    else if (cp >= 0xd800 && cp <= 0xdfff) out += "\\u" + cp.toString(16).padStart(4, "0");
-    else out += ch;
-  }
-  return out + q;
-}
-
-/** Python's repr of a string: single quotes unless it holds ' and no ". */
-function pyString(s: string): string {
-  return pyQuoted(s, s.includes("'") && !s.includes('"') ? '"' : "'");
-}
-/** Either quote: repr's choice depends on the content, a model's may not. */
-const pyStringTexts = (s: string): string[] => [...new Set([pyQuoted(s, "'"), pyQuoted(s, '"')])];
-
-/** Python's repr of a float: shortest round-trip digits, exponent form below 1e-4 and from 1e16. */
-export function pyFloat(x: number): string {
-  if (x === 0) return Object.is(x, -0) ? "-0.0" : "0.0";
-  const sign = x < 0 ? "-" : "";
-  const [mant, e] = Math.abs(x).toExponential().split("e") as [string, string];
-  const exp = Number(e);
-  if (exp < -4 || exp >= 16) return `${sign}${mant}e${exp < 0 ? "-" : "+"}${String(Math.abs(exp)).padStart(2, "0")}`;
-  const digits = mant.replace(".", "");
-  if (exp < 0) return `${sign}0.${"0".repeat(-exp - 1)}${digits}`;
-  const int = digits.slice(0, exp + 1).padEnd(exp + 1, "0");
-  return `${sign}${int}.${digits.slice(exp + 1) || "0"}`;
-}
+/** Either quote, each with repr's escapes or only the escapes a literal needs: repr's choice depends on the content, a model's may not. */
+const pyStringTexts = (s: string): string[] =>
+  [...new Set([pyQuoted(s, "'"), pyQuoted(s, '"'), pyQuoted(s, "'", "minimal"), pyQuoted(s, '"', "minimal")])];
 
 /** A JSON number is an int or a float on the Python side: whole numbers may be written either way. */
 function pyNumberTexts(x: number): string[] {
   const out = Number.isSafeInteger(x) ? [String(x)] : [];
   return [...new Set([...out, pyFloat(x)])];
-}
-
-/** Python's str() of a JSON value (whole numbers as ints, str()'s `, ` and `: `). */
-export function pyRepr(v: unknown): string {
-  if (v === null) return "None";
-  if (v === true) return "True";
-  if (v === false) return "False";
-  if (typeof v === "string") return pyString(v);
-  if (typeof v === "number") return Number.isSafeInteger(v) ? String(v) : pyFloat(v);
-  if (Array.isArray(v)) return `[${v.map(pyRepr).join(", ")}]`;
-  return `{${Object.entries(v as object).map(([k, x]) => `${pyString(k)}: ${pyRepr(x)}`).join(", ")}}`;
 }

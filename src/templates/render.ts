@@ -15,6 +15,7 @@
 // Known template incompatibilities (DESIGN.md) are handled here, each named in KNOWN_FIXES below.
 
 import { Environment, Interpreter, Template } from "@huggingface/jinja";
+import { pyFloat, pyReprString } from "../grammar/python-repr.js";
 
 export interface ChatToolCall {
   id?: string;
@@ -347,37 +348,6 @@ function pyRepr(v: RuntimeValue): string {
       return v.toString();
   }
 }
-
-// Python's repr(float): shortest round-trip digits, exponent form outside 1e-4 ≤ |x| < 1e16.
-function pyFloat(x: number): string {
-  if (Number.isNaN(x)) return "nan";
-  if (!Number.isFinite(x)) return x > 0 ? "inf" : "-inf";
-  if (x === 0) return Object.is(x, -0) ? "-0.0" : "0.0";
-  const [mantissa, expPart] = x.toExponential().split("e") as [string, string];
-  const exp = Number(expPart);
-  if (exp < -4 || exp >= 16) return `${mantissa}e${exp < 0 ? "-" : "+"}${String(Math.abs(exp)).padStart(2, "0")}`;
-  const s = x.toFixed(Math.max(0, (mantissa.split(".")[1]?.length ?? 0) - exp));
-  return s.includes(".") ? s : `${s}.0`;
-}
-
-// Python's repr(str): single quotes unless the text has ' and no ", non-printables escaped.
-const NON_PRINTABLE = /[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Zs}]/u;
-function pyReprString(s: string): string {
-  const quote = s.includes("'") && !s.includes('"') ? '"' : "'";
-  let out = quote;
-  for (const ch of s) {
-    if (ch === quote || ch === "\\") out += `\\${ch}`;
-    else if (ch === "\n") out += "\\n";
-    else if (ch === "\r") out += "\\r";
-    else if (ch === "\t") out += "\\t";
-    else if (ch !== " " && NON_PRINTABLE.test(ch)) {
-      const cp = ch.codePointAt(0)!;
-      out += cp < 0x100 ? `\\x${hex(cp, 2)}` : cp < 0x10000 ? `\\u${hex(cp, 4)}` : `\\U${hex(cp, 8)}`;
-    } else out += ch;
-  }
-  return out + quote;
-}
-const hex = (n: number, width: number) => n.toString(16).padStart(width, "0");
 
 // --- strftime (C locale, as Python's default) ------------------------------------------------
 

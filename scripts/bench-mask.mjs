@@ -187,7 +187,7 @@ async function main() {
     console.error(`bench-mask: cannot import dist/index.js (${lib.__error.message}); run \`npm run build\` first`);
     process.exit(1);
   }
-  const { toEbnf } = await import(new URL("../dist/grammar/export-ebnf.js", import.meta.url));
+  const { toEbnf } = await import(new URL("../dist/grammar/export/ebnf.js", import.meta.url));
   const lowering = await importOrNull("../dist/grammar/json-schema.js");
   const oursReason = typeof lib.compileGrammar !== "function" || typeof lib.Vocabulary?.fromTokenizerJson !== "function"
     ? "dist has no compileGrammar/Vocabulary yet (native engine not built)" : null;

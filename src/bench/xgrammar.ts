@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs";
 import Module, { createRequire } from "node:module";
 import { dirname } from "node:path";
 import { resolveForVocabulary } from "../grammar/compile.js";
-import { toEbnf } from "../grammar/export-ebnf.js";
+import { toEbnf } from "../grammar/export/ebnf.js";
 import type { Grammar } from "../grammar/ir.js";
 import type { Vocabulary } from "../vocab/vocabulary.js";
 
@@ -26,7 +26,7 @@ interface XgLib {
 /** Our grammar as XGrammar reads it (its WASM and native builds alike): toEbnf over `vocab`'s tokens. */
 export function xgrammarEbnf(grammar: Grammar, vocab: Vocabulary): string {
   const tokenText = (id: number) => new TextDecoder().decode(vocab.tokenBytes(id));
-  return toEbnf(resolveForVocabulary(grammar, vocab), { dialect: "xgrammar", tokenText });
+  return toEbnf(resolveForVocabulary(grammar, vocab), { target: "xgrammar", tokenText });
 }
 
 const PACKAGE = "@mlc-ai/web-xgrammar";

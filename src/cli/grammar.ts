@@ -3,9 +3,9 @@
 import { existsSync } from "node:fs";
 import { extname } from "node:path";
 import { buildToolGrammar } from "../dialects/grammar.js";
-import { EbnfExportError, toEbnf } from "../grammar/export-ebnf.js";
-import { toGbnf } from "../grammar/export-gbnf.js";
-import { toLark } from "../grammar/export-lark.js";
+import { EbnfExportError, toEbnf } from "../grammar/export/ebnf.js";
+import { toGbnf } from "../grammar/export/gbnf.js";
+import { toLark } from "../grammar/export/lark.js";
 import { lowerJsonSchemas } from "../grammar/json-schema.js";
 import { Vocabulary } from "../vocab/vocabulary.js";
 import { choiceFlag, parseFlags, requireFlag } from "./args.js";
@@ -40,7 +40,7 @@ async function run(argv: string[]): Promise<number> {
   try {
     if (format === "ir") out = JSON.stringify(grammar, null, 2);
     else if (format === "lark") out = toLark(grammar, vocab);
-    else out = vocab ? toGbnf(grammar, vocab) : toEbnf(lowerJsonSchemas(grammar), { dialect: "gbnf" });
+    else out = vocab ? toGbnf(grammar, vocab) : toEbnf(lowerJsonSchemas(grammar), { target: "gbnf" });
   } catch (e) {
     // toolmask masks this grammar; the text format cannot spell it within its size limits.
     if (e instanceof EbnfExportError) throw new CliError(`${e.message} (--format ir has the whole grammar; smaller maxLength bounds make it exportable)`);

@@ -5,12 +5,12 @@
 // One difference no GBNF text can remove: llama.cpp matches a special (control) token by its
 // text wherever characters are expected, so free text and raw values may also take e.g.
 // `<|im_start|>` there, which our matcher never allows. End-of-generation tokens are not affected.
-import type { Vocabulary } from "../vocab/vocabulary.js";
-import { resolveForVocabulary, type GrammarInput } from "./compile.js";
-import { toEbnf, type ToEbnfOptions } from "./export-ebnf.js";
+import type { Vocabulary } from "../../vocab/vocabulary.js";
+import { resolveForVocabulary, type GrammarInput } from "../compile.js";
+import { toEbnf, type ToEbnfOptions } from "./ebnf.js";
 
 export type ToGbnfOptions = Pick<ToEbnfOptions, "maxPermItems" | "maxUntilStates" | "maxRules">;
 
 export function toGbnf(grammar: GrammarInput, vocabulary: Vocabulary, opts: ToGbnfOptions = {}): string {
-  return toEbnf(resolveForVocabulary(grammar, vocabulary), { ...opts, dialect: "gbnf" });
+  return toEbnf(resolveForVocabulary(grammar, vocabulary), { ...opts, target: "gbnf" });
 }

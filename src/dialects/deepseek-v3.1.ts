@@ -3,6 +3,7 @@ import type { DialectSpec } from "./spec.js";
 
 export const deepseekV31: DialectSpec = {
   name: "deepseek-v3.1",
+  detect: { markers: [["<｜tool▁calls▁begin｜>"]], priority: 105 },
   description: "DeepSeek V3.1: calls inside <｜tool▁calls▁begin｜>…<｜tool▁calls▁end｜>, NAME<｜tool▁sep｜>{arguments}",
   reasoning: { open: "<think>", close: "</think>" },
   section: { open: "<｜tool▁calls▁begin｜>", close: "<｜tool▁calls▁end｜>" },

@@ -5,6 +5,7 @@ import type { DialectSpec } from "./spec.js";
 
 export const glm45: DialectSpec = {
   name: "glm-4.5",
+  detect: { markers: [["<tool_call>", "<arg_key>"]], priority: 95 },
   description: "GLM-4.5/4.6/4.7: <tool_call>NAME with <arg_key>K</arg_key><arg_value>V</arg_value> pairs",
   // 4.6 writes "\n<think>…</think>"; 4.7's prompt opens the thought itself (reasoning: "forced-open").
   reasoning: { open: "<think>", close: "</think>", lead: "\n" },

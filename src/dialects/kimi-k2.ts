@@ -3,6 +3,7 @@ import type { DialectSpec } from "./spec.js";
 
 export const kimiK2: DialectSpec = {
   name: "kimi-k2",
+  detect: { markers: [["<|tool_calls_section_begin|>"]], priority: 110 },
   description: "Kimi K2: functions.NAME:IDX calls inside <|tool_calls_section_begin|>…<|tool_calls_section_end|>",
   reasoning: { open: "<think>", close: "</think>" },
   section: { open: "<|tool_calls_section_begin|>", close: "<|tool_calls_section_end|>" },

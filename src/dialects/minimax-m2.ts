@@ -5,6 +5,7 @@ import type { DialectSpec } from "./spec.js";
 
 export const minimaxM2: DialectSpec = {
   name: "minimax-m2",
+  detect: { markers: [["<minimax:tool_call>"]], priority: 115 },
   description: "MiniMax-M2: <invoke name=\"NAME\"> calls with <parameter name=\"K\">V</parameter> inside <minimax:tool_call>…</minimax:tool_call>",
   // The template's generation prompt opens the thought ("<think>\n"): use reasoning "forced-open" there.
   reasoning: { open: "<think>", close: "</think>" },

@@ -6,6 +6,7 @@ import type { DialectSpec } from "./spec.js";
 
 export const mistral: DialectSpec = {
   name: "mistral",
+  detect: { markers: [["[TOOL_CALLS]", "[ARGS]"]], priority: 80 },
   description: "Mistral: [TOOL_CALLS]NAME[CALL_ID]id[ARGS]{arguments} per call, the [CALL_ID]id optional",
   reasoning: { open: "[THINK]", close: "[/THINK]" },
   call: { kind: "named", open: ["[TOOL_CALLS]"], nameClose: "[ARGS]", id: { open: "[CALL_ID]", length: 9 }, close: [] },

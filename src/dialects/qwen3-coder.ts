@@ -4,6 +4,7 @@ import type { DialectSpec } from "./spec.js";
 
 export const qwen3Coder: DialectSpec = {
   name: "qwen3-coder",
+  detect: { markers: [["<tool_call>", "<function="]], priority: 90 },
   description: "Qwen3-Coder XML: <function=NAME> with <parameter=K> raw values",
   reasoning: { open: "<think>", close: "</think>" },
   call: {

@@ -4,6 +4,7 @@ import type { DialectSpec } from "./spec.js";
 
 export const seedOss: DialectSpec = {
   name: "seed-oss",
+  detect: { markers: [["<seed:tool_call>"]], priority: 120 },
   description: "Seed-OSS XML: <seed:tool_call><function=NAME><parameter=K>V</parameter>",
   reasoning: { open: "<seed:think>", close: "</seed:think>" },
   call: {

@@ -170,6 +170,24 @@ export interface DialectSpec {
    * the dialect's own wire form (LFM2's template prints content only).
    */
   prompt?: "generic" | "calls-as-content";
+  /** How detectDialect (src/engine/detect-dialect.ts) tells a chat template or model of this family. */
+  detect?: DialectDetection;
+}
+
+export interface DialectDetection {
+  /** A template that spells every marker of one of these lists writes this dialect. */
+  markers?: ReadonlyArray<readonly string[]>;
+  /**
+   * Dialects are tried from the highest priority down, the first match wins: one whose markers
+   * another's template also spells comes first (Seed-OSS also writes `<function=`, which is
+   * Qwen3-Coder's; GLM also writes `<tool_call>`, which is Hermes').
+   */
+  priority?: number;
+  /**
+   * Models that write this dialect although their template shows another (`template`), told apart
+   * by the GGUF's general.name.
+   */
+  modelName?: { template: string; pattern: RegExp };
 }
 
 /** The text that starts a call: the first fixed string of its opening glue, or a JSON call's own "{". */

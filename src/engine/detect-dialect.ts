@@ -1,7 +1,9 @@
 // Which dialect a chat template writes tool calls in, from the markers it spells out. A template
 // that spells out none gets the generic dialect (llama.cpp's JSON envelope, the tools described in
 // the system message), with a notice: its model was not taught a call format, so calls may be
-// worse than in a family's own; `dialect` given explicitly overrides it.
+// worse than in a family's own; `dialect` given explicitly overrides it. The markers are each
+// DialectSpec's `detect` (src/dialects/spec.ts).
+import { dialects, getDialect } from "../dialects/index.js";
 
 /** Tools were given for a model whose chat template does not show its tool-call dialect. */
 export class UnknownDialectError extends Error {
@@ -13,25 +15,12 @@ export class UnknownDialectError extends Error {
   }
 }
 
-/** First rule whose markers all occur wins; order matters (Seed-OSS also writes `<function=`). */
-const RULES: ReadonlyArray<[dialect: string, markers: readonly string[]]> = [
-  ["seed-oss", ["<seed:tool_call>"]],
-  ["minimax-m2", ["<minimax:tool_call>"]],
-  ["kimi-k2", ["<|tool_calls_section_begin|>"]],
-  ["deepseek-v3.1", ["<｜tool▁calls▁begin｜>"]],
-  ["gpt-oss", ["<|channel|>", "<|call|>"]],
-  ["glm-4.5", ["<tool_call>", "<arg_key>"]],
-  ["qwen3-coder", ["<tool_call>", "<function="]],
-  ["hermes", ["<tool_call>"]],
-  ["mistral", ["[TOOL_CALLS]", "[ARGS]"]],
-  ["mistral-nemo", ["[TOOL_CALLS]"]],
-  ["llama3", ["ipython", '"parameters"']],
-  ["lfm2", ["<|tool_call_start|>"]],
-  // LFM2's own templates print content only; their tool list is LFM2's: <|tool_list_start|> (LFM2),
-  // "List of tools: [" (LFM2.5), as llama.cpp detects them.
-  ["lfm2", ["<|tool_list_start|>"]],
-  ["lfm2", ["List of tools: [", "<|im_start|>"]],
-];
+/** [dialect, markers] from each DialectSpec's `detect`, highest priority first (the first match wins). */
+const RULES: ReadonlyArray<[dialect: string, markers: readonly string[]]> = dialects
+  .map(getDialect)
+  .filter((d) => d.detect?.markers !== undefined)
+  .sort((a, b) => (b.detect!.priority ?? 0) - (a.detect!.priority ?? 0) || a.name.localeCompare(b.name))
+  .flatMap((d) => d.detect!.markers!.map((m): [string, readonly string[]] => [d.name, m]));
 
 export const GENERIC_DIALECT = "generic";
 
@@ -67,14 +56,10 @@ export function detectDialect(template: string, options: DetectOptions & { name?
   return GENERIC_DIALECT;
 }
 
-/**
- * Models whose weights write another dialect than their chat template shows, told apart by the
- * GGUF's general.name: [dialect the template gives, name pattern, dialect the model writes].
- * Qwen2.5-Coder keeps Qwen2.5's Hermes template but writes bare JSON calls (src/dialects/qwen2.5-coder.ts).
- */
-const BY_MODEL_NAME: ReadonlyArray<[template: string, name: RegExp, dialect: string]> = [
-  ["hermes", /qwen\s*2\.5[\s_-]*coder/i, "qwen2.5-coder"],
-];
+/** [dialect the template gives, GGUF general.name pattern, dialect the model writes], from each DialectSpec's `detect.modelName`. */
+const BY_MODEL_NAME: ReadonlyArray<[template: string, name: RegExp, dialect: string]> = dialects
+  .map(getDialect)
+  .flatMap((d) => (d.detect?.modelName ? [[d.detect.modelName.template, d.detect.modelName.pattern, d.name] as [string, RegExp, string]] : []));
 
 /** The notice for a model whose name, not its template, decides the dialect. */
 export function modelNameNotice(what: string, name: string, template: string, dialect: string): string {

@@ -121,4 +121,4 @@ async function run(argv: string[]): Promise<number> {
   return 0;
 }
 
-export const benchCommand: Command = { name: "bench", summary: "the benchmark harness", usage, run };
+export const benchCommand: Command = { name: "bench", usage, run };

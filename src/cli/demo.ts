@@ -113,7 +113,6 @@ async function run(argv: string[]): Promise<number> {
 
 export const demoCommand: Command = {
   name: "demo",
-  summary: "the test model answers one prompt unmasked and masked, side by side",
   usage,
   run,
 };

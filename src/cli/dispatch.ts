@@ -3,57 +3,29 @@
 import type { Command } from "./command.js";
 import { CliError, UsageError } from "./errors.js";
 
-type Loader = () => Promise<Command>;
-
-/** Written by another module on its own branch: loaded by name so this file builds without it. */
-const SERVER_MODULE = "../server/cli.js";
-
-async function serveCommand(): Promise<Command> {
-  let mod: { serveCommand?: (argv: string[]) => Promise<number>; serveUsage?: string; SERVE_HELP?: string };
-  try {
-    mod = (await import(SERVER_MODULE)) as typeof mod;
-  } catch (e) {
-    const code = (e as { code?: string }).code;
-    if (code === "ERR_MODULE_NOT_FOUND" && String((e as Error).message).includes("server"))
-      throw new CliError("this build of toolmask has no server (dist/server/cli.js is missing); rebuild with `npm run build:ts` from a checkout that has src/server/");
-    throw e;
-  }
-  if (typeof mod.serveCommand !== "function") throw new CliError("dist/server/cli.js does not export serveCommand(argv); rebuild toolmask");
-  const run = mod.serveCommand;
-  return {
-    name: "serve", summary: SUMMARIES.serve!,
-    usage: mod.serveUsage ?? mod.SERVE_HELP ?? "usage: toolmask serve --model PATH [--host 127.0.0.1] [--port 8080] [--parallel N] [--api-key KEY]",
-    // The server parses its own flags (and prints its own help for --help).
-    run: (argv) => run(argv),
-  };
-}
-
-const LOADERS: Record<string, Loader> = {
-  demo: async () => (await import("./demo.js")).demoCommand,
-  generate: async () => (await import("./generate.js")).generateCommand,
-  parse: async () => (await import("./parse.js")).parseCommand,
-  grammar: async () => (await import("./grammar.js")).grammarCommand,
-  "make-test-model": async () => (await import("./make-test-model.js")).makeTestModelCommand,
-  bench: async () => (await import("./bench.js")).benchCommand,
-  serve: serveCommand,
+/** Every command: its one line for `toolmask help` and how to load it. */
+const TABLE: Record<string, { summary: string; load: () => Promise<Command> }> = {
+  demo: { summary: "the test model answers one prompt unmasked and masked, side by side (no download)", load: async () => (await import("./demo.js")).demoCommand },
+  generate: { summary: "one answer from a GGUF model with tools, masked; the result as JSON", load: async () => (await import("./generate.js")).generateCommand },
+  parse: { summary: "read a model's output on stdin; tool calls and verdict as JSON", load: async () => (await import("./parse.js")).parseCommand },
+  grammar: { summary: "the grammar a dialect and tools define, as GBNF, Lark or IR JSON", load: async () => (await import("./grammar.js")).grammarCommand },
+  "make-test-model": { summary: "write the random-weight Qwen3 test model (~45 MB, seconds)", load: async () => (await import("./make-test-model.js")).makeTestModelCommand },
+  bench: { summary: "unmasked vs masked vs node-llama-cpp + GBNF: validity, speed, mask time; JSON, HTML, PNG", load: async () => (await import("./bench.js")).benchCommand },
+  serve: {
+    summary: "an OpenAI-compatible HTTP server (chat completions with tools)",
+    load: async () => {
+      const { serveCommand, SERVE_HELP } = await import("../server/cli.js");
+      return { name: "serve", usage: SERVE_HELP, ownHelp: true, run: (argv) => serveCommand(argv) };
+    },
+  },
 };
 
-const SUMMARIES: Record<string, string> = {
-  demo: "the test model answers one prompt unmasked and masked, side by side (no download)",
-  generate: "one answer from a GGUF model with tools, masked; the result as JSON",
-  parse: "read a model's output on stdin; tool calls and verdict as JSON",
-  grammar: "the grammar a dialect and tools define, as GBNF, Lark or IR JSON",
-  "make-test-model": "write the random-weight Qwen3 test model (~45 MB, seconds)",
-  bench: "unmasked vs masked vs node-llama-cpp + GBNF: validity, speed, mask time; JSON, HTML, PNG",
-  serve: "an OpenAI-compatible HTTP server (chat completions with tools)",
-};
-
-export const COMMANDS: readonly string[] = Object.keys(LOADERS);
+export const COMMANDS: readonly string[] = Object.keys(TABLE);
 
 function overview(): string {
   const w = Math.max(...COMMANDS.map((c) => c.length));
   return "usage: toolmask <command> [options]\n\ncommands:\n" +
-    COMMANDS.map((c) => `  ${c.padEnd(w)}  ${SUMMARIES[c]}`).join("\n") +
+    COMMANDS.map((c) => `  ${c.padEnd(w)}  ${TABLE[c]!.summary}`).join("\n") +
     "\n\n`toolmask help <command>` or `toolmask <command> --help` shows a command's options.";
 }
 
@@ -67,16 +39,17 @@ export async function main(argv: string[]): Promise<number> {
   if (name === "help") {
     const topic = rest[0];
     if (topic === undefined) { process.stdout.write(overview() + "\n"); return 0; }
-    if (!(topic in LOADERS)) return unknown(topic);
-    if (topic === "serve") return runCommand("serve", ["--help"]);
-    process.stdout.write((await LOADERS[topic]!()).usage + "\n");
+    if (!(topic in TABLE)) return unknown(topic);
+    const cmd = await TABLE[topic]!.load();
+    if (cmd.ownHelp) return runCommand(topic, ["--help"]);
+    process.stdout.write(cmd.usage + "\n");
     return 0;
   }
   if (name === "--version" || name === "version") {
     process.stdout.write(`${await version()}\n`);
     return 0;
   }
-  if (!(name in LOADERS)) return unknown(name);
+  if (!(name in TABLE)) return unknown(name);
   return runCommand(name, rest);
 }
 
@@ -88,9 +61,9 @@ function unknown(name: string): number {
 async function runCommand(name: string, argv: string[]): Promise<number> {
   let usage = "";
   try {
-    const cmd = await LOADERS[name]!();
+    const cmd = await TABLE[name]!.load();
     usage = cmd.usage;
-    if (name !== "serve" && (argv.includes("--help") || argv.includes("-h"))) {
+    if (!cmd.ownHelp && (argv.includes("--help") || argv.includes("-h"))) {
       process.stdout.write(cmd.usage + "\n");
       return 0;
     }

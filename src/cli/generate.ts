@@ -110,4 +110,4 @@ async function run(argv: string[]): Promise<number> {
   }
 }
 
-export const generateCommand: Command = { name: "generate", summary: "one answer as JSON", usage, run };
+export const generateCommand: Command = { name: "generate", usage, run };

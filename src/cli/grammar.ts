@@ -50,4 +50,4 @@ async function run(argv: string[]): Promise<number> {
   return 0;
 }
 
-export const grammarCommand: Command = { name: "grammar", summary: "print a dialect's grammar", usage, run };
+export const grammarCommand: Command = { name: "grammar", usage, run };

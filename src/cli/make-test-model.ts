@@ -31,4 +31,4 @@ async function run(argv: string[]): Promise<number> {
   return 0;
 }
 
-export const makeTestModelCommand: Command = { name: "make-test-model", summary: "write the test model", usage, run };
+export const makeTestModelCommand: Command = { name: "make-test-model", usage, run };

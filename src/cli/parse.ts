@@ -23,4 +23,4 @@ async function run(argv: string[]): Promise<number> {
   return 0;
 }
 
-export const parseCommand: Command = { name: "parse", summary: "parse a model's output", usage, run };
+export const parseCommand: Command = { name: "parse", usage, run };

@@ -6,7 +6,7 @@
 //   <|start|>assistant<|channel|>commentary to=functions.NAME <|constrain|>json<|message|>{json}<|call|>
 //   <|start|>assistant<|channel|>final<|message|>ANSWER<|return|>
 //
-// Decisions (both interpreters follow them: src/dialects/harmony.ts, src/parser/harmony.ts):
+// Decisions (both interpreters follow them: src/dialects/grammar-harmony.ts, src/parser/read-harmony.ts):
 // - Reasoning is the analysis channel's text. The parser reads an analysis message as reasoning
 //   whatever `reasoning` says (the channel is explicit); the grammar allows analysis messages only
 //   with reasoning true, and with "forced-open" the output starts inside one (the prompt ended

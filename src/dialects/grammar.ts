@@ -1,8 +1,8 @@
 // Interpreter 1 of a dialect definition: the grammar that masks decoding.
 import { alt, anyText, charClass, literal, marker, optional, ref, seq, star, text, until } from "../grammar/builders.js";
 import type { Grammar, GrammarNode } from "../grammar/ir.js";
-import { buildHarmonyGrammar } from "./harmony.js";
-import { buildEnvelopeGrammar } from "./envelope.js";
+import { buildHarmonyGrammar } from "./grammar-harmony.js";
+import { buildEnvelopeGrammar } from "./grammar-envelope.js";
 import type { DialectOptions, ResolvedOptions } from "./options.js";
 import { resolveOptions } from "./options.js";
 import type { DialectSpec } from "./spec.js";

@@ -90,7 +90,7 @@ export interface PythonCallFormat {
 /**
  * The whole answer is one JSON object (llama.cpp's generic handler, for templates that show no
  * tool calls): `{"tool_calls": [{"name", "arguments"}, …]}`, `{"tool_call": {"name", "arguments"}}`
- * or `{"response": "text"}`. src/parser/envelope.ts reads it; the prompt describes the tools
+ * or `{"response": "text"}`. src/parser/read-envelope.ts reads it; the prompt describes the tools
  * (src/dialects/prompt.ts).
  */
 export interface EnvelopeCallFormat {
@@ -111,8 +111,8 @@ export interface EnvelopeCallFormat {
  * Harmony (gpt-oss): the answer is a sequence of messages, not text with calls in it. A message is
  * a header (a channel, perhaps a recipient and a content type) then `<|message|>` and a body; the
  * first follows the generation prompt `<|start|>assistant`, each later one opens with it again.
- * src/dialects/harmony.ts says which messages may come in which order (the grammar) and
- * src/parser/harmony.ts reads them (the parser).
+ * src/dialects/grammar-harmony.ts says which messages may come in which order (the grammar) and
+ * src/parser/read-harmony.ts reads them (the parser).
  */
 export interface HarmonyCallFormat {
   kind: "harmony";

@@ -1,5 +1,5 @@
 // Interpreter 1 for harmony (gpt-oss): the grammar of a turn's messages. The parser that reads
-// the same messages is src/parser/harmony.ts; the decisions are in src/dialects/gpt-oss.ts.
+// the same messages is src/parser/read-harmony.ts; the decisions are in src/dialects/gpt-oss.ts.
 import { alt, anyText, charClass, literal, marker, optional, seq, star, text, until } from "../grammar/builders.js";
 import type { Grammar, GrammarNode } from "../grammar/ir.js";
 import type { ResolvedOptions } from "./options.js";

@@ -13,19 +13,10 @@ import { JsonExtent, OPEN } from "./json-extent.js";
 import { JsonObject, overflowingNumber } from "./json-value.js";
 import { readJson } from "./read-value.js";
 import { argumentsJson, beginDrop, callId } from "./settle.js";
+import type { OutputReader, ReaderSink } from "./reader.js";
 import type { Text, TextBuffer } from "./text.js";
 import type { DroppedConstruct, IncompleteCall, StreamEvent, ToolCall } from "./types.js";
 import { grammarAccepts } from "./validate.js";
-
-/** Where the reader puts what it settles (the stream parser's own result). */
-export interface HarmonySink {
-  content(s: string): void;
-  reasoning(s: string): void;
-  events: StreamEvent[];
-  calls: ToolCall[];
-  incomplete: IncompleteCall[];
-  dropped: DroppedConstruct[];
-}
 
 type Header =
   | { kind: "need" }
@@ -51,7 +42,7 @@ function firstOf(t: Text, from: number, needles: string[], within?: number): num
   return best;
 }
 
-export class HarmonyReader {
+export class HarmonyReader implements OutputReader {
   readonly #o: ResolvedOptions;
   readonly #f: HarmonyCallFormat;
   #state: State;
@@ -77,7 +68,7 @@ export class HarmonyReader {
     return this.#state === "call" ? Math.min(this.#pos, this.#callStart) : this.#pos;
   }
 
-  run(t: TextBuffer, final: boolean, out: HarmonySink): void {
+  run(t: TextBuffer, final: boolean, out: ReaderSink): void {
     const f = this.#f;
     for (;;) {
       switch (this.#state) {
@@ -207,7 +198,7 @@ export class HarmonyReader {
   }
 
   /** The arguments object and `<|call|>` (or the end of the output). False: wait for more text. */
-  #arguments(t: TextBuffer, final: boolean, out: HarmonySink): boolean {
+  #arguments(t: TextBuffer, final: boolean, out: ReaderSink): boolean {
     const f = this.#f;
     const tool = this.#tool!;
     const a = this.#pos;
@@ -273,14 +264,14 @@ export class HarmonyReader {
     return e;
   }
 
-  #skipInvalid(t: Text, from: number, final: boolean, out: HarmonySink, why: string): boolean {
+  #skipInvalid(t: Text, from: number, final: boolean, out: ReaderSink, why: string): boolean {
     const e = this.#finder.find(t, this.#f.callEnd, from);
     if (e < 0 && !final) return false;
     this.#fail(out, "invalid", this.#tool!, why, e < 0 ? t.length : e + this.#f.callEnd.length, t);
     return true;
   }
 
-  #fail(out: HarmonySink, kind: "cut" | "invalid", tool: ToolDef | null | undefined, reason: string, end: number, t: Text): void {
+  #fail(out: ReaderSink, kind: "cut" | "invalid", tool: ToolDef | null | undefined, reason: string, end: number, t: Text): void {
     const call: IncompleteCall = { index: this.#index, name: tool?.name ?? null, kind, reason, missing: kind === "cut" && tool ? tool.required : [], text: t.slice(this.#callStart, end) };
     out.incomplete.push(call);
     out.events.push({ type: "tool_call_error", index: this.#index, call });

@@ -5,11 +5,11 @@
 // inside it. An answer that does not open with "{" (after whitespace) is content.
 import { jsonCallObject } from "../dialects/call-grammar.js";
 import { JSON_WS_MAX } from "../dialects/grammar-forms.js";
-import { envelopeCallFormat } from "../dialects/envelope.js";
+import { envelopeCallFormat } from "../dialects/grammar-envelope.js";
 import type { ResolvedOptions } from "../dialects/options.js";
 import type { EnvelopeCallFormat } from "../dialects/spec.js";
 import { invalidJsonReason, tool } from "./calls.js";
-import type { HarmonySink } from "./harmony.js";
+import type { OutputReader, ReaderSink } from "./reader.js";
 import { JsonPrefix } from "./json-prefix.js";
 import { JsonObject, jsonText, overflowingNumber, type Json } from "./json-value.js";
 import { readJson } from "./read-value.js";
@@ -51,7 +51,7 @@ const trimEnd = (s: string, [a, b]: [number, number]): [number, number] => {
 
 type State = "start" | "object" | "after" | "text";
 
-export class EnvelopeReader {
+export class EnvelopeReader implements OutputReader {
   readonly #o: ResolvedOptions;
   readonly #f: EnvelopeCallFormat;
   readonly #limit: number;
@@ -74,7 +74,7 @@ export class EnvelopeReader {
     return this.#state === "object" ? Math.min(this.#pos, this.#objectStart) : this.#pos;
   }
 
-  run(t: TextBuffer, final: boolean, out: HarmonySink): void {
+  run(t: TextBuffer, final: boolean, out: ReaderSink): void {
     for (;;) {
       if (this.#state === "text") { out.content(t.slice(this.#pos)); this.#pos = t.length; return; }
       if (this.#state === "start") {
@@ -106,7 +106,7 @@ export class EnvelopeReader {
   }
 
   /** The object from #objectStart to `end` (cut: the output ended inside it). */
-  #settle(t: Text, end: number, cut: boolean, out: HarmonySink): void {
+  #settle(t: Text, end: number, cut: boolean, out: ReaderSink): void {
     const f = this.#f;
     const s = t.slice(this.#objectStart, end);
     const lead = t.slice(this.#pos, this.#objectStart);
@@ -176,12 +176,12 @@ export class EnvelopeReader {
     if (cut && !open) this.#error(out, null, "cut", "the output ended inside the answer object; it was never closed", s.slice(spans.length ? trimEnd(s, spans[spans.length - 1]!)[1] : 0));
   }
 
-  #cutCall(out: HarmonySink, index: number, text: string): void {
+  #cutCall(out: ReaderSink, index: number, text: string): void {
     const named = nameIn(text, this.#o);
     this.#error(out, named?.name ?? null, "cut", "the output ended inside the call; the call was never closed", text, index, named?.required ?? []);
   }
 
-  #error(out: HarmonySink, name: string | null, kind: "cut" | "invalid", reason: string, text: string, index = this.#index++, missing: string[] = []): void {
+  #error(out: ReaderSink, name: string | null, kind: "cut" | "invalid", reason: string, text: string, index = this.#index++, missing: string[] = []): void {
     const call = { index, name, kind, reason, missing, text };
     out.incomplete.push(call);
     out.events.push({ type: "tool_call_error", index, call });

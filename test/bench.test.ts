@@ -1,6 +1,6 @@
 // `toolmask bench` on a tiny suite (seconds): the JSON has every promised field with sane values,
 // the HTML report is well-formed and self-contained with its charts, the PNG decodes to the size
-// the chart asks for and shows the bars in each mode's colour.
+// the chart's SVG asks for and shows the bars in each mode's colour and its text.
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -88,19 +88,22 @@ describe("toolmask bench on a tiny suite", () => {
     expect(html).toContain("Valid tool-call answers by decoding mode");
   });
 
-  it("writes a PNG of the main chart that decodes to its size, with a bar per mode", () => {
+  it("writes a PNG of the main chart (its SVG, rendered with a real font) that decodes to twice the SVG's size, with a bar per mode", () => {
     const png = readPng(readFileSync(join(dir, "out", "validity.png")));
-    expect(png.width).toBe(1000);
-    expect(png.height).toBe(130 + 4 * 56 + 50);
-    const count = (rgb: [number, number, number]) => {
+    const html = readFileSync(join(dir, "out", "report.html"), "utf8");
+    const size = /<svg [^>]*width="(\d+)" height="(\d+)"/.exec(html)!;  // the first chart is the PNG's
+    expect(png.width).toBe(2 * Number(size[1]));
+    expect(png.height).toBe(2 * Number(size[2]));
+    const count = (match: (r: number, g: number, b: number) => boolean) => {
       let n = 0;
-      for (let i = 0; i < png.pixels.length; i += png.channels) if (png.pixels[i] === rgb[0] && png.pixels[i + 1] === rgb[1] && png.pixels[i + 2] === rgb[2]) n++;
+      for (let i = 0; i < png.pixels.length; i += png.channels) if (match(png.pixels[i]!, png.pixels[i + 1]!, png.pixels[i + 2]!)) n++;
       return n;
     };
-    // A full bar (100%) is hundreds of pixels wide and 42 tall; the unmasked bar (0%) a sliver.
-    expect(count([0x1e, 0x84, 0x49])).toBeGreaterThan(400 * 42);  // masked (CPU path)
-    expect(count([0x28, 0x74, 0xa6])).toBeGreaterThan(400 * 42);  // masked (backend path)
-    expect(count([0xc0, 0x39, 0x2b])).toBeLessThan(5 * 42);       // unmasked
-    expect(count([0x22, 0x22, 0x22])).toBeGreaterThan(2000);       // text
+    const rgb = (hex: number) => (r: number, g: number, b: number) => r === hex >> 16 && g === ((hex >> 8) & 0xff) && b === (hex & 0xff);
+    // A full bar (100%) is hundreds of pixels wide and 44 tall; the unmasked bar (0%) a sliver.
+    expect(count(rgb(0x1e8449))).toBeGreaterThan(400 * 40);  // masked (CPU path)
+    expect(count(rgb(0x2874a6))).toBeGreaterThan(400 * 40);  // masked (backend path)
+    expect(count(rgb(0xc0392b))).toBeLessThan(5 * 44);       // unmasked
+    expect(count((r, g, b) => r < 80 && g < 80 && b < 80)).toBeGreaterThan(2000);  // text
   });
 });

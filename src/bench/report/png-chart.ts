@@ -1,39 +1,27 @@
-// The main chart as a PNG, drawn with the bitmap font: readable in an image viewer, with no
-// native dependencies and no fonts needed on the machine that writes it.
-import { Canvas, hexColor } from "../png/canvas.js";
-import { encodePng } from "../png/encode.js";
+// The main chart as a PNG: its SVG (svg.ts, the one drawing of the chart) rendered by resvg
+// (@resvg/resvg-js, prebuilt per platform) with DejaVu Sans (dejavu-fonts-ttf), no system fonts,
+// so the same report draws the same pixels on every machine.
+import { createRequire } from "node:module";
+import { Resvg } from "@resvg/resvg-js";
 import type { BarChart } from "./charts.js";
+import { barChartSvg } from "./svg.js";
 
-export const PNG_WIDTH = 1000;
-const INK = hexColor("#222222"), GREY = hexColor("#666666"), AXIS = hexColor("#999999");
+/** Device pixels per SVG unit. */
+export const PNG_SCALE = 2;
 
-/** Height for a chart of `bars` bars. */
-export function pngHeight(bars: number): number {
-  return 130 + bars * 56 + 50;
-}
+const require = createRequire(import.meta.url);
+const FONTS = ["DejaVuSans.ttf", "DejaVuSans-Bold.ttf"].map((f) => require.resolve(`dejavu-fonts-ttf/ttf/${f}`));
 
-/** Cuts `text` to what fits in `px` pixels at `scale`. */
-function fit(text: string, px: number, scale: number): string {
-  const max = Math.floor((px / scale + 1) / 6);
-  return text.length <= max ? text : `${text.slice(0, max - 1)}.`;
+/** `svg` as PNG bytes at PNG_SCALE, on white. */
+export function svgToPng(svg: string): { png: Buffer; width: number; height: number } {
+  const r = new Resvg(svg, {
+    fitTo: { mode: "zoom", value: PNG_SCALE },
+    background: "#ffffff",
+    font: { fontFiles: FONTS, loadSystemFonts: false, defaultFontFamily: "DejaVu Sans", sansSerifFamily: "DejaVu Sans" },
+  }).render();
+  return { png: r.asPng(), width: r.width, height: r.height };
 }
 
 export function barChartPng(c: BarChart): { png: Buffer; width: number; height: number } {
-  const width = PNG_WIDTH, height = pngHeight(c.bars.length);
-  const cv = new Canvas(width, height);
-  cv.text(24, 22, fit(c.title, width - 48, 3), 3, INK);
-  cv.text(24, 62, fit(c.subtitle, width - 48, 2), 2, GREY);
-  const labelW = Math.max(...c.bars.map((b) => Canvas.textWidth(b.label, 2))) + 40;
-  const x0 = Math.min(420, labelW), valueW = Math.max(...c.bars.map((b) => Canvas.textWidth(b.display, 2))) + 24;
-  const plot = width - x0 - valueW - 24, top = 110;
-  cv.fillRect(x0 - 2, top - 6, 2, c.bars.length * 56 + 8, AXIS);
-  c.bars.forEach((b, i) => {
-    const y = top + i * 56;
-    cv.text(x0 - 16 - Canvas.textWidth(b.label, 2), y + 14, b.label, 2, INK);
-    const w = b.value === null ? 0 : Math.max(2, (b.value / c.max) * plot);
-    cv.fillRect(x0, y, w, 42, hexColor(b.color));
-    cv.text(x0 + w + 12, y + 14, b.display, 2, INK);
-  });
-  if (c.note) cv.text(24, height - 34, fit(c.note, width - 48, 2), 2, GREY);
-  return { png: encodePng(width, height, cv.data), width, height };
+  return svgToPng(barChartSvg(c));
 }

@@ -198,7 +198,7 @@ async function main() {
 
   // Vocabulary preprocessing.
   const xg = await xgl.loadXGrammar();
-  let t0 = now();
+  const t0 = now();
   const encoded = xgl.readEncodedVocab();
   const readMs = ms(t0);
   const ti = await bestOf(3, () => xgl.createTokenizerInfo(encoded), (x) => x.dispose());

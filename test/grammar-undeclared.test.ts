@@ -12,7 +12,7 @@ import { qwen3 } from "./support/vocabs.js";
 
 /** The dialects whose calls decide their name before the arguments: the grammar's refused path covers them. */
 const DIALECTS = ["hermes", "qwen3-coder", "seed-oss", "mistral", "llama3", "qwen2.5-coder"];
-const args = (dialect: string): Array<[string, string, string]> => [["path", JSON.stringify("a.txt"), "a.txt"]];
+const args = (_dialect: string): Array<[string, string, string]> => [["path", JSON.stringify("a.txt"), "a.txt"]];
 const options = (dialect: string, toolChoice: ToolChoice = "auto", parallelToolCalls = true) =>
   ({ dialect, tools: FILE_TOOLS, toolChoice, parallelToolCalls });
 

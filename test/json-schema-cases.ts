@@ -536,7 +536,7 @@ export function oracleSchema(schema: unknown): unknown {
 
 type S = Record<string, unknown>;
 const isObj = (x: unknown): x is S => typeof x === "object" && x !== null && !Array.isArray(x);
-const own = (o: object, k: string) => Object.prototype.hasOwnProperty.call(o, k);
+const own = (o: object, k: string) => Object.hasOwn(o, k);
 
 const anyJson = (depth: number): fc.Arbitrary<Json> =>
   fc.jsonValue({ maxDepth: depth, stringUnit: "binary" }) as fc.Arbitrary<Json>;

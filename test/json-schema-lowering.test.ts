@@ -274,9 +274,9 @@ describe("pattern agrees with RegExp(pattern, 'u').test on the decoded string", 
     it(JSON.stringify(p), () => {
       const ir = jsonSchemaToIR({ type: "string", pattern: p });
       const re = new RegExp(p, "u");
-      fc.assert(fc.property(fc.string({ unit, maxLength: 8 }), fc.boolean(), (str, escape) => {
+      fc.assert(fc.property(fc.string({ unit, maxLength: 8 }), fc.boolean(), (str, escaped) => {
         // a fully \u-escaped spelling too: the pattern applies to the decoded value
-        const text = escape
+        const text = escaped
           ? '"' + Array.from({ length: str.length }, (_, k) => "\\u" + str.charCodeAt(k).toString(16).padStart(4, "0")).join("") + '"'
           : JSON.stringify(str);
         expect(irAccepts(ir, text), `${JSON.stringify(p)} on ${text}`).toBe(re.test(str));

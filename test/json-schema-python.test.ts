@@ -13,7 +13,7 @@ import { pyFloat, pyRepr as pyStr } from "../src/grammar/python-repr.js";
 import { readPythonLiteral } from "../src/parser/python-literal.js";
 import { grammarAccepts } from "../src/parser/validate.js";
 import { PROPERTY_SCHEMAS, irAccepts, makeValidator, type CaseStats } from "./json-schema-cases.js";
-import { arbPyCase, checkPyCase, pyRepr } from "./support/python-literals.js";
+import { arbPyCase, checkPyCase, } from "./support/python-literals.js";
 
 const py = (o: JsonSchemaOptions = {}): JsonSchemaOptions => ({ ...o, syntax: "python" });
 const weather = { type: "object", properties: { location: { type: "string" }, unit: { enum: ["c", "f"] } }, required: ["location"] };

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadModel, writeTestModel, type LlamaModel } from "../src/index.js";
 import { startServer, type ToolmaskServer } from "../src/server/index.js";
 import { testModelPath } from "./support/test-model.js";
-import { rawExchange, requestText, type RawExchange } from "./support/raw-http.js";
+import { rawExchange, type RawExchange } from "./support/raw-http.js";
 
 let model: LlamaModel;
 let loopback: ToolmaskServer;

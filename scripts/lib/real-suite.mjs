@@ -20,7 +20,7 @@ function countableTrigger(lib, dialect) {
   return t === "{" ? undefined : t;
 }
 
-const escape = (x) => x.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+const escapeRegex = (x) => x.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 /**
  * How a call's name follows the dialect's opening, as the verdict reads it (namesUndeclared): the
@@ -32,10 +32,10 @@ function nameForm(spec) {
   const f = spec.call;
   if (spec.section || !f.open) return undefined;
   const glue = f.open.slice(f.open.findIndex((p) => typeof p === "string") + 1)
-    .map((p) => (typeof p === "string" ? escape(p) : `(?:${escape(p.optional)})?`)).join("");
+    .map((p) => (typeof p === "string" ? escapeRegex(p) : `(?:${escapeRegex(p.optional)})?`)).join("");
   const ws = "[ \\t\\n\\r]*";
   // A bare call's opening is its "{" itself.
-  if (f.kind === "json") return { lead: `${glue}${spec.callOpensAnswer ? "" : "\\{"}${ws}${escape(JSON.stringify(f.nameKey))}${ws}:${ws}"`, closes: ['"', "\\"] };
+  if (f.kind === "json") return { lead: `${glue}${spec.callOpensAnswer ? "" : "\\{"}${ws}${escapeRegex(JSON.stringify(f.nameKey))}${ws}:${ws}"`, closes: ['"', "\\"] };
   if ((f.kind === "xml" && f.nameClose !== null) || f.kind === "named")
     return { lead: glue, closes: [f.nameClose, ...(typeof f.id === "object" ? [f.id.open] : [])] };
   return undefined;

@@ -110,7 +110,7 @@ export function pythonArguments(tool: ToolDef, maxValueLength?: number): Grammar
   // As in xmlCall: the parameters object's own keywords get the JSON dialects' checks and limits.
   analyze(tool.parameters, paramsPath(tool));
   const required = new Set(tool.required);
-  const items = Object.entries(tool.properties).map(([k, schema]) => ({ node: seq(literal(k), literal("="), pythonValue(tool, k, maxValueLength)), required: required.has(k) }));
+  const items = Object.entries(tool.properties).map(([k, _schema]) => ({ node: seq(literal(k), literal("="), pythonValue(tool, k, maxValueLength)), required: required.has(k) }));
   return seq(literal("("), jsonWs, perm(items, seq(literal(","), jsonWs)), jsonWs, literal(")"));
 }
 

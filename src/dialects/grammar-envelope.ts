@@ -5,7 +5,7 @@
 // the object: a model stops once the object closes). With parallel calls off "tool_calls" holds
 // exactly one call. The parser keeps text after the object as content (nothing is lost); an answer
 // with such text is not one the mask lets a model write.
-import { alt, anyText, charClass, literal, ref, seq, star } from "../grammar/builders.js";
+import { alt, anyText, literal, ref, seq, star } from "../grammar/builders.js";
 import type { Grammar, GrammarNode } from "../grammar/ir.js";
 import { jsonCallObject, schemaValue } from "./call-grammar.js";
 import { answerCall, jsonWs } from "./grammar-forms.js";

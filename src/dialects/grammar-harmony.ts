@@ -1,6 +1,6 @@
 // Interpreter 1 for harmony (gpt-oss): the grammar of a turn's messages. The parser that reads
 // the same messages is src/parser/read-harmony.ts; the decisions are in src/dialects/gpt-oss.ts.
-import { alt, anyText, charClass, literal, marker, optional, seq, star, text, until } from "../grammar/builders.js";
+import { alt, anyText, literal, marker, optional, seq, star, text, until } from "../grammar/builders.js";
 import type { Grammar, GrammarNode } from "../grammar/ir.js";
 import type { ResolvedOptions } from "./options.js";
 import type { Glue, HarmonyCallFormat } from "./spec.js";

@@ -1,5 +1,5 @@
 // Interpreter 1 of a dialect definition: the grammar that masks decoding.
-import { alt, anyText, charClass, literal, marker, optional, ref, seq, star, text, until } from "../grammar/builders.js";
+import { alt, anyText, literal, marker, optional, ref, seq, star, text, until } from "../grammar/builders.js";
 import type { Grammar, GrammarNode } from "../grammar/ir.js";
 import { buildHarmonyGrammar } from "./grammar-harmony.js";
 import { buildEnvelopeGrammar } from "./grammar-envelope.js";

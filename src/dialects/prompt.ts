@@ -69,7 +69,7 @@ export function promptParts(spec: DialectSpec, messages: ChatMessage[], tools: u
   const withTools = (m: ChatMessage[]): PromptParts => (hasTools ? { messages: m, tools: tools! } : { messages: m });
   if (spec.prompt === "calls-as-content" && !templateWritesCalls) {
     return withTools(messages.map((m, i) => {
-      if (!m || m.role !== "assistant" || !Array.isArray(m.tool_calls) || m.tool_calls.length === 0) return m;
+      if (m?.role !== "assistant" || !Array.isArray(m.tool_calls) || m.tool_calls.length === 0) return m;
       const { tool_calls, ...rest } = m;
       const content = typeof m.content === "string" ? m.content : "";
       return { ...rest, content: content + callsText(spec, tool_calls, `messages[${i}].tool_calls`) };

@@ -81,7 +81,7 @@ export function typeOk(v: unknown, ts: ReadonlySet<TypeName>): boolean {
 
 export type Obj = Record<string, unknown>;
 export const isObj = (x: unknown): x is Obj => typeof x === "object" && x !== null && !Array.isArray(x);
-export const hasOwn = (o: object, k: string) => Object.prototype.hasOwnProperty.call(o, k);
+export const hasOwn = (o: object, k: string) => Object.hasOwn(o, k);
 
 /** The keywords of one schema object, checked and sorted by role. */
 export interface Info {

@@ -80,7 +80,8 @@ export function parsePattern(src: string, path: string): Array<{ rx: Rx; start: 
     }
   };
   const cls = (): Rx => {
-    const negate = is("^") ? (i++, true) : false;
+    const negate = is("^");
+    if (negate) i++;
     const r: Ranges = [];
     const classAtom = (): number | Ranges => {
       if (!is("\\")) return cps[i++]!;
@@ -167,7 +168,8 @@ export function parsePattern(src: string, path: string): Array<{ rx: Rx; start: 
   }
   const alts: Array<{ rx: Rx; start: boolean; end: boolean }> = [];
   for (;;) {
-    const start = is("^") ? (i++, true) : false;
+    const start = is("^");
+    if (start) i++;
     const { rx, end } = sequence(true);
     alts.push({ rx, start, end });
     if (!is("|")) break;

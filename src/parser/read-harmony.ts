@@ -15,7 +15,7 @@ import { readJson } from "./read-value.js";
 import { argumentsJson, beginDrop, callId } from "./settle.js";
 import type { OutputReader, ReaderSink } from "./reader.js";
 import type { Text, TextBuffer } from "./text.js";
-import type { DroppedConstruct, IncompleteCall, StreamEvent, ToolCall } from "./types.js";
+import type { DroppedConstruct, IncompleteCall, ToolCall } from "./types.js";
 import { grammarAccepts } from "./validate.js";
 
 type Header =

@@ -8,7 +8,7 @@ import { dirname, resolve } from "node:path";
 
 export type Redact = (text: string) => string;
 
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 export function pathRedactor(modelPath: string, modelId: string): Redact {
   const paths = new Set([modelPath, resolve(modelPath)]);
@@ -17,8 +17,8 @@ export function pathRedactor(modelPath: string, modelId: string): Redact {
   // A folder alone is replaced only where it starts a path ("/home/u/models/…"), and never "/" or ".".
   const folders = [...new Set(files.map((p) => dirname(p)))].filter((d) => d.length > 1 && d !== ".");
   const alternatives = [
-    ...files.map((p) => ({ re: escape(p), to: modelId })),
-    ...folders.map((d) => ({ re: `${escape(d)}(?=[/\\\\])`, to: "<model folder>" })),
+    ...files.map((p) => ({ re: escapeRegex(p), to: modelId })),
+    ...folders.map((d) => ({ re: `${escapeRegex(d)}(?=[/\\\\])`, to: "<model folder>" })),
   ].sort((a, b) => b.re.length - a.re.length);
   if (alternatives.length === 0) return (text) => text;
   const re = new RegExp(alternatives.map((a) => `(${a.re})`).join("|"), "g");

@@ -216,16 +216,17 @@ function readValue(r: FileReader, t: number, rawStrings: boolean, depth: number)
 }
 
 function skipValue(r: FileReader, t: number, depth: number): void {
-  if (t === T.Str) return r.skip(r.strLen());
+  if (t === T.Str) { r.skip(r.strLen()); return; }
   if (t !== T.Arr) {
     const size = FIXED_SIZE[t];
     if (size === undefined) r.fail(`unknown value type ${t}`);
-    return r.skip(size);
+    r.skip(size);
+    return;
   }
   if (depth > 8) r.fail("arrays nested too deeply");
   const et = r.u32();
   const size = FIXED_SIZE[et];
-  if (size !== undefined) return r.skip(r.count(size, "array") * size);
+  if (size !== undefined) { r.skip(r.count(size, "array") * size); return; }
   if (et !== T.Str && et !== T.Arr) r.fail(`unknown array element type ${et}`);
   const n = r.count(8, "array");
   for (let i = 0; i < n; i++) skipValue(r, et, depth + 1);

@@ -3,7 +3,7 @@
 // a finding: either our bug or a llama.cpp behaviour nobody has written down yet.
 import { isDeepStrictEqual } from "node:util";
 import { getDialect, type StreamEvent } from "../../src/index.js";
-import { callTriggerOf, triggerOf, type XmlCallFormat } from "../../src/dialects/spec.js";
+import { callTriggerOf, triggerOf, } from "../../src/dialects/spec.js";
 import { matchGlue, NEED } from "../../src/parser/glue.js";
 import { textOf } from "../../src/parser/text.js";
 import type { OurShape, Shape, ShapeCall, TheirShape } from "./parity-shape.js";

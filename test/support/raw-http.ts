@@ -43,13 +43,16 @@ export function parseResponse(text: string): Pick<RawExchange, "status" | "heade
  * now and later; what it returns is called when the connection ends, to stop timers). Resolves once
  * the server has closed the connection.
  */
-export function rawExchange(url: string, script: (socket: net.Socket) => void | (() => void)): Promise<RawExchange> {
+export function rawExchange(url: string, script: ((socket: net.Socket) => void) | ((socket: net.Socket) => () => void)): Promise<RawExchange> {
   const { hostname, port } = new URL(url);
   return new Promise((resolve) => {
     let text = "";
     let ended = "closed";
-    let cleanup: void | (() => void);
-    const socket = net.connect(Number(port), hostname.replace(/^\[|\]$/g, ""), () => { cleanup = script(socket); });
+    let cleanup: undefined | (() => void);
+    const socket = net.connect(Number(port), hostname.replace(/^\[|\]$/g, ""), () => {
+      const after = script(socket);
+      if (typeof after === "function") cleanup = after;
+    });
     socket.setEncoding("latin1");
     socket.on("data", (d: string) => (text += d));
     socket.on("error", (e: NodeJS.ErrnoException) => { ended = e.code ?? e.message; });

@@ -7,7 +7,7 @@ import type { JsonSchemaOptions } from "../../src/grammar/ir.js";
 export type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 type S = Record<string, unknown>;
 const isObj = (x: unknown): x is S => typeof x === "object" && x !== null && !Array.isArray(x);
-const own = (o: object, k: string) => Object.prototype.hasOwnProperty.call(o, k);
+const own = (o: object, k: string) => Object.hasOwn(o, k);
 
 /** A random integer in [0, n). */
 export type Rng = (n: number) => number;

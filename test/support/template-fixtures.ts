@@ -287,7 +287,7 @@ export function renderAssistantToolCalls(dialect: TemplateDialect, calls: readon
   // The generation prompt alone: what add_generation_prompt appends to the conversation.
   const before = renderDialect(dialect, base, common);
   return {
-    parseReasoning: t.opensThought ? "forced-open" : getDialect(dialect).reasoning ? true : false,
+    parseReasoning: t.opensThought ? "forced-open" : !!getDialect(dialect).reasoning,
     full,
     assistant: raw.slice(0, raw.length - end.length),
     raw,

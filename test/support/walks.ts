@@ -114,7 +114,7 @@ function declaredHeadInContent(o: ParserOptions, res: ParseResult): string | nul
 }
 
 /** What is wrong with a finished walk's output as a parse, or null; `noCallsOk`: an answer without calls may be right. */
-export function checkComplete(text: string, o: ParserOptions, res: ParseResult, noCallsOk = false): string | null {
+export function checkComplete(_text: string, o: ParserOptions, res: ParseResult, noCallsOk = false): string | null {
   if (res.incomplete.length) return `incomplete: ${JSON.stringify(res.incomplete)}`;
   const lost = declaredHeadInContent(o, res);
   if (lost) return lost;

@@ -5,7 +5,7 @@
 // Loading: scripts/lib/xgrammar.mjs is plain ESM without type declarations; it is imported by URL
 // (a non-literal specifier, so TypeScript needs no declaration file) and typed by `XgLib` below.
 import { TokenKind, type CompiledGrammar, type GrammarMatcher, type Vocabulary } from "../../src/index.js";
-import { Tokenizations, rng } from "./tokenize.js";
+import { type Tokenizations, rng } from "./tokenize.js";
 
 // ---- the XGrammar helper module, typed ---------------------------------------------------------
 

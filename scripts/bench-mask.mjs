@@ -188,7 +188,7 @@ async function main() {
     process.exit(1);
   }
   const { toEbnf } = await import(new URL("../dist/grammar/export/ebnf.js", import.meta.url));
-  const lowering = await importOrNull("../dist/grammar/json-schema.js");
+  const lowering = await importOrNull("../dist/grammar/json-schema/index.js");
   const oursReason = typeof lib.compileGrammar !== "function" || typeof lib.Vocabulary?.fromTokenizerJson !== "function"
     ? "dist has no compileGrammar/Vocabulary yet (native engine not built)" : null;
   if (oursReason) console.warn(`ours: skipped — ${oursReason}`);
@@ -286,7 +286,7 @@ async function main() {
     const variants = [];
     const ebnf = ebnfOf(c);
     if (ebnf) variants.push({ label: c.name, compile: () => xgl.compileEbnf(ebnf, { compiler }), ebnfRules: ebnf.trim().split("\n").length });
-    else row.xgrammar_error = "dist/grammar/json-schema.js missing: cannot lower the schema for toEbnf";
+    else row.xgrammar_error = "dist/grammar/json-schema/index.js missing: cannot lower the schema for toEbnf";
     if (c.xgrammarJsonSchema)
       variants.push({
         label: `${c.name}:xgrammar-schema`,

@@ -4,7 +4,7 @@ export { TokenKind, type VocabularyData } from "./vocab/types.js";
 export { compileGrammar, compileGrammarAsync, CompiledGrammar, GrammarMatcher, type GrammarInput, type CompileOptions, type RandomWalkOptions, type RandomWalk } from "./grammar/compile.js";
 export * from "./grammar/builders.js";
 export type * from "./grammar/ir.js";
-export { jsonSchemaToIR, lowerJsonSchemas, UnsupportedSchemaError, InvalidSchemaError } from "./grammar/json-schema.js";
+export { jsonSchemaToIR, lowerJsonSchemas, UnsupportedSchemaError, InvalidSchemaError } from "./grammar/json-schema/index.js";
 export { GrammarLimitError, type GrammarLimit } from "./grammar/errors.js";
 export { grammarCache, setGrammarCacheBytes, DEFAULT_GRAMMAR_CACHE_BYTES, type GrammarCache } from "./grammar/cache.js";
 export { toEbnf, EbnfExportError, type ToEbnfOptions } from "./grammar/export/ebnf.js";

@@ -1,5 +1,5 @@
 // Which arguments the agent runs a tool with is what the mask lets a model write (issue #12,
-// defect 12): the same grammar, lowered from the tool's schema by src/grammar/json-schema.ts.
+// defect 12): the same grammar, lowered from the tool's schema by src/grammar/json-schema/index.ts.
 // Its rule for undeclared keys: an object schema with "properties" and no "additionalProperties"
 // takes only the declared properties; one with neither keyword takes any keys; an
 // "additionalProperties" schema (or true) takes undeclared keys that fit it.

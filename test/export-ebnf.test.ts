@@ -4,7 +4,7 @@
 import { describe, it, expect, beforeAll } from "vitest";
 import { toEbnf, EbnfExportError, utf8Sequences } from "../src/grammar/export/ebnf.js";
 import type { Grammar, GrammarNode } from "../src/grammar/ir.js";
-import { lowerJsonSchemas } from "../src/grammar/json-schema.js";
+import { lowerJsonSchemas } from "../src/grammar/json-schema/index.js";
 import {
   literal, seq, alt, repeat, optional, star, plus, charClass, byteClass, until, token, perm, ref, jsonSchema,
 } from "../src/grammar/builders.js";

@@ -2,7 +2,7 @@
 // naming the limit and the schema path, raised while lowering (before any native work), which
 // the server answers with a 400; and the lowering's output grows linearly with the schema.
 import { describe, expect, it } from "vitest";
-import { jsonSchemaToIR, lowerJsonSchemas } from "../src/grammar/json-schema.js";
+import { jsonSchemaToIR, lowerJsonSchemas } from "../src/grammar/json-schema/index.js";
 import { GrammarLimitError, type GrammarLimit } from "../src/grammar/errors.js";
 import { SCHEMA_LIMITS } from "../src/grammar/schema-limits.js";
 import { buildToolGrammar } from "../src/dialects/grammar.js";

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import {
   jsonSchemaToIR, lowerJsonSchemas, UnsupportedSchemaError, InvalidSchemaError, ANY_WHITESPACE_MAX,
-} from "../src/grammar/json-schema.js";
+} from "../src/grammar/json-schema/index.js";
 import { jsonSchema, literal, seq, ref } from "../src/grammar/builders.js";
 import type { Grammar, GrammarNode } from "../src/grammar/ir.js";
 import {

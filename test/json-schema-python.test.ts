@@ -6,7 +6,7 @@
 import { execFileSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { jsonSchemaToIR, lowerJsonSchemas } from "../src/grammar/json-schema.js";
+import { jsonSchemaToIR, lowerJsonSchemas } from "../src/grammar/json-schema/index.js";
 import { jsonSchema, literal, seq } from "../src/grammar/builders.js";
 import type { GrammarNode, JsonSchemaOptions } from "../src/grammar/ir.js";
 import { pyFloat, pyRepr as pyStr } from "../src/grammar/python-repr.js";

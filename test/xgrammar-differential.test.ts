@@ -29,7 +29,7 @@ import {
   type CompiledGrammar, type Grammar, type GrammarNode, type JsonSchemaOptions, type Vocabulary,
 } from "../src/index.js";
 import { toEbnf, type ToEbnfOptions } from "../src/grammar/export/ebnf.js";
-import { lowerJsonSchemas } from "../src/grammar/json-schema.js";
+import { lowerJsonSchemas } from "../src/grammar/json-schema/index.js";
 import { FILE_TOOLS, xmlToolCalls } from "./support/grammars.js";
 import { Tokenizations, rng } from "./support/tokenize.js";
 import { qwen3 } from "./support/vocabs.js";

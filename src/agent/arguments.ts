@@ -45,7 +45,7 @@ export function checkArguments(def: ToolDef, text: string): { args: Record<strin
 }
 
 /**
- * Why undeclared keys are refused, when that is why: the grammar (src/grammar/json-schema.ts)
+ * Why undeclared keys are refused, when that is why: the grammar (src/grammar/json-schema/index.ts)
  * reads "properties" without "additionalProperties" as no other properties.
  */
 function undeclaredReason(def: ToolDef, args: Record<string, unknown>): string | undefined {

@@ -6,7 +6,7 @@ import { buildToolGrammar } from "../dialects/grammar.js";
 import { EbnfExportError, toEbnf } from "../grammar/export/ebnf.js";
 import { toGbnf } from "../grammar/export/gbnf.js";
 import { toLark } from "../grammar/export/lark.js";
-import { lowerJsonSchemas } from "../grammar/json-schema.js";
+import { lowerJsonSchemas } from "../grammar/json-schema/index.js";
 import { Vocabulary } from "../vocab/vocabulary.js";
 import { choiceFlag, parseFlags, requireFlag } from "./args.js";
 import type { Command } from "./command.js";

@@ -7,8 +7,8 @@ import type { DialectSpec, Glue, JsonCallFormat, XmlCallFormat } from "./spec.js
 import { afterTrigger } from "./spec.js";
 import { idChars, jsonWs } from "./grammar-forms.js";
 import type { ToolDef } from "./tools.js";
-import { childPath } from "../grammar/json-schema-errors.js";
-import { analyze } from "../grammar/json-schema-keywords.js";
+import { childPath } from "../grammar/json-schema/errors.js";
+import { analyze } from "../grammar/json-schema/keywords.js";
 import { SCHEMA_LIMITS, checkEnumSize, limitError } from "../grammar/schema-limits.js";
 
 /** Fixed glue strings are markers: atomic special tokens in vocabularies that have them. */

@@ -2,7 +2,7 @@
 // after a marker (Mistral Nemo), and a call that is the whole answer (Llama 3.x).
 import { alt, anyText, charClass, literal, marker, optional, repeat, seq, star, until } from "../grammar/builders.js";
 import type { GrammarNode } from "../grammar/ir.js";
-import { ANY_WHITESPACE_MAX } from "../grammar/json-schema.js";
+import { ANY_WHITESPACE_MAX } from "../grammar/json-schema/index.js";
 import type { ResolvedOptions } from "./options.js";
 
 const WS = [" ", "\n", "\t", "\r"];

@@ -6,7 +6,7 @@ import { TokenKind } from "../vocab/types.js";
 import { grammarCache } from "./cache.js";
 import { GrammarLimitError, type GrammarLimit } from "./errors.js";
 import type { Grammar, GrammarNode } from "./ir.js";
-import { lowerJsonSchemas } from "./json-schema.js";
+import { lowerJsonSchemas } from "./json-schema/index.js";
 
 export type GrammarInput = Grammar | GrammarNode | { jsonSchema: unknown };
 

@@ -4,7 +4,7 @@
 import { buildToolGrammar } from "../dialects/grammar.js";
 import type { DialectOptions } from "../dialects/options.js";
 import { GrammarLimitError } from "../grammar/errors.js";
-import { lowerJsonSchemas } from "../grammar/json-schema.js";
+import { lowerJsonSchemas } from "../grammar/json-schema/index.js";
 
 /** Options already checked: tools array → dialect (name or definition) → the other options. */
 const checked = new WeakMap<object, Map<unknown, Set<string>>>();

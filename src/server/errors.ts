@@ -1,6 +1,6 @@
 // Errors in OpenAI's shape: { error: { message, type, param, code } } with the status OpenAI uses,
 // so clients (the openai SDK's APIError subclasses, retry logic on 429) react as they do upstream.
-import { InvalidSchemaError, UnsupportedSchemaError } from "../grammar/json-schema.js";
+import { InvalidSchemaError, UnsupportedSchemaError } from "../grammar/json-schema/index.js";
 import { GrammarLimitError } from "../grammar/errors.js";
 import { ContextLengthError } from "../engine/errors.js";
 import { ToolDefinitionError } from "../dialects/tools.js";

@@ -1,4 +1,4 @@
-// Acceptance cases for "number" schemas bounded other than at 0 (src/grammar/json-number-range.ts):
+// Acceptance cases for "number" schemas bounded other than at 0 (src/grammar/json-schema/number-range.ts):
 // plain decimals compared exactly with the bound's JSON.stringify decimal. Part of ACCEPTANCE in
 // test/json-schema-cases.ts (run on the reference matcher and on the engine).
 

@@ -64,7 +64,7 @@ export type Category =
   | "json-lone-surrogate-escape"
   /** XGrammar's JSON whitespace (any-whitespace mode) is [ \n\t]; ours also allows \r. */
   | "json-whitespace-cr"
-  /** XGrammar's JSON numbers are unbounded; ours are spellings of finite doubles (json-numbers.ts). */
+  /** XGrammar's JSON numbers are unbounded; ours are spellings of finite doubles (json-schema/numbers.ts). */
   | "json-number-bound";
 
 export const CATEGORIES: Category[] = [
@@ -173,7 +173,7 @@ export const xgJsonSchemaClassifier: Classifier = (c) => {
 };
 
 /**
- * A JSON number prefix no continuation brings into the finite-double spellings json-numbers.ts
+ * A JSON number prefix no continuation brings into the finite-double spellings json-schema/numbers.ts
  * admits: an integer part over 308 digits; with an exponent, a mantissa over 20 integer digits,
  * an exponent over 4 digits, over 288 with 2–20 integer digits, over 307 with one (308 only for
  * 1.x up to 1.7976931348623158).

@@ -8,7 +8,7 @@
 import type { Vocabulary } from "../../vocab/vocabulary.js";
 import { resolveForVocabulary, type GrammarInput } from "../compile.js";
 import type { Grammar, GrammarNode } from "../ir.js";
-import { lowerJsonSchemas } from "../json-schema.js";
+import { lowerJsonSchemas } from "../json-schema/index.js";
 import { lowerForExport } from "./lower.js";
 import type { ToEbnfOptions } from "./options.js";
 import { printLark } from "./print-lark.js";

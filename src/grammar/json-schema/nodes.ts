@@ -1,30 +1,33 @@
-// Small IR builders for the JSON-schema lowering: flattened, literal-merged nodes, code point
-// ranges, and exact digit ranges (integer bounds, \uXXXX escapes).
-import { mergeRanges, type Ranges } from "./code-ranges.js";
-import type { GrammarNode } from "./ir.js";
+// What the JSON-schema lowering builds its nodes with, over the shared builders (../builders.ts):
+// sequences flattened with adjacent literals merged, choices with repeats dropped and the empty
+// language named, code point classes merged, exact digit ranges (integer bounds, \uXXXX escapes).
+import { mergeRanges, type Ranges } from "../code-ranges.js";
+import { charClass, literal, repeat } from "../builders.js";
+import type { GrammarNode } from "../ir.js";
 
 export type Node = GrammarNode;
 
-export const lit = (text: string): Node => ({ type: "literal", text });
-export const cls = (ranges: Ranges, negated = false): Node =>
-  ({ type: "charClass", ranges: mergeRanges(ranges), ...(negated ? { negated } : {}) });
-export const rep = (item: Node, min: number, max: number | null): Node => ({ type: "repeat", item, min, max });
-export const opt = (item: Node): Node => rep(item, 0, 1);
-export const refTo = (name: string): Node => ({ type: "ref", name });
+/** The empty string: a literal of no characters. */
+export const EMPTY_STRING: Node = literal("");
+/** No string at all (a choice of nothing): what `choice` returns then; a caller drops that branch or refuses the schema. */
+export const NOTHING = null;
+export type Lowered = Node | typeof NOTHING;
 
-/** seq that drops nulls, flattens nested seqs and merges adjacent literals. */
-export function seq(...parts: Array<Node | null | undefined>): Node {
+export const cls = (ranges: Ranges, negated = false): Node => charClass(mergeRanges(ranges), negated);
+
+/** The parts in order, flattened, adjacent literals merged; `null` / `undefined` is a part left out (not NOTHING). */
+export function sequence(...parts: Array<Node | null | undefined>): Node {
   const out: Node[] = [];
   const push = (n: Node) => {
     if (n.type === "seq") { n.items.forEach(push); return; }
     const last = out[out.length - 1];
-    if (n.type === "literal" && last?.type === "literal") { out[out.length - 1] = lit(last.text + n.text); return; }
+    if (n.type === "literal" && last?.type === "literal") { out[out.length - 1] = literal(last.text + n.text); return; }
     if (n.type === "literal" && n.text === "") return;
     out.push(n);
   };
   for (const p of parts) if (p) push(p);
   if (out.length === 1) return out[0]!;
-  if (out.length === 0) return lit(""); // not reached by the lowering: every call has a token
+  if (out.length === 0) return EMPTY_STRING;
   return { type: "seq", items: out };
 }
 
@@ -38,8 +41,8 @@ function leafKey(n: Node): string | undefined {
   }
 }
 
-/** alt that drops nulls, flattens and drops repeated leaves and nodes; null when nothing is left (empty language). */
-export function alt(parts: Array<Node | null | undefined>): Node | null {
+/** One of the parts, flattened, repeated leaves and nodes dropped; NOTHING parts dropped, and NOTHING when none is left. */
+export function choice(parts: Array<Lowered | undefined>): Lowered {
   const out: Node[] = [];
   const keys = new Set<string>();
   const nodes = new Set<Node>();
@@ -51,7 +54,7 @@ export function alt(parts: Array<Node | null | undefined>): Node | null {
     out.push(n);
   };
   for (const p of parts) if (p) push(p);
-  if (out.length === 0) return null;
+  if (out.length === 0) return NOTHING;
   if (out.length === 1) return out[0]!;
   return { type: "alt", items: out };
 }
@@ -70,10 +73,10 @@ export function countNodes(n: Node): number {
 // Digits
 
 export type DigitFn = (a: number, b: number) => Node;
-export const decDigit: DigitFn = (a, b) => (a === b ? lit(String(a)) : cls([[0x30 + a, 0x30 + b]]));
+export const decDigit: DigitFn = (a, b) => (a === b ? literal(String(a)) : cls([[0x30 + a, 0x30 + b]]));
 /** Hex digit values a..b, letters in either case. */
 export const hexDigit: DigitFn = (a, b) => {
-  if (a === b && a <= 9) return lit(String(a));
+  if (a === b && a <= 9) return literal(String(a));
   const ranges: Ranges = [];
   const dl = a, dh = Math.min(b, 9);
   if (dl <= dh) ranges.push([0x30 + dl, 0x30 + dh]);
@@ -84,23 +87,23 @@ export const hexDigit: DigitFn = (a, b) => {
 
 const DIGIT = cls([[0x30, 0x39]]);
 const BLOCK = 16;
-const DIGIT_BLOCK = rep(DIGIT, BLOCK, BLOCK);
+const DIGIT_BLOCK = repeat(DIGIT, BLOCK, BLOCK);
 
 /**
  * Between `min` and `max` decimal digits. Long runs are blocks of 16 digits and a short tail
  * (the same strings), so a run of up to 308 digits is ~40 repetition copies instead of 308.
  */
-export function digitRun(min: number, max: number): Node | null {
+export function digitRun(min: number, max: number): Lowered {
   if (min > max) return null;
-  if (max <= 2 * BLOCK) return rep(DIGIT, min, max);
+  if (max <= 2 * BLOCK) return repeat(DIGIT, min, max);
   const q0 = Math.floor(min / BLOCK), r0 = min % BLOCK;
-  const head = q0 > 0 ? seq(rep(DIGIT_BLOCK, q0, q0), rep(DIGIT, r0, r0)) : rep(DIGIT, r0, r0);
+  const head = q0 > 0 ? sequence(repeat(DIGIT_BLOCK, q0, q0), repeat(DIGIT, r0, r0)) : repeat(DIGIT, r0, r0);
   const n = max - min;
-  if (n <= 2 * BLOCK) return seq(head, rep(DIGIT, 0, n));
+  if (n <= 2 * BLOCK) return sequence(head, repeat(DIGIT, 0, n));
   const q = Math.floor(n / BLOCK), r = n % BLOCK;
   // 0..16q-1 digits as up to q-1 blocks and a tail of up to 15; 16q..16q+r as q blocks and a tail
-  const free = alt([seq(rep(DIGIT_BLOCK, 0, q - 1), rep(DIGIT, 0, BLOCK - 1)), seq(rep(DIGIT_BLOCK, q, q), rep(DIGIT, 0, r))])!;
-  return seq(head, free);
+  const free = choice([sequence(repeat(DIGIT_BLOCK, 0, q - 1), repeat(DIGIT, 0, BLOCK - 1)), sequence(repeat(DIGIT_BLOCK, q, q), repeat(DIGIT, 0, r))])!;
+  return sequence(head, free);
 }
 
 /** Strings of exactly `width` digits (base `base`, leading zeros allowed) whose value is in [lo, hi]. */
@@ -109,17 +112,17 @@ export function fixedRange(lo: bigint, hi: bigint, width: number, base: number, 
   if (width === 1) return digit(Number(lo), Number(hi));
   const p = B ** BigInt(width - 1);
   const a = lo / p, b = hi / p, lr = lo % p, hr = hi % p;
-  if (a === b) return seq(digit(Number(a), Number(a)), fixedRange(lr, hr, width - 1, base, digit));
-  const anyTail = () => (base === 10 ? digitRun(width - 1, width - 1)! : rep(digit(0, base - 1), width - 1, width - 1));
+  if (a === b) return sequence(digit(Number(a), Number(a)), fixedRange(lr, hr, width - 1, base, digit));
+  const anyTail = () => (base === 10 ? digitRun(width - 1, width - 1)! : repeat(digit(0, base - 1), width - 1, width - 1));
   const parts: Node[] = [];
   let midLo = a + 1n, midHi = b - 1n;
   if (lr === 0n) midLo = a;
-  else parts.push(seq(digit(Number(a), Number(a)), fixedRange(lr, p - 1n, width - 1, base, digit)));
+  else parts.push(sequence(digit(Number(a), Number(a)), fixedRange(lr, p - 1n, width - 1, base, digit)));
   const highFull = hr === p - 1n;
   if (highFull) midHi = b;
-  if (midLo <= midHi) parts.push(seq(digit(Number(midLo), Number(midHi)), anyTail()));
-  if (!highFull) parts.push(seq(digit(Number(b), Number(b)), fixedRange(0n, hr, width - 1, base, digit)));
-  return alt(parts)!;
+  if (midLo <= midHi) parts.push(sequence(digit(Number(midLo), Number(midHi)), anyTail()));
+  if (!highFull) parts.push(sequence(digit(Number(b), Number(b)), fixedRange(0n, hr, width - 1, base, digit)));
+  return choice(parts)!;
 }
 
 export const hexRange = (lo: number, hi: number, width = 4) => fixedRange(BigInt(lo), BigInt(hi), width, 16, hexDigit);
@@ -128,31 +131,31 @@ export const hexExact = (n: number, width = 4) => hexRange(n, n, width);
 const digitsOf = (n: bigint) => n.toString().length;
 
 /** Decimal integers without leading zeros in [lo, hi] (0 ≤ lo). */
-export function nonNegIntRange(lo: bigint, hi: bigint): Node | null {
+export function nonNegIntRange(lo: bigint, hi: bigint): Lowered {
   if (lo > hi) return null;
-  const parts: Array<Node | null> = [];
-  if (lo === 0n) { parts.push(lit("0")); lo = 1n; }
-  if (lo > hi) return alt(parts);
+  const parts: Array<Lowered> = [];
+  if (lo === 0n) { parts.push(literal("0")); lo = 1n; }
+  if (lo > hi) return choice(parts);
   let wl = digitsOf(lo);
   const wh = digitsOf(hi);
-  if (wl === wh) return alt([...parts, fixedRange(lo, hi, wl, 10, decDigit)]);
+  if (wl === wh) return choice([...parts, fixedRange(lo, hi, wl, 10, decDigit)]);
   // the partial first and last widths, and every width between them whole
   if (lo !== 10n ** BigInt(wl - 1)) { parts.push(fixedRange(lo, 10n ** BigInt(wl) - 1n, wl, 10, decDigit)); wl++; }
   let fullTo = wh;
   if (hi !== 10n ** BigInt(wh) - 1n) { parts.push(fixedRange(10n ** BigInt(wh - 1), hi, wh, 10, decDigit)); fullTo = wh - 1; }
-  if (wl <= fullTo) parts.push(seq(cls([[0x31, 0x39]]), digitRun(wl - 1, fullTo - 1)));
-  return alt(parts);
+  if (wl <= fullTo) parts.push(sequence(cls([[0x31, 0x39]]), digitRun(wl - 1, fullTo - 1)));
+  return choice(parts);
 }
 
 /** Integers (JSON integer syntax, `-0` when 0 is in range) in [lo, hi]. */
-export function integerRange(lo: bigint, hi: bigint): Node | null {
+export function integerRange(lo: bigint, hi: bigint): Lowered {
   if (lo > hi) return null;
-  const parts: Array<Node | null> = [];
+  const parts: Array<Lowered> = [];
   if (hi >= 0n) parts.push(nonNegIntRange(lo > 0n ? lo : 0n, hi));
-  const neg: Array<Node | null> = [];
-  if (lo <= 0n && hi >= 0n) neg.push(lit("0"));
+  const neg: Array<Lowered> = [];
+  if (lo <= 0n && hi >= 0n) neg.push(literal("0"));
   if (lo <= -1n) neg.push(nonNegIntRange(hi < 0n ? -hi : 1n, -lo));
-  const n = alt(neg);
-  if (n) parts.push(seq(lit("-"), n));
-  return alt(parts);
+  const n = choice(neg);
+  if (n) parts.push(sequence(literal("-"), n));
+  return choice(parts);
 }

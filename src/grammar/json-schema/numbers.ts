@@ -11,7 +11,8 @@
 // Exponents have 1 to 4 digits, leading zeros allowed (1e+05, 1e-0005); so 1e309, 1.8e308,
 // 12e300 and 1e10000 are refused, and values below the smallest double may still be written
 // (they parse to 0: an underflow changes no sign and gives no Infinity).
-import { alt, cls, decDigit, digitRun, fixedRange, lit, opt, rep, seq, type Node } from "./json-ir.js";
+import { literal, optional, repeat } from "../builders.js";
+import { choice, cls, decDigit, digitRun, fixedRange, sequence, type Node } from "./nodes.js";
 
 /** Most digits of a number's integer part: integers are below 10^308. */
 export const INTEGER_DIGITS = 308;
@@ -25,14 +26,14 @@ const TOP_FRACTION = "7976931348623158";
 
 const D = cls([[0x30, 0x39]]);
 const NZ = cls([[0x31, 0x39]]);
-const FRAC = seq(lit("."), rep(D, 1, null));
+const FRAC = sequence(literal("."), repeat(D, 1, null));
 const E = cls([[0x45, 0x45], [0x65, 0x65]]);
 
 /** [eE], then a negative exponent, or a non-negative one up to `max`; 1–4 digits. */
 function exponent(max: number): Node {
   const widths: Node[] = [];
   for (let w = 1; w <= EXP_DIGITS; w++) widths.push(fixedRange(0n, BigInt(Math.min(max, 10 ** w - 1)), w, 10, decDigit));
-  return seq(E, alt([seq(lit("-"), rep(D, 1, EXP_DIGITS)), seq(opt(lit("+")), alt(widths))]));
+  return sequence(E, choice([sequence(literal("-"), repeat(D, 1, EXP_DIGITS)), sequence(optional(literal("+")), choice(widths))]));
 }
 
 /** Digit strings whose value as a fraction 0.d… is at most 0.`c` (at least one digit). */
@@ -40,27 +41,27 @@ function fractionAtMost(c: string): Node {
   const parts: Node[] = [];
   for (let i = 0; i < c.length; i++) {
     const d = c.charCodeAt(i) - 0x30;
-    if (d > 0) parts.push(seq(lit(c.slice(0, i)), decDigit(0, d - 1), rep(D, 0, null)));
+    if (d > 0) parts.push(sequence(literal(c.slice(0, i)), decDigit(0, d - 1), repeat(D, 0, null)));
   }
-  parts.push(seq(lit(c), rep(lit("0"), 0, null)));
-  return alt(parts)!;
+  parts.push(sequence(literal(c), repeat(literal("0"), 0, null)));
+  return choice(parts)!;
 }
 
 const EXP_307 = exponent(307);
-const ZERO_MANTISSA = seq(lit("0"), opt(seq(lit("."), rep(lit("0"), 1, null))));
-const SMALL_MANTISSA = seq(lit("0."), rep(lit("0"), 0, null), NZ, rep(D, 0, null));
+const ZERO_MANTISSA = sequence(literal("0"), optional(sequence(literal("."), repeat(literal("0"), 1, null))));
+const SMALL_MANTISSA = sequence(literal("0."), repeat(literal("0"), 0, null), NZ, repeat(D, 0, null));
 
 /** Unsigned spellings of zero: 0, 0.000, 0e5, 0.0E-3, … */
-export const MAG_ZERO: Node = seq(ZERO_MANTISSA, opt(EXP_307));
+export const MAG_ZERO: Node = sequence(ZERO_MANTISSA, optional(EXP_307));
 
 /** Unsigned spellings of finite non-zero values. */
-export const MAG_NONZERO: Node = alt([
-  seq(SMALL_MANTISSA, opt(EXP_307)),
-  seq(NZ, digitRun(0, INTEGER_DIGITS - 1), opt(FRAC)),
-  seq(NZ, opt(FRAC), EXP_307),
-  seq(lit("1"), opt(seq(lit("."), fractionAtMost(TOP_FRACTION))), E, opt(lit("+")), opt(lit("0")), lit("308")),
-  seq(NZ, rep(D, 1, MANTISSA_DIGITS - 1), opt(FRAC), exponent(308 - MANTISSA_DIGITS)),
+export const MAG_NONZERO: Node = choice([
+  sequence(SMALL_MANTISSA, optional(EXP_307)),
+  sequence(NZ, digitRun(0, INTEGER_DIGITS - 1), optional(FRAC)),
+  sequence(NZ, optional(FRAC), EXP_307),
+  sequence(literal("1"), optional(sequence(literal("."), fractionAtMost(TOP_FRACTION))), E, optional(literal("+")), optional(literal("0")), literal("308")),
+  sequence(NZ, repeat(D, 1, MANTISSA_DIGITS - 1), optional(FRAC), exponent(308 - MANTISSA_DIGITS)),
 ])!;
 
 /** Unsigned spellings of finite values. */
-export const MAG_ANY: Node = alt([MAG_ZERO, MAG_NONZERO])!;
+export const MAG_ANY: Node = choice([MAG_ZERO, MAG_NONZERO])!;

@@ -1,7 +1,7 @@
 // Whether a value passes a schema, with the lowering's semantics: enum/const values are kept
 // only when their sibling keywords accept them.
-import { childPath } from "./json-schema-errors.js";
-import { analyze, effectiveTypes, hasOwn, intersectTypes, isObj, num, typeOk, ALL_TYPES, deepEqual, type Obj, type TypeName } from "./json-schema-keywords.js";
+import { childPath } from "./errors.js";
+import { analyze, effectiveTypes, hasOwn, intersectTypes, isObj, num, typeOk, ALL_TYPES, deepEqual, type Obj, type TypeName } from "./keywords.js";
 
 /** Resolves a `$ref` pointer met at `path`. */
 export type Resolve = (pointer: string, path: string) => { schema: unknown; path: string };

@@ -1,6 +1,6 @@
 // The keywords of one schema object: checked, sorted by role, and the limits they may state.
-import { childPath, describe, invalid, unsupported, InvalidSchemaError, UnsupportedSchemaError } from "./json-schema-errors.js";
-import { SCHEMA_LIMITS, checkEnumSize, limitError } from "./schema-limits.js";
+import { childPath, describe, invalid, unsupported, InvalidSchemaError, UnsupportedSchemaError } from "./errors.js";
+import { SCHEMA_LIMITS, checkEnumSize, limitError } from "../schema-limits.js";
 
 export const ANNOTATIONS = new Set([
   "title", "description", "examples", "example", "default", "$comment", "$schema", "$id",

@@ -2,20 +2,21 @@
 // the semantics json-schema.ts documents. A subschema whose grammar is used in more than one
 // place (an array's first and further elements, the first and further extra members of an object)
 // becomes a rule referenced from each place, so the IR grows linearly with the schema.
-import type { JsonSchemaOptions, PermNode } from "./ir.js";
-import { JSON_SYNTAX, literalSyntax, type LiteralSyntax, type QuoteSyntax } from "./json-syntax.js";
-import { childPath, describe, invalid, unsupported, InvalidSchemaError, UnsupportedSchemaError } from "./json-schema-errors.js";
+import type { JsonSchemaOptions, PermNode } from "../ir.js";
+import { JSON_SYNTAX, literalSyntax, type LiteralSyntax, type QuoteSyntax } from "./syntax.js";
+import { childPath, describe, invalid, unsupported, InvalidSchemaError, UnsupportedSchemaError } from "./errors.js";
 import {
   ALL_TYPES, analyze, effectiveTypes, hasOwn, intersectTypes, isObj, isTrivial, num, NUMBER_KW, typeKey, TYPE_ORDER,
   type Info, type Obj, type TypeName,
-} from "./json-schema-keywords.js";
-import { checkValue } from "./json-schema-check.js";
-import { parsePattern, patternRepetition, type Rx } from "./json-schema-pattern.js";
-import { alt, cls, countNodes, integerRange, lit, opt, refTo, rep, seq, type Node } from "./json-ir.js";
-import { charExcept, charIn, encodings } from "./json-strings.js";
-import { INTEGER_MAX, MAG_ANY, MAG_NONZERO, MAG_ZERO } from "./json-numbers.js";
-import { compareDecimals, decimalOf, numberRange, type NumberBound } from "./json-number-range.js";
-import { SCHEMA_LIMITS, limitError, type LoweringBudget } from "./schema-limits.js";
+} from "./keywords.js";
+import { checkValue } from "./check.js";
+import { parsePattern, patternRepetition, type Rx } from "./pattern.js";
+import { literal, optional, ref, repeat } from "../builders.js";
+import { choice, cls, countNodes, EMPTY_STRING, integerRange, NOTHING, sequence, type Lowered, type Node } from "./nodes.js";
+import { charExcept, charIn, encodings } from "./strings.js";
+import { INTEGER_MAX, MAG_ANY, MAG_NONZERO, MAG_ZERO } from "./numbers.js";
+import { compareDecimals, decimalOf, numberRange, type NumberBound } from "./number-range.js";
+import { SCHEMA_LIMITS, limitError, type LoweringBudget } from "../schema-limits.js";
 
 /** Longest whitespace run accepted in one gap in "any" mode. */
 export const ANY_WHITESPACE_MAX = 32;
@@ -40,8 +41,8 @@ interface Ws {
 }
 function wsProfile(mode: NonNullable<JsonSchemaOptions["whitespace"]>): Ws {
   if (mode === "compact") return {};
-  if (mode === "single") return { afterColon: opt(lit(" ")), afterComma: opt(lit(" ")) };
-  const w = rep(cls([[0x20, 0x20], [0x09, 0x0a], [0x0d, 0x0d]]), 0, ANY_WHITESPACE_MAX);
+  if (mode === "single") return { afterColon: optional(literal(" ")), afterComma: optional(literal(" ")) };
+  const w = repeat(cls([[0x20, 0x20], [0x09, 0x0a], [0x0d, 0x0d]]), 0, ANY_WHITESPACE_MAX);
   return { lead: w, beforeColon: w, afterColon: w, beforeComma: w, beforeClose: w };
 }
 
@@ -85,19 +86,19 @@ export class Lowerer {
     this.mode = mode;
     this.nest = nest;
     this.ws = wsProfile(mode);
-    this.sep = seq(this.ws.beforeComma, lit(","), this.ws.afterComma);
+    this.sep = sequence(this.ws.beforeComma, literal(","), this.ws.afterComma);
   }
 
   // -- shared rules ---------------------------------------------------------------------------
 
   private rule(name: string, build: () => Node): Node {
     if (!hasOwn(this.rules, name)) {
-      this.rules[name] = lit(""); // placeholder: build() never refers back to a shared rule
+      this.rules[name] = literal(""); // placeholder: build() never refers back to a shared rule
       const outer = this.scope;
       this.scope = { name, count: 0 };
       try { this.rules[name] = build(); } finally { this.scope = outer; }
     }
-    return refTo(name);
+    return ref(name);
   }
   /**
    * `n` itself when small, else a rule holding it: for a node used in more than one place. Inside
@@ -107,7 +108,7 @@ export class Lowerer {
     if (n.type === "ref" || n.type === "literal" || n.type === "charClass" || countNodes(n) <= SHARE_ABOVE) return n;
     const name = this.scope ? `${this.scope.name}.s${this.scope.count++}` : `${this.names.local}.s${this.shared++}`;
     this.rules[name] = n;
-    return refTo(name);
+    return ref(name);
   }
   /** Shared rules of the Python syntax live under `py.`: equal names must mean equal rules. */
   private sharedName(n: string) { return `${this.names.shared}.${this.syn === JSON_SYNTAX ? "" : "py."}${this.cap === undefined ? "" : `max${this.cap}.`}${n}`; }
@@ -120,25 +121,25 @@ export class Lowerer {
     return this.rule(this.sharedName(`${this.charName(q)}-except.${key.join(",")}`), () => charExcept(new Set(key), q));
   }
   /** `body(q)` between quotes `q`, for each quote of the syntax. */
-  private quoted(body: (q: QuoteSyntax) => Node | null): Node | null {
-    return alt(this.syn.quotes.map((q) => { const b = body(q); return b && seq(lit(q.quote), b, lit(q.quote)); }));
+  private quoted(body: (q: QuoteSyntax) => Lowered): Lowered {
+    return choice(this.syn.quotes.map((q) => { const b = body(q); return b && sequence(literal(q.quote), b, literal(q.quote)); }));
   }
-  string(): Node { return this.rule(this.sharedName("string"), () => this.quoted((q) => rep(this.char(q), 0, null))!); }
+  string(): Node { return this.rule(this.sharedName("string"), () => this.quoted((q) => repeat(this.char(q), 0, null))!); }
   /** A string value: any string, or at most `maxStringLength` characters. */
   valueString(path: string): Node {
     if (this.cap === undefined) return this.string();
     this.budget.repeat(this.cap, path, `a string value of up to ${this.cap} characters (maxStringLength)`);
-    return this.rule(this.sharedName("value-string"), () => this.quoted((q) => rep(this.char(q), 0, this.cap!))!);
+    return this.rule(this.sharedName("value-string"), () => this.quoted((q) => repeat(this.char(q), 0, this.cap!))!);
   }
   /** The fixed spellings of `texts` (enum/const values, declared keys). */
-  private fixed(texts: string[]): Node | null { return alt(texts.map(lit)); }
-  number(): Node { return this.rule(this.sharedName("number"), () => seq(opt(lit("-")), MAG_ANY)); }
+  private fixed(texts: string[]): Lowered { return choice(texts.map((t) => literal(t))); }
+  number(): Node { return this.rule(this.sharedName("number"), () => sequence(optional(literal("-")), MAG_ANY)); }
   integer(): Node { return this.rule(this.sharedName("integer"), () => integerRange(-INTEGER_MAX, INTEGER_MAX)!); }
 
   /** Any JSON value with at most `d` levels of containers. */
   freeValue(d: number): Node {
     return this.rule(this.sharedName(`free.${this.mode}.value${d}`), () =>
-      alt([lit(this.syn.constants.null), lit(this.syn.constants.true), lit(this.syn.constants.false), this.number(), this.valueString(this.rootPath), d > 0 ? this.freeArray(d) : null, d > 0 ? this.freeObject(d) : null])!);
+      choice([literal(this.syn.constants.null), literal(this.syn.constants.true), literal(this.syn.constants.false), this.number(), this.valueString(this.rootPath), d > 0 ? this.freeArray(d) : null, d > 0 ? this.freeObject(d) : null])!);
   }
   /** A free-form object counting as one of `d` container levels. */
   freeObject(d: number): Node {
@@ -153,21 +154,21 @@ export class Lowerer {
   // -- containers -----------------------------------------------------------------------------
 
   private member(key: Node, value: Node): Node {
-    return seq(this.ws.lead, key, this.ws.beforeColon, lit(":"), this.ws.afterColon, value);
+    return sequence(this.ws.lead, key, this.ws.beforeColon, literal(":"), this.ws.afterColon, value);
   }
-  private close(ch: string): Node { return seq(this.ws.beforeClose, lit(ch)); }
+  private close(ch: string): Node { return sequence(this.ws.beforeClose, literal(ch)); }
 
   /** `{ … }` with declared members (any order, at most once) and an optional run of extra members. */
   objectOf(declared: Array<{ node: Node; required: boolean }>, extra: { key: Node; value: Node } | null): Node {
     const items = [...declared];
     if (extra) {
       const m = this.share(this.member(extra.key, extra.value));  // the first extra member and the rest
-      items.push({ node: seq(m, rep(seq(this.sep, m), 0, null)), required: false });
+      items.push({ node: sequence(m, repeat(sequence(this.sep, m), 0, null)), required: false });
     }
     let body: Node | null = null;
-    if (items.length === 1) body = items[0]!.required ? items[0]!.node : opt(items[0]!.node);
+    if (items.length === 1) body = items[0]!.required ? items[0]!.node : optional(items[0]!.node);
     else if (items.length > 1) body = { type: "perm", items, separator: this.sep } satisfies PermNode;
-    return seq(lit("{"), body, this.close("}"));
+    return sequence(literal("{"), body, this.close("}"));
   }
 
   /**
@@ -175,34 +176,34 @@ export class Lowerer {
    * (null = no further elements), with the element count in [min, max].
    */
   arrayOf(prefix: Node[], rest: Node | null, min: number, max: number | null): Node {
-    const el = (n: Node, i: number) => seq(i > 0 ? this.sep : null, this.ws.lead, n);
+    const el = (n: Node, i: number) => sequence(i > 0 ? this.sep : null, this.ws.lead, n);
     // Elements from `i` on, once the prefix is used up (or `max` reached).
-    const after = (i: number): Node | null => {
+    const after = (i: number): Lowered => {
       if ((max !== null && i >= max) || !rest) return null;
       const restMin = Math.max(0, min - i), restMax = max === null ? null : max - i;
       if (i === 0) {
         const r = this.share(rest);  // the first element and the rest
-        const core = seq(el(r, 0), rep(el(r, 1), Math.max(0, restMin - 1), restMax === null ? null : restMax - 1));
-        return restMin >= 1 ? core : opt(core);
+        const core = sequence(el(r, 0), repeat(el(r, 1), Math.max(0, restMin - 1), restMax === null ? null : restMax - 1));
+        return restMin >= 1 ? core : optional(core);
       }
-      return rep(el(rest, i), restMin, restMax);
+      return repeat(el(rest, i), restMin, restMax);
     };
     // Prefix element i, then the elements after it; optional from `min` on. Built from the end,
     // a rule every PREFIX_CHUNK elements, so a long tuple stays a shallow IR.
     const n = max === null ? prefix.length : Math.min(prefix.length, max);
     let tail = after(n);
     for (let i = n - 1; i >= 0; i--) {
-      const body = seq(el(prefix[i]!, i), tail);
-      tail = i >= min ? opt(body) : body;
+      const body = sequence(el(prefix[i]!, i), tail);
+      tail = i >= min ? optional(body) : body;
       if (i > 0 && i % PREFIX_CHUNK === 0) tail = this.share(tail);
     }
-    return seq(lit("["), tail, this.close("]"));
+    return sequence(literal("["), tail, this.close("]"));
   }
 
   // -- schemas --------------------------------------------------------------------------------
 
   /** The grammar of `schema`, restricted to `allowed` types; null = no value matches. */
-  lower(schema: unknown, path: string, allowed: ReadonlySet<TypeName> | null = null): Node | null {
+  lower(schema: unknown, path: string, allowed: ReadonlySet<TypeName> | null = null): Lowered {
     if (this.depth >= SCHEMA_LIMITS.schemaNesting)
       throw limitError("schemaNesting", path, `schemas are nested more than ${SCHEMA_LIMITS.schemaNesting} deep here; flatten the schema (a deeply nested part can be one free-form object or a string holding JSON)`);
     this.depth++;
@@ -213,7 +214,7 @@ export class Lowerer {
     }
   }
 
-  private lowerAt(schema: unknown, path: string, allowed: ReadonlySet<TypeName> | null): Node | null {
+  private lowerAt(schema: unknown, path: string, allowed: ReadonlySet<TypeName> | null): Lowered {
     if (schema === true) return allowed ? this.byTypes(allowed, true) : this.freeValue(this.nest);
     if (schema === false) return null;
     const info = analyze(schema, path);
@@ -225,7 +226,7 @@ export class Lowerer {
       const rest = { ...info.s };
       delete rest.enum; delete rest.const;
       const ok = info.values.filter((v) => checkValue(v, rest, path, allowed, (p, at) => this.resolve(p, at)));
-      return alt(ok.map((v) => this.fixed(this.syn.valueTexts(v))));
+      return choice(ok.map((v) => this.fixed(this.syn.valueTexts(v))));
     }
 
     const comps = (["$ref", "anyOf", "oneOf", "allOf"] as const).filter((k) => hasOwn(info.s, k));
@@ -247,7 +248,7 @@ export class Lowerer {
         return this.lower(info.allOf[i], childPath(childPath(path, "allOf"), i), types);
       }
       const list = (info.anyOf ?? info.oneOf)!;
-      return alt(list.map((b, i) => this.lower(b, childPath(childPath(path, kw), i), types)));
+      return choice(list.map((b, i) => this.lower(b, childPath(childPath(path, kw), i), types)));
     }
 
     // no type and no type-specific keywords: any value
@@ -256,13 +257,13 @@ export class Lowerer {
   }
 
   /** One alternative per type; `info` supplies the type-specific keywords (none for `true`). */
-  private byTypes(types: ReadonlySet<TypeName>, free: boolean, info?: Info): Node | null {
-    const parts: Array<Node | null> = [];
+  private byTypes(types: ReadonlySet<TypeName>, free: boolean, info?: Info): Lowered {
+    const parts: Array<Lowered> = [];
     for (const t of TYPE_ORDER) {
       if (!types.has(t)) continue;
       switch (t) {
-        case "null": parts.push(lit(this.syn.constants.null)); break;
-        case "boolean": parts.push(lit(this.syn.constants.true), lit(this.syn.constants.false)); break;
+        case "null": parts.push(literal(this.syn.constants.null)); break;
+        case "boolean": parts.push(literal(this.syn.constants.true), literal(this.syn.constants.false)); break;
         case "integer": parts.push(info ? this.lowerNumber(info, true) : this.integer()); break;
         case "number": parts.push(info ? this.lowerNumber(info, false) : this.number()); break;
         case "string": parts.push(info ? this.lowerString(info) : this.valueString(this.rootPath)); break;
@@ -270,10 +271,10 @@ export class Lowerer {
         case "object": parts.push(free || !info ? this.freeObject(this.nest) : this.lowerObject(info)); break;
       }
     }
-    return alt(parts);
+    return choice(parts);
   }
 
-  private lowerString(info: Info): Node | null {
+  private lowerString(info: Info): Lowered {
     const min = num(info.s.minLength) ?? 0, max = num(info.s.maxLength) ?? null;
     if (typeof info.s.pattern === "string") {
       if (min > 0 || max !== null) {
@@ -287,39 +288,39 @@ export class Lowerer {
     if (bound !== null && min > bound) return null;
     const kw = max !== null && bound === max ? "maxLength" : bound === null ? "minLength" : null;
     this.budget.repeat(bound ?? min, kw ? childPath(info.path, kw) : info.path, `a string of ${bound === null ? "at least" : "up to"} ${bound ?? min} characters`);
-    return this.quoted((q) => rep(this.char(q), min, bound));
+    return this.quoted((q) => repeat(this.char(q), min, bound));
   }
 
   /** Strings whose decoded value contains a match of `pattern` (ECMAScript, u flag), as ajv tests it. */
-  private lowerPattern(pattern: string, path: string): Node | null {
+  private lowerPattern(pattern: string, path: string): Lowered {
     const alts = parsePattern(pattern, path);
     this.budget.repeat(patternRepetition(alts, path), path, "the pattern's quantifiers");
     return this.quoted((q) => {
-      const any = rep(this.char(q), 0, null);
-      return alt(alts.map((a) => {
+      const any = repeat(this.char(q), 0, null);
+      return choice(alts.map((a) => {
         const n = this.rxNode(a.rx, q);
-        return n && seq(a.start ? null : any, n, a.end ? null : any);
+        return n && sequence(a.start ? null : any, n, a.end ? null : any);
       }));
     });
   }
 
-  private rxNode(rx: Rx, q: QuoteSyntax): Node | null {
+  private rxNode(rx: Rx, q: QuoteSyntax): Lowered {
     switch (rx.k) {
       case "set": return charIn(rx.r, q, this.char(q));
       case "seq": {
         const parts = rx.items.map((x) => this.rxNode(x, q));
-        return parts.includes(null) ? null : seq(...parts);
+        return parts.includes(null) ? null : sequence(...parts);
       }
-      case "alt": return alt(rx.items.map((x) => this.rxNode(x, q)));
+      case "alt": return choice(rx.items.map((x) => this.rxNode(x, q)));
       case "rep": {
         const n = this.rxNode(rx.item, q);
-        if (!n) return rx.min === 0 ? lit("") : null;
-        return rx.max === 1 && rx.min === 1 ? n : rep(n, rx.min, rx.max);
+        if (!n) return rx.min === 0 ? EMPTY_STRING : NOTHING;
+        return rx.max === 1 && rx.min === 1 ? n : repeat(n, rx.min, rx.max);
       }
     }
   }
 
-  private lowerNumber(info: Info, integer: boolean): Node | null {
+  private lowerNumber(info: Info, integer: boolean): Lowered {
     const s = info.s, path = info.path;
     const has = (k: string) => hasOwn(s, k);
     if (!NUMBER_KW.some(has)) return integer ? this.integer() : this.number();
@@ -346,9 +347,9 @@ export class Lowerer {
       if (has("exclusiveMinimum")) { neg = false; zero = false; }
       if (has("maximum")) pos = false;
       if (has("exclusiveMaximum")) { pos = false; zero = false; }
-      const unsigned = alt([pos && zero ? MAG_ANY : null, pos && !zero ? MAG_NONZERO : null, zero && !pos ? MAG_ZERO : null]);
-      const signed = alt([neg && zero ? MAG_ANY : null, neg && !zero ? MAG_NONZERO : null, zero && !neg ? MAG_ZERO : null]);
-      return alt([unsigned, signed ? seq(lit("-"), signed) : null]);
+      const unsigned = choice([pos && zero ? MAG_ANY : null, pos && !zero ? MAG_NONZERO : null, zero && !pos ? MAG_ZERO : null]);
+      const signed = choice([neg && zero ? MAG_ANY : null, neg && !zero ? MAG_NONZERO : null, zero && !neg ? MAG_ZERO : null]);
+      return choice([unsigned, signed ? sequence(literal("-"), signed) : null]);
     }
     // other bounds: plain decimals (no exponent) compared exactly with the bounds' decimals
     let lo: NumberBound | null = null, hi: NumberBound | null = null;
@@ -364,7 +365,7 @@ export class Lowerer {
     return numberRange(lo, hi);
   }
 
-  private lowerArray(info: Info): Node | null {
+  private lowerArray(info: Info): Lowered {
     const s = info.s, path = info.path;
     const tuple = Array.isArray(s.prefixItems) ? "prefixItems" : Array.isArray(s.items) ? "items" : null;
     const prefixSchemas = tuple ? (s[tuple] as unknown[]) : [];
@@ -392,7 +393,7 @@ export class Lowerer {
     return this.arrayOf(prefix, rest, min, max);
   }
 
-  private lowerObject(info: Info): Node | null {
+  private lowerObject(info: Info): Lowered {
     const s = info.s, path = info.path;
     const props = (isObj(s.properties) ? s.properties : {}) as Obj;
     const required = [...new Set((s.required as string[] | undefined) ?? [])];
@@ -443,14 +444,14 @@ export class Lowerer {
       }
       t.end = true;
     }
-    return alt(this.syn.quotes.map((q) => {
-      const tail = seq(rep(this.char(q), 0, null), lit(q.quote));
-      const build = (t: Trie): Node => alt([
-        t.end ? null : lit(q.quote),
-        ...[...t.kids].map(([c, k]) => seq(encodings(c, q), build(k))),
-        seq(t.kids.size ? this.charExcept([...t.kids.keys()], q) : this.char(q), tail),
+    return choice(this.syn.quotes.map((q) => {
+      const tail = sequence(repeat(this.char(q), 0, null), literal(q.quote));
+      const build = (t: Trie): Node => choice([
+        t.end ? null : literal(q.quote),
+        ...[...t.kids].map(([c, k]) => sequence(encodings(c, q), build(k))),
+        sequence(t.kids.size ? this.charExcept([...t.kids.keys()], q) : this.char(q), tail),
       ])!;
-      return seq(lit(q.quote), build(root));
+      return sequence(literal(q.quote), build(root));
     }))!;
   }
 
@@ -458,12 +459,12 @@ export class Lowerer {
     const target = this.resolve(pointer, path);
     const name = `${this.names.local}.ref${pointer}${types ? `|${typeKey(types)}` : ""}`;
     if (!hasOwn(this.rules, name)) {
-      this.rules[name] = refTo(name); // placeholder while lowering, so recursion finds the name
+      this.rules[name] = ref(name); // placeholder while lowering, so recursion finds the name
       const n = this.lower(target.schema, target.path, types);
       if (!n) throw new InvalidSchemaError(target.path, undefined, `the schema referenced by "$ref": ${JSON.stringify(pointer)} matches no value${types ? ` of type ${typeKey(types)}` : ""}; fix it`);
       this.rules[name] = n;
     }
-    return refTo(name);
+    return ref(name);
   }
 
   private resolve(pointer: string, path: string): { schema: unknown; path: string } {

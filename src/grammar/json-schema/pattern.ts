@@ -5,10 +5,10 @@
 // (?:…), (?<name>…)), "|", quantifiers (greedy or lazy: same language), "^" at the start and "$"
 // at the end of a top-level alternative. Everything else (lookaround, backreferences, \b, \p{…},
 // anchors elsewhere) is an error. Bounded quantifiers are checked against the repetition limit.
-import { UnsupportedSchemaError } from "./json-schema-errors.js";
-import { ENUM_ALT } from "./json-schema-keywords.js";
-import { complement, mergeRanges, type Ranges } from "./code-ranges.js";
-import { SCHEMA_LIMITS, limitError } from "./schema-limits.js";
+import { UnsupportedSchemaError } from "./errors.js";
+import { ENUM_ALT } from "./keywords.js";
+import { complement, mergeRanges, type Ranges } from "../code-ranges.js";
+import { SCHEMA_LIMITS, limitError } from "../schema-limits.js";
 
 export type Rx =
   | { k: "set"; r: Ranges }

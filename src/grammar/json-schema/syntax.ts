@@ -4,8 +4,8 @@
 // keys. Containers, separators and numbers are the same in both (Python writes numbers JSON
 // reads: 2.5, 1e-05, 1e+16, 1.0; inf and nan have no JSON value, so no schema can ask for them).
 
-import type { Ranges } from "./code-ranges.js";
-import { pyFloat, pyQuoted, pyRepr } from "./python-repr.js";
+import type { Ranges } from "../code-ranges.js";
+import { pyFloat, pyQuoted, pyRepr } from "../python-repr.js";
 export type SyntaxName = "json" | "python";
 
 /** `\<letter>` followed by exactly `digits` hex digits (either case), for code points ≤ `max`. */

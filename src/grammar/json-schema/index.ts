@@ -20,7 +20,7 @@
  *   In every mode there is no whitespace before or after the top-level value (the surrounding
  *   grammar owns that), and `enum`/`const` values are emitted as one fixed text (below).
  *
- * SYNTAX (`options.syntax`, spellings in json-syntax.ts)
+ * SYNTAX (`options.syntax`, spellings in syntax.ts)
  *   - "json" (default): JSON texts, as everything below describes.
  *   - "python": the same VALUES written as Python literals (what Python's str() writes, e.g. a
  *     chat template's `{{ value | string }}`): strings in '…' or "…" with the escapes
@@ -93,15 +93,16 @@
  * $schema, $id, deprecated, readOnly, writeOnly, and vendor extensions `x-…`. Every other
  * keyword that is not supported is an UnsupportedSchemaError.
  */
-import type { Grammar, GrammarNode, JsonSchemaOptions } from "./ir.js";
-import { InvalidSchemaError } from "./json-schema-errors.js";
-import { isObj, hasOwn } from "./json-schema-keywords.js";
-import { countNodes, refTo } from "./json-ir.js";
-import { Lowerer, SHARE_ABOVE, type Names } from "./json-schema-lower.js";
-import { LoweringBudget } from "./schema-limits.js";
+import type { Grammar, GrammarNode, JsonSchemaOptions } from "../ir.js";
+import { InvalidSchemaError } from "./errors.js";
+import { isObj, hasOwn } from "./keywords.js";
+import { ref } from "../builders.js";
+import { countNodes } from "./nodes.js";
+import { Lowerer, SHARE_ABOVE, type Names } from "./lower.js";
+import { LoweringBudget } from "../schema-limits.js";
 
-export { UnsupportedSchemaError, InvalidSchemaError } from "./json-schema-errors.js";
-export { ANY_WHITESPACE_MAX, DEFAULT_MAX_FREE_NESTING } from "./json-schema-lower.js";
+export { UnsupportedSchemaError, InvalidSchemaError } from "./errors.js";
+export { ANY_WHITESPACE_MAX, DEFAULT_MAX_FREE_NESTING } from "./lower.js";
 
 /**
  * Lower one JSON schema to grammar IR. `path` prefixes the JSON paths in error messages.
@@ -156,7 +157,7 @@ export function lowerJsonSchemas(grammar: Grammar): Grammar {
         for (const [k, v] of Object.entries(out.rules)) if (!hasOwn(rules, k)) { rules[k] = v; size += countNodes(v); }
         budget.grow(size, path);
         let root = out.root;
-        if (countNodes(root) > SHARE_ABOVE) { rules[`${local}.root`] = root; root = refTo(`${local}.root`); }
+        if (countNodes(root) > SHARE_ABOVE) { rules[`${local}.root`] = root; root = ref(`${local}.root`); }
         lowered.set(key, root);
         return root;
       }

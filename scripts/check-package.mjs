@@ -8,7 +8,7 @@
 //     generate make a tool call under the mask, and the demo runs.
 // Prints one JSON summary as the last line; exits non-zero with the reason when a step fails.
 //   --keep     leave the temp folder (its path is in the summary)
-//   --no-tsc   pack dist/ as it is (test/check-package.test.ts: `npm test` compiled it, and other test
+//   --no-tsc   pack dist/ as it is (test/test-model/check-package.test.ts: `npm test` compiled it, and other test
 //              files import it meanwhile, so rewriting it under them is avoided)
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";

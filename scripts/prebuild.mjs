@@ -4,7 +4,7 @@
 // node-gyp, so scripts/prebuild-compile.mjs stands in for it and compiles with cmake-js in its own
 // folder (build-prebuild/): the development build in build/ is never touched, so tests loading it
 // meanwhile are safe. Built on Debian 12 it needs glibc 2.34 and libstdc++ 3.4.29 (GCC 11), as
-// node-llama-cpp's own libraries do; test/check-package.test.ts checks that floor.
+// node-llama-cpp's own libraries do; test/test-model/check-package.test.ts checks that floor.
 //   --if-stale  do nothing when the prebuild is newer than every native source and build file
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, statSync } from "node:fs";

@@ -1,7 +1,7 @@
 // Hostile tool schemas: each case is a tool set a client could send and what toolmask must do
 // with it: compile (then `walks` random walks of the mask parse as complete calls), or refuse it
 // with a GrammarLimitError naming `limit` and `path` (or another 400-class schema error), before
-// any native work. test/hostile-schemas.test.ts runs the cases marked `fast` in `npm test`;
+// any native work. test/no-model/hostile-schemas.test.ts runs the cases marked `fast` in `npm test`;
 // scripts/bench-schemas.mjs runs every case in its own process and records time and peak RSS.
 
 const fn = (name, properties, required = Object.keys(properties)) =>

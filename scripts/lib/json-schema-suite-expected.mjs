@@ -1,7 +1,7 @@
 // What toolmask does with each case of the JSON Schema Test Suite (draft4) where it does not
 // simply pass: the schemas it refuses (with the error, keyword and path) and the tests where its
 // documented semantics differ from JSON Schema's (docs/json-schema.md explains each reason).
-// test/json-schema-suite.test.ts holds the engine to exactly these lists: a new difference fails,
+// test/no-model/json-schema-suite.test.ts holds the engine to exactly these lists: a new difference fails,
 // and so does a listed one that no longer happens.
 
 /** Why a case differs; the docs' table of deviations is keyed by these. */

@@ -1,7 +1,7 @@
 // Counting the work the stream parser does as the characters it reads from its buffer: every
 // slice, search, comparison, character and JSON-extent scan of src/parser/text.ts's TextBuffer.
 // A count that does not depend on the machine: linear-time checks compare it across input sizes
-// (test/parser-linear.test.ts, the fuzzer's growth check). The classes are passed in, so tests
+// (test/no-model/parser-linear.test.ts, the fuzzer's growth check). The classes are passed in, so tests
 // count src/ and scripts count dist/.
 
 /** Wraps TextBuffer's reads and JsonExtent.end to count; `restore()` undoes it. */

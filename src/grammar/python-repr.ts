@@ -1,7 +1,7 @@
 // How Python prints values: repr() of floats and strings, str() of JSON-like values. One copy for
 // the chat templates' filters (src/templates/render.ts), the Python-literal syntax of the
 // JSON-schema lowering (json-schema/syntax.ts) and calls rendered in Python form (dialects/prompt.ts).
-// test/json-schema-python.test.ts compares every function with Python's own output.
+// test/no-model/json-schema-python.test.ts compares every function with Python's own output.
 
 /** Python's repr of a float: shortest round-trip digits, exponent form below 1e-4 and from 1e16. */
 export function pyFloat(x: number): string {

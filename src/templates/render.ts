@@ -89,7 +89,7 @@ const NullValue = new Environment().set("n", null).constructor as new (value: nu
  *   `content: null` (Python jinja2 too), and OpenAI clients send null beside tool calls. For that
  *   template family only, a null content of an assistant message with tool calls becomes "".
  *   Other templates get null as is: some print "None" (GLM, MiniMax), some throw (Qwen3,
- *   Ministral 3, Devstral), exactly as in Python; test/chat-templates.test.ts records which.
+ *   Ministral 3, Devstral), exactly as in Python; test/no-model/chat-templates.test.ts records which.
  */
 const KNOWN_FIXES = {
   intKeyedDicts: (src: string) => /\{%-?\s*set\s+\w+\s*=\s*\{\s*-?\d+\s*:/.test(src),

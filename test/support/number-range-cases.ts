@@ -1,6 +1,6 @@
 // Acceptance cases for "number" schemas bounded other than at 0 (src/grammar/json-schema/number-range.ts):
 // plain decimals compared exactly with the bound's JSON.stringify decimal. Part of ACCEPTANCE in
-// test/json-schema-cases.ts (run on the reference matcher and on the engine).
+// test/support/json-schema-cases.ts (run on the reference matcher and on the engine).
 
 export const NUMBER_RANGE_CASES: Array<{ name: string; schema: unknown; accept: string[]; reject: string[] }> = [
   {

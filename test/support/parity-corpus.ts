@@ -40,7 +40,7 @@ const GENERATED_PER_DIALECT = 50;
 
 /** Registered dialects with real templates: llama.cpp reads all of them (its PEG parsers follow the template). */
 export function parityDialects(): string[] {
-  // Harmony (gpt-oss) turns are messages, not calls in text: test/dialect-gpt-oss.test.ts compares
+  // Harmony (gpt-oss) turns are messages, not calls in text: test/programs/dialect-gpt-oss.test.ts compares
   // them with llama.cpp case by case, and these generic probes (a thought, then text) do not apply.
   // The generic dialect follows llama.cpp's generic handler, which the llama.cpp that node-llama-cpp
   // bundles no longer has: its autoparser reads a template without tool calls as content only

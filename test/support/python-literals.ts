@@ -4,8 +4,8 @@
 import fc from "fast-check";
 import type { JsonSchemaOptions } from "../../src/grammar/ir.js";
 import { readPythonLiteral } from "../../src/parser/python-literal.js";
-import type { CaseStats, PropertyCase, PropertySchema, TextSyntax } from "../json-schema-cases.js";
-import { arbValue, checkTextCase } from "../json-schema-cases.js";
+import type { CaseStats, PropertyCase, PropertySchema, TextSyntax } from "./json-schema-cases.js";
+import { arbValue, checkTextCase } from "./json-schema-cases.js";
 import { type Json, type ValueSyntax, renderForSchema } from "./schema-text.js";
 
 /** `s` in quote `q` with only the escapes Python needs (backslash, the quote, controls). */

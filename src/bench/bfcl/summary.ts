@@ -39,7 +39,7 @@ export interface BfclReport {
   command: string;
   machine: { cpus: number; threads: number };
   settings: { maxTokens: number; sample: number | null; concurrency: number; toolChoice: "auto" | "required"; temperature: 0; categories: BfclCategory[]; sampleIds: Record<string, string[]> };
-  /** Items whose ground truth no schema-valid answer can meet (test/bfcl-convert.test.ts lists why). */
+  /** Items whose ground truth no schema-valid answer can meet (test/no-model/bfcl-convert.test.ts lists why). */
   contradictedItems: string[];
   models: BfclModelEntry[];
   rows: BfclRow[];

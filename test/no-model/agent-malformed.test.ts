@@ -1,0 +1,44 @@
+// Answers whose tool_calls are not a list of calls (seed 002 follow-up, issue #12 defect 12): the
+// run ends with status error and the body as received, never "completed" with the calls dropped.
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { runAgent } from "../../src/index.js";
+import { loggingTool, newLog } from "../support/agent-tools.js";
+import { ScriptedOpenAI } from "../support/scripted-openai.js";
+
+let server: ScriptedOpenAI;
+beforeEach(async () => { server = await ScriptedOpenAI.start(); });
+afterEach(async () => { await server.close(); });
+
+const oneCall = { id: "c1", type: "function", function: { name: "probe", arguments: "{}" } };
+const bodyWith = (toolCalls: unknown, finish = "tool_calls") => ({
+  id: "chatcmpl-x", object: "chat.completion", created: 0, model: "scripted",
+  choices: [{ index: 0, message: { role: "assistant", content: null, tool_calls: toolCalls }, finish_reason: finish }],
+});
+
+describe("tool_calls that are not an array of calls", () => {
+  it.each([
+    ["an object (one call, not in a list)", oneCall],
+    ["a string", JSON.stringify([oneCall])],
+    ["a number", 3],
+    ["a list holding a string", ["probe"]],
+    ["a list holding a call whose function is a string", [{ id: "c1", type: "function", function: "probe" }]],
+  ])("%s: status error, nothing run, the body kept", async (_, toolCalls) => {
+    const log = newLog();
+    server.reply({ body: bodyWith(toolCalls) });
+    const r = await runAgent({ client: { baseURL: server.baseURL }, tools: [loggingTool(log)], prompt: "Go" });
+    expect(r.status).toBe("error");
+    expect(r.error?.message).toMatch(/tool_calls/);
+    expect(r.error?.httpStatus).toBe(200);
+    expect(JSON.parse(r.error!.body!)).toEqual(bodyWith(toolCalls));
+    expect(log.events).toEqual([]);
+    expect(r.messages).toEqual([{ role: "user", content: "Go" }]);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it.each([null, []])("tool_calls %j is an answer without calls: completed", async (toolCalls) => {
+    server.reply({ body: { choices: [{ message: { role: "assistant", content: "Done.", tool_calls: toolCalls }, finish_reason: "stop" }] } });
+    const r = await runAgent({ client: { baseURL: server.baseURL }, prompt: "Go" });
+    expect(r.status).toBe("completed");
+    expect(r.finalMessage).toBe("Done.");
+  });
+});

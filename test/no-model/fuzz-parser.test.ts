@@ -1,0 +1,30 @@
+// The parser's fuzz suite as a standing guard (scripts/lib/parser-fuzz.mjs, on src/): for every
+// dialect, 300 mutated outputs of fixed seed 2026, each parsed whole and at random splits with no
+// exception, one result and one event stream for every split, events that tell the result; every
+// 10th checked against the grammar, every 60th for linear growth of the characters read. Long runs:
+// `npm run fuzz -- --inputs N` (scripts/fuzz.mjs).
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildToolGrammar, dialects, getDialect, parseToolCalls, ToolCallStreamParser } from "../../src/index.js";
+import { callTriggerOf, triggerOf } from "../../src/dialects/spec.js";
+import { JsonExtent, OPEN } from "../../src/parser/json-extent.js";
+import { TextBuffer } from "../../src/parser/text.js";
+import { grammarAccepts } from "../../src/parser/validate.js";
+import { describeFailure, fuzzDialect } from "../../scripts/lib/parser-fuzz.mjs";
+import { countReads, type ReadCounter } from "../../scripts/lib/parser-reads.mjs";
+
+const SEED = 2026;
+const INPUTS = 300;
+const lib = { ToolCallStreamParser, parseToolCalls, buildToolGrammar, getDialect, grammarAccepts, triggerOf, callTriggerOf };
+
+let counter: ReadCounter;
+beforeAll(() => { counter = countReads({ TextBuffer, JsonExtent, OPEN }); });
+afterAll(() => counter.restore());
+
+describe.each(dialects)("%s", (dialect) => {
+  it(`${INPUTS} mutated outputs: no exception, one verdict for every split, the grammar agrees, reads grow linearly`, () => {
+    const r = fuzzDialect(lib, counter, dialect, { seed: SEED, count: INPUTS, maxSize: 20_000, growthEvery: 60, grammarEvery: 10 });
+    expect(r.failures.map(describeFailure)).toEqual([]);
+    expect(r.tried).toBe(INPUTS);
+    expect(r.growth).toBe(INPUTS / 60);
+  }, 120_000);
+});

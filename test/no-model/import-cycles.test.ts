@@ -1,0 +1,58 @@
+// No module of src/ imports itself through others: every static, non-type import and re-export
+// between src/ files is an edge, and the graph has no cycle (dynamic import() is lazy and left out).
+import { readdirSync, readFileSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+import { describe, expect, it } from "vitest";
+
+const SRC = resolve(import.meta.dirname, "..", "..", "src");
+
+function files(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(join(dir, e.name)) : e.name.endsWith(".ts") ? [join(dir, e.name)] : []));
+}
+
+/** The src/ files `file` loads at run time. */
+function runtimeImports(file: string, text: string): string[] {
+  const out: string[] = [];
+  // `import type …` and `export type …` load nothing; `import { a, type B }` loads its module.
+  for (const m of text.matchAll(/^\s*(import|export)\s+(?!type\b)(?:[^;"']*?\s+from\s+)?["'](\.[^"']+)["']/gm))
+    out.push(resolve(dirname(file), m[2]!.replace(/\.js$/, ".ts")));
+  return out;
+}
+
+function cycles(graph: Map<string, string[]>): string[][] {
+  const found: string[][] = [];
+  const state = new Map<string, 1 | 2>();
+  const stack: string[] = [];
+  const visit = (u: string) => {
+    state.set(u, 1);
+    stack.push(u);
+    for (const v of graph.get(u) ?? []) {
+      if (state.get(v) === 1) found.push([...stack.slice(stack.indexOf(v)), v]);
+      else if (!state.has(v)) visit(v);
+    }
+    stack.pop();
+    state.set(u, 2);
+  };
+  for (const u of graph.keys()) if (!state.has(u)) visit(u);
+  return found;
+}
+
+describe("src/ import graph", () => {
+  const graph = new Map(files(SRC).map((f) => [f, runtimeImports(f, readFileSync(f, "utf8"))]));
+
+  it("has no cycle", () => {
+    expect(cycles(graph).map((c) => c.map((f) => relative(SRC, f)).join(" -> "))).toEqual([]);
+  });
+
+  it("the scan sees the edges that make a cycle (a check that can fail)", () => {
+    const a = join(SRC, "a.ts"), b = join(SRC, "b.ts");
+    const toy = new Map([
+      [a, runtimeImports(a, 'import { x } from "./b.js";\nimport type { T } from "./c.js";')],
+      [b, runtimeImports(b, 'export { y } from "./a.js";\nconst z = await import("./c.js");')],
+    ]);
+    expect(toy.get(a)).toEqual([b]);
+    expect(toy.get(b)).toEqual([a]);
+    expect(cycles(toy).map((c) => c.map((f) => relative(SRC, f)))).toEqual([["a.ts", "b.ts", "a.ts"]]);
+    expect(graph.size).toBeGreaterThan(100);
+  });
+});

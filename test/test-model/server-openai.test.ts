@@ -1,0 +1,247 @@
+// The real server on a loopback port with the random-weight test model, talked to through the real
+// `openai` npm client: answers with tools streamed and not, the streaming protocol, models and
+// health, the API key, the bounded queue, and disconnecting clients.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import OpenAI from "openai";
+import { loadModel, type LlamaModel } from "../../src/engine/model.js";
+import { startServer, type ToolmaskServer } from "../../src/server/index.js";
+import { testModelPath } from "../support/test-model.js";
+import { WANTS_TO_CALL, assemble, callProblems, client, toolSet } from "../support/server-fixtures.js";
+
+let model: LlamaModel;
+let server: ToolmaskServer;
+let api: OpenAI;
+beforeAll(async () => {
+  model = await loadModel({ path: testModelPath(), threads: 1 });
+  server = await startServer({ model, port: 0, dialect: "qwen3-coder" });
+  api = client(server.url);
+});
+afterAll(async () => {
+  await server?.close();
+  model?.dispose();
+});
+
+const health = async (s: ToolmaskServer = server) =>
+  (await (await fetch(`${s.url}/health`)).json()) as { status: string; slots: { busy: number; queued: number; total: number } };
+
+async function until(what: () => Promise<boolean>, ms: number): Promise<number> {
+  const t0 = Date.now();
+  while (!(await what())) {
+    if (Date.now() - t0 > ms) throw new Error(`not within ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return Date.now() - t0;
+}
+
+const tools = toolSet(3);
+const ask = (seed: number, extra: Partial<OpenAI.Chat.ChatCompletionCreateParamsNonStreaming> = {}) => ({
+  model: "anything", messages: [{ role: "user" as const, content: `call a tool (${seed})` }],
+  tools, tool_choice: "required" as const, max_tokens: 64, seed, temperature: 0.8, logit_bias: WANTS_TO_CALL, ...extra,
+});
+
+let calling: number | undefined;
+/** A seed whose answer ends in complete calls (most do; the tests below need one that does). */
+async function seedThatCalls(): Promise<number> {
+  for (let seed = 5; calling === undefined && seed < 25; seed++)
+    if ((await api.chat.completions.create(ask(seed))).choices[0]!.finish_reason === "tool_calls") calling = seed;
+  if (calling === undefined) throw new Error("no seed in 5..24 ended in complete calls");
+  return calling;
+}
+
+describe("chat completions through the openai client", () => {
+  it("streamed answers assemble to the non-streamed ones for the same seed, call for call", async () => {
+    let withCalls = 0;
+    for (let seed = 1; seed <= 6; seed++) {
+      const named = seed % 2 === 0 ? { tool_choice: { type: "function" as const, function: { name: "ping_3" } } } : {};
+      const whole = await api.chat.completions.create(ask(seed, named));
+      const streamed = await assemble(await api.chat.completions.create({ ...ask(seed, named), stream: true, stream_options: { include_usage: true } }));
+      const choice = whole.choices[0]!;
+      expect(streamed.problems).toEqual([]);
+      expect(streamed.finishReason).toBe(choice.finish_reason);
+      expect(streamed.usage).toEqual(whole.usage);
+      expect(callProblems(choice.message.tool_calls, tools, named.tool_choice ? "ping_3" : undefined)).toBe("");
+      const wholeCalls = choice.message.tool_calls ?? [];
+      if (choice.finish_reason === "tool_calls") {
+        withCalls++;
+        expect(wholeCalls.length).toBeGreaterThan(0);
+        expect(streamed.toolCalls).toEqual(wholeCalls);
+      } else {
+        // Cut by max_tokens: the stream had begun the unfinished call; the finished ones agree.
+        expect(choice.finish_reason).toBe("length");
+        expect(streamed.toolCalls.slice(0, wholeCalls.length)).toEqual(wholeCalls);
+        expect(streamed.toolCalls.length).toBe(wholeCalls.length + 1);
+      }
+    }
+    expect(withCalls).toBeGreaterThanOrEqual(4);
+  });
+
+  it("takes the conversation back as an agent sends it: the assistant's calls (content null), then the tool results", async () => {
+    const first = await api.chat.completions.create(ask(await seedThatCalls()));
+    const said = first.choices[0]!.message;
+    const calls = said.tool_calls!.filter((c) => c.type === "function");
+    const turn = await api.chat.completions.create(ask(1, {
+      messages: [
+        { role: "user", content: "call a tool" },
+        { role: "assistant", content: null, tool_calls: calls },
+        ...calls.map((c) => ({ role: "tool" as const, tool_call_id: c.id, content: `result of ${c.function.name}` })),
+      ],
+      max_tokens: 4,
+    }));
+    expect(turn.usage!.prompt_tokens).toBeGreaterThan(first.usage!.prompt_tokens);
+  });
+
+  it("the openai client's own stream helper builds the same message", async () => {
+    const seed = await seedThatCalls();
+    const whole = await api.chat.completions.create(ask(seed));
+    const final = await api.chat.completions.stream({ ...ask(seed), stream: true }).finalChatCompletion();
+    expect(whole.choices[0]!.finish_reason).toBe("tool_calls");
+    expect(final.choices[0]!.finish_reason).toBe("tool_calls");
+    expect(final.choices[0]!.message.tool_calls).toEqual(whole.choices[0]!.message.tool_calls);
+    expect(whole.object).toBe("chat.completion");
+    expect(whole.model).toBe("qwen3-tiny-seed1");
+    expect(whole.usage!.total_tokens).toBe(whole.usage!.prompt_tokens + whole.usage!.completion_tokens);
+  });
+
+  it("a max_tokens cut inside a call finishes length, never tool_calls, streamed or not", async () => {
+    for (const max_tokens of [3, 8, 12]) {
+      const whole = await api.chat.completions.create(ask(7, { max_tokens }));
+      expect(whole.choices[0]!.finish_reason).toBe("length");
+      expect(whole.choices[0]!.message.tool_calls).toBeUndefined();
+      expect(whole.usage!.completion_tokens).toBe(max_tokens);
+      const streamed = await assemble(await api.chat.completions.create({ ...ask(7, { max_tokens }), stream: true }));
+      expect(streamed.finishReason).toBe("length");
+      expect(streamed.problems).toEqual([]);
+    }
+  });
+
+  it("streams server-sent events: role first, finish_reason, the usage chunk, then data: [DONE]", async () => {
+    const res = await fetch(`${server.url}/v1/chat/completions`, {
+      method: "POST", headers: { "content-type": "application/json" },
+      body: JSON.stringify({ ...ask(await seedThatCalls()), stream: true, stream_options: { include_usage: true } }),
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toMatch(/^text\/event-stream/);
+    const events = (await res.text()).split("\n\n").filter(Boolean);
+    expect(events.every((e) => e.startsWith("data: "))).toBe(true);
+    expect(events.at(-1)).toBe("data: [DONE]");
+    const chunks = events.slice(0, -1).map((e) => JSON.parse(e.slice(6)) as OpenAI.Chat.ChatCompletionChunk);
+    expect(chunks[0]!.choices[0]!.delta.role).toBe("assistant");
+    const usage = chunks.at(-1)!;
+    expect(usage.choices).toEqual([]);
+    expect(usage.usage!.completion_tokens).toBeGreaterThan(0);
+    const last = chunks.at(-2)!;
+    expect(last.choices[0]!.finish_reason).toBe("tool_calls");
+    expect(last.choices[0]!.delta).toEqual({});
+    expect(chunks.slice(0, -1).every((c) => c.usage === null)).toBe(true);
+    expect(new Set(chunks.map((c) => c.id)).size).toBe(1);
+    const starts = chunks.flatMap((c) => c.choices[0]?.delta.tool_calls ?? []).filter((d) => d.function?.name !== undefined);
+    // Each call's name once, under consecutive indexes.
+    expect(starts.map((d) => d.index)).toEqual(starts.map((_, i) => i));
+    expect(starts.length).toBeGreaterThan(0);
+    expect(starts.every((d) => ["pick_3", "ping_3"].includes(d.function!.name!) && d.id && d.type === "function")).toBe(true);
+  });
+
+  it("answers without tools as content, and cuts at a stop string", async () => {
+    const base = { model: "m", messages: [{ role: "user" as const, content: "hello" }], seed: 2, temperature: 2, top_p: 1, logit_bias: { 198: -100, 271: -100 } };
+    const free = await api.chat.completions.create({ ...base, max_tokens: 8 });
+    const text = free.choices[0]!.message.content!;
+    expect(free.choices[0]!.finish_reason).toBe("length");
+    expect(text.length).toBeGreaterThan(0);
+    const stop = text.slice(-3);
+    const cut = await api.chat.completions.create({ ...base, max_tokens: 200, stop: [stop] });
+    expect(cut.choices[0]!.finish_reason).toBe("stop");
+    expect(cut.choices[0]!.message.content).toBe(text.slice(0, text.indexOf(stop)));
+  });
+
+  it("without max_tokens the answer may run to the end of the context (not generate()'s 512)", async () => {
+    const short = await loadModel({ path: testModelPath(), threads: 1, contextSize: 640 });
+    const s = await startServer({ model: short, port: 0 });
+    try {
+      const r = await client(s.url).chat.completions.create({ model: "m", messages: [{ role: "user", content: "hi" }], logit_bias: { 1688: 100 } });
+      expect(r.choices[0]!.finish_reason).toBe("length");
+      expect(r.usage!.prompt_tokens + r.usage!.completion_tokens).toBeGreaterThanOrEqual(639);
+      expect(r.usage!.completion_tokens).toBeGreaterThan(512);
+    } finally {
+      await s.close();
+      short.dispose();
+    }
+  });
+
+  it("lists the model, says it is healthy, and binds 127.0.0.1 by default", async () => {
+    const models = await api.models.list();
+    expect(models.data.map((m) => m.id)).toEqual(["qwen3-tiny-seed1"]);
+    expect((await api.models.retrieve("qwen3-tiny-seed1")).id).toBe("qwen3-tiny-seed1");
+    await expect(api.models.retrieve("gpt-5")).rejects.toBeInstanceOf(OpenAI.NotFoundError);
+    expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    // One slot per sequence the model decodes together.
+    expect(server.parallel).toBe(model.parallel);
+    expect(await health()).toMatchObject({ status: "ok", slots: { busy: 0, queued: 0, total: server.parallel } });
+  });
+});
+
+describe("access, slots and disconnects", () => {
+  it("with an API key, a missing or wrong bearer token gets 401 and the right one is served", async () => {
+    const s = await startServer({ model, port: 0, apiKey: "s3cret", dialect: "qwen3-coder" });
+    try {
+      const wrong = await client(s.url, "nope").models.list().catch((e: unknown) => e);
+      expect(wrong).toBeInstanceOf(OpenAI.AuthenticationError);
+      expect((wrong as InstanceType<typeof OpenAI.AuthenticationError>).code).toBe("invalid_api_key");
+      const bare = await fetch(`${s.url}/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(ask(1)) });
+      expect(bare.status).toBe(401);
+      expect(await bare.json()).toMatchObject({ error: { type: "invalid_request_error", code: "invalid_api_key", param: null } });
+      const ok = await client(s.url, "s3cret").chat.completions.create(ask(1, { max_tokens: 2 }));
+      expect(ok.choices[0]!.finish_reason).toBe("length");
+      expect((await fetch(`${s.url}/health`)).status).toBe(200);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it("N slots and a bounded queue: one request too many gets 429, and the slots serve again after", async () => {
+    const s = await startServer({ model, port: 0, parallel: 1, maxQueue: 1 });
+    const c = client(s.url);
+    const long = { model: "m", messages: [{ role: "user" as const, content: "go on" }], max_tokens: 100_000, stream: true as const };
+    const ctls = [new AbortController(), new AbortController()];
+    try {
+      const running = ctls.map((ctl) => c.chat.completions.create(long, { signal: ctl.signal }).then(async (st) => { for await (const _ of st); }).catch(() => {}));
+      await until(async () => { const h = await health(s); return h.slots.busy === 1 && h.slots.queued === 1; }, 10_000);
+      const refused = await c.chat.completions.create({ ...long, stream: false, max_tokens: 2 }).catch((e: unknown) => e);
+      expect(refused).toBeInstanceOf(OpenAI.RateLimitError);
+      expect((refused as InstanceType<typeof OpenAI.RateLimitError>).code).toBe("rate_limit_exceeded");
+      for (const ctl of ctls) ctl.abort();
+      await Promise.all(running);
+      const waited = await until(async () => (await health(s)).slots.busy === 0, 2000);
+      console.log(`slots free ${waited} ms after two clients left`);
+      const after = await c.chat.completions.create({ ...long, stream: false, max_tokens: 2 });
+      expect(after.choices[0]!.finish_reason).toBe("length");
+    } finally {
+      await s.close();
+    }
+  });
+
+  it("a client that disconnects from a non-streamed request stops its generation", async () => {
+    const ctl = new AbortController();
+    const q = api.chat.completions.create({ model: "m", messages: [{ role: "user", content: "go on" }], max_tokens: 100_000 }, { signal: ctl.signal }).catch((e: unknown) => e);
+    await until(async () => (await health()).slots.busy === 1, 5000);
+    ctl.abort();
+    expect(await q).toBeInstanceOf(OpenAI.APIUserAbortError);
+    const freed = await until(async () => (await health()).slots.busy === 0, 1000);
+    console.log(`slot free ${freed} ms after the client left`);
+  });
+
+  it("close() ends running streams and returns promptly", async () => {
+    const s = await startServer({ model, port: 0, parallel: 1 });
+    // A visible token wins every step, so text streams at once.
+    const st = await client(s.url).chat.completions.create({ model: "m", messages: [{ role: "user", content: "go on" }], max_tokens: 100_000, stream: true, logit_bias: { 1688: 100 } });
+    const reading = (async () => { let n = 0; try { for await (const _ of st) n++; } catch (e) { return { n, e }; } return { n, e: undefined }; })();
+    await until(async () => (await health(s)).slots.busy === 1, 5000);
+    const t0 = Date.now();
+    await s.close();
+    expect(Date.now() - t0).toBeLessThan(1500);
+    const { n, e } = await reading;
+    expect(n).toBeGreaterThan(0);
+    // The stream ends with an error event in OpenAI's shape, which the client raises.
+    expect(e).toBeInstanceOf(OpenAI.APIError);
+    expect(String((e as Error).message)).toMatch(/shutting down/);
+  });
+});

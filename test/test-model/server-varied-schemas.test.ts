@@ -1,0 +1,55 @@
+// Serial requests, each with a tool schema of its own (`s` a string of maxLength 50 + i, `n` an
+// integer, both required, tool_choice "required", max_tokens 3), through the real openai client:
+// the load that crashed the server (a generation's promise resolved twice, SIGSEGV in
+// napi_resolve_deferred, after 54-350 requests). Every request is answered 200 with an honest
+// "length" (3 tokens cannot finish a call), and the server still answers afterwards. Memory stays
+// flat once the grammar cache is full: grammars of finished generations are freed (a finished
+// job used to hold its grammar until garbage collection took the JS abort() closure: +1 GB over
+// 350 requests).
+// TOOLMASK_VARIED_REQUESTS sets the count: 300 here, 1,000 under ASan in `npm run test:native:sanitize`.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadModel, type LlamaModel } from "../../src/engine/model.js";
+import { startServer, type ToolmaskServer } from "../../src/server/index.js";
+import { DEFAULT_GRAMMAR_CACHE_BYTES, setGrammarCacheBytes } from "../../src/grammar/cache.js";
+import { testModelPath } from "../support/test-model.js";
+import { WANTS_TO_CALL, client } from "../support/server-fixtures.js";
+
+const REQUESTS = Number(process.env.TOOLMASK_VARIED_REQUESTS ?? 300);
+
+let model: LlamaModel;
+let server: ToolmaskServer;
+beforeAll(async () => {
+  setGrammarCacheBytes(32 * 1024 * 1024);
+  model = await loadModel({ path: testModelPath(), threads: 1 });
+  server = await startServer({ model, port: 0, dialect: "qwen3-coder" });
+});
+afterAll(async () => {
+  setGrammarCacheBytes(DEFAULT_GRAMMAR_CACHE_BYTES);
+  await server?.close();
+  model?.dispose();
+});
+
+describe("the server under requests that each bring a new tool schema", () => {
+  it(`answers ${REQUESTS} of them in a row and stays up`, async () => {
+    const api = client(server.url);
+    const finishes = new Map<string, number>();
+    let rssAfterWarmup = 0;
+    for (let i = 0; i < REQUESTS; i++) {
+      if (i === 50) rssAfterWarmup = process.memoryUsage().rss;
+      const r = await api.chat.completions.create({
+        model: "test", messages: [{ role: "user", content: `request ${i}` }], max_tokens: 3, tool_choice: "required",
+        logit_bias: WANTS_TO_CALL, seed: i,
+        tools: [{ type: "function", function: { name: "f", parameters: {
+          type: "object", properties: { s: { type: "string", maxLength: 50 + i }, n: { type: "integer" } }, required: ["s", "n"] } } }],
+      });
+      const finish = r.choices[0]!.finish_reason;
+      finishes.set(finish, (finishes.get(finish) ?? 0) + 1);
+      expect(r.choices[0]!.message.tool_calls ?? [], `request ${i}: a 3-token answer cannot hold a whole call`).toEqual([]);
+    }
+    expect(Object.fromEntries(finishes)).toEqual({ length: REQUESTS });
+    const grown = (process.memoryUsage().rss - rssAfterWarmup) / 2 ** 20;
+    expect(grown, `RSS grew ${grown.toFixed(0)} MB after the cache (32 MiB) filled`).toBeLessThan(250);
+    const health = await fetch(`${server.url}/health`);
+    expect(health.status).toBe(200);
+  }, 900_000);
+});

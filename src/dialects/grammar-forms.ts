@@ -2,12 +2,10 @@
 // after a marker (Mistral Nemo), and a call that is the whole answer (Llama 3.x).
 import { alt, anyText, charClass, literal, marker, optional, repeat, seq, star, until } from "../grammar/builders.js";
 import type { GrammarNode } from "../grammar/ir.js";
-import { ANY_WHITESPACE_MAX } from "../grammar/json-schema/index.js";
+import { JSON_WS_MAX } from "../grammar/json-schema/syntax.js";
 import type { ResolvedOptions } from "./options.js";
 
 const WS = [" ", "\n", "\t", "\r"];
-/** The longest whitespace run between a call's JSON tokens: bounded, so a model repeating whitespace is forced on. */
-export const JSON_WS_MAX = ANY_WHITESPACE_MAX;
 /** JSON whitespace, at most JSON_WS_MAX characters. */
 export const jsonWs: GrammarNode = repeat(charClass(WS), 0, JSON_WS_MAX);
 

@@ -1,6 +1,6 @@
 // Reading a section whose calls are the elements of a JSON array (Mistral Nemo's
 // `[TOOL_CALLS][{…}, {…}]`): where the next call starts, or where the array ends.
-import { JSON_WS_MAX } from "../dialects/grammar-forms.js";
+import { JSON_WS_MAX } from "../grammar/json-schema/syntax.js";
 import { endsInside } from "./glue.js";
 import type { Text } from "./text.js";
 

@@ -1,6 +1,6 @@
 // Calls whose arguments are a JSON object: `{"name": NAME, "arguments": {…}}` inside markers
 // (Hermes, Mistral Nemo, Llama 3.x) and NAME then the object (Mistral, DeepSeek, Kimi).
-import { JSON_WS_MAX } from "../dialects/grammar-forms.js";
+import { JSON_WS_MAX } from "../grammar/json-schema/syntax.js";
 import { jsonArguments, jsonCallObject } from "../dialects/call-grammar.js";
 import type { ResolvedOptions } from "../dialects/options.js";
 import { afterTrigger, type JsonCallFormat, type NamedJsonCallFormat } from "../dialects/spec.js";

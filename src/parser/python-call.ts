@@ -2,7 +2,7 @@
 // at its own ")" (brackets balanced, '…' and "…" strings respected), found incrementally; then
 // its items are read and checked as the grammar writes them, each value by the grammar's own node.
 import { pythonValue } from "../dialects/call-grammar.js";
-import { JSON_WS_MAX } from "../dialects/grammar-forms.js";
+import { JSON_WS_MAX } from "../grammar/json-schema/syntax.js";
 import type { ResolvedOptions } from "../dialects/options.js";
 import type { PythonCallFormat } from "../dialects/spec.js";
 import type { ToolDef } from "../dialects/tools.js";

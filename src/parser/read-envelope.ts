@@ -4,7 +4,7 @@
 // falls back to content); its calls and text settle once it closes, or when the output ends
 // inside it. An answer that does not open with "{" (after whitespace) is content.
 import { jsonCallObject } from "../dialects/call-grammar.js";
-import { JSON_WS_MAX } from "../dialects/grammar-forms.js";
+import { JSON_WS_MAX } from "../grammar/json-schema/syntax.js";
 import { envelopeCallFormat } from "../dialects/grammar-envelope.js";
 import type { ResolvedOptions } from "../dialects/options.js";
 import type { EnvelopeCallFormat } from "../dialects/spec.js";

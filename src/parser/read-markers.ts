@@ -2,7 +2,7 @@
 // an optional thought, and calls opened by the dialect's trigger (or, for a call that opens the
 // answer, its first `{`), alone or inside a section. One method per state; each returns true to
 // go on reading and false to wait for more text.
-import { JSON_WS_MAX } from "../dialects/grammar-forms.js";
+import { JSON_WS_MAX } from "../grammar/json-schema/syntax.js";
 import type { ResolvedOptions } from "../dialects/options.js";
 import { callTriggerOf, sectionCloseText, triggerOf, type Glue } from "../dialects/spec.js";
 import { CallMemo, type CallScan } from "./calls.js";

@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import {
-  jsonSchemaToIR, lowerJsonSchemas, UnsupportedSchemaError, InvalidSchemaError, ANY_WHITESPACE_MAX,
+  jsonSchemaToIR, lowerJsonSchemas, UnsupportedSchemaError, InvalidSchemaError, JSON_WS_MAX,
 } from "../../src/grammar/json-schema/index.js";
 import { jsonSchema, literal, seq, ref } from "../../src/grammar/builders.js";
 import type { Grammar, GrammarNode } from "../../src/grammar/ir.js";
@@ -174,7 +174,7 @@ describe("structure", () => {
     const single = allNodes(jsonSchemaToIR(schema));
     expect(single.some((n) => n.type === "repeat" && n.item.type === "literal" && n.item.text === " " && n.max === 1)).toBe(true);
     const any = allNodes(jsonSchemaToIR(schema, { whitespace: "any" }));
-    expect(any.some((n) => n.type === "repeat" && n.max === ANY_WHITESPACE_MAX && n.item.type === "charClass")).toBe(true);
+    expect(any.some((n) => n.type === "repeat" && n.max === JSON_WS_MAX && n.item.type === "charClass")).toBe(true);
   });
 
   it("maxFreeNesting bounds free-form values", () => {

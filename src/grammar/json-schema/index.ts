@@ -13,7 +13,7 @@
  *   - "single" (default): at most one space (U+0020) directly after each `:` and each `,`;
  *     nothing else (`{"a": 1,"b":[1, 2]}`, the shape of `JSON.stringify` and of Python's
  *     `json.dumps`). No space after `{`/`[` or before `}`/`]`/`:`/`,`.
- *   - "any": a run of 0..ANY_WHITESPACE_MAX characters from [space, \t, \n, \r] in every gap
+ *   - "any": a run of 0..JSON_WS_MAX characters from [space, \t, \n, \r] in every gap
  *     between two structural tokens inside an object or array (after `{`/`[`, before and after
  *     `:`, before and after `,`, before `}`/`]`). Exactly one run per gap, so the grammar
  *     stays unambiguous.
@@ -102,7 +102,8 @@ import { Lowerer, SHARE_ABOVE, type Names } from "./lower.js";
 import { LoweringBudget } from "../schema-limits.js";
 
 export { UnsupportedSchemaError, InvalidSchemaError } from "./errors.js";
-export { ANY_WHITESPACE_MAX, DEFAULT_MAX_FREE_NESTING } from "./lower.js";
+export { DEFAULT_MAX_FREE_NESTING } from "./lower.js";
+export { JSON_WS_MAX } from "./syntax.js";
 
 /**
  * Lower one JSON schema to grammar IR. `path` prefixes the JSON paths in error messages.

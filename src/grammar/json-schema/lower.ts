@@ -3,7 +3,7 @@
 // place (an array's first and further elements, the first and further extra members of an object)
 // becomes a rule referenced from each place, so the IR grows linearly with the schema.
 import type { JsonSchemaOptions, PermNode } from "../ir.js";
-import { JSON_SYNTAX, literalSyntax, type LiteralSyntax, type QuoteSyntax } from "./syntax.js";
+import { JSON_SYNTAX, JSON_WS_MAX, literalSyntax, type LiteralSyntax, type QuoteSyntax } from "./syntax.js";
 import { childPath, describe, invalid, unsupported, InvalidSchemaError, UnsupportedSchemaError } from "./errors.js";
 import {
   ALL_TYPES, analyze, effectiveTypes, hasOwn, intersectTypes, isObj, isTrivial, num, NUMBER_KW, typeKey, TYPE_ORDER,
@@ -19,7 +19,6 @@ import { compareDecimals, decimalOf, numberRange, type NumberBound } from "./num
 import { SCHEMA_LIMITS, limitError, type LoweringBudget } from "../schema-limits.js";
 
 /** Longest whitespace run accepted in one gap in "any" mode. */
-export const ANY_WHITESPACE_MAX = 32;
 /** Default for `maxFreeNesting`. */
 export const DEFAULT_MAX_FREE_NESTING = 6;
 /** A node of more nodes than this, used in two places, becomes a rule. */
@@ -42,7 +41,7 @@ interface Ws {
 function wsProfile(mode: NonNullable<JsonSchemaOptions["whitespace"]>): Ws {
   if (mode === "compact") return {};
   if (mode === "single") return { afterColon: optional(literal(" ")), afterComma: optional(literal(" ")) };
-  const w = repeat(cls([[0x20, 0x20], [0x09, 0x0a], [0x0d, 0x0d]]), 0, ANY_WHITESPACE_MAX);
+  const w = repeat(cls([[0x20, 0x20], [0x09, 0x0a], [0x0d, 0x0d]]), 0, JSON_WS_MAX);
   return { lead: w, beforeColon: w, afterColon: w, beforeComma: w, beforeClose: w };
 }
 

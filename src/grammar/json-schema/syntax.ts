@@ -5,6 +5,9 @@
 // reads: 2.5, 1e-05, 1e+16, 1.0; inf and nan have no JSON value, so no schema can ask for them).
 
 import type { Ranges } from "../code-ranges.js";
+
+/** The longest whitespace run between JSON tokens (whitespace "any", and every call's JSON): bounded, so a model repeating whitespace is forced on. */
+export const JSON_WS_MAX = 32;
 import { pyFloat, pyQuoted, pyRepr } from "../python-repr.js";
 export type SyntaxName = "json" | "python";
 

@@ -11,8 +11,8 @@
       ],
       "include_dirs": [
         "<!(node -p \"require('node-addon-api').include_dir\")",
-        "<!(node scripts/llama-source.mjs)/include",
-        "<!(node scripts/llama-source.mjs)/ggml/include"
+        "<!(node scripts/build/llama-source.mjs)/include",
+        "<!(node scripts/build/llama-source.mjs)/ggml/include"
       ],
       "defines": ["NAPI_VERSION=8", "NAPI_CPP_EXCEPTIONS", "NODE_ADDON_API_DISABLE_DEPRECATED"],
       "cflags_cc!": ["-fno-exceptions", "-fno-rtti"],

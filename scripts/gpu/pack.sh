@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Prepares what scripts/gpu-check.sh needs on a CUDA machine that may have no Node and receives at
+# Prepares what scripts/gpu/check.sh needs on a CUDA machine that may have no Node and receives at
 # most 64 MiB: writes .gpu/ (git-ignored; name it in the device call's `carry`):
 #   .gpu/runtime.tar.xz  dist/, the addon, @huggingface/jinja, Qwen3's tokenizer files, and
 #                        node-llama-cpp's CUDA build with libggml-cuda.so pruned to sm_90 (PTX)

@@ -1,5 +1,5 @@
 // Builds one small C++ program against node-llama-cpp's prebuilt shared libraries, with headers
-// from the llama.cpp source node-llama-cpp bundles (scripts/llama-source.mjs). Nothing is downloaded.
+// from the llama.cpp source node-llama-cpp bundles (scripts/build/llama-source.mjs). Nothing is downloaded.
 //
 // Rebuilds only when the binary is missing, older than one of its inputs (source, headers,
 // libraries), or was built by a different command (a stamp next to the binary records it). Safe
@@ -10,7 +10,7 @@ import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { llamaSourceDir } from "../llama-source.mjs";
+import { llamaSourceDir } from "../build/llama-source.mjs";
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 

@@ -2,7 +2,7 @@
 // with it: compile (then `walks` random walks of the mask parse as complete calls), or refuse it
 // with a GrammarLimitError naming `limit` and `path` (or another 400-class schema error), before
 // any native work. test/no-model/hostile-schemas.test.ts runs the cases marked `fast` in `npm test`;
-// scripts/bench-schemas.mjs runs every case in its own process and records time and peak RSS.
+// scripts/bench/bench-schemas.mjs runs every case in its own process and records time and peak RSS.
 
 const fn = (name, properties, required = Object.keys(properties)) =>
   ({ type: "function", function: { name, parameters: { type: "object", properties, required } } });

@@ -1,6 +1,6 @@
 // The JSON Schema Test Suite (npm json-schema-test-suite, its draft4 folder) as texts a grammar
 // sees. Plain ESM so the vitest suite (test/no-model/json-schema-suite.test.ts) and the peer benchmark
-// (scripts/bench-json-schema-suite.mjs) read the same cases.
+// (scripts/bench/bench-json-schema-suite.mjs) read the same cases.
 //
 // A grammar fixes a serialisation, so "valid" and "invalid" become statements about texts:
 //   - a valid instance passes when its canonical text is accepted — the compact text

@@ -1,6 +1,6 @@
 // Stress inputs for the streaming parser, written from a dialect's definition
 // (scripts/lib/dialect-writer.mjs), about `n` characters each. What `npm run bench:parse --
-// --stress` times (scripts/bench-parse.mjs) and the linear-time tests (test/no-model/parser-linear.test.ts)
+// --stress` times (scripts/bench/bench-parse.mjs) and the linear-time tests (test/no-model/parser-linear.test.ts)
 // compare across sizes.
 import { writeCall, writeOutput } from "./dialect-writer.mjs";
 

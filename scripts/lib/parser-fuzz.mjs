@@ -5,7 +5,7 @@
 // fed at random splits: no exception, the same result and concatenated events for every split,
 // events that tell what the result says, and (sampled) the grammar accepting what the parser calls
 // complete and reads that grow linearly with the input. Plain ESM: test/no-model/fuzz-parser.test.ts runs it
-// on src/, scripts/fuzz.mjs on dist/ (the library's parts are passed in as `lib`).
+// on src/, scripts/bench/fuzz.mjs on dist/ (the library's parts are passed in as `lib`).
 import { writeCall, writeOutput } from "./dialect-writer.mjs";
 import { eventsDisagree, runChunks } from "./parser-runs.mjs";
 import { rng } from "./rng.mjs";

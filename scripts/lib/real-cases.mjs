@@ -2,7 +2,7 @@
 // parameters are strings, enums, integers, numbers, booleans, nested objects and arrays, required
 // and optional), a tool choice (auto, required, named, none) and parallel calls on or off, the
 // eight combinations taken in turn so each appears 7 times. Plain data: the same cases on every
-// run, for test/model-real/ (a fixed sample) and scripts/bench-models.mjs (all of them).
+// run, for test/model-real/ (a fixed sample) and scripts/bench/bench-models.mjs (all of them).
 
 const fn = (name, description, properties, required) =>
   ({ type: "function", function: { name, description, parameters: { type: "object", properties, required } } });

@@ -1,7 +1,7 @@
 // The real-model suite on one loaded model: each case of scripts/lib/real-cases.mjs decoded
 // greedily, masked and unmasked, no logit bias; every answer judged by real-answers.mjs (ajv) and
 // replayed through the matcher of its request's grammar (src/bench/overconstraint.ts). Plain ESM:
-// `lib` is toolmask's own parts — src/ in test/model-real/, dist/ in scripts/bench-models.mjs —
+// `lib` is toolmask's own parts — src/ in test/model-real/, dist/ in scripts/bench/bench-models.mjs —
 // as { generate, getDialect, triggerOf, replayThroughMask, endedByModel }.
 import { answerVerdict, cutProblem } from "./real-answers.mjs";
 

@@ -167,7 +167,7 @@ function fittingValues(e: BfclItem, ajv: Validator): Array<Record<string, number
   });
 }
 
-/** A ground-truth value made concrete, as scripts/bfcl/oracle.py's instance(): a dict parameter's ground truth lists each key's accepted values. */
+/** A ground-truth value made concrete, as scripts/bench/bfcl/oracle.py's instance(): a dict parameter's ground truth lists each key's accepted values. */
 function instance(v: unknown): unknown {
   if (v !== null && typeof v === "object" && !Array.isArray(v))
     return Object.fromEntries(Object.entries(v as Record<string, unknown[]>).filter(([, vs]) => vs[0] !== "").map(([k, vs]) => [k, vs[0]]));

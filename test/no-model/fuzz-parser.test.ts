@@ -2,7 +2,7 @@
 // dialect, 300 mutated outputs of fixed seed 2026, each parsed whole and at random splits with no
 // exception, one result and one event stream for every split, events that tell the result; every
 // 10th checked against the grammar, every 60th for linear growth of the characters read. Long runs:
-// `npm run fuzz -- --inputs N` (scripts/fuzz.mjs).
+// `npm run fuzz -- --inputs N` (scripts/bench/fuzz.mjs).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildToolGrammar, dialects, getDialect, parseToolCalls, ToolCallStreamParser } from "../../src/index.js";
 import { callTriggerOf, triggerOf } from "../../src/dialects/spec.js";

@@ -1,5 +1,5 @@
 // scripts/gpu/prune-fatbin.mjs shrinks node-llama-cpp's CUDA library for the GPU check
-// (scripts/gpu-check.sh): only the chosen architecture's entries remain, and nothing outside the
+// (scripts/gpu/check.sh): only the chosen architecture's entries remain, and nothing outside the
 // fat binaries moves, so the loader's pointers into the file stay valid.
 import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";

@@ -48,7 +48,7 @@ let tmp: string;
 
 beforeAll(async () => {
   // A plain .mjs build script (no types): clones the llama.cpp source bundled with node-llama-cpp once.
-  const script = pathToFileURL(path.join(root, "scripts/llama-source.mjs")).href;
+  const script = pathToFileURL(path.join(root, "scripts/build/llama-source.mjs")).href;
   const { llamaSourceDir } = (await import(script)) as { llamaSourceDir(): Promise<string> };
   llamaDir = await llamaSourceDir();
   qwen3 = loadTokenizerJson(QWEN3_JSON); // parsed once for the whole file

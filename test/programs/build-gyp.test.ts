@@ -15,12 +15,12 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe("binding.gyp", () => {
   it("builds with node-gyp without network and the addon decodes under a mask", () => {
-    for (const f of ["binding.gyp", "package.json", "native", "scripts/build-native.mjs", "scripts/llama-source.mjs"])
+    for (const f of ["binding.gyp", "package.json", "native", "scripts/build/build-native.mjs", "scripts/build/llama-source.mjs"])
       cpSync(path.join(root, f), path.join(dir, f), { recursive: true });
     symlinkSync(path.join(root, "node_modules"), path.join(dir, "node_modules"));
     const env: NodeJS.ProcessEnv = { ...process.env, HOME: dir, TOOLMASK_LLAMA_CPP_DIR: path.join(root, ".cache", "llama.cpp") };
     delete env.npm_config_node_gyp;  // the script must find npm's node-gyp itself
-    const build = spawnSync(process.execPath, ["scripts/build-native.mjs", "--gyp"], { cwd: dir, env, encoding: "utf8" });
+    const build = spawnSync(process.execPath, ["scripts/build/build-native.mjs", "--gyp"], { cwd: dir, env, encoding: "utf8" });
     expect(build.status, build.stdout + build.stderr).toBe(0);
     expect(build.stdout + build.stderr).not.toMatch(/http|download/i);
 

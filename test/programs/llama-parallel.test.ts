@@ -1,5 +1,5 @@
 // Several generations on one model run as sequences of ONE llama_context, decoded together in one
-// batch per step. Measured (scripts/batch-numerics): batched logits are not bit-identical to solo
+// batch per step. Measured (scripts/oracles/batch-numerics): batched logits are not bit-identical to solo
 // ones on the CPU backend (max |Δlogit| 9e-4 on logits up to 72, from the different batch shapes),
 // far below the gaps that decide a pick here, so each generation's tokens are what it gives alone.
 // Masked outputs are checked against their OWN request's tools: no cross-talk between sequences.

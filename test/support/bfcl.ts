@@ -9,7 +9,7 @@ import { BFCL_CATEGORIES, type BfclCategory, type BfclItem } from "../../src/ben
 import { ROOT } from "./vocabs.js";
 
 export const BFCL_HINT = pyenvHint(["bfcl"]);
-export const ORACLE_SCRIPT = join(ROOT, "scripts", "bfcl", "oracle.py");
+export const ORACLE_SCRIPT = join(ROOT, "scripts", "bench", "bfcl", "oracle.py");
 
 /** The oracle program, or undefined when bfcl-eval is not installed (a failure under CI=true). */
 export function bfclOracle(): OracleProgram | undefined {

@@ -1,5 +1,5 @@
 // llama.cpp's GBNF sampler (node-llama-cpp's prebuilt libllama) over Qwen3's vocabulary, as a
-// test oracle: one long-lived process (scripts/llama-grammar/grammar.cpp) answers in order.
+// test oracle: one long-lived process (scripts/oracles/llama-grammar/grammar.cpp) answers in order.
 // The scripts are plain ESM without declarations: imported by URL and typed here.
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -7,8 +7,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { createInterface } from "node:readline";
 
-const BUILD_URL: string = new URL("../../scripts/llama-grammar/build.mjs", import.meta.url).href;
-const VOCAB_URL: string = new URL("../../scripts/llama-grammar/qwen3-vocab.mjs", import.meta.url).href;
+const BUILD_URL: string = new URL("../../scripts/oracles/llama-grammar/build.mjs", import.meta.url).href;
+const VOCAB_URL: string = new URL("../../scripts/oracles/llama-grammar/qwen3-vocab.mjs", import.meta.url).href;
 
 export interface LlamaVocabDump { eog: boolean[]; pieces: Buffer[] }
 

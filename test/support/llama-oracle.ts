@@ -1,8 +1,8 @@
 // llama.cpp's own chat parser (common_chat_parse, from node-llama-cpp's prebuilt libllama-common)
-// as a test oracle: one long-lived process (scripts/llama-oracle/oracle.cpp) answers JSON-lines
+// as a test oracle: one long-lived process (scripts/oracles/llama-oracle/oracle.cpp) answers JSON-lines
 // requests in order, so a test can parse thousands of model outputs the way llama-server would.
 //
-// Loading: scripts/llama-oracle/build.mjs is plain ESM without type declarations; it is imported by
+// Loading: scripts/oracles/llama-oracle/build.mjs is plain ESM without type declarations; it is imported by
 // URL (a non-literal specifier, so TypeScript needs no declaration file) and typed here.
 import { spawn } from "node:child_process";
 import path from "node:path";
@@ -10,7 +10,7 @@ import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
-const BUILD_URL: string = new URL("../../scripts/llama-oracle/build.mjs", import.meta.url).href;
+const BUILD_URL: string = new URL("../../scripts/oracles/llama-oracle/build.mjs", import.meta.url).href;
 
 /** An OpenAI tool: `{ type: "function", function: { name, description?, parameters } }`. */
 export interface OracleTool {
@@ -73,7 +73,7 @@ export interface LlamaOracle {
 
 /** Absolute path of a template in the bundled llama.cpp source, e.g. `templatePath("Qwen3-Coder.jinja")`. */
 export function templatePath(name: string): string {
-  // Same folder as scripts/llama-source.mjs; startLlamaOracle() makes sure it exists.
+  // Same folder as scripts/build/llama-source.mjs; startLlamaOracle() makes sure it exists.
   const src = path.resolve(process.env.TOOLMASK_LLAMA_CPP_DIR || path.join(repoRoot, ".cache", "llama.cpp"));
   return path.join(src, "models", "templates", name);
 }

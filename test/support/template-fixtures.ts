@@ -125,11 +125,11 @@ export const DIALECT_TEMPLATES: Record<TemplateDialect, readonly DialectTemplate
 export const TEMPLATE_DIALECTS = Object.keys(DIALECT_TEMPLATES) as TemplateDialect[];
 
 let dir: string | undefined;
-/** models/templates/ of the llama.cpp checkout that scripts/llama-source.mjs prepares (cloned once). */
+/** models/templates/ of the llama.cpp checkout that scripts/build/llama-source.mjs prepares (cloned once). */
 export function templatesDir(): string {
   if (!dir) {
     // The script is async only by signature; run it as a process to keep this synchronous.
-    const script = join(ROOT, "scripts", "llama-source.mjs");
+    const script = join(ROOT, "scripts", "build", "llama-source.mjs");
     const src = execFileSync(process.execPath, [script], { encoding: "utf8" }).trim();
     dir = join(src, "models", "templates");
   }

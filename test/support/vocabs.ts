@@ -32,7 +32,7 @@ let spm: Vocabulary | undefined;
 /** Llama's SentencePiece vocabulary as a GGUF file from the llama.cpp source node-llama-cpp bundles. */
 export async function llamaSpmGguf(): Promise<Vocabulary> {
   if (spm) return spm;
-  const script = join(ROOT, "scripts", "llama-source.mjs");
+  const script = join(ROOT, "scripts", "build", "llama-source.mjs");
   const { llamaSourceDir } = (await import(script)) as { llamaSourceDir(): Promise<string> };
   spm = Vocabulary.fromGguf(join(await llamaSourceDir(), "models", "ggml-vocab-llama-spm.gguf"));
   return spm;

@@ -11,7 +11,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", ".
 describe("check:package", () => {
   it("installs the tarball with no compiler on the PATH and generates a tool call from it", () => {
     const t = performance.now();
-    const r = spawnSync(process.execPath, [path.join(root, "scripts", "check-package.mjs"), "--no-tsc"], { cwd: root, encoding: "utf8", maxBuffer: 64 << 20 });
+    const r = spawnSync(process.execPath, [path.join(root, "scripts", "build", "check-package.mjs"), "--no-tsc"], { cwd: root, encoding: "utf8", maxBuffer: 64 << 20 });
     expect(r.status, r.stdout + r.stderr).toBe(0);
     const summary = JSON.parse(r.stdout.trim().split("\n").pop()!);
     const { pack, path: bin, install, generate, demo } = summary.steps;

@@ -1,4 +1,4 @@
-// bfcl-eval's checker and conversion in a Python subprocess (scripts/bfcl/oracle.py), one JSON
+// bfcl-eval's checker and conversion in a Python subprocess (scripts/bench/bfcl/oracle.py), one JSON
 // line per request. The caller names the interpreter (the venv's, from npm run pyenv -- bfcl) and
 // the script, since neither ships with the npm package.
 import { spawn } from "node:child_process";

@@ -1,15 +1,15 @@
 #!/usr/bin/env node
-// Builds scripts/llama-oracle/oracle.cpp into <repo>/.cache/llama-oracle/oracle: llama.cpp's own
+// Builds scripts/oracles/llama-oracle/oracle.cpp into <repo>/.cache/llama-oracle/oracle: llama.cpp's own
 // chat parser as a JSON-lines program (see oracle.cpp), linked against node-llama-cpp's prebuilt
 // libllama-common, so the oracle runs exactly the parser node-llama-cpp loads. When it rebuilds and
 // how parallel builds are kept apart: scripts/lib/build-llama-program.mjs.
 //
-//   node scripts/llama-oracle/build.mjs          build if needed, print the binary's path
-//   node scripts/llama-oracle/build.mjs --force  always rebuild
+//   node scripts/oracles/llama-oracle/build.mjs          build if needed, print the binary's path
+//   node scripts/oracles/llama-oracle/build.mjs --force  always rebuild
 
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { buildLlamaProgram, prebuiltLibDir as libDir, programPath, runAsScript } from "../lib/build-llama-program.mjs";
+import { buildLlamaProgram, prebuiltLibDir as libDir, programPath, runAsScript } from "../../lib/build-llama-program.mjs";
 
 const program = {
   name: "llama-oracle",

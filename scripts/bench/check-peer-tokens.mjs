@@ -2,13 +2,13 @@
 // Checks that bench:decode's rows compare like with like: with the bench's options, our masked run,
 // node-llama-cpp under our GBNF and node-llama-cpp unconstrained sample the same 200 tokens (then
 // node-llama-cpp's grammar never rejected a sampled token: it only checked one token per step).
-// Prints the first index where two differ (-1: identical). Usage: node scripts/check-peer-tokens.mjs
+// Prints the first index where two differ (-1: identical). Usage: node scripts/bench/check-peer-tokens.mjs
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 const { loadModel, generate, buildToolGrammar, toGbnf } = await import(path.join(root, "dist", "index.js"));
 const { prepareGeneration } = await import(path.join(root, "dist", "engine", "generate.js"));
-const { openPeer, peerTokenBias, closePeer } = await import(path.join(root, "scripts", "bench-decode-peer.mjs"));
+const { openPeer, peerTokenBias, closePeer } = await import(path.join(root, "scripts", "bench", "bench-decode-peer.mjs"));
 const modelPath = path.join(root, ".cache/test-model/qwen3-tiny-seed1.gguf");
 const model = await loadModel({ path: modelPath, threads: 1 });
 const bias = { 198: -100, 271: -100 }; for (const id of model.vocabulary.endOfGenerationIds) bias[id] = -100;

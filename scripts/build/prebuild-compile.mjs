@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// What prebuildify runs in place of node-gyp (scripts/prebuild.mjs): `rebuild --target=… --arch=…
+// What prebuildify runs in place of node-gyp (scripts/build/prebuild.mjs): `rebuild --target=… --arch=…
 // --release|--debug` in the staging folder. It compiles the addon with cmake-js into
 // <staging>/build/Release; Node's version is irrelevant (N-API).
 import { spawnSync } from "node:child_process";
@@ -8,7 +8,7 @@ import { dirname, join } from "node:path";
 
 const root = process.env.TOOLMASK_SOURCE_ROOT;
 if (!root) {
-  console.error("prebuild-compile.mjs is run by scripts/prebuild.mjs (npm run build:prebuild), not by hand");
+  console.error("prebuild-compile.mjs is run by scripts/build/prebuild.mjs (npm run build:prebuild), not by hand");
   process.exit(2);
 }
 const args = process.argv.slice(2);

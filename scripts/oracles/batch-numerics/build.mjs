@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 // Builds probe.cpp (is batched decoding bit-identical to solo decoding?) against node-llama-cpp's
-// prebuilt libllama, into <repo>/.cache/batch-numerics/probe. Run: node scripts/batch-numerics/run.mjs
+// prebuilt libllama, into <repo>/.cache/batch-numerics/probe. Run: node scripts/oracles/batch-numerics/run.mjs
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { buildLlamaProgram, runAsScript } from "../lib/build-llama-program.mjs";
+import { buildLlamaProgram, runAsScript } from "../../lib/build-llama-program.mjs";
 
 const program = {
   name: "batch-numerics",

@@ -1,15 +1,15 @@
 #!/usr/bin/env node
-// Builds scripts/llama-grammar/grammar.cpp into <repo>/.cache/llama-grammar/grammar: llama.cpp's
+// Builds scripts/oracles/llama-grammar/grammar.cpp into <repo>/.cache/llama-grammar/grammar: llama.cpp's
 // GBNF sampler over a vocab-only GGUF as a line-protocol program (see grammar.cpp), linked against
 // node-llama-cpp's prebuilt libllama, so this is the grammar engine node-llama-cpp and llama-server
 // run. When it rebuilds and how parallel builds are kept apart: scripts/lib/build-llama-program.mjs.
 //
-//   node scripts/llama-grammar/build.mjs          build if needed, print the binary's path
-//   node scripts/llama-grammar/build.mjs --force  always rebuild
+//   node scripts/oracles/llama-grammar/build.mjs          build if needed, print the binary's path
+//   node scripts/oracles/llama-grammar/build.mjs --force  always rebuild
 
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { buildLlamaProgram, programPath, runAsScript } from "../lib/build-llama-program.mjs";
+import { buildLlamaProgram, programPath, runAsScript } from "../../lib/build-llama-program.mjs";
 
 const program = {
   name: "llama-grammar",

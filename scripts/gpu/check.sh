@@ -5,12 +5,12 @@
 # tokens against the host path's (greedy must be equal). Everything it needs travels in .gpu/
 # (made here by `bash scripts/gpu/pack.sh`); nothing is downloaded there.
 #
-# Device call: run(command="bash scripts/gpu-check.sh", carry=[".gpu"], timeout_s=540)
-# Locally, without a GPU, `bash scripts/gpu-check.sh --cpu` runs the same steps on the CPU build
+# Device call: run(command="bash scripts/gpu/check.sh", carry=[".gpu"], timeout_s=540)
+# Locally, without a GPU, `bash scripts/gpu/check.sh --cpu` runs the same steps on the CPU build
 # (small sizes) to check the script itself.
 # Results: $OUT/gpu-check.log and $OUT/*.json (or ./gpu-check-out/ when OUT is unset).
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 MODE=cuda
 [ "${1:-}" = "--cpu" ] && MODE=cpu
 OUT_DIR=${OUT:-$PWD/gpu-check-out}
@@ -81,7 +81,7 @@ for name in tiny big; do
   step "backend vs host path tokens ($name)"
   timeout 120 "$NODE" scripts/gpu/check-paths.mjs --model /tmp/toolmask-models/$name.gguf --gpu $GPU_ARG | tee "$OUT_DIR/check-paths-$name.json"
   step "masked vs unmasked tok/s ($name)"
-  timeout 150 "$NODE" scripts/bench-backend-mask.mjs --model /tmp/toolmask-models/$name.gguf --gpu $GPU_ARG --tokens 200 --reps 3 \
+  timeout 150 "$NODE" scripts/bench/bench-backend-mask.mjs --model /tmp/toolmask-models/$name.gguf --gpu $GPU_ARG --tokens 200 --reps 3 \
     --out "$OUT_DIR/backend-mask-$name.json"
 done
 step "done"

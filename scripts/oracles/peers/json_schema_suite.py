@@ -8,7 +8,7 @@ A text is accepted when the engine's matcher takes all of it and may end there.
     tokenizer, the text's tokens (tokenize_str) consumed, then is_accepting().
   - xgrammar: Grammar.from_json_schema(json.dumps(schema)) with its defaults, then
     xgrammar.testing._is_grammar_accept_string (its own byte-level check; no tokenizer).
-scripts/bench-json-schema-suite.mjs runs it and judges the answers.
+scripts/bench/bench-json-schema-suite.mjs runs it and judges the answers.
 """
 import json
 import sys

@@ -11,13 +11,13 @@
 import { execFileSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { defaultThreads } from "../dist/index.js";
+import { defaultThreads } from "../../dist/index.js";
 import { readFileSync } from "node:fs";
-import { rescoreReport, runBfclBench } from "../dist/bench/bfcl/bench.js";
-import { bfclChartSvg } from "../dist/bench/bfcl/chart.js";
-import { markdownTable, overconstraintLine } from "../dist/bench/bfcl/summary.js";
-import { BFCL_CATEGORIES } from "../dist/bench/bfcl/types.js";
-import { pyenvHint, pythonWith, ROOT } from "./lib/pyenv.mjs";
+import { rescoreReport, runBfclBench } from "../../dist/bench/bfcl/bench.js";
+import { bfclChartSvg } from "../../dist/bench/bfcl/chart.js";
+import { markdownTable, overconstraintLine } from "../../dist/bench/bfcl/summary.js";
+import { BFCL_CATEGORIES } from "../../dist/bench/bfcl/types.js";
+import { pyenvHint, pythonWith, ROOT } from "../lib/pyenv.mjs";
 
 const DEFAULT_SAMPLE = 30;
 const FLAGS = { "tool-choice": true, sample: true, all: false, models: true, categories: true, "max-tokens": true, concurrency: true, threads: true, out: true, rescore: true, help: false };
@@ -58,7 +58,7 @@ const stem = toolChoice === "auto" ? "bfcl" : "bfcl-required";
 const python = pythonWith(["bfcl"]);
 if (!python) fail(`bfcl-eval is not installed: ${pyenvHint(["bfcl"])}`, 1);
 
-const oracle = { python, script: path.join(ROOT, "scripts", "bfcl", "oracle.py") };
+const oracle = { python, script: path.join(ROOT, "scripts", "bench", "bfcl", "oracle.py") };
 if (flags.rescore) {
   const file = path.resolve(flags.rescore);
   const report = await rescoreReport(oracle, JSON.parse(readFileSync(file, "utf8")));

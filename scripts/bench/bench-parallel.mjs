@@ -2,11 +2,11 @@
 // Parallel decoding benchmark: aggregate tokens/s of 1 generation alone vs N at once on ONE model
 // (N sequences of one llama_context, decoded in one batch per step), masked, same options; the
 // ratio says what batching buys. Alternating rounds, medians.
-// Usage: node scripts/bench-parallel.mjs [--model file.gguf] [--n 4] [--tokens 150] [--reps 3] [--threads N] [--out bench/results/parallel.json]
+// Usage: node scripts/bench/bench-parallel.mjs [--model file.gguf] [--n 4] [--tokens 150] [--reps 3] [--threads N] [--out bench/results/parallel.json]
 import { mkdirSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { arg, benchModelPath, freeTextBias, median, root } from "./lib/bench-setup.mjs";
+import { arg, benchModelPath, freeTextBias, median, root } from "../lib/bench-setup.mjs";
 
 const { loadModel, generate } = await import(path.join(root, "dist", "index.js"));
 

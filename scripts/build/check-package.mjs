@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // `npm run check:package`: what a user of the published package gets, on a machine without a compiler.
-//  1. the linux-x64 prebuild is built when stale (scripts/prebuild.mjs), then `npm pack`;
+//  1. the linux-x64 prebuild is built when stale (scripts/build/prebuild.mjs), then `npm pack`;
 //  2. the tarball installs into an empty folder with --ignore-scripts (npm 11 runs no dependency
 //     install scripts unless approved) and --prefer-offline, under a PATH holding only node and npm
 //     (cc, g++, cmake… are shown to be absent there);
@@ -16,7 +16,7 @@ import os from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
-const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const keep = process.argv.includes("--keep");
 const compileTs = !process.argv.includes("--no-tsc");
 const started = performance.now();
@@ -43,7 +43,7 @@ if (compileTs) {
   if (tsc.status !== 0) fail(`compiling dist/ failed:\n${tsc.text}`);
   summary.steps.tsc = { seconds: tsc.seconds };
 }
-const prebuild = run(process.execPath, [join(root, "scripts", "prebuild.mjs"), "--if-stale"], { cwd: root });
+const prebuild = run(process.execPath, [join(root, "scripts", "build", "prebuild.mjs"), "--if-stale"], { cwd: root });
 if (prebuild.status !== 0) fail(`the prebuild failed:\n${prebuild.text}`);
 summary.steps.prebuild = { seconds: prebuild.seconds, rebuilt: !/up to date/.test(prebuild.stdout) };
 const pack = run("npm", ["pack", "--json", "--ignore-scripts", "--pack-destination", work], { cwd: root });
@@ -93,7 +93,7 @@ if (existsSync(join(pkgDir, "build"))) fail("the installed package has a build/ 
 summary.steps.install = { seconds: install.seconds, requests: requests.length, fromNetwork: network };
 
 // The install script, were it allowed to run, has nothing to do: a prebuild is there.
-const installScript = run(process.execPath, [join(pkgDir, "scripts", "build-native.mjs"), "--if-missing"], { cwd: pkgDir, env });
+const installScript = run(process.execPath, [join(pkgDir, "scripts", "build", "build-native.mjs"), "--if-missing"], { cwd: pkgDir, env });
 if (installScript.status !== 0) fail(`the package's install script fails without a compiler:\n${installScript.text}`);
 summary.steps.installScript = { seconds: installScript.seconds };
 

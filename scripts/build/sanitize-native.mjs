@@ -7,7 +7,7 @@ import { mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
-const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const sanitizerEnv = {
   ...process.env,
   ASAN_OPTIONS: "detect_leaks=0:abort_on_error=1:halt_on_error=1",
@@ -38,7 +38,7 @@ const tsan = join(coreDir, "job_mailbox_tests_tsan");
 run("g++", ["-std=c++17", "-O1", "-g", "-fsanitize=thread", "-pthread", "-o", tsan, join(root, "native", "tests", "job_mailbox_tests.cpp")]);
 run(tsan, [], { env: { ...process.env, TSAN_OPTIONS: "halt_on_error=1" } });
 
-run(process.execPath, [join(root, "scripts", "build-native.mjs"), "--sanitize"]);
+run(process.execPath, [join(root, "scripts", "build", "build-native.mjs"), "--sanitize"]);
 run(process.execPath, [join(root, "node_modules", "vitest", "vitest.mjs"), "run", "test/engine-", "test/test-model/server-varied-schemas"], {
   env: {
     ...sanitizerEnv,

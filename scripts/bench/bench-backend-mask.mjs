@@ -4,12 +4,12 @@
 // F32, unpacked by graph ops), and for reference the host path (logits copied out, the mask as a
 // sampler on the host) unmasked and masked; alternating runs on the same model, median ms/token of
 // each and the ratios. The native side reads the input's form per generation (TOOLMASK_BACKEND_MASK).
-// Usage: node scripts/bench-backend-mask.mjs [--model file.gguf] [--gpu auto|cuda|false] [--tokens 200]
+// Usage: node scripts/bench/bench-backend-mask.mjs [--model file.gguf] [--gpu auto|cuda|false] [--tokens 200]
 //        [--reps 5] [--threads N] [--out bench/results/backend-mask.json]
 import { mkdirSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { arg, benchModelPath, freeTextBias, median, root } from "./lib/bench-setup.mjs";
+import { arg, benchModelPath, freeTextBias, median, root } from "../lib/bench-setup.mjs";
 
 const { loadModel, generate } = await import(path.join(root, "dist", "index.js"));
 

@@ -11,7 +11,7 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 // node-llama-cpp sits in our node_modules in a clone, beside us when toolmask is an installed dependency.
 function nodeLlamaCppDir() {
   try {

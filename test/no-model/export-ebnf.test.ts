@@ -290,3 +290,13 @@ describe("toEbnf: GBNF text", () => {
     if (llama) expect(() => new LlamaGrammar(llama, { grammar: out })).not.toThrow();
   });
 });
+
+describe("toEbnf: options", () => {
+  it("target picks the notation's rules; the former name dialect still works; anything else is refused by name", () => {
+    const g = charClass(['"'], true);
+    expect(toEbnf(g, { target: "gbnf" })).toBe(toEbnf(g, { dialect: "gbnf" }));
+    expect(toEbnf(g, { target: "gbnf" })).not.toBe(toEbnf(g, { target: "xgrammar" }));
+    expect(() => toEbnf(g, { target: "lark" as never })).toThrow(/target must be "xgrammar" or "gbnf".*toLark/);
+    expect(() => toEbnf(g, { target: "GBNF" as never })).toThrow(EbnfExportError);
+  });
+});

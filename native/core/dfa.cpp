@@ -18,8 +18,9 @@ LazyDfa::LazyDfa(std::unique_ptr<NfaBuilder> builder) : builder_(std::move(build
 void LazyDfa::initClasses() {
   int cls = -1;
   for (int b = 0; b < 256; b++) {
-    if (b == 0 || nfa_->cut[b]) { cls++; classRep_.push_back(uint8_t(b)); }
+    if (b == 0 || nfa_->cut[b]) { cls++; classRep_.push_back(uint8_t(b)); classSize_.push_back(0); }
     byteClass_[b] = uint8_t(cls);
+    classSize_[size_t(cls)]++;
   }
 }
 
@@ -80,6 +81,20 @@ int32_t LazyDfa::computeNext(int32_t s, uint8_t byte) {
   int32_t v = intern(std::move(tgt));
   states_[size_t(s)].next[byteClass_[byte]] = v;
   return v;
+}
+
+int LazyDfa::forcedByte(int32_t s) {
+  if (states_[size_t(s)].forced != -2) return states_[size_t(s)].forced;
+  const DfaState& d = states_[size_t(s)];
+  bool none = d.accepting || !d.tokenEdges.empty();
+  int found = -1;
+  for (size_t c = 0; c < classRep_.size() && !none; c++) {
+    if (next(s, classRep_[c]) < 0) continue;  // states_ is a deque: `d` stays valid as states are added
+    if (found >= 0 || classSize_[c] != 1) none = true;
+    else found = classRep_[c];
+  }
+  states_[size_t(s)].forced = int16_t(none ? -1 : found);
+  return states_[size_t(s)].forced;
 }
 
 bool LazyDfa::loopsOver(int32_t s, const TrieNode& node) {

@@ -27,6 +27,7 @@ struct DfaState {
   uint64_t loopKnown[2] = {0, 0};  // ASCII bytes already tested for looping back here
   uint64_t loopYes[2] = {0, 0};    // ...and those that do
   int8_t nonAsciiLoops = -1;       // every valid multi-byte character loops back (-1: not yet known)
+  int16_t forced = -2;             // the one byte every continuation starts with (-1: none, -2: not yet known)
   std::unique_ptr<StateMask> mask;
 };
 
@@ -53,6 +54,9 @@ class LazyDfa {
   int32_t intern(std::vector<uint32_t>&& set);  // set need not be closed
   // Whether every byte below `node` keeps the automaton in `s` (the whole subtree is accepted).
   bool loopsOver(int32_t s, const TrieNode& node);
+  // The byte every continuation of `s` starts with, or -1: `s` may end, take a special token, or
+  // go on with more than one byte. Computed once per state.
+  int forcedByte(int32_t s);
   size_t memoryBytes() const;
 
  private:
@@ -61,6 +65,7 @@ class LazyDfa {
   Nfa* nfa_;
   uint8_t byteClass_[256];
   std::vector<uint8_t> classRep_;
+  std::vector<uint16_t> classSize_;  // bytes per class
   std::deque<DfaState> states_;
   std::unordered_map<std::string, int32_t> index_;
 

@@ -242,6 +242,19 @@ bool CompiledGrammar::hasAllowedToken(int32_t state) {
   return !ensureMask(state).empty(*vocab_);
 }
 
+std::string CompiledGrammar::forcedBytes(int32_t state, size_t max) {
+  std::string out;
+  if (state < 0) return out;
+  std::lock_guard<std::mutex> lock(mu_);
+  while (out.size() < max) {
+    int b = dfa_->forcedByte(state);
+    if (b < 0) break;
+    out.push_back(char(b));
+    state = dfa_->next(state, uint8_t(b));
+  }
+  return out;
+}
+
 std::vector<uint32_t> CompiledGrammar::allowedSpecials(int32_t state) {
   if (state < 0) return {};
   std::lock_guard<std::mutex> lock(mu_);

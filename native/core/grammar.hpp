@@ -42,6 +42,9 @@ class CompiledGrammar {
   void buildMask(int32_t state);  // computes the state's mask now if it is not yet (mask_prefetch)
   bool maskKnownBuilt(int32_t state);  // true only if built; false also when the lock is busy (no wait)
   std::vector<uint32_t> allowedSpecials(int32_t state);  // special and end-of-generation ids allowed here (no mask needed)
+  // The bytes every continuation of `state` begins with (at most `max`): up to the first choice of
+  // byte, a state where the grammar may end, or one where a special token may come.
+  std::string forcedBytes(int32_t state, size_t max);
 
   size_t stateCount();
   size_t memoryBytes();

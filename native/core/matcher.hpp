@@ -21,6 +21,8 @@ class Matcher {
   bool acceptBytes(const uint8_t* p, size_t n);  // teacher forcing; counts as one step for rollback
   void fillNextTokenBitmask(uint32_t* out, size_t words);
   bool isComplete() { return g_->accepting(history_.back()); }
+  // The bytes every continuation from here begins with (CompiledGrammar::forcedBytes).
+  std::string forcedBytes(size_t max) { return g_->forcedBytes(history_.back(), max); }
   bool isTerminated() const { return history_.back() == kTerminated; }
   void rollback(size_t n);
   void reset() { history_.assign(1, g_->start()); }

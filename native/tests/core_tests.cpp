@@ -154,6 +154,55 @@ static void untilLanguageTests(const std::shared_ptr<const Vocabulary>& v) {
   std::printf("until/text languages: %d strings checked\n", checked);
 }
 
+// forcedBytes against the automaton itself: at states along random byte walks, the forced text is
+// non-empty exactly where one byte alone continues, the grammar cannot end and no special token
+// may come; it is that byte followed by the next state's forced text.
+static void forcedBytesTests(const std::shared_ptr<const Vocabulary>& v, const char* const* grammars, size_t count) {
+  std::mt19937 rng(5);
+  int forcedStates = 0, checked = 0;
+  std::vector<std::string> irs(grammars, grammars + count);
+  // Where the grammar may end before its only continuation ("ab" then optionally "cd"), and where
+  // a special token competes with one byte ("x" then <|special|> or "y"): nothing is forced.
+  irs.push_back(R"({"root":{"type":"seq","items":[{"type":"literal","text":"ab"},{"type":"repeat","min":0,"max":1,"item":{"type":"literal","text":"cd"}}]}})");
+  irs.push_back(R"({"root":{"type":"seq","items":[{"type":"literal","text":"x"},{"type":"alt","items":[{"type":"token","id":2277},{"type":"literal","text":"yz"}]}]}})");
+  for (auto& ir : irs) {
+    auto g = std::make_shared<CompiledGrammar>(ir, v, CompileOptions{});
+    for (int w = 0; w < 30; w++) {
+      int32_t s = g->start();
+      for (int step = 0; step < 60 && s >= 0; step++) {
+        std::vector<uint8_t> live;
+        for (int b = 0; b < 256; b++) {
+          uint8_t byte = uint8_t(b);
+          if (g->stepBytes(s, &byte, 1) >= 0) live.push_back(byte);
+        }
+        bool mayEnd = g->accepting(s) || !g->allowedSpecials(s).empty();
+        std::string f = g->forcedBytes(s, 64);
+        CHECK(f.empty() == (mayEnd || live.size() != 1));
+        if (!f.empty()) {
+          forcedStates++;
+          CHECK(uint8_t(f[0]) == live[0]);
+          uint8_t first = live[0];
+          CHECK(g->forcedBytes(g->stepBytes(s, &first, 1), 63) == f.substr(1));
+        }
+        checked++;
+        if (live.empty()) break;
+        uint8_t pick = live[rng() % live.size()];
+        s = g->stepBytes(s, &pick, 1);
+      }
+    }
+  }
+  {
+    // Through the matcher: after "<p" of the first grammar only ">" can follow.
+    Matcher m(std::make_shared<CompiledGrammar>(grammars[0], v, CompileOptions{}));
+    CHECK(m.forcedBytes(64) == "<p>");
+    CHECK(m.acceptBytes(reinterpret_cast<const uint8_t*>("<p"), 2));
+    CHECK(m.forcedBytes(64) == ">");
+    CHECK(m.forcedBytes(0).empty());
+  }
+  std::printf("forcedBytes: %d states checked, %d with forced bytes\n", checked, forcedStates);
+  CHECK(forcedStates > 50);
+}
+
 int main() {
   auto v = makeVocab();
   const char* grammars[] = {
@@ -184,6 +233,7 @@ int main() {
   }
   randomWalkTests(v);
   untilLanguageTests(v);
+  forcedBytesTests(v, grammars, sizeof grammars / sizeof *grammars);
 
   // Bad input: errors, never crashes.
   const char* bad[] = {"", "{", "[]", R"({"root":{"type":"x"}})", R"({"root":{"type":"token","id":999999}})",

@@ -24,6 +24,7 @@ export interface NativeMatcher {
   rollback(n: number): void;
   reset(): void;
   hasAllowedToken(): boolean;
+  forcedBytes(max: number): Uint8Array;
   randomWalks(options?: object): Array<{ tokens: Uint32Array; terminated: boolean; stuck: boolean }>;
   dispose(): void;
   readonly steps: number;

@@ -269,6 +269,7 @@ class MatcherWrap : public Napi::ObjectWrap<MatcherWrap> {
                         InstanceMethod<&MatcherWrap::Rollback>("rollback"),
                         InstanceMethod<&MatcherWrap::Reset>("reset"),
                         InstanceMethod<&MatcherWrap::HasAllowed>("hasAllowedToken"),
+                        InstanceMethod<&MatcherWrap::Forced>("forcedBytes"),
                         InstanceMethod<&MatcherWrap::RandomWalks>("randomWalks"),
                         InstanceMethod<&MatcherWrap::Dispose>("dispose"),
                         InstanceAccessor<&MatcherWrap::Steps>("steps")});
@@ -323,6 +324,11 @@ class MatcherWrap : public Napi::ObjectWrap<MatcherWrap> {
   Napi::Value Reset(const Napi::CallbackInfo& info) {
     guard(info.Env(), [&] { live(info.Env()).reset(); return 0; });
     return info.Env().Undefined();
+  }
+  Napi::Value Forced(const Napi::CallbackInfo& info) {
+    uint32_t max = tokenId(info[0], "forcedBytes max");
+    std::string f = guard(info.Env(), [&] { return live(info.Env()).forcedBytes(max); });
+    return Napi::Buffer<uint8_t>::Copy(info.Env(), reinterpret_cast<const uint8_t*>(f.data()), f.size());
   }
   Napi::Value HasAllowed(const Napi::CallbackInfo& info) {
     Matcher& m = live(info.Env());

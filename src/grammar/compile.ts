@@ -277,6 +277,15 @@ export class GrammarMatcher {
   /** Whether any token is allowed now. */
   hasAllowedToken(): boolean { return withLimits(() => this.#m.hasAllowedToken()); }
   /**
+   * The bytes every continuation from here begins with, at most `max` (default 4096): up to the
+   * first choice of byte, a point where the grammar may end, or one where a special token may come.
+   * Empty when the next byte is not forced. May end inside a UTF-8 character.
+   */
+  forcedBytes(max = 4096): Uint8Array {
+    if (!Number.isInteger(max) || max < 0 || max > 1 << 20) throw new RangeError(`forcedBytes: max must be an integer from 0 to ${1 << 20}, got ${String(max)}`);
+    return withLimits(() => new Uint8Array(this.#m.forcedBytes(max)));
+  }
+  /**
    * A testing and fuzzing aid: random walks from here through tokens the grammar accepts
    * (no masks computed), biased so walks finish; the matcher is back here afterwards. Deterministic by seed.
    */

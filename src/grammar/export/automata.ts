@@ -9,10 +9,9 @@ import type { TextNode, UntilNode } from "../ir.js";
 import { kmpStep } from "./analysis.js";
 import type { Lowering } from "./context.js";
 import { EbnfExportError } from "./options.js";
-import { EMPTY, EPSILON, ref, seqOf, type Lowered, type RuleExpr } from "./rule-ast.js";
+import { altOf, EMPTY, EPSILON, ref, seqOf, type Lowered, type RuleExpr } from "./rule-ast.js";
 
 const star = (item: RuleExpr): RuleExpr => ({ k: "rep", item, min: 0, max: null });
-const alt = (items: RuleExpr[]): RuleExpr => (items.length === 1 ? items[0]! : { k: "alt", items });
 const points = (cs: Iterable<number>) => [...cs].map((c): [number, number] => [c, c]);
 
 export function lowerText(lw: Lowering, n: TextNode, path: string): Lowered {
@@ -44,7 +43,7 @@ export function lowerText(lw: Lowering, n: TextNode, path: string): Lowered {
     for (const [c, d] of moves) if (d < L) alts.push(seqOf([ch(c), ref(names[d]!)]));
     const other = lw.set(complement(points(moves.keys()), MAX_CP));
     if (other !== EMPTY) alts.push(seqOf([other, ref(names[0]!)]));
-    lw.addRule(names[k]!, alt(alts));
+    lw.addRule(names[k]!, altOf(alts));
   }
   return ref(base);
 }
@@ -92,7 +91,7 @@ export function lowerUntil(lw: Lowering, n: UntilNode, path: string): Lowered {
         const other = lw.set(complement([[T[0]!, T[0]!]], MAX_CP)) as RuleExpr;
         const t = whole(0);
         const close = seqOf([ch(T[0]!), next(1)]);
-        lw.addRule(base, seqOf([star(other), t ? alt([close, t]) : close]));
+        lw.addRule(base, seqOf([star(other), t ? altOf([close, t]) : close]));
         continue;
       }
       const ks = keep(k);
@@ -101,7 +100,7 @@ export function lowerUntil(lw: Lowering, n: UntilNode, path: string): Lowered {
       if (t) alts.push(t);
       const other = lw.set(complement(points(ks.map(([c]) => c)), MAX_CP));
       if (other !== EMPTY) alts.push(seqOf([other, ref(base)]));
-      lw.addRule(names[k]!, alt(alts));
+      lw.addRule(names[k]!, altOf(alts));
     }
     return ref(base);
   }
@@ -140,7 +139,7 @@ export function lowerUntil(lw: Lowering, n: UntilNode, path: string): Lowered {
     // The token: the k pending characters become text.
     const t = whole(k);
     if (t && j + k <= maxLen) alts.push(t);
-    lw.addRule(ids.get(`${k},${j}`)!, alt(alts));
+    lw.addRule(ids.get(`${k},${j}`)!, altOf(alts));
   }
   return ref(base);
 }

@@ -3,9 +3,7 @@
 import type { PermNode } from "../ir.js";
 import type { Lowering } from "./context.js";
 import { EbnfExportError } from "./options.js";
-import { EMPTY, EPSILON, isEpsilon, ref, seqOf, type Lowered, type RuleExpr } from "./rule-ast.js";
-
-const alt = (items: RuleExpr[]): RuleExpr => (items.length === 1 ? items[0]! : { k: "alt", items });
+import { altOf, EMPTY, EPSILON, isEpsilon, ref, seqOf, type Lowered, type RuleExpr } from "./rule-ast.js";
 
 export function lowerPerm(lw: Lowering, n: PermNode, path: string): Lowered {
   const limit = lw.o.maxPermItems ?? 8;
@@ -32,7 +30,7 @@ export function lowerPerm(lw: Lowering, n: PermNode, path: string): Lowered {
       // Only single-item sequences remain possible.
       const alts = items.flatMap((x, i) => (x !== null && (required & ~(1 << i)) === 0 ? [x] : []));
       if (required === 0) alts.push(EPSILON);
-      return alts.length === 0 ? EMPTY : alt(alts);
+      return alts.length === 0 ? EMPTY : altOf(alts);
     }
     if (!isEpsilon(e)) sep = lw.named(`${base}-sep`, e);
   }
@@ -61,7 +59,7 @@ export function lowerPerm(lw: Lowering, n: PermNode, path: string): Lowered {
       if (items[i] === null || (s & (1 << i)) !== 0) continue;
       alts.push(seqOf([sep, items[i]!, next(s | (1 << i))]));
     }
-    lw.addRule(stateName.get(s)!, alt(alts));
+    lw.addRule(stateName.get(s)!, altOf(alts));
   }
-  return alt(start);
+  return altOf(start);
 }

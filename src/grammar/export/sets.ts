@@ -11,7 +11,7 @@
 // - One code point is a string (XGrammar cuts strings at NUL: NUL is a byte class there).
 import { complement, intersect, MAX_CP, mergeRanges, sameRanges, subtract, type Ranges } from "../code-ranges.js";
 import { EbnfExportError, TARGET_NAMES, type LowerOptions } from "./options.js";
-import { EMPTY, str, type Lowered, type RuleExpr } from "./rule-ast.js";
+import { altOf, EMPTY, str, type Lowered, type RuleExpr } from "./rule-ast.js";
 
 const SURROGATES: [number, number] = [0xd800, 0xdfff];
 const NUL: RuleExpr = { k: "bytes", ranges: [[0, 0]] };
@@ -25,8 +25,6 @@ export function normalize(ranges: Ranges, negated: boolean, max: number, path: s
   const merged = mergeRanges(ranges);
   return negated ? complement(merged, max) : merged;
 }
-
-const alternatives = (alts: RuleExpr[]): RuleExpr => (alts.length === 1 ? alts[0]! : { k: "alt", items: alts });
 
 /** ASCII code points (XGrammar): a string for one member (a byte class for NUL), else a class. */
 function asciiSet(set: Ranges): RuleExpr {
@@ -50,7 +48,7 @@ export function codePointSet(input: Ranges, o: LowerOptions): Lowered {
     // 0.1.27 matches ASCII-only negated classes correctly (any non-ASCII code point passes).
     const missing = complement(ascii, 0x7f);
     if (missing.length > 0) return { k: "cls", ranges: missing, negated: true };
-    return alternatives([{ k: "cls", ranges: [[0, 0x7f]] }, { k: "cls", ranges: [[0, 0x7f]], negated: true }]);
+    return altOf([{ k: "cls", ranges: [[0, 0x7f]] }, { k: "cls", ranges: [[0, 0x7f]], negated: true }]);
   }
   const alts: RuleExpr[] = [];
   if (ascii.length > 0) alts.push(asciiSet(ascii));
@@ -58,7 +56,7 @@ export function codePointSet(input: Ranges, o: LowerOptions): Lowered {
     const bytes = seq.map((r): RuleExpr => ({ k: "bytes", ranges: [r] }));
     alts.push(bytes.length === 1 ? bytes[0]! : { k: "seq", items: bytes });
   }
-  return alternatives(alts);
+  return altOf(alts);
 }
 
 /** A set of bytes: XGrammar byte classes; the code point targets take ASCII bytes only. */
@@ -73,7 +71,7 @@ export function byteSet(set: Ranges, o: LowerOptions, path: string): Lowered {
   const alts: RuleExpr[] = [];
   if (ascii.length > 0) alts.push(asciiSet(ascii));
   if (high.length > 0) alts.push({ k: "bytes", ranges: high });
-  return alternatives(alts);
+  return altOf(alts);
 }
 
 /** UTF-8 byte-range sequences covering code point ranges (no surrogates in input). */

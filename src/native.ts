@@ -35,6 +35,8 @@ export interface NativeLlamaModel {
   tokenText(id: number): string;
   /** `text` tokenized as a prompt, on a worker thread (pass it back as request.promptTokens). */
   tokenizePrompt(text: string): Promise<Int32Array>;
+  /** Plain text as the model's tokenizer splits it (special-token text stays text), as fast-forward tokenizes forced text. */
+  tokenizeText(text: string): Promise<Int32Array>;
   startDecoding(options: { parallel: number; contextSize: number; threads: number; batchTokens?: number }): void;
   dispose(): void;
   readonly chatTemplate: string;
@@ -49,12 +51,18 @@ export interface NativeGenerationRequest {
   temperature?: number; topK?: number; topP?: number; minP?: number; seed?: number;
   penaltyLastN?: number; repeatPenalty?: number; frequencyPenalty?: number; presencePenalty?: number;
   logitBias?: Array<[number, number]>; grammar?: NativeGrammar; backendSampling?: boolean;
+  /** Masked only: append the tokens the grammar forces without sampling them (native/core/fast_forward.hpp). */
+  fastForward?: boolean;
 }
 export interface NativeGenerationResult {
   tokens: number[]; finishReason: "stop" | "length" | "aborted"; promptTokens: number;
   queueMillis: number; promptMillis: number; decodeMillis: number; maskApplyCount: number; maskApplyNanos: number; maskBackendSteps: number; grammarComplete: boolean;
   /** Tokens sampled after abort() was called (-1 when it was not): stopping takes at most one. */
   tokensAfterAbort: number;
+  /** Of tokens, those fast-forwarded (not sampled); forward passes behind the output; host time fast-forwarding. */
+  forcedTokens: number; decodeSteps: number; fastForwardNanos: number;
+  /** Indices in tokens of the fast-forwarded ones. */
+  forcedAt: number[];
 }
 export interface NativeAddon {
   NativeVocabulary: new (bytes: Uint8Array, offsets: Uint32Array, kinds: Uint8Array) => NativeVocabulary;

@@ -58,6 +58,7 @@ class ModelWrap : public Napi::ObjectWrap<ModelWrap> {
                         InstanceMethod<&ModelWrap::Metadata>("metadata"),
                         InstanceMethod<&ModelWrap::TokenText>("tokenText"),
                         InstanceMethod<&ModelWrap::Tokenize>("tokenizePrompt"),
+                        InstanceMethod<&ModelWrap::TokenizeText>("tokenizeText"),
                         InstanceMethod<&ModelWrap::StartDecoding>("startDecoding"),
                         InstanceMethod<&ModelWrap::Dispose>("dispose"),
                         InstanceAccessor<&ModelWrap::ChatTemplate>("chatTemplate"),
@@ -113,17 +114,18 @@ class ModelWrap : public Napi::ObjectWrap<ModelWrap> {
   }
   // tokenizePrompt(text) → Promise<Int32Array>: the prompt as the engine tokenizes it, on a
   // worker thread (a long prompt takes a while; the decode thread then need not).
+  // tokenizeText(text): the same for plain text (special-token text stays text), as fast-forward does.
   class TokenizeWorker : public Napi::AsyncWorker {
    public:
-    TokenizeWorker(Napi::Env env, std::shared_ptr<Model> model, std::string text)
+    TokenizeWorker(Napi::Env env, std::shared_ptr<Model> model, std::string text, bool special)
         : Napi::AsyncWorker(env, "toolmask.tokenizePrompt"), deferred_(Napi::Promise::Deferred::New(env)),
-          model_(std::move(model)), text_(std::move(text)) {}
+          model_(std::move(model)), text_(std::move(text)), special_(special) {}
     Napi::Promise promise() { return deferred_.Promise(); }
 
    protected:
     void Execute() override {
       try {
-        tokens_ = tokenizePrompt(llama::api(), model_->vocab(), text_);
+        tokens_ = special_ ? tokenizePrompt(llama::api(), model_->vocab(), text_) : tokenizeText(llama::api(), model_->vocab(), text_);
       } catch (const std::exception& e) {
         SetError(e.what());
       }
@@ -139,12 +141,15 @@ class ModelWrap : public Napi::ObjectWrap<ModelWrap> {
     Napi::Promise::Deferred deferred_;
     std::shared_ptr<Model> model_;
     std::string text_;
+    bool special_;
     std::vector<llama_token> tokens_;
   };
-  Napi::Value Tokenize(const Napi::CallbackInfo& info) {
-    if (!info[0].IsString()) throw Napi::TypeError::New(info.Env(), "tokenizePrompt(text: string)");
+  Napi::Value Tokenize(const Napi::CallbackInfo& info) { return tokenizeWith(info, "tokenizePrompt", true); }
+  Napi::Value TokenizeText(const Napi::CallbackInfo& info) { return tokenizeWith(info, "tokenizeText", false); }
+  Napi::Value tokenizeWith(const Napi::CallbackInfo& info, const char* name, bool special) {
+    if (!info[0].IsString()) throw Napi::TypeError::New(info.Env(), std::string(name) + "(text: string)");
     live(info.Env());
-    auto* w = new TokenizeWorker(info.Env(), model, info[0].As<Napi::String>().Utf8Value());
+    auto* w = new TokenizeWorker(info.Env(), model, info[0].As<Napi::String>().Utf8Value(), special);
     Napi::Promise p = w->promise();
     w->Queue();
     return p;
@@ -278,6 +283,7 @@ llama::GenerationRequest readRequest(const Napi::Object& o) {
     }
   }
   r.backendSampling = o.Get("backendSampling").ToBoolean().Value();
+  r.fastForward = o.Get("fastForward").ToBoolean().Value();
   Napi::Value g = o.Get("grammar");
   if (!g.IsUndefined() && !g.IsNull()) r.grammar = unwrapGrammar(g, "grammar");
   return r;

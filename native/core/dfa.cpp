@@ -97,6 +97,12 @@ int LazyDfa::forcedByte(int32_t s) {
   return states_[size_t(s)].forced;
 }
 
+bool LazyDfa::hasByteEdge(int32_t s) {
+  for (size_t c = 0; c < classRep_.size(); c++)
+    if (next(s, classRep_[c]) >= 0) return true;
+  return false;
+}
+
 bool LazyDfa::loopsOver(int32_t s, const TrieNode& node) {
   for (int w = 0; w < 2; w++) {
     DfaState& d = states_[size_t(s)];

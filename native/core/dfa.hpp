@@ -57,6 +57,8 @@ class LazyDfa {
   // The byte every continuation of `s` starts with, or -1: `s` may end, take a special token, or
   // go on with more than one byte. Computed once per state.
   int forcedByte(int32_t s);
+  // Whether any byte continues `s` (false: only a special token or the end may follow).
+  bool hasByteEdge(int32_t s);
   size_t memoryBytes() const;
 
  private:

@@ -242,14 +242,18 @@ bool CompiledGrammar::hasAllowedToken(int32_t state) {
   return !ensureMask(state).empty(*vocab_);
 }
 
-std::string CompiledGrammar::forcedBytes(int32_t state, size_t max) {
-  std::string out;
+ForcedRun CompiledGrammar::forcedRun(int32_t state, size_t max) {
+  ForcedRun out;
   if (state < 0) return out;
   std::lock_guard<std::mutex> lock(mu_);
-  while (out.size() < max) {
+  for (;;) {
     int b = dfa_->forcedByte(state);
-    if (b < 0) break;
-    out.push_back(char(b));
+    if (b < 0) {
+      out.atBoundary = !out.bytes.empty() && !dfa_->hasByteEdge(state);
+      break;
+    }
+    if (out.bytes.size() >= max) break;
+    out.bytes.push_back(char(b));
     state = dfa_->next(state, uint8_t(b));
   }
   return out;

@@ -15,6 +15,13 @@
 
 namespace toolmask {
 
+// A run of forced bytes (CompiledGrammar::forcedRun). atBoundary: the run ends where no byte may
+// follow (only a special token or the end of the output), so no token can reach across its end.
+struct ForcedRun {
+  std::string bytes;
+  bool atBoundary = false;
+};
+
 struct CompileOptions {
   int maxRecursionDepth = 8;
   size_t maxStates = 2'000'000;  // NFA states the grammar may build (≈100 bytes each), now or while matching
@@ -44,7 +51,8 @@ class CompiledGrammar {
   std::vector<uint32_t> allowedSpecials(int32_t state);  // special and end-of-generation ids allowed here (no mask needed)
   // The bytes every continuation of `state` begins with (at most `max`): up to the first choice of
   // byte, a state where the grammar may end, or one where a special token may come.
-  std::string forcedBytes(int32_t state, size_t max);
+  std::string forcedBytes(int32_t state, size_t max) { return forcedRun(state, max).bytes; }
+  ForcedRun forcedRun(int32_t state, size_t max);
 
   size_t stateCount();
   size_t memoryBytes();

@@ -33,6 +33,17 @@ Vocabulary::Vocabulary(const uint8_t* bytes, size_t nBytes, const uint32_t* offs
   buildTrie();
 }
 
+bool Vocabulary::extendsPast(const uint8_t* p, size_t n) const {
+  uint32_t at = 0;  // the trie is in preorder: a node's children follow it, each child's subtree ends at its `end`
+  for (size_t i = 0; i < n; i++) {
+    uint32_t c = at + 1;
+    while (c < trie_[at].end && trie_[c].byte != p[i]) c = trie_[c].end;
+    if (c >= trie_[at].end) return false;
+    at = c;
+  }
+  return trie_[at].end > at + 1;
+}
+
 void Vocabulary::buildTrie() {
   for (uint32_t i = 0; i < size_; i++)
     if (TokenKind(kinds_[i]) == TokenKind::Normal && offsets_[i + 1] > offsets_[i]) order_.push_back(i);

@@ -43,6 +43,8 @@ class Vocabulary {
   const std::vector<uint32_t>& normalMask() const { return normalMask_; }
   const std::vector<uint32_t>& endOfGeneration() const { return eog_; }
   size_t memoryBytes() const;
+  // Whether some ordinary token's bytes begin with p[0..n) and go on past it.
+  bool extendsPast(const uint8_t* p, size_t n) const;
 
  private:
   uint32_t size_;

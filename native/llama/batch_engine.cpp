@@ -119,13 +119,14 @@ class Decoder {
       return x->serial < y->serial;
     });
     batch_.n_tokens = 0;
-    for (Sequence* s : order) s->addTo(batch_, int32_t(config_.batchTokens) - batch_.n_tokens);
+    std::vector<bool> inBatch(slots_.size(), false);
+    for (Sequence* s : order) inBatch[size_t(s->id)] = s->addTo(batch_, int32_t(config_.batchTokens) - batch_.n_tokens) > 0;
     const int32_t rc = a_.llama_decode(ctx_, batch_);
     if (rc != 0) {
       std::string log = takeLlamaLog();
       const std::string why = "llama_decode failed (code " + std::to_string(rc) + ")" + (log.empty() ? "" : ":\n" + log);
       for (auto& s : slots_)
-        if (s && s->hasOutput()) fail(s, why);
+        if (s && inBatch[size_t(s->id)]) fail(s, why);  // its tokens are not in the cache: it cannot go on
       return;
     }
     for (auto& s : slots_) {

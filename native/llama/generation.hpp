@@ -34,6 +34,10 @@ struct GenerationRequest {
   // backend hooks (the mask, top-k, top-p, min-p, temp, dist, greedy) as graph ops, on whatever
   // backend holds the logits.
   bool backendSampling = false;
+  // Masked only: after each sampled token, the bytes the grammar forces next are tokenized with the
+  // model's tokenizer and appended without sampling, decoded in the next step's batch with the
+  // sampled token (native/core/fast_forward.hpp says which tokens are taken).
+  bool fastForward = false;
 };
 
 struct GenerationResult {
@@ -46,6 +50,10 @@ struct GenerationResult {
   uint64_t maskApplyCount = 0;
   uint64_t maskApplyNanos = 0;
   uint64_t maskBackendSteps = 0;  // steps whose mask ran inside the graph
+  int32_t forcedTokens = 0;   // of tokens, appended by fast-forward (not sampled)
+  std::vector<int32_t> forcedAt;  // their indices in tokens
+  int32_t decodeSteps = 0;    // forward passes behind the output: one per sampled token (the prompt's last included), plus any without an output row
+  uint64_t fastForwardNanos = 0;  // finding, tokenizing and accepting forced tokens
   bool grammarComplete = false;  // masked only: the output is a complete sentence of the grammar
   int32_t tokensAfterAbort = -1;  // tokens sampled after the job was aborted (-1: it was not)
 };

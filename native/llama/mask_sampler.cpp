@@ -148,4 +148,15 @@ llama_sampler* makeMaskSampler(const Api& a, std::shared_ptr<CompiledGrammar> gr
 
 Matcher& maskMatcher(llama_sampler* sampler) { return maskState(sampler).matcher; }
 
+bool acceptUnsampled(const Api& a, llama_sampler* chain, llama_sampler* mask, const llama_token* tokens, size_t n) {
+  MaskState& st = maskState(mask);
+  const bool prefetch = st.prefetch;
+  for (size_t i = 0; i < n && !st.stats->rejectedToken; i++) {
+    st.prefetch = prefetch && i + 1 == n;  // the states in between are passed, never sampled at
+    a.llama_sampler_accept(chain, tokens[i]);
+  }
+  st.prefetch = prefetch;
+  return !st.stats->rejectedToken;
+}
+
 }  // namespace toolmask::llama

@@ -30,4 +30,9 @@ llama_sampler* makeMaskSampler(const Api& a, std::shared_ptr<CompiledGrammar> gr
 // The matcher inside a sampler made by makeMaskSampler (to ask isComplete after decoding).
 Matcher& maskMatcher(llama_sampler* sampler);
 
+// Accepts tokens appended without sampling (fast-forward) through the whole `chain`, so that its
+// penalties see them as output; the mask sampler `mask` in it prefetches only the mask of the state
+// after the last one. False when the grammar refused one (the rest are not accepted).
+bool acceptUnsampled(const Api& a, llama_sampler* chain, llama_sampler* mask, const llama_token* tokens, size_t n);
+
 }  // namespace toolmask::llama

@@ -3,12 +3,16 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "../core/fast_forward.hpp"
 #include "sampler_chain.hpp"
 
 namespace toolmask::llama {
 namespace {
 
 double millis(std::chrono::steady_clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); }
+
+// Forced bytes looked at after one sampled token: a bound on the tokenizer's work per step.
+constexpr size_t kMaxForcedBytes = 1024;
 
 void put(llama_batch& b, llama_token tok, llama_pos pos, llama_seq_id seq, bool output) {
   const int32_t i = b.n_tokens++;
@@ -53,9 +57,15 @@ int32_t Sequence::addTo(llama_batch& batch, int32_t room) {
   outIndex_ = -1;
   if (room <= 0) return 0;
   if (!prefilling()) {
-    outIndex_ = batch.n_tokens;
-    put(batch, pending_, pos_++, id, true);
-    return 1;
+    const size_t n = std::min(pending_.size(), size_t(room));
+    for (size_t i = 0; i < n; i++) {
+      const bool last = i + 1 == pending_.size();
+      if (last) outIndex_ = batch.n_tokens;
+      put(batch, pending_[i], pos_++, id, last);
+    }
+    pending_.erase(pending_.begin(), pending_.begin() + std::ptrdiff_t(n));
+    if (!pending_.empty()) res_.decodeSteps++;  // a pass without this sequence's output (the batch was full)
+    return int32_t(n);
   }
   if (promptDone_ == 0) promptStart_ = Clock::now();
   const int32_t n = int32_t(std::min<size_t>(size_t(room), prompt_.size() - promptDone_));
@@ -75,6 +85,7 @@ bool Sequence::sampleNext() {
     res_.promptMillis = millis(decodeStart_ - promptStart_);
   }
   const llama_token tok = a_.llama_sampler_sample(chain_, ctx_, row);
+  res_.decodeSteps++;
   if (stats_.noTokenAllowed)
     throw std::runtime_error("the grammar allows no token here (after " + std::to_string(res_.tokens.size()) +
                              " tokens); this is a toolmask bug, please report it with the tools used");
@@ -87,12 +98,41 @@ bool Sequence::sampleNext() {
     res_.finishReason = "stop";
     return true;
   }
-  if (int32_t(res_.tokens.size()) >= job->request.maxTokens || uint32_t(pos_) + 1 >= contextSize_) {
+  pending_.assign(1, tok);
+  // Room for forced tokens: within maxTokens, and within the context with one more token to sample.
+  const int64_t room = std::min<int64_t>(int64_t(job->request.maxTokens) - int64_t(res_.tokens.size()), int64_t(contextSize_) - 2 - int64_t(pos_));
+  if (job->request.fastForward && mask_ && room > 0) fastForward(tok, size_t(room));
+  if (int32_t(res_.tokens.size()) >= job->request.maxTokens || uint64_t(pos_) + pending_.size() >= contextSize_) {
     res_.finishReason = "length";  // maxTokens, or the sequence's context is full
     return true;
   }
-  pending_ = tok;
   return false;
+}
+
+void Sequence::fastForward(llama_token tok, size_t room) {
+  const auto t0 = Clock::now();
+  Matcher& m = maskMatcher(mask_);
+  CompiledGrammar& g = m.grammar();
+  const ForcedRun run = g.forcedRun(m.state(), kMaxForcedBytes);
+  if (!run.bytes.empty()) {
+    size_t len = 0;
+    const uint8_t* p = g.vocab().tokenBytes(uint32_t(tok), len);
+    const std::vector<llama_token> ids = tokenizeText(a_, model_.vocab(), std::string(reinterpret_cast<const char*>(p), len) + run.bytes);
+    const std::vector<uint32_t> forced = fastForwardTokens(g, m.state(), uint32_t(tok), run, std::vector<uint32_t>(ids.begin(), ids.end()), room);
+    if (!forced.empty()) {
+      const std::vector<llama_token> toks(forced.begin(), forced.end());
+      if (!acceptUnsampled(a_, chain_, mask_, toks.data(), toks.size()))
+        throw std::runtime_error("the grammar refused a fast-forwarded token; this is a toolmask bug, please report it with the tools used");
+      for (llama_token t : toks) {
+        res_.forcedAt.push_back(int32_t(res_.tokens.size()));
+        res_.tokens.push_back(t);
+        pending_.push_back(t);
+        job->sink.onToken(t);
+      }
+      res_.forcedTokens += int32_t(toks.size());
+    }
+  }
+  res_.fastForwardNanos += uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t0).count());
 }
 
 GenerationResult Sequence::finish(const char* reason) {

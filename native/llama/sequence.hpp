@@ -20,8 +20,8 @@ class Sequence {
   Sequence(const Sequence&) = delete;
   Sequence& operator=(const Sequence&) = delete;
 
-  // Appends this step's tokens (the last sampled one, or the next prompt chunk) to `batch`, at most
-  // `room`; returns how many.
+  // Appends this step's tokens (the generated ones not yet decoded, or the next prompt chunk) to
+  // `batch`, at most `room`; returns how many. The last of them carries the output row.
   int32_t addTo(llama_batch& batch, int32_t room);
   bool prefilling() const { return promptDone_ < prompt_.size(); }
   bool hasOutput() const { return outIndex_ >= 0; }
@@ -44,7 +44,7 @@ class Sequence {
   std::vector<llama_token> prompt_;
   size_t promptDone_ = 0;
   llama_pos pos_ = 0;             // tokens of this sequence in the KV cache
-  llama_token pending_ = -1;      // sampled, not yet decoded
+  std::vector<llama_token> pending_;  // generated (sampled, then any fast-forwarded), not yet decoded
   int32_t outIndex_ = -1;         // this step's output row in the batch
   MaskStats stats_;
   llama_sampler* chain_ = nullptr;
@@ -52,6 +52,10 @@ class Sequence {
   bool attached_ = false;
   GenerationResult res_;
   Clock::time_point promptStart_, decodeStart_;
+
+  // After the sampled token `tok`: appends the tokens the grammar forces next (fastForwardTokens),
+  // at most `room`, to the output and to pending_. Throws on a mask bug.
+  void fastForward(llama_token tok, size_t room);
 };
 
 }  // namespace toolmask::llama

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "../core/fast_forward.hpp"
 #include "../core/matcher.hpp"
 #include "../core/walk.hpp"
 
@@ -203,6 +204,50 @@ static void forcedBytesTests(const std::shared_ptr<const Vocabulary>& v, const c
   CHECK(forcedStates > 50);
 }
 
+// fastForwardTokens: the tokens taken from a tokenizer's split of `last` + the forced run. Ids of
+// makeVocab: single bytes are their own ids; "</" 257, "</parameter>" 258, "parameter" 259, "\n"
+// 261, "ab" 262; <|special|> 2277.
+static void fastForwardTests(const std::shared_ptr<const Vocabulary>& v) {
+  const uint32_t AB = 262, SLASH_OPEN = 257, CLOSE_TAG = 258, PARAMETER = 259, NL = 261;
+  auto after = [&](const char* ir, std::shared_ptr<CompiledGrammar>& g) {
+    g = std::make_shared<CompiledGrammar>(ir, v, CompileOptions{});
+    return g->stepToken(g->start(), AB);
+  };
+  auto take = [&](CompiledGrammar& g, int32_t s, std::vector<uint32_t> split, size_t max = 64) {
+    return fastForwardTokens(g, s, AB, g.forcedRun(s, 1024), split, max);
+  };
+  using V = std::vector<uint32_t>;
+  std::shared_ptr<CompiledGrammar> g;
+  // "ab" "</parameter>" then a choice: the run is not at a boundary.
+  int32_t s = after(R"({"root":{"type":"seq","items":[{"type":"literal","text":"ab</parameter>"},{"type":"alt","items":[{"type":"literal","text":"x"},{"type":"literal","text":"y"}]}]}})", g);
+  CHECK(g->forcedRun(s, 1024).bytes == "</parameter>" && !g->forcedRun(s, 1024).atBoundary);
+  CHECK(take(*g, s, V{AB, CLOSE_TAG}).empty());                       // the last token waits for what follows
+  CHECK((take(*g, s, V{AB, SLASH_OPEN, PARAMETER, '>'}) == V{SLASH_OPEN, PARAMETER}));
+  CHECK((take(*g, s, V{AB, SLASH_OPEN, PARAMETER, '>'}, 1) == V{SLASH_OPEN}));  // at most max
+  CHECK(take(*g, s, V{AB, SLASH_OPEN, PARAMETER, '>'}, 0).empty());
+  CHECK(take(*g, s, V{'a', 'b', SLASH_OPEN, PARAMETER, '>'}).empty());  // the split changed `last`
+  CHECK(take(*g, s, V{AB, SLASH_OPEN, PARAMETER}).empty());             // spells less than the run
+  CHECK(take(*g, s, V{AB, ' ', SLASH_OPEN, PARAMETER, '>'}).empty());   // a leading space the grammar has not
+  CHECK(take(*g, s, V{AB, SLASH_OPEN, PARAMETER, '>', 'x'}).empty());   // spells more than the run
+  // Where the run's remaining bytes begin a longer token ("</" begins "</parameter>"), the tokens
+  // from there on wait too.
+  s = after(R"({"root":{"type":"seq","items":[{"type":"literal","text":"ab#</"},{"type":"alt","items":[{"type":"literal","text":"x"},{"type":"literal","text":"y"}]}]}})", g);
+  CHECK((take(*g, s, V{AB, '#', '<', '/'}) == V{'#'}));
+  CHECK(v->extendsPast(reinterpret_cast<const uint8_t*>("</"), 2) && !v->extendsPast(reinterpret_cast<const uint8_t*>("#</"), 3));
+  // At a boundary nothing can merge across the run's end: a special token follows, or the end.
+  s = after(R"({"root":{"type":"seq","items":[{"type":"literal","text":"ab</"},{"type":"token","id":2277}]}})", g);
+  CHECK(g->forcedRun(s, 1024).atBoundary);
+  CHECK((take(*g, s, V{AB, SLASH_OPEN}) == V{SLASH_OPEN}));
+  s = after(R"({"root":{"type":"literal","text":"ab\n"}})", g);
+  CHECK(g->forcedRun(s, 1024).atBoundary);
+  CHECK((take(*g, s, V{AB, NL}) == V{NL}));
+  // A run cut by its max is not at a boundary.
+  CHECK(!g->forcedRun(g->start(), 1).atBoundary && g->forcedRun(g->start(), 1).bytes == "a");
+  // A special token in the split is never taken.
+  CHECK(take(*g, s, V{AB, 2277}).empty());
+  std::printf("fastForwardTokens: checked\n");
+}
+
 int main() {
   auto v = makeVocab();
   const char* grammars[] = {
@@ -234,6 +279,7 @@ int main() {
   randomWalkTests(v);
   untilLanguageTests(v);
   forcedBytesTests(v, grammars, sizeof grammars / sizeof *grammars);
+  fastForwardTests(v);
 
   // Bad input: errors, never crashes.
   const char* bad[] = {"", "{", "[]", R"({"root":{"type":"x"}})", R"({"root":{"type":"token","id":999999}})",

@@ -36,7 +36,8 @@ if (!existsSync(path.join(dist, "index.js"))) { console.error("dist/ is missing:
 const { generate, loadModel, getDialect } = await import(path.join(dist, "index.js"));
 const { replayThroughMask, endedByModel } = await import(path.join(dist, "bench/overconstraint.js"));
 const { triggerOf } = await import(path.join(dist, "dialects/spec.js"));
-const lib = { generate, getDialect, triggerOf, replayThroughMask, endedByModel };
+const { escapeRegex } = await import(path.join(dist, "parser/escape-regex.js"));
+const lib = { generate, getDialect, triggerOf, replayThroughMask, endedByModel, escapeRegex };
 
 const listed = JSON.parse(execFileSync(process.execPath, [path.join(ROOT, "scripts/models.mjs"), "--list"], { encoding: "utf8" }));
 const models = listed.filter((m) => !only || only.includes(m.name));

@@ -2,7 +2,7 @@
 // greedily, masked and unmasked, no logit bias; every answer judged by real-answers.mjs (ajv) and
 // replayed through the matcher of its request's grammar (src/bench/overconstraint.ts). Plain ESM:
 // `lib` is toolmask's own parts — src/ in test/model-real/, dist/ in scripts/bench/bench-models.mjs —
-// as { generate, getDialect, triggerOf, replayThroughMask, endedByModel }.
+// as { generate, getDialect, triggerOf, replayThroughMask, endedByModel, escapeRegex }.
 import { answerVerdict, cutProblem } from "./real-answers.mjs";
 
 /** The generate() options of a case, masked or not. */
@@ -20,30 +20,28 @@ function countableTrigger(lib, dialect) {
   return t === "{" ? undefined : t;
 }
 
-const escapeRegex = (x) => x.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-
 /**
  * How a call's name follows the dialect's opening, as the verdict reads it (namesUndeclared): the
  * opening glue after the trigger, for JSON calls the object's head up to the name's quote (a bare
  * call's "{" is its opening). Calls in
  * a section (the opening is the section's) and names without a close get none.
  */
-function nameForm(spec) {
+function nameForm(lib, spec) {
   const f = spec.call;
   if (spec.section || !f.open) return undefined;
   const glue = f.open.slice(f.open.findIndex((p) => typeof p === "string") + 1)
-    .map((p) => (typeof p === "string" ? escapeRegex(p) : `(?:${escapeRegex(p.optional)})?`)).join("");
+    .map((p) => (typeof p === "string" ? lib.escapeRegex(p) : `(?:${lib.escapeRegex(p.optional)})?`)).join("");
   const ws = "[ \\t\\n\\r]*";
   // A bare call's opening is its "{" itself.
-  if (f.kind === "json") return { lead: `${glue}${spec.callOpensAnswer ? "" : "\\{"}${ws}${escapeRegex(JSON.stringify(f.nameKey))}${ws}:${ws}"`, closes: ['"', "\\"] };
+  if (f.kind === "json") return { lead: `${glue}${spec.callOpensAnswer ? "" : "\\{"}${ws}${lib.escapeRegex(JSON.stringify(f.nameKey))}${ws}:${ws}"`, closes: ['"', "\\"] };
   if ((f.kind === "xml" && f.nameClose !== null) || f.kind === "named")
     return { lead: glue, closes: [f.nameClose, ...(typeof f.id === "object" ? [f.id.open] : [])] };
   return undefined;
 }
 
-/** Where the dialect opens a call, for the verdict: its trigger anywhere, or a bare call's "{" at the start. */
-export function callOpening(spec, trigger) {
-  const name = spec ? nameForm(spec) : undefined;
+/** Where the dialect opens a call, for the verdict: its trigger anywhere, or a bare call's "{" at the start (`lib`: { escapeRegex }). */
+export function callOpening(lib, spec, trigger) {
+  const name = spec ? nameForm(lib, spec) : undefined;
   const withName = name ? { name } : {};
   if (spec?.callOpensAnswer && spec.call.kind === "json") return { text: "{", atStart: true, ...withName };
   return trigger === undefined || spec?.call.kind === "envelope" ? undefined : { text: trigger, atStart: false, ...withName };
@@ -91,7 +89,7 @@ export async function runSuite(lib, model, cases, settings) {
   const spec = lib.getDialect(dialectName);
   const trigger = countableTrigger(lib, spec);
   // What the verdict needs of the dialect: the call-opening text, and whether calls stand alone (generic).
-  const judge = { trigger, callsAlone: spec?.call.kind === "envelope", opening: callOpening(spec, trigger) };
+  const judge = { trigger, callsAlone: spec?.call.kind === "envelope", opening: callOpening(lib, spec, trigger) };
   const records = [];
   for (let i = 0; i < cases.length; i += concurrency / 2) {
     const batch = cases.slice(i, i + concurrency / 2);

@@ -10,7 +10,7 @@ import { CliError, UsageError } from "./errors.js";
 import { openModel } from "./model.js";
 
 const usage = "usage: toolmask generate --model PATH (--prompt TEXT | --messages FILE) [--tools FILE] [options]\n" +
-  "Decodes one answer and prints { message, finishReason, usage, timings, maskPath, incomplete, text } as JSON.\n" +
+  "Decodes one answer and prints { message, finishReason, usage, timings, maskPath, incomplete, decode, text } as JSON.\n" +
   "  --model PATH          a .gguf with a chat template (`toolmask make-test-model` writes a tiny one)\n" +
   "  --prompt TEXT         one user message\n" +
   "  --messages FILE       OpenAI chat messages: a JSON array, or { \"messages\": [...], \"tools\": [...] }\n" +
@@ -23,6 +23,7 @@ const usage = "usage: toolmask generate --model PATH (--prompt TEXT | --messages
   "  --seed N              default 0\n" +
   "  --no-mask             decode without the grammar (the output is still parsed)\n" +
   "  --mask-path P         cpu (default) or backend (llama.cpp's backend sampling)\n" +
+  "  --no-fast-forward     sample every token, also the text the grammar forces (to compare)\n" +
   "  --reasoning           let the model think first\n" +
   "  --logit-bias JSON     bias by token piece or id, e.g. '{\"<tool_call>\": 100}'\n" +
   "  --threads N           CPU threads (default: half the CPUs)\n" +
@@ -67,7 +68,7 @@ async function run(argv: string[]): Promise<number> {
     dialect: { type: "string" }, "tool-choice": { type: "string" }, "no-parallel": { type: "boolean" },
     "max-tokens": { type: "string" }, temperature: { type: "string" }, seed: { type: "string" }, "no-mask": { type: "boolean" },
     "mask-path": { type: "string" }, reasoning: { type: "boolean" }, threads: { type: "string" }, gpu: { type: "string" },
-    stream: { type: "boolean" }, "logit-bias": { type: "string" },
+    stream: { type: "boolean" }, "logit-bias": { type: "string" }, "no-fast-forward": { type: "boolean" },
   });
   const modelPath = requireFlag(args.model, "--model");
   const { messages, tools: inlineTools } = messagesFrom(args);
@@ -84,6 +85,7 @@ async function run(argv: string[]): Promise<number> {
   if (temperature !== undefined) options.temperature = temperature;
   if (args.seed !== undefined) options.seed = intFlag(args.seed, "--seed", 0, 0xffffffff);
   if (args["no-mask"]) options.mask = false;
+  if (args["no-fast-forward"]) options.fastForward = false;
   if (args["mask-path"] !== undefined) options.maskPath = choiceFlag(args["mask-path"], "--mask-path", ["cpu", "backend"] as const);
   if (args.reasoning) options.reasoning = true;
   const biasSpec = args["logit-bias"] !== undefined ? biasFlag(args["logit-bias"]) : undefined;

@@ -51,6 +51,12 @@ export interface GenerateOptions {
   /** false: decode without the grammar (to compare; output is still parsed). Default true. */
   mask?: boolean;
   /**
+   * Masked only: the text the grammar forces next (a call's closing tags, the only parameter left,
+   * a key's quote and colon) goes in as the model's own tokens for it, without sampling, decoded in
+   * one forward pass with the sampled token. false: every token is sampled (to compare). Default true.
+   */
+  fastForward?: boolean;
+  /**
    * Where the mask runs: "cpu" (a sampler over the logits on the host, the default) or "backend"
    * (llama.cpp's experimental backend sampling: graph ops where the logits live).
    */
@@ -64,7 +70,7 @@ export interface GenerateOptions {
 export const GENERATE_OPTION_NAMES = optionNames<GenerateOptions>({
   messages: true, tools: true, toolChoice: true, parallelToolCalls: true, maxTokens: true, temperature: true, topK: true, topP: true,
   minP: true, seed: true, stop: true, logitBias: true, repeatPenalty: true, maxValueLength: true, reasoning: true, mask: true,
-  maskPath: true, dialect: true, signal: true,
+  maskPath: true, dialect: true, signal: true, fastForward: true,
 });
 
 export interface AssistantMessage {
@@ -89,7 +95,12 @@ export interface GenerateResult {
   maskPath: "cpu" | "backend" | "none";
   /** Calls the output started but did not finish validly (cut by maxTokens, or invalid unmasked). */
   incomplete: IncompleteCall[];
-  /** The generated text (without the end-of-generation token) and every sampled token id. */
+  /**
+   * steps: forward passes behind the output (one per sampled token); forcedTokens: tokens that went
+   * in by fast-forward, not sampled (tokens.length = sampled + forced).
+   */
+  decode: { steps: number; forcedTokens: number };
+  /** The generated text (without the end-of-generation token) and every generated token id. */
   text: string;
   tokens: number[];
 }
@@ -119,6 +130,8 @@ function samplingOf(o: GenerateOptions): Partial<NativeGenerationRequest> {
   if (o.maskPath !== undefined && o.maskPath !== "cpu" && o.maskPath !== "backend")
     throw new TypeError(`maskPath must be "cpu" or "backend", got ${JSON.stringify(o.maskPath)}`);
   if (o.maskPath === "backend") out.backendSampling = true;
+  if (o.fastForward !== undefined && typeof o.fastForward !== "boolean")
+    throw new TypeError(`fastForward must be true or false, got ${JSON.stringify(o.fastForward)}`);
   if (o.logitBias) out.logitBias = Object.entries(o.logitBias).map(([id, bias]) => [Number(id), bias]);
   return out;
 }
@@ -203,7 +216,7 @@ export async function prepareGeneration(model: LlamaModel, options: GenerateOpti
     else checkToolLimits(dialectOptions);
   }
   return {
-    request: { prompt, promptTokens, maxTokens, ...sampling, ...(grammar ? { grammar } : {}) },
+    request: { prompt, promptTokens, maxTokens, ...sampling, ...(grammar ? { grammar, fastForward: options.fastForward !== false } : {}) },
     prepareMillis: performance.now() - t0,
     dialectOptions,
   };
@@ -261,6 +274,7 @@ export function resultOf(native: NativeGenerationResult, text: string, parsed: P
     },
     maskPath: native.maskApplyCount === 0 ? "none" : native.maskBackendSteps === native.maskApplyCount ? "backend" : "cpu",
     incomplete: parsed ? parsed.incomplete : [],
+    decode: { steps: native.decodeSteps, forcedTokens: native.forcedTokens },
     text,
     tokens: native.tokens,
   };

@@ -9,6 +9,7 @@ import { idFits, invalidJsonReason, maxNameLength, openAndName, tool, type CallM
 import { FAIL, matchGlue, NEED } from "./glue.js";
 import { OPEN } from "./json-extent.js";
 import { JsonObject, jsonText, overflowingNumber, type Json } from "./json-value.js";
+import { escapeRegex } from "./escape-regex.js";
 import { readJson } from "./read-value.js";
 import type { Text } from "./text.js";
 import { grammarAccepts } from "./validate.js";
@@ -83,7 +84,7 @@ const heads = new Map<string, { whole: RegExp; partial: RegExp }>();
 function headPatterns(nameKey: string): { whole: RegExp; partial: RegExp } {
   let re = heads.get(nameKey);
   if (!re) {
-    const key = JSON.stringify(nameKey).replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    const key = escapeRegex(JSON.stringify(nameKey));
     re = {
       whole: new RegExp(`^\\{${WS}${key}${WS}:${WS}"([^"\\\\\\u0000-\\u001f]*)"`),
       partial: new RegExp(`^\\{${WS}(?:"([^"\\\\\\u0000-\\u001f]*)(?:(")${WS}(?::${WS}(?:"([^"\\\\\\u0000-\\u001f]*))?)?)?)?$`),

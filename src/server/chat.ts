@@ -18,6 +18,8 @@ export interface ChatContext {
   slots: Slots;
   /** The tool-call dialect to use instead of the one detected from the chat template. */
   dialect: string | undefined;
+  /** false: every token is sampled (GenerateOptions.fastForward). */
+  fastForward: boolean;
   /** Generations in flight, so that closing the server can stop them. */
   active: Set<AbortController>;
   /** Sees errors answered with a 5xx (our faults), for logging. */
@@ -43,7 +45,7 @@ export async function chatCompletions(req: FastifyRequest, reply: FastifyReply, 
     release = await ctx.slots.acquire(ctl.signal);
     const meta = newMeta(ctx.modelId);
     // As OpenAI: without max_tokens the answer may run to the end of the context.
-    const options = { maxTokens: ctx.model.contextSize, ...parsed.options, ...(ctx.dialect ? { dialect: ctx.dialect } : {}), signal: ctl.signal };
+    const options = { maxTokens: ctx.model.contextSize, ...parsed.options, ...(ctx.dialect ? { dialect: ctx.dialect } : {}), fastForward: ctx.fastForward, signal: ctl.signal };
     if (parsed.stream) {
       await streamCompletion(reply, meta, parsed, options, ctx, () => clientGone);
       return reply;

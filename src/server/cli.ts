@@ -23,6 +23,7 @@ Options:
                        the KV cache holds this times --parallel
   --dialect NAME       tool-call dialect, when the chat template does not tell
   --model-id NAME      the model's name in responses (default: file name without .gguf)
+  --no-fast-forward    sample every token, also the text the grammar forces (to compare)
   --allowed-hosts LIST Host header names to answer besides localhost, 127.0.0.1 and [::1],
                        comma-separated, or "*" for any (default: any when --host is not
                        a loopback address, else only those)
@@ -66,7 +67,7 @@ function optionsOf(argv: string[]): ServerOptions | "help" {
         "context-size": { type: "string" }, dialect: { type: "string" }, "model-id": { type: "string" },
         "allowed-hosts": { type: "string" }, "headers-timeout": { type: "string" }, "request-timeout": { type: "string" },
         "idle-timeout": { type: "string" }, "max-connections": { type: "string" }, "grammar-cache-mb": { type: "string" },
-        help: { type: "boolean", short: "h" },
+        "no-fast-forward": { type: "boolean" }, help: { type: "boolean", short: "h" },
       },
     }));
   } catch (err) {
@@ -91,6 +92,7 @@ function optionsOf(argv: string[]): ServerOptions | "help" {
   if (apiKey !== undefined) o.apiKey = apiKey;
   if (values.dialect !== undefined) o.dialect = values.dialect;
   if (values["model-id"] !== undefined) o.modelId = values["model-id"];
+  if (values["no-fast-forward"]) o.fastForward = false;
   const cacheMb = int("grammar-cache-mb", values["grammar-cache-mb"], 0, 1_048_576);
   if (cacheMb !== undefined) o.grammarCacheBytes = cacheMb * 1024 * 1024;
   const ms = (flag: string) => int(flag, values[flag as keyof typeof values] as string | undefined, 1, 2 ** 31 - 1, " (milliseconds)");

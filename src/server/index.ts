@@ -51,6 +51,8 @@ export interface ServerOptions {
   modelId?: string;
   /** The tool-call dialect, when the chat template does not make it clear. */
   dialect?: string;
+  /** false: sample every token, also the text the grammar forces (GenerateOptions.fastForward). Default true. */
+  fastForward?: boolean;
   /**
    * Bytes the process's compiled-grammar cache may hold (setGrammarCacheBytes: process-wide, so it
    * also applies to other servers and generate() calls in this process). Default 256 MiB.
@@ -77,6 +79,7 @@ function checkOptions(o: ServerOptions): void {
   if (o.port !== undefined && !(Number.isInteger(o.port) && o.port >= 0 && o.port <= 65535)) throw new RangeError(`port must be an integer from 0 to 65535, got ${o.port}`);
   if (o.apiKey !== undefined && (typeof o.apiKey !== "string" || o.apiKey.length === 0)) throw new TypeError("apiKey must be a non-empty string");
   if (o.dialect !== undefined) getDialect(o.dialect);  // an unknown name fails now, not on every request
+  if (o.fastForward !== undefined && typeof o.fastForward !== "boolean") throw new TypeError(`fastForward must be true or false, got ${JSON.stringify(o.fastForward)}`);
   if (o.bodyLimit !== undefined && !(Number.isInteger(o.bodyLimit) && o.bodyLimit > 0)) throw new RangeError(`bodyLimit must be a positive integer (bytes), got ${o.bodyLimit}`);
   if (o.grammarCacheBytes !== undefined && !(Number.isInteger(o.grammarCacheBytes) && o.grammarCacheBytes >= 0))
     throw new RangeError(`grammarCacheBytes must be a non-negative integer (bytes), got ${o.grammarCacheBytes}`);
@@ -104,6 +107,7 @@ export async function startServer(options: ServerOptions): Promise<ToolmaskServe
       model, slots, active, modelId, limits, hosts,
       redact: pathRedactor(model.path, modelId),
       dialect: options.dialect,
+      fastForward: options.fastForward ?? true,
       apiKey: options.apiKey,
       bodyLimit: options.bodyLimit ?? 8 * 1024 * 1024,
       onError: options.onError,

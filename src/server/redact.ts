@@ -5,10 +5,9 @@
 // "<model folder>" for the folder it is in.
 import { realpathSync } from "node:fs";
 import { dirname, resolve } from "node:path";
+import { escapeRegex } from "../parser/escape-regex.js";
 
 export type Redact = (text: string) => string;
-
-const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 export function pathRedactor(modelPath: string, modelId: string): Redact {
   const paths = new Set([modelPath, resolve(modelPath)]);

@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { endedByModel, replayThroughMask } from "../../src/bench/overconstraint.js";
 import { getDialect, loadModel, type LlamaModel } from "../../src/index.js";
+import { escapeRegex } from "../../src/parser/escape-regex.js";
 import { answerVerdict, cutProblem, type RequestView } from "../../scripts/lib/real-answers.mjs";
 import { TOOLS } from "../../scripts/lib/real-cases.mjs";
 import { callOpening } from "../../scripts/lib/real-suite.mjs";
@@ -43,8 +44,8 @@ describe("answerVerdict (ajv against the request's schemas)", () => {
     // Qwen2.5-Coder's unmasked answer to "Tell me a short joke." (bench/results/models-real.json #48):
     // a bare call to a tool nobody declared, which the parser leaves as content: the model's text,
     // not markup the parser failed to read. A bare JSON object that is no call is such markup.
-    const bare = callOpening(getDialect("qwen2.5-coder"), undefined)!;
-    const tagged = callOpening(getDialect("hermes"), "<tool_call>")!;
+    const bare = callOpening({ escapeRegex }, getDialect("qwen2.5-coder"), undefined)!;
+    const tagged = callOpening({ escapeRegex }, getDialect("hermes"), "<tool_call>")!;
     const unread = /the content opens a call \("\{"\) that was not read as one: markup the parser could not read/;
     const joke = '{"name": "Short Joke", "arguments": {"short joke": "Why did the tomato turn red?"}}';
     expect(problems(finished([], { text: joke, content: joke }), { ...request("auto"), opening: bare })).toEqual([]);

@@ -13,13 +13,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { endedByModel, replayThroughMask } from "../../src/bench/overconstraint.js";
 import { triggerOf } from "../../src/dialects/spec.js";
 import { generate, getDialect, loadModel, type LlamaModel } from "../../src/index.js";
+import { escapeRegex } from "../../src/parser/escape-regex.js";
 import { sampleCases } from "../../scripts/lib/real-cases.mjs";
 import { formatSummary, runSuite, type SuiteResult } from "../../scripts/lib/real-suite.mjs";
 import { listModels } from "../support/models-script.js";
 
 const CASES = sampleCases(8);
 const MAX_TOKENS = 40;
-const lib = { generate, getDialect, triggerOf, replayThroughMask, endedByModel };
+const lib = { generate, getDialect, triggerOf, replayThroughMask, endedByModel, escapeRegex };
 
 const models = await listModels();
 const inCi = process.env.CI === "true";

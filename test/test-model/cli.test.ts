@@ -130,6 +130,11 @@ describe("toolmask make-test-model and generate", () => {
     expect(j.message.tool_calls).toHaveLength(1);
     expect(j.message.tool_calls[0].function.name).toBe("get_weather");
     expect(JSON.parse(j.message.tool_calls[0].function.arguments)).toHaveProperty("city");
+    expect(j.decode.forcedTokens).toBeGreaterThan(0);  // fast-forward is on by default
+    const off = await cli(["generate", "--model", testModelPath(), "--prompt", "Weather in Paris?", "--tools", tools, "--tool-choice", "required",
+      "--dialect", "qwen3-coder", "--no-parallel", "--max-tokens", "80", "--seed", "1", "--logit-bias", '{"<tool_call>": 100, "<|im_end|>": 110}', "--no-fast-forward"]);
+    expect(off.code, off.stderr).toBe(0);
+    expect(JSON.parse(off.stdout).decode).toMatchObject({ forcedTokens: 0 });
   });
 
   it("streams deltas as JSON lines, the last one holding the whole result", async () => {

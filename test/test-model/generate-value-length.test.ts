@@ -23,7 +23,8 @@ it("closes every string argument at maxValueLength", async () => {
     finished++;
     for (const c of r.message.tool_calls!) {
       const args = JSON.parse(c.function.arguments) as Record<string, string>;
-      for (const v of Object.values(args)) expect(v.length).toBeLessThanOrEqual(6);
+      // Characters are code points, as the grammar counts them ("𝖉" is one, two UTF-16 units).
+      for (const v of Object.values(args)) expect([...v].length).toBeLessThanOrEqual(6);
     }
   }
   expect(finished).toBeGreaterThan(0);

@@ -9,6 +9,7 @@ import type { ToolChoice } from "../../src/dialects/tools.js";
 import { generate, type GenerateOptions, type GenerateResult } from "../../src/engine/generate.js";
 import { loadModel, type LlamaModel } from "../../src/engine/model.js";
 import { getDialect } from "../../src/dialects/index.js";
+import { escapeRegex } from "../../src/parser/escape-regex.js";
 import { namesUndeclared } from "../../scripts/lib/real-answers.mjs";
 import { callOpening } from "../../scripts/lib/real-suite.mjs";
 import { TokenKind } from "../../src/vocab/types.js";
@@ -80,16 +81,18 @@ function cases(whitespace: number[]): Case[] {
  * closes with no call open (the grammar lets text follow the last call, and that text may spell a
  * close marker; the parser keeps it as content). An open marker whose call names a tool the
  * request does not allow (namesUndeclared, the real-model verdict's reading) opens no call: under
- * auto the model may write one, and it is text.
+ * auto the model may write one, and it is text; nor does one followed at once by another marker.
  */
 function markers(text: string, c: Case): { opens: number; closes: number; stray: number } {
   const out = { opens: 0, closes: 0, stray: 0 };
-  const form = callOpening(getDialect(c.options.dialect!), OPEN)!.name!;
+  const form = callOpening({ escapeRegex }, getDialect(c.options.dialect!), OPEN)!.name!;
   const choice = c.options.toolChoice;
   const names = typeof choice === "object" ? [choice.function.name] : (c.options.tools as Array<{ function: { name: string } }>).map((t) => t.function.name);
   let open = false;
   for (let i = 0; i < text.length; i++) {
     if (text.startsWith(OPEN, i)) {
+      // A marker right before another opens nothing: the later one is the call, this one text.
+      if (text.startsWith(OPEN, i + OPEN.length)) { open = false; continue; }
       if (namesUndeclared(text.slice(i + OPEN.length), form, names)) { open = false; continue; }
       out.opens++; open = true;
     } else if (text.startsWith(CLOSE, i)) { if (open) out.closes++; else out.stray++; open = false; }

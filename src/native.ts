@@ -53,6 +53,8 @@ export interface NativeGenerationRequest {
   logitBias?: Array<[number, number]>; grammar?: NativeGrammar; backendSampling?: boolean;
   /** Masked only: append the tokens the grammar forces without sampling them (native/core/fast_forward.hpp). */
   fastForward?: boolean;
+  /** Record each step's host work in the result's stepHostMicros (benchmarks). */
+  recordStepTimes?: boolean;
 }
 export interface NativeGenerationResult {
   tokens: number[]; finishReason: "stop" | "length" | "aborted"; promptTokens: number;
@@ -63,6 +65,8 @@ export interface NativeGenerationResult {
   forcedTokens: number; decodeSteps: number; fastForwardNanos: number;
   /** Indices in tokens of the fast-forwarded ones. */
   forcedAt: number[];
+  /** With recordStepTimes: per sampled token, the host's work from the decode's end to the next batch (µs). */
+  stepHostMicros?: Float32Array;
 }
 export interface NativeAddon {
   NativeVocabulary: new (bytes: Uint8Array, offsets: Uint32Array, kinds: Uint8Array) => NativeVocabulary;

@@ -22,6 +22,11 @@ Napi::Object resultObject(Napi::Env env, const llama::GenerationResult& r) {
   auto forcedAt = Napi::Array::New(env, r.forcedAt.size());
   for (size_t i = 0; i < r.forcedAt.size(); i++) forcedAt.Set(uint32_t(i), Napi::Number::New(env, r.forcedAt[i]));
   out.Set("forcedAt", forcedAt);
+  if (!r.stepHostMicros.empty()) {
+    auto steps = Napi::Float32Array::New(env, r.stepHostMicros.size());
+    std::copy(r.stepHostMicros.begin(), r.stepHostMicros.end(), steps.Data());
+    out.Set("stepHostMicros", steps);
+  }
   out.Set("decodeSteps", r.decodeSteps);
   out.Set("fastForwardNanos", double(r.fastForwardNanos));
   return out;

@@ -284,6 +284,7 @@ llama::GenerationRequest readRequest(const Napi::Object& o) {
   }
   r.backendSampling = o.Get("backendSampling").ToBoolean().Value();
   r.fastForward = o.Get("fastForward").ToBoolean().Value();
+  r.recordStepTimes = o.Get("recordStepTimes").ToBoolean().Value();
   Napi::Value g = o.Get("grammar");
   if (!g.IsUndefined() && !g.IsNull()) r.grammar = unwrapGrammar(g, "grammar");
   return r;

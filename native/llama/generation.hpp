@@ -38,6 +38,9 @@ struct GenerationRequest {
   // model's tokenizer and appended without sampling, decoded in the next step's batch with the
   // sampled token (native/core/fast_forward.hpp says which tokens are taken).
   bool fastForward = false;
+  // Record each step's host work for this sequence (sampling, the mask, fast-forward) in
+  // GenerationResult::stepHostMicros (benchmarks).
+  bool recordStepTimes = false;
 };
 
 struct GenerationResult {
@@ -54,6 +57,7 @@ struct GenerationResult {
   std::vector<int32_t> forcedAt;  // their indices in tokens
   int32_t decodeSteps = 0;    // forward passes behind the output: one per sampled token (the prompt's last included), plus any without an output row
   uint64_t fastForwardNanos = 0;  // finding, tokenizing and accepting forced tokens
+  std::vector<float> stepHostMicros;  // per sampled token, when recordStepTimes: from the decode's end to the next batch
   bool grammarComplete = false;  // masked only: the output is a complete sentence of the grammar
   int32_t tokensAfterAbort = -1;  // tokens sampled after the job was aborted (-1: it was not)
 };

@@ -78,6 +78,14 @@ int32_t Sequence::addTo(llama_batch& batch, int32_t room) {
 }
 
 bool Sequence::sampleNext() {
+  if (!job->request.recordStepTimes) return sampleStep();
+  const auto t0 = Clock::now();
+  const bool done = sampleStep();
+  res_.stepHostMicros.push_back(float(std::chrono::duration<double, std::micro>(Clock::now() - t0).count()));
+  return done;
+}
+
+bool Sequence::sampleStep() {
   const int32_t row = outIndex_;
   outIndex_ = -1;
   if (res_.tokens.empty()) {

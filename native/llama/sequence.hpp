@@ -53,6 +53,8 @@ class Sequence {
   GenerationResult res_;
   Clock::time_point promptStart_, decodeStart_;
 
+  bool sampleStep();  // sampleNext's work
+
   // After the sampled token `tok`: appends the tokens the grammar forces next (fastForwardTokens),
   // at most `room`, to the output and to pending_. Throws on a mask bug.
   void fastForward(llama_token tok, size_t room);

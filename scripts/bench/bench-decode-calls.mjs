@@ -1,0 +1,139 @@
+#!/usr/bin/env node
+// npm run bench:decode-calls: decoding tool calls, unmasked vs masked vs masked + fast-forward, on
+// the test model and every real model `npm run models -- --list` reports. The requests are the
+// real-model suite's (scripts/lib/real-cases.mjs: 56 prompts, their tools and tool choices), greedy,
+// one generation at a time, the three modes in turn per case. Per mode: tokens/s (every output
+// token over decode time, generations of 8 tokens or more), wall time per completed call (a call
+// parsed whole from an answer with no incomplete call), forward passes, the forced-token fraction, and each step's host work
+// (sampling, the mask and fast-forward; p50/p99 after each model's first request). Greedy with and
+// without fast-forward: how often the parsed calls are the same, and where the others part.
+// Written to the `toolCalls` field of bench/results/decode.json, one entry per model as each is
+// done (the rest of the file is bench:decode's).
+// Flags: --cases N (a fixed sample, default all 56), --max-tokens N (default 96), --only NAME[,NAME]
+// (model names; "test-model" is the random-weight Qwen3 test model).
+import { execFileSync } from "node:child_process";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { realCases, sampleCases } from "../lib/real-cases.mjs";
+import { arg, benchModelPath, root } from "../lib/bench-setup.mjs";
+
+const dist = path.join(root, "dist");
+if (!existsSync(path.join(dist, "index.js"))) { console.error("dist/ is missing: run npm run build:ts"); process.exit(1); }
+const { loadModel } = await import(path.join(dist, "index.js"));
+const { prepareGeneration, runGeneration, resultOf } = await import(path.join(dist, "engine", "generate.js"));
+const { ToolCallStreamParser } = await import(path.join(dist, "parser", "stream.js"));
+
+const caseCount = Number(arg("cases", realCases().length));
+const maxTokens = Number(arg("max-tokens", 96));
+const only = arg("only", null)?.split(",");
+const cases = caseCount >= realCases().length ? realCases() : sampleCases(caseCount);
+const MODES = { unmasked: { mask: false }, masked: { fastForward: false }, fastForward: {} };
+
+const listed = JSON.parse(execFileSync(process.execPath, [path.join(root, "scripts", "models.mjs"), "--list"], { encoding: "utf8" }))
+  .filter((m) => m.present && m.dialect);
+// The random-weight test model never calls or stops of its own accord: a push toward <tool_call> and
+// <|im_end|> stands in for a trained model's wish (the mask decides where it applies), and string
+// values are bounded so that masked calls close.
+const testModel = { name: "test-model", path: await benchModelPath(), dialect: "qwen3-coder", extra: { maxValueLength: 8, logitBias: { 151657: 100, 151645: 110 } } };
+const models = [testModel, ...listed]
+  .filter((m) => !only || only.includes(m.name));
+
+const quantile = (xs, q) => { const a = [...xs].sort((p, r) => p - r); return a.length ? a[Math.min(a.length - 1, Math.floor(q * a.length))] : null; };
+
+/** One greedy generation with its parsed answer and the native counts (step times recorded). */
+async function run(model, c, mode, extra = {}) {
+  const options = {
+    messages: [{ role: "user", content: c.prompt }], tools: c.tools, toolChoice: c.toolChoice, parallelToolCalls: c.parallel,
+    temperature: 0, maxTokens, ...extra, ...MODES[mode],
+  };
+  const t0 = performance.now();
+  const prepared = await prepareGeneration(model, options);
+  prepared.request.recordStepTimes = true;
+  const native = await runGeneration(model, prepared, undefined, () => {});
+  const bytes = Buffer.concat(native.tokens.filter((id) => model.vocabulary.kind(id) !== 2).map((id) => Buffer.from(model.vocabulary.tokenBytes(id))));
+  const text = bytes.toString();
+  const parser = new ToolCallStreamParser(prepared.dialectOptions);
+  parser.feed(text);
+  const r = resultOf(native, text, parser.end(native.finishReason === "stop" ? "stop" : "length"), prepared.prepareMillis);
+  const wallMillis = performance.now() - t0;
+  const completed = r.incomplete.length === 0 ? (r.message.tool_calls?.length ?? 0) : 0;
+  return { r, native, wallMillis, completed };
+}
+
+function summarize(rows) {
+  const tokens = rows.reduce((s, x) => s + x.native.tokens.length, 0);
+  // tokens/s over generations of 8 tokens or more: decodeMillis runs from the first sampled token to
+  // the last, so an answer that ends at once (the test model unmasked) has next to no decode time.
+  const timed = rows.filter((x) => x.native.tokens.length >= 8);
+  const timedTokens = timed.reduce((s, x) => s + x.native.tokens.length, 0);
+  const decodeMillis = timed.reduce((s, x) => s + x.native.decodeMillis, 0);
+  const wallMillis = rows.reduce((s, x) => s + x.wallMillis, 0);
+  const calls = rows.reduce((s, x) => s + x.completed, 0);
+  const forced = rows.reduce((s, x) => s + x.native.forcedTokens, 0);
+  const steps = rows.reduce((s, x) => s + x.native.decodeSteps, 0);
+  const hostMicros = rows.slice(1).flatMap((x) => Array.from(x.native.stepHostMicros ?? []));
+  return {
+    generations: rows.length, tokens, forwardPasses: steps, forcedTokens: forced, forcedFraction: tokens ? +(forced / tokens).toFixed(3) : 0,
+    completedCalls: calls, tokensPerSecond: decodeMillis ? +((timedTokens * 1000) / decodeMillis).toFixed(1) : null, timedGenerations: timed.length,
+    wallMillisPerCompletedCall: calls ? +(wallMillis / calls).toFixed(1) : null, wallMillis: Math.round(wallMillis),
+    hostMicrosPerStep: { p50: +(quantile(hostMicros, 0.5) ?? 0).toFixed(1), p99: +(quantile(hostMicros, 0.99) ?? 0).toFixed(1), max: +(Math.max(0, ...hostMicros)).toFixed(1) },
+  };
+}
+
+/** Where greedy masked and masked + fast-forward part: the first differing token and the text around it. */
+function parting(a, b, model) {
+  let i = 0;
+  while (i < a.tokens.length && i < b.tokens.length && a.tokens[i] === b.tokens[i]) i++;
+  const piece = (id) => (id === undefined ? null : Buffer.from(model.vocabulary.tokenBytes(id)).toString());
+  const at = Buffer.concat(a.tokens.slice(0, i).map((id) => Buffer.from(model.vocabulary.tokenBytes(id)))).toString();
+  return { token: i, textBefore: at.slice(-40), masked: piece(a.tokens[i]), fastForward: piece(b.tokens[i]), forced: b.forcedAt.includes(i) };
+}
+
+const out = path.join(root, "bench", "results", "decode.json");
+/** Puts one model's entry into decode.json's toolCalls (other models' entries stay): a long run keeps what it measured. */
+function save(entry) {
+  const all = existsSync(out) ? JSON.parse(readFileSync(out, "utf8")) : {};
+  const kept = (all.toolCalls?.models ?? []).filter((e) => e.model !== entry.model);
+  all.toolCalls = { maxTokens, models: [...kept, { ...entry, date: new Date().toISOString(), cpus: os.availableParallelism(), loadavg: os.loadavg().map((x) => +x.toFixed(2)) }] };
+  writeFileSync(out, JSON.stringify(all, null, 2) + "\n");
+}
+
+for (const m of models) {
+  const model = await loadModel({ path: m.path, gpu: false, parallel: 1 });
+  const rows = { unmasked: [], masked: [], fastForward: [] };
+  const differences = [];
+  let sameCalls = 0, sameTokens = 0;
+  try {
+    await run(model, cases[0], "masked", m.extra);  // warm-up: the first request's compile and caches
+    for (const c of cases) {
+      const got = {};
+      for (const mode of Object.keys(MODES)) rows[mode].push(got[mode] = await run(model, c, mode, m.extra));
+      const callsOf = (x) => JSON.stringify((x.r.message.tool_calls ?? []).map((t) => t.function));
+      if (callsOf(got.masked) === callsOf(got.fastForward) && got.masked.r.finishReason === got.fastForward.r.finishReason) sameCalls++;
+      else differences.push({ case: c.id, masked: got.masked.r.message.tool_calls?.map((t) => t.function) ?? got.masked.r.text.slice(0, 120),
+        fastForward: got.fastForward.r.message.tool_calls?.map((t) => t.function) ?? got.fastForward.r.text.slice(0, 120), ...parting(got.masked.native, got.fastForward.native, model) });
+      if (got.masked.native.tokens.join() === got.fastForward.native.tokens.join()) sameTokens++;
+    }
+  } finally {
+    model.dispose();
+  }
+  const s = Object.fromEntries(Object.entries(rows).map(([k, v]) => [k, summarize(v)]));
+  const ratio = (x, y) => (x && y ? +(x / y).toFixed(3) : null);
+  const entry = {
+    model: m.name, dialect: m.dialect, cases: cases.length, ...s,
+    ratio_fastForward_unmasked_tokensPerSecond: ratio(s.fastForward.tokensPerSecond, s.unmasked.tokensPerSecond),
+    ratio_fastForward_masked_tokensPerSecond: ratio(s.fastForward.tokensPerSecond, s.masked.tokensPerSecond),
+    // > 1: a completed call takes less wall time with fast-forward than without the mask / with the mask alone.
+    ratio_unmasked_fastForward_wallPerCall: ratio(s.unmasked.wallMillisPerCompletedCall, s.fastForward.wallMillisPerCompletedCall),
+    ratio_masked_fastForward_wallPerCall: ratio(s.masked.wallMillisPerCompletedCall, s.fastForward.wallMillisPerCompletedCall),
+    greedySameCalls: sameCalls, greedySameTokens: sameTokens, differences,
+  };
+  save(entry);
+  console.log(`${m.name} (${m.dialect}, ${cases.length} cases): tok/s unmasked ${s.unmasked.tokensPerSecond}, masked ${s.masked.tokensPerSecond}, ` +
+    `fast-forward ${s.fastForward.tokensPerSecond} (${(100 * s.fastForward.forcedFraction).toFixed(1)}% forced; ×${entry.ratio_fastForward_unmasked_tokensPerSecond} unmasked, ×${entry.ratio_fastForward_masked_tokensPerSecond} masked); ` +
+    `ms per completed call unmasked ${s.unmasked.wallMillisPerCompletedCall} (${s.unmasked.completedCalls} calls), masked ${s.masked.wallMillisPerCompletedCall} (${s.masked.completedCalls}), ` +
+    `fast-forward ${s.fastForward.wallMillisPerCompletedCall} (${s.fastForward.completedCalls}); host µs/step p99: masked ${s.masked.hostMicrosPerStep.p99}, fast-forward ${s.fastForward.hostMicrosPerStep.p99}; ` +
+    `greedy masked vs fast-forward: same calls ${sameCalls}/${cases.length}, same tokens ${sameTokens}/${cases.length}; written to ${path.relative(root, out)} (toolCalls)`);
+}
+

@@ -35,8 +35,10 @@ const listed = JSON.parse(execFileSync(process.execPath, [path.join(root, "scrip
 // The random-weight test model never calls or stops of its own accord: a push toward <tool_call> and
 // <|im_end|> stands in for a trained model's wish (the mask decides where it applies), and string
 // values are bounded so that masked calls close.
-const testModel = { name: "test-model", path: await benchModelPath(), dialect: "qwen3-coder", extra: { maxValueLength: 8, logitBias: { 151657: 100, 151645: 110 } } };
-const models = [testModel, ...listed]
+const testModel = { name: "test-model", path: await benchModelPath(), extra: { maxValueLength: 8, logitBias: { 151657: 100, 151645: 110 } } };
+// The same model under the Qwen3-Coder XML dialect (its template carries the tools; the calls are XML).
+const testModelXml = { ...testModel, name: "test-model-qwen3-coder", extra: { ...testModel.extra, dialect: "qwen3-coder" } };
+const models = [testModel, testModelXml, ...listed]
   .filter((m) => !only || only.includes(m.name));
 
 const quantile = (xs, q) => { const a = [...xs].sort((p, r) => p - r); return a.length ? a[Math.min(a.length - 1, Math.floor(q * a.length))] : null; };
@@ -101,6 +103,7 @@ function save(entry) {
 
 for (const m of models) {
   const model = await loadModel({ path: m.path, gpu: false, parallel: 1 });
+  const dialect = m.extra?.dialect ?? model.dialect;
   const rows = { unmasked: [], masked: [], fastForward: [] };
   const differences = [];
   let sameCalls = 0, sameTokens = 0;
@@ -121,7 +124,7 @@ for (const m of models) {
   const s = Object.fromEntries(Object.entries(rows).map(([k, v]) => [k, summarize(v)]));
   const ratio = (x, y) => (x && y ? +(x / y).toFixed(3) : null);
   const entry = {
-    model: m.name, dialect: m.dialect, cases: cases.length, ...s,
+    model: m.name, dialect: dialect, cases: cases.length, ...s,
     ratio_fastForward_unmasked_tokensPerSecond: ratio(s.fastForward.tokensPerSecond, s.unmasked.tokensPerSecond),
     ratio_fastForward_masked_tokensPerSecond: ratio(s.fastForward.tokensPerSecond, s.masked.tokensPerSecond),
     // > 1: a completed call takes less wall time with fast-forward than without the mask / with the mask alone.
@@ -130,7 +133,7 @@ for (const m of models) {
     greedySameCalls: sameCalls, greedySameTokens: sameTokens, differences,
   };
   save(entry);
-  console.log(`${m.name} (${m.dialect}, ${cases.length} cases): tok/s unmasked ${s.unmasked.tokensPerSecond}, masked ${s.masked.tokensPerSecond}, ` +
+  console.log(`${m.name} (${dialect}, ${cases.length} cases): tok/s unmasked ${s.unmasked.tokensPerSecond}, masked ${s.masked.tokensPerSecond}, ` +
     `fast-forward ${s.fastForward.tokensPerSecond} (${(100 * s.fastForward.forcedFraction).toFixed(1)}% forced; ×${entry.ratio_fastForward_unmasked_tokensPerSecond} unmasked, ×${entry.ratio_fastForward_masked_tokensPerSecond} masked); ` +
     `ms per completed call unmasked ${s.unmasked.wallMillisPerCompletedCall} (${s.unmasked.completedCalls} calls), masked ${s.masked.wallMillisPerCompletedCall} (${s.masked.completedCalls}), ` +
     `fast-forward ${s.fastForward.wallMillisPerCompletedCall} (${s.fastForward.completedCalls}); host µs/step p99: masked ${s.masked.hostMicrosPerStep.p99}, fast-forward ${s.fastForward.hostMicrosPerStep.p99}; ` +

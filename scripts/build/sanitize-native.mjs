@@ -39,7 +39,7 @@ run("g++", ["-std=c++17", "-O1", "-g", "-fsanitize=thread", "-pthread", "-o", ts
 run(tsan, [], { env: { ...process.env, TSAN_OPTIONS: "halt_on_error=1" } });
 
 run(process.execPath, [join(root, "scripts", "build", "build-native.mjs"), "--sanitize"]);
-run(process.execPath, [join(root, "node_modules", "vitest", "vitest.mjs"), "run", "test/engine-", "test/test-model/server-varied-schemas"], {
+run(process.execPath, [join(root, "node_modules", "vitest", "vitest.mjs"), "run", "test/test-model/fast-forward", "test/test-model/llama-abort", "test/test-model/server-varied-schemas"], {
   env: {
     ...sanitizerEnv,
     TOOLMASK_VARIED_REQUESTS: "1000",

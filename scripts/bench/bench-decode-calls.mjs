@@ -1,14 +1,16 @@
 #!/usr/bin/env node
 // npm run bench:decode-calls: decoding tool calls, unmasked vs masked vs masked + fast-forward, on
-// the test model and every real model `npm run models -- --list` reports. The requests are the
-// real-model suite's (scripts/lib/real-cases.mjs: 56 prompts, their tools and tool choices), greedy,
-// one generation at a time, the three modes in turn per case. Per mode: tokens/s (every output
+// the test model and every real model `npm run models -- --list` reports. The requests: the
+// real-model suite's (scripts/lib/real-cases.mjs: 56 prompts, their tools and tool choices,
+// greedy) on every model, and on the test model also the bench suite's calls (src/bench/suite.ts,
+// its seeds and biases); one generation at a time, the three modes in turn per request. Per mode: tokens/s (every output
 // token over decode time, generations of 8 tokens or more), wall time per completed call (a call
 // parsed whole from an answer with no incomplete call), forward passes, the forced-token fraction, and each step's host work
-// (sampling, the mask and fast-forward; p50/p99 after each model's first request). Greedy with and
-// without fast-forward: how often the parsed calls are the same, and where the others part.
-// Written to the `toolCalls` field of bench/results/decode.json, one entry per model as each is
-// done (the rest of the file is bench:decode's).
+// (sampling, the mask and fast-forward; p50/p99 after each model's first request). With and
+// without fast-forward (greedy in the real-model suite, the bench suite's seeds sampled): how often
+// the parsed calls are the same, and where the others part. Written to the `toolCalls` field of
+// bench/results/decode.json, one entry per model and workload as each is done (the rest of the
+// file is bench:decode's). --workloads real-suite,bench-suite picks (default both).
 // Flags: --cases N (a fixed sample, default all 56), --max-tokens N (default 96), --only NAME[,NAME]
 // (model names; "test-model" is the random-weight Qwen3 test model).
 import { execFileSync } from "node:child_process";
@@ -23,6 +25,8 @@ if (!existsSync(path.join(dist, "index.js"))) { console.error("dist/ is missing:
 const { loadModel } = await import(path.join(dist, "index.js"));
 const { prepareGeneration, runGeneration, resultOf } = await import(path.join(dist, "engine", "generate.js"));
 const { ToolCallStreamParser } = await import(path.join(dist, "parser", "stream.js"));
+const { BUILTIN_SUITE } = await import(path.join(dist, "bench", "suite.js"));
+const { biasIds, optionsOf } = await import(path.join(dist, "bench", "run.js"));
 
 const caseCount = Number(arg("cases", realCases().length));
 const maxTokens = Number(arg("max-tokens", 96));
@@ -43,12 +47,19 @@ const models = [testModel, testModelXml, ...listed]
 
 const quantile = (xs, q) => { const a = [...xs].sort((p, r) => p - r); return a.length ? a[Math.min(a.length - 1, Math.floor(q * a.length))] : null; };
 
-/** One greedy generation with its parsed answer and the native counts (step times recorded). */
-async function run(model, c, mode, extra = {}) {
-  const options = {
-    messages: [{ role: "user", content: c.prompt }], tools: c.tools, toolChoice: c.toolChoice, parallelToolCalls: c.parallel,
-    temperature: 0, maxTokens, ...extra, ...MODES[mode],
-  };
+/** The real-model suite's requests, greedy, with a model's extra options. */
+const realRequests = (extra = {}) => cases.map((c) => ({
+  id: c.id,
+  options: { messages: [{ role: "user", content: c.prompt }], tools: c.tools, toolChoice: c.toolChoice, parallelToolCalls: c.parallel, temperature: 0, maxTokens, ...extra },
+}));
+
+/** The bench suite's calls (`toolmask bench`, src/bench/suite.ts): its cases, seeds and biases, as that bench runs them on the test model. */
+const suiteRequests = (model) => BUILTIN_SUITE.cases.flatMap((c) => Array.from({ length: BUILTIN_SUITE.seeds }, (_, k) =>
+  ({ id: `${c.name} seed ${k + 1}`, options: optionsOf(c, k + 1, biasIds(model.vocabulary, c.biasPieces, c.biasWhitespace)) })));
+
+/** One generation with its parsed answer and the native counts (step times recorded). */
+async function run(model, request, mode) {
+  const options = { ...request.options, ...MODES[mode] };
   const t0 = performance.now();
   const prepared = await prepareGeneration(model, options);
   prepared.request.recordStepTimes = true;
@@ -96,25 +107,34 @@ const out = path.join(root, "bench", "results", "decode.json");
 /** Puts one model's entry into decode.json's toolCalls (other models' entries stay): a long run keeps what it measured. */
 function save(entry) {
   const all = existsSync(out) ? JSON.parse(readFileSync(out, "utf8")) : {};
-  const kept = (all.toolCalls?.models ?? []).filter((e) => e.model !== entry.model);
+  const kept = (all.toolCalls?.models ?? []).filter((e) => e.model !== entry.model || (e.workload ?? "real-suite") !== entry.workload);
   all.toolCalls = { maxTokens, models: [...kept, { ...entry, date: new Date().toISOString(), cpus: os.availableParallelism(), loadavg: os.loadavg().map((x) => +x.toFixed(2)) }] };
   writeFileSync(out, JSON.stringify(all, null, 2) + "\n");
 }
 
+const wanted = arg("workloads", "real-suite,bench-suite").split(",");
+const workloads = [];
 for (const m of models) {
+  workloads.push({ m, name: "real-suite", requests: () => realRequests(m.extra) });
+  if (m.name === "test-model") workloads.push({ m, name: "bench-suite", requests: suiteRequests });
+}
+const chosen = workloads.filter((w) => wanted.includes(w.name));
+
+for (const { m, name: workload, requests } of chosen) {
   const model = await loadModel({ path: m.path, gpu: false, parallel: 1 });
-  const dialect = m.extra?.dialect ?? model.dialect;
+  const list = requests(model);
+  const dialect = workload === "bench-suite" ? [...new Set(list.map((r) => r.options.dialect))].join(", ") : m.extra?.dialect ?? model.dialect;
   const rows = { unmasked: [], masked: [], fastForward: [] };
   const differences = [];
   let sameCalls = 0, sameTokens = 0;
   try {
-    await run(model, cases[0], "masked", m.extra);  // warm-up: the first request's compile and caches
-    for (const c of cases) {
+    await run(model, list[0], "masked");  // warm-up: the first request's compile and caches
+    for (const request of list) {
       const got = {};
-      for (const mode of Object.keys(MODES)) rows[mode].push(got[mode] = await run(model, c, mode, m.extra));
+      for (const mode of Object.keys(MODES)) rows[mode].push(got[mode] = await run(model, request, mode));
       const callsOf = (x) => JSON.stringify((x.r.message.tool_calls ?? []).map((t) => t.function));
       if (callsOf(got.masked) === callsOf(got.fastForward) && got.masked.r.finishReason === got.fastForward.r.finishReason) sameCalls++;
-      else differences.push({ case: c.id, masked: got.masked.r.message.tool_calls?.map((t) => t.function) ?? got.masked.r.text.slice(0, 120),
+      else differences.push({ case: request.id, masked: got.masked.r.message.tool_calls?.map((t) => t.function) ?? got.masked.r.text.slice(0, 120),
         fastForward: got.fastForward.r.message.tool_calls?.map((t) => t.function) ?? got.fastForward.r.text.slice(0, 120), ...parting(got.masked.native, got.fastForward.native, model) });
       if (got.masked.native.tokens.join() === got.fastForward.native.tokens.join()) sameTokens++;
     }
@@ -124,7 +144,7 @@ for (const m of models) {
   const s = Object.fromEntries(Object.entries(rows).map(([k, v]) => [k, summarize(v)]));
   const ratio = (x, y) => (x && y ? +(x / y).toFixed(3) : null);
   const entry = {
-    model: m.name, dialect: dialect, cases: cases.length, ...s,
+    model: m.name, workload, dialect, cases: list.length, ...s,
     ratio_fastForward_unmasked_tokensPerSecond: ratio(s.fastForward.tokensPerSecond, s.unmasked.tokensPerSecond),
     ratio_fastForward_masked_tokensPerSecond: ratio(s.fastForward.tokensPerSecond, s.masked.tokensPerSecond),
     // > 1: a completed call takes less wall time with fast-forward than without the mask / with the mask alone.
@@ -133,10 +153,10 @@ for (const m of models) {
     greedySameCalls: sameCalls, greedySameTokens: sameTokens, differences,
   };
   save(entry);
-  console.log(`${m.name} (${dialect}, ${cases.length} cases): tok/s unmasked ${s.unmasked.tokensPerSecond}, masked ${s.masked.tokensPerSecond}, ` +
+  console.log(`${m.name}, ${workload} (${dialect}, ${list.length} requests): tok/s unmasked ${s.unmasked.tokensPerSecond}, masked ${s.masked.tokensPerSecond}, ` +
     `fast-forward ${s.fastForward.tokensPerSecond} (${(100 * s.fastForward.forcedFraction).toFixed(1)}% forced; ×${entry.ratio_fastForward_unmasked_tokensPerSecond} unmasked, ×${entry.ratio_fastForward_masked_tokensPerSecond} masked); ` +
     `ms per completed call unmasked ${s.unmasked.wallMillisPerCompletedCall} (${s.unmasked.completedCalls} calls), masked ${s.masked.wallMillisPerCompletedCall} (${s.masked.completedCalls}), ` +
     `fast-forward ${s.fastForward.wallMillisPerCompletedCall} (${s.fastForward.completedCalls}); host µs/step p99: masked ${s.masked.hostMicrosPerStep.p99}, fast-forward ${s.fastForward.hostMicrosPerStep.p99}; ` +
-    `greedy masked vs fast-forward: same calls ${sameCalls}/${cases.length}, same tokens ${sameTokens}/${cases.length}; written to ${path.relative(root, out)} (toolCalls)`);
+    `masked vs fast-forward: same calls ${sameCalls}/${list.length}, same tokens ${sameTokens}/${list.length}; written to ${path.relative(root, out)} (toolCalls)`);
 }
 

@@ -72,7 +72,8 @@ export interface RunOptions {
 }
 
 /** A bias by piece, as ids of this vocabulary; pieces it lacks are left out. */
-function biasIds(vocab: Vocabulary, pieces: Record<string, number> | undefined, whitespace: number | undefined): Record<number, number> {
+/** A case's logit bias as token ids: its pieces, and its whitespace bias on every whitespace-only token. */
+export function biasIds(vocab: Vocabulary, pieces: Record<string, number> | undefined, whitespace: number | undefined): Record<number, number> {
   const out: Record<number, number> = {};
   if (whitespace !== undefined)
     for (let id = 0; id < vocab.size; id++) {
@@ -86,7 +87,8 @@ function biasIds(vocab: Vocabulary, pieces: Record<string, number> | undefined, 
   return out;
 }
 
-function optionsOf(c: BenchCase, seed: number, bias: Record<number, number>): GenerateOptions {
+/** The generate() options of one case and seed. */
+export function optionsOf(c: BenchCase, seed: number, bias: Record<number, number>): GenerateOptions {
   return {
     messages: c.messages ?? [{ role: "user", content: c.prompt ?? "" }],
     tools: c.tools, dialect: c.dialect, maxTokens: c.maxTokens ?? 128, temperature: c.temperature ?? 0.8, seed,

@@ -13,6 +13,9 @@ double millis(std::chrono::steady_clock::duration d) { return std::chrono::durat
 
 // Forced bytes looked at after one sampled token: a bound on the tokenizer's work per step.
 constexpr size_t kMaxForcedBytes = 1024;
+// Forced tokens taken after one sampled token: a bound on what one sequence adds to a step's batch
+// (the batch is shared; the rest of a longer run is taken after the next sampled token).
+constexpr int64_t kMaxForcedTokens = 64;
 
 void put(llama_batch& b, llama_token tok, llama_pos pos, llama_seq_id seq, bool output) {
   const int32_t i = b.n_tokens++;
@@ -108,7 +111,7 @@ bool Sequence::sampleStep() {
   }
   pending_.assign(1, tok);
   // Room for forced tokens: within maxTokens, and within the context with one more token to sample.
-  const int64_t room = std::min<int64_t>(int64_t(job->request.maxTokens) - int64_t(res_.tokens.size()), int64_t(contextSize_) - 2 - int64_t(pos_));
+  const int64_t room = std::min<int64_t>({int64_t(job->request.maxTokens) - int64_t(res_.tokens.size()), int64_t(contextSize_) - 2 - int64_t(pos_), kMaxForcedTokens});
   if (job->request.fastForward && mask_ && room > 0) fastForward(tok, size_t(room));
   if (int32_t(res_.tokens.size()) >= job->request.maxTokens || uint64_t(pos_) + pending_.size() >= contextSize_) {
     res_.finishReason = "length";  // maxTokens, or the sequence's context is full

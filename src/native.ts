@@ -61,8 +61,8 @@ export interface NativeGenerationResult {
   queueMillis: number; promptMillis: number; decodeMillis: number; maskApplyCount: number; maskApplyNanos: number; maskBackendSteps: number; grammarComplete: boolean;
   /** Tokens sampled after abort() was called (-1 when it was not): stopping takes at most one. */
   tokensAfterAbort: number;
-  /** Of tokens, those fast-forwarded (not sampled); forward passes behind the output; host time fast-forwarding. */
-  forcedTokens: number; decodeSteps: number; fastForwardNanos: number;
+  /** Of tokens, those fast-forwarded (not sampled: forcedAt.length); forward passes behind the output. */
+  forcedTokens: number; decodeSteps: number;
   /** Indices in tokens of the fast-forwarded ones. */
   forcedAt: number[];
   /** With recordStepTimes: per sampled token, the host's work from the decode's end to the next batch (µs). */

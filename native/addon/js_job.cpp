@@ -18,7 +18,7 @@ Napi::Object resultObject(Napi::Env env, const llama::GenerationResult& r) {
   out.Set("maskBackendSteps", double(r.maskBackendSteps));
   out.Set("tokensAfterAbort", r.tokensAfterAbort);
   out.Set("grammarComplete", r.grammarComplete);
-  out.Set("forcedTokens", r.forcedTokens);
+  out.Set("forcedTokens", uint32_t(r.forcedAt.size()));
   auto forcedAt = Napi::Array::New(env, r.forcedAt.size());
   for (size_t i = 0; i < r.forcedAt.size(); i++) forcedAt.Set(uint32_t(i), Napi::Number::New(env, r.forcedAt[i]));
   out.Set("forcedAt", forcedAt);
@@ -28,7 +28,6 @@ Napi::Object resultObject(Napi::Env env, const llama::GenerationResult& r) {
     out.Set("stepHostMicros", steps);
   }
   out.Set("decodeSteps", r.decodeSteps);
-  out.Set("fastForwardNanos", double(r.fastForwardNanos));
   return out;
 }
 

@@ -53,10 +53,8 @@ struct GenerationResult {
   uint64_t maskApplyCount = 0;
   uint64_t maskApplyNanos = 0;
   uint64_t maskBackendSteps = 0;  // steps whose mask ran inside the graph
-  int32_t forcedTokens = 0;   // of tokens, appended by fast-forward (not sampled)
-  std::vector<int32_t> forcedAt;  // their indices in tokens
+  std::vector<int32_t> forcedAt;  // indices in tokens of those appended by fast-forward (not sampled)
   int32_t decodeSteps = 0;    // forward passes behind the output: one per sampled token (the prompt's last included), plus any without an output row
-  uint64_t fastForwardNanos = 0;  // finding, tokenizing and accepting forced tokens
   std::vector<float> stepHostMicros;  // per sampled token, when recordStepTimes: from the decode's end to the next batch
   bool grammarComplete = false;  // masked only: the output is a complete sentence of the grammar
   int32_t tokensAfterAbort = -1;  // tokens sampled after the job was aborted (-1: it was not)

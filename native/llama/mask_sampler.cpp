@@ -21,7 +21,7 @@ void maskAccept(llama_sampler* s, llama_token token) {
     return;
   }
   // The next mask is wanted after the next forward pass: build it meanwhile.
-  if (st.prefetch) prefetchMask(st.matcher.sharedGrammar(), st.matcher.state());
+  if (st.prefetch && !st.held) prefetchMask(st.matcher.sharedGrammar(), st.matcher.state());
 }
 
 // Generic path: the array may be sorted or cut by earlier samplers, so each entry is looked up
@@ -150,13 +150,19 @@ Matcher& maskMatcher(llama_sampler* sampler) { return maskState(sampler).matcher
 
 bool acceptUnsampled(const Api& a, llama_sampler* chain, llama_sampler* mask, const llama_token* tokens, size_t n) {
   MaskState& st = maskState(mask);
-  const bool prefetch = st.prefetch;
-  for (size_t i = 0; i < n && !st.stats->rejectedToken; i++) {
-    st.prefetch = prefetch && i + 1 == n;  // the states in between are passed, never sampled at
-    a.llama_sampler_accept(chain, tokens[i]);
-  }
-  st.prefetch = prefetch;
+  for (size_t i = 0; i < n && !st.stats->rejectedToken; i++) a.llama_sampler_accept(chain, tokens[i]);
   return !st.stats->rejectedToken;
+}
+
+PrefetchHold::PrefetchHold(llama_sampler* mask) : mask_(mask) {
+  if (mask_) maskState(mask_).held = true;
+}
+
+PrefetchHold::~PrefetchHold() {
+  if (!mask_) return;
+  MaskState& st = maskState(mask_);
+  st.held = false;
+  if (st.prefetch) prefetchMask(st.matcher.sharedGrammar(), st.matcher.state());
 }
 
 }  // namespace toolmask::llama

@@ -31,8 +31,22 @@ llama_sampler* makeMaskSampler(const Api& a, std::shared_ptr<CompiledGrammar> gr
 Matcher& maskMatcher(llama_sampler* sampler);
 
 // Accepts tokens appended without sampling (fast-forward) through the whole `chain`, so that its
-// penalties see them as output; the mask sampler `mask` in it prefetches only the mask of the state
-// after the last one. False when the grammar refused one (the rest are not accepted).
+// penalties see them as output. False when the grammar refused one (the rest are not accepted).
 bool acceptUnsampled(const Api& a, llama_sampler* chain, llama_sampler* mask, const llama_token* tokens, size_t n);
+
+// While one is open, the mask sampler `mask` (null: none) queues no mask prefetch on accept; when
+// it closes, it queues the mask of the state it is in. A step that samples and then fast-forwards
+// holds it: the states passed on the way are never sampled at, and building their masks would only
+// keep the grammar's lock from the steps that follow.
+class PrefetchHold {
+ public:
+  explicit PrefetchHold(llama_sampler* mask);
+  ~PrefetchHold();
+  PrefetchHold(const PrefetchHold&) = delete;
+  PrefetchHold& operator=(const PrefetchHold&) = delete;
+
+ private:
+  llama_sampler* mask_;
+};
 
 }  // namespace toolmask::llama

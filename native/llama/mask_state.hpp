@@ -27,6 +27,7 @@ struct MaskState {
   ggml_tensor* input = nullptr;
   std::vector<float> staging;
   bool prefetch = true;  // build the next state's mask on the prefetch thread after each accept
+  bool held = false;     // a PrefetchHold is open: accept() queues nothing
 };
 
 inline MaskState& maskState(const llama_sampler* s) { return *static_cast<MaskState*>(s->ctx); }

@@ -89,6 +89,7 @@ bool Sequence::sampleNext() {
 }
 
 bool Sequence::sampleStep() {
+  const PrefetchHold hold(job->request.fastForward ? mask_ : nullptr);
   const int32_t row = outIndex_;
   outIndex_ = -1;
   if (res_.tokens.empty()) {
@@ -121,29 +122,23 @@ bool Sequence::sampleStep() {
 }
 
 void Sequence::fastForward(llama_token tok, size_t room) {
-  const auto t0 = Clock::now();
   Matcher& m = maskMatcher(mask_);
   CompiledGrammar& g = m.grammar();
   const ForcedRun run = g.forcedRun(m.state(), kMaxForcedBytes);
-  if (!run.bytes.empty()) {
-    size_t len = 0;
-    const uint8_t* p = g.vocab().tokenBytes(uint32_t(tok), len);
-    const std::vector<llama_token> ids = tokenizeText(a_, model_.vocab(), std::string(reinterpret_cast<const char*>(p), len) + run.bytes);
-    const std::vector<uint32_t> forced = fastForwardTokens(g, m.state(), uint32_t(tok), run, std::vector<uint32_t>(ids.begin(), ids.end()), room);
-    if (!forced.empty()) {
-      const std::vector<llama_token> toks(forced.begin(), forced.end());
-      if (!acceptUnsampled(a_, chain_, mask_, toks.data(), toks.size()))
-        throw std::runtime_error("the grammar refused a fast-forwarded token; this is a toolmask bug, please report it with the tools used");
-      for (llama_token t : toks) {
-        res_.forcedAt.push_back(int32_t(res_.tokens.size()));
-        res_.tokens.push_back(t);
-        pending_.push_back(t);
-        job->sink.onToken(t);
-      }
-      res_.forcedTokens += int32_t(toks.size());
-    }
+  if (run.bytes.empty()) return;
+  size_t len = 0;
+  const uint8_t* p = g.vocab().tokenBytes(uint32_t(tok), len);
+  const std::vector<llama_token> ids = tokenizeText(a_, model_.vocab(), std::string(reinterpret_cast<const char*>(p), len) + run.bytes);
+  const std::vector<uint32_t> forced = fastForwardTokens(g, m.state(), uint32_t(tok), run, std::vector<uint32_t>(ids.begin(), ids.end()), room);
+  const std::vector<llama_token> toks(forced.begin(), forced.end());
+  if (!acceptUnsampled(a_, chain_, mask_, toks.data(), toks.size()))
+    throw std::runtime_error("the grammar refused a fast-forwarded token; this is a toolmask bug, please report it with the tools used");
+  for (llama_token t : toks) {
+    res_.forcedAt.push_back(int32_t(res_.tokens.size()));
+    res_.tokens.push_back(t);
+    pending_.push_back(t);
+    job->sink.onToken(t);
   }
-  res_.fastForwardNanos += uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t0).count());
 }
 
 GenerationResult Sequence::finish(const char* reason) {

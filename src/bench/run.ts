@@ -71,8 +71,7 @@ export interface RunOptions {
   onProgress?: (done: number, total: number, what: string) => void;
 }
 
-/** A bias by piece, as ids of this vocabulary; pieces it lacks are left out. */
-/** A case's logit bias as token ids: its pieces, and its whitespace bias on every whitespace-only token. */
+/** A case's logit bias as token ids: its pieces, and its whitespace bias on every whitespace-only token; pieces the vocabulary lacks are left out. */
 export function biasIds(vocab: Vocabulary, pieces: Record<string, number> | undefined, whitespace: number | undefined): Record<number, number> {
   const out: Record<number, number> = {};
   if (whitespace !== undefined)

@@ -1,7 +1,7 @@
 // toolmask: reliable tool calls from local models.
 export { Vocabulary } from "./vocab/vocabulary.js";
 export { TokenKind, type VocabularyData } from "./vocab/types.js";
-export { compileGrammar, compileGrammarAsync, CompiledGrammar, GrammarMatcher, type GrammarInput, type CompileOptions, type RandomWalkOptions, type RandomWalk } from "./grammar/compile.js";
+export { compileGrammar, compileGrammarAsync, CompiledGrammar, GrammarMatcher, FINISH_HORIZON, type GrammarInput, type CompileOptions, type RandomWalkOptions, type RandomWalk } from "./grammar/compile.js";
 export * from "./grammar/builders.js";
 export type * from "./grammar/ir.js";
 export { jsonSchemaToIR, lowerJsonSchemas, UnsupportedSchemaError, InvalidSchemaError } from "./grammar/json-schema/index.js";
@@ -25,7 +25,7 @@ export type { GpuOption } from "./engine/llama-library.js";
 export { generate, type GenerateOptions, type GenerateResult, type AssistantMessage } from "./engine/generate.js";
 export { generateStream, type StreamChunk, type StreamDelta, type StreamToolCallDelta } from "./engine/stream.js";
 export { detectDialect, detectModelDialect, UnknownDialectError, type DetectOptions } from "./engine/detect-dialect.js";
-export { ContextLengthError } from "./engine/errors.js";
+export { ContextLengthError, MaxTokensTooSmallError } from "./engine/errors.js";
 export { ChatTemplateError } from "./templates/render.js";
 export { runAgent, serializeHistory, parseHistory, isTruncatedFinish } from "./agent/index.js";
 export type { RunAgentOptions, AgentResult, AgentStatus, AgentMessage, AgentTool, AgentToolCall, ToolContext, AgentClient, HttpAgentClient, LocalAgentClient, AgentGenerateOptions, AgentUsage, AgentTurn, AgentError, ReasoningEffort } from "./agent/index.js";

@@ -18,7 +18,8 @@ export interface NativeGrammar {
 export interface NativeMatcher {
   acceptToken(id: number): boolean;
   acceptBytes(bytes: Uint8Array): boolean;
-  fillNextTokenBitmask(out: Uint32Array | Int32Array): void;
+  fillNextTokenBitmask(out: Uint32Array | Int32Array, tokensLeft?: number): void;
+  minTokensToFinish(): number;
   isComplete(): boolean;
   isTerminated(): boolean;
   rollback(n: number): void;

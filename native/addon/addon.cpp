@@ -270,6 +270,7 @@ class MatcherWrap : public Napi::ObjectWrap<MatcherWrap> {
                         InstanceMethod<&MatcherWrap::Reset>("reset"),
                         InstanceMethod<&MatcherWrap::HasAllowed>("hasAllowedToken"),
                         InstanceMethod<&MatcherWrap::Forced>("forcedBytes"),
+                        InstanceMethod<&MatcherWrap::MinTokens>("minTokensToFinish"),
                         InstanceMethod<&MatcherWrap::RandomWalks>("randomWalks"),
                         InstanceMethod<&MatcherWrap::Dispose>("dispose"),
                         InstanceAccessor<&MatcherWrap::Steps>("steps")});
@@ -309,7 +310,9 @@ class MatcherWrap : public Napi::ObjectWrap<MatcherWrap> {
     if (t.TypedArrayType() != napi_uint32_array && t.TypedArrayType() != napi_int32_array)
       throw Napi::TypeError::New(info.Env(), "fillNextTokenBitmask expects a Uint32Array or Int32Array");
     auto* data = reinterpret_cast<uint32_t*>(static_cast<uint8_t*>(t.ArrayBuffer().Data()) + t.ByteOffset());
-    guard(info.Env(), [&] { live(info.Env()).fillNextTokenBitmask(data, t.ElementLength()); return 0; });
+    // An optional second argument: the tokens left, this step included (0 or absent: no budget).
+    uint32_t left = info.Length() > 1 && !info[1].IsUndefined() ? tokenId(info[1], "tokensLeft") : 0;
+    guard(info.Env(), [&] { live(info.Env()).fillNextTokenBitmask(data, t.ElementLength(), left); return 0; });
     return info.Env().Undefined();
   }
   Napi::Value IsComplete(const Napi::CallbackInfo& info) {
@@ -329,6 +332,9 @@ class MatcherWrap : public Napi::ObjectWrap<MatcherWrap> {
     uint32_t max = tokenId(info[0], "forcedBytes max");
     std::string f = guard(info.Env(), [&] { return live(info.Env()).forcedBytes(max); });
     return Napi::Buffer<uint8_t>::Copy(info.Env(), reinterpret_cast<const uint8_t*>(f.data()), f.size());
+  }
+  Napi::Value MinTokens(const Napi::CallbackInfo& info) {
+    return Napi::Number::New(info.Env(), double(guard(info.Env(), [&] { return live(info.Env()).minTokensToFinish(); })));
   }
   Napi::Value HasAllowed(const Napi::CallbackInfo& info) {
     Matcher& m = live(info.Env());

@@ -306,6 +306,8 @@ void CompiledGrammar::flushMasks() {
     m.second.memo.clear();
     m.second.itemsUsed.clear();
   }
+  successors_.clear();  // token successors and finish bounds: rebuilt on use like the masks
+  successorBytes_ = 0;
   flushes_++;
   bytesKey_[0] = ~size_t(0);  // measure again
 }
@@ -315,7 +317,7 @@ size_t CompiledGrammar::memoryBytesLocked() {
   size_t miniStates = 0;
   for (auto& m : minis_) miniStates += m.second.dfa->size();
   const size_t key[4] = {dfa_->size(), dfa_->nfa().states.size(), masksBuilt_, miniStates};
-  if (std::equal(key, key + 4, bytesKey_)) return bytes_;
+  if (std::equal(key, key + 4, bytesKey_)) return bytes_ + successorBytes_;
   std::copy(key, key + 4, bytesKey_);
   if (!irBytes_) irBytes_ = json::memoryBytes(ir_);
   size_t total = sizeof(*this) + irBytes_ + dfa_->memoryBytes();
@@ -325,7 +327,8 @@ size_t CompiledGrammar::memoryBytesLocked() {
     for (auto& e : m.second.itemsUsed) total += 48 + e.second.perToken.size();
   }
   for (auto& f : fragments_) total += sizeof(f) + 4 * f.exitClosure.size();
-  return bytes_ = total;
+  bytes_ = total;
+  return bytes_ + successorBytes_;
 }
 
 }  // namespace toolmask

@@ -54,6 +54,18 @@ class CompiledGrammar {
   std::string forcedBytes(int32_t state, size_t max) { return forcedRun(state, max).bytes; }
   ForcedRun forcedRun(int32_t state, size_t max);
 
+  // The token budget (grammar_budget.cpp). A lower bound on the tokens any answer from `state` still
+  // needs to reach a point where it may end: exact up to kFinishHorizon, kFinishHorizon + 1 for more
+  // (or when the search met more than kFinishStates states). 0 where the answer may end now.
+  static constexpr uint32_t kFinishHorizon = 64;
+  static constexpr size_t kFinishStates = 4096;
+  uint32_t minTokensToFinish(int32_t state);
+  // Outside every tool call (IR nodes marked "call"), with `tokensLeft` tokens left (this one
+  // included), clears from the bitmask `out` the tokens that open a call which cannot close within
+  // the rest. Inside a call nothing is cleared (a value is never shortened to fit: a cut stays a
+  // cut), nor is text. Never clears the last allowed token. Only budgets up to kFinishHorizon act.
+  void limitToBudget(int32_t state, uint32_t tokensLeft, uint32_t* out);
+
   size_t stateCount();
   size_t memoryBytes();
   double compileMillis() const { return compileMs_; }
@@ -89,6 +101,22 @@ class CompiledGrammar {
   size_t bytes_ = 0;
   size_t irBytes_ = 0;
 
+  // Per DFA state: where each ordinary token (grouped by the state it ends in, as sorted-token
+  // position ranges) and each special token leads; and the minTokensToFinish bound, once known.
+  struct Successors {
+    std::vector<std::pair<int32_t, PosRanges>> ordinary;
+    std::vector<std::pair<uint32_t, int32_t>> special;
+    int32_t finish = -1;   // minTokensToFinish from here (-1: not yet known)
+    int32_t opened = -1;   // a step into here opens a call needing this many tokens (0: opens none)
+    int8_t outside = -1;   // here stands outside every call (-1: not yet known)
+  };
+  std::unordered_map<int32_t, Successors> successors_;
+  size_t successorBytes_ = 0;
+
+  Successors& successorsLocked(int32_t s);
+  uint32_t finishBoundLocked(int32_t s);
+  std::vector<uint32_t> liveCallStatesLocked(int32_t s);
+  uint32_t openedCallBoundLocked(int32_t to);
   const StateMask& ensureMask(int32_t s);
   void computeMask(int32_t s, StateMask& out);
   bool fragmentMask(int32_t s, StateMask& out);

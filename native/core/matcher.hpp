@@ -20,6 +20,13 @@ class Matcher {
   bool acceptToken(uint32_t id);
   bool acceptBytes(const uint8_t* p, size_t n);  // teacher forcing; counts as one step for rollback
   void fillNextTokenBitmask(uint32_t* out, size_t words);
+  // The mask for a step with `tokensLeft` tokens left, this one included (CompiledGrammar::limitToBudget).
+  void fillNextTokenBitmask(uint32_t* out, size_t words, uint32_t tokensLeft) {
+    fillNextTokenBitmask(out, words);
+    g_->limitToBudget(history_.back(), tokensLeft, out);
+  }
+  // A lower bound on the tokens any answer from here still needs (CompiledGrammar::minTokensToFinish).
+  uint32_t minTokensToFinish() { return g_->minTokensToFinish(history_.back()); }
   bool isComplete() { return g_->accepting(history_.back()); }
   // The bytes every continuation from here begins with (CompiledGrammar::forcedBytes).
   std::string forcedBytes(size_t max) { return g_->forcedBytes(history_.back(), max); }

@@ -21,6 +21,7 @@ uint32_t NfaBuilder::Impl::add() {
     throw GrammarLimitError("automatonStates", "grammar too large: more than " + std::to_string(lim.maxStates) +
                                                    " automaton states (reduce repetition bounds, string lengths or nesting)");
   nfa.states.emplace_back();
+  nfa.inCall.push_back(inCall > 0);
   return uint32_t(nfa.states.size() - 1);
 }
 
@@ -94,6 +95,7 @@ Frag NfaBuilder::Impl::build(const json::Value& n, const std::string& path) {
       for (auto& e : c.eps) e += base;
       for (auto& e : c.bytes) e.to += base;
       nfa.states.push_back(std::move(c));
+      nfa.inCall.push_back(inCall > 0);
     }
     f = {base + t.in, base + t.out};
   } else {
@@ -130,6 +132,7 @@ Frag NfaBuilder::Impl::countedCopy(int32_t id, uint32_t copy, bool now, const st
     uint32_t in = add(), out = add();
     nfa.states[in].thunk = int32_t(thunks.size());
     thunks.push_back({&item, path, refStack, out, -1, 0, id, copy});
+    thunks.back().inCall = inCall > 0;
     return {in, out};
   }
   uint32_t base = uint32_t(nfa.states.size());
@@ -156,6 +159,15 @@ Frag NfaBuilder::Impl::buildNode(const json::Value& n, const std::string& path) 
   const json::Value& t = field(n, "type", path);
   if (t.kind != json::Kind::String) fail(path, "\"type\" must be a string");
   const std::string& type = t.str;
+  // A node marked "call" (one declared tool call): every state built below it is stamped.
+  struct CallScope {
+    int& depth;
+    bool on;
+    ~CallScope() { if (on) depth--; }
+  };
+  const json::Value* call = n.get("call");
+  const CallScope scope{inCall, call && call->kind == json::Kind::Bool && call->b};
+  if (scope.on) inCall++;
   if (type == "literal") return literal(field(n, "text", path), path);
   if (type == "charClass") return charClass(n, path);
   if (type == "byteClass") return byteClass(n, path);
@@ -178,6 +190,7 @@ Frag NfaBuilder::Impl::later(const json::Value& n, const std::string& path) {
   uint32_t in = add(), out = add();
   nfa.states[in].thunk = int32_t(thunks.size());
   thunks.push_back({&n, path, refStack, out});
+  thunks.back().inCall = inCall > 0;
   return {in, out};
 }
 
@@ -427,14 +440,20 @@ void NfaBuilder::expand(uint32_t state) {
   Impl::Thunk t = b.thunks[size_t(th)];
   uint32_t begin = uint32_t(b.nfa.states.size());
   if (t.perm >= 0) {
+    const int inCall = b.inCall;
+    b.inCall = t.inCall ? 1 : 0;
     b.expandPermSubset(state, t.perm, t.subset);
+    b.inCall = inCall;
     b.finishRange(begin);
     return;
   }
   std::swap(b.refStack, t.refStack);
+  const int inCall = b.inCall;
+  b.inCall = t.inCall ? 1 : 0;
   Frag f = t.counted >= 0 ? b.countedCopy(t.counted, t.copy, true, t.path)
            : t.seqFrom >= 0 ? b.seqRange(*t.node, size_t(t.seqFrom), itemsOf(*t.node, t.path).size(), t.path)
            : b.build(*t.node, t.path);
+  b.inCall = inCall;
   std::swap(b.refStack, t.refStack);
   b.eps(state, f.in);
   b.eps(f.out, t.target);

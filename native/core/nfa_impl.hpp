@@ -26,6 +26,7 @@ struct NfaBuilder::Impl {
   Nfa nfa;
   bool lazy = true;  // false: build everything now (fragment shapes)
   int insideFragment = 0;
+  int inCall = 0;  // depth of nodes marked "call" being built: their states are stamped (Nfa::inCall)
   std::vector<std::string> refStack;
 
   // A node to build later at a placeholder state, then continue at `target`; or, when
@@ -40,6 +41,7 @@ struct NfaBuilder::Impl {
     int32_t counted = -1;  // a copy of a bounded repetition's item (see Counted)
     uint32_t copy = 0;
     int32_t seqFrom = -1;  // only the items of the seq `node` from this index on
+    bool inCall = false;   // built inside a node marked "call" (Nfa::inCall)
   };
   // A bounded repetition of a plain item: its copies share the masks of the item's loop.
   struct Counted {

@@ -116,7 +116,7 @@ void maskBackendSetInput(llama_sampler* s) {
   const size_t n = size_t(a.ggml_nelements(st.input));
   st.staging.resize(n);
   // A dead end: mask nothing (sampling from all -inf is undefined); the decode loop reports it.
-  st.matcher.fillNextTokenBitmask(st.bitmask.data(), st.bitmask.size());
+  st.matcher.fillNextTokenBitmask(st.bitmask.data(), st.bitmask.size(), st.tokensLeft);
   const bool deadEnd = std::all_of(st.bitmask.begin(), st.bitmask.end(), [](uint32_t w) { return w == 0; });
   if (deadEnd) st.stats->noTokenAllowed = true;
   if (st.representation == BackendMask::Packed) {

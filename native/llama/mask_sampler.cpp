@@ -87,7 +87,7 @@ void maskApply(llama_sampler* s, llama_token_data_array* cur) {
   // The bitmask says by itself whether anything is allowed (asking the grammar first would build
   // the mask twice for states with per-place exceptions). A dead end leaves the logits alone,
   // since sampling from all -inf is undefined, and is reported: the decode loop stops with an error.
-  st.matcher.fillNextTokenBitmask(st.bitmask.data(), st.bitmask.size());
+  st.matcher.fillNextTokenBitmask(st.bitmask.data(), st.bitmask.size(), st.tokensLeft);
   const bool fast = st.firstInChain && inIdOrder(cur);
   if (!(fast ? maskByPosition : maskById)(st.bitmask.data(), st.vocabSize, cur)) st.stats->noTokenAllowed = true;
   st.stats->applyNanos += uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count());
@@ -147,6 +147,10 @@ llama_sampler* makeMaskSampler(const Api& a, std::shared_ptr<CompiledGrammar> gr
 }
 
 Matcher& maskMatcher(llama_sampler* sampler) { return maskState(sampler).matcher; }
+
+void setTokensLeft(llama_sampler* mask, int64_t tokensLeft) {
+  maskState(mask).tokensLeft = uint32_t(std::clamp<int64_t>(tokensLeft, 0, INT32_MAX));
+}
 
 bool acceptUnsampled(const Api& a, llama_sampler* chain, llama_sampler* mask, const llama_token* tokens, size_t n) {
   MaskState& st = maskState(mask);

@@ -30,6 +30,10 @@ llama_sampler* makeMaskSampler(const Api& a, std::shared_ptr<CompiledGrammar> gr
 // The matcher inside a sampler made by makeMaskSampler (to ask isComplete after decoding).
 Matcher& maskMatcher(llama_sampler* sampler);
 
+// The tokens the request may still generate, the next one included: masks leave out what could
+// not finish within them where the answer may end now (CompiledGrammar::limitToBudget).
+void setTokensLeft(llama_sampler* mask, int64_t tokensLeft);
+
 // Accepts tokens appended without sampling (fast-forward) through the whole `chain`, so that its
 // penalties see them as output. False when the grammar refused one (the rest are not accepted).
 bool acceptUnsampled(const Api& a, llama_sampler* chain, llama_sampler* mask, const llama_token* tokens, size_t n);

@@ -28,6 +28,7 @@ struct MaskState {
   std::vector<float> staging;
   bool prefetch = true;  // build the next state's mask on the prefetch thread after each accept
   bool held = false;     // a PrefetchHold is open: accept() queues nothing
+  uint32_t tokensLeft = 0;  // tokens the request may still generate, the next one included (0: no budget)
 };
 
 inline MaskState& maskState(const llama_sampler* s) { return *static_cast<MaskState*>(s->ctx); }

@@ -47,6 +47,7 @@ Sequence::Sequence(std::shared_ptr<Job> j, llama_seq_id seqId, const Model& mode
   res_.queueMillis = millis(Clock::now() - job->submitted);
   chain_ = buildSamplerChain(a_, req, nVocab, &stats_, &mask_);
   // A fresh chain per request: llama.cpp initialises a chain's backend part once, on attach.
+  if (mask_) setTokensLeft(mask_, std::min<int64_t>(req.maxTokens, int64_t(contextSize) - int64_t(prompt_.size())));
   if (req.backendSampling) attached_ = a_.llama_set_sampler(ctx_, id, chain_);
 }
 
@@ -118,6 +119,10 @@ bool Sequence::sampleStep() {
     res_.finishReason = "length";  // maxTokens, or the sequence's context is full
     return true;
   }
+  // What the next steps may still add: within maxTokens and the sequence's context.
+  if (mask_)
+    setTokensLeft(mask_, std::min<int64_t>(int64_t(job->request.maxTokens) - int64_t(res_.tokens.size()),
+                                           int64_t(contextSize_) - int64_t(pos_) - int64_t(pending_.size())));
   return false;
 }
 

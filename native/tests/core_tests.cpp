@@ -248,6 +248,58 @@ static void fastForwardTests(const std::shared_ptr<const Vocabulary>& v) {
   std::printf("fastForwardTokens: checked\n");
 }
 
+// The token budget (grammar_budget.cpp): exact bounds, and a call (IR "call": true) not opened
+// when it cannot close in the tokens left, while text and an open call are left alone.
+static void budgetTests(const std::shared_ptr<const Vocabulary>& v) {
+  const uint32_t SPECIAL = 2277;
+  auto compile = [&](const char* ir) { return std::make_shared<CompiledGrammar>(ir, v, CompileOptions{}); };
+  auto mask = [&](Matcher& m, uint32_t left) {
+    std::vector<uint32_t> out(v->words());
+    m.fillNextTokenBitmask(out.data(), out.size(), left);
+    return out;
+  };
+  // "abcab": "abc" + "ab" is the fewest tokens.
+  {
+    Matcher m(compile(R"({"root":{"type":"literal","text":"abcab"}})"));
+    CHECK(m.minTokensToFinish() == 2);
+    CHECK(m.acceptBytes(reinterpret_cast<const uint8_t*>("abcab"), 5) && m.minTokensToFinish() == 0);
+  }
+  // Text ("ok"), or the special token then a call: "q", any text up to "</parameter>", "q;q;q".
+  const char* withCall = R"({"root":{"type":"alt","items":[{"type":"literal","text":"ok"},{"type":"seq","items":[{"type":"token","id":2277},{"type":"seq","call":true,"items":[{"type":"literal","text":"q"},{"type":"until","terminator":"</parameter>"},{"type":"literal","text":"q;q;q"}]}]}]}})";
+  {
+    Matcher m(compile(withCall));
+    CHECK(m.minTokensToFinish() >= 1 && m.minTokensToFinish() <= 2);  // "ok": 'o' 'k', or one token if the vocabulary has it
+    std::vector<uint32_t> full(v->words());
+    m.fillNextTokenBitmask(full.data(), full.size());
+    CHECK(bit(full, SPECIAL));
+    CHECK(m.acceptToken(SPECIAL));
+    const uint32_t need = m.minTokensToFinish();
+    CHECK(need >= 3 && need <= 7);
+    // Inside the call even one token left changes nothing: a cut stays a cut.
+    std::vector<uint32_t> inside(v->words());
+    m.fillNextTokenBitmask(inside.data(), inside.size());
+    CHECK(mask(m, 1) == inside);
+    m.reset();
+    CHECK(bit(mask(m, need + 1), SPECIAL));   // the call fits: may open
+    CHECK(!bit(mask(m, need), SPECIAL));      // it does not: refused...
+    CHECK(bit(mask(m, 1), 'o'));              // ...while text stays
+    CHECK(mask(m, 1000) == full);             // past the horizon nothing changes
+  }
+  // A trigger that may also start text (as a call to an undeclared name is text): the call's own
+  // states decide, not the quicker way out.
+  {
+    Matcher m(compile(R"({"root":{"type":"seq","items":[{"type":"token","id":2277},{"type":"alt","items":[{"type":"literal","text":"z"},{"type":"seq","call":true,"items":[{"type":"literal","text":"q;q;q;q;q;q"}]}]}]}})"));
+    CHECK(m.minTokensToFinish() == 2);
+    CHECK(bit(mask(m, 3), SPECIAL));  // the only token allowed: kept (the last one is never cleared)
+  }
+  {
+    Matcher m(compile(R"({"root":{"type":"alt","items":[{"type":"literal","text":"o"},{"type":"seq","items":[{"type":"token","id":2277},{"type":"alt","items":[{"type":"literal","text":"z"},{"type":"seq","call":true,"items":[{"type":"literal","text":"q;q;q;q;q;q"}]}]}]}]}})"));
+    CHECK(!bit(mask(m, 3), SPECIAL));  // "z" would end in 2, but the call needs more
+    CHECK(bit(mask(m, 64), SPECIAL));
+  }
+  std::printf("token budget: checked\n");
+}
+
 int main() {
   auto v = makeVocab();
   const char* grammars[] = {
@@ -280,6 +332,7 @@ int main() {
   untilLanguageTests(v);
   forcedBytesTests(v, grammars, sizeof grammars / sizeof *grammars);
   fastForwardTests(v);
+  budgetTests(v);
 
   // Bad input: errors, never crashes.
   const char* bad[] = {"", "{", "[]", R"({"root":{"type":"x"}})", R"({"root":{"type":"token","id":999999}})",

@@ -1,7 +1,7 @@
 // A call's grammar, from just after its trigger to its end, for every call format: XML parameters,
 // JSON call objects, named JSON calls and Python calls; values from the tool's JSON schema. The
 // answer around the calls is src/dialects/grammar.ts (and harmony.ts, envelope.ts).
-import { alt, charClass, jsonSchema, literal, marker, optional, perm, plus, seq, spelled, until } from "../grammar/builders.js";
+import { alt, charClass, declaredCall, jsonSchema, literal, marker, optional, perm, plus, seq, spelled, until } from "../grammar/builders.js";
 import type { GrammarNode } from "../grammar/ir.js";
 import type { DialectSpec, Glue, JsonCallFormat, XmlCallFormat } from "./spec.js";
 import { afterTrigger } from "./spec.js";
@@ -141,7 +141,7 @@ export function callAfterTrigger(spec: DialectSpec, tools: ToolDef[], maxValueLe
     const body = xmlCall(f, t, maxValueLength);
     return withScope || !f.scopeCloseOptionalAtEnd ? seq(body, glue(f.close)) : seq(body, glue(splitScope(f.close)[0]));
   });
-  return seq(glue(afterTrigger(f.open)), alt(...bodies));
+  return declaredCall(seq(glue(afterTrigger(f.open)), alt(...bodies)));
 }
 
 /**

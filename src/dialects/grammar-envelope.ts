@@ -5,7 +5,7 @@
 // the object: a model stops once the object closes). With parallel calls off "tool_calls" holds
 // exactly one call. The parser keeps text after the object as content (nothing is lost); an answer
 // with such text is not one the mask lets a model write.
-import { alt, anyText, literal, ref, seq, star } from "../grammar/builders.js";
+import { alt, anyText, declaredCall, literal, ref, seq, star } from "../grammar/builders.js";
 import type { Grammar, GrammarNode } from "../grammar/ir.js";
 import { jsonCallObject, schemaValue } from "./call-grammar.js";
 import { answerCall, jsonWs } from "./grammar-forms.js";
@@ -22,7 +22,7 @@ export function buildEnvelopeGrammar(o: ResolvedOptions): Grammar {
   if (o.tools.length === 0) return { root: anyText() };
   const key = (k: string): GrammarNode => seq(literal(JSON.stringify(k)), jsonWs, literal(":"), jsonWs);
   const cf = envelopeCallFormat(f);
-  const rules: Record<string, GrammarNode> = { "tool-call": alt(...o.tools.map((t) => jsonCallObject(cf, t, o.maxValueLength))) };
+  const rules: Record<string, GrammarNode> = { "tool-call": declaredCall(alt(...o.tools.map((t) => jsonCallObject(cf, t, o.maxValueLength)))) };
   const call = ref("tool-call");
   const more = o.parallelToolCalls ? star(seq(jsonWs, literal(","), jsonWs, call)) : seq();
   const calls = alt(seq(key(f.callsKey), literal("["), jsonWs, call, more, jsonWs, literal("]")), seq(key(f.callKey), call));

@@ -1,6 +1,6 @@
 // Interpreter 1 for harmony (gpt-oss): the grammar of a turn's messages. The parser that reads
 // the same messages is src/parser/read-harmony.ts; the decisions are in src/dialects/gpt-oss.ts.
-import { alt, anyText, literal, marker, optional, seq, star, text, until } from "../grammar/builders.js";
+import { alt, anyText, declaredCall, literal, marker, optional, seq, star, text, until } from "../grammar/builders.js";
 import type { Grammar, GrammarNode } from "../grammar/ir.js";
 import type { ResolvedOptions } from "./options.js";
 import type { Glue, HarmonyCallFormat } from "./spec.js";
@@ -34,7 +34,7 @@ function callMessage(f: HarmonyCallFormat, tools: ToolDef[], maxValueLength?: nu
   const calls = channel(f, f.channels.calls);
   const inRole = seq(harmonyGlue(f.open), alt(...tools.map((t) => seq(literal(t.name), calls, type, marker(f.message), args(t)))));
   const inChannel = seq(calls, harmonyGlue(f.open), alt(...tools.map((t) => seq(literal(t.name), type, marker(f.message), args(t)))));
-  return alt(inRole, inChannel);
+  return declaredCall(alt(inRole, inChannel));
 }
 
 export function buildHarmonyGrammar(o: ResolvedOptions): Grammar {

@@ -11,3 +11,18 @@ export class ContextLengthError extends RangeError {
     this.contextSize = contextSize;
   }
 }
+
+/**
+ * toolChoice asks for a call, and maxTokens is smaller than the fewest tokens any such call takes in
+ * this model's vocabulary (checked before decoding: the answer could only be cut).
+ */
+export class MaxTokensTooSmallError extends RangeError {
+  readonly maxTokens: number;
+  readonly neededTokens: number;
+  constructor(maxTokens: number, neededTokens: number) {
+    super(`maxTokens is ${maxTokens}, but the shortest call toolChoice allows takes at least ${neededTokens} tokens with this model's vocabulary; raise maxTokens to ${neededTokens} or more, or use toolChoice "auto"`);
+    this.name = "MaxTokensTooSmallError";
+    this.maxTokens = maxTokens;
+    this.neededTokens = neededTokens;
+  }
+}

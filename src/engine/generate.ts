@@ -7,7 +7,7 @@ import { promptParts } from "../dialects/prompt.js";
 import type { DialectSpec } from "../dialects/spec.js";
 import type { ToolChoice } from "../dialects/tools.js";
 import { compileGrammarAsync } from "../grammar/compile.js";
-import { ContextLengthError } from "./errors.js";
+import { ContextLengthError, MaxTokensTooSmallError } from "./errors.js";
 import { assertDialectFits } from "./vocab-fit.js";
 import { checkGenerateOptions, optionNames } from "./options-check.js";
 import { loadNative, type NativeAddon, type NativeGenerationRequest, type NativeGenerationResult } from "../native.js";
@@ -145,6 +145,11 @@ function checkLogitBias(bias: Array<[number, number]> | undefined, vocabSize: nu
   }
 }
 
+/** toolChoice "required" or a named function: the answer must hold a call. */
+function callRequired(choice: ToolChoice | undefined): boolean {
+  return choice === "required" || (typeof choice === "object" && choice !== null);
+}
+
 /** What one generation needs, worked out before decoding starts. */
 export interface PreparedGeneration {
   request: NativeGenerationRequest;
@@ -210,6 +215,16 @@ export async function prepareGeneration(model: LlamaModel, options: GenerateOpti
   const promptTokens = await model.native.tokenizePrompt(prompt);
   if (promptTokens.length >= model.contextSize) throw new ContextLengthError(promptTokens.length, model.contextSize);
   const grammar = ir ? (await compileGrammarAsync(ir, model.vocabulary)).native : undefined;
+  if (grammar && dialectOptions && callRequired(dialectOptions.toolChoice)) {
+    // The grammar's start needs a call: a maxTokens below its shortest one could only cut it.
+    const matcher = new (loadNative().NativeMatcher)(grammar);
+    const needed = matcher.minTokensToFinish();
+    matcher.dispose();
+    if (needed > maxTokens) {
+      grammar.dispose();
+      throw new MaxTokensTooSmallError(maxTokens, needed);
+    }
+  }
   // The parser refuses tools past a schema limit: compiling checked them, or (unmasked) this does, before decoding.
   if (dialectOptions) {
     if (grammar) markToolLimitsChecked(dialectOptions);

@@ -205,6 +205,9 @@ export class CompiledGrammar {
 
 const encoder = new TextEncoder();
 
+/** Budgets up to this many tokens are searched exactly (GrammarMatcher.minTokensToFinish). */
+export const FINISH_HORIZON = 64;
+
 /** Options of {@link GrammarMatcher.randomWalks}; every probability is in [0, 1]. */
 export interface RandomWalkOptions {
   /** Walks to take, each from the matcher's current position. Default 1. */
@@ -264,8 +267,26 @@ export class GrammarMatcher {
     return withLimits(() => this.#m.acceptBytes(bytes));
   }
 
-  /** Writes the allowed next tokens: bit (id % 32) of word ⌊id/32⌋ set = allowed. */
-  fillNextTokenBitmask(out: Uint32Array | Int32Array): void { withLimits(() => this.#m.fillNextTokenBitmask(out)); }
+  /**
+   * Writes the allowed next tokens: bit (id % 32) of word ⌊id/32⌋ set = allowed. With `tokensLeft`
+   * (the tokens the output may still have, this one included): where the output may end now, the
+   * tokens are left out that lead where no output can end within the rest (a call is not opened
+   * that cannot close); inside a call nothing more is left out, so a value is never shortened to
+   * fit. Only a budget of at most {@link FINISH_HORIZON} tokens changes the mask.
+   */
+  fillNextTokenBitmask(out: Uint32Array | Int32Array, options: { tokensLeft?: number } = {}): void {
+    const left = options?.tokensLeft;
+    if (left !== undefined && !(Number.isInteger(left) && left >= 1))
+      throw new RangeError(`fillNextTokenBitmask: tokensLeft must be a positive integer, got ${String(left)}`);
+    withLimits(() => this.#m.fillNextTokenBitmask(out, left === undefined ? 0 : Math.min(left, 0xffffffff)));
+  }
+
+  /**
+   * A lower bound on the tokens any output from here still needs before it may end: exact up to
+   * {@link FINISH_HORIZON}; FINISH_HORIZON + 1 means more (or more than the search looks at). 0
+   * where the output may end now.
+   */
+  minTokensToFinish(): number { return withLimits(() => this.#m.minTokensToFinish()); }
 
   /** A fresh bitmask of the right size. */
   allocateBitmask(): Uint32Array { return new Uint32Array(this.bitmaskWords); }

@@ -10,7 +10,11 @@ export interface LiteralNode { type: "literal"; text: string; marker?: boolean }
 export interface CharClassNode { type: "charClass"; ranges: Array<[number, number]>; negated?: boolean }
 /** One raw byte from a set of inclusive ranges (0..255). For binary-ish grammars; prefer charClass. */
 export interface ByteClassNode { type: "byteClass"; ranges: Array<[number, number]>; negated?: boolean }
-export interface SeqNode { type: "seq"; items: GrammarNode[] }
+/**
+ * call: the items are one declared tool call (after its trigger). Matching is unchanged; the
+ * native matcher's token budget does not let a call open that cannot close in the tokens left.
+ */
+export interface SeqNode { type: "seq"; items: GrammarNode[]; call?: boolean }
 export interface AltNode { type: "alt"; items: GrammarNode[] }
 /** item repeated min..max times (max null = unbounded). optional = repeat 0..1. */
 export interface RepeatNode { type: "repeat"; item: GrammarNode; min: number; max: number | null }

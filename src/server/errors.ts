@@ -2,7 +2,7 @@
 // so clients (the openai SDK's APIError subclasses, retry logic on 429) react as they do upstream.
 import { InvalidSchemaError, UnsupportedSchemaError } from "../grammar/json-schema/index.js";
 import { GrammarLimitError } from "../grammar/errors.js";
-import { ContextLengthError } from "../engine/errors.js";
+import { ContextLengthError, MaxTokensTooSmallError } from "../engine/errors.js";
 import { ToolDefinitionError } from "../dialects/tools.js";
 import { UnknownDialectError } from "../engine/detect-dialect.js";
 import { ChatTemplateError } from "../templates/render.js";
@@ -75,6 +75,8 @@ export function toApiError(err: unknown): ApiError {
   if (err instanceof InvalidSchemaError || err instanceof UnsupportedSchemaError)
     return new ApiError(400, err.message, { param: "tools", code: "invalid_tool_schema" });
   if (err instanceof ContextLengthError) return new ApiError(400, err.message, { param: "messages", code: "context_length_exceeded" });
+  if (err instanceof MaxTokensTooSmallError)
+    return new ApiError(400, err.message.replace(/^maxTokens/, "max_tokens").replace("raise maxTokens", "raise max_tokens").replace('toolChoice "auto"', 'tool_choice "auto"'), { param: "max_tokens", code: "max_tokens_too_small" });
   if (err instanceof GrammarLimitError) return new ApiError(400, err.message, { param: "tools", code: "grammar_too_large" });
   // The engine's range checks (token ids outside the vocabulary, …); its TypeErrors are caught by
   // the request validator first, so one reaching here is our bug: 500.

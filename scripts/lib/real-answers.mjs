@@ -48,15 +48,24 @@ function occurrences(text, needle) {
  * Whether `after` (the text after a call's opening) is a call naming none of `names`, decided at
  * its name as the parser decides it (docs/parity.md, undeclared-call): the model wrote a call to a
  * tool that does not exist, which stays content. `form`: { lead, closes } — a regular expression
- * (source) for the text before the name, and the strings that may end the name.
+ * (source) for the text before the name, and the strings that may end the name. Returns false, or
+ * the offset in `after` just past the name's first character that no declared name (with a close)
+ * continues: the call's text ends there, and an opening begun by that character is part of it.
  */
 export function namesUndeclared(after, form, names) {
   const m = new RegExp(`^(?:${form.lead})`).exec(after);
   if (!m) return false;
   const rest = after.slice(m[0].length);
   const ends = form.closes.map((x) => rest.indexOf(x)).filter((k) => k >= 0);
-  if (ends.length) return !names.includes(rest.slice(0, Math.min(...ends)));
-  return !names.some((n) => n.startsWith(rest));
+  const undeclared = ends.length ? !names.includes(rest.slice(0, Math.min(...ends))) : !names.some((n) => n.startsWith(rest));
+  if (!undeclared) return false;
+  let common = 0;
+  for (const w of names.flatMap((n) => form.closes.map((c) => n + c))) {
+    let k = 0;
+    while (k < w.length && k < rest.length && w[k] === rest[k]) k++;
+    common = Math.max(common, k);
+  }
+  return m[0].length + Math.min(rest.length, common + (rest.codePointAt(common) > 0xffff ? 2 : 1));
 }
 
 /**
@@ -95,7 +104,14 @@ export function answerVerdict(answer, request) {
     if (o && c !== "none") {
       const names = typeof c === "object" ? [c.function.name] : request.tools.map(nameOf);
       const starts = o.atStart ? [content.length - content.trimStart().length] : occurrences(content, o.text);
-      const unread = starts.filter((i) => content.startsWith(o.text, i) && !(o.name && namesUndeclared(content.slice(i + o.text.length), o.name, names)));
+      // An opening inside an undeclared call's name (begun by its departing character) is part of it.
+      let inside = -1;
+      const unread = starts.filter((i) => {
+        if (i < inside || !content.startsWith(o.text, i)) return false;
+        const end = o.name && namesUndeclared(content.slice(i + o.text.length), o.name, names);
+        if (typeof end === "number") { inside = i + o.text.length + end; return false; }
+        return true;
+      });
       if (unread.length)
         problems.push(`the content opens a call (${JSON.stringify(o.text)}) that was not read as one: markup the parser could not read, not a call to an undeclared tool`);
     }

@@ -171,6 +171,8 @@ export function refusedCall(spec: DialectSpec, tools: ToolDef[]): GrammarNode | 
   const f = spec.call;
   if (spec.section) return undefined;
   const names = tools.map((t) => t.name);
+  // The refused call ends on the character that leaves every declared name; the parser reads
+  // content on from just past it (src/parser/departure.ts), so a trigger it begins is text.
   if (f.kind === "json") {
     // The name as the head reader takes it: no quote, backslash or control character inside.
     const head = seq(literal("{"), jsonWs, literal(JSON.stringify(f.nameKey)), jsonWs, literal(":"), jsonWs, literal('"'));

@@ -11,6 +11,7 @@ import { FAIL, matchGlue, NEED } from "./glue.js";
 import { JsonExtent } from "./json-extent.js";
 import { JsonPrefix } from "./json-prefix.js";
 import { hasLongString, JsonNumber, JsonObject, overflowingNumber, overflowReason, type Json } from "./json-value.js";
+import { departureEnd } from "./departure.js";
 import { readNameBeforeGlue, type NameRead } from "./name-before-glue.js";
 import type { PythonExtent } from "./python-call.js";
 import type { Text } from "./text.js";
@@ -26,6 +27,8 @@ export interface CallScan {
   invalid?: string;
   /** Where an unfinished call was cut. */
   cutAt?: string;
+  /** refused at a name's departure: content is read on from here (src/parser/departure.ts). */
+  resumeAt?: number;
   /** The call's id as the wire carries it, once complete. */
   id?: string;
   /** The wire's id is still to come: the call's start (which carries the id) must wait. */
@@ -51,7 +54,7 @@ export class CallMemo {
   readonly prefix = new JsonPrefix();
   readonly finder = new Finder();
   /** JSON calls: the name head's verdict, once decided. */
-  head?: { tool: ToolDef } | "refused" | "unnamed";
+  head?: { tool: ToolDef } | { refusedAt: number } | "refused" | "unnamed";
   /** The JSON object ending at `end`, read (undefined: not JSON). */
   body?: { end: number; value: Json | undefined };
   /** Named calls: the index digits read from `from` up to `to`. */
@@ -98,10 +101,16 @@ function readName(text: Text, i: number, closes: string[], o: ResolvedOptions): 
     // become a declared name (its close perhaps begun) and is cut there is an unfinished call.
     const possible = (name: string) =>
       name.startsWith(window) || (window.startsWith(name) && closes.some((c) => c.startsWith(window.slice(name.length))));
-    return o.tools.some((t) => possible(t.name)) ? { status: "need", cutAt: "the function name" } : { status: "refused" };
+    return o.tools.some((t) => possible(t.name)) ? { status: "need", cutAt: "the function name" } : refusedName(text, i, closes, o);
   }
   const t = tool(o, window.slice(0, j));
-  return t ? { status: "done", tool: t, end: i + j + close.length, close } : { status: "refused" };
+  return t ? { status: "done", tool: t, end: i + j + close.length, close } : refusedName(text, i, closes, o);
+}
+
+/** A name no declared one is: content goes on past its departing character. */
+function refusedName(text: Text, i: number, closes: string[], o: ResolvedOptions): NameRead {
+  const resumeAt = departureEnd(text, i, o.tools.flatMap((t) => closes.map((c) => t.name + c)));
+  return resumeAt === undefined ? { status: "refused" } : { status: "refused", resumeAt };
 }
 
 /** Whether `id` is what the grammar lets a model write: `length` letters or digits. */

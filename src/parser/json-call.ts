@@ -10,6 +10,7 @@ import { FAIL, matchGlue, NEED } from "./glue.js";
 import { OPEN } from "./json-extent.js";
 import { JsonObject, jsonText, overflowingNumber, type Json } from "./json-value.js";
 import { escapeRegex } from "./escape-regex.js";
+import { departureEnd } from "./departure.js";
 import { readJson } from "./read-value.js";
 import type { Text } from "./text.js";
 import { grammarAccepts } from "./validate.js";
@@ -100,15 +101,20 @@ function headPatterns(nameKey: string): { whole: RegExp; partial: RegExp } {
  * is no head as the grammar writes one (another key first, an escape in the name, more
  * whitespace), which only the whole object can tell.
  */
-function readHead(text: Text, i: number, f: JsonCallFormat, o: ResolvedOptions, memo: CallMemo): { tool: ToolDef } | "refused" | "need" | "unnamed" {
+function readHead(text: Text, i: number, f: JsonCallFormat, o: ResolvedOptions, memo: CallMemo): { tool: ToolDef } | { refusedAt: number } | "refused" | "need" | "unnamed" {
   if (memo.head) return memo.head;
   const { whole, partial } = headPatterns(f.nameKey);
   const size = 3 + 3 * JSON_WS_MAX + JSON.stringify(f.nameKey).length + maxNameLength(o) + 2;
   const window = text.slice(i, i + size);
+  // An undeclared name departs from the declared ones (each with its closing quote) at one character.
+  const departed = (nameStart: number) => {
+    const at = departureEnd(text, nameStart, o.tools.map((t) => `${t.name}"`));
+    return at === undefined ? "refused" as const : { refusedAt: at };
+  };
   const m = whole.exec(window);
   if (m) {
     const t = tool(o, m[1]!);
-    return (memo.head = t ? { tool: t } : "refused");
+    return (memo.head = t ? { tool: t } : departed(i + m[0].length - 1 - m[1]!.length));
   }
   // A beginning of a head (every prefix of one matches `partial`, nothing else does).
   const p = partial.exec(window);
@@ -118,7 +124,7 @@ function readHead(text: Text, i: number, f: JsonCallFormat, o: ResolvedOptions, 
       // It may still name a declared tool: wait (at the end: a call cut before its name).
       if (name === undefined || o.tools.some((t) => t.name.startsWith(name))) return "need";
       // The name has left every declared one: decided here, as the grammar decides it (refusedCall).
-      return (memo.head = "refused");
+      return (memo.head = departed(i + window.length - name.length));
     }
   }
   return (memo.head = "unnamed");
@@ -135,6 +141,7 @@ export function scanJson(text: Text, start: number, o: ResolvedOptions, final: b
   // The name is decided as soon as it is complete, before the arguments arrive.
   const head = readHead(text, i, f, o, memo);
   if (head === "refused") return { status: "refused", args };
+  if (typeof head === "object" && "refusedAt" in head) return { status: "refused", args, resumeAt: head.refusedAt };
   if (head === "need") return { status: "need", args, cutAt: "the call object" };
   let t: ToolDef, body: { end: number; value: Json | undefined } | undefined;
   if (head === "unnamed") {

@@ -7,7 +7,8 @@ import type { ToolDef } from "../dialects/tools.js";
 import { matchGlue, NEED } from "./glue.js";
 import type { Text } from "./text.js";
 
-export type NameRead = { status: "done"; tool: ToolDef; end: number; close?: string } | { status: "need"; cutAt: string } | { status: "refused" };
+/** refused: resumeAt is where content reading goes on, when the refusal was a name's departure (departure.ts). */
+export type NameRead = { status: "done"; tool: ToolDef; end: number; close?: string } | { status: "need"; cutAt: string } | { status: "refused"; resumeAt?: number };
 
 /**
  * Decided per declared name, on the text alone: a name followed by a parameter or the close is

@@ -203,7 +203,7 @@ export class MarkerReader implements OutputReader {
     } else {
       scan = this.#scan(t, final);
     }
-    if (scan.status === "refused") return this.#refused(t, out);
+    if (scan.status === "refused") return this.#refused(t, out, scan.resumeAt);
     this.#startCall(scan, out);
     if (this.#started) this.#streamArgs(scan, out);
     if (scan.status === "need") {
@@ -232,8 +232,12 @@ export class MarkerReader implements OutputReader {
     return true;
   }
 
-  /** Not a call of a declared tool: its text is content, reading goes on after the trigger. */
-  #refused(t: Text, out: ReaderSink): boolean {
+  /**
+   * Not a call of a declared tool: its text is content. Reading goes on past the name's departing
+   * character where a name departed (`resumeAt`, as the grammar's refused call ends there), else
+   * after the trigger.
+   */
+  #refused(t: Text, out: ReaderSink, resumeAt?: number): boolean {
     const inSection = this.#o.spec.section !== undefined;
     const wholeSection = inSection && this.#sectionCalls === 0;  // its opener was no section after all
     if (inSection && !wholeSection && this.#o.spec.call.kind === "python") {
@@ -246,6 +250,7 @@ export class MarkerReader implements OutputReader {
     if (wholeSection) this.#sections--;
     let from = wholeSection ? this.#sectionStart : this.#callStart;
     if (from === this.#glue[1]) from = this.#glue[0];  // the whitespace held as glue was content after all
+    if (resumeAt !== undefined && !wholeSection) this.#pos = resumeAt;
     out.content(t.slice(from, this.#pos));
     this.#state = "content";
     return true;

@@ -5,6 +5,7 @@
 // call still opens the answer with a declared name.
 import { describe, expect, it } from "vitest";
 import { buildToolGrammar, compileGrammar, getDialect, parseToolCalls, type ToolChoice } from "../../src/index.js";
+import { triggerOf } from "../../src/dialects/spec.js";
 import { grammarAccepts } from "../../src/parser/validate.js";
 import { writeCall, writeOutput } from "../../scripts/lib/dialect-writer.mjs";
 import { FILE_TOOLS } from "../support/tools.js";
@@ -62,6 +63,25 @@ describe.each(DIALECTS)("%s: an undeclared call under auto", (dialect) => {
     const missing = writeOutput(spec, [writeCall(spec, "read", [])]);
     expect(parseToolCalls(missing, options(dialect)).incomplete.map((c) => c.kind), missing).toEqual(["invalid"]);
     expect(grammarAccepts(buildToolGrammar(options(dialect)), missing), missing).toBe(false);
+  });
+});
+
+describe.each(DIALECTS)("%s: an undeclared name that begins a trigger", (dialect) => {
+  // The name's first character no declared name has may also be the first of a trigger; the
+  // parser reads the trigger there as a call's opening, so the grammar must not end the undeclared
+  // call at that character and read the rest as text (llama-properties found `…"name":"<tool_call>`
+  // accepted as complete, and read as an incomplete call).
+  it("is read by the parser and the grammar alike", () => {
+    const spec = getDialect(dialect);
+    const trigger = triggerOf(spec);
+    const g = buildToolGrammar(options(dialect));
+    const full = writeOutput(spec, [writeCall(spec, "read", args(dialect)), writeCall(spec, `${trigger}x`, args(dialect))]);
+    const at = full.lastIndexOf(trigger) + trigger.length;
+    for (const text of [full.slice(0, at), full]) {
+      const r = parseToolCalls(text, options(dialect));
+      const parsedAsText = r.incomplete.length === 0 && r.toolCalls.length <= 1;
+      expect(grammarAccepts(g, text), `${JSON.stringify(text)}: ${JSON.stringify(r.incomplete)}`).toBe(parsedAsText);
+    }
   });
 });
 

@@ -8,6 +8,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import type { ToolChoice } from "../../src/dialects/tools.js";
 import { generate, type GenerateOptions, type GenerateResult } from "../../src/engine/generate.js";
 import { loadModel, type LlamaModel } from "../../src/engine/model.js";
+import { MaxTokensTooSmallError } from "../../src/engine/errors.js";
 import { getDialect } from "../../src/dialects/index.js";
 import { escapeRegex } from "../../src/parser/escape-regex.js";
 import { namesUndeclared } from "../../scripts/lib/real-answers.mjs";
@@ -93,7 +94,9 @@ function markers(text: string, c: Case): { opens: number; closes: number; stray:
     if (text.startsWith(OPEN, i)) {
       // A marker right before another opens nothing: the later one is the call, this one text.
       if (text.startsWith(OPEN, i + OPEN.length)) { open = false; continue; }
-      if (namesUndeclared(text.slice(i + OPEN.length), form, names)) { open = false; continue; }
+      // An undeclared name: its text (an opening its departing character begins included) is content.
+      const end = namesUndeclared(text.slice(i + OPEN.length), form, names);
+      if (end !== false) { open = false; i += OPEN.length + end - 1; continue; }
       out.opens++; open = true;
     } else if (text.startsWith(CLOSE, i)) { if (open) out.closes++; else out.stray++; open = false; }
   }
@@ -140,13 +143,20 @@ beforeAll(async () => {
 describe("200 generations with tools on the test model", () => {
   it("masked: finished answers are complete valid calls, cuts are reported cut; unmasked: fewer are valid", async () => {
     const breaches: string[] = [];
-    const t = { finished: 0, cut: 0, cutInCall: 0, calls: 0, stray: 0, maskedOk: 0, unmaskedOk: 0, unmaskedNoCall: 0, unmaskedCut: 0, promptMs: 0, decodeMs: 0 };
+    const t = { refused: 0, finished: 0, cut: 0, cutInCall: 0, calls: 0, stray: 0, maskedOk: 0, unmaskedOk: 0, unmaskedNoCall: 0, unmaskedCut: 0, promptMs: 0, decodeMs: 0 };
     const seen = { dialect: new Set<string>(), choice: new Set<string>(), finish: new Set<string>() };
     const started = Date.now();
     // Masked and unmasked runs go through a pool of 6 in flight: the model decodes 4 at once as
     // sequences of its one context (docs/decoding.md), each giving what it gives alone
     // (test/programs/llama-parallel.test.ts), and the spare ones wait in its queue so no slot idles.
-    const tally = (c: Case, m: GenerateResult, u: GenerateResult) => {
+    const tally = (c: Case, m: GenerateResult | MaxTokensTooSmallError, u: GenerateResult) => {
+      if (m instanceof MaxTokensTooSmallError) {
+        // Refused before decoding: only where a call is required and maxTokens is below the shortest one.
+        if (c.options.toolChoice === "auto" || m.neededTokens <= c.options.maxTokens) breaches.push(`${c.label}: refused as ${m.message}`);
+        t.refused++;
+        if (actionable(u, c)) t.unmaskedOk++;
+        return;
+      }
       const why = maskedBreach(m, c, model);
       if (why) breaches.push(`${c.label}: ${why} — ${JSON.stringify(m.text.slice(0, 200))}`);
       if (m.finishReason === "length") {
@@ -167,17 +177,20 @@ describe("200 generations with tools on the test model", () => {
       t.promptMs += u.timings.promptMillis; t.decodeMs += u.timings.decodeMillis;
     };
     const runs = all.flatMap((c) => [{ ...c.options, mask: true }, { ...c.options, mask: false }]);
-    const out: GenerateResult[] = [];
+    const out: Array<GenerateResult | MaxTokensTooSmallError> = [];
     let next = 0;
     await Promise.all(Array.from({ length: 6 }, async () => {
       while (next < runs.length) {
         const i = next++;
-        out[i] = await generate(model, runs[i]!);
+        out[i] = await generate(model, runs[i]!).catch((e: unknown) => {
+          if (e instanceof MaxTokensTooSmallError) return e;
+          throw e;
+        });
       }
     }));
-    all.forEach((c, k) => tally(c, out[2 * k]!, out[2 * k + 1]!));
+    all.forEach((c, k) => tally(c, out[2 * k]!, out[2 * k + 1] as GenerateResult));
     const secs = ((Date.now() - started) / 1000).toFixed(1);
-    console.log(`llama-200 (${secs} s): masked ${t.maskedOk}/${RUNS} answers end in valid calls (${t.finished} finished, ${t.calls} calls; ` +
+    console.log(`llama-200 (${secs} s): masked ${t.maskedOk}/${RUNS} answers end in valid calls (${t.finished} finished, ${t.calls} calls, ${t.refused} refused for a maxTokens below the shortest call; ` +
       `${t.cut} cut by maxTokens, ${t.cutInCall} of them inside a call; ${t.stray} with a stray close marker as trailing content); unmasked ${t.unmaskedOk}/${RUNS} ` +
       `(${((100 * t.unmaskedOk) / RUNS).toFixed(1)}% vs ${((100 * t.maskedOk) / RUNS).toFixed(1)}% masked; ${t.unmaskedNoCall} stopped without a call, ` +
       `${t.unmaskedCut} ran to maxTokens); per-generation sums (4 decode at once): prompt ${(t.promptMs / 1000).toFixed(1)} s, decode ${(t.decodeMs / 1000).toFixed(1)} s`);

@@ -76,7 +76,7 @@ export function toApiError(err: unknown): ApiError {
     return new ApiError(400, err.message, { param: "tools", code: "invalid_tool_schema" });
   if (err instanceof ContextLengthError) return new ApiError(400, err.message, { param: "messages", code: "context_length_exceeded" });
   if (err instanceof MaxTokensTooSmallError)
-    return new ApiError(400, err.message.replace(/^maxTokens/, "max_tokens").replace("raise maxTokens", "raise max_tokens").replace('toolChoice "auto"', 'tool_choice "auto"'), { param: "max_tokens", code: "max_tokens_too_small" });
+    return new ApiError(400, err.message.replaceAll("maxTokens", "max_tokens").replaceAll("toolChoice", "tool_choice"), { param: "max_tokens", code: "max_tokens_too_small" });
   if (err instanceof GrammarLimitError) return new ApiError(400, err.message, { param: "tools", code: "grammar_too_large" });
   // The engine's range checks (token ids outside the vocabulary, …); its TypeErrors are caught by
   // the request validator first, so one reaching here is our bug: 500.

@@ -1,10 +1,17 @@
 // What the llama generation suites check on a GenerateResult, and the pieces they build cases from.
 import type { ToolChoice } from "../../src/dialects/tools.js";
+import { buildToolGrammar } from "../../src/dialects/grammar.js";
+import { compileGrammar } from "../../src/grammar/compile.js";
 import type { GenerateResult } from "../../src/engine/generate.js";
 import type { LlamaModel } from "../../src/engine/model.js";
 
 /** Qwen3 vocabulary ids: `<tool_call>` and `<|im_end|>` (a push toward calling and toward stopping). */
 export const TOOL_CALL = 151657, IM_END = 151645;
+
+/** The fewest tokens any answer takes where toolChoice asks for a call (below it generate() refuses: MaxTokensTooSmallError). */
+export function shortestCallTokens(model: LlamaModel, dialect: string, tools: unknown[], toolChoice: ToolChoice = "required"): number {
+  return compileGrammar(buildToolGrammar({ dialect, tools, toolChoice }), model.vocabulary).createMatcher().minTokensToFinish();
+}
 
 /** Mulberry32: the same cases on every run. */
 export { rng } from "../../scripts/lib/rng.mjs";

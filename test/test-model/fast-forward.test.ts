@@ -10,6 +10,7 @@ import { loadModel, type LlamaModel } from "../../src/engine/model.js";
 import { generateStream } from "../../src/engine/stream.js";
 import type { NativeGenerationResult } from "../../src/native.js";
 import { testModelPath } from "../support/test-model.js";
+import { shortestCallTokens } from "../support/generation-checks.js";
 
 const IM_END = 151645;
 const tools = [
@@ -85,7 +86,8 @@ describe("fast-forward", () => {
 
   it("counts forced tokens toward maxTokens: never more tokens than asked for, and a cut is reported as one", async () => {
     let cutWithForced = 0;
-    for (let maxTokens = 3; maxTokens <= 40; maxTokens += 3) {
+    const shortest = shortestCallTokens(model, "qwen3-coder", tools);
+    for (let maxTokens = shortest; maxTokens <= shortest + 40; maxTokens += 3) {
       const r = await generate(model, request({ dialect: "qwen3-coder", seed: maxTokens, maxTokens, logitBias: {} }));
       expect(r.tokens.length).toBeLessThanOrEqual(maxTokens);
       if (r.tokens.length === maxTokens && r.decode.forcedTokens > 0) cutWithForced++;

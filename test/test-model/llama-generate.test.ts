@@ -5,6 +5,8 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { generate, type GenerateOptions, type GenerateResult } from "../../src/engine/generate.js";
 import { loadModel, type LlamaModel } from "../../src/engine/model.js";
+import { buildToolGrammar } from "../../src/dialects/grammar.js";
+import { compileGrammar } from "../../src/grammar/compile.js";
 import { testModelPath } from "../support/test-model.js";
 
 const TOOL_CALL = 151657, IM_END = 151645;
@@ -97,7 +99,9 @@ describe("generate with the mask (CPU sampler inside llama.cpp)", () => {
   });
 
   it("a maxTokens cut inside a call gives finishReason length and an incomplete call, never a call", async () => {
-    for (const maxTokens of [3, 8, 14]) {
+    // From the shortest call's length on (below it toolChoice "required" is refused: token-budget.test.ts).
+    const shortest = compileGrammar(buildToolGrammar({ dialect: "qwen3-coder", tools, toolChoice: "required" }), model.vocabulary).createMatcher().minTokensToFinish();
+    for (const maxTokens of [shortest, shortest + 3, shortest + 7]) {
       const r = await run({ dialect: "qwen3-coder", toolChoice: "required", seed: 5, logitBias: WANTS_TO_CALL_AND_STOP, maxTokens });
       expect(r.finishReason).toBe("length");
       expect(r.message.tool_calls).toBeUndefined();

@@ -151,8 +151,9 @@ describe("bad input", () => {
     const variants: Array<[string, Record<string, unknown>]> = [
       ["empty tools with tool_choice auto", { tools: [], tool_choice: "auto" }],
       ["tool_choice none", { tool_choice: "none" }],
-      ["a named tool_choice", { tool_choice: { type: "function", function: { name: "ping_1" } } }],
-      ["parallel_tool_calls false", { parallel_tool_calls: false, tool_choice: "required" }],
+      // A call required: max_tokens from the shortest call on (below it: 400 max_tokens_too_small).
+      ["a named tool_choice", { tool_choice: { type: "function", function: { name: "ping_1" } }, max_tokens: 40 }],
+      ["parallel_tool_calls false", { parallel_tool_calls: false, tool_choice: "required", max_tokens: 40 }],
       ["developer role and text parts", { messages: [{ role: "developer", content: "be brief" }, { role: "user", content: [{ type: "text", text: "hi " }, { type: "text", text: "there" }] }] }],
       ["a negative seed", { seed: -7 }],
       ["a seed beyond 32 bits", { seed: 2 ** 40 + 3 }],

@@ -6,6 +6,7 @@ import OpenAI from "openai";
 import { loadModel, type LlamaModel } from "../../src/engine/model.js";
 import { startServer, type ToolmaskServer } from "../../src/server/index.js";
 import { testModelPath } from "../support/test-model.js";
+import { shortestCallTokens } from "../support/generation-checks.js";
 import { WANTS_TO_CALL, assemble, callProblems, client, toolSet } from "../support/server-fixtures.js";
 
 let model: LlamaModel;
@@ -85,7 +86,7 @@ describe("chat completions through the openai client", () => {
         { role: "assistant", content: null, tool_calls: calls },
         ...calls.map((c) => ({ role: "tool" as const, tool_call_id: c.id, content: `result of ${c.function.name}` })),
       ],
-      max_tokens: 4,
+      max_tokens: 4, tool_choice: "auto",
     }));
     expect(turn.usage!.prompt_tokens).toBeGreaterThan(first.usage!.prompt_tokens);
   });
@@ -103,7 +104,12 @@ describe("chat completions through the openai client", () => {
   });
 
   it("a max_tokens cut inside a call finishes length, never tool_calls, streamed or not", async () => {
-    for (const max_tokens of [3, 8, 12]) {
+    // Below the shortest call a required call cannot be made: 400 before decoding.
+    const shortest = shortestCallTokens(model, "qwen3-coder", tools);
+    const refused = await api.chat.completions.create(ask(7, { max_tokens: shortest - 1 })).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(OpenAI.BadRequestError);
+    expect((refused as InstanceType<typeof OpenAI.BadRequestError>).code).toBe("max_tokens_too_small");
+    for (const max_tokens of [shortest, shortest + 4]) {
       const whole = await api.chat.completions.create(ask(7, { max_tokens }));
       expect(whole.choices[0]!.finish_reason).toBe("length");
       expect(whole.choices[0]!.message.tool_calls).toBeUndefined();
@@ -189,8 +195,8 @@ describe("access, slots and disconnects", () => {
       const bare = await fetch(`${s.url}/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(ask(1)) });
       expect(bare.status).toBe(401);
       expect(await bare.json()).toMatchObject({ error: { type: "invalid_request_error", code: "invalid_api_key", param: null } });
-      const ok = await client(s.url, "s3cret").chat.completions.create(ask(1, { max_tokens: 2 }));
-      expect(ok.choices[0]!.finish_reason).toBe("length");
+      const ok = await client(s.url, "s3cret").chat.completions.create(ask(1, { max_tokens: 2, tool_choice: "auto" }));
+      expect(["stop", "length"]).toContain(ok.choices[0]!.finish_reason);
       expect((await fetch(`${s.url}/health`)).status).toBe(200);
     } finally {
       await s.close();

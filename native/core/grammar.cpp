@@ -308,6 +308,7 @@ void CompiledGrammar::flushMasks() {
   }
   successors_.clear();  // token successors and finish bounds: rebuilt on use like the masks
   successorBytes_ = 0;
+  budgetWork_ = kBudgetWork;
   flushes_++;
   bytesKey_[0] = ~size_t(0);  // measure again
 }

@@ -1,6 +1,10 @@
 // The token budget of a compiled grammar: how many tokens an answer needs at least from a state
 // before it may end, found by a breadth-first search over token steps, and the tokens an
 // accepting state refuses when the tokens left cannot finish what they would open.
+//
+// Each step of the search walks the vocabulary trie from a state (as a mask does), so the work is
+// counted in trie nodes visited: one bound may visit kFinishWork, a grammar kBudgetWork in all.
+// A search that runs out keeps the layer it reached, which is still a lower bound.
 #include <algorithm>
 #include <unordered_set>
 
@@ -15,31 +19,28 @@ void appendRange(PosRanges& r, uint32_t lo, uint32_t hi) {
   else r.push_back({lo, hi});
 }
 
-// Every ordinary token's end state from `s`, as sorted-position ranges per end state. A subtree
-// whose bytes all loop back is given the state it loops on (a token ending inside a multi-byte
-// character is then counted as back home one step early: the bound stays a lower bound).
-void ordinarySuccessors(LazyDfa& dfa, int32_t s, const Vocabulary& v, std::vector<std::pair<int32_t, PosRanges>>& out) {
+// Walks every ordinary token from `s` and calls add(endState, lo, hi) for each run of sorted-token
+// positions that ends in one state. A subtree whose bytes all loop back is given the state it loops
+// on (a token ending inside a multi-byte character then counts as back home one step early: the
+// bound stays a lower bound). Returns false, having stopped, when `work` trie nodes ran out.
+template <typename Add>
+bool walkOrdinary(LazyDfa& dfa, int32_t s, const Vocabulary& v, size_t& work, Add&& add) {
   const auto& trie = v.trie();
-  std::unordered_map<int32_t, size_t> slot;
-  auto add = [&](int32_t st, uint32_t lo, uint32_t hi) {
-    if (lo >= hi) return;
-    auto it = slot.find(st);
-    if (it == slot.end()) {
-      it = slot.emplace(st, out.size()).first;
-      out.push_back({st, {}});
-    }
-    appendRange(out[it->second].second, lo, hi);
-  };
+  bool enough = true;
   auto dfs = [&](auto&& self, uint32_t n, int32_t st) -> void {
+    if (!enough) return;
+    if (work == 0) { enough = false; return; }
+    work--;
     const TrieNode& node = trie[n];
     if (n != 0 && dfa.loopsOver(st, node)) { add(st, node.lo, node.hi); return; }
-    add(st, node.lo, node.lo + node.nEnd);
-    for (uint32_t c = n + 1; c < node.end; c = trie[c].end) {
+    if (node.nEnd) add(st, node.lo, node.lo + node.nEnd);
+    for (uint32_t c = n + 1; c < node.end && enough; c = trie[c].end) {
       int32_t ns = dfa.next(st, trie[c].byte);
       if (ns >= 0) self(self, c, ns);
     }
   };
   dfs(dfs, 0, s);
+  return enough;
 }
 
 }  // namespace
@@ -47,50 +48,76 @@ void ordinarySuccessors(LazyDfa& dfa, int32_t s, const Vocabulary& v, std::vecto
 CompiledGrammar::Successors& CompiledGrammar::successorsLocked(int32_t s) {
   auto it = successors_.find(s);
   if (it != successors_.end()) return it->second;
-  Successors su;
-  ordinarySuccessors(*dfa_, s, *vocab_, su.ordinary);
-  for (auto& e : dfa_->state(s).tokenEdges) su.special.push_back(e);
-  successorBytes_ += 64 + 16 * su.special.size();
-  for (auto& o : su.ordinary) successorBytes_ += 48 + 8 * o.second.size();
-  return successors_.emplace(s, std::move(su)).first->second;
+  successorBytes_ += 96;
+  return successors_.emplace(s, Successors{}).first->second;
 }
 
-// Breadth first over token steps: layer d holds the states d tokens away. The first layer with an
-// accepting state gives the exact count; a search cut short at layer d (too many states) still
-// proves that no answer ends within d − 1 tokens.
-uint32_t CompiledGrammar::finishBoundLocked(int32_t s0) {
+// The distinct states one token leads to from `s`, walked once and kept.
+bool CompiledGrammar::endsLocked(int32_t s, size_t& work) {
+  if (successorsLocked(s).complete) return true;
+  std::vector<int32_t> ends;
+  int32_t last = kDead;
+  size_t before = work;
+  bool done = walkOrdinary(*dfa_, s, *vocab_, work, [&](int32_t st, uint32_t lo, uint32_t hi) {
+    if (lo < hi && st != last) ends.push_back(last = st);
+  });
+  budgetWork_ -= std::min(budgetWork_, before - work);
+  if (!done) return false;
+  for (auto& e : dfa_->state(s).tokenEdges) ends.push_back(e.second);
+  std::sort(ends.begin(), ends.end());
+  ends.erase(std::unique(ends.begin(), ends.end()), ends.end());
+  Successors& su = successorsLocked(s);  // the walk may have added DFA states, not successors
+  su.ends = std::move(ends);
+  su.complete = true;
+  successorBytes_ += 4 * su.ends.size();
+  return true;
+}
+
+// Breadth first over token steps, at most `limit` deep: layer d holds the states d tokens away.
+// The first layer with an accepting state gives the exact count; a search that stops at layer d
+// (the limit, too many states, or out of work) still proves that no answer ends within d − 1
+// tokens. Returns at most limit + 1, or a larger lower bound already known.
+uint32_t CompiledGrammar::finishBoundLocked(int32_t s0, uint32_t limit) {
   if (dfa_->state(s0).accepting) return 0;
-  Successors& own = successorsLocked(s0);
-  if (own.finish >= 0) return uint32_t(own.finish);
-  uint32_t bound = kFinishHorizon + 1;
+  {
+    const Successors& own = successorsLocked(s0);
+    if (own.finish >= 0 && (own.finishExact || uint32_t(own.finish) > limit)) return uint32_t(own.finish);
+  }
+  size_t work = std::min(kFinishWork, budgetWork_);
+  uint32_t bound = 0;  // 0: still searching
+  bool exact = false;
   std::vector<int32_t> frontier{s0}, next;
   std::unordered_set<int32_t> seen{s0};
-  for (uint32_t d = 1; d <= kFinishHorizon && bound > kFinishHorizon; d++) {
+  for (uint32_t d = 1; bound == 0; d++) {
+    if (d > limit) { bound = d; break; }
     next.clear();
-    for (size_t i = 0; i < frontier.size() && bound > kFinishHorizon; i++) {
-      Successors& su = successorsLocked(frontier[i]);
-      auto visit = [&](int32_t t) {
-        if (t < 0 || bound <= kFinishHorizon) return;
-        if (dfa_->state(t).accepting) { bound = d; return; }
-        if (!seen.insert(t).second) return;
-        if (seen.size() > kFinishStates) { bound = d; return; }
+    for (size_t i = 0; i < frontier.size() && bound == 0; i++) {
+      if (!endsLocked(frontier[i], work)) { bound = d; break; }
+      for (int32_t t : successorsLocked(frontier[i]).ends) {
+        if (t < 0) continue;
+        if (dfa_->state(t).accepting) { bound = d; exact = true; break; }
+        if (!seen.insert(t).second) continue;
+        if (seen.size() > kFinishStates) { bound = d; break; }
         next.push_back(t);
-      };
-      for (auto& o : su.ordinary) visit(o.first);
-      for (auto& e : su.special) visit(e.second);
+      }
     }
-    if (next.empty() && bound > kFinishHorizon) break;  // nothing goes on: no answer ends from here
+    if (bound == 0 && next.empty()) { bound = kFinishHorizon + 1; exact = true; }  // no answer ends from here
     frontier.swap(next);
   }
-  successorsLocked(s0).finish = int32_t(bound);
-  return bound;
+  bound = std::min(bound, kFinishHorizon + 1);
+  Successors& own = successorsLocked(s0);
+  if (exact || int32_t(bound) > own.finish) {
+    own.finish = int32_t(bound);
+    own.finishExact = exact;
+  }
+  return uint32_t(own.finish);
 }
 
 uint32_t CompiledGrammar::minTokensToFinish(int32_t state) {
   if (state == kTerminated) return 0;
   if (state < 0) return kFinishHorizon + 1;
   std::lock_guard<std::mutex> lock(mu_);
-  return finishBoundLocked(state);
+  return finishBoundLocked(state, kFinishHorizon);
 }
 
 // The NFA states of `s` inside a declared call that can still read something (its exit states,
@@ -106,43 +133,74 @@ std::vector<uint32_t> CompiledGrammar::liveCallStatesLocked(int32_t s) {
   return out;
 }
 
-// The bound for the call a step from `s` to `to` opens, or 0 when it opens none: `to` reads on
-// inside a call and `s` stood outside every call. Only the call's own states count: a trigger that
-// may also start text the parser reads as content (a call to an undeclared name) still opens one.
-uint32_t CompiledGrammar::openedCallBoundLocked(int32_t to) {
+// The bound (up to limit + 1) for the call a step from an outside state into `to` opens, or 0 when
+// it opens none. Only the call's own states count: a trigger that may also start text the parser
+// reads as content (a call to an undeclared name) still opens one.
+uint32_t CompiledGrammar::openedCallBoundLocked(int32_t to, uint32_t limit) {
   if (to < 0) return 0;
-  Successors& su = successorsLocked(to);
-  if (su.opened >= 0) return uint32_t(su.opened);
-  std::vector<uint32_t> live = liveCallStatesLocked(to);
-  uint32_t bound = 0;
-  if (!live.empty()) {
-    const int32_t inside = dfa_->intern(std::move(live));
-    bound = inside < 0 ? kFinishHorizon + 1 : finishBoundLocked(inside);
+  int32_t& opened = successorsLocked(to).opened;
+  if (opened == kOpensNone) return 0;
+  if (opened == kOpensNowhere) return kFinishHorizon + 1;
+  if (opened == kOpenedUnknown) {
+    std::vector<uint32_t> live = liveCallStatesLocked(to);
+    const bool none = live.empty();
+    const int32_t inside = none ? kDead : dfa_->intern(std::move(live));
+    successorsLocked(to).opened = none ? kOpensNone : inside < 0 ? kOpensNowhere : inside;
+    if (none) return 0;
+    if (inside < 0) return kFinishHorizon + 1;
   }
-  successorsLocked(to).opened = int32_t(bound);
-  return bound;
+  return finishBoundLocked(successorsLocked(to).opened, limit);
+}
+
+// For an outside state: the ordinary tokens that lead into a call (by end state) and the special
+// tokens, kept for limitToBudget. One trie walk, as a mask is.
+void CompiledGrammar::openingLocked(int32_t s) {
+  if (successorsLocked(s).openingReady) return;
+  std::vector<std::pair<int32_t, PosRanges>> groups;
+  std::unordered_map<int32_t, size_t> slot;
+  size_t unlimited = ~size_t(0);
+  walkOrdinary(*dfa_, s, *vocab_, unlimited, [&](int32_t st, uint32_t lo, uint32_t hi) {
+    if (lo >= hi) return;
+    auto it = slot.find(st);
+    if (it == slot.end()) it = slot.emplace(st, groups.size()).first, groups.push_back({st, {}});
+    appendRange(groups[it->second].second, lo, hi);
+  });
+  std::vector<std::pair<int32_t, PosRanges>> opening;
+  for (auto& g : groups)
+    if (!liveCallStatesLocked(g.first).empty()) opening.push_back(std::move(g));
+  Successors& su = successorsLocked(s);
+  su.opening = std::move(opening);
+  su.special.assign(dfa_->state(s).tokenEdges.begin(), dfa_->state(s).tokenEdges.end());
+  su.openingReady = true;
+  successorBytes_ += 16 * su.special.size();
+  for (auto& o : su.opening) successorBytes_ += 48 + 8 * o.second.size();
 }
 
 void CompiledGrammar::limitToBudget(int32_t state, uint32_t tokensLeft, uint32_t* out) {
   if (state < 0 || tokensLeft == 0 || tokensLeft > kFinishHorizon) return;
   std::lock_guard<std::mutex> lock(mu_);
-  Successors& own = successorsLocked(state);
-  if (own.outside < 0) own.outside = liveCallStatesLocked(state).empty() ? 1 : 0;
-  if (!own.outside) return;  // inside a call: a value is never shortened to fit
+  {
+    Successors& own = successorsLocked(state);
+    if (own.outside < 0) own.outside = liveCallStatesLocked(state).empty() ? 1 : 0;
+    if (!own.outside) return;  // inside a call: a value is never shortened to fit
+  }
+  openingLocked(state);
   const auto& order = vocab_->order();
+  const uint32_t rest = tokensLeft - 1;
   std::vector<uint32_t> cleared;
   auto clear = [&](uint32_t id) {
     const uint32_t bit = 1u << (id & 31);
     if (out[id >> 5] & bit) { out[id >> 5] &= ~bit; cleared.push_back(id); }
   };
   // References into successors_ stay valid while the bounds computed below add entries.
-  for (auto& o : own.ordinary) {
-    if (openedCallBoundLocked(o.first) <= tokensLeft - 1) continue;
+  const Successors& own = successorsLocked(state);
+  for (auto& o : own.opening) {
+    if (openedCallBoundLocked(o.first, rest) <= rest) continue;
     for (auto& r : o.second)
       for (uint32_t p = r.first; p < r.second; p++) clear(order[p]);
   }
   for (auto& e : own.special)
-    if (openedCallBoundLocked(e.second) > tokensLeft - 1) clear(e.first);
+    if (openedCallBoundLocked(e.second, rest) > rest) clear(e.first);
   if (cleared.empty()) return;
   const size_t words = vocab_->words();
   if (std::all_of(out, out + words, [](uint32_t w) { return w == 0; }))

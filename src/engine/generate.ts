@@ -6,7 +6,7 @@ import { getDialect } from "../dialects/index.js";
 import { promptParts } from "../dialects/prompt.js";
 import type { DialectSpec } from "../dialects/spec.js";
 import type { ToolChoice } from "../dialects/tools.js";
-import { compileGrammarAsync } from "../grammar/compile.js";
+import { compileGrammarAsync, FINISH_HORIZON } from "../grammar/compile.js";
 import { ContextLengthError, MaxTokensTooSmallError } from "./errors.js";
 import { assertDialectFits } from "./vocab-fit.js";
 import { checkGenerateOptions, optionNames } from "./options-check.js";
@@ -215,8 +215,9 @@ export async function prepareGeneration(model: LlamaModel, options: GenerateOpti
   const promptTokens = await model.native.tokenizePrompt(prompt);
   if (promptTokens.length >= model.contextSize) throw new ContextLengthError(promptTokens.length, model.contextSize);
   const grammar = ir ? (await compileGrammarAsync(ir, model.vocabulary)).native : undefined;
-  if (grammar && dialectOptions && callRequired(dialectOptions.toolChoice)) {
-    // The grammar's start needs a call: a maxTokens below its shortest one could only cut it.
+  if (grammar && dialectOptions && callRequired(dialectOptions.toolChoice) && maxTokens <= FINISH_HORIZON) {
+    // The grammar's start needs a call: a maxTokens below its shortest one could only cut it
+    // (the bound is known up to FINISH_HORIZON tokens, so a larger maxTokens needs no search).
     const matcher = new (loadNative().NativeMatcher)(grammar);
     const needed = matcher.minTokensToFinish();
     matcher.dispose();

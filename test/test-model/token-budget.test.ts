@@ -96,3 +96,29 @@ describe("token budget", () => {
     }
   });
 });
+
+describe("the shortest-call search on a schema with bounded strings", () => {
+  // Typed and bounded values make every token of a value lead to its own state: the search walks
+  // the vocabulary from each. It stops at a fixed amount of work (native/core/grammar_budget.cpp)
+  // and still gives a lower bound; it once ran for 10 s and grew the grammar by 800 MB here.
+  const bounded = [
+    { type: "function", function: { name: "configure", parameters: { type: "object", properties: { name: { type: "string", maxLength: 24 }, size: { type: "integer" }, mode: { enum: ["fast", "safe"] } }, required: ["name", "mode"] } } },
+    { type: "function", function: { name: "search", parameters: { type: "object", properties: { q: { type: "string" } }, required: ["q"] } } },
+  ];
+  it.each(["qwen3-coder", "hermes"])("%s: a lower bound on the call the model then makes, in bounded memory", async (dialect) => {
+    const g = compileGrammar(buildToolGrammar({ dialect, tools: bounded, toolChoice: "required", maxValueLength: 20 }), model.vocabulary);
+    const bound = g.createMatcher().minTokensToFinish();
+    expect(bound).toBeGreaterThan(5);
+    expect(g.memoryBytes).toBeLessThan(64 * 2 ** 20);
+    // Every call the model completes takes at least the bound (qwen3-coder: the end-of-turn bias
+    // makes the random model close its values; hermes rarely closes one within 200 tokens).
+    let completed = 0;
+    for (const seed of [1, 2, 3]) {
+      const r = await generate(model, { messages: [{ role: "user", content: "go" }], tools: bounded, dialect, toolChoice: "required", maxValueLength: 20, maxTokens: 200, seed, temperature: 1, logitBias: { 151657: 100, 151645: 110 } });
+      if (r.finishReason !== "tool_calls") continue;
+      completed++;
+      expect(r.tokens.length).toBeGreaterThanOrEqual(bound);
+    }
+    if (dialect === "qwen3-coder") expect(completed).toBeGreaterThan(0);
+  });
+});

@@ -96,7 +96,7 @@ function markers(text: string, c: Case): { opens: number; closes: number; stray:
       if (text.startsWith(OPEN, i + OPEN.length)) { open = false; continue; }
       // An undeclared name: its text (an opening its departing character begins included) is content.
       const end = namesUndeclared(text.slice(i + OPEN.length), form, names);
-      if (end !== false) { open = false; i += OPEN.length + end - 1; continue; }
+      if (typeof end === "number") { open = false; i += OPEN.length + end - 1; continue; }
       out.opens++; open = true;
     } else if (text.startsWith(CLOSE, i)) { if (open) out.closes++; else out.stray++; open = false; }
   }

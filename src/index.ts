@@ -1,5 +1,6 @@
 // toolmask: reliable tool calls from local models.
 export { Vocabulary } from "./vocab/vocabulary.js";
+export type { ShapeCacheStats } from "./native.js";
 export { TokenKind, type VocabularyData } from "./vocab/types.js";
 export { compileGrammar, compileGrammarAsync, CompiledGrammar, GrammarMatcher, FINISH_HORIZON, type GrammarInput, type CompileOptions, type RandomWalkOptions, type RandomWalk } from "./grammar/compile.js";
 export * from "./grammar/builders.js";

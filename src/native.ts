@@ -4,9 +4,26 @@ import { existsSync, readdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
-export interface NativeVocabulary { readonly size: number; readonly hash: string; readonly memoryBytes: number }
+export interface NativeVocabulary {
+  readonly size: number; readonly hash: string; readonly memoryBytes: number;
+  readonly shapeCache: ShapeCacheStats;
+  clearShapeCache(): void;
+}
+/** The loop-fragment shapes (string contents, free text, numbers) cached for a vocabulary. */
+export interface ShapeCacheStats {
+  /** Shapes cached now. */
+  readonly shapes: number;
+  /** Grammars compiled for the vocabulary that found a shape cached (each use of a shape counts once per grammar). */
+  readonly hits: number;
+  /** Shapes built because none was cached. */
+  readonly misses: number;
+  /** Table bytes of the cached shapes no grammar holds now (kept under 64 MiB, least recently used dropped first). */
+  readonly idleBytes: number;
+}
 export interface NativeGrammar {
   readonly stateCount: number; readonly memoryBytes: number; readonly compileMillis: number; readonly vocabularyHash: string;
+  /** memoryBytes without waiting for a mask being built (then the last measure). */
+  readonly measuredBytes: number;
   readonly maskFlushes: number;
   /** Whether dispose() was called (the other members then throw). */
   readonly disposed: boolean;

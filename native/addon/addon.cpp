@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 
+#include "../core/mask_prefetch.hpp"
 #include "../core/matcher.hpp"
 #include "../core/walk.hpp"
 #include "wraps.hpp"
@@ -76,7 +77,9 @@ class VocabWrap : public Napi::ObjectWrap<VocabWrap> {
   static Napi::Function Init(Napi::Env env) {
     return DefineClass(env, "NativeVocabulary",
                        {InstanceAccessor<&VocabWrap::Size>("size"), InstanceAccessor<&VocabWrap::Hash>("hash"),
-                        InstanceAccessor<&VocabWrap::Memory>("memoryBytes")});
+                        InstanceAccessor<&VocabWrap::Memory>("memoryBytes"),
+                        InstanceAccessor<&VocabWrap::Shapes>("shapeCache"),
+                        InstanceMethod<&VocabWrap::ClearShapes>("clearShapeCache")});
   }
   VocabWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<VocabWrap>(info) {
     Napi::Env env = info.Env();
@@ -99,11 +102,21 @@ class VocabWrap : public Napi::ObjectWrap<VocabWrap> {
     });
   }
   std::shared_ptr<const Vocabulary> vocab;
+  std::shared_ptr<ShapeCache> shapes = std::make_shared<ShapeCache>();  // shared by the grammars compiled for it
 
  private:
   Napi::Value Size(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), vocab->size()); }
   Napi::Value Hash(const Napi::CallbackInfo& info) { return hexHash(info.Env(), vocab->hash()); }
   Napi::Value Memory(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), double(vocab->memoryBytes())); }
+  Napi::Value Shapes(const Napi::CallbackInfo& info) {
+    Napi::Object o = Napi::Object::New(info.Env());
+    o.Set("shapes", double(shapes->size()));
+    o.Set("hits", double(shapes->hits()));
+    o.Set("misses", double(shapes->misses()));
+    o.Set("idleBytes", double(shapes->idleBytes()));
+    return o;
+  }
+  void ClearShapes(const Napi::CallbackInfo&) { shapes->clear(); }
 };
 
 // Per-environment constructors, so the addon also works in worker threads.
@@ -117,6 +130,7 @@ Napi::Function ctorOf(Napi::Env env, bool grammar) {
 
 CompileOptions compileOptions(const Napi::Value& v) {
   CompileOptions opts;
+  opts.precomputeLater = true;  // the start mask now, the rest on the prefetch thread (compiled())
   if (!v.IsObject()) return opts;
   auto o = v.As<Napi::Object>();
   auto num = [&](const char* key) -> std::optional<double> {
@@ -133,6 +147,15 @@ CompileOptions compileOptions(const Napi::Value& v) {
   return opts;
 }
 
+// A grammar as the addon compiles it: with the vocabulary's shape cache, its precompute carried on
+// in the background once it is ready.
+std::shared_ptr<CompiledGrammar> compiled(const std::string& ir, std::shared_ptr<const Vocabulary> vocab,
+                                          std::shared_ptr<ShapeCache> shapes, const CompileOptions& opts) {
+  auto g = std::make_shared<CompiledGrammar>(ir, std::move(vocab), opts, std::move(shapes));
+  precomputeInBackground(g);
+  return g;
+}
+
 // A NativeGrammar holds one reference to a compiled grammar; matchers and generations hold their
 // own. Its native memory is reported to V8 (so garbage collection weighs it) until dispose() or
 // collection; dispose() drops the reference at once, without waiting for a collection.
@@ -144,6 +167,7 @@ class GrammarWrap : public Napi::ObjectWrap<GrammarWrap> {
                         InstanceMethod<&GrammarWrap::Dispose>("dispose"),
                         InstanceAccessor<&GrammarWrap::States>("stateCount"),
                         InstanceAccessor<&GrammarWrap::Memory>("memoryBytes"),
+                        InstanceAccessor<&GrammarWrap::MemoryNoWait>("measuredBytes"),
                         InstanceAccessor<&GrammarWrap::CompileMs>("compileMillis"),
                         InstanceAccessor<&GrammarWrap::Flushes>("maskFlushes"),
                         InstanceAccessor<&GrammarWrap::Disposed>("disposed"),
@@ -159,10 +183,10 @@ class GrammarWrap : public Napi::ObjectWrap<GrammarWrap> {
       report(env);
       return;
     }
-    auto vocab = vocabularyArg(info);
+    VocabWrap* vocab = vocabularyArg(info);
     CompileOptions opts = compileOptions(info.Length() > 2 ? info[2] : env.Undefined());
     std::string ir = info[1].As<Napi::String>().Utf8Value();
-    grammar_ = guard(env, [&] { return std::make_shared<CompiledGrammar>(ir, vocab, opts); });
+    grammar_ = guard(env, [&] { return compiled(ir, vocab->vocab, vocab->shapes, opts); });
     report(env);
   }
   ~GrammarWrap() override { unreport(Env()); }
@@ -179,16 +203,16 @@ class GrammarWrap : public Napi::ObjectWrap<GrammarWrap> {
   std::shared_ptr<CompiledGrammar> grammar_;
   int64_t reported_ = 0;  // bytes reported to V8 as external memory
 
-  static std::shared_ptr<const Vocabulary> vocabularyArg(const Napi::CallbackInfo& info) {
+  static VocabWrap* vocabularyArg(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
     if (info.Length() < 2 || !info[0].IsObject() || !info[0].As<Napi::Object>().InstanceOf(ctorOf(env, false)) ||
         !info[1].IsString())
       throw Napi::TypeError::New(env, "NativeGrammar(vocabulary: NativeVocabulary, irJson: string, options?)");
-    return VocabWrap::Unwrap(info[0].As<Napi::Object>())->vocab;
+    return VocabWrap::Unwrap(info[0].As<Napi::Object>());
   }
   // Brings V8's count of this object's external memory up to date.
-  void report(Napi::Env env) {
-    int64_t now = grammar_ ? int64_t(grammar_->memoryBytes()) : 0;
+  void report(Napi::Env env, bool wait = false) {
+    int64_t now = grammar_ ? int64_t(wait ? grammar_->memoryBytes() : grammar_->memoryBytesNoWait()) : 0;
     if (now != reported_) Napi::MemoryManagement::AdjustExternalMemory(env, now - reported_);
     reported_ = now;
   }
@@ -199,15 +223,15 @@ class GrammarWrap : public Napi::ObjectWrap<GrammarWrap> {
 
   class CompileWorker : public Napi::AsyncWorker {
    public:
-    CompileWorker(Napi::Env env, std::shared_ptr<const Vocabulary> vocab, std::string ir, CompileOptions opts)
+    CompileWorker(Napi::Env env, const VocabWrap& vocab, std::string ir, CompileOptions opts)
         : Napi::AsyncWorker(env, "toolmask.compileGrammar"), deferred_(Napi::Promise::Deferred::New(env)),
-          vocab_(std::move(vocab)), ir_(std::move(ir)), opts_(opts) {}
+          vocab_(vocab.vocab), shapes_(vocab.shapes), ir_(std::move(ir)), opts_(opts) {}
     Napi::Promise promise() { return deferred_.Promise(); }
 
    protected:
     void Execute() override {
       try {
-        grammar_ = std::make_shared<CompiledGrammar>(ir_, vocab_, opts_);
+        grammar_ = compiled(ir_, vocab_, shapes_, opts_);
       } catch (const GrammarLimitError& e) {
         limit_ = e.limit;
         SetError(e.what());
@@ -223,6 +247,7 @@ class GrammarWrap : public Napi::ObjectWrap<GrammarWrap> {
    private:
     Napi::Promise::Deferred deferred_;
     std::shared_ptr<const Vocabulary> vocab_;
+    std::shared_ptr<ShapeCache> shapes_;
     std::string ir_;
     CompileOptions opts_;
     std::shared_ptr<CompiledGrammar> grammar_;
@@ -231,7 +256,7 @@ class GrammarWrap : public Napi::ObjectWrap<GrammarWrap> {
 
   static Napi::Value CompileAsync(const Napi::CallbackInfo& info) {
     auto vocab = vocabularyArg(info);
-    auto* w = new CompileWorker(info.Env(), vocab, info[1].As<Napi::String>().Utf8Value(),
+    auto* w = new CompileWorker(info.Env(), *vocab, info[1].As<Napi::String>().Utf8Value(),
                                 compileOptions(info.Length() > 2 ? info[2] : info.Env().Undefined()));
     Napi::Promise p = w->promise();
     w->Queue();
@@ -247,6 +272,11 @@ class GrammarWrap : public Napi::ObjectWrap<GrammarWrap> {
     return Napi::Number::New(info.Env(), double(guard(info.Env(), [&] { return grammar(info.Env())->stateCount(); })));
   }
   Napi::Value Memory(const Napi::CallbackInfo& info) {
+    if (!grammar_) return Napi::Number::New(info.Env(), 0);
+    report(info.Env(), true);
+    return Napi::Number::New(info.Env(), double(reported_));
+  }
+  Napi::Value MemoryNoWait(const Napi::CallbackInfo& info) {
     if (!grammar_) return Napi::Number::New(info.Env(), 0);
     report(info.Env());
     return Napi::Number::New(info.Env(), double(reported_));

@@ -14,8 +14,8 @@ double millisSince(std::chrono::steady_clock::time_point t0) {
 }  // namespace
 
 CompiledGrammar::CompiledGrammar(const std::string& irJson, std::shared_ptr<const Vocabulary> vocab,
-                                 const CompileOptions& opts)
-    : vocab_(std::move(vocab)) {
+                                 const CompileOptions& opts, std::shared_ptr<ShapeCache> shapes)
+    : vocab_(std::move(vocab)), shapeCache_(shapes ? std::move(shapes) : std::make_shared<ShapeCache>()) {
   auto t0 = std::chrono::steady_clock::now();
   try {
     ir_ = json::parse(irJson);
@@ -40,19 +40,35 @@ CompiledGrammar::CompiledGrammar(const std::string& irJson, std::shared_ptr<cons
   dfa_ = std::make_unique<LazyDfa>(std::move(builder));
   start_ = dfa_->start();
   if (start_ < 0) throw GrammarError("the grammar accepts nothing (every path is empty or exceeds the recursion depth)");
-  precompute(opts);
+  pre_.maxStates = opts.precomputeStates;
+  pre_.maxMillis = opts.precomputeMillis;
+  pre_.maxBytes = opts.precomputeBytes;
+  if (opts.precomputeLater) {
+    if (pre_.maxStates > 0) precomputeStep();  // the start state: the first mask any matcher needs
+  } else {
+    while (precomputeStep() == Precompute::More) {}
+  }
   compileMs_ = millisSince(t0);
+  memoryBytes();
+}
+
+CompiledGrammar::~CompiledGrammar() {
+  // The masks point into the shapes: they go first, then the shapes, then the cache may drop them.
+  dfa_.reset();
+  fragments_.clear();
+  shapes_.clear();
+  shapeCache_->trim();
 }
 
 int32_t CompiledGrammar::stepBytes(int32_t state, const uint8_t* p, size_t n) {
   if (state < 0) return kDead;
-  std::lock_guard<std::mutex> lock(mu_);
+  const Foreground lock(*this);
   return dfa_->walk(state, p, n);
 }
 
 int32_t CompiledGrammar::stepToken(int32_t state, uint32_t id) {
   if (state < 0) return kDead;
-  std::lock_guard<std::mutex> lock(mu_);
+  const Foreground lock(*this);
   switch (vocab_->kind(id)) {
     case TokenKind::Normal: {
       size_t len;
@@ -74,13 +90,29 @@ int32_t CompiledGrammar::stepToken(int32_t state, uint32_t id) {
 bool CompiledGrammar::accepting(int32_t state) {
   if (state == kTerminated) return true;
   if (state < 0) return false;
-  std::lock_guard<std::mutex> lock(mu_);
+  const Foreground lock(*this);
   return dfa_->state(state).accepting;
 }
 
-// If every NFA state of `s` lies in one loop fragment (plus, when its exit is
-// reachable, exactly what follows the exit), its mask is the fragment's shared
-// mask plus those tokens that leave the fragment mid-token and fit what follows.
+namespace {
+// The finished bitmask in place of a shared base and its exceptions, for a mask with too many
+// exceptions to replay on every fill (specials are added after this, so none are set yet).
+void materialize(StateMask& out, const Vocabulary& v) {
+  std::vector<uint32_t> bits(v.words());
+  out.fill(bits.data(), v);
+  out.base = nullptr;
+  out.ids.clear();
+  out.extra.clear();
+  out.remove.clear();
+  out.rep = MaskRep::Bits;
+  out.bits = std::move(bits);
+}
+}  // namespace
+
+// If `s` has NFA states in a loop fragment, its mask is the fragment's shared mask, plus those
+// tokens that leave the fragment mid-token and fit what follows, plus (an NFA takes a token from a
+// set of states iff from one of them) what the states outside it allow, walked here. Bounded
+// repetitions' copies take only states whose outside part is exactly what follows their exit.
 bool CompiledGrammar::fragmentMask(int32_t s, StateMask& out) {
   const Nfa& nfa = dfa_->nfa();
   const std::vector<uint32_t>& set = dfa_->state(s).nfa;
@@ -101,18 +133,27 @@ bool CompiledGrammar::fragmentMask(int32_t s, StateMask& out) {
   }
   bool counted = fr.copy >= 0;
   bool exits = counted ? !outside.empty() : std::binary_search(inside.begin(), inside.end(), fr.out);
-  if (exits ? outside != info.exitClosure : !outside.empty()) return false;
-  if (!info.mini) {
-    Mini& slot = minis_[*fr.shape];
-    if (!slot.dfa) {
+  int32_t other = kDead;  // the outside states' own DFA state, where they are more than the exit's closure
+  if (exits ? outside != info.exitClosure : !outside.empty()) {
+    if (counted) return false;
+    other = dfa_->intern(std::vector<uint32_t>(outside));
+    // Their closure reaching back into the fragment would walk it whole: no gain.
+    if (other >= 0) for (uint32_t n : dfa_->state(other).nfa) if (nfa.fragmentOf[n] == f) return false;
+  }
+  if (!info.shape) {
+    std::shared_ptr<Shape>& held = shapes_[*fr.shape];
+    if (!held) {
       NfaLimits lim;
       lim.vocabSize = vocab_->size();
       lim.maxStates = maxStates_;
-      slot.dfa = std::make_unique<LazyDfa>(buildFragmentNfa(*fr.node, lim));
+      // The automaton depends on the shape and the state limit alone: the key names both.
+      held = shapeCache_->get(*fr.shape + '\0' + std::to_string(maxStates_), maxTableBytes_,
+                              [&] { return std::make_unique<LazyDfa>(buildFragmentNfa(*fr.node, lim)); });
     }
-    info.mini = &slot;
+    info.shape = held.get();
   }
-  Mini& mm = *info.mini;
+  Shape& mm = *info.shape;
+  std::lock_guard<std::mutex> shapeLock(mm.mu);
   LazyDfa& mini = *mm.dfa;
   // A bounded repetition's copy maps onto the item inside its loop: the loop is state 1
   // (and the mini's accept), the item's states start at 2.
@@ -138,15 +179,29 @@ bool CompiledGrammar::fragmentMask(int32_t s, StateMask& out) {
     if (dfa_->walk(s, p, len) >= 0) out.extra.push_back(id);
   }
   if (counted) limitItems(s, mm, x, fr.maxCount - uint32_t(fr.copy), out);
+  if (other >= 0) {
+    PosRanges rejected, uncertain;
+    StateMask theirs;
+    walkTrie(*dfa_, other, *vocab_, false, rejected, uncertain);
+    encodeMask(*vocab_, rejected, uncertain, theirs);
+    if (theirs.rep == MaskRep::Accept && out.extra.size() + theirs.ids.size() <= kMaterializeLimit) {
+      out.extra.insert(out.extra.end(), theirs.ids.begin(), theirs.ids.end());
+    } else {
+      materialize(out, *vocab_);
+      std::vector<uint32_t> more(vocab_->words());
+      theirs.fill(more.data(), *vocab_);
+      for (size_t w = 0; w < more.size(); w++) out.bits[w] |= more[w];
+    }
+  }
   return true;
 }
 
 // How many items of the loop each token uses from mini state x (0: the loop refuses it).
-const CompiledGrammar::Mini::ItemsUsed& CompiledGrammar::itemsUsed(Mini& mm, int32_t x) {
+const Shape::ItemsUsed& CompiledGrammar::itemsUsed(Shape& mm, int32_t x) {
   auto it = mm.itemsUsed.find(x);
   if (it != mm.itemsUsed.end()) return it->second;
   LazyDfa& mini = *mm.dfa;
-  Mini::ItemsUsed r;
+  Shape::ItemsUsed r;
   std::vector<uint8_t>& used = r.perToken;
   used.assign(vocab_->size(), 0);
   for (uint32_t id : vocab_->order()) {
@@ -168,9 +223,9 @@ const CompiledGrammar::Mini::ItemsUsed& CompiledGrammar::itemsUsed(Mini& mm, int
 
 // A copy of a bounded repetition with `budget` items left: the loop's tokens that would
 // need more are refused, unless leaving the repetition mid-token lets them through.
-void CompiledGrammar::limitItems(int32_t s, Mini& mm, int32_t x, uint32_t budget, StateMask& out) {
+void CompiledGrammar::limitItems(int32_t s, Shape& mm, int32_t x, uint32_t budget, StateMask& out) {
   if (budget >= 255) return;
-  const Mini::ItemsUsed& u = itemsUsed(mm, x);
+  const Shape::ItemsUsed& u = itemsUsed(mm, x);
   if (budget >= u.max) return;
   const std::vector<uint8_t>& used = u.perToken;
   for (uint32_t id : vocab_->order()) {
@@ -179,17 +234,7 @@ void CompiledGrammar::limitItems(int32_t s, Mini& mm, int32_t x, uint32_t budget
     const uint8_t* p = vocab_->tokenBytes(id, len);
     if (dfa_->walk(s, p, len) < 0) out.remove.push_back(id);
   }
-  if (out.remove.size() > kMaterializeLimit) {
-    // Too many exceptions to replay on every fill: keep the finished bitmask instead.
-    std::vector<uint32_t> bits(vocab_->words());
-    out.fill(bits.data(), *vocab_);  // specials are added after this, so none are set yet
-    out.base = nullptr;
-    out.ids.clear();
-    out.extra.clear();
-    out.remove.clear();
-    out.rep = MaskRep::Bits;
-    out.bits = std::move(bits);
-  }
+  if (out.remove.size() > kMaterializeLimit) materialize(out, *vocab_);  // too many to replay on every fill
 }
 
 void CompiledGrammar::computeMask(int32_t s, StateMask& out) {
@@ -221,13 +266,13 @@ const StateMask& CompiledGrammar::ensureMask(int32_t s) {
 
 void CompiledGrammar::fillMask(int32_t state, uint32_t* out) {
   if (state < 0) { std::fill(out, out + vocab_->words(), 0u); return; }
-  std::lock_guard<std::mutex> lock(mu_);
+  const Foreground lock(*this);
   ensureMask(state).fill(out, *vocab_);
 }
 
 void CompiledGrammar::buildMask(int32_t state) {
   if (state < 0) return;
-  std::lock_guard<std::mutex> lock(mu_);
+  const Foreground lock(*this);
   ensureMask(state);
 }
 
@@ -238,14 +283,14 @@ bool CompiledGrammar::maskKnownBuilt(int32_t state) {
 
 bool CompiledGrammar::hasAllowedToken(int32_t state) {
   if (state < 0) return false;
-  std::lock_guard<std::mutex> lock(mu_);
+  const Foreground lock(*this);
   return !ensureMask(state).empty(*vocab_);
 }
 
 ForcedRun CompiledGrammar::forcedRun(int32_t state, size_t max) {
   ForcedRun out;
   if (state < 0) return out;
-  std::lock_guard<std::mutex> lock(mu_);
+  const Foreground lock(*this);
   for (;;) {
     int b = dfa_->forcedByte(state);
     if (b < 0) {
@@ -261,7 +306,7 @@ ForcedRun CompiledGrammar::forcedRun(int32_t state, size_t max) {
 
 std::vector<uint32_t> CompiledGrammar::allowedSpecials(int32_t state) {
   if (state < 0) return {};
-  std::lock_guard<std::mutex> lock(mu_);
+  const Foreground lock(*this);
   const DfaState& d = dfa_->state(state);
   std::vector<uint32_t> out;
   for (auto& e : d.tokenEdges) out.push_back(e.first);
@@ -269,43 +314,53 @@ std::vector<uint32_t> CompiledGrammar::allowedSpecials(int32_t state) {
   return out;
 }
 
-void CompiledGrammar::precompute(const CompileOptions& opts) {
+CompiledGrammar::Precompute CompiledGrammar::precomputeStep() {
+  // A matcher waiting for the lock goes first: the background takes it only when nobody waits.
+  if (waiting_.load() > 0) return Precompute::Busy;
+  const Foreground lock(*this);
   auto t0 = std::chrono::steady_clock::now();
-  std::lock_guard<std::mutex> lock(mu_);
   // Breadth first over every byte class: masks for the states a walk meets first.
-  size_t bytes = 0;
-  for (size_t i = 0; i < dfa_->size() && i < opts.precomputeStates; i++) {
-    if (millisSince(t0) > opts.precomputeMillis || bytes > opts.precomputeBytes) break;
-    bytes += ensureMask(int32_t(i)).memoryBytes() + 64 * dfa_->classes();
-    ensureMask(int32_t(i));
-    for (size_t c = 0; c < dfa_->classes(); c++) dfa_->next(int32_t(i), dfa_->classRep(c));
-  }
+  if (pre_.next >= dfa_->size() || pre_.next >= pre_.maxStates || pre_.millis > pre_.maxMillis || pre_.bytes > pre_.maxBytes)
+    return Precompute::Done;
+  auto i = int32_t(pre_.next++);
+  pre_.bytes += ensureMask(i).memoryBytes() + 64 * dfa_->classes();
+  for (size_t c = 0; c < dfa_->classes(); c++) dfa_->next(i, dfa_->classRep(c));
+  pre_.millis += millisSince(t0);
+  return Precompute::More;
 }
 
 size_t CompiledGrammar::stateCount() {
-  std::lock_guard<std::mutex> lock(mu_);
+  const Foreground lock(*this);
   size_t n = dfa_->size();
-  for (auto& m : minis_) n += m.second.dfa->size();
+  for (auto& m : shapes_) {
+    std::lock_guard<std::mutex> shapeLock(m.second->mu);
+    n += m.second->dfa->size();
+  }
   return n;
 }
 
 size_t CompiledGrammar::memoryBytes() {
-  std::lock_guard<std::mutex> lock(mu_);
+  const Foreground lock(*this);
   return memoryBytesLocked();
 }
 
+size_t CompiledGrammar::memoryBytesNoWait() {
+  std::unique_lock<std::mutex> lock(mu_, std::try_to_lock);
+  return lock.owns_lock() ? memoryBytesLocked() : lastBytes_.load();
+}
+
 size_t CompiledGrammar::maskFlushes() {
-  std::lock_guard<std::mutex> lock(mu_);
+  const Foreground lock(*this);
   return flushes_;
 }
 
 void CompiledGrammar::flushMasks() {
   for (size_t i = 0; i < dfa_->size(); i++) dfa_->state(int32_t(i)).mask.reset();
-  for (auto& m : minis_) {
-    for (size_t i = 0; i < m.second.dfa->size(); i++) m.second.dfa->state(int32_t(i)).mask.reset();
-    m.second.memo.clear();
-    m.second.itemsUsed.clear();
-  }
+  // The shapes are shared with other grammars: this one lets go of them (and takes them from the
+  // cache again on use; one grown past maxTableBytes is then replaced by a fresh one).
+  for (auto& f : fragments_) f.shape = nullptr;
+  shapes_.clear();
+  shapeCache_->trim();
   successors_.clear();  // token successors and finish bounds: rebuilt on use like the masks
   successorBytes_ = 0;
   budgetWork_ = kBudgetWork;
@@ -316,20 +371,23 @@ void CompiledGrammar::flushMasks() {
 size_t CompiledGrammar::memoryBytesLocked() {
   // Measured again only after the grammar grew (new states or masks): the sum walks every state.
   size_t miniStates = 0;
-  for (auto& m : minis_) miniStates += m.second.dfa->size();
+  for (auto& m : shapes_) {
+    std::lock_guard<std::mutex> shapeLock(m.second->mu);
+    miniStates += m.second->dfa->size() + m.second->memo.size() + m.second->itemsUsed.size();
+  }
   const size_t key[4] = {dfa_->size(), dfa_->nfa().states.size(), masksBuilt_, miniStates};
-  if (std::equal(key, key + 4, bytesKey_)) return bytes_ + successorBytes_;
+  if (std::equal(key, key + 4, bytesKey_)) return lastBytes_ = bytes_ + successorBytes_;
   std::copy(key, key + 4, bytesKey_);
   if (!irBytes_) irBytes_ = json::memoryBytes(ir_);
   size_t total = sizeof(*this) + irBytes_ + dfa_->memoryBytes();
-  for (auto& m : minis_) {
-    total += m.second.dfa->memoryBytes();
-    for (auto& e : m.second.memo) total += 48 + 8 * (e.second.rejected.size() + e.second.uncertain.size());
-    for (auto& e : m.second.itemsUsed) total += 48 + e.second.perToken.size();
+  // Shapes held count in full here, though other grammars may hold them too: an upper bound.
+  for (auto& m : shapes_) {
+    std::lock_guard<std::mutex> shapeLock(m.second->mu);
+    total += m.second->memoryBytesLocked();
   }
   for (auto& f : fragments_) total += sizeof(f) + 4 * f.exitClosure.size();
   bytes_ = total;
-  return bytes_ + successorBytes_;
+  return lastBytes_ = bytes_ + successorBytes_;
 }
 
 }  // namespace toolmask

@@ -1,8 +1,10 @@
 // A compiled grammar: the NFA determinised lazily into states shared by every
 // matcher, each state's token mask computed once and kept in compact form.
 // States inside a loop fragment (free text, string contents) share one mask per
-// fragment shape; only tokens that leave the fragment mid-token are resolved per place.
+// fragment shape, across every grammar of the vocabulary (shape_cache.hpp); only tokens that leave
+// the fragment mid-token are resolved per place.
 #pragma once
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -12,6 +14,7 @@
 #include "dfa.hpp"
 #include "json.hpp"
 #include "mask.hpp"
+#include "shape_cache.hpp"
 
 namespace toolmask {
 
@@ -31,11 +34,20 @@ struct CompileOptions {
   size_t precomputeStates = 4096;  // masks computed eagerly at compile time, breadth first...
   double precomputeMillis = 50;    // ...within this time...
   size_t precomputeBytes = 8 << 20;  // ...and this much table memory; the rest on first use
+  // The constructor builds the start state's mask alone and leaves the rest of the precompute to
+  // precomputeStep() calls (mask_prefetch.hpp's precomputeInBackground makes them on its thread).
+  bool precomputeLater = false;
 };
 
 class CompiledGrammar {
  public:
-  CompiledGrammar(const std::string& irJson, std::shared_ptr<const Vocabulary> vocab, const CompileOptions& opts);
+  // `shapes`: the vocabulary's fragment cache, shared by the grammars compiled for it (none: this
+  // grammar keeps its own).
+  CompiledGrammar(const std::string& irJson, std::shared_ptr<const Vocabulary> vocab, const CompileOptions& opts,
+                  std::shared_ptr<ShapeCache> shapes = nullptr);
+  ~CompiledGrammar();
+  CompiledGrammar(const CompiledGrammar&) = delete;
+  CompiledGrammar& operator=(const CompiledGrammar&) = delete;
 
   const Vocabulary& vocab() const { return *vocab_; }
   int32_t start() const { return start_; }
@@ -70,21 +82,24 @@ class CompiledGrammar {
   // cut), nor is text. Never clears the last allowed token. Only budgets up to kFinishHorizon act.
   void limitToBudget(int32_t state, uint32_t tokensLeft, uint32_t* out);
 
+  // One more state of the breadth-first precompute (under the lock, so a matcher waits at most one
+  // state's mask): Done once its budgets (precomputeStates / Millis / Bytes) are spent, Busy (and
+  // nothing done) while a caller waits for the lock.
+  enum class Precompute { More, Done, Busy };
+  Precompute precomputeStep();
+
   size_t stateCount();
   size_t memoryBytes();
+  // The same without waiting for a mask in progress (a matcher's or the background precompute's):
+  // then the last measure.
+  size_t memoryBytesNoWait();
   double compileMillis() const { return compileMs_; }
   size_t maskFlushes();  // times the masks were dropped for maxTableBytes
   size_t maxStates() const { return maxStates_; }
 
  private:
-  struct Mini {
-    std::unique_ptr<LazyDfa> dfa;
-    SubtreeMemo memo;  // first-byte subtrees, shared by the fragment's states
-    struct ItemsUsed { std::vector<uint8_t> perToken; uint8_t max = 0; };
-    std::unordered_map<int32_t, ItemsUsed> itemsUsed;  // per loop state
-  };
   struct FragmentInfo {
-    Mini* mini = nullptr;                    // shared by every fragment of the same shape
+    Shape* shape = nullptr;                  // shared by every fragment of the same shape (held in shapes_)
     bool exitReady = false;
     std::vector<uint32_t> exitClosure;       // closure of `out` outside the fragment
   };
@@ -93,7 +108,8 @@ class CompiledGrammar {
   json::Value ir_;  // fragments point into it
   std::unique_ptr<LazyDfa> dfa_;
   std::vector<FragmentInfo> fragments_;
-  std::unordered_map<std::string, Mini> minis_;
+  std::shared_ptr<ShapeCache> shapeCache_;  // per vocabulary, shared with other grammars
+  std::unordered_map<std::string, std::shared_ptr<Shape>> shapes_;  // the shapes this grammar holds
   int32_t start_ = 0;
   std::mutex mu_;
   double compileMs_ = 0;
@@ -103,6 +119,7 @@ class CompiledGrammar {
   size_t masksBuilt_ = 0;
   size_t bytesKey_[4] = {~size_t(0), 0, 0, 0};  // what memoryBytes() last measured at
   size_t bytes_ = 0;
+  std::atomic<size_t> lastBytes_{0};  // memoryBytesLocked's last answer
   size_t irBytes_ = 0;
 
   // Per DFA state, for the token budget (grammar_budget.cpp): the distinct states its tokens lead
@@ -135,9 +152,29 @@ class CompiledGrammar {
   const StateMask& ensureMask(int32_t s);
   void computeMask(int32_t s, StateMask& out);
   bool fragmentMask(int32_t s, StateMask& out);
-  const Mini::ItemsUsed& itemsUsed(Mini& mm, int32_t x);
-  void limitItems(int32_t s, Mini& mm, int32_t x, uint32_t budget, StateMask& out);
-  void precompute(const CompileOptions& opts);
+  const Shape::ItemsUsed& itemsUsed(Shape& mm, int32_t x);
+  void limitItems(int32_t s, Shape& mm, int32_t x, uint32_t budget, StateMask& out);
+  struct PrecomputeState {
+    size_t next = 0, maxStates = 0, bytes = 0, maxBytes = 0;
+    double millis = 0, maxMillis = 0;  // time spent in precomputeStep, not since compile
+  } pre_;
+  // The lock as every caller but the background precompute takes it: counted in waiting_ while it
+  // waits, so precomputeStep leaves the lock to it.
+  std::atomic<int> waiting_{0};
+  class Foreground {
+   public:
+    explicit Foreground(CompiledGrammar& g) : g_(g) {
+      g_.waiting_++;
+      g_.mu_.lock();
+      g_.waiting_--;
+    }
+    ~Foreground() { g_.mu_.unlock(); }
+    Foreground(const Foreground&) = delete;
+    Foreground& operator=(const Foreground&) = delete;
+
+   private:
+    CompiledGrammar& g_;
+  };
   size_t memoryBytesLocked();
   void flushMasks();
 };

@@ -116,7 +116,7 @@ uint32_t CompiledGrammar::finishBoundLocked(int32_t s0, uint32_t limit) {
 uint32_t CompiledGrammar::minTokensToFinish(int32_t state) {
   if (state == kTerminated) return 0;
   if (state < 0) return kFinishHorizon + 1;
-  std::lock_guard<std::mutex> lock(mu_);
+  const Foreground lock(*this);
   return finishBoundLocked(state, kFinishHorizon);
 }
 
@@ -178,7 +178,7 @@ void CompiledGrammar::openingLocked(int32_t s) {
 
 void CompiledGrammar::limitToBudget(int32_t state, uint32_t tokensLeft, uint32_t* out) {
   if (state < 0 || tokensLeft == 0 || tokensLeft > kFinishHorizon) return;
-  std::lock_guard<std::mutex> lock(mu_);
+  const Foreground lock(*this);
   {
     Successors& own = successorsLocked(state);
     if (own.outside < 0) own.outside = liveCallStatesLocked(state).empty() ? 1 : 0;

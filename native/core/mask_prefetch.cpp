@@ -32,22 +32,49 @@ class Prefetcher {
     wake_.notify_one();
   }
 
+  void pushBackground(const std::shared_ptr<CompiledGrammar>& g) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (background_.size() >= kMaxQueued) background_.pop_front();
+      background_.emplace_back(g);
+    }
+    wake_.notify_one();
+  }
+
  private:
   static constexpr size_t kMaxQueued = 64;
 
   void run() {
     for (;;) {
       std::pair<std::shared_ptr<CompiledGrammar>, int32_t> job;
+      std::shared_ptr<CompiledGrammar> later;
       {
         std::unique_lock<std::mutex> lock(mu_);
         // wait_for, not wait: the prebuild must load with libstdc++ 3.4.29 (see batch_engine.cpp).
-        while (!stop_ && queue_.empty()) wake_.wait_for(lock, std::chrono::hours(1));
+        while (!stop_ && queue_.empty() && background_.empty()) wake_.wait_for(lock, std::chrono::hours(1));
+        // Every background grammar had a caller at its lock last turn: let them have it a moment.
+        if (busyTurns_ > 0 && busyTurns_ >= background_.size() && queue_.empty()) {
+          wake_.wait_for(lock, std::chrono::microseconds(200));
+          busyTurns_ = 0;
+        }
         if (stop_) return;
-        job = std::move(queue_.front());
-        queue_.pop_front();
+        if (!queue_.empty()) {  // a matcher's next state first: sampling may wait for it
+          job = std::move(queue_.front());
+          queue_.pop_front();
+        } else {
+          later = background_.front().lock();
+          background_.pop_front();
+        }
       }
       try {
-        job.first->buildMask(job.second);
+        if (job.first) {
+          job.first->buildMask(job.second);
+        } else if (later) {
+          CompiledGrammar::Precompute r = later->precomputeStep();
+          std::lock_guard<std::mutex> lock(mu_);
+          busyTurns_ = r == CompiledGrammar::Precompute::Busy ? busyTurns_ + 1 : 0;
+          if (r != CompiledGrammar::Precompute::Done) background_.emplace_back(later);  // its next turn after the others'
+        }
       } catch (const std::exception&) {
         // A grammar past its limits: the decode thread meets the same error where it is reported.
       }
@@ -57,6 +84,8 @@ class Prefetcher {
   std::mutex mu_;
   std::condition_variable wake_;
   std::deque<std::pair<std::shared_ptr<CompiledGrammar>, int32_t>> queue_;
+  std::deque<std::weak_ptr<CompiledGrammar>> background_;  // grammars with precompute left
+  size_t busyTurns_ = 0;  // background turns in a row that found a caller at the grammar's lock
   bool stop_ = false;
   std::thread thread_;  // last: started once the rest exists
 };
@@ -67,6 +96,10 @@ Prefetcher& prefetcher() {
 }
 
 }  // namespace
+
+void precomputeInBackground(const std::shared_ptr<CompiledGrammar>& grammar) {
+  if (grammar) prefetcher().pushBackground(grammar);
+}
 
 void prefetchMask(std::shared_ptr<CompiledGrammar> grammar, int32_t state) {
   // Most states are built already: then the caller (on the decode thread) pays one lock, not a

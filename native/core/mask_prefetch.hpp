@@ -1,6 +1,7 @@
 // Computes grammar states' masks on a background thread: a matcher that has just accepted a token
 // asks for its new state's mask here, and while the model runs its next forward pass the mask is
 // built, so a state reached for the first time costs sampling nothing when the pass is the longer.
+// When it has no such request, the same thread carries on grammars' precompute (one state at a time).
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -11,5 +12,11 @@ namespace toolmask {
 
 // Queues the mask of `state`; returns at once. Masks already built cost one lookup there.
 void prefetchMask(std::shared_ptr<CompiledGrammar> grammar, int32_t state);
+
+// Runs the rest of the grammar's breadth-first precompute (compiled with precomputeLater) on the
+// prefetch thread, one state whenever no prefetch is waiting, grammars taking turns. A grammar
+// released meanwhile is dropped (the thread holds it only during a step); of more than 64 grammars
+// waiting, the oldest stop where they are (their masks are built on first use).
+void precomputeInBackground(const std::shared_ptr<CompiledGrammar>& grammar);
 
 }  // namespace toolmask

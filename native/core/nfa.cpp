@@ -59,6 +59,21 @@ bool loops(const json::Value& n) {
   if (t->str == "repeat") { const json::Value* mx = n.get("max"); return mx && mx->kind == json::Kind::Null; }
   return false;
 }
+// A loop inside `n` (not `n` itself): such a node is no fragment, its inner loops are. A shape
+// holding another loop and the structure around it (a whole tool call in the loop of calls,
+// where its markers are text) names the grammar's own tools, so no other grammar could share it.
+bool holdsLoop(const json::Value& n) {
+  for (const char* key : {"item", "items"}) {
+    const json::Value* c = n.get(key);
+    if (!c) continue;
+    if (c->kind == json::Kind::Array) {
+      for (auto& x : c->arr) if (x.kind == json::Kind::Object && (loops(x) || holdsLoop(x))) return true;
+    } else if (c->kind == json::Kind::Object && (loops(*c) || holdsLoop(*c))) {
+      return true;
+    }
+  }
+  return false;
+}
 }  // namespace
 
 bool nullable(const json::Value& n) {
@@ -80,7 +95,7 @@ bool nullable(const json::Value& n) {
 }
 
 Frag NfaBuilder::Impl::build(const json::Value& n, const std::string& path) {
-  if (!lazy || insideFragment || n.kind != json::Kind::Object || !loops(n) || !plain(n)) return buildNode(n, path);
+  if (!lazy || insideFragment || n.kind != json::Kind::Object || !loops(n) || !plain(n) || holdsLoop(n)) return buildNode(n, path);
   std::string text = json::canonical(n);
   uint32_t base = uint32_t(nfa.states.size());
   Frag f;

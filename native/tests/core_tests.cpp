@@ -2,20 +2,23 @@
 // `npm run test:native:sanitize`. A synthetic byte-level vocabulary (every byte,
 // then multi-byte tokens), grammars of every construct, random walks checking
 // that the mask and acceptToken agree and never strand a walk, and bad input.
+#include <atomic>
 #include <cstdio>
 #include <cstring>
 #include <memory>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "../core/fast_forward.hpp"
+#include "../core/mask_prefetch.hpp"
 #include "../core/matcher.hpp"
 #include "../core/walk.hpp"
 
 using namespace toolmask;
 
-static int failures = 0;
+static std::atomic<int> failures{0};
 #define CHECK(cond)                                                      \
   do {                                                                   \
     if (!(cond)) { std::printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond); failures++; } \
@@ -51,8 +54,9 @@ static std::shared_ptr<const Vocabulary> makeVocab() {
 
 static bool bit(const std::vector<uint32_t>& m, uint32_t id) { return (m[id >> 5] >> (id & 31)) & 1; }
 
-static void walks(const std::shared_ptr<const Vocabulary>& v, const std::string& ir, const CompileOptions& opts = {}) {
-  auto g = std::make_shared<CompiledGrammar>(ir, v, opts);
+static void walks(const std::shared_ptr<const Vocabulary>& v, const std::string& ir, const CompileOptions& opts = {},
+                  std::shared_ptr<ShapeCache> shapes = nullptr) {
+  auto g = std::make_shared<CompiledGrammar>(ir, v, opts, std::move(shapes));
   Matcher m(g);
   std::vector<uint32_t> mask(v->words());
   std::mt19937 rng(42);
@@ -300,6 +304,39 @@ static void budgetTests(const std::shared_ptr<const Vocabulary>& v) {
   std::printf("token budget: checked\n");
 }
 
+// One shape cache shared by grammars compiled for the vocabulary, in turn and on several threads at
+// once, with and without table flushes: every mask still agrees with acceptToken, and a later
+// grammar with a shape seen before takes it from the cache.
+static void shapeCacheTests(const std::shared_ptr<const Vocabulary>& v, const char* const* grammars, size_t count) {
+  auto shapes = std::make_shared<ShapeCache>();
+  const std::string str = R"({"type":"seq","items":[{"type":"literal","text":"\""},{"type":"repeat","min":0,"max":null,"item":{"type":"alt","items":[{"type":"charClass","ranges":[[34,34],[92,92],[0,31]],"negated":true},{"type":"seq","items":[{"type":"literal","text":"\\"},{"type":"charClass","ranges":[[110,110],[34,34]]}]}]}},{"type":"literal","text":"\""}]})";
+  walks(v, R"({"root":)" + str + "}", {}, shapes);
+  const size_t misses = shapes->misses();
+  CHECK(misses > 0 && shapes->size() > 0);
+  // The same string shape after a key, and twice in one grammar: no new shape is built.
+  walks(v, R"({"root":{"type":"seq","items":[{"type":"literal","text":"k:"},)" + str + R"(,{"type":"literal","text":","},)" + str + "]}}", {}, shapes);
+  CHECK(shapes->misses() == misses && shapes->hits() > 0);
+  CompileOptions tiny;
+  tiny.maxTableBytes = 1;
+  tiny.precomputeStates = 0;
+  for (size_t i = 0; i < count; i++) walks(v, grammars[i], {}, shapes);
+  for (size_t i = 0; i < count; i++) walks(v, grammars[i], tiny, shapes);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; t++)
+    threads.emplace_back([&, t] {
+      for (size_t i = 0; i < count; i++) walks(v, grammars[(i + size_t(t)) % count], t % 2 ? tiny : CompileOptions{}, shapes);
+    });
+  for (auto& t : threads) t.join();
+  // Idle shapes stay under the cache's byte bound.
+  auto small = std::make_shared<ShapeCache>(0);
+  for (size_t i = 0; i < count; i++) walks(v, grammars[i], {}, small);
+  walks(v, R"({"root":)" + str + "}", {}, small);
+  CHECK(small->idleBytes() == 0);
+  shapes->clear();
+  CHECK(shapes->size() == 0);
+  std::printf("shape cache: checked\n");
+}
+
 int main() {
   auto v = makeVocab();
   const char* grammars[] = {
@@ -333,6 +370,26 @@ int main() {
   forcedBytesTests(v, grammars, sizeof grammars / sizeof *grammars);
   fastForwardTests(v);
   budgetTests(v);
+  shapeCacheTests(v, grammars, sizeof grammars / sizeof *grammars);
+  {
+    // precomputeLater: the constructor builds the start mask alone; the steps do the rest.
+    CompileOptions later;
+    later.precomputeLater = true;
+    auto g = std::make_shared<CompiledGrammar>(grammars[0], v, later);
+    const size_t first = g->stateCount();
+    int steps = 0;
+    while (g->precomputeStep() == CompiledGrammar::Precompute::More) steps++;
+    CHECK(steps > 0 && g->stateCount() > first);
+    walks(v, grammars[0], later);
+    // On the prefetch thread, grammars released at once or kept and used meanwhile.
+    for (auto* ir : grammars) precomputeInBackground(std::make_shared<CompiledGrammar>(ir, v, later));
+    auto kept = std::make_shared<CompiledGrammar>(grammars[1], v, later);
+    precomputeInBackground(kept);
+    Matcher m(kept);
+    std::vector<uint32_t> mask(v->words());
+    m.fillNextTokenBitmask(mask.data(), mask.size());
+    CHECK(bit(mask, uint32_t('"')) && !bit(mask, uint32_t('a')));
+  }
 
   // Bad input: errors, never crashes.
   const char* bad[] = {"", "{", "[]", R"({"root":{"type":"x"}})", R"({"root":{"type":"token","id":999999}})",
@@ -362,6 +419,6 @@ int main() {
   try { Vocabulary bv(reinterpret_cast<const uint8_t*>("ab"), 2, badOffs, kinds, 1); } catch (const VocabError&) { threw = true; }
   CHECK(threw);
 
-  std::printf("%s: core tests, %d failed\n", failures ? "FAIL" : "ok", failures);
+  std::printf("%s: core tests, %d failed\n", failures ? "FAIL" : "ok", failures.load());
   return failures ? 1 : 0;
 }

@@ -2,15 +2,18 @@
 // npm run bench:decode-calls: decoding tool calls, unmasked vs masked vs masked + fast-forward, on
 // the test model and every real model `npm run models -- --list` reports. The requests: the
 // real-model suite's (scripts/lib/real-cases.mjs: 56 prompts, their tools and tool choices,
-// greedy) on every model, and on the test model also the bench suite's calls (src/bench/suite.ts,
-// its seeds and biases); one generation at a time, the three modes in turn per request. Per mode: tokens/s (every output
+// greedy) on every model, BFCL's prompts (bfcl-eval's simple, multiple, parallel and
+// parallel_multiple items, their tools; a fixed sample of --bfcl-sample per category, default 8;
+// needs `npm run pyenv -- bfcl`) on every real model, and on the test model also the bench suite's
+// calls (src/bench/suite.ts, its seeds and biases); one generation at a time, the three modes in
+// turn per request. Per mode: tokens/s (every output
 // token over decode time, generations of 8 tokens or more), wall time per completed call (a call
 // parsed whole from an answer with no incomplete call), forward passes, the forced-token fraction, and each step's host work
 // (sampling, the mask and fast-forward; p50/p99 after each model's first request). With and
 // without fast-forward (greedy in the real-model suite, the bench suite's seeds sampled): how often
 // the parsed calls are the same, and where the others part. Written to the `toolCalls` field of
 // bench/results/decode.json, one entry per model and workload as each is done (the rest of the
-// file is bench:decode's). --workloads real-suite,bench-suite picks (default both).
+// file is bench:decode's). --workloads real-suite,bench-suite,bfcl picks (default all three).
 // Flags: --cases N (a fixed sample, default all 56), --max-tokens N (default 96), --only NAME[,NAME]
 // (model names; "test-model" is the random-weight Qwen3 test model).
 import { execFileSync } from "node:child_process";
@@ -19,6 +22,7 @@ import os from "node:os";
 import path from "node:path";
 import { realCases, sampleCases } from "../lib/real-cases.mjs";
 import { arg, benchModelPath, root } from "../lib/bench-setup.mjs";
+import { pyenvHint, pythonWith } from "../lib/pyenv.mjs";
 
 const dist = path.join(root, "dist");
 if (!existsSync(path.join(dist, "index.js"))) { console.error("dist/ is missing: run npm run build:ts"); process.exit(1); }
@@ -52,6 +56,21 @@ const realRequests = (extra = {}) => cases.map((c) => ({
   id: c.id,
   options: { messages: [{ role: "user", content: c.prompt }], tools: c.tools, toolChoice: c.toolChoice, parallelToolCalls: c.parallel, temperature: 0, maxTokens, ...extra },
 }));
+
+/** BFCL's prompts and tools (bfcl-eval's data, installed by `npm run pyenv -- bfcl`), greedy, auto tool choice. */
+async function bfclRequests(extra = {}) {
+  const python = pythonWith(["bfcl"]);
+  if (!python) throw new Error(`the bfcl workload needs bfcl-eval: ${pyenvHint(["bfcl"])}`);
+  const { bfclInstall } = await import(path.join(dist, "bench", "bfcl", "oracle.js"));
+  const { loadCategory, sampleItems } = await import(path.join(dist, "bench", "bfcl", "data.js"));
+  const { toOpenAiTools } = await import(path.join(dist, "bench", "bfcl", "convert.js"));
+  const { dataDir } = await bfclInstall({ python, script: path.join(root, "scripts", "bench", "bfcl", "oracle.py") });
+  const per = Number(arg("bfcl-sample", 8));
+  return ["simple", "multiple", "parallel", "parallel_multiple"].flatMap((category) => sampleItems(loadCategory(dataDir, category), per).map((item) => ({
+    id: item.id,
+    options: { messages: item.messages, tools: toOpenAiTools(item.functions).tools, toolChoice: "auto", parallelToolCalls: true, temperature: 0, maxTokens, ...extra },
+  })));
+}
 
 /** The bench suite's calls (`toolmask bench`, src/bench/suite.ts): its cases, seeds and biases, as that bench runs them on the test model. */
 const suiteRequests = (model) => BUILTIN_SUITE.cases.flatMap((c) => Array.from({ length: BUILTIN_SUITE.seeds }, (_, k) =>
@@ -112,17 +131,19 @@ function save(entry) {
   writeFileSync(out, JSON.stringify(all, null, 2) + "\n");
 }
 
-const wanted = arg("workloads", "real-suite,bench-suite").split(",");
+const wanted = arg("workloads", "real-suite,bench-suite,bfcl").split(",");
 const workloads = [];
 for (const m of models) {
   workloads.push({ m, name: "real-suite", requests: () => realRequests(m.extra) });
   if (m.name === "test-model") workloads.push({ m, name: "bench-suite", requests: suiteRequests });
+  // The random-weight test model answers BFCL's questions no better than the real-model suite's.
+  if (!m.name.startsWith("test-model")) workloads.push({ m, name: "bfcl", requests: () => bfclRequests(m.extra) });
 }
 const chosen = workloads.filter((w) => wanted.includes(w.name));
 
 for (const { m, name: workload, requests } of chosen) {
   const model = await loadModel({ path: m.path, gpu: false, parallel: 1 });
-  const list = requests(model);
+  const list = await requests(model);
   const dialect = workload === "bench-suite" ? [...new Set(list.map((r) => r.options.dialect))].join(", ") : m.extra?.dialect ?? model.dialect;
   const rows = { unmasked: [], masked: [], fastForward: [] };
   const differences = [];

@@ -1,6 +1,9 @@
 #!/usr/bin/env node
 // Parser throughput (whole output vs 1-byte and 16-byte chunks) and grammar compile time per
-// dialect for 3 and 50 tools, on Qwen3's vocabulary. Writes bench/results/parse.json.
+// dialect for 3 and 50 tools, on Qwen3's vocabulary: cold (no grammar and no fragment shape cached)
+// and warm (a tool set compiled for the first time, its shapes cached by an earlier one), each
+// the time compileGrammar takes, and to the first mask (compile + matcher + one mask). Writes
+// bench/results/parse.json.
 // `--stress`: the parser on large inputs (scripts/lib/parse-stress.mjs: a huge string value,
 // unclosed nesting, plain text, opener floods, repeated call prefixes), whole and in small chunks,
 // each in its own process (time, peak heap and RSS, a time and heap limit); writes
@@ -44,6 +47,9 @@ const outputs = {
   "glm-4.5": `<tool_call>write\n<arg_key>path</arg_key>\n<arg_value>${args.path}</arg_value>\n<arg_key>content</arg_key>\n<arg_value>${code}</arg_value>\n</tool_call>`,
   "minimax-m2": `<minimax:tool_call>\n<invoke name="write">\n<parameter name="path">${args.path}</parameter>\n<parameter name="content">${code}</parameter>\n</invoke>\n</minimax:tool_call>`,
   "gpt-oss": `<|channel|>analysis<|message|>Write it.<|end|><|start|>assistant to=functions.write<|channel|>commentary json<|message|>${JSON.stringify(args)}<|call|>`,
+  lfm2: `<|tool_call_start|>[write(path=${JSON.stringify(args.path)}, content=${JSON.stringify(args.content)})]<|tool_call_end|>`,
+  "qwen2.5-coder": JSON.stringify({ name: "write", arguments: args }),
+  generic: JSON.stringify({ tool_calls: [{ name: "write", arguments: args }] }),
 };
 
 const time = (fnc, reps) => { const t0 = performance.now(); for (let i = 0; i < reps; i++) fnc(); return (performance.now() - t0) / reps; };
@@ -64,24 +70,45 @@ for (const dialect of dialects) {
   const whole = time(() => parseToolCalls(text, { dialect, tools: three }), 50);
   const bytes1 = time(stream(text, 1, dialect), 3);
   const bytes16 = time(stream(text, 16, dialect), 10);
-  const compile = (tools) => {
-    let best = Infinity;
+  // Best of 3; every compile is of a tool set not compiled before (names renamed), so the grammar
+  // cache never answers; `warm` compiles one such set first, so its shapes are cached.
+  let renames = 0;
+  const renamed = (tools) => { const k = renames++; return tools.map((t) => ({ ...t, function: { ...t.function, name: `${t.function.name}_${k}` } })); };
+  const compile = async (tools, warm) => {
+    let best = Infinity, bestFirst = Infinity;
     for (let k = 0; k < 3; k++) {
       lib.grammarCache.clear();
+      vocab.clearShapeCache();
+      if (warm) compileGrammar(buildToolGrammar({ dialect, tools: renamed(tools) }), vocab).dispose();
+      // Nothing else compiles or precomputes meanwhile: the grammars before are released (their
+      // background precompute stops) and the step in progress has time to end.
+      lib.grammarCache.clear();
+      await new Promise((r) => setTimeout(r, 30));
+      const grammar = buildToolGrammar({ dialect, tools: renamed(tools) });
       const t0 = performance.now();
-      compileGrammar(buildToolGrammar({ dialect, tools }), vocab);
-      best = Math.min(best, performance.now() - t0);
+      const g = compileGrammar(grammar, vocab);
+      const t1 = performance.now();
+      const m = g.createMatcher();
+      m.fillNextTokenBitmask(m.allocateBitmask());
+      const t2 = performance.now();
+      best = Math.min(best, t1 - t0);
+      bestFirst = Math.min(bestFirst, t2 - t0);
+      m.dispose();
+      g.dispose();
     }
-    return best;
+    return [+best.toFixed(1), +bestFirst.toFixed(1)];
   };
+  const [cold3, first3] = await compile(three, false), [cold50, first50] = await compile(fifty, false);
+  const [warm3, warmFirst3] = await compile(three, true), [warm50, warmFirst50] = await compile(fifty, true);
   rows.push({
     dialect, bytes: Math.round(mb * 1e6),
     whole_mb_s: +(mb / (whole / 1000)).toFixed(1), chunk16_mb_s: +(mb / (bytes16 / 1000)).toFixed(2), chunk1_mb_s: +(mb / (bytes1 / 1000)).toFixed(3),
-    compile_3_tools_ms: +compile(three).toFixed(1), compile_50_tools_ms: +compile(fifty).toFixed(1),
+    compile_3_tools_ms: cold3, compile_50_tools_ms: cold50, first_mask_3_tools_ms: first3, first_mask_50_tools_ms: first50,
+    warm_compile_3_tools_ms: warm3, warm_compile_50_tools_ms: warm50, warm_first_mask_3_tools_ms: warmFirst3, warm_first_mask_50_tools_ms: warmFirst50,
   });
 }
-console.log("dialect          bytes  whole MB/s  16-byte MB/s  1-byte MB/s  compile 3 / 50 tools ms");
-for (const r of rows) console.log(`${r.dialect.padEnd(15)} ${String(r.bytes).padStart(6)} ${String(r.whole_mb_s).padStart(10)} ${String(r.chunk16_mb_s).padStart(12)} ${String(r.chunk1_mb_s).padStart(12)}   ${r.compile_3_tools_ms} / ${r.compile_50_tools_ms}`);
+console.log("dialect          bytes  whole MB/s  16-byte MB/s  1-byte MB/s  compile ms, 3 / 50 tools: cold, warm shapes (to first mask: cold, warm)");
+for (const r of rows) console.log(`${r.dialect.padEnd(15)} ${String(r.bytes).padStart(6)} ${String(r.whole_mb_s).padStart(10)} ${String(r.chunk16_mb_s).padStart(12)} ${String(r.chunk1_mb_s).padStart(12)}   ${r.compile_3_tools_ms} / ${r.compile_50_tools_ms}, ${r.warm_compile_3_tools_ms} / ${r.warm_compile_50_tools_ms}  (${r.first_mask_3_tools_ms} / ${r.first_mask_50_tools_ms}, ${r.warm_first_mask_3_tools_ms} / ${r.warm_first_mask_50_tools_ms})`);
 mkdirSync(join(root, "bench", "results"), { recursive: true });
 writeFileSync(join(root, "bench", "results", "parse.json"), JSON.stringify({ date: new Date().toISOString(), node: process.version, vocabulary: "Qwen3", rows }, null, 2) + "\n");
 console.log("wrote bench/results/parse.json");

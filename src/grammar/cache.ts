@@ -85,7 +85,7 @@ export class GrammarCache {
   }
 
   #measure(e: Entry): void {
-    const now = e.native.memoryBytes;
+    const now = e.native.measuredBytes;  // never waits for the background precompute's mask in progress
     this.#bytes += now - e.bytes;
     e.bytes = now;
   }

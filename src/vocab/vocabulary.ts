@@ -1,5 +1,5 @@
 // The public Vocabulary: token bytes and kinds from any source, prepared natively for masking.
-import { loadNative, type NativeVocabulary } from "../native.js";
+import { loadNative, type NativeVocabulary, type ShapeCacheStats } from "../native.js";
 import { loadTokenizerJson } from "./tokenizer-json.js";
 import { loadGgufVocabulary } from "./gguf.js";
 import { TokenKind, type VocabularyData } from "./types.js";
@@ -56,6 +56,15 @@ export class Vocabulary {
   static fromData(data: VocabularyData): Vocabulary {
     return new Vocabulary(data);
   }
+
+  /**
+   * The masks of loop fragments (string contents, free text, numbers, whitespace) are kept per
+   * vocabulary and shared by every grammar compiled for it: a grammar using a shape another grammar
+   * already used pays nothing for its masks.
+   */
+  get shapeCache(): ShapeCacheStats { return this.native.shapeCache; }
+  /** Drops the cached shapes (grammars using one keep theirs): the next grammar builds its own again. */
+  clearShapeCache(): void { this.native.clearShapeCache(); }
 
   /** Words in a token bitmask: ⌈size/32⌉. */
   get bitmaskWords(): number { return Math.ceil(this.size / 32); }

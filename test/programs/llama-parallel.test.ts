@@ -8,7 +8,7 @@ import { generate, prepareGeneration, runGeneration, type GenerateOptions, type 
 import { loadModel, type LlamaModel } from "../../src/engine/model.js";
 import { generateStream } from "../../src/engine/stream.js";
 import { loadNative } from "../../src/native.js";
-import { callViolation, IM_END, requiredArgs, TOOL_CALL, whitespaceTokenIds } from "../support/generation-checks.js";
+import { callViolation, IM_END, requiredArgs, shortestCallTokens, TOOL_CALL, whitespaceTokenIds } from "../support/generation-checks.js";
 import { testModelPath } from "../support/test-model.js";
 
 const weather = [
@@ -19,6 +19,9 @@ const users = [
   { type: "function", function: { name: "lookup_user", parameters: { type: "object", properties: { id: { type: "integer", enum: [7, 8, 9] } }, required: ["id"] } } },
   { type: "function", function: { name: "ban_user", parameters: { type: "object", properties: { id: { type: "integer", enum: [1, 2] }, why: { enum: ["spam"] } }, required: ["id", "why"] } } },
 ];
+// A named tool whose string value a random-weight model keeps writing: a cut call within a budget the call fits.
+const notes = [{ type: "function", function: { name: "note", parameters: { type: "object", properties: { text: { type: "string" } }, required: ["text"] } } }];
+const NOTE = { type: "function", function: { name: "note" } } as const;
 const CALL_AND_STOP = { [TOOL_CALL]: 100, [IM_END]: 110 };
 const NO_NEWLINES = { 198: -100, 271: -100 };
 const FREE_TEXT = { ...NO_NEWLINES, [TOOL_CALL]: -100, [IM_END]: -100 };
@@ -26,8 +29,10 @@ const ask = (content: string) => [{ role: "user", content }];
 
 let model: LlamaModel;
 let noWhitespace: Record<number, number>;
+let noteTokens: number;
 beforeAll(async () => {
   model = await loadModel({ path: testModelPath() });
+  noteTokens = shortestCallTokens(model, "qwen3-coder", notes, NOTE) + 6;
   noWhitespace = Object.fromEntries(whitespaceTokenIds(model).map((id) => [id, -100]));
 });
 
@@ -37,7 +42,7 @@ function mixed(): GenerateOptions[] {
     { messages: ask("Weather in Paris?"), tools: weather, dialect: "qwen3-coder", toolChoice: "required", parallelToolCalls: false, seed: 1, logitBias: CALL_AND_STOP, maxTokens: 60 },
     { messages: ask("Find users"), tools: users, dialect: "hermes", toolChoice: "required", seed: 2, logitBias: { ...CALL_AND_STOP, ...noWhitespace }, maxTokens: 60 },
     { messages: ask("hi"), seed: 3, temperature: 2, topK: 0, topP: 1, minP: 0, logitBias: FREE_TEXT, maxTokens: 25 },
-    { messages: ask("Ban the spammer"), tools: users, dialect: "qwen3-coder", toolChoice: { type: "function", function: { name: "ban_user" } }, seed: 4, logitBias: CALL_AND_STOP, maxTokens: 9 },
+    { messages: ask("Take a note"), tools: notes, dialect: "qwen3-coder", toolChoice: NOTE, seed: 4, logitBias: CALL_AND_STOP, maxTokens: noteTokens },
     { messages: ask("Search dogs"), tools: weather, dialect: "hermes", toolChoice: "required", temperature: 0, logitBias: { ...CALL_AND_STOP, ...noWhitespace }, maxTokens: 60 },
     { messages: ask("Weather in Rome?"), tools: weather, dialect: "qwen3-coder", toolChoice: "required", seed: 6, logitBias: CALL_AND_STOP, maskPath: "backend", maxTokens: 60 },
     { messages: ask("Who is user 8?"), tools: users, dialect: "qwen3-coder", toolChoice: "required", seed: 7, logitBias: { [TOOL_CALL]: 100 }, mask: false, maxTokens: 30 },

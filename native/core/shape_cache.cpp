@@ -1,0 +1,105 @@
+#include "shape_cache.hpp"
+
+namespace toolmask {
+
+size_t Shape::memoryBytesLocked() const {
+  size_t total = sizeof(*this) + (dfa ? dfa->memoryBytes() : 0);
+  for (auto& e : memo) total += 48 + 8 * (e.second.rejected.size() + e.second.uncertain.size());
+  for (auto& e : itemsUsed) total += 48 + e.second.perToken.size();
+  return total;
+}
+
+std::shared_ptr<Shape> ShapeCache::get(const std::string& key, size_t maxBytes,
+                                       const std::function<std::unique_ptr<LazyDfa>()>& build) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = entries_.find(key);
+    if (it != entries_.end()) {
+      std::shared_ptr<Shape> s = it->second.shape;
+      size_t bytes;
+      {
+        std::lock_guard<std::mutex> shapeLock(s->mu);
+        bytes = s->memoryBytesLocked();
+      }
+      if (bytes <= maxBytes) {
+        lru_.splice(lru_.begin(), lru_, it->second.lru);
+        hits_++;
+        return s;
+      }
+      lru_.erase(it->second.lru);
+      entries_.erase(it);
+    }
+  }
+  // Built outside the cache's lock: other grammars' shapes are not held up by this one.
+  auto s = std::make_shared<Shape>();
+  s->dfa = build();
+  std::lock_guard<std::mutex> lock(mu_);
+  misses_++;
+  auto it = entries_.find(key);
+  if (it != entries_.end()) {  // another grammar built it meanwhile: share theirs
+    lru_.splice(lru_.begin(), lru_, it->second.lru);
+    return it->second.shape;
+  }
+  lru_.push_front(key);
+  entries_.emplace(key, Entry{s, lru_.begin()});
+  trimLocked();
+  return s;
+}
+
+void ShapeCache::trimLocked() {
+  // Idle shapes (held by the cache alone) from the least recently used, until the rest fit.
+  std::vector<std::pair<std::list<std::string>::iterator, size_t>> idle;
+  size_t total = 0;
+  for (auto k = lru_.begin(); k != lru_.end(); ++k) {
+    Entry& e = entries_.at(*k);
+    if (e.shape.use_count() > 1) continue;
+    std::lock_guard<std::mutex> shapeLock(e.shape->mu);
+    size_t b = e.shape->memoryBytesLocked();
+    idle.emplace_back(k, b);
+    total += b;
+  }
+  for (auto i = idle.rbegin(); i != idle.rend() && total > maxIdleBytes_; ++i) {
+    total -= i->second;
+    entries_.erase(*i->first);
+    lru_.erase(i->first);
+  }
+}
+
+void ShapeCache::trim() {
+  std::lock_guard<std::mutex> lock(mu_);
+  trimLocked();
+}
+
+void ShapeCache::clear() {
+  std::lock_guard<std::mutex> lock(mu_);
+  entries_.clear();
+  lru_.clear();
+}
+
+size_t ShapeCache::size() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return entries_.size();
+}
+
+size_t ShapeCache::hits() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return hits_;
+}
+
+size_t ShapeCache::misses() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return misses_;
+}
+
+size_t ShapeCache::idleBytes() {
+  std::lock_guard<std::mutex> lock(mu_);
+  size_t total = 0;
+  for (auto& e : entries_) {
+    if (e.second.shape.use_count() > 1) continue;
+    std::lock_guard<std::mutex> shapeLock(e.second.shape->mu);
+    total += e.second.shape->memoryBytesLocked();
+  }
+  return total;
+}
+
+}  // namespace toolmask

@@ -1,0 +1,81 @@
+// Loop fragments' masks (string contents, free text, numbers) are cached per vocabulary: a second
+// tool set with the same parameter shapes builds none of them again, its masks are the masks it gets
+// with nothing cached, and a grammar's precompute goes on in the background after compile returns.
+import { describe, expect, it } from "vitest";
+import { buildToolGrammar, compileGrammar, grammarCache, literal, seq, until, Vocabulary, type Vocabulary as V } from "../../src/index.js";
+import { QWEN3_TOKENIZER, qwen3 } from "../support/vocabs.js";
+
+const fn = (name: string, properties: Record<string, object>) =>
+  ({ type: "function" as const, function: { name, parameters: { type: "object", properties, required: Object.keys(properties) } } });
+const tools = (prefix: string) => [
+  fn(`${prefix}_read`, { path: { type: "string" } }),
+  fn(`${prefix}_write`, { path: { type: "string" }, content: { type: "string" }, mode: { type: "integer" } }),
+];
+
+/** The bitmask at every step of seeded random walks. */
+function masksAlong(vocab: V, dialect: string, prefix: string): Uint32Array[] {
+  const g = compileGrammar(buildToolGrammar({ dialect, tools: tools(prefix), toolChoice: "required" }), vocab, { precomputeStates: 0 });
+  const walker = g.createMatcher();
+  const out: Uint32Array[] = [];
+  for (const walk of walker.randomWalks({ count: 6, seed: 11, maxTokens: 120 })) {
+    const m = g.createMatcher();
+    for (const id of walk.tokens) {
+      const mask = m.allocateBitmask();
+      m.fillNextTokenBitmask(mask);
+      out.push(mask);
+      expect(m.acceptToken(id)).toBe(true);
+    }
+    m.dispose();
+  }
+  walker.dispose();
+  g.dispose();
+  return out;
+}
+
+describe("the per-vocabulary shape cache", () => {
+  for (const dialect of ["hermes", "qwen3-coder"]) {
+    it(`${dialect}: a second tool set reuses the first one's shapes and masks the same as with nothing cached`, () => {
+      const vocab = qwen3();
+      grammarCache.clear();
+      vocab.clearShapeCache();
+      expect(vocab.shapeCache.shapes).toBe(0);
+      masksAlong(vocab, dialect, "first");
+      const after = vocab.shapeCache;
+      expect(after.misses).toBeGreaterThan(0);
+      const shared = masksAlong(vocab, dialect, "second");
+      expect(vocab.shapeCache.misses).toBe(after.misses);  // no shape built again
+      expect(vocab.shapeCache.hits).toBeGreaterThan(after.hits);
+      // The same tool set on a vocabulary of its own (the same tokenizer, nothing cached).
+      const alone = masksAlong(Vocabulary.fromTokenizerJson(QWEN3_TOKENIZER), dialect, "second");
+      expect(shared.length).toBe(alone.length);
+      expect(shared.length).toBeGreaterThan(30);
+      shared.forEach((m, i) => expect(Buffer.from(m.buffer).equals(Buffer.from(alone[i]!.buffer))).toBe(true));
+      vocab.clearShapeCache();
+      expect(vocab.shapeCache.shapes).toBe(0);
+    });
+  }
+});
+
+describe("the precompute after compile", () => {
+  it("goes on in the background: a grammar nobody uses still gains masks, and dropping it at once is safe", async () => {
+    const vocab = qwen3();
+    grammarCache.clear();
+    // Each state of a long literal is one step of the breadth-first precompute.
+    const long = (tag: string) => seq(literal(`${tag}:${"abcdefghij".repeat(60)}`), until("</p>"));
+    for (let i = 0; i < 20; i++) compileGrammar(long(`gone${i}`), vocab).dispose();
+    grammarCache.clear();  // the cache's references go too: nothing holds those grammars now
+    const g = compileGrammar(long("kept"), vocab);
+    const first = g.stateCount;
+    expect(first).toBeLessThan(150);  // compile built the start state's mask (its tokens walk a few states ahead), not the rest
+    let now = first;
+    for (let i = 0; i < 300 && now < 500; i++) {
+      await new Promise((r) => setTimeout(r, 10));
+      now = g.stateCount;
+    }
+    expect(now).toBeGreaterThanOrEqual(500);
+    const m = g.createMatcher();
+    expect(m.acceptString(`kept:${"abcdefghij".repeat(60)}text</p>`) && m.isComplete()).toBe(true);
+    m.dispose();
+    g.dispose();
+  });
+});

@@ -3,8 +3,9 @@
 // the test model and every real model `npm run models -- --list` reports. The requests: the
 // real-model suite's (scripts/lib/real-cases.mjs: 56 prompts, their tools and tool choices,
 // greedy) on every model, BFCL's prompts (bfcl-eval's simple, multiple, parallel and
-// parallel_multiple items, their tools; a fixed sample of --bfcl-sample per category, default 8;
-// needs `npm run pyenv -- bfcl`) on every real model, and on the test model also the bench suite's
+// parallel_multiple items, their tools, tool choice "required" as `bench:bfcl -- --tool-choice
+// required`: under "auto" the small models here answer them in text; a fixed sample of
+// --bfcl-sample per category, default 3; needs `npm run pyenv -- bfcl`) on every real model, and on the test model also the bench suite's
 // calls (src/bench/suite.ts, its seeds and biases); one generation at a time, the three modes in
 // turn per request. Per mode: tokens/s (every output
 // token over decode time, generations of 8 tokens or more), wall time per completed call (a call
@@ -57,7 +58,7 @@ const realRequests = (extra = {}) => cases.map((c) => ({
   options: { messages: [{ role: "user", content: c.prompt }], tools: c.tools, toolChoice: c.toolChoice, parallelToolCalls: c.parallel, temperature: 0, maxTokens, ...extra },
 }));
 
-/** BFCL's prompts and tools (bfcl-eval's data, installed by `npm run pyenv -- bfcl`), greedy, auto tool choice. */
+/** BFCL's prompts and tools (bfcl-eval's data, installed by `npm run pyenv -- bfcl`), greedy, a call required. */
 async function bfclRequests(extra = {}) {
   const python = pythonWith(["bfcl"]);
   if (!python) throw new Error(`the bfcl workload needs bfcl-eval: ${pyenvHint(["bfcl"])}`);
@@ -65,10 +66,10 @@ async function bfclRequests(extra = {}) {
   const { loadCategory, sampleItems } = await import(path.join(dist, "bench", "bfcl", "data.js"));
   const { toOpenAiTools } = await import(path.join(dist, "bench", "bfcl", "convert.js"));
   const { dataDir } = await bfclInstall({ python, script: path.join(root, "scripts", "bench", "bfcl", "oracle.py") });
-  const per = Number(arg("bfcl-sample", 8));
+  const per = Number(arg("bfcl-sample", 3));
   return ["simple", "multiple", "parallel", "parallel_multiple"].flatMap((category) => sampleItems(loadCategory(dataDir, category), per).map((item) => ({
     id: item.id,
-    options: { messages: item.messages, tools: toOpenAiTools(item.functions).tools, toolChoice: "auto", parallelToolCalls: true, temperature: 0, maxTokens, ...extra },
+    options: { messages: item.messages, tools: toOpenAiTools(item.functions).tools, toolChoice: "required", parallelToolCalls: true, temperature: 0, maxTokens, ...extra },
   })));
 }
 

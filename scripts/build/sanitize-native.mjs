@@ -1,9 +1,10 @@
 #!/usr/bin/env node
-// ASan + UBSan: the native test programs, then the engine's vitest suites and 1,000 server
+// ASan + UBSan: the native test programs, then the engine's vitest suites and 400 server
 // requests that each bring a new tool schema, against a sanitized build of the addon (node
-// preloads the sanitizer runtimes). ThreadSanitizer: the decode-thread → JS-thread handoff.
+// preloads the sanitizer runtimes). ThreadSanitizer: the decode-thread → JS-thread handoff and the
+// core tests (shapes shared across threads, the background precompute).
 import { spawnSync } from "node:child_process";
-import { mkdirSync } from "node:fs";
+import { mkdirSync, readdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -37,12 +38,17 @@ run(join(coreDir, "job_mailbox_tests"), [], { env: sanitizerEnv });
 const tsan = join(coreDir, "job_mailbox_tests_tsan");
 run("g++", ["-std=c++17", "-O1", "-g", "-fsanitize=thread", "-pthread", "-o", tsan, join(root, "native", "tests", "job_mailbox_tests.cpp")]);
 run(tsan, [], { env: { ...process.env, TSAN_OPTIONS: "halt_on_error=1" } });
+// The core under ThreadSanitizer: shapes shared by grammars on four threads, the background precompute.
+const coreTsan = join(coreDir, "core_tests_tsan");
+const coreSources = readdirSync(join(root, "native", "core")).filter((f) => f.endsWith(".cpp")).map((f) => join(root, "native", "core", f));
+run("g++", ["-std=c++17", "-O1", "-g", "-fsanitize=thread", "-pthread", "-o", coreTsan, join(root, "native", "tests", "core_tests.cpp"), ...coreSources]);
+run(coreTsan, [], { env: { ...process.env, TSAN_OPTIONS: "halt_on_error=1" } });
 
 run(process.execPath, [join(root, "scripts", "build", "build-native.mjs"), "--sanitize"]);
 run(process.execPath, [join(root, "node_modules", "vitest", "vitest.mjs"), "run", "test/test-model/fast-forward", "test/test-model/llama-abort", "test/test-model/server-varied-schemas"], {
   env: {
     ...sanitizerEnv,
-    TOOLMASK_VARIED_REQUESTS: "1000",
+    TOOLMASK_VARIED_REQUESTS: "400",
     LD_PRELOAD: [runtime("libasan.so"), runtime("libubsan.so")].join(" "),
     TOOLMASK_ADDON: join(root, "build-asan", "Debug", "toolmask.node"),
   },

@@ -7,7 +7,7 @@
 // flat once the grammar cache is full: grammars of finished generations are freed (a finished
 // job used to hold its grammar until garbage collection took the JS abort() closure: +1 GB over
 // 350 requests).
-// TOOLMASK_VARIED_REQUESTS sets the count: 300 here, 1,000 under ASan in `npm run test:native:sanitize`.
+// TOOLMASK_VARIED_REQUESTS sets the count: 300 here, 400 under ASan (each decodes up to the shortest call + 2 tokens: 1,000 of them ran past 15 minutes there) in `npm run test:native:sanitize`.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadModel, type LlamaModel } from "../../src/engine/model.js";
 import { startServer, type ToolmaskServer } from "../../src/server/index.js";

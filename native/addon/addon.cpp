@@ -31,13 +31,9 @@ template <typename F>
 auto guard(const Napi::Env& env, F&& fn) -> decltype(fn()) {
   try {
     return fn();
-  } catch (const Napi::Error&) {
-    throw;
-  } catch (const GrammarLimitError& e) {
+  } catch (const Napi::Error&) { throw; } catch (const GrammarLimitError& e) {
     throw limitError(env, e.what(), e.limit);
-  } catch (const std::exception& e) {
-    throw Napi::Error::New(env, e.what());
-  }
+  } catch (const std::exception& e) { throw Napi::Error::New(env, e.what()); }
 }
 
 // A number as JavaScript writes it (0, 1, 0.5, 1000000000), where std::to_string writes 0.000000.
@@ -75,11 +71,11 @@ uint32_t tokenId(const Napi::Value& v, const char* what) {
 class VocabWrap : public Napi::ObjectWrap<VocabWrap> {
  public:
   static Napi::Function Init(Napi::Env env) {
-    return DefineClass(env, "NativeVocabulary",
-                       {InstanceAccessor<&VocabWrap::Size>("size"), InstanceAccessor<&VocabWrap::Hash>("hash"),
-                        InstanceAccessor<&VocabWrap::Memory>("memoryBytes"),
-                        InstanceAccessor<&VocabWrap::Shapes>("shapeCache"),
-                        InstanceMethod<&VocabWrap::ClearShapes>("clearShapeCache")});
+    return DefineClass(
+        env, "NativeVocabulary",
+        {InstanceAccessor<&VocabWrap::Size>("size"), InstanceAccessor<&VocabWrap::Hash>("hash"),
+         InstanceAccessor<&VocabWrap::Memory>("memoryBytes"), InstanceAccessor<&VocabWrap::Shapes>("shapeCache"),
+         InstanceMethod<&VocabWrap::ClearShapes>("clearShapeCache")});
   }
   VocabWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<VocabWrap>(info) {
     Napi::Env env = info.Env();
@@ -93,7 +89,8 @@ class VocabWrap : public Napi::ObjectWrap<VocabWrap> {
       throw Napi::TypeError::New(env, "NativeVocabulary expects Uint8Array, Uint32Array, Uint8Array");
     size_t n = kinds.ElementLength();
     if (n == 0 || offs.ElementLength() != n + 1)
-      throw Napi::RangeError::New(env, "offsets must have one more entry than kinds, and the vocabulary cannot be empty");
+      throw Napi::RangeError::New(env,
+                                  "offsets must have one more entry than kinds, and the vocabulary cannot be empty");
     auto b = bytes.As<Napi::Uint8Array>();
     auto o = offs.As<Napi::Uint32Array>();
     auto k = kinds.As<Napi::Uint8Array>();
@@ -107,7 +104,9 @@ class VocabWrap : public Napi::ObjectWrap<VocabWrap> {
  private:
   Napi::Value Size(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), vocab->size()); }
   Napi::Value Hash(const Napi::CallbackInfo& info) { return hexHash(info.Env(), vocab->hash()); }
-  Napi::Value Memory(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), double(vocab->memoryBytes())); }
+  Napi::Value Memory(const Napi::CallbackInfo& info) {
+    return Napi::Number::New(info.Env(), double(vocab->memoryBytes()));
+  }
   Napi::Value Shapes(const Napi::CallbackInfo& info) {
     Napi::Object o = Napi::Object::New(info.Env());
     o.Set("shapes", double(shapes->size()));
@@ -162,17 +161,15 @@ std::shared_ptr<CompiledGrammar> compiled(const std::string& ir, std::shared_ptr
 class GrammarWrap : public Napi::ObjectWrap<GrammarWrap> {
  public:
   static Napi::Function Init(Napi::Env env) {
-    return DefineClass(env, "NativeGrammar",
-                       {InstanceMethod<&GrammarWrap::Share>("share"),
-                        InstanceMethod<&GrammarWrap::Dispose>("dispose"),
-                        InstanceAccessor<&GrammarWrap::States>("stateCount"),
-                        InstanceAccessor<&GrammarWrap::Memory>("memoryBytes"),
-                        InstanceAccessor<&GrammarWrap::MemoryNoWait>("measuredBytes"),
-                        InstanceAccessor<&GrammarWrap::CompileMs>("compileMillis"),
-                        InstanceAccessor<&GrammarWrap::Flushes>("maskFlushes"),
-                        InstanceAccessor<&GrammarWrap::Disposed>("disposed"),
-                        InstanceAccessor<&GrammarWrap::Hash>("vocabularyHash"),
-                        StaticMethod<&GrammarWrap::CompileAsync>("compileAsync")});
+    return DefineClass(
+        env, "NativeGrammar",
+        {InstanceMethod<&GrammarWrap::Share>("share"), InstanceMethod<&GrammarWrap::Dispose>("dispose"),
+         InstanceAccessor<&GrammarWrap::States>("stateCount"), InstanceAccessor<&GrammarWrap::Memory>("memoryBytes"),
+         InstanceAccessor<&GrammarWrap::MemoryNoWait>("measuredBytes"),
+         InstanceAccessor<&GrammarWrap::CompileMs>("compileMillis"),
+         InstanceAccessor<&GrammarWrap::Flushes>("maskFlushes"), InstanceAccessor<&GrammarWrap::Disposed>("disposed"),
+         InstanceAccessor<&GrammarWrap::Hash>("vocabularyHash"),
+         StaticMethod<&GrammarWrap::CompileAsync>("compileAsync")});
   }
   // new NativeGrammar(vocabulary, irJson, options?) compiles on this thread;
   // NativeGrammar.compileAsync(...) compiles on a worker thread and resolves to one.
@@ -224,8 +221,12 @@ class GrammarWrap : public Napi::ObjectWrap<GrammarWrap> {
   class CompileWorker : public Napi::AsyncWorker {
    public:
     CompileWorker(Napi::Env env, const VocabWrap& vocab, std::string ir, CompileOptions opts)
-        : Napi::AsyncWorker(env, "toolmask.compileGrammar"), deferred_(Napi::Promise::Deferred::New(env)),
-          vocab_(vocab.vocab), shapes_(vocab.shapes), ir_(std::move(ir)), opts_(opts) {}
+        : Napi::AsyncWorker(env, "toolmask.compileGrammar"),
+          deferred_(Napi::Promise::Deferred::New(env)),
+          vocab_(vocab.vocab),
+          shapes_(vocab.shapes),
+          ir_(std::move(ir)),
+          opts_(opts) {}
     Napi::Promise promise() { return deferred_.Promise(); }
 
    protected:
@@ -235,9 +236,7 @@ class GrammarWrap : public Napi::ObjectWrap<GrammarWrap> {
       } catch (const GrammarLimitError& e) {
         limit_ = e.limit;
         SetError(e.what());
-      } catch (const std::exception& e) {
-        SetError(e.what());
-      }
+      } catch (const std::exception& e) { SetError(e.what()); }
     }
     void OnOK() override { deferred_.Resolve(adopt(Env(), std::move(grammar_))); }
     void OnError(const Napi::Error& e) override {
@@ -281,8 +280,12 @@ class GrammarWrap : public Napi::ObjectWrap<GrammarWrap> {
     report(info.Env());
     return Napi::Number::New(info.Env(), double(reported_));
   }
-  Napi::Value CompileMs(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), grammar(info.Env())->compileMillis()); }
-  Napi::Value Flushes(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), double(grammar(info.Env())->maskFlushes())); }
+  Napi::Value CompileMs(const Napi::CallbackInfo& info) {
+    return Napi::Number::New(info.Env(), grammar(info.Env())->compileMillis());
+  }
+  Napi::Value Flushes(const Napi::CallbackInfo& info) {
+    return Napi::Number::New(info.Env(), double(grammar(info.Env())->maskFlushes()));
+  }
   Napi::Value Disposed(const Napi::CallbackInfo& info) { return Napi::Boolean::New(info.Env(), !grammar_); }
   Napi::Value Hash(const Napi::CallbackInfo& info) { return hexHash(info.Env(), grammar(info.Env())->vocab().hash()); }
 };
@@ -290,20 +293,18 @@ class GrammarWrap : public Napi::ObjectWrap<GrammarWrap> {
 class MatcherWrap : public Napi::ObjectWrap<MatcherWrap> {
  public:
   static Napi::Function Init(Napi::Env env) {
-    return DefineClass(env, "NativeMatcher",
-                       {InstanceMethod<&MatcherWrap::AcceptToken>("acceptToken"),
-                        InstanceMethod<&MatcherWrap::AcceptBytes>("acceptBytes"),
-                        InstanceMethod<&MatcherWrap::Fill>("fillNextTokenBitmask"),
-                        InstanceMethod<&MatcherWrap::IsComplete>("isComplete"),
-                        InstanceMethod<&MatcherWrap::IsTerminated>("isTerminated"),
-                        InstanceMethod<&MatcherWrap::Rollback>("rollback"),
-                        InstanceMethod<&MatcherWrap::Reset>("reset"),
-                        InstanceMethod<&MatcherWrap::HasAllowed>("hasAllowedToken"),
-                        InstanceMethod<&MatcherWrap::Forced>("forcedBytes"),
-                        InstanceMethod<&MatcherWrap::MinTokens>("minTokensToFinish"),
-                        InstanceMethod<&MatcherWrap::RandomWalks>("randomWalks"),
-                        InstanceMethod<&MatcherWrap::Dispose>("dispose"),
-                        InstanceAccessor<&MatcherWrap::Steps>("steps")});
+    return DefineClass(
+        env, "NativeMatcher",
+        {InstanceMethod<&MatcherWrap::AcceptToken>("acceptToken"),
+         InstanceMethod<&MatcherWrap::AcceptBytes>("acceptBytes"),
+         InstanceMethod<&MatcherWrap::Fill>("fillNextTokenBitmask"),
+         InstanceMethod<&MatcherWrap::IsComplete>("isComplete"),
+         InstanceMethod<&MatcherWrap::IsTerminated>("isTerminated"), InstanceMethod<&MatcherWrap::Rollback>("rollback"),
+         InstanceMethod<&MatcherWrap::Reset>("reset"), InstanceMethod<&MatcherWrap::HasAllowed>("hasAllowedToken"),
+         InstanceMethod<&MatcherWrap::Forced>("forcedBytes"),
+         InstanceMethod<&MatcherWrap::MinTokens>("minTokensToFinish"),
+         InstanceMethod<&MatcherWrap::RandomWalks>("randomWalks"), InstanceMethod<&MatcherWrap::Dispose>("dispose"),
+         InstanceAccessor<&MatcherWrap::Steps>("steps")});
   }
   MatcherWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<MatcherWrap>(info) {
     Napi::Env env = info.Env();
@@ -332,30 +333,43 @@ class MatcherWrap : public Napi::ObjectWrap<MatcherWrap> {
     if (!info[0].IsTypedArray() || info[0].As<Napi::TypedArray>().TypedArrayType() != napi_uint8_array)
       throw Napi::TypeError::New(info.Env(), "acceptBytes expects a Uint8Array");
     auto b = info[0].As<Napi::Uint8Array>();
-    return Napi::Boolean::New(info.Env(), guard(info.Env(), [&] { return live(info.Env()).acceptBytes(b.Data(), b.ElementLength()); }));
+    return Napi::Boolean::New(
+        info.Env(), guard(info.Env(), [&] { return live(info.Env()).acceptBytes(b.Data(), b.ElementLength()); }));
   }
   Napi::Value Fill(const Napi::CallbackInfo& info) {
-    if (!info[0].IsTypedArray()) throw Napi::TypeError::New(info.Env(), "fillNextTokenBitmask expects a Uint32Array or Int32Array");
+    if (!info[0].IsTypedArray())
+      throw Napi::TypeError::New(info.Env(), "fillNextTokenBitmask expects a Uint32Array or Int32Array");
     auto t = info[0].As<Napi::TypedArray>();
     if (t.TypedArrayType() != napi_uint32_array && t.TypedArrayType() != napi_int32_array)
       throw Napi::TypeError::New(info.Env(), "fillNextTokenBitmask expects a Uint32Array or Int32Array");
     auto* data = reinterpret_cast<uint32_t*>(static_cast<uint8_t*>(t.ArrayBuffer().Data()) + t.ByteOffset());
     // An optional second argument: the tokens left, this step included (0 or absent: no budget).
     uint32_t left = info.Length() > 1 && !info[1].IsUndefined() ? tokenId(info[1], "tokensLeft") : 0;
-    guard(info.Env(), [&] { live(info.Env()).fillNextTokenBitmask(data, t.ElementLength(), left); return 0; });
+    guard(info.Env(), [&] {
+      live(info.Env()).fillNextTokenBitmask(data, t.ElementLength(), left);
+      return 0;
+    });
     return info.Env().Undefined();
   }
   Napi::Value IsComplete(const Napi::CallbackInfo& info) {
     return Napi::Boolean::New(info.Env(), guard(info.Env(), [&] { return live(info.Env()).isComplete(); }));
   }
-  Napi::Value IsTerminated(const Napi::CallbackInfo& info) { return Napi::Boolean::New(info.Env(), live(info.Env()).isTerminated()); }
+  Napi::Value IsTerminated(const Napi::CallbackInfo& info) {
+    return Napi::Boolean::New(info.Env(), live(info.Env()).isTerminated());
+  }
   Napi::Value Rollback(const Napi::CallbackInfo& info) {
     uint32_t n = tokenId(info[0], "rollback count");
-    guard(info.Env(), [&] { live(info.Env()).rollback(n); return 0; });
+    guard(info.Env(), [&] {
+      live(info.Env()).rollback(n);
+      return 0;
+    });
     return info.Env().Undefined();
   }
   Napi::Value Reset(const Napi::CallbackInfo& info) {
-    guard(info.Env(), [&] { live(info.Env()).reset(); return 0; });
+    guard(info.Env(), [&] {
+      live(info.Env()).reset();
+      return 0;
+    });
     return info.Env().Undefined();
   }
   Napi::Value Forced(const Napi::CallbackInfo& info) {
@@ -364,7 +378,8 @@ class MatcherWrap : public Napi::ObjectWrap<MatcherWrap> {
     return Napi::Buffer<uint8_t>::Copy(info.Env(), reinterpret_cast<const uint8_t*>(f.data()), f.size());
   }
   Napi::Value MinTokens(const Napi::CallbackInfo& info) {
-    return Napi::Number::New(info.Env(), double(guard(info.Env(), [&] { return live(info.Env()).minTokensToFinish(); })));
+    return Napi::Number::New(info.Env(),
+                             double(guard(info.Env(), [&] { return live(info.Env()).minTokensToFinish(); })));
   }
   Napi::Value HasAllowed(const Napi::CallbackInfo& info) {
     Matcher& m = live(info.Env());
@@ -378,10 +393,12 @@ class MatcherWrap : public Napi::ObjectWrap<MatcherWrap> {
       auto obj = info[0].As<Napi::Object>();
       auto num = [&](const char* key, double lo, double hi, double& out) {
         if (!obj.Has(key) || obj.Get(key).IsUndefined()) return false;
-        if (!obj.Get(key).IsNumber()) throw Napi::TypeError::New(env, std::string("randomWalks: ") + key + " must be a number");
+        if (!obj.Get(key).IsNumber())
+          throw Napi::TypeError::New(env, std::string("randomWalks: ") + key + " must be a number");
         double d = obj.Get(key).As<Napi::Number>().DoubleValue();
         if (!(d >= lo && d <= hi))
-          throw Napi::RangeError::New(env, std::string("randomWalks: ") + key + " must be between " + numberText(lo) + " and " + numberText(hi) + ", got " + numberText(d));
+          throw Napi::RangeError::New(env, std::string("randomWalks: ") + key + " must be between " + numberText(lo) +
+                                               " and " + numberText(hi) + ", got " + numberText(d));
         out = d;
         return true;
       };
@@ -408,7 +425,9 @@ class MatcherWrap : public Napi::ObjectWrap<MatcherWrap> {
     }
     return out;
   }
-  Napi::Value Steps(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), double(live(info.Env()).steps())); }
+  Napi::Value Steps(const Napi::CallbackInfo& info) {
+    return Napi::Number::New(info.Env(), double(live(info.Env()).steps()));
+  }
 };
 
 Napi::Object Init(Napi::Env env, Napi::Object exports) {

@@ -65,7 +65,7 @@ class JobMailbox {
   }
 
  private:
-  bool claim() {  // under mutex_
+  bool claim() {                   // under mutex_
     if (scheduled_) return false;  // the pending drain will take what was just added
     scheduled_ = true;
     return true;

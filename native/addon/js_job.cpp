@@ -78,8 +78,10 @@ void JsJob::drain(Napi::Env env, Napi::Function onTokens) {
   if (callbackError_) {
     deferred_.Reject(callbackError_->Value());
     callbackError_.reset();  // here: its reference must be deleted on the JS thread
-  } else if (batch.result) deferred_.Resolve(resultObject(env, *batch.result));
-  else deferred_.Reject(Napi::Error::New(env, batch.error).Value());
+  } else if (batch.result)
+    deferred_.Resolve(resultObject(env, *batch.result));
+  else
+    deferred_.Reject(Napi::Error::New(env, batch.error).Value());
   tsfn_.Release();
 }
 

@@ -26,7 +26,7 @@ class JsJob : public std::enable_shared_from_this<JsJob> {
 
  private:
   explicit JsJob(Napi::Env env) : deferred_(Napi::Promise::Deferred::New(env)) {}
-  void post();  // schedules a drain (when the mailbox said one is due)
+  void post();                                         // schedules a drain (when the mailbox said one is due)
   void drain(Napi::Env env, Napi::Function onTokens);  // on the JS thread
 
   Napi::Promise::Deferred deferred_;

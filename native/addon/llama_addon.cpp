@@ -36,35 +36,28 @@ Napi::Value LoadLibrary(const Napi::CallbackInfo& info) {
   llama::LibraryPaths paths{stringProp(o, "llama"), stringProp(o, "ggml"), stringProp(o, "backendsDir")};
   try {
     llama::loadApi(paths);
-  } catch (const std::exception& e) {
-    throw Napi::Error::New(info.Env(), e.what());
-  }
+  } catch (const std::exception& e) { throw Napi::Error::New(info.Env(), e.what()); }
   return info.Env().Undefined();
 }
 
 Napi::Value SupportsGpuOffload(const Napi::CallbackInfo& info) {
   try {
     return Napi::Boolean::New(info.Env(), llama::api().llama_supports_gpu_offload());
-  } catch (const std::exception& e) {
-    throw Napi::Error::New(info.Env(), e.what());
-  }
+  } catch (const std::exception& e) { throw Napi::Error::New(info.Env(), e.what()); }
 }
 
 class ModelWrap : public Napi::ObjectWrap<ModelWrap> {
  public:
   static Napi::Function Init(Napi::Env env) {
-    return DefineClass(env, "NativeLlamaModel",
-                       {InstanceMethod<&ModelWrap::Vocabulary>("vocabulary"),
-                        InstanceMethod<&ModelWrap::Metadata>("metadata"),
-                        InstanceMethod<&ModelWrap::TokenText>("tokenText"),
-                        InstanceMethod<&ModelWrap::Tokenize>("tokenizePrompt"),
-                        InstanceMethod<&ModelWrap::TokenizeText>("tokenizeText"),
-                        InstanceMethod<&ModelWrap::StartDecoding>("startDecoding"),
-                        InstanceMethod<&ModelWrap::Dispose>("dispose"),
-                        InstanceAccessor<&ModelWrap::ChatTemplate>("chatTemplate"),
-                        InstanceAccessor<&ModelWrap::TrainedContext>("trainedContext"),
-                        InstanceAccessor<&ModelWrap::Bos>("bosToken"),
-                        InstanceAccessor<&ModelWrap::Eos>("eosToken")});
+    return DefineClass(
+        env, "NativeLlamaModel",
+        {InstanceMethod<&ModelWrap::Vocabulary>("vocabulary"), InstanceMethod<&ModelWrap::Metadata>("metadata"),
+         InstanceMethod<&ModelWrap::TokenText>("tokenText"), InstanceMethod<&ModelWrap::Tokenize>("tokenizePrompt"),
+         InstanceMethod<&ModelWrap::TokenizeText>("tokenizeText"),
+         InstanceMethod<&ModelWrap::StartDecoding>("startDecoding"), InstanceMethod<&ModelWrap::Dispose>("dispose"),
+         InstanceAccessor<&ModelWrap::ChatTemplate>("chatTemplate"),
+         InstanceAccessor<&ModelWrap::TrainedContext>("trainedContext"), InstanceAccessor<&ModelWrap::Bos>("bosToken"),
+         InstanceAccessor<&ModelWrap::Eos>("eosToken")});
   }
   ModelWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<ModelWrap>(info) {}
   std::shared_ptr<Model> model;
@@ -118,17 +111,19 @@ class ModelWrap : public Napi::ObjectWrap<ModelWrap> {
   class TokenizeWorker : public Napi::AsyncWorker {
    public:
     TokenizeWorker(Napi::Env env, std::shared_ptr<Model> model, std::string text, bool special)
-        : Napi::AsyncWorker(env, "toolmask.tokenizePrompt"), deferred_(Napi::Promise::Deferred::New(env)),
-          model_(std::move(model)), text_(std::move(text)), special_(special) {}
+        : Napi::AsyncWorker(env, "toolmask.tokenizePrompt"),
+          deferred_(Napi::Promise::Deferred::New(env)),
+          model_(std::move(model)),
+          text_(std::move(text)),
+          special_(special) {}
     Napi::Promise promise() { return deferred_.Promise(); }
 
    protected:
     void Execute() override {
       try {
-        tokens_ = special_ ? tokenizePrompt(llama::api(), model_->vocab(), text_) : tokenizeText(llama::api(), model_->vocab(), text_);
-      } catch (const std::exception& e) {
-        SetError(e.what());
-      }
+        tokens_ = special_ ? tokenizePrompt(llama::api(), model_->vocab(), text_)
+                           : tokenizeText(llama::api(), model_->vocab(), text_);
+      } catch (const std::exception& e) { SetError(e.what()); }
     }
     void OnOK() override {
       auto out = Napi::Int32Array::New(Env(), tokens_.size());
@@ -158,7 +153,8 @@ class ModelWrap : public Napi::ObjectWrap<ModelWrap> {
   Napi::Value StartDecoding(const Napi::CallbackInfo& info) {
     live(info.Env());
     if (engine) throw Napi::Error::New(info.Env(), "startDecoding was already called on this model");
-    if (info.Length() < 1 || !info[0].IsObject()) throw Napi::TypeError::New(info.Env(), "startDecoding({ parallel, contextSize, threads })");
+    if (info.Length() < 1 || !info[0].IsObject())
+      throw Napi::TypeError::New(info.Env(), "startDecoding({ parallel, contextSize, threads })");
     auto o = info[0].As<Napi::Object>();
     llama::EngineConfig c;
     c.slots = uint32_t(numberProp(o, "parallel", c.slots));
@@ -171,18 +167,20 @@ class ModelWrap : public Napi::ObjectWrap<ModelWrap> {
     if (c.batchTokens < c.slots) throw Napi::RangeError::New(info.Env(), "batchTokens must be at least parallel");
     try {
       engine = std::make_unique<llama::BatchEngine>(model, c);
-    } catch (const std::exception& e) {
-      throw Napi::Error::New(info.Env(), e.what());
-    }
+    } catch (const std::exception& e) { throw Napi::Error::New(info.Env(), e.what()); }
     return info.Env().Undefined();
   }
   Napi::Value Dispose(const Napi::CallbackInfo& info) {
     if (engine) engine->close();  // running and queued generations finish; then the context goes
-    model.reset();  // the engine keeps the weights until then
+    model.reset();                // the engine keeps the weights until then
     return info.Env().Undefined();
   }
-  Napi::Value ChatTemplate(const Napi::CallbackInfo& info) { return Napi::String::New(info.Env(), live(info.Env()).chatTemplate()); }
-  Napi::Value TrainedContext(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), live(info.Env()).trainedContext()); }
+  Napi::Value ChatTemplate(const Napi::CallbackInfo& info) {
+    return Napi::String::New(info.Env(), live(info.Env()).chatTemplate());
+  }
+  Napi::Value TrainedContext(const Napi::CallbackInfo& info) {
+    return Napi::Number::New(info.Env(), live(info.Env()).trainedContext());
+  }
   Napi::Value Bos(const Napi::CallbackInfo& info) {
     Model& m = live(info.Env());
     return Napi::String::New(info.Env(), m.tokenText(llama::api().llama_vocab_bos(m.vocab())));
@@ -195,23 +193,26 @@ class ModelWrap : public Napi::ObjectWrap<ModelWrap> {
 
 // The NativeLlamaModel constructor of one environment (main thread or a worker), given to the
 // functions that need it as their data.
-Napi::FunctionReference* ctorOf(const Napi::CallbackInfo& info) { return static_cast<Napi::FunctionReference*>(info.Data()); }
+Napi::FunctionReference* ctorOf(const Napi::CallbackInfo& info) {
+  return static_cast<Napi::FunctionReference*>(info.Data());
+}
 
 // Loads off the JS thread; llama.cpp's load progress streams back to onProgress (if given).
 class LoadModelWorker : public Napi::AsyncProgressQueueWorker<float> {
  public:
   LoadModelWorker(Napi::Function onProgress, Napi::FunctionReference* ctor, std::string path, int gpuLayers)
       : Napi::AsyncProgressQueueWorker<float>(onProgress),
-        deferred_(Napi::Promise::Deferred::New(onProgress.Env())), ctor_(ctor), path_(std::move(path)), gpuLayers_(gpuLayers) {}
+        deferred_(Napi::Promise::Deferred::New(onProgress.Env())),
+        ctor_(ctor),
+        path_(std::move(path)),
+        gpuLayers_(gpuLayers) {}
   Napi::Promise promise() { return deferred_.Promise(); }
 
  protected:
   void Execute(const ExecutionProgress& progress) override {
     try {
       model_ = std::make_shared<Model>(path_, gpuLayers_, [&](float p) { progress.Send(&p, 1); });
-    } catch (const std::exception& e) {
-      SetError(e.what());
-    }
+    } catch (const std::exception& e) { SetError(e.what()); }
   }
   void OnProgress(const float* data, size_t count) override {
     Napi::HandleScope scope(Env());
@@ -234,14 +235,14 @@ class LoadModelWorker : public Napi::AsyncProgressQueueWorker<float> {
 
 Napi::Value LoadModel(const Napi::CallbackInfo& info) {
   if (info.Length() < 3 || !info[0].IsString() || !info[1].IsNumber() || !info[2].IsFunction())
-    throw Napi::TypeError::New(info.Env(), "llamaLoadModel(path: string, gpuLayers: number, onProgress: (fraction) => void)");
+    throw Napi::TypeError::New(info.Env(),
+                               "llamaLoadModel(path: string, gpuLayers: number, onProgress: (fraction) => void)");
   try {
     llama::api();
-  } catch (const std::exception& e) {
-    throw Napi::Error::New(info.Env(), e.what());
-  }
+  } catch (const std::exception& e) { throw Napi::Error::New(info.Env(), e.what()); }
   int gpuLayers = info[1].As<Napi::Number>().Int32Value();
-  auto* w = new LoadModelWorker(info[2].As<Napi::Function>(), ctorOf(info), info[0].As<Napi::String>().Utf8Value(), gpuLayers);
+  auto* w = new LoadModelWorker(info[2].As<Napi::Function>(), ctorOf(info), info[0].As<Napi::String>().Utf8Value(),
+                                gpuLayers);
   Napi::Promise p = w->promise();
   w->Queue();
   return p;

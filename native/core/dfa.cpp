@@ -18,7 +18,11 @@ LazyDfa::LazyDfa(std::unique_ptr<NfaBuilder> builder) : builder_(std::move(build
 void LazyDfa::initClasses() {
   int cls = -1;
   for (int b = 0; b < 256; b++) {
-    if (b == 0 || nfa_->cut[b]) { cls++; classRep_.push_back(uint8_t(b)); classSize_.push_back(0); }
+    if (b == 0 || nfa_->cut[b]) {
+      cls++;
+      classRep_.push_back(uint8_t(b));
+      classSize_.push_back(0);
+    }
     byteClass_[b] = uint8_t(cls);
     classSize_[size_t(cls)]++;
   }
@@ -90,8 +94,10 @@ int LazyDfa::forcedByte(int32_t s) {
   int found = -1;
   for (size_t c = 0; c < classRep_.size() && !none; c++) {
     if (next(s, classRep_[c]) < 0) continue;  // states_ is a deque: `d` stays valid as states are added
-    if (found >= 0 || classSize_[c] != 1) none = true;
-    else found = classRep_[c];
+    if (found >= 0 || classSize_[c] != 1)
+      none = true;
+    else
+      found = classRep_[c];
   }
   states_[size_t(s)].forced = int16_t(none ? -1 : found);
   return states_[size_t(s)].forced;
@@ -133,11 +139,20 @@ bool LazyDfa::nonAsciiLoops(int32_t s) {
       uint8_t np = utf8::step(ph, uint8_t(b));
       if (np == utf8::Invalid) continue;
       int32_t t = next(st, uint8_t(b));
-      if (t < 0) { ok = false; break; }
-      if (np == utf8::Boundary) { if (t != s) ok = false; continue; }
+      if (t < 0) {
+        ok = false;
+        break;
+      }
+      if (np == utf8::Boundary) {
+        if (t != s) ok = false;
+        continue;
+      }
       std::pair<int32_t, uint8_t> key{t, np};
       if (std::find(seen.begin(), seen.end(), key) == seen.end()) {
-        if (seen.size() > 256) { ok = false; break; }
+        if (seen.size() > 256) {
+          ok = false;
+          break;
+        }
         seen.push_back(key);
         work.push_back(key);
       }
@@ -150,7 +165,8 @@ bool LazyDfa::nonAsciiLoops(int32_t s) {
 size_t LazyDfa::memoryBytes() const {
   size_t total = sizeof(*this) + (builder_ ? builder_->memoryBytes() : 0);
   for (auto& st : nfa_->states) total += nfaStateBytes(st);
-  total += sizeof(Fragment) * nfa_->fragments.capacity() + 4 * nfa_->fragmentOf.capacity() + nfa_->productive.capacity() / 8;
+  total +=
+      sizeof(Fragment) * nfa_->fragments.capacity() + 4 * nfa_->fragmentOf.capacity() + nfa_->productive.capacity() / 8;
   for (auto& d : states_) {
     total += sizeof(d) + 8 * d.nfa.size() /* set + index key */ + 4 * d.next.size() + 8 * d.tokenEdges.size();
     if (d.mask) total += d.mask->memoryBytes();

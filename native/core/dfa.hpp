@@ -22,12 +22,12 @@ struct StateMask;
 struct DfaState {
   std::vector<uint32_t> nfa;  // sorted NFA states after closure
   bool accepting = false;
-  std::vector<int32_t> next;  // per byte class
+  std::vector<int32_t> next;                             // per byte class
   std::vector<std::pair<uint32_t, int32_t>> tokenEdges;  // special token id → state
-  uint64_t loopKnown[2] = {0, 0};  // ASCII bytes already tested for looping back here
-  uint64_t loopYes[2] = {0, 0};    // ...and those that do
-  int8_t nonAsciiLoops = -1;       // every valid multi-byte character loops back (-1: not yet known)
-  int16_t forced = -2;             // the one byte every continuation starts with (-1: none, -2: not yet known)
+  uint64_t loopKnown[2] = {0, 0};                        // ASCII bytes already tested for looping back here
+  uint64_t loopYes[2] = {0, 0};                          // ...and those that do
+  int8_t nonAsciiLoops = -1;  // every valid multi-byte character loops back (-1: not yet known)
+  int16_t forced = -2;        // the one byte every continuation starts with (-1: none, -2: not yet known)
   std::unique_ptr<StateMask> mask;
 };
 

@@ -19,9 +19,7 @@ CompiledGrammar::CompiledGrammar(const std::string& irJson, std::shared_ptr<cons
   auto t0 = std::chrono::steady_clock::now();
   try {
     ir_ = json::parse(irJson);
-  } catch (const json::ParseError& e) {
-    throw GrammarError(e.what());
-  }
+  } catch (const json::ParseError& e) { throw GrammarError(e.what()); }
   NfaLimits lim;
   lim.vocabSize = vocab_->size();
   lim.maxRecursionDepth = opts.maxRecursionDepth;
@@ -39,7 +37,8 @@ CompiledGrammar::CompiledGrammar(const std::string& irJson, std::shared_ptr<cons
   }
   dfa_ = std::make_unique<LazyDfa>(std::move(builder));
   start_ = dfa_->start();
-  if (start_ < 0) throw GrammarError("the grammar accepts nothing (every path is empty or exceeds the recursion depth)");
+  if (start_ < 0)
+    throw GrammarError("the grammar accepts nothing (every path is empty or exceeds the recursion depth)");
   pre_.maxStates = opts.precomputeStates;
   pre_.maxMillis = opts.precomputeMillis;
   pre_.maxBytes = opts.precomputeBytes;
@@ -78,7 +77,8 @@ int32_t CompiledGrammar::stepToken(int32_t state, uint32_t id) {
     case TokenKind::Special:
     case TokenKind::EndOfGeneration: {
       const DfaState& d = dfa_->state(state);
-      for (auto& e : d.tokenEdges) if (e.first == id) return e.second;
+      for (auto& e : d.tokenEdges)
+        if (e.first == id) return e.second;
       if (vocab_->kind(id) == TokenKind::EndOfGeneration && d.accepting) return kTerminated;
       return kDead;
     }
@@ -117,7 +117,8 @@ bool CompiledGrammar::fragmentMask(int32_t s, StateMask& out) {
   const Nfa& nfa = dfa_->nfa();
   const std::vector<uint32_t>& set = dfa_->state(s).nfa;
   int32_t f = -1;
-  for (uint32_t n : set) if ((f = nfa.fragmentOf[n]) >= 0) break;
+  for (uint32_t n : set)
+    if ((f = nfa.fragmentOf[n]) >= 0) break;
   if (f < 0) return false;
   const Fragment fr = nfa.fragments[size_t(f)];  // a copy: expanding placeholders may grow the list
   std::vector<uint32_t> inside, outside;
@@ -128,7 +129,8 @@ bool CompiledGrammar::fragmentMask(int32_t s, StateMask& out) {
     // The closure of the exit, less the fragment's own states: what an exit adds to a state.
     int32_t e = dfa_->intern({fr.exit});
     if (e >= 0)
-      for (uint32_t n : dfa_->state(e).nfa) if (nfa.fragmentOf[n] != f) info.exitClosure.push_back(n);
+      for (uint32_t n : dfa_->state(e).nfa)
+        if (nfa.fragmentOf[n] != f) info.exitClosure.push_back(n);
     info.exitReady = true;
   }
   bool counted = fr.copy >= 0;
@@ -138,7 +140,9 @@ bool CompiledGrammar::fragmentMask(int32_t s, StateMask& out) {
     if (counted) return false;
     other = dfa_->intern(std::vector<uint32_t>(outside));
     // Their closure reaching back into the fragment would walk it whole: no gain.
-    if (other >= 0) for (uint32_t n : dfa_->state(other).nfa) if (nfa.fragmentOf[n] == f) return false;
+    if (other >= 0)
+      for (uint32_t n : dfa_->state(other).nfa)
+        if (nfa.fragmentOf[n] == f) return false;
   }
   if (!info.shape) {
     std::shared_ptr<Shape>& held = shapes_[*fr.shape];
@@ -265,7 +269,10 @@ const StateMask& CompiledGrammar::ensureMask(int32_t s) {
 }
 
 void CompiledGrammar::fillMask(int32_t state, uint32_t* out) {
-  if (state < 0) { std::fill(out, out + vocab_->words(), 0u); return; }
+  if (state < 0) {
+    std::fill(out, out + vocab_->words(), 0u);
+    return;
+  }
   const Foreground lock(*this);
   ensureMask(state).fill(out, *vocab_);
 }
@@ -320,7 +327,8 @@ CompiledGrammar::Precompute CompiledGrammar::precomputeStep() {
   const Foreground lock(*this);
   auto t0 = std::chrono::steady_clock::now();
   // Breadth first over every byte class: masks for the states a walk meets first.
-  if (pre_.next >= dfa_->size() || pre_.next >= pre_.maxStates || pre_.millis > pre_.maxMillis || pre_.bytes > pre_.maxBytes)
+  if (pre_.next >= dfa_->size() || pre_.next >= pre_.maxStates || pre_.millis > pre_.maxMillis ||
+      pre_.bytes > pre_.maxBytes)
     return Precompute::Done;
   auto i = int32_t(pre_.next++);
   pre_.bytes += ensureMask(i).memoryBytes() + 64 * dfa_->classes();

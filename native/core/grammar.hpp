@@ -31,8 +31,8 @@ struct CompileOptions {
   // Table memory past which the masks built so far are dropped (and rebuilt as walks need them):
   // a grammar that keeps meeting new states cannot grow without bound.
   size_t maxTableBytes = size_t(256) << 20;
-  size_t precomputeStates = 4096;  // masks computed eagerly at compile time, breadth first...
-  double precomputeMillis = 50;    // ...within this time...
+  size_t precomputeStates = 4096;    // masks computed eagerly at compile time, breadth first...
+  double precomputeMillis = 50;      // ...within this time...
   size_t precomputeBytes = 8 << 20;  // ...and this much table memory; the rest on first use
   // The constructor builds the start state's mask alone and leaves the rest of the precompute to
   // precomputeStep() calls (mask_prefetch.hpp's precomputeInBackground makes them on its thread).
@@ -58,9 +58,10 @@ class CompiledGrammar {
   bool accepting(int32_t state);
   void fillMask(int32_t state, uint32_t* out);
   bool hasAllowedToken(int32_t state);
-  void buildMask(int32_t state);  // computes the state's mask now if it is not yet (mask_prefetch)
+  void buildMask(int32_t state);       // computes the state's mask now if it is not yet (mask_prefetch)
   bool maskKnownBuilt(int32_t state);  // true only if built; false also when the lock is busy (no wait)
-  std::vector<uint32_t> allowedSpecials(int32_t state);  // special and end-of-generation ids allowed here (no mask needed)
+  std::vector<uint32_t> allowedSpecials(
+      int32_t state);  // special and end-of-generation ids allowed here (no mask needed)
   // The bytes every continuation of `state` begins with (at most `max`): up to the first choice of
   // byte, a state where the grammar may end, or one where a special token may come.
   std::string forcedBytes(int32_t state, size_t max) { return forcedRun(state, max).bytes; }
@@ -99,16 +100,16 @@ class CompiledGrammar {
 
  private:
   struct FragmentInfo {
-    Shape* shape = nullptr;                  // shared by every fragment of the same shape (held in shapes_)
+    Shape* shape = nullptr;  // shared by every fragment of the same shape (held in shapes_)
     bool exitReady = false;
-    std::vector<uint32_t> exitClosure;       // closure of `out` outside the fragment
+    std::vector<uint32_t> exitClosure;  // closure of `out` outside the fragment
   };
 
   std::shared_ptr<const Vocabulary> vocab_;
   json::Value ir_;  // fragments point into it
   std::unique_ptr<LazyDfa> dfa_;
   std::vector<FragmentInfo> fragments_;
-  std::shared_ptr<ShapeCache> shapeCache_;  // per vocabulary, shared with other grammars
+  std::shared_ptr<ShapeCache> shapeCache_;                          // per vocabulary, shared with other grammars
   std::unordered_map<std::string, std::shared_ptr<Shape>> shapes_;  // the shapes this grammar holds
   int32_t start_ = 0;
   std::mutex mu_;
@@ -127,15 +128,16 @@ class CompiledGrammar {
   // the state they lead to (sorted-token position ranges), for limitToBudget.
   static constexpr int32_t kOpenedUnknown = -1, kOpensNone = -2, kOpensNowhere = -3;
   struct Successors {
-    std::vector<int32_t> ends;  // ordinary and special tokens' end states, each once
-    bool complete = false;      // ends holds every one (false: the walk ran out of work)
+    std::vector<int32_t> ends;                           // ordinary and special tokens' end states, each once
+    bool complete = false;                               // ends holds every one (false: the walk ran out of work)
     std::vector<std::pair<int32_t, PosRanges>> opening;  // outside only: ordinary tokens that open a call
     std::vector<std::pair<uint32_t, int32_t>> special;   // outside only: special tokens and their end states
     bool openingReady = false;
-    int32_t finish = -1;   // minTokensToFinish from here: exact when finishExact, else a lower bound (-1: none yet)
+    int32_t finish = -1;  // minTokensToFinish from here: exact when finishExact, else a lower bound (-1: none yet)
     bool finishExact = false;
-    int32_t opened = kOpenedUnknown;  // a step into here opens the call standing in this state (kOpens… : none, or one that leads nowhere)
-    int8_t outside = -1;   // here stands outside every call (-1: not yet known)
+    int32_t opened = kOpenedUnknown;  // a step into here opens the call standing in this state (kOpens… : none, or one
+                                      // that leads nowhere)
+    int8_t outside = -1;              // here stands outside every call (-1: not yet known)
   };
   std::unordered_map<int32_t, Successors> successors_;
   size_t successorBytes_ = 0;

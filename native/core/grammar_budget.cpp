@@ -15,8 +15,10 @@ namespace toolmask {
 namespace {
 
 void appendRange(PosRanges& r, uint32_t lo, uint32_t hi) {
-  if (!r.empty() && r.back().second == lo) r.back().second = hi;
-  else r.push_back({lo, hi});
+  if (!r.empty() && r.back().second == lo)
+    r.back().second = hi;
+  else
+    r.push_back({lo, hi});
 }
 
 // Walks every ordinary token from `s` and calls add(endState, lo, hi) for each run of sorted-token
@@ -29,10 +31,16 @@ bool walkOrdinary(LazyDfa& dfa, int32_t s, const Vocabulary& v, size_t& work, Ad
   bool enough = true;
   auto dfs = [&](auto&& self, uint32_t n, int32_t st) -> void {
     if (!enough) return;
-    if (work == 0) { enough = false; return; }
+    if (work == 0) {
+      enough = false;
+      return;
+    }
     work--;
     const TrieNode& node = trie[n];
-    if (n != 0 && dfa.loopsOver(st, node)) { add(st, node.lo, node.hi); return; }
+    if (n != 0 && dfa.loopsOver(st, node)) {
+      add(st, node.lo, node.hi);
+      return;
+    }
     if (node.nEnd) add(st, node.lo, node.lo + node.nEnd);
     for (uint32_t c = n + 1; c < node.end && enough; c = trie[c].end) {
       int32_t ns = dfa.next(st, trie[c].byte);
@@ -89,19 +97,35 @@ uint32_t CompiledGrammar::finishBoundLocked(int32_t s0, uint32_t limit) {
   std::vector<int32_t> frontier{s0}, next;
   std::unordered_set<int32_t> seen{s0};
   for (uint32_t d = 1; bound == 0; d++) {
-    if (d > limit) { bound = d; break; }
+    if (d > limit) {
+      bound = d;
+      break;
+    }
     next.clear();
     for (size_t i = 0; i < frontier.size() && bound == 0; i++) {
-      if (!endsLocked(frontier[i], work)) { bound = d; break; }
+      if (!endsLocked(frontier[i], work)) {
+        bound = d;
+        break;
+      }
       for (int32_t t : successorsLocked(frontier[i]).ends) {
         if (t < 0) continue;
-        if (dfa_->state(t).accepting) { bound = d; exact = true; break; }
+        if (dfa_->state(t).accepting) {
+          bound = d;
+          exact = true;
+          break;
+        }
         if (!seen.insert(t).second) continue;
-        if (seen.size() > kFinishStates) { bound = d; break; }
+        if (seen.size() > kFinishStates) {
+          bound = d;
+          break;
+        }
         next.push_back(t);
       }
     }
-    if (bound == 0 && next.empty()) { bound = kFinishHorizon + 1; exact = true; }  // no answer ends from here
+    if (bound == 0 && next.empty()) {
+      bound = kFinishHorizon + 1;
+      exact = true;
+    }  // no answer ends from here
     frontier.swap(next);
   }
   bound = std::min(bound, kFinishHorizon + 1);
@@ -190,7 +214,10 @@ void CompiledGrammar::limitToBudget(int32_t state, uint32_t tokensLeft, uint32_t
   std::vector<uint32_t> cleared;
   auto clear = [&](uint32_t id) {
     const uint32_t bit = 1u << (id & 31);
-    if (out[id >> 5] & bit) { out[id >> 5] &= ~bit; cleared.push_back(id); }
+    if (out[id >> 5] & bit) {
+      out[id >> 5] &= ~bit;
+      cleared.push_back(id);
+    }
   };
   // References into successors_ stay valid while the bounds computed below add entries.
   const Successors& own = successorsLocked(state);

@@ -31,8 +31,10 @@ struct Inliner {
   size_t measure(const json::Value& n) {
     if (const std::string* name = refName(n)) return ruleSize(*name) == SIZE_MAX ? 1 : ruleSize(*name);
     size_t total = 1;
-    if (n.kind == json::Kind::Array) for (auto& x : n.arr) total += measure(x);
-    if (n.kind == json::Kind::Object) for (auto& kv : n.obj) total += measure(kv.second);
+    if (n.kind == json::Kind::Array)
+      for (auto& x : n.arr) total += measure(x);
+    if (n.kind == json::Kind::Object)
+      for (auto& kv : n.obj) total += measure(kv.second);
     return total > maxNodes ? maxNodes + 1 : total;
   }
 
@@ -82,8 +84,12 @@ struct Inliner {
         const json::Value* body = rule(*r);
         return body && reaches(*body);
       }
-      if (n.kind == json::Kind::Array) for (auto& x : n.arr) if (reaches(x)) return true;
-      if (n.kind == json::Kind::Object) for (auto& kv : n.obj) if (reaches(kv.second)) return true;
+      if (n.kind == json::Kind::Array)
+        for (auto& x : n.arr)
+          if (reaches(x)) return true;
+      if (n.kind == json::Kind::Object)
+        for (auto& kv : n.obj)
+          if (reaches(kv.second)) return true;
       return false;
     };
     const json::Value* body = rule(name);

@@ -15,15 +15,37 @@ struct Reader {
   [[noreturn]] void fail(const char* what) {
     throw ParseError(std::string("invalid grammar JSON at offset ") + std::to_string(i) + ": " + what);
   }
-  void ws() { while (i < s.size() && (s[i] == ' ' || s[i] == '\n' || s[i] == '\t' || s[i] == '\r')) i++; }
-  bool eat(char c) { ws(); if (i < s.size() && s[i] == c) { i++; return true; } return false; }
-  void expect(char c) { if (!eat(c)) fail("unexpected character"); }
+  void ws() {
+    while (i < s.size() && (s[i] == ' ' || s[i] == '\n' || s[i] == '\t' || s[i] == '\r')) i++;
+  }
+  bool eat(char c) {
+    ws();
+    if (i < s.size() && s[i] == c) {
+      i++;
+      return true;
+    }
+    return false;
+  }
+  void expect(char c) {
+    if (!eat(c)) fail("unexpected character");
+  }
 
   static void putUtf8(std::string& out, unsigned cp) {
-    if (cp < 0x80) out += char(cp);
-    else if (cp < 0x800) { out += char(0xC0 | (cp >> 6)); out += char(0x80 | (cp & 0x3F)); }
-    else if (cp < 0x10000) { out += char(0xE0 | (cp >> 12)); out += char(0x80 | ((cp >> 6) & 0x3F)); out += char(0x80 | (cp & 0x3F)); }
-    else { out += char(0xF0 | (cp >> 18)); out += char(0x80 | ((cp >> 12) & 0x3F)); out += char(0x80 | ((cp >> 6) & 0x3F)); out += char(0x80 | (cp & 0x3F)); }
+    if (cp < 0x80)
+      out += char(cp);
+    else if (cp < 0x800) {
+      out += char(0xC0 | (cp >> 6));
+      out += char(0x80 | (cp & 0x3F));
+    } else if (cp < 0x10000) {
+      out += char(0xE0 | (cp >> 12));
+      out += char(0x80 | ((cp >> 6) & 0x3F));
+      out += char(0x80 | (cp & 0x3F));
+    } else {
+      out += char(0xF0 | (cp >> 18));
+      out += char(0x80 | ((cp >> 12) & 0x3F));
+      out += char(0x80 | ((cp >> 6) & 0x3F));
+      out += char(0x80 | (cp & 0x3F));
+    }
   }
   unsigned hex4() {
     if (i + 4 > s.size()) fail("short \\u escape");
@@ -31,10 +53,14 @@ struct Reader {
     for (int k = 0; k < 4; k++) {
       char c = s[i++];
       v <<= 4;
-      if (c >= '0' && c <= '9') v |= unsigned(c - '0');
-      else if (c >= 'a' && c <= 'f') v |= unsigned(c - 'a' + 10);
-      else if (c >= 'A' && c <= 'F') v |= unsigned(c - 'A' + 10);
-      else fail("bad \\u escape");
+      if (c >= '0' && c <= '9')
+        v |= unsigned(c - '0');
+      else if (c >= 'a' && c <= 'f')
+        v |= unsigned(c - 'a' + 10);
+      else if (c >= 'A' && c <= 'F')
+        v |= unsigned(c - 'A' + 10);
+      else
+        fail("bad \\u escape");
     }
     return v;
   }
@@ -45,18 +71,37 @@ struct Reader {
       if (i >= s.size()) fail("unterminated string");
       char c = s[i++];
       if (c == '"') return out;
-      if (c != '\\') { out += c; continue; }
+      if (c != '\\') {
+        out += c;
+        continue;
+      }
       if (i >= s.size()) fail("unterminated escape");
       char e = s[i++];
       switch (e) {
-        case '"': out += '"'; break;
-        case '\\': out += '\\'; break;
-        case '/': out += '/'; break;
-        case 'b': out += '\b'; break;
-        case 'f': out += '\f'; break;
-        case 'n': out += '\n'; break;
-        case 'r': out += '\r'; break;
-        case 't': out += '\t'; break;
+        case '"':
+          out += '"';
+          break;
+        case '\\':
+          out += '\\';
+          break;
+        case '/':
+          out += '/';
+          break;
+        case 'b':
+          out += '\b';
+          break;
+        case 'f':
+          out += '\f';
+          break;
+        case 'n':
+          out += '\n';
+          break;
+        case 'r':
+          out += '\r';
+          break;
+        case 't':
+          out += '\t';
+          break;
         case 'u': {
           unsigned cp = hex4();
           // A lone surrogate cannot be UTF-8 encoded; pairs are joined.
@@ -71,7 +116,8 @@ struct Reader {
           putUtf8(out, cp);
           break;
         }
-        default: fail("bad escape");
+        default:
+          fail("bad escape");
       }
     }
   }
@@ -97,16 +143,23 @@ struct Reader {
       i++;
       v.kind = Kind::Array;
       if (!eat(']')) {
-        do v.arr.push_back(value()); while (eat(','));
+        do v.arr.push_back(value());
+        while (eat(','));
         expect(']');
       }
     } else if (c == '"') {
       v.kind = Kind::String;
       v.str = str();
-    } else if (s.compare(i, 4, "true") == 0) { i += 4; v.kind = Kind::Bool; v.b = true; }
-    else if (s.compare(i, 5, "false") == 0) { i += 5; v.kind = Kind::Bool; }
-    else if (s.compare(i, 4, "null") == 0) { i += 4; }
-    else {
+    } else if (s.compare(i, 4, "true") == 0) {
+      i += 4;
+      v.kind = Kind::Bool;
+      v.b = true;
+    } else if (s.compare(i, 5, "false") == 0) {
+      i += 5;
+      v.kind = Kind::Bool;
+    } else if (s.compare(i, 4, "null") == 0) {
+      i += 4;
+    } else {
       const char* start = s.c_str() + i;
       char* end = nullptr;
       v.num = std::strtod(start, &end);
@@ -135,15 +188,27 @@ namespace toolmask::json {
 
 std::string canonical(const Value& v) {
   switch (v.kind) {
-    case Kind::Null: return "null";
-    case Kind::Bool: return v.b ? "true" : "false";
-    case Kind::Number: { char buf[40]; snprintf(buf, sizeof buf, "%.17g", v.num); return buf; }
+    case Kind::Null:
+      return "null";
+    case Kind::Bool:
+      return v.b ? "true" : "false";
+    case Kind::Number: {
+      char buf[40];
+      snprintf(buf, sizeof buf, "%.17g", v.num);
+      return buf;
+    }
     case Kind::String: {
       std::string out = "\"";
       for (unsigned char c : v.str) {
-        if (c == '"' || c == '\\') { out += '\\'; out += char(c); }
-        else if (c < 0x20) { char buf[8]; snprintf(buf, sizeof buf, "\\u%04x", c); out += buf; }
-        else out += char(c);
+        if (c == '"' || c == '\\') {
+          out += '\\';
+          out += char(c);
+        } else if (c < 0x20) {
+          char buf[8];
+          snprintf(buf, sizeof buf, "\\u%04x", c);
+          out += buf;
+        } else
+          out += char(c);
       }
       return out + "\"";
     }
@@ -176,7 +241,8 @@ size_t memoryBytes(const Value& v) {
   size_t total = sizeof(Value) + (v.str.capacity() > 15 ? v.str.capacity() : 0);
   for (auto& x : v.arr) total += memoryBytes(x);
   total += sizeof(Value) * (v.arr.capacity() - v.arr.size());
-  for (auto& kv : v.obj) total += memoryBytes(kv.second) + sizeof(std::string) + (kv.first.capacity() > 15 ? kv.first.capacity() : 0);
+  for (auto& kv : v.obj)
+    total += memoryBytes(kv.second) + sizeof(std::string) + (kv.first.capacity() > 15 ? kv.first.capacity() : 0);
   return total;
 }
 }  // namespace toolmask::json

@@ -20,7 +20,8 @@ struct Value {
   std::vector<std::pair<std::string, Value>> obj;  // keeps order
 
   const Value* get(const std::string& key) const {
-    for (auto& kv : obj) if (kv.first == key) return &kv.second;
+    for (auto& kv : obj)
+      if (kv.first == key) return &kv.second;
     return nullptr;
   }
 };

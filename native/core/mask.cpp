@@ -13,8 +13,10 @@ constexpr size_t kSparseLimit = 1024;  // above this many ids, copying a bitmask
 void setBit(uint32_t* m, uint32_t id) { m[id >> 5] |= 1u << (id & 31); }
 
 void push(PosRanges& r, uint32_t lo, uint32_t hi) {
-  if (!r.empty() && r.back().second == lo) r.back().second = hi;
-  else r.push_back({lo, hi});
+  if (!r.empty() && r.back().second == lo)
+    r.back().second = hi;
+  else
+    r.push_back({lo, hi});
 }
 }  // namespace
 
@@ -28,8 +30,14 @@ void walkTrie(LazyDfa& dfa, int32_t s, const Vocabulary& v, bool fragment, PosRa
     exitSeen = exitSeen || (fragment && dfa.state(st).accepting);
     for (uint32_t c = n + 1; c < node.end; c = trie[c].end) {
       int32_t ns = dfa.next(st, trie[c].byte);
-      if (ns < 0) { push(exitSeen ? unc : rej, trie[c].lo, trie[c].hi); continue; }
-      if (n != 0 || !memo) { self(self, c, ns, exitSeen, rej, unc); continue; }
+      if (ns < 0) {
+        push(exitSeen ? unc : rej, trie[c].lo, trie[c].hi);
+        continue;
+      }
+      if (n != 0 || !memo) {
+        self(self, c, ns, exitSeen, rej, unc);
+        continue;
+      }
       uint64_t key = (uint64_t(c) << 33) | (uint64_t(uint32_t(ns)) << 1) | uint64_t(exitSeen);
       auto it = memo->find(key);
       if (it == memo->end()) {
@@ -53,10 +61,16 @@ void encodeMask(const Vocabulary& v, const PosRanges& rejected, const PosRanges&
   size_t nLive = total - nDead;
   auto forLive = [&](auto&& fn) {
     uint32_t pos = 0;
-    for (auto& r : dead) { for (; pos < r.first; pos++) fn(order[pos]); pos = r.second; }
+    for (auto& r : dead) {
+      for (; pos < r.first; pos++) fn(order[pos]);
+      pos = r.second;
+    }
     for (; pos < total; pos++) fn(order[pos]);
   };
-  auto forDead = [&](auto&& fn) { for (auto& r : dead) for (uint32_t p = r.first; p < r.second; p++) fn(order[p]); };
+  auto forDead = [&](auto&& fn) {
+    for (auto& r : dead)
+      for (uint32_t p = r.first; p < r.second; p++) fn(order[p]);
+  };
   out.ids.clear();
   out.bits.clear();
   if (nLive <= kSparseLimit) {
@@ -78,7 +92,8 @@ void encodeMask(const Vocabulary& v, const PosRanges& rejected, const PosRanges&
     }
   }
   out.uncertain.clear();
-  for (auto& r : uncertain) for (uint32_t p = r.first; p < r.second; p++) out.uncertain.push_back(order[p]);
+  for (auto& r : uncertain)
+    for (uint32_t p = r.first; p < r.second; p++) out.uncertain.push_back(order[p]);
 }
 
 void StateMask::fillOrdinary(uint32_t* out, const Vocabulary& v) const {
@@ -110,20 +125,25 @@ bool StateMask::empty(const Vocabulary& v) const {
   if (!remove.empty()) {
     std::vector<uint32_t> bits(v.words());
     fill(bits.data(), v);
-    for (uint32_t w : bits) if (w) return false;
+    for (uint32_t w : bits)
+      if (w) return false;
     return true;
   }
   const StateMask& m = base ? *base : *this;
   switch (m.rep) {
-    case MaskRep::Accept: return m.ids.empty();
-    case MaskRep::Reject: return m.ids.size() >= v.order().size();
-    case MaskRep::Bits: return false;  // only chosen with more than kSparseLimit allowed
+    case MaskRep::Accept:
+      return m.ids.empty();
+    case MaskRep::Reject:
+      return m.ids.size() >= v.order().size();
+    case MaskRep::Bits:
+      return false;  // only chosen with more than kSparseLimit allowed
   }
   return true;
 }
 
 size_t StateMask::memoryBytes() const {
-  return sizeof(*this) + 4 * (ids.size() + bits.size() + uncertain.size() + extra.size() + remove.size() + specials.size());
+  return sizeof(*this) +
+         4 * (ids.size() + bits.size() + uncertain.size() + extra.size() + remove.size() + specials.size());
 }
 
 }  // namespace toolmask

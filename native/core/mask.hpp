@@ -22,7 +22,7 @@ struct StateMask {
   const StateMask* base = nullptr;  // shared fragment mask; allowed = (base − remove) ∪ extra
   std::vector<uint32_t> extra;
   std::vector<uint32_t> remove;
-  std::vector<uint32_t> specials;   // special / end-of-generation ids allowed here
+  std::vector<uint32_t> specials;  // special / end-of-generation ids allowed here
 
   void fill(uint32_t* out, const Vocabulary& v) const;
   bool empty(const Vocabulary& v) const;
@@ -36,7 +36,9 @@ using PosRanges = std::vector<std::pair<uint32_t, uint32_t>>;  // sorted-token p
 
 // The verdicts for one first-byte subtree reached in one DFA state, reusable by any state
 // whose first byte leads there (e.g. every partial match of a terminator falls back home).
-struct SubtreeVerdict { PosRanges rejected, uncertain; };
+struct SubtreeVerdict {
+  PosRanges rejected, uncertain;
+};
 using SubtreeMemo = std::unordered_map<uint64_t, SubtreeVerdict>;
 
 // Walks every ordinary token from DFA state `s`. Tokens whose walk dies go to `rejected`;

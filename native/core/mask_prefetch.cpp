@@ -73,7 +73,8 @@ class Prefetcher {
           CompiledGrammar::Precompute r = later->precomputeStep();
           std::lock_guard<std::mutex> lock(mu_);
           busyTurns_ = r == CompiledGrammar::Precompute::Busy ? busyTurns_ + 1 : 0;
-          if (r != CompiledGrammar::Precompute::Done) background_.emplace_back(later);  // its next turn after the others'
+          if (r != CompiledGrammar::Precompute::Done)
+            background_.emplace_back(later);  // its next turn after the others'
         }
       } catch (const std::exception&) {
         // A grammar past its limits: the decode thread meets the same error where it is reported.

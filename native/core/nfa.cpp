@@ -18,14 +18,17 @@ NfaBuilder::Impl::Impl(const json::Value& g, const NfaLimits& limits) : grammar(
 
 uint32_t NfaBuilder::Impl::add() {
   if (nfa.states.size() >= lim.maxStates)
-    throw GrammarLimitError("automatonStates", "grammar too large: more than " + std::to_string(lim.maxStates) +
-                                                   " automaton states (reduce repetition bounds, string lengths or nesting)");
+    throw GrammarLimitError("automatonStates",
+                            "grammar too large: more than " + std::to_string(lim.maxStates) +
+                                " automaton states (reduce repetition bounds, string lengths or nesting)");
   nfa.states.emplace_back();
   nfa.inCall.push_back(inCall > 0);
   return uint32_t(nfa.states.size() - 1);
 }
 
-void NfaBuilder::Impl::fail(const std::string& path, const std::string& what) { throw GrammarError(path + ": " + what); }
+void NfaBuilder::Impl::fail(const std::string& path, const std::string& what) {
+  throw GrammarError(path + ": " + what);
+}
 void NfaBuilder::Impl::limitFail(const std::string& path, const char* limit, const std::string& what) {
   throw GrammarLimitError(limit, path + ": " + what);
 }
@@ -44,19 +47,28 @@ double NfaBuilder::Impl::number(const json::Value& v, const std::string& path) {
 namespace {
 // Plain text nodes only: no tokens, refs or any-order sets, whose layout could differ per instance.
 bool plain(const json::Value& n) {
-  if (n.kind == json::Kind::Array) { for (auto& x : n.arr) if (!plain(x)) return false; return true; }
+  if (n.kind == json::Kind::Array) {
+    for (auto& x : n.arr)
+      if (!plain(x)) return false;
+    return true;
+  }
   if (n.kind != json::Kind::Object) return true;
-  if (const json::Value* t = n.get("type"); t && t->kind == json::Kind::String &&
+  if (const json::Value* t = n.get("type");
+      t && t->kind == json::Kind::String &&
       (t->str == "token" || t->str == "ref" || t->str == "perm" || t->str == "jsonSchema"))
     return false;
-  for (auto& kv : n.obj) if (!plain(kv.second)) return false;
+  for (auto& kv : n.obj)
+    if (!plain(kv.second)) return false;
   return true;
 }
 bool loops(const json::Value& n) {
   const json::Value* t = n.get("type");
   if (!t || t->kind != json::Kind::String) return false;
   if (t->str == "until" || t->str == "text") return true;
-  if (t->str == "repeat") { const json::Value* mx = n.get("max"); return mx && mx->kind == json::Kind::Null; }
+  if (t->str == "repeat") {
+    const json::Value* mx = n.get("max");
+    return mx && mx->kind == json::Kind::Null;
+  }
   return false;
 }
 // A loop inside `n` (not `n` itself): such a node is no fragment, its inner loops are. A shape
@@ -67,7 +79,8 @@ bool holdsLoop(const json::Value& n) {
     const json::Value* c = n.get(key);
     if (!c) continue;
     if (c->kind == json::Kind::Array) {
-      for (auto& x : c->arr) if (x.kind == json::Kind::Object && (loops(x) || holdsLoop(x))) return true;
+      for (auto& x : c->arr)
+        if (x.kind == json::Kind::Object && (loops(x) || holdsLoop(x))) return true;
     } else if (c->kind == json::Kind::Object && (loops(*c) || holdsLoop(*c))) {
       return true;
     }
@@ -80,12 +93,25 @@ bool nullable(const json::Value& n) {
   const json::Value* t = n.get("type");
   if (!t || t->kind != json::Kind::String) return true;
   const std::string& type = t->str;
-  if (type == "literal") { const json::Value* x = n.get("text"); return !x || x->kind != json::Kind::String || x->str.empty(); }
+  if (type == "literal") {
+    const json::Value* x = n.get("text");
+    return !x || x->kind != json::Kind::String || x->str.empty();
+  }
   if (type == "charClass" || type == "byteClass" || type == "until") return false;
   if (type == "text") return true;
   const json::Value* items = n.get("items");
-  if (type == "seq") { if (items && items->kind == json::Kind::Array) for (auto& x : items->arr) if (!nullable(x)) return false; return true; }
-  if (type == "alt") { if (items && items->kind == json::Kind::Array) for (auto& x : items->arr) if (nullable(x)) return true; return false; }
+  if (type == "seq") {
+    if (items && items->kind == json::Kind::Array)
+      for (auto& x : items->arr)
+        if (!nullable(x)) return false;
+    return true;
+  }
+  if (type == "alt") {
+    if (items && items->kind == json::Kind::Array)
+      for (auto& x : items->arr)
+        if (nullable(x)) return true;
+    return false;
+  }
   if (type == "repeat") {
     const json::Value* mn = n.get("min");
     const json::Value* item = n.get("item");
@@ -95,7 +121,8 @@ bool nullable(const json::Value& n) {
 }
 
 Frag NfaBuilder::Impl::build(const json::Value& n, const std::string& path) {
-  if (!lazy || insideFragment || n.kind != json::Kind::Object || !loops(n) || !plain(n) || holdsLoop(n)) return buildNode(n, path);
+  if (!lazy || insideFragment || n.kind != json::Kind::Object || !loops(n) || !plain(n) || holdsLoop(n))
+    return buildNode(n, path);
   std::string text = json::canonical(n);
   uint32_t base = uint32_t(nfa.states.size());
   Frag f;
@@ -178,7 +205,9 @@ Frag NfaBuilder::Impl::buildNode(const json::Value& n, const std::string& path) 
   struct CallScope {
     int& depth;
     bool on;
-    ~CallScope() { if (on) depth--; }
+    ~CallScope() {
+      if (on) depth--;
+    }
   };
   const json::Value* call = n.get("call");
   const CallScope scope{inCall, call && call->kind == json::Kind::Bool && call->b};
@@ -194,7 +223,8 @@ Frag NfaBuilder::Impl::buildNode(const json::Value& n, const std::string& path) 
   if (type == "token") return token(n, path);
   if (type == "perm") return perm(n, path);
   if (type == "ref") return ref(n, path);
-  if (type == "jsonSchema") fail(path, "jsonSchema nodes must be lowered before compiling (use compileGrammar from the package)");
+  if (type == "jsonSchema")
+    fail(path, "jsonSchema nodes must be lowered before compiling (use compileGrammar from the package)");
   fail(path, "unknown node type \"" + type + "\"");
 }
 
@@ -272,7 +302,11 @@ Frag NfaBuilder::Impl::repeat(const json::Value& n, const std::string& path) {
     return f;
   };
   uint32_t in = add(), cur = in;
-  for (uint32_t i = 0; i < uint32_t(mn); i++) { Frag f = copy(); eps(cur, f.in); cur = f.out; }
+  for (uint32_t i = 0; i < uint32_t(mn); i++) {
+    Frag f = copy();
+    eps(cur, f.in);
+    cur = f.out;
+  }
   if (unbounded) {
     uint32_t loop = add();
     eps(cur, loop);
@@ -298,7 +332,8 @@ Frag NfaBuilder::Impl::token(const json::Value& n, const std::string& path) {
     fail(path, "token terminal needs a numeric \"id\" (pieces are resolved against the vocabulary first)");
   double v = idv->num;
   if (v < 0 || v != double(uint32_t(v)) || v >= lim.vocabSize)
-    fail(path, "token id " + std::to_string(long(v)) + " is outside the vocabulary (size " + std::to_string(lim.vocabSize) + ")");
+    fail(path, "token id " + std::to_string(long(v)) + " is outside the vocabulary (size " +
+                   std::to_string(lim.vocabSize) + ")");
   uint32_t in = add(), out = add();
   nfa.states[in].tokens.push_back({uint32_t(v), out});
   return {in, out};
@@ -308,7 +343,8 @@ Frag NfaBuilder::Impl::token(const json::Value& n, const std::string& path) {
 bool NfaBuilder::Impl::thunkNonEmpty(const Thunk& t) {
   if (t.seqFrom < 0) return nonEmpty(*t.node);
   auto& it = itemsOf(*t.node, t.path);
-  for (size_t i = size_t(t.seqFrom); i < it.size(); i++) if (!nonEmpty(it[i])) return false;
+  for (size_t i = size_t(t.seqFrom); i < it.size(); i++)
+    if (!nonEmpty(it[i])) return false;
   return true;
 }
 
@@ -345,15 +381,34 @@ bool NfaBuilder::Impl::nonEmpty(const json::Value& n) {
     return r;
   }
   bool cacheable = plain(n);
-  if (cacheable) { auto it = nonEmptyMemo.find(&n); if (it != nonEmptyMemo.end()) return it->second; }
+  if (cacheable) {
+    auto it = nonEmptyMemo.find(&n);
+    if (it != nonEmptyMemo.end()) return it->second;
+  }
   bool r = true;
-  if (type == "seq") { for (auto& x : itemsOf(n, "")) if (!nonEmpty(x)) { r = false; break; } }
-  else if (type == "alt") { r = false; for (auto& x : itemsOf(n, "")) if (nonEmpty(x)) { r = true; break; } }
-  else if (type == "repeat") { const json::Value* mn = n.get("min"); r = (mn && mn->kind == json::Kind::Number && mn->num == 0) || nonEmpty(*n.get("item")); }
-  else if (type == "perm") {
+  if (type == "seq") {
+    for (auto& x : itemsOf(n, ""))
+      if (!nonEmpty(x)) {
+        r = false;
+        break;
+      }
+  } else if (type == "alt") {
+    r = false;
+    for (auto& x : itemsOf(n, ""))
+      if (nonEmpty(x)) {
+        r = true;
+        break;
+      }
+  } else if (type == "repeat") {
+    const json::Value* mn = n.get("min");
+    r = (mn && mn->kind == json::Kind::Number && mn->num == 0) || nonEmpty(*n.get("item"));
+  } else if (type == "perm") {
     for (auto& e : itemsOf(n, "")) {
       const json::Value* req = e.get("required");
-      if (req && req->kind == json::Kind::Bool && req->b && !nonEmpty(*e.get("node"))) { r = false; break; }
+      if (req && req->kind == json::Kind::Bool && req->b && !nonEmpty(*e.get("node"))) {
+        r = false;
+        break;
+      }
     }
   } else if (type == "charClass" || type == "byteClass") {
     r = !ranges(n, "", type == "charClass" ? 0x10FFFF : 255).empty();
@@ -370,8 +425,12 @@ void NfaBuilder::Impl::markProductive(uint32_t begin) {
   std::vector<std::vector<uint32_t>> rev(N - begin);
   std::vector<uint32_t> stack;
   auto edge = [&](uint32_t from, uint32_t to) {
-    if (to >= begin) rev[to - begin].push_back(from);
-    else if (nfa.productive[to] && !nfa.productive[from]) { nfa.productive[from] = true; stack.push_back(from); }
+    if (to >= begin)
+      rev[to - begin].push_back(from);
+    else if (nfa.productive[to] && !nfa.productive[from]) {
+      nfa.productive[from] = true;
+      stack.push_back(from);
+    }
   };
   for (uint32_t s = begin; s < N; s++) {
     const NfaState& st = nfa.states[s];
@@ -398,7 +457,11 @@ void NfaBuilder::Impl::markProductive(uint32_t begin) {
     uint32_t s = stack.back();
     stack.pop_back();
     if (s < begin) continue;
-    for (uint32_t p : rev[s - begin]) if (!nfa.productive[p]) { nfa.productive[p] = true; stack.push_back(p); }
+    for (uint32_t p : rev[s - begin])
+      if (!nfa.productive[p]) {
+        nfa.productive[p] = true;
+        stack.push_back(p);
+      }
   }
 }
 
@@ -443,7 +506,8 @@ size_t NfaBuilder::memoryBytes() const {
   }
   for (auto& th : impl_->thunks) total += sizeof(th) + th.path.size();
   for (auto& p : impl_->perms)
-    total += sizeof(p) + 8 * p.bits.capacity() + 4 * p.state.capacity() + (48 + 8 * p.words) * p.index.size() + 64 * p.items.size();
+    total += sizeof(p) + 8 * p.bits.capacity() + 4 * p.state.capacity() + (48 + 8 * p.words) * p.index.size() +
+             64 * p.items.size();
   return total;
 }
 
@@ -465,9 +529,9 @@ void NfaBuilder::expand(uint32_t state) {
   std::swap(b.refStack, t.refStack);
   const int inCall = b.inCall;
   b.inCall = t.inCall ? 1 : 0;
-  Frag f = t.counted >= 0 ? b.countedCopy(t.counted, t.copy, true, t.path)
+  Frag f = t.counted >= 0   ? b.countedCopy(t.counted, t.copy, true, t.path)
            : t.seqFrom >= 0 ? b.seqRange(*t.node, size_t(t.seqFrom), itemsOf(*t.node, t.path).size(), t.path)
-           : b.build(*t.node, t.path);
+                            : b.build(*t.node, t.path);
   b.inCall = inCall;
   std::swap(b.refStack, t.refStack);
   b.eps(state, f.in);

@@ -26,8 +26,14 @@ struct GrammarLimitError : GrammarError {
   std::string limit;
 };
 
-struct ByteEdge { uint8_t lo, hi; uint32_t to; };
-struct TokenEdge { uint32_t token; uint32_t to; };
+struct ByteEdge {
+  uint8_t lo, hi;
+  uint32_t to;
+};
+struct TokenEdge {
+  uint32_t token;
+  uint32_t to;
+};
 
 struct NfaState {
   std::vector<uint32_t> eps;
@@ -40,9 +46,10 @@ struct NfaState {
 // every instance of the same shape behaves the same inside, so masks computed
 // once for the shape serve every place it is used.
 struct Fragment {
-  uint32_t base = 0, count = 0;       // its states are [base, base + count)
-  uint32_t in = 0, out = 0;           // entry and exit, as absolute state ids
-  std::shared_ptr<const std::string> shape;  // canonical text of the IR node it was built from (shared by its instances)
+  uint32_t base = 0, count = 0;  // its states are [base, base + count)
+  uint32_t in = 0, out = 0;      // entry and exit, as absolute state ids
+  std::shared_ptr<const std::string>
+      shape;                          // canonical text of the IR node it was built from (shared by its instances)
   const json::Value* node = nullptr;  // that node (owned by the caller's IR or the builder)
   uint32_t exit = 0;                  // where leaving the fragment continues from
   // One copy of the item of a bounded repetition: `node` is then the item's unbounded
@@ -67,7 +74,7 @@ struct Nfa {
   std::vector<uint8_t> inCall;      // per state: built inside an IR node marked "call": true (one declared tool call)
   uint32_t start = 0;
   uint32_t accept = 0;
-  bool cut[257] = {};               // byte-class boundaries of every edge the grammar can ever have
+  bool cut[257] = {};  // byte-class boundaries of every edge the grammar can ever have
 };
 
 struct NfaLimits {

@@ -10,7 +10,9 @@
 
 namespace toolmask {
 
-struct Frag { uint32_t in, out; };
+struct Frag {
+  uint32_t in, out;
+};
 
 // Whether a node can match the empty string (a conservative reading of the IR).
 bool nullable(const json::Value& n);
@@ -60,24 +62,28 @@ struct NfaBuilder::Impl {
     std::vector<const json::Value*> elems;  // the items of a seq node, or the node itself
     size_t head = 0;                        // elems[shared..head] are built with the choice
     bool required = false;
-    int8_t nonEmpty = -1;                   // can match something (under the set's refs); -1 unknown
+    int8_t nonEmpty = -1;  // can match something (under the set's refs); -1 unknown
   };
   struct PermSet {
     std::vector<PermItem> items;
-    size_t shared = 0;                      // leading elements equal in every item
+    size_t shared = 0;  // leading elements equal in every item
     const json::Value* separator;
     uint32_t out;
     std::string path;
     std::vector<std::string> refStack;
-    size_t words = 0;                       // 64-bit words per subset
-    std::vector<uint64_t> bits;             // subset i: bits[i * words, (i + 1) * words)
-    std::vector<uint32_t> state;            // subset i's NFA state
+    size_t words = 0;                                 // 64-bit words per subset
+    std::vector<uint64_t> bits;                       // subset i: bits[i * words, (i + 1) * words)
+    std::vector<uint32_t> state;                      // subset i's NFA state
     std::unordered_map<std::string, uint32_t> index;  // a subset's bits (as bytes) -> i
   };
-  std::deque<PermSet> perms;  // a deque: building an item may add sets while one is in use
+  std::deque<PermSet> perms;                         // a deque: building an item may add sets while one is in use
   std::unordered_map<std::string, bool> builtRules;  // rules built eagerly once, for their errors
   // A fragment's states relative to its first one: repeated shapes are copied, not rebuilt.
-  struct Template { std::vector<NfaState> states; uint32_t in, out; std::shared_ptr<const std::string> shape; };
+  struct Template {
+    std::vector<NfaState> states;
+    uint32_t in, out;
+    std::shared_ptr<const std::string> shape;
+  };
   std::unordered_map<std::string, Template> templates;
   std::unordered_map<const json::Value*, bool> nonEmptyMemo;
   std::vector<uint32_t> tokenIds;  // every token terminal in the grammar, found up front

@@ -24,7 +24,8 @@ Frag NfaBuilder::Impl::perm(const json::Value& n, const std::string& path) {
     it.required = r && r->kind == json::Kind::Bool && r->b;
     const json::Value* t = it.node->kind == json::Kind::Object ? it.node->get("type") : nullptr;
     const json::Value* sub = it.node->kind == json::Kind::Object ? it.node->get("items") : nullptr;
-    if (t && t->kind == json::Kind::String && t->str == "seq" && sub && sub->kind == json::Kind::Array && !sub->arr.empty())
+    if (t && t->kind == json::Kind::String && t->str == "seq" && sub && sub->kind == json::Kind::Array &&
+        !sub->arr.empty())
       for (auto& x : sub->arr) it.elems.push_back(&x);
     else
       it.elems.push_back(it.node);
@@ -100,14 +101,19 @@ Frag NfaBuilder::Impl::laterSeqTail(const json::Value& n, size_t from, const std
 
 void NfaBuilder::Impl::expandPermSubset(uint32_t state, int32_t perm, uint32_t subset) {
   PermSet& p = perms[size_t(perm)];  // perms is a deque: building more sets leaves this one in place
-  std::vector<uint64_t> bits(p.bits.begin() + ptrdiff_t(subset * p.words), p.bits.begin() + ptrdiff_t((subset + 1) * p.words));
+  std::vector<uint64_t> bits(p.bits.begin() + ptrdiff_t(subset * p.words),
+                             p.bits.begin() + ptrdiff_t((subset + 1) * p.words));
   auto used = [&](size_t i) { return (bits[i / 64] >> (i % 64)) & 1; };
   std::swap(refStack, p.refStack);
   std::vector<std::string> saved = refStack;
   bool empty = true, complete = true, left = false;
   for (size_t i = 0; i < p.items.size(); i++) {
-    if (used(i)) empty = false;
-    else { left = true; if (p.items[i].required) complete = false; }
+    if (used(i))
+      empty = false;
+    else {
+      left = true;
+      if (p.items[i].required) complete = false;
+    }
   }
   if (complete) eps(state, p.out);
   if (left) {
@@ -130,8 +136,10 @@ void NfaBuilder::Impl::expandPermSubset(uint32_t state, int32_t perm, uint32_t s
       const PermItem& it = p.items[i];
       std::string ip = p.path + ".items[" + std::to_string(i) + "].node";
       Frag f;
-      if (it.elems.size() == 1) f = empty ? build(*it.node, ip) : later(*it.node, ip);
-      else if (empty) f = seqRange(*it.node, p.shared, it.elems.size(), ip);
+      if (it.elems.size() == 1)
+        f = empty ? build(*it.node, ip) : later(*it.node, ip);
+      else if (empty)
+        f = seqRange(*it.node, p.shared, it.elems.size(), ip);
       else {
         f = seqRange(*it.node, p.shared, it.head + 1, ip);
         if (it.head + 1 < it.elems.size()) {

@@ -11,12 +11,16 @@ namespace toolmask {
 Frag NfaBuilder::Impl::literal(const json::Value& text, const std::string& path) {
   if (text.kind != json::Kind::String) fail(path, "literal text must be a string");
   uint32_t in = add(), cur = in;
-  for (unsigned char c : text.str) { uint32_t nx = add(); byteEdge(cur, c, c, nx); cur = nx; }
+  for (unsigned char c : text.str) {
+    uint32_t nx = add();
+    byteEdge(cur, c, c, nx);
+    cur = nx;
+  }
   return {in, cur};
 }
 
 std::vector<std::pair<uint32_t, uint32_t>> NfaBuilder::Impl::ranges(const json::Value& n, const std::string& path,
-                                                                   uint32_t maxValue) {
+                                                                    uint32_t maxValue) {
   const json::Value& r = field(n, "ranges", path);
   if (r.kind != json::Kind::Array) fail(path, "\"ranges\" must be an array of [lo, hi] pairs");
   std::vector<std::pair<uint32_t, uint32_t>> out;
@@ -32,14 +36,19 @@ std::vector<std::pair<uint32_t, uint32_t>> NfaBuilder::Impl::ranges(const json::
   std::sort(out.begin(), out.end());
   std::vector<std::pair<uint32_t, uint32_t>> merged;
   for (auto& x : out) {
-    if (!merged.empty() && x.first <= merged.back().second + 1) merged.back().second = std::max(merged.back().second, x.second);
-    else merged.push_back(x);
+    if (!merged.empty() && x.first <= merged.back().second + 1)
+      merged.back().second = std::max(merged.back().second, x.second);
+    else
+      merged.push_back(x);
   }
   const json::Value* neg = n.get("negated");
   if (neg && neg->kind == json::Kind::Bool && neg->b) {
     std::vector<std::pair<uint32_t, uint32_t>> comp;
     uint32_t next = 0;
-    for (auto& x : merged) { if (x.first > next) comp.push_back({next, x.first - 1}); next = x.second + 1; }
+    for (auto& x : merged) {
+      if (x.first > next) comp.push_back({next, x.first - 1});
+      next = x.second + 1;
+    }
     if (next <= maxValue) comp.push_back({next, maxValue});
     return comp;
   }
@@ -58,7 +67,10 @@ Frag NfaBuilder::Impl::charClass(const json::Value& n, const std::string& path) 
     for (size_t k = s.size(); k-- > 1;) {
       std::vector<utf8::ByteRange> tail(s.begin() + long(k), s.end());
       auto it = tails.find(tail);
-      if (it != tails.end()) { cur = it->second; continue; }
+      if (it != tails.end()) {
+        cur = it->second;
+        continue;
+      }
       uint32_t st = add();
       byteEdge(st, s[k].first, s[k].second, cur);
       tails[tail] = st;
@@ -90,7 +102,8 @@ Frag NfaBuilder::Impl::until(const json::Value& n, const std::string& path, bool
   if (const json::Value* ml = n.get("maxLength"); ml && ml->kind != json::Kind::Null) {
     double v = number(*ml, path + ".maxLength");
     if (v < 0 || v != double(long(v))) fail(path + ".maxLength", "must be a non-negative integer");
-    if (v > 100000) limitFail(path + ".maxLength", "stringLength", "a text of more than 100000 characters is not supported");
+    if (v > 100000)
+      limitFail(path + ".maxLength", "stringLength", "a text of more than 100000 characters is not supported");
     maxLen = long(v);
   }
   size_t m = T.size();
@@ -112,7 +125,11 @@ Frag NfaBuilder::Impl::until(const json::Value& n, const std::string& path, bool
   // The automaton without the counter: states (KMP position, UTF-8 phase), found breadth first,
   // each with its outgoing byte runs. With maxLength, every counter value is a layer of copies
   // of these states, stamped from the runs (no per-byte work per layer).
-  struct Run { uint8_t lo, hi; int32_t to; bool completes; };  // to: base state, or -1 for T's end
+  struct Run {
+    uint8_t lo, hi;
+    int32_t to;
+    bool completes;
+  };  // to: base state, or -1 for T's end
   std::vector<std::pair<size_t, uint8_t>> base{{0, utf8::Boundary}};
   std::vector<std::vector<Run>> runs;
   std::vector<int32_t> baseOf((m + 1) * 256, -1);  // (k, phase) → base state
@@ -128,12 +145,17 @@ Frag NfaBuilder::Impl::until(const json::Value& n, const std::string& path, bool
       int32_t to = -1;
       if (nk < m) {
         int32_t& slot = baseOf[nk * 256 + np];
-        if (slot < 0) { slot = int32_t(base.size()); base.push_back({nk, np}); }
+        if (slot < 0) {
+          slot = int32_t(base.size());
+          base.push_back({nk, np});
+        }
         to = slot;
       }
       bool completes = np == utf8::Boundary;
-      if (!rs.empty() && rs.back().hi == b - 1 && rs.back().to == to && rs.back().completes == completes) rs.back().hi = uint8_t(b);
-      else rs.push_back({uint8_t(b), uint8_t(b), to, completes});
+      if (!rs.empty() && rs.back().hi == b - 1 && rs.back().to == to && rs.back().completes == completes)
+        rs.back().hi = uint8_t(b);
+      else
+        rs.push_back({uint8_t(b), uint8_t(b), to, completes});
     }
     runs.push_back(std::move(rs));
   }
@@ -149,15 +171,18 @@ Frag NfaBuilder::Impl::until(const json::Value& n, const std::string& path, bool
   const long layers = maxLen >= 0 ? maxLen + 1 + (textOnly ? 0 : prefChars[m]) : 1;
   if (maxLen >= 0 && double(B) * double(layers) > double(lim.maxStates))
     limitFail(path + ".maxLength", "automatonStates",
-              "a text of at most " + std::to_string(maxLen) + " characters ending at " + json::canonical(tv) + " needs " +
-                  std::to_string(B) + " × " + std::to_string(layers) + " automaton states, more than the limit of " +
-                  std::to_string(lim.maxStates) + " (lower maxLength)");
+              "a text of at most " + std::to_string(maxLen) + " characters ending at " + json::canonical(tv) +
+                  " needs " + std::to_string(B) + " × " + std::to_string(layers) +
+                  " automaton states, more than the limit of " + std::to_string(lim.maxStates) + " (lower maxLength)");
   uint32_t out = add();
   std::vector<uint32_t> ids(B * size_t(layers), 0);  // 0: not built (state 0 is never a layer state here)
   std::vector<std::pair<size_t, long>> work;
   auto id = [&](size_t b, long c) {
     uint32_t& slot = ids[size_t(c) * B + b];
-    if (!slot) { slot = add(); work.push_back({b, c}); }
+    if (!slot) {
+      slot = add();
+      work.push_back({b, c});
+    }
     return slot;
   };
   uint32_t in = id(0, 0);
@@ -171,8 +196,10 @@ Frag NfaBuilder::Impl::until(const json::Value& n, const std::string& path, bool
       if (maxLen >= 0 && r.completes && textChars(r, nc) > maxLen) continue;
       uint32_t to = r.to < 0 ? out : id(size_t(r.to), nc);
       std::vector<ByteEdge>& edges = nfa.states[from].bytes;
-      if (!edges.empty() && edges.back().to == to && edges.back().hi + 1 == r.lo) edges.back().hi = r.hi;
-      else byteEdge(from, r.lo, r.hi, to);
+      if (!edges.empty() && edges.back().to == to && edges.back().hi + 1 == r.lo)
+        edges.back().hi = r.hi;
+      else
+        byteEdge(from, r.lo, r.hi, to);
     }
   }
   return {in, out};
@@ -182,8 +209,14 @@ Frag NfaBuilder::Impl::until(const json::Value& n, const std::string& path, bool
 // so the lazily growing automaton can fix its byte classes up front.
 void NfaBuilder::Impl::collectCuts(const json::Value& n, int depth) {
   if (depth > 10000) return;
-  auto cutRange = [&](unsigned lo, unsigned hi) { nfa.cut[lo] = true; nfa.cut[hi + 1] = true; };
-  if (n.kind == json::Kind::Array) { for (auto& x : n.arr) collectCuts(x, depth + 1); return; }
+  auto cutRange = [&](unsigned lo, unsigned hi) {
+    nfa.cut[lo] = true;
+    nfa.cut[hi + 1] = true;
+  };
+  if (n.kind == json::Kind::Array) {
+    for (auto& x : n.arr) collectCuts(x, depth + 1);
+    return;
+  }
   if (n.kind != json::Kind::Object) return;
   const json::Value* t = n.get("type");
   std::string type = t && t->kind == json::Kind::String ? t->str : "";
@@ -194,22 +227,26 @@ void NfaBuilder::Impl::collectCuts(const json::Value& n, int depth) {
     } else if (type == "charClass") {
       std::vector<std::vector<utf8::ByteRange>> seqs;
       for (auto& r : ranges(n, "", 0x10FFFF)) utf8::encodeRange(r.first, r.second, seqs);
-      for (auto& s : seqs) for (auto& br : s) cutRange(br.first, br.second);
+      for (auto& s : seqs)
+        for (auto& br : s) cutRange(br.first, br.second);
     } else if (type == "byteClass") {
       for (auto& r : ranges(n, "", 255)) cutRange(r.first, r.second);
     } else if (type == "token") {
-      if (const json::Value* id = n.get("id"); id && id->kind == json::Kind::Number && id->num >= 0 && id->num < lim.vocabSize)
+      if (const json::Value* id = n.get("id");
+          id && id->kind == json::Kind::Number && id->num >= 0 && id->num < lim.vocabSize)
         tokenIds.push_back(uint32_t(id->num));
     } else if (type == "until" || type == "text") {
       if (const json::Value* s = n.get(type == "until" ? "terminator" : "exclude"); s && s->kind == json::Kind::String)
         for (unsigned char c : s->str) cutRange(c, c);
       // The UTF-8 validator's own boundaries.
-      for (unsigned b : {0x80u, 0x90u, 0xA0u, 0xC0u, 0xC2u, 0xE0u, 0xE1u, 0xEDu, 0xEEu, 0xF0u, 0xF1u, 0xF4u, 0xF5u}) nfa.cut[b] = true;
+      for (unsigned b : {0x80u, 0x90u, 0xA0u, 0xC0u, 0xC2u, 0xE0u, 0xE1u, 0xEDu, 0xEEu, 0xF0u, 0xF1u, 0xF4u, 0xF5u})
+        nfa.cut[b] = true;
     }
   } catch (const GrammarError&) {
     // Malformed nodes are reported when they are built.
   }
-  for (auto& kv : n.obj) if (kv.first != "type") collectCuts(kv.second, depth + 1);
+  for (auto& kv : n.obj)
+    if (kv.first != "type") collectCuts(kv.second, depth + 1);
 }
 
 }  // namespace toolmask

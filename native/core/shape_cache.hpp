@@ -24,7 +24,10 @@ struct Shape {
   std::mutex mu;
   std::unique_ptr<LazyDfa> dfa;
   SubtreeMemo memo;  // first-byte subtrees, shared by the shape's states
-  struct ItemsUsed { std::vector<uint8_t> perToken; uint8_t max = 0; };
+  struct ItemsUsed {
+    std::vector<uint8_t> perToken;
+    uint8_t max = 0;
+  };
   std::unordered_map<int32_t, ItemsUsed> itemsUsed;  // per loop state (bounded repetitions)
 
   size_t memoryBytesLocked() const;
@@ -41,7 +44,8 @@ class ShapeCache {
   // whose tables have grown past `maxBytes` is not handed out again: a fresh one takes its place
   // (grammars holding the old one keep it until they let go), so a grammar that drops its tables
   // for its own memory bound gets shapes no larger than that bound.
-  std::shared_ptr<Shape> get(const std::string& key, size_t maxBytes, const std::function<std::unique_ptr<LazyDfa>()>& build);
+  std::shared_ptr<Shape> get(const std::string& key, size_t maxBytes,
+                             const std::function<std::unique_ptr<LazyDfa>()>& build);
 
   // Drops idle shapes, least recently used first, until the idle ones fit maxIdleBytes (a grammar
   // calls it when it lets go of its shapes).

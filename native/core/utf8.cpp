@@ -4,14 +4,25 @@ namespace toolmask::utf8 {
 
 namespace {
 int encode(uint32_t cp, uint8_t* out) {
-  if (cp < 0x80) { out[0] = uint8_t(cp); return 1; }
-  if (cp < 0x800) { out[0] = uint8_t(0xC0 | (cp >> 6)); out[1] = uint8_t(0x80 | (cp & 0x3F)); return 2; }
+  if (cp < 0x80) {
+    out[0] = uint8_t(cp);
+    return 1;
+  }
+  if (cp < 0x800) {
+    out[0] = uint8_t(0xC0 | (cp >> 6));
+    out[1] = uint8_t(0x80 | (cp & 0x3F));
+    return 2;
+  }
   if (cp < 0x10000) {
-    out[0] = uint8_t(0xE0 | (cp >> 12)); out[1] = uint8_t(0x80 | ((cp >> 6) & 0x3F)); out[2] = uint8_t(0x80 | (cp & 0x3F));
+    out[0] = uint8_t(0xE0 | (cp >> 12));
+    out[1] = uint8_t(0x80 | ((cp >> 6) & 0x3F));
+    out[2] = uint8_t(0x80 | (cp & 0x3F));
     return 3;
   }
-  out[0] = uint8_t(0xF0 | (cp >> 18)); out[1] = uint8_t(0x80 | ((cp >> 12) & 0x3F));
-  out[2] = uint8_t(0x80 | ((cp >> 6) & 0x3F)); out[3] = uint8_t(0x80 | (cp & 0x3F));
+  out[0] = uint8_t(0xF0 | (cp >> 18));
+  out[1] = uint8_t(0x80 | ((cp >> 12) & 0x3F));
+  out[2] = uint8_t(0x80 | ((cp >> 6) & 0x3F));
+  out[3] = uint8_t(0x80 | (cp & 0x3F));
   return 4;
 }
 }  // namespace
@@ -27,15 +38,30 @@ void encodeRange(uint32_t lo, uint32_t hi, std::vector<std::vector<ByteRange>>& 
   }
   static const uint32_t maxOfLen[] = {0x7F, 0x7FF, 0xFFFF};
   for (uint32_t m : maxOfLen) {
-    if (lo <= m && hi > m) { encodeRange(lo, m, out); encodeRange(m + 1, hi, out); return; }
+    if (lo <= m && hi > m) {
+      encodeRange(lo, m, out);
+      encodeRange(m + 1, hi, out);
+      return;
+    }
   }
-  if (hi <= 0x7F) { out.push_back({{uint8_t(lo), uint8_t(hi)}}); return; }
+  if (hi <= 0x7F) {
+    out.push_back({{uint8_t(lo), uint8_t(hi)}});
+    return;
+  }
   // Split until every continuation position spans a full 0x80..0xBF range or a single value.
   for (int i = 1; i < 4; i++) {
     uint32_t m = (1u << (6 * i)) - 1;
     if ((lo & ~m) != (hi & ~m)) {
-      if ((lo & m) != 0) { encodeRange(lo, lo | m, out); encodeRange((lo | m) + 1, hi, out); return; }
-      if ((hi & m) != m) { encodeRange(lo, (hi & ~m) - 1, out); encodeRange(hi & ~m, hi, out); return; }
+      if ((lo & m) != 0) {
+        encodeRange(lo, lo | m, out);
+        encodeRange((lo | m) + 1, hi, out);
+        return;
+      }
+      if ((hi & m) != m) {
+        encodeRange(lo, (hi & ~m) - 1, out);
+        encodeRange(hi & ~m, hi, out);
+        return;
+      }
     }
   }
   uint8_t a[4], b[4];
@@ -58,14 +84,22 @@ uint8_t stepSlow(uint8_t phase, uint8_t b) {
       if (b >= 0xF1 && b <= 0xF3) return Cont3;
       if (b == 0xF4) return AfterF4;
       return Invalid;
-    case Cont1: return (b >= 0x80 && b <= 0xBF) ? Boundary : Invalid;
-    case Cont2: return (b >= 0x80 && b <= 0xBF) ? Cont1 : Invalid;
-    case Cont3: return (b >= 0x80 && b <= 0xBF) ? Cont2 : Invalid;
-    case AfterE0: return (b >= 0xA0 && b <= 0xBF) ? Cont1 : Invalid;
-    case AfterED: return (b >= 0x80 && b <= 0x9F) ? Cont1 : Invalid;
-    case AfterF0: return (b >= 0x90 && b <= 0xBF) ? Cont2 : Invalid;
-    case AfterF4: return (b >= 0x80 && b <= 0x8F) ? Cont2 : Invalid;
-    default: return Invalid;
+    case Cont1:
+      return (b >= 0x80 && b <= 0xBF) ? Boundary : Invalid;
+    case Cont2:
+      return (b >= 0x80 && b <= 0xBF) ? Cont1 : Invalid;
+    case Cont3:
+      return (b >= 0x80 && b <= 0xBF) ? Cont2 : Invalid;
+    case AfterE0:
+      return (b >= 0xA0 && b <= 0xBF) ? Cont1 : Invalid;
+    case AfterED:
+      return (b >= 0x80 && b <= 0x9F) ? Cont1 : Invalid;
+    case AfterF0:
+      return (b >= 0x90 && b <= 0xBF) ? Cont2 : Invalid;
+    case AfterF4:
+      return (b >= 0x80 && b <= 0x8F) ? Cont2 : Invalid;
+    default:
+      return Invalid;
   }
 }
 

@@ -7,7 +7,8 @@
 
 namespace toolmask {
 
-Vocabulary::Vocabulary(const uint8_t* bytes, size_t nBytes, const uint32_t* offsets, const uint8_t* kinds, uint32_t size)
+Vocabulary::Vocabulary(const uint8_t* bytes, size_t nBytes, const uint32_t* offsets, const uint8_t* kinds,
+                       uint32_t size)
     : size_(size) {
   if (size == 0) throw VocabError("vocabulary is empty");
   if (offsets[0] != 0 || offsets[size] != nBytes) throw VocabError("vocabulary offsets do not match the byte buffer");
@@ -22,14 +23,18 @@ Vocabulary::Vocabulary(const uint8_t* bytes, size_t nBytes, const uint32_t* offs
   uint64_t h = 1469598103934665603ull;
   auto mix = [&](const void* p, size_t n) {
     auto* c = static_cast<const uint8_t*>(p);
-    for (size_t i = 0; i < n; i++) { h ^= c[i]; h *= 1099511628211ull; }
+    for (size_t i = 0; i < n; i++) {
+      h ^= c[i];
+      h *= 1099511628211ull;
+    }
   };
   mix(&size_, sizeof size_);
   mix(offsets_.data(), offsets_.size() * sizeof(uint32_t));
   mix(kinds_.data(), kinds_.size());
   mix(bytes_.data(), bytes_.size());
   hash_ = h;
-  for (uint32_t i = 0; i < size; i++) if (TokenKind(kinds_[i]) == TokenKind::EndOfGeneration) eog_.push_back(i);
+  for (uint32_t i = 0; i < size; i++)
+    if (TokenKind(kinds_[i]) == TokenKind::EndOfGeneration) eog_.push_back(i);
   buildTrie();
 }
 
@@ -51,7 +56,10 @@ void Vocabulary::buildTrie() {
     return std::pair<const uint8_t*, size_t>(bytes_.data() + offsets_[id], offsets_[id + 1] - offsets_[id]);
   };
   // Sort by bytes; an 8-byte big-endian prefix key settles most comparisons without memcmp.
-  struct Key { uint64_t prefix; uint32_t id; };
+  struct Key {
+    uint64_t prefix;
+    uint32_t id;
+  };
   std::vector<Key> keys;
   keys.reserve(order_.size());
   for (uint32_t id : order_) {

@@ -42,7 +42,8 @@ struct Walker {
     auto fits = [&](int64_t id) { return !leave || g.stepToken(state, uint32_t(id)) != state; };
     // Broad states (free text, string contents): random probes hit at once.
     for (unsigned i = 0; i < o.probes; i++) {
-      uint32_t id = !shortIds.empty() && rng.unit() < o.shortProbability ? shortIds[rng.below(shortIds.size())] : rng.below(v.size());
+      uint32_t id = !shortIds.empty() && rng.unit() < o.shortProbability ? shortIds[rng.below(shortIds.size())]
+                                                                         : rng.below(v.size());
       if (v.kind(id) != TokenKind::Normal || g.stepToken(state, id) < 0) continue;
       if (fits(id)) return id;
       if (fallback < 0) fallback = id;
@@ -81,14 +82,19 @@ struct Walker {
     while (r.tokens.size() < o.maxTokens && !m.isTerminated()) {
       int32_t state = m.state();
       std::vector<uint32_t> ends, specials;
-      for (uint32_t id : g.allowedSpecials(state)) (v.kind(id) == TokenKind::EndOfGeneration ? ends : specials).push_back(id);
+      for (uint32_t id : g.allowedSpecials(state))
+        (v.kind(id) == TokenKind::EndOfGeneration ? ends : specials).push_back(id);
       int64_t pick = -1;
       if (!ends.empty() && rng.unit() < o.endProbability) pick = ends[rng.below(ends.size())];
-      if (pick < 0 && !specials.empty() && rng.unit() < o.specialProbability) pick = specials[rng.below(specials.size())];
+      if (pick < 0 && !specials.empty() && rng.unit() < o.specialProbability)
+        pick = specials[rng.below(specials.size())];
       if (pick < 0) pick = ordinary(state, rng);
       if (pick < 0 && !specials.empty()) pick = specials[rng.below(specials.size())];
       if (pick < 0 && !ends.empty()) pick = ends[0];
-      if (pick < 0) { r.stuck = true; break; }
+      if (pick < 0) {
+        r.stuck = true;
+        break;
+      }
       if (!m.acceptToken(uint32_t(pick)))
         throw MatcherError("random walk: token " + std::to_string(pick) + " was allowed but acceptToken refused it");
       r.tokens.push_back(uint32_t(pick));

@@ -13,7 +13,8 @@ namespace {
 // The decode thread's state: the shared context, the slots, the queue. Lives on that thread only.
 class Decoder {
  public:
-  Decoder(const Model& model, const EngineConfig& config) : a_(api()), model_(model), config_(config), slots_(config.slots) {}
+  Decoder(const Model& model, const EngineConfig& config)
+      : a_(api()), model_(model), config_(config), slots_(config.slots) {}
   ~Decoder() {
     slots_.clear();  // sequences detach their chains from the context before it goes
     if (batchReady_) a_.llama_batch_free(batch_);
@@ -55,7 +56,9 @@ class Decoder {
   }
 
  private:
-  size_t running() const { return size_t(std::count_if(slots_.begin(), slots_.end(), [](const auto& s) { return !!s; })); }
+  size_t running() const {
+    return size_t(std::count_if(slots_.begin(), slots_.end(), [](const auto& s) { return !!s; }));
+  }
 
   void end(std::unique_ptr<Sequence>& s, const char* reason) {
     GenerationResult r = s->finish(reason);
@@ -75,7 +78,7 @@ class Decoder {
     llama_context_params cp = a_.llama_context_default_params();
     cp.n_seq_max = config_.slots;
     cp.n_ctx = config_.contextSize * config_.slots;  // contextSize is per sequence; the cap is ours
-    cp.kv_unified = true;  // one KV buffer: any mix of sequences decodes as one ubatch
+    cp.kv_unified = true;                            // one KV buffer: any mix of sequences decodes as one ubatch
     cp.n_batch = config_.batchTokens;
     cp.n_ubatch = config_.batchTokens;
     cp.n_threads = config_.threads;
@@ -120,11 +123,13 @@ class Decoder {
     });
     batch_.n_tokens = 0;
     std::vector<bool> inBatch(slots_.size(), false);
-    for (Sequence* s : order) inBatch[size_t(s->id)] = s->addTo(batch_, int32_t(config_.batchTokens) - batch_.n_tokens) > 0;
+    for (Sequence* s : order)
+      inBatch[size_t(s->id)] = s->addTo(batch_, int32_t(config_.batchTokens) - batch_.n_tokens) > 0;
     const int32_t rc = a_.llama_decode(ctx_, batch_);
     if (rc != 0) {
       std::string log = takeLlamaLog();
-      const std::string why = "llama_decode failed (code " + std::to_string(rc) + ")" + (log.empty() ? "" : ":\n" + log);
+      const std::string why =
+          "llama_decode failed (code " + std::to_string(rc) + ")" + (log.empty() ? "" : ":\n" + log);
       for (auto& s : slots_)
         if (s && inBatch[size_t(s->id)]) fail(s, why);  // its tokens are not in the cache: it cannot go on
       return;
@@ -133,9 +138,7 @@ class Decoder {
       if (!s || !s->hasOutput()) continue;
       try {
         if (s->sampleNext()) end(s, "stop");
-      } catch (const std::exception& e) {
-        fail(s, e.what());
-      }
+      } catch (const std::exception& e) { fail(s, e.what()); }
     }
   }
 
@@ -152,7 +155,8 @@ class Decoder {
 
 }  // namespace
 
-BatchEngine::BatchEngine(std::shared_ptr<const Model> model, EngineConfig config) : config_(config), model_(std::move(model)) {
+BatchEngine::BatchEngine(std::shared_ptr<const Model> model, EngineConfig config)
+    : config_(config), model_(std::move(model)) {
   if (config_.slots < 1) throw std::runtime_error("parallel must be at least 1");
   if (config_.batchTokens < config_.slots) throw std::runtime_error("batchTokens must be at least the number of slots");
   thread_ = std::thread([this] { run(); });
@@ -196,8 +200,7 @@ void BatchEngine::run() {
         // A timed wait, not wait(): GCC 12 moved condition_variable::wait to libstdc++ 3.4.30, while
         // the timed one is inline, so the prebuild loads wherever node-llama-cpp's libraries do (3.4.29).
         auto ready = [&] { return stopping_ || closing_ || !incoming_.empty() || !decoder.idle(); };
-        while (!wake_.wait_for(lock, std::chrono::hours(1), ready)) {
-        }
+        while (!wake_.wait_for(lock, std::chrono::hours(1), ready)) {}
         while (!incoming_.empty()) {
           decoder.enqueue(std::move(incoming_.front()));
           incoming_.pop_front();

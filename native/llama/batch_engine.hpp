@@ -21,7 +21,7 @@
 namespace toolmask::llama {
 
 struct EngineConfig {
-  uint32_t slots = 4;          // sequences decoded together (llama_context n_seq_max)
+  uint32_t slots = 4;           // sequences decoded together (llama_context n_seq_max)
   uint32_t contextSize = 4096;  // tokens per sequence (prompt + output)
   int32_t threads = 1;
   uint32_t batchTokens = 512;  // tokens per decode step: running sequences first, then prompt chunks
@@ -87,8 +87,8 @@ class BatchEngine {
   std::mutex mutex_;
   std::condition_variable wake_;
   std::deque<std::shared_ptr<Job>> incoming_;  // guarded by mutex_
-  bool closing_ = false;                        // guarded by mutex_
-  bool stopping_ = false;                       // guarded by mutex_
+  bool closing_ = false;                       // guarded by mutex_
+  bool stopping_ = false;                      // guarded by mutex_
   std::thread thread_;
 };
 

@@ -25,7 +25,7 @@ struct SamplingParams {
 };
 
 struct GenerationRequest {
-  std::string prompt;  // rendered chat; special-token text in it is parsed as those tokens
+  std::string prompt;           // rendered chat; special-token text in it is parsed as those tokens
   std::vector<int32_t> tokens;  // the prompt already tokenized (off the decode thread); empty: tokenize `prompt`
   int32_t maxTokens = 256;
   SamplingParams sampling;
@@ -54,9 +54,11 @@ struct GenerationResult {
   uint64_t maskApplyNanos = 0;
   uint64_t maskBackendSteps = 0;  // steps whose mask ran inside the graph
   std::vector<int32_t> forcedAt;  // indices in tokens of those appended by fast-forward (not sampled)
-  int32_t decodeSteps = 0;    // forward passes behind the output: one per sampled token (the prompt's last included), plus any without an output row
-  std::vector<float> stepHostMicros;  // per sampled token, when recordStepTimes: from the decode's end to the next batch
-  bool grammarComplete = false;  // masked only: the output is a complete sentence of the grammar
+  int32_t decodeSteps = 0;  // forward passes behind the output: one per sampled token (the prompt's last included),
+                            // plus any without an output row
+  std::vector<float>
+      stepHostMicros;             // per sampled token, when recordStepTimes: from the decode's end to the next batch
+  bool grammarComplete = false;   // masked only: the output is a complete sentence of the grammar
   int32_t tokensAfterAbort = -1;  // tokens sampled after the job was aborted (-1: it was not)
 };
 

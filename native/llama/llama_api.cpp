@@ -18,7 +18,8 @@ void* openLibrary(const std::string& path) {
   try {
     return openSharedLibrary(path);
   } catch (const std::runtime_error& e) {
-    throw std::runtime_error(std::string(e.what()) + " (is node-llama-cpp's prebuilt package for this platform installed?)");
+    throw std::runtime_error(std::string(e.what()) +
+                             " (is node-llama-cpp's prebuilt package for this platform installed?)");
   }
 }
 
@@ -43,8 +44,8 @@ const Api& loadApi(const LibraryPaths& paths) {
   std::lock_guard<std::mutex> lock(gMutex);
   if (!gLoadedFrom.empty()) {
     if (gLoadedFrom != paths.llama)
-      throw std::runtime_error("llama.cpp is already loaded from " + gLoadedFrom + "; one process can use only one (asked for " +
-                               paths.llama + ")");
+      throw std::runtime_error("llama.cpp is already loaded from " + gLoadedFrom +
+                               "; one process can use only one (asked for " + paths.llama + ")");
     return gApi;
   }
   Api table;

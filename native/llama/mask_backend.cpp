@@ -41,9 +41,12 @@ void fillDense(MaskState& st, float* out, size_t n, bool maskNothing) {
   for (size_t w = 0; w * 32 < covered; w++) {
     const uint32_t bits = st.bitmask[w];
     const size_t base = w * 32, end = std::min(base + 32, covered);
-    if (bits == ~0u && end - base == 32) std::fill(out + base, out + end, 0.0f);
-    else if (bits == 0) std::fill(out + base, out + end, -INFINITY);
-    else for (size_t i = base; i < end; i++) out[i] = (bits >> (i - base)) & 1u ? 0.0f : -INFINITY;
+    if (bits == ~0u && end - base == 32)
+      std::fill(out + base, out + end, 0.0f);
+    else if (bits == 0)
+      std::fill(out + base, out + end, -INFINITY);
+    else
+      for (size_t i = base; i < end; i++) out[i] = (bits >> (i - base)) & 1u ? 0.0f : -INFINITY;
   }
   std::fill(out + covered, out + n, -INFINITY);
 }
@@ -53,7 +56,9 @@ void fillPacked(MaskState& st, float* out, size_t n, bool maskNothing) {
   for (size_t k = 0; k < words; k++) {
     // Ids past the grammar's vocabulary stay masked: their bits are 0 (or past the bitmask).
     const size_t w32 = k >> 1;
-    const uint32_t bits = maskNothing ? 0xFFFFu : w32 < st.bitmask.size() ? (st.bitmask[w32] >> (16 * (k & 1))) & 0xFFFFu : 0u;
+    const uint32_t bits = maskNothing               ? 0xFFFFu
+                          : w32 < st.bitmask.size() ? (st.bitmask[w32] >> (16 * (k & 1))) & 0xFFFFu
+                                                    : 0u;
     out[k] = float(bits);
   }
   if (maskNothing) return;
@@ -129,7 +134,8 @@ void maskBackendSetInput(llama_sampler* s) {
     fillDense(st, st.staging.data(), n, deadEnd);
   }
   a.ggml_backend_tensor_set(st.input, st.staging.data(), 0, n * sizeof(float));
-  st.stats->applyNanos += uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count());
+  st.stats->applyNanos +=
+      uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count());
   st.stats->applyCount++;
   st.stats->backendInputs++;
 }

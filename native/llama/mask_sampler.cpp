@@ -90,7 +90,8 @@ void maskApply(llama_sampler* s, llama_token_data_array* cur) {
   st.matcher.fillNextTokenBitmask(st.bitmask.data(), st.bitmask.size(), st.tokensLeft);
   const bool fast = st.firstInChain && inIdOrder(cur);
   if (!(fast ? maskByPosition : maskById)(st.bitmask.data(), st.vocabSize, cur)) st.stats->noTokenAllowed = true;
-  st.stats->applyNanos += uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count());
+  st.stats->applyNanos +=
+      uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count());
   st.stats->applyCount++;
 }
 
@@ -133,13 +134,21 @@ llama_sampler_i backendInterface = {
 
 }  // namespace
 
-llama_sampler* makeMaskSampler(const Api& a, std::shared_ptr<CompiledGrammar> grammar, MaskStats* stats, bool firstInChain,
-                               bool backendHooks) {
+llama_sampler* makeMaskSampler(const Api& a, std::shared_ptr<CompiledGrammar> grammar, MaskStats* stats,
+                               bool firstInChain, bool backendHooks) {
   const uint32_t n = grammar->vocab().size();
   // TOOLMASK_MASK_BY_ID=1 forces the generic path (tests compare the two paths' tokens).
   const char* byId = std::getenv("TOOLMASK_MASK_BY_ID");
   const bool fast = firstInChain && !(byId && *byId && *byId != '0');
-  auto* st = new MaskState{Matcher(std::move(grammar)), std::vector<uint32_t>((n + 31) / 32), n, fast, stats, &a, BackendMask::Dense, nullptr, {}};
+  auto* st = new MaskState{Matcher(std::move(grammar)),
+                           std::vector<uint32_t>((n + 31) / 32),
+                           n,
+                           fast,
+                           stats,
+                           &a,
+                           BackendMask::Dense,
+                           nullptr,
+                           {}};
   // TOOLMASK_MASK_PREFETCH=0 builds every mask when sampling asks for it (to compare).
   const char* prefetch = std::getenv("TOOLMASK_MASK_PREFETCH");
   st->prefetch = !(prefetch && *prefetch == '0');

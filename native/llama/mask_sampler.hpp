@@ -24,8 +24,8 @@ struct MaskStats {
 // masking whole 32-token words at once.
 // backendHooks: also implement llama.cpp's [EXPERIMENTAL] backend sampling, so that a chain
 // attached to a context masks the logits as ggml ops inside the graph (mask_backend.cpp).
-llama_sampler* makeMaskSampler(const Api& a, std::shared_ptr<CompiledGrammar> grammar, MaskStats* stats, bool firstInChain,
-                               bool backendHooks = false);
+llama_sampler* makeMaskSampler(const Api& a, std::shared_ptr<CompiledGrammar> grammar, MaskStats* stats,
+                               bool firstInChain, bool backendHooks = false);
 
 // The matcher inside a sampler made by makeMaskSampler (to ask isComplete after decoding).
 Matcher& maskMatcher(llama_sampler* sampler);

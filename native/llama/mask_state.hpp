@@ -26,8 +26,8 @@ struct MaskState {
   BackendMask representation = BackendMask::Dense;
   ggml_tensor* input = nullptr;
   std::vector<float> staging;
-  bool prefetch = true;  // build the next state's mask on the prefetch thread after each accept
-  bool held = false;     // a PrefetchHold is open: accept() queues nothing
+  bool prefetch = true;     // build the next state's mask on the prefetch thread after each accept
+  bool held = false;        // a PrefetchHold is open: accept() queues nothing
   uint32_t tokensLeft = 0;  // tokens the request may still generate, the next one included (0: no budget)
 };
 

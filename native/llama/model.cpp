@@ -69,8 +69,8 @@ Model::Model(const std::string& path, int gpuLayers, const std::function<void(fl
   model_ = a.llama_model_load_from_file(path.c_str(), params);
   if (!model_) {
     std::string log = takeLlamaLog();
-    throw std::runtime_error("llama.cpp could not load the model " + path +
-                             (log.empty() ? "" : ":\n" + log) + "\n(is it a complete GGUF file of an architecture this llama.cpp knows?)");
+    throw std::runtime_error("llama.cpp could not load the model " + path + (log.empty() ? "" : ":\n" + log) +
+                             "\n(is it a complete GGUF file of an architecture this llama.cpp knows?)");
   }
   vocab_ = a.llama_model_get_vocab(model_);
   try {

@@ -12,9 +12,9 @@
 namespace toolmask::llama {
 
 struct ModelVocabulary {
-  std::vector<uint8_t> bytes;     // every token's bytes, concatenated
-  std::vector<uint32_t> offsets;  // size + 1
-  std::vector<uint8_t> kinds;     // toolmask::TokenKind per token
+  std::vector<uint8_t> bytes;       // every token's bytes, concatenated
+  std::vector<uint32_t> offsets;    // size + 1
+  std::vector<uint8_t> kinds;       // toolmask::TokenKind per token
   std::vector<std::string> pieces;  // llama_vocab_get_text, for lookups by piece
 };
 

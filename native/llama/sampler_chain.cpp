@@ -8,10 +8,12 @@ namespace {
 
 std::vector<llama_token> tokenize(const Api& a, const llama_vocab* vocab, const std::string& text, bool parseSpecial) {
   std::vector<llama_token> out(text.size() + 8);
-  int32_t n = a.llama_tokenize(vocab, text.data(), int32_t(text.size()), out.data(), int32_t(out.size()), false, parseSpecial);
+  int32_t n =
+      a.llama_tokenize(vocab, text.data(), int32_t(text.size()), out.data(), int32_t(out.size()), false, parseSpecial);
   if (n < 0) {
     out.resize(size_t(-n));
-    n = a.llama_tokenize(vocab, text.data(), int32_t(text.size()), out.data(), int32_t(out.size()), false, parseSpecial);
+    n = a.llama_tokenize(vocab, text.data(), int32_t(text.size()), out.data(), int32_t(out.size()), false,
+                         parseSpecial);
   }
   if (n < 0) throw std::runtime_error("could not tokenize the text");
   out.resize(size_t(n));
@@ -29,7 +31,8 @@ std::vector<llama_token> tokenizeText(const Api& a, const llama_vocab* vocab, co
   return tokenize(a, vocab, text, false);
 }
 
-llama_sampler* buildSamplerChain(const Api& a, const GenerationRequest& req, int32_t nVocab, MaskStats* stats, llama_sampler** mask) {
+llama_sampler* buildSamplerChain(const Api& a, const GenerationRequest& req, int32_t nVocab, MaskStats* stats,
+                                 llama_sampler** mask) {
   llama_sampler_chain_params cp = a.llama_sampler_chain_default_params();
   cp.no_perf = true;
   llama_sampler* chain = a.llama_sampler_chain_init(cp);
@@ -40,9 +43,11 @@ llama_sampler* buildSamplerChain(const Api& a, const GenerationRequest& req, int
     a.llama_sampler_chain_add(chain, *mask);  // the chain owns it from here
   }
   if (s.repeatPenalty != 1.0f || s.frequencyPenalty != 0.0f || s.presencePenalty != 0.0f)
-    a.llama_sampler_chain_add(chain, a.llama_sampler_init_penalties(nVocab, s.penaltyLastN, s.repeatPenalty, s.frequencyPenalty, s.presencePenalty));
+    a.llama_sampler_chain_add(chain, a.llama_sampler_init_penalties(nVocab, s.penaltyLastN, s.repeatPenalty,
+                                                                    s.frequencyPenalty, s.presencePenalty));
   if (!s.logitBias.empty())
-    a.llama_sampler_chain_add(chain, a.llama_sampler_init_logit_bias(nVocab, int32_t(s.logitBias.size()), s.logitBias.data()));
+    a.llama_sampler_chain_add(chain,
+                              a.llama_sampler_init_logit_bias(nVocab, int32_t(s.logitBias.size()), s.logitBias.data()));
   if (s.temperature <= 0) {
     a.llama_sampler_chain_add(chain, a.llama_sampler_init_greedy());
     return chain;

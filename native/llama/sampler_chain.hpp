@@ -16,6 +16,7 @@ std::vector<llama_token> tokenizeText(const Api& a, const llama_vocab* vocab, co
 
 // A new chain the caller frees with llama_sampler_free (after detaching it from any context).
 // *mask is set to the mask sampler inside it (owned by the chain), or left null when unmasked.
-llama_sampler* buildSamplerChain(const Api& a, const GenerationRequest& req, int32_t nVocab, MaskStats* stats, llama_sampler** mask);
+llama_sampler* buildSamplerChain(const Api& a, const GenerationRequest& req, int32_t nVocab, MaskStats* stats,
+                                 llama_sampler** mask);
 
 }  // namespace toolmask::llama

@@ -28,21 +28,25 @@ void put(llama_batch& b, llama_token tok, llama_pos pos, llama_seq_id seq, bool 
 
 }  // namespace
 
-Sequence::Sequence(std::shared_ptr<Job> j, llama_seq_id seqId, const Model& model, llama_context* ctx, uint32_t contextSize, uint64_t order)
+Sequence::Sequence(std::shared_ptr<Job> j, llama_seq_id seqId, const Model& model, llama_context* ctx,
+                   uint32_t contextSize, uint64_t order)
     : job(std::move(j)), id(seqId), serial(order), a_(api()), model_(model), ctx_(ctx), contextSize_(contextSize) {
   const GenerationRequest& req = job->request;
   const int32_t nVocab = a_.llama_vocab_n_tokens(model.vocab());
   if (req.grammar && req.grammar->vocab().size() != uint32_t(nVocab))
-    throw std::runtime_error("the grammar was compiled for a vocabulary of " + std::to_string(req.grammar->vocab().size()) +
-                             " tokens, the model has " + std::to_string(nVocab) + "; compile it on model.vocabulary");
+    throw std::runtime_error("the grammar was compiled for a vocabulary of " +
+                             std::to_string(req.grammar->vocab().size()) + " tokens, the model has " +
+                             std::to_string(nVocab) + "; compile it on model.vocabulary");
   prompt_ = req.tokens.empty() ? tokenizePrompt(a_, model.vocab(), req.prompt)
-                              : std::vector<llama_token>(req.tokens.begin(), req.tokens.end());
+                               : std::vector<llama_token>(req.tokens.begin(), req.tokens.end());
   for (llama_token t : prompt_)
-    if (t < 0 || t >= nVocab) throw std::runtime_error("prompt token " + std::to_string(t) + " is outside the vocabulary");
+    if (t < 0 || t >= nVocab)
+      throw std::runtime_error("prompt token " + std::to_string(t) + " is outside the vocabulary");
   if (prompt_.empty()) throw std::runtime_error("the prompt is empty");
   if (prompt_.size() >= contextSize)
     throw std::runtime_error("the prompt has " + std::to_string(prompt_.size()) + " tokens but the context holds " +
-                             std::to_string(contextSize) + "; load the model with a larger contextSize or shorten the messages");
+                             std::to_string(contextSize) +
+                             "; load the model with a larger contextSize or shorten the messages");
   res_.promptTokens = int32_t(prompt_.size());
   res_.queueMillis = millis(Clock::now() - job->submitted);
   chain_ = buildSamplerChain(a_, req, nVocab, &stats_, &mask_);
@@ -103,7 +107,8 @@ bool Sequence::sampleStep() {
     throw std::runtime_error("the grammar allows no token here (after " + std::to_string(res_.tokens.size()) +
                              " tokens); this is a toolmask bug, please report it with the tools used");
   if (stats_.rejectedToken)
-    throw std::runtime_error("the sampler chain picked token " + std::to_string(tok) + " that the grammar refuses; this is a toolmask bug");
+    throw std::runtime_error("the sampler chain picked token " + std::to_string(tok) +
+                             " that the grammar refuses; this is a toolmask bug");
   res_.tokens.push_back(tok);
   job->countSampled();
   job->sink.onToken(tok);
@@ -113,7 +118,8 @@ bool Sequence::sampleStep() {
   }
   pending_.assign(1, tok);
   // Room for forced tokens: within maxTokens, and within the context with one more token to sample.
-  const int64_t room = std::min<int64_t>({int64_t(job->request.maxTokens) - int64_t(res_.tokens.size()), int64_t(contextSize_) - 2 - int64_t(pos_), kMaxForcedTokens});
+  const int64_t room = std::min<int64_t>({int64_t(job->request.maxTokens) - int64_t(res_.tokens.size()),
+                                          int64_t(contextSize_) - 2 - int64_t(pos_), kMaxForcedTokens});
   if (job->request.fastForward && mask_ && room > 0) fastForward(tok, size_t(room));
   if (int32_t(res_.tokens.size()) >= job->request.maxTokens || uint64_t(pos_) + pending_.size() >= contextSize_) {
     res_.finishReason = "length";  // maxTokens, or the sequence's context is full
@@ -133,11 +139,14 @@ void Sequence::fastForward(llama_token tok, size_t room) {
   if (run.bytes.empty()) return;
   size_t len = 0;
   const uint8_t* p = g.vocab().tokenBytes(uint32_t(tok), len);
-  const std::vector<llama_token> ids = tokenizeText(a_, model_.vocab(), std::string(reinterpret_cast<const char*>(p), len) + run.bytes);
-  const std::vector<uint32_t> forced = fastForwardTokens(g, m.state(), uint32_t(tok), run, std::vector<uint32_t>(ids.begin(), ids.end()), room);
+  const std::vector<llama_token> ids =
+      tokenizeText(a_, model_.vocab(), std::string(reinterpret_cast<const char*>(p), len) + run.bytes);
+  const std::vector<uint32_t> forced =
+      fastForwardTokens(g, m.state(), uint32_t(tok), run, std::vector<uint32_t>(ids.begin(), ids.end()), room);
   const std::vector<llama_token> toks(forced.begin(), forced.end());
   if (!acceptUnsampled(a_, chain_, mask_, toks.data(), toks.size()))
-    throw std::runtime_error("the grammar refused a fast-forwarded token; this is a toolmask bug, please report it with the tools used");
+    throw std::runtime_error(
+        "the grammar refused a fast-forwarded token; this is a toolmask bug, please report it with the tools used");
   for (llama_token t : toks) {
     res_.forcedAt.push_back(int32_t(res_.tokens.size()));
     res_.tokens.push_back(t);

@@ -15,7 +15,8 @@ class Sequence {
  public:
   // Tokenizes and checks the prompt, builds the chain and attaches it when the request asks for
   // backend sampling. Throws std::runtime_error with what to do on bad input.
-  Sequence(std::shared_ptr<Job> job, llama_seq_id id, const Model& model, llama_context* ctx, uint32_t contextSize, uint64_t serial);
+  Sequence(std::shared_ptr<Job> job, llama_seq_id id, const Model& model, llama_context* ctx, uint32_t contextSize,
+           uint64_t serial);
   ~Sequence();  // detaches and frees the chain, and removes the sequence from the KV cache
   Sequence(const Sequence&) = delete;
   Sequence& operator=(const Sequence&) = delete;
@@ -43,9 +44,9 @@ class Sequence {
   const uint32_t contextSize_;
   std::vector<llama_token> prompt_;
   size_t promptDone_ = 0;
-  llama_pos pos_ = 0;             // tokens of this sequence in the KV cache
+  llama_pos pos_ = 0;                 // tokens of this sequence in the KV cache
   std::vector<llama_token> pending_;  // generated (sampled, then any fast-forwarded), not yet decoded
-  int32_t outIndex_ = -1;         // this step's output row in the batch
+  int32_t outIndex_ = -1;             // this step's output row in the batch
   MaskStats stats_;
   llama_sampler* chain_ = nullptr;
   llama_sampler* mask_ = nullptr;  // inside chain_

@@ -26,8 +26,8 @@ std::wstring widen(const std::string& utf8) {
 std::string lastErrorText() {
   DWORD code = GetLastError();
   char* text = nullptr;
-  FormatMessageA(FORMAT_MESSAGE_ALLOCATE_BUFFER | FORMAT_MESSAGE_FROM_SYSTEM | FORMAT_MESSAGE_IGNORE_INSERTS, nullptr, code, 0,
-                 reinterpret_cast<char*>(&text), 0, nullptr);
+  FormatMessageA(FORMAT_MESSAGE_ALLOCATE_BUFFER | FORMAT_MESSAGE_FROM_SYSTEM | FORMAT_MESSAGE_IGNORE_INSERTS, nullptr,
+                 code, 0, reinterpret_cast<char*>(&text), 0, nullptr);
   std::string out = text ? text : "error " + std::to_string(code);
   if (text) LocalFree(text);
   while (!out.empty() && (out.back() == '\n' || out.back() == '\r' || out.back() == ' ')) out.pop_back();
@@ -39,7 +39,8 @@ std::string lastErrorText() {
 void* openSharedLibrary(const std::string& path) {
   // The library's own folder first for its dependencies (llama.dll needs ggml.dll and ggml-base.dll
   // beside it), then the system folders. Needs an absolute path, which llama-library.ts passes.
-  HMODULE h = LoadLibraryExW(widen(path).c_str(), nullptr, LOAD_LIBRARY_SEARCH_DLL_LOAD_DIR | LOAD_LIBRARY_SEARCH_DEFAULT_DIRS);
+  HMODULE h =
+      LoadLibraryExW(widen(path).c_str(), nullptr, LOAD_LIBRARY_SEARCH_DLL_LOAD_DIR | LOAD_LIBRARY_SEARCH_DEFAULT_DIRS);
   if (!h) throw std::runtime_error("cannot load " + path + ": " + lastErrorText());
   return reinterpret_cast<void*>(h);
 }

@@ -19,16 +19,20 @@
 using namespace toolmask;
 
 static std::atomic<int> failures{0};
-#define CHECK(cond)                                                      \
-  do {                                                                   \
-    if (!(cond)) { std::printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond); failures++; } \
+#define CHECK(cond)                                               \
+  do {                                                            \
+    if (!(cond)) {                                                \
+      std::printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond); \
+      failures++;                                                 \
+    }                                                             \
   } while (0)
 
 static std::shared_ptr<const Vocabulary> makeVocab() {
   std::vector<std::string> toks;
   for (int b = 0; b < 256; b++) toks.push_back(std::string(1, char(b)));
-  const char* words[] = {"<", "</", "</parameter>", "parameter", ">\n", "\n", "ab", "abc", "\"", "\",", "\\n",
-                         "é", "\xc3", "\xa9x", "中文", "😀", "<tool_call>", "hello world", "  ", "\n\n"};
+  const char* words[] = {"<",    "</", "</parameter>", "parameter",   ">\n", "\n",   "ab",
+                         "abc",  "\"", "\",",          "\\n",         "é",   "\xc3", "\xa9x",
+                         "中文", "😀", "<tool_call>",  "hello world", "  ",  "\n\n"};
   for (auto* w : words) toks.push_back(w);
   std::mt19937 rng(7);
   for (int i = 0; i < 2000; i++) {
@@ -39,7 +43,11 @@ static std::shared_ptr<const Vocabulary> makeVocab() {
   }
   std::vector<uint8_t> bytes, kinds;
   std::vector<uint32_t> offs{0};
-  for (auto& t : toks) { bytes.insert(bytes.end(), t.begin(), t.end()); offs.push_back(uint32_t(bytes.size())); kinds.push_back(0); }
+  for (auto& t : toks) {
+    bytes.insert(bytes.end(), t.begin(), t.end());
+    offs.push_back(uint32_t(bytes.size()));
+    kinds.push_back(0);
+  }
   const char* specials[] = {"<|im_end|>", "<|special|>"};
   for (int i = 0; i < 2; i++) {
     std::string t = specials[i];
@@ -49,7 +57,8 @@ static std::shared_ptr<const Vocabulary> makeVocab() {
   }
   offs.push_back(uint32_t(bytes.size()));
   kinds.push_back(3);  // an unused id
-  return std::make_shared<const Vocabulary>(bytes.data(), bytes.size(), offs.data(), kinds.data(), uint32_t(kinds.size()));
+  return std::make_shared<const Vocabulary>(bytes.data(), bytes.size(), offs.data(), kinds.data(),
+                                            uint32_t(kinds.size()));
 }
 
 static bool bit(const std::vector<uint32_t>& m, uint32_t id) { return (m[id >> 5] >> (id & 31)) & 1; }
@@ -70,12 +79,19 @@ static void walks(const std::shared_ptr<const Vocabulary>& v, const std::string&
         if (ok != bit(mask, id) && failures < 5) {
           size_t len;
           const uint8_t* p = v->tokenBytes(id, len);
-          std::printf("grammar %s step %d token %u '%.*s' accept=%d mask=%d\n", ir.substr(0, 60).c_str(), step, id, int(len), p, ok, bit(mask, id));
+          std::printf("grammar %s step %d token %u '%.*s' accept=%d mask=%d\n", ir.substr(0, 60).c_str(), step, id,
+                      int(len), p, ok, bit(mask, id));
         }
         CHECK(ok == bit(mask, id));
-        if (ok) { allowed.push_back(id); m.rollback(1); }
+        if (ok) {
+          allowed.push_back(id);
+          m.rollback(1);
+        }
       }
-      if (allowed.empty()) { CHECK(m.isComplete()); break; }
+      if (allowed.empty()) {
+        CHECK(m.isComplete());
+        break;
+      }
       CHECK(m.acceptToken(allowed[rng() % allowed.size()]));
       if (m.isTerminated()) break;
     }
@@ -85,7 +101,8 @@ static void walks(const std::shared_ptr<const Vocabulary>& v, const std::string&
 // Random walks: every one ends (the grammar forces a close), is deterministic by seed,
 // leaves the matcher where it started, and replays through acceptToken to a complete state.
 static void randomWalkTests(const std::shared_ptr<const Vocabulary>& v) {
-  const char* ir = R"({"root":{"type":"seq","items":[{"type":"literal","text":"<p>"},{"type":"until","terminator":"</parameter>","maxLength":5},{"type":"literal","text":"!"}]}})";
+  const char* ir =
+      R"({"root":{"type":"seq","items":[{"type":"literal","text":"<p>"},{"type":"until","terminator":"</parameter>","maxLength":5},{"type":"literal","text":"!"}]}})";
   auto g = std::make_shared<CompiledGrammar>(ir, v, CompileOptions{});
   Matcher m(g);
   CHECK(m.acceptBytes(reinterpret_cast<const uint8_t*>("<p>"), 3));
@@ -106,7 +123,6 @@ static void randomWalkTests(const std::shared_ptr<const Vocabulary>& v) {
   CHECK(none[0].tokens.empty() && !none[0].terminated && m.steps() == 1);
 }
 
-
 // until(T, maxLength) and text(exclude T, maxLength) against a direct reading of their meaning,
 // on random strings of whole characters (terminator pieces, multi-byte characters):
 // until: x then T, where T first occurs at the very end and x has at most maxLength characters;
@@ -119,9 +135,13 @@ static size_t chars(const std::string& s) {
 static std::string jsonString(const std::string& s) {
   std::string out = "\"";
   for (char c : s) {
-    if (c == '\n') out += "\\n";
-    else if (c == '"' || c == '\\') { out += '\\'; out += c; }
-    else out += c;
+    if (c == '\n')
+      out += "\\n";
+    else if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else
+      out += c;
   }
   return out + "\"";
 }
@@ -148,8 +168,10 @@ static void untilLanguageTests(const std::shared_ptr<const Vocabulary>& v) {
                                : first != std::string::npos && first + std::strlen(T) == s.size() &&
                                      (maxLen < 0 || long(chars(s.substr(0, first))) <= maxLen);
           m.reset();
-          bool got = (s.empty() || m.acceptBytes(reinterpret_cast<const uint8_t*>(s.data()), s.size())) && m.isComplete();
-          if (got != want && failures < 5) std::printf("%s on %s: got %d, want %d\n", ir.c_str(), jsonString(s).c_str(), got, want);
+          bool got =
+              (s.empty() || m.acceptBytes(reinterpret_cast<const uint8_t*>(s.data()), s.size())) && m.isComplete();
+          if (got != want && failures < 5)
+            std::printf("%s on %s: got %d, want %d\n", ir.c_str(), jsonString(s).c_str(), got, want);
           CHECK(got == want);
           checked++;
         }
@@ -168,8 +190,10 @@ static void forcedBytesTests(const std::shared_ptr<const Vocabulary>& v, const c
   std::vector<std::string> irs(grammars, grammars + count);
   // Where the grammar may end before its only continuation ("ab" then optionally "cd"), and where
   // a special token competes with one byte ("x" then <|special|> or "y"): nothing is forced.
-  irs.push_back(R"({"root":{"type":"seq","items":[{"type":"literal","text":"ab"},{"type":"repeat","min":0,"max":1,"item":{"type":"literal","text":"cd"}}]}})");
-  irs.push_back(R"({"root":{"type":"seq","items":[{"type":"literal","text":"x"},{"type":"alt","items":[{"type":"token","id":2277},{"type":"literal","text":"yz"}]}]}})");
+  irs.push_back(
+      R"({"root":{"type":"seq","items":[{"type":"literal","text":"ab"},{"type":"repeat","min":0,"max":1,"item":{"type":"literal","text":"cd"}}]}})");
+  irs.push_back(
+      R"({"root":{"type":"seq","items":[{"type":"literal","text":"x"},{"type":"alt","items":[{"type":"token","id":2277},{"type":"literal","text":"yz"}]}]}})");
   for (auto& ir : irs) {
     auto g = std::make_shared<CompiledGrammar>(ir, v, CompileOptions{});
     for (int w = 0; w < 30; w++) {
@@ -223,9 +247,11 @@ static void fastForwardTests(const std::shared_ptr<const Vocabulary>& v) {
   using V = std::vector<uint32_t>;
   std::shared_ptr<CompiledGrammar> g;
   // "ab" "</parameter>" then a choice: the run is not at a boundary.
-  int32_t s = after(R"({"root":{"type":"seq","items":[{"type":"literal","text":"ab</parameter>"},{"type":"alt","items":[{"type":"literal","text":"x"},{"type":"literal","text":"y"}]}]}})", g);
+  int32_t s = after(
+      R"({"root":{"type":"seq","items":[{"type":"literal","text":"ab</parameter>"},{"type":"alt","items":[{"type":"literal","text":"x"},{"type":"literal","text":"y"}]}]}})",
+      g);
   CHECK(g->forcedRun(s, 1024).bytes == "</parameter>" && !g->forcedRun(s, 1024).atBoundary);
-  CHECK(take(*g, s, V{AB, CLOSE_TAG}).empty());                       // the last token waits for what follows
+  CHECK(take(*g, s, V{AB, CLOSE_TAG}).empty());  // the last token waits for what follows
   CHECK((take(*g, s, V{AB, SLASH_OPEN, PARAMETER, '>'}) == V{SLASH_OPEN, PARAMETER}));
   CHECK((take(*g, s, V{AB, SLASH_OPEN, PARAMETER, '>'}, 1) == V{SLASH_OPEN}));  // at most max
   CHECK(take(*g, s, V{AB, SLASH_OPEN, PARAMETER, '>'}, 0).empty());
@@ -235,9 +261,12 @@ static void fastForwardTests(const std::shared_ptr<const Vocabulary>& v) {
   CHECK(take(*g, s, V{AB, SLASH_OPEN, PARAMETER, '>', 'x'}).empty());   // spells more than the run
   // Where the run's remaining bytes begin a longer token ("</" begins "</parameter>"), the tokens
   // from there on wait too.
-  s = after(R"({"root":{"type":"seq","items":[{"type":"literal","text":"ab#</"},{"type":"alt","items":[{"type":"literal","text":"x"},{"type":"literal","text":"y"}]}]}})", g);
+  s = after(
+      R"({"root":{"type":"seq","items":[{"type":"literal","text":"ab#</"},{"type":"alt","items":[{"type":"literal","text":"x"},{"type":"literal","text":"y"}]}]}})",
+      g);
   CHECK((take(*g, s, V{AB, '#', '<', '/'}) == V{'#'}));
-  CHECK(v->extendsPast(reinterpret_cast<const uint8_t*>("</"), 2) && !v->extendsPast(reinterpret_cast<const uint8_t*>("#</"), 3));
+  CHECK(v->extendsPast(reinterpret_cast<const uint8_t*>("</"), 2) &&
+        !v->extendsPast(reinterpret_cast<const uint8_t*>("#</"), 3));
   // At a boundary nothing can merge across the run's end: a special token follows, or the end.
   s = after(R"({"root":{"type":"seq","items":[{"type":"literal","text":"ab</"},{"type":"token","id":2277}]}})", g);
   CHECK(g->forcedRun(s, 1024).atBoundary);
@@ -269,10 +298,12 @@ static void budgetTests(const std::shared_ptr<const Vocabulary>& v) {
     CHECK(m.acceptBytes(reinterpret_cast<const uint8_t*>("abcab"), 5) && m.minTokensToFinish() == 0);
   }
   // Text ("ok"), or the special token then a call: "q", any text up to "</parameter>", "q;q;q".
-  const char* withCall = R"({"root":{"type":"alt","items":[{"type":"literal","text":"ok"},{"type":"seq","items":[{"type":"token","id":2277},{"type":"seq","call":true,"items":[{"type":"literal","text":"q"},{"type":"until","terminator":"</parameter>"},{"type":"literal","text":"q;q;q"}]}]}]}})";
+  const char* withCall =
+      R"({"root":{"type":"alt","items":[{"type":"literal","text":"ok"},{"type":"seq","items":[{"type":"token","id":2277},{"type":"seq","call":true,"items":[{"type":"literal","text":"q"},{"type":"until","terminator":"</parameter>"},{"type":"literal","text":"q;q;q"}]}]}]}})";
   {
     Matcher m(compile(withCall));
-    CHECK(m.minTokensToFinish() >= 1 && m.minTokensToFinish() <= 2);  // "ok": 'o' 'k', or one token if the vocabulary has it
+    CHECK(m.minTokensToFinish() >= 1 &&
+          m.minTokensToFinish() <= 2);  // "ok": 'o' 'k', or one token if the vocabulary has it
     std::vector<uint32_t> full(v->words());
     m.fillNextTokenBitmask(full.data(), full.size());
     CHECK(bit(full, SPECIAL));
@@ -284,20 +315,22 @@ static void budgetTests(const std::shared_ptr<const Vocabulary>& v) {
     m.fillNextTokenBitmask(inside.data(), inside.size());
     CHECK(mask(m, 1) == inside);
     m.reset();
-    CHECK(bit(mask(m, need + 1), SPECIAL));   // the call fits: may open
-    CHECK(!bit(mask(m, need), SPECIAL));      // it does not: refused...
-    CHECK(bit(mask(m, 1), 'o'));              // ...while text stays
-    CHECK(mask(m, 1000) == full);             // past the horizon nothing changes
+    CHECK(bit(mask(m, need + 1), SPECIAL));  // the call fits: may open
+    CHECK(!bit(mask(m, need), SPECIAL));     // it does not: refused...
+    CHECK(bit(mask(m, 1), 'o'));             // ...while text stays
+    CHECK(mask(m, 1000) == full);            // past the horizon nothing changes
   }
   // A trigger that may also start text (as a call to an undeclared name is text): the call's own
   // states decide, not the quicker way out.
   {
-    Matcher m(compile(R"({"root":{"type":"seq","items":[{"type":"token","id":2277},{"type":"alt","items":[{"type":"literal","text":"z"},{"type":"seq","call":true,"items":[{"type":"literal","text":"q;q;q;q;q;q"}]}]}]}})"));
+    Matcher m(compile(
+        R"({"root":{"type":"seq","items":[{"type":"token","id":2277},{"type":"alt","items":[{"type":"literal","text":"z"},{"type":"seq","call":true,"items":[{"type":"literal","text":"q;q;q;q;q;q"}]}]}]}})"));
     CHECK(m.minTokensToFinish() == 2);
     CHECK(bit(mask(m, 3), SPECIAL));  // the only token allowed: kept (the last one is never cleared)
   }
   {
-    Matcher m(compile(R"({"root":{"type":"alt","items":[{"type":"literal","text":"o"},{"type":"seq","items":[{"type":"token","id":2277},{"type":"alt","items":[{"type":"literal","text":"z"},{"type":"seq","call":true,"items":[{"type":"literal","text":"q;q;q;q;q;q"}]}]}]}]}})"));
+    Matcher m(compile(
+        R"({"root":{"type":"alt","items":[{"type":"literal","text":"o"},{"type":"seq","items":[{"type":"token","id":2277},{"type":"alt","items":[{"type":"literal","text":"z"},{"type":"seq","call":true,"items":[{"type":"literal","text":"q;q;q;q;q;q"}]}]}]}]}})"));
     CHECK(!bit(mask(m, 3), SPECIAL));  // "z" would end in 2, but the call needs more
     CHECK(bit(mask(m, 64), SPECIAL));
   }
@@ -309,12 +342,16 @@ static void budgetTests(const std::shared_ptr<const Vocabulary>& v) {
 // grammar with a shape seen before takes it from the cache.
 static void shapeCacheTests(const std::shared_ptr<const Vocabulary>& v, const char* const* grammars, size_t count) {
   auto shapes = std::make_shared<ShapeCache>();
-  const std::string str = R"({"type":"seq","items":[{"type":"literal","text":"\""},{"type":"repeat","min":0,"max":null,"item":{"type":"alt","items":[{"type":"charClass","ranges":[[34,34],[92,92],[0,31]],"negated":true},{"type":"seq","items":[{"type":"literal","text":"\\"},{"type":"charClass","ranges":[[110,110],[34,34]]}]}]}},{"type":"literal","text":"\""}]})";
+  const std::string str =
+      R"({"type":"seq","items":[{"type":"literal","text":"\""},{"type":"repeat","min":0,"max":null,"item":{"type":"alt","items":[{"type":"charClass","ranges":[[34,34],[92,92],[0,31]],"negated":true},{"type":"seq","items":[{"type":"literal","text":"\\"},{"type":"charClass","ranges":[[110,110],[34,34]]}]}]}},{"type":"literal","text":"\""}]})";
   walks(v, R"({"root":)" + str + "}", {}, shapes);
   const size_t misses = shapes->misses();
   CHECK(misses > 0 && shapes->size() > 0);
   // The same string shape after a key, and twice in one grammar: no new shape is built.
-  walks(v, R"({"root":{"type":"seq","items":[{"type":"literal","text":"k:"},)" + str + R"(,{"type":"literal","text":","},)" + str + "]}}", {}, shapes);
+  walks(v,
+        R"({"root":{"type":"seq","items":[{"type":"literal","text":"k:"},)" + str +
+            R"(,{"type":"literal","text":","},)" + str + "]}}",
+        {}, shapes);
   CHECK(shapes->misses() == misses && shapes->hits() > 0);
   CompileOptions tiny;
   tiny.maxTableBytes = 1;
@@ -324,7 +361,8 @@ static void shapeCacheTests(const std::shared_ptr<const Vocabulary>& v, const ch
   std::vector<std::thread> threads;
   for (int t = 0; t < 4; t++)
     threads.emplace_back([&, t] {
-      for (size_t i = 0; i < count; i++) walks(v, grammars[(i + size_t(t)) % count], t % 2 ? tiny : CompileOptions{}, shapes);
+      for (size_t i = 0; i < count; i++)
+        walks(v, grammars[(i + size_t(t)) % count], t % 2 ? tiny : CompileOptions{}, shapes);
     });
   for (auto& t : threads) t.join();
   // Idle shapes stay under the cache's byte bound.
@@ -340,11 +378,11 @@ static void shapeCacheTests(const std::shared_ptr<const Vocabulary>& v, const ch
 int main() {
   auto v = makeVocab();
   const char* grammars[] = {
-    R"({"root":{"type":"seq","items":[{"type":"literal","text":"<p>"},{"type":"until","terminator":"</parameter>"},{"type":"literal","text":"!"}]}})",
-    R"({"root":{"type":"seq","items":[{"type":"literal","text":"\""},{"type":"repeat","min":0,"max":null,"item":{"type":"alt","items":[{"type":"charClass","ranges":[[34,34],[92,92],[0,31]],"negated":true},{"type":"seq","items":[{"type":"literal","text":"\\"},{"type":"charClass","ranges":[[110,110],[34,34]]}]}]}},{"type":"literal","text":"\""}]}})",
-    R"({"root":{"type":"perm","separator":{"type":"literal","text":","},"items":[{"node":{"type":"literal","text":"a"},"required":true},{"node":{"type":"until","terminator":"\n","maxLength":3},"required":false}]}})",
-    R"({"root":{"type":"seq","items":[{"type":"token","id":2277},{"type":"ref","name":"v"}]},"rules":{"v":{"type":"alt","items":[{"type":"literal","text":"0"},{"type":"seq","items":[{"type":"literal","text":"["},{"type":"ref","name":"v"},{"type":"literal","text":"]"}]}]}},"maxRecursionDepth":3})",
-    R"({"root":{"type":"repeat","min":1,"max":3,"item":{"type":"byteClass","ranges":[[0,255]]}}})",
+      R"({"root":{"type":"seq","items":[{"type":"literal","text":"<p>"},{"type":"until","terminator":"</parameter>"},{"type":"literal","text":"!"}]}})",
+      R"({"root":{"type":"seq","items":[{"type":"literal","text":"\""},{"type":"repeat","min":0,"max":null,"item":{"type":"alt","items":[{"type":"charClass","ranges":[[34,34],[92,92],[0,31]],"negated":true},{"type":"seq","items":[{"type":"literal","text":"\\"},{"type":"charClass","ranges":[[110,110],[34,34]]}]}]}},{"type":"literal","text":"\""}]}})",
+      R"({"root":{"type":"perm","separator":{"type":"literal","text":","},"items":[{"node":{"type":"literal","text":"a"},"required":true},{"node":{"type":"until","terminator":"\n","maxLength":3},"required":false}]}})",
+      R"({"root":{"type":"seq","items":[{"type":"token","id":2277},{"type":"ref","name":"v"}]},"rules":{"v":{"type":"alt","items":[{"type":"literal","text":"0"},{"type":"seq","items":[{"type":"literal","text":"["},{"type":"ref","name":"v"},{"type":"literal","text":"]"}]}]}},"maxRecursionDepth":3})",
+      R"({"root":{"type":"repeat","min":1,"max":3,"item":{"type":"byteClass","ranges":[[0,255]]}}})",
   };
   for (auto* ir : grammars) walks(v, ir);
   // With a tiny table budget the masks are dropped again and again; every mask must still agree
@@ -355,7 +393,8 @@ int main() {
   for (auto* ir : grammars) walks(v, ir, tiny);
   {
     // Every character of a bounded text is a state of its own: 200 new masks.
-    auto g = std::make_shared<CompiledGrammar>(R"({"root":{"type":"until","terminator":"</p>","maxLength":300}})", v, tiny);
+    auto g =
+        std::make_shared<CompiledGrammar>(R"({"root":{"type":"until","terminator":"</p>","maxLength":300}})", v, tiny);
     Matcher m(g);
     std::vector<uint32_t> mask(v->words());
     for (int i = 0; i < 200; i++) {
@@ -392,31 +431,47 @@ int main() {
   }
 
   // Bad input: errors, never crashes.
-  const char* bad[] = {"", "{", "[]", R"({"root":{"type":"x"}})", R"({"root":{"type":"token","id":999999}})",
-                       R"({"root":{"type":"charClass","ranges":[[9,1]]}})", R"({"root":{"type":"alt","items":[]}})",
-                       R"({"root":{"type":"literal","text":"\ud800"}})", R"({"root":{"type":"token","id":2278}})",
+  const char* bad[] = {"",
+                       "{",
+                       "[]",
+                       R"({"root":{"type":"x"}})",
+                       R"({"root":{"type":"token","id":999999}})",
+                       R"({"root":{"type":"charClass","ranges":[[9,1]]}})",
+                       R"({"root":{"type":"alt","items":[]}})",
+                       R"({"root":{"type":"literal","text":"\ud800"}})",
+                       R"({"root":{"type":"token","id":2278}})",
                        R"({"root":{"type":"token","id":5}})"};
   for (auto* ir : bad) {
     bool threw = false;
-    try { CompiledGrammar g(ir, v, CompileOptions{}); } catch (const std::exception&) { threw = true; }
+    try {
+      CompiledGrammar g(ir, v, CompileOptions{});
+    } catch (const std::exception&) { threw = true; }
     CHECK(threw);
   }
   auto g = std::make_shared<CompiledGrammar>(R"({"root":{"type":"literal","text":"ab"}})", v, CompileOptions{});
   Matcher m(g);
   bool threw = false;
-  try { m.acceptToken(v->size()); } catch (const MatcherError&) { threw = true; }
+  try {
+    m.acceptToken(v->size());
+  } catch (const MatcherError&) { threw = true; }
   CHECK(threw);
   threw = false;
   std::vector<uint32_t> small(3);
-  try { m.fillNextTokenBitmask(small.data(), small.size()); } catch (const MatcherError&) { threw = true; }
+  try {
+    m.fillNextTokenBitmask(small.data(), small.size());
+  } catch (const MatcherError&) { threw = true; }
   CHECK(threw);
   threw = false;
-  try { m.rollback(1); } catch (const MatcherError&) { threw = true; }
+  try {
+    m.rollback(1);
+  } catch (const MatcherError&) { threw = true; }
   CHECK(threw);
   uint32_t badOffs[] = {0, 5};
   uint8_t kinds[] = {0};
   threw = false;
-  try { Vocabulary bv(reinterpret_cast<const uint8_t*>("ab"), 2, badOffs, kinds, 1); } catch (const VocabError&) { threw = true; }
+  try {
+    Vocabulary bv(reinterpret_cast<const uint8_t*>("ab"), 2, badOffs, kinds, 1);
+  } catch (const VocabError&) { threw = true; }
   CHECK(threw);
 
   std::printf("%s: core tests, %d failed\n", failures ? "FAIL" : "ok", failures.load());

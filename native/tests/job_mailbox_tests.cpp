@@ -16,17 +16,19 @@
 using toolmask::addon::JobMailbox;
 
 static int failures = 0;
-#define CHECK(cond, ...)                                        \
-  do {                                                          \
-    if (!(cond)) {                                              \
+#define CHECK(cond, ...)                                          \
+  do {                                                            \
+    if (!(cond)) {                                                \
       std::printf("FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
-      std::printf(__VA_ARGS__);                                 \
-      std::printf("\n");                                        \
-      failures++;                                               \
-    }                                                           \
+      std::printf(__VA_ARGS__);                                   \
+      std::printf("\n");                                          \
+      failures++;                                                 \
+    }                                                             \
   } while (0)
 
-struct Result { int tokens = 0; };
+struct Result {
+  int tokens = 0;
+};
 using Box = JobMailbox<Result>;
 
 // The steps the decode thread takes for one job that samples `n` tokens and ends; `schedule()` is
@@ -34,12 +36,20 @@ using Box = JobMailbox<Result>;
 static std::vector<std::function<void(Box&, const std::function<void()>&)>> producerSteps(int n) {
   std::vector<std::function<void(Box&, const std::function<void()>&)>> steps;
   for (int i = 1; i <= n; i++)
-    steps.push_back([i](Box& b, const std::function<void()>& schedule) { if (b.pushToken(i)) schedule(); });
-  steps.push_back([n](Box& b, const std::function<void()>& schedule) { if (b.finish(Result{n})) schedule(); });
+    steps.push_back([i](Box& b, const std::function<void()>& schedule) {
+      if (b.pushToken(i)) schedule();
+    });
+  steps.push_back([n](Box& b, const std::function<void()>& schedule) {
+    if (b.finish(Result{n})) schedule();
+  });
   return steps;
 }
 
-struct Outcome { int settled = 0; int drainsAfterSettle = 0; std::vector<int32_t> delivered; };
+struct Outcome {
+  int settled = 0;
+  int drainsAfterSettle = 0;
+  std::vector<int32_t> delivered;
+};
 
 // Replays one interleaving: choice k = 0 runs the next producer step, 1 runs the oldest pending drain.
 static bool replay(int n, const std::vector<int>& choices, Outcome& out, bool& complete) {
@@ -56,8 +66,13 @@ static bool replay(int n, const std::vector<int>& choices, Outcome& out, bool& c
     if (batch.settle) out.settled++;
   };
   for (int c : choices) {
-    if (c == 0) { if (next >= steps.size()) return false; steps[next++](box, schedule); }
-    else { if (pending == 0) return false; drain(); }
+    if (c == 0) {
+      if (next >= steps.size()) return false;
+      steps[next++](box, schedule);
+    } else {
+      if (pending == 0) return false;
+      drain();
+    }
   }
   complete = next == steps.size() && pending == 0;
   return true;
@@ -121,10 +136,19 @@ static void stress(int jobs) {
   });
   for (int j = 0; j < jobs; j++) {
     Box* b = &boxes[size_t(j)];
-    auto schedule = [&] { { std::lock_guard<std::mutex> lock(mu); queue.push_back(b); } cv.notify_one(); };
+    auto schedule = [&] {
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        queue.push_back(b);
+      }
+      cv.notify_one();
+    };
     for (auto& step : producerSteps(1 + j % 3)) step(*b, schedule);
   }
-  { std::lock_guard<std::mutex> lock(mu); producing = false; }
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    producing = false;
+  }
   cv.notify_all();
   consumer.join();
   int wrong = 0;
@@ -137,7 +161,10 @@ static void stress(int jobs) {
 int main() {
   for (int n = 0; n <= 3; n++) exploreInterleavings(n);
   stress(20000);
-  if (failures) { std::printf("%d failure(s)\n", failures); return 1; }
+  if (failures) {
+    std::printf("%d failure(s)\n", failures);
+    return 1;
+  }
   std::printf("job mailbox: all checks passed\n");
   return 0;
 }

@@ -18,47 +18,95 @@ const TOKENS = Number(arg("tokens", 200));
 const REPS = Number(arg("reps", 5));
 const gpuArg = arg("gpu", "auto");
 const threads = arg("threads", null);
-const model = await loadModel({ path: modelPath, gpu: gpuArg === "false" ? false : gpuArg, ...(threads ? { threads: Number(threads) } : {}) });
+const model = await loadModel({
+  path: modelPath,
+  gpu: gpuArg === "false" ? false : gpuArg,
+  ...(threads ? { threads: Number(threads) } : {}),
+});
 
 // Free text under a tool grammar, end of generation forbidden: the mask runs every step, no run ends early.
 const bias = freeTextBias(model);
-const tools = [{ type: "function", function: { name: "get_weather", parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] } } }];
-const options = { messages: [{ role: "user", content: "hi" }], tools, seed: 1, maxTokens: TOKENS, temperature: 1, logitBias: bias };
+const tools = [
+  {
+    type: "function",
+    function: {
+      name: "get_weather",
+      parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+    },
+  },
+];
+const options = {
+  messages: [{ role: "user", content: "hi" }],
+  tools,
+  seed: 1,
+  maxTokens: TOKENS,
+  temperature: 1,
+  logitBias: bias,
+};
 
 // kind → [mask path, backend input form or null when unmasked]
-const kinds = { unmasked: ["backend", null], dense: ["backend", "dense"], packed: ["backend", "packed"], hostUnmasked: ["cpu", null], hostMasked: ["cpu", "dense"] };
+const kinds = {
+  unmasked: ["backend", null],
+  dense: ["backend", "dense"],
+  packed: ["backend", "packed"],
+  hostUnmasked: ["cpu", null],
+  hostMasked: ["cpu", "dense"],
+};
 const runs = Object.fromEntries(Object.keys(kinds).map((k) => [k, []]));
 const run = (maskPath, representation, extra = {}) => {
   if (representation) process.env.TOOLMASK_BACKEND_MASK = representation;
   return generate(model, { ...options, maskPath, mask: representation !== null, ...extra });
 };
-for (const [maskPath, representation] of Object.values(kinds)) await run(maskPath, representation, { maxTokens: 8 });  // warm-up
+for (const [maskPath, representation] of Object.values(kinds)) await run(maskPath, representation, { maxTokens: 8 }); // warm-up
 for (let i = 0; i < REPS; i++) {
   for (const [kind, [maskPath, representation]] of Object.entries(kinds)) {
     const r = await run(maskPath, representation);
-    runs[kind].push({ msPerToken: r.timings.decodeMillis / r.usage.completion_tokens, maskMicros: r.timings.maskMicrosPerToken, maskPath: r.maskPath });
+    runs[kind].push({
+      msPerToken: r.timings.decodeMillis / r.usage.completion_tokens,
+      maskMicros: r.timings.maskMicrosPerToken,
+      maskPath: r.maskPath,
+    });
   }
 }
 delete process.env.TOOLMASK_BACKEND_MASK;
 const summary = (rs) => {
   const ms = median(rs.map((r) => r.msPerToken));
-  return { msPerToken: +ms.toFixed(4), tokensPerSecond: +(1000 / ms).toFixed(1), hostMaskMicrosPerToken: +median(rs.map((r) => r.maskMicros)).toFixed(1), runs: rs };
+  return {
+    msPerToken: +ms.toFixed(4),
+    tokensPerSecond: +(1000 / ms).toFixed(1),
+    hostMaskMicrosPerToken: +median(rs.map((r) => r.maskMicros)).toFixed(1),
+    runs: rs,
+  };
 };
 const result = {
-  date: new Date().toISOString(), model: path.basename(modelPath), gpu: model.gpu, threads: model.threads,
-  vocabularySize: model.vocabulary.size, cpus: os.availableParallelism(), loadavg: os.loadavg(), tokensPerRun: TOKENS, reps: REPS,
-  unmasked: summary(runs.unmasked), dense: summary(runs.dense), packed: summary(runs.packed),
-  hostUnmasked: summary(runs.hostUnmasked), hostMasked: summary(runs.hostMasked),
+  date: new Date().toISOString(),
+  model: path.basename(modelPath),
+  gpu: model.gpu,
+  threads: model.threads,
+  vocabularySize: model.vocabulary.size,
+  cpus: os.availableParallelism(),
+  loadavg: os.loadavg(),
+  tokensPerRun: TOKENS,
+  reps: REPS,
+  unmasked: summary(runs.unmasked),
+  dense: summary(runs.dense),
+  packed: summary(runs.packed),
+  hostUnmasked: summary(runs.hostUnmasked),
+  hostMasked: summary(runs.hostMasked),
 };
-result.ratio_host_masked_unmasked = +(result.hostMasked.tokensPerSecond / result.hostUnmasked.tokensPerSecond).toFixed(3);
+result.ratio_host_masked_unmasked = +(result.hostMasked.tokensPerSecond / result.hostUnmasked.tokensPerSecond).toFixed(
+  3,
+);
 result.ratio_dense_unmasked = +(result.dense.tokensPerSecond / result.unmasked.tokensPerSecond).toFixed(3);
 result.ratio_packed_unmasked = +(result.packed.tokensPerSecond / result.unmasked.tokensPerSecond).toFixed(3);
 result.ratio_packed_dense = +(result.packed.tokensPerSecond / result.dense.tokensPerSecond).toFixed(3);
 const out = path.resolve(root, arg("out", "bench/results/backend-mask.json"));
 mkdirSync(path.dirname(out), { recursive: true });
 writeFileSync(out, JSON.stringify(result, null, 2) + "\n");
-console.log(`backend sampling on ${model.gpu || "cpu"} (${result.model}, ${TOKENS} tokens × ${REPS}): unmasked ${result.unmasked.msPerToken} ms/token; ` +
-  `dense ${result.dense.msPerToken} ms/token (host ${result.dense.hostMaskMicrosPerToken} µs, ratio ${result.ratio_dense_unmasked}); ` +
-  `packed ${result.packed.msPerToken} ms/token (host ${result.packed.hostMaskMicrosPerToken} µs, ratio ${result.ratio_packed_unmasked}); packed/dense ${result.ratio_packed_dense}; ` +
-  `host path: unmasked ${result.hostUnmasked.msPerToken} ms/token, masked ${result.hostMasked.msPerToken} ms/token (ratio ${result.ratio_host_masked_unmasked}); written to ${path.relative(root, out)}`);
+console.log(
+  `backend sampling on ${model.gpu || "cpu"} (${result.model}, ${TOKENS} tokens × ${REPS}): unmasked ${result.unmasked.msPerToken} ms/token; ` +
+    `dense ${result.dense.msPerToken} ms/token (host ${result.dense.hostMaskMicrosPerToken} µs, ratio ${result.ratio_dense_unmasked}); ` +
+    `packed ${result.packed.msPerToken} ms/token (host ${result.packed.hostMaskMicrosPerToken} µs, ratio ${result.ratio_packed_unmasked}); packed/dense ${result.ratio_packed_dense}; ` +
+    `host path: unmasked ${result.hostUnmasked.msPerToken} ms/token, masked ${result.hostMasked.msPerToken} ms/token (ratio ${result.ratio_host_masked_unmasked}); written to ${path.relative(root, out)}`,
+);
 model.dispose();

@@ -20,7 +20,19 @@ import { BFCL_CATEGORIES } from "../../dist/bench/bfcl/types.js";
 import { pyenvHint, pythonWith, ROOT } from "../lib/pyenv.mjs";
 
 const DEFAULT_SAMPLE = 30;
-const FLAGS = { "tool-choice": true, sample: true, all: false, models: true, categories: true, "max-tokens": true, concurrency: true, threads: true, out: true, rescore: true, help: false };
+const FLAGS = {
+  "tool-choice": true,
+  sample: true,
+  all: false,
+  models: true,
+  categories: true,
+  "max-tokens": true,
+  concurrency: true,
+  threads: true,
+  out: true,
+  rescore: true,
+  help: false,
+};
 const USAGE = `usage: npm run bench:bfcl -- --rescore FILE\n   or: npm run bench:bfcl -- [--sample N (default ${DEFAULT_SAMPLE}) | --all] [--models NAME,NAME] [--categories ${BFCL_CATEGORIES.join(",")}] [--max-tokens N (256)] [--tool-choice auto|required (auto; required leaves irrelevance auto and writes bfcl-required.json)] [--concurrency N (4)] [--threads N] [--out DIR (bench/results)]`;
 
 function fail(message, code = 2) {
@@ -35,7 +47,10 @@ for (let i = 0; i < argv.length; i++) {
   flags[name] = FLAGS[name] ? argv[++i] : true;
   if (FLAGS[name] && flags[name] === undefined) fail(`--${name} needs a value\n${USAGE}`);
 }
-if (flags.help) { console.log(USAGE); process.exit(0); }
+if (flags.help) {
+  console.log(USAGE);
+  process.exit(0);
+}
 const positive = (name, fallback) => {
   if (flags[name] === undefined) return fallback;
   const n = Number(flags[name]);
@@ -53,7 +68,8 @@ if (flags.all && flags.sample !== undefined) fail("--all and --sample exclude ea
 const sample = flags.all ? undefined : positive("sample", DEFAULT_SAMPLE);
 const categories = list("categories", BFCL_CATEGORIES) ?? [...BFCL_CATEGORIES];
 const toolChoice = flags["tool-choice"] ?? "auto";
-if (toolChoice !== "auto" && toolChoice !== "required") fail(`--tool-choice is auto or required, got ${JSON.stringify(toolChoice)}`);
+if (toolChoice !== "auto" && toolChoice !== "required")
+  fail(`--tool-choice is auto or required, got ${JSON.stringify(toolChoice)}`);
 const stem = toolChoice === "auto" ? "bfcl" : "bfcl-required";
 const python = pythonWith(["bfcl"]);
 if (!python) fail(`bfcl-eval is not installed: ${pyenvHint(["bfcl"])}`, 1);
@@ -68,8 +84,13 @@ if (flags.rescore) {
   process.exit(0);
 }
 
-const listed = JSON.parse(execFileSync(process.execPath, [path.join(ROOT, "scripts", "models.mjs"), "--list"], { encoding: "utf8" }));
-const wanted = list("models", listed.map((m) => m.name));
+const listed = JSON.parse(
+  execFileSync(process.execPath, [path.join(ROOT, "scripts", "models.mjs"), "--list"], { encoding: "utf8" }),
+);
+const wanted = list(
+  "models",
+  listed.map((m) => m.name),
+);
 const chosen = listed.filter((m) => !wanted || wanted.includes(m.name));
 const missing = chosen.filter((m) => !m.present);
 if (missing.length) fail(`not fetched: ${missing.map((m) => m.name).join(", ")}; run \`npm run models\``, 1);
@@ -82,11 +103,20 @@ const write = (report) => {
   writeFileSync(path.join(out, `${stem}.svg`), bfclChartSvg(report) + "\n");
 };
 const report = await runBfclBench({
-  oracle, models: chosen, categories, sample, toolChoice, maxTokens: positive("max-tokens", 256), concurrency: positive("concurrency", 4),
-  threads: positive("threads", defaultThreads()), command: `npm run bench:bfcl${argv.length ? ` -- ${argv.join(" ")}` : ""}`,
+  oracle,
+  models: chosen,
+  categories,
+  sample,
+  toolChoice,
+  maxTokens: positive("max-tokens", 256),
+  concurrency: positive("concurrency", 4),
+  threads: positive("threads", defaultThreads()),
+  command: `npm run bench:bfcl${argv.length ? ` -- ${argv.join(" ")}` : ""}`,
   log: (line) => console.error(`[${((Date.now() - started) / 1000).toFixed(0)} s] ${line}`),
   onGroup: write,
 });
 write(report);
 console.log(`${markdownTable(report)}\n${overconstraintLine(report)}`);
-console.log(`\nwrote ${path.join(out, `${stem}.json`)} and ${stem}.svg in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+console.log(
+  `\nwrote ${path.join(out, `${stem}.json`)} and ${stem}.svg in ${((Date.now() - started) / 1000).toFixed(0)} s`,
+);

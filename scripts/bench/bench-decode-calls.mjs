@@ -26,7 +26,10 @@ import { arg, benchModelPath, root } from "../lib/bench-setup.mjs";
 import { pyenvHint, pythonWith } from "../lib/pyenv.mjs";
 
 const dist = path.join(root, "dist");
-if (!existsSync(path.join(dist, "index.js"))) { console.error("dist/ is missing: run npm run build:ts"); process.exit(1); }
+if (!existsSync(path.join(dist, "index.js"))) {
+  console.error("dist/ is missing: run npm run build:ts");
+  process.exit(1);
+}
 const { loadModel } = await import(path.join(dist, "index.js"));
 const { prepareGeneration, runGeneration, resultOf } = await import(path.join(dist, "engine", "generate.js"));
 const { ToolCallStreamParser } = await import(path.join(dist, "parser", "stream.js"));
@@ -39,24 +42,44 @@ const only = arg("only", null)?.split(",");
 const cases = caseCount >= realCases().length ? realCases() : sampleCases(caseCount);
 const MODES = { unmasked: { mask: false }, masked: { fastForward: false }, fastForward: {} };
 
-const listed = JSON.parse(execFileSync(process.execPath, [path.join(root, "scripts", "models.mjs"), "--list"], { encoding: "utf8" }))
-  .filter((m) => m.present && m.dialect);
+const listed = JSON.parse(
+  execFileSync(process.execPath, [path.join(root, "scripts", "models.mjs"), "--list"], { encoding: "utf8" }),
+).filter((m) => m.present && m.dialect);
 // The random-weight test model never calls or stops of its own accord: a push toward <tool_call> and
 // <|im_end|> stands in for a trained model's wish (the mask decides where it applies), and string
 // values are bounded so that masked calls close.
-const testModel = { name: "test-model", path: await benchModelPath(), extra: { maxValueLength: 8, logitBias: { 151657: 100, 151645: 110 } } };
+const testModel = {
+  name: "test-model",
+  path: await benchModelPath(),
+  extra: { maxValueLength: 8, logitBias: { 151657: 100, 151645: 110 } },
+};
 // The same model under the Qwen3-Coder XML dialect (its template carries the tools; the calls are XML).
-const testModelXml = { ...testModel, name: "test-model-qwen3-coder", extra: { ...testModel.extra, dialect: "qwen3-coder" } };
-const models = [testModel, testModelXml, ...listed]
-  .filter((m) => !only || only.includes(m.name));
+const testModelXml = {
+  ...testModel,
+  name: "test-model-qwen3-coder",
+  extra: { ...testModel.extra, dialect: "qwen3-coder" },
+};
+const models = [testModel, testModelXml, ...listed].filter((m) => !only || only.includes(m.name));
 
-const quantile = (xs, q) => { const a = [...xs].sort((p, r) => p - r); return a.length ? a[Math.min(a.length - 1, Math.floor(q * a.length))] : null; };
+const quantile = (xs, q) => {
+  const a = [...xs].sort((p, r) => p - r);
+  return a.length ? a[Math.min(a.length - 1, Math.floor(q * a.length))] : null;
+};
 
 /** The real-model suite's requests, greedy, with a model's extra options. */
-const realRequests = (extra = {}) => cases.map((c) => ({
-  id: c.id,
-  options: { messages: [{ role: "user", content: c.prompt }], tools: c.tools, toolChoice: c.toolChoice, parallelToolCalls: c.parallel, temperature: 0, maxTokens, ...extra },
-}));
+const realRequests = (extra = {}) =>
+  cases.map((c) => ({
+    id: c.id,
+    options: {
+      messages: [{ role: "user", content: c.prompt }],
+      tools: c.tools,
+      toolChoice: c.toolChoice,
+      parallelToolCalls: c.parallel,
+      temperature: 0,
+      maxTokens,
+      ...extra,
+    },
+  }));
 
 /** BFCL's prompts and tools (bfcl-eval's data, installed by `npm run pyenv -- bfcl`), greedy, a call required. */
 async function bfclRequests(extra = {}) {
@@ -67,15 +90,30 @@ async function bfclRequests(extra = {}) {
   const { toOpenAiTools } = await import(path.join(dist, "bench", "bfcl", "convert.js"));
   const { dataDir } = await bfclInstall({ python, script: path.join(root, "scripts", "bench", "bfcl", "oracle.py") });
   const per = Number(arg("bfcl-sample", 3));
-  return ["simple", "multiple", "parallel", "parallel_multiple"].flatMap((category) => sampleItems(loadCategory(dataDir, category), per).map((item) => ({
-    id: item.id,
-    options: { messages: item.messages, tools: toOpenAiTools(item.functions).tools, toolChoice: "required", parallelToolCalls: true, temperature: 0, maxTokens, ...extra },
-  })));
+  return ["simple", "multiple", "parallel", "parallel_multiple"].flatMap((category) =>
+    sampleItems(loadCategory(dataDir, category), per).map((item) => ({
+      id: item.id,
+      options: {
+        messages: item.messages,
+        tools: toOpenAiTools(item.functions).tools,
+        toolChoice: "required",
+        parallelToolCalls: true,
+        temperature: 0,
+        maxTokens,
+        ...extra,
+      },
+    })),
+  );
 }
 
 /** The bench suite's calls (`toolmask bench`, src/bench/suite.ts): its cases, seeds and biases, as that bench runs them on the test model. */
-const suiteRequests = (model) => BUILTIN_SUITE.cases.flatMap((c) => Array.from({ length: BUILTIN_SUITE.seeds }, (_, k) =>
-  ({ id: `${c.name} seed ${k + 1}`, options: optionsOf(c, k + 1, biasIds(model.vocabulary, c.biasPieces, c.biasWhitespace)) })));
+const suiteRequests = (model) =>
+  BUILTIN_SUITE.cases.flatMap((c) =>
+    Array.from({ length: BUILTIN_SUITE.seeds }, (_, k) => ({
+      id: `${c.name} seed ${k + 1}`,
+      options: optionsOf(c, k + 1, biasIds(model.vocabulary, c.biasPieces, c.biasWhitespace)),
+    })),
+  );
 
 /** One generation with its parsed answer and the native counts (step times recorded). */
 async function run(model, request, mode) {
@@ -84,11 +122,20 @@ async function run(model, request, mode) {
   const prepared = await prepareGeneration(model, options);
   prepared.request.recordStepTimes = true;
   const native = await runGeneration(model, prepared, undefined, () => {});
-  const bytes = Buffer.concat(native.tokens.filter((id) => model.vocabulary.kind(id) !== 2).map((id) => Buffer.from(model.vocabulary.tokenBytes(id))));
+  const bytes = Buffer.concat(
+    native.tokens
+      .filter((id) => model.vocabulary.kind(id) !== 2)
+      .map((id) => Buffer.from(model.vocabulary.tokenBytes(id))),
+  );
   const text = bytes.toString();
   const parser = new ToolCallStreamParser(prepared.dialectOptions);
   parser.feed(text);
-  const r = resultOf(native, text, parser.end(native.finishReason === "stop" ? "stop" : "length"), prepared.prepareMillis);
+  const r = resultOf(
+    native,
+    text,
+    parser.end(native.finishReason === "stop" ? "stop" : "length"),
+    prepared.prepareMillis,
+  );
   const wallMillis = performance.now() - t0;
   const completed = r.incomplete.length === 0 ? (r.message.tool_calls?.length ?? 0) : 0;
   return { r, native, wallMillis, completed };
@@ -107,10 +154,21 @@ function summarize(rows) {
   const steps = rows.reduce((s, x) => s + x.native.decodeSteps, 0);
   const hostMicros = rows.slice(1).flatMap((x) => Array.from(x.native.stepHostMicros ?? []));
   return {
-    generations: rows.length, tokens, forwardPasses: steps, forcedTokens: forced, forcedFraction: tokens ? +(forced / tokens).toFixed(3) : 0,
-    completedCalls: calls, tokensPerSecond: decodeMillis ? +((timedTokens * 1000) / decodeMillis).toFixed(1) : null, timedGenerations: timed.length,
-    wallMillisPerCompletedCall: calls ? +(wallMillis / calls).toFixed(1) : null, wallMillis: Math.round(wallMillis),
-    hostMicrosPerStep: { p50: +(quantile(hostMicros, 0.5) ?? 0).toFixed(1), p99: +(quantile(hostMicros, 0.99) ?? 0).toFixed(1), max: +(Math.max(0, ...hostMicros)).toFixed(1) },
+    generations: rows.length,
+    tokens,
+    forwardPasses: steps,
+    forcedTokens: forced,
+    forcedFraction: tokens ? +(forced / tokens).toFixed(3) : 0,
+    completedCalls: calls,
+    tokensPerSecond: decodeMillis ? +((timedTokens * 1000) / decodeMillis).toFixed(1) : null,
+    timedGenerations: timed.length,
+    wallMillisPerCompletedCall: calls ? +(wallMillis / calls).toFixed(1) : null,
+    wallMillis: Math.round(wallMillis),
+    hostMicrosPerStep: {
+      p50: +(quantile(hostMicros, 0.5) ?? 0).toFixed(1),
+      p99: +(quantile(hostMicros, 0.99) ?? 0).toFixed(1),
+      max: +Math.max(0, ...hostMicros).toFixed(1),
+    },
   };
 }
 
@@ -120,15 +178,34 @@ function parting(a, b, model) {
   while (i < a.tokens.length && i < b.tokens.length && a.tokens[i] === b.tokens[i]) i++;
   const piece = (id) => (id === undefined ? null : Buffer.from(model.vocabulary.tokenBytes(id)).toString());
   const at = Buffer.concat(a.tokens.slice(0, i).map((id) => Buffer.from(model.vocabulary.tokenBytes(id)))).toString();
-  return { token: i, textBefore: at.slice(-40), masked: piece(a.tokens[i]), fastForward: piece(b.tokens[i]), forced: b.forcedAt.includes(i) };
+  return {
+    token: i,
+    textBefore: at.slice(-40),
+    masked: piece(a.tokens[i]),
+    fastForward: piece(b.tokens[i]),
+    forced: b.forcedAt.includes(i),
+  };
 }
 
 const out = path.join(root, "bench", "results", "decode.json");
 /** Puts one model's entry into decode.json's toolCalls (other models' entries stay): a long run keeps what it measured. */
 function save(entry) {
   const all = existsSync(out) ? JSON.parse(readFileSync(out, "utf8")) : {};
-  const kept = (all.toolCalls?.models ?? []).filter((e) => e.model !== entry.model || (e.workload ?? "real-suite") !== entry.workload);
-  all.toolCalls = { maxTokens, models: [...kept, { ...entry, date: new Date().toISOString(), cpus: os.availableParallelism(), loadavg: os.loadavg().map((x) => +x.toFixed(2)) }] };
+  const kept = (all.toolCalls?.models ?? []).filter(
+    (e) => e.model !== entry.model || (e.workload ?? "real-suite") !== entry.workload,
+  );
+  all.toolCalls = {
+    maxTokens,
+    models: [
+      ...kept,
+      {
+        ...entry,
+        date: new Date().toISOString(),
+        cpus: os.availableParallelism(),
+        loadavg: os.loadavg().map((x) => +x.toFixed(2)),
+      },
+    ],
+  };
   writeFileSync(out, JSON.stringify(all, null, 2) + "\n");
 }
 
@@ -145,19 +222,33 @@ const chosen = workloads.filter((w) => wanted.includes(w.name));
 for (const { m, name: workload, requests } of chosen) {
   const model = await loadModel({ path: m.path, gpu: false, parallel: 1 });
   const list = await requests(model);
-  const dialect = workload === "bench-suite" ? [...new Set(list.map((r) => r.options.dialect))].join(", ") : m.extra?.dialect ?? model.dialect;
+  const dialect =
+    workload === "bench-suite"
+      ? [...new Set(list.map((r) => r.options.dialect))].join(", ")
+      : (m.extra?.dialect ?? model.dialect);
   const rows = { unmasked: [], masked: [], fastForward: [] };
   const differences = [];
-  let sameCalls = 0, sameTokens = 0;
+  let sameCalls = 0,
+    sameTokens = 0;
   try {
-    await run(model, list[0], "masked");  // warm-up: the first request's compile and caches
+    await run(model, list[0], "masked"); // warm-up: the first request's compile and caches
     for (const request of list) {
       const got = {};
-      for (const mode of Object.keys(MODES)) rows[mode].push(got[mode] = await run(model, request, mode));
+      for (const mode of Object.keys(MODES)) rows[mode].push((got[mode] = await run(model, request, mode)));
       const callsOf = (x) => JSON.stringify((x.r.message.tool_calls ?? []).map((t) => t.function));
-      if (callsOf(got.masked) === callsOf(got.fastForward) && got.masked.r.finishReason === got.fastForward.r.finishReason) sameCalls++;
-      else differences.push({ case: request.id, masked: got.masked.r.message.tool_calls?.map((t) => t.function) ?? got.masked.r.text.slice(0, 120),
-        fastForward: got.fastForward.r.message.tool_calls?.map((t) => t.function) ?? got.fastForward.r.text.slice(0, 120), ...parting(got.masked.native, got.fastForward.native, model) });
+      if (
+        callsOf(got.masked) === callsOf(got.fastForward) &&
+        got.masked.r.finishReason === got.fastForward.r.finishReason
+      )
+        sameCalls++;
+      else
+        differences.push({
+          case: request.id,
+          masked: got.masked.r.message.tool_calls?.map((t) => t.function) ?? got.masked.r.text.slice(0, 120),
+          fastForward:
+            got.fastForward.r.message.tool_calls?.map((t) => t.function) ?? got.fastForward.r.text.slice(0, 120),
+          ...parting(got.masked.native, got.fastForward.native, model),
+        });
       if (got.masked.native.tokens.join() === got.fastForward.native.tokens.join()) sameTokens++;
     }
   } finally {
@@ -166,19 +257,32 @@ for (const { m, name: workload, requests } of chosen) {
   const s = Object.fromEntries(Object.entries(rows).map(([k, v]) => [k, summarize(v)]));
   const ratio = (x, y) => (x && y ? +(x / y).toFixed(3) : null);
   const entry = {
-    model: m.name, workload, dialect, cases: list.length, ...s,
+    model: m.name,
+    workload,
+    dialect,
+    cases: list.length,
+    ...s,
     ratio_fastForward_unmasked_tokensPerSecond: ratio(s.fastForward.tokensPerSecond, s.unmasked.tokensPerSecond),
     ratio_fastForward_masked_tokensPerSecond: ratio(s.fastForward.tokensPerSecond, s.masked.tokensPerSecond),
     // > 1: a completed call takes less wall time with fast-forward than without the mask / with the mask alone.
-    ratio_unmasked_fastForward_wallPerCall: ratio(s.unmasked.wallMillisPerCompletedCall, s.fastForward.wallMillisPerCompletedCall),
-    ratio_masked_fastForward_wallPerCall: ratio(s.masked.wallMillisPerCompletedCall, s.fastForward.wallMillisPerCompletedCall),
-    greedySameCalls: sameCalls, greedySameTokens: sameTokens, differences,
+    ratio_unmasked_fastForward_wallPerCall: ratio(
+      s.unmasked.wallMillisPerCompletedCall,
+      s.fastForward.wallMillisPerCompletedCall,
+    ),
+    ratio_masked_fastForward_wallPerCall: ratio(
+      s.masked.wallMillisPerCompletedCall,
+      s.fastForward.wallMillisPerCompletedCall,
+    ),
+    greedySameCalls: sameCalls,
+    greedySameTokens: sameTokens,
+    differences,
   };
   save(entry);
-  console.log(`${m.name}, ${workload} (${dialect}, ${list.length} requests): tok/s unmasked ${s.unmasked.tokensPerSecond}, masked ${s.masked.tokensPerSecond}, ` +
-    `fast-forward ${s.fastForward.tokensPerSecond} (${(100 * s.fastForward.forcedFraction).toFixed(1)}% forced; ×${entry.ratio_fastForward_unmasked_tokensPerSecond} unmasked, ×${entry.ratio_fastForward_masked_tokensPerSecond} masked); ` +
-    `ms per completed call unmasked ${s.unmasked.wallMillisPerCompletedCall} (${s.unmasked.completedCalls} calls), masked ${s.masked.wallMillisPerCompletedCall} (${s.masked.completedCalls}), ` +
-    `fast-forward ${s.fastForward.wallMillisPerCompletedCall} (${s.fastForward.completedCalls}); host µs/step p99: masked ${s.masked.hostMicrosPerStep.p99}, fast-forward ${s.fastForward.hostMicrosPerStep.p99}; ` +
-    `masked vs fast-forward: same calls ${sameCalls}/${list.length}, same tokens ${sameTokens}/${list.length}; written to ${path.relative(root, out)} (toolCalls)`);
+  console.log(
+    `${m.name}, ${workload} (${dialect}, ${list.length} requests): tok/s unmasked ${s.unmasked.tokensPerSecond}, masked ${s.masked.tokensPerSecond}, ` +
+      `fast-forward ${s.fastForward.tokensPerSecond} (${(100 * s.fastForward.forcedFraction).toFixed(1)}% forced; ×${entry.ratio_fastForward_unmasked_tokensPerSecond} unmasked, ×${entry.ratio_fastForward_masked_tokensPerSecond} masked); ` +
+      `ms per completed call unmasked ${s.unmasked.wallMillisPerCompletedCall} (${s.unmasked.completedCalls} calls), masked ${s.masked.wallMillisPerCompletedCall} (${s.masked.completedCalls}), ` +
+      `fast-forward ${s.fastForward.wallMillisPerCompletedCall} (${s.fastForward.completedCalls}); host µs/step p99: masked ${s.masked.hostMicrosPerStep.p99}, fast-forward ${s.fastForward.hostMicrosPerStep.p99}; ` +
+      `masked vs fast-forward: same calls ${sameCalls}/${list.length}, same tokens ${sameTokens}/${list.length}; written to ${path.relative(root, out)} (toolCalls)`,
+  );
 }
-

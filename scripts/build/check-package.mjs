@@ -55,25 +55,41 @@ if (!prebuildEntry) fail(`the tarball has no prebuilds/${plat}/toolmask.node`);
 // The prebuild asks no more of the system than node-llama-cpp's own libraries: glibc 2.34, libstdc++ 3.4.29.
 function symbolFloor(file) {
   const r = spawnSync("objdump", ["-T", file], { encoding: "utf8" });
-  if (r.status !== 0) return undefined;  // no binutils: nothing to check with
-  const newest = (prefix) => [...new Set(r.stdout.match(new RegExp(`${prefix}_[0-9.]+`, "g")) ?? [])]
-    .map((v) => v.slice(prefix.length + 1)).sort((a, b) => a.localeCompare(b, undefined, { numeric: true })).pop();
+  if (r.status !== 0) return undefined; // no binutils: nothing to check with
+  const newest = (prefix) =>
+    [...new Set(r.stdout.match(new RegExp(`${prefix}_[0-9.]+`, "g")) ?? [])]
+      .map((v) => v.slice(prefix.length + 1))
+      .sort((a, b) => a.localeCompare(b, undefined, { numeric: true }))
+      .pop();
   return { glibc: newest("GLIBC"), glibcxx: newest("GLIBCXX") };
 }
 const floor = process.platform === "linux" ? symbolFloor(join(root, "prebuilds", plat, "toolmask.node")) : undefined;
 const above = (v, max) => v !== undefined && v.localeCompare(max, undefined, { numeric: true }) > 0;
 if (floor && (above(floor.glibc, "2.34") || above(floor.glibcxx, "3.4.29")))
-  fail(`the prebuild needs glibc ${floor.glibc} / libstdc++ ${floor.glibcxx}, more than node-llama-cpp's libraries (2.34 / 3.4.29)`);
-summary.steps.pack = { needs: floor, seconds: pack.seconds, tarball: packed.filename, bytes: packed.size, files: packed.files.length, prebuildBytes: prebuildEntry.size };
+  fail(
+    `the prebuild needs glibc ${floor.glibc} / libstdc++ ${floor.glibcxx}, more than node-llama-cpp's libraries (2.34 / 3.4.29)`,
+  );
+summary.steps.pack = {
+  needs: floor,
+  seconds: pack.seconds,
+  tarball: packed.filename,
+  bytes: packed.size,
+  files: packed.files.length,
+  prebuildBytes: prebuildEntry.size,
+};
 
 // 2. A PATH with node and npm only; nothing there can compile.
 const bin = join(work, "bin");
 mkdirSync(bin);
 symlinkSync(process.execPath, join(bin, "node"));
 const npmCli = join(dirname(process.execPath), "..", "lib", "node_modules", "npm", "bin", "npm-cli.js");
-symlinkSync(existsSync(npmCli) ? npmCli : spawnSync("sh", ["-c", "command -v npm"], { encoding: "utf8" }).stdout.trim(), join(bin, "npm"));
+symlinkSync(
+  existsSync(npmCli) ? npmCli : spawnSync("sh", ["-c", "command -v npm"], { encoding: "utf8" }).stdout.trim(),
+  join(bin, "npm"),
+);
 const env = { ...process.env, PATH: bin, npm_config_update_notifier: "false" };
-for (const k of Object.keys(env)) if (/^npm_(lifecycle|package|config_node_gyp)/.test(k) || k === "TOOLMASK_ADDON") delete env[k];
+for (const k of Object.keys(env))
+  if (/^npm_(lifecycle|package|config_node_gyp)/.test(k) || k === "TOOLMASK_ADDON") delete env[k];
 const tools = ["cc", "gcc", "g++", "c++", "clang", "clang++", "cmake", "make", "ninja"];
 const found = tools.filter((tool) => spawnSync("/bin/sh", ["-c", `command -v ${tool}`], { env }).status === 0);
 if (found.length > 0) fail(`the compiler-free PATH still finds ${found.join(", ")}`);
@@ -81,24 +97,46 @@ summary.steps.path = { entries: ["node", "npm"], notFound: tools };
 
 const app = join(work, "app");
 mkdirSync(app);
-writeFileSync(join(app, "package.json"), JSON.stringify({ name: "toolmask-consumer", private: true, type: "module" }, null, 2));
-const install = run(join(bin, "npm"), ["install", join(work, packed.filename), "--ignore-scripts", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=http"],
-  { cwd: app, env });
+writeFileSync(
+  join(app, "package.json"),
+  JSON.stringify({ name: "toolmask-consumer", private: true, type: "module" }, null, 2),
+);
+const install = run(
+  join(bin, "npm"),
+  [
+    "install",
+    join(work, packed.filename),
+    "--ignore-scripts",
+    "--prefer-offline",
+    "--no-audit",
+    "--no-fund",
+    "--loglevel=http",
+  ],
+  { cwd: app, env },
+);
 if (install.status !== 0) fail(`npm install of the tarball failed:\n${install.text}`);
 // npm logs each registry request; those not answered from the cache went to the network.
 const requests = install.text.split("\n").filter((l) => /npm http fetch/.test(l));
-const network = requests.filter((l) => !/\(cache (hit|revalidated|stale)\)/.test(l)).map((l) => l.replace(/^.*npm http fetch /, ""));
+const network = requests
+  .filter((l) => !/\(cache (hit|revalidated|stale)\)/.test(l))
+  .map((l) => l.replace(/^.*npm http fetch /, ""));
 const pkgDir = join(app, "node_modules", "toolmask");
-if (existsSync(join(pkgDir, "build"))) fail("the installed package has a build/ folder: the check must load the prebuild");
+if (existsSync(join(pkgDir, "build")))
+  fail("the installed package has a build/ folder: the check must load the prebuild");
 summary.steps.install = { seconds: install.seconds, requests: requests.length, fromNetwork: network };
 
 // The install script, were it allowed to run, has nothing to do: a prebuild is there.
-const installScript = run(process.execPath, [join(pkgDir, "scripts", "build", "build-native.mjs"), "--if-missing"], { cwd: pkgDir, env });
+const installScript = run(process.execPath, [join(pkgDir, "scripts", "build", "build-native.mjs"), "--if-missing"], {
+  cwd: pkgDir,
+  env,
+});
 if (installScript.status !== 0) fail(`the package's install script fails without a compiler:\n${installScript.text}`);
 summary.steps.installScript = { seconds: installScript.seconds };
 
 // 3. A generate call with tools, from the consumer's folder, through the package's public exports.
-writeFileSync(join(app, "call.mjs"), `
+writeFileSync(
+  join(app, "call.mjs"),
+  `
 import { loadModel, generate, writeTestModel } from "toolmask";
 writeTestModel({ path: "model.gguf", seed: 1 });
 const model = await loadModel({ path: "model.gguf", gpu: "auto" });
@@ -109,18 +147,26 @@ const r = await generate(model, { messages: [{ role: "user", content: "Weather i
   toolChoice: "required", seed: 3, maxTokens: 60, logitBias: { [v.idOfPiece("<tool_call>")]: 100, [v.idOfPiece("<|im_end|>")]: 110 } });
 console.log(JSON.stringify({ finishReason: r.finishReason, maskPath: r.maskPath, gpu: model.gpu, calls: r.message.tool_calls }));
 model.dispose();
-`);
+`,
+);
 const call = run(process.execPath, ["call.mjs"], { cwd: app, env });
 if (call.status !== 0) fail(`the generate call failed:\n${call.text}`);
 const result = JSON.parse(call.stdout.trim().split("\n").pop());
-const args = result.calls?.length === 1 && result.calls[0].function.name === "get_weather" ? JSON.parse(result.calls[0].function.arguments) : undefined;
-if (result.finishReason !== "tool_calls" || !["Paris", "Rome"].includes(args?.city)) fail(`the generate call made no valid call: ${call.stdout}`);
+const args =
+  result.calls?.length === 1 && result.calls[0].function.name === "get_weather"
+    ? JSON.parse(result.calls[0].function.arguments)
+    : undefined;
+if (result.finishReason !== "tool_calls" || !["Paris", "Rome"].includes(args?.city))
+  fail(`the generate call made no valid call: ${call.stdout}`);
 summary.steps.generate = { seconds: call.seconds, ...result, stderr: call.stderr.trim() };
 
 // The demo, as a user runs it: the package's bin (on the model written above).
 const pkg = JSON.parse(readFileSync(join(pkgDir, "package.json"), "utf8"));
 if (!pkg.bin?.toolmask) fail("the package has no toolmask bin");
-const demoCmd = [join(app, "node_modules", ".bin", "toolmask"), ["demo", "--seeds", "1", "--model", join(app, "model.gguf")]];
+const demoCmd = [
+  join(app, "node_modules", ".bin", "toolmask"),
+  ["demo", "--seeds", "1", "--model", join(app, "model.gguf")],
+];
 const demo = run(demoCmd[0], demoCmd[1], { cwd: app, env });
 if (demo.status !== 0) fail(`the demo failed:\n${demo.text}`);
 const tally = demo.stdout.match(/valid calls: masked (\d+)\/(\d+)/);

@@ -15,7 +15,7 @@ const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), ".."
 // node-llama-cpp sits in our node_modules in a clone, beside us when toolmask is an installed dependency.
 function nodeLlamaCppDir() {
   try {
-    return path.dirname(path.dirname(createRequire(import.meta.url).resolve("node-llama-cpp")));  // <pkg>/dist/index.js
+    return path.dirname(path.dirname(createRequire(import.meta.url).resolve("node-llama-cpp"))); // <pkg>/dist/index.js
   } catch {
     return path.join(repoRoot, "node_modules", "node-llama-cpp");
   }
@@ -38,7 +38,10 @@ export async function llamaSourceDir() {
     throw new Error(`llama.cpp source bundle not found at ${bundlePath} (is node-llama-cpp installed?)`);
   }
   mkdirSync(cacheDir, { recursive: true });
-  const tmpDir = path.join(cacheDir, `${path.basename(targetDir)}.tmp-${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2)}`);
+  const tmpDir = path.join(
+    cacheDir,
+    `${path.basename(targetDir)}.tmp-${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2)}`,
+  );
   try {
     execFileSync("git", ["clone", "--quiet", "--no-hardlinks", bundlePath, tmpDir], {
       stdio: ["ignore", "ignore", "pipe"],
@@ -60,7 +63,9 @@ export async function llamaSourceDir() {
     }
   } catch (err) {
     const stderr = err && typeof err === "object" && "stderr" in err && err.stderr ? String(err.stderr) : "";
-    throw new Error(`could not prepare llama.cpp source in ${targetDir}: ${err instanceof Error ? err.message : String(err)}${stderr ? `\n${stderr}` : ""}`);
+    throw new Error(
+      `could not prepare llama.cpp source in ${targetDir}: ${err instanceof Error ? err.message : String(err)}${stderr ? `\n${stderr}` : ""}`,
+    );
   } finally {
     rmSync(tmpDir, { recursive: true, force: true });
   }

@@ -13,8 +13,23 @@ if (!root) {
 }
 const args = process.argv.slice(2);
 const arch = args.find((a) => a.startsWith("--arch="))?.slice("--arch=".length);
-const cmakeJs = join(dirname(createRequire(join(root, "package.json")).resolve("cmake-js/package.json")), "bin", "cmake-js");
-const r = spawnSync(process.execPath, [cmakeJs, "compile", "--directory", root, "--out", join(process.cwd(), "build"),
-  ...(arch ? ["--arch", arch] : []), ...(args.includes("--debug") ? ["--debug"] : [])],
-  { stdio: "inherit" });
+const cmakeJs = join(
+  dirname(createRequire(join(root, "package.json")).resolve("cmake-js/package.json")),
+  "bin",
+  "cmake-js",
+);
+const r = spawnSync(
+  process.execPath,
+  [
+    cmakeJs,
+    "compile",
+    "--directory",
+    root,
+    "--out",
+    join(process.cwd(), "build"),
+    ...(arch ? ["--arch", arch] : []),
+    ...(args.includes("--debug") ? ["--debug"] : []),
+  ],
+  { stdio: "inherit" },
+);
 process.exit(r.status ?? 1);

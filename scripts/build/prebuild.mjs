@@ -18,9 +18,13 @@ export const prebuildPath = join(root, "prebuilds", `${process.platform}-${proce
 
 /** The newest modification time among the files the addon is built from. */
 function newestSource() {
-  const files = ["CMakeLists.txt", "scripts/build/prebuild.mjs", "scripts/build/prebuild-compile.mjs"].map((f) => join(root, f));
-  const walk = (dir) => readdirSync(dir, { withFileTypes: true }).forEach((e) =>
-    e.isDirectory() ? walk(join(dir, e.name)) : files.push(join(dir, e.name)));
+  const files = ["CMakeLists.txt", "scripts/build/prebuild.mjs", "scripts/build/prebuild-compile.mjs"].map((f) =>
+    join(root, f),
+  );
+  const walk = (dir) =>
+    readdirSync(dir, { withFileTypes: true }).forEach((e) =>
+      e.isDirectory() ? walk(join(dir, e.name)) : files.push(join(dir, e.name)),
+    );
   walk(join(root, "native"));
   return Math.max(...files.map((f) => statSync(f).mtimeMs));
 }
@@ -40,8 +44,11 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const compile = join(root, "scripts", "build", "prebuild-compile.mjs");
   // prebuildify spawns its "node-gyp" without a shell except on Windows.
   const nodeGyp = process.platform === "win32" ? `"${process.execPath}" "${compile}"` : compile;
-  const r = spawnSync(process.execPath, [prebuildify, "--napi", "--strip", "--name", "toolmask", "--out", root, "--node-gyp", nodeGyp, staging],
-    { stdio: "inherit", env: { ...process.env, TOOLMASK_SOURCE_ROOT: root } });
+  const r = spawnSync(
+    process.execPath,
+    [prebuildify, "--napi", "--strip", "--name", "toolmask", "--out", root, "--node-gyp", nodeGyp, staging],
+    { stdio: "inherit", env: { ...process.env, TOOLMASK_SOURCE_ROOT: root } },
+  );
   if (r.status !== 0) {
     console.error("toolmask: the prebuild failed (it needs cmake >= 3.15, a C++17 compiler and strip from binutils)");
     process.exit(r.status ?? 1);

@@ -30,27 +30,66 @@ function runtime(name) {
 
 const coreDir = join(root, "build-asan-core");
 mkdirSync(coreDir, { recursive: true });
-run("cmake", ["-S", root, "-B", coreDir, "-DTOOLMASK_NATIVE_TESTS=ON", "-DTOOLMASK_SANITIZE=ON", "-DCMAKE_BUILD_TYPE=Debug"]);
+run("cmake", [
+  "-S",
+  root,
+  "-B",
+  coreDir,
+  "-DTOOLMASK_NATIVE_TESTS=ON",
+  "-DTOOLMASK_SANITIZE=ON",
+  "-DCMAKE_BUILD_TYPE=Debug",
+]);
 run("cmake", ["--build", coreDir, "--target", "core_tests", "job_mailbox_tests", "-j", "2"]);
 run(join(coreDir, "core_tests"), [], { env: sanitizerEnv });
 run(join(coreDir, "job_mailbox_tests"), [], { env: sanitizerEnv });
 
 const tsan = join(coreDir, "job_mailbox_tests_tsan");
-run("g++", ["-std=c++17", "-O1", "-g", "-fsanitize=thread", "-pthread", "-o", tsan, join(root, "native", "tests", "job_mailbox_tests.cpp")]);
+run("g++", [
+  "-std=c++17",
+  "-O1",
+  "-g",
+  "-fsanitize=thread",
+  "-pthread",
+  "-o",
+  tsan,
+  join(root, "native", "tests", "job_mailbox_tests.cpp"),
+]);
 run(tsan, [], { env: { ...process.env, TSAN_OPTIONS: "halt_on_error=1" } });
 // The core under ThreadSanitizer: shapes shared by grammars on four threads, the background precompute.
 const coreTsan = join(coreDir, "core_tests_tsan");
-const coreSources = readdirSync(join(root, "native", "core")).filter((f) => f.endsWith(".cpp")).map((f) => join(root, "native", "core", f));
-run("g++", ["-std=c++17", "-O1", "-g", "-fsanitize=thread", "-pthread", "-o", coreTsan, join(root, "native", "tests", "core_tests.cpp"), ...coreSources]);
+const coreSources = readdirSync(join(root, "native", "core"))
+  .filter((f) => f.endsWith(".cpp"))
+  .map((f) => join(root, "native", "core", f));
+run("g++", [
+  "-std=c++17",
+  "-O1",
+  "-g",
+  "-fsanitize=thread",
+  "-pthread",
+  "-o",
+  coreTsan,
+  join(root, "native", "tests", "core_tests.cpp"),
+  ...coreSources,
+]);
 run(coreTsan, [], { env: { ...process.env, TSAN_OPTIONS: "halt_on_error=1" } });
 
 run(process.execPath, [join(root, "scripts", "build", "build-native.mjs"), "--sanitize"]);
-run(process.execPath, [join(root, "node_modules", "vitest", "vitest.mjs"), "run", "test/test-model/fast-forward", "test/test-model/llama-abort", "test/test-model/server-varied-schemas"], {
-  env: {
-    ...sanitizerEnv,
-    TOOLMASK_VARIED_REQUESTS: "400",
-    LD_PRELOAD: [runtime("libasan.so"), runtime("libubsan.so")].join(" "),
-    TOOLMASK_ADDON: join(root, "build-asan", "Debug", "toolmask.node"),
+run(
+  process.execPath,
+  [
+    join(root, "node_modules", "vitest", "vitest.mjs"),
+    "run",
+    "test/test-model/fast-forward",
+    "test/test-model/llama-abort",
+    "test/test-model/server-varied-schemas",
+  ],
+  {
+    env: {
+      ...sanitizerEnv,
+      TOOLMASK_VARIED_REQUESTS: "400",
+      LD_PRELOAD: [runtime("libasan.so"), runtime("libubsan.so")].join(" "),
+      TOOLMASK_ADDON: join(root, "build-asan", "Debug", "toolmask.node"),
+    },
   },
-});
+);
 console.log("sanitizers: clean");

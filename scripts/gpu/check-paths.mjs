@@ -9,40 +9,74 @@ import path from "node:path";
 import { arg, root } from "../lib/bench-setup.mjs";
 const { loadModel, generate } = await import(path.join(root, "dist", "index.js"));
 const modelPath = arg("model", null);
-if (!modelPath) { console.error("usage: node scripts/gpu/check-paths.mjs --model file.gguf [--gpu cuda|false]"); process.exit(2); }
+if (!modelPath) {
+  console.error("usage: node scripts/gpu/check-paths.mjs --model file.gguf [--gpu cuda|false]");
+  process.exit(2);
+}
 const gpuArg = arg("gpu", "cuda");
 const model = await loadModel({ path: modelPath, gpu: gpuArg === "false" ? false : gpuArg });
 
 const tools = [
-  { type: "function", function: { name: "get_weather", parameters: { type: "object", properties: { city: { enum: ["Paris", "Rome"] } }, required: ["city"] } } },
-  { type: "function", function: { name: "search", parameters: { type: "object", properties: { q: { type: "string", maxLength: 12 } }, required: ["q"] } } },
+  {
+    type: "function",
+    function: {
+      name: "get_weather",
+      parameters: { type: "object", properties: { city: { enum: ["Paris", "Rome"] } }, required: ["city"] },
+    },
+  },
+  {
+    type: "function",
+    function: {
+      name: "search",
+      parameters: { type: "object", properties: { q: { type: "string", maxLength: 12 } }, required: ["q"] },
+    },
+  },
 ];
 // Biases (Qwen3 ids: 151657 <tool_call>, 151645 <|im_end|>, 198/271 newlines) push a random-weight
 // model to open a call and to end, so runs finish; the mask decides everything in between.
-const xmlBias = { 151657: 100, 151645: 110 }, jsonBias = { 198: -100, 271: -100, 151657: 8, 151645: 30 };
+const xmlBias = { 151657: 100, 151645: 110 },
+  jsonBias = { 198: -100, 271: -100, 151657: 8, 151645: 30 };
 const cases = [
   ["greedy, XML", { dialect: "qwen3-coder", temperature: 0, toolChoice: "required", logitBias: xmlBias }, true],
   ["greedy, JSON", { dialect: "hermes", temperature: 0, toolChoice: "required", logitBias: jsonBias }, true],
   ["sampled, XML", { dialect: "qwen3-coder", temperature: 1, toolChoice: "required", logitBias: xmlBias }, false],
-  ["sampled, JSON hot", { dialect: "hermes", temperature: 1.5, topK: 0, topP: 1, minP: 0, toolChoice: "required", logitBias: jsonBias }, false],
+  [
+    "sampled, JSON hot",
+    { dialect: "hermes", temperature: 1.5, topK: 0, topP: 1, minP: 0, toolChoice: "required", logitBias: jsonBias },
+    false,
+  ],
 ];
-const failures = [], report = { gpu: model.gpu, model: path.basename(modelPath), cases: [] };
+const failures = [],
+  report = { gpu: model.gpu, model: path.basename(modelPath), cases: [] };
 for (const [name, o, mustMatch] of cases) {
-  let same = 0, total = 0, valid = 0, finished = 0;
+  let same = 0,
+    total = 0,
+    valid = 0,
+    finished = 0;
   for (const seed of [1, 2, 3, 4]) {
-    const base = { messages: [{ role: "user", content: "Weather in Paris?" }], tools, seed, maxTokens: 48, maxValueLength: 12, ...o };
+    const base = {
+      messages: [{ role: "user", content: "Weather in Paris?" }],
+      tools,
+      seed,
+      maxTokens: 48,
+      maxValueLength: 12,
+      ...o,
+    };
     const host = await generate(model, { ...base, maskPath: "cpu" });
     for (const form of ["dense", "packed"]) {
       process.env.TOOLMASK_BACKEND_MASK = form;
       const dev = await generate(model, { ...base, maskPath: "backend" });
-      if (dev.maskPath !== "backend") failures.push(`${name} seed ${seed} ${form}: masked on ${dev.maskPath}, not in the graph`);
+      if (dev.maskPath !== "backend")
+        failures.push(`${name} seed ${seed} ${form}: masked on ${dev.maskPath}, not in the graph`);
       total++;
       if (JSON.stringify(dev.tokens) === JSON.stringify(host.tokens)) same++;
       else if (mustMatch) failures.push(`${name} seed ${seed} ${form}: backend tokens differ from the host path's`);
       for (const r of [dev]) {
         if (r.finishReason === "length") continue;
         finished++;
-        const ok = r.incomplete.length === 0 && (r.message.tool_calls ?? []).every((c) => ["get_weather", "search"].includes(c.function.name));
+        const ok =
+          r.incomplete.length === 0 &&
+          (r.message.tool_calls ?? []).every((c) => ["get_weather", "search"].includes(c.function.name));
         if (ok) valid++;
         else failures.push(`${name} seed ${seed} ${form}: finished (${r.finishReason}) without valid calls`);
       }

@@ -22,14 +22,29 @@ export function xmlToolGrammar(lib, tools, { tokenTags = false } = {}) {
 }
 
 export function xmlCall(name, args) {
-  const params = Object.entries(args).map(([k, v]) => `<parameter=${k}>\n${v}\n</parameter>\n`).join("");
+  const params = Object.entries(args)
+    .map(([k, v]) => `<parameter=${k}>\n${v}\n</parameter>\n`)
+    .join("");
   return `<tool_call>\n<function=${name}>\n${params}</function>\n</tool_call>`;
 }
 
 export const FILE_TOOLS = [
   { name: "read", params: [{ name: "path", required: true }] },
-  { name: "write", params: [{ name: "path", required: true }, { name: "content", required: true }] },
-  { name: "edit", params: [{ name: "path", required: true }, { name: "old_string", required: true }, { name: "new_string", required: true }] },
+  {
+    name: "write",
+    params: [
+      { name: "path", required: true },
+      { name: "content", required: true },
+    ],
+  },
+  {
+    name: "edit",
+    params: [
+      { name: "path", required: true },
+      { name: "old_string", required: true },
+      { name: "new_string", required: true },
+    ],
+  },
 ];
 
 /** Deterministic TypeScript-ish source with <, >, </ and quotes, cut to exactly `n` characters. */
@@ -39,7 +54,7 @@ export function codeSnippet(n) {
     "",
     "export interface Entry<T> { key: string; value: T; tags?: string[] }",
     "",
-    "/** Groups entries by tag; untagged entries go under \"<none>\". */",
+    '/** Groups entries by tag; untagged entries go under "<none>". */',
     "export function groupByTag<T>(entries: Array<Entry<T>>): Map<string, Entry<T>[]> {",
     "  const out = new Map<string, Entry<T>[]>();",
     "  for (const e of entries) {",
@@ -54,20 +69,20 @@ export function codeSnippet(n) {
     "",
     "export async function loadEntries(path: string): Promise<Entry<number>[]> {",
     '  const text = await readFile(path, "utf8");',
-    "  return text.split(\"\\n\").filter((l) => l.trim() !== \"\").map((line, i) => {",
+    '  return text.split("\\n").filter((l) => l.trim() !== "").map((line, i) => {',
     '    const [key, value] = line.split("=");',
     "    if (value === undefined) throw new Error(`line ${i + 1}: expected key=value, got <${line}>`);",
-    "    return { key: key!.trim(), value: Number(value), tags: i % 3 === 0 ? [\"first\"] : undefined };",
+    '    return { key: key!.trim(), value: Number(value), tags: i % 3 === 0 ? ["first"] : undefined };',
     "  });",
     "}",
     "",
     "export function render(groups: Map<string, Entry<unknown>[]>): string {",
-    "  let html = \"<ul>\\n\";",
+    '  let html = "<ul>\\n";',
     "  for (const [tag, list] of groups) {",
     "    html += `  <li><b>${tag}</b> (${list.length})</li>\\n`;",
-    "    if (list.length > 10 && tag !== \"<none>\") html += \"  <li>...</li>\\n\";",
+    '    if (list.length > 10 && tag !== "<none>") html += "  <li>...</li>\\n";',
     "  }",
-    "  return html + \"</ul>\\n\";",
+    '  return html + "</ul>\\n";',
     "}",
     "",
   ];
@@ -78,7 +93,20 @@ export function codeSnippet(n) {
 
 const VERBS = ["get", "list", "create", "update", "delete", "search", "fetch", "send", "run", "check"];
 const NOUNS = ["weather", "file", "issue", "user", "order"];
-const PARAM_POOL = ["id", "query", "path", "limit", "city", "units", "body", "title", "email", "force", "branch", "timeout"];
+const PARAM_POOL = [
+  "id",
+  "query",
+  "path",
+  "limit",
+  "city",
+  "units",
+  "body",
+  "title",
+  "email",
+  "force",
+  "branch",
+  "timeout",
+];
 
 /** 50 tools, 1-4 parameters each; the first parameter is required, then alternating. */
 export function fiftyTools() {
@@ -87,7 +115,8 @@ export function fiftyTools() {
     const name = `${VERBS[i % VERBS.length]}_${NOUNS[Math.floor(i / VERBS.length)]}`;
     const count = 1 + ((i * 7) % 4);
     const params = [];
-    for (let k = 0; k < count; k++) params.push({ name: PARAM_POOL[(i + k * 5) % PARAM_POOL.length], required: k === 0 || k % 2 === 1 });
+    for (let k = 0; k < count; k++)
+      params.push({ name: PARAM_POOL[(i + k * 5) % PARAM_POOL.length], required: k === 0 || k % 2 === 1 });
     tools.push({ name, params });
   }
   return tools;
@@ -104,23 +133,41 @@ export const JSON_ARGS_SCHEMA = {
 export function buildCases(lib) {
   const short = [
     xmlCall("read", { path: "/etc/hosts" }),
-    xmlCall("edit", { path: "src/app.ts", old_string: "const port = 3000;", new_string: "const port = Number(process.env.PORT ?? 3000);" }),
+    xmlCall("edit", {
+      path: "src/app.ts",
+      old_string: "const port = 3000;",
+      new_string: "const port = Number(process.env.PORT ?? 3000);",
+    }),
     xmlCall("write", { path: "notes/todo.md", content: "- [ ] fix </param> parsing\n- [x] add tests" }),
     xmlCall("read", { path: "package.json" }),
     xmlCall("edit", { path: "README.md", new_string: "## Usage\n\n```sh\nnpm start\n```", old_string: "## Usage" }),
   ].join("\n");
 
   const tools50 = fiftyTools();
-  const argsFor = (t, i) => Object.fromEntries(t.params.filter((p, k) => p.required || k % 2 === 0).map((p) => [p.name, `${p.name}-value-${i}`]));
+  const argsFor = (t, i) =>
+    Object.fromEntries(
+      t.params.filter((p, k) => p.required || k % 2 === 0).map((p) => [p.name, `${p.name}-value-${i}`]),
+    );
   const picks = [3, 17, 28, 41, 49].map((i) => tools50[i]);
   const fiftyWalk = picks.map((t, i) => xmlCall(t.name, argsFor(t, i))).join("\n");
 
-  const jsonText = JSON.stringify({ path: "src/group.ts", content: codeSnippet(600) }).replace('","content":"', '", "content": "').replace('{"path":"', '{"path": "');
+  const jsonText = JSON.stringify({ path: "src/group.ts", content: codeSnippet(600) })
+    .replace('","content":"', '", "content": "')
+    .replace('{"path":"', '{"path": "');
 
   return [
     { name: "xml-short", grammar: xmlToolGrammar(lib, FILE_TOOLS), text: short },
-    { name: "xml-long", grammar: xmlToolGrammar(lib, FILE_TOOLS), text: xmlCall("write", { path: "src/group.ts", content: codeSnippet(2000) }) },
-    { name: "json-args", grammar: { root: lib.jsonSchema(JSON_ARGS_SCHEMA) }, text: jsonText, xgrammarJsonSchema: JSON_ARGS_SCHEMA },
+    {
+      name: "xml-long",
+      grammar: xmlToolGrammar(lib, FILE_TOOLS),
+      text: xmlCall("write", { path: "src/group.ts", content: codeSnippet(2000) }),
+    },
+    {
+      name: "json-args",
+      grammar: { root: lib.jsonSchema(JSON_ARGS_SCHEMA) },
+      text: jsonText,
+      xgrammarJsonSchema: JSON_ARGS_SCHEMA,
+    },
     { name: "xml-50-tools", grammar: xmlToolGrammar(lib, tools50), text: fiftyWalk },
   ];
 }

@@ -12,21 +12,31 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
 const { compareNativeMasks } = await import(path.join(ROOT, "dist/bench/native-agreement.js"));
 export const { NATIVE_PEER_NAMES: PEER_NAMES } = await import(path.join(ROOT, "dist/bench/native-peers.js"));
 
-
-
 /**
  * Starts every installed peer. Returns { peers: [peer], skipped: { name: why }, vocab: { name:
  * { version, import_ms, tokenizer_ms } } }; a peer that is not installed or fails to load is skipped.
  */
 export async function openPeers(names, tokenizerJson, stopIds) {
-  const peers = [], skipped = {}, vocab = {};
+  const peers = [],
+    skipped = {},
+    vocab = {};
   for (const name of names) {
-    if (!peerPython(name)) { skipped[name] = `not installed: ${peerHint(name)}`; continue; }
+    if (!peerPython(name)) {
+      skipped[name] = `not installed: ${peerHint(name)}`;
+      continue;
+    }
     try {
       const p = await openPeer(name, tokenizerJson, stopIds);
       peers.push(p);
-      vocab[name] = { version: p.version, vocab_size: p.vocabSize, tokenizer_ms: round(p.tokenizerMs), import_ms: round(p.importMs) };
-    } catch (e) { skipped[name] = e.message; }
+      vocab[name] = {
+        version: p.version,
+        vocab_size: p.vocabSize,
+        tokenizer_ms: round(p.tokenizerMs),
+        import_ms: round(p.importMs),
+      };
+    } catch (e) {
+      skipped[name] = e.message;
+    }
   }
   return { peers, skipped, vocab };
 }
@@ -36,8 +46,11 @@ export function peerGrammar(name, c, { vocab, lark, ebnf }) {
   if (name === "llguidance") return lark ? { kind: "lark", text: lark(c.grammar, vocab) } : { skip: "no toLark" };
   if (name === "xgrammar") return ebnf ? { kind: "ebnf", text: ebnf } : { skip: "no EBNF for this case" };
   if (name === "outlines-core")
-    return c.xgrammarJsonSchema ? { kind: "json_schema", text: JSON.stringify(c.xgrammarJsonSchema) }
-      : { skip: "outlines-core takes a regex or a JSON schema; toolmask has no regex export (until() would need a regex complement)" };
+    return c.xgrammarJsonSchema
+      ? { kind: "json_schema", text: JSON.stringify(c.xgrammarJsonSchema) }
+      : {
+          skip: "outlines-core takes a regex or a JSON schema; toolmask has no regex export (until() would need a regex complement)",
+        };
   return { skip: `unknown peer ${name}` };
 }
 
@@ -66,8 +79,16 @@ export async function comparePeerMasks(peer, id, ours, tokens, pieces, known) {
   ours.reset();
   const r = await compareNativeMasks(peer, id, ours, tokens, known, (t) => `${t}:${JSON.stringify(pieces[t] ?? "")}`);
   return {
-    steps: r.steps, refused_at: r.refusedAt, mask_diff_steps: r.maskDiffSteps, peer_stricter_steps: r.peerStricterSteps, peer_looser_steps: r.peerLooserSteps,
-    first_stricter: r.firstStricter && { step: r.firstStricter.step, n: r.firstStricter.n, only_ours: r.firstStricter.onlyOurs },
+    steps: r.steps,
+    refused_at: r.refusedAt,
+    mask_diff_steps: r.maskDiffSteps,
+    peer_stricter_steps: r.peerStricterSteps,
+    peer_looser_steps: r.peerLooserSteps,
+    first_stricter: r.firstStricter && {
+      step: r.firstStricter.step,
+      n: r.firstStricter.n,
+      only_ours: r.firstStricter.onlyOurs,
+    },
     first_looser: r.firstLooser && { step: r.firstLooser.step, n: r.firstLooser.n, only_peer: r.firstLooser.onlyPeer },
   };
 }

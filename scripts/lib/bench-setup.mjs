@@ -9,7 +9,10 @@ export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "
 const args = process.argv.slice(2);
 
 /** The value after `--name`, or `dflt`. */
-export const arg = (name, dflt) => { const i = args.indexOf(`--${name}`); return i >= 0 && args[i + 1] !== undefined ? args[i + 1] : dflt; };
+export const arg = (name, dflt) => {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 && args[i + 1] !== undefined ? args[i + 1] : dflt;
+};
 
 /** --model, or the test model (written on first use). */
 export async function benchModelPath() {
@@ -33,4 +36,7 @@ export function freeTextBias(model) {
   return bias;
 }
 
-export const median = (xs) => { const a = [...xs].sort((p, q) => p - q); return a[Math.floor(a.length / 2)]; };
+export const median = (xs) => {
+  const a = [...xs].sort((p, q) => p - q);
+  return a[Math.floor(a.length / 2)];
+};

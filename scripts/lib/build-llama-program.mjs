@@ -17,7 +17,9 @@ export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)
 /** The folder holding node-llama-cpp's prebuilt CPU libraries for this platform. */
 export function prebuiltLibDir(name = "llama-program") {
   if (process.platform !== "linux") {
-    throw new Error(`${name}: only Linux is supported (the prebuilt libraries are linked as .so files); this is ${process.platform}`);
+    throw new Error(
+      `${name}: only Linux is supported (the prebuilt libraries are linked as .so files); this is ${process.platform}`,
+    );
   }
   const plat = `${process.platform}-${process.arch}`;
   const dir = path.join(repoRoot, "node_modules", "@node-llama-cpp", plat, "bins", plat);
@@ -95,7 +97,8 @@ export async function buildLlamaProgram(p, options = {}) {
   const libs = findLibs(p.name, libDir, p.libs);
   const includes = p.includeDirs.map((d) => {
     const dir = path.join(srcDir, d);
-    if (!existsSync(dir)) throw new Error(`${p.name}: llama.cpp headers missing: ${dir} (is ${srcDir} a complete checkout?)`);
+    if (!existsSync(dir))
+      throw new Error(`${p.name}: llama.cpp headers missing: ${dir} (is ${srcDir} a complete checkout?)`);
     return `-I${dir}`;
   });
   const headers = p.headers.map((h) => {
@@ -107,8 +110,15 @@ export async function buildLlamaProgram(p, options = {}) {
   // then finds libggml-cpu-*.so and each other. (String concatenation: path.join would fold
   // "$ORIGIN/.." away.)
   const compileArgs = (outFile) => [
-    "-std=c++17", p.optimize, ...includes, p.sourceFile, "-o", outFile,
-    `-L${libDir}`, ...libs.map((l) => `-l:${l}`), `-Wl,-rpath,$ORIGIN/${path.relative(outDir, libDir)}`,
+    "-std=c++17",
+    p.optimize,
+    ...includes,
+    p.sourceFile,
+    "-o",
+    outFile,
+    `-L${libDir}`,
+    ...libs.map((l) => `-l:${l}`),
+    `-Wl,-rpath,$ORIGIN/${path.relative(outDir, libDir)}`,
   ];
   // The stamp leaves out the temp name, which changes every time.
   const stamp = [cxx, ...compileArgs(binary)].join("\n");

@@ -28,10 +28,14 @@ export function writeCall(spec, name, args, { index = 0, take = () => true, id =
   const f = spec.call;
   if (f.kind === "xml") {
     const pad = f.trimNewline && take() ? "\n" : "";
-    const params = args.map(([k, json, raw]) => `${glueText(f.paramOpen, take)}${k}${f.paramNameClose}${glueText(f.valueOpen ?? [], take)}${pad}${raw ?? json}${pad}${f.valueClose}`);
+    const params = args.map(
+      ([k, json, raw]) =>
+        `${glueText(f.paramOpen, take)}${k}${f.paramNameClose}${glueText(f.valueOpen ?? [], take)}${pad}${raw ?? json}${pad}${f.valueClose}`,
+    );
     return `${glueText(f.open, take)}${name}${f.nameClose ?? ""}${params.join("")}${glueText(f.close, take)}`;
   }
-  if (f.kind === "envelope") return `{${JSON.stringify(f.nameKey)}: ${JSON.stringify(name)}, ${JSON.stringify(f.argsKey)}: ${objectText(args)}}`;
+  if (f.kind === "envelope")
+    return `{${JSON.stringify(f.nameKey)}: ${JSON.stringify(name)}, ${JSON.stringify(f.argsKey)}: ${objectText(args)}}`;
   if (f.kind === "json") {
     const wireId = f.id ? `, ${JSON.stringify(f.id.key)}: ${JSON.stringify(id)}` : "";
     return `${glueText(f.open, take)}{${JSON.stringify(f.nameKey)}: ${JSON.stringify(name)}, ${JSON.stringify(f.argsKey)}: ${objectText(args)}${wireId}}${glueText(f.close, take)}`;
@@ -40,7 +44,11 @@ export function writeCall(spec, name, args, { index = 0, take = () => true, id =
     // Values as JSON texts (the dialect reads JSON as well as Python literals), or a string's Python repr.
     const value = ([, json]) => {
       if (!json.startsWith('"') || !take()) return json;
-      try { return pyString(JSON.parse(json)); } catch { return json; }
+      try {
+        return pyString(JSON.parse(json));
+      } catch {
+        return json;
+      }
     };
     return `${name}${f.nameClose}${args.map((a) => `${a[0]}=${value(a)}`).join(", ")})`;
   }
@@ -63,14 +71,23 @@ export function writeCall(spec, name, args, { index = 0, take = () => true, id =
 export function writeOutput(spec, calls, { thought, before = "", after = "" } = {}) {
   const f = spec.call;
   if (f.kind === "harmony") {
-    const lead = thought === undefined ? "" : `${f.channel}${f.channels.reasoning}${f.message}${thought}${f.end}${glueText(f.messageStart)}`;
+    const lead =
+      thought === undefined
+        ? ""
+        : `${f.channel}${f.channels.reasoning}${f.message}${thought}${f.end}${glueText(f.messageStart)}`;
     const body = calls.length ? calls[0] : `${f.channel}${f.channels.final}${f.message}${before}${f.finalEnd}`;
     return `${lead}${body}${after}`;
   }
   if (f.kind === "envelope") {
     // One JSON object: the calls (one call under "tool_call" now and then), or the text as the response.
-    const body = calls.length === 1 && before.length % 2 === 1 ? `{${JSON.stringify(f.callKey)}: ${calls[0]}}`
-      : calls.length ? `{${JSON.stringify(f.callsKey)}: [${calls.join(", ")}]}` : before ? `{${JSON.stringify(f.responseKey)}: ${JSON.stringify(before)}}` : "";
+    const body =
+      calls.length === 1 && before.length % 2 === 1
+        ? `{${JSON.stringify(f.callKey)}: ${calls[0]}}`
+        : calls.length
+          ? `{${JSON.stringify(f.callsKey)}: [${calls.join(", ")}]}`
+          : before
+            ? `{${JSON.stringify(f.responseKey)}: ${JSON.stringify(before)}}`
+            : "";
     return `${body}${after}`;
   }
   const r = spec.reasoning;

@@ -37,8 +37,13 @@ export function suiteVersion() {
  */
 export function loadSuite(dir = suiteDir()) {
   const files = [
-    ...readdirSync(dir).filter((f) => f.endsWith(".json")).sort(),
-    ...readdirSync(path.join(dir, "optional")).filter((f) => f.endsWith(".json")).sort().map((f) => `optional/${f}`),
+    ...readdirSync(dir)
+      .filter((f) => f.endsWith(".json"))
+      .sort(),
+    ...readdirSync(path.join(dir, "optional"))
+      .filter((f) => f.endsWith(".json"))
+      .sort()
+      .map((f) => `optional/${f}`),
   ];
   const groups = [];
   const seen = new Map();
@@ -53,8 +58,15 @@ export function loadSuite(dir = suiteDir()) {
       const n = (seen.get(key) ?? 0) + 1;
       seen.set(key, n);
       groups.push({
-        file, group: n > 1 ? `${g.description} (${n})` : g.description, schema: g.schema,
-        tests: g.tests.map((t, j) => ({ description: t.description, valid: t.valid, data: t.data, doc: field(gdoc[j], "data") })),
+        file,
+        group: n > 1 ? `${g.description} (${n})` : g.description,
+        schema: g.schema,
+        tests: g.tests.map((t, j) => ({
+          description: t.description,
+          valid: t.valid,
+          data: t.data,
+          doc: field(gdoc[j], "data"),
+        })),
       });
     });
   }
@@ -70,40 +82,68 @@ export const groupName = (g) => `${g.file.replace(/\.json$/, "")} / ${g.group}`;
 /** Parses JSON text keeping numbers as written (`{ num }`) and key order (`{ obj }`). */
 export function parseLossless(text) {
   let i = 0;
-  const ws = () => { while (/[ \t\n\r]/.test(text[i] ?? "")) i++; };
-  const fail = (what) => { throw new SyntaxError(`parseLossless: ${what} at ${i}`); };
+  const ws = () => {
+    while (/[ \t\n\r]/.test(text[i] ?? "")) i++;
+  };
+  const fail = (what) => {
+    throw new SyntaxError(`parseLossless: ${what} at ${i}`);
+  };
   const value = () => {
     ws();
     const c = text[i];
     if (c === "{") {
-      i++; ws();
+      i++;
+      ws();
       const obj = [];
-      if (text[i] === "}") { i++; return { obj }; }
+      if (text[i] === "}") {
+        i++;
+        return { obj };
+      }
       for (;;) {
         ws();
         if (text[i] !== '"') fail("expected a key");
-        const k = str(); ws();
+        const k = str();
+        ws();
         if (text[i++] !== ":") fail("expected ':'");
-        obj.push([k, value()]); ws();
-        if (text[i] === ",") { i++; continue; }
+        obj.push([k, value()]);
+        ws();
+        if (text[i] === ",") {
+          i++;
+          continue;
+        }
         if (text[i++] === "}") return { obj };
         fail("expected ',' or '}'");
       }
     }
     if (c === "[") {
-      i++; ws();
+      i++;
+      ws();
       const arr = [];
-      if (text[i] === "]") { i++; return arr; }
+      if (text[i] === "]") {
+        i++;
+        return arr;
+      }
       for (;;) {
-        arr.push(value()); ws();
-        if (text[i] === ",") { i++; continue; }
+        arr.push(value());
+        ws();
+        if (text[i] === ",") {
+          i++;
+          continue;
+        }
         if (text[i++] === "]") return arr;
         fail("expected ',' or ']'");
       }
     }
     if (c === '"') return str();
-    for (const [word, v] of [["true", true], ["false", false], ["null", null]]) {
-      if (text.startsWith(word, i)) { i += word.length; return v; }
+    for (const [word, v] of [
+      ["true", true],
+      ["false", false],
+      ["null", null],
+    ]) {
+      if (text.startsWith(word, i)) {
+        i += word.length;
+        return v;
+      }
     }
     const m = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?/.exec(text.slice(i, i + 400));
     if (!m) fail("expected a value");
@@ -112,11 +152,16 @@ export function parseLossless(text) {
   };
   const str = () => {
     const start = i++;
-    while (text[i] !== '"') { if (text[i] === "\\") i++; i++; if (i >= text.length) fail("unterminated string"); }
+    while (text[i] !== '"') {
+      if (text[i] === "\\") i++;
+      i++;
+      if (i >= text.length) fail("unterminated string");
+    }
     i++;
     return JSON.parse(text.slice(start, i));
   };
-  const out = value(); ws();
+  const out = value();
+  ws();
   if (i !== text.length) fail("trailing text");
   return out;
 }
@@ -133,7 +178,10 @@ function write(doc, o) {
   if (typeof doc === "string") return o.str(doc);
   if (isNum(doc)) return o.num(doc.num);
   if (Array.isArray(doc)) return `[${doc.map((d) => write(d, o)).join(o.comma)}]`;
-  return `{${o.order(doc.obj).map(([k, v]) => `${o.str(k)}${o.colon}${write(v, o)}`).join(o.comma)}}`;
+  return `{${o
+    .order(doc.obj)
+    .map(([k, v]) => `${o.str(k)}${o.colon}${write(v, o)}`)
+    .join(o.comma)}}`;
 }
 const PLAIN = { comma: ",", colon: ":", str: (s) => JSON.stringify(s), num: (n) => n, order: (e) => e };
 
@@ -146,9 +194,12 @@ export const spaced = (doc) => write(doc, { ...PLAIN, comma: ", ", colon: ": " }
 /** Indented text (newlines, two spaces a level), for grammars that allow any whitespace. */
 export function pretty(doc, depth = 0) {
   const pad = (n) => "\n" + "  ".repeat(n);
-  if (Array.isArray(doc)) return doc.length ? `[${doc.map((d) => pad(depth + 1) + pretty(d, depth + 1)).join(",")}${pad(depth)}]` : "[]";
+  if (Array.isArray(doc))
+    return doc.length ? `[${doc.map((d) => pad(depth + 1) + pretty(d, depth + 1)).join(",")}${pad(depth)}]` : "[]";
   if (isObjDoc(doc)) {
-    return doc.obj.length ? `{${doc.obj.map(([k, v]) => `${pad(depth + 1)}${JSON.stringify(k)}: ${pretty(v, depth + 1)}`).join(",")}${pad(depth)}}` : "{}";
+    return doc.obj.length
+      ? `{${doc.obj.map(([k, v]) => `${pad(depth + 1)}${JSON.stringify(k)}: ${pretty(v, depth + 1)}`).join(",")}${pad(depth)}}`
+      : "{}";
   }
   return canonical(doc);
 }
@@ -168,20 +219,24 @@ function otherNumbers(raw) {
 }
 
 /** Every character as a \uXXXX escape (surrogate pairs for astral ones), "/" included. */
-const escapedString = (s) => `"${Array.from(s, (ch) => {
-  const u = ch.codePointAt(0);
-  const one = (x) => `\\u${x.toString(16).padStart(4, "0")}`;
-  if (u < 0x10000) return one(u);
-  const v = u - 0x10000;
-  return one(0xd800 + (v >> 10)) + one(0xdc00 + (v & 0x3ff));
-}).join("")}"`;
+const escapedString = (s) =>
+  `"${Array.from(s, (ch) => {
+    const u = ch.codePointAt(0);
+    const one = (x) => `\\u${x.toString(16).padStart(4, "0")}`;
+    if (u < 0x10000) return one(u);
+    const v = u - 0x10000;
+    return one(0xd800 + (v >> 10)) + one(0xdc00 + (v & 0x3ff));
+  }).join("")}"`;
 
 /** Permutations of `xs` (at most `cap` of them, the identity first). */
 function permutations(xs, cap) {
   const out = [];
   const go = (rest, acc) => {
     if (out.length >= cap) return;
-    if (rest.length === 0) { out.push(acc); return; }
+    if (rest.length === 0) {
+      out.push(acc);
+      return;
+    }
     rest.forEach((x, i) => go([...rest.slice(0, i), ...rest.slice(i + 1)], [...acc, x]));
   };
   go(xs, []);
@@ -191,7 +246,10 @@ function permutations(xs, cap) {
 /** Docs of every object node's entries, with a path to replace it. */
 function objectsOf(doc, at = [], out = []) {
   if (Array.isArray(doc)) doc.forEach((d, i) => objectsOf(d, [...at, i], out));
-  else if (isObjDoc(doc)) { out.push(at); doc.obj.forEach(([, v], i) => objectsOf(v, [...at, i], out)); }
+  else if (isObjDoc(doc)) {
+    out.push(at);
+    doc.obj.forEach(([, v], i) => objectsOf(v, [...at, i], out));
+  }
   return out;
 }
 function replaceAt(doc, at, f) {
@@ -222,13 +280,17 @@ function numbersOf(doc, out = []) {
 export function spellings(doc, { pretty: withPretty = false } = {}) {
   const texts = [canonical(doc), spaced(doc)];
   for (const at of objectsOf(doc)) {
-    for (const perm of permutations(getAt(doc, at).obj.map((_, i) => i), 24).slice(1)) {
+    for (const perm of permutations(
+      getAt(doc, at).obj.map((_, i) => i),
+      24,
+    ).slice(1)) {
       texts.push(canonical(replaceAt(doc, at, (o) => ({ obj: perm.map((i) => o.obj[i]) }))));
     }
   }
   texts.push(write(doc, { ...PLAIN, order: (e) => [...e].reverse() }));
   const nums = [...new Set(numbersOf(doc))];
-  for (const n of nums) for (const alt of otherNumbers(n)) texts.push(canonical(mapNumbers(doc, (x) => (x === n ? alt : x))));
+  for (const n of nums)
+    for (const alt of otherNumbers(n)) texts.push(canonical(mapNumbers(doc, (x) => (x === n ? alt : x))));
   if (nums.length > 1) texts.push(canonical(mapNumbers(doc, (x) => otherNumbers(x)[0])));
   texts.push(write(doc, { ...PLAIN, str: escapedString }));
   texts.push(write(doc, { ...PLAIN, str: (s) => JSON.stringify(s).replace(/\//g, "\\/") }));
@@ -253,10 +315,17 @@ export function judgeSuite(groups, compile, { pretty: withPretty = false } = {})
   const out = [];
   for (const g of groups) {
     let accepts, error;
-    try { accepts = compile(g.schema); } catch (e) { error = e; }
+    try {
+      accepts = compile(g.schema);
+    } catch (e) {
+      error = e;
+    }
     for (const t of g.tests) {
       const base = { name: testName(g, t), file: g.file, group: g.group, valid: t.valid };
-      if (!accepts) { out.push({ ...base, verdict: "error", error: String(error?.message ?? error) }); continue; }
+      if (!accepts) {
+        out.push({ ...base, verdict: "error", error: String(error?.message ?? error) });
+        continue;
+      }
       if (t.valid) {
         const texts = [canonical(t.doc), withPretty ? pretty(t.doc) : spaced(t.doc)];
         const refused = texts.find((x) => !accepts(x));

@@ -38,22 +38,34 @@ export function readManifest(file) {
   const seen = new Set();
   return json.models.map((m, i) => {
     const at = `${file}: models[${i}]`;
-    const fail = (what) => { throw new ManifestError(`${at}${m && typeof m.name === "string" ? ` (${m.name})` : ""}: ${what}`); };
+    const fail = (what) => {
+      throw new ManifestError(`${at}${m && typeof m.name === "string" ? ` (${m.name})` : ""}: ${what}`);
+    };
     if (!m || typeof m !== "object") fail("must be an object");
-    if (typeof m.name !== "string" || !NAME.test(m.name)) fail(`name must be lower-case letters, digits, ".", "_" or "-" (it names the file), got ${JSON.stringify(m.name)}`);
+    if (typeof m.name !== "string" || !NAME.test(m.name))
+      fail(
+        `name must be lower-case letters, digits, ".", "_" or "-" (it names the file), got ${JSON.stringify(m.name)}`,
+      );
     if (seen.has(m.name)) fail("the name is used twice");
     seen.add(m.name);
     if (typeof m.family !== "string" || !m.family) fail("family must be a string");
-    if (m.dialect !== null && (typeof m.dialect !== "string" || !m.dialect)) fail("dialect must be a dialect name or null");
+    if (m.dialect !== null && (typeof m.dialect !== "string" || !m.dialect))
+      fail("dialect must be a dialect name or null");
     if (typeof m.licence !== "string" || !m.licence) fail("licence must be a string");
-    if (!Number.isSafeInteger(m.bytes) || m.bytes <= 0) fail(`bytes must be a positive integer, got ${JSON.stringify(m.bytes)}`);
-    if (typeof m.sha256 !== "string" || !SHA256.test(m.sha256)) fail(`sha256 must be 64 lower-case hex digits, got ${JSON.stringify(m.sha256)}`);
+    if (!Number.isSafeInteger(m.bytes) || m.bytes <= 0)
+      fail(`bytes must be a positive integer, got ${JSON.stringify(m.bytes)}`);
+    if (typeof m.sha256 !== "string" || !SHA256.test(m.sha256))
+      fail(`sha256 must be 64 lower-case hex digits, got ${JSON.stringify(m.sha256)}`);
     if (m.skip !== undefined && (typeof m.skip !== "string" || !m.skip)) fail("skip, when given, must say why");
-    if (!Array.isArray(m.packages) || m.packages.length === 0) fail("packages must list at least one { name, version, file }");
+    if (!Array.isArray(m.packages) || m.packages.length === 0)
+      fail("packages must list at least one { name, version, file }");
     m.packages.forEach((p, j) => {
-      if (!p || typeof p.name !== "string" || !/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(p.name)) fail(`packages[${j}].name must be a PyPI package name`);
-      if (typeof p.version !== "string" || !/^[0-9][A-Za-z0-9.+!-]*$/.test(p.version)) fail(`packages[${j}].version must be an exact version`);
-      if (typeof p.file !== "string" || !p.file || p.file.startsWith("/") || p.file.split("/").includes("..")) fail(`packages[${j}].file must be a path inside the wheel`);
+      if (!p || typeof p.name !== "string" || !/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(p.name))
+        fail(`packages[${j}].name must be a PyPI package name`);
+      if (typeof p.version !== "string" || !/^[0-9][A-Za-z0-9.+!-]*$/.test(p.version))
+        fail(`packages[${j}].version must be an exact version`);
+      if (typeof p.file !== "string" || !p.file || p.file.startsWith("/") || p.file.split("/").includes(".."))
+        fail(`packages[${j}].file must be a path inside the wheel`);
     });
     return m;
   });
@@ -65,7 +77,10 @@ export function selectModels(models, only) {
   const byName = new Map(models.map((m) => [m.name, m]));
   return only.map((name) => {
     const m = byName.get(name);
-    if (!m) throw new ManifestError(`--only: no model named ${JSON.stringify(name)} in the manifest (the models: ${models.map((x) => x.name).join(", ")})`);
+    if (!m)
+      throw new ManifestError(
+        `--only: no model named ${JSON.stringify(name)} in the manifest (the models: ${models.map((x) => x.name).join(", ")})`,
+      );
     return m;
   });
 }
@@ -84,5 +99,12 @@ export function isPresent(dir, model) {
 
 /** What --list prints for one model. */
 export function listEntry(dir, model) {
-  return { name: model.name, path: modelPath(dir, model), family: model.family, dialect: model.dialect, bytes: model.bytes, present: isPresent(dir, model) };
+  return {
+    name: model.name,
+    path: modelPath(dir, model),
+    family: model.family,
+    dialect: model.dialect,
+    bytes: model.bytes,
+    present: isPresent(dir, model),
+  };
 }

@@ -10,13 +10,24 @@ export function prose(n) {
   return unit.repeat(Math.ceil(n / unit.length)).slice(0, n);
 }
 
-const fn = (name, properties) => ({ type: "function", function: { name, parameters: { type: "object", properties, required: Object.keys(properties) } } });
+const fn = (name, properties) => ({
+  type: "function",
+  function: { name, parameters: { type: "object", properties, required: Object.keys(properties) } },
+});
 /** The tools the stress calls name. */
-export const STRESS_TOOLS = [fn("read", { path: { type: "string" } }), fn("write", { path: { type: "string" }, content: { type: "string" } })];
+export const STRESS_TOOLS = [
+  fn("read", { path: { type: "string" } }),
+  fn("write", { path: { type: "string" }, content: { type: "string" } }),
+];
 
 /** A whole output with one call of write(path, content), `content` given as [json, raw]. */
 function writeAnswer(spec, content) {
-  return writeOutput(spec, [writeCall(spec, "write", [["path", '"a.txt"', "a.txt"], ["content", ...content]])]);
+  return writeOutput(spec, [
+    writeCall(spec, "write", [
+      ["path", '"a.txt"', "a.txt"],
+      ["content", ...content],
+    ]),
+  ]);
 }
 
 const HOLE = "\u0001HOLE\u0001";
@@ -34,13 +45,30 @@ const HOLE = "\u0001HOLE\u0001";
  * - longkey: one call whose argument's name (an XML parameter's, a JSON key), wire id (Mistral) and
  *   index (Kimi) are each half as long, then a value half as long.
  */
-export const STRESS_KINDS = ["value", "deep", "text", "flood", "prefix25", "prefix50", "prefix75", "nest", "unnamed", "longkey"];
+export const STRESS_KINDS = [
+  "value",
+  "deep",
+  "text",
+  "flood",
+  "prefix25",
+  "prefix50",
+  "prefix75",
+  "nest",
+  "unnamed",
+  "longkey",
+];
 
 /** The stress input of `kind` for the dialect `spec` (a DialectSpec), about `n` characters. */
 export function stressText(kind, spec, n) {
   const repeat = (s) => s.repeat(Math.max(1, Math.ceil(n / s.length)));
-  if (kind === "value") { const v = prose(n); return writeAnswer(spec, [JSON.stringify(v), v]); }
-  if (kind === "deep") { const t = writeAnswer(spec, [HOLE]); return t.slice(0, t.indexOf(HOLE)) + "[".repeat(n); }
+  if (kind === "value") {
+    const v = prose(n);
+    return writeAnswer(spec, [JSON.stringify(v), v]);
+  }
+  if (kind === "deep") {
+    const t = writeAnswer(spec, [HOLE]);
+    return t.slice(0, t.indexOf(HOLE)) + "[".repeat(n);
+  }
   if (kind === "nest" || kind === "unnamed") {
     const t = writeOutput(spec, [writeCall(spec, "write", [["path", HOLE]])]);
     const brace = t.indexOf("{");
@@ -50,13 +78,23 @@ export function stressText(kind, spec, n) {
   }
   if (kind === "text") return prose(n);
   if (kind === "longkey") {
-    const half = Math.ceil(n / 2), v = prose(half);
-    return writeOutput(spec, [writeCall(spec, "write", [["k".repeat(half), JSON.stringify(v), v]], { id: "i".repeat(half), index: "9".repeat(half) })]);
+    const half = Math.ceil(n / 2),
+      v = prose(half);
+    return writeOutput(spec, [
+      writeCall(spec, "write", [["k".repeat(half), JSON.stringify(v), v]], {
+        id: "i".repeat(half),
+        index: "9".repeat(half),
+      }),
+    ]);
   }
   const call = writeAnswer(spec, ['"a short value"', "a short value"]);
   if (kind === "flood") {
     const f = spec.call;
-    const opener = spec.section?.open ?? (f.kind === "harmony" ? `${f.channel}${f.channels.calls}${f.open[0]}` : f.open.find((p) => typeof p === "string") ?? "{");
+    const opener =
+      spec.section?.open ??
+      (f.kind === "harmony"
+        ? `${f.channel}${f.channels.calls}${f.open[0]}`
+        : (f.open.find((p) => typeof p === "string") ?? "{"));
     return repeat(opener);
   }
   const m = /^prefix(\d+)$/.exec(kind);

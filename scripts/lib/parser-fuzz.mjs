@@ -19,28 +19,129 @@ export function inputSeed(seed, dialect, index) {
   return h;
 }
 
-const fn = (name, properties, required = Object.keys(properties)) => ({ type: "function", function: { name, parameters: { type: "object", properties, required } } });
+const fn = (name, properties, required = Object.keys(properties)) => ({
+  type: "function",
+  function: { name, parameters: { type: "object", properties, required } },
+});
 /** The tools outputs call: strings, numbers, free objects, arrays, enums, booleans; required and optional. */
 export const FUZZ_TOOLS = [
   fn("read", { path: { type: "string" } }),
   fn("write", { path: { type: "string" }, content: { type: "string" } }),
-  fn("calc", { x: { type: "number" }, n: { type: "integer" }, o: { type: "object" }, l: { type: "array", items: { type: "number" } }, b: { type: "boolean" }, m: { type: "string", enum: ["fast", "safe"] } }, ["x"]),
-  fn("get_current_weather_in_a_city_by_its_name", { city: { type: "string", maxLength: 12 }, days: { type: "integer" } }, ["city"]),
+  fn(
+    "calc",
+    {
+      x: { type: "number" },
+      n: { type: "integer" },
+      o: { type: "object" },
+      l: { type: "array", items: { type: "number" } },
+      b: { type: "boolean" },
+      m: { type: "string", enum: ["fast", "safe"] },
+    },
+    ["x"],
+  ),
+  fn(
+    "get_current_weather_in_a_city_by_its_name",
+    { city: { type: "string", maxLength: 12 }, days: { type: "integer" } },
+    ["city"],
+  ),
 ];
 
 // Numbers a schema's type admits first (the first 12 are integers), then ones a double cannot hold, then not numbers.
-const NUMBERS = ["0", "1", "42", "-7", "9007199254740993", "123456789012345678901234567890", "-0", "100", "7", "2", "13", "99", "1.5", "1.0", "0.1", "1e5", "1E+5", "2.5e-3", "5e-999", "1e999", "-1e400", "1" + "0".repeat(320), "01", "1.", ".5", "+1", "NaN", "Infinity", "0x10"];
+const NUMBERS = [
+  "0",
+  "1",
+  "42",
+  "-7",
+  "9007199254740993",
+  "123456789012345678901234567890",
+  "-0",
+  "100",
+  "7",
+  "2",
+  "13",
+  "99",
+  "1.5",
+  "1.0",
+  "0.1",
+  "1e5",
+  "1E+5",
+  "2.5e-3",
+  "5e-999",
+  "1e999",
+  "-1e400",
+  "1" + "0".repeat(320),
+  "01",
+  "1.",
+  ".5",
+  "+1",
+  "NaN",
+  "Infinity",
+  "0x10",
+];
 const GOOD_NUMBERS = 19;
 const SAFE_STRINGS = ["", "a", "plain text", "/tmp/x.c", "line1\nline2", "é✓😀", "中文", " ", "x y", "42"];
-const STRINGS = [...SAFE_STRINGS, '"', "\\", "\\n", "{", "}", "[", "]", "<", ">", "</", "\u0000", "\t", "\u2028", "\ud800", "'", "True", "null", ":", ","];
-const JUNK = ["{", "}", "[", "]", '"', "\\", ",", ":", "<", ">", "|", "/", "=", "\n", " ", "\t", "a", "0", "-", "e", ".", "'", "\u0000", "\u001f", "\u007f", "é", "😀", "\ud800", "｜", "▁"];
+const STRINGS = [
+  ...SAFE_STRINGS,
+  '"',
+  "\\",
+  "\\n",
+  "{",
+  "}",
+  "[",
+  "]",
+  "<",
+  ">",
+  "</",
+  "\u0000",
+  "\t",
+  "\u2028",
+  "\ud800",
+  "'",
+  "True",
+  "null",
+  ":",
+  ",",
+];
+const JUNK = [
+  "{",
+  "}",
+  "[",
+  "]",
+  '"',
+  "\\",
+  ",",
+  ":",
+  "<",
+  ">",
+  "|",
+  "/",
+  "=",
+  "\n",
+  " ",
+  "\t",
+  "a",
+  "0",
+  "-",
+  "e",
+  ".",
+  "'",
+  "\u0000",
+  "\u001f",
+  "\u007f",
+  "é",
+  "😀",
+  "\ud800",
+  "｜",
+  "▁",
+];
 
 /** Every marker string of a dialect's definition (glue, closes, sections, thoughts, harmony's tokens). */
 export function markersOf(spec) {
   const out = new Set();
   const walk = (v, key) => {
-    if (typeof v === "string") { if (v && key !== "name" && key !== "description") out.add(v); }
-    else if (Array.isArray(v)) v.forEach((x) => walk(x, key));
+    if (typeof v === "string") {
+      if (v && key !== "name" && key !== "description") out.add(v);
+    } else if (Array.isArray(v)) v.forEach((x) => walk(x, key));
     else if (v && typeof v === "object") for (const [k, x] of Object.entries(v)) walk(x, k);
   };
   walk(spec, "");
@@ -63,14 +164,18 @@ export function makeInput(spec, seed, { maxSize = 20_000 } = {}) {
   const markers = markersOf(spec);
   // Half the outputs are what a model following the grammar writes (then mutated or not).
   const clean = r() < 0.5;
-  const str = () => Array.from({ length: int(4) }, () => (clean ? pick(SAFE_STRINGS) : pick([...STRINGS, ...markers, pick(JUNK)]))).join("");
+  const str = () =>
+    Array.from({ length: int(4) }, () =>
+      clean ? pick(SAFE_STRINGS) : pick([...STRINGS, ...markers, pick(JUNK)]),
+    ).join("");
   const number = (integer) => (clean ? pick(NUMBERS.slice(0, integer ? 12 : GOOD_NUMBERS)) : pick(NUMBERS));
   const python = spec.call.kind === "xml" && spec.call.pythonLiterals;
 
   /** A free JSON (or Python) value of depth ≤ 3, as text. */
   const free = (depth, py) => {
     const k = int(depth > 0 ? 7 : 4);
-    const q = (s) => (py ? `'${s.replace(/[\\'\n\r]/g, (c) => ({ "\n": "\\n", "\r": "\\r" })[c] ?? `\\${c}`)}'` : JSON.stringify(s));
+    const q = (s) =>
+      py ? `'${s.replace(/[\\'\n\r]/g, (c) => ({ "\n": "\\n", "\r": "\\r" })[c] ?? `\\${c}`)}'` : JSON.stringify(s);
     if (k === 0) return number(false);
     if (k === 1) return q(str());
     if (k === 2) return pick(py ? ["True", "False", "None"] : ["true", "false", "null"]);
@@ -80,34 +185,60 @@ export function makeInput(spec, seed, { maxSize = 20_000 } = {}) {
   };
   /** A wire value for `schema`: mostly of its type, now and then of another. */
   const value = (schema) => {
-    const type = !clean && r() < 0.15 ? pick(["string", "number", "integer", "object", "array", "boolean"]) : schema.type;
-    if (schema.enum && (clean || r() < 0.8)) { const v = clean || r() < 0.8 ? pick(schema.enum) : "turbo"; return [JSON.stringify(v), v]; }
-    if (type === "string") { const s = r() < 0.1 ? str().repeat(1 + int(20)) : str(); return [JSON.stringify(s), s]; }
-    if (type === "number" || type === "integer") { const n = number(type === "integer"); return [n, n]; }
-    if (type === "boolean") { const b = pick(["true", "false"]); return [b, r() < 0.3 ? pick(["True", "False"]) : b]; }
-    if (type === "array") { const a = `[${Array.from({ length: int(4) }, () => number(false)).join(", ")}]`; return [a, a]; }
+    const type =
+      !clean && r() < 0.15 ? pick(["string", "number", "integer", "object", "array", "boolean"]) : schema.type;
+    if (schema.enum && (clean || r() < 0.8)) {
+      const v = clean || r() < 0.8 ? pick(schema.enum) : "turbo";
+      return [JSON.stringify(v), v];
+    }
+    if (type === "string") {
+      const s = r() < 0.1 ? str().repeat(1 + int(20)) : str();
+      return [JSON.stringify(s), s];
+    }
+    if (type === "number" || type === "integer") {
+      const n = number(type === "integer");
+      return [n, n];
+    }
+    if (type === "boolean") {
+      const b = pick(["true", "false"]);
+      return [b, r() < 0.3 ? pick(["True", "False"]) : b];
+    }
+    if (type === "array") {
+      const a = `[${Array.from({ length: int(4) }, () => number(false)).join(", ")}]`;
+      return [a, a];
+    }
     const o = free(3, false);
     return [o, python && r() < 0.5 ? free(3, true) : o];
   };
   const tools = r() < 0.85 ? FUZZ_TOOLS : FUZZ_TOOLS.filter(() => r() < 0.5);
   const named = tools.length ? { type: "function", function: { name: pick(tools).function.name } } : "auto";
-  const choices = tools.length ? ["auto", "auto", "auto", "auto", "auto", "required", "required", "none", named, named] : ["auto"];
+  const choices = tools.length
+    ? ["auto", "auto", "auto", "auto", "auto", "required", "required", "none", named, named]
+    : ["auto"];
   const reasoning = spec.reasoning ? pick([false, true, true, "forced-open"]) : false;
   const options = {
-    dialect: spec.name, tools, toolChoice: pick(choices), parallelToolCalls: r() < 0.8, reasoning,
+    dialect: spec.name,
+    tools,
+    toolChoice: pick(choices),
+    parallelToolCalls: r() < 0.8,
+    reasoning,
     ...(r() < 0.2 ? { maxCallLength: 1 + int(r() < 0.5 ? 60 : 400) } : {}),
     ...(r() < 0.15 ? { maxValueLength: int(16) } : {}),
     ...(r() < 0.2 ? { finishReason: "length" } : {}),
   };
 
   const calls = Array.from({ length: r() < 0.15 ? 0 : 1 + int(3) }, (_, index) => {
-    const t = (clean || r() < 0.9) && tools.length ? pick(tools).function : { name: pick(["nope", "rea", "read2", "READ", ""]), parameters: { properties: { x: { type: "string" } } } };
+    const t =
+      (clean || r() < 0.9) && tools.length
+        ? pick(tools).function
+        : { name: pick(["nope", "rea", "read2", "READ", ""]), parameters: { properties: { x: { type: "string" } } } };
     const required = new Set(t.parameters.required ?? []);
     const props = Object.entries(t.parameters.properties ?? {});
     const args = props.filter(([k]) => (clean && required.has(k)) || r() < 0.6).map(([k, s]) => [k, ...value(s)]);
     if (!clean && r() < 0.1) args.push([pick(["extra", "toString", "x y", ""]), ...value({ type: "string" })]);
     if (r() < 0.3) args.reverse();
-    const id = r() < 0.9 ? Array.from({ length: 9 }, () => pick([..."abcXYZ0189"])).join("") : pick(["", "a-b", "abcdefghij"]);
+    const id =
+      r() < 0.9 ? Array.from({ length: 9 }, () => pick([..."abcXYZ0189"])).join("") : pick(["", "a-b", "abcdefghij"]);
     return writeCall(spec, t.name, args, { index, take: () => r() < 0.7, id });
   });
   let text = writeOutput(spec, calls, {
@@ -120,22 +251,52 @@ export function makeInput(spec, seed, { maxSize = 20_000 } = {}) {
 
   // Mutations.
   const at = () => int(text.length + 1);
-  const insert = (s, i = at()) => { text = text.slice(0, i) + s + text.slice(i); };
+  const insert = (s, i = at()) => {
+    text = text.slice(0, i) + s + text.slice(i);
+  };
   const mutations = [
-    () => { const i = at(); text = text.slice(0, i) + pick(JUNK) + text.slice(i + 1); },           // flip a character
-    () => { const i = at(); text = text.slice(0, i) + text.slice(i + 1 + int(8)); },                 // delete a few
-    () => { text = text.slice(0, at()); },                                                              // truncate
-    () => insert(pick(markers)),                                                                        // a duplicated marker
-    () => insert(String.fromCharCode(int(32))),                                                         // a control character
-    () => insert(pick(JUNK) + pick(JUNK)),                                                              // junk
-    () => { const k = 1 + int(r() < 0.8 ? 50 : 3000); insert(pick(["[", "{", '{"a":', "[{", "{\"a\": ["]).repeat(k) + (r() < 0.5 ? pick(["]", "}", "]}"]).repeat(k) : "")); },  // deep nesting
-    () => { const i = at(), j = Math.min(text.length, i + 1 + int(200)); const seg = text.slice(i, j) || "x"; insert(seg.repeat(1 + int(maxSize / (seg.length * 4))), j); },  // a huge value
-    () => insert(openerOf(spec).repeat(1 + int(r() < 0.7 ? 20 : maxSize / openerOf(spec).length / 2))),  // an opener flood
-    () => { text += makeSplice(); },                                                                    // two outputs back to back
-    () => { text = text.replace(/-?\d+(\.\d+)?([eE][+-]?\d+)?/, pick(NUMBERS)); },                      // a number changed
-    () => { const i = at(), j = at(); if (i < j) text = text.slice(0, i) + text.slice(j) + text.slice(i, j); },  // two slices swapped
+    () => {
+      const i = at();
+      text = text.slice(0, i) + pick(JUNK) + text.slice(i + 1);
+    }, // flip a character
+    () => {
+      const i = at();
+      text = text.slice(0, i) + text.slice(i + 1 + int(8));
+    }, // delete a few
+    () => {
+      text = text.slice(0, at());
+    }, // truncate
+    () => insert(pick(markers)), // a duplicated marker
+    () => insert(String.fromCharCode(int(32))), // a control character
+    () => insert(pick(JUNK) + pick(JUNK)), // junk
+    () => {
+      const k = 1 + int(r() < 0.8 ? 50 : 3000);
+      insert(
+        pick(["[", "{", '{"a":', "[{", '{"a": [']).repeat(k) + (r() < 0.5 ? pick(["]", "}", "]}"]).repeat(k) : ""),
+      );
+    }, // deep nesting
+    () => {
+      const i = at(),
+        j = Math.min(text.length, i + 1 + int(200));
+      const seg = text.slice(i, j) || "x";
+      insert(seg.repeat(1 + int(maxSize / (seg.length * 4))), j);
+    }, // a huge value
+    () => insert(openerOf(spec).repeat(1 + int(r() < 0.7 ? 20 : maxSize / openerOf(spec).length / 2))), // an opener flood
+    () => {
+      text += makeSplice();
+    }, // two outputs back to back
+    () => {
+      text = text.replace(/-?\d+(\.\d+)?([eE][+-]?\d+)?/, pick(NUMBERS));
+    }, // a number changed
+    () => {
+      const i = at(),
+        j = at();
+      if (i < j) text = text.slice(0, i) + text.slice(j) + text.slice(i, j);
+    }, // two slices swapped
   ];
-  function makeSplice() { return writeOutput(spec, calls.slice(0, 1 + int(2)), {}); }
+  function makeSplice() {
+    return writeOutput(spec, calls.slice(0, 1 + int(2)), {});
+  }
   const n = r() < 0.3 ? 0 : 1 + int(r() < 0.7 ? 2 : 6);
   for (let k = 0; k < n; k++) pick(mutations)();
   if (text.length > maxSize * 2) text = text.slice(0, maxSize * 2);
@@ -175,31 +336,60 @@ export function checkInput(lib, spec, seed, { maxSize, grammar = false } = {}) {
     try {
       got = runChunks(lib.ToolCallStreamParser, text, options, cuts);
     } catch (e) {
-      return fail("no exception (chunked)", `${e?.name}: ${e?.message} (${cuts.length} cuts)\n${e?.stack?.split("\n").slice(1, 4).join("\n")}`);
+      return fail(
+        "no exception (chunked)",
+        `${e?.name}: ${e?.message} (${cuts.length} cuts)\n${e?.stack?.split("\n").slice(1, 4).join("\n")}`,
+      );
     }
     if (!ref) {
       ref = got;
-      if (!same(got.result, whole)) return fail("stream = parseToolCalls", `fed whole, the stream parser gives another result:\n${clip(JSON.stringify(got.result))}\nvs\n${clip(JSON.stringify(whole))}`);
+      if (!same(got.result, whole))
+        return fail(
+          "stream = parseToolCalls",
+          `fed whole, the stream parser gives another result:\n${clip(JSON.stringify(got.result))}\nvs\n${clip(JSON.stringify(whole))}`,
+        );
       const why = eventsDisagree(got.result, got.events);
       if (why) return fail("events tell the result", why);
       continue;
     }
-    if (!same(got.result, ref.result)) return fail("chunk invariance (result)", `split at ${clip(JSON.stringify(cuts), 200)}:\n${clip(JSON.stringify(got.result))}\nvs whole\n${clip(JSON.stringify(ref.result))}`);
-    if (!same(got.events, ref.events)) return fail("chunk invariance (events)", `split at ${clip(JSON.stringify(cuts), 200)}:\n${clip(JSON.stringify(got.events))}\nvs whole\n${clip(JSON.stringify(ref.events))}`);
+    if (!same(got.result, ref.result))
+      return fail(
+        "chunk invariance (result)",
+        `split at ${clip(JSON.stringify(cuts), 200)}:\n${clip(JSON.stringify(got.result))}\nvs whole\n${clip(JSON.stringify(ref.result))}`,
+      );
+    if (!same(got.events, ref.events))
+      return fail(
+        "chunk invariance (events)",
+        `split at ${clip(JSON.stringify(cuts), 200)}:\n${clip(JSON.stringify(got.events))}\nvs whole\n${clip(JSON.stringify(ref.events))}`,
+      );
   }
   if (grammar) {
     // What the parser calls complete, the grammar accepts (text refused as a call is content the
     // grammar never lets a model write; a dropped call is the parser's own limit).
     // Under a choice that requires a call, content before the first call is text the grammar
     // never lets a model write either (the call opens the answer there).
-    const refused = [lib.triggerOf(spec), lib.callTriggerOf(spec)].some((x) => (whole.content ?? "").includes(x) || (whole.reasoning ?? "").includes(x));
+    const refused = [lib.triggerOf(spec), lib.callTriggerOf(spec)].some(
+      (x) => (whole.content ?? "").includes(x) || (whole.reasoning ?? "").includes(x),
+    );
     const first = ref.events.findIndex((e) => e.type === "tool_call_start");
     const proseFirst = options.toolChoice !== "auto" && ref.events.slice(0, first).some((e) => e.type === "content");
     // An envelope (generic) answer with calls is the object alone: text around it is content only the parser reads.
     const aroundEnvelope = spec.call.kind === "envelope" && whole.content !== null;
-    if (whole.toolCalls.length && !whole.incomplete.length && !whole.dropped.length && !refused && !proseFirst && !aroundEnvelope && options.finishReason !== "length") {
+    if (
+      whole.toolCalls.length &&
+      !whole.incomplete.length &&
+      !whole.dropped.length &&
+      !refused &&
+      !proseFirst &&
+      !aroundEnvelope &&
+      options.finishReason !== "length"
+    ) {
       const { maxCallLength: _m, finishReason: _f, ...grammarOptions } = options;
-      if (!lib.grammarAccepts(lib.buildToolGrammar(grammarOptions), text)) return fail("grammar accepts what the parser calls complete", `calls: ${clip(JSON.stringify(whole.toolCalls))}`);
+      if (!lib.grammarAccepts(lib.buildToolGrammar(grammarOptions), text))
+        return fail(
+          "grammar accepts what the parser calls complete",
+          `calls: ${clip(JSON.stringify(whole.toolCalls))}`,
+        );
     }
   }
   return undefined;
@@ -212,7 +402,8 @@ export function checkInput(lib, spec, seed, { maxSize, grammar = false } = {}) {
 export function checkGrowth(lib, counter, spec, seed, size = 8_000) {
   const { text, options } = makeInput(spec, seed, { maxSize: 2_000 });
   const r = rng(seed ^ 0x5bd1e995);
-  const i = Math.floor(r() * text.length), j = Math.min(text.length, i + 1 + Math.floor(r() * 300));
+  const i = Math.floor(r() * text.length),
+    j = Math.min(text.length, i + 1 + Math.floor(r() * 300));
   const seg = text.slice(i, j) || "x";
   const grown = (k) => text.slice(0, i) + seg.repeat(k) + text.slice(j);
   const k = Math.max(1, Math.ceil(size / seg.length));
@@ -228,11 +419,19 @@ export function checkGrowth(lib, counter, spec, seed, size = 8_000) {
       return counter.reads;
     };
     let small, large;
-    try { small = reads(grown(k)); large = reads(grown(4 * k)); } catch (e) {
+    try {
+      small = reads(grown(k));
+      large = reads(grown(4 * k));
+    } catch (e) {
       return { check: "no exception (growth)", message: `${e?.name}: ${e?.message}`, text: grown(k), options: opts };
     }
     if (large > 5 * small + 16_384) {
-      return { check: "linear reads", message: `${JSON.stringify(clip(seg, 80))} repeated ${k} and ${4 * k} times, chunks of ${chunk || "all"}: ${small} then ${large} characters read`, text: grown(k), options: opts };
+      return {
+        check: "linear reads",
+        message: `${JSON.stringify(clip(seg, 80))} repeated ${k} and ${4 * k} times, chunks of ${chunk || "all"}: ${small} then ${large} characters read`,
+        text: grown(k),
+        options: opts,
+      };
     }
   }
   return undefined;
@@ -243,17 +442,27 @@ export function checkGrowth(lib, counter, spec, seed, size = 8_000) {
  * also gets a growth check, every `grammarEvery`-th the grammar check. Returns counts and failures
  * (each with the seed and index that reproduce it).
  */
-export function fuzzDialect(lib, counter, dialect, { seed = 1, from = 0, count = 1000, maxSize = 20_000, growthEvery = 100, grammarEvery = 10, stopAfter = 5 } = {}) {
+export function fuzzDialect(
+  lib,
+  counter,
+  dialect,
+  { seed = 1, from = 0, count = 1000, maxSize = 20_000, growthEvery = 100, grammarEvery = 10, stopAfter = 5 } = {},
+) {
   const spec = lib.getDialect(dialect);
   const failures = [];
-  let tried = 0, growth = 0, grammar = 0;
+  let tried = 0,
+    growth = 0,
+    grammar = 0;
   for (let index = from; index < from + count && failures.length < stopAfter; index++) {
     const s = inputSeed(seed, dialect, index);
     const g = grammarEvery > 0 && index % grammarEvery === 0;
     let f = checkInput(lib, spec, s, { maxSize, grammar: g });
     tried++;
     grammar += g ? 1 : 0;
-    if (!f && growthEvery > 0 && index % growthEvery === 0) { f = checkGrowth(lib, counter, spec, s); growth++; }
+    if (!f && growthEvery > 0 && index % growthEvery === 0) {
+      f = checkGrowth(lib, counter, spec, s);
+      growth++;
+    }
     if (f) failures.push({ dialect, seed, index, ...f });
   }
   return { dialect, tried, growth, grammar, failures };

@@ -8,8 +8,14 @@ export function mergedEvents(events) {
   const out = [];
   for (const e of events) {
     const last = out[out.length - 1];
-    if ((e.type === "content" || e.type === "reasoning") && last?.type === e.type) { last.delta += e.delta; continue; }
-    if (e.type === "tool_call_arguments" && last?.type === e.type && last.index === e.index) { last.delta += e.delta; continue; }
+    if ((e.type === "content" || e.type === "reasoning") && last?.type === e.type) {
+      last.delta += e.delta;
+      continue;
+    }
+    if (e.type === "tool_call_arguments" && last?.type === e.type && last.index === e.index) {
+      last.delta += e.delta;
+      continue;
+    }
     out.push({ ...e });
   }
   return out;
@@ -20,7 +26,10 @@ export function runChunks(Parser, text, options, cuts) {
   const p = new Parser(options);
   const events = [];
   let at = 0;
-  for (const c of cuts) { events.push(...p.feed(text.slice(at, c))); at = c; }
+  for (const c of cuts) {
+    events.push(...p.feed(text.slice(at, c)));
+    at = c;
+  }
   events.push(...p.feed(text.slice(at)));
   const { events: last, ...result } = p.end(options.finishReason ?? "stop");
   events.push(...last);
@@ -31,21 +40,52 @@ const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
 
 /** Where the events disagree with the result (undefined when they tell the same). */
 export function eventsDisagree(result, events) {
-  const text = (type) => events.filter((e) => e.type === type).map((e) => e.delta).join("");
+  const text = (type) =>
+    events
+      .filter((e) => e.type === type)
+      .map((e) => e.delta)
+      .join("");
   if (text("content") !== (result.content ?? "")) return "the content events do not make the result's content";
   if (text("reasoning") !== (result.reasoning ?? "")) return "the reasoning events do not make the result's reasoning";
   const ends = events.filter((e) => e.type === "tool_call_end");
-  if (!same(ends.map((e) => e.call), result.toolCalls)) return "the tool_call_end events are not the result's toolCalls";
+  if (
+    !same(
+      ends.map((e) => e.call),
+      result.toolCalls,
+    )
+  )
+    return "the tool_call_end events are not the result's toolCalls";
   for (const e of ends) {
     const start = events.find((s) => s.type === "tool_call_start" && s.index === e.index);
-    if (!start || start.id !== e.call.id || start.name !== e.call.function.name) return `call ${e.index} ended without its start (or with another id or name)`;
-    const args = events.filter((a) => a.type === "tool_call_arguments" && a.index === e.index).map((a) => a.delta).join("");
+    if (!start || start.id !== e.call.id || start.name !== e.call.function.name)
+      return `call ${e.index} ended without its start (or with another id or name)`;
+    const args = events
+      .filter((a) => a.type === "tool_call_arguments" && a.index === e.index)
+      .map((a) => a.delta)
+      .join("");
     if (args !== e.call.function.arguments) return `call ${e.index}'s argument deltas do not make its arguments`;
   }
-  if (!same(events.filter((e) => e.type === "tool_call_error").map((e) => e.call), result.incomplete)) return "the tool_call_error events are not the result's incomplete calls";
-  const dropped = events.filter((e) => e.type === "tool_call_dropped").map(({ index, name, reason }) => ({ index, name, reason }));
-  if (!same(dropped, result.dropped.map(({ index, name, reason }) => ({ index, name, reason })))) return "the tool_call_dropped events are not the result's dropped calls";
-  const indexes = [...ends, ...events.filter((e) => e.type === "tool_call_error" || e.type === "tool_call_dropped")].map((e) => e.index);
+  if (
+    !same(
+      events.filter((e) => e.type === "tool_call_error").map((e) => e.call),
+      result.incomplete,
+    )
+  )
+    return "the tool_call_error events are not the result's incomplete calls";
+  const dropped = events
+    .filter((e) => e.type === "tool_call_dropped")
+    .map(({ index, name, reason }) => ({ index, name, reason }));
+  if (
+    !same(
+      dropped,
+      result.dropped.map(({ index, name, reason }) => ({ index, name, reason })),
+    )
+  )
+    return "the tool_call_dropped events are not the result's dropped calls";
+  const indexes = [
+    ...ends,
+    ...events.filter((e) => e.type === "tool_call_error" || e.type === "tool_call_dropped"),
+  ].map((e) => e.index);
   if (new Set(indexes).size !== indexes.length) return "two settled calls share an index";
   return undefined;
 }

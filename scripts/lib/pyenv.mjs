@@ -16,13 +16,18 @@ export const pyenvPython = () => path.join(PYENV_DIR, "bin/python");
 /** The requirement groups the repo defines (python/requirements-<group>.txt). */
 export function requirementGroups() {
   if (!existsSync(REQUIREMENTS_DIR)) return [];
-  return readdirSync(REQUIREMENTS_DIR).map((f) => /^requirements-(.+)\.txt$/.exec(f)?.[1]).filter(Boolean).sort();
+  return readdirSync(REQUIREMENTS_DIR)
+    .map((f) => /^requirements-(.+)\.txt$/.exec(f)?.[1])
+    .filter(Boolean)
+    .sort();
 }
-
 
 const stampPath = (group) => path.join(PYENV_DIR, `.toolmask-${group}.sha256`);
 const requirementsPath = (group) => path.join(REQUIREMENTS_DIR, `requirements-${group}.txt`);
-const digest = (group) => createHash("sha256").update(readFileSync(requirementsPath(group))).digest("hex");
+const digest = (group) =>
+  createHash("sha256")
+    .update(readFileSync(requirementsPath(group)))
+    .digest("hex");
 
 /** Whether `group` is installed in the venv as its requirements file now reads. */
 export function groupInstalled(group) {
@@ -39,7 +44,8 @@ export function pythonWith(groups) {
 }
 
 /** The one line that says how to install `groups`. */
-export const pyenvHint = (groups) => `run \`npm run pyenv -- ${groups.join(" ")}\` to install the Python packages this needs (into .cache/pyenv, from PyPI)`;
+export const pyenvHint = (groups) =>
+  `run \`npm run pyenv -- ${groups.join(" ")}\` to install the Python packages this needs (into .cache/pyenv, from PyPI)`;
 
 /** Records `group` as installed from its current requirements file. */
 export function markInstalled(group) {
@@ -58,7 +64,9 @@ export function onlyWhenNamed(group) {
  * imports.
  */
 export function pipNoDeps(group) {
-  return readFileSync(requirementsPath(group), "utf8").split("\n").some((l) => l.trim() === "# pyenv: --no-deps");
+  return readFileSync(requirementsPath(group), "utf8")
+    .split("\n")
+    .some((l) => l.trim() === "# pyenv: --no-deps");
 }
 
 export { requirementsPath };

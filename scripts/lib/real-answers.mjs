@@ -26,9 +26,14 @@ export function callProblem(call, request) {
   if (!tool) return `call to ${JSON.stringify(name)}, which is not declared`;
   const c = request.toolChoice ?? "auto";
   if (c === "none") return `call to ${name} although tool_choice is "none"`;
-  if (typeof c === "object" && c.function.name !== name) return `call to ${name} although tool_choice names ${c.function.name}`;
+  if (typeof c === "object" && c.function.name !== name)
+    return `call to ${name} although tool_choice names ${c.function.name}`;
   let args;
-  try { args = JSON.parse(call.function.arguments); } catch { return `arguments of ${name} are not JSON: ${call.function.arguments.slice(0, 80)}`; }
+  try {
+    args = JSON.parse(call.function.arguments);
+  } catch {
+    return `arguments of ${name} are not JSON: ${call.function.arguments.slice(0, 80)}`;
+  }
   const validate = validatorOf(paramsOf(tool));
   if (!validate(args)) {
     const e = validate.errors?.[0];
@@ -57,7 +62,9 @@ export function namesUndeclared(after, form, names) {
   if (!m) return false;
   const rest = after.slice(m[0].length);
   const ends = form.closes.map((x) => rest.indexOf(x)).filter((k) => k >= 0);
-  const undeclared = ends.length ? !names.includes(rest.slice(0, Math.min(...ends))) : !names.some((n) => n.startsWith(rest));
+  const undeclared = ends.length
+    ? !names.includes(rest.slice(0, Math.min(...ends)))
+    : !names.some((n) => n.startsWith(rest));
   if (!undeclared) return false;
   let common = 0;
   for (const w of names.flatMap((n) => form.closes.map((c) => n + c))) {
@@ -92,14 +99,23 @@ export function answerVerdict(answer, request) {
   }
   const c = request.toolChoice ?? "auto";
   if (cut) {
-    if (answer.finishReason !== "length") problems.push(`cut at ${request.maxTokens} tokens but finish_reason is ${answer.finishReason}`);
+    if (answer.finishReason !== "length")
+      problems.push(`cut at ${request.maxTokens} tokens but finish_reason is ${answer.finishReason}`);
   } else {
-    if (answer.incomplete.length > 0) problems.push(`finished with an incomplete call (${answer.incomplete[0].kind}: ${answer.incomplete[0].reason})`);
+    if (answer.incomplete.length > 0)
+      problems.push(`finished with an incomplete call (${answer.incomplete[0].kind}: ${answer.incomplete[0].reason})`);
     const requires = c === "required" || typeof c === "object";
     if (requires && calls.length === 0) problems.push("finished without a call although the tool choice requires one");
-    if (requires && calls.length > 0 && request.trigger !== undefined && answer.text.indexOf(request.trigger) > 0 && answer.text.slice(0, answer.text.indexOf(request.trigger)).trim() !== "")
+    if (
+      requires &&
+      calls.length > 0 &&
+      request.trigger !== undefined &&
+      answer.text.indexOf(request.trigger) > 0 &&
+      answer.text.slice(0, answer.text.indexOf(request.trigger)).trim() !== ""
+    )
       problems.push("text before the first call although the tool choice requires the call to open the answer");
-    const o = request.opening, content = answer.content ?? "";
+    const o = request.opening,
+      content = answer.content ?? "";
     // Under "none" no call structure exists: any text is content, call-like JSON included.
     if (o && c !== "none") {
       const names = typeof c === "object" ? [c.function.name] : request.tools.map(nameOf);
@@ -109,15 +125,21 @@ export function answerVerdict(answer, request) {
       const unread = starts.filter((i) => {
         if (i < inside || !content.startsWith(o.text, i)) return false;
         const end = o.name && namesUndeclared(content.slice(i + o.text.length), o.name, names);
-        if (typeof end === "number") { inside = i + o.text.length + end; return false; }
+        if (typeof end === "number") {
+          inside = i + o.text.length + end;
+          return false;
+        }
         return true;
       });
       if (unread.length)
-        problems.push(`the content opens a call (${JSON.stringify(o.text)}) that was not read as one: markup the parser could not read, not a call to an undeclared tool`);
+        problems.push(
+          `the content opens a call (${JSON.stringify(o.text)}) that was not read as one: markup the parser could not read, not a call to an undeclared tool`,
+        );
     }
     if (request.callsAlone && calls.length > 0 && (answer.content ?? "").trim() !== "")
       problems.push("text beside the calls although the dialect's answer is its JSON object alone");
-    if (request.parallel === false && calls.length > 1) problems.push(`${calls.length} calls although parallel calls are off`);
+    if (request.parallel === false && calls.length > 1)
+      problems.push(`${calls.length} calls although parallel calls are off`);
     const expect = calls.length > 0 ? "tool_calls" : "stop";
     if (answer.finishReason !== expect) problems.push(`finish_reason ${answer.finishReason}, expected ${expect}`);
   }
@@ -134,5 +156,7 @@ export function cutProblem(answer, replayComplete, trigger) {
   if (replayComplete) return "";
   const opened = answer.toolCalls.length > 0 || (trigger !== undefined && answer.text.includes(trigger));
   if (!opened) return "";
-  return answer.incomplete.some((c) => c.kind === "cut") ? "" : "the output ended inside a call but the parser lists no cut call";
+  return answer.incomplete.some((c) => c.kind === "cut")
+    ? ""
+    : "the output ended inside a call but the parser lists no cut call";
 }

@@ -8,15 +8,25 @@ import { answerVerdict, cutProblem } from "./real-answers.mjs";
 /** The generate() options of a case, masked or not. */
 export function caseOptions(c, { maxTokens, dialect, mask }) {
   return {
-    messages: [{ role: "user", content: c.prompt }], tools: c.tools, toolChoice: c.toolChoice, parallelToolCalls: c.parallel,
-    temperature: 0, maxTokens, mask, ...(dialect ? { dialect } : {}),
+    messages: [{ role: "user", content: c.prompt }],
+    tools: c.tools,
+    toolChoice: c.toolChoice,
+    parallelToolCalls: c.parallel,
+    temperature: 0,
+    maxTokens,
+    mask,
+    ...(dialect ? { dialect } : {}),
   };
 }
 
 /** The dialect's call-opening text where it can be counted in free text (not a bare "{"). */
 function countableTrigger(lib, dialect) {
   let t;
-  try { t = lib.triggerOf(dialect); } catch { return undefined; }  // a dialect whose calls open with no fixed string
+  try {
+    t = lib.triggerOf(dialect);
+  } catch {
+    return undefined;
+  } // a dialect whose calls open with no fixed string
   return t === "{" ? undefined : t;
 }
 
@@ -29,11 +39,17 @@ function countableTrigger(lib, dialect) {
 function nameForm(lib, spec) {
   const f = spec.call;
   if (spec.section || !f.open) return undefined;
-  const glue = f.open.slice(f.open.findIndex((p) => typeof p === "string") + 1)
-    .map((p) => (typeof p === "string" ? lib.escapeRegex(p) : `(?:${lib.escapeRegex(p.optional)})?`)).join("");
+  const glue = f.open
+    .slice(f.open.findIndex((p) => typeof p === "string") + 1)
+    .map((p) => (typeof p === "string" ? lib.escapeRegex(p) : `(?:${lib.escapeRegex(p.optional)})?`))
+    .join("");
   const ws = "[ \\t\\n\\r]*";
   // A bare call's opening is its "{" itself.
-  if (f.kind === "json") return { lead: `${glue}${spec.callOpensAnswer ? "" : "\\{"}${ws}${lib.escapeRegex(JSON.stringify(f.nameKey))}${ws}:${ws}"`, closes: ['"', "\\"] };
+  if (f.kind === "json")
+    return {
+      lead: `${glue}${spec.callOpensAnswer ? "" : "\\{"}${ws}${lib.escapeRegex(JSON.stringify(f.nameKey))}${ws}:${ws}"`,
+      closes: ['"', "\\"],
+    };
   if ((f.kind === "xml" && f.nameClose !== null) || f.kind === "named")
     return { lead: glue, closes: [f.nameClose, ...(typeof f.id === "object" ? [f.id.open] : [])] };
   return undefined;
@@ -44,7 +60,9 @@ export function callOpening(lib, spec, trigger) {
   const name = spec ? nameForm(lib, spec) : undefined;
   const withName = name ? { name } : {};
   if (spec?.callOpensAnswer && spec.call.kind === "json") return { text: "{", atStart: true, ...withName };
-  return trigger === undefined || spec?.call.kind === "envelope" ? undefined : { text: trigger, atStart: false, ...withName };
+  return trigger === undefined || spec?.call.kind === "envelope"
+    ? undefined
+    : { text: trigger, atStart: false, ...withName };
 }
 
 /** Index of the first token where `a` and `b` differ (-1: the same). */
@@ -58,19 +76,39 @@ async function runMode(lib, model, c, settings, mask, judge) {
   const options = caseOptions(c, { ...settings, mask });
   const r = await lib.generate(model, options);
   const endedByModel = lib.endedByModel(model, r.tokens);
-  const answer = { finishReason: r.finishReason, toolCalls: r.message.tool_calls ?? [], incomplete: r.incomplete, completionTokens: r.usage.completion_tokens, endedByModel, text: r.text, content: r.message.content };
-  const verdict = answerVerdict(answer, { tools: c.tools, toolChoice: c.toolChoice, parallel: c.parallel, maxTokens: settings.maxTokens, ...judge });
+  const answer = {
+    finishReason: r.finishReason,
+    toolCalls: r.message.tool_calls ?? [],
+    incomplete: r.incomplete,
+    completionTokens: r.usage.completion_tokens,
+    endedByModel,
+    text: r.text,
+    content: r.message.content,
+  };
+  const verdict = answerVerdict(answer, {
+    tools: c.tools,
+    toolChoice: c.toolChoice,
+    parallel: c.parallel,
+    maxTokens: settings.maxTokens,
+    ...judge,
+  });
   const replay = await lib.replayThroughMask(model, options, r.tokens);
   return {
     mode: mask ? "masked" : "unmasked",
-    finishReason: r.finishReason, completionTokens: r.usage.completion_tokens, promptTokens: r.usage.prompt_tokens, endedByModel,
+    finishReason: r.finishReason,
+    completionTokens: r.usage.completion_tokens,
+    promptTokens: r.usage.prompt_tokens,
+    endedByModel,
     ...verdict,
     toolCalls: answer.toolCalls.map((t) => ({ name: t.function.name, arguments: t.function.arguments })),
     incomplete: r.incomplete.map((i) => ({ kind: i.kind, name: i.name, reason: i.reason })),
     replay: { tokens: replay.tokens, accepted: replay.accepted, refused: replay.refused, complete: replay.complete },
-    tokensPerSecond: r.timings.tokensPerSecond, maskMicrosPerToken: r.timings.maskMicrosPerToken,
-    promptMillis: r.timings.promptMillis, decodeMillis: r.timings.decodeMillis,
-    text: r.text, tokens: r.tokens,
+    tokensPerSecond: r.timings.tokensPerSecond,
+    maskMicrosPerToken: r.timings.maskMicrosPerToken,
+    promptMillis: r.timings.promptMillis,
+    decodeMillis: r.timings.decodeMillis,
+    text: r.text,
+    tokens: r.tokens,
   };
 }
 
@@ -93,27 +131,61 @@ export async function runSuite(lib, model, cases, settings) {
   const records = [];
   for (let i = 0; i < cases.length; i += concurrency / 2) {
     const batch = cases.slice(i, i + concurrency / 2);
-    const done = await Promise.all(batch.map(async (c) => {
-      const [masked, unmasked] = await Promise.all([runMode(lib, model, c, settings, true, judge), runMode(lib, model, c, settings, false, judge)]);
-      return { id: c.id, prompt: c.prompt, choice: c.choice, parallel: c.parallel, tools: c.tools.length, masked, unmasked };
-    }));
+    const done = await Promise.all(
+      batch.map(async (c) => {
+        const [masked, unmasked] = await Promise.all([
+          runMode(lib, model, c, settings, true, judge),
+          runMode(lib, model, c, settings, false, judge),
+        ]);
+        return {
+          id: c.id,
+          prompt: c.prompt,
+          choice: c.choice,
+          parallel: c.parallel,
+          tools: c.tools.length,
+          masked,
+          unmasked,
+        };
+      }),
+    );
     records.push(...done);
     settings.onCase?.(records.length, cases.length, records);
   }
   const byId = new Map(cases.map((c) => [c.id, c]));
-  const maskProblems = [], refusals = [], differences = [];
+  const maskProblems = [],
+    refusals = [],
+    differences = [];
   for (const r of records) {
-    const m = r.masked, u = r.unmasked;
+    const m = r.masked,
+      u = r.unmasked;
     for (const p of m.problems) maskProblems.push({ id: r.id, problem: p, text: m.text });
     if (m.cut) {
-      const p = cutProblem({ toolCalls: m.toolCalls, incomplete: m.incomplete, text: m.text }, m.replay.complete, trigger);
+      const p = cutProblem(
+        { toolCalls: m.toolCalls, incomplete: m.incomplete, text: m.text },
+        m.replay.complete,
+        trigger,
+      );
       if (p) maskProblems.push({ id: r.id, problem: p, text: m.text });
     }
-    if (m.replay.refused) maskProblems.push({ id: r.id, problem: `the matcher refuses the masked answer's own token ${m.replay.refused.index} (${JSON.stringify(m.replay.refused.piece)})`, text: m.text });
+    if (m.replay.refused)
+      maskProblems.push({
+        id: r.id,
+        problem: `the matcher refuses the masked answer's own token ${m.replay.refused.index} (${JSON.stringify(m.replay.refused.piece)})`,
+        text: m.text,
+      });
     if (u.valid && u.replay.refused) refusals.push({ id: r.id, refused: u.replay.refused, text: u.text });
     if (u.valid) {
       const at = firstDifference(u.tokens, m.tokens);
-      if (at >= 0) differences.push({ id: r.id, at, unmaskedPiece: pieceAt(model, u.tokens, at), maskedPiece: pieceAt(model, m.tokens, at), unmaskedText: u.text, maskedText: m.text, maskedValid: m.valid });
+      if (at >= 0)
+        differences.push({
+          id: r.id,
+          at,
+          unmaskedPiece: pieceAt(model, u.tokens, at),
+          maskedPiece: pieceAt(model, m.tokens, at),
+          unmaskedText: u.text,
+          maskedText: m.text,
+          maskedValid: m.valid,
+        });
     }
   }
   // Each difference decoded again alone (one sequence at a time), masked and unmasked.
@@ -121,10 +193,21 @@ export async function runSuite(lib, model, cases, settings) {
     const c = byId.get(d.id);
     const soloMasked = await lib.generate(model, caseOptions(c, { ...settings, mask: true }));
     const soloUnmasked = await lib.generate(model, caseOptions(c, { ...settings, mask: false }));
-    d.solo = { same: firstDifference(soloMasked.tokens, soloUnmasked.tokens) < 0, maskedText: soloMasked.text, unmaskedText: soloUnmasked.text,
-      maskedAsBatched: firstDifference(soloMasked.tokens, records.find((r) => r.id === d.id).masked.tokens) < 0 };
+    d.solo = {
+      same: firstDifference(soloMasked.tokens, soloUnmasked.tokens) < 0,
+      maskedText: soloMasked.text,
+      unmaskedText: soloUnmasked.text,
+      maskedAsBatched: firstDifference(soloMasked.tokens, records.find((r) => r.id === d.id).masked.tokens) < 0,
+    };
   }
-  return { dialect: dialectName, records, maskProblems, refusals, differences, summary: summarize(records, differences) };
+  return {
+    dialect: dialectName,
+    records,
+    maskProblems,
+    refusals,
+    differences,
+    summary: summarize(records, differences),
+  };
 }
 
 function pieceAt(model, tokens, i) {
@@ -133,7 +216,10 @@ function pieceAt(model, tokens, i) {
 
 function modeSummary(rs) {
   const finished = rs.filter((r) => !r.cut);
-  const tps = rs.map((r) => r.tokensPerSecond).filter((x) => x > 0).sort((a, b) => a - b);
+  const tps = rs
+    .map((r) => r.tokensPerSecond)
+    .filter((x) => x > 0)
+    .sort((a, b) => a - b);
   return {
     answers: rs.length,
     finished: finished.length,
@@ -156,10 +242,20 @@ export function summarize(records, differences) {
     cases: records.length,
     masked: modeSummary(records.map((r) => r.masked)),
     unmasked: modeSummary(records.map((r) => r.unmasked)),
-    byChoice: Object.fromEntries(choices.map((ch) => {
-      const rs = records.filter((r) => r.choice === ch);
-      return [ch, { cases: rs.length, maskedValid: rs.filter((r) => r.masked.valid).length, maskedCut: rs.filter((r) => r.masked.cut).length, unmaskedValid: rs.filter((r) => r.unmasked.valid).length }];
-    })),
+    byChoice: Object.fromEntries(
+      choices.map((ch) => {
+        const rs = records.filter((r) => r.choice === ch);
+        return [
+          ch,
+          {
+            cases: rs.length,
+            maskedValid: rs.filter((r) => r.masked.valid).length,
+            maskedCut: rs.filter((r) => r.masked.cut).length,
+            unmaskedValid: rs.filter((r) => r.unmasked.valid).length,
+          },
+        ];
+      }),
+    ),
     replay: {
       answers: unmaskedValid.length,
       withCalls: unmaskedValid.filter((r) => r.unmasked.calls > 0).length,
@@ -178,14 +274,35 @@ export function summarize(records, differences) {
 /** A few lines for a person: per mode, replay, parity, and each difference. */
 export function formatSummary(name, result) {
   const s = result.summary;
-  const line = (label, m) => `  ${label.padEnd(9)} valid ${m.valid}/${m.answers} (with calls ${m.validWithCalls}), finished ${m.finished}, cut ${m.cut} (finish length ${m.cutReportedLength}), finished with problems ${m.withProblems}, ${m.tokens} tokens, median ${m.medianTokensPerSecond.toFixed(1)} tok/s`;
-  const out = [`${name} (${result.dialect}): ${s.cases} cases, greedy`, line("masked", s.masked), line("unmasked", s.unmasked)];
-  out.push(`  by choice: ${Object.entries(s.byChoice).map(([k, v]) => `${k} masked ${v.maskedValid}/${v.cases} valid (${v.maskedCut} cut), unmasked ${v.unmaskedValid}/${v.cases}`).join("; ")}`);
-  out.push(`  over-constraint: ${s.replay.answers} valid unmasked answers (${s.replay.withCalls} with calls, ${s.replay.tokens} tokens) replayed, ${s.replay.refusals} refused`);
-  out.push(`  greedy parity: masked = unmasked on ${s.greedy.same}/${s.greedy.unmaskedValid} valid unmasked answers; ${s.greedy.different} differ (${s.greedy.differentSameWhenAlone} of them the same when decoded alone)`);
+  const line = (label, m) =>
+    `  ${label.padEnd(9)} valid ${m.valid}/${m.answers} (with calls ${m.validWithCalls}), finished ${m.finished}, cut ${m.cut} (finish length ${m.cutReportedLength}), finished with problems ${m.withProblems}, ${m.tokens} tokens, median ${m.medianTokensPerSecond.toFixed(1)} tok/s`;
+  const out = [
+    `${name} (${result.dialect}): ${s.cases} cases, greedy`,
+    line("masked", s.masked),
+    line("unmasked", s.unmasked),
+  ];
+  out.push(
+    `  by choice: ${Object.entries(s.byChoice)
+      .map(
+        ([k, v]) =>
+          `${k} masked ${v.maskedValid}/${v.cases} valid (${v.maskedCut} cut), unmasked ${v.unmaskedValid}/${v.cases}`,
+      )
+      .join("; ")}`,
+  );
+  out.push(
+    `  over-constraint: ${s.replay.answers} valid unmasked answers (${s.replay.withCalls} with calls, ${s.replay.tokens} tokens) replayed, ${s.replay.refusals} refused`,
+  );
+  out.push(
+    `  greedy parity: masked = unmasked on ${s.greedy.same}/${s.greedy.unmaskedValid} valid unmasked answers; ${s.greedy.different} differ (${s.greedy.differentSameWhenAlone} of them the same when decoded alone)`,
+  );
   for (const d of result.differences)
-    out.push(`    #${d.id} differs at token ${d.at}: unmasked ${JSON.stringify(d.unmaskedPiece)} masked ${JSON.stringify(d.maskedPiece)}; alone: ${d.solo?.same ? "same" : "differs"}; unmasked ${JSON.stringify(d.unmaskedText.slice(0, 100))} masked ${JSON.stringify(d.maskedText.slice(0, 100))}`);
+    out.push(
+      `    #${d.id} differs at token ${d.at}: unmasked ${JSON.stringify(d.unmaskedPiece)} masked ${JSON.stringify(d.maskedPiece)}; alone: ${d.solo?.same ? "same" : "differs"}; unmasked ${JSON.stringify(d.unmaskedText.slice(0, 100))} masked ${JSON.stringify(d.maskedText.slice(0, 100))}`,
+    );
   for (const p of result.maskProblems) out.push(`    MASKED PROBLEM #${p.id}: ${p.problem}`);
-  for (const r of result.refusals) out.push(`    REFUSED #${r.id} at token ${r.refused.index} ${JSON.stringify(r.refused.piece)} after ${JSON.stringify(r.refused.textBefore.slice(-80))}`);
+  for (const r of result.refusals)
+    out.push(
+      `    REFUSED #${r.id} at token ${r.refused.index} ${JSON.stringify(r.refused.piece)} after ${JSON.stringify(r.refused.textBefore.slice(-80))}`,
+    );
   return out.join("\n");
 }

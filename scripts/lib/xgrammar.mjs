@@ -104,7 +104,14 @@ export async function compileEbnf(ebnf, opts = {}) {
 export async function compileJsonSchema(schemaJson, opts = {}) {
   const compiler = opts.compiler ?? (await defaultCompiler());
   const schema = typeof schemaJson === "string" ? schemaJson : JSON.stringify(schemaJson);
-  return compiler.compileJSONSchema(schema, opts.anyWhitespace ?? true, opts.indent ?? -1, opts.separators, opts.strictMode ?? true, opts.maxWhitespaceCnt);
+  return compiler.compileJSONSchema(
+    schema,
+    opts.anyWhitespace ?? true,
+    opts.indent ?? -1,
+    opts.separators,
+    opts.strictMode ?? true,
+    opts.maxWhitespaceCnt,
+  );
 }
 
 /**
@@ -114,7 +121,11 @@ export async function compileJsonSchema(schemaJson, opts = {}) {
  */
 export async function createMatcher(compiled, opts = {}) {
   const xg = await loadXGrammar();
-  const m = await xg.GrammarMatcher.createGrammarMatcher(compiled, opts.stopTokenIds, opts.terminateWithoutStopToken ?? false);
+  const m = await xg.GrammarMatcher.createGrammarMatcher(
+    compiled,
+    opts.stopTokenIds,
+    opts.terminateWithoutStopToken ?? false,
+  );
   return new XGMatcher(m, opts.timeInner ?? false);
 }
 
@@ -136,19 +147,32 @@ export class XGMatcher {
       };
     }
   }
-  acceptToken(id) { return this.inner.acceptToken(id); }
+  acceptToken(id) {
+    return this.inner.acceptToken(id);
+  }
   /** Test helper: feed text through the grammar (not tokens). */
-  acceptString(text) { return this.inner._acceptString(text); }
+  acceptString(text) {
+    return this.inner._acceptString(text);
+  }
   /** Int32Array of ceil(vocab/32) words, bit set = token allowed. */
   getNextTokenBitmask() {
     // After a stop token XGrammar's C++ check aborts the WASM instance: refuse in JS instead.
-    if (this.inner.isTerminated()) return Promise.reject(new Error("XGrammar matcher is terminated (stop token accepted)"));
+    if (this.inner.isTerminated())
+      return Promise.reject(new Error("XGrammar matcher is terminated (stop token accepted)"));
     return this.inner.getNextTokenBitmask();
   }
-  isTerminated() { return this.inner.isTerminated(); }
-  reset() { this.inner.reset(); }
-  rollBack(n) { this.inner.rollBack(n); }
-  dispose() { this.inner.dispose(); }
+  isTerminated() {
+    return this.inner.isTerminated();
+  }
+  reset() {
+    this.inner.reset();
+  }
+  rollBack(n) {
+    this.inner.rollBack(n);
+  }
+  dispose() {
+    this.inner.dispose();
+  }
 }
 
 /** Is token `id` allowed by bitmask `mask` (Int32Array or Uint32Array)? */
@@ -167,5 +191,9 @@ export function allowedIds(mask, vocabSize, limit = Infinity) {
 export async function acceptsString(ebnf, text) {
   const xg = await loadXGrammar();
   const g = await xg.Grammar.fromEBNF(ebnf);
-  try { return await xg.Testings.isGrammarAcceptString(g, text); } finally { g.dispose(); }
+  try {
+    return await xg.Testings.isGrammarAcceptString(g, text);
+  } finally {
+    g.dispose();
+  }
 }

@@ -37,10 +37,13 @@ export function checkArguments(def: ToolDef, text: string): { args: Record<strin
   } catch (e) {
     return { error: `the arguments are not JSON (${(e as Error).message}): ${JSON.stringify(text.slice(0, 200))}` };
   }
-  if (value === null || typeof value !== "object" || Array.isArray(value)) return { error: "the arguments must be a JSON object" };
+  if (value === null || typeof value !== "object" || Array.isArray(value))
+    return { error: "the arguments must be a JSON object" };
   const grammar = jsonArguments(def);
   if (!grammarAccepts(grammar, text) && !grammarAccepts(grammar, JSON.stringify(value)))
-    return { error: `the arguments do not fit the tool's parameters: ${undeclaredReason(def, value as Record<string, unknown>) ?? invalidJsonReason(def, value)}` };
+    return {
+      error: `the arguments do not fit the tool's parameters: ${undeclaredReason(def, value as Record<string, unknown>) ?? invalidJsonReason(def, value)}`,
+    };
   return { args: value as Record<string, unknown> };
 }
 
@@ -50,11 +53,14 @@ export function checkArguments(def: ToolDef, text: string): { args: Record<strin
  */
 function undeclaredReason(def: ToolDef, args: Record<string, unknown>): string | undefined {
   const p = def.parameters as Record<string, unknown>;
-  if (!Object.hasOwn(p, "properties") || (Object.hasOwn(p, "additionalProperties") && p.additionalProperties !== false)) return undefined;
+  if (!Object.hasOwn(p, "properties") || (Object.hasOwn(p, "additionalProperties") && p.additionalProperties !== false))
+    return undefined;
   const names = Object.keys(def.properties);
   const extra = Object.keys(args).filter((k) => !Object.hasOwn(def.properties, k));
   if (extra.length === 0) return undefined;
   const list = (ks: string[]) => ks.map((k) => JSON.stringify(k)).join(", ");
-  return `${list(extra)} ${extra.length === 1 ? "is" : "are"} not declared; "${def.name}" takes ${names.length ? list(names) : "no arguments"}` +
-    ` (a schema with "properties" and no "additionalProperties" takes no other keys, as the mask does; "additionalProperties": true allows more)`;
+  return (
+    `${list(extra)} ${extra.length === 1 ? "is" : "are"} not declared; "${def.name}" takes ${names.length ? list(names) : "no arguments"}` +
+    ` (a schema with "properties" and no "additionalProperties" takes no other keys, as the mask does; "additionalProperties": true allows more)`
+  );
 }

@@ -20,7 +20,11 @@ export class RequestTimeoutError extends Error {
  * Runs `request` with a signal that aborts when `outer` does or when `timeoutMs` pass; past the
  * deadline it rejects with RequestTimeoutError even if `request` does not heed its signal.
  */
-export async function withDeadline<T>(timeoutMs: number, outer: AbortSignal, request: (signal: AbortSignal) => Promise<T>): Promise<T> {
+export async function withDeadline<T>(
+  timeoutMs: number,
+  outer: AbortSignal,
+  request: (signal: AbortSignal) => Promise<T>,
+): Promise<T> {
   const ctl = new AbortController();
   const forward = () => ctl.abort(outer.reason);
   outer.addEventListener("abort", forward, { once: true });
@@ -36,7 +40,9 @@ export async function withDeadline<T>(timeoutMs: number, outer: AbortSignal, req
   });
   // Whatever the aborted request rejects with (an AbortError, a cut body), past the deadline the
   // reason is the deadline.
-  const answered = request(ctl.signal).catch((e: unknown) => { throw timedOut ?? e; });
+  const answered = request(ctl.signal).catch((e: unknown) => {
+    throw timedOut ?? e;
+  });
   try {
     return await Promise.race([answered, expired]);
   } finally {

@@ -17,7 +17,8 @@ export function assistantMessage(raw: unknown, callIdPrefix: string): AssistantA
     out.tool_calls = m.tool_calls.map((c, i) => toolCallOf(c, `${callIdPrefix}_${i}`, i));
   if (Array.isArray(m.reasoning_details) && m.reasoning_details.length > 0) out.reasoning_details = m.reasoning_details;
   if (typeof m.reasoning === "string" && m.reasoning !== "") out.reasoning = m.reasoning;
-  if (typeof m.reasoning_content === "string" && m.reasoning_content !== "") out.reasoning_content = m.reasoning_content;
+  if (typeof m.reasoning_content === "string" && m.reasoning_content !== "")
+    out.reasoning_content = m.reasoning_content;
   return out;
 }
 
@@ -26,7 +27,13 @@ function textOf(content: unknown): string {
   if (content === null || content === undefined) return "";
   // Content parts: the text parts, in order.
   if (Array.isArray(content))
-    return content.map((p) => (p && typeof p === "object" && typeof (p as { text?: unknown }).text === "string" ? (p as { text: string }).text : "")).join("");
+    return content
+      .map((p) =>
+        p && typeof p === "object" && typeof (p as { text?: unknown }).text === "string"
+          ? (p as { text: string }).text
+          : "",
+      )
+      .join("");
   throw new TypeError(`the response's message content is neither text nor content parts: ${JSON.stringify(content)}`);
 }
 
@@ -39,10 +46,17 @@ function toolCallOf(raw: unknown, fallbackId: string, i: number): AgentToolCall 
     throw new TypeError(`the response's message tool_calls[${i}] is ${describe(raw)}, not a call object`);
   const c = raw as { id?: unknown; function?: unknown };
   if (c.function === null || typeof c.function !== "object" || Array.isArray(c.function))
-    throw new TypeError(`the response's message tool_calls[${i}].function is ${describe(c.function)}, not an object with name and arguments`);
+    throw new TypeError(
+      `the response's message tool_calls[${i}].function is ${describe(c.function)}, not an object with name and arguments`,
+    );
   const fn = c.function as { name?: unknown; arguments?: unknown };
   // Arguments stay as sent; an object (some servers) is written as the JSON text it stands for.
-  const args = typeof fn.arguments === "string" ? fn.arguments : fn.arguments === undefined || fn.arguments === null ? "" : JSON.stringify(fn.arguments);
+  const args =
+    typeof fn.arguments === "string"
+      ? fn.arguments
+      : fn.arguments === undefined || fn.arguments === null
+        ? ""
+        : JSON.stringify(fn.arguments);
   return {
     id: typeof c.id === "string" && c.id !== "" ? c.id : fallbackId,
     type: "function",
@@ -69,21 +83,29 @@ export function checkMessage(m: unknown, i: number): void {
   if (m === null || typeof m !== "object") throw new TypeError(`${where} must be an object with a role`);
   const o = m as Record<string, unknown>;
   switch (o.role) {
-    case "system": case "developer":
+    case "system":
+    case "developer":
       if (typeof o.content !== "string") throw new TypeError(`${where} (${o.role}) needs a string content`);
       return;
     case "user":
-      if (typeof o.content !== "string" && !Array.isArray(o.content)) throw new TypeError(`${where} (user) needs a string or content-part array content`);
+      if (typeof o.content !== "string" && !Array.isArray(o.content))
+        throw new TypeError(`${where} (user) needs a string or content-part array content`);
       return;
     case "assistant":
-      if (o.content !== null && typeof o.content !== "string") throw new TypeError(`${where} (assistant) content must be a string or null`);
-      if (o.content === "" && Array.isArray(o.tool_calls)) throw new TypeError(`${where} (assistant) beside tool_calls, an empty content must be null, not ""`);
-      if (o.tool_calls !== undefined && !Array.isArray(o.tool_calls)) throw new TypeError(`${where} (assistant) tool_calls must be an array`);
+      if (o.content !== null && typeof o.content !== "string")
+        throw new TypeError(`${where} (assistant) content must be a string or null`);
+      if (o.content === "" && Array.isArray(o.tool_calls))
+        throw new TypeError(`${where} (assistant) beside tool_calls, an empty content must be null, not ""`);
+      if (o.tool_calls !== undefined && !Array.isArray(o.tool_calls))
+        throw new TypeError(`${where} (assistant) tool_calls must be an array`);
       return;
     case "tool":
-      if (typeof o.tool_call_id !== "string" || typeof o.content !== "string") throw new TypeError(`${where} (tool) needs a string tool_call_id and content`);
+      if (typeof o.tool_call_id !== "string" || typeof o.content !== "string")
+        throw new TypeError(`${where} (tool) needs a string tool_call_id and content`);
       return;
     default:
-      throw new TypeError(`${where} has role ${JSON.stringify(o.role)}; use "system", "developer", "user", "assistant" or "tool"`);
+      throw new TypeError(
+        `${where} has role ${JSON.stringify(o.role)}; use "system", "developer", "user", "assistant" or "tool"`,
+      );
   }
 }

@@ -8,12 +8,20 @@ const BODY_IN_MESSAGE = 500;
 
 export function httpClient(c: HttpAgentClient): ModelClient {
   if (typeof c.baseURL !== "string" || !/^https?:\/\//.test(c.baseURL))
-    throw new TypeError(`client.baseURL must be an http(s) URL such as "http://127.0.0.1:8080/v1", got ${JSON.stringify(c.baseURL)}`);
+    throw new TypeError(
+      `client.baseURL must be an http(s) URL such as "http://127.0.0.1:8080/v1", got ${JSON.stringify(c.baseURL)}`,
+    );
   const url = `${c.baseURL.replace(/\/+$/, "")}/chat/completions`;
   const headers: Record<string, string> = { "content-type": "application/json", ...c.headers };
   if (c.apiKey) headers.authorization = `Bearer ${c.apiKey}`;
-  if (c.body !== undefined && typeof c.body !== "function" && (typeof c.body !== "object" || c.body === null || Array.isArray(c.body)))
-    throw new TypeError(`client.body must be an object of request fields or a function (turn) => fields, got ${JSON.stringify(c.body)}`);
+  if (
+    c.body !== undefined &&
+    typeof c.body !== "function" &&
+    (typeof c.body !== "object" || c.body === null || Array.isArray(c.body))
+  )
+    throw new TypeError(
+      `client.body must be an object of request fields or a function (turn) => fields, got ${JSON.stringify(c.body)}`,
+    );
 
   return {
     target: `POST ${url}`,
@@ -31,10 +39,17 @@ export function httpClient(c: HttpAgentClient): ModelClient {
         res = await fetch(url, { method: "POST", headers, body: JSON.stringify(body), ...(signal ? { signal } : {}) });
       } catch (e) {
         if (signal?.aborted) throw e;
-        throw new AgentRequestError(`POST ${url} failed before an answer: ${causeOf(e)}; is the server running at that address?`);
+        throw new AgentRequestError(
+          `POST ${url} failed before an answer: ${causeOf(e)}; is the server running at that address?`,
+        );
       }
       const text = await res.text();
-      if (!res.ok) throw new AgentRequestError(`POST ${url} answered HTTP ${res.status}: ${text.slice(0, BODY_IN_MESSAGE)}`, res.status, text);
+      if (!res.ok)
+        throw new AgentRequestError(
+          `POST ${url} answered HTTP ${res.status}: ${text.slice(0, BODY_IN_MESSAGE)}`,
+          res.status,
+          text,
+        );
       return turnOf(text, url, res.status, req.turn);
     },
   };
@@ -47,7 +62,12 @@ function causeOf(e: unknown): string {
 }
 
 function turnOf(text: string, url: string, status: number, turn: number): ModelTurn {
-  const fail = (why: string) => new AgentRequestError(`POST ${url} answered HTTP ${status}, but ${why}: ${text.slice(0, BODY_IN_MESSAGE)}`, status, text);
+  const fail = (why: string) =>
+    new AgentRequestError(
+      `POST ${url} answered HTTP ${status}, but ${why}: ${text.slice(0, BODY_IN_MESSAGE)}`,
+      status,
+      text,
+    );
   let json: { choices?: Array<{ message?: unknown; finish_reason?: unknown }>; usage?: unknown; error?: unknown };
   try {
     json = JSON.parse(text);
@@ -76,8 +96,13 @@ function usageOf(u: unknown): AgentUsage | null {
   if (!u || typeof u !== "object") return null;
   const o = u as Record<string, unknown>;
   const n = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? v : 0);
-  const prompt = n(o.prompt_tokens), completion = n(o.completion_tokens);
-  return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: typeof o.total_tokens === "number" ? o.total_tokens : prompt + completion };
+  const prompt = n(o.prompt_tokens),
+    completion = n(o.completion_tokens);
+  return {
+    prompt_tokens: prompt,
+    completion_tokens: completion,
+    total_tokens: typeof o.total_tokens === "number" ? o.total_tokens : prompt + completion,
+  };
 }
 
 /** The cost exactly as reported (OpenRouter's `usage.cost`); null when none is, never an estimate. */

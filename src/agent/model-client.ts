@@ -9,7 +9,8 @@ import type { LocalAgentClient } from "./types.js";
 
 export function modelClient(model: LlamaModel, generateOptions: LocalAgentClient["generateOptions"] = {}): ModelClient {
   // A fixed set is checked now; a function's answers are checked by generate() on each turn.
-  if (typeof generateOptions === "object" && generateOptions !== null) checkOptionNames("runAgent: client.generateOptions", generateOptions, GENERATE_OPTION_NAMES);
+  if (typeof generateOptions === "object" && generateOptions !== null)
+    checkOptionNames("runAgent: client.generateOptions", generateOptions, GENERATE_OPTION_NAMES);
   const optionsFor = typeof generateOptions === "function" ? generateOptions : () => generateOptions;
   return {
     target: `the model ${model.path}`,

@@ -13,12 +13,15 @@ export function reasoningField(setting: ReasoningEffort | undefined): ReasoningF
   // A budget: "4096" or 4096 is a token count, not an effort name.
   if (/^\d+$/.test(s)) {
     const n = Number(s);
-    if (!Number.isSafeInteger(n) || n < 1) throw new RangeError(`reasoningEffort ${JSON.stringify(setting)}: a token budget must be a positive integer`);
+    if (!Number.isSafeInteger(n) || n < 1)
+      throw new RangeError(`reasoningEffort ${JSON.stringify(setting)}: a token budget must be a positive integer`);
     return { max_tokens: n };
   }
   const effort = s.toLowerCase();
   if (!EFFORTS.includes(effort))
-    throw new TypeError(`reasoningEffort ${JSON.stringify(setting)} is not understood; use "off", one of ${EFFORTS.map((e) => `"${e}"`).join(", ")} (any case), or a token budget such as "4096"`);
+    throw new TypeError(
+      `reasoningEffort ${JSON.stringify(setting)} is not understood; use "off", one of ${EFFORTS.map((e) => `"${e}"`).join(", ")} (any case), or a token budget such as "4096"`,
+    );
   return { effort };
 }
 

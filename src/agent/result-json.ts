@@ -30,7 +30,8 @@ export function resultJson(value: unknown): string {
     if (e instanceof RangeError) throw new ResultJsonError("it nests too deep to write (the stack ran out)");
     throw e;
   }
-  if (out === undefined) throw new ResultJsonError(`${kindOf(value)} at $ is not a value JSON can hold; return text or plain data`);
+  if (out === undefined)
+    throw new ResultJsonError(`${kindOf(value)} at $ is not a value JSON can hold; return text or plain data`);
   return out;
 }
 
@@ -54,16 +55,25 @@ class Writer {
     // Boxed primitives are written as the primitive, as JSON.stringify does.
     if (v instanceof Number || v instanceof String || v instanceof Boolean || v instanceof BigInt) v = v.valueOf();
     switch (typeof v) {
-      case "string": case "number": case "boolean": return JSON.stringify(v);
-      case "bigint": return v.toString();
-      case "undefined": case "function": case "symbol": return undefined;
+      case "string":
+      case "number":
+      case "boolean":
+        return JSON.stringify(v);
+      case "bigint":
+        return v.toString();
+      case "undefined":
+      case "function":
+      case "symbol":
+        return undefined;
     }
     if (v === null) return "null";
     const obj = v as object;
     const back = this.#open.get(obj);
     if (back !== undefined) return JSON.stringify(`[Circular: ${this.#path(back)}]`);
     if (obj instanceof Map || obj instanceof Set)
-      throw new ResultJsonError(`${kindOf(obj)} at ${this.#path(this.#keys.length)} is not a value JSON can hold; return its entries as an object or an array`);
+      throw new ResultJsonError(
+        `${kindOf(obj)} at ${this.#path(this.#keys.length)} is not a value JSON can hold; return its entries as an object or an array`,
+      );
     this.#open.set(obj, this.#keys.length);
     try {
       if (Array.isArray(obj)) {

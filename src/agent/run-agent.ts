@@ -11,13 +11,32 @@ import { httpClient } from "./http-client.js";
 import { modelClient } from "./model-client.js";
 import { isTruncatedFinish, reasoningField, requestExtras } from "./request-options.js";
 import { runToolCalls, type DeclaredTool } from "./tool-runner.js";
-import type { AgentClient, AgentError, AgentMessage, AgentResult, AgentStatus, AgentTurn, RunAgentOptions } from "./types.js";
+import type {
+  AgentClient,
+  AgentError,
+  AgentMessage,
+  AgentResult,
+  AgentStatus,
+  AgentTurn,
+  RunAgentOptions,
+} from "./types.js";
 
 const DEFAULT_MAX_TURNS = 16;
 const DEFAULT_MAX_PARALLEL = 4;
 const OPTION_NAMES = optionNames<RunAgentOptions>({
-  client: true, tools: true, messages: true, prompt: true, instructions: true, maxTurns: true, maxParallelToolCalls: true,
-  reasoningEffort: true, requireProviderParameters: true, includeUsage: true, maxTokens: true, requestTimeoutMs: true, signal: true,
+  client: true,
+  tools: true,
+  messages: true,
+  prompt: true,
+  instructions: true,
+  maxTurns: true,
+  maxParallelToolCalls: true,
+  reasoningEffort: true,
+  requireProviderParameters: true,
+  includeUsage: true,
+  maxTokens: true,
+  requestTimeoutMs: true,
+  signal: true,
 });
 
 export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
@@ -28,7 +47,12 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
   const maxTurns = positiveInt(o.maxTurns, DEFAULT_MAX_TURNS, "maxTurns");
   const limit = positiveInt(o.maxParallelToolCalls, DEFAULT_MAX_PARALLEL, "maxParallelToolCalls");
   const maxTokens = o.maxTokens === undefined ? undefined : positiveInt(o.maxTokens, 0, "maxTokens");
-  const timeoutMs = positiveInt(o.requestTimeoutMs, DEFAULT_REQUEST_TIMEOUT_MS, "requestTimeoutMs", MAX_REQUEST_TIMEOUT_MS);
+  const timeoutMs = positiveInt(
+    o.requestTimeoutMs,
+    DEFAULT_REQUEST_TIMEOUT_MS,
+    "requestTimeoutMs",
+    MAX_REQUEST_TIMEOUT_MS,
+  );
   const reasoning = reasoningField(o.reasoningEffort);
   const extras = requestExtras({
     requireProviderParameters: o.requireProviderParameters ?? true,
@@ -38,7 +62,11 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
   });
   const wireTools = [...tools.values()].map(({ tool }) => ({
     type: "function",
-    function: { name: tool.name, ...(tool.description !== undefined ? { description: tool.description } : {}), parameters: tool.parameters ?? { type: "object", properties: {} } },
+    function: {
+      name: tool.name,
+      ...(tool.description !== undefined ? { description: tool.description } : {}),
+      parameters: tool.parameters ?? { type: "object", properties: {} },
+    },
   }));
   const messages = initialMessages(o);
   const signal = o.signal ?? new AbortController().signal;
@@ -54,14 +82,25 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
     } catch (e) {
       if (signal.aborted) return finish("aborted");
       if (e instanceof RequestTimeoutError)
-        return finish("error", { message: `${client.target}: ${e.message}; the request was aborted (raise requestTimeoutMs for a slower model or endpoint)` });
+        return finish("error", {
+          message: `${client.target}: ${e.message}; the request was aborted (raise requestTimeoutMs for a slower model or endpoint)`,
+        });
       const err = e as Error;
-      return finish("error", e instanceof AgentRequestError
-        ? { message: err.message, ...(e.httpStatus !== undefined ? { httpStatus: e.httpStatus } : {}), ...(e.body !== undefined ? { body: e.body } : {}) }
-        : { message: `the model request failed: ${err?.message ?? String(e)}` });
+      return finish(
+        "error",
+        e instanceof AgentRequestError
+          ? {
+              message: err.message,
+              ...(e.httpStatus !== undefined ? { httpStatus: e.httpStatus } : {}),
+              ...(e.body !== undefined ? { body: e.body } : {}),
+            }
+          : { message: `the model request failed: ${err?.message ?? String(e)}` },
+      );
     }
     turns.push({
-      finishReason: answer.finishReason, usage: answer.usage, reportedCostUsd: answer.reportedCostUsd,
+      finishReason: answer.finishReason,
+      usage: answer.usage,
+      reportedCostUsd: answer.reportedCostUsd,
       ...(answer.incompleteCalls ? { incompleteCalls: answer.incompleteCalls } : {}),
     });
     messages.push(answer.message);
@@ -77,26 +116,41 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
 function clientOf(c: AgentClient | undefined): ModelClient {
   if (c instanceof LlamaModel) return modelClient(c);
   if (c && typeof c === "object" && "baseURL" in c) return httpClient(c);
-  if (c && typeof c === "object" && "model" in c && c.model instanceof LlamaModel) return modelClient(c.model, c.generateOptions);
-  throw new TypeError("runAgent: client must be a loaded model (loadModel()), { model: <loaded model>, generateOptions? }, or { baseURL, apiKey? } of an OpenAI-compatible endpoint");
+  if (c && typeof c === "object" && "model" in c && c.model instanceof LlamaModel)
+    return modelClient(c.model, c.generateOptions);
+  throw new TypeError(
+    "runAgent: client must be a loaded model (loadModel()), { model: <loaded model>, generateOptions? }, or { baseURL, apiKey? } of an OpenAI-compatible endpoint",
+  );
 }
 
 function declareTools(list: RunAgentOptions["tools"]): Map<string, DeclaredTool> {
-  if (!Array.isArray(list)) throw new TypeError("runAgent: tools must be an array of { name, description, parameters, parallelSafe?, execute }");
+  if (!Array.isArray(list))
+    throw new TypeError(
+      "runAgent: tools must be an array of { name, description, parameters, parallelSafe?, execute }",
+    );
   const tools = new Map<string, DeclaredTool>();
   list.forEach((tool, i) => {
     const where = `tools[${i}]`;
-    if (!tool || typeof tool.name !== "string" || tool.name === "") throw new TypeError(`runAgent: ${where}.name must be a non-empty string`);
-    if (typeof tool.execute !== "function") throw new TypeError(`runAgent: ${where} ("${tool.name}") needs an execute(args, ctx) function`);
-    if (tools.has(tool.name)) throw new TypeError(`runAgent: ${where}: the tool name "${tool.name}" is used twice; names must be unique`);
+    if (!tool || typeof tool.name !== "string" || tool.name === "")
+      throw new TypeError(`runAgent: ${where}.name must be a non-empty string`);
+    if (typeof tool.execute !== "function")
+      throw new TypeError(`runAgent: ${where} ("${tool.name}") needs an execute(args, ctx) function`);
+    if (tools.has(tool.name))
+      throw new TypeError(`runAgent: ${where}: the tool name "${tool.name}" is used twice; names must be unique`);
     tools.set(tool.name, { tool, def: toolDefOf(tool, `runAgent: ${where}`) });
   });
   return tools;
 }
 
 function initialMessages(o: RunAgentOptions): AgentMessage[] {
-  if (o.messages !== undefined && o.prompt !== undefined) throw new TypeError("runAgent: pass messages or prompt, not both");
-  const given: AgentMessage[] = o.messages !== undefined ? [...o.messages] : typeof o.prompt === "string" ? [{ role: "user", content: o.prompt }] : [];
+  if (o.messages !== undefined && o.prompt !== undefined)
+    throw new TypeError("runAgent: pass messages or prompt, not both");
+  const given: AgentMessage[] =
+    o.messages !== undefined
+      ? [...o.messages]
+      : typeof o.prompt === "string"
+        ? [{ role: "user", content: o.prompt }]
+        : [];
   if (given.length === 0) throw new TypeError("runAgent: pass a prompt or at least one message");
   given.forEach((m, i) => checkMessage(m, i));
   return o.instructions !== undefined ? [{ role: "system", content: o.instructions }, ...given] : given;
@@ -105,11 +159,18 @@ function initialMessages(o: RunAgentOptions): AgentMessage[] {
 function positiveInt(v: number | undefined, fallback: number, name: string, max = Number.MAX_SAFE_INTEGER): number {
   if (v === undefined) return fallback;
   if (!Number.isInteger(v) || v < 1 || v > max)
-    throw new RangeError(`runAgent: ${name} must be a positive integer${max < Number.MAX_SAFE_INTEGER ? ` up to ${max}` : ""}, got ${v}`);
+    throw new RangeError(
+      `runAgent: ${name} must be a positive integer${max < Number.MAX_SAFE_INTEGER ? ` up to ${max}` : ""}, got ${v}`,
+    );
   return v;
 }
 
-function resultOf(status: AgentStatus, messages: AgentMessage[], turns: AgentTurn[], error: AgentError | undefined): AgentResult {
+function resultOf(
+  status: AgentStatus,
+  messages: AgentMessage[],
+  turns: AgentTurn[],
+  error: AgentError | undefined,
+): AgentResult {
   const last = [...messages].reverse().find((m) => m.role === "assistant");
   const usage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
   for (const t of turns) {

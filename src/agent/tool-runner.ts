@@ -28,19 +28,22 @@ export async function runToolCalls(calls: readonly AgentToolCall[], o: ToolRunOp
   for (const [i, call] of calls.entries()) {
     // Two results with one tool_call_id could not be told apart: the later call is refused.
     if (ids.has(call.id)) {
-      contents[i] = `Error: the call id "${call.id}" is used by an earlier call in this answer; each call needs its own id. This call ("${call.function.name}") was not run.`;
+      contents[i] =
+        `Error: the call id "${call.id}" is used by an earlier call in this answer; each call needs its own id. This call ("${call.function.name}") was not run.`;
       continue;
     }
     ids.add(call.id);
     const declared = o.tools.get(call.function.name);
     if (!declared) {
       const names = [...o.tools.keys()].map((n) => `"${n}"`).join(", ") || "none";
-      contents[i] = `Error: there is no tool named "${call.function.name}"; the tools are: ${names}. The call was not run.`;
+      contents[i] =
+        `Error: there is no tool named "${call.function.name}"; the tools are: ${names}. The call was not run.`;
       continue;
     }
     const checked = checkArguments(declared.def, call.function.arguments);
     if ("error" in checked) {
-      contents[i] = `Error: ${checked.error}. The tool "${call.function.name}" was not run; call it again with valid arguments.`;
+      contents[i] =
+        `Error: ${checked.error}. The tool "${call.function.name}" was not run; call it again with valid arguments.`;
       continue;
     }
     const start = () => execute(declared.tool, checked.args, call, o).then((c) => void (contents[i] = c));
@@ -58,7 +61,12 @@ export async function runToolCalls(calls: readonly AgentToolCall[], o: ToolRunOp
   return calls.map((call, i) => ({ role: "tool", tool_call_id: call.id, content: contents[i]! }));
 }
 
-async function execute(tool: AgentTool, args: Record<string, unknown>, call: AgentToolCall, o: ToolRunOptions): Promise<string> {
+async function execute(
+  tool: AgentTool,
+  args: Record<string, unknown>,
+  call: AgentToolCall,
+  o: ToolRunOptions,
+): Promise<string> {
   if (o.signal.aborted) return `Error: the run was aborted before "${tool.name}" ran.`;
   let value: unknown;
   try {

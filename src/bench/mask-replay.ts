@@ -5,7 +5,10 @@ import { compileGrammar } from "../grammar/compile.js";
 import type { Grammar } from "../grammar/ir.js";
 import type { Vocabulary } from "../vocab/vocabulary.js";
 
-export interface ReplayTiming { samplesNs: number[]; refused: number }
+export interface ReplayTiming {
+  samplesNs: number[];
+  refused: number;
+}
 
 export function replayMasks(grammar: Grammar, vocab: Vocabulary, walks: number[][]): ReplayTiming {
   const matcher = compileGrammar(grammar, vocab).createMatcher();
@@ -21,7 +24,10 @@ export function replayMasks(grammar: Grammar, vocab: Vocabulary, walks: number[]
       matcher.fillNextTokenBitmask(buf);
       if (pass === 0) samplesNs.push(Number(process.hrtime.bigint() - t0));
       // A sampled token the matcher refuses would be a toolmask bug: count it, the report shows it.
-      if (!matcher.acceptToken(id)) { if (pass === 0) refused++; break; }
+      if (!matcher.acceptToken(id)) {
+        if (pass === 0) refused++;
+        break;
+      }
     }
   }
   return { samplesNs, refused };

@@ -28,8 +28,15 @@ export interface MaskAgreement {
 export function knownDifferences(vocab: Vocabulary): Uint8Array {
   const known = new Uint8Array(vocab.bitmaskWords * 32).fill(1, vocab.size);
   for (let id = 0; id < vocab.size; id++) {
-    if (vocab.kind(id) !== TokenKind.Normal) { known[id] = 1; continue; }
-    for (const b of vocab.tokenBytes(id)) if (b === 0xc0 || b === 0xc1 || b >= 0xf5) { known[id] = 1; break; }
+    if (vocab.kind(id) !== TokenKind.Normal) {
+      known[id] = 1;
+      continue;
+    }
+    for (const b of vocab.tokenBytes(id))
+      if (b === 0xc0 || b === 0xc1 || b >= 0xf5) {
+        known[id] = 1;
+        break;
+      }
   }
   return known;
 }
@@ -45,7 +52,14 @@ export interface MaskSource {
  * The engine's masks for `id` (compiled there) against `ours` (a fresh matcher of the same
  * grammar) along `tokens`; `show` spells a token id for the examples.
  */
-export async function compareNativeMasks(peer: NativePeer, id: string, ours: MaskSource, tokens: readonly number[], known: Uint8Array, show: (t: number) => string): Promise<MaskAgreement> {
+export async function compareNativeMasks(
+  peer: NativePeer,
+  id: string,
+  ours: MaskSource,
+  tokens: readonly number[],
+  known: Uint8Array,
+  show: (t: number) => string,
+): Promise<MaskAgreement> {
   const file = join(tmpdir(), `toolmask-peer-masks-${process.pid}-${peer.name}.bin`);
   try {
     const r = await peer.request({ op: "masks", id, tokens, path: file });
@@ -53,10 +67,19 @@ export async function compareNativeMasks(peer: NativePeer, id: string, ours: Mas
     const words = ours.bitmaskWords;
     const theirs = new Uint32Array(buf.buffer, buf.byteOffset, buf.byteLength / 4);
     const a = new Uint32Array(words);
-    const out: MaskAgreement = { steps: Number(r.steps), refusedAt: r.refused === null ? null : Number(r.refused), maskDiffSteps: 0, peerStricterSteps: 0, peerLooserSteps: 0, firstStricter: null, firstLooser: null };
+    const out: MaskAgreement = {
+      steps: Number(r.steps),
+      refusedAt: r.refused === null ? null : Number(r.refused),
+      maskDiffSteps: 0,
+      peerStricterSteps: 0,
+      peerLooserSteps: 0,
+      firstStricter: null,
+      firstLooser: null,
+    };
     for (let i = 0; i < out.steps; i++) {
       ours.fillNextTokenBitmask(a);
-      const onlyOurs: number[] = [], onlyPeer: number[] = [];
+      const onlyOurs: number[] = [],
+        onlyPeer: number[] = [];
       let differs = false;
       for (let w = 0; w < words; w++) {
         const x = a[w]! ^ theirs[i * words + w]!;
@@ -68,8 +91,14 @@ export async function compareNativeMasks(peer: NativePeer, id: string, ours: Mas
         }
       }
       if (differs) out.maskDiffSteps++;
-      if (onlyOurs.length) { out.peerStricterSteps++; out.firstStricter ??= { step: i, n: onlyOurs.length, onlyOurs: onlyOurs.slice(0, 6).map(show) }; }
-      if (onlyPeer.length) { out.peerLooserSteps++; out.firstLooser ??= { step: i, n: onlyPeer.length, onlyPeer: onlyPeer.slice(0, 6).map(show) }; }
+      if (onlyOurs.length) {
+        out.peerStricterSteps++;
+        out.firstStricter ??= { step: i, n: onlyOurs.length, onlyOurs: onlyOurs.slice(0, 6).map(show) };
+      }
+      if (onlyPeer.length) {
+        out.peerLooserSteps++;
+        out.firstLooser ??= { step: i, n: onlyPeer.length, onlyPeer: onlyPeer.slice(0, 6).map(show) };
+      }
       if (i < tokens.length && !ours.acceptToken(tokens[i]!)) break;
     }
     return out;
@@ -79,7 +108,14 @@ export async function compareNativeMasks(peer: NativePeer, id: string, ours: Mas
 }
 
 /** compareNativeMasks with a fresh matcher of `grammar` over `vocab`, tokens shown by their text. */
-export function compareWithGrammar(peer: NativePeer, id: string, grammar: Grammar, vocab: Vocabulary, tokens: readonly number[], known: Uint8Array): Promise<MaskAgreement> {
+export function compareWithGrammar(
+  peer: NativePeer,
+  id: string,
+  grammar: Grammar,
+  vocab: Vocabulary,
+  tokens: readonly number[],
+  known: Uint8Array,
+): Promise<MaskAgreement> {
   const show = (t: number) => `${t}:${JSON.stringify(new TextDecoder().decode(vocab.tokenBytes(t)))}`;
   return compareNativeMasks(peer, id, compileGrammar(grammar, vocab).createMatcher(), tokens, known, show);
 }

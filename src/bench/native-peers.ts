@@ -16,7 +16,14 @@ export const NATIVE_PEER_NAMES = ["llguidance", "xgrammar", "outlines-core"] as 
 export type NativePeerName = (typeof NATIVE_PEER_NAMES)[number];
 
 /** python/peers/mask_peer.py of this package (dist/bench/ → the package root). */
-export const PEER_ADAPTER = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "python", "peers", "mask_peer.py");
+export const PEER_ADAPTER = join(
+  dirname(fileURLToPath(import.meta.url)),
+  "..",
+  "..",
+  "python",
+  "peers",
+  "mask_peer.py",
+);
 
 export interface NativePeer {
   name: string;
@@ -34,7 +41,8 @@ export interface NativePeer {
  * match only as themselves.
  */
 export function writeVocabularyFile(vocab: Vocabulary, file: string): void {
-  const tokens: string[] = [], special: number[] = [];
+  const tokens: string[] = [],
+    special: number[] = [];
   for (let id = 0; id < vocab.size; id++) {
     tokens.push(Buffer.from(vocab.tokenBytes(id)).toString("hex"));
     if (vocab.kind(id) !== TokenKind.Normal) special.push(id);
@@ -47,16 +55,26 @@ export function writeVocabularyFile(vocab: Vocabulary, file: string): void {
  * `stopIds`: the end-of-generation tokens a grammar may end on. Rejects with why it could not
  * start (the engine not installed in that Python, the Python missing).
  */
-export async function openNativePeer(python: string, name: string, vocabulary: string, stopIds: readonly number[] = []): Promise<NativePeer> {
-  if (!(NATIVE_PEER_NAMES as readonly string[]).includes(name)) throw new Error(`no mask peer ${JSON.stringify(name)}; the peers are ${NATIVE_PEER_NAMES.join(", ")}`);
+export async function openNativePeer(
+  python: string,
+  name: string,
+  vocabulary: string,
+  stopIds: readonly number[] = [],
+): Promise<NativePeer> {
+  if (!(NATIVE_PEER_NAMES as readonly string[]).includes(name))
+    throw new Error(`no mask peer ${JSON.stringify(name)}; the peers are ${NATIVE_PEER_NAMES.join(", ")}`);
   // The adapter runs in its own folder: a Python given as a path is the caller's, resolved here; a
   // bare name is looked up on PATH.
   const exe = python.includes("/") || python.includes("\\") ? resolve(python) : python;
   const child = spawn(exe, [PEER_ADAPTER, name, resolve(vocabulary), stopIds.join(",")], {
-    cwd: dirname(PEER_ADAPTER), stdio: ["pipe", "pipe", "pipe"], env: { ...process.env, PYTHONDONTWRITEBYTECODE: "1" },
+    cwd: dirname(PEER_ADAPTER),
+    stdio: ["pipe", "pipe", "pipe"],
+    env: { ...process.env, PYTHONDONTWRITEBYTECODE: "1" },
   });
   let stderr = "";
-  child.stderr.on("data", (d) => { stderr = (stderr + String(d)).slice(-4000); });
+  child.stderr.on("data", (d) => {
+    stderr = (stderr + String(d)).slice(-4000);
+  });
   const lines = createInterface({ input: child.stdout });
   const waiting: Array<{ resolve: (v: Record<string, unknown>) => void; reject: (e: Error) => void }> = [];
   let exited: string | null = null;
@@ -64,8 +82,14 @@ export async function openNativePeer(python: string, name: string, vocabulary: s
     const w = waiting.shift();
     if (!w) return;
     let msg: Record<string, unknown>;
-    try { msg = JSON.parse(line) as Record<string, unknown>; } catch { w.reject(new Error(`${name}: not JSON: ${line.slice(0, 200)}`)); return; }
-    if (typeof msg.error === "string") w.reject(new Error(`${name}: ${msg.error}`)); else w.resolve(msg);
+    try {
+      msg = JSON.parse(line) as Record<string, unknown>;
+    } catch {
+      w.reject(new Error(`${name}: not JSON: ${line.slice(0, 200)}`));
+      return;
+    }
+    if (typeof msg.error === "string") w.reject(new Error(`${name}: ${msg.error}`));
+    else w.resolve(msg);
   });
   child.on("exit", (code, signal) => {
     exited = `${name} exited (${signal ?? `code ${code}`})${stderr ? `: ${stderr.trim().split("\n").slice(-3).join(" | ")}` : ""}`;
@@ -75,8 +99,14 @@ export async function openNativePeer(python: string, name: string, vocabulary: s
     exited = `${name}: cannot run ${exe}: ${e.message}`;
     for (const w of waiting.splice(0)) w.reject(new Error(exited));
   });
-  const next = () => new Promise<Record<string, unknown>>((resolve, reject) => (exited ? reject(new Error(exited)) : waiting.push({ resolve, reject })));
-  const hello = await next().catch((e: Error) => { child.kill(); throw e; });
+  const next = () =>
+    new Promise<Record<string, unknown>>((resolve, reject) =>
+      exited ? reject(new Error(exited)) : waiting.push({ resolve, reject }),
+    );
+  const hello = await next().catch((e: Error) => {
+    child.kill();
+    throw e;
+  });
   return {
     name,
     version: String(hello.version),

@@ -18,7 +18,14 @@ const PASSES = 3;
 
 export type NativePeerInfo = { version: string; tokenizerMillis: number } | { error: string };
 export type NativeCaseTiming =
-  | { ns: number[]; compileMillis: number; firstMaskMillis: number; refused: number; grammar: "lark" | "ebnf"; agreement: MaskAgreement | null }
+  | {
+      ns: number[];
+      compileMillis: number;
+      firstMaskMillis: number;
+      refused: number;
+      grammar: "lark" | "ebnf";
+      agreement: MaskAgreement | null;
+    }
   | { error: string };
 
 export interface NativePeers {
@@ -28,16 +35,31 @@ export interface NativePeers {
 }
 
 /** Starts each named engine under `python`; one that cannot start is reported, not thrown. */
-export async function openNativePeers(python: string, names: readonly NativePeerName[], vocab: Vocabulary): Promise<NativePeers> {
+export async function openNativePeers(
+  python: string,
+  names: readonly NativePeerName[],
+  vocab: Vocabulary,
+): Promise<NativePeers> {
   const dir = mkdtempSync(join(tmpdir(), "toolmask-peers-"));
   const file = join(dir, "vocabulary.json");
   writeVocabularyFile(vocab, file);
-  const peers: NativePeer[] = [], info: Record<string, NativePeerInfo> = {};
+  const peers: NativePeer[] = [],
+    info: Record<string, NativePeerInfo> = {};
   for (const name of names) {
-    if (name === "outlines-core") { info[name] = { error: "outlines-core takes a regex or a JSON schema only; a dialect's grammar (markers, until()) has no export to either" }; continue; }
+    if (name === "outlines-core") {
+      info[name] = {
+        error:
+          "outlines-core takes a regex or a JSON schema only; a dialect's grammar (markers, until()) has no export to either",
+      };
+      continue;
+    }
     try {
       const p = await openNativePeer(python, name, file, vocab.endOfGenerationIds);
-      if (p.vocabSize !== vocab.size) { await p.close(); info[name] = { error: `${name} read ${p.vocabSize} tokens, the model has ${vocab.size}` }; continue; }
+      if (p.vocabSize !== vocab.size) {
+        await p.close();
+        info[name] = { error: `${name} read ${p.vocabSize} tokens, the model has ${vocab.size}` };
+        continue;
+      }
       peers.push(p);
       info[name] = { version: p.version, tokenizerMillis: Math.round(p.tokenizerMs * 100) / 100 };
     } catch (e) {
@@ -45,7 +67,8 @@ export async function openNativePeers(python: string, names: readonly NativePeer
     }
   }
   return {
-    peers, info,
+    peers,
+    info,
     async close() {
       await Promise.all(peers.map((p) => p.close()));
       rmSync(dir, { recursive: true, force: true });
@@ -61,9 +84,15 @@ const known = (v: Vocabulary) => {
 };
 
 /** One engine on one case: compile (best of 3), PASSES timed passes over every walk, its masks against ours on the first. */
-export async function timeNativePeer(peer: NativePeer, id: string, grammar: Grammar, vocab: Vocabulary, walks: number[][]): Promise<NativeCaseTiming> {
+export async function timeNativePeer(
+  peer: NativePeer,
+  id: string,
+  grammar: Grammar,
+  vocab: Vocabulary,
+  walks: number[][],
+): Promise<NativeCaseTiming> {
   try {
-    const kind = peer.name === "llguidance" ? "lark" as const : "ebnf" as const;
+    const kind = peer.name === "llguidance" ? ("lark" as const) : ("ebnf" as const);
     const text = kind === "lark" ? toLark(grammar, vocab) : xgrammarEbnf(grammar, vocab);
     const c = await peer.request({ op: "compile", id, grammar: { kind, text }, repeat: 3 });
     const ns: number[] = [];
@@ -78,9 +107,18 @@ export async function timeNativePeer(peer: NativePeer, id: string, grammar: Gram
       if (w.refused !== null) refused++;
     }
     // The masks compared with ours along the first walk.
-    const agreement = trimmed.length ? await compareWithGrammar(peer, id, grammar, vocab, trimmed[0]!, known(vocab)) : null;
+    const agreement = trimmed.length
+      ? await compareWithGrammar(peer, id, grammar, vocab, trimmed[0]!, known(vocab))
+      : null;
     await peer.request({ op: "free", id });
-    return { ns, compileMillis: Number(c.compile_ms), firstMaskMillis: Number(c.first_mask_ms), refused, grammar: kind, agreement };
+    return {
+      ns,
+      compileMillis: Number(c.compile_ms),
+      firstMaskMillis: Number(c.first_mask_ms),
+      refused,
+      grammar: kind,
+      agreement,
+    };
   } catch (e) {
     return { error: (e as Error).message };
   }

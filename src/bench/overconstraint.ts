@@ -28,23 +28,49 @@ export interface TokenReplay {
  * stopped) through a fresh matcher of the grammar that `generate(model, options)` masks with.
  * `options.mask` is ignored (the grammar is built as for a masked run).
  */
-export async function replayThroughMask(model: LlamaModel, options: GenerateOptions, tokens: readonly number[]): Promise<TokenReplay> {
+export async function replayThroughMask(
+  model: LlamaModel,
+  options: GenerateOptions,
+  tokens: readonly number[],
+): Promise<TokenReplay> {
   const { signal: _s, ...rest } = options;
   const prepared = await prepareGeneration(model, { ...rest, mask: true });
   const grammar = prepared.request.grammar;
-  if (!grammar) return { masked: false, tokens: tokens.length, accepted: tokens.length, refused: null, complete: true, terminated: false };
+  if (!grammar)
+    return {
+      masked: false,
+      tokens: tokens.length,
+      accepted: tokens.length,
+      refused: null,
+      complete: true,
+      terminated: false,
+    };
   const matcher = new (loadNative().NativeMatcher)(grammar);
-  grammar.dispose();  // the matcher holds the grammar
+  grammar.dispose(); // the matcher holds the grammar
   try {
     const decoder = new TextDecoder();
     let textBefore = "";
     for (let i = 0; i < tokens.length; i++) {
       const id = tokens[i]!;
       if (!matcher.acceptToken(id))
-        return { masked: true, tokens: tokens.length, accepted: i, refused: { index: i, id, piece: model.vocabulary.piece(id), textBefore: textBefore + decoder.decode() }, complete: matcher.isComplete(), terminated: false };
+        return {
+          masked: true,
+          tokens: tokens.length,
+          accepted: i,
+          refused: { index: i, id, piece: model.vocabulary.piece(id), textBefore: textBefore + decoder.decode() },
+          complete: matcher.isComplete(),
+          terminated: false,
+        };
       textBefore += decoder.decode(model.vocabulary.tokenBytes(id), { stream: true });
     }
-    return { masked: true, tokens: tokens.length, accepted: tokens.length, refused: null, complete: matcher.isComplete(), terminated: matcher.isTerminated() };
+    return {
+      masked: true,
+      tokens: tokens.length,
+      accepted: tokens.length,
+      refused: null,
+      complete: matcher.isComplete(),
+      terminated: matcher.isTerminated(),
+    };
   } finally {
     matcher.dispose();
   }

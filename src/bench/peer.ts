@@ -2,12 +2,35 @@
 // under the GBNF our dialect exports (toGbnf), through its own sampler chain (LlamaCompletion).
 // Timed like our rows: sampling + decode per token, prompt evaluation excluded (from the first
 // sampled token to the last, over n - 1 steps).
-import { getLlama, LlamaCompletion, TokenBias, type Llama, type LlamaContext, type LlamaGrammar, type LlamaModel as PeerModel, type Token } from "node-llama-cpp";
+import {
+  getLlama,
+  LlamaCompletion,
+  TokenBias,
+  type Llama,
+  type LlamaContext,
+  type LlamaGrammar,
+  type LlamaModel as PeerModel,
+  type Token,
+} from "node-llama-cpp";
 
-export interface Peer { llama: Llama; model: PeerModel; context: LlamaContext; completion: LlamaCompletion; threads: number }
+export interface Peer {
+  llama: Llama;
+  model: PeerModel;
+  context: LlamaContext;
+  completion: LlamaCompletion;
+  threads: number;
+}
 
 /** node-llama-cpp on `modelPath` with the same threads and context size as our model (CPU only). */
-export async function openPeer({ modelPath, threads, contextSize }: { modelPath: string; threads: number; contextSize: number }): Promise<Peer> {
+export async function openPeer({
+  modelPath,
+  threads,
+  contextSize,
+}: {
+  modelPath: string;
+  threads: number;
+  contextSize: number;
+}): Promise<Peer> {
   const llama = await getLlama({ gpu: false, build: "never", logLevel: "error" as never });
   const model = await llama.loadModel({ modelPath, gpuLayers: 0 });
   const context = await model.createContext({ contextSize, threads: { ideal: threads, min: threads }, sequences: 1 });
@@ -22,7 +45,9 @@ export async function openPeer({ modelPath, threads, contextSize }: { modelPath:
 export function peerPrompt(peer: Peer, prompt: string, promptTokens: number): Token[] {
   const tokens = peer.model.tokenize(prompt, true);
   if (tokens.length !== promptTokens)
-    throw new Error(`node-llama-cpp tokenizes the prompt into ${tokens.length} tokens, our run into ${promptTokens}: the rows would not be comparable`);
+    throw new Error(
+      `node-llama-cpp tokenizes the prompt into ${tokens.length} tokens, our run into ${promptTokens}: the rows would not be comparable`,
+    );
   return tokens;
 }
 
@@ -34,7 +59,8 @@ export function peerPrompt(peer: Peer, prompt: string, promptTokens: number): To
 export function peerTokenBias(model: PeerModel, bias: Record<number, number>): TokenBias {
   const tb = new TokenBias(model.tokenizer);
   const biases = (tb as unknown as { _biases?: unknown })._biases;
-  if (!(biases instanceof Map)) throw new Error("node-llama-cpp's TokenBias no longer keeps _biases: update src/bench/peer.ts");
+  if (!(biases instanceof Map))
+    throw new Error("node-llama-cpp's TokenBias no longer keeps _biases: update src/bench/peer.ts");
   for (const [id, logit] of Object.entries(bias)) biases.set(Number(id), logit);
   return tb;
 }
@@ -50,20 +76,43 @@ export interface PeerRunOptions {
   tokenBias?: TokenBias;
 }
 
-export interface PeerRun { msPerToken: number; tokens: number; stopReason: string; text: string; tokenIds: number[] }
+export interface PeerRun {
+  msPerToken: number;
+  tokens: number;
+  stopReason: string;
+  text: string;
+  tokenIds: number[];
+}
 
 /** One generation from `tokens`; without a grammar it is unconstrained. */
 export async function runPeer(peer: Peer, tokens: Token[], o: PeerRunOptions): Promise<PeerRun> {
   const times: number[] = [];
   const ids: number[] = [];
   const res = await peer.completion.generateCompletionWithMeta(tokens, {
-    maxTokens: o.maxTokens, temperature: o.temperature, topK: o.topK, topP: o.topP, minP: o.minP, seed: o.seed,
+    maxTokens: o.maxTokens,
+    temperature: o.temperature,
+    topK: o.topK,
+    topP: o.topP,
+    minP: o.minP,
+    seed: o.seed,
     ...(o.tokenBias ? { tokenBias: o.tokenBias } : {}),
     ...(o.grammar ? { grammar: o.grammar } : {}),
-    onToken: (t) => { const now = performance.now(); for (const id of t) { times.push(now); ids.push(id); } },
+    onToken: (t) => {
+      const now = performance.now();
+      for (const id of t) {
+        times.push(now);
+        ids.push(id);
+      }
+    },
   });
   const n = times.length;
-  return { msPerToken: n > 1 ? (times[n - 1]! - times[0]!) / (n - 1) : NaN, tokens: n, stopReason: String(res.metadata.stopReason), text: res.response, tokenIds: ids };
+  return {
+    msPerToken: n > 1 ? (times[n - 1]! - times[0]!) / (n - 1) : NaN,
+    tokens: n,
+    stopReason: String(res.metadata.stopReason),
+    text: res.response,
+    tokenIds: ids,
+  };
 }
 
 export async function closePeer(peer: Peer): Promise<void> {

@@ -16,7 +16,13 @@ import { verdictOf, type Verdict } from "./validity.js";
 import type { VariantName } from "./variants.js";
 import { closeXGrammar, openXGrammar, timeXGrammar, xgrammarEbnf, type XgEnv } from "./xgrammar.js";
 import type { NativePeerName } from "./native-peers.js";
-import { openNativePeers, timeNativePeer, type NativeCaseTiming, type NativePeerInfo, type NativePeers } from "./native-timing.js";
+import {
+  openNativePeers,
+  timeNativePeer,
+  type NativeCaseTiming,
+  type NativePeerInfo,
+  type NativePeers,
+} from "./native-timing.js";
 
 export interface RunRecord {
   case: string;
@@ -42,7 +48,9 @@ export interface CaseTimings {
   oursRefused: number;
   /** The untimed first masked run's in-decode mask µs/token (cold caches); null when none ran. */
   coldMaskMicrosInDecode?: number | null;
-  xgrammar?: { ns: number[]; compileMillis: number; refused: number; grammar: "same" | "json-schema"; note?: string } | { error: string };
+  xgrammar?:
+    | { ns: number[]; compileMillis: number; refused: number; grammar: "same" | "json-schema"; note?: string }
+    | { error: string };
   /** The native engines (--peers) on the same grammar and tokens. */
   peers?: Record<string, NativeCaseTiming>;
 }
@@ -72,7 +80,11 @@ export interface RunOptions {
 }
 
 /** A case's logit bias as token ids: its pieces, and its whitespace bias on every whitespace-only token; pieces the vocabulary lacks are left out. */
-export function biasIds(vocab: Vocabulary, pieces: Record<string, number> | undefined, whitespace: number | undefined): Record<number, number> {
+export function biasIds(
+  vocab: Vocabulary,
+  pieces: Record<string, number> | undefined,
+  whitespace: number | undefined,
+): Record<number, number> {
   const out: Record<number, number> = {};
   if (whitespace !== undefined)
     for (let id = 0; id < vocab.size; id++) {
@@ -90,7 +102,11 @@ export function biasIds(vocab: Vocabulary, pieces: Record<string, number> | unde
 export function optionsOf(c: BenchCase, seed: number, bias: Record<number, number>): GenerateOptions {
   return {
     messages: c.messages ?? [{ role: "user", content: c.prompt ?? "" }],
-    tools: c.tools, dialect: c.dialect, maxTokens: c.maxTokens ?? 128, temperature: c.temperature ?? 0.8, seed,
+    tools: c.tools,
+    dialect: c.dialect,
+    maxTokens: c.maxTokens ?? 128,
+    temperature: c.temperature ?? 0.8,
+    seed,
     ...(c.toolChoice !== undefined ? { toolChoice: c.toolChoice } : {}),
     ...(c.parallelToolCalls !== undefined ? { parallelToolCalls: c.parallelToolCalls } : {}),
     ...(Object.keys(bias).length > 0 ? { logitBias: bias } : {}),
@@ -101,7 +117,8 @@ export function optionsOf(c: BenchCase, seed: number, bias: Record<number, numbe
 function textOf(vocab: Vocabulary, ids: number[]): string {
   const d = new TextDecoder();
   let s = "";
-  for (const id of ids) if (vocab.kind(id) !== TokenKind.EndOfGeneration) s += d.decode(vocab.tokenBytes(id), { stream: true });
+  for (const id of ids)
+    if (vocab.kind(id) !== TokenKind.EndOfGeneration) s += d.decode(vocab.tokenBytes(id), { stream: true });
   return s + d.decode();
 }
 
@@ -115,37 +132,54 @@ export async function runBench(o: RunOptions): Promise<BenchRun> {
   const total = suite.cases.length * suite.seeds * o.variants.length;
   let done = 0;
 
-  let peer: Peer | undefined, peerError: string | null = null, peerLib: typeof import("./peer.js") | undefined;
+  let peer: Peer | undefined,
+    peerError: string | null = null,
+    peerLib: typeof import("./peer.js") | undefined;
   if (o.variants.includes("node-llama-cpp-gbnf")) {
     // node-llama-cpp loads only when its mode runs.
-    try { peerLib = await import("./peer.js"); peer = await peerLib.openPeer({ modelPath: model.path, threads: model.threads, contextSize: model.contextSize }); }
-    catch (e) { peerError = `node-llama-cpp could not open the model: ${(e as Error).message}`; }
+    try {
+      peerLib = await import("./peer.js");
+      peer = await peerLib.openPeer({ modelPath: model.path, threads: model.threads, contextSize: model.contextSize });
+    } catch (e) {
+      peerError = `node-llama-cpp could not open the model: ${(e as Error).message}`;
+    }
   }
-  let xg: XgEnv | undefined, xgrammarError: string | null = null;
+  let xg: XgEnv | undefined,
+    xgrammarError: string | null = null;
   if (o.xgrammar) {
-    try { xg = await openXGrammar(vocab); } catch (e) { xgrammarError = (e as Error).message; }
+    try {
+      xg = await openXGrammar(vocab);
+    } catch (e) {
+      xgrammarError = (e as Error).message;
+    }
   }
-  const native: NativePeers | undefined = o.peers && o.peers.names.length > 0 ? await openNativePeers(o.peers.python, o.peers.names, vocab) : undefined;
+  const native: NativePeers | undefined =
+    o.peers && o.peers.names.length > 0 ? await openNativePeers(o.peers.python, o.peers.names, vocab) : undefined;
 
   try {
     for (const c of suite.cases) {
       const bias = o.applyBias ? biasIds(vocab, c.biasPieces, c.biasWhitespace) : {};
       const prepared = await prepareGeneration(model, optionsOf(c, 1, bias));
-      prepared.request.grammar?.dispose();  // only its parser options are used here
+      prepared.request.grammar?.dispose(); // only its parser options are used here
       const parserOptions = prepared.dialectOptions as ParserOptions;
       const grammar: Grammar = buildToolGrammar(parserOptions);
-      let peerGrammar: Awaited<ReturnType<Peer["llama"]["createGrammar"]>> | undefined, peerCaseError: string | undefined = peerError ?? undefined;
+      let peerGrammar: Awaited<ReturnType<Peer["llama"]["createGrammar"]>> | undefined,
+        peerCaseError: string | undefined = peerError ?? undefined;
       let peerTokens: ReturnType<typeof import("./peer.js").peerPrompt> | undefined;
       if (peer) {
-        try { peerGrammar = await peer.llama.createGrammar({ grammar: toGbnf(grammar, vocab) }); }
-        catch (e) { peerCaseError = `node-llama-cpp refused the exported GBNF: ${(e as Error).message}`; }
+        try {
+          peerGrammar = await peer.llama.createGrammar({ grammar: toGbnf(grammar, vocab) });
+        } catch (e) {
+          peerCaseError = `node-llama-cpp refused the exported GBNF: ${(e as Error).message}`;
+        }
       }
       // One untimed masked run first: the grammar's compile and the mask cache's first fill happen
       // there, not inside whichever variant happens to run first. Its in-decode cost is kept apart.
       const warm = o.variants.some((v) => v.startsWith("masked"))
-        ? (await generate(model, { ...optionsOf(c, 1, bias), mask: true })).timings.maskMicrosPerToken : null;
+        ? (await generate(model, { ...optionsOf(c, 1, bias), mask: true })).timings.maskMicrosPerToken
+        : null;
       const walks: number[][] = [];
-      const argumentTexts: string[] = [];  // for XGrammar's JSON-schema fallback
+      const argumentTexts: string[] = []; // for XGrammar's JSON-schema fallback
       let promptTokens: number | undefined;
       for (let seed = 1; seed <= suite.seeds; seed++) {
         const options = optionsOf(c, seed, bias);
@@ -160,48 +194,105 @@ export async function runBench(o: RunOptions): Promise<BenchRun> {
         async function runOne(variant: VariantName): Promise<RunRecord> {
           const base = { case: c.name, seed, variant };
           if (variant !== "node-llama-cpp-gbnf") {
-            const r = await generate(model, { ...options, mask: variant !== "unmasked", ...(variant === "masked-backend" ? { maskPath: "backend" as const } : {}) });
+            const r = await generate(model, {
+              ...options,
+              mask: variant !== "unmasked",
+              ...(variant === "masked-backend" ? { maskPath: "backend" as const } : {}),
+            });
             promptTokens = r.usage.prompt_tokens;
             if (variant === "masked-cpu") {
               walks.push(r.tokens);
               for (const call of r.message.tool_calls ?? []) argumentTexts.push(call.function.arguments);
             }
-            const verdict = verdictOf({ finishReason: r.finishReason, toolCalls: r.message.tool_calls ?? [], incomplete: r.incomplete }, c.tools, c.toolChoice, c.parallelToolCalls);
+            const verdict = verdictOf(
+              { finishReason: r.finishReason, toolCalls: r.message.tool_calls ?? [], incomplete: r.incomplete },
+              c.tools,
+              c.toolChoice,
+              c.parallelToolCalls,
+            );
             return {
-              ...base, finishReason: r.finishReason, verdict, tokens: r.usage.completion_tokens, tokensPerSecond: r.timings.tokensPerSecond, decodeMillis: r.timings.decodeMillis,
-              maskMicrosPerToken: variant === "unmasked" ? null : r.timings.maskMicrosPerToken, text: snippet(r.text),
+              ...base,
+              finishReason: r.finishReason,
+              verdict,
+              tokens: r.usage.completion_tokens,
+              tokensPerSecond: r.timings.tokensPerSecond,
+              decodeMillis: r.timings.decodeMillis,
+              maskMicrosPerToken: variant === "unmasked" ? null : r.timings.maskMicrosPerToken,
+              text: snippet(r.text),
             };
           }
           if (!peer || !peerGrammar) {
-            return { ...base, finishReason: null, verdict: { valid: false, reason: "not run", calls: 0, truncated: false }, tokens: 0, tokensPerSecond: null, decodeMillis: null, maskMicrosPerToken: null, text: "", error: peerCaseError ?? "node-llama-cpp unavailable" };
+            return {
+              ...base,
+              finishReason: null,
+              verdict: { valid: false, reason: "not run", calls: 0, truncated: false },
+              tokens: 0,
+              tokensPerSecond: null,
+              decodeMillis: null,
+              maskMicrosPerToken: null,
+              text: "",
+              error: peerCaseError ?? "node-llama-cpp unavailable",
+            };
           }
           // Our prompt's token count checks node-llama-cpp tokenizes the prompt the same.
           promptTokens ??= (await generate(model, { ...options, maxTokens: 1, mask: false })).usage.prompt_tokens;
           peerTokens ??= peerLib!.peerPrompt(peer, prepared.request.prompt, promptTokens);
           const p = await peerLib!.runPeer(peer, peerTokens, {
-            grammar: peerGrammar, maxTokens: options.maxTokens!, temperature: options.temperature!, topK: 40, topP: 0.95, minP: 0.05, seed,
+            grammar: peerGrammar,
+            maxTokens: options.maxTokens!,
+            temperature: options.temperature!,
+            topK: 40,
+            topP: 0.95,
+            minP: 0.05,
+            seed,
             tokenBias: peerLib!.peerTokenBias(peer.model, bias),
           });
           const text = textOf(vocab, p.tokenIds);
-          const parsed = parseToolCalls(text, { ...parserOptions, finishReason: p.stopReason === "maxTokens" ? "length" : "stop" });
+          const parsed = parseToolCalls(text, {
+            ...parserOptions,
+            finishReason: p.stopReason === "maxTokens" ? "length" : "stop",
+          });
           const verdict = verdictOf(parsed, c.tools, c.toolChoice, c.parallelToolCalls);
           return {
-            ...base, finishReason: parsed.finishReason, verdict, tokens: p.tokens,
+            ...base,
+            finishReason: parsed.finishReason,
+            verdict,
+            tokens: p.tokens,
             tokensPerSecond: Number.isFinite(p.msPerToken) && p.msPerToken > 0 ? 1000 / p.msPerToken : null,
-            decodeMillis: Number.isFinite(p.msPerToken) ? p.msPerToken * (p.tokens - 1) : null, maskMicrosPerToken: null, text: snippet(text),
+            decodeMillis: Number.isFinite(p.msPerToken) ? p.msPerToken * (p.tokens - 1) : null,
+            maskMicrosPerToken: null,
+            text: snippet(text),
           };
         }
       }
-      timings.push({ ...(await caseTimings(c, parserOptions, grammar, walks, argumentTexts)), coldMaskMicrosInDecode: warm });
+      timings.push({
+        ...(await caseTimings(c, parserOptions, grammar, walks, argumentTexts)),
+        coldMaskMicrosInDecode: warm,
+      });
     }
   } finally {
     if (peer) await peerLib!.closePeer(peer);
     if (xg) closeXGrammar(xg);
     await native?.close();
   }
-  return { records, timings, biasApplied: o.applyBias, xgrammarTokenizerInfoMillis: xg?.tokenizerInfoMillis ?? null, xgrammarError, peerThreads: peer?.threads ?? null, peerError, nativePeers: native?.info ?? {} };
+  return {
+    records,
+    timings,
+    biasApplied: o.applyBias,
+    xgrammarTokenizerInfoMillis: xg?.tokenizerInfoMillis ?? null,
+    xgrammarError,
+    peerThreads: peer?.threads ?? null,
+    peerError,
+    nativePeers: native?.info ?? {},
+  };
 
-  async function caseTimings(c: BenchCase, po: ParserOptions, grammar: Grammar, walks: number[][], args: string[]): Promise<CaseTimings> {
+  async function caseTimings(
+    c: BenchCase,
+    po: ParserOptions,
+    grammar: Grammar,
+    walks: number[][],
+    args: string[],
+  ): Promise<CaseTimings> {
     const ours = replayMasks(grammar, vocab, walks);
     const t: CaseTimings = { case: c.name, oursNs: ours.samplesNs, oursRefused: ours.refused };
     if (native?.peers.length) {
@@ -229,7 +320,13 @@ export async function runBench(o: RunOptions): Promise<BenchRun> {
     try {
       const walks = args.map((a) => [...peer!.model.tokenize(a, false)] as number[]);
       const x = await timeXGrammar(xg, JSON.stringify(tool.function.parameters), true, walks);
-      return { ns: x.samplesNs, compileMillis: x.compileMillis, refused: x.refused, grammar: "json-schema", note: `${why}; timed on its JSON-schema path for the first tool's arguments instead` };
+      return {
+        ns: x.samplesNs,
+        compileMillis: x.compileMillis,
+        refused: x.refused,
+        grammar: "json-schema",
+        note: `${why}; timed on its JSON-schema path for the first tool's arguments instead`,
+      };
     } catch (e) {
       return { error: `${why}; its JSON-schema path failed too (${(e as Error).message})` };
     }

@@ -6,12 +6,20 @@ import { reportHtml } from "./report/html.js";
 import { barChartPng } from "./report/png-chart.js";
 import type { BenchReport } from "./summarize.js";
 
-export interface WrittenReport { dir: string; json: string; html: string; png: string; pngSize: { width: number; height: number } }
+export interface WrittenReport {
+  dir: string;
+  json: string;
+  html: string;
+  png: string;
+  pngSize: { width: number; height: number };
+}
 
 export function writeReport(report: BenchReport, outDir: string): WrittenReport {
   const dir = resolve(outDir);
   mkdirSync(dir, { recursive: true });
-  const json = join(dir, "bench.json"), html = join(dir, "report.html"), png = join(dir, "validity.png");
+  const json = join(dir, "bench.json"),
+    html = join(dir, "report.html"),
+    png = join(dir, "validity.png");
   writeFileSync(json, JSON.stringify(report, null, 2) + "\n");
   writeFileSync(html, reportHtml(report));
   const chart = barChartPng(validityChart(report));

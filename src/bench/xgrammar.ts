@@ -11,16 +11,42 @@ import { toEbnf } from "../grammar/export/ebnf.js";
 import type { Grammar } from "../grammar/ir.js";
 import type { Vocabulary } from "../vocab/vocabulary.js";
 
-interface XgHandle { GetNextTokenBitmask(n: number): { delete(): void } }
-interface XgMatcher { handle: XgHandle; vocab_size: number; acceptToken(id: number): boolean; isTerminated(): boolean; dispose(): void }
-interface XgCompiled { dispose(): void }
-interface XgCompiler { compileGrammar(ebnf: string, root?: string): Promise<XgCompiled>; compileJSONSchema(schema: string, anyWhitespace?: boolean, indent?: number): Promise<XgCompiled>; dispose(): void }
-interface XgTokenizerInfo { dispose(): void }
+interface XgHandle {
+  GetNextTokenBitmask(n: number): { delete(): void };
+}
+interface XgMatcher {
+  handle: XgHandle;
+  vocab_size: number;
+  acceptToken(id: number): boolean;
+  isTerminated(): boolean;
+  dispose(): void;
+}
+interface XgCompiled {
+  dispose(): void;
+}
+interface XgCompiler {
+  compileGrammar(ebnf: string, root?: string): Promise<XgCompiled>;
+  compileJSONSchema(schema: string, anyWhitespace?: boolean, indent?: number): Promise<XgCompiled>;
+  dispose(): void;
+}
+interface XgTokenizerInfo {
+  dispose(): void;
+}
 interface XgLib {
   Grammar: { fromEBNF(s: string): Promise<{ dispose(): void }> };
-  TokenizerInfo: { createTokenizerInfo(vocab: string[], type: string, prependSpace: boolean, size?: number, stops?: number[]): Promise<XgTokenizerInfo> };
+  TokenizerInfo: {
+    createTokenizerInfo(
+      vocab: string[],
+      type: string,
+      prependSpace: boolean,
+      size?: number,
+      stops?: number[],
+    ): Promise<XgTokenizerInfo>;
+  };
   GrammarCompiler: { createGrammarCompiler(ti: XgTokenizerInfo, cache: boolean): Promise<XgCompiler> };
-  GrammarMatcher: { createGrammarMatcher(c: XgCompiled, stops?: number[], terminateWithoutStop?: boolean): Promise<XgMatcher> };
+  GrammarMatcher: {
+    createGrammarMatcher(c: XgCompiled, stops?: number[], terminateWithoutStop?: boolean): Promise<XgMatcher>;
+  };
 }
 
 /** Our grammar as XGrammar reads it (its WASM and native builds alike): toEbnf over `vocab`'s tokens. */
@@ -46,9 +72,16 @@ async function loadLib(): Promise<XgLib> {
   try {
     file = require.resolve(`${PACKAGE}/lib/index.js`);
   } catch {
-    throw new Error(`${PACKAGE} is not installed (it is a devDependency of toolmask: npm install -D ${PACKAGE}@${XGRAMMAR_VERSION})`);
+    throw new Error(
+      `${PACKAGE} is not installed (it is a devDependency of toolmask: npm install -D ${PACKAGE}@${XGRAMMAR_VERSION})`,
+    );
   }
-  const M = Module as unknown as { new(id: string): { filename: string; paths: string[]; exports: unknown; _compile(src: string, file: string): void }; _nodeModulePaths(dir: string): string[] };
+  const M = Module as unknown as {
+    new (
+      id: string,
+    ): { filename: string; paths: string[]; exports: unknown; _compile(src: string, file: string): void };
+    _nodeModulePaths(dir: string): string[];
+  };
   const m = new M(file);
   m.filename = file;
   m.paths = M._nodeModulePaths(dirname(file));
@@ -69,7 +102,14 @@ function byteLevelAlphabet(): string[] {
 }
 
 /** XGrammar and a TokenizerInfo + compiler for one vocabulary (token bytes, byte-level encoded). */
-export interface XgEnv { lib: XgLib; info: XgTokenizerInfo; compiler: XgCompiler; vocabSize: number; stops: number[]; tokenizerInfoMillis: number }
+export interface XgEnv {
+  lib: XgLib;
+  info: XgTokenizerInfo;
+  compiler: XgCompiler;
+  vocabSize: number;
+  stops: number[];
+  tokenizerInfoMillis: number;
+}
 
 export async function openXGrammar(vocab: Vocabulary): Promise<XgEnv> {
   const lib = await loadXGrammarLib();
@@ -107,7 +147,9 @@ export interface XgTiming {
  */
 export async function timeXGrammar(env: XgEnv, source: string, json: boolean, walks: number[][]): Promise<XgTiming> {
   const t = performance.now();
-  const compiled = json ? await env.compiler.compileJSONSchema(source, false, -1) : await env.compiler.compileGrammar(source, "root");
+  const compiled = json
+    ? await env.compiler.compileJSONSchema(source, false, -1)
+    : await env.compiler.compileGrammar(source, "root");
   const compileMillis = performance.now() - t;
   const samplesNs: number[] = [];
   let refused = 0;
@@ -117,12 +159,15 @@ export async function timeXGrammar(env: XgEnv, source: string, json: boolean, wa
       const m = await env.lib.GrammarMatcher.createGrammarMatcher(compiled, env.stops, false);
       try {
         for (const id of walk) {
-          if (m.isTerminated()) break;  // after a stop token XGrammar's mask call aborts the instance
+          if (m.isTerminated()) break; // after a stop token XGrammar's mask call aborts the instance
           const t0 = process.hrtime.bigint();
           const v = m.handle.GetNextTokenBitmask(env.vocabSize);
           if (pass === 0) samplesNs.push(Number(process.hrtime.bigint() - t0));
           v.delete();
-          if (!m.acceptToken(id)) { if (pass === 0) refused++; break; }
+          if (!m.acceptToken(id)) {
+            if (pass === 0) refused++;
+            break;
+          }
         }
       } finally {
         m.dispose();

@@ -9,11 +9,21 @@ export type Values = Record<string, string | boolean | undefined>;
 /** Strict parse: unknown flags, missing values and stray positionals are usage errors. */
 export function parseFlags(argv: string[], options: Options): Values {
   try {
-    const { values } = parseArgs({ args: argv, options: { ...options, help: { type: "boolean", short: "h" }, progress: { type: "boolean" } }, strict: true, allowPositionals: false });
+    const { values } = parseArgs({
+      args: argv,
+      options: { ...options, help: { type: "boolean", short: "h" }, progress: { type: "boolean" } },
+      strict: true,
+      allowPositionals: false,
+    });
     return values as Values;
   } catch (e) {
     // parseArgs' messages span lines; one line here.
-    throw new UsageError(String((e as Error).message).trim().replace(/\.?\n+/g, "; ").replace(/\.$/, ""));
+    throw new UsageError(
+      String((e as Error).message)
+        .trim()
+        .replace(/\.?\n+/g, "; ")
+        .replace(/\.$/, ""),
+    );
   }
 }
 
@@ -29,7 +39,8 @@ export function intFlag(v: unknown, flag: string, min: number, max: number, dflt
 export function numberFlag(v: unknown, flag: string, min: number, max: number): number | undefined {
   if (v === undefined) return undefined;
   const n = typeof v === "string" && v.trim() !== "" ? Number(v) : NaN;
-  if (!Number.isFinite(n) || n < min || n > max) throw new UsageError(`${flag} must be a number in ${min}..${max}, got ${JSON.stringify(v)}`);
+  if (!Number.isFinite(n) || n < min || n > max)
+    throw new UsageError(`${flag} must be a number in ${min}..${max}, got ${JSON.stringify(v)}`);
   return n;
 }
 
@@ -49,7 +60,11 @@ export function requireFlag(v: unknown, flag: string): string {
 /** A file's text, or an error naming the file and what it was for. */
 export function readText(path: string, what: string): string {
   let kind: "missing" | "dir" | "ok" = "missing";
-  try { kind = statSync(path).isDirectory() ? "dir" : "ok"; } catch { /* reported below */ }
+  try {
+    kind = statSync(path).isDirectory() ? "dir" : "ok";
+  } catch {
+    /* reported below */
+  }
   // Pipes and /dev/stdin are files here too.
   if (kind !== "ok") throw new CliError(`${what} ${path}: ${kind === "dir" ? "is a directory" : "no such file"}`);
   return readFileSync(path, "utf8");
@@ -68,15 +83,22 @@ export function readJson(path: string, what: string): unknown {
 /** OpenAI tools from a file holding either the array or { "tools": [...] }. */
 export function readTools(path: string): unknown[] {
   const j = readJson(path, "tools file");
-  const tools = Array.isArray(j) ? j : j !== null && typeof j === "object" && Array.isArray((j as { tools?: unknown }).tools) ? (j as { tools: unknown[] }).tools : undefined;
+  const tools = Array.isArray(j)
+    ? j
+    : j !== null && typeof j === "object" && Array.isArray((j as { tools?: unknown }).tools)
+      ? (j as { tools: unknown[] }).tools
+      : undefined;
   if (!tools) throw new CliError(`tools file ${path} must hold a JSON array of OpenAI tools, or { "tools": [...] }`);
   return tools;
 }
 
 /** --tool-choice: auto, required, none, or a tool's name. */
-export function toolChoiceFlag(v: unknown): "auto" | "required" | "none" | { type: "function"; function: { name: string } } | undefined {
+export function toolChoiceFlag(
+  v: unknown,
+): "auto" | "required" | "none" | { type: "function"; function: { name: string } } | undefined {
   if (v === undefined) return undefined;
-  if (typeof v !== "string" || v === "") throw new UsageError("--tool-choice must be auto, required, none or a tool's name");
+  if (typeof v !== "string" || v === "")
+    throw new UsageError("--tool-choice must be auto, required, none or a tool's name");
   return v === "auto" || v === "required" || v === "none" ? v : { type: "function", function: { name: v } };
 }
 

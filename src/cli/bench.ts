@@ -15,7 +15,8 @@ import { CliError, UsageError } from "./errors.js";
 import { defaultTestModelPath, ensureTestModel, openModel } from "./model.js";
 import { progress } from "./progress.js";
 
-const usage = "usage: toolmask bench [--model PATH] [--suite FILE] [--out DIR] [options]\n" +
+const usage =
+  "usage: toolmask bench [--model PATH] [--suite FILE] [--out DIR] [options]\n" +
   "Decodes every prompt of a suite with each mode and reports validity, finish reasons, truncations,\n" +
   "tok/s and mask time (with XGrammar's on the same grammar): DIR/bench.json, DIR/report.html, DIR/validity.png.\n" +
   "  --model PATH      a .gguf (default: the random-weight test model, written when missing)\n" +
@@ -34,17 +35,27 @@ const usage = "usage: toolmask bench [--model PATH] [--suite FILE] [--out DIR] [
 
 function peersFlag(v: unknown): NativePeerName[] {
   if (v === undefined) return [];
-  const list = String(v).split(",").map((s) => s.trim()).filter(Boolean);
+  const list = String(v)
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
   const bad = list.filter((x) => !(NATIVE_PEER_NAMES as readonly string[]).includes(x));
-  if (bad.length > 0 || list.length === 0) throw new UsageError(`--peers: unknown ${JSON.stringify(bad[0] ?? "")}; choose from ${NATIVE_PEER_NAMES.join(", ")}`);
+  if (bad.length > 0 || list.length === 0)
+    throw new UsageError(
+      `--peers: unknown ${JSON.stringify(bad[0] ?? "")}; choose from ${NATIVE_PEER_NAMES.join(", ")}`,
+    );
   return NATIVE_PEER_NAMES.filter((x) => list.includes(x));
 }
 
 function variantsFlag(v: unknown): VariantName[] {
   if (v === undefined) return [...VARIANTS];
-  const list = String(v).split(",").map((s) => s.trim()).filter(Boolean);
+  const list = String(v)
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
   const bad = list.filter((x) => !(VARIANTS as readonly string[]).includes(x));
-  if (bad.length > 0 || list.length === 0) throw new UsageError(`--variants: unknown ${JSON.stringify(bad[0] ?? "")}; choose from ${VARIANTS.join(", ")}`);
+  if (bad.length > 0 || list.length === 0)
+    throw new UsageError(`--variants: unknown ${JSON.stringify(bad[0] ?? "")}; choose from ${VARIANTS.join(", ")}`);
   return VARIANTS.filter((x) => list.includes(x));
 }
 
@@ -61,20 +72,35 @@ function biasApplies(suite: BenchSuite, modelPath: string): boolean {
 
 async function run(argv: string[]): Promise<number> {
   const args = parseFlags(argv, {
-    model: { type: "string" }, suite: { type: "string" }, out: { type: "string" }, seeds: { type: "string" }, cases: { type: "string" },
-    variants: { type: "string" }, "no-xgrammar": { type: "boolean" }, threads: { type: "string" }, peers: { type: "string" }, python: { type: "string" },
+    model: { type: "string" },
+    suite: { type: "string" },
+    out: { type: "string" },
+    seeds: { type: "string" },
+    cases: { type: "string" },
+    variants: { type: "string" },
+    "no-xgrammar": { type: "boolean" },
+    threads: { type: "string" },
+    peers: { type: "string" },
+    python: { type: "string" },
   });
   const variants = variantsFlag(args.variants);
   const peers = peersFlag(args.peers);
-  if (args.python !== undefined && peers.length === 0) throw new UsageError("--python is the Python of --peers; give --peers too");
-  if (peers.length > 0 && !variants.includes("masked-cpu")) throw new UsageError("--peers walks the masked (CPU path) runs' tokens; keep masked-cpu in --variants");
+  if (args.python !== undefined && peers.length === 0)
+    throw new UsageError("--python is the Python of --peers; give --peers too");
+  if (peers.length > 0 && !variants.includes("masked-cpu"))
+    throw new UsageError("--peers walks the masked (CPU path) runs' tokens; keep masked-cpu in --variants");
   let suite: BenchSuite = BUILTIN_SUITE;
   if (args.suite !== undefined) {
     const path = String(args.suite);
-    try { suite = checkSuite(readJson(path, "suite file"), path); } catch (e) { throw e instanceof CliError ? e : new CliError((e as Error).message); }
+    try {
+      suite = checkSuite(readJson(path, "suite file"), path);
+    } catch (e) {
+      throw e instanceof CliError ? e : new CliError((e as Error).message);
+    }
   }
   if (args.seeds !== undefined) suite = { ...suite, seeds: intFlag(args.seeds, "--seeds", 1, 1000) };
-  if (args.cases !== undefined) suite = { ...suite, cases: suite.cases.slice(0, intFlag(args.cases, "--cases", 1, suite.cases.length)) };
+  if (args.cases !== undefined)
+    suite = { ...suite, cases: suite.cases.slice(0, intFlag(args.cases, "--cases", 1, suite.cases.length)) };
   const threads = args.threads !== undefined ? intFlag(args.threads, "--threads", 1, 1024) : undefined;
   const shown = args.progress === true;
 
@@ -89,8 +115,14 @@ async function run(argv: string[]): Promise<number> {
   try {
     const bar = progress("bench", shown);
     const result = await runBench({
-      model, suite, variants, applyBias: biasApplies(suite, modelPath), xgrammar: args["no-xgrammar"] !== true,
-      ...(peers.length > 0 ? { peers: { python: (args.python as string | undefined) ?? "python3", names: peers } } : {}),
+      model,
+      suite,
+      variants,
+      applyBias: biasApplies(suite, modelPath),
+      xgrammar: args["no-xgrammar"] !== true,
+      ...(peers.length > 0
+        ? { peers: { python: (args.python as string | undefined) ?? "python3", names: peers } }
+        : {}),
       onProgress: (done, total, what) => bar.update(done / total, `${done}/${total} ${what}`),
     });
     bar.done(`${suite.cases.length * suite.seeds * variants.length} answers`);
@@ -102,22 +134,37 @@ async function run(argv: string[]): Promise<number> {
 
   const pad = Math.max(...variants.map((v) => VARIANT_LABELS[v].length));
   const say = (s: string) => process.stdout.write(`${s}\n`);
-  say(`toolmask bench: ${suite.name}, ${suite.cases.length} cases × ${suite.seeds} seeds on ${relative(process.cwd(), modelPath) || modelPath} in ${report.durationSeconds} s`);
+  say(
+    `toolmask bench: ${suite.name}, ${suite.cases.length} cases × ${suite.seeds} seeds on ${relative(process.cwd(), modelPath) || modelPath} in ${report.durationSeconds} s`,
+  );
   for (const v of variants) {
     const s = report.variants[v]!;
-    const rate = s.validityRate === null ? "not run" : `${(s.validityRate * 100).toFixed(0)}% valid (${s.valid}/${s.runs})`;
-    const mask = s.maskMicrosPerToken ? `, mask ${s.maskMicrosPerToken.median} µs median / ${s.maskMicrosPerToken.p99} µs p99` : "";
-    say(`  ${s.label.padEnd(pad)}  ${rate.padEnd(20)} truncated ${s.truncated}, blocked ${s.truncationsBlocked}, ${s.tokensPerSecond.overall ?? "—"} tok/s${mask}${s.errors.length ? ` (${s.errors[0]})` : ""}`);
+    const rate =
+      s.validityRate === null ? "not run" : `${(s.validityRate * 100).toFixed(0)}% valid (${s.valid}/${s.runs})`;
+    const mask = s.maskMicrosPerToken
+      ? `, mask ${s.maskMicrosPerToken.median} µs median / ${s.maskMicrosPerToken.p99} µs p99`
+      : "";
+    say(
+      `  ${s.label.padEnd(pad)}  ${rate.padEnd(20)} truncated ${s.truncated}, blocked ${s.truncationsBlocked}, ${s.tokensPerSecond.overall ?? "—"} tok/s${mask}${s.errors.length ? ` (${s.errors[0]})` : ""}`,
+    );
   }
   const x = report.xgrammar;
-  say(x.maskMicrosPerToken ? `  XGrammar ${x.maskMicrosPerToken.median} µs median / ${x.maskMicrosPerToken.p99} µs p99 per mask (${x.grammar.split(",")[0]})` : `  XGrammar: ${x.errors[0] ?? "not run"}`);
+  say(
+    x.maskMicrosPerToken
+      ? `  XGrammar ${x.maskMicrosPerToken.median} µs median / ${x.maskMicrosPerToken.p99} µs p99 per mask (${x.grammar.split(",")[0]})`
+      : `  XGrammar: ${x.errors[0] ?? "not run"}`,
+  );
   const ours = report.variants["masked-cpu"]?.maskMicrosPerToken;
   for (const [name, p] of Object.entries(report.peers)) {
-    say(p.maskMicrosPerToken
-      ? `  ${name} ${p.version} ${p.maskMicrosPerToken.median} µs median / ${p.maskMicrosPerToken.p99} µs p99 per mask; ours ${ours?.median} / ${ours?.p99} µs = ${p.ratio.median}× / ${p.ratio.p99}× of it${p.refused ? `; refused ${p.refused} walks` : ""}; masks stricter than ours on ${p.agreement.peerStricterSteps}, looser on ${p.agreement.peerLooserSteps} of ${p.agreement.steps} steps`
-      : `  ${name}: ${(p.errors[0] ?? "not run").replace(`${name}: `, "")}`);
+    say(
+      p.maskMicrosPerToken
+        ? `  ${name} ${p.version} ${p.maskMicrosPerToken.median} µs median / ${p.maskMicrosPerToken.p99} µs p99 per mask; ours ${ours?.median} / ${ours?.p99} µs = ${p.ratio.median}× / ${p.ratio.p99}× of it${p.refused ? `; refused ${p.refused} walks` : ""}; masks stricter than ours on ${p.agreement.peerStricterSteps}, looser on ${p.agreement.peerLooserSteps} of ${p.agreement.steps} steps`
+        : `  ${name}: ${(p.errors[0] ?? "not run").replace(`${name}: `, "")}`,
+    );
   }
-  say(`wrote ${relative(process.cwd(), out.json)}, ${relative(process.cwd(), out.html)}, ${relative(process.cwd(), out.png)}`);
+  say(
+    `wrote ${relative(process.cwd(), out.json)}, ${relative(process.cwd(), out.html)}, ${relative(process.cwd(), out.png)}`,
+  );
   return 0;
 }
 

@@ -5,13 +5,17 @@ import { intFlag, readTools, requireFlag, toolChoiceFlag, type Values } from "./
 import { CliError } from "./errors.js";
 
 export const DIALECT_FLAGS = {
-  dialect: { type: "string" }, tools: { type: "string" }, "tool-choice": { type: "string" },
-  "no-parallel": { type: "boolean" }, reasoning: { type: "boolean" }, "max-value-length": { type: "string" },
+  dialect: { type: "string" },
+  tools: { type: "string" },
+  "tool-choice": { type: "string" },
+  "no-parallel": { type: "boolean" },
+  reasoning: { type: "boolean" },
+  "max-value-length": { type: "string" },
 } as const;
 
 export const DIALECT_HELP =
   `  --dialect D           one of: ${dialects.join(", ")}\n` +
-  "  --tools FILE          OpenAI tools: a JSON array, or { \"tools\": [...] }\n" +
+  '  --tools FILE          OpenAI tools: a JSON array, or { "tools": [...] }\n' +
   "  --tool-choice C       auto (default), required, none, or a tool's name\n" +
   "  --no-parallel         at most one call\n" +
   "  --reasoning           a thought block may open the answer\n" +
@@ -19,13 +23,15 @@ export const DIALECT_HELP =
 
 export function dialectOptions(args: Values): DialectOptions {
   const name = requireFlag(args.dialect, "--dialect");
-  if (!dialects.includes(name)) throw new CliError(`unknown dialect ${JSON.stringify(name)}; known dialects: ${dialects.join(", ")}`);
+  if (!dialects.includes(name))
+    throw new CliError(`unknown dialect ${JSON.stringify(name)}; known dialects: ${dialects.join(", ")}`);
   const o: DialectOptions = { dialect: getDialect(name) };
   if (args.tools !== undefined) o.tools = readTools(requireFlag(args.tools, "--tools"));
   const choice = toolChoiceFlag(args["tool-choice"]);
   if (choice !== undefined) o.toolChoice = choice;
   if (args["no-parallel"]) o.parallelToolCalls = false;
   if (args.reasoning) o.reasoning = true;
-  if (args["max-value-length"] !== undefined) o.maxValueLength = intFlag(args["max-value-length"], "--max-value-length", 0, 1e9);
+  if (args["max-value-length"] !== undefined)
+    o.maxValueLength = intFlag(args["max-value-length"], "--max-value-length", 0, 1e9);
   return o;
 }

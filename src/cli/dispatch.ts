@@ -5,12 +5,30 @@ import { CliError, UsageError } from "./errors.js";
 
 /** Every command: its one line for `toolmask help` and how to load it. */
 const TABLE: Record<string, { summary: string; load: () => Promise<Command> }> = {
-  demo: { summary: "the test model answers one prompt unmasked and masked, side by side (no download)", load: async () => (await import("./demo.js")).demoCommand },
-  generate: { summary: "one answer from a GGUF model with tools, masked; the result as JSON", load: async () => (await import("./generate.js")).generateCommand },
-  parse: { summary: "read a model's output on stdin; tool calls and verdict as JSON", load: async () => (await import("./parse.js")).parseCommand },
-  grammar: { summary: "the grammar a dialect and tools define, as GBNF, Lark or IR JSON", load: async () => (await import("./grammar.js")).grammarCommand },
-  "make-test-model": { summary: "write the random-weight Qwen3 test model (~45 MB, seconds)", load: async () => (await import("./make-test-model.js")).makeTestModelCommand },
-  bench: { summary: "unmasked vs masked vs node-llama-cpp + GBNF: validity, speed, mask time; JSON, HTML, PNG", load: async () => (await import("./bench.js")).benchCommand },
+  demo: {
+    summary: "the test model answers one prompt unmasked and masked, side by side (no download)",
+    load: async () => (await import("./demo.js")).demoCommand,
+  },
+  generate: {
+    summary: "one answer from a GGUF model with tools, masked; the result as JSON",
+    load: async () => (await import("./generate.js")).generateCommand,
+  },
+  parse: {
+    summary: "read a model's output on stdin; tool calls and verdict as JSON",
+    load: async () => (await import("./parse.js")).parseCommand,
+  },
+  grammar: {
+    summary: "the grammar a dialect and tools define, as GBNF, Lark or IR JSON",
+    load: async () => (await import("./grammar.js")).grammarCommand,
+  },
+  "make-test-model": {
+    summary: "write the random-weight Qwen3 test model (~45 MB, seconds)",
+    load: async () => (await import("./make-test-model.js")).makeTestModelCommand,
+  },
+  bench: {
+    summary: "unmasked vs masked vs node-llama-cpp + GBNF: validity, speed, mask time; JSON, HTML, PNG",
+    load: async () => (await import("./bench.js")).benchCommand,
+  },
   serve: {
     summary: "an OpenAI-compatible HTTP server (chat completions with tools)",
     load: async () => {
@@ -24,9 +42,11 @@ export const COMMANDS: readonly string[] = Object.keys(TABLE);
 
 function overview(): string {
   const w = Math.max(...COMMANDS.map((c) => c.length));
-  return "usage: toolmask <command> [options]\n\ncommands:\n" +
+  return (
+    "usage: toolmask <command> [options]\n\ncommands:\n" +
     COMMANDS.map((c) => `  ${c.padEnd(w)}  ${TABLE[c]!.summary}`).join("\n") +
-    "\n\n`toolmask help <command>` or `toolmask <command> --help` shows a command's options.";
+    "\n\n`toolmask help <command>` or `toolmask <command> --help` shows a command's options."
+  );
 }
 
 /** Runs the command line `argv` (without node and the script); resolves to the exit code. */
@@ -38,7 +58,10 @@ export async function main(argv: string[]): Promise<number> {
   }
   if (name === "help") {
     const topic = rest[0];
-    if (topic === undefined) { process.stdout.write(overview() + "\n"); return 0; }
+    if (topic === undefined) {
+      process.stdout.write(overview() + "\n");
+      return 0;
+    }
     if (!(topic in TABLE)) return unknown(topic);
     const cmd = await TABLE[topic]!.load();
     if (cmd.ownHelp) return runCommand(topic, ["--help"]);
@@ -54,7 +77,9 @@ export async function main(argv: string[]): Promise<number> {
 }
 
 function unknown(name: string): number {
-  process.stderr.write(`toolmask: unknown command ${JSON.stringify(name)}; commands: ${COMMANDS.join(", ")} (see \`toolmask help\`)\n`);
+  process.stderr.write(
+    `toolmask: unknown command ${JSON.stringify(name)}; commands: ${COMMANDS.join(", ")} (see \`toolmask help\`)\n`,
+  );
   return 2;
 }
 
@@ -71,7 +96,9 @@ async function runCommand(name: string, argv: string[]): Promise<number> {
   } catch (e) {
     if (e instanceof UsageError) {
       // One line for what is wrong, then the synopsis; the full help is a command away.
-      process.stderr.write(`toolmask ${name}: ${e.message}\n${usage.split("\n")[0]}\n(\`toolmask help ${name}\` lists every option)\n`);
+      process.stderr.write(
+        `toolmask ${name}: ${e.message}\n${usage.split("\n")[0]}\n(\`toolmask help ${name}\` lists every option)\n`,
+      );
       return e.exitCode;
     }
     if (e instanceof CliError) {

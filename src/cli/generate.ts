@@ -4,17 +4,27 @@ import { dialects } from "../dialects/index.js";
 import { generate, type GenerateOptions } from "../engine/generate.js";
 import { generateStream } from "../engine/stream.js";
 import type { ChatMessage } from "../templates/render.js";
-import { choiceFlag, intFlag, numberFlag, parseFlags, readJson, readTools, requireFlag, toolChoiceFlag } from "./args.js";
+import {
+  choiceFlag,
+  intFlag,
+  numberFlag,
+  parseFlags,
+  readJson,
+  readTools,
+  requireFlag,
+  toolChoiceFlag,
+} from "./args.js";
 import type { Command } from "./command.js";
 import { CliError, UsageError } from "./errors.js";
 import { openModel } from "./model.js";
 
-const usage = "usage: toolmask generate --model PATH (--prompt TEXT | --messages FILE) [--tools FILE] [options]\n" +
+const usage =
+  "usage: toolmask generate --model PATH (--prompt TEXT | --messages FILE) [--tools FILE] [options]\n" +
   "Decodes one answer and prints { message, finishReason, usage, timings, maskPath, incomplete, decode, text } as JSON.\n" +
   "  --model PATH          a .gguf with a chat template (`toolmask make-test-model` writes a tiny one)\n" +
   "  --prompt TEXT         one user message\n" +
-  "  --messages FILE       OpenAI chat messages: a JSON array, or { \"messages\": [...], \"tools\": [...] }\n" +
-  "  --tools FILE          OpenAI tools: a JSON array, or { \"tools\": [...] }\n" +
+  '  --messages FILE       OpenAI chat messages: a JSON array, or { "messages": [...], "tools": [...] }\n' +
+  '  --tools FILE          OpenAI tools: a JSON array, or { "tools": [...] }\n' +
   `  --dialect D           default: detected from the chat template (${dialects.join(", ")})\n` +
   "  --tool-choice C       auto (default), required, none, or a tool's name\n" +
   "  --no-parallel         at most one call\n" +
@@ -32,20 +42,34 @@ const usage = "usage: toolmask generate --model PATH (--prompt TEXT | --messages
   "  --progress            model loading progress on stderr even when it is not a terminal";
 
 function messagesFrom(args: Record<string, unknown>): { messages: ChatMessage[]; tools?: unknown[] } {
-  if (args.prompt !== undefined && args.messages !== undefined) throw new UsageError("give --prompt or --messages, not both");
+  if (args.prompt !== undefined && args.messages !== undefined)
+    throw new UsageError("give --prompt or --messages, not both");
   if (args.prompt !== undefined) return { messages: [{ role: "user", content: requireFlag(args.prompt, "--prompt") }] };
   if (args.messages === undefined) throw new UsageError("--prompt or --messages is required");
   const path = requireFlag(args.messages, "--messages");
   const j = readJson(path, "messages file");
-  const obj = j !== null && typeof j === "object" && !Array.isArray(j) ? (j as { messages?: unknown; tools?: unknown }) : undefined;
+  const obj =
+    j !== null && typeof j === "object" && !Array.isArray(j)
+      ? (j as { messages?: unknown; tools?: unknown })
+      : undefined;
   const messages = Array.isArray(j) ? j : obj?.messages;
-  if (!Array.isArray(messages) || messages.length === 0) throw new CliError(`messages file ${path} must hold a non-empty JSON array of chat messages, or { "messages": [...] }`);
-  return { messages: messages as ChatMessage[], ...(Array.isArray(obj?.tools) ? { tools: obj.tools as unknown[] } : {}) };
+  if (!Array.isArray(messages) || messages.length === 0)
+    throw new CliError(
+      `messages file ${path} must hold a non-empty JSON array of chat messages, or { "messages": [...] }`,
+    );
+  return {
+    messages: messages as ChatMessage[],
+    ...(Array.isArray(obj?.tools) ? { tools: obj.tools as unknown[] } : {}),
+  };
 }
 
 function biasFlag(v: unknown): Record<string, number> {
   let j: unknown;
-  try { j = JSON.parse(String(v)); } catch { throw new UsageError(`--logit-bias must be a JSON object of token piece or id to number, got ${JSON.stringify(v)}`); }
+  try {
+    j = JSON.parse(String(v));
+  } catch {
+    throw new UsageError(`--logit-bias must be a JSON object of token piece or id to number, got ${JSON.stringify(v)}`);
+  }
   if (j === null || typeof j !== "object" || Array.isArray(j) || Object.values(j).some((x) => typeof x !== "number"))
     throw new UsageError(`--logit-bias must be a JSON object of token piece or id to number, got ${JSON.stringify(v)}`);
   return j as Record<string, number>;
@@ -64,18 +88,34 @@ function biasIds(spec: Record<string, number>, idOf: (piece: string) => number |
 
 async function run(argv: string[]): Promise<number> {
   const args = parseFlags(argv, {
-    model: { type: "string" }, prompt: { type: "string" }, messages: { type: "string" }, tools: { type: "string" },
-    dialect: { type: "string" }, "tool-choice": { type: "string" }, "no-parallel": { type: "boolean" },
-    "max-tokens": { type: "string" }, temperature: { type: "string" }, seed: { type: "string" }, "no-mask": { type: "boolean" },
-    "mask-path": { type: "string" }, reasoning: { type: "boolean" }, threads: { type: "string" }, gpu: { type: "string" },
-    stream: { type: "boolean" }, "logit-bias": { type: "string" }, "no-fast-forward": { type: "boolean" },
+    model: { type: "string" },
+    prompt: { type: "string" },
+    messages: { type: "string" },
+    tools: { type: "string" },
+    dialect: { type: "string" },
+    "tool-choice": { type: "string" },
+    "no-parallel": { type: "boolean" },
+    "max-tokens": { type: "string" },
+    temperature: { type: "string" },
+    seed: { type: "string" },
+    "no-mask": { type: "boolean" },
+    "mask-path": { type: "string" },
+    reasoning: { type: "boolean" },
+    threads: { type: "string" },
+    gpu: { type: "string" },
+    stream: { type: "boolean" },
+    "logit-bias": { type: "string" },
+    "no-fast-forward": { type: "boolean" },
   });
   const modelPath = requireFlag(args.model, "--model");
   const { messages, tools: inlineTools } = messagesFrom(args);
   const tools = args.tools !== undefined ? readTools(requireFlag(args.tools, "--tools")) : inlineTools;
   if (args.dialect !== undefined && !dialects.includes(args.dialect as string))
     throw new CliError(`unknown dialect ${JSON.stringify(args.dialect)}; known dialects: ${dialects.join(", ")}`);
-  const options: GenerateOptions = { messages, maxTokens: intFlag(args["max-tokens"], "--max-tokens", 1, 1 << 20, 512) };
+  const options: GenerateOptions = {
+    messages,
+    maxTokens: intFlag(args["max-tokens"], "--max-tokens", 1, 1 << 20, 512),
+  };
   if (tools) options.tools = tools;
   if (args.dialect !== undefined) options.dialect = args.dialect as string;
   const choice = toolChoiceFlag(args["tool-choice"]);
@@ -86,13 +126,18 @@ async function run(argv: string[]): Promise<number> {
   if (args.seed !== undefined) options.seed = intFlag(args.seed, "--seed", 0, 0xffffffff);
   if (args["no-mask"]) options.mask = false;
   if (args["no-fast-forward"]) options.fastForward = false;
-  if (args["mask-path"] !== undefined) options.maskPath = choiceFlag(args["mask-path"], "--mask-path", ["cpu", "backend"] as const);
+  if (args["mask-path"] !== undefined)
+    options.maskPath = choiceFlag(args["mask-path"], "--mask-path", ["cpu", "backend"] as const);
   if (args.reasoning) options.reasoning = true;
   const biasSpec = args["logit-bias"] !== undefined ? biasFlag(args["logit-bias"]) : undefined;
   const gpuWord = choiceFlag(args.gpu, "--gpu", ["cpu", "auto", "cuda", "vulkan"] as const, "cpu");
   const threads = args.threads !== undefined ? intFlag(args.threads, "--threads", 1, 1024) : undefined;
 
-  const model = await openModel(modelPath, { gpu: gpuWord === "cpu" ? false : gpuWord, ...(threads ? { threads } : {}), showProgress: args.progress === true });
+  const model = await openModel(modelPath, {
+    gpu: gpuWord === "cpu" ? false : gpuWord,
+    ...(threads ? { threads } : {}),
+    showProgress: args.progress === true,
+  });
   try {
     if (biasSpec) options.logitBias = biasIds(biasSpec, (p) => model.vocabulary.idOfPiece(p));
     if (!args.stream) {
@@ -103,7 +148,9 @@ async function run(argv: string[]): Promise<number> {
     for await (const chunk of generateStream(model, options)) {
       if (chunk.result) {
         const { tokens: _tokens, ...r } = chunk.result;
-        process.stdout.write(JSON.stringify({ delta: chunk.delta, finish_reason: chunk.finish_reason, result: r }) + "\n");
+        process.stdout.write(
+          JSON.stringify({ delta: chunk.delta, finish_reason: chunk.finish_reason, result: r }) + "\n",
+        );
       } else process.stdout.write(JSON.stringify(chunk) + "\n");
     }
     return 0;

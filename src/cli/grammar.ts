@@ -13,9 +13,11 @@ import type { Command } from "./command.js";
 import { DIALECT_FLAGS, DIALECT_HELP, dialectOptions } from "./dialect-flags.js";
 import { CliError } from "./errors.js";
 
-const usage = "usage: toolmask grammar --dialect D --tools FILE --format gbnf|lark|ir [--vocab FILE] [options]\n" +
+const usage =
+  "usage: toolmask grammar --dialect D --tools FILE --format gbnf|lark|ir [--vocab FILE] [options]\n" +
   "Prints the grammar that masks decoding for these tools in this dialect.\n" +
-  DIALECT_HELP + "\n" +
+  DIALECT_HELP +
+  "\n" +
   "  --format F            gbnf (llama.cpp), lark (llguidance) or ir (toolmask's grammar IR as JSON)\n" +
   "  --vocab FILE          a .gguf or tokenizer.json: protocol markers become that vocabulary's special\n" +
   "                        tokens (<[id]> in GBNF), exactly as toolmask masks; without it they stay text";
@@ -43,7 +45,10 @@ async function run(argv: string[]): Promise<number> {
     else out = vocab ? toGbnf(grammar, vocab) : toEbnf(lowerJsonSchemas(grammar), { target: "gbnf" });
   } catch (e) {
     // toolmask masks this grammar; the text format cannot spell it within its size limits.
-    if (e instanceof EbnfExportError) throw new CliError(`${e.message} (--format ir has the whole grammar; smaller maxLength bounds make it exportable)`);
+    if (e instanceof EbnfExportError)
+      throw new CliError(
+        `${e.message} (--format ir has the whole grammar; smaller maxLength bounds make it exportable)`,
+      );
     throw e;
   }
   process.stdout.write(out.endsWith("\n") ? out : `${out}\n`);

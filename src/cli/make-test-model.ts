@@ -8,7 +8,8 @@ import type { Command } from "./command.js";
 import { CliError } from "./errors.js";
 import { defaultTestModelPath } from "./model.js";
 
-const usage = "usage: toolmask make-test-model [--out PATH] [--seed N]\n" +
+const usage =
+  "usage: toolmask make-test-model [--out PATH] [--seed N]\n" +
   "Writes a tiny Qwen3-architecture GGUF with random weights and Qwen3's real vocabulary and chat template.\n" +
   "  --out   where to write it (default .cache/test-model/qwen3-tiny-seed<N>.gguf in the package)\n" +
   "  --seed  the weights are a function of this seed alone (default 1)";
@@ -27,7 +28,9 @@ async function run(argv: string[]): Promise<number> {
   } catch (e) {
     throw new CliError(`cannot write ${out}: ${(e as Error).message}`);
   }
-  process.stdout.write(`wrote ${out} (${(info.bytes / 1e6).toFixed(1)} MB, ${info.vocabSize} tokens, seed ${seed}) in ${((performance.now() - t0) / 1000).toFixed(1)} s\n`);
+  process.stdout.write(
+    `wrote ${out} (${(info.bytes / 1e6).toFixed(1)} MB, ${info.vocabSize} tokens, seed ${seed}) in ${((performance.now() - t0) / 1000).toFixed(1)} s\n`,
+  );
   return 0;
 }
 

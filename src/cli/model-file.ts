@@ -13,7 +13,10 @@ function firstBytes(path: string, n: number): string {
   try {
     const b = Buffer.alloc(n);
     const got = readSync(fd, b, 0, n, 0);
-    return b.subarray(0, got).toString("latin1").replace(/[^\x20-\x7e]/g, ".");
+    return b
+      .subarray(0, got)
+      .toString("latin1")
+      .replace(/[^\x20-\x7e]/g, ".");
   } finally {
     closeSync(fd);
   }
@@ -41,9 +44,15 @@ export function modelFileProblem(path: string): string | undefined {
 
 /** llama.cpp's reason in its load log: the line after "error loading model:", or the first line. */
 function llamaReason(message: string): string {
-  const lines = message.split("\n").slice(1).map((l) => l.trim()).filter((l) => l !== "" && !l.startsWith("(is it"));
+  const lines = message
+    .split("\n")
+    .slice(1)
+    .map((l) => l.trim())
+    .filter((l) => l !== "" && !l.startsWith("(is it"));
   const line = lines.find((l) => l.includes("error loading model")) ?? lines[0] ?? "";
-  return line.replace(/^.*error loading model(?: architecture)?:\s*/, "").replace(/^\w+:\s*/, "") || "it gave no reason";
+  return (
+    line.replace(/^.*error loading model(?: architecture)?:\s*/, "").replace(/^\w+:\s*/, "") || "it gave no reason"
+  );
 }
 
 /**
@@ -69,6 +78,8 @@ export function modelLoadProblem(path: string, err: unknown): string | undefined
   if (!message.startsWith("llama.cpp could not load the model ")) return undefined;
   const what = typeof architecture === "string" ? `a ${architecture} GGUF` : "a GGUF";
   const known = typeof architecture === "string" ? `the ${architecture} architecture` : "its architecture";
-  return `llama.cpp could not load ${path} (${what} of ${mb(size)}): ${llamaReason(message)}. ` +
-    `If the file is incomplete, download or copy the model again; if this llama.cpp does not know ${known}, update node-llama-cpp`;
+  return (
+    `llama.cpp could not load ${path} (${what} of ${mb(size)}): ${llamaReason(message)}. ` +
+    `If the file is incomplete, download or copy the model again; if this llama.cpp does not know ${known}, update node-llama-cpp`
+  );
 }

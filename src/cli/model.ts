@@ -35,7 +35,11 @@ export function ensureTestModel(path: string, seed = 1): number | undefined {
   return (performance.now() - t) / 1000;
 }
 
-export interface OpenOptions { gpu?: GpuOption; threads?: number; showProgress: boolean }
+export interface OpenOptions {
+  gpu?: GpuOption;
+  threads?: number;
+  showProgress: boolean;
+}
 
 export async function openModel(path: string, o: OpenOptions): Promise<LlamaModel> {
   const abs = resolve(path);
@@ -44,7 +48,9 @@ export async function openModel(path: string, o: OpenOptions): Promise<LlamaMode
   const bar = progress("loading model", o.showProgress);
   try {
     const model = await loadModel({
-      path: abs, gpu: o.gpu ?? false, ...(o.threads !== undefined ? { threads: o.threads } : {}),
+      path: abs,
+      gpu: o.gpu ?? false,
+      ...(o.threads !== undefined ? { threads: o.threads } : {}),
       onProgress: (f) => bar.update(f),
     });
     bar.done();
@@ -53,7 +59,9 @@ export async function openModel(path: string, o: OpenOptions): Promise<LlamaMode
     const file = modelLoadProblem(abs, e);
     if (file) throw new CliError(file);
     // Not the file: the addon's errors say how to build it; the library's where it comes from.
-    throw new CliError(`cannot load llama.cpp or the model: ${(e as Error).message}\n` +
-      "(the llama.cpp library comes from node-llama-cpp's prebuilt package for this platform, or from the folder TOOLMASK_LLAMA_LIB_DIR names)");
+    throw new CliError(
+      `cannot load llama.cpp or the model: ${(e as Error).message}\n` +
+        "(the llama.cpp library comes from node-llama-cpp's prebuilt package for this platform, or from the folder TOOLMASK_LLAMA_LIB_DIR names)",
+    );
   }
 }

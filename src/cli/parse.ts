@@ -6,9 +6,11 @@ import type { Command } from "./command.js";
 import { DIALECT_FLAGS, DIALECT_HELP, dialectOptions } from "./dialect-flags.js";
 import { CliError } from "./errors.js";
 
-const usage = "usage: toolmask parse --dialect D [--tools FILE] [options] < output.txt\n" +
+const usage =
+  "usage: toolmask parse --dialect D [--tools FILE] [options] < output.txt\n" +
   "Reads the model's output text on stdin and prints the parse result as JSON.\n" +
-  DIALECT_HELP + "\n" +
+  DIALECT_HELP +
+  "\n" +
   "  --finish stop|length  how the output ended (length: the model was cut off; open calls are reported cut)\n" +
   "  --compact             one line of JSON instead of indented";
 
@@ -16,7 +18,10 @@ async function run(argv: string[]): Promise<number> {
   const args = parseFlags(argv, { ...DIALECT_FLAGS, finish: { type: "string" }, compact: { type: "boolean" } });
   const options = dialectOptions(args);
   const finishReason = choiceFlag(args.finish, "--finish", ["stop", "length"] as const, "stop");
-  if (process.stdin.isTTY) throw new CliError("nothing on stdin: pipe the model's output in (toolmask parse --dialect D --tools FILE < output.txt)");
+  if (process.stdin.isTTY)
+    throw new CliError(
+      "nothing on stdin: pipe the model's output in (toolmask parse --dialect D --tools FILE < output.txt)",
+    );
   const text = await readStdin();
   const result = parseToolCalls(text, { ...options, finishReason });
   process.stdout.write(JSON.stringify(result, null, args.compact ? undefined : 2) + "\n");

@@ -24,7 +24,10 @@ export function progress(label: string, asked: boolean): Progress {
       else {
         // Not a terminal: one line per tenth, so logs stay short; done() writes the last one.
         const step = Math.floor(f * 10);
-        if (step < 10 && step !== lastStep) { lastStep = step; process.stderr.write(`${line(f, detail)}\n`); }
+        if (step < 10 && step !== lastStep) {
+          lastStep = step;
+          process.stderr.write(`${line(f, detail)}\n`);
+        }
       }
     },
     done(detail) {

@@ -1,7 +1,20 @@
 // A call's grammar, from just after its trigger to its end, for every call format: XML parameters,
 // JSON call objects, named JSON calls and Python calls; values from the tool's JSON schema. The
 // answer around the calls is src/dialects/grammar.ts (and harmony.ts, envelope.ts).
-import { alt, charClass, declaredCall, jsonSchema, literal, marker, optional, perm, plus, seq, spelled, until } from "../grammar/builders.js";
+import {
+  alt,
+  charClass,
+  declaredCall,
+  jsonSchema,
+  literal,
+  marker,
+  optional,
+  perm,
+  plus,
+  seq,
+  spelled,
+  until,
+} from "../grammar/builders.js";
 import type { GrammarNode } from "../grammar/ir.js";
 import type { DialectSpec, Glue, JsonCallFormat, XmlCallFormat } from "./spec.js";
 import { afterTrigger } from "./spec.js";
@@ -25,8 +38,23 @@ export function isRawText(schema: unknown): boolean {
 }
 
 /** A JSON value of `schema` (found at `path` in the request), any JSON whitespace inside, no string value longer than `maxValueLength`. */
-export function schemaValue(schema: unknown, maxValueLength?: number, syntax: "json" | "python" = "json", path?: string, depth?: number): GrammarNode {
-  return jsonSchema(schema, { whitespace: "any", ...(syntax === "python" ? { syntax } : {}), ...(maxValueLength === undefined ? {} : { maxStringLength: maxValueLength }) }, path, depth);
+export function schemaValue(
+  schema: unknown,
+  maxValueLength?: number,
+  syntax: "json" | "python" = "json",
+  path?: string,
+  depth?: number,
+): GrammarNode {
+  return jsonSchema(
+    schema,
+    {
+      whitespace: "any",
+      ...(syntax === "python" ? { syntax } : {}),
+      ...(maxValueLength === undefined ? {} : { maxStringLength: maxValueLength }),
+    },
+    path,
+    depth,
+  );
 }
 
 /** Where a tool's parameters sit in the request. */
@@ -37,13 +65,19 @@ function rawValue(f: XmlCallFormat, max?: number): GrammarNode {
   if (max === undefined) return until(f.valueClose);
   if (!f.trimNewline) return until(f.valueClose, { maxLength: max });
   // A leading newline is padding; a trailing one is padding exactly when the close follows it.
-  return seq(optional(literal("\n")), alt(until(f.valueClose, { maxLength: max }), until(`\n${f.valueClose}`, { maxLength: max })));
+  return seq(
+    optional(literal("\n")),
+    alt(until(f.valueClose, { maxLength: max }), until(`\n${f.valueClose}`, { maxLength: max })),
+  );
 }
 
 /** The most characters a raw text value may have: the schema's maxLength or maxValueLength, the smaller. */
 export function rawTextBound(schema: unknown, maxValueLength?: number): number | undefined {
   const own = schema !== null && typeof schema === "object" ? (schema as { maxLength?: unknown }).maxLength : undefined;
-  const bounds = [maxValueLength, typeof own === "number" && Number.isInteger(own) && own >= 0 ? own : undefined].filter((b): b is number => b !== undefined);
+  const bounds = [
+    maxValueLength,
+    typeof own === "number" && Number.isInteger(own) && own >= 0 ? own : undefined,
+  ].filter((b): b is number => b !== undefined);
   return bounds.length ? Math.min(...bounds) : undefined;
 }
 
@@ -51,7 +85,11 @@ export function rawTextBound(schema: unknown, maxValueLength?: number): number |
 function checkedRawBound(schema: unknown, maxValueLength: number | undefined, path: string): number | undefined {
   const bound = rawTextBound(schema, maxValueLength);
   if (bound !== undefined && bound > SCHEMA_LIMITS.stringLength && bound !== maxValueLength)
-    throw limitError("stringLength", childPath(path, "maxLength"), `"maxLength": ${bound} exceeds the limit of ${SCHEMA_LIMITS.stringLength} characters; lower it, or remove it (a string value is then bounded by the request's max_tokens)`);
+    throw limitError(
+      "stringLength",
+      childPath(path, "maxLength"),
+      `"maxLength": ${bound} exceeds the limit of ${SCHEMA_LIMITS.stringLength} characters; lower it, or remove it (a string value is then bounded by the request's max_tokens)`,
+    );
   return bound;
 }
 
@@ -67,7 +105,8 @@ export function xmlValue(f: XmlCallFormat, schema: unknown, maxValueLength?: num
     return seq(pad, alt(...(values as string[]).map((v) => literal(v))), pad, literal(f.valueClose));
   }
   // Templates render scalars with Python's str(): True, False, None are read as JSON's.
-  if (s.type === "boolean") return seq(pad, alt(...["true", "false", "True", "False"].map(literal)), pad, literal(f.valueClose));
+  if (s.type === "boolean")
+    return seq(pad, alt(...["true", "false", "True", "False"].map(literal)), pad, literal(f.valueClose));
   if (s.type === "null") return seq(pad, alt(literal("null"), literal("None")), pad, literal(f.valueClose));
   // the value's schema is nested in its tool's parameters
   const json = schemaValue(schema, maxValueLength, "json", path, 1);
@@ -81,7 +120,13 @@ function xmlCall(f: XmlCallFormat, tool: ToolDef, maxValueLength?: number): Gram
   analyze(tool.parameters, paramsPath(tool));
   const required = new Set(tool.required);
   const params = Object.entries(tool.properties).map(([k, schema]) => ({
-    node: seq(glue(f.paramOpen), literal(k), literal(f.paramNameClose), glue(f.valueOpen ?? []), xmlValue(f, schema, maxValueLength, childPath(`${paramsPath(tool)}.properties`, k))),
+    node: seq(
+      glue(f.paramOpen),
+      literal(k),
+      literal(f.paramNameClose),
+      glue(f.valueOpen ?? []),
+      xmlValue(f, schema, maxValueLength, childPath(`${paramsPath(tool)}.properties`, k)),
+    ),
     required: required.has(k),
   }));
   // Without a name close, what follows the name (a parameter or the call's close) ends it.
@@ -91,10 +136,39 @@ function xmlCall(f: XmlCallFormat, tool: ToolDef, maxValueLength?: number): Gram
 /** The call object: name first, then arguments (then the id where the dialect has one), any JSON whitespace between tokens. */
 export function jsonCallObject(f: JsonCallFormat, tool: ToolDef, maxValueLength?: number): GrammarNode {
   const ws = jsonWs;
-  const id = f.id ? seq(literal(","), ws, literal(JSON.stringify(f.id.key)), ws, literal(":"), ws, literal('"'), idChars(f.id.length), literal('"'), ws) : seq();
+  const id = f.id
+    ? seq(
+        literal(","),
+        ws,
+        literal(JSON.stringify(f.id.key)),
+        ws,
+        literal(":"),
+        ws,
+        literal('"'),
+        idChars(f.id.length),
+        literal('"'),
+        ws,
+      )
+    : seq();
   return seq(
-    literal("{"), ws, literal(JSON.stringify(f.nameKey)), ws, literal(":"), ws, spelled(JSON.stringify(tool.name)), ws, literal(","), ws,
-    literal(JSON.stringify(f.argsKey)), ws, literal(":"), ws, schemaValue(tool.parameters, maxValueLength, "json", paramsPath(tool)), ws, id, literal("}"),
+    literal("{"),
+    ws,
+    literal(JSON.stringify(f.nameKey)),
+    ws,
+    literal(":"),
+    ws,
+    spelled(JSON.stringify(tool.name)),
+    ws,
+    literal(","),
+    ws,
+    literal(JSON.stringify(f.argsKey)),
+    ws,
+    literal(":"),
+    ws,
+    schemaValue(tool.parameters, maxValueLength, "json", paramsPath(tool)),
+    ws,
+    id,
+    literal("}"),
   );
 }
 
@@ -102,7 +176,10 @@ export function jsonCallObject(f: JsonCallFormat, tool: ToolDef, maxValueLength?
 export function pythonValue(tool: ToolDef, key: string, maxValueLength?: number): GrammarNode {
   const schema = tool.properties[key];
   const path = childPath(`${paramsPath(tool)}.properties`, key);
-  return alt(schemaValue(schema, maxValueLength, "python", path, 1), schemaValue(schema, maxValueLength, "json", path, 1));
+  return alt(
+    schemaValue(schema, maxValueLength, "python", path, 1),
+    schemaValue(schema, maxValueLength, "json", path, 1),
+  );
 }
 
 /** A Python call's keyword arguments: `k=v` in any order, "," between, required ones present; values Python literals or JSON. */
@@ -110,7 +187,10 @@ export function pythonArguments(tool: ToolDef, maxValueLength?: number): Grammar
   // As in xmlCall: the parameters object's own keywords get the JSON dialects' checks and limits.
   analyze(tool.parameters, paramsPath(tool));
   const required = new Set(tool.required);
-  const items = Object.entries(tool.properties).map(([k, _schema]) => ({ node: seq(literal(k), literal("="), pythonValue(tool, k, maxValueLength)), required: required.has(k) }));
+  const items = Object.entries(tool.properties).map(([k, _schema]) => ({
+    node: seq(literal(k), literal("="), pythonValue(tool, k, maxValueLength)),
+    required: required.has(k),
+  }));
   return seq(literal("("), jsonWs, perm(items, seq(literal(","), jsonWs)), jsonWs, literal(")"));
 }
 
@@ -127,16 +207,31 @@ export function jsonArguments(tool: ToolDef, maxValueLength?: number): GrammarNo
 }
 
 /** One call, from just after the trigger to its end (without the scope close when that may be left out). */
-export function callAfterTrigger(spec: DialectSpec, tools: ToolDef[], maxValueLength?: number, withScope = true): GrammarNode {
+export function callAfterTrigger(
+  spec: DialectSpec,
+  tools: ToolDef[],
+  maxValueLength?: number,
+  withScope = true,
+): GrammarNode {
   const f = spec.call;
-  if (f.kind === "harmony") throw new Error(`dialect ${spec.name}: harmony calls are messages; see buildHarmonyGrammar`);
+  if (f.kind === "harmony")
+    throw new Error(`dialect ${spec.name}: harmony calls are messages; see buildHarmonyGrammar`);
   const bodies = tools.map((t) => {
     if (f.kind === "json") return seq(jsonCallObject(f, t, maxValueLength), glue(f.close));
     if (f.kind === "python") return seq(spelled(t.name), pythonArguments(t, maxValueLength));
-    if (f.kind === "envelope") throw new Error(`dialect ${spec.name}: an envelope holds its calls; see buildEnvelopeGrammar`);
+    if (f.kind === "envelope")
+      throw new Error(`dialect ${spec.name}: an envelope holds its calls; see buildEnvelopeGrammar`);
     if (f.kind === "named") {
       const id = typeof f.id === "object" ? optional(seq(marker(f.id.open), idChars(f.id.length))) : seq();
-      return seq(spelled(t.name), id, marker(f.nameClose), f.index ? plus(charClass(["0-9"])) : seq(), glue(f.argsOpen ?? []), jsonArguments(t, maxValueLength), glue(f.close));
+      return seq(
+        spelled(t.name),
+        id,
+        marker(f.nameClose),
+        f.index ? plus(charClass(["0-9"])) : seq(),
+        glue(f.argsOpen ?? []),
+        jsonArguments(t, maxValueLength),
+        glue(f.close),
+      );
     }
     const body = xmlCall(f, t, maxValueLength);
     return withScope || !f.scopeCloseOptionalAtEnd ? seq(body, glue(f.close)) : seq(body, glue(splitScope(f.close)[0]));
@@ -153,7 +248,9 @@ export function callAfterTrigger(spec: DialectSpec, tools: ToolDef[], maxValueLe
 function departure(words: string[], outside: Array<[number, number] | string>): GrammarNode {
   const branch = (prefix: string): GrammarNode => {
     const next = new Set<string>();
-    for (const w of words) if (w.length > prefix.length && w.startsWith(prefix)) next.add(String.fromCodePoint(w.codePointAt(prefix.length)!));
+    for (const w of words)
+      if (w.length > prefix.length && w.startsWith(prefix))
+        next.add(String.fromCodePoint(w.codePointAt(prefix.length)!));
     const onward = [...next].filter((c) => !words.includes(prefix + c)).map((c) => seq(literal(c), branch(prefix + c)));
     return alt(charClass([...outside, ...next], true), ...onward);
   };
@@ -175,12 +272,33 @@ export function refusedCall(spec: DialectSpec, tools: ToolDef[]): GrammarNode | 
   // content on from just past it (src/parser/departure.ts), so a trigger it begins is text.
   if (f.kind === "json") {
     // The name as the head reader takes it: no quote, backslash or control character inside.
-    const head = seq(literal("{"), jsonWs, literal(JSON.stringify(f.nameKey)), jsonWs, literal(":"), jsonWs, literal('"'));
-    return seq(glue(afterTrigger(f.open)), head, departure(names.map((n) => `${n}"`), ["\\", [0, 0x1f]]));
+    const head = seq(
+      literal("{"),
+      jsonWs,
+      literal(JSON.stringify(f.nameKey)),
+      jsonWs,
+      literal(":"),
+      jsonWs,
+      literal('"'),
+    );
+    return seq(
+      glue(afterTrigger(f.open)),
+      head,
+      departure(
+        names.map((n) => `${n}"`),
+        ["\\", [0, 0x1f]],
+      ),
+    );
   }
   if ((f.kind === "xml" && f.nameClose !== null) || f.kind === "named") {
     const closes = f.kind === "named" && typeof f.id === "object" ? [f.nameClose, f.id.open] : [f.nameClose!];
-    return seq(glue(afterTrigger(f.open)), departure(names.flatMap((n) => closes.map((c) => n + c)), []));
+    return seq(
+      glue(afterTrigger(f.open)),
+      departure(
+        names.flatMap((n) => closes.map((c) => n + c)),
+        [],
+      ),
+    );
   }
   return undefined;
 }

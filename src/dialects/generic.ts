@@ -8,8 +8,17 @@ import type { DialectSpec } from "./spec.js";
 
 export const generic: DialectSpec = {
   name: "generic",
-  description: "Generic (llama.cpp): the answer is one JSON object, {\"tool_calls\": [{\"name\", \"arguments\"}, …]} or {\"response\": \"…\"}",
-  call: { kind: "envelope", open: [], nameKey: "name", argsKey: "arguments", callsKey: "tool_calls", callKey: "tool_call", responseKey: "response" },
+  description:
+    'Generic (llama.cpp): the answer is one JSON object, {"tool_calls": [{"name", "arguments"}, …]} or {"response": "…"}',
+  call: {
+    kind: "envelope",
+    open: [],
+    nameKey: "name",
+    argsKey: "arguments",
+    callsKey: "tool_calls",
+    callKey: "tool_call",
+    responseKey: "response",
+  },
   callOpensAnswer: true,
   prompt: "generic",
 };

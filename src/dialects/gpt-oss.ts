@@ -33,7 +33,8 @@ import type { DialectSpec } from "./spec.js";
 export const gptOss: DialectSpec = {
   name: "gpt-oss",
   detect: { markers: [["<|channel|>", "<|call|>"]], priority: 100 },
-  description: "gpt-oss (harmony): analysis/commentary/final messages; calls to=functions.NAME<|message|>{arguments}<|call|>",
+  description:
+    "gpt-oss (harmony): analysis/commentary/final messages; calls to=functions.NAME<|message|>{arguments}<|call|>",
   reasoning: { open: "<|channel|>analysis<|message|>", close: "<|end|>" },
   call: {
     kind: "harmony",

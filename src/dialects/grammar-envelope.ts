@@ -22,10 +22,15 @@ export function buildEnvelopeGrammar(o: ResolvedOptions): Grammar {
   if (o.tools.length === 0) return { root: anyText() };
   const key = (k: string): GrammarNode => seq(literal(JSON.stringify(k)), jsonWs, literal(":"), jsonWs);
   const cf = envelopeCallFormat(f);
-  const rules: Record<string, GrammarNode> = { "tool-call": declaredCall(alt(...o.tools.map((t) => jsonCallObject(cf, t, o.maxValueLength)))) };
+  const rules: Record<string, GrammarNode> = {
+    "tool-call": declaredCall(alt(...o.tools.map((t) => jsonCallObject(cf, t, o.maxValueLength)))),
+  };
   const call = ref("tool-call");
   const more = o.parallelToolCalls ? star(seq(jsonWs, literal(","), jsonWs, call)) : seq();
-  const calls = alt(seq(key(f.callsKey), literal("["), jsonWs, call, more, jsonWs, literal("]")), seq(key(f.callKey), call));
+  const calls = alt(
+    seq(key(f.callsKey), literal("["), jsonWs, call, more, jsonWs, literal("]")),
+    seq(key(f.callKey), call),
+  );
   const response = seq(key(f.responseKey), schemaValue({ type: "string" }, undefined, "json", f.responseKey));
   const body = o.toolChoice === "auto" ? alt(calls, response) : calls;
   // Under auto text that does not open with "{" is an answer too (content, as the parser reads it).

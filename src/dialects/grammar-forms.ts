@@ -27,7 +27,17 @@ export function toFirstCall(o: ResolvedOptions, trigger: string): GrammarNode {
 export function arraySection(o: ResolvedOptions, call: GrammarNode): GrammarNode {
   const sec = o.spec.section!;
   const more = o.parallelToolCalls ? star(seq(jsonWs, literal(","), jsonWs, call)) : seq();
-  return seq(toFirstCall(o, sec.open), jsonWs, literal(sec.arrayOpen!), jsonWs, call, more, jsonWs, literal(sec.close), sec.end === undefined ? seq() : marker(sec.end));
+  return seq(
+    toFirstCall(o, sec.open),
+    jsonWs,
+    literal(sec.arrayOpen!),
+    jsonWs,
+    call,
+    more,
+    jsonWs,
+    literal(sec.close),
+    sec.end === undefined ? seq() : marker(sec.end),
+  );
 }
 
 /**
@@ -36,7 +46,12 @@ export function arraySection(o: ResolvedOptions, call: GrammarNode): GrammarNode
  * is not "{", or a call the parser takes for text (`refused`: its name is none the call may have):
  * under toolChoice auto the two cannot be confused.
  */
-export function answerCall(o: ResolvedOptions, call: GrammarNode, after: GrammarNode = anyText(), refused?: GrammarNode): GrammarNode {
+export function answerCall(
+  o: ResolvedOptions,
+  call: GrammarNode,
+  after: GrammarNode = anyText(),
+  refused?: GrammarNode,
+): GrammarNode {
   const calls = seq(jsonWs, call, after);
   if (o.toolChoice !== "auto") return calls;
   // Content: its first character after whitespace is not "{", or more whitespace leads it than a call may have.

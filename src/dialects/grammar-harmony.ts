@@ -24,7 +24,12 @@ function bodyToEnd(f: HarmonyCallFormat, name: string): GrammarNode {
 
 /** The final message: the answer's text, then `<|return|>` or `<|end|>` (and any text), or the output ends. */
 function finalMessage(f: HarmonyCallFormat): GrammarNode {
-  return seq(channel(f, f.channels.final), marker(f.message), text(f.end, { marker: true }), optional(seq(alt(marker(f.finalEnd), marker(f.end)), anyText())));
+  return seq(
+    channel(f, f.channels.final),
+    marker(f.message),
+    text(f.end, { marker: true }),
+    optional(seq(alt(marker(f.finalEnd), marker(f.end)), anyText())),
+  );
 }
 
 /** A call message without its `<|call|>`: the recipient before or after the channel, then the arguments. */
@@ -32,8 +37,15 @@ function callMessage(f: HarmonyCallFormat, tools: ToolDef[], maxValueLength?: nu
   const args = (t: ToolDef) => jsonArguments(t, maxValueLength);
   const type = optional(harmonyGlue(f.contentType));
   const calls = channel(f, f.channels.calls);
-  const inRole = seq(harmonyGlue(f.open), alt(...tools.map((t) => seq(literal(t.name), calls, type, marker(f.message), args(t)))));
-  const inChannel = seq(calls, harmonyGlue(f.open), alt(...tools.map((t) => seq(literal(t.name), type, marker(f.message), args(t)))));
+  const inRole = seq(
+    harmonyGlue(f.open),
+    alt(...tools.map((t) => seq(literal(t.name), calls, type, marker(f.message), args(t)))),
+  );
+  const inChannel = seq(
+    calls,
+    harmonyGlue(f.open),
+    alt(...tools.map((t) => seq(literal(t.name), type, marker(f.message), args(t)))),
+  );
   return declaredCall(alt(inRole, inChannel));
 }
 

@@ -20,13 +20,24 @@ export function buildToolGrammar(options: DialectOptions): Grammar {
   const o = resolveOptions(options);
   const { spec, tools } = o;
   if (o.declared.length > SCHEMA_LIMITS.tools)
-    throw limitError("tools", "tools", `${o.declared.length} tools exceed the limit of ${SCHEMA_LIMITS.tools} per request; send only the tools this request may call`);
+    throw limitError(
+      "tools",
+      "tools",
+      `${o.declared.length} tools exceed the limit of ${SCHEMA_LIMITS.tools} per request; send only the tools this request may call`,
+    );
   if (o.maxValueLength !== undefined && o.maxValueLength > SCHEMA_LIMITS.stringLength)
-    throw limitError("stringLength", "maxValueLength", `maxValueLength ${o.maxValueLength} exceeds the limit of ${SCHEMA_LIMITS.stringLength} characters; lower it or leave it out`);
+    throw limitError(
+      "stringLength",
+      "maxValueLength",
+      `maxValueLength ${o.maxValueLength} exceeds the limit of ${SCHEMA_LIMITS.stringLength} characters; lower it or leave it out`,
+    );
   if (spec.call.kind === "harmony") return buildHarmonyGrammar(o);
   if (spec.call.kind === "envelope") return buildEnvelopeGrammar(o);
   const rules: Record<string, GrammarNode> = {};
-  const rule = (name: string, node: GrammarNode): GrammarNode => { rules[name] = node; return ref(name); };
+  const rule = (name: string, node: GrammarNode): GrammarNode => {
+    rules[name] = node;
+    return ref(name);
+  };
   const trigger = triggerOf(spec);
   let answer: GrammarNode;
   if (tools.length === 0) {
@@ -36,23 +47,47 @@ export function buildToolGrammar(options: DialectOptions): Grammar {
     // under toolChoice auto (toFirstCall); a trigger starts a declared call, or a call the parser
     // takes for text because its name is none the call may have (refusedCall), which is content.
     const refused = refusedCall(spec, tools);
-    if (spec.callOpensAnswer) return withThought(spec, o, answerCall(o, callAfterTrigger(spec, tools, o.maxValueLength), undefined, refused), rules);
+    if (spec.callOpensAnswer)
+      return withThought(
+        spec,
+        o,
+        answerCall(o, callAfterTrigger(spec, tools, o.maxValueLength), undefined, refused),
+        rules,
+      );
     if (spec.section?.arrayOpen) {
-      const section = seq(arraySection(o, rule("tool-call", callAfterTrigger(spec, tools, o.maxValueLength))), text(trigger, { marker: true }));
-      return withThought(spec, o, o.toolChoice === "auto" ? alt(text(trigger, { marker: true }), section) : section, rules);
+      const section = seq(
+        arraySection(o, rule("tool-call", callAfterTrigger(spec, tools, o.maxValueLength))),
+        text(trigger, { marker: true }),
+      );
+      return withThought(
+        spec,
+        o,
+        o.toolChoice === "auto" ? alt(text(trigger, { marker: true }), section) : section,
+        rules,
+      );
     }
     if (spec.section) {
       // One section holds every call: open, calls back to back, close.
       const gap = spec.section.gap === undefined ? seq() : optional(literal(spec.section.gap));
-      const inSection = rule("tool-call", seq(gap, marker(callTriggerOf(spec)), callAfterTrigger(spec, tools, o.maxValueLength)));
-      const section = seq(toFirstCall(o, trigger), inSection, o.parallelToolCalls ? star(inSection) : seq(), gap, marker(spec.section.close));
+      const inSection = rule(
+        "tool-call",
+        seq(gap, marker(callTriggerOf(spec)), callAfterTrigger(spec, tools, o.maxValueLength)),
+      );
+      const section = seq(
+        toFirstCall(o, trigger),
+        inSection,
+        o.parallelToolCalls ? star(inSection) : seq(),
+        gap,
+        marker(spec.section.close),
+      );
       const sectioned = seq(section, text(trigger, { marker: true }));
       answer = o.toolChoice === "auto" ? alt(text(trigger, { marker: true }), sectioned) : sectioned;
       return withThought(spec, o, answer, rules);
     }
     // Content: text in which every trigger starts a refused call. After the one call parallel calls
     // off allow, no trigger: a model opening a second call would have every declared name refused.
-    const gap = refused === undefined ? seq() : rule("refused-calls", star(seq(until(trigger, { marker: true }), refused)));
+    const gap =
+      refused === undefined ? seq() : rule("refused-calls", star(seq(until(trigger, { marker: true }), refused)));
     const toCall = seq(gap, until(trigger, { marker: true }));
     const textOnly = seq(gap, text(trigger, { marker: true }));
     const rest = o.parallelToolCalls ? textOnly : text(trigger, { marker: true });
@@ -74,7 +109,12 @@ export function buildToolGrammar(options: DialectOptions): Grammar {
   return withThought(spec, o, answer, rules);
 }
 
-function withThought(spec: DialectSpec, o: ResolvedOptions, answer: GrammarNode, rules: Record<string, GrammarNode>): Grammar {
+function withThought(
+  spec: DialectSpec,
+  o: ResolvedOptions,
+  answer: GrammarNode,
+  rules: Record<string, GrammarNode>,
+): Grammar {
   const r = spec.reasoning;
   const grammar = (root: GrammarNode): Grammar => (Object.keys(rules).length ? { root, rules } : { root });
   if (!r || o.reasoning === false) return grammar(answer);

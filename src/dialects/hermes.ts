@@ -5,7 +5,7 @@ import type { DialectSpec } from "./spec.js";
 export const hermes: DialectSpec = {
   name: "hermes",
   detect: { markers: [["<tool_call>"]], priority: 85 },
-  description: "Hermes JSON: <tool_call>{\"name\", \"arguments\"}</tool_call>",
+  description: 'Hermes JSON: <tool_call>{"name", "arguments"}</tool_call>',
   reasoning: { open: "<think>", close: "</think>" },
   call: {
     kind: "json",

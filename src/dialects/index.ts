@@ -16,7 +16,22 @@ import { seedOss } from "./seed-oss.js";
 import type { DialectSpec } from "./spec.js";
 
 const registry = new Map<string, DialectSpec>(
-  [qwen3Coder, hermes, seedOss, mistral, mistralNemo, llama3, deepseekV31, kimiK2, glm45, minimaxM2, gptOss, lfm2, qwen25Coder, generic].map((d) => [d.name, d]),
+  [
+    qwen3Coder,
+    hermes,
+    seedOss,
+    mistral,
+    mistralNemo,
+    llama3,
+    deepseekV31,
+    kimiK2,
+    glm45,
+    minimaxM2,
+    gptOss,
+    lfm2,
+    qwen25Coder,
+    generic,
+  ].map((d) => [d.name, d]),
 );
 
 /** Names of the built-in dialects. */

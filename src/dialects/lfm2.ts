@@ -10,7 +10,10 @@ export const lfm2: DialectSpec = {
   name: "lfm2",
   // Its own templates print content only; their tool list is LFM2's: <|tool_list_start|> (LFM2),
   // "List of tools: [" (LFM2.5), as llama.cpp detects them.
-  detect: { markers: [["<|tool_call_start|>"], ["<|tool_list_start|>"], ["List of tools: [", "<|im_start|>"]], priority: 65 },
+  detect: {
+    markers: [["<|tool_call_start|>"], ["<|tool_list_start|>"], ["List of tools: [", "<|im_start|>"]],
+    priority: 65,
+  },
   description: "LFM2 / LFM2.5: <|tool_call_start|>[name(key=value, …), …]<|tool_call_end|>, Python-style calls",
   reasoning: { open: "<think>", close: "</think>" },
   section: { open: "<|tool_call_start|>", arrayOpen: "[", close: "]", end: "<|tool_call_end|>" },

@@ -7,7 +7,7 @@ import type { DialectSpec } from "./spec.js";
 export const llama3: DialectSpec = {
   name: "llama3",
   detect: { markers: [["ipython", '"parameters"']], priority: 70 },
-  description: "Llama 3.x: the answer is one {\"name\", \"parameters\"} JSON call, or content",
+  description: 'Llama 3.x: the answer is one {"name", "parameters"} JSON call, or content',
   callOpensAnswer: true,
   call: { kind: "json", open: [], nameKey: "name", argsKey: "parameters", close: [] },
 };

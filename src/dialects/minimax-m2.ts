@@ -6,16 +6,17 @@ import type { DialectSpec } from "./spec.js";
 export const minimaxM2: DialectSpec = {
   name: "minimax-m2",
   detect: { markers: [["<minimax:tool_call>"]], priority: 115 },
-  description: "MiniMax-M2: <invoke name=\"NAME\"> calls with <parameter name=\"K\">V</parameter> inside <minimax:tool_call>…</minimax:tool_call>",
+  description:
+    'MiniMax-M2: <invoke name="NAME"> calls with <parameter name="K">V</parameter> inside <minimax:tool_call>…</minimax:tool_call>',
   // The template's generation prompt opens the thought ("<think>\n"): use reasoning "forced-open" there.
   reasoning: { open: "<think>", close: "</think>" },
   section: { open: "<minimax:tool_call>", close: "</minimax:tool_call>", gap: "\n" },
   call: {
     kind: "xml",
-    open: ["<invoke name=\""],
-    nameClose: "\">",
-    paramOpen: [{ optional: "\n" }, "<parameter name=\""],
-    paramNameClose: "\">",
+    open: ['<invoke name="'],
+    nameClose: '">',
+    paramOpen: [{ optional: "\n" }, '<parameter name="'],
+    paramNameClose: '">',
     valueClose: "</parameter>",
     trimNewline: false,
     close: [{ optional: "\n" }, "</invoke>"],

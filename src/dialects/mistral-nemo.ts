@@ -5,7 +5,7 @@ import type { DialectSpec } from "./spec.js";
 export const mistralNemo: DialectSpec = {
   name: "mistral-nemo",
   detect: { markers: [["[TOOL_CALLS]"]], priority: 75 },
-  description: "Mistral Nemo: [TOOL_CALLS] then a JSON array of {\"name\", \"arguments\", \"id\"} calls",
+  description: 'Mistral Nemo: [TOOL_CALLS] then a JSON array of {"name", "arguments", "id"} calls',
   section: { open: "[TOOL_CALLS]", close: "]", arrayOpen: "[" },
   call: { kind: "json", open: [], nameKey: "name", argsKey: "arguments", id: { key: "id", length: 9 }, close: [] },
 };

@@ -30,19 +30,23 @@ export interface ResolvedOptions {
 }
 
 export function resolveOptions(o: DialectOptions): ResolvedOptions {
-  if (o === null || typeof o !== "object") throw new ToolDefinitionError("options must be an object with at least { dialect }");
+  if (o === null || typeof o !== "object")
+    throw new ToolDefinitionError("options must be an object with at least { dialect }");
   const spec = typeof o.dialect === "string" ? getDialect(o.dialect) : o.dialect;
-  if (!spec || typeof spec !== "object" || !spec.call) throw new ToolDefinitionError("options.dialect must be a dialect name or definition");
+  if (!spec || typeof spec !== "object" || !spec.call)
+    throw new ToolDefinitionError("options.dialect must be a dialect name or definition");
   const declared = normalizeTools(o.tools, spec);
   const tools = allowedTools(declared, o.toolChoice);
   if (o.reasoning !== undefined && typeof o.reasoning !== "boolean" && o.reasoning !== "forced-open")
     throw new ToolDefinitionError(`reasoning must be false, true or "forced-open", got ${JSON.stringify(o.reasoning)}`);
-  if (o.reasoning && !spec.reasoning) throw new ToolDefinitionError(`the ${spec.name} dialect has no thought block; use reasoning: false`);
+  if (o.reasoning && !spec.reasoning)
+    throw new ToolDefinitionError(`the ${spec.name} dialect has no thought block; use reasoning: false`);
   if (o.maxValueLength !== undefined && (!Number.isInteger(o.maxValueLength) || o.maxValueLength < 0))
     throw new ToolDefinitionError("maxValueLength must be a non-negative integer");
   const choice = o.toolChoice ?? "auto";
   const required = choice === "required" || typeof choice === "object";
-  if (required && tools.length === 0) throw new ToolDefinitionError("toolChoice requires a call but no tools are declared");
+  if (required && tools.length === 0)
+    throw new ToolDefinitionError("toolChoice requires a call but no tools are declared");
   return {
     spec,
     declared,

@@ -12,9 +12,14 @@ import { pyRepr } from "../grammar/python-repr.js";
 import type { ChatMessage, ChatToolCall } from "../templates/render.js";
 import type { DialectSpec } from "./spec.js";
 
-export const GENERIC_INSTRUCTION = "Respond in JSON format, either with `tool_call` (a request to call tools) or with `response` reply to the user's request";
+export const GENERIC_INSTRUCTION =
+  "Respond in JSON format, either with `tool_call` (a request to call tools) or with `response` reply to the user's request";
 export const GENERIC_TOOLS_INTRO = "You can call any of the following tools to satisfy the user's requests: ";
-const GENERIC_EXAMPLE = JSON.stringify({ tool_calls: [{ name: "tool_name", arguments: { arg1: "some_value" } }] }, null, 2);
+const GENERIC_EXAMPLE = JSON.stringify(
+  { tool_calls: [{ name: "tool_name", arguments: { arg1: "some_value" } }] },
+  null,
+  2,
+);
 
 export interface PromptParts {
   messages: ChatMessage[];
@@ -30,7 +35,9 @@ function argumentsOf(call: ChatToolCall, where: string): Record<string, unknown>
   try {
     const v = JSON.parse(a) as unknown;
     if (v !== null && typeof v === "object" && !Array.isArray(v)) return v as Record<string, unknown>;
-  } catch { /* reported below */ }
+  } catch {
+    /* reported below */
+  }
   throw new TypeError(`${where}.function.arguments must be a JSON object (as a string or an object)`);
 }
 
@@ -41,7 +48,12 @@ export function callsText(spec: DialectSpec, calls: ChatToolCall[], where = "too
   if (f.kind === "envelope")
     return JSON.stringify({ [f.callsKey]: read.map((c) => ({ [f.nameKey]: c.name, [f.argsKey]: c.args })) }, null, 2);
   if (f.kind === "python" && spec.section?.arrayOpen) {
-    const list = read.map((c) => `${c.name}${f.nameClose}${Object.entries(c.args).map(([k, v]) => `${k}=${pyRepr(v)}`).join(", ")})`);
+    const list = read.map(
+      (c) =>
+        `${c.name}${f.nameClose}${Object.entries(c.args)
+          .map(([k, v]) => `${k}=${pyRepr(v)}`)
+          .join(", ")})`,
+    );
     return `${spec.section.open}${spec.section.arrayOpen}${list.join(", ")}${spec.section.close}${spec.section.end ?? ""}`;
   }
   throw new TypeError(`dialect ${spec.name}: its template writes calls itself`);
@@ -64,16 +76,23 @@ function addSystem(messages: ChatMessage[], text: string): ChatMessage[] {
  * The messages and tools to render for `spec`. `templateWritesCalls`: the template renders
  * `tool_calls` itself (LFM2.5-8B-A1B does; LFM2's own prints content only).
  */
-export function promptParts(spec: DialectSpec, messages: ChatMessage[], tools: unknown[] | undefined, templateWritesCalls: boolean): PromptParts {
+export function promptParts(
+  spec: DialectSpec,
+  messages: ChatMessage[],
+  tools: unknown[] | undefined,
+  templateWritesCalls: boolean,
+): PromptParts {
   const hasTools = Array.isArray(tools) && tools.length > 0;
   const withTools = (m: ChatMessage[]): PromptParts => (hasTools ? { messages: m, tools: tools! } : { messages: m });
   if (spec.prompt === "calls-as-content" && !templateWritesCalls) {
-    return withTools(messages.map((m, i) => {
-      if (m?.role !== "assistant" || !Array.isArray(m.tool_calls) || m.tool_calls.length === 0) return m;
-      const { tool_calls, ...rest } = m;
-      const content = typeof m.content === "string" ? m.content : "";
-      return { ...rest, content: content + callsText(spec, tool_calls, `messages[${i}].tool_calls`) };
-    }));
+    return withTools(
+      messages.map((m, i) => {
+        if (m?.role !== "assistant" || !Array.isArray(m.tool_calls) || m.tool_calls.length === 0) return m;
+        const { tool_calls, ...rest } = m;
+        const content = typeof m.content === "string" ? m.content : "";
+        return { ...rest, content: content + callsText(spec, tool_calls, `messages[${i}].tool_calls`) };
+      }),
+    );
   }
   if (spec.prompt !== "generic") return withTools(messages);
   const rewritten = messages.map((m, i): ChatMessage => {

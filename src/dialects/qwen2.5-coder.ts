@@ -12,7 +12,8 @@ export const qwen25Coder: DialectSpec = {
   name: "qwen2.5-coder",
   // Qwen2.5-Coder keeps Qwen2.5's Hermes template but writes bare JSON calls.
   detect: { modelName: { template: "hermes", pattern: /qwen\s*2\.5[\s_-]*coder/i } },
-  description: "Qwen2.5-Coder: the answer is one bare {\"name\", \"arguments\"} JSON call (no <tool_call> tags), or content",
+  description:
+    'Qwen2.5-Coder: the answer is one bare {"name", "arguments"} JSON call (no <tool_call> tags), or content',
   callOpensAnswer: true,
   call: { kind: "json", open: [], nameKey: "name", argsKey: "arguments", close: [] },
 };

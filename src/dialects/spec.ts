@@ -146,7 +146,13 @@ export interface DialectSpec {
     /** Optional text before the open (GLM-4.6 writes "\n<think>"). */
     lead?: string;
   };
-  call: XmlCallFormat | JsonCallFormat | NamedJsonCallFormat | HarmonyCallFormat | PythonCallFormat | EnvelopeCallFormat;
+  call:
+    | XmlCallFormat
+    | JsonCallFormat
+    | NamedJsonCallFormat
+    | HarmonyCallFormat
+    | PythonCallFormat
+    | EnvelopeCallFormat;
   /** A wrapper around all of an answer's calls (DeepSeek's calls begin/end): it opens with the first call and closes after the last. */
   section?: {
     open: string;

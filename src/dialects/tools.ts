@@ -32,8 +32,10 @@ export function normalizeTools(tools: unknown, spec: DialectSpec): ToolDef[] {
     const wrapped = o.type === "function" && !!o.function && typeof o.function === "object";
     const fn = (wrapped ? o.function : o) as Record<string, unknown>;
     const name = fn.name;
-    if (typeof name !== "string" || name.length === 0) throw new ToolDefinitionError(`${where}.function.name must be a non-empty string`);
-    if (seen.has(name)) throw new ToolDefinitionError(`${where}: duplicate tool name "${name}"; tool names must be unique`);
+    if (typeof name !== "string" || name.length === 0)
+      throw new ToolDefinitionError(`${where}.function.name must be a non-empty string`);
+    if (seen.has(name))
+      throw new ToolDefinitionError(`${where}: duplicate tool name "${name}"; tool names must be unique`);
     seen.add(name);
     checkCarriable(name, `${where}.function.name`, spec);
     const params = fn.parameters ?? { type: "object", properties: {} };
@@ -41,7 +43,9 @@ export function normalizeTools(tools: unknown, spec: DialectSpec): ToolDef[] {
       throw new ToolDefinitionError(`${where}.function.parameters must be a JSON schema object`);
     const p = params as Record<string, unknown>;
     if (p.type !== undefined && p.type !== "object")
-      throw new ToolDefinitionError(`${where}.function.parameters must describe an object (type "object"), got type ${JSON.stringify(p.type)}`);
+      throw new ToolDefinitionError(
+        `${where}.function.parameters must describe an object (type "object"), got type ${JSON.stringify(p.type)}`,
+      );
     const properties = (p.properties ?? {}) as Record<string, unknown>;
     if (properties === null || typeof properties !== "object" || Array.isArray(properties))
       throw new ToolDefinitionError(`${where}.function.parameters.properties must be an object`);
@@ -52,27 +56,43 @@ export function normalizeTools(tools: unknown, spec: DialectSpec): ToolDef[] {
       for (const k of Object.keys(properties)) checkCarriable(k, `${where}.function.parameters.properties.${k}`, spec);
     if (spec.call.kind === "python")
       for (const k of Object.keys(properties)) checkKeyword(k, `${where}.function.parameters.properties.${k}`, spec);
-    return { name, parameters: p, properties, required: required as string[], path: `${where}${wrapped ? ".function" : ""}.parameters` };
+    return {
+      name,
+      parameters: p,
+      properties,
+      required: required as string[],
+      path: `${where}${wrapped ? ".function" : ""}.parameters`,
+    };
   });
 }
 
 /** A name must not contain what ends it on the wire, or the call could not be read back. */
 function checkCarriable(name: string, where: string, spec: DialectSpec): void {
   const c = spec.call;
-  const enders = c.kind === "xml" ? [...(c.nameClose === null ? [] : [c.nameClose]), c.paramNameClose, "<", "\n"]
-    : c.kind === "named" ? [c.nameClose, ...(typeof c.id === "object" ? [c.id.open] : []), "\n"]
-    : c.kind === "harmony" ? [" ", "<|", "\n"]
-    : c.kind === "python" ? [c.nameClose, ")", ",", "[", "]", " ", "\n"] : ['"', "\\", "\n"];
+  const enders =
+    c.kind === "xml"
+      ? [...(c.nameClose === null ? [] : [c.nameClose]), c.paramNameClose, "<", "\n"]
+      : c.kind === "named"
+        ? [c.nameClose, ...(typeof c.id === "object" ? [c.id.open] : []), "\n"]
+        : c.kind === "harmony"
+          ? [" ", "<|", "\n"]
+          : c.kind === "python"
+            ? [c.nameClose, ")", ",", "[", "]", " ", "\n"]
+            : ['"', "\\", "\n"];
   for (const e of enders)
     if (name.includes(e))
-      throw new ToolDefinitionError(`${where}: "${name}" contains ${JSON.stringify(e)}, which the ${spec.name} dialect uses to end a name`);
+      throw new ToolDefinitionError(
+        `${where}: "${name}" contains ${JSON.stringify(e)}, which the ${spec.name} dialect uses to end a name`,
+      );
   if (/[\u0000-\u001f]/.test(name)) throw new ToolDefinitionError(`${where}: "${name}" contains a control character`);
 }
 
 /** A Python call's argument name is a keyword (`key=value`): an identifier. */
 function checkKeyword(name: string, where: string, spec: DialectSpec): void {
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name))
-    throw new ToolDefinitionError(`${where}: "${name}" is not an identifier, and the ${spec.name} dialect writes arguments as key=value (Python keyword arguments); rename the parameter to letters, digits and "_"`);
+    throw new ToolDefinitionError(
+      `${where}: "${name}" is not an identifier, and the ${spec.name} dialect writes arguments as key=value (Python keyword arguments); rename the parameter to letters, digits and "_"`,
+    );
 }
 
 /** The tools a call may name under `toolChoice` (none → no tools). */
@@ -81,8 +101,13 @@ export function allowedTools(tools: ToolDef[], choice: ToolChoice | undefined): 
   if (choice === "none") return [];
   if (typeof choice === "object" && choice && choice.type === "function" && typeof choice.function?.name === "string") {
     const t = tools.find((x) => x.name === choice.function.name);
-    if (!t) throw new ToolDefinitionError(`toolChoice names "${choice.function.name}", which is not among the declared tools`);
+    if (!t)
+      throw new ToolDefinitionError(
+        `toolChoice names "${choice.function.name}", which is not among the declared tools`,
+      );
     return [t];
   }
-  throw new ToolDefinitionError(`toolChoice must be "auto", "required", "none" or {type:"function", function:{name}}, got ${JSON.stringify(choice)}`);
+  throw new ToolDefinitionError(
+    `toolChoice must be "auto", "required", "none" or {type:"function", function:{name}}, got ${JSON.stringify(choice)}`,
+  );
 }

@@ -9,7 +9,9 @@ import { dialects, getDialect } from "../dialects/index.js";
 export class UnknownDialectError extends Error {
   readonly modelPath: string;
   constructor(modelPath: string) {
-    super(`cannot tell the tool-call dialect of ${modelPath} from its chat template; pass { dialect } (one of the names in \`dialects\`)`);
+    super(
+      `cannot tell the tool-call dialect of ${modelPath} from its chat template; pass { dialect } (one of the names in \`dialects\`)`,
+    );
     this.name = "UnknownDialectError";
     this.modelPath = modelPath;
   }
@@ -59,7 +61,11 @@ export function detectDialect(template: string, options: DetectOptions & { name?
 /** [dialect the template gives, GGUF general.name pattern, dialect the model writes], from each DialectSpec's `detect.modelName`. */
 const BY_MODEL_NAME: ReadonlyArray<[template: string, name: RegExp, dialect: string]> = dialects
   .map(getDialect)
-  .flatMap((d) => (d.detect?.modelName ? [[d.detect.modelName.template, d.detect.modelName.pattern, d.name] as [string, RegExp, string]] : []));
+  .flatMap((d) =>
+    d.detect?.modelName
+      ? [[d.detect.modelName.template, d.detect.modelName.pattern, d.name] as [string, RegExp, string]]
+      : [],
+  );
 
 /** The notice for a model whose name, not its template, decides the dialect. */
 export function modelNameNotice(what: string, name: string, template: string, dialect: string): string {
@@ -70,7 +76,11 @@ export function modelNameNotice(what: string, name: string, template: string, di
  * The dialect of a model: its template's (detectDialect), unless its name (GGUF general.name) is
  * one of a family known to write another (with a notice).
  */
-export function detectModelDialect(template: string, modelName: string | undefined, options: DetectOptions & { name?: string } = {}): string | undefined {
+export function detectModelDialect(
+  template: string,
+  modelName: string | undefined,
+  options: DetectOptions & { name?: string } = {},
+): string | undefined {
   const fromTemplate = detectDialect(template, options);
   if (modelName === undefined) return fromTemplate;
   for (const [t, pattern, dialect] of BY_MODEL_NAME) {

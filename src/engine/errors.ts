@@ -5,7 +5,9 @@ export class ContextLengthError extends RangeError {
   readonly promptTokens: number;
   readonly contextSize: number;
   constructor(promptTokens: number, contextSize: number) {
-    super(`the prompt has ${promptTokens} tokens but the context holds ${contextSize}; load the model with a larger contextSize or shorten the messages`);
+    super(
+      `the prompt has ${promptTokens} tokens but the context holds ${contextSize}; load the model with a larger contextSize or shorten the messages`,
+    );
     this.name = "ContextLengthError";
     this.promptTokens = promptTokens;
     this.contextSize = contextSize;
@@ -20,7 +22,9 @@ export class MaxTokensTooSmallError extends RangeError {
   readonly maxTokens: number;
   readonly neededTokens: number;
   constructor(maxTokens: number, neededTokens: number) {
-    super(`maxTokens is ${maxTokens}, but the shortest call toolChoice allows takes at least ${neededTokens} tokens with this model's vocabulary; raise maxTokens to ${neededTokens} or more, or use toolChoice "auto"`);
+    super(
+      `maxTokens is ${maxTokens}, but the shortest call toolChoice allows takes at least ${neededTokens} tokens with this model's vocabulary; raise maxTokens to ${neededTokens} or more, or use toolChoice "auto"`,
+    );
     this.name = "MaxTokensTooSmallError";
     this.maxTokens = maxTokens;
     this.neededTokens = neededTokens;

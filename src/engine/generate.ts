@@ -68,9 +68,26 @@ export interface GenerateOptions {
 
 /** Every generate() option name (a name missing here, or not in GenerateOptions, does not compile). */
 export const GENERATE_OPTION_NAMES = optionNames<GenerateOptions>({
-  messages: true, tools: true, toolChoice: true, parallelToolCalls: true, maxTokens: true, temperature: true, topK: true, topP: true,
-  minP: true, seed: true, stop: true, logitBias: true, repeatPenalty: true, maxValueLength: true, reasoning: true, mask: true,
-  maskPath: true, dialect: true, signal: true, fastForward: true,
+  messages: true,
+  tools: true,
+  toolChoice: true,
+  parallelToolCalls: true,
+  maxTokens: true,
+  temperature: true,
+  topK: true,
+  topP: true,
+  minP: true,
+  seed: true,
+  stop: true,
+  logitBias: true,
+  repeatPenalty: true,
+  maxValueLength: true,
+  reasoning: true,
+  mask: true,
+  maskPath: true,
+  dialect: true,
+  signal: true,
+  fastForward: true,
 });
 
 export interface AssistantMessage {
@@ -90,7 +107,14 @@ export interface GenerateResult {
    * compiling the grammar, before the request joins the engine; queueMillis: then waiting for a
    * free sequence slot.
    */
-  timings: { tokensPerSecond: number; maskMicrosPerToken: number; prepareMillis: number; queueMillis: number; promptMillis: number; decodeMillis: number };
+  timings: {
+    tokensPerSecond: number;
+    maskMicrosPerToken: number;
+    prepareMillis: number;
+    queueMillis: number;
+    promptMillis: number;
+    decodeMillis: number;
+  };
   /** Where the mask ran: "backend" when llama.cpp masked inside the graph, "cpu" on the host, "none" unmasked. */
   maskPath: "cpu" | "backend" | "none";
   /** Calls the output started but did not finish validly (cut by maxTokens, or invalid unmasked). */
@@ -108,8 +132,7 @@ export interface GenerateResult {
 function dialectFor(model: LlamaModel, given: string | undefined, needed: boolean): DialectSpec | undefined {
   if (given !== undefined) return getDialect(given);
   if (model.dialect) return getDialect(model.dialect);
-  if (needed)
-    throw new UnknownDialectError(model.path);
+  if (needed) throw new UnknownDialectError(model.path);
   return undefined;
 }
 
@@ -126,7 +149,8 @@ function samplingOf(o: GenerateOptions): Partial<NativeGenerationRequest> {
   if (o.minP !== undefined) out.minP = o.minP;
   if (o.repeatPenalty !== undefined) out.repeatPenalty = o.repeatPenalty;
   out.seed = o.seed ?? 0;
-  if (!Number.isInteger(out.seed) || out.seed < 0 || out.seed > 0xffffffff) throw new RangeError("seed must be an integer in 0..2^32-1");
+  if (!Number.isInteger(out.seed) || out.seed < 0 || out.seed > 0xffffffff)
+    throw new RangeError("seed must be an integer in 0..2^32-1");
   if (o.maskPath !== undefined && o.maskPath !== "cpu" && o.maskPath !== "backend")
     throw new TypeError(`maskPath must be "cpu" or "backend", got ${JSON.stringify(o.maskPath)}`);
   if (o.maskPath === "backend") out.backendSampling = true;
@@ -165,7 +189,9 @@ export interface PreparedGeneration {
  * null, as in Python. The caller's objects are not changed.
  */
 function templateMessages(messages: ChatMessage[]): ChatMessage[] {
-  return messages.map((m) => (m && m.role === "assistant" && (m.content === null || m.content === undefined) ? { ...m, content: "" } : m));
+  return messages.map((m) =>
+    m && m.role === "assistant" && (m.content === null || m.content === undefined) ? { ...m, content: "" } : m,
+  );
 }
 
 /**
@@ -178,7 +204,8 @@ export async function prepareGeneration(model: LlamaModel, options: GenerateOpti
   checkGenerateOptions(options, GENERATE_OPTION_NAMES, model.vocabulary);
   if (!options || !Array.isArray(options.messages) || options.messages.length === 0)
     throw new TypeError("generate(model, { messages }) needs at least one message");
-  if (!model.chatTemplate) throw new ChatTemplateError(`generate: ${model.path} has no chat template (tokenizer.chat_template)`, undefined);
+  if (!model.chatTemplate)
+    throw new ChatTemplateError(`generate: ${model.path} has no chat template (tokenizer.chat_template)`, undefined);
   const hasTools = Array.isArray(options.tools) && options.tools.length > 0;
   const spec = dialectFor(model, options.dialect, hasTools);
   const reasoning = options.reasoning ?? false;
@@ -187,17 +214,24 @@ export async function prepareGeneration(model: LlamaModel, options: GenerateOpti
     throw new RangeError(`maxTokens must be an integer from 1 to 2147483647, got ${String(maxTokens)}`);
 
   // A dialect whose family's template does not carry tools or calls rewrites the messages (src/dialects/prompt.ts).
-  const parts = spec ? promptParts(spec, options.messages, hasTools ? options.tools : undefined, model.chatTemplate.includes("tool_calls"))
+  const parts = spec
+    ? promptParts(
+        spec,
+        options.messages,
+        hasTools ? options.tools : undefined,
+        model.chatTemplate.includes("tool_calls"),
+      )
     : { messages: options.messages, ...(hasTools ? { tools: options.tools } : {}) };
-  const render = (messages: ChatMessage[]) => renderChat(model.chatTemplate, {
-    messages: templateMessages(messages),
-    ...(parts.tools ? { tools: parts.tools } : {}),
-    addGenerationPrompt: true,
-    bosToken: model.bosToken,
-    eosToken: model.eosToken,
-    extra: { enable_thinking: reasoning },
-    name: `chat template of ${model.path}`,
-  });
+  const render = (messages: ChatMessage[]) =>
+    renderChat(model.chatTemplate, {
+      messages: templateMessages(messages),
+      ...(parts.tools ? { tools: parts.tools } : {}),
+      addGenerationPrompt: true,
+      bosToken: model.bosToken,
+      eosToken: model.eosToken,
+      extra: { enable_thinking: reasoning },
+      name: `chat template of ${model.path}`,
+    });
   const prompt = renderWithSystemFallback(render, parts.messages, parts.messages !== options.messages);
 
   const dialectOptions: ParserOptions | undefined = spec && {
@@ -210,7 +244,8 @@ export async function prepareGeneration(model: LlamaModel, options: GenerateOpti
   };
   const sampling = samplingOf(options);
   checkLogitBias(sampling.logitBias, model.vocabulary.size);
-  if (options.mask !== false && spec && hasTools && options.toolChoice !== "none") assertDialectFits(model.vocabulary, spec);
+  if (options.mask !== false && spec && hasTools && options.toolChoice !== "none")
+    assertDialectFits(model.vocabulary, spec);
   const ir = options.mask !== false && dialectOptions ? buildToolGrammar(dialectOptions) : undefined;
   const promptTokens = await model.native.tokenizePrompt(prompt);
   if (promptTokens.length >= model.contextSize) throw new ContextLengthError(promptTokens.length, model.contextSize);
@@ -232,7 +267,13 @@ export async function prepareGeneration(model: LlamaModel, options: GenerateOpti
     else checkToolLimits(dialectOptions);
   }
   return {
-    request: { prompt, promptTokens, maxTokens, ...sampling, ...(grammar ? { grammar, fastForward: options.fastForward !== false } : {}) },
+    request: {
+      prompt,
+      promptTokens,
+      maxTokens,
+      ...sampling,
+      ...(grammar ? { grammar, fastForward: options.fastForward !== false } : {}),
+    },
     prepareMillis: performance.now() - t0,
     dialectOptions,
   };
@@ -243,17 +284,22 @@ export async function prepareGeneration(model: LlamaModel, options: GenerateOpti
  * was found: the result then finishes "stop"). Resolves when decoding ends.
  */
 export async function runGeneration(
-  model: LlamaModel, prepared: PreparedGeneration, signal: AbortSignal | undefined,
+  model: LlamaModel,
+  prepared: PreparedGeneration,
+  signal: AbortSignal | undefined,
   onTokens: (ids: number[], stop: () => void) => void,
 ): Promise<NativeGenerationResult> {
   signal?.throwIfAborted();
   let stopped = false;
-  const stop = () => { stopped = true; handle.abort(); };
+  const stop = () => {
+    stopped = true;
+    handle.abort();
+  };
   let handle: ReturnType<NativeAddon["llamaGenerate"]>;
   try {
     handle = loadNative().llamaGenerate(model.native, prepared.request, (ids) => onTokens(ids, stop));
   } finally {
-    prepared.request.grammar?.dispose();  // the generation holds the grammar itself from here
+    prepared.request.grammar?.dispose(); // the generation holds the grammar itself from here
   }
   const onAbort = () => handle.abort();
   signal?.addEventListener("abort", onAbort, { once: true });
@@ -267,7 +313,12 @@ export async function runGeneration(
 }
 
 /** The result object from the parser's verdict and the native run's counts. */
-export function resultOf(native: NativeGenerationResult, text: string, parsed: ParseResult | undefined, prepareMillis: number): GenerateResult {
+export function resultOf(
+  native: NativeGenerationResult,
+  text: string,
+  parsed: ParseResult | undefined,
+  prepareMillis: number,
+): GenerateResult {
   const finish = native.finishReason === "stop" ? "stop" : "length";
   let message: AssistantMessage = { role: "assistant", content: text };
   if (parsed) {
@@ -288,7 +339,8 @@ export function resultOf(native: NativeGenerationResult, text: string, parsed: P
       promptMillis: native.promptMillis,
       decodeMillis: native.decodeMillis,
     },
-    maskPath: native.maskApplyCount === 0 ? "none" : native.maskBackendSteps === native.maskApplyCount ? "backend" : "cpu",
+    maskPath:
+      native.maskApplyCount === 0 ? "none" : native.maskBackendSteps === native.maskApplyCount ? "backend" : "cpu",
     incomplete: parsed ? parsed.incomplete : [],
     decode: { steps: native.decodeSteps, forcedTokens: native.forcedTokens },
     text,
@@ -298,13 +350,15 @@ export function resultOf(native: NativeGenerationResult, text: string, parsed: P
 
 /** Prepares a generation while holding `model` (see LlamaModel.hold), then starts it. */
 export async function startGeneration(
-  model: LlamaModel, options: GenerateOptions, signal: AbortSignal | undefined,
+  model: LlamaModel,
+  options: GenerateOptions,
+  signal: AbortSignal | undefined,
   onTokens: (ids: number[], stop: () => void) => void,
 ): Promise<{ prepared: PreparedGeneration; run: Promise<NativeGenerationResult> }> {
   const release = model.hold();
   try {
     const prepared = await prepareGeneration(model, options);
-    return { prepared, run: runGeneration(model, prepared, signal, onTokens) };  // submitted by now
+    return { prepared, run: runGeneration(model, prepared, signal, onTokens) }; // submitted by now
   } finally {
     release();
   }

@@ -4,7 +4,14 @@
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { loadNative } from "../native.js";
-import { cudaMissing, libraryFileRe, packageBinsDir, packageName, vulkanMissing, type LlamaBuild } from "./llama-packages.js";
+import {
+  cudaMissing,
+  libraryFileRe,
+  packageBinsDir,
+  packageName,
+  vulkanMissing,
+  type LlamaBuild,
+} from "./llama-packages.js";
 
 export type GpuOption = "auto" | "cuda" | "vulkan" | "metal" | false;
 export type { LlamaBuild } from "./llama-packages.js";
@@ -26,7 +33,8 @@ export function cpuLibraryDir(): string {
     const name = packageName("cpu");
     throw new Error(
       `toolmask: llama.cpp libraries for ${plat} not found: ` +
-        (name ? `the package @node-llama-cpp/${name} (an optional dependency of node-llama-cpp 3.21.1) is not installed. Install node-llama-cpp on this platform`
+        (name
+          ? `the package @node-llama-cpp/${name} (an optional dependency of node-llama-cpp 3.21.1) is not installed. Install node-llama-cpp on this platform`
           : "node-llama-cpp 3.21.1 ships none for this platform. Build llama.cpp as shared libraries") +
         ", or set TOOLMASK_LLAMA_LIB_DIR to a folder holding libllama and libggml.",
     );
@@ -58,12 +66,15 @@ function gpuMissing(build: "cuda" | "vulkan"): string | undefined {
 export function chooseBuild(gpu: GpuOption): { build: LlamaBuild; fallback?: string } {
   if (gpu === false) return { build: "cpu" };
   if (gpu === "metal") {
-    if (process.platform !== "darwin") throw new Error(`gpu: "metal" needs macOS; this is ${process.platform} (use "auto" or false)`);
-    return { build: "cpu" };  // node-llama-cpp's macOS arm64 build carries Metal
+    if (process.platform !== "darwin")
+      throw new Error(`gpu: "metal" needs macOS; this is ${process.platform} (use "auto" or false)`);
+    return { build: "cpu" }; // node-llama-cpp's macOS arm64 build carries Metal
   }
   if (gpu === "auto") {
     if (process.platform === "darwin")
-      return process.arch === "arm64" ? { build: "cpu" } : { build: "cpu", fallback: "node-llama-cpp's macOS x64 build has no GPU support" };
+      return process.arch === "arm64"
+        ? { build: "cpu" }
+        : { build: "cpu", fallback: "node-llama-cpp's macOS x64 build has no GPU support" };
     // node-llama-cpp's own order: CUDA, then Vulkan.
     const why: string[] = [];
     for (const build of ["cuda", "vulkan"] as const) {
@@ -73,13 +84,19 @@ export function chooseBuild(gpu: GpuOption): { build: LlamaBuild; fallback?: str
     }
     return { build: "cpu", fallback: why.join("; ") };
   }
-  if (gpu !== "cuda" && gpu !== "vulkan") throw new TypeError(`gpu must be "auto", "cuda", "vulkan", "metal" or false, got ${JSON.stringify(gpu)}`);
+  if (gpu !== "cuda" && gpu !== "vulkan")
+    throw new TypeError(`gpu must be "auto", "cuda", "vulkan", "metal" or false, got ${JSON.stringify(gpu)}`);
   const name = packageName(gpu);
   if (!name || !packageBinsDir(gpu))
-    throw new Error(name ? `gpu: "${gpu}" needs the package @node-llama-cpp/${name} (an optional dependency of node-llama-cpp); it is not installed`
-      : `gpu: "${gpu}": node-llama-cpp has no ${gpu} build for ${plat}`);
-  if (gpu === "cuda" && cudaMissing()) throw new Error(`gpu: "cuda" needs an NVIDIA driver, and none is loaded here (use gpu: "auto" or false)`);
-  if (gpu === "vulkan" && vulkanMissing()) throw new Error(`gpu: "vulkan" needs a Vulkan loader: ${vulkanMissing()} (use gpu: "auto" or false)`);
+    throw new Error(
+      name
+        ? `gpu: "${gpu}" needs the package @node-llama-cpp/${name} (an optional dependency of node-llama-cpp); it is not installed`
+        : `gpu: "${gpu}": node-llama-cpp has no ${gpu} build for ${plat}`,
+    );
+  if (gpu === "cuda" && cudaMissing())
+    throw new Error(`gpu: "cuda" needs an NVIDIA driver, and none is loaded here (use gpu: "auto" or false)`);
+  if (gpu === "vulkan" && vulkanMissing())
+    throw new Error(`gpu: "vulkan" needs a Vulkan loader: ${vulkanMissing()} (use gpu: "auto" or false)`);
   return { build: gpu };
 }
 
@@ -98,8 +115,12 @@ export function ensureLlamaLibrary(gpu: GpuOption = false): { build: LlamaBuild;
   const choice = chooseBuild(gpu);
   if (loaded) {
     if (loaded !== choice.build && gpu !== "auto")
-      throw new Error(`llama.cpp's ${loaded} build is already loaded in this process; it cannot also load the ${choice.build} build`);
-    return loaded === choice.build ? choice : { build: loaded, fallback: `llama.cpp's ${loaded} build was loaded earlier in this process` };
+      throw new Error(
+        `llama.cpp's ${loaded} build is already loaded in this process; it cannot also load the ${choice.build} build`,
+      );
+    return loaded === choice.build
+      ? choice
+      : { build: loaded, fallback: `llama.cpp's ${loaded} build was loaded earlier in this process` };
   }
   const dir = choice.build === "cpu" ? cpuLibraryDir() : packageBinsDir(choice.build)!;
   loadNative().llamaLoadLibrary(libraryPathsIn(dir));

@@ -15,7 +15,7 @@ export function packageName(build: LlamaBuild, platform = process.platform, arch
   const cpu = arch === "arm" ? "armv7l" : arch;
   if (!os || !["x64", "arm64", "armv7l", "riscv64"].includes(cpu)) return undefined;
   if (build !== "cpu") return cpu === "x64" && os !== "mac" ? `${os}-x64-${build}` : undefined;
-  if (os === "mac") return cpu === "arm64" ? "mac-arm64-metal" : cpu === "x64" ? "mac-x64" : undefined;  // the arm64 build carries Metal
+  if (os === "mac") return cpu === "arm64" ? "mac-arm64-metal" : cpu === "x64" ? "mac-x64" : undefined; // the arm64 build carries Metal
   return `${os}-${cpu}`;
 }
 
@@ -32,7 +32,7 @@ export function packageBinsDir(build: LlamaBuild): string | undefined {
   if (!name) return undefined;
   for (const from of [require, nodeLlamaCppRequire()]) {
     try {
-      const bins = join(dirname(dirname(from.resolve(`@node-llama-cpp/${name}`))), "bins");  // <pkg>/dist/index.js → <pkg>/bins
+      const bins = join(dirname(dirname(from.resolve(`@node-llama-cpp/${name}`))), "bins"); // <pkg>/dist/index.js → <pkg>/bins
       if (existsSync(join(bins, name))) return join(bins, name);
       const only = readdirSync(bins).filter((d) => !d.startsWith("."));
       if (only.length === 1) return join(bins, only[0]!);
@@ -52,21 +52,34 @@ function nodeLlamaCppRequire(): NodeJS.Require {
 }
 
 const searchDirs = (): string[] =>
-  [...(process.env.LD_LIBRARY_PATH ?? "").split(":"), "/usr/lib", "/usr/lib64", "/usr/lib/x86_64-linux-gnu", "/usr/local/lib"].filter(Boolean);
+  [
+    ...(process.env.LD_LIBRARY_PATH ?? "").split(":"),
+    "/usr/lib",
+    "/usr/lib64",
+    "/usr/lib/x86_64-linux-gnu",
+    "/usr/local/lib",
+  ].filter(Boolean);
 
 /** Why the CUDA build cannot run here, or undefined when an NVIDIA driver is loaded. */
 export function cudaMissing(): string | undefined {
-  if (process.platform === "linux") return existsSync("/proc/driver/nvidia/version") ? undefined : "no NVIDIA driver loaded";
+  if (process.platform === "linux")
+    return existsSync("/proc/driver/nvidia/version") ? undefined : "no NVIDIA driver loaded";
   if (process.platform === "win32")
-    return existsSync(join(process.env.SystemRoot ?? "C:\\Windows", "System32", "nvml.dll")) ? undefined : "no NVIDIA driver (nvml.dll) found";
+    return existsSync(join(process.env.SystemRoot ?? "C:\\Windows", "System32", "nvml.dll"))
+      ? undefined
+      : "no NVIDIA driver (nvml.dll) found";
   return "no CUDA build for this platform";
 }
 
 /** Why the Vulkan build cannot run here, or undefined when a Vulkan loader is installed. */
 export function vulkanMissing(): string | undefined {
   if (process.platform === "linux")
-    return searchDirs().some((d) => existsSync(join(d, "libvulkan.so.1"))) ? undefined : "no Vulkan loader (libvulkan.so.1)";
+    return searchDirs().some((d) => existsSync(join(d, "libvulkan.so.1")))
+      ? undefined
+      : "no Vulkan loader (libvulkan.so.1)";
   if (process.platform === "win32")
-    return existsSync(join(process.env.SystemRoot ?? "C:\\Windows", "System32", "vulkan-1.dll")) ? undefined : "no Vulkan loader (vulkan-1.dll)";
+    return existsSync(join(process.env.SystemRoot ?? "C:\\Windows", "System32", "vulkan-1.dll"))
+      ? undefined
+      : "no Vulkan loader (vulkan-1.dll)";
   return "no Vulkan build for this platform";
 }

@@ -39,7 +39,15 @@ export interface LoadModelOptions {
   onNotice?: (notice: string) => void;
 }
 
-const LOAD_MODEL_OPTION_NAMES = optionNames<LoadModelOptions>({ path: true, gpu: true, threads: true, contextSize: true, parallel: true, onProgress: true, onNotice: true });
+const LOAD_MODEL_OPTION_NAMES = optionNames<LoadModelOptions>({
+  path: true,
+  gpu: true,
+  threads: true,
+  contextSize: true,
+  parallel: true,
+  onProgress: true,
+  onNotice: true,
+});
 
 /**
  * One thread per two logical CPUs, at least one. Measured here (2 cores shared with other work,
@@ -76,17 +84,36 @@ export class LlamaModel {
   /** @internal */ readonly native: NativeLlamaModel;
 
   /** @internal */
-  constructor(native: NativeLlamaModel, path: string, threads: number, contextSize: number, parallel: number, gpu: LlamaModel["gpu"], onNotice?: (notice: string) => void) {
+  constructor(
+    native: NativeLlamaModel,
+    path: string,
+    threads: number,
+    contextSize: number,
+    parallel: number,
+    gpu: LlamaModel["gpu"],
+    onNotice?: (notice: string) => void,
+  ) {
     this.native = native;
     this.gpu = gpu;
     this.path = path;
     const v = native.vocabulary();
     const tokenBytes: Uint8Array[] = [];
     for (let i = 0; i + 1 < v.offsets.length; i++) tokenBytes.push(v.bytes.subarray(v.offsets[i], v.offsets[i + 1]));
-    this.vocabulary = Vocabulary.fromData({ tokenBytes, kinds: v.kinds, pieces: v.pieces, source: `llama.cpp vocabulary of ${path}` });
+    this.vocabulary = Vocabulary.fromData({
+      tokenBytes,
+      kinds: v.kinds,
+      pieces: v.pieces,
+      source: `llama.cpp vocabulary of ${path}`,
+    });
     this.chatTemplate = native.chatTemplate;
     let notice: string | undefined;
-    this.dialect = detectModelDialect(this.chatTemplate, modelName(path), { name: `the chat template of ${path}`, onNotice: (n) => { notice = n; (onNotice ?? stderrNotice)(n); } });
+    this.dialect = detectModelDialect(this.chatTemplate, modelName(path), {
+      name: `the chat template of ${path}`,
+      onNotice: (n) => {
+        notice = n;
+        (onNotice ?? stderrNotice)(n);
+      },
+    });
     this.dialectNotice = notice;
     this.bosToken = native.bosToken;
     this.eosToken = native.eosToken;
@@ -125,7 +152,8 @@ export class LlamaModel {
 }
 
 function positiveInt(v: unknown, what: string): number {
-  if (typeof v !== "number" || !Number.isInteger(v) || v < 1) throw new RangeError(`${what} must be a positive integer, got ${String(v)}`);
+  if (typeof v !== "number" || !Number.isInteger(v) || v < 1)
+    throw new RangeError(`${what} must be a positive integer, got ${String(v)}`);
   return v;
 }
 
@@ -139,18 +167,29 @@ export async function loadModel(options: LoadModelOptions): Promise<LlamaModel> 
   const threads = options.threads === undefined ? defaultThreads() : positiveInt(options.threads, "threads");
   const parallel = options.parallel === undefined ? DEFAULT_PARALLEL : positiveInt(options.parallel, "parallel");
   if (parallel > 256) throw new RangeError(`parallel: ${parallel} is more than 256 sequences`);
-  if (threads > cores) throw new RangeError(`threads: ${threads} is more than the ${cores} CPUs here; more threads than cores slows decoding down`);
+  if (threads > cores)
+    throw new RangeError(
+      `threads: ${threads} is more than the ${cores} CPUs here; more threads than cores slows decoding down`,
+    );
   const { build, fallback } = ensureLlamaLibrary(options.gpu ?? "auto");
   const offload = options.gpu !== false && loadNative().llamaSupportsGpuOffload();
   if ((options.gpu ?? "auto") === "auto" && !offload)
-    noticeCpuFallback(fallback ?? `llama.cpp's ${build === "cpu" ? (process.platform === "darwin" ? "Metal" : "CPU") : build} build found no GPU device`);
+    noticeCpuFallback(
+      fallback ??
+        `llama.cpp's ${build === "cpu" ? (process.platform === "darwin" ? "Metal" : "CPU") : build} build found no GPU device`,
+    );
   if ((options.gpu === "cuda" || options.gpu === "vulkan") && !offload)
-    throw new Error(`gpu: "${options.gpu}": llama.cpp found no usable ${options.gpu} device here (use gpu: "auto" or false)`);
-  if (options.onProgress !== undefined && typeof options.onProgress !== "function") throw new TypeError("onProgress must be a function");
-  if (options.onNotice !== undefined && typeof options.onNotice !== "function") throw new TypeError("onNotice must be a function");
+    throw new Error(
+      `gpu: "${options.gpu}": llama.cpp found no usable ${options.gpu} device here (use gpu: "auto" or false)`,
+    );
+  if (options.onProgress !== undefined && typeof options.onProgress !== "function")
+    throw new TypeError("onProgress must be a function");
+  if (options.onNotice !== undefined && typeof options.onNotice !== "function")
+    throw new TypeError("onNotice must be a function");
   const native = await loadNative().llamaLoadModel(path, offload ? 999 : 0, options.onProgress ?? (() => {}));
   const trained = native.trainedContext > 0 ? native.trainedContext : 4096;
-  const contextSize = options.contextSize === undefined ? Math.min(trained, 4096) : positiveInt(options.contextSize, "contextSize");
+  const contextSize =
+    options.contextSize === undefined ? Math.min(trained, 4096) : positiveInt(options.contextSize, "contextSize");
   const gpu = !offload ? false : build === "cpu" ? (process.platform === "darwin" ? "metal" : false) : build;
   return new LlamaModel(native, path, threads, contextSize, parallel, gpu, options.onNotice);
 }

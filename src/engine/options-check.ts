@@ -13,7 +13,9 @@ export function optionNames<T>(names: { [K in keyof Required<T>]: true }): reado
 export function checkOptionNames(what: string, options: object, known: readonly string[]): void {
   for (const name of Object.keys(options)) {
     if (known.includes(name)) continue;
-    throw new TypeError(`${what}: unknown option ${JSON.stringify(name)}; did you mean ${JSON.stringify(closestName(name, known))}? (the options: ${known.join(", ")})`);
+    throw new TypeError(
+      `${what}: unknown option ${JSON.stringify(name)}; did you mean ${JSON.stringify(closestName(name, known))}? (the options: ${known.join(", ")})`,
+    );
   }
 }
 
@@ -21,7 +23,8 @@ export function checkOptionNames(what: string, options: object, known: readonly 
 export function closestName(name: string, known: readonly string[]): string {
   const fold = (s: string) => s.toLowerCase().replace(/[-_]/g, "");
   const a = fold(name);
-  let best = known[0] ?? "", bestDistance = Infinity;
+  let best = known[0] ?? "",
+    bestDistance = Infinity;
   for (const k of known) {
     const d = editDistance(a, fold(k));
     if (d < bestDistance) [best, bestDistance] = [k, d];
@@ -34,7 +37,8 @@ function editDistance(a: string, b: string): number {
   let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
     const row = [i];
-    for (let j = 1; j <= b.length; j++) row[j] = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    for (let j = 1; j <= b.length; j++)
+      row[j] = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
     prev = row;
   }
   return prev[b.length]!;
@@ -46,8 +50,12 @@ export interface CheckedGenerateOptions {
 }
 
 /** generate()'s and generateStream()'s option checks that need no decoding: names, logitBias keys, the backend mask override. */
-export function checkGenerateOptions(options: CheckedGenerateOptions | undefined, known: readonly string[], vocabulary: Vocabulary): void {
-  if (options === null || typeof options !== "object") return;  // the caller says what is missing
+export function checkGenerateOptions(
+  options: CheckedGenerateOptions | undefined,
+  known: readonly string[],
+  vocabulary: Vocabulary,
+): void {
+  if (options === null || typeof options !== "object") return; // the caller says what is missing
   checkOptionNames("generate", options, known);
   if (options.logitBias && typeof options.logitBias === "object") checkLogitBiasKeys(options.logitBias, vocabulary);
   if (options.maskPath === "backend") backendMaskOverride();
@@ -62,8 +70,10 @@ function checkLogitBiasKeys(bias: object, vocabulary: Vocabulary): void {
   for (const key of Object.keys(bias)) {
     if (/^-?\d+$/.test(key)) continue;
     const id = vocabulary.idOfPiece(key);
-    throw new TypeError(`logitBias keys are token ids; ${JSON.stringify(key)} is not one: look a piece's id up with ` +
-      `model.vocabulary.idOfPiece(${JSON.stringify(key)})${id !== undefined ? ` (it is token ${id} here)` : " (this vocabulary has no such piece)"}`);
+    throw new TypeError(
+      `logitBias keys are token ids; ${JSON.stringify(key)} is not one: look a piece's id up with ` +
+        `model.vocabulary.idOfPiece(${JSON.stringify(key)})${id !== undefined ? ` (it is token ${id} here)` : " (this vocabulary has no such piece)"}`,
+    );
   }
 }
 
@@ -78,5 +88,7 @@ export function backendMaskOverride(): "dense" | "packed" | undefined {
   const v = process.env.TOOLMASK_BACKEND_MASK;
   if (v === undefined || v === "") return undefined;
   if (BACKEND_MASKS.includes(v)) return v as "dense" | "packed";
-  throw new Error(`TOOLMASK_BACKEND_MASK=${JSON.stringify(v)} is not understood: use ${BACKEND_MASKS.map((m) => `"${m}"`).join(" or ")}, or unset it for the default (dense on the CPU backend, packed on a GPU)`);
+  throw new Error(
+    `TOOLMASK_BACKEND_MASK=${JSON.stringify(v)} is not understood: use ${BACKEND_MASKS.map((m) => `"${m}"`).join(" or ")}, or unset it for the default (dense on the CPU backend, packed on a GPU)`,
+  );
 }

@@ -9,12 +9,15 @@ export class StopScanner {
 
   constructor(stop: string | string[] | undefined) {
     const list = stop === undefined ? [] : Array.isArray(stop) ? stop : [stop];
-    if (list.some((s) => typeof s !== "string" || s.length === 0)) throw new TypeError("stop must be a non-empty string or an array of them");
+    if (list.some((s) => typeof s !== "string" || s.length === 0))
+      throw new TypeError("stop must be a non-empty string or an array of them");
     this.#stops = list;
     this.#hold = Math.max(0, ...list.map((s) => s.length - 1));
   }
 
-  get stopped(): boolean { return this.#stopped; }
+  get stopped(): boolean {
+    return this.#stopped;
+  }
 
   /** The text that is safe to emit after this chunk ("" once stopped). */
   feed(chunk: string): string {

@@ -32,16 +32,26 @@ export interface StreamChunk {
 
 function deltaOf(e: StreamEvent): StreamDelta | undefined {
   switch (e.type) {
-    case "content": return { content: e.delta };
-    case "reasoning": return { reasoning_content: e.delta };
-    case "tool_call_start": return { tool_calls: [{ index: e.index, id: e.id, type: "function", function: { name: e.name, arguments: "" } }] };
-    case "tool_call_arguments": return { tool_calls: [{ index: e.index, function: { arguments: e.delta } }] };
-    default: return undefined;  // ends, errors and drops are settled in the final result
+    case "content":
+      return { content: e.delta };
+    case "reasoning":
+      return { reasoning_content: e.delta };
+    case "tool_call_start":
+      return {
+        tool_calls: [{ index: e.index, id: e.id, type: "function", function: { name: e.name, arguments: "" } }],
+      };
+    case "tool_call_arguments":
+      return { tool_calls: [{ index: e.index, function: { arguments: e.delta } }] };
+    default:
+      return undefined; // ends, errors and drops are settled in the final result
   }
 }
 
-export async function* generateStream(model: LlamaModel, options: GenerateOptions): AsyncGenerator<StreamChunk, void, undefined> {
-  let parser: ToolCallStreamParser | undefined;  // set once the generation is prepared, before any token
+export async function* generateStream(
+  model: LlamaModel,
+  options: GenerateOptions,
+): AsyncGenerator<StreamChunk, void, undefined> {
+  let parser: ToolCallStreamParser | undefined; // set once the generation is prepared, before any token
   const decoder = new TextDecoder();
   const scanner = new StopScanner(options.stop);
   const ctl = new AbortController();
@@ -56,14 +66,21 @@ export async function* generateStream(model: LlamaModel, options: GenerateOption
     if (!chunk) return;
     text += chunk;
     if (!parser) pending.push({ content: chunk });
-    else for (const e of parser.feed(chunk)) { const d = deltaOf(e); if (d) pending.push(d); }
+    else
+      for (const e of parser.feed(chunk)) {
+        const d = deltaOf(e);
+        if (d) pending.push(d);
+      }
   };
   const onTokens = (ids: number[], stop: () => void) => {
     for (const id of ids) {
       // End-of-generation tokens end the output; their text is not part of it.
       if (model.vocabulary.kind(id) === TokenKind.EndOfGeneration) continue;
       push(scanner.feed(decoder.decode(model.vocabulary.tokenBytes(id), { stream: true })));
-      if (scanner.stopped) { stop(); break; }
+      if (scanner.stopped) {
+        stop();
+        break;
+      }
     }
     wake?.();
   };
@@ -78,8 +95,14 @@ export async function* generateStream(model: LlamaModel, options: GenerateOption
   // Tokens reach onTokens in later macrotasks: the parser is in place before the first.
   if (started.prepared.dialectOptions) parser = new ToolCallStreamParser(started.prepared.dialectOptions);
   const run = started.run.then(
-    (native) => { outcome = { native }; wake?.(); },
-    (error: unknown) => { outcome = { error }; wake?.(); },
+    (native) => {
+      outcome = { native };
+      wake?.();
+    },
+    (error: unknown) => {
+      outcome = { error };
+      wake?.();
+    },
   );
 
   try {
@@ -87,7 +110,9 @@ export async function* generateStream(model: LlamaModel, options: GenerateOption
     for (;;) {
       while (pending.length > 0) yield { delta: pending.shift()!, finish_reason: null };
       if (outcome) break;
-      await new Promise<void>((resolve) => { wake = resolve; });
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+      });
       wake = undefined;
     }
     await run;
@@ -98,7 +123,10 @@ export async function* generateStream(model: LlamaModel, options: GenerateOption
     if (parser) {
       const ended = parser.end(native.finishReason === "stop" ? "stop" : "length");
       parsed = ended;
-      for (const e of ended.events) { const d = deltaOf(e); if (d) pending.push(d); }
+      for (const e of ended.events) {
+        const d = deltaOf(e);
+        if (d) pending.push(d);
+      }
     }
     while (pending.length > 0) yield { delta: pending.shift()!, finish_reason: null };
     const result = resultOf(native, text, parsed, started.prepared.prepareMillis);
@@ -106,7 +134,7 @@ export async function* generateStream(model: LlamaModel, options: GenerateOption
   } finally {
     options.signal?.removeEventListener("abort", forward);
     if (!outcome) {
-      ctl.abort();  // the consumer stopped early: free the sequence
+      ctl.abort(); // the consumer stopped early: free the sequence
       await run;
     }
   }

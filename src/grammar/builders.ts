@@ -1,7 +1,19 @@
 // Small constructors for the grammar IR, so grammars read like grammars.
 import type {
-  GrammarNode, LiteralNode, CharClassNode, SeqNode, AltNode, RepeatNode, UntilNode,
-  TokenNode, PermNode, RefNode, JsonSchemaNode, JsonSchemaOptions, ByteClassNode, TextNode,
+  GrammarNode,
+  LiteralNode,
+  CharClassNode,
+  SeqNode,
+  AltNode,
+  RepeatNode,
+  UntilNode,
+  TokenNode,
+  PermNode,
+  RefNode,
+  JsonSchemaNode,
+  JsonSchemaOptions,
+  ByteClassNode,
+  TextNode,
 } from "./ir.js";
 
 export const literal = (text: string): LiteralNode => ({ type: "literal", text });
@@ -17,7 +29,12 @@ export const declaredCall = (item: GrammarNode): SeqNode => ({ type: "seq", item
  */
 export const spelled = (text: string): SeqNode => seq(...Array.from(text, literal));
 export const alt = (...items: GrammarNode[]): AltNode => ({ type: "alt", items });
-export const repeat = (item: GrammarNode, min: number, max: number | null): RepeatNode => ({ type: "repeat", item, min, max });
+export const repeat = (item: GrammarNode, min: number, max: number | null): RepeatNode => ({
+  type: "repeat",
+  item,
+  min,
+  max,
+});
 export const optional = (item: GrammarNode): RepeatNode => repeat(item, 0, 1);
 export const star = (item: GrammarNode): RepeatNode => repeat(item, 0, null);
 export const plus = (item: GrammarNode): RepeatNode => repeat(item, 1, null);
@@ -28,21 +45,49 @@ export const charClass = (ranges: Array<[number, number] | string>, negated = fa
 });
 /** Any text: every code point, any number of times. */
 export const anyText = (): RepeatNode => star(charClass([[0, 0x10ffff]]));
-export const byteClass = (ranges: Array<[number, number]>, negated = false): ByteClassNode => ({ type: "byteClass", ranges, ...(negated ? { negated } : {}) });
-export const until = (terminator: string, opts: { maxLength?: number; marker?: boolean } = {}): UntilNode => ({ type: "until", terminator, ...opts });
-export const text = (exclude: string, opts: { maxLength?: number; marker?: boolean } = {}): TextNode => ({ type: "text", exclude, ...opts });
+export const byteClass = (ranges: Array<[number, number]>, negated = false): ByteClassNode => ({
+  type: "byteClass",
+  ranges,
+  ...(negated ? { negated } : {}),
+});
+export const until = (terminator: string, opts: { maxLength?: number; marker?: boolean } = {}): UntilNode => ({
+  type: "until",
+  terminator,
+  ...opts,
+});
+export const text = (exclude: string, opts: { maxLength?: number; marker?: boolean } = {}): TextNode => ({
+  type: "text",
+  exclude,
+  ...opts,
+});
 export const token = (idOrPiece: number | string): TokenNode =>
   typeof idOrPiece === "number" ? { type: "token", id: idOrPiece } : { type: "token", piece: idOrPiece };
-export const perm = (items: Array<{ node: GrammarNode; required: boolean }>, separator?: GrammarNode): PermNode =>
-  ({ type: "perm", items, ...(separator ? { separator } : {}) });
+export const perm = (items: Array<{ node: GrammarNode; required: boolean }>, separator?: GrammarNode): PermNode => ({
+  type: "perm",
+  items,
+  ...(separator ? { separator } : {}),
+});
 export const ref = (name: string): RefNode => ({ type: "ref", name });
-export const jsonSchema = (schema: unknown, options?: JsonSchemaOptions, path?: string, depth?: number): JsonSchemaNode =>
-  ({ type: "jsonSchema", schema, ...(options ? { options } : {}), ...(path === undefined ? {} : { path }), ...(depth ? { depth } : {}) });
+export const jsonSchema = (
+  schema: unknown,
+  options?: JsonSchemaOptions,
+  path?: string,
+  depth?: number,
+): JsonSchemaNode => ({
+  type: "jsonSchema",
+  schema,
+  ...(options ? { options } : {}),
+  ...(path === undefined ? {} : { path }),
+  ...(depth ? { depth } : {}),
+});
 
 /** "a" → [a,a]; "a-z" → [a,z] (by code point). */
 function toRange(s: string): [number, number] {
   const cps = Array.from(s);
-  if (cps.length === 1) { const c = cps[0]!.codePointAt(0)!; return [c, c]; }
+  if (cps.length === 1) {
+    const c = cps[0]!.codePointAt(0)!;
+    return [c, c];
+  }
   if (cps.length === 3 && cps[1] === "-") return [cps[0]!.codePointAt(0)!, cps[2]!.codePointAt(0)!];
   throw new TypeError(`charClass range must be "x" or "a-z", got ${JSON.stringify(s)}`);
 }

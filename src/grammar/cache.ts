@@ -8,12 +8,16 @@ import type { NativeGrammar } from "../native.js";
 /** Default byte budget of the compiled-grammar cache: 256 MiB. */
 export const DEFAULT_GRAMMAR_CACHE_BYTES = 256 * 1024 * 1024;
 
-interface Entry { native: NativeGrammar; bytes: number; uses: number }
+interface Entry {
+  native: NativeGrammar;
+  bytes: number;
+  uses: number;
+}
 
 export class GrammarCache {
   #maxBytes: number;
   #bytes = 0;
-  readonly #entries = new Map<string, Entry>();  // least recently used first
+  readonly #entries = new Map<string, Entry>(); // least recently used first
   readonly #pending = new Map<string, Promise<NativeGrammar>>();
 
   readonly #measureEvery: number;
@@ -28,14 +32,20 @@ export class GrammarCache {
   }
 
   /** The byte budget; lowering it evicts at once. */
-  get maxBytes(): number { return this.#maxBytes; }
+  get maxBytes(): number {
+    return this.#maxBytes;
+  }
   set maxBytes(n: number) {
     this.#maxBytes = checkBudget(n);
     this.#evict(undefined);
   }
   /** Bytes the cached grammars hold, as last measured (they grow while matchers explore them). */
-  get bytes(): number { return this.#bytes; }
-  get size(): number { return this.#entries.size; }
+  get bytes(): number {
+    return this.#bytes;
+  }
+  get size(): number {
+    return this.#entries.size;
+  }
 
   /** A new reference to the grammar cached under `key`, if there is one. */
   take(key: string): NativeGrammar | undefined {
@@ -73,7 +83,9 @@ export class GrammarCache {
         return ref;
       });
       this.#pending.set(key, pending);
-      const forget = () => { this.#pending.delete(key); };
+      const forget = () => {
+        this.#pending.delete(key);
+      };
       pending.then(forget, forget);
     }
     return (await pending).share();
@@ -85,7 +97,7 @@ export class GrammarCache {
   }
 
   #measure(e: Entry): void {
-    const now = e.native.measuredBytes;  // never waits for the background precompute's mask in progress
+    const now = e.native.measuredBytes; // never waits for the background precompute's mask in progress
     this.#bytes += now - e.bytes;
     e.bytes = now;
   }

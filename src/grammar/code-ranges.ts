@@ -5,7 +5,10 @@ export type Ranges = Array<[number, number]>;
 
 export const MAX_CP = 0x10ffff;
 /** Code points a JSON string can hold in this grammar (no lone surrogates). */
-export const ENCODABLE: Ranges = [[0, 0xd7ff], [0xe000, MAX_CP]];
+export const ENCODABLE: Ranges = [
+  [0, 0xd7ff],
+  [0xe000, MAX_CP],
+];
 
 /** Sorted; overlapping and adjacent ranges joined. The input is not changed. */
 export function mergeRanges(ranges: Ranges): Ranges {
@@ -33,10 +36,12 @@ export function complement(set: Ranges, max = MAX_CP): Ranges {
 
 export function intersect(a: Ranges, b: Ranges): Ranges {
   const out: Ranges = [];
-  for (const [x, y] of mergeRanges(a)) for (const [u, v] of mergeRanges(b)) {
-    const lo = Math.max(x, u), hi = Math.min(y, v);
-    if (lo <= hi) out.push([lo, hi]);
-  }
+  for (const [x, y] of mergeRanges(a))
+    for (const [u, v] of mergeRanges(b)) {
+      const lo = Math.max(x, u),
+        hi = Math.min(y, v);
+      if (lo <= hi) out.push([lo, hi]);
+    }
   return mergeRanges(out);
 }
 

@@ -36,7 +36,11 @@ export interface CompileOptions {
  * grammar past a stated bound throws GrammarLimitError. Use compileGrammarAsync on a server:
  * a large grammar takes this thread for as long as it compiles.
  */
-export function compileGrammar(grammar: GrammarInput, vocabulary: Vocabulary, options: CompileOptions = {}): CompiledGrammar {
+export function compileGrammar(
+  grammar: GrammarInput,
+  vocabulary: Vocabulary,
+  options: CompileOptions = {},
+): CompiledGrammar {
   const { key, irJson } = prepare(grammar, vocabulary, options);
   const hit = grammarCache.take(key);
   if (hit) return new CompiledGrammar(hit, vocabulary);
@@ -48,33 +52,60 @@ export function compileGrammar(grammar: GrammarInput, vocabulary: Vocabulary, op
  * @internal A native grammar compiled on this thread, outside the process's cache (for callers that
  * keep their own GrammarCache, keyed by what they compile from).
  */
-export function compileNativeUncached(grammar: GrammarInput, vocabulary: Vocabulary, options: CompileOptions = {}): NativeGrammar {
+export function compileNativeUncached(
+  grammar: GrammarInput,
+  vocabulary: Vocabulary,
+  options: CompileOptions = {},
+): NativeGrammar {
   const { irJson } = prepare(grammar, vocabulary, options);
   return withLimits(() => new (loadNative().NativeGrammar)(vocabulary.native, irJson, options));
 }
 
 /** compileGrammar on a worker thread: the event loop keeps running while the grammar compiles. */
-export async function compileGrammarAsync(grammar: GrammarInput, vocabulary: Vocabulary, options: CompileOptions = {}): Promise<CompiledGrammar> {
+export async function compileGrammarAsync(
+  grammar: GrammarInput,
+  vocabulary: Vocabulary,
+  options: CompileOptions = {},
+): Promise<CompiledGrammar> {
   const { key, irJson } = prepare(grammar, vocabulary, options);
   const native = await grammarCache.takeOrCompile(key, () =>
-    loadNative().NativeGrammar.compileAsync(vocabulary.native, irJson, options).catch((e: unknown) => { throw limitError(e); }));
+    loadNative()
+      .NativeGrammar.compileAsync(vocabulary.native, irJson, options)
+      .catch((e: unknown) => {
+        throw limitError(e);
+      }),
+  );
   return new CompiledGrammar(native, vocabulary);
 }
 
-function prepare(grammar: GrammarInput, vocabulary: Vocabulary, options: CompileOptions): { key: string; irJson: string } {
+function prepare(
+  grammar: GrammarInput,
+  vocabulary: Vocabulary,
+  options: CompileOptions,
+): { key: string; irJson: string } {
   if (!(vocabulary instanceof Vocabulary))
-    throw new TypeError("compileGrammar(grammar, vocabulary): vocabulary must be a Vocabulary (Vocabulary.fromTokenizerJson / fromGguf)");
+    throw new TypeError(
+      "compileGrammar(grammar, vocabulary): vocabulary must be a Vocabulary (Vocabulary.fromTokenizerJson / fromGguf)",
+    );
   checkOptions(options);
   const irJson = JSON.stringify(resolveForVocabulary(grammar, vocabulary));
   return { key: `${vocabulary.hash}\n${JSON.stringify(options)}\n${irJson}`, irJson };
 }
 
-const OPTION_NAMES = ["maxRecursionDepth", "maxStates", "maxTableBytes", "precomputeStates", "precomputeMillis", "precomputeBytes"];
+const OPTION_NAMES = [
+  "maxRecursionDepth",
+  "maxStates",
+  "maxTableBytes",
+  "precomputeStates",
+  "precomputeMillis",
+  "precomputeBytes",
+];
 
 function checkOptions(o: CompileOptions): void {
   if (o === null || typeof o !== "object") throw new TypeError("compileGrammar options must be an object");
   for (const [k, v] of Object.entries(o)) {
-    if (!OPTION_NAMES.includes(k)) throw new TypeError(`compileGrammar: unknown option "${k}" (known: ${OPTION_NAMES.join(", ")})`);
+    if (!OPTION_NAMES.includes(k))
+      throw new TypeError(`compileGrammar: unknown option "${k}" (known: ${OPTION_NAMES.join(", ")})`);
     if (v !== undefined && (typeof v !== "number" || !(v >= 0)))
       throw new RangeError(`compileGrammar: ${k} must be a non-negative number, got ${String(v)}`);
   }
@@ -104,11 +135,13 @@ export function resolveForVocabulary(grammar: GrammarInput, vocabulary: Vocabula
 }
 
 function normalize(g: GrammarInput): Grammar {
-  if (g === null || typeof g !== "object") throw new TypeError("compileGrammar: grammar must be a grammar IR object, a node, or { jsonSchema }");
-  if ("jsonSchema" in g && !("type" in g)) return { root: { type: "jsonSchema", schema: (g as { jsonSchema: unknown }).jsonSchema } };
+  if (g === null || typeof g !== "object")
+    throw new TypeError("compileGrammar: grammar must be a grammar IR object, a node, or { jsonSchema }");
+  if ("jsonSchema" in g && !("type" in g))
+    return { root: { type: "jsonSchema", schema: (g as { jsonSchema: unknown }).jsonSchema } };
   if ("root" in g) return g as Grammar;
   if ("type" in g) return { root: g as GrammarNode };
-  throw new TypeError("compileGrammar: expected { root, rules? }, a grammar node with a \"type\", or { jsonSchema }");
+  throw new TypeError('compileGrammar: expected { root, rules? }, a grammar node with a "type", or { jsonSchema }');
 }
 
 /** The special token spelled exactly `text` in this vocabulary, if any. */
@@ -125,14 +158,15 @@ const ANY_CHAR = { type: "charClass", ranges: [[0, 0x10ffff]] };
 function resolveMarker(o: Record<string, unknown>, vocab: Vocabulary): Record<string, unknown> | undefined {
   if (o.marker !== true) return undefined;
   const { marker: _m, ...plain } = o;
-  const key = o.type === "literal" ? o.text : o.type === "until" ? o.terminator : o.type === "text" ? o.exclude : undefined;
+  const key =
+    o.type === "literal" ? o.text : o.type === "until" ? o.terminator : o.type === "text" ? o.exclude : undefined;
   const id = typeof key === "string" ? specialToken(vocab, key) : undefined;
   if (id === undefined) return plain;
   const max = typeof o.maxLength === "number" ? o.maxLength : null;
   const anyText = { type: "repeat", item: ANY_CHAR, min: 0, max };
   if (o.type === "literal") return { type: "token", id };
   if (o.type === "until") return { type: "seq", items: [anyText, { type: "token", id }] };
-  return anyText;  // text can never contain a special token
+  return anyText; // text can never contain a special token
 }
 
 /** Token terminals given by piece become ids; each must name a special token of this vocabulary. */
@@ -141,7 +175,7 @@ function resolveTokens(g: Grammar, vocab: Vocabulary): Grammar {
     if (Array.isArray(n)) return n.map((x, i) => visit(x, `${path}[${i}]`));
     if (n === null || typeof n !== "object") return n;
     const o = n as Record<string, unknown>;
-    if (o.type === "jsonSchema") return o;  // schemas are data, not grammar nodes
+    if (o.type === "jsonSchema") return o; // schemas are data, not grammar nodes
     const resolved = resolveMarker(o, vocab);
     if (resolved) return resolved;
     if (o.type === "token") {
@@ -154,9 +188,12 @@ function resolveTokens(g: Grammar, vocab: Vocabulary): Grammar {
       if (!Number.isInteger(id) || id < 0 || id >= vocab.size)
         throw new RangeError(`${path}: token id ${id} is outside the vocabulary (size ${vocab.size})`);
       const k = vocab.kind(id);
-      if (k === TokenKind.Unused) throw new Error(`${path}: token ${id} ("${vocab.piece(id)}") is an unused token and can never be produced`);
+      if (k === TokenKind.Unused)
+        throw new Error(`${path}: token ${id} ("${vocab.piece(id)}") is an unused token and can never be produced`);
       if (k === TokenKind.Normal)
-        throw new Error(`${path}: token ${id} ("${vocab.piece(id)}") is an ordinary text token; use a literal for text, token terminals are for special tokens`);
+        throw new Error(
+          `${path}: token ${id} ("${vocab.piece(id)}") is an ordinary text token; use a literal for text, token terminals are for special tokens`,
+        );
       return { type: "token", id };
     }
     const out: Record<string, unknown> = {};
@@ -185,21 +222,33 @@ export class CompiledGrammar {
    * memory goes once the cache, matchers and generations using it let go too. Using this
    * object afterwards throws.
    */
-  dispose(): void { this.native.dispose(); }
+  dispose(): void {
+    this.native.dispose();
+  }
 
   /** Automaton states discovered so far (grows as matchers explore). */
-  get stateCount(): number { return withLimits(() => this.native.stateCount); }
+  get stateCount(): number {
+    return withLimits(() => this.native.stateCount);
+  }
   /** Bytes held by the compiled tables (automaton + cached masks). */
-  get memoryBytes(): number { return this.native.memoryBytes; }
+  get memoryBytes(): number {
+    return this.native.memoryBytes;
+  }
   /** Times the masks were dropped because the tables passed maxTableBytes. */
-  get maskFlushes(): number { return this.native.maskFlushes; }
+  get maskFlushes(): number {
+    return this.native.maskFlushes;
+  }
   /** Time the native compile took, including the eager mask precomputation. */
-  get compileMillis(): number { return this.native.compileMillis; }
+  get compileMillis(): number {
+    return this.native.compileMillis;
+  }
 
   /** Throws unless `vocabulary` is the one this grammar was compiled for. */
   assertVocabulary(vocabulary: Vocabulary): void {
     if (vocabulary.hash !== this.native.vocabularyHash)
-      throw new Error(`this grammar was compiled for another vocabulary (${this.vocabulary.source}); compile it for ${vocabulary.source} first`);
+      throw new Error(
+        `this grammar was compiled for another vocabulary (${this.vocabulary.source}); compile it for ${vocabulary.source} first`,
+      );
   }
 }
 
@@ -248,12 +297,18 @@ export class GrammarMatcher {
   }
 
   /** Words a bitmask needs: ⌈vocabSize/32⌉. */
-  get bitmaskWords(): number { return this.vocabulary.bitmaskWords; }
+  get bitmaskWords(): number {
+    return this.vocabulary.bitmaskWords;
+  }
   /** Tokens (and strings) accepted so far. */
-  get steps(): number { return this.#m.steps; }
+  get steps(): number {
+    return this.#m.steps;
+  }
 
   /** Advances by one token; false (and no change) if the grammar does not allow it. */
-  acceptToken(id: number): boolean { return withLimits(() => this.#m.acceptToken(id)); }
+  acceptToken(id: number): boolean {
+    return withLimits(() => this.#m.acceptToken(id));
+  }
 
   /** Teacher forcing: advances by the UTF-8 bytes of `text` as one step; false (no change) if not allowed. */
   acceptString(text: string): boolean {
@@ -286,34 +341,53 @@ export class GrammarMatcher {
    * {@link FINISH_HORIZON}; FINISH_HORIZON + 1 means more (or more than the search looks at). 0
    * where the output may end now.
    */
-  minTokensToFinish(): number { return withLimits(() => this.#m.minTokensToFinish()); }
+  minTokensToFinish(): number {
+    return withLimits(() => this.#m.minTokensToFinish());
+  }
 
   /** A fresh bitmask of the right size. */
-  allocateBitmask(): Uint32Array { return new Uint32Array(this.bitmaskWords); }
+  allocateBitmask(): Uint32Array {
+    return new Uint32Array(this.bitmaskWords);
+  }
 
   /** The text so far is a complete sentence of the grammar (or end-of-generation was accepted). */
-  isComplete(): boolean { return withLimits(() => this.#m.isComplete()); }
+  isComplete(): boolean {
+    return withLimits(() => this.#m.isComplete());
+  }
   /** An end-of-generation token was accepted; nothing more is allowed. */
-  isTerminated(): boolean { return this.#m.isTerminated(); }
+  isTerminated(): boolean {
+    return this.#m.isTerminated();
+  }
   /** Whether any token is allowed now. */
-  hasAllowedToken(): boolean { return withLimits(() => this.#m.hasAllowedToken()); }
+  hasAllowedToken(): boolean {
+    return withLimits(() => this.#m.hasAllowedToken());
+  }
   /**
    * The bytes every continuation from here begins with, at most `max` (default 4096): up to the
    * first choice of byte, a point where the grammar may end, or one where a special token may come.
    * Empty when the next byte is not forced. May end inside a UTF-8 character.
    */
   forcedBytes(max = 4096): Uint8Array {
-    if (!Number.isInteger(max) || max < 0 || max > 1 << 20) throw new RangeError(`forcedBytes: max must be an integer from 0 to ${1 << 20}, got ${String(max)}`);
+    if (!Number.isInteger(max) || max < 0 || max > 1 << 20)
+      throw new RangeError(`forcedBytes: max must be an integer from 0 to ${1 << 20}, got ${String(max)}`);
     return withLimits(() => new Uint8Array(this.#m.forcedBytes(max)));
   }
   /**
    * A testing and fuzzing aid: random walks from here through tokens the grammar accepts
    * (no masks computed), biased so walks finish; the matcher is back here afterwards. Deterministic by seed.
    */
-  randomWalks(options: RandomWalkOptions = {}): RandomWalk[] { return this.#m.randomWalks(options); }
+  randomWalks(options: RandomWalkOptions = {}): RandomWalk[] {
+    return this.#m.randomWalks(options);
+  }
   /** Undoes the last n accepted steps. */
-  rollback(n: number): void { this.#m.rollback(n); }
-  reset(): void { this.#m.reset(); }
+  rollback(n: number): void {
+    this.#m.rollback(n);
+  }
+  reset(): void {
+    this.#m.reset();
+  }
   /** Releases the matcher's hold on its grammar now; using it afterwards throws. */
-  dispose(): void { this.#m.dispose(); }
+  dispose(): void {
+    this.#m.dispose();
+  }
 }

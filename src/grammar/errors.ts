@@ -3,18 +3,18 @@
 
 /** Which bound a grammar went past. */
 export type GrammarLimit =
-  | "automatonStates"   // NFA/DFA states the compiler may build
-  | "maskBytes"         // memory a compiled grammar's tables may take
-  | "compileMillis"     // time one compile may take
-  | "anyOrderItems"     // items of one any-order set
-  | "schemaNesting"     // depth of nested schemas
-  | "stringLength"      // a string's length bound
-  | "enumValues"        // values of one enum
-  | "tools"             // tools in one request
-  | "repetition"        // a repetition's bound (minItems/maxItems, {m,n} in a pattern), or all of them together
-  | "grammarSize"       // nodes of the grammar IR a request's schemas lower to
-  | "nameLength"        // a declared property name's length
-  | "tupleItems";       // schemas of one prefixItems (or array-form items)
+  | "automatonStates" // NFA/DFA states the compiler may build
+  | "maskBytes" // memory a compiled grammar's tables may take
+  | "compileMillis" // time one compile may take
+  | "anyOrderItems" // items of one any-order set
+  | "schemaNesting" // depth of nested schemas
+  | "stringLength" // a string's length bound
+  | "enumValues" // values of one enum
+  | "tools" // tools in one request
+  | "repetition" // a repetition's bound (minItems/maxItems, {m,n} in a pattern), or all of them together
+  | "grammarSize" // nodes of the grammar IR a request's schemas lower to
+  | "nameLength" // a declared property name's length
+  | "tupleItems"; // schemas of one prefixItems (or array-form items)
 
 /** A grammar, or the schema it was built from, is larger than toolmask's stated limits. */
 export class GrammarLimitError extends Error {

@@ -5,44 +5,91 @@
  * An exact UTF-8 string. With `marker`, it is a protocol marker: where the vocabulary has a
  * special token spelled exactly so, only that token matches (atomic); otherwise the text.
  */
-export interface LiteralNode { type: "literal"; text: string; marker?: boolean }
+export interface LiteralNode {
+  type: "literal";
+  text: string;
+  marker?: boolean;
+}
 /** One Unicode code point from a set of inclusive ranges (UTF-8 encoded). `negated` = any code point NOT in the ranges. */
-export interface CharClassNode { type: "charClass"; ranges: Array<[number, number]>; negated?: boolean }
+export interface CharClassNode {
+  type: "charClass";
+  ranges: Array<[number, number]>;
+  negated?: boolean;
+}
 /** One raw byte from a set of inclusive ranges (0..255). For binary-ish grammars; prefer charClass. */
-export interface ByteClassNode { type: "byteClass"; ranges: Array<[number, number]>; negated?: boolean }
+export interface ByteClassNode {
+  type: "byteClass";
+  ranges: Array<[number, number]>;
+  negated?: boolean;
+}
 /**
  * call: the items are one declared tool call (after its trigger). Matching is unchanged; the
  * native matcher's token budget does not let a call open that cannot close in the tokens left.
  */
-export interface SeqNode { type: "seq"; items: GrammarNode[]; call?: boolean }
-export interface AltNode { type: "alt"; items: GrammarNode[] }
+export interface SeqNode {
+  type: "seq";
+  items: GrammarNode[];
+  call?: boolean;
+}
+export interface AltNode {
+  type: "alt";
+  items: GrammarNode[];
+}
 /** item repeated min..max times (max null = unbounded). optional = repeat 0..1. */
-export interface RepeatNode { type: "repeat"; item: GrammarNode; min: number; max: number | null }
+export interface RepeatNode {
+  type: "repeat";
+  item: GrammarNode;
+  min: number;
+  max: number | null;
+}
 /**
  * Any valid UTF-8 text that does not contain `terminator`, then the terminator itself.
  * The FIRST occurrence of the terminator closes it — the exact rule a parser uses.
  * `maxLength` bounds the text before the terminator, in code points.
  */
-export interface UntilNode { type: "until"; terminator: string; maxLength?: number; marker?: boolean }
+export interface UntilNode {
+  type: "until";
+  terminator: string;
+  maxLength?: number;
+  marker?: boolean;
+}
 /** Any valid UTF-8 text (possibly empty) that does not contain `exclude`; it may end anywhere. */
-export interface TextNode { type: "text"; exclude: string; maxLength?: number; marker?: boolean }
+export interface TextNode {
+  type: "text";
+  exclude: string;
+  maxLength?: number;
+  marker?: boolean;
+}
 /** A special (control) token matched only as that token, never through its text. */
-export interface TokenNode { type: "token"; id?: number; piece?: string }
+export interface TokenNode {
+  type: "token";
+  id?: number;
+  piece?: string;
+}
 /**
  * Items in any order, each at most once; `required` items must all appear.
  * `separator` goes between consecutive items (not before the first, not after the last).
  */
-export interface PermNode { type: "perm"; items: Array<{ node: GrammarNode; required: boolean }>; separator?: GrammarNode }
+export interface PermNode {
+  type: "perm";
+  items: Array<{ node: GrammarNode; required: boolean }>;
+  separator?: GrammarNode;
+}
 /** A JSON value matching a JSON schema (lowered to the other nodes before compiling). */
 export interface JsonSchemaNode {
-  type: "jsonSchema"; schema: unknown; options?: JsonSchemaOptions;
+  type: "jsonSchema";
+  schema: unknown;
+  options?: JsonSchemaOptions;
   /** Where the schema sits in the request (e.g. `tools[3].function.parameters`): errors name paths from here. Default `$`. */
   path?: string;
   /** Schemas the one at `path` is nested in (an XML parameter's value: 1, its tool's parameters), for the nesting limit. Default 0. */
   depth?: number;
 }
 /** A reference to a named rule in `Grammar.rules`. Recursion is expanded to `maxRecursionDepth`. */
-export interface RefNode { type: "ref"; name: string }
+export interface RefNode {
+  type: "ref";
+  name: string;
+}
 
 export interface JsonSchemaOptions {
   /** Whitespace allowed between JSON tokens: "compact" (none), "single" (optional single space after , and :), "any" (bounded runs). Default "single". */
@@ -62,8 +109,18 @@ export interface JsonSchemaOptions {
 }
 
 export type GrammarNode =
-  | LiteralNode | CharClassNode | ByteClassNode | SeqNode | AltNode | RepeatNode
-  | UntilNode | TextNode | TokenNode | PermNode | JsonSchemaNode | RefNode;
+  | LiteralNode
+  | CharClassNode
+  | ByteClassNode
+  | SeqNode
+  | AltNode
+  | RepeatNode
+  | UntilNode
+  | TextNode
+  | TokenNode
+  | PermNode
+  | JsonSchemaNode
+  | RefNode;
 
 export interface Grammar {
   root: GrammarNode;

@@ -35,7 +35,11 @@ export function pyQuoted(s: string, q: "'" | '"', escapes: "repr" | "minimal" = 
     else if (ch === "\n") out += "\\n";
     else if (ch === "\r") out += "\\r";
     else if (ch === "\t") out += "\\t";
-    else if (escapes === "repr" ? ch !== " " && NON_PRINTABLE.test(ch) : cp < 0x20 || cp === 0x7f || (cp >= 0xd800 && cp <= 0xdfff))
+    else if (
+      escapes === "repr"
+        ? ch !== " " && NON_PRINTABLE.test(ch)
+        : cp < 0x20 || cp === 0x7f || (cp >= 0xd800 && cp <= 0xdfff)
+    )
       out += cp < 0x100 ? `\\x${hex(cp, 2)}` : cp < 0x10000 ? `\\u${hex(cp, 4)}` : `\\U${hex(cp, 8)}`;
     else out += ch;
   }
@@ -55,5 +59,7 @@ export function pyRepr(v: unknown): string {
   if (typeof v === "string") return pyReprString(v);
   if (typeof v === "number") return Number.isSafeInteger(v) ? String(v) : pyFloat(v);
   if (Array.isArray(v)) return `[${v.map(pyRepr).join(", ")}]`;
-  return `{${Object.entries(v as object).map(([k, x]) => `${pyReprString(k)}: ${pyRepr(x)}`).join(", ")}}`;
+  return `{${Object.entries(v as object)
+    .map(([k, x]) => `${pyReprString(k)}: ${pyRepr(x)}`)
+    .join(", ")}}`;
 }

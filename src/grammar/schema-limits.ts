@@ -36,7 +36,11 @@ export function limitError(limit: GrammarLimit, path: string, detail: string): G
 /** Throws when an enum (at `path`, the schema holding it) has more values than the limit. */
 export function checkEnumSize(count: number, enumPath: string): void {
   if (count > SCHEMA_LIMITS.enumValues)
-    throw limitError("enumValues", enumPath, `"enum" has ${count} values, over the limit of ${SCHEMA_LIMITS.enumValues}; send fewer values, or use a "string" with a "pattern" or a description of the allowed values`);
+    throw limitError(
+      "enumValues",
+      enumPath,
+      `"enum" has ${count} values, over the limit of ${SCHEMA_LIMITS.enumValues}; send fewer values, or use a "string" with a "pattern" or a description of the allowed values`,
+    );
 }
 
 /** What the lowering of one grammar has spent so far of the limits that add up. */
@@ -48,13 +52,21 @@ export class LoweringBudget {
   repeat(units: number, path: string, what: string): void {
     this.repetition += units;
     if (this.repetition > SCHEMA_LIMITS.repetitionTotal)
-      throw limitError("repetition", path, `${what} brings the bounded lengths and item counts of these schemas to add up to ${this.repetition}, over the limit of ${SCHEMA_LIMITS.repetitionTotal}; lower the largest "maxLength"/"maxItems" bounds or remove them`);
+      throw limitError(
+        "repetition",
+        path,
+        `${what} brings the bounded lengths and item counts of these schemas to add up to ${this.repetition}, over the limit of ${SCHEMA_LIMITS.repetitionTotal}; lower the largest "maxLength"/"maxItems" bounds or remove them`,
+      );
   }
 
   /** Adds `count` IR nodes lowered from the schema at `path`. */
   grow(count: number, path: string): void {
     this.nodes += count;
     if (this.nodes > SCHEMA_LIMITS.grammarNodes)
-      throw limitError("grammarSize", path, `these schemas lower to more than ${SCHEMA_LIMITS.grammarNodes} grammar nodes (${this.nodes} so far); send fewer or smaller tools (fewer properties, enum values or alternatives)`);
+      throw limitError(
+        "grammarSize",
+        path,
+        `these schemas lower to more than ${SCHEMA_LIMITS.grammarNodes} grammar nodes (${this.nodes} so far); send fewer or smaller tools (fewer properties, enum values or alternatives)`,
+      );
   }
 }

@@ -38,32 +38,77 @@ class Bytes {
     return at;
   }
   // room() may replace the buffer: always take the offset before touching this.buf.
-  push(b: Buffer): void { const at = this.room(b.length); b.copy(this.buf, at); }
-  u32(v: number): void { const at = this.room(4); this.buf.writeUInt32LE(v, at); }
-  i32(v: number): void { const at = this.room(4); this.buf.writeInt32LE(v, at); }
-  u64(v: bigint | number): void { const at = this.room(8); this.buf.writeBigUInt64LE(BigInt(v), at); }
-  f32(v: number): void { const at = this.room(4); this.buf.writeFloatLE(v, at); }
+  push(b: Buffer): void {
+    const at = this.room(b.length);
+    b.copy(this.buf, at);
+  }
+  u32(v: number): void {
+    const at = this.room(4);
+    this.buf.writeUInt32LE(v, at);
+  }
+  i32(v: number): void {
+    const at = this.room(4);
+    this.buf.writeInt32LE(v, at);
+  }
+  u64(v: bigint | number): void {
+    const at = this.room(8);
+    this.buf.writeBigUInt64LE(BigInt(v), at);
+  }
+  f32(v: number): void {
+    const at = this.room(4);
+    this.buf.writeFloatLE(v, at);
+  }
   str(s: string): void {
     const n = Buffer.byteLength(s, "utf8");
     this.u64(n);
     const at = this.room(n);
     this.buf.write(s, at, "utf8");
   }
-  pad(to: number): void { const r = this.length % to; if (r) this.room(to - r); }
-  concat(): Buffer { return this.buf.subarray(0, this.length); }
+  pad(to: number): void {
+    const r = this.length % to;
+    if (r) this.room(to - r);
+  }
+  concat(): Buffer {
+    return this.buf.subarray(0, this.length);
+  }
 }
 
 function writeValue(out: Bytes, key: string, v: GgufValue): void {
   switch (v.type) {
-    case "u32": out.u32(TYPE.u32); out.u32(v.value); return;
-    case "i32": out.u32(TYPE.i32); out.i32(v.value); return;
-    case "f32": out.u32(TYPE.f32); out.f32(v.value); return;
-    case "bool": out.u32(TYPE.bool); out.push(Buffer.of(v.value ? 1 : 0)); return;
-    case "string": out.u32(TYPE.string); out.str(v.value); return;
-    case "u64": out.u32(TYPE.u64); out.u64(v.value); return;
-    case "string[]": out.u32(TYPE.array); out.u32(TYPE.string); out.u64(v.value.length); for (const s of v.value) out.str(s); return;
+    case "u32":
+      out.u32(TYPE.u32);
+      out.u32(v.value);
+      return;
+    case "i32":
+      out.u32(TYPE.i32);
+      out.i32(v.value);
+      return;
+    case "f32":
+      out.u32(TYPE.f32);
+      out.f32(v.value);
+      return;
+    case "bool":
+      out.u32(TYPE.bool);
+      out.push(Buffer.of(v.value ? 1 : 0));
+      return;
+    case "string":
+      out.u32(TYPE.string);
+      out.str(v.value);
+      return;
+    case "u64":
+      out.u32(TYPE.u64);
+      out.u64(v.value);
+      return;
+    case "string[]":
+      out.u32(TYPE.array);
+      out.u32(TYPE.string);
+      out.u64(v.value.length);
+      for (const s of v.value) out.str(s);
+      return;
     case "i32[]": {
-      out.u32(TYPE.array); out.u32(TYPE.i32); out.u64(v.value.length);
+      out.u32(TYPE.array);
+      out.u32(TYPE.i32);
+      out.u64(v.value.length);
       const b = Buffer.alloc(4 * v.value.length);
       for (let i = 0; i < v.value.length; i++) b.writeInt32LE(v.value[i]!, 4 * i);
       out.push(b);
@@ -80,11 +125,15 @@ export function writeGguf(path: string, metadata: Record<string, GgufValue>, ten
   head.u32(3);
   head.u64(tensors.length);
   head.u64(Object.keys(metadata).length);
-  for (const [k, v] of Object.entries(metadata)) { head.str(k); writeValue(head, k, v); }
+  for (const [k, v] of Object.entries(metadata)) {
+    head.str(k);
+    writeValue(head, k, v);
+  }
   let offset = 0;
   for (const t of tensors) {
     const n = t.shape.reduce((a, b) => a * b, 1);
-    if (n !== t.data.length) throw new RangeError(`tensor ${t.name}: shape ${t.shape.join("x")} holds ${n} values, data has ${t.data.length}`);
+    if (n !== t.data.length)
+      throw new RangeError(`tensor ${t.name}: shape ${t.shape.join("x")} holds ${n} values, data has ${t.data.length}`);
     head.str(t.name);
     head.u32(t.shape.length);
     for (const d of t.shape) head.u64(d);

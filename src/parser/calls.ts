@@ -76,7 +76,13 @@ export function maxNameLength(o: ResolvedOptions): number {
 }
 
 /** The glue after the trigger, then the function name (ended by the name's close or, where the dialect has one, an id's marker). */
-export function openAndName(text: Text, start: number, f: XmlCallFormat | NamedJsonCallFormat | PythonCallFormat, o: ResolvedOptions, final: boolean): NameRead {
+export function openAndName(
+  text: Text,
+  start: number,
+  f: XmlCallFormat | NamedJsonCallFormat | PythonCallFormat,
+  o: ResolvedOptions,
+  final: boolean,
+): NameRead {
   const i = matchGlue(text, start, afterTrigger(f.open), final);
   if (i === NEED) return { status: "need", cutAt: "the call's opening" };
   if (i === FAIL) return { status: "refused" };
@@ -91,17 +97,24 @@ export function openAndName(text: Text, start: number, f: XmlCallFormat | NamedJ
  */
 function readName(text: Text, i: number, closes: string[], o: ResolvedOptions): NameRead {
   const window = text.slice(i, i + maxNameLength(o) + Math.max(...closes.map((c) => c.length)));
-  let j = -1, close = closes[0]!;
+  let j = -1,
+    close = closes[0]!;
   for (const c of closes) {
     const k = window.indexOf(c);
-    if (k >= 0 && (j < 0 || k < j)) { j = k; close = c; }
+    if (k >= 0 && (j < 0 || k < j)) {
+      j = k;
+      close = c;
+    }
   }
   if (j < 0) {
     // A name no declared tool starts with is refused before it ends; one that could still
     // become a declared name (its close perhaps begun) and is cut there is an unfinished call.
     const possible = (name: string) =>
-      name.startsWith(window) || (window.startsWith(name) && closes.some((c) => c.startsWith(window.slice(name.length))));
-    return o.tools.some((t) => possible(t.name)) ? { status: "need", cutAt: "the function name" } : refusedName(text, i, closes, o);
+      name.startsWith(window) ||
+      (window.startsWith(name) && closes.some((c) => c.startsWith(window.slice(name.length))));
+    return o.tools.some((t) => possible(t.name))
+      ? { status: "need", cutAt: "the function name" }
+      : refusedName(text, i, closes, o);
   }
   const t = tool(o, window.slice(0, j));
   return t ? { status: "done", tool: t, end: i + j + close.length, close } : refusedName(text, i, closes, o);
@@ -109,7 +122,11 @@ function readName(text: Text, i: number, closes: string[], o: ResolvedOptions): 
 
 /** A name no declared one is: content goes on past its departing character. */
 function refusedName(text: Text, i: number, closes: string[], o: ResolvedOptions): NameRead {
-  const resumeAt = departureEnd(text, i, o.tools.flatMap((t) => closes.map((c) => t.name + c)));
+  const resumeAt = departureEnd(
+    text,
+    i,
+    o.tools.flatMap((t) => closes.map((c) => t.name + c)),
+  );
   return resumeAt === undefined ? { status: "refused" } : { status: "refused", resumeAt };
 }
 
@@ -121,15 +138,34 @@ export function idFits(id: unknown, length: number): id is string {
 /** Plain JS values (what the agent checks) as Json values; Json values as they are. */
 function asJson(v: unknown): Json {
   const convert = (x: unknown): Json =>
-    typeof x === "number" ? new JsonNumber(String(x)) : x instanceof JsonNumber || x instanceof JsonObject ? x
-      : Array.isArray(x) ? [] : x !== null && typeof x === "object" ? new JsonObject() : typeof x === "string" || typeof x === "boolean" ? x : null;
+    typeof x === "number"
+      ? new JsonNumber(String(x))
+      : x instanceof JsonNumber || x instanceof JsonObject
+        ? x
+        : Array.isArray(x)
+          ? []
+          : x !== null && typeof x === "object"
+            ? new JsonObject()
+            : typeof x === "string" || typeof x === "boolean"
+              ? x
+              : null;
   const root = convert(v);
   const todo: Array<[unknown, Json]> = [[v, root]];
   while (todo.length) {
     const [src, dst] = todo.pop()!;
     if (dst === src) continue;
-    if (Array.isArray(dst)) for (const x of src as unknown[]) { const y = convert(x); dst.push(y); todo.push([x, y]); }
-    else if (dst instanceof JsonObject) for (const [k, x] of Object.entries(src as object)) { const y = convert(x); dst.entries.set(k, y); todo.push([x, y]); }
+    if (Array.isArray(dst))
+      for (const x of src as unknown[]) {
+        const y = convert(x);
+        dst.push(y);
+        todo.push([x, y]);
+      }
+    else if (dst instanceof JsonObject)
+      for (const [k, x] of Object.entries(src as object)) {
+        const y = convert(x);
+        dst.entries.set(k, y);
+        todo.push([x, y]);
+      }
   }
   return root;
 }

@@ -2,8 +2,8 @@
 import type { Glue } from "../dialects/spec.js";
 import type { Text } from "./text.js";
 
-export const NEED = -1;  // the text ends before the glue can be decided
-export const FAIL = -2;  // the glue does not match here
+export const NEED = -1; // the text ends before the glue can be decided
+export const FAIL = -2; // the glue does not match here
 
 /** Whether the text from `i` to its end is a proper or whole prefix of `s`. */
 export function endsInside(text: Text, i: number, s: string): boolean {
@@ -17,7 +17,10 @@ export function endsInside(text: Text, i: number, s: string): boolean {
 export function matchGlue(text: Text, i: number, g: Glue, final: boolean): number {
   for (const part of g) {
     const s = typeof part === "string" ? part : part.optional;
-    if (text.startsWith(s, i)) { i += s.length; continue; }
+    if (text.startsWith(s, i)) {
+      i += s.length;
+      continue;
+    }
     const prefix = text.length - i < s.length && s.startsWith(text.slice(i));
     if (prefix && (!final || typeof part === "string")) return NEED;
     if (typeof part === "string") return FAIL;

@@ -14,16 +14,23 @@ function skipWs(text: Text, i: number): number {
 }
 
 export type ArrayStep =
-  | { kind: "call"; at: number }   // a call object starts at `at`
+  | { kind: "call"; at: number } // a call object starts at `at`
   | { kind: "close"; end: number } // the array closed just before `end`
-  | { kind: "need" }               // the text ends before the next step is known
-  | { kind: "bad" };               // not what a JSON array of calls holds here
+  | { kind: "need" } // the text ends before the next step is known
+  | { kind: "bad" }; // not what a JSON array of calls holds here
 
 /**
  * The next step at `i`: before the first call, the array's opening; after a call, "," and the next
  * call, or the close. A call starts where `callStart` says one may (a JSON call's "{", a Python call's name).
  */
-export function arrayStep(text: Text, i: number, first: boolean, arrayOpen: string, close: string, callStart: (c: string) => boolean = (c) => c === "{"): ArrayStep {
+export function arrayStep(
+  text: Text,
+  i: number,
+  first: boolean,
+  arrayOpen: string,
+  close: string,
+  callStart: (c: string) => boolean = (c) => c === "{",
+): ArrayStep {
   i = skipWs(text, i);
   if (i < 0) return { kind: "bad" };
   const need = (s: string): ArrayStep => (endsInside(text, i, s) ? { kind: "need" } : { kind: "bad" });

@@ -45,7 +45,8 @@ export function scanNamed(text: Text, start: number, o: ResolvedOptions, final: 
     if (j < 0) return { status: "need", tool: t, args, cutAt: "the call id", holdStart: true };
     const wire = (memo.id ??= text.slice(a0, j));
     id = wire;
-    if (!idFits(wire, f.id.length)) badId = `the call id ${JSON.stringify(id.length > 40 ? `${id.slice(0, 40)}…` : id)} is not ${f.id.length} letters or digits`;
+    if (!idFits(wire, f.id.length))
+      badId = `the call id ${JSON.stringify(id.length > 40 ? `${id.slice(0, 40)}…` : id)} is not ${f.id.length} letters or digits`;
     a0 = j + f.nameClose.length;
   }
   if (f.index) {
@@ -53,24 +54,29 @@ export function scanNamed(text: Text, start: number, o: ResolvedOptions, final: 
     if (memo.digits?.from === from) a0 = memo.digits.to;
     while (a0 < text.length && text.charCodeAt(a0) >= 0x30 && text.charCodeAt(a0) <= 0x39) a0++;
     memo.digits = { from, to: a0 };
-    if (a0 === text.length) return { status: "need", tool: t, args, cutAt: "the call's index", holdStart: f.id === "head" };
+    if (a0 === text.length)
+      return { status: "need", tool: t, args, cutAt: "the call's index", holdStart: f.id === "head" };
     if (a0 === from) return { status: "done", end: a0, tool: t, args, invalid: "the call's index is missing" };
   }
   if (f.id === "head") id = memo.id ??= text.slice(start, a0);
   const withId = id === undefined ? {} : { id };
   a0 = matchGlue(text, a0, f.argsOpen ?? [], final);
   if (a0 === NEED) return { status: "need", tool: t, args, ...withId, cutAt: "the arguments" };
-  if (a0 === FAIL) return { status: "done", end: n.end, tool: t, args, ...withId, invalid: "the arguments marker is missing" };
+  if (a0 === FAIL)
+    return { status: "done", end: n.end, tool: t, args, ...withId, invalid: "the arguments marker is missing" };
   if (a0 >= text.length) return { status: "need", tool: t, args, ...withId, cutAt: "the arguments" };
-  if (text.charAt(a0) !== "{") return { status: "done", end: a0, tool: t, args, ...withId, invalid: "the arguments are not a JSON object" };
+  if (text.charAt(a0) !== "{")
+    return { status: "done", end: a0, tool: t, args, ...withId, invalid: "the arguments are not a JSON object" };
   const body = objectAt(text, a0, memo);
   if (!body) return { status: "need", tool: t, args, ...withId, cutAt: "the arguments" };
   const e = body.end;
-  if (body.value === undefined) return { status: "done", end: e, tool: t, args, ...withId, invalid: "the arguments are not valid JSON" };
+  if (body.value === undefined)
+    return { status: "done", end: e, tool: t, args, ...withId, invalid: "the arguments are not valid JSON" };
   args.push(...entriesOf(body.value));
   const c = matchGlue(text, e, f.close, final);
   if (c === NEED) return { status: "need", tool: t, args, ...withId, cutAt: "the call's close" };
-  if (c === FAIL) return { status: "done", end: e, tool: t, args, ...withId, invalid: "the call's close marker is missing" };
+  if (c === FAIL)
+    return { status: "done", end: e, tool: t, args, ...withId, invalid: "the call's close marker is missing" };
   const valid = argumentsValid(t, body.value, text.slice(a0, e), o.maxValueLength);
   const invalid = badId ?? (valid ? undefined : invalidJsonReason(t, body.value, o.maxValueLength));
   return { status: "done", end: c, tool: t, args, ...withId, ...(invalid ? { invalid } : {}) };
@@ -88,7 +94,9 @@ function headPatterns(nameKey: string): { whole: RegExp; partial: RegExp } {
     const key = escapeRegex(JSON.stringify(nameKey));
     re = {
       whole: new RegExp(`^\\{${WS}${key}${WS}:${WS}"([^"\\\\\\u0000-\\u001f]*)"`),
-      partial: new RegExp(`^\\{${WS}(?:"([^"\\\\\\u0000-\\u001f]*)(?:(")${WS}(?::${WS}(?:"([^"\\\\\\u0000-\\u001f]*))?)?)?)?$`),
+      partial: new RegExp(
+        `^\\{${WS}(?:"([^"\\\\\\u0000-\\u001f]*)(?:(")${WS}(?::${WS}(?:"([^"\\\\\\u0000-\\u001f]*))?)?)?)?$`,
+      ),
     };
     heads.set(nameKey, re);
   }
@@ -101,15 +109,25 @@ function headPatterns(nameKey: string): { whole: RegExp; partial: RegExp } {
  * is no head as the grammar writes one (another key first, an escape in the name, more
  * whitespace), which only the whole object can tell.
  */
-function readHead(text: Text, i: number, f: JsonCallFormat, o: ResolvedOptions, memo: CallMemo): { tool: ToolDef } | { refusedAt: number } | "refused" | "need" | "unnamed" {
+function readHead(
+  text: Text,
+  i: number,
+  f: JsonCallFormat,
+  o: ResolvedOptions,
+  memo: CallMemo,
+): { tool: ToolDef } | { refusedAt: number } | "refused" | "need" | "unnamed" {
   if (memo.head) return memo.head;
   const { whole, partial } = headPatterns(f.nameKey);
   const size = 3 + 3 * JSON_WS_MAX + JSON.stringify(f.nameKey).length + maxNameLength(o) + 2;
   const window = text.slice(i, i + size);
   // An undeclared name departs from the declared ones (each with its closing quote) at one character.
   const departed = (nameStart: number) => {
-    const at = departureEnd(text, nameStart, o.tools.map((t) => `${t.name}"`));
-    return at === undefined ? "refused" as const : { refusedAt: at };
+    const at = departureEnd(
+      text,
+      nameStart,
+      o.tools.map((t) => `${t.name}"`),
+    );
+    return at === undefined ? ("refused" as const) : { refusedAt: at };
   };
   const m = whole.exec(window);
   if (m) {
@@ -176,10 +194,21 @@ export function scanJson(text: Text, start: number, o: ResolvedOptions, final: b
   const withId = f.id && idFits(id, f.id.length) ? { id } : {};
   const c = matchGlue(text, e, f.close, final);
   if (c === NEED) return { status: "need", tool: t, args, ...withId, cutAt: "the call's close" };
-  if (c === FAIL) return { status: "done", end: e, tool: t, args, ...withId, invalid: "the call's close marker is missing" };
-  const valid = obj.entries.get(f.nameKey) === t.name && a !== undefined && overflowingNumber(a) === undefined
-    && grammarAccepts(jsonCallObject(f, t, o.maxValueLength), text.slice(i, e));
-  return { status: "done", end: c, tool: t, args, ...withId, ...(valid ? {} : { invalid: invalidCallReason(f, t, obj, o.maxValueLength) }) };
+  if (c === FAIL)
+    return { status: "done", end: e, tool: t, args, ...withId, invalid: "the call's close marker is missing" };
+  const valid =
+    obj.entries.get(f.nameKey) === t.name &&
+    a !== undefined &&
+    overflowingNumber(a) === undefined &&
+    grammarAccepts(jsonCallObject(f, t, o.maxValueLength), text.slice(i, e));
+  return {
+    status: "done",
+    end: c,
+    tool: t,
+    args,
+    ...withId,
+    ...(valid ? {} : { invalid: invalidCallReason(f, t, obj, o.maxValueLength) }),
+  };
 }
 
 /** Why a JSON call object the grammar refuses is not a valid call, most telling reason first. */
@@ -189,7 +218,8 @@ function invalidCallReason(f: JsonCallFormat, t: ToolDef, obj: JsonObject, max?:
   if (obj.entries.get(f.nameKey) !== t.name) return `the call's "${f.nameKey}" is given twice`;
   if (!argumentsValid(t, a, jsonText(a), max)) return invalidJsonReason(t, a, max);
   const id = obj.entries.get(f.id?.key ?? "");
-  if (f.id && !idFits(id, f.id.length)) return `the call's "${f.id.key}" must be ${f.id.length} letters or digits, got ${id === undefined ? "none" : jsonText(id)}`;
+  if (f.id && !idFits(id, f.id.length))
+    return `the call's "${f.id.key}" must be ${f.id.length} letters or digits, got ${id === undefined ? "none" : jsonText(id)}`;
   const keys = [f.nameKey, f.argsKey, ...(f.id ? [f.id.key] : [])];
   if ([...obj.entries.keys()].join("\0") === keys.join("\0")) return invalidJsonReason(t, a, max);
   return `the call object must hold exactly ${keys.map((k) => `"${k}"`).join(", ")}, in that order`;

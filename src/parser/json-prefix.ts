@@ -9,13 +9,13 @@ export type PrefixVerdict = { status: "open" } | { status: "error" } | { status:
 
 // What may come next.
 const enum Want {
-  Value,         // a value
-  ValueOrClose,  // after "[": a value or "]"
-  KeyOrClose,    // after "{": a key or "}"
-  Key,           // after "," in an object
+  Value, // a value
+  ValueOrClose, // after "[": a value or "]"
+  KeyOrClose, // after "{": a key or "}"
+  Key, // after "," in an object
   Colon,
-  CommaOrClose,  // after a value inside a container
-  String,        // inside a string (a key or a value)
+  CommaOrClose, // after a value inside a container
+  String, // inside a string (a key or a value)
   Number,
   Literal,
 }
@@ -25,18 +25,27 @@ const isDigit = (c: number) => c >= 0x30 && c <= 0x39;
 const isHex = (c: number) => isDigit(c) || (c >= 0x41 && c <= 0x46) || (c >= 0x61 && c <= 0x66);
 
 // Number states, as JSON's grammar: -? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?
-const enum Num { Sign, Zero, Int, Dot, Frac, E, ESign, Exp }
+const enum Num {
+  Sign,
+  Zero,
+  Int,
+  Dot,
+  Frac,
+  E,
+  ESign,
+  Exp,
+}
 const numberMayEnd = (n: Num) => n === Num.Zero || n === Num.Int || n === Num.Frac || n === Num.Exp;
 
 export class JsonPrefix {
   #start = -1;
   #k = 0;
   #want = Want.Value;
-  #stack: boolean[] = [];  // open containers, true for an object
-  #isKey = false;          // the string being read is a key
-  #escape = 0;             // in a string: 0, or 1 after "\", or 2..5 reading \u's hex digits
+  #stack: boolean[] = []; // open containers, true for an object
+  #isKey = false; // the string being read is a key
+  #escape = 0; // in a string: 0, or 1 after "\", or 2..5 reading \u's hex digits
   #num = Num.Sign;
-  #literal = "";           // the literal being read and how far
+  #literal = ""; // the literal being read and how far
   #at = 0;
   #verdict: PrefixVerdict = { status: "open" };
 
@@ -46,8 +55,14 @@ export class JsonPrefix {
     while (this.#verdict.status === "open" && this.#k < text.length) {
       const { s, start: at, end } = text.pieceAt(this.#k);
       for (let j = this.#k - at, stop = end - at; j < stop; j++) {
-        if (!this.#step(s.charCodeAt(j))) { this.#verdict = { status: "error" }; break; }
-        if (this.#stack.length === 0 && this.#want === Want.CommaOrClose) { this.#verdict = { status: "done", end: at + j + 1 }; break; }
+        if (!this.#step(s.charCodeAt(j))) {
+          this.#verdict = { status: "error" };
+          break;
+        }
+        if (this.#stack.length === 0 && this.#want === Want.CommaOrClose) {
+          this.#verdict = { status: "done", end: at + j + 1 };
+          break;
+        }
       }
       this.#k = end;
     }
@@ -55,21 +70,29 @@ export class JsonPrefix {
   }
 
   #reset(start: number): void {
-    this.#start = start; this.#k = start; this.#want = Want.Value; this.#stack = [];
-    this.#escape = 0; this.#verdict = { status: "open" };
+    this.#start = start;
+    this.#k = start;
+    this.#want = Want.Value;
+    this.#stack = [];
+    this.#escape = 0;
+    this.#verdict = { status: "open" };
   }
 
   /** One character; false when no JSON object text has it here. */
   #step(c: number): boolean {
     switch (this.#want) {
-      case Want.String: return this.#stringChar(c);
+      case Want.String:
+        return this.#stringChar(c);
       case Want.Literal:
         if (c !== this.#literal.charCodeAt(this.#at)) return false;
         if (++this.#at === this.#literal.length) this.#want = Want.CommaOrClose;
         return true;
       case Want.Number: {
         const n = this.#numberChar(c);
-        if (n !== undefined) { this.#num = n; return true; }
+        if (n !== undefined) {
+          this.#num = n;
+          return true;
+        }
         if (!numberMayEnd(this.#num)) return false;
         this.#want = Want.CommaOrClose;
         return this.#step(c);
@@ -98,7 +121,10 @@ export class JsonPrefix {
         return true;
       case Want.CommaOrClose: {
         const inObject = this.#stack[this.#stack.length - 1];
-        if (c === 0x2c) { this.#want = inObject ? Want.Key : Want.Value; return true; }
+        if (c === 0x2c) {
+          this.#want = inObject ? Want.Key : Want.Value;
+          return true;
+        }
         return c === (inObject ? 0x7d : 0x5d) && this.#close(inObject!);
       }
       default:
@@ -107,12 +133,33 @@ export class JsonPrefix {
   }
 
   #value(c: number): boolean {
-    if (c === 0x7b) { this.#stack.push(true); this.#want = Want.KeyOrClose; return true; }
-    if (c === 0x5b) { this.#stack.push(false); this.#want = Want.ValueOrClose; return true; }
-    if (c === 0x22) { this.#want = Want.String; this.#isKey = false; return true; }
+    if (c === 0x7b) {
+      this.#stack.push(true);
+      this.#want = Want.KeyOrClose;
+      return true;
+    }
+    if (c === 0x5b) {
+      this.#stack.push(false);
+      this.#want = Want.ValueOrClose;
+      return true;
+    }
+    if (c === 0x22) {
+      this.#want = Want.String;
+      this.#isKey = false;
+      return true;
+    }
     const literal = c === 0x74 ? "true" : c === 0x66 ? "false" : c === 0x6e ? "null" : undefined;
-    if (literal) { this.#literal = literal; this.#at = 1; this.#want = Want.Literal; return true; }
-    if (c === 0x2d || isDigit(c)) { this.#num = c === 0x2d ? Num.Sign : c === 0x30 ? Num.Zero : Num.Int; this.#want = Want.Number; return true; }
+    if (literal) {
+      this.#literal = literal;
+      this.#at = 1;
+      this.#want = Want.Literal;
+      return true;
+    }
+    if (c === 0x2d || isDigit(c)) {
+      this.#num = c === 0x2d ? Num.Sign : c === 0x30 ? Num.Zero : Num.Int;
+      this.#want = Want.Number;
+      return true;
+    }
     return false;
   }
 
@@ -124,16 +171,24 @@ export class JsonPrefix {
 
   #stringChar(c: number): boolean {
     if (this.#escape === 1) {
-      if (c === 0x75) { this.#escape = 2; return true; }
+      if (c === 0x75) {
+        this.#escape = 2;
+        return true;
+      }
       this.#escape = 0;
-      return c === 0x22 || c === 0x5c || c === 0x2f || c === 0x62 || c === 0x66 || c === 0x6e || c === 0x72 || c === 0x74;
+      return (
+        c === 0x22 || c === 0x5c || c === 0x2f || c === 0x62 || c === 0x66 || c === 0x6e || c === 0x72 || c === 0x74
+      );
     }
     if (this.#escape >= 2) {
       if (!isHex(c)) return false;
       this.#escape = this.#escape === 5 ? 0 : this.#escape + 1;
       return true;
     }
-    if (c === 0x5c) { this.#escape = 1; return true; }
+    if (c === 0x5c) {
+      this.#escape = 1;
+      return true;
+    }
     if (c < 0x20) return false;
     if (c === 0x22) this.#want = this.#isKey ? Want.Colon : Want.CommaOrClose;
     return true;
@@ -143,14 +198,22 @@ export class JsonPrefix {
   #numberChar(c: number): Num | undefined {
     const d = isDigit(c);
     switch (this.#num) {
-      case Num.Sign: return c === 0x30 ? Num.Zero : d ? Num.Int : undefined;
-      case Num.Zero: return c === 0x2e ? Num.Dot : c === 0x65 || c === 0x45 ? Num.E : undefined;
-      case Num.Int: return d ? Num.Int : c === 0x2e ? Num.Dot : c === 0x65 || c === 0x45 ? Num.E : undefined;
-      case Num.Dot: return d ? Num.Frac : undefined;
-      case Num.Frac: return d ? Num.Frac : c === 0x65 || c === 0x45 ? Num.E : undefined;
-      case Num.E: return d ? Num.Exp : c === 0x2b || c === 0x2d ? Num.ESign : undefined;
-      case Num.ESign: return d ? Num.Exp : undefined;
-      case Num.Exp: return d ? Num.Exp : undefined;
+      case Num.Sign:
+        return c === 0x30 ? Num.Zero : d ? Num.Int : undefined;
+      case Num.Zero:
+        return c === 0x2e ? Num.Dot : c === 0x65 || c === 0x45 ? Num.E : undefined;
+      case Num.Int:
+        return d ? Num.Int : c === 0x2e ? Num.Dot : c === 0x65 || c === 0x45 ? Num.E : undefined;
+      case Num.Dot:
+        return d ? Num.Frac : undefined;
+      case Num.Frac:
+        return d ? Num.Frac : c === 0x65 || c === 0x45 ? Num.E : undefined;
+      case Num.E:
+        return d ? Num.Exp : c === 0x2b || c === 0x2d ? Num.ESign : undefined;
+      case Num.ESign:
+        return d ? Num.Exp : undefined;
+      case Num.Exp:
+        return d ? Num.Exp : undefined;
     }
   }
 }

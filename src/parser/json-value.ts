@@ -33,12 +33,19 @@ export function jsonText(v: Json): string {
     else if (Array.isArray(x)) {
       out.push("[");
       todo.push({ raw: "]" });
-      for (let i = x.length - 1; i >= 0; i--) { todo.push(x[i]!); if (i > 0) todo.push({ raw: "," }); }
+      for (let i = x.length - 1; i >= 0; i--) {
+        todo.push(x[i]!);
+        if (i > 0) todo.push({ raw: "," });
+      }
     } else if (x instanceof JsonObject) {
       out.push("{");
       todo.push({ raw: "}" });
       const e = [...x.entries];
-      for (let i = e.length - 1; i >= 0; i--) { todo.push(e[i]![1]); todo.push({ raw: `${JSON.stringify(e[i]![0])}:` }); if (i > 0) todo.push({ raw: "," }); }
+      for (let i = e.length - 1; i >= 0; i--) {
+        todo.push(e[i]![1]);
+        todo.push({ raw: `${JSON.stringify(e[i]![0])}:` });
+        if (i > 0) todo.push({ raw: "," });
+      }
     } else out.push(x.raw);
   }
   return out.join("");
@@ -82,7 +89,11 @@ export function toPlain(v: Json): unknown {
   while (todo.length) {
     const [src, dst] = todo.pop()!;
     if (Array.isArray(src)) {
-      for (const x of src) { const y = convert(x); (dst as unknown[]).push(y); todo.push([x, y]); }
+      for (const x of src) {
+        const y = convert(x);
+        (dst as unknown[]).push(y);
+        todo.push([x, y]);
+      }
     } else if (src instanceof JsonObject) {
       for (const [k, x] of src.entries) {
         const y = convert(x);

@@ -8,14 +8,23 @@ import { matchGlue, NEED } from "./glue.js";
 import type { Text } from "./text.js";
 
 /** refused: resumeAt is where content reading goes on, when the refusal was a name's departure (departure.ts). */
-export type NameRead = { status: "done"; tool: ToolDef; end: number; close?: string } | { status: "need"; cutAt: string } | { status: "refused"; resumeAt?: number };
+export type NameRead =
+  | { status: "done"; tool: ToolDef; end: number; close?: string }
+  | { status: "need"; cutAt: string }
+  | { status: "refused"; resumeAt?: number };
 
 /**
  * Decided per declared name, on the text alone: a name followed by a parameter or the close is
  * the call's; one the text is still a prefix of (or whose follower has only begun) keeps it open;
  * when none is left the call is refused, before anything about it was streamed.
  */
-export function readNameBeforeGlue(text: Text, i: number, f: XmlCallFormat, o: ResolvedOptions, final: boolean): NameRead {
+export function readNameBeforeGlue(
+  text: Text,
+  i: number,
+  f: XmlCallFormat,
+  o: ResolvedOptions,
+  final: boolean,
+): NameRead {
   let open = false;
   for (const t of o.tools) {
     if (text.startsWith(t.name, i)) {

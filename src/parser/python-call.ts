@@ -19,28 +19,49 @@ export class PythonExtent {
   #start = -1;
   #k = 0;
   #depth = 0;
-  #quote = 0;  // the open string's quote character code, 0 outside strings
+  #quote = 0; // the open string's quote character code, 0 outside strings
   #esc = false;
   /** Offsets of the top-level commas seen so far. */
   commas: number[] = [];
 
   /** End (exclusive) of the list whose "(" is at `start`, or OPEN. */
   end(text: Text, start: number): number {
-    if (start !== this.#start) { this.#start = start; this.#k = start; this.#depth = 0; this.#quote = 0; this.#esc = false; this.commas = []; }
-    let k = this.#k, depth = this.#depth, quote = this.#quote, esc = this.#esc;
+    if (start !== this.#start) {
+      this.#start = start;
+      this.#k = start;
+      this.#depth = 0;
+      this.#quote = 0;
+      this.#esc = false;
+      this.commas = [];
+    }
+    let k = this.#k,
+      depth = this.#depth,
+      quote = this.#quote,
+      esc = this.#esc;
     while (k < text.length) {
       const { s, start: at, end } = text.pieceAt(k);
       for (let j = k - at, stop = end - at; j < stop; j++) {
         const c = s.charCodeAt(j);
-        if (quote) { if (esc) esc = false; else if (c === 0x5c) esc = true; else if (c === quote) quote = 0; continue; }
+        if (quote) {
+          if (esc) esc = false;
+          else if (c === 0x5c) esc = true;
+          else if (c === quote) quote = 0;
+          continue;
+        }
         if (c === 0x22 || c === 0x27) quote = c;
         else if (c === 0x28 || c === 0x5b || c === 0x7b) depth++;
-        else if (c === 0x29 || c === 0x5d || c === 0x7d) { depth--; if (depth === 0) return at + j + 1; }
-        else if (c === 0x2c && depth === 1 && at + j > (this.commas[this.commas.length - 1] ?? -1)) this.commas.push(at + j);
+        else if (c === 0x29 || c === 0x5d || c === 0x7d) {
+          depth--;
+          if (depth === 0) return at + j + 1;
+        } else if (c === 0x2c && depth === 1 && at + j > (this.commas[this.commas.length - 1] ?? -1))
+          this.commas.push(at + j);
       }
       k = end;
     }
-    this.#k = k; this.#depth = depth; this.#quote = quote; this.#esc = esc;
+    this.#k = k;
+    this.#depth = depth;
+    this.#quote = quote;
+    this.#esc = esc;
     return OPEN;
   }
 }
@@ -48,7 +69,11 @@ export class PythonExtent {
 /** A value as written: a Python literal, else JSON; undefined when it is neither. */
 function readLiteral(s: string): Json | undefined {
   for (const syntax of ["python", "json"] as const) {
-    try { return readValue(s, syntax); } catch (e) { if (!(e instanceof SyntaxError)) throw e; }
+    try {
+      return readValue(s, syntax);
+    } catch (e) {
+      if (!(e instanceof SyntaxError)) throw e;
+    }
   }
   return undefined;
 }
@@ -67,10 +92,16 @@ function skipWs(s: string, i: number, max = JSON_WS_MAX): number {
  * and whitespace, whitespace, ")" — each key a declared parameter at most once, the required
  * ones present, each value accepted by the grammar's own node for it (pythonValue).
  */
-function readArguments(list: string, commas: number[], t: ToolDef, o: ResolvedOptions): { args: Array<[string, Json]>; bad?: string } {
+function readArguments(
+  list: string,
+  commas: number[],
+  t: ToolDef,
+  o: ResolvedOptions,
+): { args: Array<[string, Json]>; bad?: string } {
   const args: Array<[string, Json]> = [];
   const inner = list.slice(1, -1);
-  if (commas.length === 0 && skipWs(inner, 0, 2 * JSON_WS_MAX) === inner.length) return missingRequired(t, args) ?? { args };
+  if (commas.length === 0 && skipWs(inner, 0, 2 * JSON_WS_MAX) === inner.length)
+    return missingRequired(t, args) ?? { args };
   const cuts = [0, ...commas.map((c) => c + 1), inner.length + 1];
   for (let k = 0; k + 1 < cuts.length; k++) {
     const part = inner.slice(cuts[k], cuts[k + 1]! - 1);
@@ -95,13 +126,21 @@ function readArguments(list: string, commas: number[], t: ToolDef, o: ResolvedOp
     if (over !== undefined) return { args, bad: overflowReason(over) };
     if (!grammarAccepts(pythonValue(t, key, o.maxValueLength), text)) {
       const long = o.maxValueLength !== undefined && hasLongString(v, o.maxValueLength);
-      return { args, bad: long ? `the value of "${key}": a string value is ${overLimit(o.maxValueLength!)}` : `the value of "${key}" does not fit its schema` };
+      return {
+        args,
+        bad: long
+          ? `the value of "${key}": a string value is ${overLimit(o.maxValueLength!)}`
+          : `the value of "${key}" does not fit its schema`,
+      };
     }
   }
   return missingRequired(t, args) ?? { args };
 }
 
-function missingRequired(t: ToolDef, args: Array<[string, Json]>): { args: Array<[string, Json]>; bad: string } | undefined {
+function missingRequired(
+  t: ToolDef,
+  args: Array<[string, Json]>,
+): { args: Array<[string, Json]>; bad: string } | undefined {
   const missing = t.required.filter((r) => !args.some(([k]) => k === r));
   return missing.length ? { args, bad: `missing required ${missing.map((m) => `"${m}"`).join(", ")}` } : undefined;
 }
@@ -113,13 +152,16 @@ export function scanPython(text: Text, start: number, o: ResolvedOptions, final:
   const n = openAndName(text, start, f, o, final);
   if (n.status !== "done") return { ...n, args };
   const t: ToolDef = n.tool;
-  const open = n.end - f.nameClose.length;  // the list's "("
+  const open = n.end - f.nameClose.length; // the list's "("
   const extent = (memo.python ??= new PythonExtent());
   const e = extent.end(text, open);
   if (e === OPEN) return { status: "need", tool: t, args, cutAt: "the arguments" };
-  const read = readArguments(text.slice(open, e), extent.commas.map((c) => c - open - 1), t, o);
+  const read = readArguments(
+    text.slice(open, e),
+    extent.commas.map((c) => c - open - 1),
+    t,
+    o,
+  );
   args.push(...read.args);
   return { status: "done", end: e, tool: t, args, ...(read.bad ? { invalid: read.bad } : {}) };
 }
-
-

@@ -24,21 +24,41 @@ function callSpans(s: string, key: string, single: boolean): { spans: Array<[num
   const m = new RegExp(`^\\{[ \\t\\n\\r]*"${key}"[ \\t\\n\\r]*:[ \\t\\n\\r]*${single ? "" : "\\["}`).exec(s);
   if (!m) return { spans: [], open: false };
   const spans: Array<[number, number]> = [];
-  let depth = 0, inStr = false, esc = false, start = -1;
+  let depth = 0,
+    inStr = false,
+    esc = false,
+    start = -1;
   for (let j = m[0].length; j < s.length; j++) {
     const c = s.charCodeAt(j);
-    if (inStr) { if (esc) esc = false; else if (c === 0x5c) esc = true; else if (c === 0x22) inStr = false; continue; }
+    if (inStr) {
+      if (esc) esc = false;
+      else if (c === 0x5c) esc = true;
+      else if (c === 0x22) inStr = false;
+      continue;
+    }
     if (start < 0 && !isWs(c)) {
-      if (depth === 0 && (c === 0x5d || c === 0x7d || c === 0x2c)) { if (c !== 0x2c) return { spans, open: false }; continue; }
+      if (depth === 0 && (c === 0x5d || c === 0x7d || c === 0x2c)) {
+        if (c !== 0x2c) return { spans, open: false };
+        continue;
+      }
       start = j;
     }
     if (c === 0x22) inStr = true;
     else if (c === 0x7b || c === 0x5b) depth++;
     else if (c === 0x7d || c === 0x5d) {
-      if (depth === 0) { spans.push([start, j]); return { spans, open: false }; }
+      if (depth === 0) {
+        spans.push([start, j]);
+        return { spans, open: false };
+      }
       depth--;
-      if (depth === 0 && single) { spans.push([start, j + 1]); return { spans, open: false }; }
-    } else if (c === 0x2c && depth === 0) { spans.push([start, j]); start = -1; }
+      if (depth === 0 && single) {
+        spans.push([start, j + 1]);
+        return { spans, open: false };
+      }
+    } else if (c === 0x2c && depth === 0) {
+      spans.push([start, j]);
+      start = -1;
+    }
   }
   if (start >= 0) spans.push([start, s.length]);
   return { spans, open: start >= 0 };
@@ -60,7 +80,7 @@ export class EnvelopeReader implements OutputReader {
   #objectStart = 0;
   #prefix = new JsonPrefix();
   #index = 0;
-  #blankTo = 0;  // after the object: the text before this offset is whitespace
+  #blankTo = 0; // after the object: the text before this offset is whitespace
 
   constructor(o: ResolvedOptions, maxCallLength = Infinity) {
     this.#o = o;
@@ -76,19 +96,30 @@ export class EnvelopeReader implements OutputReader {
 
   run(t: TextBuffer, final: boolean, out: ReaderSink): void {
     for (;;) {
-      if (this.#state === "text") { out.content(t.slice(this.#pos)); this.#pos = t.length; return; }
+      if (this.#state === "text") {
+        out.content(t.slice(this.#pos));
+        this.#pos = t.length;
+        return;
+      }
       if (this.#state === "start") {
         let k = this.#pos;
         while (k < t.length && k - this.#pos <= JSON_WS_MAX && isWs(t.charCodeAt(k))) k++;
         const tooLong = k - this.#pos > JSON_WS_MAX;
         if (k === t.length && !final && !tooLong) return;
-        if (!tooLong && t.charAt(k) === "{") { this.#objectStart = k; this.#state = "object"; continue; }
+        if (!tooLong && t.charAt(k) === "{") {
+          this.#objectStart = k;
+          this.#state = "object";
+          continue;
+        }
         this.#state = "text";
         continue;
       }
       if (this.#state === "object") {
         const v = this.#prefix.read(t, this.#objectStart);
-        if (v.status === "error") { this.#state = "text"; continue; }
+        if (v.status === "error") {
+          this.#state = "text";
+          continue;
+        }
         if (v.status === "open" && !final) return;
         const end = v.status === "done" ? v.end : t.length;
         this.#settle(t, end, v.status !== "done", out);
@@ -100,7 +131,10 @@ export class EnvelopeReader implements OutputReader {
       let k = Math.max(this.#pos, this.#blankTo);
       while (k < t.length && isWs(t.charCodeAt(k))) k++;
       this.#blankTo = k;
-      if (k === t.length) { if (final) this.#pos = t.length; return; }
+      if (k === t.length) {
+        if (final) this.#pos = t.length;
+        return;
+      }
       this.#state = "text";
     }
   }
@@ -113,17 +147,32 @@ export class EnvelopeReader implements OutputReader {
     const head = /^\{[ \t\n\r]*"([^"\\]*)"[ \t\n\r]*:/.exec(s)?.[1];
     const value = cut ? undefined : readJson(s);
     const keys = value instanceof JsonObject ? [...value.entries.keys()] : [];
-    if (!cut && (!(value instanceof JsonObject) || keys.length !== 1 || ![f.callsKey, f.callKey, f.responseKey].includes(keys[0]!))) {
+    if (
+      !cut &&
+      (!(value instanceof JsonObject) ||
+        keys.length !== 1 ||
+        ![f.callsKey, f.callKey, f.responseKey].includes(keys[0]!))
+    ) {
       // Not an envelope of this dialect: a response or the calls must be the object's only key.
       const named = keys.some((k) => k === f.callsKey || k === f.callKey);
-      if (!named) { out.content(lead + s); return; }
-      this.#error(out, null, "invalid", `the answer object must hold exactly one key, "${f.callsKey}", "${f.callKey}" or "${f.responseKey}"; it holds ${keys.map((k) => JSON.stringify(k)).join(", ")}`, s);
+      if (!named) {
+        out.content(lead + s);
+        return;
+      }
+      this.#error(
+        out,
+        null,
+        "invalid",
+        `the answer object must hold exactly one key, "${f.callsKey}", "${f.callKey}" or "${f.responseKey}"; it holds ${keys.map((k) => JSON.stringify(k)).join(", ")}`,
+        s,
+      );
       return;
     }
     if ((value instanceof JsonObject ? keys[0] : head) === f.responseKey) {
       const r = value instanceof JsonObject ? value.entries.get(f.responseKey)! : partialString(s);
       out.content(typeof r === "string" ? r : jsonText(r as Json));
-      if (cut) this.#error(out, null, "cut", "the output ended inside the response; the answer object was never closed", s);
+      if (cut)
+        this.#error(out, null, "cut", "the output ended inside the response; the answer object was never closed", s);
       return;
     }
     if (head !== f.callsKey && head !== f.callKey) {
@@ -134,7 +183,13 @@ export class EnvelopeReader implements OutputReader {
     const single = head === f.callKey;
     const { spans, open } = callSpans(s, head, single);
     if (!cut && spans.length === 0) {
-      this.#error(out, null, "invalid", single ? `"${f.callKey}" must be a call object` : `"${f.callsKey}" must be a non-empty array of calls`, s);
+      this.#error(
+        out,
+        null,
+        "invalid",
+        single ? `"${f.callKey}" must be a call object` : `"${f.callsKey}" must be a non-empty array of calls`,
+        s,
+      );
       return;
     }
     const cf = envelopeCallFormat(f);
@@ -148,40 +203,97 @@ export class EnvelopeReader implements OutputReader {
         d.length = text.length;
         continue;
       }
-      if (cut && open && last) { this.#cutCall(out, index, text); continue; }
+      if (cut && open && last) {
+        this.#cutCall(out, index, text);
+        continue;
+      }
       const call = readJson(text);
       const name = call instanceof JsonObject ? call.entries.get(f.nameKey) : undefined;
       const t0 = typeof name === "string" ? tool(this.#o, name) : undefined;
-      if (!t0) { this.#error(out, typeof name === "string" ? name : null, "invalid", typeof name === "string" ? `"${name}" is not a tool this request may call` : "a call must be an object with a \"name\"", text, index); continue; }
+      if (!t0) {
+        this.#error(
+          out,
+          typeof name === "string" ? name : null,
+          "invalid",
+          typeof name === "string"
+            ? `"${name}" is not a tool this request may call`
+            : 'a call must be an object with a "name"',
+          text,
+          index,
+        );
+        continue;
+      }
       const obj = call as JsonObject;
       const args = obj.entries.get(f.argsKey);
       const second = !this.#o.parallelToolCalls && out.calls.length > 0;
-      const valid = !second && args !== undefined && overflowingNumber(args) === undefined && grammarAccepts(jsonCallObject(cf, t0, this.#o.maxValueLength), text);
+      const valid =
+        !second &&
+        args !== undefined &&
+        overflowingNumber(args) === undefined &&
+        grammarAccepts(jsonCallObject(cf, t0, this.#o.maxValueLength), text);
       if (!valid) {
-        const why = second ? "a second call, but parallelToolCalls is false"
-          : args === undefined ? `the call has no "${f.argsKey}"`
-          : [...obj.entries.keys()].join("\0") !== [f.nameKey, f.argsKey].join("\0") ? `the call object must hold exactly "${f.nameKey}", "${f.argsKey}", in that order`
-          : invalidJsonReason(t0, args, this.#o.maxValueLength);
+        const why = second
+          ? "a second call, but parallelToolCalls is false"
+          : args === undefined
+            ? `the call has no "${f.argsKey}"`
+            : [...obj.entries.keys()].join("\0") !== [f.nameKey, f.argsKey].join("\0")
+              ? `the call object must hold exactly "${f.nameKey}", "${f.argsKey}", in that order`
+              : invalidJsonReason(t0, args, this.#o.maxValueLength);
         const have = args instanceof JsonObject ? args.entries : new Map<string, Json>();
-        this.#error(out, t0.name, "invalid", why, text, index, t0.required.filter((r) => !have.has(r)));
+        this.#error(
+          out,
+          t0.name,
+          "invalid",
+          why,
+          text,
+          index,
+          t0.required.filter((r) => !have.has(r)),
+        );
         continue;
       }
       const entries = [...(args as JsonObject).entries];
-      const done = { id: callId(index), type: "function" as const, function: { name: t0.name, arguments: argumentsJson(entries) } };
+      const done = {
+        id: callId(index),
+        type: "function" as const,
+        function: { name: t0.name, arguments: argumentsJson(entries) },
+      };
       out.events.push({ type: "tool_call_start", index, id: done.id, name: t0.name });
       out.events.push({ type: "tool_call_arguments", index, delta: done.function.arguments });
       out.events.push({ type: "tool_call_end", index, call: done });
       out.calls.push(done);
     }
-    if (cut && !open) this.#error(out, null, "cut", "the output ended inside the answer object; it was never closed", s.slice(spans.length ? trimEnd(s, spans[spans.length - 1]!)[1] : 0));
+    if (cut && !open)
+      this.#error(
+        out,
+        null,
+        "cut",
+        "the output ended inside the answer object; it was never closed",
+        s.slice(spans.length ? trimEnd(s, spans[spans.length - 1]!)[1] : 0),
+      );
   }
 
   #cutCall(out: ReaderSink, index: number, text: string): void {
     const named = nameIn(text, this.#o);
-    this.#error(out, named?.name ?? null, "cut", "the output ended inside the call; the call was never closed", text, index, named?.required ?? []);
+    this.#error(
+      out,
+      named?.name ?? null,
+      "cut",
+      "the output ended inside the call; the call was never closed",
+      text,
+      index,
+      named?.required ?? [],
+    );
   }
 
-  #error(out: ReaderSink, name: string | null, kind: "cut" | "invalid", reason: string, text: string, index = this.#index++, missing: string[] = []): void {
+  #error(
+    out: ReaderSink,
+    name: string | null,
+    kind: "cut" | "invalid",
+    reason: string,
+    text: string,
+    index = this.#index++,
+    missing: string[] = [],
+  ): void {
     const call = { index, name, kind, reason, missing, text };
     out.incomplete.push(call);
     out.events.push({ type: "tool_call_error", index, call });
@@ -191,7 +303,9 @@ export class EnvelopeReader implements OutputReader {
 /** The declared tool a call's text names, as far as it goes. */
 function nameIn(text: string, o: ResolvedOptions) {
   const f = o.spec.call as EnvelopeCallFormat;
-  const m = new RegExp(`^\\{[ \\t\\n\\r]*${JSON.stringify(f.nameKey)}[ \\t\\n\\r]*:[ \\t\\n\\r]*"([^"\\\\]*)"`).exec(text);
+  const m = new RegExp(`^\\{[ \\t\\n\\r]*${JSON.stringify(f.nameKey)}[ \\t\\n\\r]*:[ \\t\\n\\r]*"([^"\\\\]*)"`).exec(
+    text,
+  );
   return m ? tool(o, m[1]!) : undefined;
 }
 
@@ -202,8 +316,15 @@ function partialString(s: string): string {
   let body = s.slice(m[0].length);
   for (let j = 0; j < body.length; j++) {
     if (body[j] === "\\") j++;
-    else if (body[j] === '"') { body = body.slice(0, j); break; }
+    else if (body[j] === '"') {
+      body = body.slice(0, j);
+      break;
+    }
   }
   body = body.replace(/\\(u[0-9a-fA-F]{0,3})?$/, "");
-  try { return JSON.parse(`"${body}"`) as string; } catch { return body; }
+  try {
+    return JSON.parse(`"${body}"`) as string;
+  } catch {
+    return body;
+  }
 }

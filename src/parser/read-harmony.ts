@@ -20,7 +20,7 @@ import { grammarAccepts } from "./validate.js";
 
 type Header =
   | { kind: "need" }
-  | { kind: "text" }  // not a message: the rest is content as written
+  | { kind: "text" } // not a message: the rest is content as written
   | { kind: "body"; channel: "thought" | "preamble" | "final"; end: number }
   | { kind: "call"; tool: ToolDef | null; status: "need" | "done" | "invalid"; end: number; why: string };
 
@@ -52,9 +52,9 @@ export class HarmonyReader implements OutputReader {
   #tool: ToolDef | undefined;
   #callStart = 0;
   #extent = new JsonExtent();
-  #finder = new Finder();  // the current call's searches for its end
+  #finder = new Finder(); // the current call's searches for its end
   readonly #limit: number;
-  #dropping: DroppedConstruct | undefined;  // the over-limit call being skipped to its own end
+  #dropping: DroppedConstruct | undefined; // the over-limit call being skipped to its own end
 
   constructor(o: ResolvedOptions, maxCallLength = Infinity) {
     this.#o = o;
@@ -76,14 +76,31 @@ export class HarmonyReader implements OutputReader {
           const h = this.#pos;
           const r = this.#header(t, h, final);
           if (r.kind === "need") return;
-          if (r.kind === "text") { this.#state = "text"; continue; }
-          if (r.kind === "body") { this.#pos = r.end; this.#state = r.channel; continue; }
+          if (r.kind === "text") {
+            this.#state = "text";
+            continue;
+          }
+          if (r.kind === "body") {
+            this.#pos = r.end;
+            this.#state = r.channel;
+            continue;
+          }
           this.#callStart = h;
           if (r.tool && !this.#started) {
             this.#started = true;
-            out.events.push({ type: "tool_call_start", index: this.#index, id: callId(this.#index), name: r.tool.name });
+            out.events.push({
+              type: "tool_call_start",
+              index: this.#index,
+              id: callId(this.#index),
+              name: r.tool.name,
+            });
           }
-          if (r.status === "done") { this.#tool = r.tool!; this.#pos = r.end; this.#state = "call"; continue; }
+          if (r.status === "done") {
+            this.#tool = r.tool!;
+            this.#pos = r.end;
+            this.#state = "call";
+            continue;
+          }
           if (r.status === "need") {
             if (!final) return;
             this.#fail(out, "cut", r.tool, `the output ended inside ${r.why}; the call was never closed`, t.length, t);
@@ -120,7 +137,10 @@ export class HarmonyReader implements OutputReader {
           if (this.#pos === t.length) return;
           const m = matchGlue(t, this.#pos, f.messageStart, final);
           if (m === NEED && !final) return;
-          if (m < 0) { this.#state = "text"; continue; }
+          if (m < 0) {
+            this.#state = "text";
+            continue;
+          }
           this.#pos = m;
           this.#state = "header";
           continue;
@@ -158,7 +178,8 @@ export class HarmonyReader implements OutputReader {
     if (m === NEED) return wait;
     if (m === FAIL) return { kind: "text" };
     const ch = f.channels;
-    const kind = name === ch.reasoning ? "thought" : name === ch.calls ? "preamble" : name === ch.final ? "final" : undefined;
+    const kind =
+      name === ch.reasoning ? "thought" : name === ch.calls ? "preamble" : name === ch.final ? "final" : undefined;
     return kind ? { kind: "body", channel: kind, end: m } : { kind: "text" };
   }
 
@@ -180,12 +201,19 @@ export class HarmonyReader implements OutputReader {
     if (inRole) {
       j = matchGlue(t, j, [f.channel], false);
       if (j === NEED) return need;
-      if (j === FAIL) return { kind: "call", tool, status: "invalid", end: e, why: "a channel must follow the recipient" };
+      if (j === FAIL)
+        return { kind: "call", tool, status: "invalid", end: e, why: "a channel must follow the recipient" };
       const k = firstOf(t, j, NAME_ENDS, MAX_CHANNEL + 2);
       if (k < 0 && t.length - j <= MAX_CHANNEL) return need;
       const channel = k < 0 ? `${t.slice(j, j + 20)}…` : t.slice(j, k);
       if (channel !== f.channels.calls)
-        return { kind: "call", tool, status: "invalid", end: k < 0 ? j : k, why: `a call must go to the ${f.channels.calls} channel, not ${JSON.stringify(channel)}` };
+        return {
+          kind: "call",
+          tool,
+          status: "invalid",
+          end: k < 0 ? j : k,
+          why: `a call must go to the ${f.channels.calls} channel, not ${JSON.stringify(channel)}`,
+        };
       j = k;
     }
     const typed = matchGlue(t, j, f.contentType, false);
@@ -193,7 +221,8 @@ export class HarmonyReader implements OutputReader {
     if (typed >= 0) j = typed;
     const m = matchGlue(t, j, [f.message], false);
     if (m === NEED) return need;
-    if (m === FAIL) return { kind: "call", tool, status: "invalid", end: j, why: "unexpected text in the call's header" };
+    if (m === FAIL)
+      return { kind: "call", tool, status: "invalid", end: j, why: "unexpected text in the call's header" };
     return { kind: "call", tool, status: "done", end: m, why: "" };
   }
 
@@ -217,7 +246,10 @@ export class HarmonyReader implements OutputReader {
       this.#next(end);
       return true;
     }
-    const cut = () => { this.#fail(out, "cut", tool, "the output ended inside the arguments; the call was never closed", t.length, t); return true; };
+    const cut = () => {
+      this.#fail(out, "cut", tool, "the output ended inside the arguments; the call was never closed", t.length, t);
+      return true;
+    };
     if (a >= t.length) return final ? cut() : false;
     if (t.charAt(a) !== "{") return this.#skipInvalid(t, a, final, out, "the arguments are not a JSON object");
     const e = this.#extent.end(t, a);
@@ -227,7 +259,7 @@ export class HarmonyReader implements OutputReader {
     if (t.startsWith(f.callEnd, e)) end = e + f.callEnd.length;
     else if (e === t.length) {
       if (!final) return false;
-      end = e;  // <|call|> is the end of generation: engines leave it out of the text
+      end = e; // <|call|> is the end of generation: engines leave it out of the text
     } else if (endsInside(t, e, f.callEnd)) {
       if (!final) return false;
       this.#fail(out, "cut", tool, `the output ended inside the call's end ${f.callEnd}`, t.length, t);
@@ -240,10 +272,21 @@ export class HarmonyReader implements OutputReader {
     const args = readJson(body);
     if (args === undefined) why ??= "the arguments are not valid JSON";
     const max = this.#o.maxValueLength;
-    if (why === undefined && (overflowingNumber(args!) !== undefined || !grammarAccepts(jsonArguments(tool, max), body))) why = invalidJsonReason(tool, args, max);
-    if (why !== undefined) { this.#fail(out, "invalid", tool, why, end, t); return true; }
+    if (
+      why === undefined &&
+      (overflowingNumber(args!) !== undefined || !grammarAccepts(jsonArguments(tool, max), body))
+    )
+      why = invalidJsonReason(tool, args, max);
+    if (why !== undefined) {
+      this.#fail(out, "invalid", tool, why, end, t);
+      return true;
+    }
     const entries = args instanceof JsonObject ? [...args.entries] : [];
-    const call: ToolCall = { id: callId(this.#index), type: "function", function: { name: tool.name, arguments: argumentsJson(entries) } };
+    const call: ToolCall = {
+      id: callId(this.#index),
+      type: "function",
+      function: { name: tool.name, arguments: argumentsJson(entries) },
+    };
     out.calls.push(call);
     out.events.push({ type: "tool_call_arguments", index: this.#index, delta: call.function.arguments });
     out.events.push({ type: "tool_call_end", index: this.#index, call });
@@ -256,7 +299,10 @@ export class HarmonyReader implements OutputReader {
     const callEnd = this.#f.callEnd;
     const orEnd = final ? t.length : undefined;
     if (a >= t.length) return orEnd;
-    if (t.charAt(a) !== "{") { const k = this.#finder.find(t, callEnd, a); return k >= 0 ? k + callEnd.length : orEnd; }
+    if (t.charAt(a) !== "{") {
+      const k = this.#finder.find(t, callEnd, a);
+      return k >= 0 ? k + callEnd.length : orEnd;
+    }
     const e = this.#extent.end(t, a);
     if (e === OPEN) return orEnd;
     if (t.startsWith(callEnd, e)) return e + callEnd.length;
@@ -271,8 +317,22 @@ export class HarmonyReader implements OutputReader {
     return true;
   }
 
-  #fail(out: ReaderSink, kind: "cut" | "invalid", tool: ToolDef | null | undefined, reason: string, end: number, t: Text): void {
-    const call: IncompleteCall = { index: this.#index, name: tool?.name ?? null, kind, reason, missing: kind === "cut" && tool ? tool.required : [], text: t.slice(this.#callStart, end) };
+  #fail(
+    out: ReaderSink,
+    kind: "cut" | "invalid",
+    tool: ToolDef | null | undefined,
+    reason: string,
+    end: number,
+    t: Text,
+  ): void {
+    const call: IncompleteCall = {
+      index: this.#index,
+      name: tool?.name ?? null,
+      kind,
+      reason,
+      missing: kind === "cut" && tool ? tool.required : [],
+      text: t.slice(this.#callStart, end),
+    };
     out.incomplete.push(call);
     out.events.push({ type: "tool_call_error", index: this.#index, call });
     this.#next(end);

@@ -25,19 +25,19 @@ export class MarkerReader implements OutputReader {
   #pos = 0;
   #state: State = "start";
   #callStart = 0;
-  #index = 0;  // the current call's index among started calls
+  #index = 0; // the current call's index among started calls
   #started = false;
   #argsSent = 0;
-  #afterCall = false;  // whitespace right after a call is glue until text proves otherwise
-  #glueSeen = 0;  // while #afterCall: the text before this offset is whitespace
-  #searched = 0;  // in content: no trigger starts before this offset (from #pos on)
-  #memo = new CallMemo();  // what scanning the current call has learnt
-  #sectionStart = -1;  // where the open call section began (-1: none)
+  #afterCall = false; // whitespace right after a call is glue until text proves otherwise
+  #glueSeen = 0; // while #afterCall: the text before this offset is whitespace
+  #searched = 0; // in content: no trigger starts before this offset (from #pos on)
+  #memo = new CallMemo(); // what scanning the current call has learnt
+  #sectionStart = -1; // where the open call section began (-1: none)
   #sectionCalls = 0;
-  #sections = 0;  // sections opened so far (the grammar allows one)
-  #dropping: DroppedConstruct | undefined;  // the over-limit call being skipped to its own end
-  #glue: [number, number] = [0, 0];  // whitespace taken as glue right before the last trigger found in content
-  #answerOpened = false;  // callOpensAnswer: the answer's first character is known (a call may open it no later)
+  #sections = 0; // sections opened so far (the grammar allows one)
+  #dropping: DroppedConstruct | undefined; // the over-limit call being skipped to its own end
+  #glue: [number, number] = [0, 0]; // whitespace taken as glue right before the last trigger found in content
+  #answerOpened = false; // callOpensAnswer: the answer's first character is known (a call may open it no later)
 
   constructor(o: ResolvedOptions, maxCallLength = Infinity) {
     this.#o = o;
@@ -57,11 +57,16 @@ export class MarkerReader implements OutputReader {
 
   run(t: TextBuffer, final: boolean, out: ReaderSink): void {
     for (;;) {
-      const more = this.#state === "start" ? this.#start(t, final)
-        : this.#state === "thought" ? this.#thought(t, final, out)
-        : this.#state === "content" ? this.#content(t, final, out)
-        : this.#state === "section" ? this.#section(t, final, out)
-        : this.#call(t, final, out);
+      const more =
+        this.#state === "start"
+          ? this.#start(t, final)
+          : this.#state === "thought"
+            ? this.#thought(t, final, out)
+            : this.#state === "content"
+              ? this.#content(t, final, out)
+              : this.#state === "section"
+                ? this.#section(t, final, out)
+                : this.#call(t, final, out);
       if (!more) return;
     }
   }
@@ -69,13 +74,23 @@ export class MarkerReader implements OutputReader {
   /** The answer's first characters: a thought's open, or content. */
   #start(t: Text, final: boolean): boolean {
     const r = this.#o.spec.reasoning;
-    if (this.#o.reasoning === "forced-open") { this.#state = "thought"; return true; }
+    if (this.#o.reasoning === "forced-open") {
+      this.#state = "thought";
+      return true;
+    }
     // Whitespace that opens the answer is glue when a call follows it (GLM-4.6 writes "\n<tool_call>").
     this.#afterCall = true;
-    if (!this.#o.reasoning || !r) { this.#state = "content"; return true; }
+    if (!this.#o.reasoning || !r) {
+      this.#state = "content";
+      return true;
+    }
     const lead = r.lead ?? "";
     const at = lead !== "" && t.startsWith(lead, 0) ? lead.length : 0;
-    if (t.startsWith(r.open, at)) { this.#pos = at + r.open.length; this.#state = "thought"; return true; }
+    if (t.startsWith(r.open, at)) {
+      this.#pos = at + r.open.length;
+      this.#state = "thought";
+      return true;
+    }
     if (!final && (endsInside(t, 0, r.open) || endsInside(t, 0, lead + r.open))) return false;
     this.#state = "content";
     return true;
@@ -84,7 +99,13 @@ export class MarkerReader implements OutputReader {
   #thought(t: Text, final: boolean, out: ReaderSink): boolean {
     const close = this.#o.spec.reasoning!.close;
     const i = t.indexOf(close, this.#pos);
-    if (i >= 0) { out.reasoning(t.slice(this.#pos, i)); this.#pos = i + close.length; this.#state = "content"; this.#afterCall = true; return true; }
+    if (i >= 0) {
+      out.reasoning(t.slice(this.#pos, i));
+      this.#pos = i + close.length;
+      this.#state = "content";
+      this.#afterCall = true;
+      return true;
+    }
     const keep = final ? 0 : heldBack(t, this.#pos, close);
     out.reasoning(t.slice(this.#pos, t.length - keep));
     this.#pos = t.length - keep;
@@ -101,7 +122,11 @@ export class MarkerReader implements OutputReader {
       const tooLong = k - this.#pos > JSON_WS_MAX;
       if (k === t.length && !final && !tooLong) return false;
       this.#answerOpened = true;
-      if (callable && !tooLong && t.charAt(k) === "{") { this.#beginCall(this.#pos); this.#pos = k; return true; }
+      if (callable && !tooLong && t.charAt(k) === "{") {
+        this.#beginCall(this.#pos);
+        this.#pos = k;
+        return true;
+      }
     }
     const triggers = callable && !this.#o.spec.callOpensAnswer;
     const i = triggers ? t.indexOf(this.#trigger, Math.max(this.#pos, this.#searched)) : -1;
@@ -124,7 +149,10 @@ export class MarkerReader implements OutputReader {
     let keep = final || !triggers ? 0 : heldBack(t, this.#pos, this.#trigger);
     if (triggers) this.#searched = t.length - keep;
     if (this.#afterCall && this.#blank(t, t.length - keep)) {
-      if (final) { this.#pos = t.length; return false; }  // trailing glue: not content
+      if (final) {
+        this.#pos = t.length;
+        return false;
+      } // trailing glue: not content
       keep = t.length - this.#pos;
     } else {
       this.#afterCall = false;
@@ -141,9 +169,25 @@ export class MarkerReader implements OutputReader {
     let cut: boolean;
     if (sec.arrayOpen) {
       // The calls are a JSON array's elements; a call object's "{" is part of the call.
-      const step = arrayStep(t, this.#pos, this.#sectionCalls === 0, sec.arrayOpen, sectionCloseText(this.#o.spec), this.#o.spec.call.kind === "python" ? pythonNameStart : undefined);
-      if (step.kind === "close") { this.#pos = step.end; this.#state = "content"; this.#afterCall = true; return true; }
-      if (step.kind === "call") { this.#pos = step.at; this.#beginCall(step.at); return true; }
+      const step = arrayStep(
+        t,
+        this.#pos,
+        this.#sectionCalls === 0,
+        sec.arrayOpen,
+        sectionCloseText(this.#o.spec),
+        this.#o.spec.call.kind === "python" ? pythonNameStart : undefined,
+      );
+      if (step.kind === "close") {
+        this.#pos = step.end;
+        this.#state = "content";
+        this.#afterCall = true;
+        return true;
+      }
+      if (step.kind === "call") {
+        this.#pos = step.at;
+        this.#beginCall(step.at);
+        return true;
+      }
       if (step.kind === "need" && !final) return false;
       cut = step.kind === "need";
     } else {
@@ -151,24 +195,41 @@ export class MarkerReader implements OutputReader {
       const c = matchGlue(t, this.#pos, [...gap, sec.close], final);
       if (c >= 0) {
         // The grammar opens a section only for a call: one closed with none is not what it allows.
-        if (this.#sectionCalls === 0) this.#fail(out, { index: this.#index, name: null, kind: "invalid", reason: "a tool-call section with no call in it", missing: [], text: t.slice(this.#sectionStart, c) });
+        if (this.#sectionCalls === 0)
+          this.#fail(out, {
+            index: this.#index,
+            name: null,
+            kind: "invalid",
+            reason: "a tool-call section with no call in it",
+            missing: [],
+            text: t.slice(this.#sectionStart, c),
+          });
         this.#pos = c;
         this.#state = "content";
         this.#afterCall = this.#sectionCalls > 0;
         return true;
       }
       const k = matchGlue(t, this.#pos, [...gap, ct], final);
-      if (k >= 0) { this.#beginCall(k - ct.length); this.#pos = k; return true; }
+      if (k >= 0) {
+        this.#beginCall(k - ct.length);
+        this.#pos = k;
+        return true;
+      }
       cut = c === NEED || k === NEED;
       if (!final && cut) return false;
     }
     this.#fail(out, {
-      index: this.#index, name: null, kind: cut ? "cut" : "invalid",
-      reason: cut ? "the output ended inside the tool-call section; it was never closed" : "unexpected text inside the tool-call section",
+      index: this.#index,
+      name: null,
+      kind: cut ? "cut" : "invalid",
+      reason: cut
+        ? "the output ended inside the tool-call section; it was never closed"
+        : "unexpected text inside the tool-call section",
       // Invalid: the section up to the unexpected text, which stays content; cut: all of it.
-      missing: [], text: t.slice(this.#sectionStart, cut ? t.length : this.#pos),
+      missing: [],
+      text: t.slice(this.#sectionStart, cut ? t.length : this.#pos),
     });
-    if (cut) this.#pos = t.length;  // a cut section is dropped from content whole
+    if (cut) this.#pos = t.length; // a cut section is dropped from content whole
     this.#state = "content";
     return true;
   }
@@ -192,12 +253,18 @@ export class MarkerReader implements OutputReader {
     if (t.length > cap) {
       // Decided on the first `limit` characters alone, so every split decides alike.
       scan = this.#scan(t.prefix(cap), false);
-      if (scan.status === "need" && scan.tool) { this.#drop(scan, out, true); return true; }
+      if (scan.status === "need" && scan.tool) {
+        this.#drop(scan, out, true);
+        return true;
+      }
       if (scan.status === "need") {
         // The name itself runs past the limit: whatever it turns out to be decides (its start,
         // which only text past the limit shows, is not streamed).
         scan = this.#scan(t, final);
-        if (scan.tool || (scan.status === "need" && final)) { this.#drop(scan, out, false); return true; }
+        if (scan.tool || (scan.status === "need" && final)) {
+          this.#drop(scan, out, false);
+          return true;
+        }
         if (scan.status === "need") return false;
       }
     } else {
@@ -217,16 +284,35 @@ export class MarkerReader implements OutputReader {
     this.#pos = scan.end!;
     this.#state = this.#o.spec.section ? "section" : "content";
     this.#sectionCalls++;
-    const extra = !this.#o.parallelToolCalls && out.calls.length > 0 ? "a second call, but parallelToolCalls is false"
-      : this.#sections > 1 ? "a call in a second tool-call section: the dialect writes every call of an answer in one" : undefined;
+    const extra =
+      !this.#o.parallelToolCalls && out.calls.length > 0
+        ? "a second call, but parallelToolCalls is false"
+        : this.#sections > 1
+          ? "a call in a second tool-call section: the dialect writes every call of an answer in one"
+          : undefined;
     if (scan.invalid || extra) {
-      this.#fail(out, { index: this.#index, name: scan.tool!.name, kind: "invalid", reason: (scan.invalid ?? extra)!, missing: missingOf(scan), text: callText });
+      this.#fail(out, {
+        index: this.#index,
+        name: scan.tool!.name,
+        kind: "invalid",
+        reason: (scan.invalid ?? extra)!,
+        missing: missingOf(scan),
+        text: callText,
+      });
       return true;
     }
-    const call: ToolCall = { id: scan.id ?? callId(this.#index), type: "function", function: { name: scan.tool!.name, arguments: argumentsJson(scan.args) } };
+    const call: ToolCall = {
+      id: scan.id ?? callId(this.#index),
+      type: "function",
+      function: { name: scan.tool!.name, arguments: argumentsJson(scan.args) },
+    };
     out.calls.push(call);
     this.#afterCall = !this.#o.spec.section;
-    out.events.push({ type: "tool_call_arguments", index: this.#index, delta: call.function.arguments.slice(this.#sentLength(scan)) });
+    out.events.push({
+      type: "tool_call_arguments",
+      index: this.#index,
+      delta: call.function.arguments.slice(this.#sentLength(scan)),
+    });
     out.events.push({ type: "tool_call_end", index: this.#index, call });
     this.#index++;
     return true;
@@ -239,17 +325,24 @@ export class MarkerReader implements OutputReader {
    */
   #refused(t: Text, out: ReaderSink, resumeAt?: number): boolean {
     const inSection = this.#o.spec.section !== undefined;
-    const wholeSection = inSection && this.#sectionCalls === 0;  // its opener was no section after all
+    const wholeSection = inSection && this.#sectionCalls === 0; // its opener was no section after all
     if (inSection && !wholeSection && this.#o.spec.call.kind === "python") {
       // A Python call has no opener of its own: after the section's first call, a name no tool
       // has is text inside the section, as the grammar never writes it (it stays content).
-      this.#fail(out, { index: this.#index, name: null, kind: "invalid", reason: "unexpected text inside the tool-call section: a call of a tool the request does not declare", missing: [], text: t.slice(this.#sectionStart, this.#callStart) });
+      this.#fail(out, {
+        index: this.#index,
+        name: null,
+        kind: "invalid",
+        reason: "unexpected text inside the tool-call section: a call of a tool the request does not declare",
+        missing: [],
+        text: t.slice(this.#sectionStart, this.#callStart),
+      });
       this.#state = "content";
       return true;
     }
     if (wholeSection) this.#sections--;
     let from = wholeSection ? this.#sectionStart : this.#callStart;
-    if (from === this.#glue[1]) from = this.#glue[0];  // the whitespace held as glue was content after all
+    if (from === this.#glue[1]) from = this.#glue[0]; // the whitespace held as glue was content after all
     if (resumeAt !== undefined && !wholeSection) this.#pos = resumeAt;
     out.content(t.slice(from, this.#pos));
     this.#state = "content";
@@ -295,7 +388,12 @@ export class MarkerReader implements OutputReader {
   #startCall(scan: CallScan, out: ReaderSink): void {
     if (!scan.tool || scan.holdStart || this.#started) return;
     this.#started = true;
-    out.events.push({ type: "tool_call_start", index: this.#index, id: scan.id ?? callId(this.#index), name: scan.tool.name });
+    out.events.push({
+      type: "tool_call_start",
+      index: this.#index,
+      id: scan.id ?? callId(this.#index),
+      name: scan.tool.name,
+    });
   }
 
   #beginCall(at: number): void {

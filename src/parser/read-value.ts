@@ -9,8 +9,16 @@ export type ValueSyntax = "json" | "python";
 
 const NUMBER = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y;
 const CONSTANTS: Record<ValueSyntax, Array<[string, Json]>> = {
-  json: [["true", true], ["false", false], ["null", null]],
-  python: [["True", true], ["False", false], ["None", null]],
+  json: [
+    ["true", true],
+    ["false", false],
+    ["null", null],
+  ],
+  python: [
+    ["True", true],
+    ["False", false],
+    ["None", null],
+  ],
 };
 const PY_SHORT: Record<string, string> = { "\\": "\\", "'": "'", '"': '"', n: "\n", r: "\r", t: "\t" };
 const PY_HEX_DIGITS: Record<string, number> = { x: 2, u: 4, U: 8 };
@@ -35,7 +43,10 @@ type Frame = { array: Json[] } | { object: JsonObject; key: string };
 
 class Reader {
   i = 0;
-  constructor(private readonly s: string, private readonly syntax: ValueSyntax) {}
+  constructor(
+    private readonly s: string,
+    private readonly syntax: ValueSyntax,
+  ) {}
 
   fail(what: string): never {
     throw new SyntaxError(`not ${this.syntax === "json" ? "JSON" : "a Python literal"}: ${what} at offset ${this.i}`);
@@ -61,10 +72,16 @@ class Reader {
         this.i++;
         this.ws();
         if (c === "[") {
-          if (this.s[this.i] !== "]") { stack.push({ array: [] }); continue; }
+          if (this.s[this.i] !== "]") {
+            stack.push({ array: [] });
+            continue;
+          }
           v = [];
         } else {
-          if (this.s[this.i] !== "}") { stack.push({ object: new JsonObject(), key: this.key() }); continue; }
+          if (this.s[this.i] !== "}") {
+            stack.push({ object: new JsonObject(), key: this.key() });
+            continue;
+          }
           v = new JsonObject();
         }
         this.i++;
@@ -79,7 +96,8 @@ class Reader {
           if (this.i !== this.s.length) this.fail("text after the value");
           return v;
         }
-        if ("array" in top) top.array.push(v); else top.object.entries.set(top.key, v);
+        if ("array" in top) top.array.push(v);
+        else top.object.entries.set(top.key, v);
         this.ws();
         const close = "array" in top ? "]" : "}";
         if (this.s[this.i] === close) {
@@ -100,7 +118,8 @@ class Reader {
   /** An object key and its ":", with the whitespace after. */
   key(): string {
     const q = this.s[this.i];
-    if (q !== '"' && !(q === "'" && this.syntax === "python")) this.fail(this.syntax === "json" ? "expected a string key" : "a dict key that is not a string");
+    if (q !== '"' && !(q === "'" && this.syntax === "python"))
+      this.fail(this.syntax === "json" ? "expected a string key" : "a dict key that is not a string");
     const k = this.string();
     this.ws();
     if (this.s[this.i] !== ":") this.fail('expected ":"');
@@ -113,7 +132,10 @@ class Reader {
     const c = this.s[this.i];
     if (c === '"' || (c === "'" && this.syntax === "python")) return this.string();
     for (const [word, v] of CONSTANTS[this.syntax]) {
-      if (this.s.startsWith(word, this.i)) { this.i += word.length; return v; }
+      if (this.s.startsWith(word, this.i)) {
+        this.i += word.length;
+        return v;
+      }
     }
     NUMBER.lastIndex = this.i;
     const m = NUMBER.exec(this.s);
@@ -128,8 +150,10 @@ class Reader {
 
   /** A JSON string: its end found by quotes not escaped, its text checked and decoded by JSON.parse. */
   jsonString(): string {
-    const s = this.s, start = this.i;
-    let j = start + 1, end = -1;
+    const s = this.s,
+      start = this.i;
+    let j = start + 1,
+      end = -1;
     while (end < 0) {
       const q = s.indexOf('"', j);
       if (q < 0) this.fail("unterminated string");
@@ -156,11 +180,22 @@ class Reader {
     for (;;) {
       const c = s[this.i];
       if (c === undefined) this.fail("unterminated string");
-      if (c === q) { this.i++; return out; }
+      if (c === q) {
+        this.i++;
+        return out;
+      }
       if (c === "\n" || c === "\r") this.fail("a line break inside a string");
-      if (c !== "\\") { out += c; this.i++; continue; }
+      if (c !== "\\") {
+        out += c;
+        this.i++;
+        continue;
+      }
       const e = s[this.i + 1];
-      if (e !== undefined && e in PY_SHORT) { out += PY_SHORT[e]; this.i += 2; continue; }
+      if (e !== undefined && e in PY_SHORT) {
+        out += PY_SHORT[e];
+        this.i += 2;
+        continue;
+      }
       const n = e === undefined ? undefined : PY_HEX_DIGITS[e];
       if (n === undefined) this.fail("an unknown escape");
       const hex = s.slice(this.i + 2, this.i + 2 + n);

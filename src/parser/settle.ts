@@ -4,7 +4,13 @@ import { jsonText, type Json } from "./json-value.js";
 import type { DroppedConstruct, StreamEvent } from "./types.js";
 
 /** Records an over-limit call (its length is set once its end is found) and announces it. */
-export function beginDrop(dropped: DroppedConstruct[], ev: StreamEvent[], index: number, name: string | null, limit: number): DroppedConstruct {
+export function beginDrop(
+  dropped: DroppedConstruct[],
+  ev: StreamEvent[],
+  index: number,
+  name: string | null,
+  limit: number,
+): DroppedConstruct {
   const reason = `the call is longer than maxCallLength (${limit} characters)`;
   const d: DroppedConstruct = { index, name, reason, length: 0 };
   dropped.push(d);

@@ -22,7 +22,7 @@ export interface ParserOptions extends DialectOptions {
 }
 
 export class ToolCallStreamParser {
-  readonly #text = new TextBuffer();  // absolute offsets; what nothing needs any more is released
+  readonly #text = new TextBuffer(); // absolute offsets; what nothing needs any more is released
   readonly #reader: OutputReader;
   #content = "";
   #reasoning = "";
@@ -36,7 +36,9 @@ export class ToolCallStreamParser {
     checkToolLimits(options);
     const limit = options.maxCallLength;
     if (limit !== undefined && !(Number.isInteger(limit) && limit > 0))
-      throw new ToolDefinitionError(`maxCallLength must be a positive integer (characters of one call), got ${JSON.stringify(limit)}`);
+      throw new ToolDefinitionError(
+        `maxCallLength must be a positive integer (characters of one call), got ${JSON.stringify(limit)}`,
+      );
     const kind = o.spec.call.kind;
     const Reader = kind === "harmony" ? HarmonyReader : kind === "envelope" ? EnvelopeReader : MarkerReader;
     this.#reader = new Reader(o, limit ?? Infinity);
@@ -56,7 +58,8 @@ export class ToolCallStreamParser {
   /** The output is over: settles everything and returns the result. */
   end(finishReason: "stop" | "length" = "stop"): ParseResult & { events: StreamEvent[] } {
     if (this.#ended) throw new Error("end() was already called");
-    if (finishReason !== "stop" && finishReason !== "length") throw new TypeError(`finishReason must be "stop" or "length", got ${JSON.stringify(finishReason)}`);
+    if (finishReason !== "stop" && finishReason !== "length")
+      throw new TypeError(`finishReason must be "stop" or "length", got ${JSON.stringify(finishReason)}`);
     const events = this.#run(true);
     this.#ended = true;
     const calls = this.#calls;
@@ -76,9 +79,22 @@ export class ToolCallStreamParser {
   #run(final: boolean): StreamEvent[] {
     const events: StreamEvent[] = [];
     this.#reader.run(this.#text, final, {
-      content: (s) => { if (s) { this.#content += s; events.push({ type: "content", delta: s }); } },
-      reasoning: (s) => { if (s) { this.#reasoning += s; events.push({ type: "reasoning", delta: s }); } },
-      events, calls: this.#calls, incomplete: this.#incomplete, dropped: this.#dropped,
+      content: (s) => {
+        if (s) {
+          this.#content += s;
+          events.push({ type: "content", delta: s });
+        }
+      },
+      reasoning: (s) => {
+        if (s) {
+          this.#reasoning += s;
+          events.push({ type: "reasoning", delta: s });
+        }
+      },
+      events,
+      calls: this.#calls,
+      incomplete: this.#incomplete,
+      dropped: this.#dropped,
     });
     return events;
   }

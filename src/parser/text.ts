@@ -27,8 +27,8 @@ export class TextBuffer implements Text {
   #pieces: string[] = [];
   #starts: number[] = [];
   #end = 0;
-  #base = 0;  // nothing before this offset is kept
-  #hint = 0;  // the piece the last lookup found
+  #base = 0; // nothing before this offset is kept
+  #hint = 0; // the piece the last lookup found
 
   get length(): number {
     return this.#end;
@@ -36,7 +36,8 @@ export class TextBuffer implements Text {
 
   append(chunk: string): void {
     if (chunk === "") return;
-    const p = this.#pieces, st = this.#starts;
+    const p = this.#pieces,
+      st = this.#starts;
     p.push(chunk);
     st.push(this.#end);
     this.#end += chunk.length;
@@ -68,14 +69,18 @@ export class TextBuffer implements Text {
 
   /** Index of the piece holding `i`, for base ≤ i < end. */
   #find(i: number): number {
-    const st = this.#starts, p = this.#pieces;
-    if (i < this.#base) throw new RangeError(`internal: offset ${i} of the output was already released (kept from ${this.#base})`);
+    const st = this.#starts,
+      p = this.#pieces;
+    if (i < this.#base)
+      throw new RangeError(`internal: offset ${i} of the output was already released (kept from ${this.#base})`);
     let h = this.#hint;
     if (h < p.length && st[h]! <= i && i < st[h]! + p[h]!.length) return h;
-    let lo = 0, hi = p.length - 1;
+    let lo = 0,
+      hi = p.length - 1;
     while (lo < hi) {
       const mid = (lo + hi + 1) >> 1;
-      if (st[mid]! <= i) lo = mid; else hi = mid - 1;
+      if (st[mid]! <= i) lo = mid;
+      else hi = mid - 1;
     }
     this.#hint = h = lo;
     return h;
@@ -83,7 +88,8 @@ export class TextBuffer implements Text {
 
   pieceAt(i: number, end = this.#end): { s: string; start: number; end: number } {
     const k = this.#find(i);
-    const start = this.#starts[k]!, s = this.#pieces[k]!;
+    const start = this.#starts[k]!,
+      s = this.#pieces[k]!;
     return { s, start, end: Math.min(end, start + s.length) };
   }
 
@@ -104,10 +110,12 @@ export class TextBuffer implements Text {
     a = Math.max(0, a);
     if (a >= b) return "";
     const k = this.#find(a);
-    const s = this.#pieces[k]!, st = this.#starts[k]!;
+    const s = this.#pieces[k]!,
+      st = this.#starts[k]!;
     if (b <= st + s.length) return s.slice(a - st, b - st);
     const parts = [s.slice(a - st)];
-    for (let j = k + 1; j < this.#pieces.length && this.#starts[j]! < b; j++) parts.push(this.#pieces[j]!.slice(0, b - this.#starts[j]!));
+    for (let j = k + 1; j < this.#pieces.length && this.#starts[j]! < b; j++)
+      parts.push(this.#pieces[j]!.slice(0, b - this.#starts[j]!));
     return parts.join("");
   }
 
@@ -115,7 +123,8 @@ export class TextBuffer implements Text {
     if (i < 0 || i + s.length > end) return false;
     if (s.length === 0) return true;
     const k = this.#find(i);
-    const p = this.#pieces[k]!, st = this.#starts[k]!;
+    const p = this.#pieces[k]!,
+      st = this.#starts[k]!;
     if (i + s.length <= st + p.length) return p.startsWith(s, i - st);
     return this.slice(i, i + s.length, end) === s;
   }
@@ -125,7 +134,8 @@ export class TextBuffer implements Text {
     const m = s.length;
     if (from + m > end) return -1;
     if (m === 0) return from;
-    const p = this.#pieces, st = this.#starts;
+    const p = this.#pieces,
+      st = this.#starts;
     for (let k = this.#find(from); k < p.length && st[k]! < end; k++) {
       const pieceEnd = Math.min(st[k]! + p[k]!.length, end);
       // A match inside this piece, then one across its end into the following pieces.
@@ -145,13 +155,28 @@ export class TextBuffer implements Text {
 
 /** A prefix of a TextBuffer: the same reads, ending at `length`. */
 class Prefix implements Text {
-  constructor(private readonly buf: TextBuffer, readonly length: number) {}
-  charCodeAt(i: number): number { return this.buf.charCodeAt(i, this.length); }
-  charAt(i: number): string { return this.buf.charAt(i, this.length); }
-  startsWith(s: string, i: number): boolean { return this.buf.startsWith(s, i, this.length); }
-  indexOf(s: string, from: number): number { return this.buf.indexOf(s, from, this.length); }
-  slice(a: number, b?: number): string { return this.buf.slice(a, b, this.length); }
-  pieceAt(i: number): { s: string; start: number; end: number } { return this.buf.pieceAt(i, this.length); }
+  constructor(
+    private readonly buf: TextBuffer,
+    readonly length: number,
+  ) {}
+  charCodeAt(i: number): number {
+    return this.buf.charCodeAt(i, this.length);
+  }
+  charAt(i: number): string {
+    return this.buf.charAt(i, this.length);
+  }
+  startsWith(s: string, i: number): boolean {
+    return this.buf.startsWith(s, i, this.length);
+  }
+  indexOf(s: string, from: number): number {
+    return this.buf.indexOf(s, from, this.length);
+  }
+  slice(a: number, b?: number): string {
+    return this.buf.slice(a, b, this.length);
+  }
+  pieceAt(i: number): { s: string; start: number; end: number } {
+    return this.buf.pieceAt(i, this.length);
+  }
 }
 
 /** A whole string as a Text (offsets are the string's own). */

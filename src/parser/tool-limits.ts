@@ -9,7 +9,8 @@ import { lowerJsonSchemas } from "../grammar/json-schema/index.js";
 /** Options already checked: tools array → dialect (name or definition) → the other options. */
 const checked = new WeakMap<object, Map<unknown, Set<string>>>();
 
-const restKey = (o: DialectOptions) => JSON.stringify([o.toolChoice ?? null, o.parallelToolCalls ?? null, o.reasoning ?? null, o.maxValueLength ?? null]);
+const restKey = (o: DialectOptions) =>
+  JSON.stringify([o.toolChoice ?? null, o.parallelToolCalls ?? null, o.reasoning ?? null, o.maxValueLength ?? null]);
 
 function seen(o: DialectOptions): boolean {
   return Array.isArray(o.tools) && checked.get(o.tools)?.get(o.dialect)?.has(restKey(o)) === true;

@@ -32,10 +32,12 @@ const valueGrammars = new GrammarCache(64 * 1024 * 1024, 64);
 /** Whether `text` is a complete sentence of `node` (a node, or a whole grammar with its rules). */
 export function grammarAccepts(node: GrammarNode | Grammar, text: string): boolean {
   const key = JSON.stringify(node);
-  const native = valueGrammars.take(key) ?? valueGrammars.put(key, compileNativeUncached(node, byteVocabulary(), { precomputeStates: 0 }));
+  const native =
+    valueGrammars.take(key) ??
+    valueGrammars.put(key, compileNativeUncached(node, byteVocabulary(), { precomputeStates: 0 }));
   const addon = loadNative();
   const m = new addon.NativeMatcher(native);
-  native.dispose();  // the matcher holds the grammar
+  native.dispose(); // the matcher holds the grammar
   try {
     return m.acceptBytes(encoder.encode(text)) && m.isComplete();
   } finally {

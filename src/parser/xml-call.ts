@@ -34,7 +34,8 @@ function scanParams(text: Text, o: ResolvedOptions, final: boolean, cp: XmlCheck
     const last = [...f.close].reverse().find((p): p is string => typeof p === "string")!;
     const e = memo.finder.find(text, last, from);
     if (e >= 0) return { status: "done", end: e + last.length, tool: t, args, invalid: why };
-    if (final && f.scopeCloseOptionalAtEnd && endsBeforeScope(text, from, f)) return { status: "done", end: text.length, tool: t, args, invalid: why };
+    if (final && f.scopeCloseOptionalAtEnd && endsBeforeScope(text, from, f))
+      return { status: "done", end: text.length, tool: t, args, invalid: why };
     return final ? { ...need("the call's close"), invalid: why } : need("the call's close");
   };
   if (cp.finishing) return finish(cp.finishing.from, cp.finishing.why);
@@ -52,7 +53,11 @@ function scanParams(text: Text, o: ResolvedOptions, final: boolean, cp: XmlCheck
       const { end: k, key } = cp.name;
       const v = matchGlue(text, k + f.paramNameClose.length, f.valueOpen ?? [], final);
       if (v === NEED) return need(`the value of "${key}"`);
-      if (v === FAIL) return finish(k, `parameter "${key}": its value does not open with ${JSON.stringify(f.valueOpen?.filter((g) => typeof g === "string").join(""))}`);
+      if (v === FAIL)
+        return finish(
+          k,
+          `parameter "${key}": its value does not open with ${JSON.stringify(f.valueOpen?.filter((g) => typeof g === "string").join(""))}`,
+        );
       const e = memo.finder.find(text, f.valueClose, v);
       if (e < 0) return need(`the value of "${key}"`);
       const raw = text.slice(v, e);
@@ -75,7 +80,13 @@ function scanParams(text: Text, o: ResolvedOptions, final: boolean, cp: XmlCheck
     if (c === NEED) return need("the call's close");
     if (c === FAIL) return finish(i, "unexpected text inside the call");
     const missing = t.required.filter((r) => !seen.has(r));
-    return { status: "done", end: c, tool: t, args, ...(missing.length ? { invalid: `missing required ${missing.map((m) => `"${m}"`).join(", ")}` } : {}) };
+    return {
+      status: "done",
+      end: c,
+      tool: t,
+      args,
+      ...(missing.length ? { invalid: `missing required ${missing.map((m) => `"${m}"`).join(", ")}` } : {}),
+    };
   }
 }
 
@@ -85,7 +96,8 @@ function endsBeforeScope(text: Text, from: number, f: XmlCallFormat): boolean {
   let k = before.length - 1;
   while (k >= 0 && typeof before[k] !== "string") k--;
   if (k < 0) return false;
-  const last = before[k] as string, after = before.slice(k + 1);
+  const last = before[k] as string,
+    after = before.slice(k + 1);
   const slack = after.reduce((n, p) => n + (typeof p === "string" ? p.length : p.optional.length), 0);
   for (let p = Math.max(from, text.length - last.length - slack); p <= text.length - last.length; p++)
     if (text.startsWith(last, p) && matchGlue(text, p + last.length, after, true) === text.length) return true;
@@ -105,7 +117,9 @@ function typeValue(f: XmlCallFormat, schema: unknown, raw: string, max?: number)
   if (isRawText(schema)) {
     const bound = rawTextBound(schema, max);
     if (bound === undefined || fits(max)) return { value: v };
-    return { error: `${shown(v)} is ${bound === max ? overLimit(bound) : `longer than its schema's maxLength (${bound} characters)`}` };
+    return {
+      error: `${shown(v)} is ${bound === max ? overLimit(bound) : `longer than its schema's maxLength (${bound} characters)`}`,
+    };
   }
   if (!fits(max)) {
     if (max !== undefined && fits()) return { error: `${shown(v)}: ${overLimit(max)}` };
@@ -140,6 +154,9 @@ function writtenOverflow(f: XmlCallFormat, v: string): string | undefined {
 /** A value the grammar accepted as JSON or (where the dialect allows) as a Python literal; a text valid in both means the same in both. */
 function readJsonOrPython(f: XmlCallFormat, v: string): Json {
   if (!f.pythonLiterals) return readValue(v, "json");
-  try { return readValue(v, "json"); } catch { return readValue(v, "python"); }
+  try {
+    return readValue(v, "json");
+  } catch {
+    return readValue(v, "python");
+  }
 }
-

@@ -32,15 +32,24 @@ function checkKey(header: string | undefined, key: string): void {
   const m = /^Bearer\s+(.+)$/i.exec(header ?? "");
   // Compared as digests: equal length, constant time, whatever the client sent.
   if (!m || !timingSafeEqual(digest(m[1]!.trim()), digest(key)))
-    throw new ApiError(401, m ? "Incorrect API key provided." : "Missing API key: send it as Authorization: Bearer <key>.", {
-      code: "invalid_api_key", headers: { "www-authenticate": "Bearer" },
-    });
+    throw new ApiError(
+      401,
+      m ? "Incorrect API key provided." : "Missing API key: send it as Authorization: Bearer <key>.",
+      {
+        code: "invalid_api_key",
+        headers: { "www-authenticate": "Bearer" },
+      },
+    );
 }
 
 export function buildApp(o: AppOptions): FastifyInstance {
   const app = Fastify({
-    logger: false, bodyLimit: o.bodyLimit, forceCloseConnections: "idle", return503OnClosing: false,
-    ...fastifyLimitOptions(o.limits), clientErrorHandler: clientErrorHandler(o.limits),
+    logger: false,
+    bodyLimit: o.bodyLimit,
+    forceCloseConnections: "idle",
+    return503OnClosing: false,
+    ...fastifyLimitOptions(o.limits),
+    clientErrorHandler: clientErrorHandler(o.limits),
   });
   app.server.maxConnections = o.limits.maxConnections;
   // Only JSON bodies, in UTF-8: a text/plain body gets 415, not a confusing "must be an object".
@@ -61,25 +70,34 @@ export function buildApp(o: AppOptions): FastifyInstance {
     return reply.status(e.status).headers(e.headers).send(e.body(o.redact));
   });
   app.setNotFoundHandler((req, reply) => {
-    const e = new ApiError(404, `no route ${req.method} ${req.url.split("?")[0]}; this server serves ${ROUTES}`, { code: "unknown_url" });
+    const e = new ApiError(404, `no route ${req.method} ${req.url.split("?")[0]}; this server serves ${ROUTES}`, {
+      code: "unknown_url",
+    });
     return reply.status(404).send(e.body(o.redact));
   });
 
   app.post("/v1/chat/completions", async (req, reply) => {
-    if (o.closing()) throw new ApiError(503, "the server is shutting down", { type: "server_error", code: "server_closing" });
+    if (o.closing())
+      throw new ApiError(503, "the server is shutting down", { type: "server_error", code: "server_closing" });
     return chatCompletions(req, reply, o);
   });
 
   const modelEntry = () => ({ id: o.modelId, object: "model", created: 0, owned_by: "toolmask" });
   app.get("/v1/models", async () => ({ object: "list", data: [modelEntry()] }));
   app.get<{ Params: { id: string } }>("/v1/models/:id", async (req) => {
-    if (req.params.id !== o.modelId) throw new ApiError(404, `The model '${req.params.id}' does not exist; this server serves '${o.modelId}'`, { param: "model", code: "model_not_found" });
+    if (req.params.id !== o.modelId)
+      throw new ApiError(404, `The model '${req.params.id}' does not exist; this server serves '${o.modelId}'`, {
+        param: "model",
+        code: "model_not_found",
+      });
     return modelEntry();
   });
 
   app.get("/health", async (_req, reply) => {
     const slots = { total: o.slots.size, busy: o.slots.busy, queued: o.slots.queued, max_queue: o.slots.maxQueue };
-    return reply.status(o.closing() ? 503 : 200).send({ status: o.closing() ? "closing" : "ok", model: o.modelId, slots });
+    return reply
+      .status(o.closing() ? 503 : 200)
+      .send({ status: o.closing() ? "closing" : "ok", model: o.modelId, slots });
   });
   sealRoutes();
   return app;

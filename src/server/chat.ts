@@ -29,7 +29,10 @@ export interface ChatContext {
 }
 
 export async function chatCompletions(req: FastifyRequest, reply: FastifyReply, ctx: ChatContext): Promise<unknown> {
-  const parsed = parseCompletionRequest(req.body, { vocabSize: ctx.model.vocabulary.size, contextSize: ctx.model.contextSize });
+  const parsed = parseCompletionRequest(req.body, {
+    vocabSize: ctx.model.vocabulary.size,
+    contextSize: ctx.model.contextSize,
+  });
   const ctl = new AbortController();
   const res = reply.raw;
   let clientGone = false;
@@ -45,7 +48,13 @@ export async function chatCompletions(req: FastifyRequest, reply: FastifyReply, 
     release = await ctx.slots.acquire(ctl.signal);
     const meta = newMeta(ctx.modelId);
     // As OpenAI: without max_tokens the answer may run to the end of the context.
-    const options = { maxTokens: ctx.model.contextSize, ...parsed.options, ...(ctx.dialect ? { dialect: ctx.dialect } : {}), fastForward: ctx.fastForward, signal: ctl.signal };
+    const options = {
+      maxTokens: ctx.model.contextSize,
+      ...parsed.options,
+      ...(ctx.dialect ? { dialect: ctx.dialect } : {}),
+      fastForward: ctx.fastForward,
+      signal: ctl.signal,
+    };
     if (parsed.stream) {
       await streamCompletion(reply, meta, parsed, options, ctx, () => clientGone);
       return reply;
@@ -53,7 +62,11 @@ export async function chatCompletions(req: FastifyRequest, reply: FastifyReply, 
     return completionBody(meta, await generate(ctx.model, options));
   } catch (err) {
     // Nobody is listening any more: nothing to answer.
-    if (clientGone) { reply.hijack(); if (!res.destroyed) res.destroy(); return reply; }
+    if (clientGone) {
+      reply.hijack();
+      if (!res.destroyed) res.destroy();
+      return reply;
+    }
     if (ctl.signal.aborted) throw new ApiError(503, "the server is shutting down", { code: "server_closing" });
     throw err;
   } finally {
@@ -64,8 +77,12 @@ export async function chatCompletions(req: FastifyRequest, reply: FastifyReply, 
 }
 
 async function streamCompletion(
-  reply: FastifyReply, meta: ResponseMeta, parsed: CompletionRequest,
-  options: Parameters<typeof generateStream>[1], ctx: ChatContext, clientGone: () => boolean,
+  reply: FastifyReply,
+  meta: ResponseMeta,
+  parsed: CompletionRequest,
+  options: Parameters<typeof generateStream>[1],
+  ctx: ChatContext,
+  clientGone: () => boolean,
 ): Promise<void> {
   const chunks = generateStream(ctx.model, options);
   // The role chunk is held until decoding has produced something: an error before that (a prompt
@@ -76,7 +93,10 @@ async function streamCompletion(
   try {
     for await (const chunk of chunks) {
       if (!sse) {
-        if (!held) { held = chunk; continue; }
+        if (!held) {
+          held = chunk;
+          continue;
+        }
         reply.hijack();
         sse = new SseWriter(reply.raw);
         sse.open();
@@ -89,7 +109,9 @@ async function streamCompletion(
   } catch (err) {
     if (!sse || clientGone()) throw err;
     // Headers are out: the error goes as an event, which the openai client raises as an APIError.
-    const e = options.signal?.aborted ? new ApiError(503, "the server is shutting down", { code: "server_closing" }) : toApiError(err);
+    const e = options.signal?.aborted
+      ? new ApiError(503, "the server is shutting down", { code: "server_closing" })
+      : toApiError(err);
     if (e.status >= 500 && e.status !== 503) ctx.onError?.(err);
     await sse.send(e.body(ctx.redact));
     sse.end();

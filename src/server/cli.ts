@@ -47,10 +47,17 @@ export interface ServeIO {
 
 class FlagError extends Error {}
 
-function int(flag: string, v: string | undefined, min: number, max = Number.MAX_SAFE_INTEGER, unit = ""): number | undefined {
+function int(
+  flag: string,
+  v: string | undefined,
+  min: number,
+  max = Number.MAX_SAFE_INTEGER,
+  unit = "",
+): number | undefined {
   if (v === undefined) return undefined;
   const n = Number(v);
-  if (!/^\d+$/.test(v) || n < min || n > max) throw new FlagError(`--${flag} must be an integer from ${min} to ${max}${unit}, got "${v}"`);
+  if (!/^\d+$/.test(v) || n < min || n > max)
+    throw new FlagError(`--${flag} must be an integer from ${min} to ${max}${unit}, got "${v}"`);
   return n;
 }
 
@@ -62,12 +69,24 @@ function optionsOf(argv: string[]): ServerOptions | "help" {
       strict: true,
       allowPositionals: false,
       options: {
-        model: { type: "string" }, host: { type: "string" }, port: { type: "string" }, parallel: { type: "string" },
-        queue: { type: "string" }, "api-key": { type: "string" }, threads: { type: "string" },
-        "context-size": { type: "string" }, dialect: { type: "string" }, "model-id": { type: "string" },
-        "allowed-hosts": { type: "string" }, "headers-timeout": { type: "string" }, "request-timeout": { type: "string" },
-        "idle-timeout": { type: "string" }, "max-connections": { type: "string" }, "grammar-cache-mb": { type: "string" },
-        "no-fast-forward": { type: "boolean" }, help: { type: "boolean", short: "h" },
+        model: { type: "string" },
+        host: { type: "string" },
+        port: { type: "string" },
+        parallel: { type: "string" },
+        queue: { type: "string" },
+        "api-key": { type: "string" },
+        threads: { type: "string" },
+        "context-size": { type: "string" },
+        dialect: { type: "string" },
+        "model-id": { type: "string" },
+        "allowed-hosts": { type: "string" },
+        "headers-timeout": { type: "string" },
+        "request-timeout": { type: "string" },
+        "idle-timeout": { type: "string" },
+        "max-connections": { type: "string" },
+        "grammar-cache-mb": { type: "string" },
+        "no-fast-forward": { type: "boolean" },
+        help: { type: "boolean", short: "h" },
       },
     }));
   } catch (err) {
@@ -95,9 +114,12 @@ function optionsOf(argv: string[]): ServerOptions | "help" {
   if (values["no-fast-forward"]) o.fastForward = false;
   const cacheMb = int("grammar-cache-mb", values["grammar-cache-mb"], 0, 1_048_576);
   if (cacheMb !== undefined) o.grammarCacheBytes = cacheMb * 1024 * 1024;
-  const ms = (flag: string) => int(flag, values[flag as keyof typeof values] as string | undefined, 1, 2 ** 31 - 1, " (milliseconds)");
+  const ms = (flag: string) =>
+    int(flag, values[flag as keyof typeof values] as string | undefined, 1, 2 ** 31 - 1, " (milliseconds)");
   const limits = {
-    headersTimeout: ms("headers-timeout"), requestTimeout: ms("request-timeout"), idleTimeout: ms("idle-timeout"),
+    headersTimeout: ms("headers-timeout"),
+    requestTimeout: ms("request-timeout"),
+    idleTimeout: ms("idle-timeout"),
     maxConnections: int("max-connections", values["max-connections"], 1, 1_000_000),
   };
   for (const [k, v] of Object.entries(limits)) if (v !== undefined) (o as Record<string, unknown>)[k] = v;
@@ -105,20 +127,30 @@ function optionsOf(argv: string[]): ServerOptions | "help" {
     connectionLimits(limits);
   } catch (err) {
     // The option names as flags: "headersTimeout" → "--headers-timeout".
-    throw new FlagError((err as Error).message.replace(/\b(headersTimeout|requestTimeout)\b/g, (n) => `--${n.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`));
+    throw new FlagError(
+      (err as Error).message.replace(
+        /\b(headersTimeout|requestTimeout)\b/g,
+        (n) => `--${n.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`,
+      ),
+    );
   }
   if (values["allowed-hosts"] !== undefined) o.allowedHosts = allowedHosts(values["allowed-hosts"]);
   return o;
 }
 
 function allowedHosts(list: string): string[] {
-  const names = list.split(",").map((n) => n.trim()).filter((n) => n !== "");
+  const names = list
+    .split(",")
+    .map((n) => n.trim())
+    .filter((n) => n !== "");
   if (names.length === 0) throw new FlagError('--allowed-hosts needs host names, comma-separated, or "*"');
   for (const n of names) {
     try {
       hostPolicy("127.0.0.1", [n]);
     } catch {
-      throw new FlagError(`--allowed-hosts: ${JSON.stringify(n)} is not a host name; give names or addresses without a port, scheme or path (my.box, 192.168.1.5, [::1]), or "*"`);
+      throw new FlagError(
+        `--allowed-hosts: ${JSON.stringify(n)} is not a host name; give names or addresses without a port, scheme or path (my.box, 192.168.1.5, [::1]), or "*"`,
+      );
     }
   }
   return names;
@@ -126,15 +158,23 @@ function allowedHosts(list: string): string[] {
 
 function stopped(signal: AbortSignal | undefined): Promise<string> {
   return new Promise((resolve) => {
-    const on = (name: string) => () => { process.off("SIGINT", onInt); process.off("SIGTERM", onTerm); resolve(name); };
-    const onInt = on("SIGINT"), onTerm = on("SIGTERM");
+    const on = (name: string) => () => {
+      process.off("SIGINT", onInt);
+      process.off("SIGTERM", onTerm);
+      resolve(name);
+    };
+    const onInt = on("SIGINT"),
+      onTerm = on("SIGTERM");
     process.once("SIGINT", onInt);
     process.once("SIGTERM", onTerm);
     signal?.addEventListener("abort", on("abort"), { once: true });
   });
 }
 
-export async function serveCommand(argv: string[], io: ServeIO = { out: process.stdout, err: process.stderr }): Promise<number> {
+export async function serveCommand(
+  argv: string[],
+  io: ServeIO = { out: process.stdout, err: process.stderr },
+): Promise<number> {
   let options: ServerOptions | "help";
   try {
     options = optionsOf(argv);
@@ -143,21 +183,35 @@ export async function serveCommand(argv: string[], io: ServeIO = { out: process.
     io.err.write(`toolmask serve: ${err.message}\nRun "toolmask serve --help" for the options.\n`);
     return 2;
   }
-  if (options === "help") { io.out.write(SERVE_HELP); return 0; }
+  if (options === "help") {
+    io.out.write(SERVE_HELP);
+    return 0;
+  }
 
   // A model file that is plainly wrong is said before llama.cpp is loaded for it.
   const problem = modelFileProblem(options.modelPath!);
-  if (problem) { io.err.write(`toolmask serve: ${problem}\n`); return 1; }
+  if (problem) {
+    io.err.write(`toolmask serve: ${problem}\n`);
+    return 1;
+  }
   let server;
   try {
-    server = await startServer({ ...options, onError: (err) => io.err.write(`toolmask serve: error: ${(err as Error)?.stack ?? String(err)}\n`) });
+    server = await startServer({
+      ...options,
+      onError: (err) => io.err.write(`toolmask serve: error: ${(err as Error)?.stack ?? String(err)}\n`),
+    });
   } catch (err) {
-    io.err.write(`toolmask serve: ${modelLoadProblem(options.modelPath!, err) ?? (err as Error)?.message ?? String(err)}\n`);
+    io.err.write(
+      `toolmask serve: ${modelLoadProblem(options.modelPath!, err) ?? (err as Error)?.message ?? String(err)}\n`,
+    );
     return 1;
   }
   const hosts = hostPolicy(options.host ?? "127.0.0.1", options.allowedHosts);
-  const shownHosts = hosts === "any" ? "any host" : `hosts ${[...hosts].map((h) => (h.includes(":") ? `[${h}]` : h)).join(", ")}`;
-  io.out.write(`toolmask serve: listening on ${server.url} (model ${options.modelPath}, ${server.parallel} slots, queue ${server.maxQueue}${options.apiKey ? ", API key required" : ""}, ${shownHosts})\n`);
+  const shownHosts =
+    hosts === "any" ? "any host" : `hosts ${[...hosts].map((h) => (h.includes(":") ? `[${h}]` : h)).join(", ")}`;
+  io.out.write(
+    `toolmask serve: listening on ${server.url} (model ${options.modelPath}, ${server.parallel} slots, queue ${server.maxQueue}${options.apiKey ? ", API key required" : ""}, ${shownHosts})\n`,
+  );
   const why = await stopped(io.signal);
   io.out.write(`toolmask serve: ${why === "abort" ? "stopping" : `${why}, stopping`}\n`);
   await server.close();

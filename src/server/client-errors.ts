@@ -16,14 +16,28 @@ interface ClientError extends Error {
 function errorFor(err: ClientError, limits: ConnectionLimits): ApiError {
   switch (err.code) {
     case "ERR_HTTP_REQUEST_TIMEOUT":
-      return new ApiError(408, `the request was not received in time: this server waits headersTimeout (${limits.headersTimeout} ms) for a request's line and headers and requestTimeout (${limits.requestTimeout} ms) for the whole request, body included; send it without pauses`, { code: "request_timeout" });
+      return new ApiError(
+        408,
+        `the request was not received in time: this server waits headersTimeout (${limits.headersTimeout} ms) for a request's line and headers and requestTimeout (${limits.requestTimeout} ms) for the whole request, body included; send it without pauses`,
+        { code: "request_timeout" },
+      );
     case "HPE_HEADER_OVERFLOW":
-      return new ApiError(431, `the request line and headers are larger than the ${maxHeaderSize} bytes this server accepts; send fewer or shorter headers`, { code: "request_header_fields_too_large" });
+      return new ApiError(
+        431,
+        `the request line and headers are larger than the ${maxHeaderSize} bytes this server accepts; send fewer or shorter headers`,
+        { code: "request_header_fields_too_large" },
+      );
     case "HPE_CHUNK_EXTENSIONS_OVERFLOW":
-      return new ApiError(413, "the request's chunk extensions are too large; send the body without chunk extensions", { code: "request_too_large" });
+      return new ApiError(413, "the request's chunk extensions are too large; send the body without chunk extensions", {
+        code: "request_too_large",
+      });
     default: {
       const why = err.reason ?? err.message;
-      return new ApiError(400, `the request is not valid HTTP/1.1 (${err.code ?? "parse error"}: ${why}); send a request line "METHOD /path HTTP/1.1" and well-formed headers`, { code: "invalid_http" });
+      return new ApiError(
+        400,
+        `the request is not valid HTTP/1.1 (${err.code ?? "parse error"}: ${why}); send a request line "METHOD /path HTTP/1.1" and well-formed headers`,
+        { code: "invalid_http" },
+      );
     }
   }
 }
@@ -38,10 +52,11 @@ export function clientErrorHandler(limits: ConnectionLimits): (err: ClientError,
     if (socket.writable && !response?.headersSent) {
       const e = errorFor(err, limits);
       const body = JSON.stringify(e.body());
-      socket.write(`HTTP/1.1 ${e.status} ${STATUS_CODES[e.status] ?? "Error"}\r\nContent-Type: application/json; charset=utf-8\r\n` +
-        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+      socket.write(
+        `HTTP/1.1 ${e.status} ${STATUS_CODES[e.status] ?? "Error"}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+          `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      );
     }
     socket.destroy(err);
   };
 }
-

@@ -38,16 +38,22 @@ function positiveInt(name: string, v: unknown, unit: string, max: number): numbe
 
 /** The limits with defaults filled in; a RangeError names the option that is out of range. */
 export function connectionLimits(o: Partial<Record<keyof ConnectionLimits, unknown>>): ConnectionLimits {
-  const ms = (name: keyof ConnectionLimits) => (o[name] === undefined ? DEFAULT_LIMITS[name] : positiveInt(name, o[name], "milliseconds", MAX_MS));
+  const ms = (name: keyof ConnectionLimits) =>
+    o[name] === undefined ? DEFAULT_LIMITS[name] : positiveInt(name, o[name], "milliseconds", MAX_MS);
   const limits: ConnectionLimits = {
     headersTimeout: ms("headersTimeout"),
     requestTimeout: ms("requestTimeout"),
     idleTimeout: ms("idleTimeout"),
-    maxConnections: o.maxConnections === undefined ? DEFAULT_LIMITS.maxConnections : positiveInt("maxConnections", o.maxConnections, "connections", 1_000_000),
+    maxConnections:
+      o.maxConnections === undefined
+        ? DEFAULT_LIMITS.maxConnections
+        : positiveInt("maxConnections", o.maxConnections, "connections", 1_000_000),
   };
   // Node refuses this too, with a message that names neither option as given here.
   if (limits.headersTimeout > limits.requestTimeout)
-    throw new RangeError(`headersTimeout (${limits.headersTimeout} ms) must not be longer than requestTimeout (${limits.requestTimeout} ms): the headers are part of the request`);
+    throw new RangeError(
+      `headersTimeout (${limits.headersTimeout} ms) must not be longer than requestTimeout (${limits.requestTimeout} ms): the headers are part of the request`,
+    );
   return limits;
 }
 
@@ -60,7 +66,12 @@ export function checkInterval(l: ConnectionLimits): number {
 }
 
 /** Fastify's options for these limits (maxConnections is set on the server once it exists). */
-export function fastifyLimitOptions(l: ConnectionLimits): { requestTimeout: number; keepAliveTimeout: number; connectionTimeout: number; http: HttpServerOptions } {
+export function fastifyLimitOptions(l: ConnectionLimits): {
+  requestTimeout: number;
+  keepAliveTimeout: number;
+  connectionTimeout: number;
+  http: HttpServerOptions;
+} {
   return {
     requestTimeout: l.requestTimeout,
     keepAliveTimeout: l.idleTimeout,

@@ -20,7 +20,11 @@ export class ApiError extends Error {
   /** Extra response headers (Retry-After, Allow, WWW-Authenticate). */
   readonly headers: Record<string, string>;
 
-  constructor(status: number, message: string, o: { type?: string; param?: string | null; code?: string | null; headers?: Record<string, string> } = {}) {
+  constructor(
+    status: number,
+    message: string,
+    o: { type?: string; param?: string | null; code?: string | null; headers?: Record<string, string> } = {},
+  ) {
     super(message);
     this.name = "ApiError";
     this.status = status;
@@ -43,17 +47,23 @@ export const invalidParam = (param: string, message: string, code: string | null
 function fromFastify(err: { code?: string; statusCode?: number; message: string }): ApiError | undefined {
   switch (err.code) {
     case "FST_ERR_CTP_BODY_TOO_LARGE":
-      return new ApiError(413, `${err.message}; send a smaller request or start the server with a larger bodyLimit`, { code: "request_too_large" });
+      return new ApiError(413, `${err.message}; send a smaller request or start the server with a larger bodyLimit`, {
+        code: "request_too_large",
+      });
     case "FST_ERR_CTP_INVALID_MEDIA_TYPE":
-      return new ApiError(415, "the request body must be JSON: send it with Content-Type: application/json", { code: "unsupported_media_type" });
+      return new ApiError(415, "the request body must be JSON: send it with Content-Type: application/json", {
+        code: "unsupported_media_type",
+      });
     case "FST_ERR_CTP_EMPTY_JSON_BODY":
       return new ApiError(400, "the request body is empty; send a JSON object", { code: "invalid_json" });
     case "FST_ERR_CTP_INVALID_JSON_BODY":
     case "FST_ERR_CTP_INVALID_CONTENT_LENGTH":
       return new ApiError(400, `the request body is not valid JSON: ${err.message}`, { code: "invalid_json" });
   }
-  if (err instanceof SyntaxError) return new ApiError(400, `the request body is not valid JSON: ${err.message}`, { code: "invalid_json" });
-  if (typeof err.statusCode === "number" && err.statusCode >= 400 && err.statusCode < 500) return new ApiError(err.statusCode, err.message);
+  if (err instanceof SyntaxError)
+    return new ApiError(400, `the request body is not valid JSON: ${err.message}`, { code: "invalid_json" });
+  if (typeof err.statusCode === "number" && err.statusCode >= 400 && err.statusCode < 500)
+    return new ApiError(err.statusCode, err.message);
   return undefined;
 }
 
@@ -65,19 +75,36 @@ function fromFastify(err: { code?: string; statusCode?: number; message: string 
 export function toApiError(err: unknown): ApiError {
   if (err instanceof ApiError) return err;
   // Fastify's errors first: some are RangeErrors (a body too large) that mean 413, not 400.
-  const fastify = err && typeof err === "object" && typeof (err as { code?: unknown }).code === "string" && (err as { code: string }).code.startsWith("FST_")
-    ? fromFastify(err as { code: string; message: string }) : undefined;
+  const fastify =
+    err &&
+    typeof err === "object" &&
+    typeof (err as { code?: unknown }).code === "string" &&
+    (err as { code: string }).code.startsWith("FST_")
+      ? fromFastify(err as { code: string; message: string })
+      : undefined;
   if (fastify) return fastify;
   if (err instanceof UnknownDialectError)
-    return new ApiError(400, `this model's chat template does not show how it writes tool calls, so requests with tools need the server started with --dialect NAME (one of ${dialects.join(", ")})`, { param: "tools", code: "unknown_dialect" });
-  if (err instanceof ChatTemplateError) return new ApiError(400, err.message, { param: "messages", code: "template_error" });
-  if (err instanceof ToolDefinitionError) return new ApiError(400, err.message, { param: "tools", code: "invalid_tools" });
+    return new ApiError(
+      400,
+      `this model's chat template does not show how it writes tool calls, so requests with tools need the server started with --dialect NAME (one of ${dialects.join(", ")})`,
+      { param: "tools", code: "unknown_dialect" },
+    );
+  if (err instanceof ChatTemplateError)
+    return new ApiError(400, err.message, { param: "messages", code: "template_error" });
+  if (err instanceof ToolDefinitionError)
+    return new ApiError(400, err.message, { param: "tools", code: "invalid_tools" });
   if (err instanceof InvalidSchemaError || err instanceof UnsupportedSchemaError)
     return new ApiError(400, err.message, { param: "tools", code: "invalid_tool_schema" });
-  if (err instanceof ContextLengthError) return new ApiError(400, err.message, { param: "messages", code: "context_length_exceeded" });
+  if (err instanceof ContextLengthError)
+    return new ApiError(400, err.message, { param: "messages", code: "context_length_exceeded" });
   if (err instanceof MaxTokensTooSmallError)
-    return new ApiError(400, err.message.replaceAll("maxTokens", "max_tokens").replaceAll("toolChoice", "tool_choice"), { param: "max_tokens", code: "max_tokens_too_small" });
-  if (err instanceof GrammarLimitError) return new ApiError(400, err.message, { param: "tools", code: "grammar_too_large" });
+    return new ApiError(
+      400,
+      err.message.replaceAll("maxTokens", "max_tokens").replaceAll("toolChoice", "tool_choice"),
+      { param: "max_tokens", code: "max_tokens_too_small" },
+    );
+  if (err instanceof GrammarLimitError)
+    return new ApiError(400, err.message, { param: "tools", code: "grammar_too_large" });
   // The engine's range checks (token ids outside the vocabulary, …); its TypeErrors are caught by
   // the request validator first, so one reaching here is our bug: 500.
   if (err instanceof RangeError) return new ApiError(400, err.message);
@@ -85,7 +112,8 @@ export function toApiError(err: unknown): ApiError {
     const e = err as { code?: string; statusCode?: number; message: string };
     const f = fromFastify(e);
     if (f) return f;
-    if (/context holds \d+/.test(e.message)) return new ApiError(400, e.message, { param: "messages", code: "context_length_exceeded" });
+    if (/context holds \d+/.test(e.message))
+      return new ApiError(400, e.message, { param: "messages", code: "context_length_exceeded" });
     return new ApiError(500, e.message);
   }
   return new ApiError(500, String(err));

@@ -26,7 +26,11 @@ function validEntry(a: unknown): boolean {
 
 /** A host name as compared: lower case, without IPv6 brackets or a trailing dot. */
 function bare(name: string): string {
-  return name.trim().toLowerCase().replace(/^\[(.*)\]$/, "$1").replace(/\.$/, "");
+  return name
+    .trim()
+    .toLowerCase()
+    .replace(/^\[(.*)\]$/, "$1")
+    .replace(/\.$/, "");
 }
 
 /**
@@ -36,7 +40,9 @@ function bare(name: string): string {
 export function hostPolicy(bound: string, allowed: readonly string[] | undefined): HostPolicy {
   if (allowed !== undefined) {
     if (!Array.isArray(allowed) || allowed.some((a) => !validEntry(a)))
-      throw new TypeError(`allowedHosts must be an array of host names without ports ("example.com", "192.168.1.5", "[::1]") or ["*"] for any, got ${JSON.stringify(allowed)}`);
+      throw new TypeError(
+        `allowedHosts must be an array of host names without ports ("example.com", "192.168.1.5", "[::1]") or ["*"] for any, got ${JSON.stringify(allowed)}`,
+      );
     if (allowed.includes("*")) return "any";
     return new Set([...LOOPBACK_NAMES, ...allowed.map(bare)]);
   }
@@ -56,11 +62,17 @@ export function checkHost(header: string | undefined, httpVersion: string, polic
   if (header === undefined || header === "") {
     // HTTP/1.1 requires Host; HTTP/1.0 has none, which only a server accepting any name can take.
     if (httpVersion === "1.1" || policy !== "any")
-      throw new ApiError(400, "the request has no Host header; send Host: <the server's name>:<port>", { code: "missing_host" });
+      throw new ApiError(400, "the request has no Host header; send Host: <the server's name>:<port>", {
+        code: "missing_host",
+      });
     return;
   }
   if (policy === "any" || policy.has(hostName(header))) return;
   const shown = header.length > 100 ? `${header.slice(0, 100)}…` : header;
-  throw new ApiError(403, `Host ${JSON.stringify(shown)} is not accepted: this server answers requests addressed to ${[...policy].map((n) => (n.includes(":") ? `[${n}]` : n)).join(", ")} (any port); ` +
-    "start it with --allowed-hosts NAME (allowedHosts) to accept another name, or \"*\" for any", { code: "host_not_allowed" });
+  throw new ApiError(
+    403,
+    `Host ${JSON.stringify(shown)} is not accepted: this server answers requests addressed to ${[...policy].map((n) => (n.includes(":") ? `[${n}]` : n)).join(", ")} (any port); ` +
+      'start it with --allowed-hosts NAME (allowedHosts) to accept another name, or "*" for any',
+    { code: "host_not_allowed" },
+  );
 }

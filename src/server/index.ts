@@ -75,15 +75,21 @@ export interface ToolmaskServer {
 
 function checkOptions(o: ServerOptions): void {
   if (!o || typeof o !== "object") throw new TypeError("startServer({ modelPath } or { model }) needs options");
-  if ((o.model === undefined) === (o.modelPath === undefined)) throw new TypeError("startServer needs exactly one of model (a loaded LlamaModel) and modelPath (a .gguf file)");
-  if (o.port !== undefined && !(Number.isInteger(o.port) && o.port >= 0 && o.port <= 65535)) throw new RangeError(`port must be an integer from 0 to 65535, got ${o.port}`);
-  if (o.apiKey !== undefined && (typeof o.apiKey !== "string" || o.apiKey.length === 0)) throw new TypeError("apiKey must be a non-empty string");
-  if (o.dialect !== undefined) getDialect(o.dialect);  // an unknown name fails now, not on every request
-  if (o.fastForward !== undefined && typeof o.fastForward !== "boolean") throw new TypeError(`fastForward must be true or false, got ${JSON.stringify(o.fastForward)}`);
-  if (o.bodyLimit !== undefined && !(Number.isInteger(o.bodyLimit) && o.bodyLimit > 0)) throw new RangeError(`bodyLimit must be a positive integer (bytes), got ${o.bodyLimit}`);
+  if ((o.model === undefined) === (o.modelPath === undefined))
+    throw new TypeError("startServer needs exactly one of model (a loaded LlamaModel) and modelPath (a .gguf file)");
+  if (o.port !== undefined && !(Number.isInteger(o.port) && o.port >= 0 && o.port <= 65535))
+    throw new RangeError(`port must be an integer from 0 to 65535, got ${o.port}`);
+  if (o.apiKey !== undefined && (typeof o.apiKey !== "string" || o.apiKey.length === 0))
+    throw new TypeError("apiKey must be a non-empty string");
+  if (o.dialect !== undefined) getDialect(o.dialect); // an unknown name fails now, not on every request
+  if (o.fastForward !== undefined && typeof o.fastForward !== "boolean")
+    throw new TypeError(`fastForward must be true or false, got ${JSON.stringify(o.fastForward)}`);
+  if (o.bodyLimit !== undefined && !(Number.isInteger(o.bodyLimit) && o.bodyLimit > 0))
+    throw new RangeError(`bodyLimit must be a positive integer (bytes), got ${o.bodyLimit}`);
   if (o.grammarCacheBytes !== undefined && !(Number.isInteger(o.grammarCacheBytes) && o.grammarCacheBytes >= 0))
     throw new RangeError(`grammarCacheBytes must be a non-negative integer (bytes), got ${o.grammarCacheBytes}`);
-  if (o.host !== undefined && (typeof o.host !== "string" || o.host === "")) throw new TypeError("host must be a non-empty string (an address or name to bind)");
+  if (o.host !== undefined && (typeof o.host !== "string" || o.host === ""))
+    throw new TypeError("host must be a non-empty string (an address or name to bind)");
 }
 
 export async function startServer(options: ServerOptions): Promise<ToolmaskServer> {
@@ -94,9 +100,13 @@ export async function startServer(options: ServerOptions): Promise<ToolmaskServe
   const host = options.host ?? "127.0.0.1";
   const hosts = hostPolicy(host, options.allowedHosts);
   const owned = options.model === undefined;
-  const model = options.model ?? await loadModel({
-    ...(options.parallel !== undefined ? { parallel: options.parallel } : {}), ...options.load, path: options.modelPath!,
-  });
+  const model =
+    options.model ??
+    (await loadModel({
+      ...(options.parallel !== undefined ? { parallel: options.parallel } : {}),
+      ...options.load,
+      path: options.modelPath!,
+    }));
   try {
     // One slot per sequence the model decodes together: more would only wait inside the engine.
     const slots = new Slots(options.parallel ?? model.parallel, options.maxQueue ?? 64);
@@ -104,7 +114,12 @@ export async function startServer(options: ServerOptions): Promise<ToolmaskServe
     let closing = false;
     const modelId = options.modelId ?? basename(model.path).replace(/\.gguf$/i, "");
     const app = buildApp({
-      model, slots, active, modelId, limits, hosts,
+      model,
+      slots,
+      active,
+      modelId,
+      limits,
+      hosts,
       redact: pathRedactor(model.path, modelId),
       dialect: options.dialect,
       fastForward: options.fastForward ?? true,
@@ -115,24 +130,30 @@ export async function startServer(options: ServerOptions): Promise<ToolmaskServe
     });
     await app.listen({ host, port: options.port ?? 8080 });
     const address = app.server.address();
-    const port = typeof address === "object" && address ? address.port : options.port ?? 8080;
+    const port = typeof address === "object" && address ? address.port : (options.port ?? 8080);
     const shown = host.includes(":") ? `[${host}]` : host;
     let closed: Promise<void> | undefined;
     return {
-      url: `http://${shown}:${port}`, port, model, parallel: slots.size, maxQueue: slots.maxQueue,
-      close: () => closed ??= (async () => {
-        closing = true;
-        slots.rejectWaiting(new ApiError(503, "the server is shutting down", { code: "server_closing" }));
-        for (const ctl of active) ctl.abort(new Error("the server is shutting down"));
-        const closed = app.close();  // stops accepting connections
-        // Stopped generations still send their last words (a 503, an error event); then every
-        // connection goes, including keep-alive ones a client opened but never used.
-        for (let waited = 0; active.size > 0 && waited < 5000; waited += 10) await new Promise((r) => setTimeout(r, 10));
-        await new Promise((r) => setTimeout(r, 50));
-        app.server.closeAllConnections();
-        await closed;
-        if (owned) model.dispose();
-      })(),
+      url: `http://${shown}:${port}`,
+      port,
+      model,
+      parallel: slots.size,
+      maxQueue: slots.maxQueue,
+      close: () =>
+        (closed ??= (async () => {
+          closing = true;
+          slots.rejectWaiting(new ApiError(503, "the server is shutting down", { code: "server_closing" }));
+          for (const ctl of active) ctl.abort(new Error("the server is shutting down"));
+          const closed = app.close(); // stops accepting connections
+          // Stopped generations still send their last words (a 503, an error event); then every
+          // connection goes, including keep-alive ones a client opened but never used.
+          for (let waited = 0; active.size > 0 && waited < 5000; waited += 10)
+            await new Promise((r) => setTimeout(r, 10));
+          await new Promise((r) => setTimeout(r, 50));
+          app.server.closeAllConnections();
+          await closed;
+          if (owned) model.dispose();
+        })()),
     };
   } catch (err) {
     if (owned) model.dispose();

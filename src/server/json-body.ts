@@ -9,7 +9,7 @@ import { ApiError } from "./errors.js";
 
 /** Offset of the first byte that does not belong to a well-formed UTF-8 sequence. */
 export function firstBadUtf8Byte(b: Uint8Array): number {
-  for (let i = 0; i < b.length;) {
+  for (let i = 0; i < b.length; ) {
     const c = b[i]!;
     const n = c < 0x80 ? 0 : c >= 0xc2 && c <= 0xdf ? 1 : c >= 0xe0 && c <= 0xef ? 2 : c >= 0xf0 && c <= 0xf4 ? 3 : -1;
     if (n < 0) return i;
@@ -32,7 +32,14 @@ export function parseJsonAsUtf8(app: FastifyInstance): void {
   app.addContentTypeParser("application/json", { parseAs: "buffer" }, (req, body, done) => {
     const bytes = body as Buffer;
     if (!isUtf8(bytes)) {
-      done(new ApiError(400, `the request body is not valid UTF-8 (its first bad byte is at offset ${firstBadUtf8Byte(bytes)}); send JSON encoded as UTF-8`, { code: "invalid_json" }), undefined);
+      done(
+        new ApiError(
+          400,
+          `the request body is not valid UTF-8 (its first bad byte is at offset ${firstBadUtf8Byte(bytes)}); send JSON encoded as UTF-8`,
+          { code: "invalid_json" },
+        ),
+        undefined,
+      );
       return;
     }
     parse(req, bytes.toString("utf8"), done);

@@ -30,9 +30,14 @@ export function refuseOtherMethods(app: FastifyInstance): () => void {
         method: others,
         url,
         handler: async (req) => {
-          throw new ApiError(405, `${req.method} is not allowed on ${req.url.split("?")[0]}; use ${allow.join(" or ")}`, {
-            code: "method_not_allowed", headers: { allow: allow.join(", ") },
-          });
+          throw new ApiError(
+            405,
+            `${req.method} is not allowed on ${req.url.split("?")[0]}; use ${allow.join(" or ")}`,
+            {
+              code: "method_not_allowed",
+              headers: { allow: allow.join(", ") },
+            },
+          );
         },
       });
     }

@@ -11,7 +11,11 @@ export type Redact = (text: string) => string;
 
 export function pathRedactor(modelPath: string, modelId: string): Redact {
   const paths = new Set([modelPath, resolve(modelPath)]);
-  try { paths.add(realpathSync(modelPath)); } catch { /* a path that is gone is still redacted as given */ }
+  try {
+    paths.add(realpathSync(modelPath));
+  } catch {
+    /* a path that is gone is still redacted as given */
+  }
   const files = [...paths].filter((p) => p.length > 0);
   // A folder alone is replaced only where it starts a path ("/home/u/models/…"), and never "/" or ".".
   const folders = [...new Set(files.map((p) => dirname(p)))].filter((d) => d.length > 1 && d !== ".");
@@ -21,8 +25,9 @@ export function pathRedactor(modelPath: string, modelId: string): Redact {
   ].sort((a, b) => b.re.length - a.re.length);
   if (alternatives.length === 0) return (text) => text;
   const re = new RegExp(alternatives.map((a) => `(${a.re})`).join("|"), "g");
-  return (text) => text.replace(re, (...groups) => {
-    const at = groups.slice(1, 1 + alternatives.length).findIndex((g) => g !== undefined);
-    return alternatives[at]!.to;
-  });
+  return (text) =>
+    text.replace(re, (...groups) => {
+      const at = groups.slice(1, 1 + alternatives.length).findIndex((g) => g !== undefined);
+      return alternatives[at]!.to;
+    });
 }

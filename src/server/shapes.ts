@@ -56,5 +56,12 @@ export function chunkBody(meta: ResponseMeta, delta: StreamDelta, finishReason: 
 
 /** The last chunk before [DONE] under stream_options.include_usage: no choices, the usage. */
 export function usageChunkBody(meta: ResponseMeta, usage: Usage) {
-  return { id: meta.id, object: "chat.completion.chunk" as const, created: meta.created, model: meta.model, choices: [], usage };
+  return {
+    id: meta.id,
+    object: "chat.completion.chunk" as const,
+    created: meta.created,
+    model: meta.model,
+    choices: [],
+    usage,
+  };
 }

@@ -16,13 +16,18 @@ export class Slots {
 
   constructor(size: number, maxQueue: number) {
     if (!Number.isInteger(size) || size < 1) throw new RangeError(`parallel must be a positive integer, got ${size}`);
-    if (!Number.isInteger(maxQueue) || maxQueue < 0) throw new RangeError(`maxQueue must be a non-negative integer, got ${maxQueue}`);
+    if (!Number.isInteger(maxQueue) || maxQueue < 0)
+      throw new RangeError(`maxQueue must be a non-negative integer, got ${maxQueue}`);
     this.size = size;
     this.maxQueue = maxQueue;
   }
 
-  get busy(): number { return this.#busy; }
-  get queued(): number { return this.#line.length; }
+  get busy(): number {
+    return this.#busy;
+  }
+  get queued(): number {
+    return this.#line.length;
+  }
 
   /** Resolves with a release function once a slot is free; rejects with 429 when the line is full. */
   acquire(signal?: AbortSignal): Promise<() => void> {
@@ -32,12 +37,23 @@ export class Slots {
       return Promise.resolve(this.#releaser());
     }
     if (this.#line.length >= this.maxQueue)
-      return Promise.reject(new ApiError(429, `all ${this.size} generation slots are busy and ${this.#line.length} requests are waiting; retry shortly`, {
-        type: "rate_limit_error", code: "rate_limit_exceeded", headers: { "retry-after": "1" },
-      }));
+      return Promise.reject(
+        new ApiError(
+          429,
+          `all ${this.size} generation slots are busy and ${this.#line.length} requests are waiting; retry shortly`,
+          {
+            type: "rate_limit_error",
+            code: "rate_limit_exceeded",
+            headers: { "retry-after": "1" },
+          },
+        ),
+      );
     return new Promise((resolve, reject) => {
       const waiter: Waiter = {
-        grant: (release) => { signal?.removeEventListener("abort", onAbort); resolve(release); },
+        grant: (release) => {
+          signal?.removeEventListener("abort", onAbort);
+          resolve(release);
+        },
         fail: reject,
       };
       const onAbort = () => {

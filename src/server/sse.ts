@@ -42,7 +42,7 @@ export class SseWriter {
     try {
       await Promise.race([once(res, "drain", { signal: stop.signal }), once(res, "close", { signal: stop.signal })]);
     } finally {
-      stop.abort();  // drop the listener that did not fire
+      stop.abort(); // drop the listener that did not fire
     }
   }
 }

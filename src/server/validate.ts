@@ -30,7 +30,9 @@ const SHOWN_CHARS = 64;
 function shown(v: unknown): string {
   if (typeof v === "number") return Number.isFinite(v) ? String(v) : "a number too large for JSON";
   if (typeof v === "string")
-    return v.length <= SHOWN_CHARS ? JSON.stringify(v) : `${JSON.stringify(v.slice(0, SHOWN_CHARS)).slice(0, -1)}…" (${v.length} characters)`;
+    return v.length <= SHOWN_CHARS
+      ? JSON.stringify(v)
+      : `${JSON.stringify(v.slice(0, SHOWN_CHARS)).slice(0, -1)}…" (${v.length} characters)`;
   if (v === null || typeof v !== "object") return String(v);
   return Array.isArray(v) ? "an array" : "an object";
 }
@@ -61,12 +63,18 @@ function bool(body: Obj, key: string): boolean | undefined {
 /** Text parts joined, as OpenAI reads them; other parts (images, audio) this server cannot read. */
 function content(v: unknown, where: string): string | null | undefined {
   if (v === undefined || v === null || typeof v === "string") return v;
-  if (!Array.isArray(v)) throw invalidParam(where, `${where} must be a string or an array of text parts, got ${kind(v)}`, "invalid_type");
-  return v.map((part, k) => {
-    if (!isObj(part) || part.type !== "text" || typeof part.text !== "string")
-      throw invalidParam(`${where}[${k}]`, `${where}[${k}] must be {"type": "text", "text": "…"}; this server reads text only`);
-    return part.text;
-  }).join("");
+  if (!Array.isArray(v))
+    throw invalidParam(where, `${where} must be a string or an array of text parts, got ${kind(v)}`, "invalid_type");
+  return v
+    .map((part, k) => {
+      if (!isObj(part) || part.type !== "text" || typeof part.text !== "string")
+        throw invalidParam(
+          `${where}[${k}]`,
+          `${where}[${k}] must be {"type": "text", "text": "…"}; this server reads text only`,
+        );
+      return part.text;
+    })
+    .join("");
 }
 
 function toolCalls(v: unknown, where: string): ChatMessage["tool_calls"] {
@@ -78,9 +86,17 @@ function toolCalls(v: unknown, where: string): ChatMessage["tool_calls"] {
       throw invalidParam(w, `${w} must be {"id", "type": "function", "function": {"name", "arguments"}}`);
     const args = call.function.arguments;
     if (typeof args === "string" && args.trim() !== "") {
-      try { JSON.parse(args); } catch { throw invalidParam(`${w}.function.arguments`, `${w}.function.arguments must be a JSON object string`); }
+      try {
+        JSON.parse(args);
+      } catch {
+        throw invalidParam(`${w}.function.arguments`, `${w}.function.arguments must be a JSON object string`);
+      }
     } else if (given(args) && typeof args !== "string" && !isObj(args)) {
-      throw invalidParam(`${w}.function.arguments`, `${w}.function.arguments must be a JSON object string`, "invalid_type");
+      throw invalidParam(
+        `${w}.function.arguments`,
+        `${w}.function.arguments must be a JSON object string`,
+        "invalid_type",
+      );
     }
     return call as NonNullable<ChatMessage["tool_calls"]>[number];
   });
@@ -88,16 +104,28 @@ function toolCalls(v: unknown, where: string): ChatMessage["tool_calls"] {
 
 function messages(v: unknown, contextSize: number): ChatMessage[] {
   if (!Array.isArray(v) || v.length === 0)
-    throw invalidParam("messages", `messages must be a non-empty array of {role, content}, got ${kind(v)}`, given(v) ? "invalid_type" : "missing_required_parameter");
+    throw invalidParam(
+      "messages",
+      `messages must be a non-empty array of {role, content}, got ${kind(v)}`,
+      given(v) ? "invalid_type" : "missing_required_parameter",
+    );
   // Every message takes at least one token of the prompt; more of them than the context holds
   // cannot fit, and are refused before the template renders them (100,000 messages took minutes).
   if (v.length > contextSize)
-    throw invalidParam("messages", `${v.length} messages cannot fit in this model's context of ${contextSize} tokens (each takes at least one); send at most ${contextSize}`, "context_length_exceeded");
+    throw invalidParam(
+      "messages",
+      `${v.length} messages cannot fit in this model's context of ${contextSize} tokens (each takes at least one); send at most ${contextSize}`,
+      "context_length_exceeded",
+    );
   return v.map((m, i) => {
     const where = `messages[${i}]`;
-    if (!isObj(m)) throw invalidParam(where, `${where} must be an object {role, content}, got ${kind(m)}`, "invalid_type");
+    if (!isObj(m))
+      throw invalidParam(where, `${where} must be an object {role, content}, got ${kind(m)}`, "invalid_type");
     if (typeof m.role !== "string" || !ROLES.has(m.role))
-      throw invalidParam(`${where}.role`, `${where}.role must be one of ${[...ROLES].join(", ")}, got ${shown(m.role)}`);
+      throw invalidParam(
+        `${where}.role`,
+        `${where}.role must be one of ${[...ROLES].join(", ")}, got ${shown(m.role)}`,
+      );
     // Chat templates know "system"; "developer" is OpenAI's newer name for it.
     const out: ChatMessage = { ...m, role: m.role === "developer" ? "system" : m.role };
     const c = content(m.content, `${where}.content`);
@@ -110,14 +138,22 @@ function messages(v: unknown, contextSize: number): ChatMessage[] {
 
 function tools(v: unknown): unknown[] | undefined {
   if (!given(v)) return undefined;
-  if (!Array.isArray(v)) throw invalidParam("tools", `tools must be an array of {"type": "function", "function": {…}}, got ${kind(v)}`, "invalid_type");
+  if (!Array.isArray(v))
+    throw invalidParam(
+      "tools",
+      `tools must be an array of {"type": "function", "function": {…}}, got ${kind(v)}`,
+      "invalid_type",
+    );
   v.forEach((t, i) => {
     if (!isObj(t) || t.type !== "function" || !isObj(t.function) || typeof t.function.name !== "string")
       throw invalidParam(`tools[${i}]`, `tools[${i}] must be {"type": "function", "function": {"name", "parameters"}}`);
   });
   const bad = illFormedAt(v, "tools");
   if (bad !== undefined)
-    throw invalidParam(bad, `${bad} holds a lone surrogate (a \\ud800–\\udfff escape without its pair), which is not Unicode text; send well-formed strings`);
+    throw invalidParam(
+      bad,
+      `${bad} holds a lone surrogate (a \\ud800–\\udfff escape without its pair), which is not Unicode text; send well-formed strings`,
+    );
   return v;
 }
 
@@ -126,19 +162,29 @@ function toolChoice(v: unknown, declared: unknown[] | undefined): ToolChoice | u
   const names = (declared ?? []).map((t) => ((t as Obj).function as Obj).name as string);
   if (v === "auto" || v === "none") return v;
   if (v === "required") {
-    if (names.length === 0) throw invalidParam("tool_choice", `tool_choice "required" needs tools; declare at least one in tools`);
+    if (names.length === 0)
+      throw invalidParam("tool_choice", `tool_choice "required" needs tools; declare at least one in tools`);
     return v;
   }
   if (isObj(v) && v.type === "function" && isObj(v.function) && typeof v.function.name === "string") {
     const name = v.function.name;
     if (!names.includes(name)) {
       const brief = (n: string) => (n.length <= SHOWN_CHARS ? n : shown(n));
-      const listed = names.length > 20 ? `${names.slice(0, 20).map(brief).join(", ")} and ${names.length - 20} more` : names.map(brief).join(", ");
-      throw invalidParam("tool_choice", `tool_choice names ${shown(name)}, which is not among the declared tools (${listed || "none declared"})`);
+      const listed =
+        names.length > 20
+          ? `${names.slice(0, 20).map(brief).join(", ")} and ${names.length - 20} more`
+          : names.map(brief).join(", ");
+      throw invalidParam(
+        "tool_choice",
+        `tool_choice names ${shown(name)}, which is not among the declared tools (${listed || "none declared"})`,
+      );
     }
     return { type: "function", function: { name } };
   }
-  throw invalidParam("tool_choice", `tool_choice must be "auto", "none", "required" or {"type": "function", "function": {"name"}}, got ${shown(v)}`);
+  throw invalidParam(
+    "tool_choice",
+    `tool_choice must be "auto", "none", "required" or {"type": "function", "function": {"name"}}, got ${shown(v)}`,
+  );
 }
 
 function stop(v: unknown): string[] | undefined {
@@ -151,12 +197,16 @@ function stop(v: unknown): string[] | undefined {
 
 function logitBias(v: unknown, vocabSize: number): Record<number, number> | undefined {
   if (!given(v)) return undefined;
-  if (!isObj(v)) throw invalidParam("logit_bias", `logit_bias must be an object of token id → bias, got ${kind(v)}`, "invalid_type");
+  if (!isObj(v))
+    throw invalidParam("logit_bias", `logit_bias must be an object of token id → bias, got ${kind(v)}`, "invalid_type");
   const out: Record<number, number> = {};
   for (const [key, bias] of Object.entries(v)) {
     const id = Number(key);
     if (!/^\d+$/.test(key) || id >= vocabSize)
-      throw invalidParam("logit_bias", `logit_bias: ${shown(key)} is not a token id of this model (0..${vocabSize - 1})`);
+      throw invalidParam(
+        "logit_bias",
+        `logit_bias: ${shown(key)} is not a token id of this model (0..${vocabSize - 1})`,
+      );
     if (typeof bias !== "number" || !Number.isFinite(bias) || bias < -100 || bias > 100)
       throw invalidParam("logit_bias", `logit_bias["${key}"] must be a number from -100 to 100, got ${shown(bias)}`);
     out[id] = bias;
@@ -169,19 +219,29 @@ function seed(body: Obj): number | undefined {
   const v = body.seed;
   if (!given(v)) return undefined;
   if (typeof v !== "number" || !Number.isSafeInteger(v))
-    throw invalidParam("seed", `seed must be an integer from ${-Number.MAX_SAFE_INTEGER} to ${Number.MAX_SAFE_INTEGER}, got ${shown(v)}`);
+    throw invalidParam(
+      "seed",
+      `seed must be an integer from ${-Number.MAX_SAFE_INTEGER} to ${Number.MAX_SAFE_INTEGER}, got ${shown(v)}`,
+    );
   return ((v % 2 ** 32) + 2 ** 32) % 2 ** 32;
 }
 
 function refuseUnsupported(body: Obj): void {
-  if (given(body.n) && body.n !== 1) throw invalidParam("n", "n must be 1: this server returns one choice per request", "unsupported_value");
-  if (given(body.logprobs) && body.logprobs !== false) throw invalidParam("logprobs", "logprobs are not supported by this server", "unsupported_value");
+  if (given(body.n) && body.n !== 1)
+    throw invalidParam("n", "n must be 1: this server returns one choice per request", "unsupported_value");
+  if (given(body.logprobs) && body.logprobs !== false)
+    throw invalidParam("logprobs", "logprobs are not supported by this server", "unsupported_value");
   const rf = body.response_format;
   if (given(rf) && !(isObj(rf) && rf.type === "text"))
-    throw invalidParam("response_format", 'response_format: only {"type": "text"} is supported; declare a tool to get JSON arguments', "unsupported_value");
+    throw invalidParam(
+      "response_format",
+      'response_format: only {"type": "text"} is supported; declare a tool to get JSON arguments',
+      "unsupported_value",
+    );
   for (const key of ["frequency_penalty", "presence_penalty"]) {
     const v = number(body, key, -2, 2);
-    if (v !== undefined && v !== 0) throw invalidParam(key, `${key} is not supported by this server (use repeat_penalty)`, "unsupported_value");
+    if (v !== undefined && v !== 0)
+      throw invalidParam(key, `${key} is not supported by this server (use repeat_penalty)`, "unsupported_value");
   }
 }
 
@@ -192,8 +252,10 @@ export interface ModelBounds {
 }
 
 export function parseCompletionRequest(body: unknown, { vocabSize, contextSize }: ModelBounds): CompletionRequest {
-  if (!isObj(body)) throw invalidParam("body", `the request body must be a JSON object, got ${kind(body)}`, "invalid_type");
-  if (given(body.model) && typeof body.model !== "string") throw invalidParam("model", "model must be a string", "invalid_type");
+  if (!isObj(body))
+    throw invalidParam("body", `the request body must be a JSON object, got ${kind(body)}`, "invalid_type");
+  if (given(body.model) && typeof body.model !== "string")
+    throw invalidParam("model", "model must be a string", "invalid_type");
   refuseUnsupported(body);
   const declared = tools(body.tools);
   const options: Omit<GenerateOptions, "signal"> = { messages: messages(body.messages, contextSize) };
@@ -219,13 +281,17 @@ export function parseCompletionRequest(body: unknown, { vocabSize, contextSize }
   const bias = logitBias(body.logit_bias, vocabSize);
   if (bias) options.logitBias = bias;
   const kwargs = body.chat_template_kwargs;
-  if (given(kwargs) && !isObj(kwargs)) throw invalidParam("chat_template_kwargs", "chat_template_kwargs must be an object", "invalid_type");
+  if (given(kwargs) && !isObj(kwargs))
+    throw invalidParam("chat_template_kwargs", "chat_template_kwargs must be an object", "invalid_type");
   if (isObj(kwargs) && given(kwargs.enable_thinking)) options.reasoning = kwargs.enable_thinking === true;
 
   const stream = bool(body, "stream") ?? false;
   const so = body.stream_options;
   if (given(so) && (!stream || !isObj(so)))
-    throw invalidParam("stream_options", stream ? "stream_options must be an object" : "stream_options is only allowed when stream is true");
-  const includeUsage = isObj(so) ? bool(so, "include_usage") ?? false : false;
+    throw invalidParam(
+      "stream_options",
+      stream ? "stream_options must be an object" : "stream_options is only allowed when stream is true",
+    );
+  const includeUsage = isObj(so) ? (bool(so, "include_usage") ?? false) : false;
   return { options, stream, includeUsage };
 }

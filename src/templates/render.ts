@@ -161,7 +161,12 @@ export function renderChat(template: string, opts: RenderChatOptions): string {
 
 function globals(now: Date | undefined): Record<string, unknown> {
   return {
-    true: true, false: false, none: null, True: true, False: false, None: null,
+    true: true,
+    false: false,
+    none: null,
+    True: true,
+    False: false,
+    None: null,
     raise_exception: (message: unknown) => {
       throw new Error(String(message));
     },
@@ -190,7 +195,9 @@ function normalizeMessages(messages: ChatMessage[], nullContentAsEmpty: boolean)
             try {
               fn.arguments = fn.arguments.trim() === "" ? {} : (JSON.parse(fn.arguments) as unknown);
             } catch (err) {
-              throw new Error(`messages[${i}].tool_calls[${j}].function.arguments is not JSON: ${(err as Error).message}`);
+              throw new Error(
+                `messages[${i}].tool_calls[${j}].function.arguments is not JSON: ${(err as Error).message}`,
+              );
             }
           }
           c.function = fn;
@@ -236,7 +243,11 @@ function pythonic(interp: PatchableInterpreter): PatchableInterpreter {
         if (operand.type === "UndefinedValue") return new StringValue("");
         return evaluate({ ...node, operand: { type: "Literal", runtime: operand } }, env);
       }
-    } else if (node?.type === "MemberExpression" && node.computed && (node.property as AstNode).type !== "SliceExpression") {
+    } else if (
+      node?.type === "MemberExpression" &&
+      node.computed &&
+      (node.property as AstNode).type !== "SliceExpression"
+    ) {
       // d[undefined] is Undefined in jinja2 (Hermes 3's type map); the library throws.
       const property = interp.evaluate(node.property as AstNode, env);
       if (property.type === "UndefinedValue") return property;
@@ -351,28 +362,57 @@ function pyRepr(v: RuntimeValue): string {
 
 // --- strftime (C locale, as Python's default) ------------------------------------------------
 
-const MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"];
+const MONTHS = [
+  "January",
+  "February",
+  "March",
+  "April",
+  "May",
+  "June",
+  "July",
+  "August",
+  "September",
+  "October",
+  "November",
+  "December",
+];
 const DAYS = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];
 function strftime(d: Date, format: string): string {
   const p2 = (n: number) => String(n).padStart(2, "0");
   return format.replace(/%([a-zA-Z%])/g, (token, c: string) => {
     switch (c) {
-      case "Y": return String(d.getFullYear());
-      case "y": return p2(d.getFullYear() % 100);
-      case "m": return p2(d.getMonth() + 1);
-      case "d": return p2(d.getDate());
-      case "e": return String(d.getDate()).padStart(2, " ");
-      case "B": return MONTHS[d.getMonth()]!;
-      case "b": return MONTHS[d.getMonth()]!.slice(0, 3);
-      case "A": return DAYS[d.getDay()]!;
-      case "a": return DAYS[d.getDay()]!.slice(0, 3);
-      case "H": return p2(d.getHours());
-      case "I": return p2(((d.getHours() + 11) % 12) + 1);
-      case "p": return d.getHours() < 12 ? "AM" : "PM";
-      case "M": return p2(d.getMinutes());
-      case "S": return p2(d.getSeconds());
-      case "%": return "%";
-      default: return token;
+      case "Y":
+        return String(d.getFullYear());
+      case "y":
+        return p2(d.getFullYear() % 100);
+      case "m":
+        return p2(d.getMonth() + 1);
+      case "d":
+        return p2(d.getDate());
+      case "e":
+        return String(d.getDate()).padStart(2, " ");
+      case "B":
+        return MONTHS[d.getMonth()]!;
+      case "b":
+        return MONTHS[d.getMonth()]!.slice(0, 3);
+      case "A":
+        return DAYS[d.getDay()]!;
+      case "a":
+        return DAYS[d.getDay()]!.slice(0, 3);
+      case "H":
+        return p2(d.getHours());
+      case "I":
+        return p2(((d.getHours() + 11) % 12) + 1);
+      case "p":
+        return d.getHours() < 12 ? "AM" : "PM";
+      case "M":
+        return p2(d.getMinutes());
+      case "S":
+        return p2(d.getSeconds());
+      case "%":
+        return "%";
+      default:
+        return token;
     }
   });
 }

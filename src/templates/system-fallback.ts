@@ -7,13 +7,24 @@ import { ChatTemplateError, type ChatMessage } from "./render.js";
  * role (Gemma 2 raises "System role not supported"), its text opens the first user message instead,
  * as minja's polyfill does. The template's own error is what the caller sees when that fails too.
  */
-export function renderWithSystemFallback(render: (m: ChatMessage[]) => string, messages: ChatMessage[], rewritten: boolean): string {
+export function renderWithSystemFallback(
+  render: (m: ChatMessage[]) => string,
+  messages: ChatMessage[],
+  rewritten: boolean,
+): string {
   try {
     return render(messages);
   } catch (err) {
     const [system, ...rest] = messages;
     const userAt = rest.findIndex((m) => m?.role === "user");
-    if (!rewritten || !(err instanceof ChatTemplateError) || system?.role !== "system" || userAt < 0 || typeof system.content !== "string") throw err;
+    if (
+      !rewritten ||
+      !(err instanceof ChatTemplateError) ||
+      system?.role !== "system" ||
+      userAt < 0 ||
+      typeof system.content !== "string"
+    )
+      throw err;
     const user = rest[userAt]!;
     const folded = { ...user, content: `${system.content}\n${typeof user.content === "string" ? user.content : ""}` };
     try {
@@ -23,4 +34,3 @@ export function renderWithSystemFallback(render: (m: ChatMessage[]) => string, m
     }
   }
 }
-

@@ -6,11 +6,32 @@ import { Attr, finishVocabulary, type SpecialIds, type TextMode } from "./pieces
 import type { VocabularyData } from "./types.js";
 
 const enum T {
-  U8 = 0, I8 = 1, U16 = 2, I16 = 3, U32 = 4, I32 = 5, F32 = 6, Bool = 7, Str = 8, Arr = 9, U64 = 10, I64 = 11, F64 = 12,
+  U8 = 0,
+  I8 = 1,
+  U16 = 2,
+  I16 = 3,
+  U32 = 4,
+  I32 = 5,
+  F32 = 6,
+  Bool = 7,
+  Str = 8,
+  Arr = 9,
+  U64 = 10,
+  I64 = 11,
+  F64 = 12,
 }
 const FIXED_SIZE: Record<number, number> = {
-  [T.U8]: 1, [T.I8]: 1, [T.U16]: 2, [T.I16]: 2, [T.U32]: 4, [T.I32]: 4, [T.F32]: 4, [T.Bool]: 1,
-  [T.U64]: 8, [T.I64]: 8, [T.F64]: 8,
+  [T.U8]: 1,
+  [T.I8]: 1,
+  [T.U16]: 2,
+  [T.I16]: 2,
+  [T.U32]: 4,
+  [T.I32]: 4,
+  [T.F32]: 4,
+  [T.Bool]: 1,
+  [T.U64]: 8,
+  [T.I64]: 8,
+  [T.F64]: 8,
 };
 
 const CHUNK = 1 << 20;
@@ -24,7 +45,10 @@ class FileReader {
   readonly size: number;
   what = "header";
 
-  constructor(private readonly fd: number, private readonly path: string) {
+  constructor(
+    private readonly fd: number,
+    private readonly path: string,
+  ) {
     this.size = fstatSync(fd).size;
   }
 
@@ -62,10 +86,28 @@ class FileReader {
     }
   }
 
-  u8(): number { this.need(1); return this.buf[this.start++]!; }
-  u32(): number { this.need(4); const v = this.buf.readUInt32LE(this.start); this.start += 4; return v; }
-  i32(): number { this.need(4); const v = this.buf.readInt32LE(this.start); this.start += 4; return v; }
-  u64(): bigint { this.need(8); const v = this.buf.readBigUInt64LE(this.start); this.start += 8; return v; }
+  u8(): number {
+    this.need(1);
+    return this.buf[this.start++]!;
+  }
+  u32(): number {
+    this.need(4);
+    const v = this.buf.readUInt32LE(this.start);
+    this.start += 4;
+    return v;
+  }
+  i32(): number {
+    this.need(4);
+    const v = this.buf.readInt32LE(this.start);
+    this.start += 4;
+    return v;
+  }
+  u64(): bigint {
+    this.need(8);
+    const v = this.buf.readBigUInt64LE(this.start);
+    this.start += 8;
+    return v;
+  }
 
   /** A u64 count, bounded by what the rest of the file could hold at `minBytes` each. */
   count(minBytes: number, what: string): number {
@@ -108,7 +150,9 @@ class FileReader {
     this.start += 8;
     if (hi !== 0 || lo > this.remaining) {
       this.start -= 8;
-      this.fail(`corrupt or truncated GGUF: string length ${hi * 2 ** 32 + lo} exceeds the ${this.remaining - 8} bytes left`);
+      this.fail(
+        `corrupt or truncated GGUF: string length ${hi * 2 ** 32 + lo} exceeds the ${this.remaining - 8} bytes left`,
+      );
     }
     return lo;
   }
@@ -130,17 +174,28 @@ class FileReader {
     const o = this.start;
     this.start += size;
     switch (t) {
-      case T.U8: return b.readUInt8(o);
-      case T.I8: return b.readInt8(o);
-      case T.U16: return b.readUInt16LE(o);
-      case T.I16: return b.readInt16LE(o);
-      case T.U32: return b.readUInt32LE(o);
-      case T.I32: return b.readInt32LE(o);
-      case T.F32: return b.readFloatLE(o);
-      case T.Bool: return b.readUInt8(o) !== 0;
-      case T.U64: return narrow(b.readBigUInt64LE(o));
-      case T.I64: return narrow(b.readBigInt64LE(o));
-      default: return b.readDoubleLE(o);
+      case T.U8:
+        return b.readUInt8(o);
+      case T.I8:
+        return b.readInt8(o);
+      case T.U16:
+        return b.readUInt16LE(o);
+      case T.I16:
+        return b.readInt16LE(o);
+      case T.U32:
+        return b.readUInt32LE(o);
+      case T.I32:
+        return b.readInt32LE(o);
+      case T.F32:
+        return b.readFloatLE(o);
+      case T.Bool:
+        return b.readUInt8(o) !== 0;
+      case T.U64:
+        return narrow(b.readBigUInt64LE(o));
+      case T.I64:
+        return narrow(b.readBigInt64LE(o));
+      default:
+        return b.readDoubleLE(o);
     }
   }
 }
@@ -175,8 +230,16 @@ function readPackedStrings(r: FileReader, n: number): PackedStrings {
 
 type ArrayCtor = { new (buf: ArrayBuffer): ArrayLike<unknown>; BYTES_PER_ELEMENT: number };
 const TYPED: Record<number, ArrayCtor> = {
-  [T.U8]: Uint8Array, [T.I8]: Int8Array, [T.U16]: Uint16Array, [T.I16]: Int16Array, [T.U32]: Uint32Array,
-  [T.I32]: Int32Array, [T.F32]: Float32Array, [T.U64]: BigUint64Array, [T.I64]: BigInt64Array, [T.F64]: Float64Array,
+  [T.U8]: Uint8Array,
+  [T.I8]: Int8Array,
+  [T.U16]: Uint16Array,
+  [T.I16]: Int16Array,
+  [T.U32]: Uint32Array,
+  [T.I32]: Int32Array,
+  [T.F32]: Float32Array,
+  [T.U64]: BigUint64Array,
+  [T.I64]: BigInt64Array,
+  [T.F64]: Float64Array,
 };
 
 interface ReadOptions {
@@ -216,7 +279,10 @@ function readValue(r: FileReader, t: number, rawStrings: boolean, depth: number)
 }
 
 function skipValue(r: FileReader, t: number, depth: number): void {
-  if (t === T.Str) { r.skip(r.strLen()); return; }
+  if (t === T.Str) {
+    r.skip(r.strLen());
+    return;
+  }
   if (t !== T.Arr) {
     const size = FIXED_SIZE[t];
     if (size === undefined) r.fail(`unknown value type ${t}`);
@@ -226,7 +292,10 @@ function skipValue(r: FileReader, t: number, depth: number): void {
   if (depth > 8) r.fail("arrays nested too deeply");
   const et = r.u32();
   const size = FIXED_SIZE[et];
-  if (size !== undefined) { r.skip(r.count(size, "array") * size); return; }
+  if (size !== undefined) {
+    r.skip(r.count(size, "array") * size);
+    return;
+  }
   if (et !== T.Str && et !== T.Arr) r.fail(`unknown array element type ${et}`);
   const n = r.count(8, "array");
   for (let i = 0; i < n; i++) skipValue(r, et, depth + 1);
@@ -238,7 +307,9 @@ function readMetadata(path: string, opts: ReadOptions): Map<string, unknown> {
     fd = openSync(path, "r");
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    throw new Error(code === "ENOENT" ? `GGUF file not found: ${path}` : `cannot open GGUF file ${path}: ${(err as Error).message}`);
+    throw new Error(
+      code === "ENOENT" ? `GGUF file not found: ${path}` : `cannot open GGUF file ${path}: ${(err as Error).message}`,
+    );
   }
   try {
     if (fstatSync(fd).isDirectory()) throw new Error(`${path} is a folder, not a GGUF file`);
@@ -288,7 +359,15 @@ export function readGgufModelName(path: string): string | undefined {
 }
 
 // GGUF token types (llama.h LLAMA_TOKEN_TYPE_*) → our attribute flags.
-const ATTR_OF_TYPE = [Attr.Undefined, Attr.Normal, Attr.Unknown, Attr.Control, Attr.UserDefined, Attr.Unused, Attr.Byte];
+const ATTR_OF_TYPE = [
+  Attr.Undefined,
+  Attr.Normal,
+  Attr.Unknown,
+  Attr.Control,
+  Attr.UserDefined,
+  Attr.Unused,
+  Attr.Byte,
+];
 
 // What each tokenizer.ggml.model means for rendering, and llama.cpp's default eos when the key is absent.
 const MODELS: Record<string, { mode: TextMode; eos?: number }> = {
@@ -302,18 +381,29 @@ const MODELS: Record<string, { mode: TextMode; eos?: number }> = {
 const SPM_STYLE_BPE_PRE = new Set(["gemma4", "granite-embed-multi-311m", "sarvam-moe"]);
 
 const ID_KEYS: Array<[keyof SpecialIds, string]> = [
-  ["eos", "eos_token_id"], ["eot", "eot_token_id"], ["eom", "eom_token_id"],
-  ["fimPre", "fim_pre_token_id"], ["fimSuf", "fim_suf_token_id"], ["fimMid", "fim_mid_token_id"],
-  ["fimPad", "fim_pad_token_id"], ["fimRep", "fim_rep_token_id"], ["fimSep", "fim_sep_token_id"],
+  ["eos", "eos_token_id"],
+  ["eot", "eot_token_id"],
+  ["eom", "eom_token_id"],
+  ["fimPre", "fim_pre_token_id"],
+  ["fimSuf", "fim_suf_token_id"],
+  ["fimMid", "fim_mid_token_id"],
+  ["fimPad", "fim_pad_token_id"],
+  ["fimRep", "fim_rep_token_id"],
+  ["fimSep", "fim_sep_token_id"],
   // deprecated spellings of the first three FIM ids
-  ["fimPre", "prefix_token_id"], ["fimSuf", "suffix_token_id"], ["fimMid", "middle_token_id"],
+  ["fimPre", "prefix_token_id"],
+  ["fimSuf", "suffix_token_id"],
+  ["fimMid", "middle_token_id"],
 ];
 
 /** The vocabulary of a GGUF file, classified as llama.cpp classifies it; no llama.cpp needed. */
 export function loadGgufVocabulary(path: string): VocabularyData {
   const meta = readMetadata(path, {
     // Only tokenizer.ggml.* scalars and the two per-token arrays matter; skip merges, scores, templates.
-    skip: (k) => !k.startsWith("tokenizer.ggml.") || k === "tokenizer.ggml.merges" || k === "tokenizer.ggml.scores" ||
+    skip: (k) =>
+      !k.startsWith("tokenizer.ggml.") ||
+      k === "tokenizer.ggml.merges" ||
+      k === "tokenizer.ggml.scores" ||
       k === "tokenizer.ggml.precompiled_charsmap",
     rawStrings: (k) => k === "tokenizer.ggml.tokens",
   });
@@ -322,7 +412,9 @@ export function loadGgufVocabulary(path: string): VocabularyData {
   if (typeof model !== "string") throw new Error(`${path}: tokenizer.ggml.model is not a string`);
   const info = MODELS[model];
   if (!info) {
-    throw new Error(`${path}: unsupported tokenizer.ggml.model "${model}" (supported: ${Object.keys(MODELS).join(", ")})`);
+    throw new Error(
+      `${path}: unsupported tokenizer.ggml.model "${model}" (supported: ${Object.keys(MODELS).join(", ")})`,
+    );
   }
   const packed = meta.get("tokenizer.ggml.tokens") as PackedStrings | undefined;
   if (!packed || !(packed.ends instanceof Uint32Array) || packed.ends.length === 0) {

@@ -57,13 +57,49 @@ export interface RawVocabulary {
 // Texts llama.cpp takes as the EOT / EOM / FIM tokens when the metadata names none; a match is
 // forced to control even when the file says otherwise.
 const EOT_TEXTS = [
-  "<|eot_id|>", "<|im_end|>", "<|end|>", "<end_of_turn>", "<|endoftext|>", "<|end_of_text|>",
-  "<EOT>", "_<EOT>", "[EOT]", "<｜end▁of▁sentence｜>", "<end_of_utterance>",
+  "<|eot_id|>",
+  "<|im_end|>",
+  "<|end|>",
+  "<end_of_turn>",
+  "<|endoftext|>",
+  "<|end_of_text|>",
+  "<EOT>",
+  "_<EOT>",
+  "[EOT]",
+  "<｜end▁of▁sentence｜>",
+  "<end_of_utterance>",
 ];
 const EOM_TEXTS = ["<|eom_id|>"];
-const FIM_PRE_TEXTS = ["<|fim_prefix|>", "<fim-prefix>", "<fim_prefix>", "<｜fim▁begin｜>", "<PRE>", "▁<PRE>", "<|code_prefix|>", "<|prefix|>"];
-const FIM_SUF_TEXTS = ["<|fim_suffix|>", "<fim-suffix>", "<fim_suffix>", "<｜fim▁hole｜>", "<SUF>", "▁<SUF>", "<|code_suffix|>", "<|suffix|>"];
-const FIM_MID_TEXTS = ["<|fim_middle|>", "<fim-middle>", "<fim_middle>", "<｜fim▁end｜>", "<MID>", "▁<MID>", "<|code_middle|>", "<|middle|>"];
+const FIM_PRE_TEXTS = [
+  "<|fim_prefix|>",
+  "<fim-prefix>",
+  "<fim_prefix>",
+  "<｜fim▁begin｜>",
+  "<PRE>",
+  "▁<PRE>",
+  "<|code_prefix|>",
+  "<|prefix|>",
+];
+const FIM_SUF_TEXTS = [
+  "<|fim_suffix|>",
+  "<fim-suffix>",
+  "<fim_suffix>",
+  "<｜fim▁hole｜>",
+  "<SUF>",
+  "▁<SUF>",
+  "<|code_suffix|>",
+  "<|suffix|>",
+];
+const FIM_MID_TEXTS = [
+  "<|fim_middle|>",
+  "<fim-middle>",
+  "<fim_middle>",
+  "<｜fim▁end｜>",
+  "<MID>",
+  "▁<MID>",
+  "<|code_middle|>",
+  "<|middle|>",
+];
 const FIM_PAD_TEXTS = ["<|fim_pad|>", "<fim-pad>", "<fim_pad>", "<PAD>", "[PAD]"];
 const FIM_REP_TEXTS = ["<|fim_repo|>", "<|repo_name|>", "<fim-repo>", "<REPO>", "<reponame>"];
 const FIM_SEP_TEXTS = ["<|file_sep|>"];
@@ -76,10 +112,28 @@ const FIM_SEP_TEXTS = ["<|file_sep|>"];
  * allowed where a grammar may end.
  */
 export const EOG_PIECES: readonly string[] = [
-  "<|eot_id|>", "<|im_end|>", "<|end|>", "<|return|>", "<|call|>", "<|flush|>", "<|calls|>",
-  "<end_of_turn>", "<|endoftext|>", "</s>", "<|eom_id|>", "<EOT>", "_<EOT>", "[EOT]", "[EOS]",
-  "<|end_of_text|>", "<end_of_utterance>", "<eos>", "<turn|>", "<|tool_response>",
-  "<｜end▁of▁sentence｜>", "[e~[",
+  "<|eot_id|>",
+  "<|im_end|>",
+  "<|end|>",
+  "<|return|>",
+  "<|call|>",
+  "<|flush|>",
+  "<|calls|>",
+  "<end_of_turn>",
+  "<|endoftext|>",
+  "</s>",
+  "<|eom_id|>",
+  "<EOT>",
+  "_<EOT>",
+  "[EOT]",
+  "[EOS]",
+  "<|end_of_text|>",
+  "<end_of_utterance>",
+  "<eos>",
+  "<turn|>",
+  "<|tool_response>",
+  "<｜end▁of▁sentence｜>",
+  "[e~[",
 ];
 
 // llama.cpp renders these gpt-oss markers as plain text (user-defined) so its chat parser sees them.
@@ -91,7 +145,10 @@ const HARMONY_TEXT_MARKERS = ["<|channel|>", "<|message|>", "<|start|>", "<|cons
  */
 export function looksSpecial(text: string): boolean {
   return (
-    text === "<pad>" || text === "<mask>" || text === "<2mass>" || text === "[@BOS@]" ||
+    text === "<pad>" ||
+    text === "<mask>" ||
+    text === "<2mass>" ||
+    text === "[@BOS@]" ||
     (text.startsWith("<|") && text.endsWith("|>")) ||
     (text.startsWith("<｜") && text.endsWith("｜>")) ||
     (text.startsWith("<unused") && text.endsWith(">"))
@@ -232,8 +289,14 @@ class ByteArena {
 // ---- classification ----
 
 const DETECT: Array<[keyof SpecialIds, readonly string[]]> = [
-  ["eot", EOT_TEXTS], ["eom", EOM_TEXTS], ["fimPre", FIM_PRE_TEXTS], ["fimSuf", FIM_SUF_TEXTS],
-  ["fimMid", FIM_MID_TEXTS], ["fimPad", FIM_PAD_TEXTS], ["fimRep", FIM_REP_TEXTS], ["fimSep", FIM_SEP_TEXTS],
+  ["eot", EOT_TEXTS],
+  ["eom", EOM_TEXTS],
+  ["fimPre", FIM_PRE_TEXTS],
+  ["fimSuf", FIM_SUF_TEXTS],
+  ["fimMid", FIM_MID_TEXTS],
+  ["fimPad", FIM_PAD_TEXTS],
+  ["fimRep", FIM_REP_TEXTS],
+  ["fimSep", FIM_SEP_TEXTS],
 ];
 // Every text any rule looks at, so one pass over the vocabulary finds all candidates.
 const WATCHED = new Set<string>([...DETECT.flatMap(([, t]) => t), ...EOG_PIECES, ...HARMONY_TEXT_MARKERS]);

@@ -5,7 +5,15 @@
 
 import { existsSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
-import { Attr, byteTokenValue, finishVocabulary, looksSpecial, type RawVocabulary, type SpecialIds, type TextMode } from "./pieces.js";
+import {
+  Attr,
+  byteTokenValue,
+  finishVocabulary,
+  looksSpecial,
+  type RawVocabulary,
+  type SpecialIds,
+  type TextMode,
+} from "./pieces.js";
 import type { VocabularyData } from "./types.js";
 
 export interface TokenizerJsonOptions {
@@ -54,7 +62,9 @@ function readJson(file: string, what: string): unknown {
     text = readFileSync(file, "utf8");
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    throw new Error(code === "ENOENT" ? `${what} not found: ${file}` : `cannot read ${what} ${file}: ${(err as Error).message}`);
+    throw new Error(
+      code === "ENOENT" ? `${what} not found: ${file}` : `cannot read ${what} ${file}: ${(err as Error).message}`,
+    );
   }
   const slim = what === "tokenizer.json" ? withoutMerges(text) : undefined;
   if (slim !== undefined) {
@@ -132,13 +142,17 @@ export function loadTokenizerJson(pathOrObject: string | object, opts: Tokenizer
     vocabIds = new Int32Array(vocabPieces.length);
     for (let i = 0; i < vocabPieces.length; i++) {
       const id = vocab[vocabPieces[i]!];
-      vocabIds[i] = typeof id === "number" && Number.isInteger(id) && id >= 0 && id < MAX_VOCAB
-        ? id : checkId(id, `model.vocab[${JSON.stringify(vocabPieces[i])}]`, source);
+      vocabIds[i] =
+        typeof id === "number" && Number.isInteger(id) && id >= 0 && id < MAX_VOCAB
+          ? id
+          : checkId(id, `model.vocab[${JSON.stringify(vocabPieces[i])}]`, source);
     }
   } else if (type === "Unigram") {
     const vocab = model.vocab;
-    if (!Array.isArray(vocab)) throw new Error(`${source}: model.vocab of a Unigram model must be an array of [piece, score]`);
-    if (vocab.length > MAX_VOCAB) throw new Error(`${source}: model.vocab has ${vocab.length} entries, more than any real vocabulary`);
+    if (!Array.isArray(vocab))
+      throw new Error(`${source}: model.vocab of a Unigram model must be an array of [piece, score]`);
+    if (vocab.length > MAX_VOCAB)
+      throw new Error(`${source}: model.vocab has ${vocab.length} entries, more than any real vocabulary`);
     vocabPieces = vocab.map((entry: unknown, id) => {
       const piece = Array.isArray(entry) ? entry[0] : undefined;
       if (typeof piece !== "string") throw new Error(`${source}: model.vocab[${id}] is not a [piece, score] pair`);
@@ -146,7 +160,9 @@ export function loadTokenizerJson(pathOrObject: string | object, opts: Tokenizer
     });
     vocabIds = Int32Array.from(vocabPieces.keys());
   } else {
-    throw new Error(`${source}: unsupported tokenizer model type "${type || String(model.type)}" (supported: BPE, Unigram, WordLevel)`);
+    throw new Error(
+      `${source}: unsupported tokenizer model type "${type || String(model.type)}" (supported: BPE, Unigram, WordLevel)`,
+    );
   }
 
   // Added tokens: special ones (or ones that look special) are control, the rest user-defined.
@@ -183,7 +199,12 @@ export function loadTokenizerJson(pathOrObject: string | object, opts: Tokenizer
     const id = vocabIds[i]!;
     const piece = vocabPieces[i]!;
     pieces[id] = piece;
-    attrs[id] = piece === unk || id === unkId ? Attr.Unknown : byteFallback && piece.startsWith("<0x") && byteTokenValue(piece) >= 0 ? Attr.Byte : Attr.Normal;
+    attrs[id] =
+      piece === unk || id === unkId
+        ? Attr.Unknown
+        : byteFallback && piece.startsWith("<0x") && byteTokenValue(piece) >= 0
+          ? Attr.Byte
+          : Attr.Normal;
   }
   for (const [id, a] of added) {
     // convert_hf_to_gguf pre-normalizes user-defined spaces; llama.cpp renders them verbatim.

@@ -21,22 +21,32 @@ export class Vocabulary {
     const n = data.tokenBytes.length;
     if (n === 0) throw new Error(`vocabulary from ${data.source} has no tokens`);
     if (data.kinds.length !== n || data.pieces.length !== n)
-      throw new Error(`vocabulary from ${data.source} is inconsistent: ${n} tokens, ${data.kinds.length} kinds, ${data.pieces.length} pieces`);
+      throw new Error(
+        `vocabulary from ${data.source} is inconsistent: ${n} tokens, ${data.kinds.length} kinds, ${data.pieces.length} pieces`,
+      );
     let total = 0;
     for (const b of data.tokenBytes) total += b.length;
     const bytes = new Uint8Array(total);
     const offsets = new Uint32Array(n + 1);
     let at = 0;
-    data.tokenBytes.forEach((b, i) => { bytes.set(b, at); at += b.length; offsets[i + 1] = at; });
+    data.tokenBytes.forEach((b, i) => {
+      bytes.set(b, at);
+      at += b.length;
+      offsets[i + 1] = at;
+    });
     this.native = new (loadNative().NativeVocabulary)(bytes, offsets, data.kinds);
     this.#data = data;
     this.size = n;
     this.source = data.source;
     this.hash = this.native.hash;
     const eog: number[] = [];
-    data.kinds.forEach((k, i) => { if (k === TokenKind.EndOfGeneration) eog.push(i); });
+    data.kinds.forEach((k, i) => {
+      if (k === TokenKind.EndOfGeneration) eog.push(i);
+    });
     this.endOfGenerationIds = eog;
-    this.addedTextIds = (data.addedTextIds ?? []).filter((id) => Number.isInteger(id) && id >= 0 && id < n && data.kinds[id] === TokenKind.Normal);
+    this.addedTextIds = (data.addedTextIds ?? []).filter(
+      (id) => Number.isInteger(id) && id >= 0 && id < n && data.kinds[id] === TokenKind.Normal,
+    );
   }
 
   /** From a Hugging Face tokenizer.json (a path to the file or its folder, or the parsed object). */
@@ -62,22 +72,36 @@ export class Vocabulary {
    * vocabulary and shared by every grammar compiled for it: a grammar using a shape another grammar
    * already used pays nothing for its masks.
    */
-  get shapeCache(): ShapeCacheStats { return this.native.shapeCache; }
+  get shapeCache(): ShapeCacheStats {
+    return this.native.shapeCache;
+  }
   /** Drops the cached shapes (grammars using one keep theirs): the next grammar builds its own again. */
-  clearShapeCache(): void { this.native.clearShapeCache(); }
+  clearShapeCache(): void {
+    this.native.clearShapeCache();
+  }
 
   /** Words in a token bitmask: ⌈size/32⌉. */
-  get bitmaskWords(): number { return Math.ceil(this.size / 32); }
+  get bitmaskWords(): number {
+    return Math.ceil(this.size / 32);
+  }
 
-  tokenBytes(id: number): Uint8Array { return this.#token(id, this.#data.tokenBytes); }
-  piece(id: number): string { return this.#token(id, this.#data.pieces); }
-  kind(id: number): TokenKind { return this.#token(id, this.#data.kinds as unknown as TokenKind[]); }
+  tokenBytes(id: number): Uint8Array {
+    return this.#token(id, this.#data.tokenBytes);
+  }
+  piece(id: number): string {
+    return this.#token(id, this.#data.pieces);
+  }
+  kind(id: number): TokenKind {
+    return this.#token(id, this.#data.kinds as unknown as TokenKind[]);
+  }
 
   /** The id of a token by its piece as the tokenizer spells it, or undefined. */
   idOfPiece(piece: string): number | undefined {
     if (!this.#byPiece) {
       this.#byPiece = new Map();
-      this.#data.pieces.forEach((p, i) => { if (!this.#byPiece!.has(p)) this.#byPiece!.set(p, i); });
+      this.#data.pieces.forEach((p, i) => {
+        if (!this.#byPiece!.has(p)) this.#byPiece!.set(p, i);
+      });
     }
     return this.#byPiece.get(piece);
   }

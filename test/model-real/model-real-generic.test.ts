@@ -14,17 +14,35 @@ const smol = (await listModels()).find((m) => m.name === "smollm2-135m-instruct"
 const present = !!smol?.present;
 if (!present && !inCi) console.warn(`SmolLM2 generic-dialect test: skipped, the model is not in .cache/models; ${HOW}`);
 
-const TOOLS = [{
-  type: "function",
-  function: {
-    name: "get_weather",
-    description: "The weather forecast for a city.",
-    parameters: { type: "object", properties: { city: { type: "string", maxLength: 40 }, unit: { type: "string", enum: ["celsius", "fahrenheit"] } }, required: ["city"] },
+const TOOLS = [
+  {
+    type: "function",
+    function: {
+      name: "get_weather",
+      description: "The weather forecast for a city.",
+      parameters: {
+        type: "object",
+        properties: {
+          city: { type: "string", maxLength: 40 },
+          unit: { type: "string", enum: ["celsius", "fahrenheit"] },
+        },
+        required: ["city"],
+      },
+    },
   },
-}, {
-  type: "function",
-  function: { name: "send_email", description: "Sends an email.", parameters: { type: "object", properties: { to: { type: "string", maxLength: 40 }, body: { type: "string", maxLength: 80 } }, required: ["to", "body"] } },
-}];
+  {
+    type: "function",
+    function: {
+      name: "send_email",
+      description: "Sends an email.",
+      parameters: {
+        type: "object",
+        properties: { to: { type: "string", maxLength: 40 }, body: { type: "string", maxLength: 80 } },
+        required: ["to", "body"],
+      },
+    },
+  },
+];
 const MESSAGES = [{ role: "user", content: "What is the weather in Paris?" }];
 
 describe.skipIf(!present && !inCi)("SmolLM2-135M-Instruct through the generic dialect", () => {
@@ -32,7 +50,13 @@ describe.skipIf(!present && !inCi)("SmolLM2-135M-Instruct through the generic di
   const notices: string[] = [];
   beforeAll(async () => {
     if (!present) throw new Error(`CI=true and the SmolLM2 model is missing: ${HOW}`);
-    model = await loadModel({ path: smol!.path, gpu: false, parallel: 1, contextSize: 2048, onNotice: (n) => notices.push(n) });
+    model = await loadModel({
+      path: smol!.path,
+      gpu: false,
+      parallel: 1,
+      contextSize: 2048,
+      onNotice: (n) => notices.push(n),
+    });
   }, 120_000);
   afterAll(() => model?.dispose());
 
@@ -43,14 +67,26 @@ describe.skipIf(!present && !inCi)("SmolLM2-135M-Instruct through the generic di
     expect(notices[0]).toMatch(/shows no tool-call format; using the generic dialect/);
   });
 
-  for (const [label, toolChoice] of [["required", "required"], ["named send_email", { type: "function", function: { name: "send_email" } }]] as const) {
+  for (const [label, toolChoice] of [
+    ["required", "required"],
+    ["named send_email", { type: "function", function: { name: "send_email" } }],
+  ] as const) {
     it(`masked, toolChoice ${label}: one complete, declared, schema-valid call`, async () => {
       // Room for both values at their caps (40 and 80 characters, SmolLM2 fills the body with
       // "2023, 2023, …" under a named choice) and the 32 whitespace characters the grammar allows
       // before the end, which SmolLM2 writes one newline token at a time: past 160 tokens greedy.
       const r = await generate(model, { messages: MESSAGES, tools: TOOLS, toolChoice, maxTokens: 256, temperature: 0 });
-      const unmasked = await generate(model, { messages: MESSAGES, tools: TOOLS, toolChoice, maxTokens: 256, temperature: 0, mask: false });
-      console.log(`SmolLM2 ${label}: masked ${JSON.stringify(r.text)} → ${r.finishReason}; unmasked ${JSON.stringify(unmasked.text.slice(0, 200))} → ${unmasked.finishReason}, ${unmasked.message.tool_calls?.length ?? 0} calls`);
+      const unmasked = await generate(model, {
+        messages: MESSAGES,
+        tools: TOOLS,
+        toolChoice,
+        maxTokens: 256,
+        temperature: 0,
+        mask: false,
+      });
+      console.log(
+        `SmolLM2 ${label}: masked ${JSON.stringify(r.text)} → ${r.finishReason}; unmasked ${JSON.stringify(unmasked.text.slice(0, 200))} → ${unmasked.finishReason}, ${unmasked.message.tool_calls?.length ?? 0} calls`,
+      );
       expect(r.incomplete).toEqual([]);
       expect(r.finishReason).toBe("tool_calls");
       expect(r.message.tool_calls).toHaveLength(1);
@@ -65,7 +101,13 @@ describe.skipIf(!present && !inCi)("SmolLM2-135M-Instruct through the generic di
   }
 
   it("masked, toolChoice auto: the answer is calls or text, and every call it reports is complete", async () => {
-    const r = await generate(model, { messages: MESSAGES, tools: TOOLS, toolChoice: "auto", maxTokens: 160, temperature: 0 });
+    const r = await generate(model, {
+      messages: MESSAGES,
+      tools: TOOLS,
+      toolChoice: "auto",
+      maxTokens: 160,
+      temperature: 0,
+    });
     console.log(`SmolLM2 auto: masked ${JSON.stringify(r.text.slice(0, 200))} → ${r.finishReason}`);
     if (r.finishReason === "length") expect(r.incomplete.every((c) => c.kind === "cut")).toBe(true);
     else expect(r.incomplete).toEqual([]);

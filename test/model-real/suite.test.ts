@@ -26,7 +26,10 @@ const models = await listModels();
 const inCi = process.env.CI === "true";
 const HOW = "fetch them with `npm run models`";
 const missing = models.filter((m) => !m.present);
-if (missing.length > 0 && !inCi) console.warn(`real-model suite: skipped ${missing.map((m) => m.name).join(", ")}: not in ${dirname(missing[0]!.path)}; ${HOW}`);
+if (missing.length > 0 && !inCi)
+  console.warn(
+    `real-model suite: skipped ${missing.map((m) => m.name).join(", ")}: not in ${dirname(missing[0]!.path)}; ${HOW}`,
+  );
 
 describe("real-model suite (sample)", () => {
   it("the sample covers every tool choice with parallel calls on and off", () => {
@@ -52,7 +55,9 @@ describe("real-model suite (sample)", () => {
         model = await loadModel({ path: m.path, gpu: false, parallel: 2, contextSize: 4096 });
         const t0 = performance.now();
         result = await runSuite(lib, model, CASES, { maxTokens: MAX_TOKENS, dialect: m.dialect!, concurrency: 2 });
-        console.log(`${formatSummary(m.name, result)}\n  ${((performance.now() - t0) / 1000).toFixed(0)} s for ${CASES.length} cases × 2 modes, ${MAX_TOKENS} tokens at most`);
+        console.log(
+          `${formatSummary(m.name, result)}\n  ${((performance.now() - t0) / 1000).toFixed(0)} s for ${CASES.length} cases × 2 modes, ${MAX_TOKENS} tokens at most`,
+        );
       }, 30 * 60_000);
       afterAll(() => model?.dispose());
 
@@ -66,7 +71,8 @@ describe("real-model suite (sample)", () => {
       it("no over-constraint: the matcher accepts every token of every valid unmasked answer", () => {
         if (!m.present) throw new Error(`CI=true and ${m.path} is missing: ${HOW}`);
         expect(result.refusals).toEqual([]);
-        for (const r of result.records.filter((x) => x.unmasked.valid)) expect(r.unmasked.replay.accepted).toBe(r.unmasked.replay.tokens);
+        for (const r of result.records.filter((x) => x.unmasked.valid))
+          expect(r.unmasked.replay.accepted).toBe(r.unmasked.replay.tokens);
       });
     });
   }

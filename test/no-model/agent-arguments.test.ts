@@ -11,10 +11,18 @@ import { loggingTool, newLog } from "../support/agent-tools.js";
 import { ScriptedOpenAI } from "../support/scripted-openai.js";
 
 let server: ScriptedOpenAI;
-beforeEach(async () => { server = await ScriptedOpenAI.start(); });
-afterEach(async () => { await server.close(); });
+beforeEach(async () => {
+  server = await ScriptedOpenAI.start();
+});
+afterEach(async () => {
+  await server.close();
+});
 
-const declared = { type: "object", properties: { path: { type: "string" }, lines: { type: "integer" } }, required: ["path"] };
+const declared = {
+  type: "object",
+  properties: { path: { type: "string" }, lines: { type: "integer" } },
+  required: ["path"],
+};
 const open = { ...declared, additionalProperties: true };
 const typedExtra = { ...declared, additionalProperties: { type: "string" } };
 const closed = { ...declared, additionalProperties: false };
@@ -24,14 +32,26 @@ const freeForm = { type: "object" };
 async function runWith(parameters: Record<string, unknown>, args: string) {
   const log = newLog();
   server.answer({ calls: [{ name: "read_file", id: "c1", arguments: args }] }).answer({ content: "Done." });
-  const r = await runAgent({ client: { baseURL: server.baseURL }, tools: [loggingTool(log, { name: "read_file", parameters })], prompt: "Go" });
+  const r = await runAgent({
+    client: { baseURL: server.baseURL },
+    tools: [loggingTool(log, { name: "read_file", parameters })],
+    prompt: "Go",
+  });
   expect(r.status).toBe("completed");
   const result = server.requests[1]!.body.messages.find((m: any) => m.role === "tool").content as string;
   return { ran: log.args.length === 1, args: log.args[0], result };
 }
 
 const maskAllows = (parameters: Record<string, unknown>, args: string) =>
-  grammarAccepts(jsonArguments({ name: "read_file", parameters, properties: (parameters.properties ?? {}) as Record<string, unknown>, required: [] }), args);
+  grammarAccepts(
+    jsonArguments({
+      name: "read_file",
+      parameters,
+      properties: (parameters.properties ?? {}) as Record<string, unknown>,
+      required: [],
+    }),
+    args,
+  );
 
 describe("an undeclared argument", () => {
   it.each([

@@ -7,8 +7,12 @@ import { loggingTool, newLog } from "../support/agent-tools.js";
 import { ScriptedOpenAI } from "../support/scripted-openai.js";
 
 let server: ScriptedOpenAI;
-beforeEach(async () => { server = await ScriptedOpenAI.start(); });
-afterEach(async () => { await server.close(); });
+beforeEach(async () => {
+  server = await ScriptedOpenAI.start();
+});
+afterEach(async () => {
+  await server.close();
+});
 
 describe("#548 a finish at the output limit", () => {
   it.each(["length", "max_tokens", "LENGTH", "Max_Tokens"])("%s is a truncation", (reason) => {
@@ -18,13 +22,16 @@ describe("#548 a finish at the output limit", () => {
     expect(isTruncatedFinish(reason)).toBe(false);
   });
 
-  it.each(["length", "max_tokens", "LENGTH"])("finish %s: the run is truncated and the partial text is kept", async (reason) => {
-    server.answer({ content: "The report begins with", finish_reason: reason });
-    const r = await runAgent({ client: { baseURL: server.baseURL }, prompt: "Report" });
-    expect(r.status).toBe("truncated");
-    expect(r.finalMessage).toBe("The report begins with");
-    expect(r.messages.at(-1)).toEqual({ role: "assistant", content: "The report begins with" });
-  });
+  it.each(["length", "max_tokens", "LENGTH"])(
+    "finish %s: the run is truncated and the partial text is kept",
+    async (reason) => {
+      server.answer({ content: "The report begins with", finish_reason: reason });
+      const r = await runAgent({ client: { baseURL: server.baseURL }, prompt: "Report" });
+      expect(r.status).toBe("truncated");
+      expect(r.finalMessage).toBe("The report begins with");
+      expect(r.messages.at(-1)).toEqual({ role: "assistant", content: "The report begins with" });
+    },
+  );
 
   it.each(["stop", "end_turn", null])("finish %s: the run is completed", async (reason) => {
     server.answer({ content: "Finished report.", finish_reason: reason });
@@ -33,18 +40,25 @@ describe("#548 a finish at the output limit", () => {
     expect(r.finalMessage).toBe("Finished report.");
   });
 
-  it.each(["tool_calls", "stop", "end_turn", null])("finish %s with calls: the calls run and the loop goes on", async (reason) => {
-    const log = newLog();
-    server.answer({ calls: [{ name: "probe", id: "c1" }], finish_reason: reason }).answer({ content: "Done." });
-    const r = await runAgent({ client: { baseURL: server.baseURL }, tools: [loggingTool(log)], prompt: "Go" });
-    expect(log.events).toEqual(["start:c1", "end:c1"]);
-    expect(r.status).toBe("completed");
-    expect(server.requests).toHaveLength(2);
-  });
+  it.each(["tool_calls", "stop", "end_turn", null])(
+    "finish %s with calls: the calls run and the loop goes on",
+    async (reason) => {
+      const log = newLog();
+      server.answer({ calls: [{ name: "probe", id: "c1" }], finish_reason: reason }).answer({ content: "Done." });
+      const r = await runAgent({ client: { baseURL: server.baseURL }, tools: [loggingTool(log)], prompt: "Go" });
+      expect(log.events).toEqual(["start:c1", "end:c1"]);
+      expect(r.status).toBe("completed");
+      expect(server.requests).toHaveLength(2);
+    },
+  );
 
   it("a cut answer's tool calls are not run (their arguments may be cut) and no further request is made", async () => {
     const log = newLog();
-    server.answer({ content: "Writing", calls: [{ name: "probe", arguments: '{"mark":"a"}' }], finish_reason: "length" });
+    server.answer({
+      content: "Writing",
+      calls: [{ name: "probe", arguments: '{"mark":"a"}' }],
+      finish_reason: "length",
+    });
     const r = await runAgent({ client: { baseURL: server.baseURL }, tools: [loggingTool(log)], prompt: "Go" });
     expect(r.status).toBe("truncated");
     expect(r.finalMessage).toBe("Writing");
@@ -63,7 +77,8 @@ describe("#548 a finish at the output limit", () => {
 
 describe("requests that fail", () => {
   it("an HTTP error ends the run with status error, the status code and body, and the history so far; no retry", async () => {
-    server.answer({ content: "Looking.", calls: [{ name: "probe", id: "c1" }] })
+    server
+      .answer({ content: "Looking.", calls: [{ name: "probe", id: "c1" }] })
       .reply({ status: 503, body: { error: { message: "upstream overloaded" } } });
     const r = await runAgent({ client: { baseURL: server.baseURL }, tools: [loggingTool(newLog())], prompt: "Go" });
     expect(r.status).toBe("error");
@@ -99,7 +114,12 @@ describe("requests that fail", () => {
 describe("the turn limit and aborts", () => {
   it("maxTurns requests that all call tools end as max_turns, with every call answered", async () => {
     server.answer({ calls: [{ name: "probe", id: "c1" }] }).answer({ calls: [{ name: "probe", id: "c2" }] });
-    const r = await runAgent({ client: { baseURL: server.baseURL }, tools: [loggingTool(newLog())], prompt: "Go", maxTurns: 2 });
+    const r = await runAgent({
+      client: { baseURL: server.baseURL },
+      tools: [loggingTool(newLog())],
+      prompt: "Go",
+      maxTurns: 2,
+    });
     expect(r.status).toBe("max_turns");
     expect(server.requests).toHaveLength(2);
     expect(r.messages.map((m) => m.role)).toEqual(["user", "assistant", "tool", "assistant", "tool"]);
@@ -107,9 +127,20 @@ describe("the turn limit and aborts", () => {
 
   it("an abort while tools run: status aborted, no further request, the results kept", async () => {
     const controller = new AbortController();
-    const stopper = { ...loggingTool(newLog()), execute: () => { controller.abort(); return "stopped"; } };
+    const stopper = {
+      ...loggingTool(newLog()),
+      execute: () => {
+        controller.abort();
+        return "stopped";
+      },
+    };
     server.answer({ calls: [{ name: "probe", id: "c1" }] }).answer({ content: "never" });
-    const r = await runAgent({ client: { baseURL: server.baseURL }, tools: [stopper], prompt: "Go", signal: controller.signal });
+    const r = await runAgent({
+      client: { baseURL: server.baseURL },
+      tools: [stopper],
+      prompt: "Go",
+      signal: controller.signal,
+    });
     expect(r.status).toBe("aborted");
     expect(server.requests).toHaveLength(1);
     expect(r.messages.at(-1)).toEqual({ role: "tool", tool_call_id: "c1", content: "stopped" });

@@ -6,12 +6,19 @@ import { loggingTool, newLog } from "../support/agent-tools.js";
 import { ScriptedOpenAI } from "../support/scripted-openai.js";
 
 let server: ScriptedOpenAI;
-beforeEach(async () => { server = await ScriptedOpenAI.start(); });
-afterEach(async () => { await server.close(); });
+beforeEach(async () => {
+  server = await ScriptedOpenAI.start();
+});
+afterEach(async () => {
+  await server.close();
+});
 
 const oneCall = { id: "c1", type: "function", function: { name: "probe", arguments: "{}" } };
 const bodyWith = (toolCalls: unknown, finish = "tool_calls") => ({
-  id: "chatcmpl-x", object: "chat.completion", created: 0, model: "scripted",
+  id: "chatcmpl-x",
+  object: "chat.completion",
+  created: 0,
+  model: "scripted",
   choices: [{ index: 0, message: { role: "assistant", content: null, tool_calls: toolCalls }, finish_reason: finish }],
 });
 
@@ -36,7 +43,11 @@ describe("tool_calls that are not an array of calls", () => {
   });
 
   it.each([null, []])("tool_calls %j is an answer without calls: completed", async (toolCalls) => {
-    server.reply({ body: { choices: [{ message: { role: "assistant", content: "Done.", tool_calls: toolCalls }, finish_reason: "stop" }] } });
+    server.reply({
+      body: {
+        choices: [{ message: { role: "assistant", content: "Done.", tool_calls: toolCalls }, finish_reason: "stop" }],
+      },
+    });
     const r = await runAgent({ client: { baseURL: server.baseURL }, prompt: "Go" });
     expect(r.status).toBe("completed");
     expect(r.finalMessage).toBe("Done.");

@@ -8,8 +8,12 @@ import { loggingTool, newLog } from "../support/agent-tools.js";
 import { ScriptedOpenAI } from "../support/scripted-openai.js";
 
 let server: ScriptedOpenAI;
-beforeEach(async () => { server = await ScriptedOpenAI.start(); });
-afterEach(async () => { await server.close(); });
+beforeEach(async () => {
+  server = await ScriptedOpenAI.start();
+});
+afterEach(async () => {
+  await server.close();
+});
 
 /** One run answered "ok"; the body of its request. */
 async function firstRequest(o: Partial<RunAgentOptions> = {}): Promise<any> {
@@ -54,13 +58,21 @@ describe("#550 request options", () => {
   });
 
   it("an effort it does not know is refused before any request, naming what it takes", async () => {
-    await expect(runAgent({ client: { baseURL: server.baseURL }, prompt: "Go", reasoningEffort: "extreme" })).rejects.toThrow(/"extreme".*"high".*"4096"/);
+    await expect(
+      runAgent({ client: { baseURL: server.baseURL }, prompt: "Go", reasoningEffort: "extreme" }),
+    ).rejects.toThrow(/"extreme".*"high".*"4096"/);
     expect(server.requests).toHaveLength(0);
   });
 
   it("every request of the run carries the same options", async () => {
     server.answer({ calls: [{ name: "probe" }] }).answer({ content: "ok" });
-    await runAgent({ client: { baseURL: server.baseURL }, tools: [loggingTool(newLog())], prompt: "Go", reasoningEffort: "MAX", requireProviderParameters: false });
+    await runAgent({
+      client: { baseURL: server.baseURL },
+      tools: [loggingTool(newLog())],
+      prompt: "Go",
+      reasoningEffort: "MAX",
+      requireProviderParameters: false,
+    });
     for (const req of server.requests) {
       expect(req.body.reasoning).toEqual({ effort: "max" });
       expect(req.body).not.toHaveProperty("provider");
@@ -72,22 +84,44 @@ describe("#550 request options", () => {
     server.answer({ content: "ok" });
     await runAgent({
       client: { baseURL: `${server.baseURL}/`, apiKey: "sk-test", model: "some/model" },
-      tools: [loggingTool(newLog(), { name: "read_file", parameters: { type: "object", properties: { path: { type: "string" } }, required: ["path"] } })],
-      prompt: "Go", instructions: "Be brief.", maxTokens: 300,
+      tools: [
+        loggingTool(newLog(), {
+          name: "read_file",
+          parameters: { type: "object", properties: { path: { type: "string" } }, required: ["path"] },
+        }),
+      ],
+      prompt: "Go",
+      instructions: "Be brief.",
+      maxTokens: 300,
     });
     const req = server.requests[0]!;
     expect(req.path).toBe("/v1/chat/completions");
     expect(req.headers.authorization).toBe("Bearer sk-test");
     expect(req.body.model).toBe("some/model");
     expect(req.body.max_tokens).toBe(300);
-    expect(req.body.messages).toEqual([{ role: "system", content: "Be brief." }, { role: "user", content: "Go" }]);
-    expect(req.body.tools).toEqual([{ type: "function", function: { name: "read_file", description: "records its calls", parameters: { type: "object", properties: { path: { type: "string" } }, required: ["path"] } } }]);
+    expect(req.body.messages).toEqual([
+      { role: "system", content: "Be brief." },
+      { role: "user", content: "Go" },
+    ]);
+    expect(req.body.tools).toEqual([
+      {
+        type: "function",
+        function: {
+          name: "read_file",
+          description: "records its calls",
+          parameters: { type: "object", properties: { path: { type: "string" } }, required: ["path"] },
+        },
+      },
+    ]);
   });
 });
 
 describe("#550 reported cost", () => {
   it("the cost the provider reports is taken as it is", async () => {
-    server.answer({ content: "ok", usage: { prompt_tokens: 100, completion_tokens: 20, total_tokens: 120, cost: 0.0042 } });
+    server.answer({
+      content: "ok",
+      usage: { prompt_tokens: 100, completion_tokens: 20, total_tokens: 120, cost: 0.0042 },
+    });
     const r = await runAgent({ client: { baseURL: server.baseURL }, prompt: "Go" });
     expect(r.reportedCostUsd).toBe(0.0042);
     expect(r.usage).toEqual({ prompt_tokens: 100, completion_tokens: 20, total_tokens: 120 });
@@ -102,7 +136,12 @@ describe("#550 reported cost", () => {
   });
 
   it("over several responses: the sum when each reported one; null when one did not (a partial sum would understate)", async () => {
-    const usage = (cost?: number) => ({ prompt_tokens: 10, completion_tokens: 5, total_tokens: 15, ...(cost === undefined ? {} : { cost }) });
+    const usage = (cost?: number) => ({
+      prompt_tokens: 10,
+      completion_tokens: 5,
+      total_tokens: 15,
+      ...(cost === undefined ? {} : { cost }),
+    });
     const tools = [loggingTool(newLog())];
     server.answer({ calls: [{ name: "probe" }], usage: usage(0.25) }).answer({ content: "ok", usage: usage(0.5) });
     const all = await runAgent({ client: { baseURL: server.baseURL }, tools, prompt: "Go" });
@@ -119,8 +158,9 @@ describe("#550 reported cost", () => {
 
 describe("options that are no option", () => {
   it("a misspelt runAgent option is a TypeError naming the closest one, before any request", async () => {
-    await expect(runAgent({ client: { baseURL: server.baseURL }, prompt: "Go", requestTimeout: 5 } as never))
-      .rejects.toThrow(/runAgent: unknown option "requestTimeout"; did you mean "requestTimeoutMs"\?/);
+    await expect(
+      runAgent({ client: { baseURL: server.baseURL }, prompt: "Go", requestTimeout: 5 } as never),
+    ).rejects.toThrow(/runAgent: unknown option "requestTimeout"; did you mean "requestTimeoutMs"\?/);
     expect(server.requests).toHaveLength(0);
   });
 });

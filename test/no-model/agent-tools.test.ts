@@ -7,10 +7,15 @@ import { loggingTool, newLog, type ToolLog } from "../support/agent-tools.js";
 import { ScriptedOpenAI, type Answer } from "../support/scripted-openai.js";
 
 let server: ScriptedOpenAI;
-beforeEach(async () => { server = await ScriptedOpenAI.start(); });
-afterEach(async () => { await server.close(); });
+beforeEach(async () => {
+  server = await ScriptedOpenAI.start();
+});
+afterEach(async () => {
+  await server.close();
+});
 
-const calls = (name: string, n: number, args = "{}") => Array.from({ length: n }, (_, i) => ({ name, id: `c${i + 1}`, arguments: args }));
+const calls = (name: string, n: number, args = "{}") =>
+  Array.from({ length: n }, (_, i) => ({ name, id: `c${i + 1}`, arguments: args }));
 
 /** One answer with `answerCalls`, then "Done."; returns the run and the tool results the second request carried. */
 async function round(tools: AgentTool[], answerCalls: NonNullable<Answer["calls"]>, o: Partial<RunAgentOptions> = {}) {
@@ -20,7 +25,11 @@ async function round(tools: AgentTool[], answerCalls: NonNullable<Answer["calls"
   return { r, results: results as Array<{ tool_call_id: string; content: string }> };
 }
 
-const startsBeforeFirstEnd = (log: ToolLog) => log.events.slice(0, log.events.findIndex((e) => e.startsWith("end:"))).length;
+const startsBeforeFirstEnd = (log: ToolLog) =>
+  log.events.slice(
+    0,
+    log.events.findIndex((e) => e.startsWith("end:")),
+  ).length;
 
 describe("#551 scheduling", () => {
   it("parallel-safe calls run at the same time: all three start before any ends", async () => {
@@ -40,11 +49,14 @@ describe("#551 scheduling", () => {
 
   it("results go back in the order of the calls, each with its own tool_call_id, whatever order they finished in", async () => {
     const log = newLog();
-    const { results } = await round([loggingTool(log, { parallelSafe: true })], [
-      { name: "probe", id: "c1", arguments: '{"delay":60,"mark":"first"}' },
-      { name: "probe", id: "c2", arguments: '{"delay":1,"mark":"second"}' },
-      { name: "probe", id: "c3", arguments: '{"delay":25,"mark":"third"}' },
-    ]);
+    const { results } = await round(
+      [loggingTool(log, { parallelSafe: true })],
+      [
+        { name: "probe", id: "c1", arguments: '{"delay":60,"mark":"first"}' },
+        { name: "probe", id: "c2", arguments: '{"delay":1,"mark":"second"}' },
+        { name: "probe", id: "c3", arguments: '{"delay":25,"mark":"third"}' },
+      ],
+    );
     // They did finish out of order (otherwise this test would prove nothing).
     expect(log.events.filter((e) => e.startsWith("end:"))).not.toEqual(["end:c1", "end:c2", "end:c3"]);
     expect(results.map((m) => m.tool_call_id)).toEqual(["c1", "c2", "c3"]);
@@ -68,7 +80,11 @@ describe("#551 scheduling", () => {
     const log = newLog();
     const tools = [loggingTool(log, { name: "fast", parallelSafe: true }), loggingTool(log, { name: "slow" })];
     await round(tools, [
-      { name: "fast", id: "a" }, { name: "fast", id: "b" }, { name: "slow", id: "s" }, { name: "fast", id: "c" }, { name: "fast", id: "d" },
+      { name: "fast", id: "a" },
+      { name: "fast", id: "b" },
+      { name: "slow", id: "s" },
+      { name: "fast", id: "c" },
+      { name: "fast", id: "d" },
     ]);
     const at = (e: string) => log.events.indexOf(e);
     expect(at("start:s")).toBeGreaterThan(Math.max(at("end:a"), at("end:b")));
@@ -79,15 +95,30 @@ describe("#551 scheduling", () => {
 });
 
 describe("calls that cannot run well become results that say so, and the loop goes on", () => {
-  const fileTool = (log: ToolLog) => loggingTool(log, {
-    name: "read_file",
-    parameters: { type: "object", properties: { path: { type: "string" }, lines: { type: "integer", minimum: 1 } }, required: ["path"] },
-  });
+  const fileTool = (log: ToolLog) =>
+    loggingTool(log, {
+      name: "read_file",
+      parameters: {
+        type: "object",
+        properties: { path: { type: "string" }, lines: { type: "integer", minimum: 1 } },
+        required: ["path"],
+      },
+    });
 
   it("an undeclared tool: not run, the result names the tools there are; the other call still runs", async () => {
     const log = newLog();
-    const { r, results } = await round([fileTool(log)], [{ name: "delete_all", id: "c1" }, { name: "read_file", id: "c2", arguments: '{"path":"a"}' }]);
-    expect(results[0]).toEqual({ role: "tool", tool_call_id: "c1", content: expect.stringMatching(/no tool named "delete_all".*"read_file".*not run/) });
+    const { r, results } = await round(
+      [fileTool(log)],
+      [
+        { name: "delete_all", id: "c1" },
+        { name: "read_file", id: "c2", arguments: '{"path":"a"}' },
+      ],
+    );
+    expect(results[0]).toEqual({
+      role: "tool",
+      tool_call_id: "c1",
+      content: expect.stringMatching(/no tool named "delete_all".*"read_file".*not run/),
+    });
     expect(results[1]!.content).toBe("done c2");
     expect(log.args).toEqual([{ path: "a" }]);
     expect(r.status).toBe("completed");
@@ -117,12 +148,28 @@ describe("calls that cannot run well become results that say so, and the loop go
   });
 
   it.each([
-    ["throws", () => { throw new Error("disk on fire"); }],
-    ["rejects", async () => { throw new Error("disk on fire"); }],
+    [
+      "throws",
+      () => {
+        throw new Error("disk on fire");
+      },
+    ],
+    [
+      "rejects",
+      async () => {
+        throw new Error("disk on fire");
+      },
+    ],
   ])("a tool that %s: the result says it failed and why; the loop goes on", async (_, execute) => {
     const log = newLog();
     const failing: AgentTool = { name: "broken", parameters: { type: "object", properties: {} }, execute };
-    const { r, results } = await round([failing, loggingTool(log)], [{ name: "broken", id: "c1" }, { name: "probe", id: "c2" }]);
+    const { r, results } = await round(
+      [failing, loggingTool(log)],
+      [
+        { name: "broken", id: "c1" },
+        { name: "probe", id: "c2" },
+      ],
+    );
     expect(results.map((m) => m.tool_call_id)).toEqual(["c1", "c2"]);
     expect(results[0]!.content).toBe('Error: the tool "broken" failed: disk on fire');
     expect(results[1]!.content).toBe("done c2");
@@ -137,17 +184,26 @@ describe("calls that cannot run well become results that say so, and the loop go
   });
 
   it("a schema the checker cannot enforce is refused before any request, saying where", async () => {
-    const odd: AgentTool = { name: "mail", parameters: { type: "object", properties: { to: { type: "string", format: "email" } } }, execute: () => "" };
-    await expect(runAgent({ client: { baseURL: server.baseURL }, tools: [odd], prompt: "Go" })).rejects.toThrow(/tools\[0\]\.parameters.*format/);
+    const odd: AgentTool = {
+      name: "mail",
+      parameters: { type: "object", properties: { to: { type: "string", format: "email" } } },
+      execute: () => "",
+    };
+    await expect(runAgent({ client: { baseURL: server.baseURL }, tools: [odd], prompt: "Go" })).rejects.toThrow(
+      /tools\[0\]\.parameters.*format/,
+    );
     expect(server.requests).toHaveLength(0);
   });
 });
 
-describe("results that JSON.stringify cannot write are written whole or refused, never \"[object Object]\"", () => {
+describe('results that JSON.stringify cannot write are written whole or refused, never "[object Object]"', () => {
   const returning = (value: () => unknown): AgentTool => ({ name: "stat", execute: value });
 
   it("a BigInt is sent as its digits", async () => {
-    const { results } = await round([returning(() => ({ size: 12345678901234567890123n, n: [1n] }))], [{ name: "stat", id: "c1" }]);
+    const { results } = await round(
+      [returning(() => ({ size: 12345678901234567890123n, n: [1n] }))],
+      [{ name: "stat", id: "c1" }],
+    );
     expect(results[0]!.content).toBe('{"size":12345678901234567890123,"n":[1]}');
   });
 
@@ -156,7 +212,9 @@ describe("results that JSON.stringify cannot write are written whole or refused,
     (node.kids as unknown[]).push({ name: "kid", parent: node });
     node.self = node;
     const { results } = await round([returning(() => node)], [{ name: "stat", id: "c1" }]);
-    expect(results[0]!.content).toBe('{"name":"root","kids":[{"name":"kid","parent":"[Circular: $]"}],"self":"[Circular: $]"}');
+    expect(results[0]!.content).toBe(
+      '{"name":"root","kids":[{"name":"kid","parent":"[Circular: $]"}],"self":"[Circular: $]"}',
+    );
   });
 
   it("an object seen twice but not inside itself is written twice, not marked", async () => {
@@ -166,7 +224,14 @@ describe("results that JSON.stringify cannot write are written whole or refused,
   });
 
   it("what JSON.stringify writes is written the same (toJSON, dates, undefined keys, nested arrays)", async () => {
-    const value = { d: new Date(0), u: undefined, f: () => 1, list: [undefined, "x", { toJSON: () => "custom" }], n: -0, s: 'q"\n' };
+    const value = {
+      d: new Date(0),
+      u: undefined,
+      f: () => 1,
+      list: [undefined, "x", { toJSON: () => "custom" }],
+      n: -0,
+      s: 'q"\n',
+    };
     const { results } = await round([returning(() => value)], [{ name: "stat", id: "c1" }]);
     expect(results[0]!.content).toBe(JSON.stringify(value));
   });
@@ -175,22 +240,28 @@ describe("results that JSON.stringify cannot write are written whole or refused,
     ["a Map", () => ({ cache: new Map([["k", 1]]) }), /a Map at \$\.cache/],
     ["a Set", () => [new Set([1])], /a Set at \$\[0\]/],
     ["a function", () => () => 1, /a function at \$/],
-  ])("%s (JSON would write it as nothing or {}): the result says the tool's value could not be sent", async (_, value, where) => {
-    const { r, results } = await round([returning(value)], [{ name: "stat", id: "c1" }]);
-    expect(results[0]!.content).toMatch(/^Error: the tool "stat" ran, but its result cannot be sent as JSON: /);
-    expect(results[0]!.content).toMatch(where);
-    expect(r.status).toBe("completed");
-  });
+  ])(
+    "%s (JSON would write it as nothing or {}): the result says the tool's value could not be sent",
+    async (_, value, where) => {
+      const { r, results } = await round([returning(value)], [{ name: "stat", id: "c1" }]);
+      expect(results[0]!.content).toMatch(/^Error: the tool "stat" ran, but its result cannot be sent as JSON: /);
+      expect(results[0]!.content).toMatch(where);
+      expect(r.status).toBe("completed");
+    },
+  );
 });
 
 describe("call ids", () => {
   it("a second call with an id already used in the same answer is not run; its result says why", async () => {
     const log = newLog();
-    const { r, results } = await round([loggingTool(log)], [
-      { name: "probe", id: "c1", arguments: '{"mark":"first"}' },
-      { name: "probe", id: "c1", arguments: '{"mark":"again"}' },
-      { name: "probe", id: "c2", arguments: '{"mark":"other"}' },
-    ]);
+    const { r, results } = await round(
+      [loggingTool(log)],
+      [
+        { name: "probe", id: "c1", arguments: '{"mark":"first"}' },
+        { name: "probe", id: "c1", arguments: '{"mark":"again"}' },
+        { name: "probe", id: "c2", arguments: '{"mark":"other"}' },
+      ],
+    );
     expect(log.args).toEqual([{ mark: "first" }, { mark: "other" }]);
     expect(results.map((m) => m.tool_call_id)).toEqual(["c1", "c1", "c2"]);
     expect(results[0]!.content).toBe("first");
@@ -201,7 +272,10 @@ describe("call ids", () => {
 
   it("the same id in a later answer runs (servers that number calls per answer reuse ids)", async () => {
     const log = newLog();
-    server.answer({ calls: [{ name: "probe", id: "call_0" }] }).answer({ calls: [{ name: "probe", id: "call_0" }] }).answer({ content: "Done." });
+    server
+      .answer({ calls: [{ name: "probe", id: "call_0" }] })
+      .answer({ calls: [{ name: "probe", id: "call_0" }] })
+      .answer({ content: "Done." });
     const r = await runAgent({ client: { baseURL: server.baseURL }, tools: [loggingTool(log)], prompt: "Go" });
     expect(log.events).toEqual(["start:call_0", "end:call_0", "start:call_0", "end:call_0"]);
     expect(r.status).toBe("completed");
@@ -212,6 +286,8 @@ it("a result nested deeper than the stack can write: the result says so, the loo
   let deep: Record<string, unknown> = {};
   for (let i = 0; i < 200_000; i++) deep = { next: deep };
   const { r, results } = await round([{ name: "stat", execute: () => deep }], [{ name: "stat", id: "c1" }]);
-  expect(results[0]!.content).toMatch(/^Error: the tool "stat" ran, but its result cannot be sent as JSON: it nests too deep/);
+  expect(results[0]!.content).toMatch(
+    /^Error: the tool "stat" ran, but its result cannot be sent as JSON: it nests too deep/,
+  );
   expect(r.status).toBe("completed");
 });

@@ -30,7 +30,13 @@ const WRITE: Call = {
 };
 const SEARCH: Call = {
   name: "search",
-  arguments: { query: "x < y ☃", filters: { lang: "ts", nested: { deep: [1, 2.5, null, false] } }, tags: ["a", 'b"c'], limit: 3.5, cursor: "" },
+  arguments: {
+    query: "x < y ☃",
+    filters: { lang: "ts", nested: { deep: [1, 2.5, null, false] } },
+    tags: ["a", 'b"c'],
+    limit: 3.5,
+    cursor: "",
+  },
 };
 const CONTENT = "Let me check.";
 const REASONING = "Think <hard>.";
@@ -38,7 +44,10 @@ const REASONING = "Think <hard>.";
 // Python's json.dumps (", " and ": " separators, ensure_ascii=False), as the templates' tojson.
 function pyJson(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(pyJson).join(", ")}]`;
-  if (v !== null && typeof v === "object") return `{${Object.entries(v).map(([k, x]) => `${JSON.stringify(k)}: ${pyJson(x)}`).join(", ")}}`;
+  if (v !== null && typeof v === "object")
+    return `{${Object.entries(v)
+      .map(([k, x]) => `${JSON.stringify(k)}: ${pyJson(x)}`)
+      .join(", ")}}`;
   return JSON.stringify(v);
 }
 // Python's str(): True/False/None, and dicts/lists as reprs ({'a': 1}).
@@ -53,7 +62,10 @@ function pyRepr(v: unknown): string {
     return q + v.replace(/\\/g, "\\\\").replace(new RegExp(q, "g"), `\\${q}`).replace(/\n/g, "\\n") + q;
   }
   if (Array.isArray(v)) return `[${v.map(pyRepr).join(", ")}]`;
-  if (typeof v === "object") return `{${Object.entries(v).map(([k, x]) => `${pyRepr(k)}: ${pyRepr(x)}`).join(", ")}}`;
+  if (typeof v === "object")
+    return `{${Object.entries(v)
+      .map(([k, x]) => `${pyRepr(k)}: ${pyRepr(x)}`)
+      .join(", ")}}`;
   return String(v);
 }
 const args = (c: Call) => Object.entries(c.arguments);
@@ -73,14 +85,21 @@ interface Expect {
 const qwenXml = (calls: readonly Call[], content: string) =>
   (content ? `${content}\n\n` : "") +
   calls
-    .map((c) => `<tool_call>\n<function=${c.name}>\n${args(c).map(([k, v]) => `<parameter=${k}>\n${isContainer(v) ? pyJson(v) : pyStr(v)}\n</parameter>\n`).join("")}</function>\n</tool_call>`)
+    .map(
+      (c) =>
+        `<tool_call>\n<function=${c.name}>\n${args(c)
+          .map(([k, v]) => `<parameter=${k}>\n${isContainer(v) ? pyJson(v) : pyStr(v)}\n</parameter>\n`)
+          .join("")}</function>\n</tool_call>`,
+    )
     .join("\n");
 const hermes = (calls: readonly Call[], content: string) =>
-  (content ? `${content}\n` : "") + calls.map((c) => `<tool_call>\n{"name": "${c.name}", "arguments": ${pyJson(c.arguments)}}\n</tool_call>`).join("\n");
+  (content ? `${content}\n` : "") +
+  calls.map((c) => `<tool_call>\n{"name": "${c.name}", "arguments": ${pyJson(c.arguments)}}\n</tool_call>`).join("\n");
 const glmValue = (v: unknown) => (typeof v === "string" ? v : pyJson(v));
 const kimi = (calls: readonly Call[], content: string) =>
   `${content}<|tool_calls_section_begin|>${calls.map((c, i) => `<|tool_call_begin|>functions.${c.name}:${i}<|tool_call_argument_begin|>${pyJson(c.arguments)}<|tool_call_end|>`).join("")}<|tool_calls_section_end|>`;
-const mistral = (calls: readonly Call[], content: string) => content + calls.map((c) => `[TOOL_CALLS]${c.name}[ARGS]${pyJson(c.arguments)}`).join("");
+const mistral = (calls: readonly Call[], content: string) =>
+  content + calls.map((c) => `[TOOL_CALLS]${c.name}[ARGS]${pyJson(c.arguments)}`).join("");
 const same = (wire: string) => wire; // the template does not write the reasoning
 
 const EXPECT: Record<string, Expect> = {
@@ -93,7 +112,12 @@ const EXPECT: Record<string, Expect> = {
     wire: (calls, content) =>
       (content ? `${content}\n\n` : "") +
       calls
-        .map((c) => `<seed:tool_call>\n<function=${c.name}>\n${args(c).map(([k, v]) => `<parameter=${k}>${pyStr(v)}</parameter>\n`).join("")}</function>\n</seed:tool_call>`)
+        .map(
+          (c) =>
+            `<seed:tool_call>\n<function=${c.name}>\n${args(c)
+              .map(([k, v]) => `<parameter=${k}>${pyStr(v)}</parameter>\n`)
+              .join("")}</function>\n</seed:tool_call>`,
+        )
         .join("\n"),
     reasoned: (w) => `<seed:think>${REASONING}</seed:think>\n${w}`,
   },
@@ -101,18 +125,36 @@ const EXPECT: Record<string, Expect> = {
   "GLM-4.6.jinja": {
     wire: (calls, content) =>
       `\n${content ? `${content}\n` : ""}` +
-      calls.map((c) => `<tool_call>${c.name}\n${args(c).map(([k, v]) => `<arg_key>${k}</arg_key>\n<arg_value>${glmValue(v)}</arg_value>\n`).join("")}</tool_call>`).join("\n"),
+      calls
+        .map(
+          (c) =>
+            `<tool_call>${c.name}\n${args(c)
+              .map(([k, v]) => `<arg_key>${k}</arg_key>\n<arg_value>${glmValue(v)}</arg_value>\n`)
+              .join("")}</tool_call>`,
+        )
+        .join("\n"),
     reasoned: (w) => `\n<think>${REASONING}</think>${w}`,
   },
   // GLM-4.7 writes the same tags with no newlines at all.
   "GLM-4.7-Flash.jinja": {
     wire: (calls, content) =>
-      content + calls.map((c) => `<tool_call>${c.name}${args(c).map(([k, v]) => `<arg_key>${k}</arg_key><arg_value>${glmValue(v)}</arg_value>`).join("")}</tool_call>`).join(""),
+      content +
+      calls
+        .map(
+          (c) =>
+            `<tool_call>${c.name}${args(c)
+              .map(([k, v]) => `<arg_key>${k}</arg_key><arg_value>${glmValue(v)}</arg_value>`)
+              .join("")}</tool_call>`,
+        )
+        .join(""),
     reasoned: (w) => `${REASONING}</think>${w}`, // prompt ends "<think>"
   },
   "moonshotai-Kimi-K2.jinja": { wire: kimi, reasoned: same },
   "Kimi-K2-Instruct.jinja": { wire: kimi, reasoned: same },
-  "Kimi-K2-Thinking.jinja": { wire: (calls, content) => `<think></think>${kimi(calls, content)}`, reasoned: (w) => w.replace("<think></think>", `<think>${REASONING}</think>`) },
+  "Kimi-K2-Thinking.jinja": {
+    wire: (calls, content) => `<think></think>${kimi(calls, content)}`,
+    reasoned: (w) => w.replace("<think></think>", `<think>${REASONING}</think>`),
+  },
   "deepseek-ai-DeepSeek-V3.1.jinja": {
     wire: (calls, content) =>
       `${content}<｜tool▁calls▁begin｜>${calls.map((c) => `<｜tool▁call▁begin｜>${c.name}<｜tool▁sep｜>${pyJson(c.arguments)}<｜tool▁call▁end｜>`).join("")}<｜tool▁calls▁end｜>`,
@@ -127,29 +169,45 @@ const EXPECT: Record<string, Expect> = {
     reasoned: (w) => `<|channel|>analysis<|message|>${REASONING}<|end|><|start|>assistant${w}`,
     maxCalls: 1, // "We assume max 1 tool call per message": later calls vanish without an error
   },
-  "mistralai-Ministral-3-14B-Reasoning-2512.jinja": { wire: mistral, reasoned: (w) => `[THINK]${REASONING}[/THINK]${w}` },
+  "mistralai-Ministral-3-14B-Reasoning-2512.jinja": {
+    wire: mistral,
+    reasoned: (w) => `[THINK]${REASONING}[/THINK]${w}`,
+  },
   "unsloth-mistral-Devstral-Small-2507.jinja": { wire: mistral, reasoned: same },
   // Small 3.2 writes an id between name and arguments, and drops the content beside calls.
   "Mistral-Small-3.2-24B-Instruct-2506.jinja": {
-    wire: (calls) => calls.map((c, i) => `[TOOL_CALLS]${c.name}[CALL_ID]${callId(i)}[ARGS]${pyJson(c.arguments)}`).join(""),
+    wire: (calls) =>
+      calls.map((c, i) => `[TOOL_CALLS]${c.name}[CALL_ID]${callId(i)}[ARGS]${pyJson(c.arguments)}`).join(""),
     reasoned: same,
   },
   // Nemo: one JSON array with the ids inside; the content beside calls is dropped.
   "mistralai-Mistral-Nemo-Instruct-2407.jinja": {
-    wire: (calls) => `[TOOL_CALLS][${calls.map((c, i) => `{"name": "${c.name}", "arguments": ${pyJson(c.arguments)}, "id": "${callId(i)}"}`).join(", ")}]`,
+    wire: (calls) =>
+      `[TOOL_CALLS][${calls.map((c, i) => `{"name": "${c.name}", "arguments": ${pyJson(c.arguments)}, "id": "${callId(i)}"}`).join(", ")}]`,
     reasoned: same,
   },
   // MiniMax-M2's prompt opens "<think>\n", so a turn always carries reasoning (see below).
   "MiniMax-M2.jinja": {
     wire: (calls, content) =>
       `${REASONING}\n</think>\n\n${content}\n<minimax:tool_call>\n` +
-      calls.map((c) => `<invoke name="${c.name}">\n${args(c).map(([k, v]) => `<parameter name="${k}">${glmValue(v)}</parameter>\n`).join("")}</invoke>\n`).join("") +
+      calls
+        .map(
+          (c) =>
+            `<invoke name="${c.name}">\n${args(c)
+              .map(([k, v]) => `<parameter name="${k}">${glmValue(v)}</parameter>\n`)
+              .join("")}</invoke>\n`,
+        )
+        .join("") +
       "</minimax:tool_call>",
     reasoned: same,
   },
 };
 // Llama 3.x: "parameters", not "arguments"; one call per message; content beside the call dropped.
-for (const f of ["meta-llama-Llama-3.1-8B-Instruct.jinja", "meta-llama-Llama-3.2-3B-Instruct.jinja", "meta-llama-Llama-3.3-70B-Instruct.jinja"]) {
+for (const f of [
+  "meta-llama-Llama-3.1-8B-Instruct.jinja",
+  "meta-llama-Llama-3.2-3B-Instruct.jinja",
+  "meta-llama-Llama-3.3-70B-Instruct.jinja",
+]) {
   EXPECT[f] = {
     wire: (calls) => `{"name": "${calls[0]!.name}", "parameters": ${pyJson(calls[0]!.arguments)}}`,
     reasoned: same,
@@ -160,11 +218,21 @@ for (const f of ["meta-llama-Llama-3.1-8B-Instruct.jinja", "meta-llama-Llama-3.2
 
 // The lfm2 and generic templates go through the dialect's prompt rewriting (their templates do not
 // write the calls, but LFM2.5-8B-A1B's): their round trips are in dialect-templates.test.ts.
-const cases = TEMPLATE_DIALECTS.filter((d) => !DIALECT_TEMPLATES[d].some((t) => t.viaPrompt))
-  .flatMap((d) => DIALECT_TEMPLATES[d].map((t) => [d, t.file, t] as [TemplateDialect, string, DialectTemplate]));
+const cases = TEMPLATE_DIALECTS.filter((d) => !DIALECT_TEMPLATES[d].some((t) => t.viaPrompt)).flatMap((d) =>
+  DIALECT_TEMPLATES[d].map((t) => [d, t.file, t] as [TemplateDialect, string, DialectTemplate]),
+);
 const needsReasoning = (file: string) => file === "MiniMax-M2.jinja";
-const turn = (d: TemplateDialect, file: string, calls: Call[], opts: { content?: string | null; reasoning?: string; argumentsAsJson?: boolean } = {}) =>
-  renderAssistantToolCalls(d, calls, { template: file, ...(needsReasoning(file) && opts.reasoning === undefined ? { reasoning: REASONING } : {}), ...opts });
+const turn = (
+  d: TemplateDialect,
+  file: string,
+  calls: Call[],
+  opts: { content?: string | null; reasoning?: string; argumentsAsJson?: boolean } = {},
+) =>
+  renderAssistantToolCalls(d, calls, {
+    template: file,
+    ...(needsReasoning(file) && opts.reasoning === undefined ? { reasoning: REASONING } : {}),
+    ...opts,
+  });
 
 describe.each(cases)("%s: %s", (dialect, file, t) => {
   const exp = EXPECT[file]!;
@@ -185,7 +253,8 @@ describe.each(cases)("%s: %s", (dialect, file, t) => {
     }
     const r = turn(dialect, file, [WRITE, SEARCH]);
     expect(r.assistant).toBe(exp.wire([WRITE, SEARCH], ""));
-    if (exp.maxCalls === 1) expect(r.raw).not.toContain(SEARCH.name); // silently dropped
+    if (exp.maxCalls === 1)
+      expect(r.raw).not.toContain(SEARCH.name); // silently dropped
     else expect(r.assistant.indexOf(SEARCH.name)).toBeGreaterThan(r.assistant.indexOf(WRITE.name));
   });
 
@@ -216,7 +285,11 @@ describe.each(cases)("%s: %s", (dialect, file, t) => {
       { role: "assistant", content: "Done." },
       { role: "user", content: "Thanks" },
     ];
-    const full = renderDialect(dialect, messages, { template: file, tools: toolsFor(calls), addGenerationPrompt: true });
+    const full = renderDialect(dialect, messages, {
+      template: file,
+      tools: toolsFor(calls),
+      addGenerationPrompt: true,
+    });
     for (const [i] of calls.entries()) expect(full).toContain(`result ${i} <ok>`);
     expect(full).toContain("Done.");
     // The calls read back in history as they were generated (MiniMax drops the old reasoning).
@@ -230,7 +303,11 @@ describe("template quirks", () => {
     const outcome = (d: TemplateDialect, file: string) => {
       try {
         const r = turn(d, file, [WRITE], { content: null });
-        return r.assistant.includes("None") ? "prints None" : r.full === turn(d, file, [WRITE]).full ? "as empty" : "differs";
+        return r.assistant.includes("None")
+          ? "prints None"
+          : r.full === turn(d, file, [WRITE]).full
+            ? "as empty"
+            : "differs";
       } catch {
         return "throws";
       }
@@ -250,9 +327,18 @@ describe("template quirks", () => {
 
   it("gpt-oss: null content fails in the library; render.ts passes it as empty", () => {
     const src = loadTemplate("openai-gpt-oss-120b.jinja");
-    const messages = [{ role: "user", content: USER }, { role: "assistant", content: null, tool_calls: [{ type: "function", function: { name: "f", arguments: { a: 1 } } }] }];
+    const messages = [
+      { role: "user", content: USER },
+      {
+        role: "assistant",
+        content: null,
+        tool_calls: [{ type: "function", function: { name: "f", arguments: { a: 1 } } }],
+      },
+    ];
     expect(() => new Template(src).render({ messages })).toThrow();
-    expect(renderChat(src, { messages })).toContain("<|start|>assistant to=functions.f<|channel|>commentary json<|message|>{\"a\": 1}<|call|>");
+    expect(renderChat(src, { messages })).toContain(
+      '<|start|>assistant to=functions.f<|channel|>commentary json<|message|>{"a": 1}<|call|>',
+    );
   });
 
   it("gpt-oss refuses content and reasoning beside the same call", () => {
@@ -264,20 +350,37 @@ describe("template quirks", () => {
   it("JSON-string arguments are double-encoded by templates that apply tojson (hence the conversion)", () => {
     const src = loadTemplate("Qwen-Qwen2.5-7B-Instruct.jinja");
     const call = { type: "function", function: { name: "f", arguments: '{"a": 1}' } };
-    const raw = new Template(src).render({ messages: [{ role: "user", content: "u" }, { role: "assistant", content: "", tool_calls: [call] }] });
+    const raw = new Template(src).render({
+      messages: [
+        { role: "user", content: "u" },
+        { role: "assistant", content: "", tool_calls: [call] },
+      ],
+    });
     expect(raw).toContain('"arguments": "{\\"a\\": 1}"');
-    const ours = renderChat(src, { messages: [{ role: "user", content: "u" }, { role: "assistant", content: "", tool_calls: [call] }] });
+    const ours = renderChat(src, {
+      messages: [
+        { role: "user", content: "u" },
+        { role: "assistant", content: "", tool_calls: [call] },
+      ],
+    });
     expect(ours).toContain('"arguments": {"a": 1}');
   });
 
   it("Seed-OSS: the integer-keyed dict fails in the library; the rewrite is a list of pairs", () => {
     const src = loadTemplate("ByteDance-Seed-OSS.jinja");
-    expect(() => new Template(src).render({ messages: [{ role: "user", content: "u" }] })).toThrow(/Object keys must be strings/);
+    expect(() => new Template(src).render({ messages: [{ role: "user", content: "u" }] })).toThrow(
+      /Object keys must be strings/,
+    );
     const fixed = rewriteIntKeyedDicts(src);
-    expect(fixed).toContain("{%- set budget_reflections_v05 = [[0, 0], [512, 128], [1024, 256], [2048, 512], [4096, 512], [8192, 1024], [16384, 1024]] -%}");
+    expect(fixed).toContain(
+      "{%- set budget_reflections_v05 = [[0, 0], [512, 128], [1024, 256], [2048, 512], [4096, 512], [8192, 1024], [16384, 1024]] -%}",
+    );
     expect(fixed).toContain("{%- for k, v in budget_reflections_v05 -%}");
     expect(fixed).toContain("{%- set ns.interval = 1024 -%}"); // was budget_reflections_v05[16384]
-    const reflect = (b: number) => /every (\d+) tokens/.exec(renderChat(src, { messages: [{ role: "user", content: "u" }], extra: { thinking_budget: b } }))?.[1];
+    const reflect = (b: number) =>
+      /every (\d+) tokens/.exec(
+        renderChat(src, { messages: [{ role: "user", content: "u" }], extra: { thinking_budget: b } }),
+      )?.[1];
     expect([1, 512, 513, 5000, 99999].map(reflect)).toEqual(["128", "128", "256", "1024", "1024"]);
   });
 
@@ -292,14 +395,26 @@ describe("template quirks", () => {
 
   it("Kimi K2: call ids count across the conversation in Kimi-K2-Instruct, per message in moonshotai-Kimi-K2", () => {
     const twoTurns = (file: string) =>
-      renderDialect("kimi-k2", [
-        { role: "user", content: USER },
-        { role: "assistant", content: "", tool_calls: [{ id: callId(0), type: "function", function: { name: "f", arguments: { a: 1 } } }] },
-        { role: "tool", tool_call_id: callId(0), name: "f", content: "r" },
-        { role: "assistant", content: "", tool_calls: [{ id: callId(1), type: "function", function: { name: "f", arguments: { a: 2 } } }] },
-      ], { template: file });
-    expect(twoTurns("Kimi-K2-Instruct.jinja")).toContain("functions.f:1<|tool_call_argument_begin|>{\"a\": 2}");
-    expect(twoTurns("moonshotai-Kimi-K2.jinja")).toContain("functions.f:0<|tool_call_argument_begin|>{\"a\": 2}");
+      renderDialect(
+        "kimi-k2",
+        [
+          { role: "user", content: USER },
+          {
+            role: "assistant",
+            content: "",
+            tool_calls: [{ id: callId(0), type: "function", function: { name: "f", arguments: { a: 1 } } }],
+          },
+          { role: "tool", tool_call_id: callId(0), name: "f", content: "r" },
+          {
+            role: "assistant",
+            content: "",
+            tool_calls: [{ id: callId(1), type: "function", function: { name: "f", arguments: { a: 2 } } }],
+          },
+        ],
+        { template: file },
+      );
+    expect(twoTurns("Kimi-K2-Instruct.jinja")).toContain('functions.f:1<|tool_call_argument_begin|>{"a": 2}');
+    expect(twoTurns("moonshotai-Kimi-K2.jinja")).toContain('functions.f:0<|tool_call_argument_begin|>{"a": 2}');
     // moonshotai-Kimi-K2 heads a tool result with the client's id and a literal backslash-n.
     expect(twoTurns("moonshotai-Kimi-K2.jinja")).toContain(`## Return of ${callId(0)}\\nr`);
   });
@@ -308,7 +423,9 @@ describe("template quirks", () => {
     expect(() => renderAssistantToolCalls("llama3", [WRITE, SEARCH])).toThrow(
       "meta-llama-Llama-3.1-8B-Instruct.jinja: This model only supports single tool-calls at once!",
     );
-    expect(() => renderChat("{{ raise_exception('boom') }}", { messages: [], name: "mine.jinja" })).toThrow("mine.jinja: boom");
+    expect(() => renderChat("{{ raise_exception('boom') }}", { messages: [], name: "mine.jinja" })).toThrow(
+      "mine.jinja: boom",
+    );
     expect(() => renderChat("{% if %}", { messages: [] })).toThrow(/^chat template: /);
   });
 });
@@ -350,7 +467,11 @@ describe.skipIf(!hasPythonJinja)("parity with Python jinja2", () => {
       const variants: { calls: Call[]; content?: string; reasoning?: string }[] = [
         { calls: exp.maxCalls === 1 ? [WRITE] : [WRITE, SEARCH] },
         // gpt-oss refuses content and reasoning together (quirk test above).
-        { calls: [SEARCH], content: d === "gpt-oss" ? undefined : ` \n${CONTENT}\n`, reasoning: `\n  ${REASONING}  \n` },
+        {
+          calls: [SEARCH],
+          content: d === "gpt-oss" ? undefined : ` \n${CONTENT}\n`,
+          reasoning: `\n  ${REASONING}  \n`,
+        },
       ];
       for (const v of variants) {
         const messages: ChatMessage[] = [
@@ -363,11 +484,20 @@ describe.skipIf(!hasPythonJinja)("parity with Python jinja2", () => {
         // Python gets the original template (its int-keyed dict is fine there) and plain objects.
         jobs.push({
           template: loadTemplate(file),
-          vars: { messages, tools: toolsFor(v.calls), add_generation_prompt: false, bos_token: t.bosToken ?? "", eos_token: t.eosToken ?? "", ...t.thinking?.(thinking) },
+          vars: {
+            messages,
+            tools: toolsFor(v.calls),
+            add_generation_prompt: false,
+            bos_token: t.bosToken ?? "",
+            eos_token: t.eosToken ?? "",
+            ...t.thinking?.(thinking),
+          },
         });
       }
     }
-    const python = JSON.parse(execFileSync("python3", ["-c", PY_REF], { input: JSON.stringify(jobs), encoding: "utf8" })) as string[];
+    const python = JSON.parse(
+      execFileSync("python3", ["-c", PY_REF], { input: JSON.stringify(jobs), encoding: "utf8" }),
+    ) as string[];
     expect(ours).toEqual(python);
   });
 });

@@ -19,12 +19,18 @@ describe("detectDialect", () => {
     const plain = "{% for m in messages %}{{ m.role }}: {{ m.content }}\n{% endfor %}";
     expect(detectDialect(plain, { onNotice: (n) => notices.push(n), name: "plain.jinja" })).toBe("generic");
     expect(notices).toHaveLength(1);
-    expect(notices[0]).toMatch(/plain\.jinja shows no tool-call format; using the generic dialect.*pass \{ dialect \}.*TOOLMASK_QUIET=1/);
+    expect(notices[0]).toMatch(
+      /plain\.jinja shows no tool-call format; using the generic dialect.*pass \{ dialect \}.*TOOLMASK_QUIET=1/,
+    );
   });
 
   it("gives no notice where the template shows its format, and no dialect without a template", () => {
     const notices: string[] = [];
-    expect(detectDialect(readFileSync(join(templatesDir(), "Qwen3-Coder.jinja"), "utf8"), { onNotice: (n) => notices.push(n) })).toBe("qwen3-coder");
+    expect(
+      detectDialect(readFileSync(join(templatesDir(), "Qwen3-Coder.jinja"), "utf8"), {
+        onNotice: (n) => notices.push(n),
+      }),
+    ).toBe("qwen3-coder");
     expect(detectDialect("", { onNotice: (n) => notices.push(n) })).toBeUndefined();
     expect(notices).toEqual([]);
   });

@@ -2,7 +2,14 @@
 // names decided at the name (also when one declared name is a prefix of another), the thought
 // blocks the templates write, and the grammar (native matcher on Qwen3) agreeing with the parser.
 import { describe, expect, it } from "vitest";
-import { buildToolGrammar, compileGrammar, parseToolCalls, ToolCallStreamParser, type DialectOptions, type StreamEvent } from "../../src/index.js";
+import {
+  buildToolGrammar,
+  compileGrammar,
+  parseToolCalls,
+  ToolCallStreamParser,
+  type DialectOptions,
+  type StreamEvent,
+} from "../../src/index.js";
 import { glmCall, minimaxInvoke, minimaxSection } from "../support/corpus-glm-minimax.js";
 import { renderAssistantToolCalls } from "../support/template-fixtures.js";
 import { fn } from "../support/tools.js";
@@ -11,20 +18,36 @@ import { qwen3 } from "../support/vocabs.js";
 const tools = [
   fn("read", { path: { type: "string" } }),
   fn("read_file", { path: { type: "string" }, limit: { type: "integer" } }, ["path"]),
-  fn("configure", {
-    label: { type: "string" },
-    count: { type: "integer" },
-    enabled: { type: "boolean" },
-    options: { type: "object", properties: { a: { type: "integer" } } },
-  }, ["label"]),
+  fn(
+    "configure",
+    {
+      label: { type: "string" },
+      count: { type: "integer" },
+      enabled: { type: "boolean" },
+      options: { type: "object", properties: { a: { type: "integer" } } },
+    },
+    ["label"],
+  ),
 ];
 
 type Params = Array<[string, string]>;
-interface Wire { label: string; dialect: string; calls: (calls: Array<[string, Params]>) => string }
+interface Wire {
+  label: string;
+  dialect: string;
+  calls: (calls: Array<[string, Params]>) => string;
+}
 const WIRES: Wire[] = [
-  { label: "GLM-4.5/4.6 spelling", dialect: "glm-4.5", calls: (cs) => cs.map(([n, p]) => glmCall(n, p, true)).join("\n") },
+  {
+    label: "GLM-4.5/4.6 spelling",
+    dialect: "glm-4.5",
+    calls: (cs) => cs.map(([n, p]) => glmCall(n, p, true)).join("\n"),
+  },
   { label: "GLM-4.7 spelling", dialect: "glm-4.5", calls: (cs) => cs.map(([n, p]) => glmCall(n, p, false)).join("") },
-  { label: "MiniMax-M2", dialect: "minimax-m2", calls: (cs) => minimaxSection(cs.map(([n, p]) => minimaxInvoke(n, p))) },
+  {
+    label: "MiniMax-M2",
+    dialect: "minimax-m2",
+    calls: (cs) => minimaxSection(cs.map(([n, p]) => minimaxInvoke(n, p))),
+  },
 ];
 
 const compiled = new Map<string, ReturnType<typeof compileGrammar>>();
@@ -38,20 +61,34 @@ function grammar(options: DialectOptions, text: string): { accepted: boolean; co
   return { accepted, complete: accepted && m.isComplete() };
 }
 
-const named = (c: { function: { name: string; arguments: string } }) => ({ name: c.function.name, arguments: JSON.parse(c.function.arguments) });
+const named = (c: { function: { name: string; arguments: string } }) => ({
+  name: c.function.name,
+  arguments: JSON.parse(c.function.arguments),
+});
 
 function stream(text: string, options: DialectOptions, cuts: number[]) {
   const p = new ToolCallStreamParser(options);
   const events: StreamEvent[] = [];
   let at = 0;
-  for (const c of [...cuts, text.length]) { events.push(...p.feed(text.slice(at, c))); at = c; }
+  for (const c of [...cuts, text.length]) {
+    events.push(...p.feed(text.slice(at, c)));
+    at = c;
+  }
   const { events: last, ...result } = p.end();
   return { result, events: [...events, ...last] };
 }
 
 describe.each(WIRES)("$label", ({ dialect, calls }) => {
   const o = { dialect, tools };
-  const readFile = calls([["read_file", [["path", "/etc/hosts"], ["limit", "3"]]]]);
+  const readFile = calls([
+    [
+      "read_file",
+      [
+        ["path", "/etc/hosts"],
+        ["limit", "3"],
+      ],
+    ],
+  ]);
 
   it("toolChoice auto: text beside a call is kept, and text alone is a finished answer", () => {
     const text = `Let me look.\n${readFile}`;
@@ -89,11 +126,16 @@ describe.each(WIRES)("$label", ({ dialect, calls }) => {
   });
 
   it("parallelToolCalls false: a second call is reported, not returned, and the grammar refuses it", () => {
-    const two = calls([["read", [["path", "a"]]], ["read_file", [["path", "b"]]]]);
+    const two = calls([
+      ["read", [["path", "a"]]],
+      ["read_file", [["path", "b"]]],
+    ]);
     const single = { ...o, parallelToolCalls: false };
     const r = parseToolCalls(two, single);
     expect(r.toolCalls.map(named)).toEqual([{ name: "read", arguments: { path: "a" } }]);
-    expect(r.incomplete).toMatchObject([{ name: "read_file", kind: "invalid", reason: "a second call, but parallelToolCalls is false" }]);
+    expect(r.incomplete).toMatchObject([
+      { name: "read_file", kind: "invalid", reason: "a second call, but parallelToolCalls is false" },
+    ]);
     expect(grammar(single, two).accepted).toBe(false);
     expect(parseToolCalls(two, o).toolCalls.map(named)).toEqual([
       { name: "read", arguments: { path: "a" } },
@@ -118,7 +160,11 @@ describe.each(WIRES)("$label", ({ dialect, calls }) => {
     expect(r.toolCalls).toEqual([]);
     expect(r.incomplete).toEqual([]);
     expect(r.content).toBe(text);
-    const events = stream(text, o, Array.from({ length: text.length - 1 }, (_, i) => i + 1)).events;
+    const events = stream(
+      text,
+      o,
+      Array.from({ length: text.length - 1 }, (_, i) => i + 1),
+    ).events;
     expect(events.every((e) => e.type === "content")).toBe(true);
     // Refused as soon as no declared name fits: "read_files" is neither "read" nor "read_file".
     const at = text.indexOf("read_files") + "read_files".length;
@@ -127,7 +173,16 @@ describe.each(WIRES)("$label", ({ dialect, calls }) => {
   });
 
   it("names that are prefixes of each other (read, read_file) both work, whatever the chunking", () => {
-    const text = calls([["read_file", [["path", "b"], ["limit", "2"]]], ["read", [["path", "a"]]]]);
+    const text = calls([
+      [
+        "read_file",
+        [
+          ["path", "b"],
+          ["limit", "2"],
+        ],
+      ],
+      ["read", [["path", "a"]]],
+    ]);
     const ref = stream(text, o, []);
     expect(ref.result.toolCalls.map(named)).toEqual([
       { name: "read_file", arguments: { path: "b", limit: 2 } },
@@ -137,12 +192,30 @@ describe.each(WIRES)("$label", ({ dialect, calls }) => {
   });
 
   it("values are typed by the schema; a string stays as generated", () => {
-    const text = calls([["configure", [["label", "42"], ["count", "7"], ["enabled", "true"], ["options", '{"a": 1}']]]]);
+    const text = calls([
+      [
+        "configure",
+        [
+          ["label", "42"],
+          ["count", "7"],
+          ["enabled", "true"],
+          ["options", '{"a": 1}'],
+        ],
+      ],
+    ]);
     expect(parseToolCalls(text, o).toolCalls.map(named)).toEqual([
       { name: "configure", arguments: { label: "42", count: 7, enabled: true, options: { a: 1 } } },
     ]);
     expect(grammar(o, text).complete).toBe(true);
-    const bad = calls([["configure", [["label", "x"], ["count", "seven"]]]]);
+    const bad = calls([
+      [
+        "configure",
+        [
+          ["label", "x"],
+          ["count", "seven"],
+        ],
+      ],
+    ]);
     const r = parseToolCalls(bad, o);
     expect(r.toolCalls).toEqual([]);
     expect(r.incomplete).toMatchObject([{ name: "configure", kind: "invalid" }]);
@@ -153,7 +226,9 @@ describe.each(WIRES)("$label", ({ dialect, calls }) => {
   it("the grammar refuses a call closed early or without a required argument; the parser calls it invalid", () => {
     for (const text of [calls([["read_file", []]]), calls([["read_file", [["limit", "1"]]]])]) {
       expect(grammar(o, text).accepted).toBe(false);
-      expect(parseToolCalls(text, o).incomplete).toMatchObject([{ name: "read_file", kind: "invalid", missing: ["path"] }]);
+      expect(parseToolCalls(text, o).incomplete).toMatchObject([
+        { name: "read_file", kind: "invalid", missing: ["path"] },
+      ]);
     }
   });
 });
@@ -162,7 +237,9 @@ describe("GLM-specific", () => {
   const o = { dialect: "glm-4.5", tools };
 
   it("a name the wire cannot carry is refused up front, saying which and why", () => {
-    expect(() => parseToolCalls("", { dialect: "glm-4.5", tools: [fn("a<b", {})] })).toThrow(/tools\[0\]\.function\.name: "a<b" contains "<"/);
+    expect(() => parseToolCalls("", { dialect: "glm-4.5", tools: [fn("a<b", {})] })).toThrow(
+      /tools\[0\]\.function\.name: "a<b" contains "<"/,
+    );
     expect(() => parseToolCalls("", { dialect: "minimax-m2", tools: [fn('say">', {})] })).toThrow(/contains "\\">"/);
   });
 
@@ -189,7 +266,10 @@ describe("GLM-specific", () => {
     expect(r46.content).toBeNull();
     expect(r46.toolCalls).toHaveLength(1);
     expect(grammar({ ...o, reasoning: true }, `\n<think>plan</think>\n${call}`).complete).toBe(true);
-    const r47 = parseToolCalls(`plan</think>${glmCall("read", [["path", "a"]], false)}`, { ...o, reasoning: "forced-open" });
+    const r47 = parseToolCalls(`plan</think>${glmCall("read", [["path", "a"]], false)}`, {
+      ...o,
+      reasoning: "forced-open",
+    });
     expect(r47.reasoning).toBe("plan");
     expect(r47.toolCalls).toHaveLength(1);
   });
@@ -199,7 +279,9 @@ describe("MiniMax-specific", () => {
   const o = { dialect: "minimax-m2", tools, reasoning: "forced-open" as const };
 
   it("the thought opened by the prompt, then the section, as the template writes them", () => {
-    const turn = renderAssistantToolCalls("minimax-m2", [{ name: "read", arguments: { path: "a" } }], { reasoning: "plan" });
+    const turn = renderAssistantToolCalls("minimax-m2", [{ name: "read", arguments: { path: "a" } }], {
+      reasoning: "plan",
+    });
     const r = parseToolCalls(turn.assistant, o);
     expect(r.reasoning).toBe("plan\n");
     expect(r.content).toBeNull();
@@ -210,7 +292,10 @@ describe("MiniMax-specific", () => {
     const open = `<minimax:tool_call>\n${minimaxInvoke("read", [["path", "a"]])}`;
     expect(parseToolCalls(`plan</think>${open}`, o).incomplete).toMatchObject([{ kind: "cut" }]);
     expect(grammar(o, `plan</think>${open}`)).toEqual({ accepted: true, complete: false });
-    expect(parseToolCalls("x <minimax:tool_call>\n", { ...o, reasoning: false })).toMatchObject({ content: "x ", incomplete: [{ kind: "cut" }] });
+    expect(parseToolCalls("x <minimax:tool_call>\n", { ...o, reasoning: false })).toMatchObject({
+      content: "x ",
+      incomplete: [{ kind: "cut" }],
+    });
     expect(grammar(o, "plan</think><minimax:tool_call>\n</minimax:tool_call>").accepted).toBe(false);
   });
 });
@@ -226,20 +311,30 @@ describe("the grammar accepts what the real templates write", () => {
     { name: "configure", arguments: { label: "42", count: 1, enabled: false, options: { a: 2 } } },
   ];
   it.each(turns)("%s: %s", (dialect, file, reasoning) => {
-    const turn = renderAssistantToolCalls(dialect, calls, { template: file, content: "Sure.", ...(dialect === "minimax-m2" ? { reasoning: "plan" } : {}) });
+    const turn = renderAssistantToolCalls(dialect, calls, {
+      template: file,
+      content: "Sure.",
+      ...(dialect === "minimax-m2" ? { reasoning: "plan" } : {}),
+    });
     const opts = { dialect, tools, reasoning, toolChoice: "auto" as const };
     expect(grammar(opts, turn.assistant)).toEqual({ accepted: true, complete: true });
     const r = parseToolCalls(turn.assistant, opts);
     expect(r.toolCalls.map(named)).toEqual(calls);
     expect(r.content?.trim()).toBe("Sure.");
     // under required the call opens the answer: the turn without its text
-    const bare = renderAssistantToolCalls(dialect, calls, { template: file, ...(dialect === "minimax-m2" ? { reasoning: "plan" } : {}) });
+    const bare = renderAssistantToolCalls(dialect, calls, {
+      template: file,
+      ...(dialect === "minimax-m2" ? { reasoning: "plan" } : {}),
+    });
     expect(grammar({ ...opts, toolChoice: "required" }, bare.assistant)).toEqual({ accepted: true, complete: true });
     expect(grammar({ ...opts, toolChoice: "required" }, turn.assistant).accepted).toBe(false);
   });
 
   it.each(turns)("%s: %s — every prefix gets one verdict from grammar and parser", (dialect, file, reasoning) => {
-    const turn = renderAssistantToolCalls(dialect, calls, { template: file, ...(dialect === "minimax-m2" ? { reasoning: "plan" } : {}) });
+    const turn = renderAssistantToolCalls(dialect, calls, {
+      template: file,
+      ...(dialect === "minimax-m2" ? { reasoning: "plan" } : {}),
+    });
     const opts = { dialect, tools, reasoning };
     let complete = 0;
     // Inside a thought the prompt opened the grammar cannot end, while the parser has no call to report.

@@ -3,14 +3,22 @@
 // (Kimi K2's functions.NAME:IDX included): the parser's verdicts, the ids in its events, and the
 // grammar on a real vocabulary accepting what each real template writes.
 import { describe, expect, it } from "vitest";
-import { buildToolGrammar, compileGrammar, parseToolCalls, ToolCallStreamParser, type StreamEvent } from "../../src/index.js";
+import {
+  buildToolGrammar,
+  compileGrammar,
+  parseToolCalls,
+  ToolCallStreamParser,
+  type StreamEvent,
+} from "../../src/index.js";
 import { renderAssistantToolCalls, toolsFor, type Call, type TemplateDialect } from "../support/template-fixtures.js";
 import { FILE_TOOLS } from "../support/tools.js";
 import { qwen3 } from "../support/vocabs.js";
 
-const nemo = (name: string, args: unknown, id: string) => `{"name": "${name}", "arguments": ${JSON.stringify(args)}, "id": "${id}"}`;
+const nemo = (name: string, args: unknown, id: string) =>
+  `{"name": "${name}", "arguments": ${JSON.stringify(args)}, "id": "${id}"}`;
 const nemoOut = (...calls: string[]) => `[TOOL_CALLS][${calls.join(", ")}]`;
-const small = (name: string, args: unknown, id?: string) => `[TOOL_CALLS]${name}${id === undefined ? "" : `[CALL_ID]${id}`}[ARGS]${JSON.stringify(args)}`;
+const small = (name: string, args: unknown, id?: string) =>
+  `[TOOL_CALLS]${name}${id === undefined ? "" : `[CALL_ID]${id}`}[ARGS]${JSON.stringify(args)}`;
 const llama = (name: string, args: unknown) => `{"name": "${name}", "parameters": ${JSON.stringify(args)}}`;
 const kimi = (calls: Array<[string, unknown, number]>) =>
   `<|tool_calls_section_begin|>${calls.map(([n, a, i]) => `<|tool_call_begin|>functions.${n}:${i}<|tool_call_argument_begin|>${JSON.stringify(a)}<|tool_call_end|>`).join("")}<|tool_calls_section_end|>`;
@@ -18,7 +26,13 @@ const kimi = (calls: Array<[string, unknown, number]>) =>
 const READ = { path: "/etc/hosts" };
 const WRITE = { path: "/tmp/x", content: "a, b]} {" };
 
-interface Case { dialect: string; one: string; two: string; cut: string; undeclared: string }
+interface Case {
+  dialect: string;
+  one: string;
+  two: string;
+  cut: string;
+  undeclared: string;
+}
 const CASES: Case[] = [
   {
     dialect: "mistral-nemo",
@@ -43,7 +57,8 @@ const CASES: Case[] = [
   },
 ];
 
-const calls = (r: ReturnType<typeof parseToolCalls>) => r.toolCalls.map((c) => [c.function.name, JSON.parse(c.function.arguments)]);
+const calls = (r: ReturnType<typeof parseToolCalls>) =>
+  r.toolCalls.map((c) => [c.function.name, JSON.parse(c.function.arguments)]);
 
 function stream(text: string, options: Parameters<typeof parseToolCalls>[1], step = 1): StreamEvent[] {
   const p = new ToolCallStreamParser(options);
@@ -63,15 +78,25 @@ describe.each(CASES)("$dialect: the parser", ({ dialect, one, two, cut, undeclar
   });
 
   it("toolChoice required and named read the call; a call to another tool than the named one is content", () => {
-    expect(calls(parseToolCalls(one, { dialect, tools: FILE_TOOLS, toolChoice: "required" }))).toEqual([["read", READ]]);
+    expect(calls(parseToolCalls(one, { dialect, tools: FILE_TOOLS, toolChoice: "required" }))).toEqual([
+      ["read", READ],
+    ]);
     const named = { type: "function" as const, function: { name: "read" } };
     expect(calls(parseToolCalls(one, { dialect, tools: FILE_TOOLS, toolChoice: named }))).toEqual([["read", READ]]);
-    const other = parseToolCalls(one, { dialect, tools: FILE_TOOLS, toolChoice: { type: "function", function: { name: "write" } } });
+    const other = parseToolCalls(one, {
+      dialect,
+      tools: FILE_TOOLS,
+      toolChoice: { type: "function", function: { name: "write" } },
+    });
     expect(other).toMatchObject({ toolCalls: [], content: one });
   });
 
   it("toolChoice none: the call text is content", () => {
-    expect(parseToolCalls(one, { dialect, tools: FILE_TOOLS, toolChoice: "none" })).toMatchObject({ toolCalls: [], content: one, finishReason: "stop" });
+    expect(parseToolCalls(one, { dialect, tools: FILE_TOOLS, toolChoice: "none" })).toMatchObject({
+      toolCalls: [],
+      content: one,
+      finishReason: "stop",
+    });
   });
 
   it("an undeclared name is content, and nothing about the call was streamed", () => {
@@ -88,10 +113,15 @@ describe.each(CASES)("$dialect: the parser", ({ dialect, one, two, cut, undeclar
   });
 
   it.skipIf(two === "")("parallelToolCalls false: a second call is invalid, the first kept", () => {
-    expect(calls(parseToolCalls(two, { dialect, tools: FILE_TOOLS }))).toEqual([["read", READ], ["write", WRITE]]);
+    expect(calls(parseToolCalls(two, { dialect, tools: FILE_TOOLS }))).toEqual([
+      ["read", READ],
+      ["write", WRITE],
+    ]);
     const r = parseToolCalls(two, { dialect, tools: FILE_TOOLS, parallelToolCalls: false });
     expect(calls(r)).toEqual([["read", READ]]);
-    expect(r.incomplete).toMatchObject([{ index: 1, name: "write", kind: "invalid", reason: "a second call, but parallelToolCalls is false" }]);
+    expect(r.incomplete).toMatchObject([
+      { index: 1, name: "write", kind: "invalid", reason: "a second call, but parallelToolCalls is false" },
+    ]);
   });
 });
 
@@ -99,19 +129,39 @@ describe("Mistral Nemo", () => {
   it("reads the array as the template writes it and as JSON allows (whitespace), with content before it", () => {
     const text = `Sure.[TOOL_CALLS] [\n  ${nemo("read", READ, "abcdefghi")} ,\n${nemo("write", WRITE, "ABCDEFGH1")}\n]`;
     const r = parseToolCalls(text, { dialect: "mistral-nemo", tools: FILE_TOOLS });
-    expect(calls(r)).toEqual([["read", READ], ["write", WRITE]]);
+    expect(calls(r)).toEqual([
+      ["read", READ],
+      ["write", WRITE],
+    ]);
     expect(r.content).toBe("Sure.");
   });
 
   it("a call without its id, or with keys out of order, is invalid with a reason (llama.cpp refuses both)", () => {
-    const noId = parseToolCalls(`[TOOL_CALLS][{"name": "read", "arguments": ${JSON.stringify(READ)}}]`, { dialect: "mistral-nemo", tools: FILE_TOOLS });
-    expect(noId.incomplete).toMatchObject([{ name: "read", kind: "invalid", reason: 'the call\'s "id" must be 9 letters or digits, got none' }]);
-    const order = parseToolCalls(`[TOOL_CALLS][{"name": "read", "id": "abcdefghi", "arguments": ${JSON.stringify(READ)}}]`, { dialect: "mistral-nemo", tools: FILE_TOOLS });
-    expect(order.incomplete).toMatchObject([{ name: "read", kind: "invalid", reason: 'the call object must hold exactly "name", "arguments", "id", in that order' }]);
+    const noId = parseToolCalls(`[TOOL_CALLS][{"name": "read", "arguments": ${JSON.stringify(READ)}}]`, {
+      dialect: "mistral-nemo",
+      tools: FILE_TOOLS,
+    });
+    expect(noId.incomplete).toMatchObject([
+      { name: "read", kind: "invalid", reason: 'the call\'s "id" must be 9 letters or digits, got none' },
+    ]);
+    const order = parseToolCalls(
+      `[TOOL_CALLS][{"name": "read", "id": "abcdefghi", "arguments": ${JSON.stringify(READ)}}]`,
+      { dialect: "mistral-nemo", tools: FILE_TOOLS },
+    );
+    expect(order.incomplete).toMatchObject([
+      {
+        name: "read",
+        kind: "invalid",
+        reason: 'the call object must hold exactly "name", "arguments", "id", in that order',
+      },
+    ]);
   });
 
   it("an array never closed keeps its finished calls and reports the cut", () => {
-    const r = parseToolCalls(`[TOOL_CALLS][${nemo("read", READ, "abcdefghi")}, `, { dialect: "mistral-nemo", tools: FILE_TOOLS });
+    const r = parseToolCalls(`[TOOL_CALLS][${nemo("read", READ, "abcdefghi")}, `, {
+      dialect: "mistral-nemo",
+      tools: FILE_TOOLS,
+    });
     expect(calls(r)).toEqual([["read", READ]]);
     expect(r.incomplete).toMatchObject([{ index: 1, name: null, kind: "cut" }]);
   });
@@ -150,21 +200,39 @@ describe("Llama 3.x: a call opens the answer", () => {
 });
 
 describe("call ids from the wire", () => {
-  const starts = (ev: StreamEvent[]) => ev.filter((e) => e.type === "tool_call_start").map((e) => (e as { id: string }).id);
+  const starts = (ev: StreamEvent[]) =>
+    ev.filter((e) => e.type === "tool_call_start").map((e) => (e as { id: string }).id);
 
-  it.each([1, 3, 1000])("Nemo's \"id\", Small 3.2's [CALL_ID] and Kimi's functions.NAME:IDX are the calls' ids (chunks of %i)", (step) => {
-    const cases: Array<[string, string, string[]]> = [
-      ["mistral-nemo", nemoOut(nemo("read", READ, "abcdefghi"), nemo("write", WRITE, "ABCDEFGH1")), ["abcdefghi", "ABCDEFGH1"]],
-      ["mistral", small("read", READ, "abcdefghi") + small("write", WRITE), ["abcdefghi", "call_1"]],
-      ["kimi-k2", kimi([["read", READ, 12], ["write", WRITE, 3]]), ["functions.read:12", "functions.write:3"]],
-      ["llama3", llama("read", READ), ["call_0"]],
-    ];
-    for (const [dialect, text, ids] of cases) {
-      const o = { dialect, tools: FILE_TOOLS };
-      expect(parseToolCalls(text, o).toolCalls.map((c) => c.id), dialect).toEqual(ids);
-      expect(starts(stream(text, o, step)), dialect).toEqual(ids);
-    }
-  });
+  it.each([1, 3, 1000])(
+    "Nemo's \"id\", Small 3.2's [CALL_ID] and Kimi's functions.NAME:IDX are the calls' ids (chunks of %i)",
+    (step) => {
+      const cases: Array<[string, string, string[]]> = [
+        [
+          "mistral-nemo",
+          nemoOut(nemo("read", READ, "abcdefghi"), nemo("write", WRITE, "ABCDEFGH1")),
+          ["abcdefghi", "ABCDEFGH1"],
+        ],
+        ["mistral", small("read", READ, "abcdefghi") + small("write", WRITE), ["abcdefghi", "call_1"]],
+        [
+          "kimi-k2",
+          kimi([
+            ["read", READ, 12],
+            ["write", WRITE, 3],
+          ]),
+          ["functions.read:12", "functions.write:3"],
+        ],
+        ["llama3", llama("read", READ), ["call_0"]],
+      ];
+      for (const [dialect, text, ids] of cases) {
+        const o = { dialect, tools: FILE_TOOLS };
+        expect(
+          parseToolCalls(text, o).toolCalls.map((c) => c.id),
+          dialect,
+        ).toEqual(ids);
+        expect(starts(stream(text, o, step)), dialect).toEqual(ids);
+      }
+    },
+  );
 
   it("Kimi: the start waits until the index is complete", () => {
     const p = new ToolCallStreamParser({ dialect: "kimi-k2", tools: FILE_TOOLS });
@@ -184,14 +252,19 @@ describe("call ids from the wire", () => {
 
   it("Small 3.2: an id the template would refuse on the next turn makes the call invalid", () => {
     const r = parseToolCalls(small("read", READ, "ab-d_"), { dialect: "mistral", tools: FILE_TOOLS });
-    expect(r.incomplete).toMatchObject([{ name: "read", kind: "invalid", reason: 'the call id "ab-d_" is not 9 letters or digits' }]);
+    expect(r.incomplete).toMatchObject([
+      { name: "read", kind: "invalid", reason: 'the call id "ab-d_" is not 9 letters or digits' },
+    ]);
   });
 });
 
 describe("the grammar on Qwen3's vocabulary", () => {
   const CALLS: Call[][] = [
-    [{ name: "write_file", arguments: { path: "/tmp/a b.txt", content: "x\n\"y\"", ok: true, mode: 420 } }],
-    [{ name: "read_file", arguments: { path: "☃" } }, { name: "noop", arguments: {} }],
+    [{ name: "write_file", arguments: { path: "/tmp/a b.txt", content: 'x\n"y"', ok: true, mode: 420 } }],
+    [
+      { name: "read_file", arguments: { path: "☃" } },
+      { name: "noop", arguments: {} },
+    ],
   ];
   const TEMPLATES: Array<[TemplateDialect, string, string]> = [
     ["mistral-nemo", "mistral-nemo", "mistralai-Mistral-Nemo-Instruct-2407.jinja"],
@@ -202,37 +275,55 @@ describe("the grammar on Qwen3's vocabulary", () => {
     ["kimi-k2", "kimi-k2", "Kimi-K2-Instruct.jinja"],
   ];
 
-  const matcher = (options: Parameters<typeof buildToolGrammar>[0]) => compileGrammar(buildToolGrammar(options), qwen3()).createMatcher();
+  const matcher = (options: Parameters<typeof buildToolGrammar>[0]) =>
+    compileGrammar(buildToolGrammar(options), qwen3()).createMatcher();
 
-  it.each(TEMPLATES)("%s accepts what %s writes (%s), and refuses a cut or an early close", (fixture, dialect, file) => {
-    for (const c of CALLS) {
-      if (dialect === "llama3" && c.length > 1) continue;
-      const text = renderAssistantToolCalls(fixture, c, { template: file }).assistant;
-      for (const toolChoice of ["auto", "required"] as const) {
-        const m = matcher({ dialect, tools: toolsFor(c), toolChoice });
-        expect(m.acceptString(text), `${toolChoice}: ${text}`).toBe(true);
-        expect(m.isComplete(), text).toBe(true);
+  it.each(TEMPLATES)(
+    "%s accepts what %s writes (%s), and refuses a cut or an early close",
+    (fixture, dialect, file) => {
+      for (const c of CALLS) {
+        if (dialect === "llama3" && c.length > 1) continue;
+        const text = renderAssistantToolCalls(fixture, c, { template: file }).assistant;
+        for (const toolChoice of ["auto", "required"] as const) {
+          const m = matcher({ dialect, tools: toolsFor(c), toolChoice });
+          expect(m.acceptString(text), `${toolChoice}: ${text}`).toBe(true);
+          expect(m.isComplete(), text).toBe(true);
+        }
+        // Cut inside the last call's arguments: not complete, so end of generation is impossible there.
+        const at = text.lastIndexOf(":") + 2;
+        const m = matcher({ dialect, tools: toolsFor(c) });
+        expect(m.acceptString(text.slice(0, at))).toBe(true);
+        expect(m.isComplete(), text.slice(0, at)).toBe(false);
+        // Closing the first call's arguments object before its first value: refused.
+        const early = matcher({ dialect, tools: toolsFor(c) });
+        const open =
+          text.indexOf(dialect === "llama3" ? '"parameters": {' : dialect === "mistral-nemo" ? '"arguments": {' : "{") +
+          (dialect === "llama3" ? 15 : dialect === "mistral-nemo" ? 14 : 1);
+        if (Object.keys(c[0]!.arguments).length > 0)
+          expect(early.acceptString(text.slice(0, open) + "}"), text.slice(0, open)).toBe(false);
       }
-      // Cut inside the last call's arguments: not complete, so end of generation is impossible there.
-      const at = text.lastIndexOf(":") + 2;
-      const m = matcher({ dialect, tools: toolsFor(c) });
-      expect(m.acceptString(text.slice(0, at))).toBe(true);
-      expect(m.isComplete(), text.slice(0, at)).toBe(false);
-      // Closing the first call's arguments object before its first value: refused.
-      const early = matcher({ dialect, tools: toolsFor(c) });
-      const open = text.indexOf(dialect === "llama3" ? '"parameters": {' : dialect === "mistral-nemo" ? '"arguments": {' : "{") + (dialect === "llama3" ? 15 : dialect === "mistral-nemo" ? 14 : 1);
-      if (Object.keys(c[0]!.arguments).length > 0) expect(early.acceptString(text.slice(0, open) + "}"), text.slice(0, open)).toBe(false);
-    }
-  }, 60_000);
+    },
+    60_000,
+  );
 
   it("Nemo: the id is 9 letters or digits, after the arguments", () => {
     const tools = toolsFor([{ name: "noop", arguments: {} }]);
     const ok = matcher({ dialect: "mistral-nemo", tools });
     expect(ok.acceptString('[TOOL_CALLS][{"name": "noop", "arguments": {}, "id": "abcDEF123"}]')).toBe(true);
     expect(ok.isComplete()).toBe(true);
-    expect(matcher({ dialect: "mistral-nemo", tools }).acceptString('[TOOL_CALLS][{"name": "noop", "arguments": {}, "id": "abc-EF123"')).toBe(false);
-    expect(matcher({ dialect: "mistral-nemo", tools }).acceptString('[TOOL_CALLS][{"name": "noop", "arguments": {}}')).toBe(false);
-    expect(matcher({ dialect: "mistral-nemo", tools }).acceptString('[TOOL_CALLS][{"name": "noop", "arguments": {}, "id": "abcDEF1234')).toBe(false);
+    expect(
+      matcher({ dialect: "mistral-nemo", tools }).acceptString(
+        '[TOOL_CALLS][{"name": "noop", "arguments": {}, "id": "abc-EF123"',
+      ),
+    ).toBe(false);
+    expect(
+      matcher({ dialect: "mistral-nemo", tools }).acceptString('[TOOL_CALLS][{"name": "noop", "arguments": {}}'),
+    ).toBe(false);
+    expect(
+      matcher({ dialect: "mistral-nemo", tools }).acceptString(
+        '[TOOL_CALLS][{"name": "noop", "arguments": {}, "id": "abcDEF1234',
+      ),
+    ).toBe(false);
   });
 
   it("Nemo with parallelToolCalls false: the array holds one call", () => {

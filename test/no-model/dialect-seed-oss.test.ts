@@ -8,7 +8,8 @@ import { fn } from "../support/tools.js";
 const tools = [fn("get_weather", { city: { type: "string" }, days: { type: "integer" } }, ["city"])];
 const options = { dialect: "seed-oss", tools };
 const accepts = (text: string, o: object = options) => toolGrammarAccepts(o as typeof options, text);
-const call = "<seed:tool_call>\n<function=get_weather>\n<parameter=city>Paris</parameter>\n<parameter=days>3</parameter>\n</function>";
+const call =
+  "<seed:tool_call>\n<function=get_weather>\n<parameter=city>Paris</parameter>\n<parameter=days>3</parameter>\n</function>";
 
 describe("Seed-OSS", () => {
   it("a complete call whose </seed:tool_call> never came is kept, and the grammar agrees", () => {
@@ -27,7 +28,11 @@ describe("Seed-OSS", () => {
   });
 
   it("a scope cut before its call ends is dropped from content", () => {
-    for (const text of ["Hello <seed:tool_call>\n", "Hello <seed:tool_call>\n<function=get_wea", "Hello <seed:tool_call>\n<function=get_weather>\n<parameter=city>Par"]) {
+    for (const text of [
+      "Hello <seed:tool_call>\n",
+      "Hello <seed:tool_call>\n<function=get_wea",
+      "Hello <seed:tool_call>\n<function=get_weather>\n<parameter=city>Par",
+    ]) {
       const r = parseToolCalls(text, options);
       expect(r.content).toBe("Hello ");
       expect(r.toolCalls).toEqual([]);
@@ -56,16 +61,29 @@ describe("Seed-OSS", () => {
 });
 
 describe("Seed-OSS values written with Python's str() (its template's `| string`)", () => {
-  const search = fn("search", {
-    query: { type: "string" },
-    filters: { type: "object", properties: { lang: { type: "string" }, deep: { type: "object", properties: { n: { type: "array", items: { type: "integer" } } } } }, required: ["lang"] },
-    tags: { type: "array", items: { type: "string" } },
-    strict: { type: ["boolean", "null"] },
-    ratio: { type: "number" },
-  }, ["query"]);
+  const search = fn(
+    "search",
+    {
+      query: { type: "string" },
+      filters: {
+        type: "object",
+        properties: {
+          lang: { type: "string" },
+          deep: { type: "object", properties: { n: { type: "array", items: { type: "integer" } } } },
+        },
+        required: ["lang"],
+      },
+      tags: { type: "array", items: { type: "string" } },
+      strict: { type: ["boolean", "null"] },
+      ratio: { type: "number" },
+    },
+    ["query"],
+  );
   const o = { dialect: "seed-oss", tools: [search] };
   const seedCall = (params: Record<string, string>) =>
-    `<seed:tool_call>\n<function=search>\n${Object.entries(params).map(([k, v]) => `<parameter=${k}>${v}</parameter>\n`).join("")}</function>\n</seed:tool_call>`;
+    `<seed:tool_call>\n<function=search>\n${Object.entries(params)
+      .map(([k, v]) => `<parameter=${k}>${v}</parameter>\n`)
+      .join("")}</function>\n</seed:tool_call>`;
 
   it("dicts, lists, True/None and Python escapes become typed arguments; the grammar agrees", () => {
     const text = seedCall({
@@ -78,14 +96,23 @@ describe("Seed-OSS values written with Python's str() (its template's `| string`
     const r = parseToolCalls(text, o);
     expect(r.incomplete).toEqual([]);
     expect(JSON.parse(r.toolCalls[0]!.function.arguments)).toEqual({
-      query: "q", filters: { lang: "ts", deep: { n: [1, 2] } }, tags: ["a", "it's", "tab\there's éA😀"], strict: null, ratio: 0.00001,
+      query: "q",
+      filters: { lang: "ts", deep: { n: [1, 2] } },
+      tags: ["a", "it's", "tab\there's éA😀"],
+      strict: null,
+      ratio: 0.00001,
     });
     expect(toolGrammarAccepts(o as typeof options, text)).toBe(true);
   });
 
   it("JSON values are still read", () => {
     const text = seedCall({ query: "q", filters: '{"lang": "ts"}', tags: '["a"]', strict: "true" });
-    expect(JSON.parse(parseToolCalls(text, o).toolCalls[0]!.function.arguments)).toEqual({ query: "q", filters: { lang: "ts" }, tags: ["a"], strict: true });
+    expect(JSON.parse(parseToolCalls(text, o).toolCalls[0]!.function.arguments)).toEqual({
+      query: "q",
+      filters: { lang: "ts" },
+      tags: ["a"],
+      strict: true,
+    });
     expect(toolGrammarAccepts(o as typeof options, text)).toBe(true);
   });
 

@@ -12,7 +12,7 @@ import { qwen3 } from "../support/vocabs.js";
 import { checkComplete, checkPrefixes, prefixFrom, walkConfigs, walkStart } from "../support/walks.js";
 
 const WALKS_PER_DIALECT = Number(process.env.TOOLMASK_WALKS ?? 10_000);
-const PREFIX_EVERY = Number(process.env.TOOLMASK_PREFIX_EVERY ?? 200);  // every 200th finished walk: every byte-prefix
+const PREFIX_EVERY = Number(process.env.TOOLMASK_PREFIX_EVERY ?? 200); // every 200th finished walk: every byte-prefix
 const MAX_TOKENS = 600;
 
 // Disagreements found by these walks and not fixed yet: the test fails until the parser is
@@ -22,41 +22,61 @@ const KNOWN: Record<string, string> = {};
 describe.each(dialects)("%s: random walks of the mask", (dialect) => {
   const configs = walkConfigs(dialect);
   const totalWeight = configs.reduce((n, c) => n + c.weight, 0);
-  for (const { label, options, weight, startName, noCallsOk } of configs) (KNOWN[`${dialect}/${label}`] ? it.fails : it)(label, () => {
-    const v = qwen3();
-    const m = compileGrammar(buildToolGrammar(options), v).createMatcher();
-    const start = walkStart(options, startName);
-    const startBytes = Buffer.from(start, "utf8");
-    const walks = Math.ceil((WALKS_PER_DIALECT * weight) / totalWeight);
-    const failures: string[] = [];
-    let finished = 0, prefixChecked = 0;
-    m.reset();
-    expect(m.acceptString(start)).toBe(true);
-    // Mostly short, loop-leaving tokens: walks stay short, so 10,000 fit the CI budget.
-    const all = m.randomWalks({ count: walks, seed: 1, maxTokens: MAX_TOKENS, leaveProbability: 0.9, shortProbability: 0.9, probes: 8 });
-    for (let seed = 0; seed < walks && failures.length < 5; seed++) {
-      const walk = all[seed]!;
-      if (walk.stuck) failures.push(`seed ${seed}: the grammar allowed no token before it could end`);
-      if (!walk.terminated) continue;
-      finished++;
-      const bytes = Buffer.concat([startBytes, ...[...walk.tokens.subarray(0, -1)].map((id) => v.tokenBytes(id))]);
-      const text = bytes.toString("utf8");
-      if (!Buffer.from(text, "utf8").equals(bytes)) { failures.push(`seed ${seed}: the walk is not valid UTF-8`); continue; }
-      const res = parseToolCalls(text, options);
-      const bad = checkComplete(text, options, res, noCallsOk);
-      if (bad) { failures.push(`seed ${seed}: ${bad}\n${JSON.stringify(text)}`); continue; }
-      m.reset();
-      if (!(m.acceptString(text) && m.isComplete())) failures.push(`seed ${seed}: acceptString refuses the walk's own text\n${JSON.stringify(text)}`);
-      if (finished % PREFIX_EVERY === 1) {
-        prefixChecked++;
-        const disagreement = checkPrefixes(m, bytes, options, res, prefixFrom(options, start));
-        if (disagreement) failures.push(`seed ${seed}: ${disagreement}\n${JSON.stringify(text)}`);
-      }
-    }
-    expect(failures).toEqual([]);
-    expect(finished).toBeGreaterThan(walks * 0.8);
-    expect(prefixChecked).toBeGreaterThan(0);
-  }, 300_000);
+  for (const { label, options, weight, startName, noCallsOk } of configs)
+    (KNOWN[`${dialect}/${label}`] ? it.fails : it)(
+      label,
+      () => {
+        const v = qwen3();
+        const m = compileGrammar(buildToolGrammar(options), v).createMatcher();
+        const start = walkStart(options, startName);
+        const startBytes = Buffer.from(start, "utf8");
+        const walks = Math.ceil((WALKS_PER_DIALECT * weight) / totalWeight);
+        const failures: string[] = [];
+        let finished = 0,
+          prefixChecked = 0;
+        m.reset();
+        expect(m.acceptString(start)).toBe(true);
+        // Mostly short, loop-leaving tokens: walks stay short, so 10,000 fit the CI budget.
+        const all = m.randomWalks({
+          count: walks,
+          seed: 1,
+          maxTokens: MAX_TOKENS,
+          leaveProbability: 0.9,
+          shortProbability: 0.9,
+          probes: 8,
+        });
+        for (let seed = 0; seed < walks && failures.length < 5; seed++) {
+          const walk = all[seed]!;
+          if (walk.stuck) failures.push(`seed ${seed}: the grammar allowed no token before it could end`);
+          if (!walk.terminated) continue;
+          finished++;
+          const bytes = Buffer.concat([startBytes, ...[...walk.tokens.subarray(0, -1)].map((id) => v.tokenBytes(id))]);
+          const text = bytes.toString("utf8");
+          if (!Buffer.from(text, "utf8").equals(bytes)) {
+            failures.push(`seed ${seed}: the walk is not valid UTF-8`);
+            continue;
+          }
+          const res = parseToolCalls(text, options);
+          const bad = checkComplete(text, options, res, noCallsOk);
+          if (bad) {
+            failures.push(`seed ${seed}: ${bad}\n${JSON.stringify(text)}`);
+            continue;
+          }
+          m.reset();
+          if (!(m.acceptString(text) && m.isComplete()))
+            failures.push(`seed ${seed}: acceptString refuses the walk's own text\n${JSON.stringify(text)}`);
+          if (finished % PREFIX_EVERY === 1) {
+            prefixChecked++;
+            const disagreement = checkPrefixes(m, bytes, options, res, prefixFrom(options, start));
+            if (disagreement) failures.push(`seed ${seed}: ${disagreement}\n${JSON.stringify(text)}`);
+          }
+        }
+        expect(failures).toEqual([]);
+        expect(finished).toBeGreaterThan(walks * 0.8);
+        expect(prefixChecked).toBeGreaterThan(0);
+      },
+      300_000,
+    );
 });
 
 describe("disagreements these walks found, fixed", () => {
@@ -65,7 +85,10 @@ describe("disagreements these walks found, fixed", () => {
   it("hermes: a call cut before its name is complete is reported cut (finishReason length)", () => {
     for (const text of ["<tool_call>", "<tool_call>\n{", '<tool_call>\n{"name": "re']) {
       const r = parseToolCalls(text, { dialect: "hermes", tools: FILE_TOOLS, finishReason: "length" });
-      expect(r.incomplete.map((c) => c.kind), text).toEqual(["cut"]);
+      expect(
+        r.incomplete.map((c) => c.kind),
+        text,
+      ).toEqual(["cut"]);
     }
   });
 });

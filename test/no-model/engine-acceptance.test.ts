@@ -2,42 +2,149 @@
 // and a SentencePiece one with byte fallback (Llama 2).
 import { describe, expect, it } from "vitest";
 import {
-  alt, byteClass, charClass, compileGrammar, literal, marker, optional, perm, plus, ref, repeat, seq, star, text, token, until,
-  type Grammar, type GrammarNode, type Vocabulary,
+  alt,
+  byteClass,
+  charClass,
+  compileGrammar,
+  literal,
+  marker,
+  optional,
+  perm,
+  plus,
+  ref,
+  repeat,
+  seq,
+  star,
+  text,
+  token,
+  until,
+  type Grammar,
+  type GrammarNode,
+  type Vocabulary,
 } from "../../src/index.js";
 import { beforeAll } from "vitest";
 import { llama2, llamaSpmGguf, qwen3 } from "../support/vocabs.js";
 
 let spmGguf: Vocabulary;
-beforeAll(async () => { spmGguf = await llamaSpmGguf(); });
+beforeAll(async () => {
+  spmGguf = await llamaSpmGguf();
+});
 
 interface Case {
   name: string;
   grammar: Grammar | GrammarNode;
-  accept: string[];      // whole string accepted and complete
+  accept: string[]; // whole string accepted and complete
   incomplete?: string[]; // accepted as a prefix, not complete
-  reject: string[];      // refused somewhere
+  reject: string[]; // refused somewhere
 }
 
 const cases: Case[] = [
-  { name: "literal", grammar: literal("<tool_call>\n"), accept: ["<tool_call>\n"], incomplete: ["", "<tool_", "<tool_call>"], reject: ["<tool_call> ", "<Tool", "x"] },
-  { name: "literal with multi-byte text", grammar: literal("héllo ✓ 😀"), accept: ["héllo ✓ 😀"], incomplete: ["hé"], reject: ["hello", "héllo ✗"] },
-  { name: "charClass ranges", grammar: charClass(["a-z", "_"]), accept: ["a", "q", "z", "_"], incomplete: [""], reject: ["A", "0", "ab", "é"] },
-  { name: "charClass negated (any code point but quote)", grammar: charClass(['"'], true), accept: ["a", "é", "✓", "😀", "\n", "\u0000"], reject: ['"', "ab"] },
-  { name: "charClass non-ASCII ranges", grammar: charClass([[0x4e00, 0x9fff]]), accept: ["中", "文"], reject: ["a", "é", "😀"] },
-  { name: "byteClass", grammar: seq(byteClass([[0x30, 0x39]]), byteClass([[0x30, 0x39]], true)), accept: ["1a", "9-"], incomplete: ["5"], reject: ["a", "11"] },
-  { name: "seq", grammar: seq(literal("a"), literal("b"), literal("c")), accept: ["abc"], incomplete: ["ab"], reject: ["abd", "abcc", "b"] },
-  { name: "alt", grammar: alt(literal("read"), literal("write"), literal("re")), accept: ["read", "write", "re"], incomplete: ["wr", "rea"], reject: ["red", "writer", "x"] },
-  { name: "alt with no items accepts nothing beyond its siblings", grammar: alt(literal("x"), alt()), accept: ["x"], reject: ["y"] },
-  { name: "optional", grammar: seq(literal("a"), optional(literal("b")), literal("c")), accept: ["ac", "abc"], reject: ["abbc", "bc"] },
-  { name: "star", grammar: seq(star(literal("ab")), literal(".")), accept: [".", "ab.", "ababab."], incomplete: ["aba"], reject: ["a.", "abb"] },
-  { name: "plus", grammar: seq(plus(charClass(["0-9"])), literal(";")), accept: ["0;", "123;"], incomplete: ["12"], reject: [";", "1a;"] },
-  { name: "bounded repeat {2,4}", grammar: repeat(charClass(["x"]), 2, 4), accept: ["xx", "xxx", "xxxx"], incomplete: ["x"], reject: ["xxxxx", "y"] },
-  { name: "exact repeat {3}", grammar: repeat(literal("ab"), 3, 3), accept: ["ababab"], incomplete: ["abab"], reject: ["abababab"] },
+  {
+    name: "literal",
+    grammar: literal("<tool_call>\n"),
+    accept: ["<tool_call>\n"],
+    incomplete: ["", "<tool_", "<tool_call>"],
+    reject: ["<tool_call> ", "<Tool", "x"],
+  },
+  {
+    name: "literal with multi-byte text",
+    grammar: literal("héllo ✓ 😀"),
+    accept: ["héllo ✓ 😀"],
+    incomplete: ["hé"],
+    reject: ["hello", "héllo ✗"],
+  },
+  {
+    name: "charClass ranges",
+    grammar: charClass(["a-z", "_"]),
+    accept: ["a", "q", "z", "_"],
+    incomplete: [""],
+    reject: ["A", "0", "ab", "é"],
+  },
+  {
+    name: "charClass negated (any code point but quote)",
+    grammar: charClass(['"'], true),
+    accept: ["a", "é", "✓", "😀", "\n", "\u0000"],
+    reject: ['"', "ab"],
+  },
+  {
+    name: "charClass non-ASCII ranges",
+    grammar: charClass([[0x4e00, 0x9fff]]),
+    accept: ["中", "文"],
+    reject: ["a", "é", "😀"],
+  },
+  {
+    name: "byteClass",
+    grammar: seq(byteClass([[0x30, 0x39]]), byteClass([[0x30, 0x39]], true)),
+    accept: ["1a", "9-"],
+    incomplete: ["5"],
+    reject: ["a", "11"],
+  },
+  {
+    name: "seq",
+    grammar: seq(literal("a"), literal("b"), literal("c")),
+    accept: ["abc"],
+    incomplete: ["ab"],
+    reject: ["abd", "abcc", "b"],
+  },
+  {
+    name: "alt",
+    grammar: alt(literal("read"), literal("write"), literal("re")),
+    accept: ["read", "write", "re"],
+    incomplete: ["wr", "rea"],
+    reject: ["red", "writer", "x"],
+  },
+  {
+    name: "alt with no items accepts nothing beyond its siblings",
+    grammar: alt(literal("x"), alt()),
+    accept: ["x"],
+    reject: ["y"],
+  },
+  {
+    name: "optional",
+    grammar: seq(literal("a"), optional(literal("b")), literal("c")),
+    accept: ["ac", "abc"],
+    reject: ["abbc", "bc"],
+  },
+  {
+    name: "star",
+    grammar: seq(star(literal("ab")), literal(".")),
+    accept: [".", "ab.", "ababab."],
+    incomplete: ["aba"],
+    reject: ["a.", "abb"],
+  },
+  {
+    name: "plus",
+    grammar: seq(plus(charClass(["0-9"])), literal(";")),
+    accept: ["0;", "123;"],
+    incomplete: ["12"],
+    reject: [";", "1a;"],
+  },
+  {
+    name: "bounded repeat {2,4}",
+    grammar: repeat(charClass(["x"]), 2, 4),
+    accept: ["xx", "xxx", "xxxx"],
+    incomplete: ["x"],
+    reject: ["xxxxx", "y"],
+  },
+  {
+    name: "exact repeat {3}",
+    grammar: repeat(literal("ab"), 3, 3),
+    accept: ["ababab"],
+    incomplete: ["abab"],
+    reject: ["abababab"],
+  },
   {
     name: "until: first terminator closes",
     grammar: seq(until("</parameter>"), literal("!")),
-    accept: ["</parameter>!", "abc</parameter>!", "</param</parameter>!", "<</parameter>!", "a\nb <p> </parameter>!", "é✓😀</parameter>!", "</parameter</parameter>!"],
+    accept: [
+      "</parameter>!",
+      "abc</parameter>!",
+      "</param</parameter>!",
+      "<</parameter>!",
+      "a\nb <p> </parameter>!",
+      "é✓😀</parameter>!",
+      "</parameter</parameter>!",
+    ],
     incomplete: ["abc", "abc</param", "x</parameter>"],
     reject: ["abc</parameter>x", "</parameter></parameter>!"],
   },
@@ -48,9 +155,27 @@ const cases: Case[] = [
     incomplete: ["aa", "aaa", "aba"],
     reject: ["aabx", "aabaab"],
   },
-  { name: "until: multi-byte terminator", grammar: until("→end"), accept: ["x→end", "→→end", "é→end"], incomplete: ["→en"], reject: ["→endx"] },
-  { name: "until: maxLength counts code points before the terminator", grammar: until("]", { maxLength: 3 }), accept: ["]", "abc]", "é✓😀]"], incomplete: ["ab"], reject: ["abcd", "abcd]"] },
-  { name: "until: maxLength 0", grammar: until("</x>", { maxLength: 0 }), accept: ["</x>"], incomplete: ["</"], reject: ["a", " </x>"] },
+  {
+    name: "until: multi-byte terminator",
+    grammar: until("→end"),
+    accept: ["x→end", "→→end", "é→end"],
+    incomplete: ["→en"],
+    reject: ["→endx"],
+  },
+  {
+    name: "until: maxLength counts code points before the terminator",
+    grammar: until("]", { maxLength: 3 }),
+    accept: ["]", "abc]", "é✓😀]"],
+    incomplete: ["ab"],
+    reject: ["abcd", "abcd]"],
+  },
+  {
+    name: "until: maxLength 0",
+    grammar: until("</x>", { maxLength: 0 }),
+    accept: ["</x>"],
+    incomplete: ["</"],
+    reject: ["a", " </x>"],
+  },
   {
     name: "text: any text without the excluded string, ending anywhere",
     grammar: text("<tool_call>"),
@@ -72,20 +197,45 @@ const cases: Case[] = [
   },
   {
     name: "perm: any order, no duplicates, required items",
-    grammar: seq(literal("{"), perm([{ node: literal("a"), required: true }, { node: literal("b"), required: true }, { node: literal("c"), required: false }], literal(",")), literal("}")),
+    grammar: seq(
+      literal("{"),
+      perm(
+        [
+          { node: literal("a"), required: true },
+          { node: literal("b"), required: true },
+          { node: literal("c"), required: false },
+        ],
+        literal(","),
+      ),
+      literal("}"),
+    ),
     accept: ["{a,b}", "{b,a}", "{a,b,c}", "{c,b,a}", "{b,c,a}"],
     incomplete: ["{a", "{a,b,"],
     reject: ["{a}", "{c}", "{a,a}", "{a,b,b}", "{a,c,c}", "{}", "{ab}", "{a,b,c,a}"],
   },
   {
     name: "perm: all optional, empty allowed",
-    grammar: seq(literal("("), perm([{ node: literal("x"), required: false }, { node: literal("y"), required: false }], literal(" ")), literal(")")),
+    grammar: seq(
+      literal("("),
+      perm(
+        [
+          { node: literal("x"), required: false },
+          { node: literal("y"), required: false },
+        ],
+        literal(" "),
+      ),
+      literal(")"),
+    ),
     accept: ["()", "(x)", "(y)", "(x y)", "(y x)"],
     reject: ["(x x)", "(xy)", "( )"],
   },
   {
     name: "ref: recursion expanded to maxRecursionDepth",
-    grammar: { root: ref("v"), rules: { v: alt(literal("0"), seq(literal("["), ref("v"), literal("]"))) }, maxRecursionDepth: 3 },
+    grammar: {
+      root: ref("v"),
+      rules: { v: alt(literal("0"), seq(literal("["), ref("v"), literal("]"))) },
+      maxRecursionDepth: 3,
+    },
     accept: ["0", "[0]", "[[0]]", "[[[0]]]"],
     incomplete: ["[[["],
     reject: ["[[[[", "[[[[0]]]]", "[0]]", "1"],

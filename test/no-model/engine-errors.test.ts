@@ -16,7 +16,9 @@ describe("matcher input", () => {
 
   it("a bitmask of the wrong size or type throws and says the right size", () => {
     expect(() => m().fillNextTokenBitmask(new Uint32Array(10))).toThrow(/needs 4740 \(ceil\(vocabSize \/ 32\)\)/);
-    expect(() => m().fillNextTokenBitmask(new Float32Array(4740) as unknown as Uint32Array)).toThrow(/Uint32Array or Int32Array/);
+    expect(() => m().fillNextTokenBitmask(new Float32Array(4740) as unknown as Uint32Array)).toThrow(
+      /Uint32Array or Int32Array/,
+    );
     expect(() => m().fillNextTokenBitmask(null as unknown as Uint32Array)).toThrow();
     const i32 = new Int32Array(4740);
     m().fillNextTokenBitmask(i32); // the XGrammar layout works too
@@ -76,7 +78,16 @@ describe("vocabulary input", () => {
     expect(() => Vocabulary.fromGguf("/nonexistent.gguf")).toThrow(/nonexistent/);
   });
   it("inconsistent data is refused", () => {
-    expect(() => Vocabulary.fromData({ tokenBytes: [], kinds: new Uint8Array(), pieces: [], source: "t" })).toThrow(/no tokens/);
-    expect(() => Vocabulary.fromData({ tokenBytes: [new Uint8Array([1])], kinds: new Uint8Array([9]), pieces: ["a"], source: "t" })).toThrow(/kind must be 0..3/);
+    expect(() => Vocabulary.fromData({ tokenBytes: [], kinds: new Uint8Array(), pieces: [], source: "t" })).toThrow(
+      /no tokens/,
+    );
+    expect(() =>
+      Vocabulary.fromData({
+        tokenBytes: [new Uint8Array([1])],
+        kinds: new Uint8Array([9]),
+        pieces: ["a"],
+        source: "t",
+      }),
+    ).toThrow(/kind must be 0..3/);
   });
 });

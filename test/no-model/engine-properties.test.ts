@@ -3,8 +3,20 @@
 // tokenizing a valid string is accepted token by token.
 import { describe, expect, it } from "vitest";
 import {
-  alt, charClass, compileGrammar, literal, perm, plus, repeat, seq, star, until,
-  type CompiledGrammar, type Grammar, type GrammarNode, type Vocabulary,
+  alt,
+  charClass,
+  compileGrammar,
+  literal,
+  perm,
+  plus,
+  repeat,
+  seq,
+  star,
+  until,
+  type CompiledGrammar,
+  type Grammar,
+  type GrammarNode,
+  type Vocabulary,
 } from "../../src/index.js";
 import { FILE_TOOLS, xmlToolCalls } from "../support/grammars.js";
 import { Tokenizations, rng } from "../support/tokenize.js";
@@ -14,7 +26,14 @@ const jsonish: GrammarNode = seq(
   literal("{"),
   perm(
     [
-      { node: seq(literal('"path": "'), star(alt(charClass(['"', "\\", [0, 0x1f]], true), seq(literal("\\"), charClass(['"', "\\", "n", "t"])))), literal('"')), required: true },
+      {
+        node: seq(
+          literal('"path": "'),
+          star(alt(charClass(['"', "\\", [0, 0x1f]], true), seq(literal("\\"), charClass(['"', "\\", "n", "t"])))),
+          literal('"'),
+        ),
+        required: true,
+      },
       { node: seq(literal('"n": '), plus(charClass(["0-9"]))), required: false },
     ],
     literal(", "),
@@ -38,7 +57,10 @@ const grammars: Array<[string, Grammar | GrammarNode]> = [
   ["until with a multi-byte terminator", seq(until("»»"), literal("."))],
   ["bounded repetitions", bounded],
   // Items with several parses ("abc" or "ab"+"c") put copies of different counts in one state.
-  ["ambiguous bounded items", seq(literal("<z>"), repeat(alt(literal("ab"), literal("abc"), literal("c")), 1, 6), literal("</z>"))],
+  [
+    "ambiguous bounded items",
+    seq(literal("<z>"), repeat(alt(literal("ab"), literal("abc"), literal("c")), 1, 6), literal("</z>")),
+  ],
 ];
 
 const validStrings: Record<string, string[]> = {
@@ -53,9 +75,18 @@ const validStrings: Record<string, string[]> = {
   "bounded repetitions": ['"ab"abc!', '"0123456789ab"xyzabc!', '"\\n\\té😀中文"abc!', '"a\\"b"qabc!'],
 };
 
-function isSet(mask: Uint32Array, id: number) { return ((mask[id >>> 5]! >>> (id & 31)) & 1) === 1; }
+function isSet(mask: Uint32Array, id: number) {
+  return ((mask[id >>> 5]! >>> (id & 31)) & 1) === 1;
+}
 
-function randomWalks(vocab: Vocabulary, g: CompiledGrammar, seed: number, walks: number, maxSteps: number, fullCheckEvery: number) {
+function randomWalks(
+  vocab: Vocabulary,
+  g: CompiledGrammar,
+  seed: number,
+  walks: number,
+  maxSteps: number,
+  fullCheckEvery: number,
+) {
   const rand = rng(seed);
   const m = g.createMatcher();
   const mask = m.allocateBitmask();
@@ -66,15 +97,22 @@ function randomWalks(vocab: Vocabulary, g: CompiledGrammar, seed: number, walks:
       m.fillNextTokenBitmask(mask);
       const allowed = allowedIds(mask);
       // Never stranded: an empty mask only where the grammar is complete.
-      if (allowed.length === 0) { expect(m.isComplete()).toBe(true); break; }
+      if (allowed.length === 0) {
+        expect(m.isComplete()).toBe(true);
+        break;
+      }
       expect(m.hasAllowedToken()).toBe(true);
       // Mask ⟺ acceptToken, on every token at some steps and on a sample at the others.
-      const probe = steps % fullCheckEvery === 0
-        ? Array.from({ length: vocab.size }, (_, id) => id)
-        : Array.from({ length: 300 }, () => Math.floor(rand() * vocab.size)).concat(allowed.slice(0, 100));
+      const probe =
+        steps % fullCheckEvery === 0
+          ? Array.from({ length: vocab.size }, (_, id) => id)
+          : Array.from({ length: 300 }, () => Math.floor(rand() * vocab.size)).concat(allowed.slice(0, 100));
       for (const id of probe) {
         const ok = m.acceptToken(id);
-        if (ok !== isSet(mask, id)) throw new Error(`step ${i}: token ${id} (${JSON.stringify(vocab.piece(id))}) mask=${isSet(mask, id)} accept=${ok}`);
+        if (ok !== isSet(mask, id))
+          throw new Error(
+            `step ${i}: token ${id} (${JSON.stringify(vocab.piece(id))}) mask=${isSet(mask, id)} accept=${ok}`,
+          );
         if (ok) m.rollback(1);
       }
       // Prefer finishing: end-of-generation when allowed half the time, else any allowed token.
@@ -112,7 +150,10 @@ describe.each([
           const ids = tk.random(text, rand);
           const m = g.createMatcher();
           ids.forEach((id, i) => {
-            if (!m.acceptToken(id)) throw new Error(`${JSON.stringify(text)}: token ${i} (${JSON.stringify(v.piece(id))}) refused in tokenization ${ids.join(",")}`);
+            if (!m.acceptToken(id))
+              throw new Error(
+                `${JSON.stringify(text)}: token ${i} (${JSON.stringify(v.piece(id))}) refused in tokenization ${ids.join(",")}`,
+              );
           });
           expect(m.isComplete()).toBe(true);
           // Rollback then replay reaches the same verdicts.
@@ -131,7 +172,10 @@ const tokenizers = new Map<Vocabulary, Tokenizations>();
 describe("bounded repetition counts", () => {
   it("an exit in reach does not lend an extra item (found by the XGrammar differential test)", () => {
     const v = qwen3();
-    const g = compileGrammar(seq(literal("<z>"), repeat(alt(literal("ab"), literal("abc"), literal("c")), 1, 6), literal("</z>")), v);
+    const g = compileGrammar(
+      seq(literal("<z>"), repeat(alt(literal("ab"), literal("abc"), literal("c")), 1, 6), literal("</z>")),
+      v,
+    );
     const m = g.createMatcher();
     expect(m.acceptString("<z>cabccababcab")).toBe(true); // six items at most: c|abc|c|ab|abc|ab
     const mask = m.allocateBitmask();

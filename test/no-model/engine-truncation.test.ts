@@ -22,7 +22,9 @@ describe("truncated calls are never complete", () => {
   });
 
   it("write whose content arrives empty and the call is never closed: not complete", () => {
-    const v = decode("<tool_call>\n<function=write>\n<parameter=path>\n/tmp/x.c\n</parameter>\n<parameter=content>\n\n</parameter>\n");
+    const v = decode(
+      "<tool_call>\n<function=write>\n<parameter=path>\n/tmp/x.c\n</parameter>\n<parameter=content>\n\n</parameter>\n",
+    );
     expect(v.accepted).toBe(true);
     expect(v.complete).toBe(false);
   });
@@ -37,24 +39,32 @@ describe("truncated calls are never complete", () => {
 
 describe("the neighbours that must not move", () => {
   it("a healthy multi-parameter call is complete", () => {
-    const v = decode("<tool_call>\n<function=write>\n<parameter=path>\n/tmp/x.c\n</parameter>\n<parameter=content>\nhello\n</parameter>\n</function>\n</tool_call>");
+    const v = decode(
+      "<tool_call>\n<function=write>\n<parameter=path>\n/tmp/x.c\n</parameter>\n<parameter=content>\nhello\n</parameter>\n</function>\n</tool_call>",
+    );
     expect(v.complete).toBe(true);
     const eos = qwen3().idOfPiece("<|im_end|>")!;
     expect(v.m.acceptToken(eos)).toBe(true);
   });
 
   it("a legal empty value (edit new_string) closed by the model is complete", () => {
-    const v = decode("<tool_call>\n<function=edit>\n<parameter=path>\n/tmp/x.c\n</parameter>\n<parameter=old_string>\ndead line\n</parameter>\n<parameter=new_string>\n\n</parameter>\n</function>\n</tool_call>");
+    const v = decode(
+      "<tool_call>\n<function=edit>\n<parameter=path>\n/tmp/x.c\n</parameter>\n<parameter=old_string>\ndead line\n</parameter>\n<parameter=new_string>\n\n</parameter>\n</function>\n</tool_call>",
+    );
     expect(v.complete).toBe(true);
   });
 
   it("the naive early close stays refused: no parameters, or one of two required", () => {
     expect(decode("<tool_call>\n<function=read>\n</function>").accepted).toBe(false);
-    expect(decode("<tool_call>\n<function=write>\n<parameter=path>\n/tmp/x.c\n</parameter>\n</function>").accepted).toBe(false);
+    expect(
+      decode("<tool_call>\n<function=write>\n<parameter=path>\n/tmp/x.c\n</parameter>\n</function>").accepted,
+    ).toBe(false);
   });
 
   it("a parameter cannot be given twice", () => {
-    expect(decode("<tool_call>\n<function=write>\n<parameter=path>\na\n</parameter>\n<parameter=path>").accepted).toBe(false);
+    expect(decode("<tool_call>\n<function=write>\n<parameter=path>\na\n</parameter>\n<parameter=path>").accepted).toBe(
+      false,
+    );
   });
 
   it("a call to an undeclared function is refused at its name", () => {
@@ -69,9 +79,13 @@ describe("the close returns the walk to the skeleton", () => {
     "<tool_call>\n<function=write>\n<parameter=path>\n/tmp/x.c</parameter>",
     "<tool_call>\n<function=write>\n<parameter=path>\n\n</parameter>",
   ]) {
-    it(JSON.stringify(opener.slice(opener.indexOf("<parameter")) ), () => {
+    it(JSON.stringify(opener.slice(opener.indexOf("<parameter"))), () => {
       const g = grammar();
-      const at = () => { const m = g.createMatcher(); expect(m.acceptString(opener)).toBe(true); return m; };
+      const at = () => {
+        const m = g.createMatcher();
+        expect(m.acceptString(opener)).toBe(true);
+        return m;
+      };
       expect(at().acceptString("The bash tool seems to be stale")).toBe(false);
       expect(at().acceptString("<parameter=content>")).toBe(true);
       expect(at().acceptString("</function>")).toBe(false); // content is still required

@@ -6,7 +6,20 @@ import { toEbnf, EbnfExportError, utf8Sequences } from "../../src/grammar/export
 import type { Grammar, GrammarNode } from "../../src/grammar/ir.js";
 import { lowerJsonSchemas } from "../../src/grammar/json-schema/index.js";
 import {
-  literal, seq, alt, repeat, optional, star, plus, charClass, byteClass, until, token, perm, ref, jsonSchema,
+  literal,
+  seq,
+  alt,
+  repeat,
+  optional,
+  star,
+  plus,
+  charClass,
+  byteClass,
+  until,
+  token,
+  perm,
+  ref,
+  jsonSchema,
 } from "../../src/grammar/builders.js";
 // @ts-expect-error plain ESM helper without type declarations
 import { loadXGrammar } from "../../scripts/lib/xgrammar.mjs";
@@ -14,7 +27,11 @@ import { loadXGrammar } from "../../scripts/lib/xgrammar.mjs";
 // Second oracle: llama.cpp's own GBNF parser and matcher (node-llama-cpp's prebuilt CPU binary,
 // LlamaGrammar's internal _testText = AddonGrammar.isTextCompatible; no model needed).
 type Dialect = "xgrammar" | "gbnf";
-interface Opts { dialect?: Dialect; tokenText?: (id: number) => string | undefined; tokenId?: (p: string) => number | undefined }
+interface Opts {
+  dialect?: Dialect;
+  tokenText?: (id: number) => string | undefined;
+  tokenId?: (p: string) => number | undefined;
+}
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 let xg: any, llama: any, LlamaGrammar: any;
@@ -41,7 +58,13 @@ async function acceptor(g: Grammar | GrammarNode, opts: Opts = {}) {
 }
 
 /** Check a table in both syntaxes (or only the listed ones). */
-async function checkTable(g: Grammar | GrammarNode, accept: string[], reject: string[], opts: Opts = {}, dialects: Dialect[] = ["xgrammar", "gbnf"]) {
+async function checkTable(
+  g: Grammar | GrammarNode,
+  accept: string[],
+  reject: string[],
+  opts: Opts = {},
+  dialects: Dialect[] = ["xgrammar", "gbnf"],
+) {
   for (const dialect of dialects) {
     if (dialect === "gbnf" && !llama) continue;
     const o = { ...opts, dialect };
@@ -62,7 +85,10 @@ function untilRef(T: string, s: string, maxLength?: number): boolean {
 /** Deterministic pseudo-random strings over a small alphabet (so terminators occur often). */
 function* randomStrings(alphabet: string[], count: number, maxLen: number, seed = 1) {
   let x = seed;
-  const rnd = () => { x = (x * 1103515245 + 12345) & 0x7fffffff; return x / 0x7fffffff; };
+  const rnd = () => {
+    x = (x * 1103515245 + 12345) & 0x7fffffff;
+    return x / 0x7fffffff;
+  };
   for (let i = 0; i < count; i++) {
     const n = Math.floor(rnd() * (maxLen + 1));
     let s = "";
@@ -75,14 +101,29 @@ describe("toEbnf → XGrammar: until", () => {
   it("exact </parameter> terminator", async () => {
     await checkTable(
       until("</parameter>"),
-      ["abc</parameter>", "</parameter>", "</param</parameter>", "<</parameter>", "</parameter</parameter>",
-        "</</parameter>", "line1\nline2\t</parameter>", "héllo 中文 😀</parameter>", "a<b>c</p></parameter>"],
+      [
+        "abc</parameter>",
+        "</parameter>",
+        "</param</parameter>",
+        "<</parameter>",
+        "</parameter</parameter>",
+        "</</parameter>",
+        "line1\nline2\t</parameter>",
+        "héllo 中文 😀</parameter>",
+        "a<b>c</p></parameter>",
+      ],
       ["a</parameter>b", "abc", "", "</parameter></parameter>", "x</parameter>\n", "</parameter", "</PARAMETER>"],
     );
   });
 
   it("matches the IR semantics on random strings (self-overlapping terminators)", async () => {
-    for (const [T, dialect] of ["aab", "abab", "aa", "<//a", "é<é", "a"].flatMap((t) => [[t, "xgrammar"], [t, "gbnf"]] as const)) {
+    for (const [T, dialect] of ["aab", "abab", "aa", "<//a", "é<é", "a"].flatMap(
+      (t) =>
+        [
+          [t, "xgrammar"],
+          [t, "gbnf"],
+        ] as const,
+    )) {
       if (dialect === "gbnf" && !llama) continue;
       const acc = await acceptor(until(T), { dialect });
       const alphabet = Array.from(new Set([...T, "x"]));
@@ -93,14 +134,30 @@ describe("toEbnf → XGrammar: until", () => {
   });
 
   it("maxLength bounds the text before the terminator, in code points", async () => {
-    await checkTable(until("ab", { maxLength: 3 }), ["ab", "xab", "xxxab", "aaab", "ééé" + "ab", "bab"], ["xxxxab", "abab", "b", "aaaaab"]);
+    await checkTable(
+      until("ab", { maxLength: 3 }),
+      ["ab", "xab", "xxxab", "aaab", "ééé" + "ab", "bab"],
+      ["xxxxab", "abab", "b", "aaaaab"],
+    );
     await checkTable(until("</p>", { maxLength: 0 }), ["</p>"], ["x</p>", ""]);
-    for (const [T, m, dialect] of [["aab", 4], ["abab", 5], ["é<", 2]].flatMap(([t, m]) => [[t, m, "xgrammar"], [t, m, "gbnf"]] as const)) {
+    for (const [T, m, dialect] of [
+      ["aab", 4],
+      ["abab", 5],
+      ["é<", 2],
+    ].flatMap(
+      ([t, m]) =>
+        [
+          [t, m, "xgrammar"],
+          [t, m, "gbnf"],
+        ] as const,
+    )) {
       if (dialect === "gbnf" && !llama) continue;
       const acc = await acceptor(until(T as string, { maxLength: m as number }), { dialect });
       const alphabet = Array.from(new Set([...(T as string), "x"]));
       for (const s of randomStrings(alphabet, 120, 10, 7)) {
-        expect(await acc(s), `${dialect}: until(${JSON.stringify(T)}, max ${m}) on ${JSON.stringify(s)}`).toBe(untilRef(T as string, s, m as number));
+        expect(await acc(s), `${dialect}: until(${JSON.stringify(T)}, max ${m}) on ${JSON.stringify(s)}`).toBe(
+          untilRef(T as string, s, m as number),
+        );
       }
     }
   });
@@ -125,7 +182,11 @@ describe("toEbnf → XGrammar: perm", () => {
 
   it("all optional without separator; all required", async () => {
     await checkTable(perm(items([false, false, false])), ["", "a", "cb", "abc", "cab"], ["aa", "abca", "d"]);
-    await checkTable(perm(items([true, true, true]), literal(" ")), ["a b c", "c a b", "b c a"], ["a b", "a b c c", "abc"]);
+    await checkTable(
+      perm(items([true, true, true]), literal(" ")),
+      ["a b c", "c a b", "b c a"],
+      ["a b", "a b c c", "abc"],
+    );
   });
 
   it("refuses large sets", () => {
@@ -165,7 +226,9 @@ describe("toEbnf → XGrammar: characters and escapes", () => {
   });
 
   it("byte classes spell UTF-8 byte by byte", async () => {
-    await checkTable(seq(byteClass([[0xc3, 0xc3]]), byteClass([[0xa9, 0xaa]])), ["é", "ê"], ["è", "e"], {}, ["xgrammar"]);
+    await checkTable(seq(byteClass([[0xc3, 0xc3]]), byteClass([[0xa9, 0xaa]])), ["é", "ê"], ["è", "e"], {}, [
+      "xgrammar",
+    ]);
     await checkTable(plus(byteClass([[0x61, 0x63]])), ["abc", "a"], ["d", ""]);
     expect(() => toEbnf(byteClass([[0x80, 0xff]]), { target: "gbnf" })).toThrow(/not exportable to GBNF/);
   });
@@ -176,7 +239,8 @@ describe("toEbnf → XGrammar: characters and escapes", () => {
       const b = Array.from(new TextEncoder().encode(String.fromCodePoint(cp)));
       return seqs.some((s) => s.length === b.length && s.every(([lo, hi], i) => b[i]! >= lo && b[i]! <= hi));
     };
-    for (const cp of [0x7f, 0x80, 0x7ff, 0x800, 0xd7ff, 0xe000, 0xffff, 0x10000, 0x10ffff, 0x3456, 0x1f600]) expect(matches(cp)).toBe(true);
+    for (const cp of [0x7f, 0x80, 0x7ff, 0x800, 0xd7ff, 0xe000, 0xffff, 0x10000, 0x10ffff, 0x3456, 0x1f600])
+      expect(matches(cp)).toBe(true);
     expect(matches(0x7e)).toBe(false);
   });
 });
@@ -189,7 +253,13 @@ describe("toEbnf → XGrammar: structure", () => {
     await checkTable(seq(star(literal("a")), optional(literal("b"))), ["", "aaa", "aab", "b"], ["bb", "ba"]);
     await checkTable(seq(literal("x"), repeat(literal("a"), 0, 0)), ["x"], ["xa"]);
     // A starred sub-rule followed by more items (written as a right-recursive loop for XGrammar).
-    const str = (min: number) => seq(literal('"'), repeat(alt(charClass(['"', "\\"], true), seq(literal("\\"), charClass(['"', "n"]))), min, null), literal('"'), literal("!"));
+    const str = (min: number) =>
+      seq(
+        literal('"'),
+        repeat(alt(charClass(['"', "\\"], true), seq(literal("\\"), charClass(['"', "n"]))), min, null),
+        literal('"'),
+        literal("!"),
+      );
     await checkTable(str(0), ['""!', '"ab"!', '"a\\"b\\n"!'], ['"a"', '"a\\x"!', '"a""!', '"a"!!']);
     await checkTable(str(1), ['"a"!', '"\\n"!'], ['""!']);
     await checkTable(str(2), ['"ab"!', '"a\\nb"!'], ['""!', '"a"!']);
@@ -236,35 +306,86 @@ describe("toEbnf → XGrammar: structure", () => {
   });
 
   it("JSON-schema values in Python literal syntax (Seed-OSS) export after lowering", async () => {
-    const schema = { type: "object", properties: { lang: { type: "string", maxLength: 2 }, n: { type: "array", items: { type: "integer" } }, ok: { type: "boolean" } }, required: ["lang"] };
-    const g = lowerJsonSchemas({ root: seq(literal("<p>"), jsonSchema(schema, { whitespace: "any", syntax: "python" }), literal("</p>")) });
-    await checkTable(g, [
-      "<p>{'lang': 'ts', 'n': [1, 2], 'ok': True}</p>", '<p>{"lang": "\\x74s"}</p>', "<p>{'lang': '\\U0001F600'}</p>", "<p>{ 'ok' : False , 'lang' : '\\'' }</p>",
-    ], [
-      "<p>{'lang': 'ts', 'ok': true}</p>", "<p>{'lang': 'tsx'}</p>", "<p>{'n': [1]}</p>", "<p>{'lang': '\\ud83d'}</p>", '<p>{"lang": "ts"\'}</p>', "<p>{'lang': 'ts', 'n': (1,)}</p>",
-    ]);
+    const schema = {
+      type: "object",
+      properties: {
+        lang: { type: "string", maxLength: 2 },
+        n: { type: "array", items: { type: "integer" } },
+        ok: { type: "boolean" },
+      },
+      required: ["lang"],
+    };
+    const g = lowerJsonSchemas({
+      root: seq(literal("<p>"), jsonSchema(schema, { whitespace: "any", syntax: "python" }), literal("</p>")),
+    });
+    await checkTable(
+      g,
+      [
+        "<p>{'lang': 'ts', 'n': [1, 2], 'ok': True}</p>",
+        '<p>{"lang": "\\x74s"}</p>',
+        "<p>{'lang': '\\U0001F600'}</p>",
+        "<p>{ 'ok' : False , 'lang' : '\\'' }</p>",
+      ],
+      [
+        "<p>{'lang': 'ts', 'ok': true}</p>",
+        "<p>{'lang': 'tsx'}</p>",
+        "<p>{'n': [1]}</p>",
+        "<p>{'lang': '\\ud83d'}</p>",
+        '<p>{"lang": "ts"\'}</p>',
+        "<p>{'lang': 'ts', 'n': (1,)}</p>",
+      ],
+    );
   });
 
   it("a Qwen3-Coder XML tool call grammar", async () => {
     const param = (name: string) => seq(literal(`<parameter=${name}>\n`), until("</parameter>"), literal("\n"));
     const fn = (name: string, params: Array<[string, boolean]>) =>
-      seq(literal(`<function=${name}>\n`), perm(params.map(([p, required]) => ({ node: param(p), required }))), literal("</function>\n"));
+      seq(
+        literal(`<function=${name}>\n`),
+        perm(params.map(([p, required]) => ({ node: param(p), required }))),
+        literal("</function>\n"),
+      );
     // GBNF keeps <tool_call> a token terminal, which text cannot spell: use literals there.
-    const make = (tc: (p: string) => GrammarNode) => seq(
-      tc("<tool_call>"), literal("\n"),
-      alt(fn("read", [["path", true]]), fn("write", [["path", true], ["content", true]]), fn("edit", [["path", true], ["old_string", true], ["new_string", true]])),
-      tc("</tool_call>"),
-    );
+    const make = (tc: (p: string) => GrammarNode) =>
+      seq(
+        tc("<tool_call>"),
+        literal("\n"),
+        alt(
+          fn("read", [["path", true]]),
+          fn("write", [
+            ["path", true],
+            ["content", true],
+          ]),
+          fn("edit", [
+            ["path", true],
+            ["old_string", true],
+            ["new_string", true],
+          ]),
+        ),
+        tc("</tool_call>"),
+      );
     const call = (body: string) => `<tool_call>\n${body}</tool_call>`;
-    for (const [g, dialects] of [[make(token), ["xgrammar"]], [make(literal), ["xgrammar", "gbnf"]]] as const) await checkTable(g, [
-      call("<function=read>\n<parameter=path>\n/etc/hosts\n</parameter>\n</function>\n"),
-      call("<function=write>\n<parameter=content>\nx </param> y\n</parameter>\n<parameter=path>\na.txt\n</parameter>\n</function>\n"),
-    ], [
-      call("<function=read>\n</function>\n"),
-      call("<function=read>\n<parameter=path>\na</parameter>b\n</parameter>\n</function>\n"),
-      call("<function=write>\n<parameter=path>\na\n</parameter>\n<parameter=path>\nb\n</parameter>\n</function>\n"),
-      call("<function=delete>\n<parameter=path>\na\n</parameter>\n</function>\n"),
-    ], {}, [...dialects]);
+    for (const [g, dialects] of [
+      [make(token), ["xgrammar"]],
+      [make(literal), ["xgrammar", "gbnf"]],
+    ] as const)
+      await checkTable(
+        g,
+        [
+          call("<function=read>\n<parameter=path>\n/etc/hosts\n</parameter>\n</function>\n"),
+          call(
+            "<function=write>\n<parameter=content>\nx </param> y\n</parameter>\n<parameter=path>\na.txt\n</parameter>\n</function>\n",
+          ),
+        ],
+        [
+          call("<function=read>\n</function>\n"),
+          call("<function=read>\n<parameter=path>\na</parameter>b\n</parameter>\n</function>\n"),
+          call("<function=write>\n<parameter=path>\na\n</parameter>\n<parameter=path>\nb\n</parameter>\n</function>\n"),
+          call("<function=delete>\n<parameter=path>\na\n</parameter>\n</function>\n"),
+        ],
+        {},
+        [...dialects],
+      );
   });
 });
 
@@ -280,10 +401,16 @@ describe("toEbnf → XGrammar and llama.cpp: text", () => {
 
 describe("toEbnf: GBNF text", () => {
   it("uses llama.cpp escapes and names", () => {
-    const out = toEbnf({ root: seq(charClass(["^", "]", "-", "\\"]), charClass(['"'], true), ref("my_rule")), rules: { my_rule: literal("é\n") } }, { target: "gbnf" });
-    expect(out).toContain("[\\-\\\\-\\u005e]"); // '-' and the range '\\'..'^' 
+    const out = toEbnf(
+      {
+        root: seq(charClass(["^", "]", "-", "\\"]), charClass(['"'], true), ref("my_rule")),
+        rules: { my_rule: literal("é\n") },
+      },
+      { target: "gbnf" },
+    );
+    expect(out).toContain("[\\-\\\\-\\u005e]"); // '-' and the range '\\'..'^'
     // Negated classes come out positive (llama.cpp refuses partial characters against `[^…]`).
-    expect(out).toContain('[\\u0000-!#-\\ud7ff\\ue000-\\U0010ffff]');
+    expect(out).toContain("[\\u0000-!#-\\ud7ff\\ue000-\\U0010ffff]");
     expect(out).toMatch(/^my-rule ::= "\\u00e9\\n"$/m);
     for (const line of out.trim().split("\n")) expect(line).toMatch(/^[A-Za-z][A-Za-z0-9-]* ::= /);
     expect(() => toEbnf(repeat(literal("a"), 0, 5000), { target: "gbnf" })).toThrow(/GBNF/);

@@ -14,15 +14,31 @@ import { countReads, type ReadCounter } from "../../scripts/lib/parser-reads.mjs
 
 const SEED = 2026;
 const INPUTS = 300;
-const lib = { ToolCallStreamParser, parseToolCalls, buildToolGrammar, getDialect, grammarAccepts, triggerOf, callTriggerOf };
+const lib = {
+  ToolCallStreamParser,
+  parseToolCalls,
+  buildToolGrammar,
+  getDialect,
+  grammarAccepts,
+  triggerOf,
+  callTriggerOf,
+};
 
 let counter: ReadCounter;
-beforeAll(() => { counter = countReads({ TextBuffer, JsonExtent, OPEN }); });
+beforeAll(() => {
+  counter = countReads({ TextBuffer, JsonExtent, OPEN });
+});
 afterAll(() => counter.restore());
 
 describe.each(dialects)("%s", (dialect) => {
   it(`${INPUTS} mutated outputs: no exception, one verdict for every split, the grammar agrees, reads grow linearly`, () => {
-    const r = fuzzDialect(lib, counter, dialect, { seed: SEED, count: INPUTS, maxSize: 20_000, growthEvery: 60, grammarEvery: 10 });
+    const r = fuzzDialect(lib, counter, dialect, {
+      seed: SEED,
+      count: INPUTS,
+      maxSize: 20_000,
+      growthEvery: 60,
+      grammarEvery: 10,
+    });
     expect(r.failures.map(describeFailure)).toEqual([]);
     expect(r.tried).toBe(INPUTS);
     expect(r.growth).toBe(INPUTS / 60);

@@ -39,6 +39,8 @@ describe.skipIf(!lib)("prune-fatbin on node-llama-cpp's libggml-cuda.so", () => 
   });
 
   it("refuses a file that is not a CUDA library", () => {
-    expect(() => pruneFatbins(Buffer.from("not an elf file at all, just text....................................."), 90)).toThrow(/not an ELF64 file/);
+    expect(() =>
+      pruneFatbins(Buffer.from("not an elf file at all, just text....................................."), 90),
+    ).toThrow(/not an ELF64 file/);
   });
 });

@@ -3,8 +3,15 @@
 // GrammarLimitError; dispose() releases a grammar or matcher without waiting for collection.
 import { afterEach, describe, expect, it } from "vitest";
 import {
-  compileGrammar, compileGrammarAsync, DEFAULT_GRAMMAR_CACHE_BYTES, grammarCache, GrammarLimitError, literal, seq,
-  setGrammarCacheBytes, until,
+  compileGrammar,
+  compileGrammarAsync,
+  DEFAULT_GRAMMAR_CACHE_BYTES,
+  grammarCache,
+  GrammarLimitError,
+  literal,
+  seq,
+  setGrammarCacheBytes,
+  until,
 } from "../../src/index.js";
 import { qwen3 } from "../support/vocabs.js";
 
@@ -15,15 +22,15 @@ const bounded = (n: number) => seq(literal("<p>"), until("</p>", { maxLength: n 
 describe("the compiled-grammar cache", () => {
   it("shares one compiled grammar between compiles of the same content", () => {
     grammarCache.clear();
-    const lazy = { precomputeStates: 0 };  // no time-bounded precompute: state counts are the walks' alone
+    const lazy = { precomputeStates: 0 }; // no time-bounded precompute: state counts are the walks' alone
     const a = compileGrammar(bounded(40), qwen3(), lazy);
     const b = compileGrammar(bounded(40), qwen3(), lazy);
     expect(grammarCache.size).toBe(1);
     const before = b.stateCount;
     const m = a.createMatcher();
     expect(m.acceptString("<p>some text that walks the automaton")).toBe(true);
-    expect(b.stateCount).toBeGreaterThan(before);  // b sees the states a's matcher built: one grammar
-    expect(compileGrammar(bounded(41), qwen3(), lazy).stateCount).toBeLessThan(b.stateCount);  // another content, another grammar
+    expect(b.stateCount).toBeGreaterThan(before); // b sees the states a's matcher built: one grammar
+    expect(compileGrammar(bounded(41), qwen3(), lazy).stateCount).toBeLessThan(b.stateCount); // another content, another grammar
   });
 
   it("keeps the bytes it holds within its budget, evicting the least recently used", () => {
@@ -44,7 +51,7 @@ describe("the compiled-grammar cache", () => {
   it("lets a caller keep using a grammar the cache has evicted", () => {
     grammarCache.clear();
     const kept = compileGrammar(bounded(10), qwen3());
-    setGrammarCacheBytes(0);  // evicts everything
+    setGrammarCacheBytes(0); // evicts everything
     expect(grammarCache.size).toBe(0);
     const m = kept.createMatcher();
     expect(m.acceptString("<p>hi</p>")).toBe(true);
@@ -77,12 +84,15 @@ describe("the compiled-grammar cache", () => {
     let ticks = 0;
     const timer = setInterval(() => ticks++, 1);
     const t0 = performance.now();
-    const compiled = await compileGrammarAsync(seq(until("</a>", { maxLength: 20000 }), until("</b>", { maxLength: 20000 })), qwen3());
+    const compiled = await compileGrammarAsync(
+      seq(until("</a>", { maxLength: 20000 }), until("</b>", { maxLength: 20000 })),
+      qwen3(),
+    );
     const took = performance.now() - t0;
     clearInterval(timer);
     compiled.dispose();
     // Timers kept firing during the compile: the loop was free (blocked, it gives 0 or 1 ticks).
-    expect(took).toBeGreaterThan(20);  // ~1.5M automaton states: long enough to see the timer
+    expect(took).toBeGreaterThan(20); // ~1.5M automaton states: long enough to see the timer
     expect(ticks).toBeGreaterThan(2);
   });
 
@@ -103,7 +113,13 @@ describe("the compiled-grammar cache", () => {
 
   it("answers a grammar past the automaton-state limit with GrammarLimitError, sync and async", async () => {
     const big = until("</parameter>", { maxLength: 50_000 });
-    const sync = (() => { try { compileGrammar(big, qwen3(), { maxStates: 100_000 }); } catch (e) { return e; } })();
+    const sync = (() => {
+      try {
+        compileGrammar(big, qwen3(), { maxStates: 100_000 });
+      } catch (e) {
+        return e;
+      }
+    })();
     expect(sync).toBeInstanceOf(GrammarLimitError);
     expect((sync as GrammarLimitError).limit).toBe("automatonStates");
     expect((sync as Error).message).toMatch(/maxLength.*more than the limit of 100000/);

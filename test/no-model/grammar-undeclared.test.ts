@@ -14,8 +14,12 @@ import { qwen3 } from "../support/vocabs.js";
 /** The dialects whose calls decide their name before the arguments: the grammar's refused path covers them. */
 const DIALECTS = ["hermes", "qwen3-coder", "seed-oss", "mistral", "llama3", "qwen2.5-coder"];
 const args = (_dialect: string): Array<[string, string, string]> => [["path", JSON.stringify("a.txt"), "a.txt"]];
-const options = (dialect: string, toolChoice: ToolChoice = "auto", parallelToolCalls = true) =>
-  ({ dialect, tools: FILE_TOOLS, toolChoice, parallelToolCalls });
+const options = (dialect: string, toolChoice: ToolChoice = "auto", parallelToolCalls = true) => ({
+  dialect,
+  tools: FILE_TOOLS,
+  toolChoice,
+  parallelToolCalls,
+});
 
 /** Undeclared names: another word, a declared name's prefix, one longer than every declared name, one a declared name begins. */
 const NAMES = ["short_joke", "rea", "closestItalianRestaurantNearby", "readme", "x"];
@@ -38,30 +42,50 @@ describe.each(DIALECTS)("%s: an undeclared call under auto", (dialect) => {
   });
 
   it("after a declared call stays content beside it; with parallel calls off no second call opens", () => {
-    const text = writeOutput(spec, [writeCall(spec, "read", args(dialect)), writeCall(spec, "short_joke", args(dialect))]);
+    const text = writeOutput(spec, [
+      writeCall(spec, "read", args(dialect)),
+      writeCall(spec, "short_joke", args(dialect)),
+    ]);
     for (const parallel of [true, false]) {
       const o = options(dialect, "auto", parallel);
       const r = parseToolCalls(text, o);
-      expect(r.toolCalls.map((c) => c.function.name), text).toEqual(["read"]);
+      expect(
+        r.toolCalls.map((c) => c.function.name),
+        text,
+      ).toEqual(["read"]);
       expect(r.incomplete, text).toEqual([]);
     }
     expect(grammarAccepts(buildToolGrammar(options(dialect, "auto", true)), text), text).toBe(true);
     // One call allowed: a second trigger would leave the model only names no tool has. (The bare-call
     // dialects have no trigger after their one call: what follows it is content.)
-    expect(grammarAccepts(buildToolGrammar(options(dialect, "auto", false)), text), text).toBe(spec.callOpensAnswer === true);
+    expect(grammarAccepts(buildToolGrammar(options(dialect, "auto", false)), text), text).toBe(
+      spec.callOpensAnswer === true,
+    );
   });
 
   it("is refused where a call is required, and a declared call is still held to its schema", () => {
     const undeclared = writeOutput(spec, [writeCall(spec, "short_joke", args(dialect))]);
     for (const choice of ["required", { type: "function", function: { name: "read" } }] as ToolChoice[])
-      expect(grammarAccepts(buildToolGrammar(options(dialect, choice)), undeclared), JSON.stringify(choice)).toBe(false);
+      expect(grammarAccepts(buildToolGrammar(options(dialect, choice)), undeclared), JSON.stringify(choice)).toBe(
+        false,
+      );
     // A named choice allows one tool: another declared tool's call is text under it for the parser,
     // and the grammar, requiring the named call, refuses it.
-    const other = writeOutput(spec, [writeCall(spec, "write", [["path", '"a"', "a"], ["content", '"b"', "b"]])]);
-    expect(grammarAccepts(buildToolGrammar(options(dialect, { type: "function", function: { name: "read" } })), other)).toBe(false);
+    const other = writeOutput(spec, [
+      writeCall(spec, "write", [
+        ["path", '"a"', "a"],
+        ["content", '"b"', "b"],
+      ]),
+    ]);
+    expect(
+      grammarAccepts(buildToolGrammar(options(dialect, { type: "function", function: { name: "read" } })), other),
+    ).toBe(false);
     // A declared name missing its required argument is an invalid call, not text: refused.
     const missing = writeOutput(spec, [writeCall(spec, "read", [])]);
-    expect(parseToolCalls(missing, options(dialect)).incomplete.map((c) => c.kind), missing).toEqual(["invalid"]);
+    expect(
+      parseToolCalls(missing, options(dialect)).incomplete.map((c) => c.kind),
+      missing,
+    ).toEqual(["invalid"]);
     expect(grammarAccepts(buildToolGrammar(options(dialect)), missing), missing).toBe(false);
   });
 });
@@ -75,7 +99,10 @@ describe.each(DIALECTS)("%s: an undeclared name that begins a trigger", (dialect
     const spec = getDialect(dialect);
     const trigger = triggerOf(spec);
     const g = buildToolGrammar(options(dialect));
-    const full = writeOutput(spec, [writeCall(spec, "read", args(dialect)), writeCall(spec, `${trigger}x`, args(dialect))]);
+    const full = writeOutput(spec, [
+      writeCall(spec, "read", args(dialect)),
+      writeCall(spec, `${trigger}x`, args(dialect)),
+    ]);
     const at = full.lastIndexOf(trigger) + trigger.length;
     for (const text of [full.slice(0, at), full]) {
       const r = parseToolCalls(text, options(dialect));
@@ -97,6 +124,8 @@ describe("the JSON call head is decided at the name's first character no declare
     expect(grammarAccepts(buildToolGrammar(o), text)).toBe(true);
     // Cut right after the first character that leaves every declared name: content, not a cut call.
     expect(parseToolCalls('<tool_call>\n{"name": "c', { ...o, finishReason: "length" }).incomplete).toEqual([]);
-    expect(parseToolCalls('<tool_call>\n{"name": "re', { ...o, finishReason: "length" }).incomplete.map((c) => c.kind)).toEqual(["cut"]);
+    expect(
+      parseToolCalls('<tool_call>\n{"name": "re', { ...o, finishReason: "length" }).incomplete.map((c) => c.kind),
+    ).toEqual(["cut"]);
   });
 });

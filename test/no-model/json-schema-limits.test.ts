@@ -11,7 +11,11 @@ import type { Grammar } from "../../src/grammar/ir.js";
 import { fn } from "../support/tools.js";
 
 function errorOf(f: () => unknown): Error {
-  try { f(); } catch (e) { return e as Error; }
+  try {
+    f();
+  } catch (e) {
+    return e as Error;
+  }
   throw new Error("expected an error");
 }
 
@@ -22,7 +26,7 @@ function expectLimit(f: () => unknown, limit: GrammarLimit, path: string): Gramm
   expect(g.limit).toBe(limit);
   expect(g.path).toBe(path);
   expect(g.message.startsWith(`${path}: `), g.message).toBe(true);
-  expect(g.message).toMatch(/; \S/);  // says what to do
+  expect(g.message).toMatch(/; \S/); // says what to do
   return g;
 }
 
@@ -47,23 +51,80 @@ describe("schema bounds past the stated limits are GrammarLimitErrors with the s
     ["minLength past the limit", { type: "string", minLength: L.stringLength + 1 }, "stringLength", "$.minLength"],
     ["maxItems 1e9", { type: "array", items: { type: "integer" }, maxItems: 1e9 }, "repetition", "$.maxItems"],
     ["minItems 1e9", { type: "array", minItems: 1e9 }, "repetition", "$.minItems"],
-    ["a pattern quantifier past the limit", { type: "string", pattern: `^a{1,${L.repetition + 1}}$` }, "repetition", "$.pattern"],
-    ["nested pattern quantifiers whose product is past the limit", { type: "string", pattern: "^((a{1,100}){1,100}){1,100}$" }, "repetition", "$.pattern"],
-    ["an enum past the limit", { enum: Array.from({ length: L.enumValues + 1 }, (_, i) => `v${i}`) }, "enumValues", "$.enum"],
-    ["more properties than the limit", { type: "object", properties: Object.fromEntries(Array.from({ length: L.properties + 1 }, (_, i) => [`p${i}`, {}])) }, "anyOrderItems", "$.properties"],
-    ["a property name past the limit", { type: "object", properties: { ["k".repeat(L.propertyName + 1)]: {} }, additionalProperties: true }, "nameLength", "$.properties"],
-    ["a required name past the limit", { type: "object", required: ["k".repeat(L.propertyName + 1)], additionalProperties: true }, "nameLength", "$.required"],
-    ["a tuple past the limit", { type: "array", prefixItems: Array.from({ length: L.tupleItems + 1 }, () => ({ type: "integer" })) }, "tupleItems", "$.prefixItems"],
-    ["pattern groups nested past the limit", { type: "string", pattern: `${"(".repeat(L.patternGroups + 1)}a${")".repeat(L.patternGroups + 1)}` }, "schemaNesting", "$.pattern"],
-    ["arrays nested past the limit", nestArrays(L.schemaNesting + 5), "schemaNesting", `$${".items".repeat(L.schemaNesting)}`],
-    ["objects nested past the limit", nestObjects(L.schemaNesting + 5), "schemaNesting", `$${".properties.a".repeat(L.schemaNesting)}`],
+    [
+      "a pattern quantifier past the limit",
+      { type: "string", pattern: `^a{1,${L.repetition + 1}}$` },
+      "repetition",
+      "$.pattern",
+    ],
+    [
+      "nested pattern quantifiers whose product is past the limit",
+      { type: "string", pattern: "^((a{1,100}){1,100}){1,100}$" },
+      "repetition",
+      "$.pattern",
+    ],
+    [
+      "an enum past the limit",
+      { enum: Array.from({ length: L.enumValues + 1 }, (_, i) => `v${i}`) },
+      "enumValues",
+      "$.enum",
+    ],
+    [
+      "more properties than the limit",
+      {
+        type: "object",
+        properties: Object.fromEntries(Array.from({ length: L.properties + 1 }, (_, i) => [`p${i}`, {}])),
+      },
+      "anyOrderItems",
+      "$.properties",
+    ],
+    [
+      "a property name past the limit",
+      { type: "object", properties: { ["k".repeat(L.propertyName + 1)]: {} }, additionalProperties: true },
+      "nameLength",
+      "$.properties",
+    ],
+    [
+      "a required name past the limit",
+      { type: "object", required: ["k".repeat(L.propertyName + 1)], additionalProperties: true },
+      "nameLength",
+      "$.required",
+    ],
+    [
+      "a tuple past the limit",
+      { type: "array", prefixItems: Array.from({ length: L.tupleItems + 1 }, () => ({ type: "integer" })) },
+      "tupleItems",
+      "$.prefixItems",
+    ],
+    [
+      "pattern groups nested past the limit",
+      { type: "string", pattern: `${"(".repeat(L.patternGroups + 1)}a${")".repeat(L.patternGroups + 1)}` },
+      "schemaNesting",
+      "$.pattern",
+    ],
+    [
+      "arrays nested past the limit",
+      nestArrays(L.schemaNesting + 5),
+      "schemaNesting",
+      `$${".items".repeat(L.schemaNesting)}`,
+    ],
+    [
+      "objects nested past the limit",
+      nestObjects(L.schemaNesting + 5),
+      "schemaNesting",
+      `$${".properties.a".repeat(L.schemaNesting)}`,
+    ],
   ])("%s", (_name, schema, limit, path) => {
     expectLimit(() => jsonSchemaToIR(schema), limit, path);
   });
 
   it("bounds at the limits lower", () => {
-    expect(() => jsonSchemaToIR({ type: "array", prefixItems: Array.from({ length: L.tupleItems }, () => ({ type: "integer" })) })).not.toThrow();
-    expect(() => jsonSchemaToIR({ type: "string", pattern: `${"(".repeat(L.patternGroups)}a${")".repeat(L.patternGroups)}` })).not.toThrow();
+    expect(() =>
+      jsonSchemaToIR({ type: "array", prefixItems: Array.from({ length: L.tupleItems }, () => ({ type: "integer" })) }),
+    ).not.toThrow();
+    expect(() =>
+      jsonSchemaToIR({ type: "string", pattern: `${"(".repeat(L.patternGroups)}a${")".repeat(L.patternGroups)}` }),
+    ).not.toThrow();
     expect(() => jsonSchemaToIR({ type: "string", maxLength: L.stringLength })).not.toThrow();
     expect(() => jsonSchemaToIR(nestArrays(L.schemaNesting - 1))).not.toThrow();
     expect(() => jsonSchemaToIR({ enum: Array.from({ length: L.enumValues }, (_, i) => i) })).not.toThrow();
@@ -75,21 +136,41 @@ describe("schema bounds past the stated limits are GrammarLimitErrors with the s
   });
 
   it("many lengths and item counts within their own limits still add up to a bound", () => {
-    const many = Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`s${i}`, { type: "string", maxLength: L.stringLength }]));
-    const e = expectLimit(() => jsonSchemaToIR({ type: "object", properties: many }), "repetition", `$.properties.s${Math.floor(L.repetitionTotal / L.stringLength)}.maxLength`);
+    const many = Object.fromEntries(
+      Array.from({ length: 40 }, (_, i) => [`s${i}`, { type: "string", maxLength: L.stringLength }]),
+    );
+    const e = expectLimit(
+      () => jsonSchemaToIR({ type: "object", properties: many }),
+      "repetition",
+      `$.properties.s${Math.floor(L.repetitionTotal / L.stringLength)}.maxLength`,
+    );
     expect(e.message).toMatch(/add up to/);
   });
 
   it("names the tool's path in a tool grammar, in every dialect form", () => {
     const rows = { type: "array", items: { type: "string", maxLength: 1e9 } };
-    const tools = [fn("a", { x: { type: "string" } }), fn("b", {}), fn("c", { n: { type: "integer" } }), fn("d", { rows })];
+    const tools = [
+      fn("a", { x: { type: "string" } }),
+      fn("b", {}),
+      fn("c", { n: { type: "integer" } }),
+      fn("d", { rows }),
+    ];
     const path = "tools[3].function.parameters.properties.rows.items.maxLength";
-    for (const dialect of ["hermes", "qwen3-coder", "mistral", "gpt-oss", "llama3"]) expectLimit(() => lowered(dialect, tools), "stringLength", path);
+    for (const dialect of ["hermes", "qwen3-coder", "mistral", "gpt-oss", "llama3"])
+      expectLimit(() => lowered(dialect, tools), "stringLength", path);
     // A raw XML string value never reaches the JSON lowering: the dialect checks its bound itself.
     const raw = [fn("d", { text: { type: "string", maxLength: 1e9 } })];
-    expectLimit(() => lowered("qwen3-coder", raw), "stringLength", "tools[0].function.parameters.properties.text.maxLength");
+    expectLimit(
+      () => lowered("qwen3-coder", raw),
+      "stringLength",
+      "tools[0].function.parameters.properties.text.maxLength",
+    );
     // Tools given without the { type: "function", function } wrapper.
-    expectLimit(() => lowered("hermes", [{ name: "e", parameters: { type: "object", properties: { rows } } }]), "stringLength", "tools[0].parameters.properties.rows.items.maxLength");
+    expectLimit(
+      () => lowered("hermes", [{ name: "e", parameters: { type: "object", properties: { rows } } }]),
+      "stringLength",
+      "tools[0].parameters.properties.rows.items.maxLength",
+    );
   });
 
   it("refuses more tools than the limit before building anything", () => {
@@ -98,7 +179,11 @@ describe("schema bounds past the stated limits are GrammarLimitErrors with the s
   });
 
   it("refuses a maxValueLength past the string limit", () => {
-    expectLimit(() => lowered("hermes", [fn("a", { x: { type: "string" } })], { maxValueLength: 1e9 }), "stringLength", "maxValueLength");
+    expectLimit(
+      () => lowered("hermes", [fn("a", { x: { type: "string" } })], { maxValueLength: 1e9 }),
+      "stringLength",
+      "maxValueLength",
+    );
   });
 
   it("the server answers each with 400 grammar_too_large, param tools", () => {
@@ -124,7 +209,13 @@ describe("the lowering grows linearly with the schema", () => {
   });
 
   it("four times the tools give about four times the IR", () => {
-    const tools = (n: number) => Array.from({ length: n }, (_, i) => fn(`t${i}`, { p: { type: "string" }, q: { type: "array", items: { type: "object", properties: { a: { type: "integer" } } } } }));
+    const tools = (n: number) =>
+      Array.from({ length: n }, (_, i) =>
+        fn(`t${i}`, {
+          p: { type: "string" },
+          q: { type: "array", items: { type: "object", properties: { a: { type: "integer" } } } },
+        }),
+      );
     for (const dialect of ["hermes", "qwen3-coder"]) {
       const size = (n: number) => irBytes(lowered(dialect, tools(n)));
       expect(size(400)).toBeLessThan(6 * size(100));

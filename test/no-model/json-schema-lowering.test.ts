@@ -3,34 +3,66 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import {
-  jsonSchemaToIR, lowerJsonSchemas, UnsupportedSchemaError, InvalidSchemaError, JSON_WS_MAX,
+  jsonSchemaToIR,
+  lowerJsonSchemas,
+  UnsupportedSchemaError,
+  InvalidSchemaError,
+  JSON_WS_MAX,
 } from "../../src/grammar/json-schema/index.js";
 import { jsonSchema, literal, seq, ref } from "../../src/grammar/builders.js";
 import type { Grammar, GrammarNode } from "../../src/grammar/ir.js";
 import {
-  ACCEPTANCE, PROPERTY_SCHEMAS, arbCase, checkCase, irAccepts, makeValidator, type CaseStats,
+  ACCEPTANCE,
+  PROPERTY_SCHEMAS,
+  arbCase,
+  checkCase,
+  irAccepts,
+  makeValidator,
+  type CaseStats,
 } from "../support/json-schema-cases.js";
 
 function nodes(n: GrammarNode, out: GrammarNode[] = []): GrammarNode[] {
   out.push(n);
   switch (n.type) {
-    case "seq": case "alt": n.items.forEach((i) => nodes(i, out)); break;
-    case "repeat": nodes(n.item, out); break;
-    case "perm": n.items.forEach((i) => nodes(i.node, out)); if (n.separator) nodes(n.separator, out); break;
+    case "seq":
+    case "alt":
+      n.items.forEach((i) => nodes(i, out));
+      break;
+    case "repeat":
+      nodes(n.item, out);
+      break;
+    case "perm":
+      n.items.forEach((i) => nodes(i.node, out));
+      if (n.separator) nodes(n.separator, out);
+      break;
   }
   return out;
 }
 const allNodes = (g: Grammar) => [g.root, ...Object.values(g.rules ?? {})].flatMap((n) => nodes(n));
 
 function errorOf(fn: () => unknown): Error {
-  try { fn(); } catch (e) { return e as Error; }
+  try {
+    fn();
+  } catch (e) {
+    return e as Error;
+  }
   throw new Error("expected an error");
 }
 
 describe("unsupported keywords: UnsupportedSchemaError naming the JSON path", () => {
   const cases: Array<[string, unknown, string, string]> = [
-    ["format", { type: "object", properties: { path: { type: "string", format: "uri" } } }, "$.properties.path.format", "format"],
-    ["pattern: lookahead", { type: "array", items: { type: "string", pattern: "^(?=a)" } }, "$.items.pattern", "pattern"],
+    [
+      "format",
+      { type: "object", properties: { path: { type: "string", format: "uri" } } },
+      "$.properties.path.format",
+      "format",
+    ],
+    [
+      "pattern: lookahead",
+      { type: "array", items: { type: "string", pattern: "^(?=a)" } },
+      "$.items.pattern",
+      "pattern",
+    ],
     ["pattern: backreference", { pattern: "(a)\\1" }, "$.pattern", "pattern"],
     ["pattern: word boundary", { pattern: "\\bfoo" }, "$.pattern", "pattern"],
     ["pattern: property escape", { pattern: "^\\p{L}+$" }, "$.pattern", "pattern"],
@@ -40,23 +72,53 @@ describe("unsupported keywords: UnsupportedSchemaError naming the JSON path", ()
     ["multipleOf", { type: "integer", multipleOf: 2 }, "$.multipleOf", "multipleOf"],
     ["minProperties", { type: "object", minProperties: 1 }, "$.minProperties", "minProperties"],
     ["maxProperties", { type: "object", maxProperties: 1 }, "$.maxProperties", "maxProperties"],
-    ["patternProperties", { type: "object", patternProperties: { "^x": {} } }, "$.patternProperties", "patternProperties"],
+    [
+      "patternProperties",
+      { type: "object", patternProperties: { "^x": {} } },
+      "$.patternProperties",
+      "patternProperties",
+    ],
     ["propertyNames", { propertyNames: { maxLength: 3 } }, "$.propertyNames", "propertyNames"],
     ["uniqueItems", { type: "array", uniqueItems: true }, "$.uniqueItems", "uniqueItems"],
     ["contains", { type: "array", contains: { type: "integer" } }, "$.contains", "contains"],
     ["not", { anyOf: [{ type: "string" }, { not: { type: "string" } }] }, "$.anyOf[1].not", "not"],
     ["if", { if: { type: "string" }, then: { minLength: 1 } }, "$.if", "if"],
-    ["dependentRequired", { type: "object", dependentRequired: { a: ["b"] } }, "$.dependentRequired", "dependentRequired"],
-    ["unevaluatedProperties", { type: "object", unevaluatedProperties: false }, "$.unevaluatedProperties", "unevaluatedProperties"],
+    [
+      "dependentRequired",
+      { type: "object", dependentRequired: { a: ["b"] } },
+      "$.dependentRequired",
+      "dependentRequired",
+    ],
+    [
+      "unevaluatedProperties",
+      { type: "object", unevaluatedProperties: false },
+      "$.unevaluatedProperties",
+      "unevaluatedProperties",
+    ],
     ["$dynamicRef", { $dynamicRef: "#node" }, "$.$dynamicRef", "$dynamicRef"],
     ["unknown keyword", { type: "string", maxlength: 3 }, "$.maxlength", "maxlength"],
     ["key needing brackets", { properties: { "a b": { format: "date" } } }, '$.properties["a b"].format', "format"],
-    ["inside a $ref target", { $defs: { X: { type: "string", format: "email" } }, properties: { e: { $ref: "#/$defs/X" } } }, "$.$defs.X.format", "format"],
+    [
+      "inside a $ref target",
+      { $defs: { X: { type: "string", format: "email" } }, properties: { e: { $ref: "#/$defs/X" } } },
+      "$.$defs.X.format",
+      "format",
+    ],
     ["allOf with two schemas", { allOf: [{ type: "string" }, { minLength: 1 }] }, "$.allOf", "allOf"],
-    ["anyOf next to properties", { type: "object", properties: { a: {} }, anyOf: [{ required: ["a"] }] }, "$.anyOf", "anyOf"],
+    [
+      "anyOf next to properties",
+      { type: "object", properties: { a: {} }, anyOf: [{ required: ["a"] }] },
+      "$.anyOf",
+      "anyOf",
+    ],
     ["$ref next to anyOf", { $defs: { a: {} }, $ref: "#/$defs/a", anyOf: [{}] }, "$.anyOf", "anyOf"],
     ["integer bound past 308 digits", { type: "integer", minimum: 1e308 }, "$.minimum", "minimum"],
-    ["negative integer bound past 308 digits", { type: "integer", exclusiveMaximum: -1e308 }, "$.exclusiveMaximum", "exclusiveMaximum"],
+    [
+      "negative integer bound past 308 digits",
+      { type: "integer", exclusiveMaximum: -1e308 },
+      "$.exclusiveMaximum",
+      "exclusiveMaximum",
+    ],
     ["remote $ref", { $ref: "https://example.com/s.json" }, "$.$ref", "$ref"],
     ["anchor $ref", { $ref: "#node" }, "$.$ref", "$ref"],
   ];
@@ -72,8 +134,12 @@ describe("unsupported keywords: UnsupportedSchemaError naming the JSON path", ()
   });
 
   it("has the documented message shape", () => {
-    const e = errorOf(() => jsonSchemaToIR({ type: "object", properties: { path: { type: "string", format: "uri" } } }));
-    expect(String(e)).toMatch(/^UnsupportedSchemaError: \$\.properties\.path\.format: "format" is not supported; remove it/);
+    const e = errorOf(() =>
+      jsonSchemaToIR({ type: "object", properties: { path: { type: "string", format: "uri" } } }),
+    );
+    expect(String(e)).toMatch(
+      /^UnsupportedSchemaError: \$\.properties\.path\.format: "format" is not supported; remove it/,
+    );
   });
 
   it("uses the caller's path prefix", () => {
@@ -95,12 +161,24 @@ describe("invalid schemas: InvalidSchemaError naming the JSON path", () => {
     ["nullable without type", { nullable: true, enum: ["a"] }, "$.nullable"],
     ["empty enum", { enum: [] }, "$.enum"],
     ["non-JSON enum value", { enum: [Number.NaN] }, "$.enum[0]"],
-    ["required but undeclared in a closed object", { type: "object", properties: { a: {} }, required: ["b"] }, "$.required"],
-    ["required property whose schema is false", { type: "object", properties: { a: false }, required: ["a"] }, "$.required"],
+    [
+      "required but undeclared in a closed object",
+      { type: "object", properties: { a: {} }, required: ["b"] },
+      "$.required",
+    ],
+    [
+      "required property whose schema is false",
+      { type: "object", properties: { a: false }, required: ["a"] },
+      "$.required",
+    ],
     ["false schema", false, "$"],
     ["enum values all excluded by siblings", { type: "string", enum: [1, 2] }, "$"],
     ["$ref to nothing", { $ref: "#/$defs/missing" }, "$.$ref"],
-    ["draft-04 boolean exclusiveMinimum", { type: "integer", minimum: 1, exclusiveMinimum: true }, "$.exclusiveMinimum"],
+    [
+      "draft-04 boolean exclusiveMinimum",
+      { type: "integer", minimum: 1, exclusiveMinimum: true },
+      "$.exclusiveMinimum",
+    ],
     ["subschema not a schema", { type: "object", properties: { a: 3 } }, "$.properties.a"],
     ["items not a schema", { type: "array", items: 3 }, "$.items"],
     ["minLength > maxLength", { type: "string", minLength: 3, maxLength: 2 }, "$"],
@@ -124,22 +202,38 @@ describe("structure", () => {
   it("ignores annotation keywords and x- extensions", () => {
     const plain = jsonSchemaToIR({ type: "string" });
     const annotated = jsonSchemaToIR({
-      type: "string", title: "t", description: "d", examples: ["a"], example: "a", default: "a", $comment: "c",
-      $schema: "https://json-schema.org/draft/2020-12/schema", $id: "urn:x", deprecated: false, readOnly: true, writeOnly: false, "x-vendor": { a: 1 },
+      type: "string",
+      title: "t",
+      description: "d",
+      examples: ["a"],
+      example: "a",
+      default: "a",
+      $comment: "c",
+      $schema: "https://json-schema.org/draft/2020-12/schema",
+      $id: "urn:x",
+      deprecated: false,
+      readOnly: true,
+      writeOnly: false,
+      "x-vendor": { a: 1 },
     });
     expect(annotated).toEqual(plain);
   });
 
   it("emits enum and const values as their JSON.stringify text", () => {
     expect(jsonSchemaToIR({ enum: ["a", 1, { b: [1, 2] }, null, "a"] }).root).toEqual({
-      type: "alt", items: [literal('"a"'), literal("1"), literal('{"b":[1,2]}'), literal("null")],
+      type: "alt",
+      items: [literal('"a"'), literal("1"), literal('{"b":[1,2]}'), literal("null")],
     });
     expect(jsonSchemaToIR({ const: "é\n" }).root).toEqual(literal('"é\\n"'));
     expect(jsonSchemaToIR({ const: 1.0 }).root).toEqual(literal("1"));
   });
 
   it("lowers properties to a perm node with a ', ?' separator", () => {
-    const { root } = jsonSchemaToIR({ type: "object", properties: { a: { type: "null" }, b: { type: "boolean" } }, required: ["b"] });
+    const { root } = jsonSchemaToIR({
+      type: "object",
+      properties: { a: { type: "null" }, b: { type: "boolean" } },
+      required: ["b"],
+    });
     const perm = nodes(root).find((n) => n.type === "perm");
     expect(perm).toBeDefined();
     if (perm?.type !== "perm") return;
@@ -172,7 +266,9 @@ describe("structure", () => {
     const compact = allNodes(jsonSchemaToIR(schema, { whitespace: "compact" }));
     expect(compact.some((n) => n.type === "literal" && n.text.includes(" "))).toBe(false);
     const single = allNodes(jsonSchemaToIR(schema));
-    expect(single.some((n) => n.type === "repeat" && n.item.type === "literal" && n.item.text === " " && n.max === 1)).toBe(true);
+    expect(
+      single.some((n) => n.type === "repeat" && n.item.type === "literal" && n.item.text === " " && n.max === 1),
+    ).toBe(true);
     const any = allNodes(jsonSchemaToIR(schema, { whitespace: "any" }));
     expect(any.some((n) => n.type === "repeat" && n.max === JSON_WS_MAX && n.item.type === "charClass")).toBe(true);
   });
@@ -217,7 +313,10 @@ describe("lowerJsonSchemas", () => {
   });
 
   it("avoids rule names the grammar already uses", () => {
-    const g: Grammar = { root: seq(jsonSchema({ type: "string" }), ref("json.string")), rules: { "json.string": literal("!") } };
+    const g: Grammar = {
+      root: seq(jsonSchema({ type: "string" }), ref("json.string")),
+      rules: { "json.string": literal("!") },
+    };
     const out = lowerJsonSchemas(g);
     expect(out.rules?.["json.string"]).toEqual(literal("!"));
     expect(irAccepts(out, '"x"!')).toBe(true);
@@ -225,7 +324,9 @@ describe("lowerJsonSchemas", () => {
 
   it("leaves malformed nodes for the native compiler to report", () => {
     const bad = { type: "seq", items: "x" } as unknown as GrammarNode;
-    const out = lowerJsonSchemas({ root: seq(jsonSchema({ type: "null" }), bad, { type: "perm", items: "y" } as unknown as GrammarNode) });
+    const out = lowerJsonSchemas({
+      root: seq(jsonSchema({ type: "null" }), bad, { type: "perm", items: "y" } as unknown as GrammarNode),
+    });
     expect(out.root).toEqual(seq(literal("null"), bad, { type: "perm", items: "y" } as unknown as GrammarNode));
     expect(lowerJsonSchemas({ root: bad, rules: "z" as never }).root).toBe(bad);
   });
@@ -252,7 +353,10 @@ describe("language (reference matcher) agrees with ajv", () => {
       const ir = jsonSchemaToIR(ps.schema, ps.options);
       const valid = makeValidator(ps.schema);
       const stats: CaseStats = { valid: 0, invalid: 0, notJson: 0 };
-      fc.assert(fc.property(arbCase(ps), (c) => checkCase(ps, (t) => irAccepts(ir, t), valid, c, stats)), { numRuns: 200, seed: 42 });
+      fc.assert(
+        fc.property(arbCase(ps), (c) => checkCase(ps, (t) => irAccepts(ir, t), valid, c, stats)),
+        { numRuns: 200, seed: 42 },
+      );
       expect(stats.valid).toBeGreaterThan(10);
       if (ps.schema !== true) expect(stats.invalid).toBeGreaterThan(10);
       expect(stats.notJson).toBeGreaterThan(10);
@@ -262,25 +366,117 @@ describe("language (reference matcher) agrees with ajv", () => {
 
 describe("pattern agrees with RegExp(pattern, 'u').test on the decoded string", () => {
   const patterns = [
-    "", "^$", "a", "^a", "a$", "^a$", "a|", "|a", "^(a|)$", "^a??b*?$", "^(?:ab){2,}$", "^(?<n>x)y$",
-    "[\\]\\-\\\\]", "^[a-]+$", "^[-a]$", "^[^]$", "a[]|b", "^[^a-c]{2}$", "\\cJ", "^\\x41\\u0042\\u{43}$", "\\u{1F600}",
-    "^\\0$", "\\/\\.", "^.$", "^\\S\\s\\S$", "^\\W+$", "^\\D$", "[\\d\\s]", "^[\\w.-]+@[\\w-]+\\.[a-z]{2,}$",
-    "^(a|ab)(c|bcd)(d*)$", "^(\\+|-)?\\d+$", "\\ud83d\\ude00", "^[😀-😂é\\u{10000}-\\u{10002}]+$", "^\\t\\n\\v\\f\\r$",
-    "^[\\b]$", "a{0}b", "^(?:a{1,2}){2}$", "^\\$\\^\\*\\+\\?\\(\\)\\[\\]\\{\\}\\|$",
+    "",
+    "^$",
+    "a",
+    "^a",
+    "a$",
+    "^a$",
+    "a|",
+    "|a",
+    "^(a|)$",
+    "^a??b*?$",
+    "^(?:ab){2,}$",
+    "^(?<n>x)y$",
+    "[\\]\\-\\\\]",
+    "^[a-]+$",
+    "^[-a]$",
+    "^[^]$",
+    "a[]|b",
+    "^[^a-c]{2}$",
+    "\\cJ",
+    "^\\x41\\u0042\\u{43}$",
+    "\\u{1F600}",
+    "^\\0$",
+    "\\/\\.",
+    "^.$",
+    "^\\S\\s\\S$",
+    "^\\W+$",
+    "^\\D$",
+    "[\\d\\s]",
+    "^[\\w.-]+@[\\w-]+\\.[a-z]{2,}$",
+    "^(a|ab)(c|bcd)(d*)$",
+    "^(\\+|-)?\\d+$",
+    "\\ud83d\\ude00",
+    "^[😀-😂é\\u{10000}-\\u{10002}]+$",
+    "^\\t\\n\\v\\f\\r$",
+    "^[\\b]$",
+    "a{0}b",
+    "^(?:a{1,2}){2}$",
+    "^\\$\\^\\*\\+\\?\\(\\)\\[\\]\\{\\}\\|$",
   ];
-  const unit = fc.constantFrom("a", "b", "c", "d", "x", "y", "A", "B", "C", "@", ".", "-", "+", "0", "1", " ", "\t", "\n", "\r", "\v", "\f", "\b",
-    "\0", "é", "😀", "😁", "😃", "\u{10001}", "]", "\\", "/", "$", "^", "*", "?", "(", ")", "[", "{", "}", "|", "_", "\u2028");
+  const unit = fc.constantFrom(
+    "a",
+    "b",
+    "c",
+    "d",
+    "x",
+    "y",
+    "A",
+    "B",
+    "C",
+    "@",
+    ".",
+    "-",
+    "+",
+    "0",
+    "1",
+    " ",
+    "\t",
+    "\n",
+    "\r",
+    "\v",
+    "\f",
+    "\b",
+    "\0",
+    "é",
+    "😀",
+    "😁",
+    "😃",
+    "\u{10001}",
+    "]",
+    "\\",
+    "/",
+    "$",
+    "^",
+    "*",
+    "?",
+    "(",
+    ")",
+    "[",
+    "{",
+    "}",
+    "|",
+    "_",
+    "\u2028",
+  );
   for (const p of patterns) {
     it(JSON.stringify(p), () => {
       const ir = jsonSchemaToIR({ type: "string", pattern: p });
       const re = new RegExp(p, "u");
-      fc.assert(fc.property(fc.string({ unit, maxLength: 8 }), fc.boolean(), (str, escaped) => {
-        // a fully \u-escaped spelling too: the pattern applies to the decoded value
-        const text = escaped
-          ? '"' + Array.from({ length: str.length }, (_, k) => "\\u" + str.charCodeAt(k).toString(16).padStart(4, "0")).join("") + '"'
-          : JSON.stringify(str);
-        expect(irAccepts(ir, text), `${JSON.stringify(p)} on ${text}`).toBe(re.test(str));
-      }), { numRuns: 300, seed: 7, examples: [["", false], ["a", false], ["ab", true]] });
+      fc.assert(
+        fc.property(fc.string({ unit, maxLength: 8 }), fc.boolean(), (str, escaped) => {
+          // a fully \u-escaped spelling too: the pattern applies to the decoded value
+          const text = escaped
+            ? '"' +
+              Array.from(
+                { length: str.length },
+                (_, k) => "\\u" + str.charCodeAt(k).toString(16).padStart(4, "0"),
+              ).join("") +
+              '"'
+            : JSON.stringify(str);
+          expect(irAccepts(ir, text), `${JSON.stringify(p)} on ${text}`).toBe(re.test(str));
+        }),
+        {
+          numRuns: 300,
+          seed: 7,
+          examples: [
+            ["", false],
+            ["a", false],
+            ["ab", true],
+          ],
+        },
+      );
     });
   }
 });

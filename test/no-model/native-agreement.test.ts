@@ -17,7 +17,11 @@ const grammar = { root: seq(literal("ab"), alt(literal("c"), literal("d"))) };
 function engine(edit: (mask: Uint32Array, step: number) => void): NativePeer {
   const vocab = qwen3();
   return {
-    name: "stand-in", version: "0", vocabSize: vocab.size, tokenizerMs: 0, importMs: 0,
+    name: "stand-in",
+    version: "0",
+    vocabSize: vocab.size,
+    tokenizerMs: 0,
+    importMs: 0,
     async request(req) {
       const tokens = req.tokens as number[];
       const m = compileGrammar(grammar, vocab).createMatcher();
@@ -51,22 +55,70 @@ describe("compareNativeMasks", () => {
   });
 
   it("equal masks agree at every step", async () => {
-    const r = await compareWithGrammar(engine(() => {}), "g", grammar, vocab, walk, known);
+    const r = await compareWithGrammar(
+      engine(() => {}),
+      "g",
+      grammar,
+      vocab,
+      walk,
+      known,
+    );
     expect(r).toMatchObject({ steps: 3, refusedAt: null, maskDiffSteps: 0, peerStricterSteps: 0, peerLooserSteps: 0 });
   });
 
   it("a token only the engine allows is looser, one only we allow stricter, each with its first example", async () => {
-    const d = id("d"), c = id("c");
-    const set = (a: Uint32Array, t: number, on: boolean) => { if (on) a[t >>> 5]! |= 1 << (t & 31); else a[t >>> 5]! &= ~(1 << (t & 31)); };
-    const looser = await compareWithGrammar(engine((a, step) => { if (step === 0) set(a, d, true); }), "g", grammar, vocab, walk, known);
-    expect(looser).toMatchObject({ maskDiffSteps: 1, peerLooserSteps: 1, peerStricterSteps: 0, firstLooser: { step: 0, n: 1, onlyPeer: [`${d}:"d"`] } });
-    const stricter = await compareWithGrammar(engine((a, step) => { if (step === 1) set(a, c, false); }), "g", grammar, vocab, walk, known);
-    expect(stricter).toMatchObject({ maskDiffSteps: 1, peerStricterSteps: 1, peerLooserSteps: 0, firstStricter: { step: 1, n: 1, onlyOurs: [`${c}:"c"`] } });
+    const d = id("d"),
+      c = id("c");
+    const set = (a: Uint32Array, t: number, on: boolean) => {
+      if (on) a[t >>> 5]! |= 1 << (t & 31);
+      else a[t >>> 5]! &= ~(1 << (t & 31));
+    };
+    const looser = await compareWithGrammar(
+      engine((a, step) => {
+        if (step === 0) set(a, d, true);
+      }),
+      "g",
+      grammar,
+      vocab,
+      walk,
+      known,
+    );
+    expect(looser).toMatchObject({
+      maskDiffSteps: 1,
+      peerLooserSteps: 1,
+      peerStricterSteps: 0,
+      firstLooser: { step: 0, n: 1, onlyPeer: [`${d}:"d"`] },
+    });
+    const stricter = await compareWithGrammar(
+      engine((a, step) => {
+        if (step === 1) set(a, c, false);
+      }),
+      "g",
+      grammar,
+      vocab,
+      walk,
+      known,
+    );
+    expect(stricter).toMatchObject({
+      maskDiffSteps: 1,
+      peerStricterSteps: 1,
+      peerLooserSteps: 0,
+      firstStricter: { step: 1, n: 1, onlyOurs: [`${c}:"c"`] },
+    });
   });
 
   it("a difference on a token known by construction is a differing step, not a stricter or looser one", async () => {
     const special = [...Array(vocab.size).keys()].find((t) => vocab.kind(t) === TokenKind.Special)!;
-    const r = await compareWithGrammar(engine((a) => { a[special >>> 5]! |= 1 << (special & 31); }), "g", grammar, vocab, walk, known);
+    const r = await compareWithGrammar(
+      engine((a) => {
+        a[special >>> 5]! |= 1 << (special & 31);
+      }),
+      "g",
+      grammar,
+      vocab,
+      walk,
+      known,
+    );
     expect(r).toMatchObject({ maskDiffSteps: 3, peerStricterSteps: 0, peerLooserSteps: 0 });
   });
 });

@@ -20,7 +20,9 @@ function packageWith(files: Record<string, string | { copy: string }> = {}): str
   const dir = mkdtempSync(path.join(os.tmpdir(), "toolmask-loader-"));
   dirs.push(dir);
   const source = readFileSync(path.join(root, "src", "native.ts"), "utf8");
-  const js = ts.transpileModule(source, { compilerOptions: { module: ts.ModuleKind.ES2022, target: ts.ScriptTarget.ES2022 } }).outputText;
+  const js = ts.transpileModule(source, {
+    compilerOptions: { module: ts.ModuleKind.ES2022, target: ts.ScriptTarget.ES2022 },
+  }).outputText;
   mkdirSync(path.join(dir, "dist"));
   writeFileSync(path.join(dir, "dist", "native.js"), js);
   writeFileSync(path.join(dir, "package.json"), JSON.stringify({ type: "module" }));
@@ -63,8 +65,13 @@ describe("addon loader", () => {
   });
 
   it("a prebuild alone loads (no compiler needed), and a broken local build falls through to it", () => {
-    expect(load(packageWith({ [`prebuilds/${plat}/toolmask.node`]: { copy: builtAddon } })).text).toContain("loaded function");
-    const both = packageWith({ "build/Release/toolmask.node": "truncated", [`prebuilds/${plat}/toolmask.node`]: { copy: builtAddon } });
+    expect(load(packageWith({ [`prebuilds/${plat}/toolmask.node`]: { copy: builtAddon } })).text).toContain(
+      "loaded function",
+    );
+    const both = packageWith({
+      "build/Release/toolmask.node": "truncated",
+      [`prebuilds/${plat}/toolmask.node`]: { copy: builtAddon },
+    });
     expect(load(both)).toEqual({ ok: true, text: "loaded function\n" });
   });
 

@@ -20,7 +20,9 @@ function files(dir: string): string[] {
 
 /** Package names a file loads: `from "x"`, `import("x")`, `require("x")`, `require.resolve("x/…")`. */
 function packagesUsed(source: string): string[] {
-  const specifiers = [...source.matchAll(/(?:\bfrom\s*["']|\bimport\s*\(\s*["'`]|\brequire(?:\.resolve)?\(\s*["'`])([^"'`]+)["'`]/g)].map((m) => m[1]!);
+  const specifiers = [
+    ...source.matchAll(/(?:\bfrom\s*["']|\bimport\s*\(\s*["'`]|\brequire(?:\.resolve)?\(\s*["'`])([^"'`]+)["'`]/g),
+  ].map((m) => m[1]!);
   return specifiers
     .filter((s) => /^(@[\w.-]+\/)?[\w.-]+(\/[\w./-]*)?$/.test(s) && !s.startsWith(".") && !builtinModules.includes(s))
     .map((s) => (s.startsWith("@") ? s.split("/").slice(0, 2).join("/") : s.split("/")[0]!));
@@ -28,10 +30,14 @@ function packagesUsed(source: string): string[] {
 
 describe("package.json dependencies", () => {
   it("hold every package dist/ and the shipped scripts load", () => {
-    const shipped = [...files(path.join(root, "dist")), ...pkg.files.filter((f: string) => f.endsWith(".mjs")).map((f: string) => path.join(root, f))];
+    const shipped = [
+      ...files(path.join(root, "dist")),
+      ...pkg.files.filter((f: string) => f.endsWith(".mjs")).map((f: string) => path.join(root, f)),
+    ];
     const used = new Map<string, string>();
-    for (const f of shipped) for (const name of packagesUsed(readFileSync(f, "utf8"))) used.set(name, path.relative(root, f));
-    expect([...used.keys()]).toContain("@huggingface/jinja");  // the scan sees imports at all
+    for (const f of shipped)
+      for (const name of packagesUsed(readFileSync(f, "utf8"))) used.set(name, path.relative(root, f));
+    expect([...used.keys()]).toContain("@huggingface/jinja"); // the scan sees imports at all
     // node-llama-cpp's platform packages (@node-llama-cpp/*) come as its optional dependencies;
     // build-native.mjs looks for node-gyp locally first and otherwise uses the copy inside npm.
     const optional = (name: string) => name.startsWith("@node-llama-cpp/") || name === "node-gyp";

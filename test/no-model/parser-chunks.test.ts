@@ -12,8 +12,11 @@ import { FILE_TOOLS } from "../support/tools.js";
 
 const corpus = buildCorpus(240);
 // Reasoning on wherever the dialect has a thought block (Nemo and Llama 3.x have none).
-const opts = (dialect: string) => ({ dialect, tools: FILE_TOOLS, reasoning: getDialect(dialect).reasoning !== undefined });
-
+const opts = (dialect: string) => ({
+  dialect,
+  tools: FILE_TOOLS,
+  reasoning: getDialect(dialect).reasoning !== undefined,
+});
 
 describe("chunk invariance", () => {
   it(`holds for ${corpus.length} outputs: every 2-split, 1-byte feeding, 1,000 random multi-splits each`, () => {
@@ -22,7 +25,7 @@ describe("chunk invariance", () => {
       const ref = runChunks(c.text, opts(c.dialect), []);
       expect(ref.result).toEqual(parseToolCalls(c.text, opts(c.dialect)));
       const chars = Array.from({ length: c.text.length - 1 }, (_, i) => i + 1);
-      const variants: number[][] = [chars];  // 1-byte (code unit) feeding
+      const variants: number[][] = [chars]; // 1-byte (code unit) feeding
       for (const i of chars) variants.push([i]);
       for (let k = 0; k < 1000; k++) variants.push(chars.filter(() => r() < 0.15));
       for (const cuts of variants) {
@@ -63,18 +66,20 @@ describe("grammar/parser agreement", () => {
 
 describe("a JSON call's head decides alike for every split (found by the fuzz suite)", () => {
   const heads = [
-    '{": "ge',                                                        // a key that is no key, then what looks like a name
-    '{"name": "xyz", "name": "read", "arguments": {"path": "a"}}',    // an undeclared name first, a declared one repeated after
-    '{"name": "re',                                                    // a declared name's beginning: a cut call
-    '{"name": "rex", "arguments": {}}',                                // a name no tool has
-    '{"arguments": {"path": "a"}, "name": "read"}',                    // the name after the arguments: an invalid call
+    '{": "ge', // a key that is no key, then what looks like a name
+    '{"name": "xyz", "name": "read", "arguments": {"path": "a"}}', // an undeclared name first, a declared one repeated after
+    '{"name": "re', // a declared name's beginning: a cut call
+    '{"name": "rex", "arguments": {}}', // a name no tool has
+    '{"arguments": {"path": "a"}, "name": "read"}', // the name after the arguments: an invalid call
   ];
   it.each(["hermes", "llama3", "mistral-nemo"])("%s", (dialect) => {
-    const wrap = (h: string) => (dialect === "hermes" ? `<tool_call>\n${h}` : dialect === "mistral-nemo" ? `[TOOL_CALLS][${h}` : h);
+    const wrap = (h: string) =>
+      dialect === "hermes" ? `<tool_call>\n${h}` : dialect === "mistral-nemo" ? `[TOOL_CALLS][${h}` : h;
     for (const head of heads) {
       const text = wrap(head);
       const ref = runChunks(text, opts(dialect), []);
-      for (let i = 1; i < text.length; i++) expect(runChunks(text, opts(dialect), [i]), `${text} split at ${i}`).toEqual(ref);
+      for (let i = 1; i < text.length; i++)
+        expect(runChunks(text, opts(dialect), [i]), `${text} split at ${i}`).toEqual(ref);
     }
   });
 });

@@ -23,7 +23,10 @@ describe.each(parityDialects())("%s: a call cut inside its markup", (dialect) =>
       const r = parseToolCalls(text.slice(0, p), options);
       const where = JSON.stringify(text.slice(at, p));
       expect(r.content?.trim() ?? "", where).toBe(whole);
-      expect(r.incomplete.every((c) => c.kind === "cut"), where).toBe(true);
+      expect(
+        r.incomplete.every((c) => c.kind === "cut"),
+        where,
+      ).toBe(true);
       expect(r.toolCalls.length + r.incomplete.length, where).toBeGreaterThan(0);
     }
   });

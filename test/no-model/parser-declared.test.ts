@@ -5,10 +5,17 @@ import { parseToolCalls, ToolCallStreamParser, type StreamEvent } from "../../sr
 import { fn } from "../support/tools.js";
 
 const call = (name: string, params: Record<string, string>) =>
-  `<tool_call>\n<function=${name}>\n${Object.entries(params).map(([k, v]) => `<parameter=${k}>\n${v}\n</parameter>\n`).join("")}</function>\n</tool_call>`;
-const out = call("get_indicators", { curr_date: "2026-10-15", indicator: "close_10_ema", symbol: "600076" }) +
+  `<tool_call>\n<function=${name}>\n${Object.entries(params)
+    .map(([k, v]) => `<parameter=${k}>\n${v}\n</parameter>\n`)
+    .join("")}</function>\n</tool_call>`;
+const out =
+  call("get_indicators", { curr_date: "2026-10-15", indicator: "close_10_ema", symbol: "600076" }) +
   call("get_indicators", { curr_date: "2026-10-15", indicator: "close_50_sma", symbol: "600076" });
-const getIndicators = fn("get_indicators", { curr_date: { type: "string" }, indicator: { type: "string" }, symbol: { type: "integer" } });
+const getIndicators = fn("get_indicators", {
+  curr_date: { type: "string" },
+  indicator: { type: "string" },
+  symbol: { type: "integer" },
+});
 
 describe("seed 001: undeclared means text", () => {
   it.each([
@@ -40,7 +47,10 @@ describe("seed 001: undeclared means text", () => {
   });
 
   it("streaming: nothing about a refused call is emitted, and the refusal comes at the name", () => {
-    const p = new ToolCallStreamParser({ dialect: "qwen3-coder", tools: [fn("get_weather", { city: { type: "string" } })] });
+    const p = new ToolCallStreamParser({
+      dialect: "qwen3-coder",
+      tools: [fn("get_weather", { city: { type: "string" } })],
+    });
     const events: StreamEvent[] = [];
     events.push(...p.feed("Let me check. <tool_call>\n<function=get_"));
     // "get_" could still be get_weather: held back, shown neither as content nor as a call.
@@ -48,7 +58,12 @@ describe("seed 001: undeclared means text", () => {
     events.push(...p.feed("ind"));
     // No declared name starts with "get_ind": refused now, and the held text is content.
     expect(events.slice(1).every((e) => e.type === "content")).toBe(true);
-    expect(events.slice(1).map((e) => (e as { delta: string }).delta).join("")).toBe("<tool_call>\n<function=get_ind");
+    expect(
+      events
+        .slice(1)
+        .map((e) => (e as { delta: string }).delta)
+        .join(""),
+    ).toBe("<tool_call>\n<function=get_ind");
     events.push(...p.feed("icators>\n<parameter=symbol>\n1\n</parameter>\n</function>\n</tool_call>"));
     const r = p.end();
     expect(events.some((e) => e.type.startsWith("tool_call"))).toBe(false);
@@ -57,7 +72,10 @@ describe("seed 001: undeclared means text", () => {
   });
 
   it("a declared name starts the call only once the name is complete", () => {
-    const p = new ToolCallStreamParser({ dialect: "qwen3-coder", tools: [fn("read", { path: { type: "string" } }), fn("reader", { path: { type: "string" } })] });
+    const p = new ToolCallStreamParser({
+      dialect: "qwen3-coder",
+      tools: [fn("read", { path: { type: "string" } }), fn("reader", { path: { type: "string" } })],
+    });
     expect(p.feed("<tool_call>\n<function=read")).toEqual([]);
     const ev = p.feed("er>\n");
     expect(ev).toEqual([{ type: "tool_call_start", index: 0, id: "call_0", name: "reader" }]);

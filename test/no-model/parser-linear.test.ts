@@ -13,15 +13,18 @@ import { STRESS_KINDS, STRESS_TOOLS, stressText } from "../../scripts/lib/parse-
 import { countReads, type ReadCounter } from "../../scripts/lib/parser-reads.mjs";
 
 let counter: ReadCounter;
-beforeAll(() => { counter = countReads({ TextBuffer, JsonExtent, OPEN }); });
+beforeAll(() => {
+  counter = countReads({ TextBuffer, JsonExtent, OPEN });
+});
 afterAll(() => counter.restore());
 
 const SMALL = 32 * 1024;
-const CHUNKS = [0, 4, 16];  // 0: whole
+const CHUNKS = [0, 4, 16]; // 0: whole
 
 /** Milliseconds to feed `text` in `chunk`-character pieces (best of `reps`), the peak heap growth in bytes, the characters read. */
 function feed(text: string, dialect: string, chunk: number, reps: number): { ms: number; heap: number; reads: number } {
-  let ms = Infinity, heap = 0;
+  let ms = Infinity,
+    heap = 0;
   counter.reset();
   for (let k = 0; k < reps; k++) {
     const base = process.memoryUsage().heapUsed;
@@ -41,16 +44,22 @@ function feed(text: string, dialect: string, chunk: number, reps: number): { ms:
 
 describe.each(dialects)("%s", (dialect) => {
   const spec = getDialect(dialect);
-  it.each(STRESS_KINDS)("%s: 4x the input takes under 5x the reads and 8x the time, whole and in 4- and 16-character chunks; the heap stays bounded", (kind) => {
-    const small = stressText(kind, spec, SMALL), large = stressText(kind, spec, 4 * SMALL);
-    for (const chunk of CHUNKS) {
-      feed(small, dialect, chunk, 1);  // warm-up
-      const s = feed(small, dialect, chunk, 2), l = feed(large, dialect, chunk, 2);
-      const at = { chunk, small: s, large: l };
-      expect(l.reads, JSON.stringify(at)).toBeLessThan(5 * s.reads + 4096);
-      expect(l.ms, JSON.stringify(at)).toBeLessThan(8 * s.ms + 1000);
-      // The output held (its content) plus garbage between collections; quadratic copies take gigabytes.
-      expect(l.heap, JSON.stringify(at)).toBeLessThan(96 * 2 ** 20);
-    }
-  }, 300_000);
+  it.each(STRESS_KINDS)(
+    "%s: 4x the input takes under 5x the reads and 8x the time, whole and in 4- and 16-character chunks; the heap stays bounded",
+    (kind) => {
+      const small = stressText(kind, spec, SMALL),
+        large = stressText(kind, spec, 4 * SMALL);
+      for (const chunk of CHUNKS) {
+        feed(small, dialect, chunk, 1); // warm-up
+        const s = feed(small, dialect, chunk, 2),
+          l = feed(large, dialect, chunk, 2);
+        const at = { chunk, small: s, large: l };
+        expect(l.reads, JSON.stringify(at)).toBeLessThan(5 * s.reads + 4096);
+        expect(l.ms, JSON.stringify(at)).toBeLessThan(8 * s.ms + 1000);
+        // The output held (its content) plus garbage between collections; quadratic copies take gigabytes.
+        expect(l.heap, JSON.stringify(at)).toBeLessThan(96 * 2 ** 20);
+      }
+    },
+    300_000,
+  );
 });

@@ -10,8 +10,19 @@ it("keeps native memory bounded through 2,000 calls with distinct schemas in a s
   const rss0 = process.memoryUsage().rss;
   let peak = 0;
   for (let i = 0; i < 2000; i++) {
-    const tools = [{ type: "function", function: { name: "f", parameters: { type: "object", properties: { s: { type: "string", maxLength: 300 + i } }, required: ["s"] } } }];
-    const r = parseToolCalls(`<tool_call>\n{"name": "f", "arguments": {"s": "v${i}"}}\n</tool_call>`, { dialect, tools });
+    const tools = [
+      {
+        type: "function",
+        function: {
+          name: "f",
+          parameters: { type: "object", properties: { s: { type: "string", maxLength: 300 + i } }, required: ["s"] },
+        },
+      },
+    ];
+    const r = parseToolCalls(`<tool_call>\n{"name": "f", "arguments": {"s": "v${i}"}}\n</tool_call>`, {
+      dialect,
+      tools,
+    });
     expect(r.toolCalls.length).toBe(1);
     if (i % 100 === 0) peak = Math.max(peak, process.memoryUsage().rss - rss0);
   }

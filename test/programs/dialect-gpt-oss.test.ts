@@ -1,7 +1,14 @@
 // gpt-oss (harmony): the answer is messages on channels (src/dialects/gpt-oss.ts has the decisions).
 // The grammar and the parser are both checked here, and llama.cpp's own parser is the oracle.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildToolGrammar, compileGrammar, getDialect, parseToolCalls, ToolCallStreamParser, type StreamEvent } from "../../src/index.js";
+import {
+  buildToolGrammar,
+  compileGrammar,
+  getDialect,
+  parseToolCalls,
+  ToolCallStreamParser,
+  type StreamEvent,
+} from "../../src/index.js";
 import { grammarAccepts } from "../../src/parser/validate.js";
 import { startLlamaOracle, templatePath, type LlamaOracle, type OracleTool } from "../support/llama-oracle.js";
 import { renderAssistantToolCalls, toolsFor, type Call } from "../support/template-fixtures.js";
@@ -12,13 +19,18 @@ import { allowedIds, qwen3 } from "../support/vocabs.js";
 const base = { dialect: "gpt-oss", tools: FILE_TOOLS, reasoning: true } as const;
 type Opts = Parameters<typeof parseToolCalls>[1];
 const accepts = (o: Opts, text: string) => grammarAccepts(buildToolGrammar(o), text);
-const calls = (text: string, o: Opts = base) => parseToolCalls(text, o).toolCalls.map((c) => ({ name: c.function.name, arguments: JSON.parse(c.function.arguments) }));
+const calls = (text: string, o: Opts = base) =>
+  parseToolCalls(text, o).toolCalls.map((c) => ({
+    name: c.function.name,
+    arguments: JSON.parse(c.function.arguments),
+  }));
 
 const READ = '{"path": "a.txt"}';
 /** The recipient in the role header, as the template writes it. */
 const roleCall = (name: string, args: string) => ` to=functions.${name}<|channel|>commentary json<|message|>${args}`;
 /** The recipient after the channel, with <|constrain|>, as the harmony docs write it. */
-const channelCall = (name: string, args: string) => `<|channel|>commentary to=functions.${name} <|constrain|>json<|message|>${args}`;
+const channelCall = (name: string, args: string) =>
+  `<|channel|>commentary to=functions.${name} <|constrain|>json<|message|>${args}`;
 const THOUGHT = "<|channel|>analysis<|message|>The user wants a.txt.<|end|><|start|>assistant";
 const FINAL = "<|channel|>final<|message|>Here it is.";
 
@@ -28,9 +40,11 @@ describe("gpt-oss: what the parser reads", () => {
       for (const end of ["", "<|call|>"]) {
         const text = `${THOUGHT}<|channel|>commentary<|message|>Reading it.<|end|><|start|>assistant${call}${end}`;
         const r = parseToolCalls(text, base);
-        expect(r.toolCalls.map((c) => [c.function.name, JSON.parse(c.function.arguments)])).toEqual([["read", { path: "a.txt" }]]);
+        expect(r.toolCalls.map((c) => [c.function.name, JSON.parse(c.function.arguments)])).toEqual([
+          ["read", { path: "a.txt" }],
+        ]);
         expect(r.reasoning).toBe("The user wants a.txt.");
-        expect(r.content).toBe("Reading it.");  // a preamble is content
+        expect(r.content).toBe("Reading it."); // a preamble is content
         expect(r.finishReason).toBe("tool_calls");
         expect(accepts(base, text)).toBe(true);
       }
@@ -39,7 +53,12 @@ describe("gpt-oss: what the parser reads", () => {
   it("the final channel is content; <|return|> and <|end|> end it", () => {
     for (const end of ["", "<|return|>", "<|end|>"]) {
       const r = parseToolCalls(`${THOUGHT}${FINAL}${end}`, base);
-      expect([r.content, r.reasoning, r.toolCalls, r.finishReason]).toEqual(["Here it is.", "The user wants a.txt.", [], "stop"]);
+      expect([r.content, r.reasoning, r.toolCalls, r.finishReason]).toEqual([
+        "Here it is.",
+        "The user wants a.txt.",
+        [],
+        "stop",
+      ]);
       expect(accepts(base, `${THOUGHT}${FINAL}${end}`)).toBe(true);
     }
   });
@@ -47,7 +66,9 @@ describe("gpt-oss: what the parser reads", () => {
   it("text after <|call|> is content: one call per turn, as the end of generation makes it", () => {
     const second = `<|start|>assistant${roleCall("write", '{"path": "b", "content": ""}')}`;
     const r = parseToolCalls(`${roleCall("read", READ)}<|call|>${second}`, base);
-    expect(calls(`${roleCall("read", READ)}<|call|>${second}`)).toEqual([{ name: "read", arguments: { path: "a.txt" } }]);
+    expect(calls(`${roleCall("read", READ)}<|call|>${second}`)).toEqual([
+      { name: "read", arguments: { path: "a.txt" } },
+    ]);
     expect(r.content).toBe(second);
     expect(accepts(base, `${roleCall("read", READ)}<|call|>${second}`)).toBe(true);
   });
@@ -102,17 +123,23 @@ describe("gpt-oss: reasoning", () => {
     const off = { ...base, reasoning: false };
     expect(accepts(off, `${THOUGHT}${FINAL}`)).toBe(false);
     expect(accepts(off, FINAL)).toBe(true);
-    expect(accepts(off, `<|channel|>commentary<|message|>Reading.<|end|><|start|>assistant${roleCall("read", READ)}`)).toBe(true);
+    expect(
+      accepts(off, `<|channel|>commentary<|message|>Reading.<|end|><|start|>assistant${roleCall("read", READ)}`),
+    ).toBe(true);
   });
 
   it('"forced-open": the output starts inside the thought the prompt opened', () => {
     const open = { ...base, reasoning: "forced-open" as const };
     const text = `Plan: read it.<|end|><|start|>assistant${roleCall("read", READ)}`;
     const r = parseToolCalls(text, open);
-    expect([r.reasoning, r.content, calls(text, open)]).toEqual(["Plan: read it.", null, [{ name: "read", arguments: { path: "a.txt" } }]]);
+    expect([r.reasoning, r.content, calls(text, open)]).toEqual([
+      "Plan: read it.",
+      null,
+      [{ name: "read", arguments: { path: "a.txt" } }],
+    ]);
     expect(accepts(open, text)).toBe(true);
     expect(accepts(base, text)).toBe(false);
-    expect(accepts(open, "Plan: read it.")).toBe(false);  // no end inside an open thought
+    expect(accepts(open, "Plan: read it.")).toBe(false); // no end inside an open thought
   });
 
   it("the spec's thought markers are its analysis channel's header and <|end|>", () => {
@@ -151,8 +178,12 @@ describe("gpt-oss: completeness and names", () => {
   });
 
   it("cut in the name or the header is incomplete too", () => {
-    expect(parseToolCalls("<|channel|>commentary to=functions.wr", base).incomplete).toMatchObject([{ name: null, kind: "cut" }]);
-    expect(parseToolCalls(" to=functions.read<|channel|>comm", base).incomplete).toMatchObject([{ name: "read", kind: "cut" }]);
+    expect(parseToolCalls("<|channel|>commentary to=functions.wr", base).incomplete).toMatchObject([
+      { name: null, kind: "cut" },
+    ]);
+    expect(parseToolCalls(" to=functions.read<|channel|>comm", base).incomplete).toMatchObject([
+      { name: "read", kind: "cut" },
+    ]);
   });
 
   it("an undeclared name is content, decided at the name: nothing about the call was streamed", () => {
@@ -176,7 +207,9 @@ describe("gpt-oss: completeness and names", () => {
 
   it("values are typed by the schema: a string stays a string, a wrong type makes the call invalid", () => {
     const o = { ...base, tools: [fn("set", { label: { type: "string" }, count: { type: "integer" } })] };
-    expect(calls(roleCall("set", '{"label": "42", "count": 3}'), o)).toEqual([{ name: "set", arguments: { label: "42", count: 3 } }]);
+    expect(calls(roleCall("set", '{"label": "42", "count": 3}'), o)).toEqual([
+      { name: "set", arguments: { label: "42", count: 3 } },
+    ]);
     const r = parseToolCalls(roleCall("set", '{"label": 42, "count": "3"}'), o);
     expect(r.toolCalls).toEqual([]);
     expect(r.incomplete).toMatchObject([{ name: "set", kind: "invalid" }]);
@@ -189,7 +222,10 @@ describe("gpt-oss: completeness and names", () => {
 });
 
 describe("gpt-oss: the template's turns", () => {
-  const CALL: Call = { name: "write_file", arguments: { path: "/tmp/a b.txt", content: 'x "y" <|end|>\n', ok: true, mode: 420 } };
+  const CALL: Call = {
+    name: "write_file",
+    arguments: { path: "/tmp/a b.txt", content: 'x "y" <|end|>\n', ok: true, mode: 420 },
+  };
 
   it("the grammar (compiled on Qwen3, where harmony's markers are text) accepts them, and they parse back", () => {
     const v = qwen3();
@@ -210,7 +246,10 @@ describe("gpt-oss: the template's turns", () => {
 
 describe("gpt-oss: walks of the mask", () => {
   // Bounded strings, so random walks finish; both header forms, from the call's first byte.
-  const tools = [fn("read", { path: { type: "string", maxLength: 6 } }), fn("edit", { path: { type: "string", maxLength: 4 }, n: { type: "integer" }, ok: { type: "boolean" } }, ["path"])];
+  const tools = [
+    fn("read", { path: { type: "string", maxLength: 6 } }),
+    fn("edit", { path: { type: "string", maxLength: 4 }, n: { type: "integer" }, ok: { type: "boolean" } }, ["path"]),
+  ];
   it("parse as one complete call of a declared tool with its required arguments", () => {
     const v = qwen3();
     const o = { dialect: "gpt-oss", tools, toolChoice: "required", reasoning: true } as const;
@@ -228,7 +267,9 @@ describe("gpt-oss: walks of the mask", () => {
         m.fillNextTokenBitmask(mask);
         const allowed = allowedIds(mask);
         const ends = allowed.filter((id) => eog.has(id));
-        const id = ends.length ? ends[0]! : allowed[Math.floor(r() * Math.min(allowed.length, r() < 0.5 ? 40 : allowed.length))]!;
+        const id = ends.length
+          ? ends[0]!
+          : allowed[Math.floor(r() * Math.min(allowed.length, r() < 0.5 ? 40 : allowed.length))]!;
         expect(m.acceptToken(id)).toBe(true);
         if (!eog.has(id)) ids.push(id);
       }
@@ -238,7 +279,8 @@ describe("gpt-oss: walks of the mask", () => {
       const res = parseToolCalls(text, o);
       expect([res.toolCalls.length, res.incomplete], text).toEqual([1, []]);
       const tool = tools.find((t) => t.function.name === res.toolCalls[0]!.function.name)!;
-      for (const k of tool.function.parameters.required) expect(JSON.parse(res.toolCalls[0]!.function.arguments), text).toHaveProperty(k);
+      for (const k of tool.function.parameters.required)
+        expect(JSON.parse(res.toolCalls[0]!.function.arguments), text).toHaveProperty(k);
     }
     expect(finished).toBeGreaterThan(12);
   });
@@ -247,12 +289,22 @@ describe("gpt-oss: walks of the mask", () => {
 // llama.cpp's common_chat_parse on the same outputs: where it agrees, and where we differ on purpose.
 describe("gpt-oss: llama.cpp's parser as the oracle", () => {
   let oracle: LlamaOracle;
-  beforeAll(async () => { oracle = await startLlamaOracle(); });
+  beforeAll(async () => {
+    oracle = await startLlamaOracle();
+  });
   afterAll(() => oracle?.close());
   const parseLlama = async (text: string) => {
-    const r = await oracle.parse({ template: templatePath("openai-gpt-oss-120b.jinja"), tools: FILE_TOOLS as OracleTool[], text });
+    const r = await oracle.parse({
+      template: templatePath("openai-gpt-oss-120b.jinja"),
+      tools: FILE_TOOLS as OracleTool[],
+      text,
+    });
     if (!r.ok) return { error: r.error };
-    return { content: r.content || null, reasoning: r.reasoning_content || null, calls: r.tool_calls.map((c) => ({ name: c.name, arguments: JSON.parse(c.arguments) })) };
+    return {
+      content: r.content || null,
+      reasoning: r.reasoning_content || null,
+      calls: r.tool_calls.map((c) => ({ name: c.name, arguments: JSON.parse(c.arguments) })),
+    };
   };
   const ours = (text: string) => {
     const r = parseToolCalls(text, base);
@@ -278,7 +330,11 @@ describe("gpt-oss: llama.cpp's parser as the oracle", () => {
     expect(ours(`${roleCall("read", READ)}<|call|>${second}`).content).toBe(second);
     // A cut call: llama.cpp returns its unfinished arguments as a call; ours is incomplete.
     const cut = channelCall("write", '{"path": "a", "con');
-    const llamaCut = await oracle.parse({ template: templatePath("openai-gpt-oss-120b.jinja"), tools: FILE_TOOLS as OracleTool[], text: cut });
+    const llamaCut = await oracle.parse({
+      template: templatePath("openai-gpt-oss-120b.jinja"),
+      tools: FILE_TOOLS as OracleTool[],
+      text: cut,
+    });
     expect(llamaCut.ok && llamaCut.tool_calls.map((c) => c.arguments)).toEqual(['{"path": "a", "con']);
     expect(parseToolCalls(cut, base).toolCalls).toEqual([]);
     // An undeclared name, or text outside harmony's messages: llama.cpp fails; ours is content.

@@ -4,7 +4,20 @@
 // every step of random walks — the one exception being special tokens, which llama.cpp also lets
 // match by their text where characters are expected (see src/grammar/export/gbnf.ts).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildToolGrammar, charClass, compileGrammar, dialects, getDialect, literal, seq, star, TokenKind, toGbnf, type DialectSpec, type Vocabulary } from "../../src/index.js";
+import {
+  buildToolGrammar,
+  charClass,
+  compileGrammar,
+  dialects,
+  getDialect,
+  literal,
+  seq,
+  star,
+  TokenKind,
+  toGbnf,
+  type DialectSpec,
+  type Vocabulary,
+} from "../../src/index.js";
 import { callTriggerOf, triggerOf, type Glue } from "../../src/dialects/spec.js";
 import { startLlamaGrammar, type LlamaGrammarOracle } from "../support/llama-grammar.js";
 import { rng, Tokenizations } from "../support/tokenize.js";
@@ -23,9 +36,15 @@ let oracle: LlamaGrammarOracle;
 let llama: any;
 beforeAll(async () => {
   v = qwen3();
-  blankIds = new Set(Array.from({ length: v.size }, (_, i) => i).filter((id) => v.tokenBytes(id).every((b) => b === 0x20 || b === 0x0a || b === 0x09 || b === 0x0d)));
+  blankIds = new Set(
+    Array.from({ length: v.size }, (_, i) => i).filter((id) =>
+      v.tokenBytes(id).every((b) => b === 0x20 || b === 0x0a || b === 0x09 || b === 0x0d),
+    ),
+  );
   closers = new Set(['"', "}", "]", "<", "</"].map((c) => v.idOfPiece(c)).filter((id) => id !== undefined));
-  specialIds = Array.from({ length: v.size }, (_, i) => i).filter((id) => v.kind(id) === TokenKind.Special || v.kind(id) === TokenKind.EndOfGeneration);
+  specialIds = Array.from({ length: v.size }, (_, i) => i).filter(
+    (id) => v.kind(id) === TokenKind.Special || v.kind(id) === TokenKind.EndOfGeneration,
+  );
   oracle = await startLlamaGrammar();
   const nlc = await import("node-llama-cpp");
   llama = await nlc.getLlama({ gpu: false, build: "never", logLevel: "error" as never });
@@ -35,7 +54,11 @@ afterAll(async () => {
   await llama?.dispose();
 });
 
-const show = (ids: number[]) => ids.slice(0, 8).map((id) => `${id} ${JSON.stringify(v.piece(id))}`).join(", ");
+const show = (ids: number[]) =>
+  ids
+    .slice(0, 8)
+    .map((id) => `${id} ${JSON.stringify(v.piece(id))}`)
+    .join(", ");
 const allows = (mask: Uint32Array, id: number) => ((mask[id >>> 5]! >>> (id & 31)) & 1) === 1;
 
 /**
@@ -44,15 +67,25 @@ const allows = (mask: Uint32Array, id: number) => ((mask[id >>> 5]! >>> (id & 31
  * (llama_grammar_apply_impl: `piece[0] == 0`; Qwen3's token 188 is the byte 0x00), and it lets
  * special tokens match by their text where characters are expected.
  */
-function expectSame(ids: Iterable<number>, ours: Uint32Array, theirs: (id: number) => boolean, where: () => string, superset = false): void {
-  const onlyOurs: number[] = [], onlyLlama: number[] = [];
+function expectSame(
+  ids: Iterable<number>,
+  ours: Uint32Array,
+  theirs: (id: number) => boolean,
+  where: () => string,
+  superset = false,
+): void {
+  const onlyOurs: number[] = [],
+    onlyLlama: number[] = [];
   for (const id of ids) {
-    const a = allows(ours, id), b = theirs(id);
+    const a = allows(ours, id),
+      b = theirs(id);
     if (a && !b && v.tokenBytes(id)[0] !== 0) onlyOurs.push(id);
     if (b && !a && v.kind(id) !== TokenKind.Special && !superset) onlyLlama.push(id);
   }
-  if (onlyOurs.length) expect(onlyOurs, `allowed by us, refused by llama.cpp ${where()}: ${show(onlyOurs)}`).toEqual([]);
-  if (onlyLlama.length) expect(onlyLlama, `allowed by llama.cpp, refused by us ${where()}: ${show(onlyLlama)}`).toEqual([]);
+  if (onlyOurs.length)
+    expect(onlyOurs, `allowed by us, refused by llama.cpp ${where()}: ${show(onlyOurs)}`).toEqual([]);
+  if (onlyLlama.length)
+    expect(onlyLlama, `allowed by llama.cpp, refused by us ${where()}: ${show(onlyLlama)}`).toEqual([]);
 }
 
 /** A few hundred tokens to ask llama.cpp about: every special and end token, a sample of allowed and refused ones. */
@@ -67,7 +100,12 @@ let closers = new Set<number>();
 /** Tokens of JSON whitespace only: walks mostly avoid them, or runs of blanks fill the walk. */
 let blankIds = new Set<number>();
 
-interface Config { label: string; tools: unknown[]; toolChoice: "required" | "auto"; parallelToolCalls: boolean }
+interface Config {
+  label: string;
+  tools: unknown[];
+  toolChoice: "required" | "auto";
+  parallelToolCalls: boolean;
+}
 const CONFIGS: Config[] = [
   { label: "file tools, required, one call", tools: FILE_TOOLS, toolChoice: "required", parallelToolCalls: false },
   { label: "typed tools, auto, parallel", tools: TYPED_TOOLS, toolChoice: "auto", parallelToolCalls: true },
@@ -80,17 +118,27 @@ const CONFIGS: Config[] = [
  * wander forever), take any allowed token, end where the grammar may end, and sometimes start
  * another call instead (early enough to finish it).
  */
-async function walkBoth(spec: DialectSpec, options: object, seed: number, superset = false): Promise<{ finished: number; cutChecks: number; fullMasks: number }> {
+async function walkBoth(
+  spec: DialectSpec,
+  options: object,
+  seed: number,
+  superset = false,
+): Promise<{ finished: number; cutChecks: number; fullMasks: number }> {
   const grammar = buildToolGrammar(options as never);
   const gbnf = toGbnf(grammar, v);
-  await expect(llama.createGrammar({ grammar: gbnf }), "node-llama-cpp's createGrammar parses it").resolves.toBeDefined();
+  await expect(
+    llama.createGrammar({ grammar: gbnf }),
+    "node-llama-cpp's createGrammar parses it",
+  ).resolves.toBeDefined();
   await oracle.load(gbnf);
   const m = compileGrammar(grammar, v).createMatcher();
   const mask = m.allocateBitmask();
   const eog = v.endOfGenerationIds;
   const r = rng(seed);
   const parallel = (options as { parallelToolCalls: boolean }).parallelToolCalls;
-  let finished = 0, cutChecks = 0, fullMasks = 0;
+  let finished = 0,
+    cutChecks = 0,
+    fullMasks = 0;
   for (let w = 0; w < WALKS; w++) {
     m.reset();
     await oracle.reset();
@@ -100,11 +148,18 @@ async function walkBoth(spec: DialectSpec, options: object, seed: number, supers
     for (let step = 0; step < MAX_STEPS && !m.isTerminated(); step++) {
       const t0 = performance.now();
       m.fillNextTokenBitmask(mask);
-      const where = () => `after ${JSON.stringify(Buffer.concat(text.map((id) => Buffer.from(v.tokenBytes(id)))).toString("utf8"))}`;
+      const where = () =>
+        `after ${JSON.stringify(Buffer.concat(text.map((id) => Buffer.from(v.tokenBytes(id)))).toString("utf8"))}`;
       const allowed = allowedIds(mask);
       if (fullMasks < FULL_MASKS && r() < 0.1) {
         const theirs = await oracle.mask();
-        expectSame(Array.from({ length: v.size }, (_, i) => i), mask, (id) => allows(theirs, id), where, superset);
+        expectSame(
+          Array.from({ length: v.size }, (_, i) => i),
+          mask,
+          (id) => allows(theirs, id),
+          where,
+          superset,
+        );
         fullMasks++;
       } else {
         const ids = sampleIds(allowed, r);
@@ -120,13 +175,25 @@ async function walkBoth(spec: DialectSpec, options: object, seed: number, supers
         let best = -1;
         for (const a of allowed) {
           const b = v.tokenBytes(a);
-          if (b.length > 0 && b.length <= spelling.length && Buffer.from(b).equals(spelling.subarray(0, b.length)) && (best < 0 || b.length > v.tokenBytes(best).length)) best = a;
+          if (
+            b.length > 0 &&
+            b.length <= spelling.length &&
+            Buffer.from(b).equals(spelling.subarray(0, b.length)) &&
+            (best < 0 || b.length > v.tokenBytes(best).length)
+          )
+            best = a;
         }
-        if (best >= 0) { id = best; spelling = spelling.subarray(v.tokenBytes(best).length); }
-        else spelling = Buffer.alloc(0);
+        if (best >= 0) {
+          id = best;
+          spelling = spelling.subarray(v.tokenBytes(best).length);
+        } else spelling = Buffer.alloc(0);
       }
       if (id === undefined && ends.length) {
-        if (parallel && calls < 1 && step < MAX_STEPS / 3 && r() < 0.5) { calls++; spelling = Buffer.from(spec.section ? callTriggerOf(spec) : triggerOf(spec)); continue; }
+        if (parallel && calls < 1 && step < MAX_STEPS / 3 && r() < 0.5) {
+          calls++;
+          spelling = Buffer.from(spec.section ? callTriggerOf(spec) : triggerOf(spec));
+          continue;
+        }
         id = ends[0]!;
       }
       // Later on, close strings, arrays, objects and XML elements (and start markers) where allowed, so walks end.
@@ -146,7 +213,12 @@ async function walkBoth(spec: DialectSpec, options: object, seed: number, supers
       if (process.env.WALK_TIMES === "2") console.log(step, (t1 - t0).toFixed(1), (performance.now() - t1).toFixed(1));
     }
     if (m.isTerminated()) finished++;
-    if (process.env.WALK_TIMES) console.log("WALK", m.isTerminated(), JSON.stringify(Buffer.concat(text.map((id) => Buffer.from(v.tokenBytes(id)))).toString("utf8")));
+    if (process.env.WALK_TIMES)
+      console.log(
+        "WALK",
+        m.isTerminated(),
+        JSON.stringify(Buffer.concat(text.map((id) => Buffer.from(v.tokenBytes(id)))).toString("utf8")),
+      );
   }
   return { finished, cutChecks, fullMasks };
 }
@@ -166,11 +238,21 @@ function callText(spec: DialectSpec, name: string): { lead: string; start: strin
     case "json": {
       const lead = `${section}${glueText(c.open)}{"${c.nameKey}": "`;
       const id = c.id ? `, "${c.id.key}": "${"a".repeat(c.id.length)}"` : "";
-      return { lead, start: `${lead}${name}", "${c.argsKey}": `, args: "{}", close: `${id}}${glueText(c.close)}${sectionClose}` };
+      return {
+        lead,
+        start: `${lead}${name}", "${c.argsKey}": `,
+        args: "{}",
+        close: `${id}}${glueText(c.close)}${sectionClose}`,
+      };
     }
     case "named": {
       const lead = section + glueText(c.open);
-      return { lead, start: `${lead}${name}${c.nameClose}${c.index ? "0" : ""}${glueText(c.argsOpen ?? [])}`, args: "{}", close: glueText(c.close) + sectionClose };
+      return {
+        lead,
+        start: `${lead}${name}${c.nameClose}${c.index ? "0" : ""}${glueText(c.argsOpen ?? [])}`,
+        args: "{}",
+        close: glueText(c.close) + sectionClose,
+      };
     }
     case "xml": {
       const lead = section + glueText(c.open);
@@ -179,7 +261,12 @@ function callText(spec: DialectSpec, name: string): { lead: string; start: strin
     case "python": {
       // LFM2: <|tool_call_start|>[NAME(…)]<|tool_call_end|>; no arguments: "(" then ")".
       const lead = section;
-      return { lead, start: `${lead}${name}${c.nameClose}`, args: "", close: `)${sectionClose}${spec.section?.end ?? ""}` };
+      return {
+        lead,
+        start: `${lead}${name}${c.nameClose}`,
+        args: "",
+        close: `)${sectionClose}${spec.section?.end ?? ""}`,
+      };
     }
     case "envelope": {
       const lead = `{"${c.callsKey}": [{"${c.nameKey}": "`;
@@ -188,7 +275,12 @@ function callText(spec: DialectSpec, name: string): { lead: string; start: strin
     case "harmony": {
       // The recipient in the role header, as the template writes it: ` to=functions.NAME<|channel|>commentary json<|message|>`.
       const lead = glueText(c.open);
-      return { lead, start: `${lead}${name}${c.channel}${c.channels.calls}${glueText(c.contentType)}${c.message}`, args: "{}", close: c.callEnd };
+      return {
+        lead,
+        start: `${lead}${name}${c.channel}${c.channels.calls}${glueText(c.contentType)}${c.message}`,
+        args: "{}",
+        close: c.callEnd,
+      };
     }
   }
 }
@@ -197,7 +289,8 @@ function callText(spec: DialectSpec, name: string): { lead: string; start: strin
 async function firstRefusal(options: object, tokens: number[]): Promise<{ ours: number | null; llama: number | null }> {
   const m = compileGrammar(buildToolGrammar(options as never), v).createMatcher();
   await oracle.reset();
-  let ours: number | null = null, theirs: number | null = null;
+  let ours: number | null = null,
+    theirs: number | null = null;
   for (let i = 0; i < tokens.length; i++) {
     if (ours === null && !m.acceptToken(tokens[i]!)) ours = i;
     if (theirs === null && !(await oracle.accept(tokens[i]!))) theirs = i;
@@ -216,7 +309,8 @@ describe("GBNF export → llama.cpp's grammar engine (Qwen3 vocabulary)", () => 
     const wrong: string[] = [];
     for (let id = 0; id < v.size; id++) {
       if (v.kind(id) === TokenKind.Unused) continue;
-      if (!d.pieces[id]!.equals(Buffer.from(v.tokenBytes(id)))) wrong.push(`${id}: ${JSON.stringify(d.pieces[id]!.toString("latin1"))}`);
+      if (!d.pieces[id]!.equals(Buffer.from(v.tokenBytes(id))))
+        wrong.push(`${id}: ${JSON.stringify(d.pieces[id]!.toString("latin1"))}`);
       if (d.eog[id] !== (v.kind(id) === TokenKind.EndOfGeneration)) wrong.push(`${id}: eog ${d.eog[id]}`);
     }
     expect(wrong.slice(0, 10)).toEqual([]);
@@ -231,7 +325,10 @@ describe("GBNF export → llama.cpp's grammar engine (Qwen3 vocabulary)", () => 
   // token ending in byte 0xED (a partial U+D000-U+D7FF) because the class excludes the surrogates.
   it("a token that ends inside a multi-byte character is judged as our matcher judges it", async () => {
     const byteToken = (b: number) => {
-      for (let id = 0; id < v.size; id++) { const t = v.tokenBytes(id); if (t.length === 1 && t[0] === b) return id; }
+      for (let id = 0; id < v.size; id++) {
+        const t = v.tokenBytes(id);
+        if (t.length === 1 && t[0] === b) return id;
+      }
       throw new Error(`no single-byte token for 0x${b.toString(16)}`);
     };
     const [ed, x9f, xa0] = [0xed, 0x9f, 0xa0].map(byteToken) as [number, number, number];
@@ -245,7 +342,12 @@ describe("GBNF export → llama.cpp's grammar engine (Qwen3 vocabulary)", () => 
     // ED 9F .. is U+D7C0-U+D7FF (allowed); ED A0 .. would be a surrogate (refused by both).
     m.fillNextTokenBitmask(mask);
     const theirs = await oracle.check([x9f, xa0]);
-    expect([allows(mask, x9f), theirs.has(x9f), allows(mask, xa0), theirs.has(xa0)]).toEqual([true, true, false, false]);
+    expect([allows(mask, x9f), theirs.has(x9f), allows(mask, xa0), theirs.has(xa0)]).toEqual([
+      true,
+      true,
+      false,
+      false,
+    ]);
   });
 
   for (const dialect of dialects) {
@@ -253,7 +355,13 @@ describe("GBNF export → llama.cpp's grammar engine (Qwen3 vocabulary)", () => 
       CONFIGS.forEach((c, k) => {
         it(`${c.label}: llama.cpp allows exactly our tokens along random walks`, async () => {
           const spec = getDialect(dialect);
-          const options = { dialect, tools: c.tools, toolChoice: c.toolChoice, parallelToolCalls: c.parallelToolCalls, maxValueLength: 12 };
+          const options = {
+            dialect,
+            tools: c.tools,
+            toolChoice: c.toolChoice,
+            parallelToolCalls: c.parallelToolCalls,
+            maxValueLength: 12,
+          };
           const { finished, cutChecks, fullMasks } = await walkBoth(spec, options, 1000 * k + dialect.length);
           expect(finished).toBeGreaterThan(0);
           expect(cutChecks).toBeGreaterThan(0);
@@ -268,7 +376,8 @@ describe("GBNF export → llama.cpp's grammar engine (Qwen3 vocabulary)", () => 
         const tok = new Tokenizations(v);
         const r = rng(dialect.length);
         const bytes = (t: string) => Buffer.byteLength(t);
-        const nope = callText(spec, "nope"), write = callText(spec, "write");
+        const nope = callText(spec, "nope"),
+          write = callText(spec, "write");
         // Each text, and the byte before which neither engine may refuse it (the refusing token
         // must reach past it): an undeclared name is refused in the name, an empty call at its
         // arguments, a call cut after its name at the end of generation.
@@ -283,8 +392,13 @@ describe("GBNF export → llama.cpp's grammar engine (Qwen3 vocabulary)", () => 
             const got = await firstRefusal(options, tokens);
             expect(got.ours, `our matcher accepts ${JSON.stringify(text)}`).not.toBeNull();
             const reached = tokens.slice(0, got.ours! + 1).reduce((n, id) => n + v.tokenBytes(id).length, 0);
-            if (notBefore === Infinity) expect(got.ours, `${JSON.stringify(text)} refused before its end`).toBe(tokens.length);
-            else expect(reached, `${JSON.stringify(text)} refused at token ${got.ours}, before byte ${notBefore}`).toBeGreaterThan(notBefore);
+            if (notBefore === Infinity)
+              expect(got.ours, `${JSON.stringify(text)} refused before its end`).toBe(tokens.length);
+            else
+              expect(
+                reached,
+                `${JSON.stringify(text)} refused at token ${got.ours}, before byte ${notBefore}`,
+              ).toBeGreaterThan(notBefore);
             expect(got.llama, JSON.stringify(text)).toBe(got.ours);
           }
         }
@@ -300,7 +414,11 @@ describe("GBNF export → llama.cpp's grammar engine (Qwen3 vocabulary)", () => 
     const hermes = getDialect("hermes");
     if (hermes.call.kind !== "json") throw new Error("hermes is a JSON dialect");
     // Qwen3's <|box_start|> / <|box_end|> are special tokens: a dialect built on them.
-    const spec: DialectSpec = { ...hermes, name: "hermes-box", call: { ...hermes.call, open: ["<|box_start|>", { optional: "\n" }], close: [{ optional: "\n" }, "<|box_end|>"] } };
+    const spec: DialectSpec = {
+      ...hermes,
+      name: "hermes-box",
+      call: { ...hermes.call, open: ["<|box_start|>", { optional: "\n" }], close: [{ optional: "\n" }, "<|box_end|>"] },
+    };
     const options = { dialect: spec, tools: FILE_TOOLS, toolChoice: "required", parallelToolCalls: false };
     const gbnf = toGbnf(buildToolGrammar(options as never), v);
     expect(gbnf).toContain(`<[${v.idOfPiece("<|box_start|>")}]>`);

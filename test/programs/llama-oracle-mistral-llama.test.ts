@@ -3,14 +3,25 @@
 // llama.cpp fails a whole parse or ships unfinished arguments, our stricter verdict is recorded too.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseToolCalls } from "../../src/index.js";
-import { startLlamaOracle, templatePath, type LlamaOracle, type OracleOk, type OracleResult, type OracleTool } from "../support/llama-oracle.js";
+import {
+  startLlamaOracle,
+  templatePath,
+  type LlamaOracle,
+  type OracleOk,
+  type OracleResult,
+  type OracleTool,
+} from "../support/llama-oracle.js";
 
 const tools: OracleTool[] = [
   {
     type: "function",
     function: {
       name: "read_file",
-      parameters: { type: "object", properties: { path: { type: "string" }, limit: { type: "integer" } }, required: ["path"] },
+      parameters: {
+        type: "object",
+        properties: { path: { type: "string" }, limit: { type: "integer" } },
+        required: ["path"],
+      },
     },
   },
   { type: "function", function: { name: "noop", parameters: { type: "object", properties: {} } } },
@@ -20,7 +31,11 @@ const NEMO = "mistralai-Mistral-Nemo-Instruct-2407.jinja";
 const SMALL = "Mistral-Small-3.2-24B-Instruct-2506.jinja";
 const LLAMA = "meta-llama-Llama-3.1-8B-Instruct.jinja";
 const DIALECT: Record<string, string> = { [NEMO]: "mistral-nemo", [SMALL]: "mistral", [LLAMA]: "llama3" };
-const NO_MATCH = { ok: false, stage: "parse", error: "The model produced output that does not match the expected peg-native format" };
+const NO_MATCH = {
+  ok: false,
+  stage: "parse",
+  error: "The model produced output that does not match the expected peg-native format",
+};
 
 let oracle: LlamaOracle;
 beforeAll(async () => {
@@ -28,7 +43,8 @@ beforeAll(async () => {
 });
 afterAll(() => oracle?.close());
 
-const theirs = (template: string, text: string): Promise<OracleResult> => oracle.parse({ template: templatePath(template), tools, text });
+const theirs = (template: string, text: string): Promise<OracleResult> =>
+  oracle.parse({ template: templatePath(template), tools, text });
 async function theirsOk(template: string, text: string): Promise<OracleOk> {
   const r = await theirs(template, text);
   if (!r.ok) throw new Error(`oracle failed at ${r.stage}: ${r.error}`);
@@ -37,13 +53,22 @@ async function theirsOk(template: string, text: string): Promise<OracleOk> {
 const ours = (template: string, text: string) => parseToolCalls(text, { dialect: DIALECT[template]!, tools });
 /** Both parsers' calls as [name, arguments, id]. */
 const callsOf = (r: OracleOk) => r.tool_calls.map((c) => [c.name, JSON.parse(c.arguments), c.id]);
-const ourCalls = (template: string, text: string) => ours(template, text).toolCalls.map((c) => [c.function.name, JSON.parse(c.function.arguments), c.id]);
+const ourCalls = (template: string, text: string) =>
+  ours(template, text).toolCalls.map((c) => [c.function.name, JSON.parse(c.function.arguments), c.id]);
 
 describe("parity: complete calls, content before them, ids", () => {
   it.each([
-    [NEMO, '[TOOL_CALLS][{"name": "read_file", "arguments": {"path": "/a"}, "id": "abcdefghi"}, {"name": "noop", "arguments": {}, "id": "bbcdefgh1"}]', ""],
+    [
+      NEMO,
+      '[TOOL_CALLS][{"name": "read_file", "arguments": {"path": "/a"}, "id": "abcdefghi"}, {"name": "noop", "arguments": {}, "id": "bbcdefgh1"}]',
+      "",
+    ],
     [NEMO, 'Sure. [TOOL_CALLS] [{"name":"read_file","arguments":{"path":"/a"},"id":"abcdefghi"}]', "Sure. "],
-    [SMALL, 'Sure.[TOOL_CALLS]read_file[CALL_ID]abcdefghi[ARGS]{"path": "/a"}[TOOL_CALLS]noop[CALL_ID]bbcdefgh1[ARGS]{}', "Sure."],
+    [
+      SMALL,
+      'Sure.[TOOL_CALLS]read_file[CALL_ID]abcdefghi[ARGS]{"path": "/a"}[TOOL_CALLS]noop[CALL_ID]bbcdefgh1[ARGS]{}',
+      "Sure.",
+    ],
     [LLAMA, '{"name": "read_file", "parameters": {"path": "/a"}}', ""],
     [LLAMA, '\n\n{ "name" : "read_file" , "parameters" : {"path": "/a"} }\n', ""],
   ])("%s: %j", async (template, text, content) => {
@@ -84,12 +109,19 @@ describe("where we are deliberately stricter or keep more", () => {
       [LLAMA, '{"name": "read_file", "parameters": {"path": "/a'],
     ] as const) {
       expect((await theirsOk(template, text)).tool_calls.map((c) => c.arguments)).toEqual(['{"path": "/a']);
-      expect(ours(template, text)).toMatchObject({ toolCalls: [], incomplete: [{ name: "read_file", kind: "cut", missing: ["path"] }] });
+      expect(ours(template, text)).toMatchObject({
+        toolCalls: [],
+        incomplete: [{ name: "read_file", kind: "cut", missing: ["path"] }],
+      });
     }
   });
 
   it("Llama 3.x: content with a brace — llama.cpp fails the parse; ours keeps it as content", async () => {
-    for (const text of ["Use {x} here.", 'Use {x} then {"name": "read_file", "parameters": {"path": "/a"}}', '{"a": 1} is JSON']) {
+    for (const text of [
+      "Use {x} here.",
+      'Use {x} then {"name": "read_file", "parameters": {"path": "/a"}}',
+      '{"a": 1} is JSON',
+    ]) {
       expect(await theirs(LLAMA, text)).toMatchObject(NO_MATCH);
       expect(ours(LLAMA, text)).toMatchObject({ content: text, toolCalls: [] });
     }

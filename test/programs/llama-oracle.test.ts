@@ -35,8 +35,10 @@ const SEED_OSS = "ByteDance-Seed-OSS.jinja";
 
 /** Qwen3-Coder XML: `<parameter=K>\nV\n</parameter>`. */
 const qcParam = (k: string, v: string): string => `<parameter=${k}>\n${v}\n</parameter>\n`;
-const qcCall = (name: string, params: string): string => `<tool_call>\n<function=${name}>\n${params}</function>\n</tool_call>`;
-const hermesCall = (name: string, args: string): string => `<tool_call>\n{"name": "${name}", "arguments": ${args}}\n</tool_call>`;
+const qcCall = (name: string, params: string): string =>
+  `<tool_call>\n<function=${name}>\n${params}</function>\n</tool_call>`;
+const hermesCall = (name: string, args: string): string =>
+  `<tool_call>\n{"name": "${name}", "arguments": ${args}}\n</tool_call>`;
 const seedCall = (name: string, params: string, close = true): string =>
   `<seed:tool_call>\n<function=${name}>\n${params}</function>\n${close ? "</seed:tool_call>" : ""}`;
 
@@ -67,7 +69,9 @@ describe("the oracle itself", () => {
     expect(missing).toMatchObject({ ok: false, stage: "request" });
     expect(missing.ok || missing.error).toMatch(/cannot read template file/);
 
-    const badFormat = await parse(QWEN3_CODER, "hi", { reasoning_format: "bogus" as OracleRequest["reasoning_format"] });
+    const badFormat = await parse(QWEN3_CODER, "hi", {
+      reasoning_format: "bogus" as OracleRequest["reasoning_format"],
+    });
     expect(badFormat).toEqual({ ok: false, stage: "request", error: "Unknown reasoning format: bogus" });
 
     const wrongType = await oracle.parse({ template: templatePath(QWEN3_CODER), text: 42 as unknown as string });
@@ -92,7 +96,12 @@ describe("the oracle itself", () => {
       Array.from({ length: n }, (_, i) =>
         i % 3 === 0
           ? parseOk(SEED_OSS, seedCall("read_file", `<parameter=path>/f${i}</parameter>\n`))
-          : parseOk(i % 3 === 1 ? QWEN3_CODER : QWEN3, i % 3 === 1 ? qcCall("read_file", qcParam("path", `/f${i}`)) : hermesCall("read_file", `{"path": "/f${i}"}`)),
+          : parseOk(
+              i % 3 === 1 ? QWEN3_CODER : QWEN3,
+              i % 3 === 1
+                ? qcCall("read_file", qcParam("path", `/f${i}`))
+                : hermesCall("read_file", `{"path": "/f${i}"}`),
+            ),
       ),
     );
     results.forEach((r, i) => {
@@ -167,9 +176,9 @@ describe("llama.cpp verdicts: Qwen3-Coder XML", () => {
   });
 
   it("is lenient elsewhere: 3.5 passes for an integer, raw text is kept verbatim", async () => {
-    expect((await parseOk(QWEN3_CODER, qcCall("read_file", qcParam("path", "/a") + qcParam("limit", "3.5")))).tool_calls).toEqual([
-      call("read_file", '{"path":"/a","limit":3.5}'),
-    ]);
+    expect(
+      (await parseOk(QWEN3_CODER, qcCall("read_file", qcParam("path", "/a") + qcParam("limit", "3.5")))).tool_calls,
+    ).toEqual([call("read_file", '{"path":"/a","limit":3.5}')]);
     expect((await parseOk(QWEN3_CODER, qcCall("read_file", qcParam("path", "123")))).tool_calls).toEqual([
       call("read_file", '{"path":"123"}'),
     ]);
@@ -200,7 +209,10 @@ describe("llama.cpp verdicts: Hermes JSON (Qwen3 template)", () => {
 
   it("two calls in a row are both returned", async () => {
     const text = `${hermesCall("read_file", '{"path": "/a"}')}\n${hermesCall("read_file", '{"path": "/b"}')}`;
-    expect((await parseOk(QWEN3, text)).tool_calls).toEqual([call("read_file", '{"path": "/a"}'), call("read_file", '{"path": "/b"}')]);
+    expect((await parseOk(QWEN3, text)).tool_calls).toEqual([
+      call("read_file", '{"path": "/a"}'),
+      call("read_file", '{"path": "/b"}'),
+    ]);
   });
 
   it("a call cut inside a value comes back with unfinished arguments, final or partial", async () => {
@@ -216,7 +228,11 @@ describe("llama.cpp verdicts: Hermes JSON (Qwen3 template)", () => {
   });
 
   it("a call to an undeclared name makes the final parse throw (unlike Qwen3-Coder)", async () => {
-    expect(await parse(QWEN3, hermesCall("rm", '{"path": "/etc/hosts"}'))).toEqual({ ok: false, stage: "parse", error: NO_MATCH });
+    expect(await parse(QWEN3, hermesCall("rm", '{"path": "/etc/hosts"}'))).toEqual({
+      ok: false,
+      stage: "parse",
+      error: NO_MATCH,
+    });
   });
 });
 
@@ -250,7 +266,11 @@ describe("llama.cpp verdicts: Seed-OSS", () => {
   it("a call to an undeclared name: the final parse throws, a partial one drops it", async () => {
     const text = seedCall("nope", params);
     expect(await parse(SEED_OSS, text)).toEqual({ ok: false, stage: "parse", error: NO_MATCH });
-    expect(await parse(SEED_OSS, seedCall("nope", params, false))).toEqual({ ok: false, stage: "parse", error: NO_MATCH });
+    expect(await parse(SEED_OSS, seedCall("nope", params, false))).toEqual({
+      ok: false,
+      stage: "parse",
+      error: NO_MATCH,
+    });
     expect(await parseOk(SEED_OSS, text, { is_partial: true })).toMatchObject({ content: "", tool_calls: [] });
   });
 });

@@ -4,23 +4,72 @@
 // far below the gaps that decide a pick here, so each generation's tokens are what it gives alone.
 // Masked outputs are checked against their OWN request's tools: no cross-talk between sequences.
 import { beforeAll, describe, expect, it } from "vitest";
-import { generate, prepareGeneration, runGeneration, type GenerateOptions, type GenerateResult } from "../../src/engine/generate.js";
+import {
+  generate,
+  prepareGeneration,
+  runGeneration,
+  type GenerateOptions,
+  type GenerateResult,
+} from "../../src/engine/generate.js";
 import { loadModel, type LlamaModel } from "../../src/engine/model.js";
 import { generateStream } from "../../src/engine/stream.js";
 import { loadNative } from "../../src/native.js";
-import { callViolation, IM_END, requiredArgs, shortestCallTokens, TOOL_CALL, whitespaceTokenIds } from "../support/generation-checks.js";
+import {
+  callViolation,
+  IM_END,
+  requiredArgs,
+  shortestCallTokens,
+  TOOL_CALL,
+  whitespaceTokenIds,
+} from "../support/generation-checks.js";
 import { testModelPath } from "../support/test-model.js";
 
 const weather = [
-  { type: "function", function: { name: "get_weather", parameters: { type: "object", properties: { city: { enum: ["Paris", "Rome"] } }, required: ["city"] } } },
-  { type: "function", function: { name: "search", parameters: { type: "object", properties: { q: { enum: ["cats", "dogs"] } }, required: ["q"] } } },
+  {
+    type: "function",
+    function: {
+      name: "get_weather",
+      parameters: { type: "object", properties: { city: { enum: ["Paris", "Rome"] } }, required: ["city"] },
+    },
+  },
+  {
+    type: "function",
+    function: {
+      name: "search",
+      parameters: { type: "object", properties: { q: { enum: ["cats", "dogs"] } }, required: ["q"] },
+    },
+  },
 ];
 const users = [
-  { type: "function", function: { name: "lookup_user", parameters: { type: "object", properties: { id: { type: "integer", enum: [7, 8, 9] } }, required: ["id"] } } },
-  { type: "function", function: { name: "ban_user", parameters: { type: "object", properties: { id: { type: "integer", enum: [1, 2] }, why: { enum: ["spam"] } }, required: ["id", "why"] } } },
+  {
+    type: "function",
+    function: {
+      name: "lookup_user",
+      parameters: { type: "object", properties: { id: { type: "integer", enum: [7, 8, 9] } }, required: ["id"] },
+    },
+  },
+  {
+    type: "function",
+    function: {
+      name: "ban_user",
+      parameters: {
+        type: "object",
+        properties: { id: { type: "integer", enum: [1, 2] }, why: { enum: ["spam"] } },
+        required: ["id", "why"],
+      },
+    },
+  },
 ];
 // A named tool whose string value a random-weight model keeps writing: a cut call within a budget the call fits.
-const notes = [{ type: "function", function: { name: "note", parameters: { type: "object", properties: { text: { type: "string" } }, required: ["text"] } } }];
+const notes = [
+  {
+    type: "function",
+    function: {
+      name: "note",
+      parameters: { type: "object", properties: { text: { type: "string" } }, required: ["text"] },
+    },
+  },
+];
 const NOTE = { type: "function", function: { name: "note" } } as const;
 const CALL_AND_STOP = { [TOOL_CALL]: 100, [IM_END]: 110 };
 const NO_NEWLINES = { 198: -100, 271: -100 };
@@ -39,13 +88,64 @@ beforeAll(async () => {
 /** Eight requests of every kind: masked or not, two dialects, two disjoint tool sets, CPU and backend mask paths. */
 function mixed(): GenerateOptions[] {
   return [
-    { messages: ask("Weather in Paris?"), tools: weather, dialect: "qwen3-coder", toolChoice: "required", parallelToolCalls: false, seed: 1, logitBias: CALL_AND_STOP, maxTokens: 60 },
-    { messages: ask("Find users"), tools: users, dialect: "hermes", toolChoice: "required", seed: 2, logitBias: { ...CALL_AND_STOP, ...noWhitespace }, maxTokens: 60 },
+    {
+      messages: ask("Weather in Paris?"),
+      tools: weather,
+      dialect: "qwen3-coder",
+      toolChoice: "required",
+      parallelToolCalls: false,
+      seed: 1,
+      logitBias: CALL_AND_STOP,
+      maxTokens: 60,
+    },
+    {
+      messages: ask("Find users"),
+      tools: users,
+      dialect: "hermes",
+      toolChoice: "required",
+      seed: 2,
+      logitBias: { ...CALL_AND_STOP, ...noWhitespace },
+      maxTokens: 60,
+    },
     { messages: ask("hi"), seed: 3, temperature: 2, topK: 0, topP: 1, minP: 0, logitBias: FREE_TEXT, maxTokens: 25 },
-    { messages: ask("Take a note"), tools: notes, dialect: "qwen3-coder", toolChoice: NOTE, seed: 4, logitBias: CALL_AND_STOP, maxTokens: noteTokens },
-    { messages: ask("Search dogs"), tools: weather, dialect: "hermes", toolChoice: "required", temperature: 0, logitBias: { ...CALL_AND_STOP, ...noWhitespace }, maxTokens: 60 },
-    { messages: ask("Weather in Rome?"), tools: weather, dialect: "qwen3-coder", toolChoice: "required", seed: 6, logitBias: CALL_AND_STOP, maskPath: "backend", maxTokens: 60 },
-    { messages: ask("Who is user 8?"), tools: users, dialect: "qwen3-coder", toolChoice: "required", seed: 7, logitBias: { [TOOL_CALL]: 100 }, mask: false, maxTokens: 30 },
+    {
+      messages: ask("Take a note"),
+      tools: notes,
+      dialect: "qwen3-coder",
+      toolChoice: NOTE,
+      seed: 4,
+      logitBias: CALL_AND_STOP,
+      maxTokens: noteTokens,
+    },
+    {
+      messages: ask("Search dogs"),
+      tools: weather,
+      dialect: "hermes",
+      toolChoice: "required",
+      temperature: 0,
+      logitBias: { ...CALL_AND_STOP, ...noWhitespace },
+      maxTokens: 60,
+    },
+    {
+      messages: ask("Weather in Rome?"),
+      tools: weather,
+      dialect: "qwen3-coder",
+      toolChoice: "required",
+      seed: 6,
+      logitBias: CALL_AND_STOP,
+      maskPath: "backend",
+      maxTokens: 60,
+    },
+    {
+      messages: ask("Who is user 8?"),
+      tools: users,
+      dialect: "qwen3-coder",
+      toolChoice: "required",
+      seed: 7,
+      logitBias: { [TOOL_CALL]: 100 },
+      mask: false,
+      maxTokens: 30,
+    },
     { messages: ask("Tell me a story"), seed: 8, temperature: 1, logitBias: FREE_TEXT, maxTokens: 50 },
   ];
 }
@@ -56,7 +156,9 @@ function checkOwnTools(o: GenerateOptions, r: GenerateResult): void {
     expect(r.incomplete.every((c) => c.kind === "cut")).toBe(true);
     return;
   }
-  expect(callViolation(r, o.toolChoice ?? "auto", requiredArgs(o.tools)), `${o.messages[0]!.content}: ${r.text}`).toBe("");
+  expect(callViolation(r, o.toolChoice ?? "auto", requiredArgs(o.tools)), `${o.messages[0]!.content}: ${r.text}`).toBe(
+    "",
+  );
 }
 
 describe("several generations on one model share one context", () => {
@@ -73,26 +175,52 @@ describe("several generations on one model share one context", () => {
       checkOwnTools(cases[i]!, together[i]!);
     }
     // The requests did what they were built to do, so the comparison covers every kind.
-    expect(together.map((r) => r.finishReason)).toEqual(["tool_calls", "tool_calls", "length", "length", "tool_calls", "tool_calls", "length", "length"]);
+    expect(together.map((r) => r.finishReason)).toEqual([
+      "tool_calls",
+      "tool_calls",
+      "length",
+      "length",
+      "tool_calls",
+      "tool_calls",
+      "length",
+      "length",
+    ]);
     expect(together[5]!.maskPath).toBe("backend");
     expect(together[0]!.maskPath).toBe("cpu");
     expect(together[6]!.maskPath).toBe("none");
-    expect(together[1]!.message.tool_calls!.every((c) => ["lookup_user", "ban_user"].includes(c.function.name))).toBe(true);
+    expect(together[1]!.message.tool_calls!.every((c) => ["lookup_user", "ban_user"].includes(c.function.name))).toBe(
+      true,
+    );
     // Eight requests on four slots: the last ones waited for a slot.
     expect(Math.max(...together.map((r) => r.timings.queueMillis))).toBeGreaterThan(0);
   });
 
   it("queues past the slots; an abort mid-stream frees its slot for a queued request and leaves the others alone; dispose after", async () => {
     const two = await loadModel({ path: testModelPath(), parallel: 2 });
-    const endless = (seed: number): GenerateOptions => ({ messages: ask("hi"), seed, temperature: 1, logitBias: FREE_TEXT, maxTokens: 100_000 });
-    const queuedOptions: GenerateOptions = { messages: ask("Weather?"), tools: weather, dialect: "qwen3-coder", toolChoice: "required", seed: 13, logitBias: CALL_AND_STOP, maxTokens: 40 };
+    const endless = (seed: number): GenerateOptions => ({
+      messages: ask("hi"),
+      seed,
+      temperature: 1,
+      logitBias: FREE_TEXT,
+      maxTokens: 100_000,
+    });
+    const queuedOptions: GenerateOptions = {
+      messages: ask("Weather?"),
+      tools: weather,
+      dialect: "qwen3-coder",
+      toolChoice: "required",
+      seed: 13,
+      logitBias: CALL_AND_STOP,
+      maxTokens: 40,
+    };
     const soloQueued = await generate(two, queuedOptions);
     const soloB = await generate(two, { ...endless(12), maxTokens: 40 });
 
     const ctlA = new AbortController();
     const text = { a: "", b: "" };
     const chunksA = (async () => {
-      for await (const c of generateStream(two, { ...endless(11), signal: ctlA.signal })) text.a += c.delta.content ?? "";
+      for await (const c of generateStream(two, { ...endless(11), signal: ctlA.signal }))
+        text.a += c.delta.content ?? "";
     })();
     let stopB = false;
     const streamB = (async () => {
@@ -104,11 +232,14 @@ describe("several generations on one model share one context", () => {
     await until(() => text.a.length > 20 && text.b.length > 20);
     // Both slots are taken: these two wait.
     let queuedDone = false;
-    const queued = generate(two, queuedOptions).then((r) => { queuedDone = true; return r; });
+    const queued = generate(two, queuedOptions).then((r) => {
+      queuedDone = true;
+      return r;
+    });
     const ctlE = new AbortController();
     const dropped = generate(two, { ...queuedOptions, signal: ctlE.signal });
     ctlE.abort();
-    await expect(dropped).rejects.toThrow(/abort/i);  // left the queue without a slot
+    await expect(dropped).rejects.toThrow(/abort/i); // left the queue without a slot
     await sleep(300);
     expect(queuedDone).toBe(false);
     const abortedAt = Date.now();
@@ -126,7 +257,7 @@ describe("several generations on one model share one context", () => {
     expect(text.b.startsWith(soloB.message.content!)).toBe(true);
 
     const last = generate(two, { ...endless(14), maxTokens: 30 });
-    two.dispose();  // a running generation finishes; new ones are refused
+    two.dispose(); // a running generation finishes; new ones are refused
     expect((await last).usage.completion_tokens).toBe(30);
     await expect(generate(two, endless(15))).rejects.toThrow(/disposed/);
   });
@@ -135,7 +266,9 @@ describe("several generations on one model share one context", () => {
 describe("the token callback", () => {
   it("stops its generation when it throws, which then rejects with that error; the model keeps working", async () => {
     const o: GenerateOptions = { messages: ask("hi"), seed: 1, logitBias: FREE_TEXT, maxTokens: 100_000 };
-    const handle = loadNative().llamaGenerate(model.native, (await prepareGeneration(model, o)).request, () => { throw new Error("consumer broke"); });
+    const handle = loadNative().llamaGenerate(model.native, (await prepareGeneration(model, o)).request, () => {
+      throw new Error("consumer broke");
+    });
     await expect(handle.done).rejects.toThrow("consumer broke");
     expect((await generate(model, { ...o, maxTokens: 5 })).usage.completion_tokens).toBe(5);
   });
@@ -143,19 +276,34 @@ describe("the token callback", () => {
 
 describe("a long prompt", () => {
   it("is fed in chunks beside a running generation, which keeps getting a token every step", async () => {
-    const long: GenerateOptions = { messages: ask("word ".repeat(2500)), seed: 5, temperature: 1, logitBias: FREE_TEXT, maxTokens: 5 };
+    const long: GenerateOptions = {
+      messages: ask("word ".repeat(2500)),
+      seed: 5,
+      temperature: 1,
+      logitBias: FREE_TEXT,
+      maxTokens: 5,
+    };
     const alone = await generate(model, long);
-    expect(alone.usage.prompt_tokens).toBeGreaterThan(2000);  // more than 4 steps of 512 tokens
+    expect(alone.usage.prompt_tokens).toBeGreaterThan(2000); // more than 4 steps of 512 tokens
 
     const ctl = new AbortController();
     let streamed = 0;
-    const running = runGeneration(model, await prepareGeneration(model, { messages: ask("hi"), seed: 1, logitBias: FREE_TEXT, maxTokens: 100_000 }), ctl.signal, (ids) => { streamed += ids.length; });
+    const running = runGeneration(
+      model,
+      await prepareGeneration(model, { messages: ask("hi"), seed: 1, logitBias: FREE_TEXT, maxTokens: 100_000 }),
+      ctl.signal,
+      (ids) => {
+        streamed += ids.length;
+      },
+    );
     await until(() => streamed >= 3);
     const prepared = await prepareGeneration(model, long);
-    await sleep(50);  // tokens decoded while the prompt was rendered reach JS before counting starts
+    await sleep(50); // tokens decoded while the prompt was rendered reach JS before counting starts
     const before = streamed;
     let atFirstToken = -1;
-    const r = await runGeneration(model, prepared, undefined, (ids) => { if (atFirstToken < 0 && ids.length > 0) atFirstToken = streamed; });
+    const r = await runGeneration(model, prepared, undefined, (ids) => {
+      if (atFirstToken < 0 && ids.length > 0) atFirstToken = streamed;
+    });
     ctl.abort();
     await expect(running).rejects.toThrow(/abort/i);
     expect(r.tokens).toEqual(alone.tokens);

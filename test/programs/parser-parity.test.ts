@@ -23,7 +23,13 @@ beforeAll(async () => {
   rows = run.map((r) => ({
     ...r,
     verdict: classify(ourShape(r.ours), theirShape(r.theirs), {
-      dialect: r.case.dialect, template: r.case.template, text: r.case.text, events: r.events, tools: r.case.tools, parallel: r.case.parallel ?? true, prompt: r.theirs.ok ? r.theirs.generation_prompt : "",
+      dialect: r.case.dialect,
+      template: r.case.template,
+      text: r.case.text,
+      events: r.events,
+      tools: r.case.tools,
+      parallel: r.case.parallel ?? true,
+      prompt: r.theirs.ok ? r.theirs.generation_prompt : "",
     }),
   }));
 }, 120_000);
@@ -39,7 +45,13 @@ function countTable(): string {
   return [
     line(["class", ...dialects, "all"]),
     line(["---", ...dialects.map(() => "---:"), "---:"]),
-    ...classes.map((c) => line([c === "same" ? "same" : `\`${c}\``, ...dialects.map((d) => n(d, c)), rows.filter((r) => r.verdict.class === c).length])),
+    ...classes.map((c) =>
+      line([
+        c === "same" ? "same" : `\`${c}\``,
+        ...dialects.map((d) => n(d, c)),
+        rows.filter((r) => r.verdict.class === c).length,
+      ]),
+    ),
     line(["**cases**", ...dialects.map((d) => rows.filter((r) => r.case.dialect === d).length), rows.length]),
   ].join("\n");
 }
@@ -48,7 +60,8 @@ describe("parity with llama.cpp's chat parser", () => {
   it("parses a corpus of at least 200 outputs per run, for every dialect llama.cpp has a parser for", () => {
     expect(rows.length).toBeGreaterThanOrEqual(200);
     // Every dialect at least with what its templates write.
-    for (const d of parityDialects()) expect(rows.filter((r) => r.case.dialect === d).length, d).toBeGreaterThanOrEqual(8);
+    for (const d of parityDialects())
+      expect(rows.filter((r) => r.case.dialect === d).length, d).toBeGreaterThanOrEqual(8);
   });
 
   it("every case is the same or in a documented class", () => {
@@ -56,11 +69,23 @@ describe("parity with llama.cpp's chat parser", () => {
     console.log(`parity with llama.cpp, cases per class:\n${table}`);
     if (process.env.TOOLMASK_WRITE_PARITY) {
       const doc = readFileSync(DOC, "utf8");
-      writeFileSync(DOC, doc.replace(/(<!-- counts:start -->)[\s\S]*?(<!-- counts:end -->)/, (_m, a: string, b: string) => `${a}\n${table}\n${b}`));
+      writeFileSync(
+        DOC,
+        doc.replace(
+          /(<!-- counts:start -->)[\s\S]*?(<!-- counts:end -->)/,
+          (_m, a: string, b: string) => `${a}\n${table}\n${b}`,
+        ),
+      );
     }
     const unexplained = rows
       .filter((r) => r.verdict.class === "unexplained")
-      .map((r) => ({ case: `${r.case.dialect} / ${r.case.template} / ${r.case.name}`, text: r.case.text, ours: ourShape(r.ours), theirs: theirShape(r.theirs), steps: r.verdict.steps }));
+      .map((r) => ({
+        case: `${r.case.dialect} / ${r.case.template} / ${r.case.name}`,
+        text: r.case.text,
+        ours: ourShape(r.ours),
+        theirs: theirShape(r.theirs),
+        steps: r.verdict.steps,
+      }));
     expect(unexplained).toEqual([]);
   });
 
@@ -78,14 +103,28 @@ describe("parity with llama.cpp's chat parser", () => {
 });
 
 describe("the classifier", () => {
-  const facts = { dialect: "hermes", template: "Qwen-Qwen3-0.6B.jinja", text: "", events: [], tools: [], parallel: true, prompt: "<|im_start|>assistant\n" };
+  const facts = {
+    dialect: "hermes",
+    template: "Qwen-Qwen3-0.6B.jinja",
+    text: "",
+    events: [],
+    tools: [],
+    parallel: true,
+    prompt: "<|im_start|>assistant\n",
+  };
   const call = (path: string) => ({ name: "read", arguments: { path } });
   const ours = { content: "", reasoning: "", calls: [call("a")], cut: [], invalid: [] };
 
   it("calls different arguments, or a call only llama.cpp found, unexplained", () => {
-    expect(classify(ours, { ok: true, content: "", reasoning: "", calls: [call("b")] }, facts).class).toBe("unexplained");
-    expect(classify(ours, { ok: true, content: "", reasoning: "", calls: [call("a"), call("c")] }, facts).class).toBe("unexplained");
-    expect(classify(ours, { ok: true, content: "x", reasoning: "", calls: [call("a")] }, facts).class).toBe("unexplained");
+    expect(classify(ours, { ok: true, content: "", reasoning: "", calls: [call("b")] }, facts).class).toBe(
+      "unexplained",
+    );
+    expect(classify(ours, { ok: true, content: "", reasoning: "", calls: [call("a"), call("c")] }, facts).class).toBe(
+      "unexplained",
+    );
+    expect(classify(ours, { ok: true, content: "x", reasoning: "", calls: [call("a")] }, facts).class).toBe(
+      "unexplained",
+    );
   });
 
   it("GLM: blames llama.cpp's throw on a call's spelling only where the template spells it otherwise", () => {
@@ -98,7 +137,9 @@ describe("the classifier", () => {
     expect(classify(mine, throws, glm("GLM-4.7-Flash.jinja", spelled46)).class).toBe("glm-spelling");
     expect(classify(mine, throws, glm("GLM-4.6.jinja", spelled46)).class).toBe("unexplained");
     // 4.7's parser takes a newline after the name.
-    expect(classify(mine, throws, glm("GLM-4.7-Flash.jinja", spelled47.replace("read", "read\n"))).class).toBe("unexplained");
+    expect(classify(mine, throws, glm("GLM-4.7-Flash.jinja", spelled47.replace("read", "read\n"))).class).toBe(
+      "unexplained",
+    );
   });
 
   it("GLM: a call llama.cpp names in a cut only when the output ends after the whole name", () => {

@@ -18,17 +18,23 @@ const tick = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * A tool that logs `start:<id>`, waits `delayMs` (or its `delay` argument) and logs `end:<id>`,
  * returning its `mark` argument or "done <id>".
  */
-export function loggingTool(log: ToolLog, o: { name?: string; parallelSafe?: boolean; delayMs?: number; parameters?: Record<string, unknown> } = {}): AgentTool {
+export function loggingTool(
+  log: ToolLog,
+  o: { name?: string; parallelSafe?: boolean; delayMs?: number; parameters?: Record<string, unknown> } = {},
+): AgentTool {
   return {
     name: o.name ?? "probe",
     description: "records its calls",
-    parameters: o.parameters ?? { type: "object", properties: { delay: { type: "integer" }, mark: { type: "string" } } },
+    parameters: o.parameters ?? {
+      type: "object",
+      properties: { delay: { type: "integer" }, mark: { type: "string" } },
+    },
     parallelSafe: o.parallelSafe ?? false,
     async execute(args, ctx) {
       log.args.push(args);
       log.events.push(`start:${ctx.toolCallId}`);
       log.maxInFlight = Math.max(log.maxInFlight, ++log.inFlight);
-      await tick(typeof args.delay === "number" ? args.delay : o.delayMs ?? 5);
+      await tick(typeof args.delay === "number" ? args.delay : (o.delayMs ?? 5));
       log.inFlight--;
       log.events.push(`end:${ctx.toolCallId}`);
       return typeof args.mark === "string" ? args.mark : `done ${ctx.toolCallId}`;

@@ -14,7 +14,8 @@ export const ORACLE_SCRIPT = join(ROOT, "scripts", "bench", "bfcl", "oracle.py")
 /** The oracle program, or undefined when bfcl-eval is not installed (a failure under CI=true). */
 export function bfclOracle(): OracleProgram | undefined {
   const python = pythonWith(["bfcl"]);
-  if (python === undefined && process.env.CI === "true") throw new Error(`CI=true and bfcl-eval is not installed: ${BFCL_HINT}; .ci/run runs npm run pyenv before npm test`);
+  if (python === undefined && process.env.CI === "true")
+    throw new Error(`CI=true and bfcl-eval is not installed: ${BFCL_HINT}; .ci/run runs npm run pyenv before npm test`);
   return python === undefined ? undefined : { python, script: ORACLE_SCRIPT };
 }
 

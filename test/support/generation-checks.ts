@@ -6,11 +6,19 @@ import type { GenerateResult } from "../../src/engine/generate.js";
 import type { LlamaModel } from "../../src/engine/model.js";
 
 /** Qwen3 vocabulary ids: `<tool_call>` and `<|im_end|>` (a push toward calling and toward stopping). */
-export const TOOL_CALL = 151657, IM_END = 151645;
+export const TOOL_CALL = 151657,
+  IM_END = 151645;
 
 /** The fewest tokens any answer takes where toolChoice asks for a call (below it generate() refuses: MaxTokensTooSmallError). */
-export function shortestCallTokens(model: LlamaModel, dialect: string, tools: unknown[], toolChoice: ToolChoice = "required"): number {
-  return compileGrammar(buildToolGrammar({ dialect, tools, toolChoice }), model.vocabulary).createMatcher().minTokensToFinish();
+export function shortestCallTokens(
+  model: LlamaModel,
+  dialect: string,
+  tools: unknown[],
+  toolChoice: ToolChoice = "required",
+): number {
+  return compileGrammar(buildToolGrammar({ dialect, tools, toolChoice }), model.vocabulary)
+    .createMatcher()
+    .minTokensToFinish();
 }
 
 /** Mulberry32: the same cases on every run. */
@@ -30,7 +38,9 @@ type ToolDefLike = { function: { name: string; parameters?: { required?: string[
 
 /** Each tool's required argument names, from OpenAI tool definitions. */
 export function requiredArgs(tools: readonly unknown[]): Record<string, string[]> {
-  return Object.fromEntries((tools as ToolDefLike[]).map((t) => [t.function.name, t.function.parameters?.required ?? []]));
+  return Object.fromEntries(
+    (tools as ToolDefLike[]).map((t) => [t.function.name, t.function.parameters?.required ?? []]),
+  );
 }
 
 /** "" when every call is complete, declared, allowed by the choice and has its required arguments. */

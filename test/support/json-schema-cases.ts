@@ -18,7 +18,10 @@ export function irAccepts(g: { root: GrammarNode; rules?: Record<string, Grammar
   const litCache = new Map<string, number[]>();
   const ends = (n: GrammarNode, pos: number): number[] => {
     let m = memo.get(n);
-    if (!m) { m = new Map(); memo.set(n, m); }
+    if (!m) {
+      m = new Map();
+      memo.set(n, m);
+    }
     const hit = m.get(pos);
     if (hit) return hit;
     const r = [...new Set(compute(n, pos))];
@@ -29,7 +32,10 @@ export function irAccepts(g: { root: GrammarNode; rules?: Record<string, Grammar
     switch (n.type) {
       case "literal": {
         let t = litCache.get(n.text);
-        if (!t) { t = Array.from(n.text, (c) => c.codePointAt(0)!); litCache.set(n.text, t); }
+        if (!t) {
+          t = Array.from(n.text, (c) => c.codePointAt(0)!);
+          litCache.set(n.text, t);
+        }
         for (let i = 0; i < t.length; i++) if (cps[pos + i] !== t[i]) return [];
         return [pos + t.length];
       }
@@ -50,7 +56,8 @@ export function irAccepts(g: { root: GrammarNode; rules?: Record<string, Grammar
         }
         return cur;
       }
-      case "alt": return n.items.flatMap((it) => ends(it, pos));
+      case "alt":
+        return n.items.flatMap((it) => ends(it, pos));
       case "repeat": {
         const out = new Set<number>();
         if (n.min === 0) out.add(pos);
@@ -60,7 +67,13 @@ export function irAccepts(g: { root: GrammarNode; rules?: Record<string, Grammar
           const next = new Set<number>();
           for (const p of frontier) for (const e of ends(n.item, p)) next.add(e);
           if (count >= n.min) {
-            for (const e of [...next]) { if (seenAfterMin.has(e)) next.delete(e); else { seenAfterMin.add(e); out.add(e); } }
+            for (const e of [...next]) {
+              if (seenAfterMin.has(e)) next.delete(e);
+              else {
+                seenAfterMin.add(e);
+                out.add(e);
+              }
+            }
           }
           if (next.size === 0) break;
           frontier = next;
@@ -90,7 +103,11 @@ export function irAccepts(g: { root: GrammarNode; rules?: Record<string, Grammar
         const key = `${n.name}@${pos}`;
         if (active.has(key)) return []; // left recursion: no progress
         active.add(key);
-        try { return ends(target, pos); } finally { active.delete(key); }
+        try {
+          return ends(target, pos);
+        } finally {
+          active.delete(key);
+        }
       }
       default:
         throw new Error(`reference matcher: node kind ${n.type} not implemented`);
@@ -134,8 +151,38 @@ export const ACCEPTANCE: AcceptanceCase[] = [
   {
     name: "string: syntax and escapes",
     schema: { type: "string" },
-    accept: ['""', '"abc"', '"é"', '"\\n"', '"\\u00e9"', '"\\u00E9"', '"\\uD83D\\ude00"', '"😀"', '"\\/"', '"a\\"b"', '"\\\\"', '"\u2028"', '"\\u0000"'],
-    reject: ['"abc', "abc", '"a\\qb"', '"\\u12"', '"\\u00G0"', "'abc'", '"a\nb"', '"\t"', '"\\uD83D"' /* lone surrogate escape */, '"\\uDE00x"', '"abc"x', '"\\uD83D\\u0041"', '"\u001f"', '"\u0000"', '"\u007f\u0010"'],
+    accept: [
+      '""',
+      '"abc"',
+      '"é"',
+      '"\\n"',
+      '"\\u00e9"',
+      '"\\u00E9"',
+      '"\\uD83D\\ude00"',
+      '"😀"',
+      '"\\/"',
+      '"a\\"b"',
+      '"\\\\"',
+      '"\u2028"',
+      '"\\u0000"',
+    ],
+    reject: [
+      '"abc',
+      "abc",
+      '"a\\qb"',
+      '"\\u12"',
+      '"\\u00G0"',
+      "'abc'",
+      '"a\nb"',
+      '"\t"',
+      '"\\uD83D"' /* lone surrogate escape */,
+      '"\\uDE00x"',
+      '"abc"x',
+      '"\\uD83D\\u0041"',
+      '"\u001f"',
+      '"\u0000"',
+      '"\u007f\u0010"',
+    ],
   },
   {
     name: "string: minLength/maxLength count characters (an escape is one)",
@@ -165,7 +212,15 @@ export const ACCEPTANCE: AcceptanceCase[] = [
     name: "pattern: negated class, \\s, dot",
     schema: { type: "string", pattern: "^[^\\s]+é.$" },
     accept: ['"aé!"', '"😀\\u00e9x"', '"a\\"é\\/"'],
-    reject: ['"a é!"', '"aé\\n"' /* "." excludes line terminators */, '"aé\\r"', '"aé\\u2028"', '"é!"', '"a\\té!"', '"a\u00a0é!"'],
+    reject: [
+      '"a é!"',
+      '"aé\\n"' /* "." excludes line terminators */,
+      '"aé\\r"',
+      '"aé\\u2028"',
+      '"é!"',
+      '"a\\té!"',
+      '"a\u00a0é!"',
+    ],
   },
   {
     name: "pattern: astral range, anchors per alternative, escapes in the pattern",
@@ -176,12 +231,25 @@ export const ACCEPTANCE: AcceptanceCase[] = [
   {
     name: "pattern: bounded and lazy quantifiers, wide astral range",
     schema: { type: "string", pattern: "^a{2,3}b+?c{2}d{1,}$|^[\\u{10000}-\\u{10FFFF}]$" },
-    accept: ['"aabccd"', '"aaabbbccdd"', '"😀"', '"\\ud800\\udc00"', '"\\udbff\\udfff"', '"\\uD83D\\uDE00"', '"\\ud801\\udc37"'],
+    accept: [
+      '"aabccd"',
+      '"aaabbbccdd"',
+      '"😀"',
+      '"\\ud800\\udc00"',
+      '"\\udbff\\udfff"',
+      '"\\uD83D\\uDE00"',
+      '"\\ud801\\udc37"',
+    ],
     reject: ['"abccd"', '"aaaabccd"', '"aabcd"', '"aabcccd"', '"aabcc"', '"a"', '"é"', '"😀😀"'],
   },
   {
     name: "pattern: empty pattern and ^$",
-    schema: { anyOf: [{ type: "string", pattern: "" }, { type: "array", items: { type: "string", pattern: "^$" } }] },
+    schema: {
+      anyOf: [
+        { type: "string", pattern: "" },
+        { type: "array", items: { type: "string", pattern: "^$" } },
+      ],
+    },
     accept: ['"anything"', '""', '[""]', "[]"],
     reject: ['["a"]', "1"],
   },
@@ -197,13 +265,38 @@ export const ACCEPTANCE: AcceptanceCase[] = [
     name: "number: spellings of finite doubles only",
     schema: { type: "number" },
     accept: [
-      "1.7976931348623157e+308", "-1.7976931348623157E308", "1.7976931348623158e308", "1e308", "1E+0308", "9.999e307",
-      "5e-324", "4.9406564584124654e-324", "1e-9999", "1e+21", "1.5e-05", "12345678901234567890e288", "0e307", "-0.0e-5",
-      "9".repeat(308), `${"9".repeat(308)}.99`, "100000000000000000000",
+      "1.7976931348623157e+308",
+      "-1.7976931348623157E308",
+      "1.7976931348623158e308",
+      "1e308",
+      "1E+0308",
+      "9.999e307",
+      "5e-324",
+      "4.9406564584124654e-324",
+      "1e-9999",
+      "1e+21",
+      "1.5e-05",
+      "12345678901234567890e288",
+      "0e307",
+      "-0.0e-5",
+      "9".repeat(308),
+      `${"9".repeat(308)}.99`,
+      "100000000000000000000",
     ],
     reject: [
-      "1e999", "-1e400", "1.8e308", "2e308", "1.7976931348623159e308", "1.79769313486231581e308", "1e309", "0.5e308",
-      "1e10000", "1e+00001", `1${"0".repeat(308)}`, "12e300", `${"1".repeat(21)}e1`,
+      "1e999",
+      "-1e400",
+      "1.8e308",
+      "2e308",
+      "1.7976931348623159e308",
+      "1.79769313486231581e308",
+      "1e309",
+      "0.5e308",
+      "1e10000",
+      "1e+00001",
+      `1${"0".repeat(308)}`,
+      "12e300",
+      `${"1".repeat(21)}e1`,
     ],
   },
   {
@@ -221,7 +314,13 @@ export const ACCEPTANCE: AcceptanceCase[] = [
   {
     name: "integer: a bound of 1e300 is the double's exact value",
     schema: { type: "integer", maximum: 1e300, exclusiveMinimum: -1e300 },
-    accept: [BigInt(1e300).toString(), (BigInt(1e300) - 1n).toString(), (-BigInt(1e300) + 1n).toString(), "0", `1${"0".repeat(300)}`],
+    accept: [
+      BigInt(1e300).toString(),
+      (BigInt(1e300) - 1n).toString(),
+      (-BigInt(1e300) + 1n).toString(),
+      "0",
+      `1${"0".repeat(300)}`,
+    ],
     reject: [(BigInt(1e300) + 1n).toString(), (-BigInt(1e300)).toString(), `2${"0".repeat(300)}`],
   },
   {
@@ -312,10 +411,23 @@ export const ACCEPTANCE: AcceptanceCase[] = [
   {
     name: "object: properties in any order, required, closed by default",
     schema: weather,
-    accept: ['{"location":"Paris"}', '{"location": "Paris", "unit": "c"}', '{"unit":"f","location":"x"}', '{"location":"a","unit":"c"}'],
+    accept: [
+      '{"location":"Paris"}',
+      '{"location": "Paris", "unit": "c"}',
+      '{"unit":"f","location":"x"}',
+      '{"location":"a","unit":"c"}',
+    ],
     reject: [
-      "{}", '{"unit":"c"}', '{"location":"a","location":"b"}', '{"location":"a","extra":1}', '{"location":"a",}',
-      '{ "location":"a"}', '{"location" :"a"}', '{"location":  "a"}', '{"location":"a" }', '{"location":"a"',
+      "{}",
+      '{"unit":"c"}',
+      '{"location":"a","location":"b"}',
+      '{"location":"a","extra":1}',
+      '{"location":"a",}',
+      '{ "location":"a"}',
+      '{"location" :"a"}',
+      '{"location":  "a"}',
+      '{"location":"a" }',
+      '{"location":"a"',
     ],
   },
   {
@@ -330,15 +442,27 @@ export const ACCEPTANCE: AcceptanceCase[] = [
     options: { maxFreeNesting: 3 }, // free values cost ~4^depth automaton states on the engine
     accept: ['{"a":1,"b":"x","c":[1]}', '{"b":1}', '{"b":1,"a":2}', "{}", '{"b":1,"c":2,"a":3}', '{"ab":{},"":1}'],
     reject: [
-      '{"a":"x"}', '{"a":1,"a":2}',
+      '{"a":"x"}',
+      '{"a":1,"a":2}',
       '{"\\u0061":1}' /* a declared name spelled with an escape is neither declared nor extra */,
       '{"b":1,"a":2,"c":3}' /* extra keys must be one contiguous run */,
     ],
   },
   {
     name: "object: extra keys never equal a declared name",
-    schema: { type: "object", properties: { name: { type: "string" }, "😀": { type: "string" } }, additionalProperties: { type: "integer" } },
-    accept: ['{"name":"x","names":1}', '{"nam":5}', '{"namex":5,"name":"y"}', '{"n\\u0061mf":1}', '{"😀":"x","😁":1}', '{"\\ud83d\\ude01":1}'],
+    schema: {
+      type: "object",
+      properties: { name: { type: "string" }, "😀": { type: "string" } },
+      additionalProperties: { type: "integer" },
+    },
+    accept: [
+      '{"name":"x","names":1}',
+      '{"nam":5}',
+      '{"namex":5,"name":"y"}',
+      '{"n\\u0061mf":1}',
+      '{"😀":"x","😁":1}',
+      '{"\\ud83d\\ude01":1}',
+    ],
     reject: ['{"n\\u0061me":5}', '{"name\\u0000":"x","name":1}', '{"\\ud83d\\ude00":1}', '{"name":5}'],
   },
   {
@@ -379,7 +503,12 @@ export const ACCEPTANCE: AcceptanceCase[] = [
   },
   {
     name: "array: a tuple of 70 schemas (a rule every 32 elements), minItems 40",
-    schema: { type: "array", prefixItems: Array.from({ length: 70 }, (_, i) => ({ type: i % 2 ? "string" : "integer" })), items: false, minItems: 40 },
+    schema: {
+      type: "array",
+      prefixItems: Array.from({ length: 70 }, (_, i) => ({ type: i % 2 ? "string" : "integer" })),
+      items: false,
+      minItems: 40,
+    },
     accept: [40, 41, 64, 65, 70].map((n) => JSON.stringify(Array.from({ length: n }, (_, i) => (i % 2 ? "s" : i)))),
     reject: [
       ...[0, 39, 71].map((n) => JSON.stringify(Array.from({ length: n }, (_, i) => (i % 2 ? "s" : i)))),
@@ -420,24 +549,46 @@ export const ACCEPTANCE: AcceptanceCase[] = [
     name: "$ref: recursive tree",
     schema: tree,
     maxRecursionDepth: 4, // each level of this tree multiplies the automaton by 4 (any-order pair × list)
-    accept: ['{"value":1}', '{"value":1,"children":[{"value":2,"children":[]}]}', '{"children":[{"value":2}],"value":3}'],
+    accept: [
+      '{"value":1}',
+      '{"value":1,"children":[{"value":2,"children":[]}]}',
+      '{"children":[{"value":2}],"value":3}',
+    ],
     reject: ['{"children":[]}', '{"value":1,"children":[{"value":"x"}]}'],
   },
   {
     name: "$ref: draft-07 definitions",
-    schema: { definitions: { id: { type: "integer", minimum: 1 } }, type: "object", properties: { id: { $ref: "#/definitions/id" } }, required: ["id"] },
+    schema: {
+      definitions: { id: { type: "integer", minimum: 1 } },
+      type: "object",
+      properties: { id: { $ref: "#/definitions/id" } },
+      required: ["id"],
+    },
     accept: ['{"id":1}'],
     reject: ['{"id":0}', "{}"],
   },
   {
     name: "$ref with a type next to it narrows the referenced schema",
-    schema: { $defs: { sn: { type: ["string", "number"], maxLength: 2 } }, type: "array", items: { type: ["string", "null"], $ref: "#/$defs/sn" } },
+    schema: {
+      $defs: { sn: { type: ["string", "number"], maxLength: 2 } },
+      type: "array",
+      items: { type: ["string", "null"], $ref: "#/$defs/sn" },
+    },
     accept: ['["ab"]', "[]"],
     reject: ["[1]", "[null]", '["abc"]'],
   },
   {
     name: "annotations are ignored",
-    schema: { type: "string", title: "t", description: "d", examples: ["x"], default: "x", $comment: "c", deprecated: true, "x-extra": 1 },
+    schema: {
+      type: "string",
+      title: "t",
+      description: "d",
+      examples: ["x"],
+      default: "x",
+      $comment: "c",
+      deprecated: true,
+      "x-extra": 1,
+    },
     accept: ['"x"'],
     reject: ["1"],
   },
@@ -463,10 +614,22 @@ export const ACCEPTANCE: AcceptanceCase[] = [
   },
   {
     name: "whitespace: any (bounded runs in every gap)",
-    schema: { type: "object", properties: { a: { type: "integer" }, b: { type: "array", items: { type: "integer" } } } },
+    schema: {
+      type: "object",
+      properties: { a: { type: "integer" }, b: { type: "array", items: { type: "integer" } } },
+    },
     options: { whitespace: "any" },
     accept: ['{\n  "a" : 1 ,\n  "b":[ 1 ,\t2 ]\n}', '{"a":1}', "{ }", '{"b":[\r\n]}', `{${" ".repeat(32)}"a":1}`],
-    reject: [`{${" ".repeat(33)}"a":1}`, ' {"a":1}', '{"a":1} ', '{"a":1 2}', '{"a":\u00a01}', '{"a":\f1}', '{"a":\v1}', '{"a"\u2028:1}'],
+    reject: [
+      `{${" ".repeat(33)}"a":1}`,
+      ' {"a":1}',
+      '{"a":1} ',
+      '{"a":1 2}',
+      '{"a":\u00a01}',
+      '{"a":\f1}',
+      '{"a":\v1}',
+      '{"a"\u2028:1}',
+    ],
   },
 ];
 
@@ -482,27 +645,101 @@ export interface PropertySchema {
 }
 
 export const PROPERTY_SCHEMAS: PropertySchema[] = [
-  { name: "weather tool", schema: { type: "object", properties: { location: { type: "string", minLength: 1 }, unit: { type: "string", enum: ["celsius", "fahrenheit"] }, days: { type: "integer", minimum: 1, maximum: 14 } }, required: ["location"] } },
+  {
+    name: "weather tool",
+    schema: {
+      type: "object",
+      properties: {
+        location: { type: "string", minLength: 1 },
+        unit: { type: "string", enum: ["celsius", "fahrenheit"] },
+        days: { type: "integer", minimum: 1, maximum: 14 },
+      },
+      required: ["location"],
+    },
+  },
   { name: "bounded string", schema: { type: "string", minLength: 2, maxLength: 5 } },
   { name: "integer range", schema: { type: "integer", minimum: -37, maximum: 1250 } },
   { name: "non-negative number", schema: { type: "number", minimum: 0 } },
-  { name: "bounded number", schema: { type: "object", properties: { t: { type: "number", minimum: -1.5, exclusiveMaximum: 100.25 } }, required: ["t"] } },
+  {
+    name: "bounded number",
+    schema: {
+      type: "object",
+      properties: { t: { type: "number", minimum: -1.5, exclusiveMaximum: 100.25 } },
+      required: ["t"],
+    },
+  },
   { name: "nullable union", schema: { type: ["string", "integer", "null"] }, options: { whitespace: "compact" } },
-  { name: "array of objects", schema: { type: "array", items: { type: "object", properties: { id: { type: "integer" }, tags: { type: "array", items: { type: "string" }, maxItems: 3 } }, required: ["id"] }, minItems: 1, maxItems: 4 }, options: { whitespace: "any" } },
-  { name: "tuple", schema: { type: "array", prefixItems: [{ type: "string" }, { type: "boolean" }], items: { type: "integer" }, maxItems: 4 } },
-  { name: "anyOf", schema: { anyOf: [{ type: "string", maxLength: 3 }, { type: "integer", exclusiveMinimum: 0 }, { type: "object", properties: { k: { const: [1, "x"] } }, required: ["k"] }] } },
-  { name: "enum/const mix", schema: { type: "object", properties: { mode: { enum: ["a", "b", 3, null] }, fixed: { const: { x: [true] } } } }, options: { whitespace: "any" } },
-  { name: "open object", schema: { type: "object", properties: { name: { type: "string" }, n: { type: "number" } }, required: ["name"], additionalProperties: { type: "integer" } } },
+  {
+    name: "array of objects",
+    schema: {
+      type: "array",
+      items: {
+        type: "object",
+        properties: { id: { type: "integer" }, tags: { type: "array", items: { type: "string" }, maxItems: 3 } },
+        required: ["id"],
+      },
+      minItems: 1,
+      maxItems: 4,
+    },
+    options: { whitespace: "any" },
+  },
+  {
+    name: "tuple",
+    schema: {
+      type: "array",
+      prefixItems: [{ type: "string" }, { type: "boolean" }],
+      items: { type: "integer" },
+      maxItems: 4,
+    },
+  },
+  {
+    name: "anyOf",
+    schema: {
+      anyOf: [
+        { type: "string", maxLength: 3 },
+        { type: "integer", exclusiveMinimum: 0 },
+        { type: "object", properties: { k: { const: [1, "x"] } }, required: ["k"] },
+      ],
+    },
+  },
+  {
+    name: "enum/const mix",
+    schema: { type: "object", properties: { mode: { enum: ["a", "b", 3, null] }, fixed: { const: { x: [true] } } } },
+    options: { whitespace: "any" },
+  },
+  {
+    name: "open object",
+    schema: {
+      type: "object",
+      properties: { name: { type: "string" }, n: { type: "number" } },
+      required: ["name"],
+      additionalProperties: { type: "integer" },
+    },
+  },
   { name: "free-form object", schema: { type: "object" } },
   { name: "recursive $ref", schema: tree, options: { whitespace: "any" }, maxRecursionDepth: 3 },
   { name: "any value", schema: true },
-  { name: "pattern, anchored", schema: { type: "object", properties: { slug: { type: "string", pattern: "^[a-z]+(-[a-z0-9]+)*$" }, n: { type: "string", pattern: "^(\\+|-)?\\d+(\\.\\d+)?$" } } } },
-  { name: "pattern, unanchored", schema: { type: "array", items: { type: "string", pattern: "[0-9]{2}|[😀-😂]x|\\s$" } } },
+  {
+    name: "pattern, anchored",
+    schema: {
+      type: "object",
+      properties: {
+        slug: { type: "string", pattern: "^[a-z]+(-[a-z0-9]+)*$" },
+        n: { type: "string", pattern: "^(\\+|-)?\\d+(\\.\\d+)?$" },
+      },
+    },
+  },
+  {
+    name: "pattern, unanchored",
+    schema: { type: "array", items: { type: "string", pattern: "[0-9]{2}|[😀-😂]x|\\s$" } },
+  },
 ];
 
 /** Ajv with the same semantics as the lowering (see `oracleSchema`). */
 export function makeValidator(schema: unknown): (v: unknown) => boolean {
-  const Ajv = ((Ajv2020Module as unknown as { default?: unknown }).default ?? Ajv2020Module) as new (o: object) => { compile: (s: unknown) => (v: unknown) => boolean };
+  const Ajv = ((Ajv2020Module as unknown as { default?: unknown }).default ?? Ajv2020Module) as new (
+    o: object,
+  ) => { compile: (s: unknown) => (v: unknown) => boolean };
   const ajv = new Ajv({ strict: false, allErrors: false });
   const validate = ajv.compile(oracleSchema(schema));
   return (v) => validate(v) as boolean;
@@ -518,10 +755,15 @@ export function oracleSchema(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(oracleSchema);
   const s = { ...(schema as Record<string, unknown>) };
   for (const k of ["properties", "$defs", "definitions"]) {
-    if (s[k] && typeof s[k] === "object") s[k] = Object.fromEntries(Object.entries(s[k] as object).map(([n, v]) => [n, oracleSchema(v)]));
+    if (s[k] && typeof s[k] === "object")
+      s[k] = Object.fromEntries(Object.entries(s[k] as object).map(([n, v]) => [n, oracleSchema(v)]));
   }
-  for (const k of ["items", "additionalProperties", "prefixItems", "anyOf", "allOf", "oneOf"]) if (k in s) s[k] = oracleSchema(s[k]);
-  if ("oneOf" in s) { s.anyOf = s.oneOf; delete s.oneOf; }
+  for (const k of ["items", "additionalProperties", "prefixItems", "anyOf", "allOf", "oneOf"])
+    if (k in s) s[k] = oracleSchema(s[k]);
+  if ("oneOf" in s) {
+    s.anyOf = s.oneOf;
+    delete s.oneOf;
+  }
   if ("properties" in s && !("additionalProperties" in s)) s.additionalProperties = false;
   if (!("type" in s)) {
     const implied: string[] = [];
@@ -544,45 +786,87 @@ const anyJson = (depth: number): fc.Arbitrary<Json> =>
 /** Mostly schema-shaped values, some of them slightly wrong, plus arbitrary JSON. */
 export function arbValue(root: unknown, s: unknown = root, depth = 4, top = true): fc.Arbitrary<Json> {
   s = resolve(root, s);
-  if (depth <= 0 || s === true || s === undefined || !isObj(s) || Object.keys(s).length === 0) return anyJson(Math.max(0, Math.min(depth, 2)));
+  if (depth <= 0 || s === true || s === undefined || !isObj(s) || Object.keys(s).length === 0)
+    return anyJson(Math.max(0, Math.min(depth, 2)));
   const noise = anyJson(1);
   // mistakes are rarer below the top, or nested values would almost never be valid
-  const mix = (a: fc.Arbitrary<Json>) => fc.oneof({ weight: top ? 5 : 25, arbitrary: a }, { weight: 1, arbitrary: noise });
+  const mix = (a: fc.Arbitrary<Json>) =>
+    fc.oneof({ weight: top ? 5 : 25, arbitrary: a }, { weight: 1, arbitrary: noise });
   if ("enum" in s) return mix(fc.constantFrom(...(s.enum as Json[])));
   if ("const" in s) return mix(fc.constant(s.const as Json));
-  for (const k of ["anyOf", "oneOf", "allOf"]) if (Array.isArray(s[k])) return fc.oneof(...(s[k] as unknown[]).map((b) => arbValue(root, b, depth, top)));
-  const types = (Array.isArray(s.type) ? s.type : s.type ? [s.type] : ["string", "number", "object", "array"]) as string[];
+  for (const k of ["anyOf", "oneOf", "allOf"])
+    if (Array.isArray(s[k])) return fc.oneof(...(s[k] as unknown[]).map((b) => arbValue(root, b, depth, top)));
+  const types = (
+    Array.isArray(s.type) ? s.type : s.type ? [s.type] : ["string", "number", "object", "array"]
+  ) as string[];
   if (s.nullable) types.push("null");
   const arbs = types.map((t): fc.Arbitrary<Json> => {
     switch (t) {
-      case "null": return fc.constant(null);
-      case "boolean": return fc.boolean();
+      case "null":
+        return fc.constant(null);
+      case "boolean":
+        return fc.boolean();
       case "string": {
         if (typeof s.pattern === "string") {
-          return fc.oneof(fc.stringMatching(new RegExp(s.pattern, "u")), fc.string({ unit: fc.constantFrom("a", "1", "-", "+", ".", "😁", " ", "x"), maxLength: 6 }));
+          return fc.oneof(
+            fc.stringMatching(new RegExp(s.pattern, "u")),
+            fc.string({ unit: fc.constantFrom("a", "1", "-", "+", ".", "😁", " ", "x"), maxLength: 6 }),
+          );
         }
-        const min = (s.minLength as number | undefined) ?? 0, max = (s.maxLength as number | undefined) ?? 8;
-        return fc.string({ unit: fc.oneof(fc.constantFrom("a", "é", "😀", '"', "\\", "\n", "/", "\u0001", "\u2028"), fc.string({ unit: "binary", minLength: 1, maxLength: 1 })), minLength: Math.max(0, min - 1), maxLength: max + 1 });
+        const min = (s.minLength as number | undefined) ?? 0,
+          max = (s.maxLength as number | undefined) ?? 8;
+        return fc.string({
+          unit: fc.oneof(
+            fc.constantFrom("a", "é", "😀", '"', "\\", "\n", "/", "\u0001", "\u2028"),
+            fc.string({ unit: "binary", minLength: 1, maxLength: 1 }),
+          ),
+          minLength: Math.max(0, min - 1),
+          maxLength: max + 1,
+        });
       }
       case "integer": {
-        const lo = typeof s.minimum === "number" ? s.minimum : typeof s.exclusiveMinimum === "number" ? s.exclusiveMinimum : -1e6;
-        const hi = typeof s.maximum === "number" ? s.maximum : typeof s.exclusiveMaximum === "number" ? s.exclusiveMaximum : 1e6;
-        return fc.oneof(fc.integer({ min: Math.ceil(lo) - 3, max: Math.floor(hi) + 3 }), fc.constantFrom(lo, hi, 0, -1, 1.5));
+        const lo =
+          typeof s.minimum === "number"
+            ? s.minimum
+            : typeof s.exclusiveMinimum === "number"
+              ? s.exclusiveMinimum
+              : -1e6;
+        const hi =
+          typeof s.maximum === "number" ? s.maximum : typeof s.exclusiveMaximum === "number" ? s.exclusiveMaximum : 1e6;
+        return fc.oneof(
+          fc.integer({ min: Math.ceil(lo) - 3, max: Math.floor(hi) + 3 }),
+          fc.constantFrom(lo, hi, 0, -1, 1.5),
+        );
       }
       case "number": {
-        const bounds = ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"].map((k) => s[k]).filter((x): x is number => typeof x === "number");
-        const near = bounds.length ? [fc.double({ min: Math.min(...bounds) - 3, max: Math.max(...bounds) + 3, noNaN: true }), fc.constantFrom(...bounds)] : [];
-        return fc.oneof(fc.double({ noNaN: true, noDefaultInfinity: true }), fc.integer({ min: -100, max: 100 }), fc.constantFrom(0, -0, 1e-7, -1e-7, 0.5, 1e21), ...near);
+        const bounds = ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"]
+          .map((k) => s[k])
+          .filter((x): x is number => typeof x === "number");
+        const near = bounds.length
+          ? [
+              fc.double({ min: Math.min(...bounds) - 3, max: Math.max(...bounds) + 3, noNaN: true }),
+              fc.constantFrom(...bounds),
+            ]
+          : [];
+        return fc.oneof(
+          fc.double({ noNaN: true, noDefaultInfinity: true }),
+          fc.integer({ min: -100, max: 100 }),
+          fc.constantFrom(0, -0, 1e-7, -1e-7, 0.5, 1e21),
+          ...near,
+        );
       }
       case "array": {
         const prefix = (Array.isArray(s.prefixItems) ? s.prefixItems : []) as unknown[];
-        const min = (s.minItems as number | undefined) ?? 0, max = (s.maxItems as number | undefined) ?? 4;
+        const min = (s.minItems as number | undefined) ?? 0,
+          max = (s.maxItems as number | undefined) ?? 4;
         const restSchema = s.items === false ? undefined : s.items;
-        return fc.tuple(
-          fc.tuple(...prefix.map((p) => arbValue(root, p, depth - 1, false))),
-          fc.array(arbValue(root, restSchema, depth - 1, false), { maxLength: Math.max(0, max - prefix.length + 1) }),
-          fc.integer({ min: Math.max(0, min - 1), max: max + 1 }),
-        ).map(([pre, rest, len]) => [...pre, ...rest].slice(0, Math.max(len, 0)));
+        return fc
+          .tuple(
+            fc.tuple(...prefix.map((p) => arbValue(root, p, depth - 1, false))),
+            fc.array(arbValue(root, restSchema, depth - 1, false), { maxLength: Math.max(0, max - prefix.length + 1) }),
+            fc.integer({ min: Math.max(0, min - 1), max: max + 1 }),
+          )
+          .map(([pre, rest, len]) => [...pre, ...rest].slice(0, Math.max(len, 0)));
       }
       case "object": {
         const props = (isObj(s.properties) ? s.properties : {}) as S;
@@ -590,22 +874,30 @@ export function arbValue(root: unknown, s: unknown = root, depth = 4, top = true
         const names = Object.keys(props);
         const addl = s.additionalProperties;
         const extraVal = addl === undefined || addl === false ? anyJson(1) : arbValue(root, addl, depth - 1, false);
-        return fc.tuple(
-          fc.record(Object.fromEntries(names.map((n) => [n, arbValue(root, props[n], depth - 1, false)])), { requiredKeys: [] }),
-          fc.subarray(names), // keys kept even when optional
-          fc.dictionary(fc.string({ unit: fc.constantFrom("a", "b", "n", "é", "\\", '"'), maxLength: 5 }), extraVal, { maxKeys: 2 }),
-          fc.nat(3).map((n) => n === 0), fc.nat(7).map((n) => n === 0),
-        ).map(([vals, keep, extras, withExtras, dropRequired]) => {
-          const o: Record<string, Json> = {};
-          for (const n of names) {
-            if (!own(vals, n)) continue;
-            if (required.includes(n) ? !dropRequired : keep.includes(n)) o[n] = vals[n] as Json;
-          }
-          if (withExtras) for (const [k, v] of Object.entries(extras)) if (!own(props, k) && !own(o, k)) o[k] = v;
-          return o;
-        });
+        return fc
+          .tuple(
+            fc.record(Object.fromEntries(names.map((n) => [n, arbValue(root, props[n], depth - 1, false)])), {
+              requiredKeys: [],
+            }),
+            fc.subarray(names), // keys kept even when optional
+            fc.dictionary(fc.string({ unit: fc.constantFrom("a", "b", "n", "é", "\\", '"'), maxLength: 5 }), extraVal, {
+              maxKeys: 2,
+            }),
+            fc.nat(3).map((n) => n === 0),
+            fc.nat(7).map((n) => n === 0),
+          )
+          .map(([vals, keep, extras, withExtras, dropRequired]) => {
+            const o: Record<string, Json> = {};
+            for (const n of names) {
+              if (!own(vals, n)) continue;
+              if (required.includes(n) ? !dropRequired : keep.includes(n)) o[n] = vals[n] as Json;
+            }
+            if (withExtras) for (const [k, v] of Object.entries(extras)) if (!own(props, k) && !own(o, k)) o[k] = v;
+            return o;
+          });
       }
-      default: return noise;
+      default:
+        return noise;
     }
   });
   return mix(fc.oneof(...arbs));
@@ -621,8 +913,13 @@ export function depthOf(v: unknown): number {
 /** Whether the grammar is expected to accept every ajv-valid serialization of v (documented limits). */
 export function withinLimits(v: unknown, maxFreeNesting = 6): boolean {
   const bigIntegers = (x: unknown): boolean =>
-    typeof x === "number" ? Number.isInteger(x) && Math.abs(x) >= 1e21 // JSON.stringify writes 1e+21: not integer syntax
-      : Array.isArray(x) ? x.some(bigIntegers) : isObj(x) ? Object.values(x).some(bigIntegers) : false;
+    typeof x === "number"
+      ? Number.isInteger(x) && Math.abs(x) >= 1e21 // JSON.stringify writes 1e+21: not integer syntax
+      : Array.isArray(x)
+        ? x.some(bigIntegers)
+        : isObj(x)
+          ? Object.values(x).some(bigIntegers)
+          : false;
   return depthOf(v) <= maxFreeNesting && !bigIntegers(v);
 }
 
@@ -634,8 +931,10 @@ const jsonSyntax: ValueSyntax = {
     for (const ch of x) {
       const cp = ch.codePointAt(0)!;
       const k = r(4);
-      const hex = (u: number) => "\\u" + (r(2) ? u.toString(16).padStart(4, "0") : u.toString(16).toUpperCase().padStart(4, "0"));
-      if (k === 0) out += cp > 0xffff ? hex(0xd800 + ((cp - 0x10000) >> 10)) + hex(0xdc00 + ((cp - 0x10000) & 0x3ff)) : hex(cp);
+      const hex = (u: number) =>
+        "\\u" + (r(2) ? u.toString(16).padStart(4, "0") : u.toString(16).toUpperCase().padStart(4, "0"));
+      if (k === 0)
+        out += cp > 0xffff ? hex(0xd800 + ((cp - 0x10000) >> 10)) + hex(0xdc00 + ((cp - 0x10000) & 0x3ff)) : hex(cp);
       else if (k === 1 && ch === "/") out += "\\/";
       else out += JSON.stringify(ch).slice(1, -1);
     }
@@ -656,17 +955,33 @@ const jsonSyntax: ValueSyntax = {
  * Serialize v as JSON in the whitespace style `mode` accepts, guided by the schema so that the
  * text is one the grammar must accept whenever the value is valid (see renderForSchema).
  */
-export function serialize(v: Json, root: unknown, mode: NonNullable<JsonSchemaOptions["whitespace"]>, seed: number): string {
+export function serialize(
+  v: Json,
+  root: unknown,
+  mode: NonNullable<JsonSchemaOptions["whitespace"]>,
+  seed: number,
+): string {
   return renderForSchema(v, root, mode, seed, jsonSyntax);
 }
 
-export interface Mutation { at: number; op: number; ch: string }
+export interface Mutation {
+  at: number;
+  op: number;
+  ch: string;
+}
 export const arbCase = (ps: PropertySchema) =>
   fc.record({
     value: arbValue(ps.schema),
     seed: fc.integer({ min: 0, max: 2 ** 31 - 1 }),
     // one in three texts gets one character inserted, deleted or replaced
-    mutation: fc.option(fc.record({ at: fc.nat(), op: fc.nat(2), ch: fc.constantFrom(...'"\\,:{}[]01-.eE+ \n\t\r\fa\u001f\u00e9'.split("")) }), { freq: 2 }),
+    mutation: fc.option(
+      fc.record({
+        at: fc.nat(),
+        op: fc.nat(2),
+        ch: fc.constantFrom(...'"\\,:{}[]01-.eE+ \n\t\r\fa\u001f\u00e9'.split("")),
+      }),
+      { freq: 2 },
+    ),
   });
 
 function mutate(text: string, m: Mutation): string {
@@ -677,8 +992,16 @@ function mutate(text: string, m: Mutation): string {
   return cps.join("");
 }
 
-export interface CaseStats { valid: number; invalid: number; notJson: number }
-export interface PropertyCase { value: Json; seed: number; mutation: Mutation | null }
+export interface CaseStats {
+  valid: number;
+  invalid: number;
+  notJson: number;
+}
+export interface PropertyCase {
+  value: Json;
+  seed: number;
+  mutation: Mutation | null;
+}
 
 /** A text syntax of the lowering, as the property cases see it. */
 export interface TextSyntax {
@@ -691,7 +1014,15 @@ export interface TextSyntax {
 
 /** JSON text with sorted keys: equal values, equal texts, whatever the key order. */
 function canonical(v: unknown): string {
-  return JSON.stringify(v, (_k, x: unknown) => (isObj(x) ? Object.fromEntries(Object.keys(x).sort().map((k) => [k, x[k]])) : x));
+  return JSON.stringify(v, (_k, x: unknown) =>
+    isObj(x)
+      ? Object.fromEntries(
+          Object.keys(x)
+            .sort()
+            .map((k) => [k, x[k]]),
+        )
+      : x,
+  );
 }
 
 /**
@@ -701,13 +1032,19 @@ function canonical(v: unknown): string {
  * was written from. Returns the text checked.
  */
 export function checkTextCase(
-  syntax: TextSyntax, ps: PropertySchema, accepts: (text: string) => boolean, valid: (v: unknown) => boolean,
-  c: PropertyCase, stats: CaseStats,
+  syntax: TextSyntax,
+  ps: PropertySchema,
+  accepts: (text: string) => boolean,
+  valid: (v: unknown) => boolean,
+  c: PropertyCase,
+  stats: CaseStats,
 ): string {
   const original = syntax.serialize(c.value, ps.schema, ps.options?.whitespace ?? "single", c.seed);
   const text = c.mutation ? mutate(original, c.mutation) : original;
   let parsed: unknown;
-  try { parsed = syntax.read(text); } catch {
+  try {
+    parsed = syntax.read(text);
+  } catch {
     if (!c.mutation) throw new Error(`the serializer wrote a text that is ${syntax.name}: ${JSON.stringify(text)}`);
     stats.notJson++;
     if (accepts(text)) throw new Error(`grammar accepted text that is ${syntax.name}: ${JSON.stringify(text)}`);
@@ -717,10 +1054,12 @@ export function checkTextCase(
     throw new Error(`${JSON.stringify(text)} reads back as ${JSON.stringify(parsed)}, not ${JSON.stringify(c.value)}`);
   }
   const ajvOk = valid(parsed);
-  if (ajvOk) stats.valid++; else stats.invalid++;
+  if (ajvOk) stats.valid++;
+  else stats.invalid++;
   const accepted = accepts(text);
   if (accepted && !ajvOk) throw new Error(`grammar accepted a value ajv rejects: ${JSON.stringify(text)}`);
-  if (!accepted && ajvOk && !c.mutation && withinLimits(parsed)) throw new Error(`grammar rejected a value ajv accepts: ${JSON.stringify(text)}`);
+  if (!accepted && ajvOk && !c.mutation && withinLimits(parsed))
+    throw new Error(`grammar rejected a value ajv accepts: ${JSON.stringify(text)}`);
   return text;
 }
 
@@ -728,7 +1067,11 @@ const jsonText: TextSyntax = { name: "not JSON", serialize, read: (text) => JSON
 
 /** checkTextCase for JSON texts. */
 export function checkCase(
-  ps: PropertySchema, accepts: (text: string) => boolean, valid: (v: unknown) => boolean, c: PropertyCase, stats: CaseStats,
+  ps: PropertySchema,
+  accepts: (text: string) => boolean,
+  valid: (v: unknown) => boolean,
+  c: PropertyCase,
+  stats: CaseStats,
 ): void {
   checkTextCase(jsonText, ps, accepts, valid, c, stats);
 }

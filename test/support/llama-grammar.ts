@@ -10,7 +10,10 @@ import { createInterface } from "node:readline";
 const BUILD_URL: string = new URL("../../scripts/oracles/llama-grammar/build.mjs", import.meta.url).href;
 const VOCAB_URL: string = new URL("../../scripts/oracles/llama-grammar/qwen3-vocab.mjs", import.meta.url).href;
 
-export interface LlamaVocabDump { eog: boolean[]; pieces: Buffer[] }
+export interface LlamaVocabDump {
+  eog: boolean[];
+  pieces: Buffer[];
+}
 
 export interface LlamaGrammarOracle {
   /** Parses `gbnf` with llama.cpp's grammar parser; throws with its message if it refuses. */
@@ -36,12 +39,19 @@ export async function startLlamaGrammar(): Promise<LlamaGrammarOracle> {
   const child = spawn(binary, [gguf], { stdio: ["pipe", "pipe", "pipe"] });
   let stderr = "";
   child.stderr.setEncoding("utf8");
-  child.stderr.on("data", (d: string) => { stderr = (stderr + d).slice(-8000); });
+  child.stderr.on("data", (d: string) => {
+    stderr = (stderr + d).slice(-8000);
+  });
   const waiting: Array<{ resolve(line: string): void; reject(e: Error): void }> = [];
   let dead: Error | undefined;
-  const die = (e: Error) => { dead ??= e; for (const w of waiting.splice(0)) w.reject(dead); };
+  const die = (e: Error) => {
+    dead ??= e;
+    for (const w of waiting.splice(0)) w.reject(dead);
+  };
   child.on("error", (e) => die(new Error(`llama-grammar: ${e.message}`)));
-  child.on("exit", (code, signal) => die(new Error(`llama-grammar exited (code ${code}, signal ${signal}); stderr:\n${stderr}`)));
+  child.on("exit", (code, signal) =>
+    die(new Error(`llama-grammar exited (code ${code}, signal ${signal}); stderr:\n${stderr}`)),
+  );
   child.stdin.on("error", (e) => die(new Error(`llama-grammar stdin: ${e.message}`)));
   createInterface({ input: child.stdout, crlfDelay: Infinity }).on("line", (line) => waiting.shift()?.resolve(line));
 
@@ -82,13 +92,16 @@ export async function startLlamaGrammar(): Promise<LlamaGrammarOracle> {
       if (r !== "0" && r !== "1") throw new Error(`llama-grammar: accept failed: ${r}`);
       return r === "1";
     },
-    async reset() { await ok("reset", "reset"); },
+    async reset() {
+      await ok("reset", "reset");
+    },
     async vocab() {
       const file = path.join(dir, "vocab.bin");
       await ok(`vocab ${file}`, "vocab dump");
       const b = readFileSync(file);
-      const eog: boolean[] = [], pieces: Buffer[] = [];
-      for (let at = 0; at < b.length;) {
+      const eog: boolean[] = [],
+        pieces: Buffer[] = [];
+      for (let at = 0; at < b.length; ) {
         eog.push(b[at] === 1);
         const len = b.readUInt32LE(at + 1);
         pieces.push(b.subarray(at + 5, at + 5 + len));

@@ -110,7 +110,9 @@ export async function startLlamaOracle(): Promise<LlamaOracle> {
   };
   child.on("error", (err) => failAll(new Error(`llama-oracle: ${err.message}`)));
   child.on("exit", (code, signal) =>
-    failAll(new Error(`llama-oracle exited (code ${code}, signal ${signal})${stderrTail ? `; stderr:\n${stderrTail}` : ""}`)),
+    failAll(
+      new Error(`llama-oracle exited (code ${code}, signal ${signal})${stderrTail ? `; stderr:\n${stderrTail}` : ""}`),
+    ),
   );
   // Writes to a process that died would otherwise surface as an unhandled EPIPE.
   child.stdin.on("error", (err) => failAll(new Error(`llama-oracle stdin: ${err.message}`)));

@@ -6,16 +6,32 @@ import { ROOT } from "./vocabs.js";
 
 export const MODELS_SCRIPT = join(ROOT, "scripts", "models.mjs");
 
-export interface ScriptRun { code: number; stdout: string; stderr: string }
+export interface ScriptRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
 
 export function runModels(args: string[], env: Record<string, string> = {}): Promise<ScriptRun> {
   return new Promise((done) => {
-    execFile(process.execPath, [MODELS_SCRIPT, ...args], { cwd: ROOT, env: { ...process.env, ...env }, timeout: 300_000, maxBuffer: 16 << 20 },
-      (error, stdout, stderr) => done({ code: error ? (typeof error.code === "number" ? error.code : -1) : 0, stdout, stderr }));
+    execFile(
+      process.execPath,
+      [MODELS_SCRIPT, ...args],
+      { cwd: ROOT, env: { ...process.env, ...env }, timeout: 300_000, maxBuffer: 16 << 20 },
+      (error, stdout, stderr) =>
+        done({ code: error ? (typeof error.code === "number" ? error.code : -1) : 0, stdout, stderr }),
+    );
   });
 }
 
-export interface ListedModel { name: string; path: string; family: string; dialect: string | null; bytes: number; present: boolean }
+export interface ListedModel {
+  name: string;
+  path: string;
+  family: string;
+  dialect: string | null;
+  bytes: number;
+  present: boolean;
+}
 
 /** `models --list` with these flags, parsed; throws with its stderr when it fails. */
 export async function listModels(args: string[] = []): Promise<ListedModel[]> {
@@ -44,7 +60,9 @@ with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:
 /** Writes `<dir>/<name>-<version>-py3-none-any.whl` holding the file `payload` at `member`; returns its path. */
 export function writeWheel(dir: string, name: string, version: string, member: string, payload: string): string {
   const path = join(dir, `${name.replace(/-/g, "_")}-${version}-py3-none-any.whl`);
-  const r = spawnSync(process.env.TOOLMASK_PYTHON || "python3", ["-c", WHEEL, path, name, version, member, payload], { encoding: "utf8" });
+  const r = spawnSync(process.env.TOOLMASK_PYTHON || "python3", ["-c", WHEEL, path, name, version, member, payload], {
+    encoding: "utf8",
+  });
   if (r.status !== 0) throw new Error(`writing the wheel ${path} failed: ${r.stderr || r.error?.message}`);
   return path;
 }

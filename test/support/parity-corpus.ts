@@ -4,7 +4,13 @@
 // cases of it; one the corpus generator writes (CORPUS_DIALECTS in corpus.ts) also with generated outputs.
 import { dialects, getDialect } from "../../src/index.js";
 import { buildCorpus, CORPUS_DIALECTS, type CorpusDialect } from "./corpus.js";
-import { DIALECT_TEMPLATES, renderAssistantToolCalls, toolsFor, type Call, type TemplateDialect } from "./template-fixtures.js";
+import {
+  DIALECT_TEMPLATES,
+  renderAssistantToolCalls,
+  toolsFor,
+  type Call,
+  type TemplateDialect,
+} from "./template-fixtures.js";
 import { FILE_TOOLS } from "./tools.js";
 
 export interface ParityCase {
@@ -26,10 +32,18 @@ export interface ParityCase {
 
 /** Calls the real templates write (the same shapes as dialect-templates.test.ts). */
 const CALLS: Call[][] = [
-  [{ name: "write_file", arguments: { path: "/tmp/a b.txt", content: "line 1\nline \"2\" <b>&</b>\n", ok: true, mode: 420 } }],
+  [
+    {
+      name: "write_file",
+      arguments: { path: "/tmp/a b.txt", content: 'line 1\nline "2" <b>&</b>\n', ok: true, mode: 420 },
+    },
+  ],
   [
     { name: "read_file", arguments: { path: "☃/x", limit: 3 } },
-    { name: "search", arguments: { query: "", filters: { lang: "ts", deep: { n: [1, 2] } }, tags: ["a", "b"], ratio: 0.25 } },
+    {
+      name: "search",
+      arguments: { query: "", filters: { lang: "ts", deep: { n: [1, 2] } }, tags: ["a", "b"], ratio: 0.25 },
+    },
   ],
   [{ name: "noop", arguments: {} }],
   // Strings that look like other types (seed 003): they stay strings.
@@ -59,7 +73,9 @@ export function buildParityCorpus(): ParityCase[] {
     const fixed = buildCorpus(0);
     const texts = [
       ...fixed.filter((c) => c.dialect === dialect),
-      ...(generated(dialect) ? buildCorpus(fixed.length + GENERATED_PER_DIALECT, 11, [dialect]).slice(fixed.length) : []),
+      ...(generated(dialect)
+        ? buildCorpus(fixed.length + GENERATED_PER_DIALECT, 11, [dialect]).slice(fixed.length)
+        : []),
     ];
     for (const t of templates) {
       const tb = { dialect, template: t.file, bosToken: t.bosToken, eosToken: t.eosToken };
@@ -67,24 +83,52 @@ export function buildParityCorpus(): ParityCase[] {
       for (const c of texts) out.push({ ...tb, name: c.name, text: c.text, thinking: false, tools: FILE_TOOLS });
       // The reference template reads the corpus twice more: at most one call; thoughts not extracted.
       if (t === templates[0]) {
-        for (const c of texts) out.push({ ...tb, name: `${c.name} (one call)`, text: c.text, thinking: false, tools: FILE_TOOLS, parallel: false });
-        for (const c of texts) out.push({ ...tb, name: `${c.name} (no reasoning)`, text: c.text, thinking: false, tools: FILE_TOOLS, reasoningFormat: "none" });
+        for (const c of texts)
+          out.push({
+            ...tb,
+            name: `${c.name} (one call)`,
+            text: c.text,
+            thinking: false,
+            tools: FILE_TOOLS,
+            parallel: false,
+          });
+        for (const c of texts)
+          out.push({
+            ...tb,
+            name: `${c.name} (no reasoning)`,
+            text: c.text,
+            thinking: false,
+            tools: FILE_TOOLS,
+            reasoningFormat: "none",
+          });
       }
       // What the template itself writes, with and without text and a thought.
       for (const [i, calls] of CALLS.entries()) {
         const variants: Array<{ label: string; content?: string; reasoning?: string }> = [
           { label: "" },
           { label: " + text", content: "I'll do that." },
-          ...(t.thinking || t.reasoningAsContentBlock ? [{ label: " + thought", reasoning: "Let me think.", content: "Done thinking." }] : []),
+          ...(t.thinking || t.reasoningAsContentBlock
+            ? [{ label: " + thought", reasoning: "Let me think.", content: "Done thinking." }]
+            : []),
         ];
         for (const v of variants) {
           let turn;
           try {
-            turn = renderAssistantToolCalls(dialect as TemplateDialect, calls, { template: t.file, content: v.content, reasoning: v.reasoning });
+            turn = renderAssistantToolCalls(dialect as TemplateDialect, calls, {
+              template: t.file,
+              content: v.content,
+              reasoning: v.reasoning,
+            });
           } catch {
             continue; // a template that cannot render this turn (see chat-templates.test.ts)
           }
-          out.push({ ...tb, name: `render ${t.file} calls #${i}${v.label}`, text: turn.assistant, tools: toolsFor(calls), thinking: v.reasoning !== undefined });
+          out.push({
+            ...tb,
+            name: `render ${t.file} calls #${i}${v.label}`,
+            text: turn.assistant,
+            tools: toolsFor(calls),
+            thinking: v.reasoning !== undefined,
+          });
         }
       }
     }

@@ -1,6 +1,12 @@
 // Runs the parity corpus through both parsers, with the same options on both sides.
 import { getDialect, ToolCallStreamParser, type ParseResult, type StreamEvent } from "../../src/index.js";
-import { templatePath, type LlamaOracle, type OracleRequest, type OracleResult, type OracleTool } from "./llama-oracle.js";
+import {
+  templatePath,
+  type LlamaOracle,
+  type OracleRequest,
+  type OracleResult,
+  type OracleTool,
+} from "./llama-oracle.js";
 import type { ParityCase } from "./parity-corpus.js";
 
 export type ReasoningMode = boolean | "forced-open";
@@ -39,7 +45,8 @@ async function reasoningMode(oracle: LlamaOracle, c: ParityCase): Promise<Reason
   if (!r || c.reasoningFormat === "none") return false;
   const ask = async (text: string) => {
     const res = await oracle.parse(request(c, text, c.tools));
-    if (!res.ok) throw new Error(`llama-oracle: probing thoughts with ${c.template} failed at ${res.stage}: ${res.error}`);
+    if (!res.ok)
+      throw new Error(`llama-oracle: probing thoughts with ${c.template} failed at ${res.stage}: ${res.error}`);
     return res;
   };
   const [opened, forced] = await Promise.all([ask(`${r.open}r${r.close}c`), ask(`r${r.close}c`)]);
@@ -51,7 +58,15 @@ async function reasoningMode(oracle: LlamaOracle, c: ParityCase): Promise<Reason
 export async function runParity(oracle: LlamaOracle, cases: ParityCase[]): Promise<ParityRow[]> {
   const modes = new Map<string, Promise<ReasoningMode>>();
   const modeOf = (c: ParityCase) => {
-    const key = JSON.stringify([c.template, c.thinking, c.bosToken, c.eosToken, c.tools, c.parallel, c.reasoningFormat]);
+    const key = JSON.stringify([
+      c.template,
+      c.thinking,
+      c.bosToken,
+      c.eosToken,
+      c.tools,
+      c.parallel,
+      c.reasoningFormat,
+    ]);
     let m = modes.get(key);
     if (!m) modes.set(key, (m = reasoningMode(oracle, c)));
     return m;
@@ -60,7 +75,12 @@ export async function runParity(oracle: LlamaOracle, cases: ParityCase[]): Promi
   return Promise.all(
     cases.map(async (c) => {
       const [reasoning, theirs] = await Promise.all([modeOf(c), oracle.parse(request(c, c.text, c.tools))]);
-      const parser = new ToolCallStreamParser({ dialect: c.dialect, tools: c.tools, reasoning, parallelToolCalls: c.parallel ?? true });
+      const parser = new ToolCallStreamParser({
+        dialect: c.dialect,
+        tools: c.tools,
+        reasoning,
+        parallelToolCalls: c.parallel ?? true,
+      });
       const events = parser.feed(c.text);
       const { events: last, ...ours } = parser.end("stop");
       return { case: c, reasoning, ours, events: [...events, ...last], theirs };

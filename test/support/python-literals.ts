@@ -30,7 +30,9 @@ export function pyRepr(v: unknown, sep = { item: ", ", key: ": " }): string {
   if (typeof v === "string") return pyQuote(v, v.includes("'") && !v.includes('"') ? '"' : "'");
   if (typeof v === "number") return JSON.stringify(v);
   if (Array.isArray(v)) return `[${v.map((x) => pyRepr(x, sep)).join(sep.item)}]`;
-  return `{${Object.entries(v as object).map(([k, x]) => `${pyRepr(k, sep)}${sep.key}${pyRepr(x, sep)}`).join(sep.item)}}`;
+  return `{${Object.entries(v as object)
+    .map(([k, x]) => `${pyRepr(k, sep)}${sep.key}${pyRepr(x, sep)}`)
+    .join(sep.item)}}`;
 }
 
 /** Python's spellings for renderForSchema: either quote, \\x \\u \\U escapes, 1e-05 and 3.0 number forms. */
@@ -49,7 +51,8 @@ const pySyntax: ValueSyntax = {
       if (k === 0 && cp <= 0xff) out += hex("x", 2);
       else if (k === 1 && cp <= 0xffff) out += hex("u", 4);
       else if (k === 2) out += hex("U", 8);
-      else if (k === 3 && ch === (q === "'" ? '"' : "'")) out += `\\${ch}`; // the other quote, escaped anyway
+      else if (k === 3 && ch === (q === "'" ? '"' : "'"))
+        out += `\\${ch}`; // the other quote, escaped anyway
       else out += pyQuote(ch, q).slice(1, -1);
     }
     return out + q;
@@ -74,7 +77,12 @@ const pySyntax: ValueSyntax = {
  * keys in their fixed spellings (either quote), undeclared keys as one run, integers as ints;
  * elsewhere random quotes, escapes (\\x \\u \\U, short ones), number forms and whitespace.
  */
-export function serializePy(v: Json, root: unknown, mode: NonNullable<JsonSchemaOptions["whitespace"]>, seed: number): string {
+export function serializePy(
+  v: Json,
+  root: unknown,
+  mode: NonNullable<JsonSchemaOptions["whitespace"]>,
+  seed: number,
+): string {
   return renderForSchema(v, root, mode, seed, pySyntax);
 }
 
@@ -82,14 +90,25 @@ export const arbPyCase = (ps: PropertySchema) =>
   fc.record({
     value: arbValue(ps.schema),
     seed: fc.integer({ min: 0, max: 2 ** 31 - 1 }),
-    mutation: fc.option(fc.record({ at: fc.nat(), op: fc.nat(2), ch: fc.constantFrom(..."'\"\\,:{}[]01-.eE+ \n\t\rxuUTN\u001f\u00e9".split("")) }), { freq: 2 }),
+    mutation: fc.option(
+      fc.record({
+        at: fc.nat(),
+        op: fc.nat(2),
+        ch: fc.constantFrom(..."'\"\\,:{}[]01-.eE+ \n\t\rxuUTN\u001f\u00e9".split("")),
+      }),
+      { freq: 2 },
+    ),
   });
 
 const pyText: TextSyntax = { name: "not a Python literal", serialize: serializePy, read: readPythonLiteral };
 
 /** checkTextCase for Python-literal texts; returns the text checked. */
 export function checkPyCase(
-  ps: PropertySchema, accepts: (text: string) => boolean, valid: (v: unknown) => boolean, c: PropertyCase, stats: CaseStats,
+  ps: PropertySchema,
+  accepts: (text: string) => boolean,
+  valid: (v: unknown) => boolean,
+  c: PropertyCase,
+  stats: CaseStats,
 ): string {
   return checkTextCase(pyText, ps, accepts, valid, c, stats);
 }

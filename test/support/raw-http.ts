@@ -33,9 +33,18 @@ export function parseResponse(text: string): Pick<RawExchange, "status" | "heade
   if (headEnd >= 0) {
     const length = Number(headers["content-length"] ?? NaN);
     const body = Number.isFinite(length) ? text.slice(headEnd + 4, headEnd + 4 + length) : text.slice(headEnd + 4);
-    try { json = JSON.parse(body); } catch { json = undefined; }
+    try {
+      json = JSON.parse(body);
+    } catch {
+      json = undefined;
+    }
   }
-  return { status: status ? Number(status) : undefined, headers, json, responses: (text.match(/HTTP\/1\.[01] \d{3} /g) ?? []).length };
+  return {
+    status: status ? Number(status) : undefined,
+    headers,
+    json,
+    responses: (text.match(/HTTP\/1\.[01] \d{3} /g) ?? []).length,
+  };
 }
 
 /**
@@ -43,7 +52,10 @@ export function parseResponse(text: string): Pick<RawExchange, "status" | "heade
  * now and later; what it returns is called when the connection ends, to stop timers). Resolves once
  * the server has closed the connection.
  */
-export function rawExchange(url: string, script: ((socket: net.Socket) => void) | ((socket: net.Socket) => () => void)): Promise<RawExchange> {
+export function rawExchange(
+  url: string,
+  script: ((socket: net.Socket) => void) | ((socket: net.Socket) => () => void),
+): Promise<RawExchange> {
   const { hostname, port } = new URL(url);
   return new Promise((resolve) => {
     let text = "";
@@ -55,7 +67,9 @@ export function rawExchange(url: string, script: ((socket: net.Socket) => void) 
     });
     socket.setEncoding("latin1");
     socket.on("data", (d: string) => (text += d));
-    socket.on("error", (e: NodeJS.ErrnoException) => { ended = e.code ?? e.message; });
+    socket.on("error", (e: NodeJS.ErrnoException) => {
+      ended = e.code ?? e.message;
+    });
     socket.on("end", () => socket.end());
     socket.on("close", () => {
       cleanup?.();
@@ -66,13 +80,27 @@ export function rawExchange(url: string, script: ((socket: net.Socket) => void) 
 
 /** Writes `piece` every `everyMs` until the connection closes; returns the stopper rawExchange wants. */
 export function trickle(socket: net.Socket, piece: string, everyMs: number): () => void {
-  const timer = setInterval(() => { if (socket.writable) socket.write(piece); }, everyMs);
+  const timer = setInterval(() => {
+    if (socket.writable) socket.write(piece);
+  }, everyMs);
   return () => clearInterval(timer);
 }
 
 /** A whole request as text: method, path, headers (Host defaults to the url's), and a body. */
-export function requestText(url: string, method: string, path: string, headers: Record<string, string> = {}, body?: string): string {
+export function requestText(
+  url: string,
+  method: string,
+  path: string,
+  headers: Record<string, string> = {},
+  body?: string,
+): string {
   const { host } = new URL(url);
-  const all: Record<string, string> = { host, ...headers, ...(body !== undefined ? { "content-length": String(Buffer.byteLength(body)) } : {}) };
-  return `${method} ${path} HTTP/1.1\r\n${Object.entries(all).map(([k, v]) => `${k}: ${v}\r\n`).join("")}\r\n${body ?? ""}`;
+  const all: Record<string, string> = {
+    host,
+    ...headers,
+    ...(body !== undefined ? { "content-length": String(Buffer.byteLength(body)) } : {}),
+  };
+  return `${method} ${path} HTTP/1.1\r\n${Object.entries(all)
+    .map(([k, v]) => `${k}: ${v}\r\n`)
+    .join("")}\r\n${body ?? ""}`;
 }

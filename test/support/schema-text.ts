@@ -21,7 +21,7 @@ export function rng(seed: number): Rng {
     let t = a;
     t = Math.imul(t ^ (t >>> 15), t | 1);
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return (((t ^ (t >>> 14)) >>> 0) % n);
+    return ((t ^ (t >>> 14)) >>> 0) % n;
   };
 }
 
@@ -57,19 +57,34 @@ export interface ValueSyntax {
  */
 export function renderForSchema(v: Json, root: unknown, mode: Whitespace, seed: number, syntax: ValueSyntax): string {
   const r = rng(seed);
-  const gap = () => (mode === "any" ? Array.from({ length: r(3) === 0 ? r(33) : r(3) }, () => " \t\n\r"[r(4)]).join("") : "");
+  const gap = () =>
+    mode === "any" ? Array.from({ length: r(3) === 0 ? r(33) : r(3) }, () => " \t\n\r"[r(4)]).join("") : "";
   const after = () => (mode === "single" ? (r(syntax.spaceOdds) ? " " : "") : "");
   const str = (x: string, canonical: boolean) => syntax.string(x, canonical, r);
   const container = (open: string, parts: string[], close: string) =>
-    parts.length === 0 ? open + gap() + close : open + parts.map((p) => gap() + p).join(gap() + "," + after()) + gap() + close;
+    parts.length === 0
+      ? open + gap() + close
+      : open + parts.map((p) => gap() + p).join(gap() + "," + after()) + gap() + close;
   const member = (k: string, val: string) => k + gap() + ":" + after() + val;
-  const shuffle = <T>(xs: T[]): T[] => { const a = [...xs]; for (let i = a.length - 1; i > 0; i--) { const j = r(i + 1); [a[i], a[j]] = [a[j]!, a[i]!]; } return a; };
+  const shuffle = <T>(xs: T[]): T[] => {
+    const a = [...xs];
+    for (let i = a.length - 1; i > 0; i--) {
+      const j = r(i + 1);
+      [a[i], a[j]] = [a[j]!, a[i]!];
+    }
+    return a;
+  };
 
   const free = (x: Json): string => {
     if (typeof x === "string") return str(x, false);
     if (typeof x === "number") return syntax.number(x, true, r);
     if (Array.isArray(x)) return container("[", x.map(free), "]");
-    if (isObj(x)) return container("{", shuffle(Object.keys(x)).map((k) => member(str(k, false), free(x[k] as Json))), "}");
+    if (isObj(x))
+      return container(
+        "{",
+        shuffle(Object.keys(x)).map((k) => member(str(k, false), free(x[k] as Json))),
+        "}",
+      );
     return syntax.scalar(x);
   };
   const go = (x: Json, s: unknown): string => {
@@ -83,20 +98,34 @@ export function renderForSchema(v: Json, root: unknown, mode: Whitespace, seed: 
     if (typeof x === "number") {
       const anyNumber = types.length === 0 || types.includes("number");
       // a number bounded other than at 0 is written without exponent (the grammar's plain decimals)
-      if (anyNumber && ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"].some((k) => typeof s[k] === "number" && s[k] !== 0)) return plainDecimal(x);
+      if (
+        anyNumber &&
+        ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"].some(
+          (k) => typeof s[k] === "number" && s[k] !== 0,
+        )
+      )
+        return plainDecimal(x);
       return syntax.number(x, anyNumber, r);
     }
     if (Array.isArray(x)) {
       const prefix = (Array.isArray(s.prefixItems) ? s.prefixItems : []) as unknown[];
-      return container("[", x.map((e, i) => go(e, i < prefix.length ? prefix[i] : s.items)), "]");
+      return container(
+        "[",
+        x.map((e, i) => go(e, i < prefix.length ? prefix[i] : s.items)),
+        "]",
+      );
     }
     if (isObj(x)) {
       const props = (isObj(s.properties) ? s.properties : {}) as S;
       // required-but-undeclared names are declared members of the grammar: canonical spelling too
       const isDeclared = (k: string) => own(props, k) || (Array.isArray(s.required) && s.required.includes(k));
       const sub = (k: string) => (own(props, k) ? props[k] : s.additionalProperties);
-      const declared = shuffle(Object.keys(x).filter(isDeclared)).map((k) => member(str(k, true), go(x[k] as Json, sub(k))));
-      const extras = shuffle(Object.keys(x).filter((k) => !isDeclared(k))).map((k) => member(str(k, false), go(x[k] as Json, sub(k))));
+      const declared = shuffle(Object.keys(x).filter(isDeclared)).map((k) =>
+        member(str(k, true), go(x[k] as Json, sub(k))),
+      );
+      const extras = shuffle(Object.keys(x).filter((k) => !isDeclared(k))).map((k) =>
+        member(str(k, false), go(x[k] as Json, sub(k))),
+      );
       const at = r(declared.length + 1);
       return container("{", [...declared.slice(0, at), ...extras, ...declared.slice(at)], "}");
     }
@@ -110,9 +139,13 @@ export function plainDecimal(x: number): string {
   const s = String(x);
   const m = /^(-?)([0-9]+)(?:\.([0-9]+))?e([+-][0-9]+)$/.exec(s);
   if (!m) return s;
-  const digits = m[2]! + (m[3] ?? ""), point = m[2]!.length + Number(m[4]);
-  const body = point <= 0 ? `0.${"0".repeat(-point)}${digits}`
-    : point >= digits.length ? digits + "0".repeat(point - digits.length)
-    : `${digits.slice(0, point)}.${digits.slice(point)}`;
+  const digits = m[2]! + (m[3] ?? ""),
+    point = m[2]!.length + Number(m[4]);
+  const body =
+    point <= 0
+      ? `0.${"0".repeat(-point)}${digits}`
+      : point >= digits.length
+        ? digits + "0".repeat(point - digits.length)
+        : `${digits.slice(0, point)}.${digits.slice(point)}`;
   return m[1] + body;
 }

@@ -34,7 +34,10 @@ export class ScriptedOpenAI {
       req.on("data", (c: string) => (raw += c));
       req.on("end", () => {
         this.requests.push({ path: req.url ?? "", headers: req.headers, body: safeParse(raw), raw });
-        const reply = this.#replies.shift() ?? { status: 500, body: { error: { message: "the script has no reply left for this request" } } };
+        const reply = this.#replies.shift() ?? {
+          status: 500,
+          body: { error: { message: "the script has no reply left for this request" } },
+        };
         const send = () => {
           if (res.destroyed) return;
           res.writeHead(reply.status ?? 200, { "content-type": "application/json" });
@@ -87,7 +90,11 @@ export function completion(a: Answer): unknown {
   const calls = a.calls ?? [];
   const message: Record<string, unknown> = { role: "assistant", content: a.content ?? null };
   if (calls.length > 0)
-    message.tool_calls = calls.map((c, i) => ({ id: c.id ?? `call_${i + 1}`, type: "function", function: { name: c.name, arguments: c.arguments ?? "{}" } }));
+    message.tool_calls = calls.map((c, i) => ({
+      id: c.id ?? `call_${i + 1}`,
+      type: "function",
+      function: { name: c.name, arguments: c.arguments ?? "{}" },
+    }));
   if (a.reasoning_details) message.reasoning_details = a.reasoning_details;
   const finish = a.finish_reason === undefined ? (calls.length > 0 ? "tool_calls" : "stop") : a.finish_reason;
   return {

@@ -21,13 +21,25 @@ export interface FunctionTool {
 /** Tool set k: `pick_k` with an enum argument only set k uses, and `ping_k` without arguments. */
 export function toolSet(k: number): FunctionTool[] {
   return [
-    { type: "function", function: { name: `pick_${k}`, parameters: { type: "object", properties: { n: { type: "integer", enum: [1000 + k, 2000 + k] } }, required: ["n"] } } },
+    {
+      type: "function",
+      function: {
+        name: `pick_${k}`,
+        parameters: {
+          type: "object",
+          properties: { n: { type: "integer", enum: [1000 + k, 2000 + k] } },
+          required: ["n"],
+        },
+      },
+    },
     { type: "function", function: { name: `ping_${k}`, parameters: { type: "object", properties: {} } } },
   ];
 }
 
 type Validate = ((v: unknown) => boolean) & { errors?: unknown };
-const Ajv = ((AjvModule as unknown as { default?: unknown }).default ?? AjvModule) as new (o: object) => { compile(s: unknown): Validate };
+const Ajv = ((AjvModule as unknown as { default?: unknown }).default ?? AjvModule) as new (
+  o: object,
+) => { compile(s: unknown): Validate };
 const ajv = new Ajv({ strict: false, allErrors: true });
 const validators = new Map<string, Validate>();
 
@@ -41,15 +53,23 @@ export interface CallLike {
 export function callProblems(calls: CallLike[] | undefined, tools: FunctionTool[], onlyName?: string): string {
   for (const [i, c] of (calls ?? []).entries()) {
     const tool = tools.find((t) => t.function.name === c.function?.name);
-    if (!tool) return `call ${i} names ${JSON.stringify(c.function?.name)}, not one of ${tools.map((t) => t.function.name).join(", ")}`;
-    if (onlyName && tool.function.name !== onlyName) return `call ${i} names ${tool.function.name}, but tool_choice named ${onlyName}`;
-    if (c.type !== "function" || typeof c.id !== "string" || c.id === "") return `call ${i} lacks type "function" or an id`;
+    if (!tool)
+      return `call ${i} names ${JSON.stringify(c.function?.name)}, not one of ${tools.map((t) => t.function.name).join(", ")}`;
+    if (onlyName && tool.function.name !== onlyName)
+      return `call ${i} names ${tool.function.name}, but tool_choice named ${onlyName}`;
+    if (c.type !== "function" || typeof c.id !== "string" || c.id === "")
+      return `call ${i} lacks type "function" or an id`;
     let args: unknown;
-    try { args = JSON.parse(c.function?.arguments ?? ""); } catch { return `call ${i} arguments are not JSON: ${c.function?.arguments}`; }
+    try {
+      args = JSON.parse(c.function?.arguments ?? "");
+    } catch {
+      return `call ${i} arguments are not JSON: ${c.function?.arguments}`;
+    }
     const key = JSON.stringify(tool.function.parameters);
     let v = validators.get(key);
     if (!v) validators.set(key, (v = ajv.compile({ ...tool.function.parameters, additionalProperties: false })));
-    if (!v(args)) return `call ${i} arguments ${c.function?.arguments} do not fit ${tool.function.name}: ${JSON.stringify(v.errors)}`;
+    if (!v(args))
+      return `call ${i} arguments ${c.function?.arguments} do not fit ${tool.function.name}: ${JSON.stringify(v.errors)}`;
   }
   return "";
 }
@@ -73,7 +93,9 @@ export interface AssembledStream {
  * role in the first chunk; a call's index, id, type and name once, then argument fragments only;
  * finish_reason once, on the last choice chunk.
  */
-export async function assemble(chunks: AsyncIterable<OpenAI.Chat.Completions.ChatCompletionChunk>): Promise<AssembledStream> {
+export async function assemble(
+  chunks: AsyncIterable<OpenAI.Chat.Completions.ChatCompletionChunk>,
+): Promise<AssembledStream> {
   const out: AssembledStream = { content: "", toolCalls: [], finishReason: null, usage: undefined, problems: [] };
   let first = true;
   for await (const chunk of chunks) {
@@ -89,10 +111,16 @@ export async function assemble(chunks: AsyncIterable<OpenAI.Chat.Completions.Cha
       const known = out.toolCalls[d.index];
       if (!known) {
         if (d.index !== out.toolCalls.length) out.problems.push(`call index ${d.index} skips ahead`);
-        if (!d.id || !d.function?.name || d.type !== "function") out.problems.push(`call ${d.index} starts without id, type or name`);
-        out.toolCalls[d.index] = { id: d.id ?? "", type: "function", function: { name: d.function?.name ?? "", arguments: d.function?.arguments ?? "" } };
+        if (!d.id || !d.function?.name || d.type !== "function")
+          out.problems.push(`call ${d.index} starts without id, type or name`);
+        out.toolCalls[d.index] = {
+          id: d.id ?? "",
+          type: "function",
+          function: { name: d.function?.name ?? "", arguments: d.function?.arguments ?? "" },
+        };
       } else {
-        if (d.id !== undefined || d.function?.name !== undefined) out.problems.push(`call ${d.index} repeats its id or name`);
+        if (d.id !== undefined || d.function?.name !== undefined)
+          out.problems.push(`call ${d.index} repeats its id or name`);
         known.function.arguments += d.function?.arguments ?? "";
       }
     }

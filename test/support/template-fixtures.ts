@@ -93,18 +93,45 @@ export const DIALECT_TEMPLATES: Record<TemplateDialect, readonly DialectTemplate
   // <|call|> is the stop token of a harmony tool call.
   "gpt-oss": [{ file: "openai-gpt-oss-120b.jinja", end: "<|call|>" }],
   mistral: [
-    { file: "mistralai-Ministral-3-14B-Reasoning-2512.jinja", bosToken: "<s>", eosToken: "</s>", end: "</s>", reasoningAsContentBlock: true },
+    {
+      file: "mistralai-Ministral-3-14B-Reasoning-2512.jinja",
+      bosToken: "<s>",
+      eosToken: "</s>",
+      end: "</s>",
+      reasoningAsContentBlock: true,
+    },
     { file: "unsloth-mistral-Devstral-Small-2507.jinja", bosToken: "<s>", eosToken: "</s>", end: "</s>" },
     // Small 3.2 writes an id between name and arguments: [TOOL_CALLS]NAME[CALL_ID]ID[ARGS]{…}.
     { file: "Mistral-Small-3.2-24B-Instruct-2506.jinja", bosToken: "<s>", eosToken: "</s>", end: "</s>" },
   ],
   "mistral-nemo": [
-    { file: "mistralai-Mistral-Nemo-Instruct-2407.jinja", bosToken: "<s>", eosToken: "</s>", end: "</s>", noSystemMessage: true },
+    {
+      file: "mistralai-Mistral-Nemo-Instruct-2407.jinja",
+      bosToken: "<s>",
+      eosToken: "</s>",
+      end: "</s>",
+      noSystemMessage: true,
+    },
   ],
   llama3: [
-    { file: "meta-llama-Llama-3.1-8B-Instruct.jinja", bosToken: "<|begin_of_text|>", eosToken: "<|eot_id|>", end: "<|eot_id|>" },
-    { file: "meta-llama-Llama-3.2-3B-Instruct.jinja", bosToken: "<|begin_of_text|>", eosToken: "<|eot_id|>", end: "<|eot_id|>" },
-    { file: "meta-llama-Llama-3.3-70B-Instruct.jinja", bosToken: "<|begin_of_text|>", eosToken: "<|eot_id|>", end: "<|eot_id|>" },
+    {
+      file: "meta-llama-Llama-3.1-8B-Instruct.jinja",
+      bosToken: "<|begin_of_text|>",
+      eosToken: "<|eot_id|>",
+      end: "<|eot_id|>",
+    },
+    {
+      file: "meta-llama-Llama-3.2-3B-Instruct.jinja",
+      bosToken: "<|begin_of_text|>",
+      eosToken: "<|eot_id|>",
+      end: "<|eot_id|>",
+    },
+    {
+      file: "meta-llama-Llama-3.3-70B-Instruct.jinja",
+      bosToken: "<|begin_of_text|>",
+      eosToken: "<|eot_id|>",
+      end: "<|eot_id|>",
+    },
   ],
   "minimax-m2": [{ file: "MiniMax-M2.jinja", end: "[e~[\n", opensThought: true }],
   // LFM2.5-8B-A1B's template writes tool_calls itself; LFM2-8B-A1B's and LFM2.5-Instruct's print
@@ -118,7 +145,12 @@ export const DIALECT_TEMPLATES: Record<TemplateDialect, readonly DialectTemplate
   // Gemma 2's refuses a system message, which then opens the first user message.
   generic: [
     { file: "google-gemma-2-2b-it.jinja", bosToken: "<bos>", end: "<end_of_turn>\n", viaPrompt: true },
-    { file: "microsoft-Phi-3.5-mini-instruct.jinja", eosToken: "<|endoftext|>", end: "<|end|>\n<|endoftext|>", viaPrompt: true },
+    {
+      file: "microsoft-Phi-3.5-mini-instruct.jinja",
+      eosToken: "<|endoftext|>",
+      end: "<|end|>\n<|endoftext|>",
+      viaPrompt: true,
+    },
   ],
 };
 
@@ -163,11 +195,15 @@ export function toolsFor(calls: readonly Call[]): unknown[] {
   const byName = new Map<string, Call>();
   for (const c of calls) if (!byName.has(c.name)) byName.set(c.name, c);
   const schema = (v: unknown): Record<string, unknown> =>
-    typeof v === "string" ? { type: "string" }
-    : typeof v === "boolean" ? { type: "boolean" }
-    : typeof v === "number" ? { type: Number.isInteger(v) ? "integer" : "number" }
-    : Array.isArray(v) ? { type: "array" }
-    : { type: "object" };
+    typeof v === "string"
+      ? { type: "string" }
+      : typeof v === "boolean"
+        ? { type: "boolean" }
+        : typeof v === "number"
+          ? { type: Number.isInteger(v) ? "integer" : "number" }
+          : Array.isArray(v)
+            ? { type: "array" }
+            : { type: "object" };
   return [...byName.values()].map((c) => ({
     type: "function",
     function: {
@@ -175,7 +211,9 @@ export function toolsFor(calls: readonly Call[]): unknown[] {
       description: `The ${c.name} tool.`,
       parameters: {
         type: "object",
-        properties: Object.fromEntries(Object.entries(c.arguments).map(([k, v]) => [k, { ...schema(v), description: `The ${k}.` }])),
+        properties: Object.fromEntries(
+          Object.entries(c.arguments).map(([k, v]) => [k, { ...schema(v), description: `The ${k}.` }]),
+        ),
         required: Object.keys(c.arguments),
       },
     },
@@ -208,7 +246,8 @@ export function assistantMessage(t: DialectTemplate, calls: readonly Call[], opt
   };
   if (opts.reasoning !== undefined) {
     if (t.reasoningAsContentBlock) {
-      const text = typeof opts.content === "string" && opts.content !== "" ? [{ type: "text", text: opts.content }] : [];
+      const text =
+        typeof opts.content === "string" && opts.content !== "" ? [{ type: "text", text: opts.content }] : [];
       message.content = [{ type: "thinking", thinking: opts.reasoning }, ...text];
     } else {
       // Field names differ by family: reasoning_content (Qwen3, GLM, Seed, MiniMax, Kimi) and
@@ -231,17 +270,20 @@ export function renderDialect(
 ): string {
   const t = pick(dialect, opts.template);
   const source = loadTemplate(t.file);
-  const parts = t.viaPrompt ? promptParts(getDialect(dialect), messages, opts.tools, source.includes("tool_calls")) : { messages, tools: opts.tools };
-  const render = (m: ChatMessage[]) => renderChat(source, {
-    messages: m,
-    tools: parts.tools,
-    addGenerationPrompt: opts.addGenerationPrompt ?? false,
-    bosToken: t.bosToken,
-    eosToken: t.eosToken,
-    extra: t.thinking?.(opts.thinking ?? false),
-    name: t.file,
-    now: new Date(2025, 0, 15),
-  });
+  const parts = t.viaPrompt
+    ? promptParts(getDialect(dialect), messages, opts.tools, source.includes("tool_calls"))
+    : { messages, tools: opts.tools };
+  const render = (m: ChatMessage[]) =>
+    renderChat(source, {
+      messages: m,
+      tools: parts.tools,
+      addGenerationPrompt: opts.addGenerationPrompt ?? false,
+      bosToken: t.bosToken,
+      eosToken: t.eosToken,
+      extra: t.thinking?.(opts.thinking ?? false),
+      name: t.file,
+      now: new Date(2025, 0, 15),
+    });
   return renderWithSystemFallback(render, parts.messages, parts.messages !== messages);
 }
 
@@ -267,10 +309,17 @@ export interface RenderedTurn {
  * prompt. Throws when that prompt is not a prefix of `full` (MiniMax-M2 opens <think> in the prompt
  * and only writes one with reasoning: pass `reasoning` there).
  */
-export function renderAssistantToolCalls(dialect: TemplateDialect, calls: readonly Call[], opts: TurnOptions = {}): RenderedTurn {
+export function renderAssistantToolCalls(
+  dialect: TemplateDialect,
+  calls: readonly Call[],
+  opts: TurnOptions = {},
+): RenderedTurn {
   const t = pick(dialect, opts.template);
   if (t.opensThought && opts.reasoning === undefined) opts = { ...opts, reasoning: "I should call a tool." };
-  const base: ChatMessage[] = [...(t.noSystemMessage ? [] : [{ role: "system", content: SYSTEM }]), { role: "user", content: USER }];
+  const base: ChatMessage[] = [
+    ...(t.noSystemMessage ? [] : [{ role: "system", content: SYSTEM }]),
+    { role: "user", content: USER },
+  ];
   const common = { template: t.file, tools: toolsFor(calls), thinking: opts.reasoning !== undefined };
   const prompt = renderDialect(dialect, base, { ...common, addGenerationPrompt: true });
   const full = renderDialect(dialect, [...base, assistantMessage(t, calls, opts)], common);

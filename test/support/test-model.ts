@@ -11,7 +11,7 @@ export function testModelPath(seed = 1): string {
     mkdirSync(dir, { recursive: true });
     const tmp = `${path}.${process.pid}.tmp`;
     writeTestModel({ path: tmp, seed });
-    renameSync(tmp, path);  // atomic: parallel test files never see half a model
+    renameSync(tmp, path); // atomic: parallel test files never see half a model
   }
   return path;
 }

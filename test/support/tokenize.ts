@@ -15,7 +15,8 @@ export class Tokenizations {
       if (b.length === 0) continue;
       const key = Buffer.from(b).toString("latin1");
       const list = this.#byBytes.get(key);
-      if (list) list.push(id); else this.#byBytes.set(key, [id]);
+      if (list) list.push(id);
+      else this.#byBytes.set(key, [id]);
       if (b.length > max) max = b.length;
     }
     this.#maxLen = max;
@@ -34,7 +35,7 @@ export class Tokenizations {
         if (reach[i + l] && this.#byBytes.has(s.slice(i, i + l))) reach[i] = true;
     if (!reach[0]) throw new Error("text cannot be tokenized with this vocabulary");
     const out: number[] = [];
-    for (let i = 0; i < n;) {
+    for (let i = 0; i < n; ) {
       const options: Array<[number, number]> = [];
       for (let l = 1; l <= this.#maxLen && i + l <= n; l++) {
         const ids = this.#byBytes.get(s.slice(i, i + l));

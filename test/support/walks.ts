@@ -41,18 +41,50 @@ function capped<T>(s: T): T {
 
 /** Tool sets and options a dialect is walked under; reasoning only where the dialect has a thought. */
 export function walkConfigs(dialect: string): WalkConfig[] {
-  const FILE_TOOLS = capped(FILE), TYPED_TOOLS = capped(TYPED);
-  const base = { dialect, maxValueLength: 12 };  // small raw values close, so walks finish
+  const FILE_TOOLS = capped(FILE),
+    TYPED_TOOLS = capped(TYPED);
+  const base = { dialect, maxValueLength: 12 }; // small raw values close, so walks finish
   const configs: WalkConfig[] = [
-    { label: "file tools, required, one call", weight: 9, options: { ...base, tools: FILE_TOOLS, toolChoice: "required", parallelToolCalls: false } },
-    { label: "file tools, auto, parallel", weight: 9, options: { ...base, tools: FILE_TOOLS, toolChoice: "auto", parallelToolCalls: true }, ...(hasRefusedPath(dialect) ? { startName: "read" } : {}) },
-    { label: "file tools, named edit", weight: 9, options: { ...base, tools: FILE_TOOLS, toolChoice: { type: "function", function: { name: "edit" } }, parallelToolCalls: false } },
-    { label: "typed tools, required, parallel", weight: 4, options: { ...base, tools: TYPED_TOOLS, toolChoice: "required", parallelToolCalls: true } },
+    {
+      label: "file tools, required, one call",
+      weight: 9,
+      options: { ...base, tools: FILE_TOOLS, toolChoice: "required", parallelToolCalls: false },
+    },
+    {
+      label: "file tools, auto, parallel",
+      weight: 9,
+      options: { ...base, tools: FILE_TOOLS, toolChoice: "auto", parallelToolCalls: true },
+      ...(hasRefusedPath(dialect) ? { startName: "read" } : {}),
+    },
+    {
+      label: "file tools, named edit",
+      weight: 9,
+      options: {
+        ...base,
+        tools: FILE_TOOLS,
+        toolChoice: { type: "function", function: { name: "edit" } },
+        parallelToolCalls: false,
+      },
+    },
+    {
+      label: "typed tools, required, parallel",
+      weight: 4,
+      options: { ...base, tools: TYPED_TOOLS, toolChoice: "required", parallelToolCalls: true },
+    },
   ];
   if (hasRefusedPath(dialect))
-    configs.push({ label: "file tools, auto, undeclared names", weight: 9, options: { ...base, tools: FILE_TOOLS, toolChoice: "auto", parallelToolCalls: true }, noCallsOk: true });
+    configs.push({
+      label: "file tools, auto, undeclared names",
+      weight: 9,
+      options: { ...base, tools: FILE_TOOLS, toolChoice: "auto", parallelToolCalls: true },
+      noCallsOk: true,
+    });
   if (getDialect(dialect).reasoning)
-    configs.push({ label: "file tools, reasoning, required, parallel", weight: 9, options: { ...base, tools: FILE_TOOLS, toolChoice: "required", parallelToolCalls: true, reasoning: true } });
+    configs.push({
+      label: "file tools, reasoning, required, parallel",
+      weight: 9,
+      options: { ...base, tools: FILE_TOOLS, toolChoice: "required", parallelToolCalls: true, reasoning: true },
+    });
   return configs;
 }
 
@@ -64,8 +96,12 @@ export function walkStart(o: ParserOptions, startName?: string): string {
   const spec = getDialect(o.dialect as string);
   if (startName !== undefined) return declaredHeads(spec, [startName])[0]!;
   // After a thought: a newline, or in harmony the next message's start.
-  const next = spec.call.kind === "harmony" ? spec.call.messageStart.map((g) => (typeof g === "string" ? g : g.optional)).join("") : "\n";
-  const thought = o.reasoning && spec.reasoning ? `${spec.reasoning.open}Check the file first.${spec.reasoning.close}${next}` : "";
+  const next =
+    spec.call.kind === "harmony"
+      ? spec.call.messageStart.map((g) => (typeof g === "string" ? g : g.optional)).join("")
+      : "\n";
+  const thought =
+    o.reasoning && spec.reasoning ? `${spec.reasoning.open}Check the file first.${spec.reasoning.close}${next}` : "";
   // The generic dialect's "{" opens a response as well as calls: its calls key starts the walk.
   const trigger = spec.call.kind === "envelope" ? `{"${spec.call.callsKey}": [` : triggerOf(spec);
   return thought + trigger;
@@ -84,7 +120,8 @@ export function prefixFrom(o: ParserOptions, start: string): number {
 }
 
 const requiresCall = (o: ParserOptions) => o.toolChoice === "required" || typeof o.toolChoice === "object";
-const sameCall = (a: ToolCall, b: ToolCall) => a.function.name === b.function.name && a.function.arguments === b.function.arguments;
+const sameCall = (a: ToolCall, b: ToolCall) =>
+  a.function.name === b.function.name && a.function.arguments === b.function.arguments;
 
 /**
  * A call's text up to its name's close, as the dialect writer writes it (every optional glue, and
@@ -92,11 +129,14 @@ const sameCall = (a: ToolCall, b: ToolCall) => a.function.name === b.function.na
  */
 function declaredHeads(spec: ReturnType<typeof getDialect>, names: string[]): string[] {
   const f = spec.call;
-  return names.flatMap((name) => [true, false].map((all) => {
-    const call = writeCall(spec, name, [], { take: () => all && f.kind !== "named" });
-    const close = f.kind === "json" ? JSON.stringify(name) : name + ("nameClose" in f && f.nameClose !== null ? f.nameClose : "");
-    return call.slice(0, call.indexOf(close) + close.length);
-  }));
+  return names.flatMap((name) =>
+    [true, false].map((all) => {
+      const call = writeCall(spec, name, [], { take: () => all && f.kind !== "named" });
+      const close =
+        f.kind === "json" ? JSON.stringify(name) : name + ("nameClose" in f && f.nameClose !== null ? f.nameClose : "");
+      return call.slice(0, call.indexOf(close) + close.length);
+    }),
+  );
 }
 
 /** Where content holds the head of a call of a tool the call may name (a call the parser did not take), or null. */
@@ -104,7 +144,10 @@ function declaredHeadInContent(o: ParserOptions, res: ParseResult): string | nul
   const spec = getDialect(o.dialect as string);
   if (!hasRefusedPath(spec.name)) return null;
   const content = res.content ?? "";
-  const names = typeof o.toolChoice === "object" ? [o.toolChoice.function.name] : (o.tools as typeof FILE).map((t) => t.function.name);
+  const names =
+    typeof o.toolChoice === "object"
+      ? [o.toolChoice.function.name]
+      : (o.tools as typeof FILE).map((t) => t.function.name);
   for (const head of declaredHeads(spec, names)) {
     // Where the call opens the answer, only the answer's start is a call's place.
     const at = spec.callOpensAnswer ? (content.trimStart().startsWith(head) ? 0 : -1) : content.indexOf(head);
@@ -118,9 +161,11 @@ export function checkComplete(_text: string, o: ParserOptions, res: ParseResult,
   if (res.incomplete.length) return `incomplete: ${JSON.stringify(res.incomplete)}`;
   const lost = declaredHeadInContent(o, res);
   if (lost) return lost;
-  if (res.toolCalls.length === 0 && noCallsOk && o.toolChoice === "auto") return res.finishReason === "stop" ? null : `no calls, finishReason ${res.finishReason}`;
+  if (res.toolCalls.length === 0 && noCallsOk && o.toolChoice === "auto")
+    return res.finishReason === "stop" ? null : `no calls, finishReason ${res.finishReason}`;
   if (res.toolCalls.length === 0) return "no calls";
-  if (o.parallelToolCalls === false && res.toolCalls.length > 1) return `${res.toolCalls.length} calls with parallelToolCalls false`;
+  if (o.parallelToolCalls === false && res.toolCalls.length > 1)
+    return `${res.toolCalls.length} calls with parallelToolCalls false`;
   if (res.finishReason !== "tool_calls") return `finishReason ${res.finishReason}`;
   const named = typeof o.toolChoice === "object" ? o.toolChoice.function.name : undefined;
   for (const call of res.toolCalls) {
@@ -140,7 +185,13 @@ export function checkComplete(_text: string, o: ParserOptions, res: ParseResult,
  * calls it then reports are the first calls of the whole output. Inside a UTF-8 character the
  * grammar can never end. Returns the first disagreement, or null.
  */
-export function checkPrefixes(m: GrammarMatcher, bytes: Uint8Array, o: ParserOptions, whole: ParseResult, from = 0): string | null {
+export function checkPrefixes(
+  m: GrammarMatcher,
+  bytes: Uint8Array,
+  o: ParserOptions,
+  whole: ParseResult,
+  from = 0,
+): string | null {
   m.reset();
   const canEnd = [m.isComplete()];
   for (let i = 0; i < bytes.length; i++) {
@@ -156,8 +207,10 @@ export function checkPrefixes(m: GrammarMatcher, bytes: Uint8Array, o: ParserOpt
     const r = parseToolCalls(prefix, { ...o, finishReason: "length" });
     const parserDone = r.incomplete.length === 0 && (r.toolCalls.length > 0 || !requiresCall(o));
     if (parserDone !== canEnd[i])
-      return `prefix ${JSON.stringify(prefix)}: the grammar ${canEnd[i] ? "can" : "cannot"} end there, the parser reports ` +
-        `${r.toolCalls.length} calls and incomplete ${JSON.stringify(r.incomplete.map((c) => `${c.kind}: ${c.reason}`))}`;
+      return (
+        `prefix ${JSON.stringify(prefix)}: the grammar ${canEnd[i] ? "can" : "cannot"} end there, the parser reports ` +
+        `${r.toolCalls.length} calls and incomplete ${JSON.stringify(r.incomplete.map((c) => `${c.kind}: ${c.reason}`))}`
+      );
     if (parserDone && !r.toolCalls.every((c, k) => whole.toolCalls[k] && sameCall(c, whole.toolCalls[k]!)))
       return `prefix ${JSON.stringify(prefix)}: calls ${JSON.stringify(r.toolCalls)} are not the output's first calls`;
   }

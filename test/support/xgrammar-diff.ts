@@ -9,9 +9,16 @@ import { type Tokenizations, rng } from "./tokenize.js";
 
 // ---- the XGrammar helper module, typed ---------------------------------------------------------
 
-export interface XgTokenizerInfo { getVocabSize(): number; dispose(): void }
-export interface XgCompiler { dispose(): void }
-export interface XgCompiled { dispose(): void }
+export interface XgTokenizerInfo {
+  getVocabSize(): number;
+  dispose(): void;
+}
+export interface XgCompiler {
+  dispose(): void;
+}
+export interface XgCompiled {
+  dispose(): void;
+}
 export interface XgMatcher {
   acceptToken(id: number): boolean;
   getNextTokenBitmask(): Promise<Int32Array>;
@@ -23,14 +30,27 @@ export interface XgMatcher {
 export interface XgLib {
   QWEN3_TOKENIZER_JSON: string;
   readEncodedVocab(path?: string): string[];
-  createTokenizerInfo(vocab: string[], opts?: { stopTokenIds?: number[]; vocabSize?: number }): Promise<XgTokenizerInfo>;
+  createTokenizerInfo(
+    vocab: string[],
+    opts?: { stopTokenIds?: number[]; vocabSize?: number },
+  ): Promise<XgTokenizerInfo>;
   createCompiler(ti: XgTokenizerInfo, opts?: { cache?: boolean }): Promise<XgCompiler>;
   compileEbnf(ebnf: string, opts: { compiler: XgCompiler; rootRule?: string }): Promise<XgCompiled>;
-  compileJsonSchema(schema: unknown, opts: {
-    compiler: XgCompiler; anyWhitespace?: boolean; indent?: number; separators?: [string, string];
-    strictMode?: boolean; maxWhitespaceCnt?: number;
-  }): Promise<XgCompiled>;
-  createMatcher(compiled: XgCompiled, opts?: { stopTokenIds?: number[]; terminateWithoutStopToken?: boolean }): Promise<XgMatcher>;
+  compileJsonSchema(
+    schema: unknown,
+    opts: {
+      compiler: XgCompiler;
+      anyWhitespace?: boolean;
+      indent?: number;
+      separators?: [string, string];
+      strictMode?: boolean;
+      maxWhitespaceCnt?: number;
+    },
+  ): Promise<XgCompiled>;
+  createMatcher(
+    compiled: XgCompiled,
+    opts?: { stopTokenIds?: number[]; terminateWithoutStopToken?: boolean },
+  ): Promise<XgMatcher>;
 }
 
 const XG_URL: string = new URL("../../scripts/lib/xgrammar.mjs", import.meta.url).href;
@@ -68,8 +88,16 @@ export type Category =
   | "json-number-bound";
 
 export const CATEGORIES: Category[] = [
-  "padding-bits", "special-token-as-text", "stop-token-set", "invalid-utf8-bytes", "ill-formed-utf8",
-  "non-ascii-class-bug", "json-minus-zero", "json-lone-surrogate-escape", "json-whitespace-cr", "json-number-bound",
+  "padding-bits",
+  "special-token-as-text",
+  "stop-token-set",
+  "invalid-utf8-bytes",
+  "ill-formed-utf8",
+  "non-ascii-class-bug",
+  "json-minus-zero",
+  "json-lone-surrogate-escape",
+  "json-whitespace-cr",
+  "json-number-bound",
 ];
 
 /** What a classifier sees about one differing token. */
@@ -112,8 +140,15 @@ function acceptsBytesNow(m: GrammarMatcher, bytes: Uint8Array): boolean {
 export const baseClassifier: Classifier = (c) => {
   if (c.id >= c.vocab.size) return c.xgrammar && !c.ours ? "padding-bits" : null;
   const kind = c.vocab.kind(c.id);
-  if (c.xgrammar && !c.ours && kind !== TokenKind.Normal && !c.xgStops.has(c.id) && c.bytes.length > 0 &&
-      acceptsBytesNow(c.matcher, c.bytes)) return "special-token-as-text";
+  if (
+    c.xgrammar &&
+    !c.ours &&
+    kind !== TokenKind.Normal &&
+    !c.xgStops.has(c.id) &&
+    c.bytes.length > 0 &&
+    acceptsBytesNow(c.matcher, c.bytes)
+  )
+    return "special-token-as-text";
   if (c.ours && !c.xgrammar && kind === TokenKind.EndOfGeneration && !c.xgStops.has(c.id) && c.matcher.isComplete())
     return "stop-token-set";
   if (c.xgrammar && !c.ours && c.bytes.some(isInvalidUtf8Byte)) return "invalid-utf8-bytes";
@@ -123,20 +158,32 @@ export const baseClassifier: Classifier = (c) => {
 
 function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
   const out = new Uint8Array(a.length + b.length);
-  out.set(a); out.set(b, a.length);
+  out.set(a);
+  out.set(b, a.length);
   return out;
 }
 
 /** Well-formed UTF-8 (Unicode Table 3-7), except that the last character may be cut short. */
 export function isWellFormedUtf8Prefix(b: Uint8Array): boolean {
-  for (let i = 0; i < b.length;) {
+  for (let i = 0; i < b.length; ) {
     const c = b[i]!;
-    if (c < 0x80) { i++; continue; }
-    let n: number, lo = 0x80, hi = 0xbf;
+    if (c < 0x80) {
+      i++;
+      continue;
+    }
+    let n: number,
+      lo = 0x80,
+      hi = 0xbf;
     if (c >= 0xc2 && c <= 0xdf) n = 1;
-    else if (c >= 0xe0 && c <= 0xef) { n = 2; if (c === 0xe0) lo = 0xa0; if (c === 0xed) hi = 0x9f; }
-    else if (c >= 0xf0 && c <= 0xf4) { n = 3; if (c === 0xf0) lo = 0x90; if (c === 0xf4) hi = 0x8f; }
-    else return false;
+    else if (c >= 0xe0 && c <= 0xef) {
+      n = 2;
+      if (c === 0xe0) lo = 0xa0;
+      if (c === 0xed) hi = 0x9f;
+    } else if (c >= 0xf0 && c <= 0xf4) {
+      n = 3;
+      if (c === 0xf0) lo = 0x90;
+      if (c === 0xf4) hi = 0x8f;
+    } else return false;
     for (let k = 1; k <= n; k++) {
       if (i + k >= b.length) return true;
       const d = b[i + k]!;
@@ -150,16 +197,19 @@ export function isWellFormedUtf8Prefix(b: Uint8Array): boolean {
 /** The non-ASCII class bug: XGrammar agrees with our engine on a byte-reading model grammar. */
 export const byteModelClassifier: Classifier = (c) =>
   c.model && c.id < c.vocab.size && c.bytes.some((b) => b >= 0x80) && isSet(c.model.mask, c.id) === c.xgrammar
-    ? "non-ascii-class-bug" : null;
+    ? "non-ascii-class-bug"
+    : null;
 
 /** Differences between our JSON-schema lowering and XGrammar's own JSON-schema compiler. */
 export const xgJsonSchemaClassifier: Classifier = (c) => {
   const tok = Buffer.from(c.bytes).toString("latin1");
   // `-0`: ours allow a lone "0" right after the minus sign of an integer; XGrammar has "-"? [1-9].
   // (A "0" followed by more of a number would be a number, where both allow it: never explained.)
-  if (c.ours && !c.xgrammar && /(?:^|[:,[\s])-$/.test(c.recentText) && /^0(?![0-9.eE])/.test(tok)) return "json-minus-zero";
+  if (c.ours && !c.xgrammar && /(?:^|[:,[\s])-$/.test(c.recentText) && /^0(?![0-9.eE])/.test(tok))
+    return "json-minus-zero";
   // \r in whitespace: every \r of the token falls outside JSON strings (where raw controls are invalid).
-  if (c.ours && !c.xgrammar && tok.includes("\r") && crOnlyOutsideStrings(Buffer.from(c.text).toString("latin1"), tok)) return "json-whitespace-cr";
+  if (c.ours && !c.xgrammar && tok.includes("\r") && crOnlyOutsideStrings(Buffer.from(c.text).toString("latin1"), tok))
+    return "json-whitespace-cr";
   // Lone surrogate escape: the text plus the token holds a \u escape of a surrogate that cannot be
   // part of a valid pair (low without a preceding high, or high followed by anything but \uDC00-DFFF).
   if (c.xgrammar && !c.ours && hasLoneSurrogateEscape(c.recentText + tok)) return "json-lone-surrogate-escape";
@@ -181,24 +231,39 @@ export const xgJsonSchemaClassifier: Classifier = (c) => {
 export function pastNumberBound(s: string): boolean {
   const m = /^-?([0-9]+)(?:\.([0-9]*))?(?:[eE]([+-]?)([0-9]*))?$/.exec(s);
   if (!m) return false;
-  const [, int, frac = "", sign, exp] = m as unknown as [string, string, string | undefined, string | undefined, string | undefined];
+  const [, int, frac = "", sign, exp] = m as unknown as [
+    string,
+    string,
+    string | undefined,
+    string | undefined,
+    string | undefined,
+  ];
   if (exp === undefined) return int.length > 308;
   if (int.length > 20 || exp.length > 4) return true;
   if (sign === "-" || exp === "") return false;
   const x = Number(exp);
   if (int.length > 1) return x > 288;
   if (x <= 307) return false;
-  return x > 308 || int !== "1" || `${frac}`.padEnd(16, "0").slice(0, 16) > "7976931348623158" || /[1-9]/.test(frac.slice(16));
+  return (
+    x > 308 ||
+    int !== "1" ||
+    `${frac}`.padEnd(16, "0").slice(0, 16) > "7976931348623158" ||
+    /[1-9]/.test(frac.slice(16))
+  );
 }
 
 /** Every \r of `tok`, read after the JSON text `text`, is outside a string. */
 export function crOnlyOutsideStrings(text: string, tok: string): boolean {
-  let inString = false, escaped = false;
+  let inString = false,
+    escaped = false;
   const s = text + tok;
   for (let i = 0; i < s.length; i++) {
     const ch = s[i];
     if (i >= text.length && ch === "\r" && inString) return false;
-    if (!inString) { if (ch === '"') inString = true; continue; }
+    if (!inString) {
+      if (ch === '"') inString = true;
+      continue;
+    }
     if (escaped) escaped = false;
     else if (ch === "\\") escaped = true;
     else if (ch === '"') inString = false;
@@ -222,8 +287,10 @@ export function hasLoneSurrogateEscape(s: string): boolean {
     const hex = m[1]!;
     const end = m.index + m[0].length;
     if (hex.length < 4 && end !== s.length) continue; // a broken escape: neither engine accepts it
-    const lo = parseInt(hex.padEnd(4, "0") || "0", 16), hi = parseInt(hex.padEnd(4, "f"), 16);
-    const canBeLow = lo <= 0xdfff && hi >= 0xdc00, mustBeLow = lo >= 0xdc00 && hi <= 0xdfff;
+    const lo = parseInt(hex.padEnd(4, "0") || "0", 16),
+      hi = parseInt(hex.padEnd(4, "f"), 16);
+    const canBeLow = lo <= 0xdfff && hi >= 0xdc00,
+      mustBeLow = lo >= 0xdc00 && hi <= 0xdfff;
     if (highEnd >= 0) {
       if (m.index !== highEnd || !canBeLow) return true;
       highEnd = -1;
@@ -239,7 +306,11 @@ export function hasLoneSurrogateEscape(s: string): boolean {
 
 // ---- recording ---------------------------------------------------------------------------------
 
-export interface CategoryStats { steps: number; ids: Set<number>; stepKeys: Set<string> }
+export interface CategoryStats {
+  steps: number;
+  ids: Set<number>;
+  stepKeys: Set<string>;
+}
 
 export class DiffStats {
   readonly byCategory = new Map<Category, CategoryStats>();
@@ -257,33 +328,52 @@ export class DiffStats {
 
   record(cat: Category, id: number, stepKey: string) {
     let s = this.byCategory.get(cat);
-    if (!s) { s = { steps: 0, ids: new Set(), stepKeys: new Set() }; this.byCategory.set(cat, s); }
-    if (!s.stepKeys.has(stepKey)) { s.stepKeys.add(stepKey); s.steps++; }
+    if (!s) {
+      s = { steps: 0, ids: new Set(), stepKeys: new Set() };
+      this.byCategory.set(cat, s);
+    }
+    if (!s.stepKeys.has(stepKey)) {
+      s.stepKeys.add(stepKey);
+      s.steps++;
+    }
     s.ids.add(id);
   }
 
   /** Adds another run's counts (step keys are prefixed so different runs never collide). */
   merge(o: DiffStats, prefix: string) {
-    this.walks += o.walks; this.steps += o.steps; this.identicalSteps += o.identicalSteps;
-    this.bitsCompared += o.bitsCompared; this.verdictChecks += o.verdictChecks;
-    this.tokensAccepted += o.tokensAccepted; this.completedWalks += o.completedWalks;
+    this.walks += o.walks;
+    this.steps += o.steps;
+    this.identicalSteps += o.identicalSteps;
+    this.bitsCompared += o.bitsCompared;
+    this.verdictChecks += o.verdictChecks;
+    this.tokensAccepted += o.tokensAccepted;
+    this.completedWalks += o.completedWalks;
     this.unexplained.push(...o.unexplained);
     for (const [cat, v] of o.byCategory) {
       let s = this.byCategory.get(cat);
-      if (!s) { s = { steps: 0, ids: new Set(), stepKeys: new Set() }; this.byCategory.set(cat, s); }
+      if (!s) {
+        s = { steps: 0, ids: new Set(), stepKeys: new Set() };
+        this.byCategory.set(cat, s);
+      }
       for (const id of v.ids) s.ids.add(id);
       for (const k of v.stepKeys) s.stepKeys.add(`${prefix}/${k}`);
       s.steps = s.stepKeys.size;
     }
   }
 
-  ids(cat: Category): number[] { return [...(this.byCategory.get(cat)?.ids ?? [])].sort((a, b) => a - b); }
-  stepsWith(cat: Category): number { return this.byCategory.get(cat)?.steps ?? 0; }
+  ids(cat: Category): number[] {
+    return [...(this.byCategory.get(cat)?.ids ?? [])].sort((a, b) => a - b);
+  }
+  stepsWith(cat: Category): number {
+    return this.byCategory.get(cat)?.steps ?? 0;
+  }
 
   summary(): string {
     const cats = [...this.byCategory.entries()].map(([k, v]) => `${k}: ${v.steps} steps, ${v.ids.size} ids`).join("; ");
-    return `${this.walks} walks, ${this.steps} steps (${this.identicalSteps} identical), ${this.verdictChecks} verdict checks` +
-      (cats ? ` — ${cats}` : " — no differences");
+    return (
+      `${this.walks} walks, ${this.steps} steps (${this.identicalSteps} identical), ${this.verdictChecks} verdict checks` +
+      (cats ? ` — ${cats}` : " — no differences")
+    );
   }
 }
 
@@ -350,14 +440,20 @@ export async function runCase(e: Engines, xg: XgLib, c: WalkCase): Promise<DiffS
   (c.fixedWalks ?? []).forEach((tokens, w) => walks.push({ kind: "tokens", tokens, label: `fixed walk #${w}` }));
   for (let w = 0; w < c.tokenizationWalks; w++) {
     const s = c.valid[w % c.valid.length]!;
-    walks.push({ kind: "tokens", tokens: e.tokenizations.random(s, rand), label: `tokenization #${w} of ${JSON.stringify(s.slice(0, 60))}` });
+    walks.push({
+      kind: "tokens",
+      tokens: e.tokenizations.random(s, rand),
+      label: `tokenization #${w} of ${JSON.stringify(s.slice(0, 60))}`,
+    });
   }
   for (let w = 0; w < c.randomWalks; w++) walks.push({ kind: "random", label: `random walk #${w}` });
 
   try {
     for (const walk of walks) {
       stats.walks++;
-      ours.reset(); xm.reset(); model?.reset();
+      ours.reset();
+      xm.reset();
+      model?.reset();
       const history: number[] = [];
       const text: number[] = [];
       const limit = walk.kind === "tokens" ? walk.tokens!.length : c.maxSteps;
@@ -367,7 +463,8 @@ export async function runCase(e: Engines, xg: XgLib, c: WalkCase): Promise<DiffS
         if (model) model.fillNextTokenBitmask(ma!);
         stats.steps++;
         stats.bitsCompared += vocab.size;
-        const where = () => `${c.name}, ${walk.label}, step ${step} after ${JSON.stringify(Buffer.from(text).toString("utf8"))} (tokens ${history.join(",")})`;
+        const where = () =>
+          `${c.name}, ${walk.label}, step ${step} after ${JSON.stringify(Buffer.from(text).toString("utf8"))} (tokens ${history.join(",")})`;
         if (b.length !== a.length) throw new Error(`${where()}: mask sizes differ (${a.length} vs ${b.length} words)`);
 
         // ---- compare the masks, classify every differing bit
@@ -383,24 +480,44 @@ export async function runCase(e: Engines, xg: XgLib, c: WalkCase): Promise<DiffS
           for (let bit = 0; bit < 32; bit++) {
             if (((x >>> bit) & 1) === 0) continue;
             const id = w * 32 + bit;
-            if (id < vocab.size) { identical = false; differing.push(id); }
+            if (id < vocab.size) {
+              identical = false;
+              differing.push(id);
+            }
             const oursBit = isSet(a, id);
             const ctx: DiffContext = {
-              id, ours: oursBit, xgrammar: !oursBit, text: textBytes, recentText, pendingChar,
-              bytes: id < vocab.size ? vocab.tokenBytes(id) : new Uint8Array(0), vocab, matcher: ours, xgStops: e.xgStops,
+              id,
+              ours: oursBit,
+              xgrammar: !oursBit,
+              text: textBytes,
+              recentText,
+              pendingChar,
+              bytes: id < vocab.size ? vocab.tokenBytes(id) : new Uint8Array(0),
+              vocab,
+              matcher: ours,
+              xgStops: e.xgStops,
               ...(model ? { model: { matcher: model, mask: ma! } } : {}),
             };
             let cat: Category | null = null;
-            for (const f of c.classifiers) { cat = f(ctx); if (cat) break; }
+            for (const f of c.classifiers) {
+              cat = f(ctx);
+              if (cat) break;
+            }
             if (cat) stats.record(cat, id, `${stats.walks}:${step}`);
             else unexplained.push([id, oursBit]);
           }
         }
         if (identical) stats.identicalSteps++;
         if (unexplained.length > 0) {
-          const list = (ids: number[]) => `[${ids.slice(0, 12).map((id) => showId(vocab, id)).join(" ")}${ids.length > 12 ? ` …+${ids.length - 12}` : ""}]`;
-          stats.unexplained.push(`${where()}: ${unexplained.length} unexplained differences; only ours allows ` +
-            `${list(unexplained.filter(([, o]) => o).map(([id]) => id))}, only XGrammar allows ${list(unexplained.filter(([, o]) => !o).map(([id]) => id))}`);
+          const list = (ids: number[]) =>
+            `[${ids
+              .slice(0, 12)
+              .map((id) => showId(vocab, id))
+              .join(" ")}${ids.length > 12 ? ` …+${ids.length - 12}` : ""}]`;
+          stats.unexplained.push(
+            `${where()}: ${unexplained.length} unexplained differences; only ours allows ` +
+              `${list(unexplained.filter(([, o]) => o).map(([id]) => id))}, only XGrammar allows ${list(unexplained.filter(([, o]) => !o).map(([id]) => id))}`,
+          );
           break; // the walk may now diverge; report this one and go on with the next walk
         }
 
@@ -410,7 +527,12 @@ export async function runCase(e: Engines, xg: XgLib, c: WalkCase): Promise<DiffS
         if (tail) both[a.length - 1]! &= tail;
         const bothCount = popcount(both);
         const probes: Array<[number, boolean, boolean]> = [];
-        for (const id of sample(differing.filter((id) => !noProbe(id)), 6, rand)) probes.push([id, isSet(a, id), isSet(b, id)]);
+        for (const id of sample(
+          differing.filter((id) => !noProbe(id)),
+          6,
+          rand,
+        ))
+          probes.push([id, isSet(a, id), isSet(b, id)]);
         for (let k = 0; k < 3 && bothCount > 0; k++) {
           const id = nthSetBit(both, Math.floor(rand() * bothCount));
           if (!noProbe(id)) probes.push([id, true, true]);
@@ -426,7 +548,9 @@ export async function runCase(e: Engines, xg: XgLib, c: WalkCase): Promise<DiffS
           if (rx) xm.rollBack(1);
           stats.verdictChecks++;
           if (ro !== wantOurs || rx !== wantXg)
-            stats.unexplained.push(`${where()}: acceptToken(${showId(vocab, id)}) ours=${ro} (mask ${wantOurs}), XGrammar=${rx} (mask ${wantXg})`);
+            stats.unexplained.push(
+              `${where()}: acceptToken(${showId(vocab, id)}) ours=${ro} (mask ${wantOurs}), XGrammar=${rx} (mask ${wantXg})`,
+            );
         }
 
         // ---- the next token: the walk's, or a random one both engines allow (biased toward the
@@ -435,7 +559,10 @@ export async function runCase(e: Engines, xg: XgLib, c: WalkCase): Promise<DiffS
         if (step >= limit) {
           if (walk.kind === "random") break;
           // the end of a valid string: both must be able to stop here
-          if (!ours.isComplete()) { stats.unexplained.push(`${where()}: our matcher is not complete at the end of a valid string`); break; }
+          if (!ours.isComplete()) {
+            stats.unexplained.push(`${where()}: our matcher is not complete at the end of a valid string`);
+            break;
+          }
           pick = endId;
         } else if (walk.kind === "tokens") pick = walk.tokens![step]!;
         else {
@@ -448,21 +575,29 @@ export async function runCase(e: Engines, xg: XgLib, c: WalkCase): Promise<DiffS
         }
         const ro = ours.acceptToken(pick);
         const rx = xm.acceptToken(pick);
-        if (model && !model.acceptToken(pick)) stats.unexplained.push(`${where()}: the model grammar refuses ${showId(vocab, pick)}`);
+        if (model && !model.acceptToken(pick))
+          stats.unexplained.push(`${where()}: the model grammar refuses ${showId(vocab, pick)}`);
         stats.verdictChecks++;
         if (!ro || !rx) {
-          stats.unexplained.push(`${where()}: acceptToken(${showId(vocab, pick)}) ours=${ro}, XGrammar=${rx}, expected both true`);
+          stats.unexplained.push(
+            `${where()}: acceptToken(${showId(vocab, pick)}) ours=${ro}, XGrammar=${rx}, expected both true`,
+          );
           break;
         }
         stats.tokensAccepted++;
         history.push(pick);
         if (ours.isTerminated() || xm.isTerminated()) {
           if (ours.isTerminated() !== xm.isTerminated())
-            stats.unexplained.push(`${where()}: after ${showId(vocab, pick)} ours terminated=${ours.isTerminated()}, XGrammar terminated=${xm.isTerminated()}`);
+            stats.unexplained.push(
+              `${where()}: after ${showId(vocab, pick)} ours terminated=${ours.isTerminated()}, XGrammar terminated=${xm.isTerminated()}`,
+            );
           else stats.completedWalks++;
           break;
         }
-        if (step >= limit) { stats.unexplained.push(`${where()}: a stop token did not terminate both matchers`); break; }
+        if (step >= limit) {
+          stats.unexplained.push(`${where()}: a stop token did not terminate both matchers`);
+          break;
+        }
         text.push(...vocab.tokenBytes(pick));
       }
     }
@@ -506,8 +641,14 @@ function popcount(words: Uint32Array): number {
 function nthSetBit(words: Uint32Array, k: number): number {
   for (let w = 0; w < words.length; w++) {
     const n = popcount32(words[w]!);
-    if (k >= n) { k -= n; continue; }
-    for (let bit = 0; bit < 32; bit++) if ((words[w]! >>> bit) & 1) { if (k-- === 0) return w * 32 + bit; }
+    if (k >= n) {
+      k -= n;
+      continue;
+    }
+    for (let bit = 0; bit < 32; bit++)
+      if ((words[w]! >>> bit) & 1) {
+        if (k-- === 0) return w * 32 + bit;
+      }
   }
   throw new RangeError("nthSetBit: k out of range");
 }

@@ -19,8 +19,15 @@ function weatherTool(seen: Array<Record<string, unknown>>): AgentTool {
   return {
     name: "get_weather",
     description: "The weather in a city",
-    parameters: { type: "object", properties: { city: { type: "string", enum: ["Paris", "Rome", "Oslo"] } }, required: ["city"] },
-    execute: (args) => { seen.push(args); return `sunny in ${String(args.city)}`; },
+    parameters: {
+      type: "object",
+      properties: { city: { type: "string", enum: ["Paris", "Rome", "Oslo"] } },
+      required: ["city"],
+    },
+    execute: (args) => {
+      seen.push(args);
+      return `sunny in ${String(args.city)}`;
+    },
   };
 }
 
@@ -30,9 +37,10 @@ it("a loaded model completes a tool round trip: a masked call, run with checked 
     client: {
       model,
       // First a call is required; then the model may only answer, and wants to stop.
-      generateOptions: (turn) => turn === 0
-        ? { toolChoice: "required", temperature: 0, logitBias: { ...noWhitespace, [TOOL_CALL]: 100, [IM_END]: 110 } }
-        : { toolChoice: "none", temperature: 0, logitBias: { [IM_END]: 100 } },
+      generateOptions: (turn) =>
+        turn === 0
+          ? { toolChoice: "required", temperature: 0, logitBias: { ...noWhitespace, [TOOL_CALL]: 100, [IM_END]: 110 } }
+          : { toolChoice: "none", temperature: 0, logitBias: { [IM_END]: 100 } },
     },
     tools: [weatherTool(seen)],
     prompt: "What is the weather in Paris?",
@@ -46,7 +54,11 @@ it("a loaded model completes a tool round trip: a masked call, run with checked 
   if (call.role !== "assistant" || !call.tool_calls) throw new Error("the first answer has no calls");
   expect(call.tool_calls).toHaveLength(1);
   expect(call.tool_calls[0]!.function.name).toBe("get_weather");
-  expect(r.messages[2]).toEqual({ role: "tool", tool_call_id: call.tool_calls[0]!.id, content: `sunny in ${String(seen[0]!.city)}` });
+  expect(r.messages[2]).toEqual({
+    role: "tool",
+    tool_call_id: call.tool_calls[0]!.id,
+    content: `sunny in ${String(seen[0]!.city)}`,
+  });
   // The second prompt was rendered from the history with the call and its result in it.
   expect(r.turns[1]!.usage!.prompt_tokens).toBeGreaterThan(r.turns[0]!.usage!.prompt_tokens);
   // A local model reports no cost: null, not 0.
@@ -56,11 +68,20 @@ it("a loaded model completes a tool round trip: a masked call, run with checked 
 it("a call cut by the output limit: truncated, not run, and its text kept in the turn", async () => {
   const seen: Array<Record<string, unknown>> = [];
   const r = await runAgent({
-    client: { model, generateOptions: { toolChoice: "required", temperature: 0, logitBias: { ...noWhitespace, [TOOL_CALL]: 100, [IM_END]: 110 } } },
+    client: {
+      model,
+      generateOptions: {
+        toolChoice: "required",
+        temperature: 0,
+        logitBias: { ...noWhitespace, [TOOL_CALL]: 100, [IM_END]: 110 },
+      },
+    },
     tools: [weatherTool(seen)],
     prompt: "What is the weather in Paris?",
     // The shortest call (fewer: refused before decoding); the model's own call is longer.
-    maxTokens: shortestCallTokens(model, model.dialect!, [{ type: "function", function: { name: "get_weather", parameters: weatherTool([]).parameters } }]),
+    maxTokens: shortestCallTokens(model, model.dialect!, [
+      { type: "function", function: { name: "get_weather", parameters: weatherTool([]).parameters } },
+    ]),
   });
   expect(r.status).toBe("truncated");
   expect(seen).toEqual([]);
@@ -71,6 +92,7 @@ it("a call cut by the output limit: truncated, not run, and its text kept in the
 });
 
 it("generateOptions with a name generate() does not take: a TypeError before any turn", async () => {
-  await expect(runAgent({ client: { model, generateOptions: { maxToken: 4 } as never }, prompt: "Hi" }))
-    .rejects.toThrow(/runAgent: client\.generateOptions: unknown option "maxToken"; did you mean "maxTokens"\?/);
+  await expect(
+    runAgent({ client: { model, generateOptions: { maxToken: 4 } as never }, prompt: "Hi" }),
+  ).rejects.toThrow(/runAgent: client\.generateOptions: unknown option "maxToken"; did you mean "maxTokens"\?/);
 });

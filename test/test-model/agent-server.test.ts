@@ -26,16 +26,26 @@ it("completes a tool round trip against our own server: the call over the wire, 
   const r = await runAgent({
     client: {
       baseURL: `${server.url}/v1`,
-      body: (turn) => turn === 0
-        ? { tool_choice: "required", temperature: 0, logit_bias: { ...noWhitespace, ...WANTS_TO_CALL } }
-        : { tool_choice: "none", temperature: 0, logit_bias: { [IM_END]: 100 } },
+      body: (turn) =>
+        turn === 0
+          ? { tool_choice: "required", temperature: 0, logit_bias: { ...noWhitespace, ...WANTS_TO_CALL } }
+          : { tool_choice: "none", temperature: 0, logit_bias: { [IM_END]: 100 } },
     },
-    tools: [{
-      name: "get_weather",
-      description: "The weather in a city",
-      parameters: { type: "object", properties: { city: { type: "string", enum: ["Paris", "Rome", "Oslo"] } }, required: ["city"] },
-      execute: (args) => { seen.push(args); return `sunny in ${String(args.city)}`; },
-    }],
+    tools: [
+      {
+        name: "get_weather",
+        description: "The weather in a city",
+        parameters: {
+          type: "object",
+          properties: { city: { type: "string", enum: ["Paris", "Rome", "Oslo"] } },
+          required: ["city"],
+        },
+        execute: (args) => {
+          seen.push(args);
+          return `sunny in ${String(args.city)}`;
+        },
+      },
+    ],
     prompt: "What is the weather in Paris?",
     maxTokens: 64,
     requireProviderParameters: false,
@@ -47,7 +57,11 @@ it("completes a tool round trip against our own server: the call over the wire, 
   const call = r.messages[1]!;
   if (call.role !== "assistant" || !call.tool_calls) throw new Error("the first answer has no calls");
   expect(call.tool_calls.map((c) => c.function.name)).toEqual(["get_weather"]);
-  expect(r.messages[2]).toEqual({ role: "tool", tool_call_id: call.tool_calls[0]!.id, content: `sunny in ${String(seen[0]!.city)}` });
+  expect(r.messages[2]).toEqual({
+    role: "tool",
+    tool_call_id: call.tool_calls[0]!.id,
+    content: `sunny in ${String(seen[0]!.city)}`,
+  });
   // The server reported usage for both turns; the second prompt holds the call and its result.
   expect(r.turns).toHaveLength(2);
   expect(r.turns[1]!.usage!.prompt_tokens).toBeGreaterThan(r.turns[0]!.usage!.prompt_tokens);
@@ -55,5 +69,7 @@ it("completes a tool round trip against our own server: the call over the wire, 
 });
 
 it("refuses a body that is not an object of request fields", async () => {
-  await expect(runAgent({ client: { baseURL: `${server.url}/v1`, body: "temperature=0" as never }, tools: [], prompt: "hi" })).rejects.toThrow(/client.body must be an object/);
+  await expect(
+    runAgent({ client: { baseURL: `${server.url}/v1`, body: "temperature=0" as never }, tools: [], prompt: "hi" }),
+  ).rejects.toThrow(/client.body must be an object/);
 });

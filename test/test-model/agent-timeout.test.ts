@@ -11,8 +11,12 @@ import { testModelPath } from "../support/test-model.js";
 
 describe("over HTTP", () => {
   let server: ScriptedOpenAI;
-  beforeEach(async () => { server = await ScriptedOpenAI.start(); });
-  afterEach(async () => { await server.close(); });
+  beforeEach(async () => {
+    server = await ScriptedOpenAI.start();
+  });
+  afterEach(async () => {
+    await server.close();
+  });
 
   it("an endpoint that does not answer within requestTimeoutMs: status error naming the limit, no retry", async () => {
     server.reply({ body: {}, delayMs: 60_000 });
@@ -26,12 +30,19 @@ describe("over HTTP", () => {
   it("the deadline is per request: a run whose requests each answer at once is not cut", async () => {
     server.answer({ calls: [{ name: "probe", id: "c1" }] }).answer({ content: "Done." });
     const probe = { name: "probe", execute: () => "ok" };
-    const r = await runAgent({ client: { baseURL: server.baseURL }, tools: [probe], prompt: "Go", requestTimeoutMs: 60_000 });
+    const r = await runAgent({
+      client: { baseURL: server.baseURL },
+      tools: [probe],
+      prompt: "Go",
+      requestTimeoutMs: 60_000,
+    });
     expect(r.status).toBe("completed");
   });
 
   it.each([0, -1, 1.5, 2 ** 31, Number.NaN])("requestTimeoutMs %s is refused before any request", async (ms) => {
-    await expect(runAgent({ client: { baseURL: server.baseURL }, prompt: "Go", requestTimeoutMs: ms })).rejects.toThrow(/requestTimeoutMs must be/);
+    await expect(runAgent({ client: { baseURL: server.baseURL }, prompt: "Go", requestTimeoutMs: ms })).rejects.toThrow(
+      /requestTimeoutMs must be/,
+    );
     expect(server.requests).toHaveLength(0);
   });
 });
@@ -64,21 +75,27 @@ describe("a body that stops halfway", () => {
 
 describe("a loaded model", () => {
   let model: LlamaModel;
-  beforeAll(async () => { model = await loadModel({ path: testModelPath(), parallel: 1 }); });
+  beforeAll(async () => {
+    model = await loadModel({ path: testModelPath(), parallel: 1 });
+  });
   afterAll(() => model?.dispose());
 
   it("a turn that would decode thousands of tokens: status error naming the limit, and decoding stopped", async () => {
     // <|im_end|> banned: the random weights write until maxTokens (~13 ms a token here: about a minute).
     const r = await runAgent({
       client: { model, generateOptions: { mask: false, logitBias: { [IM_END]: -100 } } },
-      prompt: "Write a long story.", maxTokens: 4000, requestTimeoutMs: 300,
+      prompt: "Write a long story.",
+      maxTokens: 4000,
+      requestTimeoutMs: 300,
     });
     expect(r.status).toBe("error");
     expect(r.error?.message).toMatch(/requestTimeoutMs \(300 ms\)/);
     // One sequence only: a next run gets it only once the timed-out generation let it go.
     const next = await runAgent({
       client: { model, generateOptions: { mask: false, logitBias: { [IM_END]: 100 } } },
-      prompt: "Stop.", maxTokens: 4, requestTimeoutMs: 60_000,
+      prompt: "Stop.",
+      maxTokens: 4,
+      requestTimeoutMs: 60_000,
     });
     expect(next.status).toBe("completed");
   });

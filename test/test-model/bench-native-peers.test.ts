@@ -13,12 +13,33 @@ import { cli, type CliRun } from "../support/cli-run.js";
 import { testModelPath } from "../support/test-model.js";
 
 const suite = {
-  name: "tiny", seeds: 1, biasFor: "test-model",
-  cases: [{
-    name: "weather", dialect: "qwen3-coder", prompt: "What is the weather in Paris?", toolChoice: "required", parallelToolCalls: false, maxTokens: 48,
-    tools: [{ type: "function", function: { name: "get_weather", parameters: { type: "object", properties: { city: { type: "string", enum: ["Paris", "Rome"] } }, required: ["city"] } } }],
-    biasPieces: { "<tool_call>": 100, "<|im_end|>": 110 },
-  }],
+  name: "tiny",
+  seeds: 1,
+  biasFor: "test-model",
+  cases: [
+    {
+      name: "weather",
+      dialect: "qwen3-coder",
+      prompt: "What is the weather in Paris?",
+      toolChoice: "required",
+      parallelToolCalls: false,
+      maxTokens: 48,
+      tools: [
+        {
+          type: "function",
+          function: {
+            name: "get_weather",
+            parameters: {
+              type: "object",
+              properties: { city: { type: "string", enum: ["Paris", "Rome"] } },
+              required: ["city"],
+            },
+          },
+        },
+      ],
+      biasPieces: { "<tool_call>": 100, "<|im_end|>": 110 },
+    },
+  ],
 };
 const python = pythonWith(["peers"]);
 const inCi = process.env.CI === "true";
@@ -27,15 +48,37 @@ if (!python && !inCi) console.warn(`bench --peers: skipped: ${pyenvHint(["peers"
 describe.skipIf(!python && !inCi)("toolmask bench --peers", () => {
   let dir: string, run: CliRun, report: Record<string, any>;
   beforeAll(async () => {
-    if (!python) throw new Error(`CI=true and llguidance is not installed: ${pyenvHint(["peers"])}; .ci/run runs npm run pyenv before npm test`);
+    if (!python)
+      throw new Error(
+        `CI=true and llguidance is not installed: ${pyenvHint(["peers"])}; .ci/run runs npm run pyenv before npm test`,
+      );
     dir = mkdtempSync(join(tmpdir(), "toolmask-bench-peers-"));
     writeFileSync(join(dir, "suite.json"), JSON.stringify(suite));
-    run = await cli(["bench", "--model", testModelPath(), "--suite", join(dir, "suite.json"), "--out", join(dir, "out"), "--variants", "masked-cpu", "--no-xgrammar",
-      // A relative --python is the user's working directory's (the CLI runs in the repo root here).
-      "--peers", "llguidance,xgrammar,outlines-core", "--python", relative(ROOT, python)], { timeout: 170_000 });
+    run = await cli(
+      [
+        "bench",
+        "--model",
+        testModelPath(),
+        "--suite",
+        join(dir, "suite.json"),
+        "--out",
+        join(dir, "out"),
+        "--variants",
+        "masked-cpu",
+        "--no-xgrammar",
+        // A relative --python is the user's working directory's (the CLI runs in the repo root here).
+        "--peers",
+        "llguidance,xgrammar,outlines-core",
+        "--python",
+        relative(ROOT, python),
+      ],
+      { timeout: 170_000 },
+    );
     if (run.code === 0) report = JSON.parse(readFileSync(join(dir, "out", "bench.json"), "utf8"));
   }, 180_000);
-  afterAll(() => { if (dir) rmSync(dir, { recursive: true, force: true }); });
+  afterAll(() => {
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
 
   it("llguidance takes our grammar and every token our masked runs sampled; its time and the ratio are reported", () => {
     expect(run.code, run.stderr).toBe(0);
@@ -54,10 +97,12 @@ describe.skipIf(!python && !inCi)("toolmask bench --peers", () => {
     expect(p.ratio.median).toBeCloseTo(ours.median / p.maskMicrosPerToken.median, 2);
     expect(p.compileMillis.weather).toBeGreaterThan(0);
     expect(p.firstMaskMillis.weather).toBeGreaterThanOrEqual(p.compileMillis.weather);
-    expect(run.stdout).toMatch(/llguidance \S+ [\d.]+ µs median \/ [\d.]+ µs p99 per mask; ours .* of it; masks stricter than ours on \d+, looser on 0 of \d+ steps/);
+    expect(run.stdout).toMatch(
+      /llguidance \S+ [\d.]+ µs median \/ [\d.]+ µs p99 per mask; ours .* of it; masks stricter than ours on \d+, looser on 0 of \d+ steps/,
+    );
     // Its masks along the walk: never a token we refuse (it may be stricter: it allows only the
     // canonical tokenization of forced text).
-    expect(p.agreement.steps).toBe(ours.samples);  // the walk up to the mask that chose <|im_end|>
+    expect(p.agreement.steps).toBe(ours.samples); // the walk up to the mask that chose <|im_end|>
     expect(p.agreement.peerLooserSteps).toBe(0);
   });
 

@@ -14,18 +14,40 @@ const suite = {
   name: "tiny",
   seeds: 1,
   biasFor: "test-model",
-  cases: [{
-    name: "weather", dialect: "qwen3-coder", prompt: "What is the weather in Paris?", toolChoice: "required", parallelToolCalls: false, maxTokens: 48,
-    tools: [{ type: "function", function: { name: "get_weather", parameters: { type: "object", properties: { city: { type: "string", enum: ["Paris", "Rome"] } }, required: ["city"] } } }],
-    biasPieces: { "<tool_call>": 100, "<|im_end|>": 110 },
-  }],
+  cases: [
+    {
+      name: "weather",
+      dialect: "qwen3-coder",
+      prompt: "What is the weather in Paris?",
+      toolChoice: "required",
+      parallelToolCalls: false,
+      maxTokens: 48,
+      tools: [
+        {
+          type: "function",
+          function: {
+            name: "get_weather",
+            parameters: {
+              type: "object",
+              properties: { city: { type: "string", enum: ["Paris", "Rome"] } },
+              required: ["city"],
+            },
+          },
+        },
+      ],
+      biasPieces: { "<tool_call>": 100, "<|im_end|>": 110 },
+    },
+  ],
 };
 
 let dir: string, run: CliRun, report: Record<string, any>;
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "toolmask-bench-"));
   writeFileSync(join(dir, "suite.json"), JSON.stringify(suite));
-  run = await cli(["bench", "--model", testModelPath(), "--suite", join(dir, "suite.json"), "--out", join(dir, "out")], { timeout: 110_000 });
+  run = await cli(
+    ["bench", "--model", testModelPath(), "--suite", join(dir, "suite.json"), "--out", join(dir, "out")],
+    { timeout: 110_000 },
+  );
   if (run.code === 0) report = JSON.parse(readFileSync(join(dir, "out", "bench.json"), "utf8"));
 }, 120_000);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -33,8 +55,9 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 describe("toolmask bench on a tiny suite", () => {
   it("exits 0 and prints one line per mode", () => {
     expect(run.code, run.stderr).toBe(0);
-    expect(run.stderr).not.toContain("bench [");  // no progress: stderr is not a terminal and --progress was not given
-    for (const label of ["unmasked", "masked (CPU path)", "masked (backend path)", "node-llama-cpp + our GBNF"]) expect(run.stdout).toContain(`  ${label} `);
+    expect(run.stderr).not.toContain("bench ["); // no progress: stderr is not a terminal and --progress was not given
+    for (const label of ["unmasked", "masked (CPU path)", "masked (backend path)", "node-llama-cpp + our GBNF"])
+      expect(run.stdout).toContain(`  ${label} `);
     expect(run.stdout).toMatch(/wrote .*bench\.json, .*report\.html, .*validity\.png/);
   });
 
@@ -53,7 +76,8 @@ describe("toolmask bench on a tiny suite", () => {
     expect(report.variants["masked-cpu"].valid).toBe(1);
     expect(report.variants["masked-backend"].valid).toBe(1);
     expect(report.variants.unmasked.valid).toBe(0);
-    for (const v of ["masked-cpu", "masked-backend", "node-llama-cpp-gbnf"]) expect(report.variants[v].tokensPerSecond.overall, v).toBeGreaterThan(0);
+    for (const v of ["masked-cpu", "masked-backend", "node-llama-cpp-gbnf"])
+      expect(report.variants[v].tokensPerSecond.overall, v).toBeGreaterThan(0);
     expect(report.coldMaskMicrosInDecode.weather).toBeGreaterThan(0);
     const m = report.variants["masked-cpu"].maskMicrosPerToken;
     expect(m.samples).toBeGreaterThan(3);
@@ -78,9 +102,16 @@ describe("toolmask bench on a tiny suite", () => {
     const html = readFileSync(join(dir, "out", "report.html"), "utf8");
     expect(html).not.toMatch(/<script|<link|src="http|href="http/);
     // Python's XML parser: a parser nobody here wrote. Prints the number of svg and table elements.
-    const out = execFileSync("python3", ["-c",
-      "import sys,xml.etree.ElementTree as E;r=E.parse(sys.argv[1]).getroot();n={'h':'http://www.w3.org/1999/xhtml','s':'http://www.w3.org/2000/svg'};" +
-      "print(len(r.findall('.//s:svg',n)),len(r.findall('.//h:table',n)),len(r.findall('.//s:rect',n)))", join(dir, "out", "report.html")], { encoding: "utf8" });
+    const out = execFileSync(
+      "python3",
+      [
+        "-c",
+        "import sys,xml.etree.ElementTree as E;r=E.parse(sys.argv[1]).getroot();n={'h':'http://www.w3.org/1999/xhtml','s':'http://www.w3.org/2000/svg'};" +
+          "print(len(r.findall('.//s:svg',n)),len(r.findall('.//h:table',n)),len(r.findall('.//s:rect',n)))",
+        join(dir, "out", "report.html"),
+      ],
+      { encoding: "utf8" },
+    );
     const [svgs, tables, rects] = out.trim().split(" ").map(Number);
     expect(svgs).toBe(4);
     expect(tables).toBe(2);
@@ -91,19 +122,21 @@ describe("toolmask bench on a tiny suite", () => {
   it("writes a PNG of the main chart (its SVG, rendered with a real font) that decodes to twice the SVG's size, with a bar per mode", () => {
     const png = readPng(readFileSync(join(dir, "out", "validity.png")));
     const html = readFileSync(join(dir, "out", "report.html"), "utf8");
-    const size = /<svg [^>]*width="(\d+)" height="(\d+)"/.exec(html)!;  // the first chart is the PNG's
+    const size = /<svg [^>]*width="(\d+)" height="(\d+)"/.exec(html)!; // the first chart is the PNG's
     expect(png.width).toBe(2 * Number(size[1]));
     expect(png.height).toBe(2 * Number(size[2]));
     const count = (match: (r: number, g: number, b: number) => boolean) => {
       let n = 0;
-      for (let i = 0; i < png.pixels.length; i += png.channels) if (match(png.pixels[i]!, png.pixels[i + 1]!, png.pixels[i + 2]!)) n++;
+      for (let i = 0; i < png.pixels.length; i += png.channels)
+        if (match(png.pixels[i]!, png.pixels[i + 1]!, png.pixels[i + 2]!)) n++;
       return n;
     };
-    const rgb = (hex: number) => (r: number, g: number, b: number) => r === hex >> 16 && g === ((hex >> 8) & 0xff) && b === (hex & 0xff);
+    const rgb = (hex: number) => (r: number, g: number, b: number) =>
+      r === hex >> 16 && g === ((hex >> 8) & 0xff) && b === (hex & 0xff);
     // A full bar (100%) is hundreds of pixels wide and 44 tall; the unmasked bar (0%) a sliver.
-    expect(count(rgb(0x1e8449))).toBeGreaterThan(400 * 40);  // masked (CPU path)
-    expect(count(rgb(0x2874a6))).toBeGreaterThan(400 * 40);  // masked (backend path)
-    expect(count(rgb(0xc0392b))).toBeLessThan(5 * 44);       // unmasked
-    expect(count((r, g, b) => r < 80 && g < 80 && b < 80)).toBeGreaterThan(2000);  // text
+    expect(count(rgb(0x1e8449))).toBeGreaterThan(400 * 40); // masked (CPU path)
+    expect(count(rgb(0x2874a6))).toBeGreaterThan(400 * 40); // masked (backend path)
+    expect(count(rgb(0xc0392b))).toBeLessThan(5 * 44); // unmasked
+    expect(count((r, g, b) => r < 80 && g < 80 && b < 80)).toBeGreaterThan(2000); // text
   });
 });

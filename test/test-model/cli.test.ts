@@ -9,11 +9,24 @@ import { ROOT } from "../support/vocabs.js";
 import { testModelPath } from "../support/test-model.js";
 
 const COMMANDS = ["demo", "generate", "parse", "grammar", "make-test-model", "bench"];
-const weather = [{
-  type: "function",
-  function: { name: "get_weather", parameters: { type: "object", properties: { city: { type: "string", enum: ["Paris", "Rome"] }, days: { type: "integer", minimum: 1, maximum: 9 } }, required: ["city"] } },
-}];
-const CALL = "<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n<parameter=days>\n2\n</parameter>\n</function>\n</tool_call>";
+const weather = [
+  {
+    type: "function",
+    function: {
+      name: "get_weather",
+      parameters: {
+        type: "object",
+        properties: {
+          city: { type: "string", enum: ["Paris", "Rome"] },
+          days: { type: "integer", minimum: 1, maximum: 9 },
+        },
+        required: ["city"],
+      },
+    },
+  },
+];
+const CALL =
+  "<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n<parameter=days>\n2\n</parameter>\n</function>\n</tool_call>";
 
 let dir: string, tools: string;
 beforeAll(() => {
@@ -24,7 +37,12 @@ beforeAll(() => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** A failure as a user sees it: the exit code, and a first stderr line naming the command. */
-function expectFailure(r: { code: number; stdout: string; stderr: string }, code: number, command: string, message: RegExp): void {
+function expectFailure(
+  r: { code: number; stdout: string; stderr: string },
+  code: number,
+  command: string,
+  message: RegExp,
+): void {
   expect(r.code, r.stderr).toBe(code);
   expect(r.stdout).toBe("");
   const first = r.stderr.split("\n")[0]!;
@@ -39,7 +57,8 @@ describe("toolmask help", () => {
     expect(all.code).toBe(0);
     for (const c of [...COMMANDS, "serve"]) expect(all.stdout).toMatch(new RegExp(`^  ${c} `, "m"));
     for (const c of COMMANDS) {
-      const a = await cli(["help", c]), b = await cli([c, "--help"]);
+      const a = await cli(["help", c]),
+        b = await cli([c, "--help"]);
       expect(a.code, a.stderr).toBe(0);
       expect(a.stdout.startsWith(`usage: toolmask ${c}`)).toBe(true);
       expect(b.stdout).toBe(a.stdout);
@@ -65,7 +84,9 @@ describe("toolmask parse", () => {
   });
 
   it("reports an output cut by maxTokens as a cut call, not a call", async () => {
-    const r = await cli(["parse", "--dialect", "qwen3-coder", "--tools", tools, "--finish", "length", "--compact"], { input: CALL.slice(0, 50) });
+    const r = await cli(["parse", "--dialect", "qwen3-coder", "--tools", tools, "--finish", "length", "--compact"], {
+      input: CALL.slice(0, 50),
+    });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout.trim().split("\n")).toHaveLength(1);
     const j = JSON.parse(r.stdout);
@@ -75,7 +96,9 @@ describe("toolmask parse", () => {
   });
 
   it("does not pass a call to an undeclared tool as a call", async () => {
-    const r = await cli(["parse", "--dialect", "hermes", "--tools", tools, "--compact"], { input: '<tool_call>\n{"name": "rm_rf", "arguments": {}}\n</tool_call>' });
+    const r = await cli(["parse", "--dialect", "hermes", "--tools", tools, "--compact"], {
+      input: '<tool_call>\n{"name": "rm_rf", "arguments": {}}\n</tool_call>',
+    });
     expect(r.code, r.stderr).toBe(0);
     const j = JSON.parse(r.stdout);
     expect(j.toolCalls).toEqual([]);
@@ -97,13 +120,33 @@ describe("toolmask grammar", () => {
     expect(ir.code, ir.stderr).toBe(0);
     expect(JSON.parse(ir.stdout)).toHaveProperty("root");
     // tool_choice none: no call in the language at all.
-    const none = await cli(["grammar", "--dialect", "qwen3-coder", "--tools", tools, "--tool-choice", "none", "--format", "gbnf"]);
+    const none = await cli([
+      "grammar",
+      "--dialect",
+      "qwen3-coder",
+      "--tools",
+      tools,
+      "--tool-choice",
+      "none",
+      "--format",
+      "gbnf",
+    ]);
     expect(none.code, none.stderr).toBe(0);
     expect(none.stdout).not.toContain("get_weather");
   });
 
   it("with --vocab resolves to that vocabulary (the test model's GGUF)", async () => {
-    const r = await cli(["grammar", "--dialect", "hermes", "--tools", tools, "--format", "gbnf", "--vocab", testModelPath()]);
+    const r = await cli([
+      "grammar",
+      "--dialect",
+      "hermes",
+      "--tools",
+      tools,
+      "--format",
+      "gbnf",
+      "--vocab",
+      testModelPath(),
+    ]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^root ::= /);
   });
@@ -120,33 +163,95 @@ describe("toolmask make-test-model and generate", () => {
   });
 
   it("generates a masked answer as JSON: a complete call with a required argument", async () => {
-    const r = await cli(["generate", "--model", testModelPath(), "--prompt", "Weather in Paris?", "--tools", tools, "--tool-choice", "required",
-      "--dialect", "qwen3-coder", "--no-parallel", "--max-tokens", "80", "--seed", "1", "--logit-bias", '{"<tool_call>": 100, "<|im_end|>": 110}']);
+    const r = await cli([
+      "generate",
+      "--model",
+      testModelPath(),
+      "--prompt",
+      "Weather in Paris?",
+      "--tools",
+      tools,
+      "--tool-choice",
+      "required",
+      "--dialect",
+      "qwen3-coder",
+      "--no-parallel",
+      "--max-tokens",
+      "80",
+      "--seed",
+      "1",
+      "--logit-bias",
+      '{"<tool_call>": 100, "<|im_end|>": 110}',
+    ]);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stderr).not.toContain("loading model [");  // stderr is not a terminal and --progress was not given
+    expect(r.stderr).not.toContain("loading model ["); // stderr is not a terminal and --progress was not given
     const j = JSON.parse(r.stdout);
     expect(j.finishReason).toBe("tool_calls");
     expect(j.maskPath).toBe("cpu");
     expect(j.message.tool_calls).toHaveLength(1);
     expect(j.message.tool_calls[0].function.name).toBe("get_weather");
     expect(JSON.parse(j.message.tool_calls[0].function.arguments)).toHaveProperty("city");
-    expect(j.decode.forcedTokens).toBeGreaterThan(0);  // fast-forward is on by default
-    const off = await cli(["generate", "--model", testModelPath(), "--prompt", "Weather in Paris?", "--tools", tools, "--tool-choice", "required",
-      "--dialect", "qwen3-coder", "--no-parallel", "--max-tokens", "80", "--seed", "1", "--logit-bias", '{"<tool_call>": 100, "<|im_end|>": 110}', "--no-fast-forward"]);
+    expect(j.decode.forcedTokens).toBeGreaterThan(0); // fast-forward is on by default
+    const off = await cli([
+      "generate",
+      "--model",
+      testModelPath(),
+      "--prompt",
+      "Weather in Paris?",
+      "--tools",
+      tools,
+      "--tool-choice",
+      "required",
+      "--dialect",
+      "qwen3-coder",
+      "--no-parallel",
+      "--max-tokens",
+      "80",
+      "--seed",
+      "1",
+      "--logit-bias",
+      '{"<tool_call>": 100, "<|im_end|>": 110}',
+      "--no-fast-forward",
+    ]);
     expect(off.code, off.stderr).toBe(0);
     expect(JSON.parse(off.stdout).decode).toMatchObject({ forcedTokens: 0 });
   });
 
   it("streams deltas as JSON lines, the last one holding the whole result", async () => {
-    const r = await cli(["generate", "--model", testModelPath(), "--prompt", "Weather in Paris?", "--tools", tools, "--tool-choice", "required",
-      "--dialect", "qwen3-coder", "--max-tokens", "80", "--seed", "1", "--logit-bias", '{"<tool_call>": 100, "<|im_end|>": 110}', "--stream", "--progress"]);
+    const r = await cli([
+      "generate",
+      "--model",
+      testModelPath(),
+      "--prompt",
+      "Weather in Paris?",
+      "--tools",
+      tools,
+      "--tool-choice",
+      "required",
+      "--dialect",
+      "qwen3-coder",
+      "--max-tokens",
+      "80",
+      "--seed",
+      "1",
+      "--logit-bias",
+      '{"<tool_call>": 100, "<|im_end|>": 110}',
+      "--stream",
+      "--progress",
+    ]);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stderr).toMatch(/^loading model \[#{24}\] 100%$/m);  // asked for: progress on stderr, stdout stays JSON
-    const lines = r.stdout.trim().split("\n").map((l) => JSON.parse(l));
+    expect(r.stderr).toMatch(/^loading model \[#{24}\] 100%$/m); // asked for: progress on stderr, stdout stays JSON
+    const lines = r.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     expect(lines.length).toBeGreaterThan(2);
     const last = lines[lines.length - 1];
     expect(last.finish_reason).toBe("tool_calls");
-    const args = lines.flatMap((l) => l.delta?.tool_calls ?? []).map((d: { function: { arguments: string } }) => d.function.arguments).join("");
+    const args = lines
+      .flatMap((l) => l.delta?.tool_calls ?? [])
+      .map((d: { function: { arguments: string } }) => d.function.arguments)
+      .join("");
     expect(args).toBe(last.result.message.tool_calls[0].function.arguments);
   });
 });
@@ -170,21 +275,55 @@ describe("toolmask serve", () => {
 });
 
 describe("a model file that cannot load: one or two lines saying what is wrong and what to do", () => {
-  const model = (name: string, bytes: Buffer | string) => { const f = join(dir, name); writeFileSync(f, bytes); return f; };
+  const model = (name: string, bytes: Buffer | string) => {
+    const f = join(dir, name);
+    writeFileSync(f, bytes);
+    return f;
+  };
   const whole = () => readFileSync(testModelPath());
   const cases: Array<[string, () => string, RegExp]> = [
-    ["not a GGUF", () => model("notes.gguf", "hello, I am a text file\n"), /notes\.gguf is not a GGUF model file \(it starts with "hell", a GGUF file with "GGUF"\); pass --model a \.gguf file/],
+    [
+      "not a GGUF",
+      () => model("notes.gguf", "hello, I am a text file\n"),
+      /notes\.gguf is not a GGUF model file \(it starts with "hell", a GGUF file with "GGUF"\); pass --model a \.gguf file/,
+    ],
     ["empty", () => model("empty.gguf", ""), /empty\.gguf is not a GGUF model file \(it is empty\)/],
-    ["cut inside its header", () => model("cut-header.gguf", whole().subarray(0, 3_000_000)), /cut-header\.gguf is truncated or damaged \(3\.0 MB\): its GGUF header ends early .*; download or copy the model again/],
-    ["cut inside its tensors", () => model("cut-tensors.gguf", whole().subarray(0, 40_000_000)), /llama\.cpp could not load .*cut-tensors\.gguf \(a qwen3 GGUF of 40\.0 MB\): tensor 'token_embd\.weight' data is not within the file bounds.*download or copy the model again/],
-    ["a folder", () => { const d = join(dir, "model-folder.gguf"); mkdirSync(d, { recursive: true }); return d; }, /model-folder\.gguf is a folder, not a model file; pass --model the \.gguf file inside it/],
-    ["missing", () => join(dir, "nowhere.gguf"), /no model file at .*nowhere\.gguf; pass --model the path of a \.gguf file/],
+    [
+      "cut inside its header",
+      () => model("cut-header.gguf", whole().subarray(0, 3_000_000)),
+      /cut-header\.gguf is truncated or damaged \(3\.0 MB\): its GGUF header ends early .*; download or copy the model again/,
+    ],
+    [
+      "cut inside its tensors",
+      () => model("cut-tensors.gguf", whole().subarray(0, 40_000_000)),
+      /llama\.cpp could not load .*cut-tensors\.gguf \(a qwen3 GGUF of 40\.0 MB\): tensor 'token_embd\.weight' data is not within the file bounds.*download or copy the model again/,
+    ],
+    [
+      "a folder",
+      () => {
+        const d = join(dir, "model-folder.gguf");
+        mkdirSync(d, { recursive: true });
+        return d;
+      },
+      /model-folder\.gguf is a folder, not a model file; pass --model the \.gguf file inside it/,
+    ],
+    [
+      "missing",
+      () => join(dir, "nowhere.gguf"),
+      /no model file at .*nowhere\.gguf; pass --model the path of a \.gguf file/,
+    ],
   ];
   it.each(cases)("%s", async (_what, file, message) => {
-    for (const argv of [["generate", "--model", file(), "--prompt", "hi"], ["serve", "--model", file(), "--port", "0"]]) {
+    for (const argv of [
+      ["generate", "--model", file(), "--prompt", "hi"],
+      ["serve", "--model", file(), "--port", "0"],
+    ]) {
       const r = await cli(argv);
       // serve loads llama.cpp with gpu "auto", which may say first that no GPU is in use.
-      const lines = r.stderr.trimEnd().split("\n").filter((l) => !l.startsWith("toolmask: no GPU in use"));
+      const lines = r.stderr
+        .trimEnd()
+        .split("\n")
+        .filter((l) => !l.startsWith("toolmask: no GPU in use"));
       expectFailure({ ...r, stderr: lines.join("\n") }, 1, argv[0]!, message);
       expect(lines, r.stderr).toHaveLength(1);
       expect(r.stderr).not.toMatch(/npm install|build:native/);
@@ -196,27 +335,135 @@ describe("bad input: one clear line, non-zero exit", () => {
   const cases: Array<[string, string[], number, string, RegExp, string?]> = [
     ["unknown command", ["frobnicate"], 2, "", /unknown command "frobnicate"; commands: demo, generate/],
     ["unknown flag", ["parse", "--dialect", "hermes", "--bogus"], 2, "parse", /Unknown option '--bogus'/],
-    ["missing required flag", ["grammar", "--tools", "TOOLS", "--format", "gbnf"], 2, "grammar", /--dialect is required/],
-    ["unknown dialect", ["parse", "--dialect", "qwen3", "--tools", "TOOLS"], 1, "parse", /unknown dialect "qwen3"; known dialects: qwen3-coder/],
-    ["missing tools file", ["grammar", "--dialect", "hermes", "--tools", "/nonexistent/tools.json", "--format", "gbnf"], 1, "grammar", /tools file \/nonexistent\/tools\.json: no such file/],
-    ["tools file with bad JSON", ["parse", "--dialect", "hermes", "--tools", "BADJSON"], 1, "parse", /is not valid JSON: /],
-    ["tools that are not an array", ["parse", "--dialect", "hermes", "--tools", "OBJECT"], 1, "parse", /must hold a JSON array of OpenAI tools/],
-    ["a tool without a name", ["parse", "--dialect", "hermes", "--tools", "NONAME"], 1, "parse", /tools\[0\]\.function\.name/],
-    ["bad --format", ["grammar", "--dialect", "hermes", "--tools", "TOOLS", "--format", "yaml"], 2, "grammar", /--format must be one of gbnf, lark, ir, got "yaml"/],
-    ["bad --finish", ["parse", "--dialect", "hermes", "--finish", "maybe"], 2, "parse", /--finish must be one of stop, length/],
-    ["missing model file", ["generate", "--model", "/nonexistent/m.gguf", "--prompt", "hi"], 1, "generate", /no model file at \/nonexistent\/m\.gguf/],
-    ["--prompt and --messages", ["generate", "--model", "x.gguf", "--prompt", "hi", "--messages", "m.json"], 2, "generate", /give --prompt or --messages, not both/],
-    ["bad --logit-bias", ["generate", "--model", "x.gguf", "--prompt", "hi", "--logit-bias", "{oops"], 2, "generate", /--logit-bias must be a JSON object/],
+    [
+      "missing required flag",
+      ["grammar", "--tools", "TOOLS", "--format", "gbnf"],
+      2,
+      "grammar",
+      /--dialect is required/,
+    ],
+    [
+      "unknown dialect",
+      ["parse", "--dialect", "qwen3", "--tools", "TOOLS"],
+      1,
+      "parse",
+      /unknown dialect "qwen3"; known dialects: qwen3-coder/,
+    ],
+    [
+      "missing tools file",
+      ["grammar", "--dialect", "hermes", "--tools", "/nonexistent/tools.json", "--format", "gbnf"],
+      1,
+      "grammar",
+      /tools file \/nonexistent\/tools\.json: no such file/,
+    ],
+    [
+      "tools file with bad JSON",
+      ["parse", "--dialect", "hermes", "--tools", "BADJSON"],
+      1,
+      "parse",
+      /is not valid JSON: /,
+    ],
+    [
+      "tools that are not an array",
+      ["parse", "--dialect", "hermes", "--tools", "OBJECT"],
+      1,
+      "parse",
+      /must hold a JSON array of OpenAI tools/,
+    ],
+    [
+      "a tool without a name",
+      ["parse", "--dialect", "hermes", "--tools", "NONAME"],
+      1,
+      "parse",
+      /tools\[0\]\.function\.name/,
+    ],
+    [
+      "bad --format",
+      ["grammar", "--dialect", "hermes", "--tools", "TOOLS", "--format", "yaml"],
+      2,
+      "grammar",
+      /--format must be one of gbnf, lark, ir, got "yaml"/,
+    ],
+    [
+      "bad --finish",
+      ["parse", "--dialect", "hermes", "--finish", "maybe"],
+      2,
+      "parse",
+      /--finish must be one of stop, length/,
+    ],
+    [
+      "missing model file",
+      ["generate", "--model", "/nonexistent/m.gguf", "--prompt", "hi"],
+      1,
+      "generate",
+      /no model file at \/nonexistent\/m\.gguf/,
+    ],
+    [
+      "--prompt and --messages",
+      ["generate", "--model", "x.gguf", "--prompt", "hi", "--messages", "m.json"],
+      2,
+      "generate",
+      /give --prompt or --messages, not both/,
+    ],
+    [
+      "bad --logit-bias",
+      ["generate", "--model", "x.gguf", "--prompt", "hi", "--logit-bias", "{oops"],
+      2,
+      "generate",
+      /--logit-bias must be a JSON object/,
+    ],
     ["bad --variants", ["bench", "--variants", "masked,turbo"], 2, "bench", /--variants: unknown "masked"/],
     ["a suite without cases", ["bench", "--suite", "OBJECT"], 1, "bench", /suite .*needs a non-empty "cases" array/],
-    ["a tools path that is a directory", ["parse", "--dialect", "hermes", "--tools", "DIR"], 1, "parse", /tools file .* is a directory/],
-    ["a grammar GBNF cannot spell", ["grammar", "--dialect", "qwen3-coder", "--tools", "LONG", "--format", "gbnf"], 1, "grammar", /not exportable \(--format ir has the whole grammar/],
-    ["bad seed", ["make-test-model", "--seed=-1"], 2, "make-test-model", /--seed must be an integer in 0\.\.4294967295, got "-1"/],
-    ["a flag without its value", ["make-test-model", "--seed"], 2, "make-test-model", /Option '--seed <value>' argument missing/],
+    [
+      "a tools path that is a directory",
+      ["parse", "--dialect", "hermes", "--tools", "DIR"],
+      1,
+      "parse",
+      /tools file .* is a directory/,
+    ],
+    [
+      "a grammar GBNF cannot spell",
+      ["grammar", "--dialect", "qwen3-coder", "--tools", "LONG", "--format", "gbnf"],
+      1,
+      "grammar",
+      /not exportable \(--format ir has the whole grammar/,
+    ],
+    [
+      "bad seed",
+      ["make-test-model", "--seed=-1"],
+      2,
+      "make-test-model",
+      /--seed must be an integer in 0\.\.4294967295, got "-1"/,
+    ],
+    [
+      "a flag without its value",
+      ["make-test-model", "--seed"],
+      2,
+      "make-test-model",
+      /Option '--seed <value>' argument missing/,
+    ],
   ];
   const files = (): Record<string, string> => {
-    const f = { TOOLS: tools, BADJSON: join(dir, "bad.json"), OBJECT: join(dir, "object.json"), NONAME: join(dir, "noname.json"), DIR: dir, LONG: join(dir, "long.json") };
-    writeFileSync(f.LONG, JSON.stringify([{ type: "function", function: { name: "note", parameters: { type: "object", properties: { text: { type: "string", maxLength: 400 } } } } }]));
+    const f = {
+      TOOLS: tools,
+      BADJSON: join(dir, "bad.json"),
+      OBJECT: join(dir, "object.json"),
+      NONAME: join(dir, "noname.json"),
+      DIR: dir,
+      LONG: join(dir, "long.json"),
+    };
+    writeFileSync(
+      f.LONG,
+      JSON.stringify([
+        {
+          type: "function",
+          function: {
+            name: "note",
+            parameters: { type: "object", properties: { text: { type: "string", maxLength: 400 } } },
+          },
+        },
+      ]),
+    );
     writeFileSync(f.BADJSON, "[{");
     writeFileSync(f.OBJECT, '{"a": 1}');
     writeFileSync(f.NONAME, '[{"type": "function", "function": {}}]');

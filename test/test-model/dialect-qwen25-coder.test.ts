@@ -10,10 +10,19 @@ import { detectModelDialect } from "../../src/engine/detect-dialect.js";
 import { grammarAccepts } from "../../src/parser/validate.js";
 import { templatesDir } from "../support/template-fixtures.js";
 
-const TOOLS = [{ type: "function" as const, function: { name: "get_weather", parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] } } }];
+const TOOLS = [
+  {
+    type: "function" as const,
+    function: {
+      name: "get_weather",
+      parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+    },
+  },
+];
 const BARE = '{"name": "get_weather", "arguments": {"city": "Paris"}}';
 const FENCED = '```json\n{\n  "name": "get_weather",\n  "arguments": {\n    "city": "Paris"\n  }\n}\n```';
-const calls = (r: ReturnType<typeof parseToolCalls>) => r.toolCalls.map((c) => [c.function.name, JSON.parse(c.function.arguments)]);
+const calls = (r: ReturnType<typeof parseToolCalls>) =>
+  r.toolCalls.map((c) => [c.function.name, JSON.parse(c.function.arguments)]);
 
 describe("qwen2.5-coder: which models get it", () => {
   const template = readFileSync(join(templatesDir(), "Qwen-Qwen2.5-7B-Instruct.jinja"), "utf8");
@@ -21,9 +30,13 @@ describe("qwen2.5-coder: which models get it", () => {
   it("a Qwen2.5-Coder GGUF with Qwen2.5's template gets it, with a notice that says how to choose hermes", () => {
     const notices: string[] = [];
     for (const name of ["Qwen2.5 Coder 0.5B Instruct AWQ", "Qwen2.5-Coder-7B-Instruct", "qwen2.5_coder 14b"])
-      expect(detectModelDialect(template, name, { onNotice: (n) => notices.push(n), name: "the chat template of m.gguf" })).toBe("qwen2.5-coder");
+      expect(
+        detectModelDialect(template, name, { onNotice: (n) => notices.push(n), name: "the chat template of m.gguf" }),
+      ).toBe("qwen2.5-coder");
     expect(notices).toHaveLength(3);
-    expect(notices[0]).toMatch(/"Qwen2\.5 Coder 0\.5B Instruct AWQ".*qwen2\.5-coder dialect.*pass \{ dialect: "hermes" \}.*TOOLMASK_QUIET=1/);
+    expect(notices[0]).toMatch(
+      /"Qwen2\.5 Coder 0\.5B Instruct AWQ".*qwen2\.5-coder dialect.*pass \{ dialect: "hermes" \}.*TOOLMASK_QUIET=1/,
+    );
   });
 
   it("other Qwen2.5 models, a model without a name, and a Coder model with another template keep the template's dialect, without a notice", () => {
@@ -64,7 +77,8 @@ describe("qwen2.5-coder: the parser", () => {
 });
 
 describe("qwen2.5-coder: the grammar", () => {
-  const accepts = (toolChoice: "auto" | "required", text: string) => grammarAccepts(buildToolGrammar({ dialect: "qwen2.5-coder", tools: TOOLS, toolChoice }), text);
+  const accepts = (toolChoice: "auto" | "required", text: string) =>
+    grammarAccepts(buildToolGrammar({ dialect: "qwen2.5-coder", tools: TOOLS, toolChoice }), text);
 
   it("auto: the bare call, or prose (a <tool_call> block is prose here, as the parser reads it); an undeclared call is prose too, bare JSON that is no call is not", () => {
     expect(accepts("auto", BARE)).toBe(true);

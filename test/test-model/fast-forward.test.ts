@@ -14,8 +14,24 @@ import { shortestCallTokens } from "../support/generation-checks.js";
 
 const IM_END = 151645;
 const tools = [
-  { type: "function", function: { name: "get_weather", parameters: { type: "object", properties: { city: { type: "string", maxLength: 6 }, unit: { enum: ["celsius", "fahrenheit"] } }, required: ["city", "unit"] } } },
-  { type: "function", function: { name: "search_files", parameters: { type: "object", properties: { query: { type: "string", maxLength: 6 } }, required: ["query"] } } },
+  {
+    type: "function",
+    function: {
+      name: "get_weather",
+      parameters: {
+        type: "object",
+        properties: { city: { type: "string", maxLength: 6 }, unit: { enum: ["celsius", "fahrenheit"] } },
+        required: ["city", "unit"],
+      },
+    },
+  },
+  {
+    type: "function",
+    function: {
+      name: "search_files",
+      parameters: { type: "object", properties: { query: { type: "string", maxLength: 6 } }, required: ["query"] },
+    },
+  },
 ];
 
 let model: LlamaModel;
@@ -24,8 +40,13 @@ beforeAll(async () => {
 });
 
 const request = (o: Partial<GenerateOptions>): GenerateOptions => ({
-  messages: [{ role: "user", content: "Weather in Paris?" }], tools, toolChoice: "required", maxTokens: 80, temperature: 0.9,
-  logitBias: { [IM_END]: 5 }, ...o,
+  messages: [{ role: "user", content: "Weather in Paris?" }],
+  tools,
+  toolChoice: "required",
+  maxTokens: 80,
+  temperature: 0.9,
+  logitBias: { [IM_END]: 5 },
+  ...o,
 });
 
 async function nativeRun(o: GenerateOptions): Promise<NativeGenerationResult> {
@@ -47,7 +68,11 @@ function forcedRuns(r: NativeGenerationResult): Array<[number, number]> {
 
 describe("fast-forward", () => {
   it("decodes forced text without sampling it: fewer forward passes than tokens; fastForward: false samples every token", async () => {
-    const o = request({ dialect: "qwen3-coder", toolChoice: { type: "function", function: { name: "search_files" } }, seed: 3 });
+    const o = request({
+      dialect: "qwen3-coder",
+      toolChoice: { type: "function", function: { name: "search_files" } },
+      seed: 3,
+    });
     const on = await generate(model, o);
     const off = await generate(model, { ...o, fastForward: false });
     expect(on.decode.forcedTokens).toBeGreaterThan(0);
@@ -62,7 +87,8 @@ describe("fast-forward", () => {
   });
 
   it("in every dialect, each forced run is the model tokenizer's own tokens for its text, and answers stay sentences of the grammar", async () => {
-    let forced = 0, runs = 0;
+    let forced = 0,
+      runs = 0;
     const dialectsWithForced = new Set<string>();
     for (const dialect of dialects)
       for (const seed of [1, 2]) {
@@ -73,7 +99,10 @@ describe("fast-forward", () => {
         for (const [from, to] of forcedRuns(r)) {
           const ids = r.tokens.slice(from, to + 1);
           const bytes = Buffer.concat(ids.map((id) => model.vocabulary.tokenBytes(id)));
-          expect(Array.from(await model.native.tokenizeText(bytes.toString())), `${dialect} seed ${seed}: ${JSON.stringify(bytes.toString())}`).toEqual(ids);
+          expect(
+            Array.from(await model.native.tokenizeText(bytes.toString())),
+            `${dialect} seed ${seed}: ${JSON.stringify(bytes.toString())}`,
+          ).toEqual(ids);
           runs++;
         }
         forced += r.forcedTokens;
@@ -95,7 +124,8 @@ describe("fast-forward", () => {
       if (r.tokens.length === maxTokens && r.tokens.at(-1) !== IM_END) {
         expect(r.finishReason).toBe("length");
         // A call the cut left open is reported incomplete, never shipped as a call.
-        if (r.text.includes("<tool_call>") && !r.text.includes("</tool_call>")) expect(r.incomplete.length).toBeGreaterThan(0);
+        if (r.text.includes("<tool_call>") && !r.text.includes("</tool_call>"))
+          expect(r.incomplete.length).toBeGreaterThan(0);
       }
     }
     expect(cutWithForced).toBeGreaterThan(3);
@@ -105,7 +135,8 @@ describe("fast-forward", () => {
     const o = request({ dialect: "qwen3-coder", seed: 5, logitBias: { 151657: 100, [IM_END]: 110 } });
     const whole = await generate(model, o);
     expect(whole.decode.forcedTokens).toBeGreaterThan(0);
-    let args = "", last;
+    let args = "",
+      last;
     for await (const c of generateStream(model, o)) {
       for (const t of c.delta.tool_calls ?? []) args += t.function.arguments ?? "";
       last = c;
@@ -139,7 +170,9 @@ describe("fast-forward", () => {
   });
 
   it("refuses a fastForward that is not a boolean", async () => {
-    await expect(generate(model, request({ fastForward: "yes" as unknown as boolean }))).rejects.toThrow(/fastForward must be true or false/);
+    await expect(generate(model, request({ fastForward: "yes" as unknown as boolean }))).rejects.toThrow(
+      /fastForward must be true or false/,
+    );
   });
 });
 
@@ -147,13 +180,28 @@ describe("fast-forward in the server", () => {
   it("answers as generate() does, with fast-forward on (the default) and with fastForward: false", async () => {
     const { startServer } = await import("../../src/server/index.js");
     const o = request({ dialect: "qwen3-coder", seed: 3, temperature: 0, logitBias: { 151657: 90, [IM_END]: 100 } });
-    const body = { model: "m", messages: o.messages, tools, tool_choice: "required", max_tokens: o.maxTokens, temperature: 0, logit_bias: o.logitBias };
+    const body = {
+      model: "m",
+      messages: o.messages,
+      tools,
+      tool_choice: "required",
+      max_tokens: o.maxTokens,
+      temperature: 0,
+      logit_bias: o.logitBias,
+    };
     const answers: string[] = [];
     for (const fastForward of [true, false]) {
       const server = await startServer({ model, port: 0, dialect: "qwen3-coder", fastForward });
       try {
-        const res = await fetch(`${server.url}/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
-        const j = await res.json() as { choices: Array<{ message: { tool_calls: unknown } }>; usage: { completion_tokens: number } };
+        const res = await fetch(`${server.url}/v1/chat/completions`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify(body),
+        });
+        const j = (await res.json()) as {
+          choices: Array<{ message: { tool_calls: unknown } }>;
+          usage: { completion_tokens: number };
+        };
         expect(res.status, JSON.stringify(j)).toBe(200);
         const direct = await generate(model, { ...o, fastForward });
         expect(j.choices[0]!.message.tool_calls).toEqual(direct.message.tool_calls);
@@ -163,11 +211,13 @@ describe("fast-forward in the server", () => {
         await server.close();
       }
     }
-    expect(answers[0]).not.toBe(answers[1]);  // forced text went in as other tokens than the model sampled
+    expect(answers[0]).not.toBe(answers[1]); // forced text went in as other tokens than the model sampled
   });
 
   it("refuses a fastForward option that is not a boolean", async () => {
     const { startServer } = await import("../../src/server/index.js");
-    await expect(startServer({ model, port: 0, fastForward: 1 as unknown as boolean })).rejects.toThrow(/fastForward must be true or false/);
+    await expect(startServer({ model, port: 0, fastForward: 1 as unknown as boolean })).rejects.toThrow(
+      /fastForward must be true or false/,
+    );
   });
 });

@@ -7,7 +7,15 @@ import { loadModel, type LlamaModel } from "../../src/engine/model.js";
 import type { ChatMessage } from "../../src/templates/render.js";
 import { testModelPath } from "../support/test-model.js";
 
-const tools = [{ type: "function", function: { name: "get_weather", parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] } } }];
+const tools = [
+  {
+    type: "function",
+    function: {
+      name: "get_weather",
+      parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+    },
+  },
+];
 const call = { id: "call_0", type: "function", function: { name: "get_weather", arguments: '{"city":"Paris"}' } };
 
 let model: LlamaModel;
@@ -29,17 +37,31 @@ describe("generate() with tool-call history", () => {
       ];
       const r = await generate(model, { messages, tools, dialect: "qwen3-coder", maxTokens: 4, seed: 1 });
       expect(r.usage.prompt_tokens).toBeGreaterThan(0);
-      expect(messages[1]).toEqual(assistant);  // the caller's history is not changed
+      expect(messages[1]).toEqual(assistant); // the caller's history is not changed
     });
   }
 
   it("renders the same prompt for null, absent and empty content", async () => {
     const { prepareGeneration } = await import("../../src/engine/generate.js");
-    const prompts = await Promise.all([null, undefined, ""].map(async (content) => (await prepareGeneration(model, {
-      messages: [{ role: "user", content: "x" }, { role: "assistant", ...(content === undefined ? {} : { content }), tool_calls: [call] }, { role: "tool", tool_call_id: "call_0", content: "sunny" }],
-      tools, dialect: "qwen3-coder",
-    })).request.prompt));
+    const prompts = await Promise.all(
+      [null, undefined, ""].map(
+        async (content) =>
+          (
+            await prepareGeneration(model, {
+              messages: [
+                { role: "user", content: "x" },
+                { role: "assistant", ...(content === undefined ? {} : { content }), tool_calls: [call] },
+                { role: "tool", tool_call_id: "call_0", content: "sunny" },
+              ],
+              tools,
+              dialect: "qwen3-coder",
+            })
+          ).request.prompt,
+      ),
+    );
     expect(new Set(prompts).size).toBe(1);
-    expect(prompts[0]).toContain(`<|im_start|>assistant\n<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call><|im_end|>`);
+    expect(prompts[0]).toContain(
+      `<|im_start|>assistant\n<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call><|im_end|>`,
+    );
   });
 });

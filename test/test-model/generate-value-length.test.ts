@@ -10,14 +10,32 @@ beforeAll(async () => {
   model = await loadModel({ path: testModelPath(), gpu: false });
 });
 
-const tools = [{ type: "function", function: { name: "note", parameters: { type: "object", properties: { title: { type: "string" }, body: { type: "string" } }, required: ["title", "body"] } } }];
+const tools = [
+  {
+    type: "function",
+    function: {
+      name: "note",
+      parameters: {
+        type: "object",
+        properties: { title: { type: "string" }, body: { type: "string" } },
+        required: ["title", "body"],
+      },
+    },
+  },
+];
 
 it("closes every string argument at maxValueLength", async () => {
   let finished = 0;
   for (const seed of [1, 2, 3, 4]) {
     const r = await generate(model, {
-      messages: [{ role: "user", content: "Take a note" }], tools, dialect: "qwen3-coder", seed, maxTokens: 120,
-      toolChoice: "required", maxValueLength: 6, logitBias: { 151657: 100, 151645: 110 },
+      messages: [{ role: "user", content: "Take a note" }],
+      tools,
+      dialect: "qwen3-coder",
+      seed,
+      maxTokens: 120,
+      toolChoice: "required",
+      maxValueLength: 6,
+      logitBias: { 151657: 100, 151645: 110 },
     });
     if (r.finishReason !== "tool_calls") continue;
     finished++;
@@ -31,5 +49,7 @@ it("closes every string argument at maxValueLength", async () => {
 });
 
 it("refuses a maxValueLength that is not a non-negative integer", async () => {
-  await expect(generate(model, { messages: [{ role: "user", content: "x" }], tools, dialect: "qwen3-coder", maxValueLength: -1 })).rejects.toThrow(/maxValueLength/);
+  await expect(
+    generate(model, { messages: [{ role: "user", content: "x" }], tools, dialect: "qwen3-coder", maxValueLength: -1 }),
+  ).rejects.toThrow(/maxValueLength/);
 });

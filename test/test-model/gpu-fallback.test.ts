@@ -29,13 +29,15 @@ function loadTwice(gpu: string, env: NodeJS.ProcessEnv = {}): { gpus: unknown[];
 }
 const noticeLines = (stderr: string) => stderr.split("\n").filter((l) => l.startsWith("toolmask:"));
 
-describe.skipIf(process.platform !== "linux")("gpu: \"auto\" without a GPU", () => {
+describe.skipIf(process.platform !== "linux")('gpu: "auto" without a GPU', () => {
   it("falls back to the CPU with one line on stderr that says why, once per process", () => {
     const { gpus, stderr } = loadTwice('"auto"');
     expect(gpus).toEqual([false, false]);
     const lines = noticeLines(stderr);
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(/^toolmask: no GPU in use, decoding on the CPU \(cuda: .+; vulkan: .+\); pass gpu: false or set TOOLMASK_QUIET=1 to silence this$/);
+    expect(lines[0]).toMatch(
+      /^toolmask: no GPU in use, decoding on the CPU \(cuda: .+; vulkan: .+\); pass gpu: false or set TOOLMASK_QUIET=1 to silence this$/,
+    );
     if (packageBinsDir("cuda")) expect(lines[0]).toContain("cuda: no NVIDIA driver loaded");
     else expect(lines[0]).toContain(`cuda: @node-llama-cpp/${packageName("cuda")} is not installed`);
   });

@@ -14,12 +14,20 @@ import { escapeRegex } from "../../src/parser/escape-regex.js";
 import { namesUndeclared } from "../../scripts/lib/real-answers.mjs";
 import { callOpening } from "../../scripts/lib/real-suite.mjs";
 import { TokenKind } from "../../src/vocab/types.js";
-import { callViolation, IM_END, requiredArgs, rng, TOOL_CALL, whitespaceTokenIds } from "../support/generation-checks.js";
+import {
+  callViolation,
+  IM_END,
+  requiredArgs,
+  rng,
+  TOOL_CALL,
+  whitespaceTokenIds,
+} from "../support/generation-checks.js";
 import { testModelPath } from "../support/test-model.js";
 import { FILE_TOOLS, TYPED_TOOLS } from "../support/tools.js";
 
 const RUNS = 200;
-const OPEN = "<tool_call>", CLOSE = "</tool_call>";
+const OPEN = "<tool_call>",
+  CLOSE = "</tool_call>";
 
 /**
  * The tools with every free value bounded (strings maxLength, integers a range, arrays maxItems):
@@ -34,7 +42,9 @@ function bounded<T>(tools: readonly T[]): T[] {
     if (s.type === "integer") Object.assign(out, { minimum: 0, maximum: 99 });
     if (s.type === "array") Object.assign(out, { maxItems: 2, items: bound(s.items as Record<string, unknown>) });
     if (s.type === "object" && s.properties)
-      out.properties = Object.fromEntries(Object.entries(s.properties as Record<string, Record<string, unknown>>).map(([k, v]) => [k, bound(v)]));
+      out.properties = Object.fromEntries(
+        Object.entries(s.properties as Record<string, Record<string, unknown>>).map(([k, v]) => [k, bound(v)]),
+      );
     return out;
   };
   return tools.map((t) => {
@@ -43,7 +53,11 @@ function bounded<T>(tools: readonly T[]): T[] {
   });
 }
 
-const TOOL_SETS = { file: bounded(FILE_TOOLS), typed: bounded(TYPED_TOOLS), both: bounded([...FILE_TOOLS, ...TYPED_TOOLS]) };
+const TOOL_SETS = {
+  file: bounded(FILE_TOOLS),
+  typed: bounded(TYPED_TOOLS),
+  both: bounded([...FILE_TOOLS, ...TYPED_TOOLS]),
+};
 const PROMPTS: Record<keyof typeof TOOL_SETS, string> = {
   file: "Read notes.txt, then fix the typo in it.",
   typed: "Configure the fast mode with three workers.",
@@ -52,7 +66,11 @@ const PROMPTS: Record<keyof typeof TOOL_SETS, string> = {
 const TEMPERATURES = [0, 0.4, 0.8, 1.2, 1.6];
 const MAX_TOKENS = [4, 16, 40, 64];
 
-interface Case { options: GenerateOptions & { toolChoice: ToolChoice; maxTokens: number }; required: Record<string, string[]>; label: string }
+interface Case {
+  options: GenerateOptions & { toolChoice: ToolChoice; maxTokens: number };
+  required: Record<string, string[]>;
+  label: string;
+}
 
 function cases(whitespace: number[]): Case[] {
   const next = rng(200);
@@ -69,11 +87,21 @@ function cases(whitespace: number[]): Case[] {
     const logitBias: Record<number, number> = { [TOOL_CALL]: call, [IM_END]: 60 + Math.round(next() * 60) };
     if (next() < 0.85) for (const id of whitespace) logitBias[id] = -100;
     const options = {
-      messages: [{ role: "user", content: PROMPTS[set] }], tools, toolChoice, logitBias,
-      dialect: i % 2 === 0 ? "qwen3-coder" : "hermes", parallelToolCalls: next() < 0.5,
-      seed: 1000 + i, temperature: pick(TEMPERATURES), maxTokens: pick(MAX_TOKENS),
+      messages: [{ role: "user", content: PROMPTS[set] }],
+      tools,
+      toolChoice,
+      logitBias,
+      dialect: i % 2 === 0 ? "qwen3-coder" : "hermes",
+      parallelToolCalls: next() < 0.5,
+      seed: 1000 + i,
+      temperature: pick(TEMPERATURES),
+      maxTokens: pick(MAX_TOKENS),
     };
-    return { options, required: requiredArgs(tools), label: `#${i} ${options.dialect} ${set} ${JSON.stringify(toolChoice)} t=${options.temperature} max=${options.maxTokens}` };
+    return {
+      options,
+      required: requiredArgs(tools),
+      label: `#${i} ${options.dialect} ${set} ${JSON.stringify(toolChoice)} t=${options.temperature} max=${options.maxTokens}`,
+    };
   });
 }
 
@@ -88,17 +116,32 @@ function markers(text: string, c: Case): { opens: number; closes: number; stray:
   const out = { opens: 0, closes: 0, stray: 0 };
   const form = callOpening({ escapeRegex }, getDialect(c.options.dialect!), OPEN)!.name!;
   const choice = c.options.toolChoice;
-  const names = typeof choice === "object" ? [choice.function.name] : (c.options.tools as Array<{ function: { name: string } }>).map((t) => t.function.name);
+  const names =
+    typeof choice === "object"
+      ? [choice.function.name]
+      : (c.options.tools as Array<{ function: { name: string } }>).map((t) => t.function.name);
   let open = false;
   for (let i = 0; i < text.length; i++) {
     if (text.startsWith(OPEN, i)) {
       // A marker right before another opens nothing: the later one is the call, this one text.
-      if (text.startsWith(OPEN, i + OPEN.length)) { open = false; continue; }
+      if (text.startsWith(OPEN, i + OPEN.length)) {
+        open = false;
+        continue;
+      }
       // An undeclared name: its text (an opening its departing character begins included) is content.
       const end = namesUndeclared(text.slice(i + OPEN.length), form, names);
-      if (typeof end === "number") { open = false; i += OPEN.length + end - 1; continue; }
-      out.opens++; open = true;
-    } else if (text.startsWith(CLOSE, i)) { if (open) out.closes++; else out.stray++; open = false; }
+      if (typeof end === "number") {
+        open = false;
+        i += OPEN.length + end - 1;
+        continue;
+      }
+      out.opens++;
+      open = true;
+    } else if (text.startsWith(CLOSE, i)) {
+      if (open) out.closes++;
+      else out.stray++;
+      open = false;
+    }
   }
   return out;
 }
@@ -106,11 +149,14 @@ function markers(text: string, c: Case): { opens: number; closes: number; stray:
 /** "" when a masked result keeps every promise; else what it broke. */
 function maskedBreach(r: GenerateResult, c: Case, model: LlamaModel): string {
   const { opens, closes, stray } = markers(r.text, c);
-  if (stray > 0 && !(r.message.content ?? "").includes(CLOSE)) return "a close marker outside any call that is not content";
+  if (stray > 0 && !(r.message.content ?? "").includes(CLOSE))
+    return "a close marker outside any call that is not content";
   const calls = r.message.tool_calls ?? [];
   if (r.finishReason === "length") {
-    if (r.usage.completion_tokens !== c.options.maxTokens) return `length after ${r.usage.completion_tokens} of ${c.options.maxTokens} tokens`;
-    if (r.incomplete.some((x) => x.kind !== "cut")) return `an incomplete call that is not cut: ${r.incomplete[0]!.reason}`;
+    if (r.usage.completion_tokens !== c.options.maxTokens)
+      return `length after ${r.usage.completion_tokens} of ${c.options.maxTokens} tokens`;
+    if (r.incomplete.some((x) => x.kind !== "cut"))
+      return `an incomplete call that is not cut: ${r.incomplete[0]!.reason}`;
     if (opens - closes === 1) {
       if (r.incomplete.length !== 1) return "cut inside a call but no incomplete call reported";
     } else if (opens !== closes) return `${opens} opened, ${closes} closed`;
@@ -119,17 +165,22 @@ function maskedBreach(r: GenerateResult, c: Case, model: LlamaModel): string {
     return "";
   }
   const last = r.tokens[r.tokens.length - 1];
-  if (last === undefined || model.vocabulary.kind(last) !== TokenKind.EndOfGeneration) return "finished without an end-of-generation token";
+  if (last === undefined || model.vocabulary.kind(last) !== TokenKind.EndOfGeneration)
+    return "finished without an end-of-generation token";
   if (opens !== closes) return `ended with ${opens - closes} call(s) open`;
   if (calls.length !== closes) return `${calls.length} calls parsed from ${closes} closed`;
-  if (r.finishReason !== (calls.length > 0 ? "tool_calls" : "stop")) return `finishReason ${r.finishReason} with ${calls.length} calls`;
-  if (!c.options.parallelToolCalls && calls.length > 1) return `${calls.length} calls although parallelToolCalls is false`;
+  if (r.finishReason !== (calls.length > 0 ? "tool_calls" : "stop"))
+    return `finishReason ${r.finishReason} with ${calls.length} calls`;
+  if (!c.options.parallelToolCalls && calls.length > 1)
+    return `${calls.length} calls although parallelToolCalls is false`;
   return callViolation(r, c.options.toolChoice, c.required);
 }
 
 /** A finished answer with at least one call, every call valid: what a client can act on. */
 const actionable = (r: GenerateResult, c: Case) =>
-  r.finishReason !== "length" && (r.message.tool_calls?.length ?? 0) > 0 && markers(r.text, c).opens === markers(r.text, c).closes &&
+  r.finishReason !== "length" &&
+  (r.message.tool_calls?.length ?? 0) > 0 &&
+  markers(r.text, c).opens === markers(r.text, c).closes &&
   callViolation(r, c.options.toolChoice, c.required) === "";
 
 let model: LlamaModel;
@@ -143,7 +194,20 @@ beforeAll(async () => {
 describe("200 generations with tools on the test model", () => {
   it("masked: finished answers are complete valid calls, cuts are reported cut; unmasked: fewer are valid", async () => {
     const breaches: string[] = [];
-    const t = { refused: 0, finished: 0, cut: 0, cutInCall: 0, calls: 0, stray: 0, maskedOk: 0, unmaskedOk: 0, unmaskedNoCall: 0, unmaskedCut: 0, promptMs: 0, decodeMs: 0 };
+    const t = {
+      refused: 0,
+      finished: 0,
+      cut: 0,
+      cutInCall: 0,
+      calls: 0,
+      stray: 0,
+      maskedOk: 0,
+      unmaskedOk: 0,
+      unmaskedNoCall: 0,
+      unmaskedCut: 0,
+      promptMs: 0,
+      decodeMs: 0,
+    };
     const seen = { dialect: new Set<string>(), choice: new Set<string>(), finish: new Set<string>() };
     const started = Date.now();
     // Masked and unmasked runs go through a pool of 6 in flight: the model decodes 4 at once as
@@ -152,7 +216,8 @@ describe("200 generations with tools on the test model", () => {
     const tally = (c: Case, m: GenerateResult | MaxTokensTooSmallError, u: GenerateResult) => {
       if (m instanceof MaxTokensTooSmallError) {
         // Refused before decoding: only where a call is required and maxTokens is below the shortest one.
-        if (c.options.toolChoice === "auto" || m.neededTokens <= c.options.maxTokens) breaches.push(`${c.label}: refused as ${m.message}`);
+        if (c.options.toolChoice === "auto" || m.neededTokens <= c.options.maxTokens)
+          breaches.push(`${c.label}: refused as ${m.message}`);
         t.refused++;
         if (actionable(u, c)) t.unmaskedOk++;
         return;
@@ -165,7 +230,8 @@ describe("200 generations with tools on the test model", () => {
       } else t.finished++;
       t.calls += m.message.tool_calls?.length ?? 0;
       if (markers(m.text, c).stray > 0) t.stray++;
-      t.promptMs += m.timings.promptMillis; t.decodeMs += m.timings.decodeMillis;
+      t.promptMs += m.timings.promptMillis;
+      t.decodeMs += m.timings.decodeMillis;
       if (actionable(m, c)) t.maskedOk++;
       seen.dialect.add(c.options.dialect!);
       seen.choice.add(typeof c.options.toolChoice === "object" ? "named" : c.options.toolChoice);
@@ -174,26 +240,34 @@ describe("200 generations with tools on the test model", () => {
       if (actionable(u, c)) t.unmaskedOk++;
       else if (u.finishReason === "length") t.unmaskedCut++;
       else if ((u.message.tool_calls?.length ?? 0) === 0) t.unmaskedNoCall++;
-      t.promptMs += u.timings.promptMillis; t.decodeMs += u.timings.decodeMillis;
+      t.promptMs += u.timings.promptMillis;
+      t.decodeMs += u.timings.decodeMillis;
     };
-    const runs = all.flatMap((c) => [{ ...c.options, mask: true }, { ...c.options, mask: false }]);
+    const runs = all.flatMap((c) => [
+      { ...c.options, mask: true },
+      { ...c.options, mask: false },
+    ]);
     const out: Array<GenerateResult | MaxTokensTooSmallError> = [];
     let next = 0;
-    await Promise.all(Array.from({ length: 6 }, async () => {
-      while (next < runs.length) {
-        const i = next++;
-        out[i] = await generate(model, runs[i]!).catch((e: unknown) => {
-          if (e instanceof MaxTokensTooSmallError) return e;
-          throw e;
-        });
-      }
-    }));
+    await Promise.all(
+      Array.from({ length: 6 }, async () => {
+        while (next < runs.length) {
+          const i = next++;
+          out[i] = await generate(model, runs[i]!).catch((e: unknown) => {
+            if (e instanceof MaxTokensTooSmallError) return e;
+            throw e;
+          });
+        }
+      }),
+    );
     all.forEach((c, k) => tally(c, out[2 * k]!, out[2 * k + 1] as GenerateResult));
     const secs = ((Date.now() - started) / 1000).toFixed(1);
-    console.log(`llama-200 (${secs} s): masked ${t.maskedOk}/${RUNS} answers end in valid calls (${t.finished} finished, ${t.calls} calls, ${t.refused} refused for a maxTokens below the shortest call; ` +
-      `${t.cut} cut by maxTokens, ${t.cutInCall} of them inside a call; ${t.stray} with a stray close marker as trailing content); unmasked ${t.unmaskedOk}/${RUNS} ` +
-      `(${((100 * t.unmaskedOk) / RUNS).toFixed(1)}% vs ${((100 * t.maskedOk) / RUNS).toFixed(1)}% masked; ${t.unmaskedNoCall} stopped without a call, ` +
-      `${t.unmaskedCut} ran to maxTokens); per-generation sums (4 decode at once): prompt ${(t.promptMs / 1000).toFixed(1)} s, decode ${(t.decodeMs / 1000).toFixed(1)} s`);
+    console.log(
+      `llama-200 (${secs} s): masked ${t.maskedOk}/${RUNS} answers end in valid calls (${t.finished} finished, ${t.calls} calls, ${t.refused} refused for a maxTokens below the shortest call; ` +
+        `${t.cut} cut by maxTokens, ${t.cutInCall} of them inside a call; ${t.stray} with a stray close marker as trailing content); unmasked ${t.unmaskedOk}/${RUNS} ` +
+        `(${((100 * t.unmaskedOk) / RUNS).toFixed(1)}% vs ${((100 * t.maskedOk) / RUNS).toFixed(1)}% masked; ${t.unmaskedNoCall} stopped without a call, ` +
+        `${t.unmaskedCut} ran to maxTokens); per-generation sums (4 decode at once): prompt ${(t.promptMs / 1000).toFixed(1)} s, decode ${(t.decodeMs / 1000).toFixed(1)} s`,
+    );
     expect(breaches).toEqual([]);
     // The mix really covers what it claims: both dialects, every choice, finishes and cuts inside calls.
     expect([...seen.dialect].sort()).toEqual(["hermes", "qwen3-coder"]);

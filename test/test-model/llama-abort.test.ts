@@ -11,22 +11,40 @@ let freeText: GenerateOptions;
 beforeAll(async () => {
   model = await loadModel({ path: testModelPath(), gpu: false });
   const bias: Record<number, number> = { 198: -100, 271: -100 };
-  for (const id of model.vocabulary.endOfGenerationIds) bias[id] = -100;  // nothing ends on its own
-  const tools = [{ type: "function", function: { name: "get_weather", parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] } } }];
+  for (const id of model.vocabulary.endOfGenerationIds) bias[id] = -100; // nothing ends on its own
+  const tools = [
+    {
+      type: "function",
+      function: {
+        name: "get_weather",
+        parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+      },
+    },
+  ];
   freeText = { messages: [{ role: "user", content: "hi" }], tools, maxTokens: 400, temperature: 1, logitBias: bias };
 });
 
 async function abortAfter(seen: number, seed: number) {
   let count = 0;
-  const native = await runGeneration(model, await prepareGeneration(model, { ...freeText, seed }), undefined, (ids, stop) => {
-    count += ids.length;
-    if (count >= seen) stop();
-  });
+  const native = await runGeneration(
+    model,
+    await prepareGeneration(model, { ...freeText, seed }),
+    undefined,
+    (ids, stop) => {
+      count += ids.length;
+      if (count >= seen) stop();
+    },
+  );
   return native;
 }
 
 it("samples at most one token after abort()", async () => {
-  for (const [seen, seed] of [[1, 1], [5, 2], [20, 3], [60, 4]] as const) {
+  for (const [seen, seed] of [
+    [1, 1],
+    [5, 2],
+    [20, 3],
+    [60, 4],
+  ] as const) {
     const native = await abortAfter(seen, seed);
     expect(native.tokensAfterAbort).toBeGreaterThanOrEqual(0);
     expect(native.tokensAfterAbort).toBeLessThanOrEqual(1);
@@ -43,7 +61,12 @@ it("samples at most one token after abort() while another generation shares each
 });
 
 it("reports -1 when nothing was aborted", async () => {
-  const native = await runGeneration(model, await prepareGeneration(model, { ...freeText, seed: 1, maxTokens: 5 }), undefined, () => {});
+  const native = await runGeneration(
+    model,
+    await prepareGeneration(model, { ...freeText, seed: 1, maxTokens: 5 }),
+    undefined,
+    () => {},
+  );
   expect(native.tokensAfterAbort).toBe(-1);
   expect(native.finishReason).toBe("length");
 });

@@ -6,8 +6,20 @@ import { loadModel, type LlamaModel } from "../../src/engine/model.js";
 import { testModelPath } from "../support/test-model.js";
 
 const tools = [
-  { type: "function", function: { name: "get_weather", parameters: { type: "object", properties: { city: { enum: ["Paris", "Rome"] } }, required: ["city"] } } },
-  { type: "function", function: { name: "search", parameters: { type: "object", properties: { q: { type: "string" } }, required: ["q"] } } },
+  {
+    type: "function",
+    function: {
+      name: "get_weather",
+      parameters: { type: "object", properties: { city: { enum: ["Paris", "Rome"] } }, required: ["city"] },
+    },
+  },
+  {
+    type: "function",
+    function: {
+      name: "search",
+      parameters: { type: "object", properties: { q: { type: "string" } }, required: ["q"] },
+    },
+  },
 ];
 
 let model: LlamaModel;
@@ -16,10 +28,26 @@ beforeAll(async () => {
 });
 
 const cases: Array<[string, Partial<GenerateOptions>]> = [
-  ["XML call, default sampling chain", { dialect: "qwen3-coder", toolChoice: "required", logitBias: { 151657: 100, 151645: 110 } }],
-  ["JSON, hot and unfiltered", { dialect: "hermes", temperature: 2, topK: 0, topP: 1, minP: 0, logitBias: { 198: -100, 271: -100, 151657: 8 } }],
+  [
+    "XML call, default sampling chain",
+    { dialect: "qwen3-coder", toolChoice: "required", logitBias: { 151657: 100, 151645: 110 } },
+  ],
+  [
+    "JSON, hot and unfiltered",
+    { dialect: "hermes", temperature: 2, topK: 0, topP: 1, minP: 0, logitBias: { 198: -100, 271: -100, 151657: 8 } },
+  ],
   ["JSON, greedy", { dialect: "hermes", temperature: 0, logitBias: { 198: -100, 271: -100, 151657: 8 } }],
-  ["XML, top-k/top-p/min-p", { dialect: "qwen3-coder", temperature: 1.2, topK: 20, topP: 0.9, minP: 0.02, logitBias: { 198: -100, 271: -100, 151657: 6 } }],
+  [
+    "XML, top-k/top-p/min-p",
+    {
+      dialect: "qwen3-coder",
+      temperature: 1.2,
+      topK: 20,
+      topP: 0.9,
+      minP: 0.02,
+      logitBias: { 198: -100, 271: -100, 151657: 6 },
+    },
+  ],
 ];
 
 // Both ways the mask can travel into the graph (native/llama/mask_backend.cpp); the native side
@@ -47,9 +75,14 @@ describe.each(["packed", "dense"])("mask path: backend (%s input) == cpu", (repr
 
   it("keeps a masked call whole on the backend path", async () => {
     const r = await generate(model, {
-      messages: [{ role: "user", content: "Weather?" }], tools, dialect: "qwen3-coder", seed: 9,
+      messages: [{ role: "user", content: "Weather?" }],
+      tools,
+      dialect: "qwen3-coder",
+      seed: 9,
       toolChoice: { type: "function", function: { name: "get_weather" } },
-      maxTokens: 60, logitBias: { 151657: 100, 151645: 110 }, maskPath: "backend",
+      maxTokens: 60,
+      logitBias: { 151657: 100, 151645: 110 },
+      maskPath: "backend",
     });
     expect(r.finishReason).toBe("tool_calls");
     expect(r.incomplete).toEqual([]);

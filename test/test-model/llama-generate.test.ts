@@ -9,7 +9,8 @@ import { buildToolGrammar } from "../../src/dialects/grammar.js";
 import { compileGrammar } from "../../src/grammar/compile.js";
 import { testModelPath } from "../support/test-model.js";
 
-const TOOL_CALL = 151657, IM_END = 151645;
+const TOOL_CALL = 151657,
+  IM_END = 151645;
 // Stopping wins wherever the grammar allows it, so a masked answer ends right after its first call.
 const WANTS_TO_CALL_AND_STOP = { [TOOL_CALL]: 100, [IM_END]: 110 };
 
@@ -21,12 +22,21 @@ const tools = [
       name: "get_weather",
       parameters: {
         type: "object",
-        properties: { city: { type: "string", enum: ["Paris", "Rome", "Oslo"] }, days: { type: "integer", enum: [1, 2, 3] } },
+        properties: {
+          city: { type: "string", enum: ["Paris", "Rome", "Oslo"] },
+          days: { type: "integer", enum: [1, 2, 3] },
+        },
         required: ["city"],
       },
     },
   },
-  { type: "function", function: { name: "search", parameters: { type: "object", properties: { q: { enum: ["cats", "dogs"] } }, required: ["q"] } } },
+  {
+    type: "function",
+    function: {
+      name: "search",
+      parameters: { type: "object", properties: { q: { enum: ["cats", "dogs"] } }, required: ["q"] },
+    },
+  },
 ];
 const messages = [{ role: "user", content: "What is the weather in Paris?" }];
 
@@ -56,7 +66,13 @@ describe("generate with the mask (CPU sampler inside llama.cpp)", () => {
     const masked: string[] = [];
     const unmasked: string[] = [];
     for (let seed = 1; seed <= 12; seed++) {
-      const o = { dialect: "qwen3-coder", toolChoice: "required" as const, parallelToolCalls: seed % 2 === 0, seed, logitBias: WANTS_TO_CALL_AND_STOP };
+      const o = {
+        dialect: "qwen3-coder",
+        toolChoice: "required" as const,
+        parallelToolCalls: seed % 2 === 0,
+        seed,
+        logitBias: WANTS_TO_CALL_AND_STOP,
+      };
       const m = await run({ ...o, mask: true });
       masked.push(invalidity(m));
       expect(m.finishReason).toBe("tool_calls");
@@ -67,7 +83,9 @@ describe("generate with the mask (CPU sampler inside llama.cpp)", () => {
       unmasked.push(invalidity(v));
     }
     const valid = (xs: string[]) => xs.filter((x) => x === "").length;
-    console.log(`qwen3-coder required: valid masked ${valid(masked)}/12, unmasked ${valid(unmasked)}/24 (${unmasked[0]}; ${unmasked[1]})`);
+    console.log(
+      `qwen3-coder required: valid masked ${valid(masked)}/12, unmasked ${valid(unmasked)}/24 (${unmasked[0]}; ${unmasked[1]})`,
+    );
     expect(masked).toEqual(Array(12).fill(""));
     expect(valid(unmasked)).toBe(0);
   });
@@ -83,7 +101,10 @@ describe("generate with the mask (CPU sampler inside llama.cpp)", () => {
     for (let seed = 1; seed <= 10; seed++) {
       const named = seed % 3 === 0;
       const r = await run({
-        dialect: "hermes", seed, logitBias: bias, parallelToolCalls: seed % 2 === 0,
+        dialect: "hermes",
+        seed,
+        logitBias: bias,
+        parallelToolCalls: seed % 2 === 0,
         toolChoice: named ? { type: "function", function: { name: "search" } } : "required",
       });
       if (r.finishReason === "length") {
@@ -100,9 +121,20 @@ describe("generate with the mask (CPU sampler inside llama.cpp)", () => {
 
   it("a maxTokens cut inside a call gives finishReason length and an incomplete call, never a call", async () => {
     // From the shortest call's length on (below it toolChoice "required" is refused: token-budget.test.ts).
-    const shortest = compileGrammar(buildToolGrammar({ dialect: "qwen3-coder", tools, toolChoice: "required" }), model.vocabulary).createMatcher().minTokensToFinish();
+    const shortest = compileGrammar(
+      buildToolGrammar({ dialect: "qwen3-coder", tools, toolChoice: "required" }),
+      model.vocabulary,
+    )
+      .createMatcher()
+      .minTokensToFinish();
     for (const maxTokens of [shortest, shortest + 3, shortest + 7]) {
-      const r = await run({ dialect: "qwen3-coder", toolChoice: "required", seed: 5, logitBias: WANTS_TO_CALL_AND_STOP, maxTokens });
+      const r = await run({
+        dialect: "qwen3-coder",
+        toolChoice: "required",
+        seed: 5,
+        logitBias: WANTS_TO_CALL_AND_STOP,
+        maxTokens,
+      });
       expect(r.finishReason).toBe("length");
       expect(r.message.tool_calls).toBeUndefined();
       expect(r.incomplete).toHaveLength(1);
@@ -119,13 +151,31 @@ describe("generate with the mask (CPU sampler inside llama.cpp)", () => {
     const c = await run({ ...o, seed: 8 });
     expect(b.tokens).toEqual(a.tokens);
     expect(c.tokens).not.toEqual(a.tokens);
-    const m1 = await run({ dialect: "qwen3-coder", toolChoice: "required", seed: 3, logitBias: WANTS_TO_CALL_AND_STOP, temperature: 1.5 });
-    const m2 = await run({ dialect: "qwen3-coder", toolChoice: "required", seed: 3, logitBias: WANTS_TO_CALL_AND_STOP, temperature: 1.5 });
+    const m1 = await run({
+      dialect: "qwen3-coder",
+      toolChoice: "required",
+      seed: 3,
+      logitBias: WANTS_TO_CALL_AND_STOP,
+      temperature: 1.5,
+    });
+    const m2 = await run({
+      dialect: "qwen3-coder",
+      toolChoice: "required",
+      seed: 3,
+      logitBias: WANTS_TO_CALL_AND_STOP,
+      temperature: 1.5,
+    });
     expect(m2.tokens).toEqual(m1.tokens);
   });
 
   it("without tools the answer is content", async () => {
-    const r = await run({ tools: undefined, seed: 2, temperature: 1, logitBias: { 198: -100, 271: -100 }, maxTokens: 16 });
+    const r = await run({
+      tools: undefined,
+      seed: 2,
+      temperature: 1,
+      logitBias: { 198: -100, 271: -100 },
+      maxTokens: 16,
+    });
     expect(r.message.tool_calls).toBeUndefined();
     expect(typeof r.message.content).toBe("string");
     expect(r.message.content!.length).toBeGreaterThan(0);
@@ -135,7 +185,17 @@ describe("generate with the mask (CPU sampler inside llama.cpp)", () => {
   });
 
   it("masks by token id and by position (the fast path for the first sampler) to the same tokens", async () => {
-    const o = (seed: number) => ({ dialect: "hermes", toolChoice: "auto" as const, seed, temperature: 2, topK: 0, topP: 1, minP: 0, maxTokens: 40, logitBias: { 198: -100, 271: -100, [TOOL_CALL]: 8 } });
+    const o = (seed: number) => ({
+      dialect: "hermes",
+      toolChoice: "auto" as const,
+      seed,
+      temperature: 2,
+      topK: 0,
+      topP: 1,
+      minP: 0,
+      maxTokens: 40,
+      logitBias: { 198: -100, 271: -100, [TOOL_CALL]: 8 },
+    });
     const fast = [];
     for (const seed of [1, 2, 3]) fast.push((await run(o(seed))).tokens);
     process.env.TOOLMASK_MASK_BY_ID = "1";
@@ -167,7 +227,13 @@ describe("generate with the mask (CPU sampler inside llama.cpp)", () => {
   });
 
   it("runs generations on one model side by side without mixing their state", async () => {
-    const o = (seed: number) => ({ dialect: "qwen3-coder", toolChoice: "required" as const, seed, temperature: 1.5, logitBias: WANTS_TO_CALL_AND_STOP });
+    const o = (seed: number) => ({
+      dialect: "qwen3-coder",
+      toolChoice: "required" as const,
+      seed,
+      temperature: 1.5,
+      logitBias: WANTS_TO_CALL_AND_STOP,
+    });
     const alone = [await run(o(21)), await run(o(22))];
     const together = await Promise.all([run(o(21)), run(o(22))]);
     expect(together.map((r) => r.tokens)).toEqual(alone.map((r) => r.tokens));
@@ -176,12 +242,24 @@ describe("generate with the mask (CPU sampler inside llama.cpp)", () => {
   it("renders tool results with the model's template and returns the thought when reasoning is on", async () => {
     const turn = [
       ...messages,
-      { role: "assistant", content: "", tool_calls: [{ id: "call_0", type: "function", function: { name: "get_weather", arguments: '{"city":"Paris"}' } }] },
+      {
+        role: "assistant",
+        content: "",
+        tool_calls: [
+          { id: "call_0", type: "function", function: { name: "get_weather", arguments: '{"city":"Paris"}' } },
+        ],
+      },
       { role: "tool", tool_call_id: "call_0", content: "sunny, 21 C" },
     ];
     const THINK = 151667;
     const first = await run({ seed: 1, maxTokens: 4 });
-    const r = await run({ messages: turn, seed: 1, maxTokens: 10, reasoning: true, logitBias: { [THINK]: 100, 198: -100, 271: -100 } });
+    const r = await run({
+      messages: turn,
+      seed: 1,
+      maxTokens: 10,
+      reasoning: true,
+      logitBias: { [THINK]: 100, 198: -100, 271: -100 },
+    });
     expect(r.usage.prompt_tokens).toBeGreaterThan(first.usage.prompt_tokens + 20);
     expect(r.text.startsWith("<think>")).toBe(true);
     expect(r.message.reasoning_content).toBeTruthy();
@@ -190,7 +268,15 @@ describe("generate with the mask (CPU sampler inside llama.cpp)", () => {
   });
 
   it("ends at a stop string, without it, and stops decoding there", async () => {
-    const o = { tools: undefined, seed: 2, temperature: 2, topK: 0, topP: 1, minP: 0, logitBias: { 198: -100, 271: -100 } };
+    const o = {
+      tools: undefined,
+      seed: 2,
+      temperature: 2,
+      topK: 0,
+      topP: 1,
+      minP: 0,
+      logitBias: { 198: -100, 271: -100 },
+    };
     const free = await run({ ...o, maxTokens: 8 });
     const stop = free.text.slice(-4);
     const r = await run({ ...o, maxTokens: 100_000, stop: ["\u0000never", stop] });
@@ -200,12 +286,16 @@ describe("generate with the mask (CPU sampler inside llama.cpp)", () => {
   });
 
   it("refuses a logit bias for a token the model does not have", async () => {
-    await expect(run({ logitBias: { 999_999: 5 }, maskPath: "backend" })).rejects.toThrow(/token id 999999 is outside the model's vocabulary/);
+    await expect(run({ logitBias: { 999_999: 5 }, maskPath: "backend" })).rejects.toThrow(
+      /token id 999999 is outside the model's vocabulary/,
+    );
   });
 
   it("refuses a prompt longer than the context with what to do", async () => {
     const small = await loadModel({ path: testModelPath(), contextSize: 32 });
-    await expect(generate(small, { messages, tools })).rejects.toThrow(/context holds 32; load the model with a larger contextSize/);
+    await expect(generate(small, { messages, tools })).rejects.toThrow(
+      /context holds 32; load the model with a larger contextSize/,
+    );
     small.dispose();
   });
 });

@@ -23,14 +23,15 @@ describe("loadModel", () => {
     expect(fromModel.size).toBe(fromJson.size);
     const diffs: string[] = [];
     for (let id = 0; id < fromJson.size && diffs.length < 5; id++) {
-      if (fromModel.kind(id) !== fromJson.kind(id)) diffs.push(`${id} kind ${fromModel.kind(id)} vs ${fromJson.kind(id)}`);
+      if (fromModel.kind(id) !== fromJson.kind(id))
+        diffs.push(`${id} kind ${fromModel.kind(id)} vs ${fromJson.kind(id)}`);
       else if (Buffer.compare(fromModel.tokenBytes(id), fromJson.tokenBytes(id)) !== 0)
         diffs.push(`${id} bytes ${JSON.stringify(fromModel.piece(id))}`);
     }
     expect(diffs).toEqual([]);
     // The content hash covers every token's bytes and kind: grammars compiled on one fit the other.
     expect(fromModel.hash).toBe(fromJson.hash);
-    expect(fromModel.kind(151645)).toBe(TokenKind.EndOfGeneration);  // <|im_end|>
+    expect(fromModel.kind(151645)).toBe(TokenKind.EndOfGeneration); // <|im_end|>
     expect(new TextDecoder().decode(fromModel.tokenBytes(151657))).toBe("<tool_call>");
   });
 
@@ -44,7 +45,9 @@ describe("loadModel", () => {
     const { availableParallelism } = await import("node:os");
     expect(model.threads).toBeGreaterThanOrEqual(1);
     expect(model.threads).toBeLessThanOrEqual(Math.max(1, availableParallelism() / 2));
-    await expect(loadModel({ path: testModelPath(), threads: availableParallelism() + 1 })).rejects.toThrow(/more than the \d+ CPUs/);
+    await expect(loadModel({ path: testModelPath(), threads: availableParallelism() + 1 })).rejects.toThrow(
+      /more than the \d+ CPUs/,
+    );
   });
 
   it.runIf(process.platform === "linux")("leaves llama.cpp out of the addon's link: it is loaded at run time", () => {
@@ -55,13 +58,18 @@ describe("loadModel", () => {
   });
 
   it("runs on the CPU here and says why a GPU build cannot be had", async () => {
-    expect(model.gpu).toBe(false);  // gpu "auto" without an NVIDIA driver
+    expect(model.gpu).toBe(false); // gpu "auto" without an NVIDIA driver
     const { existsSync } = await import("node:fs");
     if (!existsSync("/proc/driver/nvidia/version"))
-      await expect(loadModel({ path: testModelPath(), gpu: "cuda" })).rejects.toThrow(/gpu: "cuda" needs an NVIDIA driver/);
-    if (process.platform !== "darwin") await expect(loadModel({ path: testModelPath(), gpu: "metal" })).rejects.toThrow(/needs macOS/);
+      await expect(loadModel({ path: testModelPath(), gpu: "cuda" })).rejects.toThrow(
+        /gpu: "cuda" needs an NVIDIA driver/,
+      );
+    if (process.platform !== "darwin")
+      await expect(loadModel({ path: testModelPath(), gpu: "metal" })).rejects.toThrow(/needs macOS/);
     // @ts-expect-error a wrong value
-    await expect(loadModel({ path: testModelPath(), gpu: "rocm" })).rejects.toThrow(/gpu must be "auto", "cuda", "vulkan", "metal" or false/);
+    await expect(loadModel({ path: testModelPath(), gpu: "rocm" })).rejects.toThrow(
+      /gpu must be "auto", "cuda", "vulkan", "metal" or false/,
+    );
   });
 
   it("reports loading progress up to 1", async () => {
@@ -74,7 +82,9 @@ describe("loadModel", () => {
   });
 
   it("says so when the file is missing", async () => {
-    await expect(loadModel({ path: "/nonexistent/model.gguf" })).rejects.toThrow(/no model file at \/nonexistent\/model.gguf/);
+    await expect(loadModel({ path: "/nonexistent/model.gguf" })).rejects.toThrow(
+      /no model file at \/nonexistent\/model.gguf/,
+    );
   });
 
   it("rejects a truncated GGUF with llama.cpp's reason instead of crashing", async () => {

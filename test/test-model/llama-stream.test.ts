@@ -7,7 +7,13 @@ import { generateStream, type StreamChunk } from "../../src/engine/stream.js";
 import { testModelPath } from "../support/test-model.js";
 
 const tools = [
-  { type: "function", function: { name: "get_weather", parameters: { type: "object", properties: { city: { enum: ["Paris", "Rome"] } }, required: ["city"] } } },
+  {
+    type: "function",
+    function: {
+      name: "get_weather",
+      parameters: { type: "object", properties: { city: { enum: ["Paris", "Rome"] } }, required: ["city"] },
+    },
+  },
 ];
 
 let model: LlamaModel;
@@ -25,7 +31,12 @@ describe("generateStream", () => {
   it("streams a call as OpenAI deltas that add up to generate()'s answer", async () => {
     for (const dialect of ["qwen3-coder", "hermes"]) {
       const o: GenerateOptions = {
-        messages: [{ role: "user", content: "Weather?" }], tools, dialect, toolChoice: "required", seed: 4, maxTokens: 80,
+        messages: [{ role: "user", content: "Weather?" }],
+        tools,
+        dialect,
+        toolChoice: "required",
+        seed: 4,
+        maxTokens: 80,
         logitBias: { 151657: 100, 151645: 110, 198: -100, 271: -100 },
       };
       const whole = await generate(model, o);
@@ -37,7 +48,11 @@ describe("generateStream", () => {
       expect(last.result!.tokens).toEqual(whole.tokens);
       let args = "";
       let name: string | undefined;
-      for (const c of chunks) for (const t of c.delta.tool_calls ?? []) { name ??= t.function.name; args += t.function.arguments ?? ""; }
+      for (const c of chunks)
+        for (const t of c.delta.tool_calls ?? []) {
+          name ??= t.function.name;
+          args += t.function.arguments ?? "";
+        }
       if (whole.message.tool_calls) {
         expect(name).toBe(whole.message.tool_calls[0]!.function.name);
         expect(JSON.parse(args)).toEqual(JSON.parse(whole.message.tool_calls[0]!.function.arguments));
@@ -48,7 +63,13 @@ describe("generateStream", () => {
   });
 
   it("streams plain content as it is decoded", async () => {
-    const o: GenerateOptions = { messages: [{ role: "user", content: "hi" }], seed: 2, temperature: 2, maxTokens: 12, logitBias: { 198: -100, 271: -100 } };
+    const o: GenerateOptions = {
+      messages: [{ role: "user", content: "hi" }],
+      seed: 2,
+      temperature: 2,
+      maxTokens: 12,
+      logitBias: { 198: -100, 271: -100 },
+    };
     const chunks = await collect(generateStream(model, o));
     const whole = await generate(model, o);
     expect(chunks.filter((c) => c.delta.content).length).toBeGreaterThan(1);
@@ -56,7 +77,16 @@ describe("generateStream", () => {
   });
 
   it("ends at a stop string as generate() does", async () => {
-    const o: GenerateOptions = { messages: [{ role: "user", content: "hi" }], seed: 2, temperature: 2, topK: 0, topP: 1, minP: 0, maxTokens: 8, logitBias: { 198: -100, 271: -100 } };
+    const o: GenerateOptions = {
+      messages: [{ role: "user", content: "hi" }],
+      seed: 2,
+      temperature: 2,
+      topK: 0,
+      topP: 1,
+      minP: 0,
+      maxTokens: 8,
+      logitBias: { 198: -100, 271: -100 },
+    };
     const stop = (await generate(model, o)).text.slice(-3);
     const whole = await generate(model, { ...o, maxTokens: 100_000, stop });
     const chunks = await collect(generateStream(model, { ...o, maxTokens: 100_000, stop }));
@@ -68,7 +98,12 @@ describe("generateStream", () => {
   it("stops decoding when the consumer leaves the loop", async () => {
     const started = Date.now();
     let n = 0;
-    for await (const c of generateStream(model, { messages: [{ role: "user", content: "hi" }], seed: 1, maxTokens: 100_000, logitBias: { 198: -100, 271: -100 } })) {
+    for await (const c of generateStream(model, {
+      messages: [{ role: "user", content: "hi" }],
+      seed: 1,
+      maxTokens: 100_000,
+      logitBias: { 198: -100, 271: -100 },
+    })) {
       if (c.delta.content && ++n === 3) break;
     }
     expect(Date.now() - started).toBeLessThan(5000);

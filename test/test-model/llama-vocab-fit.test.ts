@@ -15,14 +15,21 @@ const tokenizer = {
   model: { type: "BPE", vocab: Object.fromEntries(pieces.map((p, i) => [p, i])), merges: [] },
   added_tokens: added.map((content, k) => ({ id: pieces.length + k, content, special: true })),
 };
-const template = "{% for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n{% endfor %}<|im_start|>assistant\n";
+const template =
+  "{% for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n{% endfor %}<|im_start|>assistant\n";
 
 let dir: string;
 let model: LlamaModel;
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "toolmask-vocab-"));
   writeFileSync(join(dir, "tokenizer.json"), JSON.stringify(tokenizer));
-  writeTestModel({ path: join(dir, "tiny.gguf"), tokenizerJson: join(dir, "tokenizer.json"), chatTemplate: template, embedding: 16, layers: 1 });
+  writeTestModel({
+    path: join(dir, "tiny.gguf"),
+    tokenizerJson: join(dir, "tokenizer.json"),
+    chatTemplate: template,
+    embedding: 16,
+    layers: 1,
+  });
   model = await loadModel({ path: join(dir, "tiny.gguf") });
 }, 120_000);
 afterAll(async () => {
@@ -31,10 +38,25 @@ afterAll(async () => {
 });
 
 describe("a vocabulary that does not fit the grammar", () => {
-  const tools = [{ type: "function", function: { name: "read", parameters: { type: "object", properties: { path: { type: "string" } }, required: ["path"] } } }];
+  const tools = [
+    {
+      type: "function",
+      function: {
+        name: "read",
+        parameters: { type: "object", properties: { path: { type: "string" } }, required: ["path"] },
+      },
+    },
+  ];
   it("toolChoice required with a dialect whose markers it cannot spell: a clear error that says what to do", async () => {
-    await expect(generate(model, { messages: [{ role: "user", content: "hi" }], tools, toolChoice: "required", dialect: "qwen3-coder", maxTokens: 8 }))
-      .rejects.toThrow(/vocabulary cannot write .*qwen3-coder/);
+    await expect(
+      generate(model, {
+        messages: [{ role: "user", content: "hi" }],
+        tools,
+        toolChoice: "required",
+        dialect: "qwen3-coder",
+        maxTokens: 8,
+      }),
+    ).rejects.toThrow(/vocabulary cannot write .*qwen3-coder/);
   });
   it("the same model still answers in text without tools, and unmasked", async () => {
     const r = await generate(model, { messages: [{ role: "user", content: "hi" }], maxTokens: 4, seed: 1 });

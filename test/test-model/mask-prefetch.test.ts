@@ -17,16 +17,42 @@ afterEach(() => {
 });
 
 const tools = [
-  { type: "function", function: { name: "configure", parameters: { type: "object", properties: { name: { type: "string", maxLength: 24 }, size: { type: "integer" }, mode: { enum: ["fast", "safe"] } }, required: ["name", "mode"] } } },
-  { type: "function", function: { name: "search", parameters: { type: "object", properties: { q: { type: "string" } }, required: ["q"] } } },
+  {
+    type: "function",
+    function: {
+      name: "configure",
+      parameters: {
+        type: "object",
+        properties: {
+          name: { type: "string", maxLength: 24 },
+          size: { type: "integer" },
+          mode: { enum: ["fast", "safe"] },
+        },
+        required: ["name", "mode"],
+      },
+    },
+  },
+  {
+    type: "function",
+    function: {
+      name: "search",
+      parameters: { type: "object", properties: { q: { type: "string" } }, required: ["q"] },
+    },
+  },
 ];
 const cases: Array<Partial<GenerateOptions>> = [
   { dialect: "hermes", logitBias: { 198: -100, 271: -100, 151657: 8 } },
   { dialect: "qwen3-coder", logitBias: { 151657: 100, 151645: 110 } },
 ];
 const request = (o: Partial<GenerateOptions>, seed: number): GenerateOptions => ({
-  messages: [{ role: "user", content: "Configure it" }], tools, seed, maxTokens: 60, temperature: 1,
-  toolChoice: "required", maxValueLength: 20, ...o,
+  messages: [{ role: "user", content: "Configure it" }],
+  tools,
+  seed,
+  maxTokens: 60,
+  temperature: 1,
+  toolChoice: "required",
+  maxValueLength: 20,
+  ...o,
 });
 
 /** Decodes with a grammar compiled anew (the compiled-grammar cache emptied): every mask cold. */

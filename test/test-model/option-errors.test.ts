@@ -11,7 +11,9 @@ import { qwen3 } from "../support/vocabs.js";
 
 const messages = [{ role: "user" as const, content: "Hi" }];
 let model: LlamaModel;
-beforeAll(async () => { model = await loadModel({ path: testModelPath() }); });
+beforeAll(async () => {
+  model = await loadModel({ path: testModelPath() });
+});
 afterAll(() => model?.dispose());
 
 const firstChunk = async (o: Record<string, unknown>) => {
@@ -32,31 +34,56 @@ describe("unknown option names", () => {
   });
 
   it("generateStream: the same TypeError, before any token", async () => {
-    await expect(firstChunk({ messages, maxToken: 1 })).rejects.toThrow(/unknown option "maxToken".*did you mean "maxTokens"\?/);
+    await expect(firstChunk({ messages, maxToken: 1 })).rejects.toThrow(
+      /unknown option "maxToken".*did you mean "maxTokens"\?/,
+    );
   });
 
   it("every known name is taken (the list is the GenerateOptions interface)", async () => {
     const r = await generate(model, {
-      messages, tools: [], toolChoice: "auto", parallelToolCalls: true, maxTokens: 1, temperature: 0, topK: 1, topP: 1, minP: 0, seed: 1,
-      stop: [], logitBias: {}, repeatPenalty: 1, maxValueLength: 10, reasoning: false, mask: true, maskPath: "cpu", dialect: "hermes",
+      messages,
+      tools: [],
+      toolChoice: "auto",
+      parallelToolCalls: true,
+      maxTokens: 1,
+      temperature: 0,
+      topK: 1,
+      topP: 1,
+      minP: 0,
+      seed: 1,
+      stop: [],
+      logitBias: {},
+      repeatPenalty: 1,
+      maxValueLength: 10,
+      reasoning: false,
+      mask: true,
+      maskPath: "cpu",
+      dialect: "hermes",
       signal: new AbortController().signal,
     });
     expect(r.usage.completion_tokens).toBe(1);
   });
 
-  it("loadModel({ thread }): a TypeError naming it and \"threads\", before the weights load", async () => {
-    await expect(loadModel({ path: testModelPath(), thread: 1 } as never)).rejects.toThrow(/loadModel: unknown option "thread"; did you mean "threads"\?/);
+  it('loadModel({ thread }): a TypeError naming it and "threads", before the weights load', async () => {
+    await expect(loadModel({ path: testModelPath(), thread: 1 } as never)).rejects.toThrow(
+      /loadModel: unknown option "thread"; did you mean "threads"\?/,
+    );
   });
 });
 
 describe("logitBias keys are token ids", () => {
   it("a piece as key: a TypeError saying keys are ids, with the piece's id", async () => {
-    await expect(generate(model, { messages, maxTokens: 1, logitBias: { "<tool_call>": 5 } as never }))
-      .rejects.toThrow(new RegExp(`logitBias keys are token ids.*"<tool_call>".*model\\.vocabulary\\.idOfPiece\\("<tool_call>"\\).*${TOOL_CALL}`));
+    await expect(generate(model, { messages, maxTokens: 1, logitBias: { "<tool_call>": 5 } as never })).rejects.toThrow(
+      new RegExp(
+        `logitBias keys are token ids.*"<tool_call>".*model\\.vocabulary\\.idOfPiece\\("<tool_call>"\\).*${TOOL_CALL}`,
+      ),
+    );
   });
 
   it("a key that is neither an id nor a piece: the same rule, no id to offer", async () => {
-    const err = await generate(model, { messages, maxTokens: 1, logitBias: { "not a piece here": 5 } as never }).catch((e: unknown) => e);
+    const err = await generate(model, { messages, maxTokens: 1, logitBias: { "not a piece here": 5 } as never }).catch(
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(TypeError);
     expect((err as Error).message).toMatch(/logitBias keys are token ids/);
     expect((err as Error).message).not.toMatch(/NaN/);
@@ -69,17 +96,26 @@ describe("logitBias keys are token ids", () => {
 });
 
 describe("TOOLMASK_BACKEND_MASK", () => {
-  afterEach(() => { delete process.env.TOOLMASK_BACKEND_MASK; });
+  afterEach(() => {
+    delete process.env.TOOLMASK_BACKEND_MASK;
+  });
 
   it("an unknown value with maskPath backend: an error naming the values it takes, nothing decoded", async () => {
     process.env.TOOLMASK_BACKEND_MASK = "pakced";
-    await expect(generate(model, { messages, maxTokens: 1, maskPath: "backend" }))
-      .rejects.toThrow(/TOOLMASK_BACKEND_MASK="pakced" is not understood: use "dense" or "packed", or unset it/);
+    await expect(generate(model, { messages, maxTokens: 1, maskPath: "backend" })).rejects.toThrow(
+      /TOOLMASK_BACKEND_MASK="pakced" is not understood: use "dense" or "packed", or unset it/,
+    );
   });
 
   it.each(["dense", "packed", ""])("%j is taken", async (v) => {
     process.env.TOOLMASK_BACKEND_MASK = v;
-    const r = await generate(model, { messages, maxTokens: 1, maskPath: "backend", tools: [{ type: "function", function: { name: "f", parameters: { type: "object" } } }], dialect: "hermes" });
+    const r = await generate(model, {
+      messages,
+      maxTokens: 1,
+      maskPath: "backend",
+      tools: [{ type: "function", function: { name: "f", parameters: { type: "object" } } }],
+      dialect: "hermes",
+    });
     expect(r.maskPath).toBe("backend");
   });
 });

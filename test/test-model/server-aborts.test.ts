@@ -38,13 +38,20 @@ async function idleWithin(ms: number): Promise<number> {
 /** A stream that would run to the end of the context; read a few chunks, then hang up. */
 async function dropMidway(seed: number): Promise<number> {
   const ctl = new AbortController();
-  const stream = await client(server.url).chat.completions.create({
-    model: "m", messages: [{ role: "user", content: `tell me everything (${seed})` }], max_tokens: 100_000, stream: true, seed,
-    logit_bias: { 1688: 100 },  // a visible token every step: text streams at once
-  }, { signal: ctl.signal });
+  const stream = await client(server.url).chat.completions.create(
+    {
+      model: "m",
+      messages: [{ role: "user", content: `tell me everything (${seed})` }],
+      max_tokens: 100_000,
+      stream: true,
+      seed,
+      logit_bias: { 1688: 100 }, // a visible token every step: text streams at once
+    },
+    { signal: ctl.signal },
+  );
   let chunks = 0;
   for await (const _ of stream) if (++chunks === 4) break;
-  ctl.abort();  // hang up (breaking out already closed the response body)
+  ctl.abort(); // hang up (breaking out already closed the response body)
   return chunks;
 }
 
@@ -77,16 +84,23 @@ describe("dropped streams", () => {
       freedAfter.push(await idleWithin(1000));
     }
     const t0 = Date.now();
-    const later = await client(server.url).chat.completions.create({ model: "m", messages: [{ role: "user", content: "hi" }], max_tokens: 4 });
+    const later = await client(server.url).chat.completions.create({
+      model: "m",
+      messages: [{ role: "user", content: "hi" }],
+      max_tokens: 4,
+    });
     const servedIn = Date.now() - t0;
     expect(later.choices[0]!.finish_reason).toBe("length");
     expect(servedIn).toBeLessThan(3000);
 
     await idleWithin(1000);
     const after = memory();
-    const heap = after.heapUsed - before.heapUsed, rss = after.rss - before.rss;
-    console.log(`50 dropped streams: slots idle ${Math.max(...freedAfter)} ms (worst) after each batch of 5; a later request served in ${servedIn} ms; `
-      + `heapUsed ${mb(before.heapUsed)} → ${mb(after.heapUsed)} MB (${mb(heap)}), rss ${mb(before.rss)} → ${mb(after.rss)} MB (${mb(rss)})`);
+    const heap = after.heapUsed - before.heapUsed,
+      rss = after.rss - before.rss;
+    console.log(
+      `50 dropped streams: slots idle ${Math.max(...freedAfter)} ms (worst) after each batch of 5; a later request served in ${servedIn} ms; ` +
+        `heapUsed ${mb(before.heapUsed)} → ${mb(after.heapUsed)} MB (${mb(heap)}), rss ${mb(before.rss)} → ${mb(after.rss)} MB (${mb(rss)})`,
+    );
     // One leaked llama context (KV cache, logits, compute buffers) is megabytes; 50 would be far
     // beyond these bounds. The bounds leave room for allocator noise.
     expect(heap).toBeLessThan(8 * 2 ** 20);

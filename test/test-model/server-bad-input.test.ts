@@ -26,18 +26,35 @@ afterAll(async () => {
   small?.dispose();
 });
 
-interface Reply { status: number; body: string; headers: Record<string, string | string[] | undefined> }
+interface Reply {
+  status: number;
+  body: string;
+  headers: Record<string, string | string[] | undefined>;
+}
 
 /** A raw HTTP request (fetch would refuse some of these, or fix them up). */
-function send(method: string, path: string, body: string | Buffer | undefined, headers: Record<string, string> = {}, to = server): Promise<Reply> {
+function send(
+  method: string,
+  path: string,
+  body: string | Buffer | undefined,
+  headers: Record<string, string> = {},
+  to = server,
+): Promise<Reply> {
   return new Promise((resolve, reject) => {
     const url = new URL(path, to.url);
-    const req = request(url, { method, headers: { ...(body !== undefined ? { "content-length": String(Buffer.byteLength(body)) } : {}), ...headers } }, (res) => {
-      let text = "";
-      res.setEncoding("utf8");
-      res.on("data", (c: string) => (text += c));
-      res.on("end", () => resolve({ status: res.statusCode!, body: text, headers: res.headers }));
-    });
+    const req = request(
+      url,
+      {
+        method,
+        headers: { ...(body !== undefined ? { "content-length": String(Buffer.byteLength(body)) } : {}), ...headers },
+      },
+      (res) => {
+        let text = "";
+        res.setEncoding("utf8");
+        res.on("data", (c: string) => (text += c));
+        res.on("end", () => resolve({ status: res.statusCode!, body: text, headers: res.headers }));
+      },
+    );
     // The server may answer (413) before reading all of a large body and close: that is the answer.
     req.on("error", reject);
     if (body !== undefined) req.write(body);
@@ -47,74 +64,408 @@ function send(method: string, path: string, body: string | Buffer | undefined, h
 
 /** Bytes straight onto a socket, for what http.request will not send; resolves with the answer. */
 async function raw(text: string): Promise<Reply> {
-  const r = await rawExchange(server.url, (s) => { s.write(text); });
+  const r = await rawExchange(server.url, (s) => {
+    s.write(text);
+  });
   const headEnd = r.text.indexOf("\r\n\r\n");
   return { status: r.status ?? 0, body: headEnd >= 0 ? r.text.slice(headEnd + 4) : "", headers: r.headers };
 }
 
 const json = "application/json";
-const good = { model: "m", messages: [{ role: "user", content: "hi" }], tools: toolSet(1), max_tokens: 3, logit_bias: WANTS_TO_CALL };
+const good = {
+  model: "m",
+  messages: [{ role: "user", content: "hi" }],
+  tools: toolSet(1),
+  max_tokens: 3,
+  logit_bias: WANTS_TO_CALL,
+};
 const post = (body: unknown, headers: Record<string, string> = { "content-type": json }) =>
-  send("POST", "/v1/chat/completions", typeof body === "string" || Buffer.isBuffer(body) ? body : JSON.stringify(body), headers);
+  send(
+    "POST",
+    "/v1/chat/completions",
+    typeof body === "string" || Buffer.isBuffer(body) ? body : JSON.stringify(body),
+    headers,
+  );
 
-interface Case { name: string; status: number; param?: string | null; code?: string; message: RegExp; go: () => Promise<Reply> }
+interface Case {
+  name: string;
+  status: number;
+  param?: string | null;
+  code?: string;
+  message: RegExp;
+  go: () => Promise<Reply>;
+}
 
 const cases: Case[] = [
-  { name: "malformed JSON", status: 400, code: "invalid_json", message: /not valid JSON/, go: () => post('{"model": "m", "messages": [') },
+  {
+    name: "malformed JSON",
+    status: 400,
+    code: "invalid_json",
+    message: /not valid JSON/,
+    go: () => post('{"model": "m", "messages": ['),
+  },
   { name: "an empty body", status: 400, code: "invalid_json", message: /empty/, go: () => post("") },
-  { name: "a JSON array as the body", status: 400, param: "body", message: /must be a JSON object, got an array/, go: () => post([good]) },
-  { name: "a body in Latin-1, not UTF-8", status: 400, code: "invalid_json", message: /not valid UTF-8 \(its first bad byte is at offset 54\)/,
-    go: () => post(Buffer.concat([Buffer.from('{"model":"m","messages":[{"role":"user","content":"caf'), Buffer.from([0xe9]), Buffer.from('"}]}')])) },
-  { name: "a UTF-8 surrogate (ED A0 80) in the body", status: 400, code: "invalid_json", message: /not valid UTF-8 \(its first bad byte is at offset 51\)/,
-    go: () => post(Buffer.concat([Buffer.from('{"model":"m","messages":[{"role":"user","content":"'), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from('"}]}')])) },
-  { name: "__proto__ in the body", status: 400, code: "invalid_json", message: /not valid JSON/, go: () => post('{"model":"m","__proto__":{"x":1},"messages":[{"role":"user","content":"hi"}]}') },
-  { name: "messages missing", status: 400, param: "messages", code: "missing_required_parameter", message: /messages must be a non-empty array/, go: () => post({ model: "m" }) },
-  { name: "messages not an array", status: 400, param: "messages", message: /got string/, go: () => post({ ...good, messages: "hi" }) },
-  { name: "an unknown role", status: 400, param: "messages[0].role", message: /must be one of system, developer, user, assistant, tool/, go: () => post({ ...good, messages: [{ role: "wizard", content: "hi" }] }) },
-  { name: "content of the wrong type", status: 400, param: "messages[0].content", message: /string or an array of text parts/, go: () => post({ ...good, messages: [{ role: "user", content: 42 }] }) },
-  { name: "an image part", status: 400, param: "messages[0].content[0]", message: /text only/, go: () => post({ ...good, messages: [{ role: "user", content: [{ type: "image_url", image_url: { url: "x" } }] }] }) },
-  { name: "tool-call arguments that are not JSON", status: 400, param: "messages[1].tool_calls[0].function.arguments", message: /JSON object string/,
-    go: () => post({ ...good, messages: [{ role: "user", content: "hi" }, { role: "assistant", content: null, tool_calls: [{ id: "c", type: "function", function: { name: "ping_1", arguments: "{oops" } }] }] }) },
-  { name: "tools not an array", status: 400, param: "tools", message: /tools must be an array/, go: () => post({ ...good, tools: { type: "function" } }) },
-  { name: "a tool without a name", status: 400, param: "tools[0]", message: /"function": \{"name"/, go: () => post({ ...good, tools: [{ type: "function", function: { parameters: {} } }] }) },
-  { name: "a tool whose parameters are not an object schema", status: 400, param: "tools", code: "invalid_tools", message: /must describe an object/,
-    go: () => post({ ...good, tools: [{ type: "function", function: { name: "f", parameters: { type: "string" } } }] }) },
-  { name: "tool_choice naming an undeclared tool", status: 400, param: "tool_choice", message: /"nope", which is not among the declared tools \(pick_1, ping_1\)/,
-    go: () => post({ ...good, tool_choice: { type: "function", function: { name: "nope" } } }) },
-  { name: "tool_choice an unknown word", status: 400, param: "tool_choice", message: /must be "auto", "none", "required"/, go: () => post({ ...good, tool_choice: "always" }) },
-  { name: "negative max_tokens", status: 400, param: "max_tokens", message: /max_tokens must be an integer from 1 to 2147483647, got -5/, go: () => post({ ...good, max_tokens: -5 }) },
-  { name: "fractional max_completion_tokens", status: 400, param: "max_completion_tokens", message: /an integer from 1 to 2147483647, got 1\.5/, go: () => post({ ...good, max_completion_tokens: 1.5 }) },
-  { name: "temperature of the wrong type", status: 400, param: "temperature", message: /number from 0 to 2, got "hot"/, go: () => post({ ...good, temperature: "hot" }) },
-  { name: "temperature out of range", status: 400, param: "temperature", message: /from 0 to 2/, go: () => post({ ...good, temperature: 7 }) },
-  { name: "top_p out of range", status: 400, param: "top_p", message: /from 0 to 1/, go: () => post({ ...good, top_p: 1.5 }) },
-  { name: "stop of the wrong type", status: 400, param: "stop", message: /non-empty string or an array/, go: () => post({ ...good, stop: 5 }) },
-  { name: "a logit_bias token the model lacks", status: 400, param: "logit_bias", message: /"999999" is not a token id of this model/, go: () => post({ ...good, logit_bias: { 999999: 5 } }) },
-  { name: "a logit_bias beyond ±100", status: 400, param: "logit_bias", message: /from -100 to 100/, go: () => post({ ...good, logit_bias: { 5: 500 } }) },
-  { name: "n = 2", status: 400, param: "n", code: "unsupported_value", message: /n must be 1/, go: () => post({ ...good, n: 2 }) },
-  { name: "stream not a boolean", status: 400, param: "stream", code: "invalid_type", message: /true or false/, go: () => post({ ...good, stream: "yes" }) },
-  { name: "stream_options without stream", status: 400, param: "stream_options", message: /only allowed when stream is true/, go: () => post({ ...good, stream_options: { include_usage: true } }) },
-  { name: "a JSON response_format", status: 400, param: "response_format", code: "unsupported_value", message: /only \{"type": "text"\}/, go: () => post({ ...good, response_format: { type: "json_object" } }) },
-  { name: "an oversized body", status: 413, code: "request_too_large", message: /bodyLimit/, go: () => post({ ...good, messages: [{ role: "user", content: "x".repeat(BODY_LIMIT + 10) }] }) },
-  { name: "the wrong content type", status: 415, code: "unsupported_media_type", message: /Content-Type: application\/json/, go: () => post(JSON.stringify(good), { "content-type": "text/plain" }) },
-  { name: "no content type", status: 415, code: "unsupported_media_type", message: /Content-Type/, go: () => post(JSON.stringify(good), {}) },
-  { name: "an unknown route", status: 404, code: "unknown_url", message: /no route POST \/v1\/completions/, go: () => send("POST", "/v1/completions", "{}", { "content-type": json }) },
-  { name: "GET on the chat route", status: 405, code: "method_not_allowed", message: /use POST/, go: () => send("GET", "/v1/chat/completions", undefined) },
-  { name: "OPTIONS on the chat route", status: 405, code: "method_not_allowed", message: /OPTIONS is not allowed on \/v1\/chat\/completions; use POST/, go: () => send("OPTIONS", "/v1/chat/completions", undefined) },
-  { name: "TRACE on the chat route", status: 405, code: "method_not_allowed", message: /use POST/, go: () => send("TRACE", "/v1/chat/completions", undefined) },
-  { name: "POST on /v1/models", status: 405, code: "method_not_allowed", message: /use GET or HEAD/, go: () => send("POST", "/v1/models", "{}", { "content-type": json }) },
-  { name: "PROPFIND on a model", status: 405, code: "method_not_allowed", message: /use GET or HEAD/, go: () => send("PROPFIND", "/v1/models/m", undefined) },
-  { name: "a request line that is not HTTP", status: 400, code: "invalid_http", message: /not valid HTTP\/1\.1/, go: () => raw("GARBAGE\r\n\r\n") },
-  { name: "a header without a colon", status: 400, code: "invalid_http", message: /not valid HTTP\/1\.1/, go: () => raw("GET /health HTTP/1.1\r\nHost: localhost\r\nno colon here\r\n\r\n") },
-  { name: "headers over 16 KiB", status: 431, code: "request_header_fields_too_large", message: /larger than the \d+ bytes this server accepts/,
-    go: () => raw(`GET /health HTTP/1.1\r\nHost: localhost\r\nX-Big: ${"a".repeat(20_000)}\r\n\r\n`) },
-  { name: "max_tokens of 2^31", status: 400, param: "max_tokens", message: /max_tokens must be an integer from 1 to 2147483647, got 2147483648/, go: () => post({ ...good, max_tokens: 2 ** 31 }) },
-  { name: "max_completion_tokens of 1e300", status: 400, param: "max_completion_tokens", message: /from 1 to 2147483647/, go: () => post({ ...good, max_completion_tokens: 1e300 }) },
-  { name: "max_tokens with 100,000 digits", status: 400, param: "max_tokens", message: /from 1 to 2147483647, got a number too large for JSON/, go: () => post(`{"model":"m","messages":[{"role":"user","content":"hi"}],"max_tokens":${"9".repeat(100_000)}}`) },
-  { name: "top_k of 2^31", status: 400, param: "top_k", message: /top_k must be an integer from 1 to 2147483647/, go: () => post({ ...good, top_k: 2 ** 31 }) },
-  { name: "a seed beyond 2^53", status: 400, param: "seed", message: /seed must be an integer from -9007199254740991 to 9007199254740991/, go: () => post({ ...good, seed: 2 ** 60 }) },
-  { name: "a temperature of 100,000 characters", status: 400, param: "temperature", message: /got "h{64}…" \(100000 characters\)$/, go: () => post({ ...good, temperature: "h".repeat(100_000) }) },
-  { name: "a prompt longer than the context", status: 400, param: "messages", code: "context_length_exceeded", message: /context holds 64; load the model with a larger contextSize/,
-    go: () => send("POST", "/v1/chat/completions", JSON.stringify({ model: "m", messages: [{ role: "user", content: "hello ".repeat(100) }] }), { "content-type": json }, tiny) },
+  {
+    name: "a JSON array as the body",
+    status: 400,
+    param: "body",
+    message: /must be a JSON object, got an array/,
+    go: () => post([good]),
+  },
+  {
+    name: "a body in Latin-1, not UTF-8",
+    status: 400,
+    code: "invalid_json",
+    message: /not valid UTF-8 \(its first bad byte is at offset 54\)/,
+    go: () =>
+      post(
+        Buffer.concat([
+          Buffer.from('{"model":"m","messages":[{"role":"user","content":"caf'),
+          Buffer.from([0xe9]),
+          Buffer.from('"}]}'),
+        ]),
+      ),
+  },
+  {
+    name: "a UTF-8 surrogate (ED A0 80) in the body",
+    status: 400,
+    code: "invalid_json",
+    message: /not valid UTF-8 \(its first bad byte is at offset 51\)/,
+    go: () =>
+      post(
+        Buffer.concat([
+          Buffer.from('{"model":"m","messages":[{"role":"user","content":"'),
+          Buffer.from([0xed, 0xa0, 0x80]),
+          Buffer.from('"}]}'),
+        ]),
+      ),
+  },
+  {
+    name: "__proto__ in the body",
+    status: 400,
+    code: "invalid_json",
+    message: /not valid JSON/,
+    go: () => post('{"model":"m","__proto__":{"x":1},"messages":[{"role":"user","content":"hi"}]}'),
+  },
+  {
+    name: "messages missing",
+    status: 400,
+    param: "messages",
+    code: "missing_required_parameter",
+    message: /messages must be a non-empty array/,
+    go: () => post({ model: "m" }),
+  },
+  {
+    name: "messages not an array",
+    status: 400,
+    param: "messages",
+    message: /got string/,
+    go: () => post({ ...good, messages: "hi" }),
+  },
+  {
+    name: "an unknown role",
+    status: 400,
+    param: "messages[0].role",
+    message: /must be one of system, developer, user, assistant, tool/,
+    go: () => post({ ...good, messages: [{ role: "wizard", content: "hi" }] }),
+  },
+  {
+    name: "content of the wrong type",
+    status: 400,
+    param: "messages[0].content",
+    message: /string or an array of text parts/,
+    go: () => post({ ...good, messages: [{ role: "user", content: 42 }] }),
+  },
+  {
+    name: "an image part",
+    status: 400,
+    param: "messages[0].content[0]",
+    message: /text only/,
+    go: () =>
+      post({ ...good, messages: [{ role: "user", content: [{ type: "image_url", image_url: { url: "x" } }] }] }),
+  },
+  {
+    name: "tool-call arguments that are not JSON",
+    status: 400,
+    param: "messages[1].tool_calls[0].function.arguments",
+    message: /JSON object string/,
+    go: () =>
+      post({
+        ...good,
+        messages: [
+          { role: "user", content: "hi" },
+          {
+            role: "assistant",
+            content: null,
+            tool_calls: [{ id: "c", type: "function", function: { name: "ping_1", arguments: "{oops" } }],
+          },
+        ],
+      }),
+  },
+  {
+    name: "tools not an array",
+    status: 400,
+    param: "tools",
+    message: /tools must be an array/,
+    go: () => post({ ...good, tools: { type: "function" } }),
+  },
+  {
+    name: "a tool without a name",
+    status: 400,
+    param: "tools[0]",
+    message: /"function": \{"name"/,
+    go: () => post({ ...good, tools: [{ type: "function", function: { parameters: {} } }] }),
+  },
+  {
+    name: "a tool whose parameters are not an object schema",
+    status: 400,
+    param: "tools",
+    code: "invalid_tools",
+    message: /must describe an object/,
+    go: () => post({ ...good, tools: [{ type: "function", function: { name: "f", parameters: { type: "string" } } }] }),
+  },
+  {
+    name: "tool_choice naming an undeclared tool",
+    status: 400,
+    param: "tool_choice",
+    message: /"nope", which is not among the declared tools \(pick_1, ping_1\)/,
+    go: () => post({ ...good, tool_choice: { type: "function", function: { name: "nope" } } }),
+  },
+  {
+    name: "tool_choice an unknown word",
+    status: 400,
+    param: "tool_choice",
+    message: /must be "auto", "none", "required"/,
+    go: () => post({ ...good, tool_choice: "always" }),
+  },
+  {
+    name: "negative max_tokens",
+    status: 400,
+    param: "max_tokens",
+    message: /max_tokens must be an integer from 1 to 2147483647, got -5/,
+    go: () => post({ ...good, max_tokens: -5 }),
+  },
+  {
+    name: "fractional max_completion_tokens",
+    status: 400,
+    param: "max_completion_tokens",
+    message: /an integer from 1 to 2147483647, got 1\.5/,
+    go: () => post({ ...good, max_completion_tokens: 1.5 }),
+  },
+  {
+    name: "temperature of the wrong type",
+    status: 400,
+    param: "temperature",
+    message: /number from 0 to 2, got "hot"/,
+    go: () => post({ ...good, temperature: "hot" }),
+  },
+  {
+    name: "temperature out of range",
+    status: 400,
+    param: "temperature",
+    message: /from 0 to 2/,
+    go: () => post({ ...good, temperature: 7 }),
+  },
+  {
+    name: "top_p out of range",
+    status: 400,
+    param: "top_p",
+    message: /from 0 to 1/,
+    go: () => post({ ...good, top_p: 1.5 }),
+  },
+  {
+    name: "stop of the wrong type",
+    status: 400,
+    param: "stop",
+    message: /non-empty string or an array/,
+    go: () => post({ ...good, stop: 5 }),
+  },
+  {
+    name: "a logit_bias token the model lacks",
+    status: 400,
+    param: "logit_bias",
+    message: /"999999" is not a token id of this model/,
+    go: () => post({ ...good, logit_bias: { 999999: 5 } }),
+  },
+  {
+    name: "a logit_bias beyond ±100",
+    status: 400,
+    param: "logit_bias",
+    message: /from -100 to 100/,
+    go: () => post({ ...good, logit_bias: { 5: 500 } }),
+  },
+  {
+    name: "n = 2",
+    status: 400,
+    param: "n",
+    code: "unsupported_value",
+    message: /n must be 1/,
+    go: () => post({ ...good, n: 2 }),
+  },
+  {
+    name: "stream not a boolean",
+    status: 400,
+    param: "stream",
+    code: "invalid_type",
+    message: /true or false/,
+    go: () => post({ ...good, stream: "yes" }),
+  },
+  {
+    name: "stream_options without stream",
+    status: 400,
+    param: "stream_options",
+    message: /only allowed when stream is true/,
+    go: () => post({ ...good, stream_options: { include_usage: true } }),
+  },
+  {
+    name: "a JSON response_format",
+    status: 400,
+    param: "response_format",
+    code: "unsupported_value",
+    message: /only \{"type": "text"\}/,
+    go: () => post({ ...good, response_format: { type: "json_object" } }),
+  },
+  {
+    name: "an oversized body",
+    status: 413,
+    code: "request_too_large",
+    message: /bodyLimit/,
+    go: () => post({ ...good, messages: [{ role: "user", content: "x".repeat(BODY_LIMIT + 10) }] }),
+  },
+  {
+    name: "the wrong content type",
+    status: 415,
+    code: "unsupported_media_type",
+    message: /Content-Type: application\/json/,
+    go: () => post(JSON.stringify(good), { "content-type": "text/plain" }),
+  },
+  {
+    name: "no content type",
+    status: 415,
+    code: "unsupported_media_type",
+    message: /Content-Type/,
+    go: () => post(JSON.stringify(good), {}),
+  },
+  {
+    name: "an unknown route",
+    status: 404,
+    code: "unknown_url",
+    message: /no route POST \/v1\/completions/,
+    go: () => send("POST", "/v1/completions", "{}", { "content-type": json }),
+  },
+  {
+    name: "GET on the chat route",
+    status: 405,
+    code: "method_not_allowed",
+    message: /use POST/,
+    go: () => send("GET", "/v1/chat/completions", undefined),
+  },
+  {
+    name: "OPTIONS on the chat route",
+    status: 405,
+    code: "method_not_allowed",
+    message: /OPTIONS is not allowed on \/v1\/chat\/completions; use POST/,
+    go: () => send("OPTIONS", "/v1/chat/completions", undefined),
+  },
+  {
+    name: "TRACE on the chat route",
+    status: 405,
+    code: "method_not_allowed",
+    message: /use POST/,
+    go: () => send("TRACE", "/v1/chat/completions", undefined),
+  },
+  {
+    name: "POST on /v1/models",
+    status: 405,
+    code: "method_not_allowed",
+    message: /use GET or HEAD/,
+    go: () => send("POST", "/v1/models", "{}", { "content-type": json }),
+  },
+  {
+    name: "PROPFIND on a model",
+    status: 405,
+    code: "method_not_allowed",
+    message: /use GET or HEAD/,
+    go: () => send("PROPFIND", "/v1/models/m", undefined),
+  },
+  {
+    name: "a request line that is not HTTP",
+    status: 400,
+    code: "invalid_http",
+    message: /not valid HTTP\/1\.1/,
+    go: () => raw("GARBAGE\r\n\r\n"),
+  },
+  {
+    name: "a header without a colon",
+    status: 400,
+    code: "invalid_http",
+    message: /not valid HTTP\/1\.1/,
+    go: () => raw("GET /health HTTP/1.1\r\nHost: localhost\r\nno colon here\r\n\r\n"),
+  },
+  {
+    name: "headers over 16 KiB",
+    status: 431,
+    code: "request_header_fields_too_large",
+    message: /larger than the \d+ bytes this server accepts/,
+    go: () => raw(`GET /health HTTP/1.1\r\nHost: localhost\r\nX-Big: ${"a".repeat(20_000)}\r\n\r\n`),
+  },
+  {
+    name: "max_tokens of 2^31",
+    status: 400,
+    param: "max_tokens",
+    message: /max_tokens must be an integer from 1 to 2147483647, got 2147483648/,
+    go: () => post({ ...good, max_tokens: 2 ** 31 }),
+  },
+  {
+    name: "max_completion_tokens of 1e300",
+    status: 400,
+    param: "max_completion_tokens",
+    message: /from 1 to 2147483647/,
+    go: () => post({ ...good, max_completion_tokens: 1e300 }),
+  },
+  {
+    name: "max_tokens with 100,000 digits",
+    status: 400,
+    param: "max_tokens",
+    message: /from 1 to 2147483647, got a number too large for JSON/,
+    go: () => post(`{"model":"m","messages":[{"role":"user","content":"hi"}],"max_tokens":${"9".repeat(100_000)}}`),
+  },
+  {
+    name: "top_k of 2^31",
+    status: 400,
+    param: "top_k",
+    message: /top_k must be an integer from 1 to 2147483647/,
+    go: () => post({ ...good, top_k: 2 ** 31 }),
+  },
+  {
+    name: "a seed beyond 2^53",
+    status: 400,
+    param: "seed",
+    message: /seed must be an integer from -9007199254740991 to 9007199254740991/,
+    go: () => post({ ...good, seed: 2 ** 60 }),
+  },
+  {
+    name: "a temperature of 100,000 characters",
+    status: 400,
+    param: "temperature",
+    message: /got "h{64}…" \(100000 characters\)$/,
+    go: () => post({ ...good, temperature: "h".repeat(100_000) }),
+  },
+  {
+    name: "a prompt longer than the context",
+    status: 400,
+    param: "messages",
+    code: "context_length_exceeded",
+    message: /context holds 64; load the model with a larger contextSize/,
+    go: () =>
+      send(
+        "POST",
+        "/v1/chat/completions",
+        JSON.stringify({ model: "m", messages: [{ role: "user", content: "hello ".repeat(100) }] }),
+        { "content-type": json },
+        tiny,
+      ),
+  },
 ];
 
 describe("bad input", () => {
@@ -127,11 +478,14 @@ describe("bad input", () => {
       try {
         const e = (JSON.parse(r.body) as { error: unknown }).error;
         if (e && typeof e === "object") error = e as Record<string, unknown>;
-      } catch { /* reported below */ }
+      } catch {
+        /* reported below */
+      }
       const wrong = [
         r.status !== c.status && `status ${r.status}, wanted ${c.status}`,
         !(r.headers["content-type"] ?? "").includes("application/json") && `content-type ${r.headers["content-type"]}`,
-        (typeof error?.message !== "string" || !c.message.test(error.message)) && `message ${JSON.stringify(error?.message)}`,
+        (typeof error?.message !== "string" || !c.message.test(error.message)) &&
+          `message ${JSON.stringify(error?.message)}`,
         error?.type !== "invalid_request_error" && `type ${String(error?.type)}`,
         !("param" in (error ?? {})) || !("code" in (error ?? {})) ? "param or code missing" : false,
         c.param !== undefined && error?.param !== c.param && `param ${String(error?.param)}, wanted ${c.param}`,
@@ -140,7 +494,8 @@ describe("bad input", () => {
       if (wrong.length) failures.push(`${c.name}: ${wrong.join("; ")} (body ${r.body.slice(0, 200)})`);
       // The server is still fine: the next request is served.
       const next = await post(good);
-      if (next.status !== 200) failures.push(`after ${c.name}: the next request got ${next.status} ${next.body.slice(0, 200)}`);
+      if (next.status !== 200)
+        failures.push(`after ${c.name}: the next request got ${next.status} ${next.body.slice(0, 200)}`);
     }
     expect(failures).toEqual([]);
     const h = await send("GET", "/health", undefined);
@@ -154,14 +509,34 @@ describe("bad input", () => {
       // A call required: max_tokens from the shortest call on (below it: 400 max_tokens_too_small).
       ["a named tool_choice", { tool_choice: { type: "function", function: { name: "ping_1" } }, max_tokens: 40 }],
       ["parallel_tool_calls false", { parallel_tool_calls: false, tool_choice: "required", max_tokens: 40 }],
-      ["developer role and text parts", { messages: [{ role: "developer", content: "be brief" }, { role: "user", content: [{ type: "text", text: "hi " }, { type: "text", text: "there" }] }] }],
+      [
+        "developer role and text parts",
+        {
+          messages: [
+            { role: "developer", content: "be brief" },
+            {
+              role: "user",
+              content: [
+                { type: "text", text: "hi " },
+                { type: "text", text: "there" },
+              ],
+            },
+          ],
+        },
+      ],
       ["a negative seed", { seed: -7 }],
       ["a seed beyond 32 bits", { seed: 2 ** 40 + 3 }],
       ["max_completion_tokens", { max_tokens: undefined, max_completion_tokens: 2 }],
       ["llama.cpp samplers", { top_k: 20, min_p: 0.05, repeat_penalty: 1.1 }],
       ["thinking on", { chat_template_kwargs: { enable_thinking: true } }],
-      ["defaults spelled out", { n: 1, logprobs: false, presence_penalty: 0, frequency_penalty: 0, response_format: { type: "text" } }],
-      ["nulls for optional fields", { temperature: null, top_p: null, stop: null, seed: null, tool_choice: null, stream: null }],
+      [
+        "defaults spelled out",
+        { n: 1, logprobs: false, presence_penalty: 0, frequency_penalty: 0, response_format: { type: "text" } },
+      ],
+      [
+        "nulls for optional fields",
+        { temperature: null, top_p: null, stop: null, seed: null, tool_choice: null, stream: null },
+      ],
       ["unknown fields", { user: "u1", metadata: { a: "b" }, store: false }],
       ["a single stop string", { stop: "x" }],
     ];
@@ -176,7 +551,12 @@ describe("bad input", () => {
     const r = await send("DELETE", "/v1/chat/completions", undefined);
     expect(r.status).toBe(405);
     expect(r.headers.allow).toBe("POST");
-    for (const [method, p, allow] of [["OPTIONS", "/v1/chat/completions", "POST"], ["TRACE", "/health", "GET, HEAD"], ["PUT", "/v1/models/x", "GET, HEAD"], ["LOCK", "/v1/models", "GET, HEAD"]] as const) {
+    for (const [method, p, allow] of [
+      ["OPTIONS", "/v1/chat/completions", "POST"],
+      ["TRACE", "/health", "GET, HEAD"],
+      ["PUT", "/v1/models/x", "GET, HEAD"],
+      ["LOCK", "/v1/models", "GET, HEAD"],
+    ] as const) {
       const o = await send(method, p, undefined);
       expect(`${method} ${p}: ${o.status} ${o.headers.allow}`).toBe(`${method} ${p}: 405 ${allow}`);
     }
@@ -185,6 +565,9 @@ describe("bad input", () => {
     const ok = await post(good);
     expect(ok.status).toBe(200);
     // tool_choice auto and a model that wants to stop: it stops at once.
-    expect(JSON.parse(ok.body)).toMatchObject({ object: "chat.completion", choices: [{ finish_reason: "stop", message: { role: "assistant" } }] });
+    expect(JSON.parse(ok.body)).toMatchObject({
+      object: "chat.completion",
+      choices: [{ finish_reason: "stop", message: { role: "assistant" } }],
+    });
   });
 });

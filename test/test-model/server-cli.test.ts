@@ -12,8 +12,17 @@ import { ROOT } from "../support/vocabs.js";
 import { rawExchange, requestText } from "../support/raw-http.js";
 
 function io(signal?: AbortSignal) {
-  const out: string[] = [], err: string[] = [];
-  return { out, err, io: { out: { write: (s: string) => out.push(s) }, err: { write: (s: string) => err.push(s) }, ...(signal ? { signal } : {}) } };
+  const out: string[] = [],
+    err: string[] = [];
+  return {
+    out,
+    err,
+    io: {
+      out: { write: (s: string) => out.push(s) },
+      err: { write: (s: string) => err.push(s) },
+      ...(signal ? { signal } : {}),
+    },
+  };
 }
 
 async function serve(argv: string[]) {
@@ -34,14 +43,26 @@ describe("toolmask serve flags", () => {
     [["--model", model, "--threads", "two"], /--threads must be an integer/],
     [["--model", model, "--api-key", ""], /--api-key must not be empty/],
     [["--model", model, "extra"], /Unexpected argument 'extra'/],
-    [["--model", model, "--headers-timeout", "0"], /--headers-timeout must be an integer from 1 to 2147483647 \(milliseconds\)/],
+    [
+      ["--model", model, "--headers-timeout", "0"],
+      /--headers-timeout must be an integer from 1 to 2147483647 \(milliseconds\)/,
+    ],
     [["--model", model, "--request-timeout", "10s"], /--request-timeout must be an integer from 1/],
     [["--model", model, "--idle-timeout=-5"], /--idle-timeout must be an integer from 1/],
     [["--model", model, "--max-connections", "0"], /--max-connections must be an integer from 1/],
     [["--model", model, "--grammar-cache-mb=-1"], /--grammar-cache-mb must be an integer from 0/],
-    [["--model", model, "--headers-timeout", "5000", "--request-timeout", "1000"], /--headers-timeout \(5000 ms\) must not be longer than --request-timeout \(1000 ms\)/],
-    [["--model", model, "--allowed-hosts", "http://evil.example/"], /--allowed-hosts: "http:\/\/evil\.example\/" is not a host name/],
-    [["--model", model, "--allowed-hosts", "box:8080"], /--allowed-hosts: "box:8080" is not a host name.*without a port/],
+    [
+      ["--model", model, "--headers-timeout", "5000", "--request-timeout", "1000"],
+      /--headers-timeout \(5000 ms\) must not be longer than --request-timeout \(1000 ms\)/,
+    ],
+    [
+      ["--model", model, "--allowed-hosts", "http://evil.example/"],
+      /--allowed-hosts: "http:\/\/evil\.example\/" is not a host name/,
+    ],
+    [
+      ["--model", model, "--allowed-hosts", "box:8080"],
+      /--allowed-hosts: "box:8080" is not a host name.*without a port/,
+    ],
   ])("%j → exit 2 and says what is wrong", async (argv, message) => {
     const r = await serve(argv);
     expect(r.code).toBe(2);
@@ -71,7 +92,23 @@ describe("toolmask serve running", () => {
   it("listens on 127.0.0.1 with the flags given, serves, and exits 0 when stopped", async () => {
     const stop = new AbortController();
     const r = io(stop.signal);
-    const code = serveCommand(["--model", testModelPath(), "--port", "0", "--parallel", "1", "--queue", "3", "--api-key", "k", "--threads", "1"], r.io);
+    const code = serveCommand(
+      [
+        "--model",
+        testModelPath(),
+        "--port",
+        "0",
+        "--parallel",
+        "1",
+        "--queue",
+        "3",
+        "--api-key",
+        "k",
+        "--threads",
+        "1",
+      ],
+      r.io,
+    );
     let url = "";
     for (let i = 0; i < 300 && !url; i++) {
       url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(r.out.join(""))?.[1] ?? "";
@@ -91,9 +128,29 @@ describe("toolmask serve running", () => {
   it("applies --allowed-hosts, the timeouts and --max-connections", async () => {
     const stop = new AbortController();
     const r = io(stop.signal);
-    const code = serveCommand(["--model", testModelPath(), "--port", "0", "--threads", "1", "--allowed-hosts", "my.box,10.0.0.7",
-      "--headers-timeout", "200", "--request-timeout", "400", "--idle-timeout", "5000", "--max-connections", "2",
-      "--grammar-cache-mb", "3"], r.io);
+    const code = serveCommand(
+      [
+        "--model",
+        testModelPath(),
+        "--port",
+        "0",
+        "--threads",
+        "1",
+        "--allowed-hosts",
+        "my.box,10.0.0.7",
+        "--headers-timeout",
+        "200",
+        "--request-timeout",
+        "400",
+        "--idle-timeout",
+        "5000",
+        "--max-connections",
+        "2",
+        "--grammar-cache-mb",
+        "3",
+      ],
+      r.io,
+    );
     let url = "";
     for (let i = 0; i < 300 && !url; i++) {
       url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(r.out.join(""))?.[1] ?? "";
@@ -102,7 +159,12 @@ describe("toolmask serve running", () => {
     expect(url).not.toBe("");
     expect(r.out.join("")).toMatch(/hosts localhost, 127\.0\.0\.1, \[::1\], my\.box, 10\.0\.0\.7/);
     expect(grammarCache.maxBytes).toBe(3 * 1024 * 1024);
-    const status = async (host: string) => (await rawExchange(url, (s) => { s.write(requestText(url, "GET", "/health", { host, connection: "close" })); })).status;
+    const status = async (host: string) =>
+      (
+        await rawExchange(url, (s) => {
+          s.write(requestText(url, "GET", "/health", { host, connection: "close" }));
+        })
+      ).status;
     expect(await status("my.box:8080")).toBe(200);
     expect(await status("10.0.0.7")).toBe(200);
     expect(await status("localhost")).toBe(200);
@@ -113,13 +175,17 @@ describe("toolmask serve running", () => {
     // Two keep-alive connections, answered and then idle (--idle-timeout 5000): a third is closed without an answer.
     const held: Array<import("node:net").Socket> = [];
     let answered = 0;
-    const holders = [0, 1].map(() => rawExchange(url, (s) => {
-      held.push(s);
-      s.once("data", () => answered++);
-      s.write(requestText(url, "GET", "/health"));
-    }));
+    const holders = [0, 1].map(() =>
+      rawExchange(url, (s) => {
+        held.push(s);
+        s.once("data", () => answered++);
+        s.write(requestText(url, "GET", "/health"));
+      }),
+    );
     while (answered < 2) await new Promise((res) => setTimeout(res, 10));
-    const third = await rawExchange(url, (s) => { s.write(requestText(url, "GET", "/health")); });
+    const third = await rawExchange(url, (s) => {
+      s.write(requestText(url, "GET", "/health"));
+    });
     expect(third.text).toBe("");
     for (const s of held) s.destroy();
     await Promise.all(holders);
@@ -132,7 +198,11 @@ describe("toolmask serve running", () => {
     const cli = join(ROOT, "dist", "server", "cli.js");
     if (!existsSync(cli)) throw new Error("dist/ is missing: run `npx tsc -p tsconfig.build.json` first");
     const script = `import { serveCommand } from ${JSON.stringify(cli)}; process.exitCode = await serveCommand(process.argv.slice(1));`;
-    const child = spawn(process.execPath, ["--input-type=module", "-e", script, "--", "--model", testModelPath(), "--port", "0", "--threads", "1"], { cwd: ROOT });
+    const child = spawn(
+      process.execPath,
+      ["--input-type=module", "-e", script, "--", "--model", testModelPath(), "--port", "0", "--threads", "1"],
+      { cwd: ROOT },
+    );
     let out = "";
     child.stdout.on("data", (d: Buffer) => (out += d.toString()));
     const exited = new Promise<number | null>((res) => child.on("exit", (c) => res(c)));

@@ -31,11 +31,24 @@ afterAll(async () => {
 });
 
 /** GET path with exactly this Host header (or none), on a fresh connection. */
-function withHost(server: ToolmaskServer, host: string | undefined, p = "/health", version = "1.1", headers: Record<string, string> = {}): Promise<RawExchange> {
+function withHost(
+  server: ToolmaskServer,
+  host: string | undefined,
+  p = "/health",
+  version = "1.1",
+  headers: Record<string, string> = {},
+): Promise<RawExchange> {
   const port = new URL(server.url).port;
   const url = `http://127.0.0.1:${port}`;
-  const lines = [`GET ${p} HTTP/${version}`, ...(host !== undefined ? [`Host: ${host}`] : []), "Connection: close", ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)];
-  return rawExchange(url, (s) => { s.write(`${lines.join("\r\n")}\r\n\r\n`); });
+  const lines = [
+    `GET ${p} HTTP/${version}`,
+    ...(host !== undefined ? [`Host: ${host}`] : []),
+    "Connection: close",
+    ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`),
+  ];
+  return rawExchange(url, (s) => {
+    s.write(`${lines.join("\r\n")}\r\n\r\n`);
+  });
 }
 
 function expectRefused(r: RawExchange, status: number, code: string): void {
@@ -46,7 +59,13 @@ function expectRefused(r: RawExchange, status: number, code: string): void {
 
 describe("Host header", () => {
   it("a loopback server refuses other names with a 403 that says how to allow them, on every route", async () => {
-    for (const host of ["evil.example", "evil.example:8080", "127.0.0.1.evil.example", "localhost.evil.example", "10.0.0.1"]) {
+    for (const host of [
+      "evil.example",
+      "evil.example:8080",
+      "127.0.0.1.evil.example",
+      "localhost.evil.example",
+      "10.0.0.1",
+    ]) {
       for (const p of ["/health", "/v1/models", "/v1/chat/completions", "/nope"]) {
         const r = await withHost(loopback, host, p);
         expectRefused(r, 403, "host_not_allowed");
@@ -56,14 +75,27 @@ describe("Host header", () => {
   });
 
   it("a loopback server answers localhost, 127.0.0.1 and [::1] with any port, in any case", async () => {
-    for (const host of ["localhost", "localhost:8080", "LOCALHOST", "localhost.", "127.0.0.1", "127.0.0.1:1", "[::1]", "[::1]:8080"]) {
+    for (const host of [
+      "localhost",
+      "localhost:8080",
+      "LOCALHOST",
+      "localhost.",
+      "127.0.0.1",
+      "127.0.0.1:1",
+      "[::1]",
+      "[::1]:8080",
+    ]) {
       const r = await withHost(loopback, host);
       expect(`${host}: ${r.status}`).toBe(`${host}: 200`);
     }
   });
 
   it("refuses before the API key is checked: a rebinding page learns nothing", async () => {
-    expectRefused(await withHost(keyed, "evil.example", "/v1/models", "1.1", { authorization: "Bearer k" }), 403, "host_not_allowed");
+    expectRefused(
+      await withHost(keyed, "evil.example", "/v1/models", "1.1", { authorization: "Bearer k" }),
+      403,
+      "host_not_allowed",
+    );
     expect((await withHost(keyed, "localhost", "/v1/models", "1.1", { authorization: "Bearer k" })).status).toBe(200);
     expect((await withHost(keyed, "localhost", "/v1/models")).status).toBe(401);
   });
@@ -74,7 +106,8 @@ describe("Host header", () => {
   });
 
   it("allowedHosts adds names to the loopback ones", async () => {
-    for (const host of ["my.box", "MY.BOX:443", "192.168.1.5:8080", "localhost:1"]) expect(`${host}: ${(await withHost(named, host)).status}`).toBe(`${host}: 200`);
+    for (const host of ["my.box", "MY.BOX:443", "192.168.1.5:8080", "localhost:1"])
+      expect(`${host}: ${(await withHost(named, host)).status}`).toBe(`${host}: 200`);
     expectRefused(await withHost(named, "evil.example"), 403, "host_not_allowed");
   });
 
@@ -84,16 +117,21 @@ describe("Host header", () => {
   });
 
   it("bad allowedHosts values are refused when the server starts", async () => {
-    await expect(startServer({ model, port: 0, allowedHosts: ["http://x/"] })).rejects.toThrow(/allowedHosts must be an array of host names without ports/);
+    await expect(startServer({ model, port: 0, allowedHosts: ["http://x/"] })).rejects.toThrow(
+      /allowedHosts must be an array of host names without ports/,
+    );
     await expect(startServer({ model, port: 0, allowedHosts: ["box:80"] })).rejects.toThrow(/allowedHosts/);
-    await expect(startServer({ model, port: 0, allowedHosts: "my.box" as unknown as string[] })).rejects.toThrow(/allowedHosts/);
+    await expect(startServer({ model, port: 0, allowedHosts: "my.box" as unknown as string[] })).rejects.toThrow(
+      /allowedHosts/,
+    );
   });
 });
 
 describe("the model's path in error bodies", () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), "toolmask-secret-folder-"));
   // It names <tool_call> (so the hermes dialect, which hands tool messages to the template as they are).
-  const REFUSING = "{# <tool_call> #}{% if messages[0].role == 'tool' %}{{ raise_exception('a conversation cannot open with a tool result') }}{% endif %}{% for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n{% endfor %}{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}";
+  const REFUSING =
+    "{# <tool_call> #}{% if messages[0].role == 'tool' %}{{ raise_exception('a conversation cannot open with a tool result') }}{% endif %}{% for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n{% endfor %}{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}";
   const models: LlamaModel[] = [];
   const servers: ToolmaskServer[] = [];
   afterAll(async () => {
@@ -110,7 +148,11 @@ describe("the model's path in error bodies", () => {
     return s;
   }
   const post = async (s: ToolmaskServer, body: unknown, stream = false) => {
-    const r = await fetch(`${s.url}/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ ...(body as object), stream }) });
+    const r = await fetch(`${s.url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ ...(body as object), stream }),
+    });
     return { status: r.status, text: await r.text() };
   };
 
@@ -122,7 +164,18 @@ describe("the model's path in error bodies", () => {
       await post(refusing, { messages: [{ role: "tool", tool_call_id: "c", content: "r" }], max_tokens: 2 }),
       await post(refusing, { messages: [{ role: "tool", tool_call_id: "c", content: "r" }], max_tokens: 2 }, true),
       await post(bare, { messages: [{ role: "user", content: "hi" }], max_tokens: 2 }),
-      await post(loopback, { messages: [{ role: "user", content: "hi" }, { role: "assistant", content: null, tool_calls: [{ id: "c", type: "function", function: { name: "f", arguments: deep } }] }, { role: "tool", tool_call_id: "c", content: "ok" }], max_tokens: 2 }),
+      await post(loopback, {
+        messages: [
+          { role: "user", content: "hi" },
+          {
+            role: "assistant",
+            content: null,
+            tool_calls: [{ id: "c", type: "function", function: { name: "f", arguments: deep } }],
+          },
+          { role: "tool", tool_call_id: "c", content: "ok" },
+        ],
+        max_tokens: 2,
+      }),
     ];
     for (const a of answers) {
       expect(a.status, a.text).toBeGreaterThanOrEqual(400);

@@ -36,14 +36,24 @@ function plan(i: number): Plan {
   const k = i % TOOL_SETS;
   const whole = i % 4 === 0;
   const choices = whole
-    ? ["required", { type: "function", function: { name: `ping_${k}` } }, { type: "function", function: { name: `pick_${k}` } }] as const
-    : ["auto"] as const;  // a required call needs more tokens than these have (400 max_tokens_too_small)
+    ? ([
+        "required",
+        { type: "function", function: { name: `ping_${k}` } },
+        { type: "function", function: { name: `pick_${k}` } },
+      ] as const)
+    : (["auto"] as const); // a required call needs more tokens than these have (400 max_tokens_too_small)
   const choice = choices[Math.floor(i / 4) % choices.length]!;
   return {
     body: {
-      model: "test", messages: [{ role: "user", content: `request ${i}: use a tool` }],
-      tools: toolSet(k), tool_choice: choice, parallel_tool_calls: false,
-      max_tokens: whole ? 40 : 4 + (i % 5), seed: i, temperature: 0.8, logit_bias: WANTS_TO_CALL,
+      model: "test",
+      messages: [{ role: "user", content: `request ${i}: use a tool` }],
+      tools: toolSet(k),
+      tool_choice: choice,
+      parallel_tool_calls: false,
+      max_tokens: whole ? 40 : 4 + (i % 5),
+      seed: i,
+      temperature: 0.8,
+      logit_bias: WANTS_TO_CALL,
     },
     stream: Math.floor(i / 2) % 2 === 1,
     onlyName: typeof choice === "object" ? choice.function.name : undefined,
@@ -51,7 +61,11 @@ function plan(i: number): Plan {
   };
 }
 
-interface Outcome { finish: string | null; calls: number; problem: string }
+interface Outcome {
+  finish: string | null;
+  calls: number;
+  problem: string;
+}
 
 async function run(api: OpenAI, p: Plan): Promise<Outcome> {
   const tools = p.body.tools as Parameters<typeof callProblems>[1];
@@ -60,18 +74,29 @@ async function run(api: OpenAI, p: Plan): Promise<Outcome> {
     const r = await api.chat.completions.create(p.body);
     const c = r.choices[0]!;
     const calls = c.message.tool_calls ?? [];
-    const problem = callProblems(calls, tools, p.onlyName)
-      || (r.usage!.completion_tokens > max ? `${r.usage!.completion_tokens} tokens > max_tokens ${max}` : "")
-      || ((c.finish_reason === "tool_calls") !== (calls.length > 0) ? `finish ${c.finish_reason} with ${calls.length} calls` : "");
+    const problem =
+      callProblems(calls, tools, p.onlyName) ||
+      (r.usage!.completion_tokens > max ? `${r.usage!.completion_tokens} tokens > max_tokens ${max}` : "") ||
+      ((c.finish_reason === "tool_calls") !== calls.length > 0
+        ? `finish ${c.finish_reason} with ${calls.length} calls`
+        : "");
     return { finish: c.finish_reason, calls: calls.length, problem };
   }
-  const s = await assemble(await api.chat.completions.create({ ...p.body, stream: true, stream_options: { include_usage: true } }));
+  const s = await assemble(
+    await api.chat.completions.create({ ...p.body, stream: true, stream_options: { include_usage: true } }),
+  );
   const usage = s.usage as { completion_tokens: number } | undefined;
   // A "length" stream may end inside its last call: only finished answers validate whole.
-  const problem = s.problems.join("; ")
-    || (s.finishReason === "tool_calls" ? callProblems(s.toolCalls, tools, p.onlyName) : namesProblem(s.toolCalls.map((c) => c.function.name), tools))
-    || (!usage || usage.completion_tokens > max ? `usage ${JSON.stringify(s.usage)} (max_tokens ${max})` : "")
-    || (s.finishReason === "tool_calls" && s.toolCalls.length === 0 ? "finish tool_calls without calls" : "");
+  const problem =
+    s.problems.join("; ") ||
+    (s.finishReason === "tool_calls"
+      ? callProblems(s.toolCalls, tools, p.onlyName)
+      : namesProblem(
+          s.toolCalls.map((c) => c.function.name),
+          tools,
+        )) ||
+    (!usage || usage.completion_tokens > max ? `usage ${JSON.stringify(s.usage)} (max_tokens ${max})` : "") ||
+    (s.finishReason === "tool_calls" && s.toolCalls.length === 0 ? "finish tool_calls without calls" : "");
   return { finish: s.finishReason, calls: s.toolCalls.length, problem };
 }
 
@@ -89,26 +114,30 @@ describe("load", () => {
     const failures: string[] = [];
     let next = 0;
     const t0 = Date.now();
-    await Promise.all(Array.from({ length: CONCURRENT }, async () => {
-      for (let i = next++; i < REQUESTS; i = next++) {
-        const p = plan(i);
-        try {
-          outcomes[i] = await run(api, p);
-          if (outcomes[i]!.problem) failures.push(`request ${i}: ${outcomes[i]!.problem}`);
-        } catch (err) {
-          failures.push(`request ${i}: ${(err as Error).message}`);
+    await Promise.all(
+      Array.from({ length: CONCURRENT }, async () => {
+        for (let i = next++; i < REQUESTS; i = next++) {
+          const p = plan(i);
+          try {
+            outcomes[i] = await run(api, p);
+            if (outcomes[i]!.problem) failures.push(`request ${i}: ${outcomes[i]!.problem}`);
+          } catch (err) {
+            failures.push(`request ${i}: ${(err as Error).message}`);
+          }
         }
-      }
-    }));
+      }),
+    );
     const seconds = (Date.now() - t0) / 1000;
     const done = outcomes.filter(Boolean);
     const whole = done.filter((_, i) => plan(i).whole);
     const withCalls = whole.filter((o) => o.finish === "tool_calls").length;
     const finishes: Record<string, number> = {};
     for (const o of done) finishes[String(o.finish)] = (finishes[String(o.finish)] ?? 0) + 1;
-    console.log(`${REQUESTS} requests at ${CONCURRENT} concurrent on ${server.parallel} slots in ${seconds.toFixed(1)} s `
-      + `(${(REQUESTS / seconds).toFixed(1)} req/s); finishes ${JSON.stringify(finishes)}; `
-      + `${withCalls}/${whole.length} long requests ended in complete calls; ${done.reduce((n, o) => n + o.calls, 0)} calls checked`);
+    console.log(
+      `${REQUESTS} requests at ${CONCURRENT} concurrent on ${server.parallel} slots in ${seconds.toFixed(1)} s ` +
+        `(${(REQUESTS / seconds).toFixed(1)} req/s); finishes ${JSON.stringify(finishes)}; ` +
+        `${withCalls}/${whole.length} long requests ended in complete calls; ${done.reduce((n, o) => n + o.calls, 0)} calls checked`,
+    );
     expect(failures.slice(0, 10)).toEqual([]);
     expect(done.length).toBe(REQUESTS);
     // The check has teeth only if many answers carry calls.

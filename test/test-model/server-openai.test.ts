@@ -23,7 +23,10 @@ afterAll(async () => {
 });
 
 const health = async (s: ToolmaskServer = server) =>
-  (await (await fetch(`${s.url}/health`)).json()) as { status: string; slots: { busy: number; queued: number; total: number } };
+  (await (await fetch(`${s.url}/health`)).json()) as {
+    status: string;
+    slots: { busy: number; queued: number; total: number };
+  };
 
 async function until(what: () => Promise<boolean>, ms: number): Promise<number> {
   const t0 = Date.now();
@@ -36,8 +39,15 @@ async function until(what: () => Promise<boolean>, ms: number): Promise<number> 
 
 const tools = toolSet(3);
 const ask = (seed: number, extra: Partial<OpenAI.Chat.ChatCompletionCreateParamsNonStreaming> = {}) => ({
-  model: "anything", messages: [{ role: "user" as const, content: `call a tool (${seed})` }],
-  tools, tool_choice: "required" as const, max_tokens: 64, seed, temperature: 0.8, logit_bias: WANTS_TO_CALL, ...extra,
+  model: "anything",
+  messages: [{ role: "user" as const, content: `call a tool (${seed})` }],
+  tools,
+  tool_choice: "required" as const,
+  max_tokens: 64,
+  seed,
+  temperature: 0.8,
+  logit_bias: WANTS_TO_CALL,
+  ...extra,
 });
 
 let calling: number | undefined;
@@ -55,7 +65,13 @@ describe("chat completions through the openai client", () => {
     for (let seed = 1; seed <= 6; seed++) {
       const named = seed % 2 === 0 ? { tool_choice: { type: "function" as const, function: { name: "ping_3" } } } : {};
       const whole = await api.chat.completions.create(ask(seed, named));
-      const streamed = await assemble(await api.chat.completions.create({ ...ask(seed, named), stream: true, stream_options: { include_usage: true } }));
+      const streamed = await assemble(
+        await api.chat.completions.create({
+          ...ask(seed, named),
+          stream: true,
+          stream_options: { include_usage: true },
+        }),
+      );
       const choice = whole.choices[0]!;
       expect(streamed.problems).toEqual([]);
       expect(streamed.finishReason).toBe(choice.finish_reason);
@@ -80,14 +96,17 @@ describe("chat completions through the openai client", () => {
     const first = await api.chat.completions.create(ask(await seedThatCalls()));
     const said = first.choices[0]!.message;
     const calls = said.tool_calls!.filter((c) => c.type === "function");
-    const turn = await api.chat.completions.create(ask(1, {
-      messages: [
-        { role: "user", content: "call a tool" },
-        { role: "assistant", content: null, tool_calls: calls },
-        ...calls.map((c) => ({ role: "tool" as const, tool_call_id: c.id, content: `result of ${c.function.name}` })),
-      ],
-      max_tokens: 4, tool_choice: "auto",
-    }));
+    const turn = await api.chat.completions.create(
+      ask(1, {
+        messages: [
+          { role: "user", content: "call a tool" },
+          { role: "assistant", content: null, tool_calls: calls },
+          ...calls.map((c) => ({ role: "tool" as const, tool_call_id: c.id, content: `result of ${c.function.name}` })),
+        ],
+        max_tokens: 4,
+        tool_choice: "auto",
+      }),
+    );
     expect(turn.usage!.prompt_tokens).toBeGreaterThan(first.usage!.prompt_tokens);
   });
 
@@ -122,7 +141,8 @@ describe("chat completions through the openai client", () => {
 
   it("streams server-sent events: role first, finish_reason, the usage chunk, then data: [DONE]", async () => {
     const res = await fetch(`${server.url}/v1/chat/completions`, {
-      method: "POST", headers: { "content-type": "application/json" },
+      method: "POST",
+      headers: { "content-type": "application/json" },
       body: JSON.stringify({ ...ask(await seedThatCalls()), stream: true, stream_options: { include_usage: true } }),
     });
     expect(res.status).toBe(200);
@@ -140,15 +160,26 @@ describe("chat completions through the openai client", () => {
     expect(last.choices[0]!.delta).toEqual({});
     expect(chunks.slice(0, -1).every((c) => c.usage === null)).toBe(true);
     expect(new Set(chunks.map((c) => c.id)).size).toBe(1);
-    const starts = chunks.flatMap((c) => c.choices[0]?.delta.tool_calls ?? []).filter((d) => d.function?.name !== undefined);
+    const starts = chunks
+      .flatMap((c) => c.choices[0]?.delta.tool_calls ?? [])
+      .filter((d) => d.function?.name !== undefined);
     // Each call's name once, under consecutive indexes.
     expect(starts.map((d) => d.index)).toEqual(starts.map((_, i) => i));
     expect(starts.length).toBeGreaterThan(0);
-    expect(starts.every((d) => ["pick_3", "ping_3"].includes(d.function!.name!) && d.id && d.type === "function")).toBe(true);
+    expect(starts.every((d) => ["pick_3", "ping_3"].includes(d.function!.name!) && d.id && d.type === "function")).toBe(
+      true,
+    );
   });
 
   it("answers without tools as content, and cuts at a stop string", async () => {
-    const base = { model: "m", messages: [{ role: "user" as const, content: "hello" }], seed: 2, temperature: 2, top_p: 1, logit_bias: { 198: -100, 271: -100 } };
+    const base = {
+      model: "m",
+      messages: [{ role: "user" as const, content: "hello" }],
+      seed: 2,
+      temperature: 2,
+      top_p: 1,
+      logit_bias: { 198: -100, 271: -100 },
+    };
     const free = await api.chat.completions.create({ ...base, max_tokens: 8 });
     const text = free.choices[0]!.message.content!;
     expect(free.choices[0]!.finish_reason).toBe("length");
@@ -163,7 +194,11 @@ describe("chat completions through the openai client", () => {
     const short = await loadModel({ path: testModelPath(), threads: 1, contextSize: 640 });
     const s = await startServer({ model: short, port: 0 });
     try {
-      const r = await client(s.url).chat.completions.create({ model: "m", messages: [{ role: "user", content: "hi" }], logit_bias: { 1688: 100 } });
+      const r = await client(s.url).chat.completions.create({
+        model: "m",
+        messages: [{ role: "user", content: "hi" }],
+        logit_bias: { 1688: 100 },
+      });
       expect(r.choices[0]!.finish_reason).toBe("length");
       expect(r.usage!.prompt_tokens + r.usage!.completion_tokens).toBeGreaterThanOrEqual(639);
       expect(r.usage!.completion_tokens).toBeGreaterThan(512);
@@ -189,12 +224,20 @@ describe("access, slots and disconnects", () => {
   it("with an API key, a missing or wrong bearer token gets 401 and the right one is served", async () => {
     const s = await startServer({ model, port: 0, apiKey: "s3cret", dialect: "qwen3-coder" });
     try {
-      const wrong = await client(s.url, "nope").models.list().catch((e: unknown) => e);
+      const wrong = await client(s.url, "nope")
+        .models.list()
+        .catch((e: unknown) => e);
       expect(wrong).toBeInstanceOf(OpenAI.AuthenticationError);
       expect((wrong as InstanceType<typeof OpenAI.AuthenticationError>).code).toBe("invalid_api_key");
-      const bare = await fetch(`${s.url}/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(ask(1)) });
+      const bare = await fetch(`${s.url}/v1/chat/completions`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(ask(1)),
+      });
       expect(bare.status).toBe(401);
-      expect(await bare.json()).toMatchObject({ error: { type: "invalid_request_error", code: "invalid_api_key", param: null } });
+      expect(await bare.json()).toMatchObject({
+        error: { type: "invalid_request_error", code: "invalid_api_key", param: null },
+      });
       const ok = await client(s.url, "s3cret").chat.completions.create(ask(1, { max_tokens: 2, tool_choice: "auto" }));
       expect(["stop", "length"]).toContain(ok.choices[0]!.finish_reason);
       expect((await fetch(`${s.url}/health`)).status).toBe(200);
@@ -206,12 +249,29 @@ describe("access, slots and disconnects", () => {
   it("N slots and a bounded queue: one request too many gets 429, and the slots serve again after", async () => {
     const s = await startServer({ model, port: 0, parallel: 1, maxQueue: 1 });
     const c = client(s.url);
-    const long = { model: "m", messages: [{ role: "user" as const, content: "go on" }], max_tokens: 100_000, stream: true as const };
+    const long = {
+      model: "m",
+      messages: [{ role: "user" as const, content: "go on" }],
+      max_tokens: 100_000,
+      stream: true as const,
+    };
     const ctls = [new AbortController(), new AbortController()];
     try {
-      const running = ctls.map((ctl) => c.chat.completions.create(long, { signal: ctl.signal }).then(async (st) => { for await (const _ of st); }).catch(() => {}));
-      await until(async () => { const h = await health(s); return h.slots.busy === 1 && h.slots.queued === 1; }, 10_000);
-      const refused = await c.chat.completions.create({ ...long, stream: false, max_tokens: 2 }).catch((e: unknown) => e);
+      const running = ctls.map((ctl) =>
+        c.chat.completions
+          .create(long, { signal: ctl.signal })
+          .then(async (st) => {
+            for await (const _ of st);
+          })
+          .catch(() => {}),
+      );
+      await until(async () => {
+        const h = await health(s);
+        return h.slots.busy === 1 && h.slots.queued === 1;
+      }, 10_000);
+      const refused = await c.chat.completions
+        .create({ ...long, stream: false, max_tokens: 2 })
+        .catch((e: unknown) => e);
       expect(refused).toBeInstanceOf(OpenAI.RateLimitError);
       expect((refused as InstanceType<typeof OpenAI.RateLimitError>).code).toBe("rate_limit_exceeded");
       for (const ctl of ctls) ctl.abort();
@@ -227,7 +287,12 @@ describe("access, slots and disconnects", () => {
 
   it("a client that disconnects from a non-streamed request stops its generation", async () => {
     const ctl = new AbortController();
-    const q = api.chat.completions.create({ model: "m", messages: [{ role: "user", content: "go on" }], max_tokens: 100_000 }, { signal: ctl.signal }).catch((e: unknown) => e);
+    const q = api.chat.completions
+      .create(
+        { model: "m", messages: [{ role: "user", content: "go on" }], max_tokens: 100_000 },
+        { signal: ctl.signal },
+      )
+      .catch((e: unknown) => e);
     await until(async () => (await health()).slots.busy === 1, 5000);
     ctl.abort();
     expect(await q).toBeInstanceOf(OpenAI.APIUserAbortError);
@@ -238,8 +303,22 @@ describe("access, slots and disconnects", () => {
   it("close() ends running streams and returns promptly", async () => {
     const s = await startServer({ model, port: 0, parallel: 1 });
     // A visible token wins every step, so text streams at once.
-    const st = await client(s.url).chat.completions.create({ model: "m", messages: [{ role: "user", content: "go on" }], max_tokens: 100_000, stream: true, logit_bias: { 1688: 100 } });
-    const reading = (async () => { let n = 0; try { for await (const _ of st) n++; } catch (e) { return { n, e }; } return { n, e: undefined }; })();
+    const st = await client(s.url).chat.completions.create({
+      model: "m",
+      messages: [{ role: "user", content: "go on" }],
+      max_tokens: 100_000,
+      stream: true,
+      logit_bias: { 1688: 100 },
+    });
+    const reading = (async () => {
+      let n = 0;
+      try {
+        for await (const _ of st) n++;
+      } catch (e) {
+        return { n, e };
+      }
+      return { n, e: undefined };
+    })();
     await until(async () => (await health(s)).slots.busy === 1, 5000);
     const t0 = Date.now();
     await s.close();

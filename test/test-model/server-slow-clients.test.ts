@@ -23,9 +23,22 @@ let server: ToolmaskServer;
 let capped: ToolmaskServer;
 beforeAll(async () => {
   model = await loadModel({ path: testModelPath(), threads: 1 });
-  server = await startServer({ model, port: 0, headersTimeout: HEADERS_TIMEOUT, requestTimeout: REQUEST_TIMEOUT, idleTimeout: IDLE_TIMEOUT });
+  server = await startServer({
+    model,
+    port: 0,
+    headersTimeout: HEADERS_TIMEOUT,
+    requestTimeout: REQUEST_TIMEOUT,
+    idleTimeout: IDLE_TIMEOUT,
+  });
   // Long timeouts: the connections held open to fill the cap must not be closed by them.
-  capped = await startServer({ model, port: 0, maxConnections: CAP, headersTimeout: 60_000, requestTimeout: 60_000, idleTimeout: 60_000 });
+  capped = await startServer({
+    model,
+    port: 0,
+    maxConnections: CAP,
+    headersTimeout: 60_000,
+    requestTimeout: 60_000,
+    idleTimeout: 60_000,
+  });
 });
 afterAll(async () => {
   await server?.close();
@@ -39,12 +52,16 @@ const short = JSON.stringify({ model: "m", messages: [{ role: "user", content: "
 /** A request over a fresh connection that is closed after it (so it holds no slot of the cap). */
 function once(to: ToolmaskServer, body = short): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = request(`${to.url}${CHAT}`, { method: "POST", agent: false, headers: { "content-type": "application/json", connection: "close" } }, (res) => {
-      let text = "";
-      res.setEncoding("utf8");
-      res.on("data", (c: string) => (text += c));
-      res.on("end", () => resolve({ status: res.statusCode!, body: text }));
-    });
+    const req = request(
+      `${to.url}${CHAT}`,
+      { method: "POST", agent: false, headers: { "content-type": "application/json", connection: "close" } },
+      (res) => {
+        let text = "";
+        res.setEncoding("utf8");
+        res.on("data", (c: string) => (text += c));
+        res.on("end", () => resolve({ status: res.statusCode!, body: text }));
+      },
+    );
     req.on("error", reject);
     req.end(body);
   });
@@ -59,20 +76,30 @@ function expectTimeoutAnswer(r: Awaited<ReturnType<typeof rawExchange>>): void {
 
 describe("timeouts", () => {
   it("30 clients trickling headers are each answered 408 and closed once headersTimeout passes", async () => {
-    const all = await Promise.all(Array.from({ length: 30 }, () => rawExchange(server.url, (s) => {
-      s.write(`POST ${CHAT} HTTP/1.1\r\nHost: localhost\r\n`);
-      // A header line every 50 ms: the connection is never idle, but the headers never end.
-      return trickle(s, "X-Slow: yes\r\n", 50);
-    })));
+    const all = await Promise.all(
+      Array.from({ length: 30 }, () =>
+        rawExchange(server.url, (s) => {
+          s.write(`POST ${CHAT} HTTP/1.1\r\nHost: localhost\r\n`);
+          // A header line every 50 ms: the connection is never idle, but the headers never end.
+          return trickle(s, "X-Slow: yes\r\n", 50);
+        }),
+      ),
+    );
     for (const r of all) expectTimeoutAnswer(r);
     expect((await once(server)).status).toBe(200);
   });
 
   it("10 bodies sent a byte at a time are each answered 408 once requestTimeout passes", async () => {
-    const all = await Promise.all(Array.from({ length: 10 }, () => rawExchange(server.url, (s) => {
-      s.write(`POST ${CHAT} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{`);
-      return trickle(s, " ", 50);
-    })));
+    const all = await Promise.all(
+      Array.from({ length: 10 }, () =>
+        rawExchange(server.url, (s) => {
+          s.write(
+            `POST ${CHAT} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{`,
+          );
+          return trickle(s, " ", 50);
+        }),
+      ),
+    );
     for (const r of all) expectTimeoutAnswer(r);
     expect((await once(server)).status).toBe(200);
   });
@@ -87,7 +114,9 @@ describe("timeouts", () => {
   });
 
   it("a keep-alive connection is closed once it has been idle for idleTimeout after its answer", async () => {
-    const r = await rawExchange(server.url, (s) => { s.write(requestText(server.url, "GET", "/health")); });
+    const r = await rawExchange(server.url, (s) => {
+      s.write(requestText(server.url, "GET", "/health"));
+    });
     expect(r.status).toBe(200);
     expect(r.headers.connection).toBe("keep-alive");
     expect(r.responses).toBe(1);
@@ -97,20 +126,31 @@ describe("timeouts", () => {
   it("a non-streamed generation that outlasts every timeout, on a reused connection, is answered in full", async () => {
     const tokens = 1000;
     // <|im_end|> refused: the model writes all 1000 tokens, taking far longer than the timeouts.
-    const body = JSON.stringify({ model: "m", messages: [{ role: "user", content: "write" }], max_tokens: tokens, logit_bias: { [IM_END]: -100 } });
+    const body = JSON.stringify({
+      model: "m",
+      messages: [{ role: "user", content: "write" }],
+      max_tokens: tokens,
+      logit_bias: { [IM_END]: -100 },
+    });
     let asked = 0;
     const t0 = Date.now();
     const r = await rawExchange(server.url, (s: net.Socket) => {
       s.write(requestText(server.url, "GET", "/health"));
       s.on("data", () => {
-        if (asked++ === 0) s.write(requestText(server.url, "POST", CHAT, { "content-type": "application/json", connection: "close" }, body));
+        if (asked++ === 0)
+          s.write(
+            requestText(server.url, "POST", CHAT, { "content-type": "application/json", connection: "close" }, body),
+          );
       });
     });
     const elapsed = Date.now() - t0;
     expect(r.responses, r.text.slice(0, 500)).toBe(2);
     const second = r.text.slice(r.text.indexOf("HTTP/1.1", 10));
     expect(second).toMatch(/^HTTP\/1\.1 200/);
-    const answer = JSON.parse(second.slice(second.indexOf("\r\n\r\n") + 4)) as { usage: { completion_tokens: number }; choices: Array<{ finish_reason: string }> };
+    const answer = JSON.parse(second.slice(second.indexOf("\r\n\r\n") + 4)) as {
+      usage: { completion_tokens: number };
+      choices: Array<{ finish_reason: string }>;
+    };
     expect(answer.usage.completion_tokens).toBe(tokens);
     expect(answer.choices[0]!.finish_reason).toBe("length");
     // The answer took longer than any timeout (Node adds up to 1 s to the keep-alive one), so one
@@ -122,16 +162,34 @@ describe("timeouts", () => {
 describe("connection cap", () => {
   it(`beyond maxConnections (${CAP}) a new connection is closed at once, and a request is served once one closes`, async () => {
     const held: net.Socket[] = [];
-    const holders = Array.from({ length: CAP }, () => rawExchange(capped.url, (s) => { held.push(s); }));
+    const holders = Array.from({ length: CAP }, () =>
+      rawExchange(capped.url, (s) => {
+        held.push(s);
+      }),
+    );
     // Each held connection has been accepted: the server answers a request on it.
-    await new Promise<void>((resolve) => { const t = setInterval(() => { if (held.length === CAP) { clearInterval(t); resolve(); } }, 10); });
-    const answered = await Promise.all(held.map((s) => new Promise<string>((resolve) => {
-      s.once("data", (d: Buffer | string) => resolve(String(d)));
-      s.write(requestText(capped.url, "GET", "/health"));
-    })));
+    await new Promise<void>((resolve) => {
+      const t = setInterval(() => {
+        if (held.length === CAP) {
+          clearInterval(t);
+          resolve();
+        }
+      }, 10);
+    });
+    const answered = await Promise.all(
+      held.map(
+        (s) =>
+          new Promise<string>((resolve) => {
+            s.once("data", (d: Buffer | string) => resolve(String(d)));
+            s.write(requestText(capped.url, "GET", "/health"));
+          }),
+      ),
+    );
     for (const a of answered) expect(a).toMatch(/^HTTP\/1\.1 200/);
 
-    const refused = await rawExchange(capped.url, (s) => { s.write(requestText(capped.url, "GET", "/health")); });
+    const refused = await rawExchange(capped.url, (s) => {
+      s.write(requestText(capped.url, "GET", "/health"));
+    });
     expect(refused.status).toBeUndefined();
     expect(refused.text).toBe("");
 

@@ -11,7 +11,8 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { loadModel, writeTestModel, type LlamaModel } from "../../src/index.js";
 import { startServer, type ToolmaskServer } from "../../src/server/index.js";
 
-const PLAIN_TEMPLATE = "{% if messages[0].role == 'tool' %}{{ raise_exception('a conversation cannot open with a tool result') }}{% endif %}{% for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n{% endfor %}{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}";
+const PLAIN_TEMPLATE =
+  "{% if messages[0].role == 'tool' %}{{ raise_exception('a conversation cannot open with a tool result') }}{% endif %}{% for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n{% endfor %}{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}";
 const dir = mkdtempSync(path.join(os.tmpdir(), "toolmask-plain-"));
 let model: LlamaModel;
 let server: ToolmaskServer;
@@ -34,17 +35,34 @@ it("serves tools through the generic dialect, with a notice, and serves plain ch
   expect(model.dialect).toBe("generic");
   expect(notices).toHaveLength(1);
   expect(notices[0]).toMatch(/shows no tool-call format; using the generic dialect/);
-  const tools = [{ type: "function" as const, function: { name: "f", parameters: { type: "object", properties: {} } } }];
-  const r = await client.chat.completions.create({ model: "m", messages: [{ role: "user", content: "hi" }], tools, tool_choice: "required", max_tokens: 24 });
+  const tools = [
+    { type: "function" as const, function: { name: "f", parameters: { type: "object", properties: {} } } },
+  ];
+  const r = await client.chat.completions.create({
+    model: "m",
+    messages: [{ role: "user", content: "hi" }],
+    tools,
+    tool_choice: "required",
+    max_tokens: 24,
+  });
   // Random weights: a complete call {"tool_calls": [{"name": "f", "arguments": {}}]} or one cut by max_tokens.
   expect(["tool_calls", "length"]).toContain(r.choices[0]!.finish_reason);
   const call = r.choices[0]!.message.tool_calls?.[0];
-  if (r.choices[0]!.finish_reason === "tool_calls") expect(call?.type === "function" ? call.function.name : call?.type).toBe("f");
-  const ok = await client.chat.completions.create({ model: "m", messages: [{ role: "user", content: "hi" }], max_tokens: 4 });
+  if (r.choices[0]!.finish_reason === "tool_calls")
+    expect(call?.type === "function" ? call.function.name : call?.type).toBe("f");
+  const ok = await client.chat.completions.create({
+    model: "m",
+    messages: [{ role: "user", content: "hi" }],
+    max_tokens: 4,
+  });
   expect(ok.choices[0]!.finish_reason).toBe("length");
 });
 
 it("hands the template a tool result as a user message, as llama.cpp's polyfill does, so its refusal of the tool role does not apply", async () => {
-  const r = await client.chat.completions.create({ model: "m", messages: [{ role: "tool", tool_call_id: "c", content: "r" }], max_tokens: 4 });
+  const r = await client.chat.completions.create({
+    model: "m",
+    messages: [{ role: "tool", tool_call_id: "c", content: "r" }],
+    max_tokens: 4,
+  });
   expect(r.choices[0]!.finish_reason).toBe("length");
 });

@@ -35,15 +35,31 @@ describe("the server under requests that each bring a new tool schema", () => {
   it(`answers ${REQUESTS} of them in a row and stays up`, async () => {
     const api = client(server.url);
     const finishes = new Map<string, number>();
-    const tools = (i: number) => [{ type: "function" as const, function: { name: "f", parameters: {
-      type: "object", properties: { s: { type: "string", maxLength: 50 + i }, n: { type: "integer" } }, required: ["s", "n"] } } }];
+    const tools = (i: number) => [
+      {
+        type: "function" as const,
+        function: {
+          name: "f",
+          parameters: {
+            type: "object",
+            properties: { s: { type: "string", maxLength: 50 + i }, n: { type: "integer" } },
+            required: ["s", "n"],
+          },
+        },
+      },
+    ];
     const maxTokens = shortestCallTokens(model, "qwen3-coder", tools(0)) + 2;
     let rssAfterWarmup = 0;
     for (let i = 0; i < REQUESTS; i++) {
       if (i === 50) rssAfterWarmup = process.memoryUsage().rss;
       const r = await api.chat.completions.create({
-        model: "test", messages: [{ role: "user", content: `request ${i}` }], max_tokens: maxTokens, tool_choice: "required",
-        logit_bias: WANTS_TO_CALL, seed: i, tools: tools(i),
+        model: "test",
+        messages: [{ role: "user", content: `request ${i}` }],
+        max_tokens: maxTokens,
+        tool_choice: "required",
+        logit_bias: WANTS_TO_CALL,
+        seed: i,
+        tools: tools(i),
       });
       const finish = r.choices[0]!.finish_reason;
       finishes.set(finish, (finishes.get(finish) ?? 0) + 1);
@@ -52,7 +68,10 @@ describe("the server under requests that each bring a new tool schema", () => {
       else {
         expect(finish, `request ${i}`).toBe("tool_calls");
         const args = JSON.parse((calls[0] as { function: { arguments: string } }).function.arguments);
-        expect(typeof args.s === "string" && args.s.length <= 50 + i && Number.isInteger(args.n), `request ${i}: ${JSON.stringify(args)}`).toBe(true);
+        expect(
+          typeof args.s === "string" && args.s.length <= 50 + i && Number.isInteger(args.n),
+          `request ${i}: ${JSON.stringify(args)}`,
+        ).toBe(true);
       }
     }
     expect((finishes.get("length") ?? 0) + (finishes.get("tool_calls") ?? 0)).toBe(REQUESTS);

@@ -17,7 +17,9 @@ const sha = (p: string) => createHash("sha256").update(readFileSync(p)).digest("
 
 describe("writeTestModel", () => {
   it("is deterministic by seed, ~45 MB", () => {
-    const a = join(tmpdir(), `tm-a-${process.pid}.gguf`), b = join(tmpdir(), `tm-b-${process.pid}.gguf`), c = join(tmpdir(), `tm-c-${process.pid}.gguf`);
+    const a = join(tmpdir(), `tm-a-${process.pid}.gguf`),
+      b = join(tmpdir(), `tm-b-${process.pid}.gguf`),
+      c = join(tmpdir(), `tm-c-${process.pid}.gguf`);
     try {
       const info = writeTestModel({ path: a, seed: 7 });
       writeTestModel({ path: b, seed: 7 });
@@ -35,7 +37,9 @@ describe("writeTestModel", () => {
     expect(() => writeTestModel(undefined as never)).toThrow(/needs \{ path \}/);
     expect(() => writeTestModel({ path: join(tmpdir(), "x.gguf"), seed: -1 })).toThrow(/seed must be an integer/);
     expect(() => writeTestModel({ path: join(tmpdir(), "x.gguf"), embedding: 30 })).toThrow(/positive multiple of 4/);
-    expect(() => writeTestModel({ path: join(tmpdir(), "x.gguf"), layers: 0 })).toThrow(/layers must be a positive integer/);
+    expect(() => writeTestModel({ path: join(tmpdir(), "x.gguf"), layers: 0 })).toThrow(
+      /layers must be a positive integer/,
+    );
   });
 });
 
@@ -48,7 +52,10 @@ describe("the test model in llama.cpp", () => {
     llama = await getLlama({ gpu: false, build: "never", logLevel: "error" as never });
     model = await llama.loadModel({ modelPath: path });
   }, 120_000);
-  afterAll(async () => { await model?.dispose(); await llama?.dispose(); });
+  afterAll(async () => {
+    await model?.dispose();
+    await llama?.dispose();
+  });
 
   it("node-llama-cpp's own GGUF reader reads our metadata", async () => {
     const info = await readGgufFileInfo(path);
@@ -58,18 +65,26 @@ describe("the test model in llama.cpp", () => {
   });
 
   it("our GGUF vocabulary equals the one built from tokenizer.json", () => {
-    const a = Vocabulary.fromGguf(path), b = qwen3();
+    const a = Vocabulary.fromGguf(path),
+      b = qwen3();
     expect(a.size).toBe(b.size);
     const differ: number[] = [];
     for (let id = 0; id < a.size; id++)
-      if (!Buffer.from(a.tokenBytes(id)).equals(Buffer.from(b.tokenBytes(id))) || a.kind(id) !== b.kind(id)) differ.push(id);
+      if (!Buffer.from(a.tokenBytes(id)).equals(Buffer.from(b.tokenBytes(id))) || a.kind(id) !== b.kind(id))
+        differ.push(id);
     expect(differ).toEqual([]);
     expect([...a.endOfGenerationIds].sort()).toEqual([...b.endOfGenerationIds].sort());
   });
 
   it("llama.cpp tokenizes as the reference Qwen3 tokenizer does", () => {
     const ref = fromPreTrained();
-    for (const s of ["hello world", "  def f(x):\n\treturn x**2  # ☃ 中文", "<tool_call>\n<function=read>", "123456789 1,000.5 don't", "é✓😀 \r\n\r\n"]) {
+    for (const s of [
+      "hello world",
+      "  def f(x):\n\treturn x**2  # ☃ 中文",
+      "<tool_call>\n<function=read>",
+      "123456789 1,000.5 don't",
+      "é✓😀 \r\n\r\n",
+    ]) {
       expect([...model.tokenize(s, false)], s).toEqual(ref.encode(s, { add_special_tokens: false }));
     }
   });
@@ -81,9 +96,14 @@ describe("the test model in llama.cpp", () => {
         const seq = ctx.getSequence();
         const out: number[] = [];
         const prompt = model.tokenize("<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n", true);
-        for await (const t of seq.evaluate(prompt, { temperature: 1, seed: 42 })) { out.push(t); if (out.length >= 12) break; }
+        for await (const t of seq.evaluate(prompt, { temperature: 1, seed: 42 })) {
+          out.push(t);
+          if (out.length >= 12) break;
+        }
         return out;
-      } finally { await ctx.dispose(); }
+      } finally {
+        await ctx.dispose();
+      }
     };
     const a = await run();
     expect(a).toHaveLength(12);

@@ -10,9 +10,15 @@ import { MaxTokensTooSmallError } from "../../src/engine/errors.js";
 import { loadModel, type LlamaModel } from "../../src/engine/model.js";
 import { testModelPath } from "../support/test-model.js";
 
-const TOOL_CALL = 151657;  // <tool_call>, the qwen3-coder trigger
+const TOOL_CALL = 151657; // <tool_call>, the qwen3-coder trigger
 const tools = [
-  { type: "function", function: { name: "get_weather", parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] } } },
+  {
+    type: "function",
+    function: {
+      name: "get_weather",
+      parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+    },
+  },
 ];
 
 let model: LlamaModel;
@@ -20,14 +26,22 @@ let model: LlamaModel;
 let callTokens: number;
 beforeAll(async () => {
   model = await loadModel({ path: testModelPath(), gpu: false });
-  const m = compileGrammar(buildToolGrammar({ dialect: "qwen3-coder", tools, toolChoice: "required" }), model.vocabulary).createMatcher();
+  const m = compileGrammar(
+    buildToolGrammar({ dialect: "qwen3-coder", tools, toolChoice: "required" }),
+    model.vocabulary,
+  ).createMatcher();
   callTokens = m.minTokensToFinish();
 });
 
 // The trigger is all but certain wherever the mask lets it through.
 const request = (o: Partial<GenerateOptions>): GenerateOptions => ({
-  messages: [{ role: "user", content: "Weather in Paris?" }], tools, dialect: "qwen3-coder", toolChoice: "auto",
-  temperature: 0.8, logitBias: { [TOOL_CALL]: 100 }, ...o,
+  messages: [{ role: "user", content: "Weather in Paris?" }],
+  tools,
+  dialect: "qwen3-coder",
+  toolChoice: "auto",
+  temperature: 0.8,
+  logitBias: { [TOOL_CALL]: 100 },
+  ...o,
 });
 
 describe("token budget", () => {
@@ -65,7 +79,7 @@ describe("token budget", () => {
     expect(cuts).toBeGreaterThan(0);
   });
 
-  it("refuses toolChoice \"required\" (or a named tool) with a maxTokens below the shortest call, before decoding", async () => {
+  it('refuses toolChoice "required" (or a named tool) with a maxTokens below the shortest call, before decoding', async () => {
     for (const toolChoice of ["required", { type: "function", function: { name: "get_weather" } }] as const) {
       const err = await generate(model, request({ toolChoice, maxTokens: callTokens - 1 })).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(MaxTokensTooSmallError);
@@ -82,10 +96,21 @@ describe("token budget", () => {
     const { startServer } = await import("../../src/server/index.js");
     const server = await startServer({ model, port: 0, dialect: "qwen3-coder" });
     try {
-      const post = (body: object) => fetch(`${server.url}/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
-      const body = { model: "m", messages: [{ role: "user", content: "Weather?" }], tools, tool_choice: "required", max_tokens: callTokens - 1 };
+      const post = (body: object) =>
+        fetch(`${server.url}/v1/chat/completions`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify(body),
+        });
+      const body = {
+        model: "m",
+        messages: [{ role: "user", content: "Weather?" }],
+        tools,
+        tool_choice: "required",
+        max_tokens: callTokens - 1,
+      };
       const res = await post(body);
-      const j = await res.json() as { error: { code: string; param: string; message: string } };
+      const j = (await res.json()) as { error: { code: string; param: string; message: string } };
       expect(res.status).toBe(400);
       expect(j.error).toMatchObject({ code: "max_tokens_too_small", param: "max_tokens" });
       expect(j.error.message).toMatch(/^max_tokens is \d+.*raise max_tokens/);
@@ -102,23 +127,59 @@ describe("the shortest-call search on a schema with bounded strings", () => {
   // the vocabulary from each. It stops at a fixed amount of work (native/core/grammar_budget.cpp)
   // and still gives a lower bound; it once ran for 10 s and grew the grammar by 800 MB here.
   const bounded = [
-    { type: "function", function: { name: "configure", parameters: { type: "object", properties: { name: { type: "string", maxLength: 24 }, size: { type: "integer" }, mode: { enum: ["fast", "safe"] } }, required: ["name", "mode"] } } },
-    { type: "function", function: { name: "search", parameters: { type: "object", properties: { q: { type: "string" } }, required: ["q"] } } },
+    {
+      type: "function",
+      function: {
+        name: "configure",
+        parameters: {
+          type: "object",
+          properties: {
+            name: { type: "string", maxLength: 24 },
+            size: { type: "integer" },
+            mode: { enum: ["fast", "safe"] },
+          },
+          required: ["name", "mode"],
+        },
+      },
+    },
+    {
+      type: "function",
+      function: {
+        name: "search",
+        parameters: { type: "object", properties: { q: { type: "string" } }, required: ["q"] },
+      },
+    },
   ];
-  it.each(["qwen3-coder", "hermes"])("%s: a lower bound on the call the model then makes, in bounded memory", async (dialect) => {
-    const g = compileGrammar(buildToolGrammar({ dialect, tools: bounded, toolChoice: "required", maxValueLength: 20 }), model.vocabulary);
-    const bound = g.createMatcher().minTokensToFinish();
-    expect(bound).toBeGreaterThan(5);
-    expect(g.memoryBytes).toBeLessThan(64 * 2 ** 20);
-    // Every call the model completes takes at least the bound (qwen3-coder: the end-of-turn bias
-    // makes the random model close its values; hermes rarely closes one within 200 tokens).
-    let completed = 0;
-    for (const seed of [1, 2, 3]) {
-      const r = await generate(model, { messages: [{ role: "user", content: "go" }], tools: bounded, dialect, toolChoice: "required", maxValueLength: 20, maxTokens: 200, seed, temperature: 1, logitBias: { 151657: 100, 151645: 110 } });
-      if (r.finishReason !== "tool_calls") continue;
-      completed++;
-      expect(r.tokens.length).toBeGreaterThanOrEqual(bound);
-    }
-    if (dialect === "qwen3-coder") expect(completed).toBeGreaterThan(0);
-  });
+  it.each(["qwen3-coder", "hermes"])(
+    "%s: a lower bound on the call the model then makes, in bounded memory",
+    async (dialect) => {
+      const g = compileGrammar(
+        buildToolGrammar({ dialect, tools: bounded, toolChoice: "required", maxValueLength: 20 }),
+        model.vocabulary,
+      );
+      const bound = g.createMatcher().minTokensToFinish();
+      expect(bound).toBeGreaterThan(5);
+      expect(g.memoryBytes).toBeLessThan(64 * 2 ** 20);
+      // Every call the model completes takes at least the bound (qwen3-coder: the end-of-turn bias
+      // makes the random model close its values; hermes rarely closes one within 200 tokens).
+      let completed = 0;
+      for (const seed of [1, 2, 3]) {
+        const r = await generate(model, {
+          messages: [{ role: "user", content: "go" }],
+          tools: bounded,
+          dialect,
+          toolChoice: "required",
+          maxValueLength: 20,
+          maxTokens: 200,
+          seed,
+          temperature: 1,
+          logitBias: { 151657: 100, 151645: 110 },
+        });
+        if (r.finishReason !== "tool_calls") continue;
+        completed++;
+        expect(r.tokens.length).toBeGreaterThanOrEqual(bound);
+      }
+      if (dialect === "qwen3-coder") expect(completed).toBeGreaterThan(0);
+    },
+  );
 });

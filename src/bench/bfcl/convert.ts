@@ -25,8 +25,18 @@ export const PYTHON_HINT = " Note that the provided function is in Python 3 synt
 export const FLOAT_HINT = " This is a float type value.";
 
 const TYPE_MAP: Record<string, string> = {
-  integer: "integer", number: "number", float: "number", string: "string", boolean: "boolean", bool: "boolean",
-  array: "array", list: "array", dict: "object", object: "object", tuple: "array", any: "string",
+  integer: "integer",
+  number: "number",
+  float: "number",
+  string: "string",
+  boolean: "boolean",
+  bool: "boolean",
+  array: "array",
+  list: "array",
+  dict: "object",
+  object: "object",
+  tuple: "array",
+  any: "string",
 };
 
 export interface OpenAiTool {
@@ -52,19 +62,27 @@ export const openAiName = (bfclName: string): string => bfclName.replace(/\./g, 
 
 function fitsType(value: unknown, type: string): boolean {
   switch (type) {
-    case "string": return typeof value === "string";
-    case "integer": return typeof value === "number" && Number.isInteger(value);
-    case "number": return typeof value === "number";
-    case "boolean": return typeof value === "boolean";
-    case "array": return Array.isArray(value);
-    case "object": return value !== null && typeof value === "object" && !Array.isArray(value);
-    default: return false;
+    case "string":
+      return typeof value === "string";
+    case "integer":
+      return typeof value === "number" && Number.isInteger(value);
+    case "number":
+      return typeof value === "number";
+    case "boolean":
+      return typeof value === "boolean";
+    case "array":
+      return Array.isArray(value);
+    case "object":
+      return value !== null && typeof value === "object" && !Array.isArray(value);
+    default:
+      return false;
   }
 }
 
 /** One property's (or item's) schema. */
 export function convertSchema(s: BfclSchema, where: string): Record<string, unknown> {
-  if (s === null || typeof s !== "object" || Array.isArray(s)) throw new BfclConversionError(`${where}: a schema must be an object`);
+  if (s === null || typeof s !== "object" || Array.isArray(s))
+    throw new BfclConversionError(`${where}: a schema must be an object`);
   const bfclType = typeof s.type === "string" ? s.type : undefined;
   const type = (bfclType !== undefined ? TYPE_MAP[bfclType] : undefined) ?? "string";
   const out: Record<string, unknown> = {};
@@ -73,27 +91,33 @@ export function convertSchema(s: BfclSchema, where: string): Record<string, unkn
     if (k === "type") out.type = type;
     else if (k === "description") out.description = String(v) + (bfclType === "float" ? FLOAT_HINT : "");
     else if (k === "format") continue;
-    else if (k === "default") { if (fitsType(v, type)) out.default = v; }
-    else if (k === "properties") {
+    else if (k === "default") {
+      if (fitsType(v, type)) out.default = v;
+    } else if (k === "properties") {
       const props: Record<string, unknown> = {};
-      for (const [name, p] of Object.entries(v as Record<string, BfclSchema>)) props[name] = convertSchema(p, `${where}.properties.${name}`);
+      for (const [name, p] of Object.entries(v as Record<string, BfclSchema>))
+        props[name] = convertSchema(p, `${where}.properties.${name}`);
       out.properties = props;
     } else if (k === "items") out.items = convertSchema(v as BfclSchema, `${where}.items`);
     else out[k] = v;
   }
   if (!("type" in out)) out.type = type;
-  if (s.format !== undefined) out.description = `${typeof out.description === "string" ? out.description : ""} Format: ${String(s.format)}.`;
+  if (s.format !== undefined)
+    out.description = `${typeof out.description === "string" ? out.description : ""} Format: ${String(s.format)}.`;
   return out;
 }
 
 /** The parameters object of one function (BFCL writes its type as "dict"). */
 function convertParameters(p: BfclSchema, where: string): Record<string, unknown> {
-  if (p === null || typeof p !== "object" || Array.isArray(p)) throw new BfclConversionError(`${where}: parameters must be an object`);
+  if (p === null || typeof p !== "object" || Array.isArray(p))
+    throw new BfclConversionError(`${where}: parameters must be an object`);
   const properties: Record<string, unknown> = {};
-  for (const [name, s] of Object.entries(p.properties ?? {})) properties[name] = convertSchema(s, `${where}.properties.${name}`);
+  for (const [name, s] of Object.entries(p.properties ?? {}))
+    properties[name] = convertSchema(s, `${where}.properties.${name}`);
   const out: Record<string, unknown> = { type: "object", properties };
   if (p.required !== undefined) {
-    if (!Array.isArray(p.required) || p.required.some((r) => typeof r !== "string")) throw new BfclConversionError(`${where}.required must be a list of names`);
+    if (!Array.isArray(p.required) || p.required.some((r) => typeof r !== "string"))
+      throw new BfclConversionError(`${where}.required must be a list of names`);
     out.required = p.required;
   }
   return out;
@@ -104,12 +128,21 @@ export function toOpenAiTools(functions: readonly BfclFunction[]): ConvertedTool
   const bfclName = new Map<string, string>();
   const tools = functions.map((f, i): OpenAiTool => {
     const where = `function[${i}] ${JSON.stringify(f?.name)}`;
-    if (typeof f?.name !== "string" || f.name === "") throw new BfclConversionError(`function[${i}]: a function needs a name`);
+    if (typeof f?.name !== "string" || f.name === "")
+      throw new BfclConversionError(`function[${i}]: a function needs a name`);
     const name = openAiName(f.name);
     const before = bfclName.get(name);
-    if (before !== undefined) throw new BfclConversionError(`${where}: "${f.name}" and "${before}" both become "${name}"`);
+    if (before !== undefined)
+      throw new BfclConversionError(`${where}: "${f.name}" and "${before}" both become "${name}"`);
     bfclName.set(name, f.name);
-    return { type: "function", function: { name, description: String(f.description ?? "") + PYTHON_HINT, parameters: convertParameters(f.parameters ?? {}, `${where}.parameters`) } };
+    return {
+      type: "function",
+      function: {
+        name,
+        description: String(f.description ?? "") + PYTHON_HINT,
+        parameters: convertParameters(f.parameters ?? {}, `${where}.parameters`),
+      },
+    };
   });
   return { tools, bfclName };
 }

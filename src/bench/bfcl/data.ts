@@ -4,9 +4,16 @@ import { join } from "node:path";
 import { type BfclCategory, type BfclGroundTruthCall, type BfclItem, categoryFile } from "./types.js";
 
 const jsonLines = (file: string): Array<Record<string, unknown>> =>
-  readFileSync(file, "utf8").split("\n").filter((l) => l.trim() !== "").map((l, i) => {
-    try { return JSON.parse(l) as Record<string, unknown>; } catch (e) { throw new Error(`${file}:${i + 1}: not JSON (${(e as Error).message})`); }
-  });
+  readFileSync(file, "utf8")
+    .split("\n")
+    .filter((l) => l.trim() !== "")
+    .map((l, i) => {
+      try {
+        return JSON.parse(l) as Record<string, unknown>;
+      } catch (e) {
+        throw new Error(`${file}:${i + 1}: not JSON (${(e as Error).message})`);
+      }
+    });
 
 /** Every item of `category`, in the data file's order. */
 export function loadCategory(dataDir: string, category: BfclCategory): BfclItem[] {
@@ -22,7 +29,13 @@ export function loadCategory(dataDir: string, category: BfclCategory): BfclItem[
     if (turns.length !== 1) throw new Error(`${e.id}: ${turns.length} turns; the ${category} category should have one`);
     const groundTruth = category === "irrelevance" ? [] : truth.get(e.id as string);
     if (!groundTruth) throw new Error(`${e.id}: no ground truth in possible_answer/${categoryFile(category)}.json`);
-    return { id: e.id as string, category, messages: turns[0]!, functions: e.function as BfclItem["functions"], groundTruth };
+    return {
+      id: e.id as string,
+      category,
+      messages: turns[0]!,
+      functions: e.function as BfclItem["functions"],
+      groundTruth,
+    };
   });
 }
 

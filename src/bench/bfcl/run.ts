@@ -72,18 +72,30 @@ export interface DecodeOptions {
   onAnswer?: (a: Unscored, done: number, total: number) => void;
 }
 
-export interface DecodedGroup { category: BfclCategory; mode: BfclMode; wallMillis: number; answers: Array<Unscored> }
+export interface DecodedGroup {
+  category: BfclCategory;
+  mode: BfclMode;
+  wallMillis: number;
+  answers: Array<Unscored>;
+}
 
 async function pool<T, R>(inputs: readonly T[], width: number, run: (x: T) => Promise<R>): Promise<R[]> {
   const out: R[] = new Array(inputs.length);
   let next = 0;
-  const worker = async () => { for (let i = next++; i < inputs.length; i = next++) out[i] = await run(inputs[i]!); };
+  const worker = async () => {
+    for (let i = next++; i < inputs.length; i = next++) out[i] = await run(inputs[i]!);
+  };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(width, inputs.length)) }, worker));
   return out;
 }
 
 /** Decodes `items` (of one category) in each mode, a mode's items together so its wall time is its own. */
-export async function decodeCategory(model: LlamaModel, category: BfclCategory, items: readonly BfclItem[], o: DecodeOptions): Promise<DecodedGroup[]> {
+export async function decodeCategory(
+  model: LlamaModel,
+  category: BfclCategory,
+  items: readonly BfclItem[],
+  o: DecodeOptions,
+): Promise<DecodedGroup[]> {
   const groups: DecodedGroup[] = [];
   let done = 0;
   const total = items.length * o.modes.length;
@@ -93,19 +105,43 @@ export async function decodeCategory(model: LlamaModel, category: BfclCategory, 
       const { tools } = toOpenAiTools(item.functions);
       const toolChoice = choiceFor(category, o.toolChoice);
       const options = {
-        messages: item.messages, tools, toolChoice, parallelToolCalls: true, temperature: 0,
-        maxTokens: o.maxTokens, mask: mode === "masked", dialect: o.dialect,
+        messages: item.messages,
+        tools,
+        toolChoice,
+        parallelToolCalls: true,
+        temperature: 0,
+        maxTokens: o.maxTokens,
+        mask: mode === "masked",
+        dialect: o.dialect,
       } as const;
       const r = await generate(model, options);
-      const v = verdictOf({ finishReason: r.finishReason, toolCalls: r.message.tool_calls ?? [], incomplete: r.incomplete }, tools, toolChoice, true);
+      const v = verdictOf(
+        { finishReason: r.finishReason, toolCalls: r.message.tool_calls ?? [], incomplete: r.incomplete },
+        tools,
+        toolChoice,
+        true,
+      );
       // No over-constraint: the mask must accept every token of an unmasked answer read as valid calls.
-      const replay = mode === "unmasked" && v.valid && (r.message.tool_calls ?? []).length > 0 ? await replayThroughMask(model, options, r.tokens) : undefined;
+      const replay =
+        mode === "unmasked" && v.valid && (r.message.tool_calls ?? []).length > 0
+          ? await replayThroughMask(model, options, r.tokens)
+          : undefined;
       const a: Unscored = {
-        id: item.id, category, mode, finishReason: r.finishReason, valid: v.valid, reason: v.reason,
+        id: item.id,
+        category,
+        mode,
+        finishReason: r.finishReason,
+        valid: v.valid,
+        reason: v.reason,
         calls: (r.message.tool_calls ?? []).map((c) => ({ name: c.function.name, arguments: c.function.arguments })),
-        text: r.text, promptTokens: r.usage.prompt_tokens, completionTokens: r.usage.completion_tokens, decodeMillis: r.timings.decodeMillis,
+        text: r.text,
+        promptTokens: r.usage.prompt_tokens,
+        completionTokens: r.usage.completion_tokens,
+        decodeMillis: r.timings.decodeMillis,
         ...(mode === "unmasked" ? { tokens: r.tokens } : {}),
-        ...(replay ? { replay: { tokens: replay.tokens, accepted: replay.accepted, refused: replay.refused?.index ?? null } } : {}),
+        ...(replay
+          ? { replay: { tokens: replay.tokens, accepted: replay.accepted, refused: replay.refused?.index ?? null } }
+          : {}),
       };
       o.onAnswer?.(a, ++done, total);
       return a;
@@ -116,15 +152,34 @@ export async function decodeCategory(model: LlamaModel, category: BfclCategory, 
 }
 
 /** bfcl-eval's AST verdict on every answer, on its calls and on the JSON calls in its text (one oracle process each). */
-export async function scoreAnswers(oracle: OracleProgram, items: ReadonlyMap<string, BfclItem>, answers: readonly Unscored[]): Promise<BfclAnswer[]> {
-  const inText = await contentCalls(oracle, answers.map((a) => (a.calls.length === 0 ? a.text : "")));
+export async function scoreAnswers(
+  oracle: OracleProgram,
+  items: ReadonlyMap<string, BfclItem>,
+  answers: readonly Unscored[],
+): Promise<BfclAnswer[]> {
+  const inText = await contentCalls(
+    oracle,
+    answers.map((a) => (a.calls.length === 0 ? a.text : "")),
+  );
   const ask = (a: Unscored, calls: Array<{ name: string; arguments: string }>) => {
     const item = items.get(a.id)!;
-    return { op: "check" as const, category: a.category, functions: item.functions, calls, groundTruth: item.groundTruth };
+    return {
+      op: "check" as const,
+      category: a.category,
+      functions: item.functions,
+      calls,
+      groundTruth: item.groundTruth,
+    };
   };
-  const verdicts = await checkWithOracle(oracle, [...answers.map((a) => ask(a, a.calls)), ...answers.map((a, i) => ask(a, a.calls.length > 0 ? a.calls : inText[i]!))]);
+  const verdicts = await checkWithOracle(oracle, [
+    ...answers.map((a) => ask(a, a.calls)),
+    ...answers.map((a, i) => ask(a, a.calls.length > 0 ? a.calls : inText[i]!)),
+  ]);
   return answers.map((a, i) => ({
-    ...a, astCorrect: verdicts[i]!.valid, astError: verdicts[i]!.errorType,
-    contentCalls: a.calls.length === 0 ? inText[i]! : [], astCorrectFromContent: verdicts[answers.length + i]!.valid,
+    ...a,
+    astCorrect: verdicts[i]!.valid,
+    astError: verdicts[i]!.errorType,
+    contentCalls: a.calls.length === 0 ? inText[i]! : [],
+    astCorrectFromContent: verdicts[answers.length + i]!.valid,
   }));
 }

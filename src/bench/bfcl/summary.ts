@@ -31,14 +31,28 @@ export interface BfclRow {
   refused: number;
 }
 
-export interface BfclModelEntry { name: string; path: string; dialect: string | null; skipped?: string; loadSeconds?: number }
+export interface BfclModelEntry {
+  name: string;
+  path: string;
+  dialect: string | null;
+  skipped?: string;
+  loadSeconds?: number;
+}
 
 export interface BfclReport {
   bfclEval: string;
   generatedAt: string;
   command: string;
   machine: { cpus: number; threads: number };
-  settings: { maxTokens: number; sample: number | null; concurrency: number; toolChoice: "auto" | "required"; temperature: 0; categories: BfclCategory[]; sampleIds: Record<string, string[]> };
+  settings: {
+    maxTokens: number;
+    sample: number | null;
+    concurrency: number;
+    toolChoice: "auto" | "required";
+    temperature: 0;
+    categories: BfclCategory[];
+    sampleIds: Record<string, string[]>;
+  };
   /** Items whose ground truth no schema-valid answer can meet (test/no-model/bfcl-convert.test.ts lists why). */
   contradictedItems: string[];
   models: BfclModelEntry[];
@@ -46,7 +60,12 @@ export interface BfclReport {
   answers: Array<BfclAnswer & { model: string }>;
 }
 
-export function summarizeGroup(model: string, dialect: string, g: DecodedGroup, scored: readonly BfclAnswer[]): BfclRow {
+export function summarizeGroup(
+  model: string,
+  dialect: string,
+  g: DecodedGroup,
+  scored: readonly BfclAnswer[],
+): BfclRow {
   const n = scored.length;
   const tokens = scored.reduce((s, a) => s + a.completionTokens, 0);
   const finishReasons = { stop: 0, tool_calls: 0, length: 0 };
@@ -54,7 +73,11 @@ export function summarizeGroup(model: string, dialect: string, g: DecodedGroup, 
   const perAnswer = scored.filter((a) => a.decodeMillis > 0).map((a) => a.completionTokens / (a.decodeMillis / 1000));
   const round = (x: number, d = 1) => Math.round(x * 10 ** d) / 10 ** d;
   return {
-    model, dialect, category: g.category, mode: g.mode, items: n,
+    model,
+    dialect,
+    category: g.category,
+    mode: g.mode,
+    items: n,
     valid: scored.filter((a) => a.valid).length,
     astCorrect: scored.filter((a) => a.astCorrect).length,
     tokensPerSecond: round(tokens / Math.max(g.wallMillis / 1000, 1e-9)),
@@ -74,7 +97,8 @@ const pct = (k: number, n: number) => (n === 0 ? "—" : `${((100 * k) / n).toFi
 
 /** The README's table: one line per model × category, masked beside unmasked. */
 export function markdownTable(r: BfclReport): string {
-  const head = "| model (dialect) | category | items | valid unmasked | valid masked | AST-correct unmasked | AST-correct masked | AST-correct had JSON in the text counted (unmasked / masked) | tok/s unmasked | tok/s masked |\n|---|---|---|---|---|---|---|---|---|---|";
+  const head =
+    "| model (dialect) | category | items | valid unmasked | valid masked | AST-correct unmasked | AST-correct masked | AST-correct had JSON in the text counted (unmasked / masked) | tok/s unmasked | tok/s masked |\n|---|---|---|---|---|---|---|---|---|---|";
   const lines: string[] = [];
   const keys = [...new Set(r.rows.map((x) => `${x.model}\u0000${x.category}`))];
   for (const key of keys) {
@@ -82,16 +106,23 @@ export function markdownTable(r: BfclReport): string {
     const u = r.rows.find((x) => x.model === model && x.category === category && x.mode === "unmasked");
     const m = r.rows.find((x) => x.model === model && x.category === category && x.mode === "masked");
     const any = (u ?? m)!;
-    const cell = (x: BfclRow | undefined, k: "valid" | "astCorrect") => (x ? `${x[k]}/${x.items} (${pct(x[k], x.items)})` : "—");
-    lines.push(`| ${model} (${any.dialect}) | ${category} | ${any.items} | ${cell(u, "valid")} | ${cell(m, "valid")} | ${cell(u, "astCorrect")} | ${cell(m, "astCorrect")} | ${u ? u.astCorrectFromContent : "—"} / ${m ? m.astCorrectFromContent : "—"} | ${u ? u.tokensPerSecond : "—"} | ${m ? m.tokensPerSecond : "—"} |`);
+    const cell = (x: BfclRow | undefined, k: "valid" | "astCorrect") =>
+      x ? `${x[k]}/${x.items} (${pct(x[k], x.items)})` : "—";
+    lines.push(
+      `| ${model} (${any.dialect}) | ${category} | ${any.items} | ${cell(u, "valid")} | ${cell(m, "valid")} | ${cell(u, "astCorrect")} | ${cell(m, "astCorrect")} | ${u ? u.astCorrectFromContent : "—"} / ${m ? m.astCorrectFromContent : "—"} | ${u ? u.tokensPerSecond : "—"} | ${m ? m.tokensPerSecond : "—"} |`,
+    );
   }
-  const skipped = r.models.filter((m) => m.skipped).map((m) => `\n\n${m.name}: not run (${m.skipped}).`).join("");
+  const skipped = r.models
+    .filter((m) => m.skipped)
+    .map((m) => `\n\n${m.name}: not run (${m.skipped}).`)
+    .join("");
   return `${head}\n${lines.join("\n")}${skipped}`;
 }
 
 /** One line: the unmasked answers with calls replayed through the mask, and how many it refused. */
 export function overconstraintLine(r: BfclReport): string {
   const rows = r.rows.filter((x) => x.mode === "unmasked" && x.replayed !== undefined);
-  const replayed = rows.reduce((s, x) => s + x.replayed, 0), refused = rows.reduce((s, x) => s + x.refused, 0);
+  const replayed = rows.reduce((s, x) => s + x.replayed, 0),
+    refused = rows.reduce((s, x) => s + x.refused, 0);
   return `over-constraint: ${replayed} unmasked answers valid with calls replayed through the mask, ${refused} refused`;
 }

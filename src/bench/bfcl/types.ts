@@ -46,5 +46,9 @@ export interface BfclItem {
  * for a list of integers; a Python expression as a string for an array): a schema-valid answer
  * cannot be scored right there. test/no-model/bfcl-convert.test.ts finds exactly these.
  */
-export const CONTRADICTED_PARAMETERS = ["parallel_multiple_21 x", "parallel_multiple_21 y", "parallel_multiple_94 elements"] as const;
+export const CONTRADICTED_PARAMETERS = [
+  "parallel_multiple_21 x",
+  "parallel_multiple_21 y",
+  "parallel_multiple_94 elements",
+] as const;
 export const CONTRADICTED_ITEMS: readonly string[] = [...new Set(CONTRADICTED_PARAMETERS.map((p) => p.split(" ")[0]!))];

@@ -2,11 +2,26 @@
 import type { BenchReport } from "../summarize.js";
 import { VARIANTS } from "../variants.js";
 
-export interface Bar { label: string; value: number | null; display: string; color: string }
-export interface BarChart { title: string; subtitle: string; max: number; bars: Bar[]; note?: string }
+export interface Bar {
+  label: string;
+  value: number | null;
+  display: string;
+  color: string;
+}
+export interface BarChart {
+  title: string;
+  subtitle: string;
+  max: number;
+  bars: Bar[];
+  note?: string;
+}
 
 export const COLORS: Record<string, string> = {
-  unmasked: "#c0392b", "masked-cpu": "#1e8449", "masked-backend": "#2874a6", "node-llama-cpp-gbnf": "#b9770e", xgrammar: "#6c3483",
+  unmasked: "#c0392b",
+  "masked-cpu": "#1e8449",
+  "masked-backend": "#2874a6",
+  "node-llama-cpp-gbnf": "#b9770e",
+  xgrammar: "#6c3483",
 };
 
 const fmt = (x: number, digits = 1) => x.toFixed(digits);
@@ -26,7 +41,12 @@ export function validityChart(r: BenchReport): BarChart {
     bars: VARIANTS.filter((v) => r.variants[v]).map((v) => {
       const s = r.variants[v]!;
       const pct = s.validityRate === null ? null : s.validityRate * 100;
-      return { label: s.label, value: pct, display: pct === null ? "not run" : `${fmt(pct, 0)}% (${s.valid}/${s.runs})`, color: COLORS[v]! };
+      return {
+        label: s.label,
+        value: pct,
+        display: pct === null ? "not run" : `${fmt(pct, 0)}% (${s.valid}/${s.runs})`,
+        color: COLORS[v]!,
+      };
     }),
     note: "valid: calls complete, declared, with required arguments; a call where required",
   };
@@ -38,7 +58,12 @@ export function speedChart(r: BenchReport): BarChart {
     const m = s.tokensPerSecond.overall;
     return { label: s.label, value: m, display: m === null ? "—" : `${fmt(m)} tok/s`, color: COLORS[v]! };
   });
-  return { title: "Decoding speed (tokens per second, all runs)", subtitle: subtitleOf(r), max: Math.max(1, ...bars.map((b) => b.value ?? 0)), bars };
+  return {
+    title: "Decoding speed (tokens per second, all runs)",
+    subtitle: subtitleOf(r),
+    max: Math.max(1, ...bars.map((b) => b.value ?? 0)),
+    bars,
+  };
 }
 
 export function maskChart(r: BenchReport): BarChart {
@@ -48,12 +73,18 @@ export function maskChart(r: BenchReport): BarChart {
     bars.push({ label: `${label} median`, value: q.median, display: `${fmt(q.median, 2)} µs`, color });
     if (q.p99 !== null) bars.push({ label: `${label} p99`, value: q.p99, display: `${fmt(q.p99, 2)} µs`, color });
   };
-  add("toolmask mask", r.variants["masked-cpu"]?.maskMicrosPerToken ?? r.variants["masked-backend"]?.maskMicrosPerToken, COLORS["masked-cpu"]!);
+  add(
+    "toolmask mask",
+    r.variants["masked-cpu"]?.maskMicrosPerToken ?? r.variants["masked-backend"]?.maskMicrosPerToken,
+    COLORS["masked-cpu"]!,
+  );
   add("XGrammar mask", r.xgrammar.maskMicrosPerToken, COLORS.xgrammar!);
   add("in decode, CPU path", r.variants["masked-cpu"]?.maskMicrosInDecode, COLORS["masked-cpu"]!);
   add("in decode, backend path", r.variants["masked-backend"]?.maskMicrosInDecode, COLORS["masked-backend"]!);
   return {
-    title: "Mask time per token (µs)", subtitle: "computing the mask, same grammar and tokens; and what applying it costs inside decoding",
-    max: Math.max(1, ...bars.map((b) => b.value ?? 0)), bars,
+    title: "Mask time per token (µs)",
+    subtitle: "computing the mask, same grammar and tokens; and what applying it costs inside decoding",
+    max: Math.max(1, ...bars.map((b) => b.value ?? 0)),
+    bars,
   };
 }

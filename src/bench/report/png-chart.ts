@@ -17,7 +17,12 @@ export function svgToPng(svg: string): { png: Buffer; width: number; height: num
   const r = new Resvg(svg, {
     fitTo: { mode: "zoom", value: PNG_SCALE },
     background: "#ffffff",
-    font: { fontFiles: FONTS, loadSystemFonts: false, defaultFontFamily: "DejaVu Sans", sansSerifFamily: "DejaVu Sans" },
+    font: {
+      fontFiles: FONTS,
+      loadSystemFonts: false,
+      defaultFontFamily: "DejaVu Sans",
+      sansSerifFamily: "DejaVu Sans",
+    },
   }).render();
   return { png: r.asPng(), width: r.width, height: r.height };
 }

@@ -4,7 +4,9 @@
 import type { GrammarNode } from "../ir.js";
 
 /** Whole-token texts by first code point, longest first. */
-export function indexWholeTokens(tokens: ReadonlyMap<string, number>): Map<number, Array<{ cps: number[]; id: number }>> {
+export function indexWholeTokens(
+  tokens: ReadonlyMap<string, number>,
+): Map<number, Array<{ cps: number[]; id: number }>> {
   const out = new Map<number, Array<{ cps: number[]; id: number }>>();
   for (const [text, id] of tokens) {
     const cps = Array.from(text, (c) => c.codePointAt(0)!);
@@ -34,11 +36,22 @@ export function kmpStep(T: number[]): (k: number, c: number) => number {
 /** Every rule name `n` refers to, directly. */
 export function collectRefs(n: GrammarNode, out: Set<string>): void {
   switch (n.type) {
-    case "ref": out.add(n.name); break;
-    case "seq": case "alt": for (const x of n.items) collectRefs(x, out); break;
-    case "repeat": collectRefs(n.item, out); break;
-    case "perm": for (const x of n.items) collectRefs(x.node, out); if (n.separator) collectRefs(n.separator, out); break;
-    default: break;
+    case "ref":
+      out.add(n.name);
+      break;
+    case "seq":
+    case "alt":
+      for (const x of n.items) collectRefs(x, out);
+      break;
+    case "repeat":
+      collectRefs(n.item, out);
+      break;
+    case "perm":
+      for (const x of n.items) collectRefs(x.node, out);
+      if (n.separator) collectRefs(n.separator, out);
+      break;
+    default:
+      break;
   }
 }
 
@@ -56,20 +69,31 @@ export function recursiveGroups(rules: Record<string, GrammarNode>): Map<string,
   }
   const groups = new Map<string, string[]>();
   let index = 0;
-  const idx = new Map<string, number>(), low = new Map<string, number>(), on = new Set<string>();
+  const idx = new Map<string, number>(),
+    low = new Map<string, number>(),
+    on = new Set<string>();
   const st: string[] = [];
   const visit = (v: string): void => {
-    idx.set(v, index); low.set(v, index); index++;
-    st.push(v); on.add(v);
+    idx.set(v, index);
+    low.set(v, index);
+    index++;
+    st.push(v);
+    on.add(v);
     for (const w of edges.get(v) ?? []) {
       if (!edges.has(w)) continue;
-      if (!idx.has(w)) { visit(w); low.set(v, Math.min(low.get(v)!, low.get(w)!)); }
-      else if (on.has(w)) low.set(v, Math.min(low.get(v)!, idx.get(w)!));
+      if (!idx.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (on.has(w)) low.set(v, Math.min(low.get(v)!, idx.get(w)!));
     }
     if (low.get(v) === idx.get(v)) {
       const comp: string[] = [];
       let w: string;
-      do { w = st.pop()!; on.delete(w); comp.push(w); } while (w !== v);
+      do {
+        w = st.pop()!;
+        on.delete(w);
+        comp.push(w);
+      } while (w !== v);
       const recursive = comp.length > 1 || edges.get(v)!.has(v);
       for (const m of comp) groups.set(m, recursive ? comp.sort() : []);
     }

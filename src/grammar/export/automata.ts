@@ -76,10 +76,14 @@ export function lowerUntil(lw: Lowering, n: UntilNode, path: string): Lowered {
   const tokenId = lw.wholeToken(T);
   const closesAtEnd = (k: number): boolean => {
     let s = k;
-    for (let i = 0; i < L; i++) { s = delta(s, T[i]!); if (s === L) return i === L - 1; }
+    for (let i = 0; i < L; i++) {
+      s = delta(s, T[i]!);
+      if (s === L) return i === L - 1;
+    }
     return false;
   };
-  const whole = (k: number): RuleExpr | undefined => (tokenId !== undefined && closesAtEnd(k) ? { k: "token", id: tokenId } : undefined);
+  const whole = (k: number): RuleExpr | undefined =>
+    tokenId !== undefined && closesAtEnd(k) ? { k: "token", id: tokenId } : undefined;
 
   if (maxLen === undefined) {
     const names = Array.from({ length: L }, (_, k) => (k === 0 ? base : lw.fresh(`${base}-s${k}`)));
@@ -108,7 +112,9 @@ export function lowerUntil(lw: Lowering, n: UntilNode, path: string): Lowered {
   // Bounded: state (k, j) = KMP state k, j committed text characters (j <= maxLen).
   const limit = lw.o.maxUntilStates ?? 4096;
   if (L * (maxLen + 1) > limit)
-    throw new EbnfExportError(`toEbnf: ${path}: until with maxLength ${maxLen} and a ${L}-character terminator needs up to ${L * (maxLen + 1)} rules (limit ${limit}); not exportable`);
+    throw new EbnfExportError(
+      `toEbnf: ${path}: until with maxLength ${maxLen} and a ${L}-character terminator needs up to ${L * (maxLen + 1)} rules (limit ${limit}); not exportable`,
+    );
   const ids = new Map<string, string>();
   const work: Array<[number, number]> = [];
   const state = (k: number, j: number): RuleExpr => {
@@ -128,7 +134,10 @@ export function lowerUntil(lw: Lowering, n: UntilNode, path: string): Lowered {
     const ks = keep(k);
     const alts: RuleExpr[] = [];
     for (const [c, d] of ks) {
-      if (d === L) { alts.push(ch(c)); continue; }
+      if (d === L) {
+        alts.push(ch(c));
+        continue;
+      }
       const j2 = j + k + 1 - d;
       if (j2 <= maxLen) alts.push(seqOf([ch(c), state(d, j2)]));
     }

@@ -14,6 +14,8 @@ export function toEbnf(grammar: Grammar | GrammarNode, opts: ToEbnfOptions = {})
   const { target: given, dialect, ...rest } = opts;
   const target = given ?? dialect ?? "xgrammar";
   if (target !== "xgrammar" && target !== "gbnf")
-    throw new EbnfExportError(`toEbnf: target must be "xgrammar" or "gbnf", got ${JSON.stringify(target)} (llguidance's Lark: toLark)`);
+    throw new EbnfExportError(
+      `toEbnf: target must be "xgrammar" or "gbnf", got ${JSON.stringify(target)} (llguidance's Lark: toLark)`,
+    );
   return printEbnf(lowerForExport(g, { ...rest, target }));
 }

@@ -21,7 +21,9 @@ export type ToLarkOptions = Pick<ToEbnfOptions, "maxPermItems" | "maxUntilStates
  */
 export function toLark(grammar: GrammarInput, vocabulary?: Vocabulary, opts: ToLarkOptions = {}): string {
   const g: Grammar = vocabulary ? resolveForVocabulary(grammar, vocabulary) : lowerJsonSchemas(asGrammar(grammar));
-  return printLark(lowerForExport(g, { ...opts, target: "lark", ...(vocabulary ? { wholeTokens: wholeTokenTexts(vocabulary) } : {}) }));
+  return printLark(
+    lowerForExport(g, { ...opts, target: "lark", ...(vocabulary ? { wholeTokens: wholeTokenTexts(vocabulary) } : {}) }),
+  );
 }
 
 /**
@@ -34,7 +36,11 @@ function wholeTokenTexts(v: Vocabulary): Map<string, number> {
   const utf8 = new TextDecoder("utf-8", { fatal: true });
   for (const id of v.addedTextIds) {
     let text: string;
-    try { text = utf8.decode(v.tokenBytes(id)); } catch { continue; }
+    try {
+      text = utf8.decode(v.tokenBytes(id));
+    } catch {
+      continue;
+    }
     if (text.length > 0 && !out.has(text)) out.set(text, id);
   }
   return out;

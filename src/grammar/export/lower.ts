@@ -23,7 +23,18 @@ import { lowerText, lowerUntil } from "./automata.js";
 import type { Lowering } from "./context.js";
 import { EbnfExportError, TARGET_NAMES, type LowerOptions } from "./options.js";
 import { lowerPerm } from "./perm.js";
-import { altOf, EMPTY, EPSILON, isEpsilon, ref, seqOf, str, type Lowered, type RuleExpr, type RuleSet } from "./rule-ast.js";
+import {
+  altOf,
+  EMPTY,
+  EPSILON,
+  isEpsilon,
+  ref,
+  seqOf,
+  str,
+  type Lowered,
+  type RuleExpr,
+  type RuleSet,
+} from "./rule-ast.js";
 import { byteSet, codePointSet, normalize } from "./sets.js";
 
 const GBNF_MAX_REPEAT = 2000;
@@ -46,7 +57,10 @@ class Lowerer implements Lowering {
   private counter = 0;
   private byFirst?: Map<number, Array<{ cps: number[]; id: number }>>;
 
-  constructor(private readonly g: Grammar, readonly o: LowerOptions) {
+  constructor(
+    private readonly g: Grammar,
+    readonly o: LowerOptions,
+  ) {
     this.maxDepth = g.maxRecursionDepth ?? 8;
     this.ruleDefs = g.rules ?? {};
     this.groups = recursiveGroups(this.ruleDefs);
@@ -61,7 +75,11 @@ class Lowerer implements Lowering {
   // ---- rules -------------------------------------------------------------------------------
 
   fresh(hint: string): string {
-    let base = hint.replace(/[^A-Za-z0-9]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 48) || "r";
+    let base =
+      hint
+        .replace(/[^A-Za-z0-9]+/g, "-")
+        .replace(/^-+|-+$/g, "")
+        .slice(0, 48) || "r";
     if (!/^[A-Za-z]/.test(base)) base = `r-${base}`;
     let name = base;
     while (this.names.has(name)) name = `${base}-${++this.counter}`;
@@ -72,7 +90,8 @@ class Lowerer implements Lowering {
   addRule(name: string, body: RuleExpr): void {
     this.rules.push({ name, body });
     const limit = this.o.maxRules ?? 100_000;
-    if (this.rules.length > limit) throw new EbnfExportError(`toEbnf: more than ${limit} rules; grammar too large to export`);
+    if (this.rules.length > limit)
+      throw new EbnfExportError(`toEbnf: more than ${limit} rules; grammar too large to export`);
   }
 
   named(hint: string, body: RuleExpr): RuleExpr {
@@ -99,10 +118,14 @@ class Lowerer implements Lowering {
 
   expr(n: GrammarNode, path: string): Lowered {
     switch (n.type) {
-      case "literal": return this.literal(n.text, path);
-      case "charClass": return this.set(normalize(n.ranges, n.negated ?? false, MAX_CP, path));
-      case "byteClass": return byteSet(normalize(n.ranges, n.negated ?? false, 255, path), this.o, path);
-      case "seq": return this.seq(n.items, 0, path);
+      case "literal":
+        return this.literal(n.text, path);
+      case "charClass":
+        return this.set(normalize(n.ranges, n.negated ?? false, MAX_CP, path));
+      case "byteClass":
+        return byteSet(normalize(n.ranges, n.negated ?? false, 255, path), this.o, path);
+      case "seq":
+        return this.seq(n.items, 0, path);
       case "alt": {
         const parts: RuleExpr[] = [];
         for (let i = 0; i < n.items.length; i++) {
@@ -111,16 +134,24 @@ class Lowerer implements Lowering {
         }
         return parts.length === 0 ? EMPTY : altOf(parts);
       }
-      case "repeat": return this.repeat(n.item, n.min, n.max, path);
-      case "until": return lowerUntil(this, n, path);
-      case "text": return lowerText(this, n, path);
-      case "token": return this.token(n, path);
-      case "perm": return lowerPerm(this, n, path);
-      case "ref": return this.ref(n.name, path);
+      case "repeat":
+        return this.repeat(n.item, n.min, n.max, path);
+      case "until":
+        return lowerUntil(this, n, path);
+      case "text":
+        return lowerText(this, n, path);
+      case "token":
+        return this.token(n, path);
+      case "perm":
+        return lowerPerm(this, n, path);
+      case "ref":
+        return this.ref(n.name, path);
       case "jsonSchema":
         throw new EbnfExportError(`toEbnf: ${path} is a jsonSchema node; lower it to grammar nodes before exporting`);
       default:
-        throw new EbnfExportError(`toEbnf: ${path} has unknown node type ${JSON.stringify((n as { type?: unknown }).type)}`);
+        throw new EbnfExportError(
+          `toEbnf: ${path} has unknown node type ${JSON.stringify((n as { type?: unknown }).type)}`,
+        );
     }
   }
 
@@ -135,10 +166,20 @@ class Lowerer implements Lowering {
     for (let i = from; i < items.length; i++) {
       const it = items[i]!;
       const ip = `${path}.items[${i}]`;
-      if (it.type === "repeat" && it.max === null && i < items.length - 1 && this.o.target === "xgrammar" &&
-          (this.o.rightRecursiveLoops ?? true) && Number.isInteger(it.min) && it.min >= 0) {
+      if (
+        it.type === "repeat" &&
+        it.max === null &&
+        i < items.length - 1 &&
+        this.o.target === "xgrammar" &&
+        (this.o.rightRecursiveLoops ?? true) &&
+        Number.isInteger(it.min) &&
+        it.min >= 0
+      ) {
         const x = this.expr(it.item, `${ip}.item`);
-        if (x === EMPTY) { if (it.min > 0) return EMPTY; continue; }
+        if (x === EMPTY) {
+          if (it.min > 0) return EMPTY;
+          continue;
+        }
         if (isEpsilon(x)) continue;
         if (x.k !== "cls" && x.k !== "bytes") {
           const rest = this.seq(items, i + 1, path);
@@ -153,7 +194,8 @@ class Lowerer implements Lowering {
         }
       }
       if (it.type === "literal" && !it.marker && this.o.target !== "lark" && (this.o.joinLiterals ?? true)) {
-        let j = i, text = "";
+        let j = i,
+          text = "";
         for (; j < items.length; j++) {
           const x = items[j]!;
           if (x.type !== "literal" || x.marker) break;
@@ -174,14 +216,21 @@ class Lowerer implements Lowering {
     if (text === "") return EPSILON;
     const cps = Array.from(text, (c) => c.codePointAt(0)!);
     for (const c of cps) {
-      if (c >= 0xd800 && c <= 0xdfff) throw new EbnfExportError(`toEbnf: ${path} contains a lone surrogate (not valid UTF-8)`);
+      if (c >= 0xd800 && c <= 0xdfff)
+        throw new EbnfExportError(`toEbnf: ${path} contains a lone surrogate (not valid UTF-8)`);
     }
     if (this.o.target === "xgrammar" && cps.includes(0)) {
       const parts: RuleExpr[] = [];
       let run: number[] = [];
-      const flush = () => { if (run.length) parts.push(str(run)); run = []; };
+      const flush = () => {
+        if (run.length) parts.push(str(run));
+        run = [];
+      };
       for (const c of cps) {
-        if (c === 0) { flush(); parts.push(NUL); } else run.push(c);
+        if (c === 0) {
+          flush();
+          parts.push(NUL);
+        } else run.push(c);
       }
       flush();
       return seqOf(parts);
@@ -195,9 +244,13 @@ class Lowerer implements Lowering {
     const byFirst = (this.byFirst ??= indexWholeTokens(this.o.wholeTokens!));
     const parts: RuleExpr[] = [];
     let run: number[] = [];
-    for (let i = 0; i < cps.length;) {
+    for (let i = 0; i < cps.length; ) {
       const hit = byFirst.get(cps[i]!)?.find((t) => t.cps.every((c, k) => cps[i + k] === c));
-      if (!hit) { run.push(cps[i]!); i++; continue; }
+      if (!hit) {
+        run.push(cps[i]!);
+        i++;
+        continue;
+      }
       if (run.length) parts.push(str(run));
       run = [];
       parts.push({ k: "alt", items: [str(hit.cps), { k: "token", id: hit.id }] });
@@ -215,7 +268,9 @@ class Lowerer implements Lowering {
     if (e === EMPTY) return min === 0 ? EPSILON : EMPTY;
     if (isEpsilon(e)) return EPSILON;
     if (this.o.target !== "xgrammar" && (min > GBNF_MAX_REPEAT || (max ?? 0) > GBNF_MAX_REPEAT))
-      throw new EbnfExportError(`toEbnf: ${path}: repeat bound above ${GBNF_MAX_REPEAT} is not exportable to ${TARGET_NAMES[this.o.target]} (llama.cpp treats it as unbounded)`);
+      throw new EbnfExportError(
+        `toEbnf: ${path}: repeat bound above ${GBNF_MAX_REPEAT} is not exportable to ${TARGET_NAMES[this.o.target]} (llama.cpp treats it as unbounded)`,
+      );
     if (min === 1 && max === 1) return e;
     return { k: "rep", item: e, min, max };
   }
@@ -229,11 +284,15 @@ class Lowerer implements Lowering {
       }
       // llama.cpp also reads `<piece>` and tokenizes it, if it is exactly one token.
       if (n.piece !== undefined && /^<[^<>\s]+>$/.test(n.piece)) return { k: "piece", text: n.piece };
-      throw new EbnfExportError(`toEbnf: ${path}: token ${JSON.stringify(n.piece)} needs an id for ${TARGET_NAMES[this.o.target]} (pass opts.tokenId)`);
+      throw new EbnfExportError(
+        `toEbnf: ${path}: token ${JSON.stringify(n.piece)} needs an id for ${TARGET_NAMES[this.o.target]} (pass opts.tokenId)`,
+      );
     }
     const text = n.piece ?? (n.id !== undefined ? this.o.tokenText?.(n.id) : undefined);
     if (text === undefined)
-      throw new EbnfExportError(`toEbnf: ${path}: token id ${n.id} needs its text for XGrammar, which has no token terminals (pass opts.tokenText)`);
+      throw new EbnfExportError(
+        `toEbnf: ${path}: token id ${n.id} needs its text for XGrammar, which has no token terminals (pass opts.tokenText)`,
+      );
     return this.literal(text, path);
   }
 
@@ -250,7 +309,11 @@ class Lowerer implements Lowering {
     if (hit !== undefined) return hit;
     this.stack.push(name);
     let body: Lowered;
-    try { body = this.expr(def, `rules.${name}`); } finally { this.stack.pop(); }
+    try {
+      body = this.expr(def, `rules.${name}`);
+    } finally {
+      this.stack.pop();
+    }
     let out: Lowered = body;
     if (body !== EMPTY) {
       const nm = this.fresh(group.length > 0 ? `${name}-d${counts.join("-")}` : name);

@@ -8,7 +8,9 @@ import { altOf, EMPTY, EPSILON, isEpsilon, ref, seqOf, type Lowered, type RuleEx
 export function lowerPerm(lw: Lowering, n: PermNode, path: string): Lowered {
   const limit = lw.o.maxPermItems ?? 8;
   if (n.items.length > limit)
-    throw new EbnfExportError(`toEbnf: ${path}: any-order set of ${n.items.length} items is above the export limit of ${limit} (2^n rules)`);
+    throw new EbnfExportError(
+      `toEbnf: ${path}: any-order set of ${n.items.length} items is above the export limit of ${limit} (2^n rules)`,
+    );
   const base = lw.fresh("perm");
   const items: Array<RuleExpr | null> = [];
   let required = 0;

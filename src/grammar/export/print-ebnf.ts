@@ -41,10 +41,14 @@ function byteClassText(set: Ranges | [number, number]): string {
 /** Binding strength: alternatives 0, sequences 1, postfix operators 2, atoms 3. */
 function precedence(e: RuleExpr): number {
   switch (e.k) {
-    case "alt": return e.items.length === 1 ? precedence(e.items[0]!) : 0;
-    case "seq": return e.items.length === 0 ? 3 : e.items.length === 1 ? precedence(e.items[0]!) : 1;
-    case "rep": return 2;
-    default: return 3;
+    case "alt":
+      return e.items.length === 1 ? precedence(e.items[0]!) : 0;
+    case "seq":
+      return e.items.length === 0 ? 3 : e.items.length === 1 ? precedence(e.items[0]!) : 1;
+    case "rep":
+      return 2;
+    default:
+      return 3;
   }
 }
 
@@ -58,12 +62,24 @@ export function repeatOp(min: number, max: number | null): string {
 function print(e: RuleExpr, need: number): string {
   let text: string;
   switch (e.k) {
-    case "str": text = quote(e.cps); break;
-    case "cls": text = `[${e.negated ? "^" : ""}${e.ranges.map(classRange).join("")}]`; break;
-    case "bytes": text = byteClassText(e.ranges); break;
-    case "token": text = `<[${e.id}]>`; break;
-    case "piece": text = e.text; break;
-    case "ref": text = e.name; break;
+    case "str":
+      text = quote(e.cps);
+      break;
+    case "cls":
+      text = `[${e.negated ? "^" : ""}${e.ranges.map(classRange).join("")}]`;
+      break;
+    case "bytes":
+      text = byteClassText(e.ranges);
+      break;
+    case "token":
+      text = `<[${e.id}]>`;
+      break;
+    case "piece":
+      text = e.text;
+      break;
+    case "ref":
+      text = e.name;
+      break;
     case "seq":
       if (e.items.length === 0) return '""';
       if (e.items.length === 1) return print(e.items[0]!, need);
@@ -73,7 +89,9 @@ function print(e: RuleExpr, need: number): string {
       if (e.items.length === 1) return print(e.items[0]!, need);
       text = e.items.map((x) => print(x, 0)).join(" | ");
       break;
-    case "rep": text = print(e.item, 3) + repeatOp(e.min, e.max); break;
+    case "rep":
+      text = print(e.item, 3) + repeatOp(e.min, e.max);
+      break;
   }
   return precedence(e) < need ? `(${text})` : text;
 }

@@ -16,14 +16,27 @@ const wrap = (p: { text: string; prec: number }, need: number) => (p.prec < need
 
 function print(e: RuleExpr, name: (n: string) => string): Printed {
   switch (e.k) {
-    case "str": return e.cps.length === 0 ? null : { text: JSON.stringify(e.cps.map((c) => String.fromCodePoint(c)).join("")), prec: 3 };
+    case "str":
+      return e.cps.length === 0
+        ? null
+        : { text: JSON.stringify(e.cps.map((c) => String.fromCodePoint(c)).join("")), prec: 3 };
     case "cls":
-      if (e.negated) throw new EbnfExportError("toLark: a negated class reached the Lark printer (the lowering writes positive classes)");
-      return { text: `/[${e.ranges.map(([lo, hi]) => (lo === hi ? hex(lo) : `${hex(lo)}-${hex(hi)}`)).join("")}]/`, prec: 3 };
-    case "bytes": throw new EbnfExportError("toLark: a byte class reached the Lark printer (Lark classes are code points)");
-    case "token": return { text: `<[${e.id}]>`, prec: 3 };
-    case "piece": return { text: e.text, prec: 3 };
-    case "ref": return { text: name(e.name), prec: 3 };
+      if (e.negated)
+        throw new EbnfExportError(
+          "toLark: a negated class reached the Lark printer (the lowering writes positive classes)",
+        );
+      return {
+        text: `/[${e.ranges.map(([lo, hi]) => (lo === hi ? hex(lo) : `${hex(lo)}-${hex(hi)}`)).join("")}]/`,
+        prec: 3,
+      };
+    case "bytes":
+      throw new EbnfExportError("toLark: a byte class reached the Lark printer (Lark classes are code points)");
+    case "token":
+      return { text: `<[${e.id}]>`, prec: 3 };
+    case "piece":
+      return { text: e.text, prec: 3 };
+    case "ref":
+      return { text: name(e.name), prec: 3 };
     case "seq": {
       const parts = e.items.map((x) => print(x, name)).filter((p) => p !== null);
       if (parts.length === 0) return null;
@@ -35,7 +48,8 @@ function print(e: RuleExpr, name: (n: string) => string): Printed {
       const parts = printed.filter((p) => p !== null);
       const texts = [...new Set(parts.map((p) => wrap(p, 0)))];
       if (texts.length === 0) return null;
-      const body = texts.length === 1 ? parts.find((p) => wrap(p, 0) === texts[0])! : { text: texts.join(" | "), prec: 0 };
+      const body =
+        texts.length === 1 ? parts.find((p) => wrap(p, 0) === texts[0])! : { text: texts.join(" | "), prec: 0 };
       return parts.length < printed.length ? { text: `(${body.text})?`, prec: 2 } : body;
     }
     case "rep": {
@@ -52,7 +66,8 @@ export function printLark(rules: RuleSet): string {
   for (const { name: n } of rules) {
     if (names.has(n)) continue;
     const base = n.toLowerCase();
-    let out = base, k = 1;
+    let out = base,
+      k = 1;
     while (used.has(out)) out = `${base}-${++k}`;
     used.add(out);
     names.set(n, out);

@@ -19,7 +19,10 @@ export type RuleExpr =
   | { k: "alt"; items: RuleExpr[] }
   | { k: "rep"; item: RuleExpr; min: number; max: number | null };
 
-export interface Rule { name: string; body: RuleExpr }
+export interface Rule {
+  name: string;
+  body: RuleExpr;
+}
 /** Rules in writing order; the first is the root. */
 export type RuleSet = Rule[];
 
@@ -44,7 +47,12 @@ export function seqOf(items: RuleExpr[]): RuleExpr {
 /** A choice among `items`, each once; one item stands alone. */
 export function altOf(items: RuleExpr[]): RuleExpr {
   const seen = new Set<string>();
-  const kept = items.filter((e) => { const key = exprKey(e); if (seen.has(key)) return false; seen.add(key); return true; });
+  const kept = items.filter((e) => {
+    const key = exprKey(e);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
   return kept.length === 1 ? kept[0]! : { k: "alt", items: kept };
 }
 
@@ -54,14 +62,31 @@ export function exprKey(e: RuleExpr): string {
   let key = keys.get(e);
   if (key !== undefined) return key;
   switch (e.k) {
-    case "str": key = `s${e.cps.join(",")}`; break;
-    case "cls": key = `c${e.negated ? "^" : ""}${e.ranges.join(";")}`; break;
-    case "bytes": key = `b${e.ranges.join(";")}`; break;
-    case "token": key = `t${e.id}`; break;
-    case "piece": key = `p${e.text}`; break;
-    case "ref": key = `r${e.name}`; break;
-    case "seq": case "alt": key = `${e.k}(${e.items.map(exprKey).join(",")})`; break;
-    case "rep": key = `rep${e.min},${e.max}(${exprKey(e.item)})`; break;
+    case "str":
+      key = `s${e.cps.join(",")}`;
+      break;
+    case "cls":
+      key = `c${e.negated ? "^" : ""}${e.ranges.join(";")}`;
+      break;
+    case "bytes":
+      key = `b${e.ranges.join(";")}`;
+      break;
+    case "token":
+      key = `t${e.id}`;
+      break;
+    case "piece":
+      key = `p${e.text}`;
+      break;
+    case "ref":
+      key = `r${e.name}`;
+      break;
+    case "seq":
+    case "alt":
+      key = `${e.k}(${e.items.map(exprKey).join(",")})`;
+      break;
+    case "rep":
+      key = `rep${e.min},${e.max}(${exprKey(e.item)})`;
+      break;
   }
   keys.set(e, key);
   return key;

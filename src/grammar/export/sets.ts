@@ -19,7 +19,15 @@ const NUL: RuleExpr = { k: "bytes", ranges: [[0, 0]] };
 /** The class node's ranges checked, negation resolved over 0..max. */
 export function normalize(ranges: Ranges, negated: boolean, max: number, path: string): Ranges {
   for (const r of ranges) {
-    if (!Array.isArray(r) || r.length !== 2 || !Number.isInteger(r[0]) || !Number.isInteger(r[1]) || r[0] < 0 || r[1] > max || r[0] > r[1])
+    if (
+      !Array.isArray(r) ||
+      r.length !== 2 ||
+      !Number.isInteger(r[0]) ||
+      !Number.isInteger(r[1]) ||
+      r[0] < 0 ||
+      r[1] > max ||
+      r[0] > r[1]
+    )
       throw new EbnfExportError(`toEbnf: ${path}: range ${JSON.stringify(r)} must satisfy 0 <= lo <= hi <= ${max}`);
   }
   const merged = mergeRanges(ranges);
@@ -48,7 +56,10 @@ export function codePointSet(input: Ranges, o: LowerOptions): Lowered {
     // 0.1.27 matches ASCII-only negated classes correctly (any non-ASCII code point passes).
     const missing = complement(ascii, 0x7f);
     if (missing.length > 0) return { k: "cls", ranges: missing, negated: true };
-    return altOf([{ k: "cls", ranges: [[0, 0x7f]] }, { k: "cls", ranges: [[0, 0x7f]], negated: true }]);
+    return altOf([
+      { k: "cls", ranges: [[0, 0x7f]] },
+      { k: "cls", ranges: [[0, 0x7f]], negated: true },
+    ]);
   }
   const alts: RuleExpr[] = [];
   if (ascii.length > 0) alts.push(asciiSet(ascii));
@@ -65,7 +76,10 @@ export function byteSet(set: Ranges, o: LowerOptions, path: string): Lowered {
   const ascii = intersect(set, [[0, 0x7f]]);
   const high = intersect(set, [[0x80, 0xff]]);
   if (o.target !== "xgrammar" || o.codePointClasses) {
-    if (high.length > 0) throw new EbnfExportError(`toEbnf: ${path}: byteClass with bytes >= 0x80 is not exportable to ${o.target === "xgrammar" ? "code point classes" : TARGET_NAMES[o.target]} (it matches code points, not bytes)`);
+    if (high.length > 0)
+      throw new EbnfExportError(
+        `toEbnf: ${path}: byteClass with bytes >= 0x80 is not exportable to ${o.target === "xgrammar" ? "code point classes" : TARGET_NAMES[o.target]} (it matches code points, not bytes)`,
+      );
     return codePointSet(ascii, o);
   }
   const alts: RuleExpr[] = [];
@@ -81,17 +95,33 @@ export function utf8Sequences(set: Ranges): Array<Array<[number, number]>> {
   const split = (lo: number, hi: number): void => {
     if (lo > hi) return;
     for (const m of [0x7f, 0x7ff, 0xffff]) {
-      if (lo <= m && hi > m) { split(lo, m); split(m + 1, hi); return; }
+      if (lo <= m && hi > m) {
+        split(lo, m);
+        split(m + 1, hi);
+        return;
+      }
     }
-    if (hi <= 0x7f) { out.push([[lo, hi]]); return; }
+    if (hi <= 0x7f) {
+      out.push([[lo, hi]]);
+      return;
+    }
     for (let i = 1; i < 4; i++) {
       const m = (1 << (6 * i)) - 1;
       if ((lo & ~m) !== (hi & ~m)) {
-        if ((lo & m) !== 0) { split(lo, lo | m); split((lo | m) + 1, hi); return; }
-        if ((hi & m) !== m) { split(lo, (hi & ~m) - 1); split(hi & ~m, hi); return; }
+        if ((lo & m) !== 0) {
+          split(lo, lo | m);
+          split((lo | m) + 1, hi);
+          return;
+        }
+        if ((hi & m) !== m) {
+          split(lo, (hi & ~m) - 1);
+          split(hi & ~m, hi);
+          return;
+        }
       }
     }
-    const a = enc(lo), b = enc(hi);
+    const a = enc(lo),
+      b = enc(hi);
     out.push(a.map((x, k): [number, number] => [x, b[k]!]));
   };
   for (const [lo, hi] of set) split(lo, hi);

@@ -1,12 +1,30 @@
 // Whether a value passes a schema, with the lowering's semantics: enum/const values are kept
 // only when their sibling keywords accept them.
 import { childPath } from "./errors.js";
-import { analyze, effectiveTypes, hasOwn, intersectTypes, isObj, num, typeOk, ALL_TYPES, deepEqual, type Obj, type TypeName } from "./keywords.js";
+import {
+  analyze,
+  effectiveTypes,
+  hasOwn,
+  intersectTypes,
+  isObj,
+  num,
+  typeOk,
+  ALL_TYPES,
+  deepEqual,
+  type Obj,
+  type TypeName,
+} from "./keywords.js";
 
 /** Resolves a `$ref` pointer met at `path`. */
 export type Resolve = (pointer: string, path: string) => { schema: unknown; path: string };
 
-export function checkValue(v: unknown, schema: unknown, path: string, allowed: ReadonlySet<TypeName> | null, resolve: Resolve): boolean {
+export function checkValue(
+  v: unknown,
+  schema: unknown,
+  path: string,
+  allowed: ReadonlySet<TypeName> | null,
+  resolve: Resolve,
+): boolean {
   const check = (x: unknown, sub: unknown, p: string) => checkValue(x, sub, p, null, resolve);
   if (schema === true) return allowed ? typeOk(v, allowed) : true;
   if (schema === false) return false;

@@ -45,5 +45,9 @@ export function describe(x: unknown): string {
   if (Array.isArray(x)) return "an array";
   if (x === null) return "null";
   if (typeof x === "object") return "an object";
-  try { return JSON.stringify(x) ?? String(x); } catch { return String(x); }
+  try {
+    return JSON.stringify(x) ?? String(x);
+  } catch {
+    return String(x);
+  }
 }

@@ -110,7 +110,9 @@ export { JSON_WS_MAX } from "./syntax.js";
  * Rule names start with `json.`; use `lowerJsonSchemas` to embed the result in a larger grammar.
  */
 export function jsonSchemaToIR(
-  schema: unknown, options: JsonSchemaOptions = {}, path = "$",
+  schema: unknown,
+  options: JsonSchemaOptions = {},
+  path = "$",
 ): { root: GrammarNode; rules: Record<string, GrammarNode> } {
   const budget = new LoweringBudget();
   const out = lowerWith(schema, options, path, { shared: "json", local: "json" }, budget);
@@ -118,10 +120,22 @@ export function jsonSchemaToIR(
   return out;
 }
 
-function lowerWith(schema: unknown, options: JsonSchemaOptions, path: string, names: Names, budget: LoweringBudget, depth = 0) {
+function lowerWith(
+  schema: unknown,
+  options: JsonSchemaOptions,
+  path: string,
+  names: Names,
+  budget: LoweringBudget,
+  depth = 0,
+) {
   const l = new Lowerer(schema, options, path, names, budget, depth);
   const root = l.lower(schema, path);
-  if (!root) throw new InvalidSchemaError(path, undefined, "this schema matches no value, so no tool call could be generated; fix the schema");
+  if (!root)
+    throw new InvalidSchemaError(
+      path,
+      undefined,
+      "this schema matches no value, so no tool call could be generated; fix the schema",
+    );
   return { root, rules: l.rules };
 }
 
@@ -155,22 +169,35 @@ export function lowerJsonSchemas(grammar: Grammar): Grammar {
         const out = lowerWith(n.schema, n.options ?? {}, path, { shared: ns, local }, budget, depth);
         // shared rules are named after everything they depend on, so equal names mean equal rules
         let size = countNodes(out.root);
-        for (const [k, v] of Object.entries(out.rules)) if (!hasOwn(rules, k)) { rules[k] = v; size += countNodes(v); }
+        for (const [k, v] of Object.entries(out.rules))
+          if (!hasOwn(rules, k)) {
+            rules[k] = v;
+            size += countNodes(v);
+          }
         budget.grow(size, path);
         let root = out.root;
-        if (countNodes(root) > SHARE_ABOVE) { rules[`${local}.root`] = root; root = ref(`${local}.root`); }
+        if (countNodes(root) > SHARE_ABOVE) {
+          rules[`${local}.root`] = root;
+          root = ref(`${local}.root`);
+        }
         lowered.set(key, root);
         return root;
       }
-      case "seq": case "alt": return Array.isArray(n.items) ? { ...n, items: n.items.map(walk) } : n;
-      case "repeat": return { ...n, item: walk(n.item) };
+      case "seq":
+      case "alt":
+        return Array.isArray(n.items) ? { ...n, items: n.items.map(walk) } : n;
+      case "repeat":
+        return { ...n, item: walk(n.item) };
       case "perm":
         return {
           ...n,
-          ...(Array.isArray(n.items) ? { items: n.items.map((it) => (isObj(it) ? { ...it, node: walk(it.node) } : it)) } : {}),
+          ...(Array.isArray(n.items)
+            ? { items: n.items.map((it) => (isObj(it) ? { ...it, node: walk(it.node) } : it)) }
+            : {}),
           ...(n.separator ? { separator: walk(n.separator) } : {}),
         };
-      default: return n;
+      default:
+        return n;
     }
   };
   const root = walk(grammar.root);

@@ -3,8 +3,17 @@ import { childPath, describe, invalid, unsupported, InvalidSchemaError, Unsuppor
 import { SCHEMA_LIMITS, checkEnumSize, limitError } from "../schema-limits.js";
 
 export const ANNOTATIONS = new Set([
-  "title", "description", "examples", "example", "default", "$comment", "$schema", "$id",
-  "deprecated", "readOnly", "writeOnly",
+  "title",
+  "description",
+  "examples",
+  "example",
+  "default",
+  "$comment",
+  "$schema",
+  "$id",
+  "deprecated",
+  "readOnly",
+  "writeOnly",
 ]);
 const DEFS = new Set(["$defs", "definitions"]);
 const STRING_KW = ["minLength", "maxLength", "pattern"] as const;
@@ -12,8 +21,19 @@ export const NUMBER_KW = ["minimum", "maximum", "exclusiveMinimum", "exclusiveMa
 const OBJECT_KW = ["properties", "required", "additionalProperties"] as const;
 const ARRAY_KW = ["items", "prefixItems", "additionalItems", "minItems", "maxItems"] as const;
 const SUPPORTED = new Set<string>([
-  "type", "nullable", "enum", "const", "anyOf", "oneOf", "allOf", "$ref", "uniqueItems",
-  ...STRING_KW, ...NUMBER_KW, ...OBJECT_KW, ...ARRAY_KW,
+  "type",
+  "nullable",
+  "enum",
+  "const",
+  "anyOf",
+  "oneOf",
+  "allOf",
+  "$ref",
+  "uniqueItems",
+  ...STRING_KW,
+  ...NUMBER_KW,
+  ...OBJECT_KW,
+  ...ARRAY_KW,
 ]);
 export const ENUM_ALT = 'or list the allowed values with "enum"';
 const UNSUPPORTED_HINTS: Record<string, string> = {
@@ -71,11 +91,16 @@ export function typeKey(ts: ReadonlySet<TypeName>): string {
 export function typeOk(v: unknown, ts: ReadonlySet<TypeName>): boolean {
   if (v === null) return ts.has("null");
   switch (typeof v) {
-    case "boolean": return ts.has("boolean");
-    case "string": return ts.has("string");
-    case "number": return ts.has("number") || (ts.has("integer") && Number.isInteger(v));
-    case "object": return Array.isArray(v) ? ts.has("array") : ts.has("object");
-    default: return false;
+    case "boolean":
+      return ts.has("boolean");
+    case "string":
+      return ts.has("string");
+    case "number":
+      return ts.has("number") || (ts.has("integer") && Number.isInteger(v));
+    case "object":
+      return Array.isArray(v) ? ts.has("array") : ts.has("object");
+    default:
+      return false;
   }
 }
 
@@ -112,8 +137,11 @@ export function analyze(schema: unknown, path: string): Info {
     if (!SUPPORTED.has(kw)) {
       const hint = UNSUPPORTED_HINTS[kw];
       if (hint !== undefined) throw unsupported(path, kw, hint);
-      throw new UnsupportedSchemaError(childPath(path, kw), kw,
-        `"${kw}" is not supported (not a JSON Schema keyword this lowering knows); remove it, or prefix vendor extensions with "x-"`);
+      throw new UnsupportedSchemaError(
+        childPath(path, kw),
+        kw,
+        `"${kw}" is not supported (not a JSON Schema keyword this lowering knows); remove it, or prefix vendor extensions with "x-"`,
+      );
     }
   }
   for (const kw of DEFS) {
@@ -123,18 +151,31 @@ export function analyze(schema: unknown, path: string): Info {
   if (hasOwn(s, "type")) {
     const t = s.type;
     const list = typeof t === "string" ? [t] : t;
-    if (!Array.isArray(list) || list.length === 0 || !list.every((x): x is TypeName => typeof x === "string" && (TYPE_ORDER as string[]).includes(x))) {
-      throw invalid(path, "type", `"type" must be one of ${TYPE_ORDER.join(", ")} or a non-empty array of them, got ${describe(t)}`);
+    if (
+      !Array.isArray(list) ||
+      list.length === 0 ||
+      !list.every((x): x is TypeName => typeof x === "string" && (TYPE_ORDER as string[]).includes(x))
+    ) {
+      throw invalid(
+        path,
+        "type",
+        `"type" must be one of ${TYPE_ORDER.join(", ")} or a non-empty array of them, got ${describe(t)}`,
+      );
     }
     info.types = normTypes(list);
   }
   if (hasOwn(s, "nullable")) {
     if (typeof s.nullable !== "boolean") throw invalid(path, "nullable", '"nullable" must be true or false');
     if (info.types === null) {
-      throw invalid(path, "nullable", '"nullable" needs a "type" next to it; add "type", or write "anyOf": [<schema>, {"type": "null"}]');
+      throw invalid(
+        path,
+        "nullable",
+        '"nullable" needs a "type" next to it; add "type", or write "anyOf": [<schema>, {"type": "null"}]',
+      );
     }
     if (s.nullable) info.types.add("null");
-    else if (info.types.has("null")) throw invalid(path, "nullable", '"type" includes "null" but "nullable" is false; remove one of them');
+    else if (info.types.has("null"))
+      throw invalid(path, "nullable", '"type" includes "null" but "nullable" is false; remove one of them');
   }
   // enum / const
   if (hasOwn(s, "enum")) {
@@ -150,7 +191,12 @@ export function analyze(schema: unknown, path: string): Info {
   }
   if (info.values !== null) {
     const seen = new Set<string>();
-    info.values = info.values.filter((v) => { const k = JSON.stringify(v); if (seen.has(k)) return false; seen.add(k); return true; });
+    info.values = info.values.filter((v) => {
+      const k = JSON.stringify(v);
+      if (seen.has(k)) return false;
+      seen.add(k);
+      return true;
+    });
   }
   // composition
   for (const kw of ["anyOf", "oneOf", "allOf"] as const) {
@@ -166,52 +212,90 @@ export function analyze(schema: unknown, path: string): Info {
   // type-specific keywords
   const nonNegInt = (kw: string, limit: "stringLength" | "repetition", unit: string, hint: string) => {
     const v = s[kw];
-    if (typeof v !== "number" || !Number.isInteger(v) || v < 0) throw invalid(path, kw, `"${kw}" must be a non-negative integer, got ${describe(v)}`);
+    if (typeof v !== "number" || !Number.isInteger(v) || v < 0)
+      throw invalid(path, kw, `"${kw}" must be a non-negative integer, got ${describe(v)}`);
     if (v > SCHEMA_LIMITS[limit])
-      throw limitError(limit, childPath(path, kw), `"${kw}": ${v} exceeds the limit of ${SCHEMA_LIMITS[limit]} ${unit}; ${hint}`);
+      throw limitError(
+        limit,
+        childPath(path, kw),
+        `"${kw}": ${v} exceeds the limit of ${SCHEMA_LIMITS[limit]} ${unit}; ${hint}`,
+      );
   };
   const strHint = "lower it, or remove it (a string value is then bounded by the request's max_tokens)";
   for (const kw of ["minLength", "maxLength"]) if (hasOwn(s, kw)) nonNegInt(kw, "stringLength", "characters", strHint);
   if (hasOwn(s, "pattern")) {
-    if (typeof s.pattern !== "string") throw invalid(path, "pattern", '"pattern" must be a string (a regular expression)');
-    try { new RegExp(s.pattern, "u"); } catch (e) {
+    if (typeof s.pattern !== "string")
+      throw invalid(path, "pattern", '"pattern" must be a string (a regular expression)');
+    try {
+      new RegExp(s.pattern, "u");
+    } catch (e) {
       throw invalid(path, "pattern", `"pattern" is not a valid regular expression (${(e as Error).message}); fix it`);
     }
   }
-  for (const kw of STRING_KW) if (hasOwn(s, kw)) { info.implied.add("string"); info.constraining.push(kw); }
+  for (const kw of STRING_KW)
+    if (hasOwn(s, kw)) {
+      info.implied.add("string");
+      info.constraining.push(kw);
+    }
   for (const kw of NUMBER_KW) {
     if (!hasOwn(s, kw)) continue;
     if (typeof s[kw] !== "number" || !Number.isFinite(s[kw])) {
-      throw invalid(path, kw, `"${kw}" must be a number, got ${describe(s[kw])}${typeof s[kw] === "boolean" ? ' (the draft-04 boolean form is not supported; give the bound itself, e.g. "exclusiveMinimum": 0)' : ""}`);
+      throw invalid(
+        path,
+        kw,
+        `"${kw}" must be a number, got ${describe(s[kw])}${typeof s[kw] === "boolean" ? ' (the draft-04 boolean form is not supported; give the bound itself, e.g. "exclusiveMinimum": 0)' : ""}`,
+      );
     }
-    info.implied.add("number"); info.constraining.push(kw);
+    info.implied.add("number");
+    info.constraining.push(kw);
   }
   if (hasOwn(s, "properties")) {
-    if (!isObj(s.properties)) throw invalid(path, "properties", '"properties" must be an object mapping names to schemas');
+    if (!isObj(s.properties))
+      throw invalid(path, "properties", '"properties" must be an object mapping names to schemas');
     const n = Object.keys(s.properties).length;
     checkNames(Object.keys(s.properties), childPath(path, "properties"));
     if (n > SCHEMA_LIMITS.properties)
-      throw limitError("anyOrderItems", childPath(path, "properties"), `the object declares ${n} properties, over the limit of ${SCHEMA_LIMITS.properties}; split the tool, or take the rarely used properties as one free-form object`);
+      throw limitError(
+        "anyOrderItems",
+        childPath(path, "properties"),
+        `the object declares ${n} properties, over the limit of ${SCHEMA_LIMITS.properties}; split the tool, or take the rarely used properties as one free-form object`,
+      );
   }
   if (hasOwn(s, "required")) {
     const r = s.required;
-    if (!Array.isArray(r) || !r.every((x) => typeof x === "string")) throw invalid(path, "required", '"required" must be an array of property names');
+    if (!Array.isArray(r) || !r.every((x) => typeof x === "string"))
+      throw invalid(path, "required", '"required" must be an array of property names');
     checkNames(r, childPath(path, "required"));
   }
-  if (hasOwn(s, "additionalProperties")) assertSchemaShape(s.additionalProperties, childPath(path, "additionalProperties"));
-  for (const kw of OBJECT_KW) if (hasOwn(s, kw)) { info.implied.add("object"); info.constraining.push(kw); }
+  if (hasOwn(s, "additionalProperties"))
+    assertSchemaShape(s.additionalProperties, childPath(path, "additionalProperties"));
+  for (const kw of OBJECT_KW)
+    if (hasOwn(s, kw)) {
+      info.implied.add("object");
+      info.constraining.push(kw);
+    }
   if (hasOwn(s, "items") && !Array.isArray(s.items)) assertSchemaShape(s.items, childPath(path, "items"));
-  if (hasOwn(s, "prefixItems") && !Array.isArray(s.prefixItems)) throw invalid(path, "prefixItems", '"prefixItems" must be an array of schemas');
+  if (hasOwn(s, "prefixItems") && !Array.isArray(s.prefixItems))
+    throw invalid(path, "prefixItems", '"prefixItems" must be an array of schemas');
   if (hasOwn(s, "additionalItems")) assertSchemaShape(s.additionalItems, childPath(path, "additionalItems"));
-  if (hasOwn(s, "prefixItems") && Array.isArray(s.items)) throw invalid(path, "items", 'use either "prefixItems" or the array form of "items", not both');
+  if (hasOwn(s, "prefixItems") && Array.isArray(s.items))
+    throw invalid(path, "items", 'use either "prefixItems" or the array form of "items", not both');
   for (const kw of ["prefixItems", "items"]) {
     const t = s[kw];
     if (Array.isArray(t) && t.length > SCHEMA_LIMITS.tupleItems)
-      throw limitError("tupleItems", childPath(path, kw), `"${kw}" lists ${t.length} schemas, over the limit of ${SCHEMA_LIMITS.tupleItems}; use one schema for the items, or an object with named properties`);
+      throw limitError(
+        "tupleItems",
+        childPath(path, kw),
+        `"${kw}" lists ${t.length} schemas, over the limit of ${SCHEMA_LIMITS.tupleItems}; use one schema for the items, or an object with named properties`,
+      );
   }
   const itemHint = "lower it, or remove it (an array is then bounded by the request's max_tokens)";
   for (const kw of ["minItems", "maxItems"]) if (hasOwn(s, kw)) nonNegInt(kw, "repetition", "items", itemHint);
-  for (const kw of ARRAY_KW) if (hasOwn(s, kw)) { info.implied.add("array"); info.constraining.push(kw); }
+  for (const kw of ARRAY_KW)
+    if (hasOwn(s, kw)) {
+      info.implied.add("array");
+      info.constraining.push(kw);
+    }
   if (hasOwn(s, "uniqueItems")) {
     if (typeof s.uniqueItems !== "boolean") throw invalid(path, "uniqueItems", '"uniqueItems" must be true or false');
     if (s.uniqueItems) throw unsupported(path, "uniqueItems", "remove it (the grammar cannot exclude duplicate items)");
@@ -223,12 +307,21 @@ export function analyze(schema: unknown, path: string): Info {
 function checkNames(names: string[], path: string): void {
   const long = names.find((k) => Array.from(k).length > SCHEMA_LIMITS.propertyName);
   if (long !== undefined) {
-    throw limitError("nameLength", path, `a property name of ${Array.from(long).length} characters (${JSON.stringify(Array.from(long).slice(0, 24).join(""))}…) exceeds the limit of ${SCHEMA_LIMITS.propertyName}; use a shorter name`);
+    throw limitError(
+      "nameLength",
+      path,
+      `a property name of ${Array.from(long).length} characters (${JSON.stringify(Array.from(long).slice(0, 24).join(""))}…) exceeds the limit of ${SCHEMA_LIMITS.propertyName}; use a shorter name`,
+    );
   }
 }
 
 function assertSchemaShape(x: unknown, path: string): void {
-  if (typeof x !== "boolean" && !isObj(x)) throw new InvalidSchemaError(path, undefined, `a schema must be an object or a boolean, got ${describe(x)}; fix the schema`);
+  if (typeof x !== "boolean" && !isObj(x))
+    throw new InvalidSchemaError(
+      path,
+      undefined,
+      `a schema must be an object or a boolean, got ${describe(x)}; fix the schema`,
+    );
 }
 
 function assertJson(v: unknown, path: string): void {
@@ -239,7 +332,12 @@ function assertJson(v: unknown, path: string): void {
     if (isObj(x)) return Object.values(x).every(ok);
     return false;
   };
-  if (!ok(v)) throw new InvalidSchemaError(path, undefined, "value is not JSON (undefined, NaN, Infinity, functions, … have no JSON text); fix the schema");
+  if (!ok(v))
+    throw new InvalidSchemaError(
+      path,
+      undefined,
+      "value is not JSON (undefined, NaN, Infinity, functions, … have no JSON text); fix the schema",
+    );
 }
 
 /** Types the schema's value may have, or null for "any" (before restrictions from outside). */
@@ -259,7 +357,8 @@ export function deepEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((x, i) => deepEqual(x, b[i]));
   if (isObj(a) && isObj(b)) {
-    const ka = Object.keys(a), kb = Object.keys(b);
+    const ka = Object.keys(a),
+      kb = Object.keys(b);
     return ka.length === kb.length && ka.every((k) => hasOwn(b, k) && deepEqual(a[k], b[k]));
   }
   return false;

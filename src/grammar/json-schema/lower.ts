@@ -1,202 +1,47 @@
 // The JSON-schema lowering itself: one schema (and the schemas it refers to) to grammar IR, with
-// the semantics json-schema.ts documents. A subschema whose grammar is used in more than one
-// place (an array's first and further elements, the first and further extra members of an object)
-// becomes a rule referenced from each place, so the IR grows linearly with the schema.
-import type { JsonSchemaOptions, PermNode } from "../ir.js";
-import { JSON_SYNTAX, JSON_WS_MAX, literalSyntax, type LiteralSyntax, type QuoteSyntax } from "./syntax.js";
+// the semantics json-schema.ts documents, built on the JSON value rules of value-rules.ts.
+import type { JsonSchemaOptions } from "../ir.js";
+import type { QuoteSyntax } from "./syntax.js";
 import { childPath, describe, invalid, unsupported, InvalidSchemaError, UnsupportedSchemaError } from "./errors.js";
 import {
-  ALL_TYPES, analyze, effectiveTypes, hasOwn, intersectTypes, isObj, isTrivial, num, NUMBER_KW, typeKey, TYPE_ORDER,
-  type Info, type Obj, type TypeName,
+  ALL_TYPES,
+  analyze,
+  effectiveTypes,
+  hasOwn,
+  intersectTypes,
+  isObj,
+  isTrivial,
+  num,
+  NUMBER_KW,
+  typeKey,
+  TYPE_ORDER,
+  type Info,
+  type Obj,
+  type TypeName,
 } from "./keywords.js";
 import { checkValue } from "./check.js";
 import { parsePattern, patternRepetition, type Rx } from "./pattern.js";
-import { literal, optional, ref, repeat } from "../builders.js";
-import { choice, cls, countNodes, EMPTY_STRING, integerRange, NOTHING, sequence, type Lowered, type Node } from "./nodes.js";
-import { charExcept, charIn, encodings } from "./strings.js";
+import { literal, ref, repeat } from "../builders.js";
+import { choice, EMPTY_STRING, integerRange, NOTHING, sequence, type Lowered, type Node } from "./nodes.js";
+import { charIn, encodings } from "./strings.js";
 import { INTEGER_MAX, MAG_ANY, MAG_NONZERO, MAG_ZERO } from "./numbers.js";
 import { compareDecimals, decimalOf, numberRange, type NumberBound } from "./number-range.js";
 import { SCHEMA_LIMITS, limitError, type LoweringBudget } from "../schema-limits.js";
+import { JsonValueRules, type Names } from "./value-rules.js";
 
-/** Longest whitespace run accepted in one gap in "any" mode. */
-/** Default for `maxFreeNesting`. */
-export const DEFAULT_MAX_FREE_NESTING = 6;
-/** A node of more nodes than this, used in two places, becomes a rule. */
-export const SHARE_ABOVE = 8;
-/** Tuple elements per rule (see arrayOf). */
-const PREFIX_CHUNK = 32;
+export { DEFAULT_MAX_FREE_NESTING, SHARE_ABOVE, type Names } from "./value-rules.js";
 
-// ---------------------------------------------------------------------------------------------
-// Whitespace profiles
-
-interface Ws {
-  /** Before each member/element (after `{`, `[` or `,`). */
-  lead?: Node;
-  beforeColon?: Node;
-  afterColon?: Node;
-  beforeComma?: Node;
-  afterComma?: Node;
-  beforeClose?: Node;
-}
-function wsProfile(mode: NonNullable<JsonSchemaOptions["whitespace"]>): Ws {
-  if (mode === "compact") return {};
-  if (mode === "single") return { afterColon: optional(literal(" ")), afterComma: optional(literal(" ")) };
-  const w = repeat(cls([[0x20, 0x20], [0x09, 0x0a], [0x0d, 0x0d]]), 0, JSON_WS_MAX);
-  return { lead: w, beforeColon: w, afterColon: w, beforeComma: w, beforeClose: w };
-}
-
-// ---------------------------------------------------------------------------------------------
-// The lowering
-
-export interface Names { shared: string; local: string }
-
-export class Lowerer {
-  readonly rules: Record<string, Node> = {};
-  private readonly ws: Ws;
-  private readonly sep: Node;
-  private readonly mode: NonNullable<JsonSchemaOptions["whitespace"]>;
-  private readonly nest: number;
-  private readonly cap: number | undefined;
-  private readonly syn: LiteralSyntax;
-  private shared = 0;
-  /** The shared rule being built, if any. */
-  private scope: { name: string; count: number } | null = null;
-
+/** One schema, and the schemas it refers to, lowered onto JSON value rules. */
+export class Lowerer extends JsonValueRules {
   constructor(
-    private readonly rootSchema: unknown, options: JsonSchemaOptions, private readonly rootPath: string,
-    private readonly names: Names, private readonly budget: LoweringBudget, private depth = 0,
+    private readonly rootSchema: unknown,
+    options: JsonSchemaOptions,
+    rootPath: string,
+    names: Names,
+    budget: LoweringBudget,
+    private depth = 0,
   ) {
-    const mode = options.whitespace ?? "single";
-    if (mode !== "compact" && mode !== "single" && mode !== "any") {
-      throw new RangeError(`JsonSchemaOptions.whitespace must be "compact", "single" or "any", got ${describe(mode)}`);
-    }
-    const nest = options.maxFreeNesting ?? DEFAULT_MAX_FREE_NESTING;
-    if (!Number.isSafeInteger(nest) || nest < 0) throw new RangeError(`JsonSchemaOptions.maxFreeNesting must be a non-negative integer, got ${describe(nest)}`);
-    if (nest > SCHEMA_LIMITS.schemaNesting)
-      throw limitError("schemaNesting", rootPath, `maxFreeNesting ${nest} exceeds the limit of ${SCHEMA_LIMITS.schemaNesting} nested values; lower it`);
-    const syntax = options.syntax ?? "json";
-    if (syntax !== "json" && syntax !== "python") throw new RangeError(`JsonSchemaOptions.syntax must be "json" or "python", got ${describe(syntax)}`);
-    this.syn = literalSyntax(syntax);
-    const cap = options.maxStringLength;
-    if (cap !== undefined && !(Number.isSafeInteger(cap) && cap >= 0)) throw new RangeError(`JsonSchemaOptions.maxStringLength must be a non-negative integer, got ${describe(cap)}`);
-    if (cap !== undefined && cap > SCHEMA_LIMITS.stringLength)
-      throw limitError("stringLength", rootPath, `maxStringLength ${cap} exceeds the limit of ${SCHEMA_LIMITS.stringLength} characters; lower it or leave it out`);
-    this.cap = cap;
-    this.mode = mode;
-    this.nest = nest;
-    this.ws = wsProfile(mode);
-    this.sep = sequence(this.ws.beforeComma, literal(","), this.ws.afterComma);
-  }
-
-  // -- shared rules ---------------------------------------------------------------------------
-
-  private rule(name: string, build: () => Node): Node {
-    if (!hasOwn(this.rules, name)) {
-      this.rules[name] = literal(""); // placeholder: build() never refers back to a shared rule
-      const outer = this.scope;
-      this.scope = { name, count: 0 };
-      try { this.rules[name] = build(); } finally { this.scope = outer; }
-    }
-    return ref(name);
-  }
-  /**
-   * `n` itself when small, else a rule holding it: for a node used in more than one place. Inside
-   * a shared rule the name derives from that rule's, so equal shared names still mean equal rules.
-   */
-  private share(n: Node): Node {
-    if (n.type === "ref" || n.type === "literal" || n.type === "charClass" || countNodes(n) <= SHARE_ABOVE) return n;
-    const name = this.scope ? `${this.scope.name}.s${this.scope.count++}` : `${this.names.local}.s${this.shared++}`;
-    this.rules[name] = n;
-    return ref(name);
-  }
-  /** Shared rules of the Python syntax live under `py.`: equal names must mean equal rules. */
-  private sharedName(n: string) { return `${this.names.shared}.${this.syn === JSON_SYNTAX ? "" : "py."}${this.cap === undefined ? "" : `max${this.cap}.`}${n}`; }
-  private charName(q: QuoteSyntax) { return this.syn.quotes.length > 1 ? `char.${q.id}` : "char"; }
-  /** Any one string character inside quote `q`. */
-  char(q: QuoteSyntax): Node { return this.rule(this.sharedName(this.charName(q)), () => charExcept(new Set(), q)); }
-  /** One string character inside quote `q` that decodes to none of `cps`: a rule per set, as trie levels repeat sets. */
-  private charExcept(cps: number[], q: QuoteSyntax): Node {
-    const key = [...new Set(cps)].sort((a, b) => a - b);
-    return this.rule(this.sharedName(`${this.charName(q)}-except.${key.join(",")}`), () => charExcept(new Set(key), q));
-  }
-  /** `body(q)` between quotes `q`, for each quote of the syntax. */
-  private quoted(body: (q: QuoteSyntax) => Lowered): Lowered {
-    return choice(this.syn.quotes.map((q) => { const b = body(q); return b && sequence(literal(q.quote), b, literal(q.quote)); }));
-  }
-  string(): Node { return this.rule(this.sharedName("string"), () => this.quoted((q) => repeat(this.char(q), 0, null))!); }
-  /** A string value: any string, or at most `maxStringLength` characters. */
-  valueString(path: string): Node {
-    if (this.cap === undefined) return this.string();
-    this.budget.repeat(this.cap, path, `a string value of up to ${this.cap} characters (maxStringLength)`);
-    return this.rule(this.sharedName("value-string"), () => this.quoted((q) => repeat(this.char(q), 0, this.cap!))!);
-  }
-  /** The fixed spellings of `texts` (enum/const values, declared keys). */
-  private fixed(texts: string[]): Lowered { return choice(texts.map((t) => literal(t))); }
-  number(): Node { return this.rule(this.sharedName("number"), () => sequence(optional(literal("-")), MAG_ANY)); }
-  integer(): Node { return this.rule(this.sharedName("integer"), () => integerRange(-INTEGER_MAX, INTEGER_MAX)!); }
-
-  /** Any JSON value with at most `d` levels of containers. */
-  freeValue(d: number): Node {
-    return this.rule(this.sharedName(`free.${this.mode}.value${d}`), () =>
-      choice([literal(this.syn.constants.null), literal(this.syn.constants.true), literal(this.syn.constants.false), this.number(), this.valueString(this.rootPath), d > 0 ? this.freeArray(d) : null, d > 0 ? this.freeObject(d) : null])!);
-  }
-  /** A free-form object counting as one of `d` container levels. */
-  freeObject(d: number): Node {
-    return this.rule(this.sharedName(`free.${this.mode}.object${d}`), () =>
-      this.objectOf([], d > 0 ? { key: this.string(), value: this.freeValue(d - 1) } : null));
-  }
-  freeArray(d: number): Node {
-    return this.rule(this.sharedName(`free.${this.mode}.array${d}`), () =>
-      this.arrayOf([], d > 0 ? this.freeValue(d - 1) : null, 0, null));
-  }
-
-  // -- containers -----------------------------------------------------------------------------
-
-  private member(key: Node, value: Node): Node {
-    return sequence(this.ws.lead, key, this.ws.beforeColon, literal(":"), this.ws.afterColon, value);
-  }
-  private close(ch: string): Node { return sequence(this.ws.beforeClose, literal(ch)); }
-
-  /** `{ … }` with declared members (any order, at most once) and an optional run of extra members. */
-  objectOf(declared: Array<{ node: Node; required: boolean }>, extra: { key: Node; value: Node } | null): Node {
-    const items = [...declared];
-    if (extra) {
-      const m = this.share(this.member(extra.key, extra.value));  // the first extra member and the rest
-      items.push({ node: sequence(m, repeat(sequence(this.sep, m), 0, null)), required: false });
-    }
-    let body: Node | null = null;
-    if (items.length === 1) body = items[0]!.required ? items[0]!.node : optional(items[0]!.node);
-    else if (items.length > 1) body = { type: "perm", items, separator: this.sep } satisfies PermNode;
-    return sequence(literal("{"), body, this.close("}"));
-  }
-
-  /**
-   * `[ … ]`: element i matches prefix[i] for i < prefix.length, `rest` afterwards
-   * (null = no further elements), with the element count in [min, max].
-   */
-  arrayOf(prefix: Node[], rest: Node | null, min: number, max: number | null): Node {
-    const el = (n: Node, i: number) => sequence(i > 0 ? this.sep : null, this.ws.lead, n);
-    // Elements from `i` on, once the prefix is used up (or `max` reached).
-    const after = (i: number): Lowered => {
-      if ((max !== null && i >= max) || !rest) return null;
-      const restMin = Math.max(0, min - i), restMax = max === null ? null : max - i;
-      if (i === 0) {
-        const r = this.share(rest);  // the first element and the rest
-        const core = sequence(el(r, 0), repeat(el(r, 1), Math.max(0, restMin - 1), restMax === null ? null : restMax - 1));
-        return restMin >= 1 ? core : optional(core);
-      }
-      return repeat(el(rest, i), restMin, restMax);
-    };
-    // Prefix element i, then the elements after it; optional from `min` on. Built from the end,
-    // a rule every PREFIX_CHUNK elements, so a long tuple stays a shallow IR.
-    const n = max === null ? prefix.length : Math.min(prefix.length, max);
-    let tail = after(n);
-    for (let i = n - 1; i >= 0; i--) {
-      const body = sequence(el(prefix[i]!, i), tail);
-      tail = i >= min ? optional(body) : body;
-      if (i > 0 && i % PREFIX_CHUNK === 0) tail = this.share(tail);
-    }
-    return sequence(literal("["), tail, this.close("]"));
+    super(options, rootPath, names, budget);
   }
 
   // -- schemas --------------------------------------------------------------------------------
@@ -204,7 +49,11 @@ export class Lowerer {
   /** The grammar of `schema`, restricted to `allowed` types; null = no value matches. */
   lower(schema: unknown, path: string, allowed: ReadonlySet<TypeName> | null = null): Lowered {
     if (this.depth >= SCHEMA_LIMITS.schemaNesting)
-      throw limitError("schemaNesting", path, `schemas are nested more than ${SCHEMA_LIMITS.schemaNesting} deep here; flatten the schema (a deeply nested part can be one free-form object or a string holding JSON)`);
+      throw limitError(
+        "schemaNesting",
+        path,
+        `schemas are nested more than ${SCHEMA_LIMITS.schemaNesting} deep here; flatten the schema (a deeply nested part can be one free-form object or a string holding JSON)`,
+      );
     this.depth++;
     try {
       return this.lowerAt(schema, path, allowed);
@@ -223,7 +72,8 @@ export class Lowerer {
     if (info.values !== null) {
       // enum/const: the fixed texts of the values that also pass the sibling keywords
       const rest = { ...info.s };
-      delete rest.enum; delete rest.const;
+      delete rest.enum;
+      delete rest.const;
       const ok = info.values.filter((v) => checkValue(v, rest, path, allowed, (p, at) => this.resolve(p, at)));
       return choice(ok.map((v) => this.fixed(this.syn.valueTexts(v))));
     }
@@ -232,16 +82,28 @@ export class Lowerer {
     if (comps.length > 0) {
       const kw = comps[0]!;
       if (comps.length > 1) {
-        throw new UnsupportedSchemaError(childPath(path, comps[1]!), comps[1]!, `"${comps[1]}" next to "${kw}" in one schema is not supported; merge them into a single "${kw}" or "${comps[1]}"`);
+        throw new UnsupportedSchemaError(
+          childPath(path, comps[1]!),
+          comps[1]!,
+          `"${comps[1]}" next to "${kw}" in one schema is not supported; merge them into a single "${kw}" or "${comps[1]}"`,
+        );
       }
       if (info.constraining.length > 0) {
-        throw new UnsupportedSchemaError(childPath(path, kw), kw, `"${kw}" together with "${info.constraining[0]}" is not supported; move "${info.constraining[0]}" into the ${kw === "$ref" ? "referenced schema" : `"${kw}" alternatives`}`);
+        throw new UnsupportedSchemaError(
+          childPath(path, kw),
+          kw,
+          `"${kw}" together with "${info.constraining[0]}" is not supported; move "${info.constraining[0]}" into the ${kw === "$ref" ? "referenced schema" : `"${kw}" alternatives`}`,
+        );
       }
       if (info.ref !== undefined) return this.refNode(info.ref, path, types);
       if (info.allOf) {
         const real = info.allOf.filter((x) => !isTrivial(x));
         if (real.length > 1) {
-          throw new UnsupportedSchemaError(childPath(path, "allOf"), "allOf", '"allOf" with more than one constraining schema is not supported; merge them into one schema');
+          throw new UnsupportedSchemaError(
+            childPath(path, "allOf"),
+            "allOf",
+            '"allOf" with more than one constraining schema is not supported; merge them into one schema',
+          );
         }
         const i = real.length === 0 ? 0 : info.allOf.indexOf(real[0]);
         return this.lower(info.allOf[i], childPath(childPath(path, "allOf"), i), types);
@@ -261,24 +123,42 @@ export class Lowerer {
     for (const t of TYPE_ORDER) {
       if (!types.has(t)) continue;
       switch (t) {
-        case "null": parts.push(literal(this.syn.constants.null)); break;
-        case "boolean": parts.push(literal(this.syn.constants.true), literal(this.syn.constants.false)); break;
-        case "integer": parts.push(info ? this.lowerNumber(info, true) : this.integer()); break;
-        case "number": parts.push(info ? this.lowerNumber(info, false) : this.number()); break;
-        case "string": parts.push(info ? this.lowerString(info) : this.valueString(this.rootPath)); break;
-        case "array": parts.push(free || !info ? this.freeArray(this.nest) : this.lowerArray(info)); break;
-        case "object": parts.push(free || !info ? this.freeObject(this.nest) : this.lowerObject(info)); break;
+        case "null":
+          parts.push(literal(this.syn.constants.null));
+          break;
+        case "boolean":
+          parts.push(literal(this.syn.constants.true), literal(this.syn.constants.false));
+          break;
+        case "integer":
+          parts.push(info ? this.lowerNumber(info, true) : this.integer());
+          break;
+        case "number":
+          parts.push(info ? this.lowerNumber(info, false) : this.number());
+          break;
+        case "string":
+          parts.push(info ? this.lowerString(info) : this.valueString(this.rootPath));
+          break;
+        case "array":
+          parts.push(free || !info ? this.freeArray(this.nest) : this.lowerArray(info));
+          break;
+        case "object":
+          parts.push(free || !info ? this.freeObject(this.nest) : this.lowerObject(info));
+          break;
       }
     }
     return choice(parts);
   }
 
   private lowerString(info: Info): Lowered {
-    const min = num(info.s.minLength) ?? 0, max = num(info.s.maxLength) ?? null;
+    const min = num(info.s.minLength) ?? 0,
+      max = num(info.s.maxLength) ?? null;
     if (typeof info.s.pattern === "string") {
       if (min > 0 || max !== null) {
-        throw new UnsupportedSchemaError(childPath(info.path, "pattern"), "pattern",
-          `"pattern" together with "${min > 0 ? "minLength" : "maxLength"}" is not supported (the grammar cannot intersect them); drop the length bound, or bound the length inside an anchored pattern, e.g. "^[a-z]{1,10}$"`);
+        throw new UnsupportedSchemaError(
+          childPath(info.path, "pattern"),
+          "pattern",
+          `"pattern" together with "${min > 0 ? "minLength" : "maxLength"}" is not supported (the grammar cannot intersect them); drop the length bound, or bound the length inside an anchored pattern, e.g. "^[a-z]{1,10}$"`,
+        );
       }
       return this.lowerPattern(info.s.pattern, childPath(info.path, "pattern"));
     }
@@ -286,7 +166,11 @@ export class Lowerer {
     const bound = this.cap === undefined ? max : max === null ? this.cap : Math.min(max, this.cap);
     if (bound !== null && min > bound) return null;
     const kw = max !== null && bound === max ? "maxLength" : bound === null ? "minLength" : null;
-    this.budget.repeat(bound ?? min, kw ? childPath(info.path, kw) : info.path, `a string of ${bound === null ? "at least" : "up to"} ${bound ?? min} characters`);
+    this.budget.repeat(
+      bound ?? min,
+      kw ? childPath(info.path, kw) : info.path,
+      `a string of ${bound === null ? "at least" : "up to"} ${bound ?? min} characters`,
+    );
     return this.quoted((q) => repeat(this.char(q), min, bound));
   }
 
@@ -296,21 +180,25 @@ export class Lowerer {
     this.budget.repeat(patternRepetition(alts, path), path, "the pattern's quantifiers");
     return this.quoted((q) => {
       const any = repeat(this.char(q), 0, null);
-      return choice(alts.map((a) => {
-        const n = this.rxNode(a.rx, q);
-        return n && sequence(a.start ? null : any, n, a.end ? null : any);
-      }));
+      return choice(
+        alts.map((a) => {
+          const n = this.rxNode(a.rx, q);
+          return n && sequence(a.start ? null : any, n, a.end ? null : any);
+        }),
+      );
     });
   }
 
   private rxNode(rx: Rx, q: QuoteSyntax): Lowered {
     switch (rx.k) {
-      case "set": return charIn(rx.r, q, this.char(q));
+      case "set":
+        return charIn(rx.r, q, this.char(q));
       case "seq": {
         const parts = rx.items.map((x) => this.rxNode(x, q));
         return parts.includes(null) ? null : sequence(...parts);
       }
-      case "alt": return choice(rx.items.map((x) => this.rxNode(x, q)));
+      case "alt":
+        return choice(rx.items.map((x) => this.rxNode(x, q)));
       case "rep": {
         const n = this.rxNode(rx.item, q);
         if (!n) return rx.min === 0 ? EMPTY_STRING : NOTHING;
@@ -320,38 +208,73 @@ export class Lowerer {
   }
 
   private lowerNumber(info: Info, integer: boolean): Lowered {
-    const s = info.s, path = info.path;
+    const s = info.s,
+      path = info.path;
     const has = (k: string) => hasOwn(s, k);
     if (!NUMBER_KW.some(has)) return integer ? this.integer() : this.number();
     if (integer) {
       // A bound is the exact value of the double the schema holds (every double is a dyadic
       // rational, every one beyond 2^53 an integer): no bound is rounded on the way.
-      let lo = -INTEGER_MAX, hi = INTEGER_MAX, loKw = "", hiKw = "";
-      const raise = (b: bigint, k: string) => { if (b > lo) { lo = b; loKw = k; } };
-      const lower = (b: bigint, k: string) => { if (b < hi) { hi = b; hiKw = k; } };
+      let lo = -INTEGER_MAX,
+        hi = INTEGER_MAX,
+        loKw = "",
+        hiKw = "";
+      const raise = (b: bigint, k: string) => {
+        if (b > lo) {
+          lo = b;
+          loKw = k;
+        }
+      };
+      const lower = (b: bigint, k: string) => {
+        if (b < hi) {
+          hi = b;
+          hiKw = k;
+        }
+      };
       if (has("minimum")) raise(BigInt(Math.ceil(s.minimum as number)), "minimum");
       if (has("exclusiveMinimum")) raise(BigInt(Math.floor(s.exclusiveMinimum as number)) + 1n, "exclusiveMinimum");
       if (has("maximum")) lower(BigInt(Math.floor(s.maximum as number)), "maximum");
       if (has("exclusiveMaximum")) lower(BigInt(Math.ceil(s.exclusiveMaximum as number)) - 1n, "exclusiveMaximum");
       const out = lo > INTEGER_MAX ? loKw : hi < -INTEGER_MAX ? hiKw : "";
       if (out) {
-        throw unsupported(path, out, `${describe(s[out])} leaves only integers of ${INTEGER_MAX.toString().length + 1} or more digits, which have no spelling here (integers have at most ${INTEGER_MAX.toString().length} digits, so that every one is a finite double); lower the bound`);
+        throw unsupported(
+          path,
+          out,
+          `${describe(s[out])} leaves only integers of ${INTEGER_MAX.toString().length + 1} or more digits, which have no spelling here (integers have at most ${INTEGER_MAX.toString().length} digits, so that every one is a finite double); lower the bound`,
+        );
       }
       return integerRange(lo, hi);
     }
     // bounds at 0 only: decided by sign class, every spelling (exponents too)
     if (NUMBER_KW.every((k) => !has(k) || s[k] === 0)) {
-      let neg = true, zero = true, pos = true;
+      let neg = true,
+        zero = true,
+        pos = true;
       if (has("minimum")) neg = false;
-      if (has("exclusiveMinimum")) { neg = false; zero = false; }
+      if (has("exclusiveMinimum")) {
+        neg = false;
+        zero = false;
+      }
       if (has("maximum")) pos = false;
-      if (has("exclusiveMaximum")) { pos = false; zero = false; }
-      const unsigned = choice([pos && zero ? MAG_ANY : null, pos && !zero ? MAG_NONZERO : null, zero && !pos ? MAG_ZERO : null]);
-      const signed = choice([neg && zero ? MAG_ANY : null, neg && !zero ? MAG_NONZERO : null, zero && !neg ? MAG_ZERO : null]);
+      if (has("exclusiveMaximum")) {
+        pos = false;
+        zero = false;
+      }
+      const unsigned = choice([
+        pos && zero ? MAG_ANY : null,
+        pos && !zero ? MAG_NONZERO : null,
+        zero && !pos ? MAG_ZERO : null,
+      ]);
+      const signed = choice([
+        neg && zero ? MAG_ANY : null,
+        neg && !zero ? MAG_NONZERO : null,
+        zero && !neg ? MAG_ZERO : null,
+      ]);
       return choice([unsigned, signed ? sequence(literal("-"), signed) : null]);
     }
     // other bounds: plain decimals (no exponent) compared exactly with the bounds' decimals
-    let lo: NumberBound | null = null, hi: NumberBound | null = null;
+    let lo: NumberBound | null = null,
+      hi: NumberBound | null = null;
     const tighter = (a: NumberBound | null, b: NumberBound, sign: 1 | -1): NumberBound => {
       if (!a) return b;
       const c = compareDecimals(a.value, b.value) * sign;
@@ -365,7 +288,8 @@ export class Lowerer {
   }
 
   private lowerArray(info: Info): Lowered {
-    const s = info.s, path = info.path;
+    const s = info.s,
+      path = info.path;
     const tuple = Array.isArray(s.prefixItems) ? "prefixItems" : Array.isArray(s.items) ? "items" : null;
     const prefixSchemas = tuple ? (s[tuple] as unknown[]) : [];
     const restKw = tuple === "items" ? "additionalItems" : "items";
@@ -373,12 +297,16 @@ export class Lowerer {
     const restSchema = hasOwn(s, restKw) ? s[restKw] : true;
     const min = num(s.minItems) ?? 0;
     let max = num(s.maxItems) ?? null;
-    if (!tuple && restSchema === true && !hasOwn(s, "minItems") && !hasOwn(s, "maxItems")) return this.freeArray(this.nest);
+    if (!tuple && restSchema === true && !hasOwn(s, "minItems") && !hasOwn(s, "maxItems"))
+      return this.freeArray(this.nest);
     const prefix: Node[] = [];
     for (let i = 0; i < prefixSchemas.length; i++) {
       if (max !== null && i >= max) break;
       const n = this.lower(prefixSchemas[i], childPath(childPath(path, tuple!), i));
-      if (!n) { max = i; break; } // no value fits slot i: the array ends before it
+      if (!n) {
+        max = i;
+        break;
+      } // no value fits slot i: the array ends before it
       prefix.push(n);
     }
     let rest: Node | null = null;
@@ -388,12 +316,18 @@ export class Lowerer {
     }
     if (max !== null && min > max) return null;
     const counted = rest ? (max ?? min) - prefix.length : 0;
-    if (counted > 1) this.budget.repeat(counted, childPath(path, max !== null ? "maxItems" : "minItems"), `an array of ${max !== null ? "up to" : "at least"} ${max ?? min} items`);
+    if (counted > 1)
+      this.budget.repeat(
+        counted,
+        childPath(path, max !== null ? "maxItems" : "minItems"),
+        `an array of ${max !== null ? "up to" : "at least"} ${max ?? min} items`,
+      );
     return this.arrayOf(prefix, rest, min, max);
   }
 
   private lowerObject(info: Info): Lowered {
-    const s = info.s, path = info.path;
+    const s = info.s,
+      path = info.path;
     const props = (isObj(s.properties) ? s.properties : {}) as Obj;
     const required = [...new Set((s.required as string[] | undefined) ?? [])];
     const hasProps = hasOwn(s, "properties");
@@ -405,7 +339,12 @@ export class Lowerer {
       const value = this.lower(props[name], childPath(propsPath, name));
       const req = required.includes(name);
       if (!value) {
-        if (req) throw invalid(path, "required", `"${name}" is required but its schema matches no value, so no object can match; fix the schema of ${childPath(propsPath, name)}`);
+        if (req)
+          throw invalid(
+            path,
+            "required",
+            `"${name}" is required but its schema matches no value, so no object can match; fix the schema of ${childPath(propsPath, name)}`,
+          );
         continue;
       }
       declared.push({ node: this.member(this.fixed(this.syn.keyTexts(name))!, value), required: req });
@@ -415,7 +354,11 @@ export class Lowerer {
     for (const name of required) {
       if (hasOwn(props, name)) continue;
       if (!addlValue) {
-        throw invalid(path, "required", `"${name}" is required but is not declared in "properties" and additional properties are not allowed, so no object can match; declare "${name}" in "properties" (JSON Schema itself would accept this schema, but it matches nothing)`);
+        throw invalid(
+          path,
+          "required",
+          `"${name}" is required but is not declared in "properties" and additional properties are not allowed, so no object can match; declare "${name}" in "properties" (JSON Schema itself would accept this schema, but it matches nothing)`,
+        );
       }
       declared.push({ node: this.member(this.fixed(this.syn.keyTexts(name))!, addlValue), required: true });
     }
@@ -429,7 +372,10 @@ export class Lowerer {
 
   /** A string (any quote, any spelling) whose decoded value is none of `names`. */
   private keyExcept(names: string[]): Node {
-    interface Trie { end: boolean; kids: Map<number, Trie> }
+    interface Trie {
+      end: boolean;
+      kids: Map<number, Trie>;
+    }
     const root: Trie = { end: false, kids: new Map() };
     for (const name of names) {
       const cps = Array.from(name, (c) => c.codePointAt(0)!);
@@ -438,20 +384,26 @@ export class Lowerer {
       let t = root;
       for (const c of cps) {
         let k = t.kids.get(c);
-        if (!k) { k = { end: false, kids: new Map() }; t.kids.set(c, k); }
+        if (!k) {
+          k = { end: false, kids: new Map() };
+          t.kids.set(c, k);
+        }
         t = k;
       }
       t.end = true;
     }
-    return choice(this.syn.quotes.map((q) => {
-      const tail = sequence(repeat(this.char(q), 0, null), literal(q.quote));
-      const build = (t: Trie): Node => choice([
-        t.end ? null : literal(q.quote),
-        ...[...t.kids].map(([c, k]) => sequence(encodings(c, q), build(k))),
-        sequence(t.kids.size ? this.charExcept([...t.kids.keys()], q) : this.char(q), tail),
-      ])!;
-      return sequence(literal(q.quote), build(root));
-    }))!;
+    return choice(
+      this.syn.quotes.map((q) => {
+        const tail = sequence(repeat(this.char(q), 0, null), literal(q.quote));
+        const build = (t: Trie): Node =>
+          choice([
+            t.end ? null : literal(q.quote),
+            ...[...t.kids].map(([c, k]) => sequence(encodings(c, q), build(k))),
+            sequence(t.kids.size ? this.charExcept([...t.kids.keys()], q) : this.char(q), tail),
+          ])!;
+        return sequence(literal(q.quote), build(root));
+      }),
+    )!;
   }
 
   private refNode(pointer: string, path: string, types: ReadonlySet<TypeName> | null): Node {
@@ -460,7 +412,12 @@ export class Lowerer {
     if (!hasOwn(this.rules, name)) {
       this.rules[name] = ref(name); // placeholder while lowering, so recursion finds the name
       const n = this.lower(target.schema, target.path, types);
-      if (!n) throw new InvalidSchemaError(target.path, undefined, `the schema referenced by "$ref": ${JSON.stringify(pointer)} matches no value${types ? ` of type ${typeKey(types)}` : ""}; fix it`);
+      if (!n)
+        throw new InvalidSchemaError(
+          target.path,
+          undefined,
+          `the schema referenced by "$ref": ${JSON.stringify(pointer)} matches no value${types ? ` of type ${typeKey(types)}` : ""}; fix it`,
+        );
       this.rules[name] = n;
     }
     return ref(name);
@@ -469,24 +426,50 @@ export class Lowerer {
   private resolve(pointer: string, path: string): { schema: unknown; path: string } {
     const refPath = childPath(path, "$ref");
     if (!pointer.startsWith("#")) {
-      throw new UnsupportedSchemaError(refPath, "$ref", `"$ref": ${JSON.stringify(pointer)} is not supported (only local references like "#/$defs/Name" are); inline the referenced schema under "$defs"`);
+      throw new UnsupportedSchemaError(
+        refPath,
+        "$ref",
+        `"$ref": ${JSON.stringify(pointer)} is not supported (only local references like "#/$defs/Name" are); inline the referenced schema under "$defs"`,
+      );
     }
     let frag: string;
-    try { frag = decodeURIComponent(pointer.slice(1)); } catch { throw invalid(path, "$ref", `"$ref": ${JSON.stringify(pointer)} is not a valid URI fragment`); }
+    try {
+      frag = decodeURIComponent(pointer.slice(1));
+    } catch {
+      throw invalid(path, "$ref", `"$ref": ${JSON.stringify(pointer)} is not a valid URI fragment`);
+    }
     if (frag !== "" && !frag.startsWith("/")) {
-      throw new UnsupportedSchemaError(refPath, "$ref", `"$ref": ${JSON.stringify(pointer)} is not supported (anchors are not; only JSON pointers like "#/$defs/Name" are); refer to the schema by its pointer`);
+      throw new UnsupportedSchemaError(
+        refPath,
+        "$ref",
+        `"$ref": ${JSON.stringify(pointer)} is not supported (anchors are not; only JSON pointers like "#/$defs/Name" are); refer to the schema by its pointer`,
+      );
     }
     let cur: unknown = this.rootSchema;
     let p = this.rootPath;
     if (frag !== "") {
       for (const raw of frag.slice(1).split("/")) {
         const seg = raw.replace(/~1/g, "/").replace(/~0/g, "~");
-        if (Array.isArray(cur) && /^(0|[1-9][0-9]*)$/.test(seg) && Number(seg) < cur.length) { cur = cur[Number(seg)]; p = childPath(p, Number(seg)); }
-        else if (isObj(cur) && hasOwn(cur, seg)) { cur = cur[seg]; p = childPath(p, seg); }
-        else throw invalid(path, "$ref", `"$ref": ${JSON.stringify(pointer)} points to nothing in this schema; add the target (e.g. under "$defs") or fix the pointer`);
+        if (Array.isArray(cur) && /^(0|[1-9][0-9]*)$/.test(seg) && Number(seg) < cur.length) {
+          cur = cur[Number(seg)];
+          p = childPath(p, Number(seg));
+        } else if (isObj(cur) && hasOwn(cur, seg)) {
+          cur = cur[seg];
+          p = childPath(p, seg);
+        } else
+          throw invalid(
+            path,
+            "$ref",
+            `"$ref": ${JSON.stringify(pointer)} points to nothing in this schema; add the target (e.g. under "$defs") or fix the pointer`,
+          );
       }
     }
-    if (typeof cur !== "boolean" && !isObj(cur)) throw invalid(path, "$ref", `"$ref": ${JSON.stringify(pointer)} points to ${describe(cur)}, not a schema; fix the pointer`);
+    if (typeof cur !== "boolean" && !isObj(cur))
+      throw invalid(
+        path,
+        "$ref",
+        `"$ref": ${JSON.stringify(pointer)} points to ${describe(cur)}, not a schema; fix the pointer`,
+      );
     return { schema: cur, path: p };
   }
 }

@@ -19,9 +19,15 @@ export const cls = (ranges: Ranges, negated = false): Node => charClass(mergeRan
 export function sequence(...parts: Array<Node | null | undefined>): Node {
   const out: Node[] = [];
   const push = (n: Node) => {
-    if (n.type === "seq") { n.items.forEach(push); return; }
+    if (n.type === "seq") {
+      n.items.forEach(push);
+      return;
+    }
     const last = out[out.length - 1];
-    if (n.type === "literal" && last?.type === "literal") { out[out.length - 1] = literal(last.text + n.text); return; }
+    if (n.type === "literal" && last?.type === "literal") {
+      out[out.length - 1] = literal(last.text + n.text);
+      return;
+    }
     if (n.type === "literal" && n.text === "") return;
     out.push(n);
   };
@@ -34,10 +40,14 @@ export function sequence(...parts: Array<Node | null | undefined>): Node {
 /** Leaves are compared by content; other nodes by identity (comparing subtrees would cost their size at every level). */
 function leafKey(n: Node): string | undefined {
   switch (n.type) {
-    case "literal": return `l${n.text}`;
-    case "ref": return `r${n.name}`;
-    case "charClass": return `c${n.negated ? "!" : ""}${JSON.stringify(n.ranges)}`;
-    default: return undefined;
+    case "literal":
+      return `l${n.text}`;
+    case "ref":
+      return `r${n.name}`;
+    case "charClass":
+      return `c${n.negated ? "!" : ""}${JSON.stringify(n.ranges)}`;
+    default:
+      return undefined;
   }
 }
 
@@ -47,10 +57,14 @@ export function choice(parts: Array<Lowered | undefined>): Lowered {
   const keys = new Set<string>();
   const nodes = new Set<Node>();
   const push = (n: Node) => {
-    if (n.type === "alt") { n.items.forEach(push); return; }
+    if (n.type === "alt") {
+      n.items.forEach(push);
+      return;
+    }
     const k = leafKey(n);
     if (k !== undefined ? keys.has(k) : nodes.has(n)) return;
-    if (k !== undefined) keys.add(k); else nodes.add(n);
+    if (k !== undefined) keys.add(k);
+    else nodes.add(n);
     out.push(n);
   };
   for (const p of parts) if (p) push(p);
@@ -62,10 +76,15 @@ export function choice(parts: Array<Lowered | undefined>): Lowered {
 /** Nodes `n` holds as JSON text (a node shared by several parents counts once per parent). */
 export function countNodes(n: Node): number {
   switch (n.type) {
-    case "seq": case "alt": return n.items.reduce((k, x) => k + countNodes(x), 1);
-    case "repeat": return 1 + countNodes(n.item);
-    case "perm": return n.items.reduce((k, x) => k + countNodes(x.node), 1 + (n.separator ? countNodes(n.separator) : 0));
-    default: return 1;
+    case "seq":
+    case "alt":
+      return n.items.reduce((k, x) => k + countNodes(x), 1);
+    case "repeat":
+      return 1 + countNodes(n.item);
+    case "perm":
+      return n.items.reduce((k, x) => k + countNodes(x.node), 1 + (n.separator ? countNodes(n.separator) : 0));
+    default:
+      return 1;
   }
 }
 
@@ -78,10 +97,15 @@ export const decDigit: DigitFn = (a, b) => (a === b ? literal(String(a)) : cls([
 export const hexDigit: DigitFn = (a, b) => {
   if (a === b && a <= 9) return literal(String(a));
   const ranges: Ranges = [];
-  const dl = a, dh = Math.min(b, 9);
+  const dl = a,
+    dh = Math.min(b, 9);
   if (dl <= dh) ranges.push([0x30 + dl, 0x30 + dh]);
-  const ll = Math.max(a, 10), lh = b;
-  if (ll <= lh) { ranges.push([0x61 + ll - 10, 0x61 + lh - 10]); ranges.push([0x41 + ll - 10, 0x41 + lh - 10]); }
+  const ll = Math.max(a, 10),
+    lh = b;
+  if (ll <= lh) {
+    ranges.push([0x61 + ll - 10, 0x61 + lh - 10]);
+    ranges.push([0x41 + ll - 10, 0x41 + lh - 10]);
+  }
   return cls(ranges);
 };
 
@@ -96,13 +120,18 @@ const DIGIT_BLOCK = repeat(DIGIT, BLOCK, BLOCK);
 export function digitRun(min: number, max: number): Lowered {
   if (min > max) return null;
   if (max <= 2 * BLOCK) return repeat(DIGIT, min, max);
-  const q0 = Math.floor(min / BLOCK), r0 = min % BLOCK;
+  const q0 = Math.floor(min / BLOCK),
+    r0 = min % BLOCK;
   const head = q0 > 0 ? sequence(repeat(DIGIT_BLOCK, q0, q0), repeat(DIGIT, r0, r0)) : repeat(DIGIT, r0, r0);
   const n = max - min;
   if (n <= 2 * BLOCK) return sequence(head, repeat(DIGIT, 0, n));
-  const q = Math.floor(n / BLOCK), r = n % BLOCK;
+  const q = Math.floor(n / BLOCK),
+    r = n % BLOCK;
   // 0..16q-1 digits as up to q-1 blocks and a tail of up to 15; 16q..16q+r as q blocks and a tail
-  const free = choice([sequence(repeat(DIGIT_BLOCK, 0, q - 1), repeat(DIGIT, 0, BLOCK - 1)), sequence(repeat(DIGIT_BLOCK, q, q), repeat(DIGIT, 0, r))])!;
+  const free = choice([
+    sequence(repeat(DIGIT_BLOCK, 0, q - 1), repeat(DIGIT, 0, BLOCK - 1)),
+    sequence(repeat(DIGIT_BLOCK, q, q), repeat(DIGIT, 0, r)),
+  ])!;
   return sequence(head, free);
 }
 
@@ -111,11 +140,16 @@ export function fixedRange(lo: bigint, hi: bigint, width: number, base: number, 
   const B = BigInt(base);
   if (width === 1) return digit(Number(lo), Number(hi));
   const p = B ** BigInt(width - 1);
-  const a = lo / p, b = hi / p, lr = lo % p, hr = hi % p;
+  const a = lo / p,
+    b = hi / p,
+    lr = lo % p,
+    hr = hi % p;
   if (a === b) return sequence(digit(Number(a), Number(a)), fixedRange(lr, hr, width - 1, base, digit));
-  const anyTail = () => (base === 10 ? digitRun(width - 1, width - 1)! : repeat(digit(0, base - 1), width - 1, width - 1));
+  const anyTail = () =>
+    base === 10 ? digitRun(width - 1, width - 1)! : repeat(digit(0, base - 1), width - 1, width - 1);
   const parts: Node[] = [];
-  let midLo = a + 1n, midHi = b - 1n;
+  let midLo = a + 1n,
+    midHi = b - 1n;
   if (lr === 0n) midLo = a;
   else parts.push(sequence(digit(Number(a), Number(a)), fixedRange(lr, p - 1n, width - 1, base, digit)));
   const highFull = hr === p - 1n;
@@ -134,15 +168,24 @@ const digitsOf = (n: bigint) => n.toString().length;
 export function nonNegIntRange(lo: bigint, hi: bigint): Lowered {
   if (lo > hi) return null;
   const parts: Array<Lowered> = [];
-  if (lo === 0n) { parts.push(literal("0")); lo = 1n; }
+  if (lo === 0n) {
+    parts.push(literal("0"));
+    lo = 1n;
+  }
   if (lo > hi) return choice(parts);
   let wl = digitsOf(lo);
   const wh = digitsOf(hi);
   if (wl === wh) return choice([...parts, fixedRange(lo, hi, wl, 10, decDigit)]);
   // the partial first and last widths, and every width between them whole
-  if (lo !== 10n ** BigInt(wl - 1)) { parts.push(fixedRange(lo, 10n ** BigInt(wl) - 1n, wl, 10, decDigit)); wl++; }
+  if (lo !== 10n ** BigInt(wl - 1)) {
+    parts.push(fixedRange(lo, 10n ** BigInt(wl) - 1n, wl, 10, decDigit));
+    wl++;
+  }
   let fullTo = wh;
-  if (hi !== 10n ** BigInt(wh) - 1n) { parts.push(fixedRange(10n ** BigInt(wh - 1), hi, wh, 10, decDigit)); fullTo = wh - 1; }
+  if (hi !== 10n ** BigInt(wh) - 1n) {
+    parts.push(fixedRange(10n ** BigInt(wh - 1), hi, wh, 10, decDigit));
+    fullTo = wh - 1;
+  }
   if (wl <= fullTo) parts.push(sequence(cls([[0x31, 0x39]]), digitRun(wl - 1, fullTo - 1)));
   return choice(parts);
 }

@@ -27,13 +27,20 @@ const TOP_FRACTION = "7976931348623158";
 const D = cls([[0x30, 0x39]]);
 const NZ = cls([[0x31, 0x39]]);
 const FRAC = sequence(literal("."), repeat(D, 1, null));
-const E = cls([[0x45, 0x45], [0x65, 0x65]]);
+const E = cls([
+  [0x45, 0x45],
+  [0x65, 0x65],
+]);
 
 /** [eE], then a negative exponent, or a non-negative one up to `max`; 1–4 digits. */
 function exponent(max: number): Node {
   const widths: Node[] = [];
-  for (let w = 1; w <= EXP_DIGITS; w++) widths.push(fixedRange(0n, BigInt(Math.min(max, 10 ** w - 1)), w, 10, decDigit));
-  return sequence(E, choice([sequence(literal("-"), repeat(D, 1, EXP_DIGITS)), sequence(optional(literal("+")), choice(widths))]));
+  for (let w = 1; w <= EXP_DIGITS; w++)
+    widths.push(fixedRange(0n, BigInt(Math.min(max, 10 ** w - 1)), w, 10, decDigit));
+  return sequence(
+    E,
+    choice([sequence(literal("-"), repeat(D, 1, EXP_DIGITS)), sequence(optional(literal("+")), choice(widths))]),
+  );
 }
 
 /** Digit strings whose value as a fraction 0.d… is at most 0.`c` (at least one digit). */
@@ -59,7 +66,14 @@ export const MAG_NONZERO: Node = choice([
   sequence(SMALL_MANTISSA, optional(EXP_307)),
   sequence(NZ, digitRun(0, INTEGER_DIGITS - 1), optional(FRAC)),
   sequence(NZ, optional(FRAC), EXP_307),
-  sequence(literal("1"), optional(sequence(literal("."), fractionAtMost(TOP_FRACTION))), E, optional(literal("+")), optional(literal("0")), literal("308")),
+  sequence(
+    literal("1"),
+    optional(sequence(literal("."), fractionAtMost(TOP_FRACTION))),
+    E,
+    optional(literal("+")),
+    optional(literal("0")),
+    literal("308"),
+  ),
   sequence(NZ, repeat(D, 1, MANTISSA_DIGITS - 1), optional(FRAC), exponent(308 - MANTISSA_DIGITS)),
 ])!;
 

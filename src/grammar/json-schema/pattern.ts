@@ -16,12 +16,29 @@ export type Rx =
   | { k: "alt"; items: Rx[] }
   | { k: "rep"; item: Rx; min: number; max: number | null };
 
-const LINE_TERMINATORS: Ranges = [[0x0a, 0x0a], [0x0d, 0x0d], [0x2028, 0x2029]];
+const LINE_TERMINATORS: Ranges = [
+  [0x0a, 0x0a],
+  [0x0d, 0x0d],
+  [0x2028, 0x2029],
+];
 const DIGIT_R: Ranges = [[0x30, 0x39]];
-const WORD_R: Ranges = [[0x30, 0x39], [0x41, 0x5a], [0x5f, 0x5f], [0x61, 0x7a]];
+const WORD_R: Ranges = [
+  [0x30, 0x39],
+  [0x41, 0x5a],
+  [0x5f, 0x5f],
+  [0x61, 0x7a],
+];
 const SPACE_R: Ranges = [
-  [0x09, 0x0d], [0x20, 0x20], [0xa0, 0xa0], [0x1680, 0x1680], [0x2000, 0x200a], [0x2028, 0x2029],
-  [0x202f, 0x202f], [0x205f, 0x205f], [0x3000, 0x3000], [0xfeff, 0xfeff],
+  [0x09, 0x0d],
+  [0x20, 0x20],
+  [0xa0, 0xa0],
+  [0x1680, 0x1680],
+  [0x2000, 0x200a],
+  [0x2028, 0x2029],
+  [0x202f, 0x202f],
+  [0x205f, 0x205f],
+  [0x3000, 0x3000],
+  [0xfeff, 0xfeff],
 ];
 
 /** Top-level alternatives of the pattern, each with its anchors. */
@@ -31,8 +48,11 @@ export function parsePattern(src: string, path: string): Array<{ rx: Rx; start: 
   const peek = (o = 0) => cps[i + o];
   const is = (c: string, o = 0) => peek(o) === c.codePointAt(0);
   const fail = (what: string): never => {
-    throw new UnsupportedSchemaError(path, "pattern",
-      `"pattern": ${what} is not supported; rewrite the pattern without it, or remove "pattern" (describe it in "description"), ${ENUM_ALT}`);
+    throw new UnsupportedSchemaError(
+      path,
+      "pattern",
+      `"pattern": ${what} is not supported; rewrite the pattern without it, or remove "pattern" (describe it in "description"), ${ENUM_ALT}`,
+    );
   };
   const hex = (n: number): number => {
     let v = 0;
@@ -44,16 +64,30 @@ export function parsePattern(src: string, path: string): Array<{ rx: Rx; start: 
   const charEscape = (): number => {
     const c = String.fromCodePoint(cps[i++]!);
     switch (c) {
-      case "n": return 0x0a;
-      case "r": return 0x0d;
-      case "t": return 0x09;
-      case "v": return 0x0b;
-      case "f": return 0x0c;
-      case "0": return 0;
-      case "c": return cps[i++]! % 32;
-      case "x": return hex(2);
+      case "n":
+        return 0x0a;
+      case "r":
+        return 0x0d;
+      case "t":
+        return 0x09;
+      case "v":
+        return 0x0b;
+      case "f":
+        return 0x0c;
+      case "0":
+        return 0;
+      case "c":
+        return cps[i++]! % 32;
+      case "x":
+        return hex(2);
       case "u": {
-        if (is("{")) { i++; let v = 0; while (!is("}")) v = v * 16 + parseInt(String.fromCodePoint(cps[i++]!), 16); i++; return v; }
+        if (is("{")) {
+          i++;
+          let v = 0;
+          while (!is("}")) v = v * 16 + parseInt(String.fromCodePoint(cps[i++]!), 16);
+          i++;
+          return v;
+        }
         const v = hex(4);
         // with the u flag, an escaped surrogate pair is one code point
         if (v >= 0xd800 && v <= 0xdbff && is("\\") && is("u", 1) && hex4At(2)) {
@@ -65,18 +99,26 @@ export function parsePattern(src: string, path: string): Array<{ rx: Rx; start: 
         }
         return v;
       }
-      default: return c.codePointAt(0)!; // identity escape of a syntax character
+      default:
+        return c.codePointAt(0)!; // identity escape of a syntax character
     }
   };
   const classEscape = (c: string): Ranges | null => {
     switch (c) {
-      case "d": return DIGIT_R;
-      case "D": return complement(DIGIT_R);
-      case "w": return WORD_R;
-      case "W": return complement(WORD_R);
-      case "s": return SPACE_R;
-      case "S": return complement(SPACE_R);
-      default: return null;
+      case "d":
+        return DIGIT_R;
+      case "D":
+        return complement(DIGIT_R);
+      case "w":
+        return WORD_R;
+      case "W":
+        return complement(WORD_R);
+      case "s":
+        return SPACE_R;
+      case "S":
+        return complement(SPACE_R);
+      default:
+        return null;
     }
   };
   const cls = (): Rx => {
@@ -87,9 +129,18 @@ export function parsePattern(src: string, path: string): Array<{ rx: Rx; start: 
       if (!is("\\")) return cps[i++]!;
       i++;
       const set = classEscape(String.fromCodePoint(peek()!));
-      if (set) { i++; return set; }
-      if (is("b")) { i++; return 0x08; }
-      if (is("-")) { i++; return 0x2d; }
+      if (set) {
+        i++;
+        return set;
+      }
+      if (is("b")) {
+        i++;
+        return 0x08;
+      }
+      if (is("-")) {
+        i++;
+        return 0x2d;
+      }
       if (is("p") || is("P")) fail("a Unicode property escape (\\p{…})");
       return charEscape();
     };
@@ -112,39 +163,65 @@ export function parsePattern(src: string, path: string): Array<{ rx: Rx; start: 
     switch (c) {
       case "(": {
         if (++groups > SCHEMA_LIMITS.patternGroups)
-          throw limitError("schemaNesting", path, `"pattern": groups are nested more than ${SCHEMA_LIMITS.patternGroups} deep; flatten the pattern`);
+          throw limitError(
+            "schemaNesting",
+            path,
+            `"pattern": groups are nested more than ${SCHEMA_LIMITS.patternGroups} deep; flatten the pattern`,
+          );
         if (is("?")) {
           if (is(":", 1)) i += 2;
-          else if (is("<", 1) && !is("=", 2) && !is("!", 2)) { while (!is(">")) i++; i++; }
-          else fail(`a lookaround ("(?${String.fromCodePoint(peek(1) ?? 0x3f)}")`);
+          else if (is("<", 1) && !is("=", 2) && !is("!", 2)) {
+            while (!is(">")) i++;
+            i++;
+          } else fail(`a lookaround ("(?${String.fromCodePoint(peek(1) ?? 0x3f)}")`);
         }
         const items = [sequence(false).rx];
-        while (is("|")) { i++; items.push(sequence(false).rx); }
+        while (is("|")) {
+          i++;
+          items.push(sequence(false).rx);
+        }
         i++; // ")"
         groups--;
         return items.length === 1 ? items[0]! : { k: "alt", items };
       }
-      case "[": return cls();
-      case ".": return { k: "set", r: complement(LINE_TERMINATORS) };
+      case "[":
+        return cls();
+      case ".":
+        return { k: "set", r: complement(LINE_TERMINATORS) };
       case "\\": {
         const e = String.fromCodePoint(peek()!);
         const set = classEscape(e);
-        if (set) { i++; return { k: "set", r: set }; }
+        if (set) {
+          i++;
+          return { k: "set", r: set };
+        }
         if (e === "b" || e === "B") fail(`a word boundary (\\${e})`);
         if (/[1-9]/.test(e) || e === "k") fail("a backreference");
         if (e === "p" || e === "P") fail("a Unicode property escape (\\p{…})");
         const cp = charEscape();
         return { k: "set", r: [[cp, cp]] };
       }
-      default: { const cp = c.codePointAt(0)!; return { k: "set", r: [[cp, cp]] }; }
+      default: {
+        const cp = c.codePointAt(0)!;
+        return { k: "set", r: [[cp, cp]] };
+      }
     }
   };
   const quantified = (a: Rx): Rx => {
     let min: number, max: number | null;
-    if (is("*")) { i++; min = 0; max = null; }
-    else if (is("+")) { i++; min = 1; max = null; }
-    else if (is("?")) { i++; min = 0; max = 1; }
-    else if (is("{")) {
+    if (is("*")) {
+      i++;
+      min = 0;
+      max = null;
+    } else if (is("+")) {
+      i++;
+      min = 1;
+      max = null;
+    } else if (is("?")) {
+      i++;
+      min = 0;
+      max = 1;
+    } else if (is("{")) {
       const m = /^\{(\d+)(,(\d*))?\}/.exec(String.fromCodePoint(...cps.slice(i, i + 40)));
       if (!m) return a;
       i += m[0].length;
@@ -158,7 +235,10 @@ export function parsePattern(src: string, path: string): Array<{ rx: Rx; start: 
     const items: Rx[] = [];
     while (i < cps.length && !is("|") && !is(")")) {
       if (is("$")) {
-        if (top && (i + 1 === cps.length || is("|", 1))) { i++; return { rx: { k: "seq", items }, end: true }; }
+        if (top && (i + 1 === cps.length || is("|", 1))) {
+          i++;
+          return { rx: { k: "seq", items }, end: true };
+        }
         fail('"$" anywhere but at the end of the pattern (or of a top-level alternative)');
       }
       if (is("^")) fail('"^" anywhere but at the start of the pattern (or of a top-level alternative)');
@@ -178,7 +258,6 @@ export function parsePattern(src: string, path: string): Array<{ rx: Rx; start: 
   return alts;
 }
 
-
 /**
  * Copies the pattern's bounded quantifiers ask for, added up (a quantifier inside another counts
  * once per copy of the outer one). Refused past the repetition limit: a single bound or nested
@@ -188,15 +267,26 @@ export function patternRepetition(alts: Array<{ rx: Rx }>, path: string): number
   const limit = SCHEMA_LIMITS.repetition;
   const walk = (rx: Rx, outer: number): number => {
     switch (rx.k) {
-      case "set": return 0;
-      case "seq": case "alt": return rx.items.reduce((n, x) => n + walk(x, outer), 0);
+      case "set":
+        return 0;
+      case "seq":
+      case "alt":
+        return rx.items.reduce((n, x) => n + walk(x, outer), 0);
       case "rep": {
         const own = rx.max ?? rx.min;
         if (own > limit)
-          throw limitError("repetition", path, `"pattern": a quantifier of ${own} exceeds the limit of ${limit} repetitions; lower it, or use "*"/"+" and say the length in "description"`);
+          throw limitError(
+            "repetition",
+            path,
+            `"pattern": a quantifier of ${own} exceeds the limit of ${limit} repetitions; lower it, or use "*"/"+" and say the length in "description"`,
+          );
         const copies = outer * Math.max(own, 1);
         if (copies > limit)
-          throw limitError("repetition", path, `"pattern": nested quantifiers multiply to ${copies} repetitions, over the limit of ${limit}; flatten the pattern (e.g. one quantifier over a character class) or lower the bounds`);
+          throw limitError(
+            "repetition",
+            path,
+            `"pattern": nested quantifiers multiply to ${copies} repetitions, over the limit of ${limit}; flatten the pattern (e.g. one quantifier over a character class) or lower the bounds`,
+          );
         return (own > 1 ? copies : 0) + walk(rx.item, copies);
       }
     }

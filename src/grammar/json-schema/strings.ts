@@ -1,7 +1,16 @@
 // String characters in a quote syntax (syntax.ts: JSON's "…", Python's '…' and "…"):
 // every spelling (raw, short escape, hex escape, surrogate pair) of the code points of a set.
 import { JSON_SYNTAX, type HexEscape, type QuoteSyntax } from "./syntax.js";
-import { complement, ENCODABLE, inRanges, intersect, MAX_CP, mergeRanges, subtractPoints, type Ranges } from "../code-ranges.js";
+import {
+  complement,
+  ENCODABLE,
+  inRanges,
+  intersect,
+  MAX_CP,
+  mergeRanges,
+  subtractPoints,
+  type Ranges,
+} from "../code-ranges.js";
 import { literal } from "../builders.js";
 import { choice, cls, hexExact, hexRange, sequence, type Lowered, type Node } from "./nodes.js";
 
@@ -13,11 +22,15 @@ const surrogates = (cp: number): [number, number] => {
 };
 /** Code points a hex escape of `h` can stand for (never a lone surrogate). */
 const hexDomain = (h: HexEscape): Ranges => intersect([[0, h.max]], ENCODABLE);
-const letterClass = (short: Array<[string, number]>) => cls(short.map(([ch]): [number, number] => [ch.codePointAt(0)!, ch.codePointAt(0)!]));
+const letterClass = (short: Array<[string, number]>) =>
+  cls(short.map(([ch]): [number, number] => [ch.codePointAt(0)!, ch.codePointAt(0)!]));
 
 /** One string character (raw or escaped) that does not decode to any code point in `except`. */
 export function charExcept(except: ReadonlySet<number>, q: QuoteSyntax = JSON_QUOTE): Node {
-  const raw = cls([...q.rawExcluded, ...[...except].filter((c) => rawAllowed(c, q)).map((c): [number, number] => [c, c])], true);
+  const raw = cls(
+    [...q.rawExcluded, ...[...except].filter((c) => rawAllowed(c, q)).map((c): [number, number] => [c, c])],
+    true,
+  );
   const shortChars = q.short.filter(([, cp]) => !except.has(cp));
   const hexes = q.hex.map((h) => {
     const parts: Array<Lowered> = subtractPoints(hexDomain(h), except).map(([a, b]) => hexRange(a, b, h.digits));
@@ -72,8 +85,12 @@ export function charIn(ranges: Ranges, q: QuoteSyntax, anyChar: Node): Lowered {
     const parts: Node[] = intersect(r, hexDomain(h)).map(([a, b]) => hexRange(a, b, h.digits));
     if (h.letter === "u" && q.surrogatePairs) {
       for (const [a, b] of intersect(r, [[0x10000, MAX_CP]])) {
-        const [ha, la] = surrogates(a), [hb, lb] = surrogates(b);
-        if (ha === hb) { parts.push(sequence(hexExact(ha), literal("\\u"), hexRange(la, lb))); continue; }
+        const [ha, la] = surrogates(a),
+          [hb, lb] = surrogates(b);
+        if (ha === hb) {
+          parts.push(sequence(hexExact(ha), literal("\\u"), hexRange(la, lb)));
+          continue;
+        }
         parts.push(sequence(hexExact(ha), literal("\\u"), hexRange(la, 0xdfff)));
         if (ha + 1 <= hb - 1) parts.push(sequence(hexRange(ha + 1, hb - 1), literal("\\u"), hexRange(0xdc00, 0xdfff)));
         parts.push(sequence(hexExact(hb), literal("\\u"), hexRange(0xdc00, lb)));

@@ -12,7 +12,11 @@ import { pyFloat, pyQuoted, pyRepr } from "../python-repr.js";
 export type SyntaxName = "json" | "python";
 
 /** `\<letter>` followed by exactly `digits` hex digits (either case), for code points ≤ `max`. */
-export interface HexEscape { letter: string; digits: number; max: number }
+export interface HexEscape {
+  letter: string;
+  digits: number;
+  max: number;
+}
 
 /** How characters are written inside strings delimited by one quote character. */
 export interface QuoteSyntax {
@@ -44,14 +48,25 @@ const CONTROLS: [number, number] = [0, 0x1f];
 
 export const JSON_SYNTAX: LiteralSyntax = {
   name: "json",
-  quotes: [{
-    quote: '"',
-    id: "dq",
-    short: [['"', 0x22], ["\\", 0x5c], ["/", 0x2f], ["b", 0x08], ["f", 0x0c], ["n", 0x0a], ["r", 0x0d], ["t", 0x09]],
-    rawExcluded: [CONTROLS, [0x22, 0x22], [0x5c, 0x5c], SURROGATES],
-    hex: [{ letter: "u", digits: 4, max: 0xffff }],
-    surrogatePairs: true,
-  }],
+  quotes: [
+    {
+      quote: '"',
+      id: "dq",
+      short: [
+        ['"', 0x22],
+        ["\\", 0x5c],
+        ["/", 0x2f],
+        ["b", 0x08],
+        ["f", 0x0c],
+        ["n", 0x0a],
+        ["r", 0x0d],
+        ["t", 0x09],
+      ],
+      rawExcluded: [CONTROLS, [0x22, 0x22], [0x5c, 0x5c], SURROGATES],
+      hex: [{ letter: "u", digits: 4, max: 0xffff }],
+      surrogatePairs: true,
+    },
+  ],
   constants: { null: "null", true: "true", false: "false" },
   valueTexts: (v) => [JSON.stringify(v)],
   keyTexts: (name) => [JSON.stringify(name)],
@@ -60,9 +75,20 @@ export const JSON_SYNTAX: LiteralSyntax = {
 const pyQuote = (quote: string, id: string): QuoteSyntax => ({
   quote,
   id,
-  short: [["\\", 0x5c], ["'", 0x27], ['"', 0x22], ["n", 0x0a], ["r", 0x0d], ["t", 0x09]],
+  short: [
+    ["\\", 0x5c],
+    ["'", 0x27],
+    ['"', 0x22],
+    ["n", 0x0a],
+    ["r", 0x0d],
+    ["t", 0x09],
+  ],
   rawExcluded: [CONTROLS, [quote.codePointAt(0)!, quote.codePointAt(0)!], [0x5c, 0x5c], SURROGATES],
-  hex: [{ letter: "x", digits: 2, max: 0xff }, { letter: "u", digits: 4, max: 0xffff }, { letter: "U", digits: 8, max: 0x10ffff }],
+  hex: [
+    { letter: "x", digits: 2, max: 0xff },
+    { letter: "u", digits: 4, max: 0xffff },
+    { letter: "U", digits: 8, max: 0x10ffff },
+  ],
   surrogatePairs: false,
 });
 
@@ -86,8 +112,9 @@ export function literalSyntax(name: SyntaxName): LiteralSyntax {
 // Python spellings of fixed values
 
 /** Either quote, each with repr's escapes or only the escapes a literal needs: repr's choice depends on the content, a model's may not. */
-const pyStringTexts = (s: string): string[] =>
-  [...new Set([pyQuoted(s, "'"), pyQuoted(s, '"'), pyQuoted(s, "'", "minimal"), pyQuoted(s, '"', "minimal")])];
+const pyStringTexts = (s: string): string[] => [
+  ...new Set([pyQuoted(s, "'"), pyQuoted(s, '"'), pyQuoted(s, "'", "minimal"), pyQuoted(s, '"', "minimal")]),
+];
 
 /** A JSON number is an int or a float on the Python side: whole numbers may be written either way. */
 function pyNumberTexts(x: number): string[] {

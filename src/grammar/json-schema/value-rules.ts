@@ -1,0 +1,258 @@
+// The rules of JSON values a schema's grammar is built from: whitespace profiles, strings (any, or
+// at most maxStringLength characters), numbers, free-form values nested at most maxFreeNesting
+// deep, and objects and arrays of given members and elements. Rules used in more than one place
+// are shared by name (rule, share), so the IR grows linearly with the schema.
+import type { JsonSchemaOptions, PermNode } from "../ir.js";
+import { JSON_SYNTAX, JSON_WS_MAX, literalSyntax, type LiteralSyntax, type QuoteSyntax } from "./syntax.js";
+import { describe } from "./errors.js";
+import { hasOwn } from "./keywords.js";
+import { literal, optional, ref, repeat } from "../builders.js";
+import { choice, cls, countNodes, integerRange, sequence, type Lowered, type Node } from "./nodes.js";
+import { charExcept } from "./strings.js";
+import { INTEGER_MAX, MAG_ANY } from "./numbers.js";
+import { SCHEMA_LIMITS, limitError, type LoweringBudget } from "../schema-limits.js";
+
+/** Default for `maxFreeNesting`. */
+export const DEFAULT_MAX_FREE_NESTING = 6;
+/** A node of more nodes than this, used in two places, becomes a rule. */
+export const SHARE_ABOVE = 8;
+/** Tuple elements per rule (see arrayOf). */
+const PREFIX_CHUNK = 32;
+
+// ---------------------------------------------------------------------------------------------
+// Whitespace profiles
+
+interface Ws {
+  /** Before each member/element (after `{`, `[` or `,`). */
+  lead?: Node;
+  beforeColon?: Node;
+  afterColon?: Node;
+  beforeComma?: Node;
+  afterComma?: Node;
+  beforeClose?: Node;
+}
+function wsProfile(mode: NonNullable<JsonSchemaOptions["whitespace"]>): Ws {
+  if (mode === "compact") return {};
+  if (mode === "single") return { afterColon: optional(literal(" ")), afterComma: optional(literal(" ")) };
+  const w = repeat(
+    cls([
+      [0x20, 0x20],
+      [0x09, 0x0a],
+      [0x0d, 0x0d],
+    ]),
+    0,
+    JSON_WS_MAX,
+  );
+  return { lead: w, beforeColon: w, afterColon: w, beforeComma: w, beforeClose: w };
+}
+
+export interface Names {
+  shared: string;
+  local: string;
+}
+
+/** The rules of JSON values every schema lowers onto: strings, numbers, free values, containers. */
+export class JsonValueRules {
+  readonly rules: Record<string, Node> = {};
+  protected readonly ws: Ws;
+  protected readonly sep: Node;
+  protected readonly mode: NonNullable<JsonSchemaOptions["whitespace"]>;
+  protected readonly nest: number;
+  protected readonly cap: number | undefined;
+  protected readonly syn: LiteralSyntax;
+  protected shared = 0;
+  /** The shared rule being built, if any. */
+  protected scope: { name: string; count: number } | null = null;
+
+  constructor(
+    options: JsonSchemaOptions,
+    protected readonly rootPath: string,
+    protected readonly names: Names,
+    protected readonly budget: LoweringBudget,
+  ) {
+    const mode = options.whitespace ?? "single";
+    if (mode !== "compact" && mode !== "single" && mode !== "any") {
+      throw new RangeError(`JsonSchemaOptions.whitespace must be "compact", "single" or "any", got ${describe(mode)}`);
+    }
+    const nest = options.maxFreeNesting ?? DEFAULT_MAX_FREE_NESTING;
+    if (!Number.isSafeInteger(nest) || nest < 0)
+      throw new RangeError(`JsonSchemaOptions.maxFreeNesting must be a non-negative integer, got ${describe(nest)}`);
+    if (nest > SCHEMA_LIMITS.schemaNesting)
+      throw limitError(
+        "schemaNesting",
+        rootPath,
+        `maxFreeNesting ${nest} exceeds the limit of ${SCHEMA_LIMITS.schemaNesting} nested values; lower it`,
+      );
+    const syntax = options.syntax ?? "json";
+    if (syntax !== "json" && syntax !== "python")
+      throw new RangeError(`JsonSchemaOptions.syntax must be "json" or "python", got ${describe(syntax)}`);
+    this.syn = literalSyntax(syntax);
+    const cap = options.maxStringLength;
+    if (cap !== undefined && !(Number.isSafeInteger(cap) && cap >= 0))
+      throw new RangeError(`JsonSchemaOptions.maxStringLength must be a non-negative integer, got ${describe(cap)}`);
+    if (cap !== undefined && cap > SCHEMA_LIMITS.stringLength)
+      throw limitError(
+        "stringLength",
+        rootPath,
+        `maxStringLength ${cap} exceeds the limit of ${SCHEMA_LIMITS.stringLength} characters; lower it or leave it out`,
+      );
+    this.cap = cap;
+    this.mode = mode;
+    this.nest = nest;
+    this.ws = wsProfile(mode);
+    this.sep = sequence(this.ws.beforeComma, literal(","), this.ws.afterComma);
+  }
+
+  // -- shared rules ---------------------------------------------------------------------------
+
+  protected rule(name: string, build: () => Node): Node {
+    if (!hasOwn(this.rules, name)) {
+      this.rules[name] = literal(""); // placeholder: build() never refers back to a shared rule
+      const outer = this.scope;
+      this.scope = { name, count: 0 };
+      try {
+        this.rules[name] = build();
+      } finally {
+        this.scope = outer;
+      }
+    }
+    return ref(name);
+  }
+  /**
+   * `n` itself when small, else a rule holding it: for a node used in more than one place. Inside
+   * a shared rule the name derives from that rule's, so equal shared names still mean equal rules.
+   */
+  protected share(n: Node): Node {
+    if (n.type === "ref" || n.type === "literal" || n.type === "charClass" || countNodes(n) <= SHARE_ABOVE) return n;
+    const name = this.scope ? `${this.scope.name}.s${this.scope.count++}` : `${this.names.local}.s${this.shared++}`;
+    this.rules[name] = n;
+    return ref(name);
+  }
+  /** Shared rules of the Python syntax live under `py.`: equal names must mean equal rules. */
+  protected sharedName(n: string) {
+    return `${this.names.shared}.${this.syn === JSON_SYNTAX ? "" : "py."}${this.cap === undefined ? "" : `max${this.cap}.`}${n}`;
+  }
+  protected charName(q: QuoteSyntax) {
+    return this.syn.quotes.length > 1 ? `char.${q.id}` : "char";
+  }
+  /** Any one string character inside quote `q`. */
+  char(q: QuoteSyntax): Node {
+    return this.rule(this.sharedName(this.charName(q)), () => charExcept(new Set(), q));
+  }
+  /** One string character inside quote `q` that decodes to none of `cps`: a rule per set, as trie levels repeat sets. */
+  protected charExcept(cps: number[], q: QuoteSyntax): Node {
+    const key = [...new Set(cps)].sort((a, b) => a - b);
+    return this.rule(this.sharedName(`${this.charName(q)}-except.${key.join(",")}`), () => charExcept(new Set(key), q));
+  }
+  /** `body(q)` between quotes `q`, for each quote of the syntax. */
+  protected quoted(body: (q: QuoteSyntax) => Lowered): Lowered {
+    return choice(
+      this.syn.quotes.map((q) => {
+        const b = body(q);
+        return b && sequence(literal(q.quote), b, literal(q.quote));
+      }),
+    );
+  }
+  string(): Node {
+    return this.rule(this.sharedName("string"), () => this.quoted((q) => repeat(this.char(q), 0, null))!);
+  }
+  /** A string value: any string, or at most `maxStringLength` characters. */
+  valueString(path: string): Node {
+    if (this.cap === undefined) return this.string();
+    this.budget.repeat(this.cap, path, `a string value of up to ${this.cap} characters (maxStringLength)`);
+    return this.rule(this.sharedName("value-string"), () => this.quoted((q) => repeat(this.char(q), 0, this.cap!))!);
+  }
+  /** The fixed spellings of `texts` (enum/const values, declared keys). */
+  protected fixed(texts: string[]): Lowered {
+    return choice(texts.map((t) => literal(t)));
+  }
+  number(): Node {
+    return this.rule(this.sharedName("number"), () => sequence(optional(literal("-")), MAG_ANY));
+  }
+  integer(): Node {
+    return this.rule(this.sharedName("integer"), () => integerRange(-INTEGER_MAX, INTEGER_MAX)!);
+  }
+
+  /** Any JSON value with at most `d` levels of containers. */
+  freeValue(d: number): Node {
+    return this.rule(
+      this.sharedName(`free.${this.mode}.value${d}`),
+      () =>
+        choice([
+          literal(this.syn.constants.null),
+          literal(this.syn.constants.true),
+          literal(this.syn.constants.false),
+          this.number(),
+          this.valueString(this.rootPath),
+          d > 0 ? this.freeArray(d) : null,
+          d > 0 ? this.freeObject(d) : null,
+        ])!,
+    );
+  }
+  /** A free-form object counting as one of `d` container levels. */
+  freeObject(d: number): Node {
+    return this.rule(this.sharedName(`free.${this.mode}.object${d}`), () =>
+      this.objectOf([], d > 0 ? { key: this.string(), value: this.freeValue(d - 1) } : null),
+    );
+  }
+  freeArray(d: number): Node {
+    return this.rule(this.sharedName(`free.${this.mode}.array${d}`), () =>
+      this.arrayOf([], d > 0 ? this.freeValue(d - 1) : null, 0, null),
+    );
+  }
+
+  // -- containers -----------------------------------------------------------------------------
+
+  protected member(key: Node, value: Node): Node {
+    return sequence(this.ws.lead, key, this.ws.beforeColon, literal(":"), this.ws.afterColon, value);
+  }
+  protected close(ch: string): Node {
+    return sequence(this.ws.beforeClose, literal(ch));
+  }
+
+  /** `{ … }` with declared members (any order, at most once) and an optional run of extra members. */
+  objectOf(declared: Array<{ node: Node; required: boolean }>, extra: { key: Node; value: Node } | null): Node {
+    const items = [...declared];
+    if (extra) {
+      const m = this.share(this.member(extra.key, extra.value)); // the first extra member and the rest
+      items.push({ node: sequence(m, repeat(sequence(this.sep, m), 0, null)), required: false });
+    }
+    let body: Node | null = null;
+    if (items.length === 1) body = items[0]!.required ? items[0]!.node : optional(items[0]!.node);
+    else if (items.length > 1) body = { type: "perm", items, separator: this.sep } satisfies PermNode;
+    return sequence(literal("{"), body, this.close("}"));
+  }
+
+  /**
+   * `[ … ]`: element i matches prefix[i] for i < prefix.length, `rest` afterwards
+   * (null = no further elements), with the element count in [min, max].
+   */
+  arrayOf(prefix: Node[], rest: Node | null, min: number, max: number | null): Node {
+    const el = (n: Node, i: number) => sequence(i > 0 ? this.sep : null, this.ws.lead, n);
+    // Elements from `i` on, once the prefix is used up (or `max` reached).
+    const after = (i: number): Lowered => {
+      if ((max !== null && i >= max) || !rest) return null;
+      const restMin = Math.max(0, min - i),
+        restMax = max === null ? null : max - i;
+      if (i === 0) {
+        const r = this.share(rest); // the first element and the rest
+        const core = sequence(
+          el(r, 0),
+          repeat(el(r, 1), Math.max(0, restMin - 1), restMax === null ? null : restMax - 1),
+        );
+        return restMin >= 1 ? core : optional(core);
+      }
+      return repeat(el(rest, i), restMin, restMax);
+    };
+    // Prefix element i, then the elements after it; optional from `min` on. Built from the end,
+    // a rule every PREFIX_CHUNK elements, so a long tuple stays a shallow IR.
+    const n = max === null ? prefix.length : Math.min(prefix.length, max);
+    let tail = after(n);
+    for (let i = n - 1; i >= 0; i--) {
+      const body = sequence(el(prefix[i]!, i), tail);
+      tail = i >= min ? optional(body) : body;
+      if (i > 0 && i % PREFIX_CHUNK === 0) tail = this.share(tail);
+    }
+    return sequence(literal("["), tail, this.close("]"));
+  }
+}

@@ -30,7 +30,8 @@ export interface StreamChunk {
   result?: GenerateResult;
 }
 
-function deltaOf(e: StreamEvent): StreamDelta | undefined {
+/** The OpenAI delta of one parser event (ends, errors and drops have none: the result settles them). */
+export function deltaOf(e: StreamEvent): StreamDelta | undefined {
   switch (e.type) {
     case "content":
       return { content: e.delta };

@@ -1,19 +1,27 @@
-// POST /v1/chat/completions: a checked request waits for a slot, then runs generate() (or
-// generateStream() as server-sent events). A client that disconnects, while waiting or while
+// POST /v1/chat/completions: a checked request waits for a slot, then runs on the backend (a model
+// here, or upstream engines) whole or as server-sent events. A client that disconnects, while waiting or while
 // decoding, aborts its generation through the AbortSignal generate() takes.
 import type { FastifyReply, FastifyRequest } from "fastify";
-import { generate } from "../engine/generate.js";
-import type { LlamaModel } from "../engine/model.js";
-import { generateStream, type StreamChunk } from "../engine/stream.js";
+import type { GenerateOptions } from "../engine/generate.js";
+import type { StreamChunk } from "../engine/stream.js";
+import type { ChatBackend } from "./backend.js";
 import { ApiError, toApiError } from "./errors.js";
 import type { Redact } from "./redact.js";
-import { chunkBody, completionBody, newMeta, usageChunkBody, usageOf, type ResponseMeta } from "./shapes.js";
+import {
+  chunkBody,
+  completionBody,
+  toolmaskField,
+  newMeta,
+  usageChunkBody,
+  usageOf,
+  type ResponseMeta,
+} from "./shapes.js";
 import type { Slots } from "./slots.js";
 import { SseWriter } from "./sse.js";
 import { parseCompletionRequest, type CompletionRequest } from "./validate.js";
 
 export interface ChatContext {
-  model: LlamaModel;
+  backend: ChatBackend;
   modelId: string;
   slots: Slots;
   /** The tool-call dialect to use instead of the one detected from the chat template. */
@@ -29,10 +37,7 @@ export interface ChatContext {
 }
 
 export async function chatCompletions(req: FastifyRequest, reply: FastifyReply, ctx: ChatContext): Promise<unknown> {
-  const parsed = parseCompletionRequest(req.body, {
-    vocabSize: ctx.model.vocabulary.size,
-    contextSize: ctx.model.contextSize,
-  });
+  const parsed = parseCompletionRequest(req.body, ctx.backend.bounds);
   const ctl = new AbortController();
   const res = reply.raw;
   let clientGone = false;
@@ -47,9 +52,8 @@ export async function chatCompletions(req: FastifyRequest, reply: FastifyReply, 
   try {
     release = await ctx.slots.acquire(ctl.signal);
     const meta = newMeta(ctx.modelId);
-    // As OpenAI: without max_tokens the answer may run to the end of the context.
-    const options = {
-      maxTokens: ctx.model.contextSize,
+    const options: GenerateOptions = {
+      maxTokens: ctx.backend.defaultMaxTokens,
       ...parsed.options,
       ...(ctx.dialect ? { dialect: ctx.dialect } : {}),
       fastForward: ctx.fastForward,
@@ -59,7 +63,7 @@ export async function chatCompletions(req: FastifyRequest, reply: FastifyReply, 
       await streamCompletion(reply, meta, parsed, options, ctx, () => clientGone);
       return reply;
     }
-    return completionBody(meta, await generate(ctx.model, options));
+    return completionBody(meta, await ctx.backend.generate(options));
   } catch (err) {
     // Nobody is listening any more: nothing to answer.
     if (clientGone) {
@@ -80,11 +84,11 @@ async function streamCompletion(
   reply: FastifyReply,
   meta: ResponseMeta,
   parsed: CompletionRequest,
-  options: Parameters<typeof generateStream>[1],
+  options: GenerateOptions,
   ctx: ChatContext,
   clientGone: () => boolean,
 ): Promise<void> {
-  const chunks = generateStream(ctx.model, options);
+  const chunks = ctx.backend.generateStream(options);
   // The role chunk is held until decoding has produced something: an error before that (a prompt
   // longer than the context) is still answered as a JSON error with its status.
   let held: StreamChunk | undefined;
@@ -102,7 +106,7 @@ async function streamCompletion(
         sse.open();
         await sse.send(chunkBody(meta, { ...held.delta, content: "" }, null, usage));
       }
-      await sse.send(chunkBody(meta, chunk.delta, chunk.finish_reason, usage));
+      await sse.send({ ...chunkBody(meta, chunk.delta, chunk.finish_reason, usage), ...toolmaskField(chunk.result) });
       if (chunk.result && usage) await sse.send(usageChunkBody(meta, usageOf(chunk.result)));
     }
     await sse?.done();

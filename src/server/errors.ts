@@ -7,6 +7,8 @@ import { ToolDefinitionError } from "../dialects/tools.js";
 import { UnknownDialectError } from "../engine/detect-dialect.js";
 import { ChatTemplateError } from "../templates/render.js";
 import { dialects } from "../dialects/index.js";
+import { UpstreamProtocolError } from "../gateway/engines/types.js";
+import { UpstreamError } from "../gateway/pool.js";
 
 export interface OpenAIErrorBody {
   error: { message: string; type: string; param: string | null; code: string | null };
@@ -103,6 +105,9 @@ export function toApiError(err: unknown): ApiError {
       err.message.replaceAll("maxTokens", "max_tokens").replaceAll("toolChoice", "tool_choice"),
       { param: "max_tokens", code: "max_tokens_too_small" },
     );
+  // A gateway's upstream failed or answered what we cannot read: not the client's fault, not ours.
+  if (err instanceof UpstreamError || err instanceof UpstreamProtocolError)
+    return new ApiError(502, err.message, { type: "server_error", code: "upstream_error" });
   if (err instanceof GrammarLimitError)
     return new ApiError(400, err.message, { param: "tools", code: "grammar_too_large" });
   // The engine's range checks (token ids outside the vocabulary, …); its TypeErrors are caught by

@@ -2,19 +2,21 @@
 import { basename } from "node:path";
 import { getDialect } from "../dialects/index.js";
 import { loadModel, type LlamaModel, type LoadModelOptions } from "../engine/model.js";
-import { buildApp } from "./app.js";
+import { localBackend } from "./backend.js";
+import { startGatewayServer, type GatewayOptions } from "./gateway-start.js";
+import { listen } from "./listen.js";
+import type { UpstreamState } from "../gateway/pool.js";
 import { setGrammarCacheBytes } from "../grammar/cache.js";
 import { connectionLimits } from "./connections.js";
-import { ApiError } from "./errors.js";
 import { hostPolicy } from "./hosts.js";
-import { pathRedactor } from "./redact.js";
-import { Slots } from "./slots.js";
 
 export interface ServerOptions {
   /** A loaded model (the caller keeps ownership), or … */
   model?: LlamaModel;
-  /** … the path of a GGUF to load (disposed when the server closes). */
+  /** … the path of a GGUF to load (disposed when the server closes), or … */
   modelPath?: string;
+  /** … upstream engines to serve through (a gateway: src/gateway/, docs/scale-out.md). */
+  upstreams?: GatewayOptions;
   /** How to load `modelPath` (threads, contextSize, gpu, onProgress). */
   load?: Omit<LoadModelOptions, "path">;
   /** Default "127.0.0.1": reachable from this machine only. */
@@ -66,7 +68,10 @@ export interface ToolmaskServer {
   /** http://host:port, with the port actually bound. */
   readonly url: string;
   readonly port: number;
-  readonly model: LlamaModel;
+  /** The model loaded or given; undefined for a gateway. */
+  readonly model: LlamaModel | undefined;
+  /** A gateway's upstreams, as its health checks and requests last saw them. */
+  readonly upstreams: readonly UpstreamState[] | undefined;
   readonly parallel: number;
   readonly maxQueue: number;
   /** Stops running generations, turns away waiting ones, closes connections (and the model it loaded). */
@@ -75,8 +80,11 @@ export interface ToolmaskServer {
 
 function checkOptions(o: ServerOptions): void {
   if (!o || typeof o !== "object") throw new TypeError("startServer({ modelPath } or { model }) needs options");
-  if ((o.model === undefined) === (o.modelPath === undefined))
-    throw new TypeError("startServer needs exactly one of model (a loaded LlamaModel) and modelPath (a .gguf file)");
+  const given = [o.model, o.modelPath, o.upstreams].filter((v) => v !== undefined).length;
+  if (given !== 1)
+    throw new TypeError(
+      "startServer needs exactly one of model (a loaded LlamaModel), modelPath (a .gguf file) and upstreams (a gateway)",
+    );
   if (o.port !== undefined && !(Number.isInteger(o.port) && o.port >= 0 && o.port <= 65535))
     throw new RangeError(`port must be an integer from 0 to 65535, got ${o.port}`);
   if (o.apiKey !== undefined && (typeof o.apiKey !== "string" || o.apiKey.length === 0))
@@ -99,6 +107,7 @@ export async function startServer(options: ServerOptions): Promise<ToolmaskServe
   const limits = connectionLimits(options);
   const host = options.host ?? "127.0.0.1";
   const hosts = hostPolicy(host, options.allowedHosts);
+  if (options.upstreams !== undefined) return startGatewayServer(options, limits, host, hosts);
   const owned = options.model === undefined;
   const model =
     options.model ??
@@ -108,53 +117,18 @@ export async function startServer(options: ServerOptions): Promise<ToolmaskServe
       path: options.modelPath!,
     }));
   try {
-    // One slot per sequence the model decodes together: more would only wait inside the engine.
-    const slots = new Slots(options.parallel ?? model.parallel, options.maxQueue ?? 64);
-    const active = new Set<AbortController>();
-    let closing = false;
-    const modelId = options.modelId ?? basename(model.path).replace(/\.gguf$/i, "");
-    const app = buildApp({
+    return await listen(options, limits, host, hosts, {
+      backend: localBackend(model),
+      // One slot per sequence the model decodes together: more would only wait inside the engine.
+      parallel: options.parallel ?? model.parallel,
+      modelId: options.modelId ?? basename(model.path).replace(/\.gguf$/i, ""),
+      redactPath: model.path,
       model,
-      slots,
-      active,
-      modelId,
-      limits,
-      hosts,
-      redact: pathRedactor(model.path, modelId),
-      dialect: options.dialect,
-      fastForward: options.fastForward ?? true,
-      apiKey: options.apiKey,
-      bodyLimit: options.bodyLimit ?? 8 * 1024 * 1024,
-      onError: options.onError,
-      closing: () => closing,
+      upstreams: undefined,
+      dispose: () => {
+        if (owned) model.dispose();
+      },
     });
-    await app.listen({ host, port: options.port ?? 8080 });
-    const address = app.server.address();
-    const port = typeof address === "object" && address ? address.port : (options.port ?? 8080);
-    const shown = host.includes(":") ? `[${host}]` : host;
-    let closed: Promise<void> | undefined;
-    return {
-      url: `http://${shown}:${port}`,
-      port,
-      model,
-      parallel: slots.size,
-      maxQueue: slots.maxQueue,
-      close: () =>
-        (closed ??= (async () => {
-          closing = true;
-          slots.rejectWaiting(new ApiError(503, "the server is shutting down", { code: "server_closing" }));
-          for (const ctl of active) ctl.abort(new Error("the server is shutting down"));
-          const closed = app.close(); // stops accepting connections
-          // Stopped generations still send their last words (a 503, an error event); then every
-          // connection goes, including keep-alive ones a client opened but never used.
-          for (let waited = 0; active.size > 0 && waited < 5000; waited += 10)
-            await new Promise((r) => setTimeout(r, 10));
-          await new Promise((r) => setTimeout(r, 50));
-          app.server.closeAllConnections();
-          await closed;
-          if (owned) model.dispose();
-        })()),
-    };
   } catch (err) {
     if (owned) model.dispose();
     throw err;

@@ -39,7 +39,25 @@ export function completionBody(meta: ResponseMeta, r: GenerateResult) {
     model: meta.model,
     choices: [{ index: 0, message, logprobs: null, finish_reason: r.finishReason }],
     usage: usageOf(r),
+    ...toolmaskField(r),
   };
+}
+
+/**
+ * A gateway's answer says where it came from and how far the grammar was enforced there (an
+ * extension field: OpenAI clients ignore it); the last streamed chunk carries it too.
+ */
+export function toolmaskField(r: GenerateResult | undefined) {
+  return r?.upstream
+    ? {
+        toolmask: {
+          upstream: r.upstream.url,
+          engine: r.upstream.engine,
+          grammar: r.upstream.enforcement,
+          incomplete: r.incomplete,
+        },
+      }
+    : {};
 }
 
 /** One streamed chunk; with include_usage every chunk carries `usage: null`, as OpenAI's do. */

@@ -1,0 +1,75 @@
+// The options of generate() and generateStream(), and the list of their names that options-check.ts
+// holds a caller's options to.
+import type { ToolChoice } from "../dialects/tools.js";
+import type { ChatMessage } from "../templates/render.js";
+import { optionNames } from "./options-check.js";
+
+export interface GenerateOptions {
+  messages: ChatMessage[];
+  /** OpenAI tool definitions. */
+  tools?: unknown[];
+  toolChoice?: ToolChoice;
+  parallelToolCalls?: boolean;
+  /** Tokens to generate at most (an end-of-generation token counts). Default 512. */
+  maxTokens?: number;
+  /** 0: greedy. Default 0.8. */
+  temperature?: number;
+  topK?: number;
+  topP?: number;
+  minP?: number;
+  /** Same seed, same prompt, same options: same tokens. Default 0. */
+  seed?: number;
+  /** Ends the answer where one of these strings first appears; the string is not part of it. */
+  stop?: string | string[];
+  /** Added to the logits of token ids before sampling (after the mask: a bias cannot unmask). */
+  logitBias?: Record<number, number>;
+  repeatPenalty?: number;
+  /**
+   * The longest string value a call may carry, in characters (every string argument, raw XML text
+   * included; a schema's smaller maxLength still applies). The mask closes the value there, and the
+   * parser holds outputs to the same bound. Default: unbounded.
+   */
+  maxValueLength?: number;
+  /** Let the model think first (the template's thinking switch, and a thought in the grammar). Default false. */
+  reasoning?: boolean;
+  /** false: decode without the grammar (to compare; output is still parsed). Default true. */
+  mask?: boolean;
+  /**
+   * Masked only: the text the grammar forces next (a call's closing tags, the only parameter left,
+   * a key's quote and colon) goes in as the model's own tokens for it, without sampling, decoded in
+   * one forward pass with the sampled token. false: every token is sampled (to compare). Default true.
+   */
+  fastForward?: boolean;
+  /**
+   * Where the mask runs: "cpu" (a sampler over the logits on the host, the default) or "backend"
+   * (llama.cpp's experimental backend sampling: graph ops where the logits live).
+   */
+  maskPath?: "cpu" | "backend";
+  /** A dialect name; default: the one detected from the model's chat template. */
+  dialect?: string;
+  signal?: AbortSignal;
+}
+
+/** Every generate() option name (a name missing here, or not in GenerateOptions, does not compile). */
+export const GENERATE_OPTION_NAMES = optionNames<GenerateOptions>({
+  messages: true,
+  tools: true,
+  toolChoice: true,
+  parallelToolCalls: true,
+  maxTokens: true,
+  temperature: true,
+  topK: true,
+  topP: true,
+  minP: true,
+  seed: true,
+  stop: true,
+  logitBias: true,
+  repeatPenalty: true,
+  maxValueLength: true,
+  reasoning: true,
+  mask: true,
+  maskPath: true,
+  dialect: true,
+  signal: true,
+  fastForward: true,
+});

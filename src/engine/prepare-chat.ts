@@ -1,0 +1,163 @@
+// What a chat request becomes before any decoding, for any engine: the options checked, the prompt
+// rendered with the model's own chat template, the dialect's parser options and the grammar IR
+// that masks the answer. generate() tokenizes and compiles it for llama.cpp; the gateway
+// (src/gateway/) exports the IR in an upstream engine's grammar syntax.
+import { buildToolGrammar } from "../dialects/grammar.js";
+import { getDialect } from "../dialects/index.js";
+import { promptParts } from "../dialects/prompt.js";
+import type { DialectSpec } from "../dialects/spec.js";
+import type { ToolChoice } from "../dialects/tools.js";
+import type { Grammar } from "../grammar/ir.js";
+import type { NativeGenerationRequest } from "../native.js";
+import type { ParserOptions } from "../parser/stream.js";
+import { ChatTemplateError, renderChat, type ChatMessage } from "../templates/render.js";
+import { renderWithSystemFallback } from "../templates/system-fallback.js";
+import type { Vocabulary } from "../vocab/vocabulary.js";
+import { UnknownDialectError } from "./detect-dialect.js";
+import { GENERATE_OPTION_NAMES, type GenerateOptions } from "./generate-options.js";
+import { checkGenerateOptions } from "./options-check.js";
+import { assertDialectFits } from "./vocab-fit.js";
+
+/** What a chat's prompt and grammar need of a model: a LlamaModel, or a tokenizer the gateway read. */
+export interface ChatModel {
+  /** Names the model in messages. */
+  readonly path: string;
+  readonly vocabulary: Vocabulary;
+  /** The chat template ("" when there is none). */
+  readonly chatTemplate: string;
+  /** The tool-call dialect the template writes, when known. */
+  readonly dialect: string | undefined;
+  readonly bosToken: string;
+  readonly eosToken: string;
+}
+
+/** A chat request ready for an engine: everything but the prompt's tokens and the compiled grammar. */
+export interface PreparedChat {
+  prompt: string;
+  maxTokens: number;
+  /** The dialect, when tools were given or the template names one. */
+  spec: DialectSpec | undefined;
+  /** The parser's options, when a dialect applies. */
+  dialectOptions: ParserOptions | undefined;
+  /** The grammar the answer is masked with (undefined: unmasked, or no dialect). */
+  ir: Grammar | undefined;
+  /** Sampling fields of the native request (seed always set). */
+  sampling: Partial<NativeGenerationRequest>;
+  /** toolChoice "required" or a named function: the answer must hold a call. */
+  callRequired: boolean;
+}
+
+function dialectFor(model: ChatModel, given: string | undefined, needed: boolean): DialectSpec | undefined {
+  if (given !== undefined) return getDialect(given);
+  if (model.dialect) return getDialect(model.dialect);
+  if (needed) throw new UnknownDialectError(model.path);
+  return undefined;
+}
+
+/** Whether the rendered prompt leaves the model inside an opened thought. */
+function promptOpensThought(prompt: string, spec: DialectSpec): boolean {
+  return !!spec.reasoning && prompt.trimEnd().endsWith(spec.reasoning.open);
+}
+
+function samplingOf(o: GenerateOptions): Partial<NativeGenerationRequest> {
+  const out: Partial<NativeGenerationRequest> = {};
+  if (o.temperature !== undefined) out.temperature = o.temperature;
+  if (o.topK !== undefined) out.topK = o.topK;
+  if (o.topP !== undefined) out.topP = o.topP;
+  if (o.minP !== undefined) out.minP = o.minP;
+  if (o.repeatPenalty !== undefined) out.repeatPenalty = o.repeatPenalty;
+  out.seed = o.seed ?? 0;
+  if (!Number.isInteger(out.seed) || out.seed < 0 || out.seed > 0xffffffff)
+    throw new RangeError("seed must be an integer in 0..2^32-1");
+  if (o.maskPath !== undefined && o.maskPath !== "cpu" && o.maskPath !== "backend")
+    throw new TypeError(`maskPath must be "cpu" or "backend", got ${JSON.stringify(o.maskPath)}`);
+  if (o.maskPath === "backend") out.backendSampling = true;
+  if (o.fastForward !== undefined && typeof o.fastForward !== "boolean")
+    throw new TypeError(`fastForward must be true or false, got ${JSON.stringify(o.fastForward)}`);
+  if (o.logitBias) out.logitBias = Object.entries(o.logitBias).map(([id, bias]) => [Number(id), bias]);
+  return out;
+}
+
+/** Token ids outside the vocabulary would abort llama.cpp's backend logit-bias sampler. */
+function checkLogitBias(bias: Array<[number, number]> | undefined, vocabSize: number): void {
+  for (const [id, value] of bias ?? []) {
+    if (!Number.isInteger(id) || id < 0 || id >= vocabSize)
+      throw new RangeError(`logitBias: token id ${id} is outside the model's vocabulary (0..${vocabSize - 1})`);
+    if (typeof value !== "number" || Number.isNaN(value)) throw new TypeError(`logitBias[${id}] must be a number`);
+  }
+}
+
+/** toolChoice "required" or a named function: the answer must hold a call. */
+function callRequired(choice: ToolChoice | undefined): boolean {
+  return choice === "required" || (typeof choice === "object" && choice !== null);
+}
+
+/**
+ * The messages as chat templates expect them: an assistant turn whose content is null or absent
+ * (OpenAI's form beside tool calls) gets "" — templates that test or join the content throw on
+ * null, as in Python. The caller's objects are not changed.
+ */
+function templateMessages(messages: ChatMessage[]): ChatMessage[] {
+  return messages.map((m) =>
+    m && m.role === "assistant" && (m.content === null || m.content === undefined) ? { ...m, content: "" } : m,
+  );
+}
+
+/** Checks `options` against `model` and renders the prompt; builds the grammar IR when masked. */
+export function prepareChat(model: ChatModel, options: GenerateOptions): PreparedChat {
+  checkGenerateOptions(options, GENERATE_OPTION_NAMES, model.vocabulary);
+  if (!options || !Array.isArray(options.messages) || options.messages.length === 0)
+    throw new TypeError("generate(model, { messages }) needs at least one message");
+  if (!model.chatTemplate)
+    throw new ChatTemplateError(`generate: ${model.path} has no chat template (tokenizer.chat_template)`, undefined);
+  const hasTools = Array.isArray(options.tools) && options.tools.length > 0;
+  const spec = dialectFor(model, options.dialect, hasTools);
+  const reasoning = options.reasoning ?? false;
+  const maxTokens = options.maxTokens ?? 512;
+  if (!Number.isInteger(maxTokens) || maxTokens < 1 || maxTokens > 2147483647)
+    throw new RangeError(`maxTokens must be an integer from 1 to 2147483647, got ${String(maxTokens)}`);
+
+  // A dialect whose family's template does not carry tools or calls rewrites the messages (src/dialects/prompt.ts).
+  const parts = spec
+    ? promptParts(
+        spec,
+        options.messages,
+        hasTools ? options.tools : undefined,
+        model.chatTemplate.includes("tool_calls"),
+      )
+    : { messages: options.messages, ...(hasTools ? { tools: options.tools } : {}) };
+  const render = (messages: ChatMessage[]) =>
+    renderChat(model.chatTemplate, {
+      messages: templateMessages(messages),
+      ...(parts.tools ? { tools: parts.tools } : {}),
+      addGenerationPrompt: true,
+      bosToken: model.bosToken,
+      eosToken: model.eosToken,
+      extra: { enable_thinking: reasoning },
+      name: `chat template of ${model.path}`,
+    });
+  const prompt = renderWithSystemFallback(render, parts.messages, parts.messages !== options.messages);
+
+  const dialectOptions: ParserOptions | undefined = spec && {
+    dialect: spec,
+    tools: hasTools ? options.tools : [],
+    ...(options.toolChoice !== undefined ? { toolChoice: options.toolChoice } : {}),
+    ...(options.parallelToolCalls !== undefined ? { parallelToolCalls: options.parallelToolCalls } : {}),
+    ...(options.maxValueLength !== undefined ? { maxValueLength: options.maxValueLength } : {}),
+    reasoning: promptOpensThought(prompt, spec) ? ("forced-open" as const) : reasoning && !!spec.reasoning,
+  };
+  const sampling = samplingOf(options);
+  checkLogitBias(sampling.logitBias, model.vocabulary.size);
+  if (options.mask !== false && spec && hasTools && options.toolChoice !== "none")
+    assertDialectFits(model.vocabulary, spec);
+  const ir = options.mask !== false && dialectOptions ? buildToolGrammar(dialectOptions) : undefined;
+  return {
+    prompt,
+    maxTokens,
+    spec,
+    dialectOptions,
+    ir,
+    sampling,
+    callRequired: !!dialectOptions && callRequired(dialectOptions.toolChoice),
+  };
+}

@@ -1,0 +1,227 @@
+// The gateway as the chat route's backend: each request is prepared here as for our own engine
+// (prompt from the model's chat template, the dialect's grammar), sent to an upstream engine in its
+// own grammar field (engines/), and its raw answer read back through the same dialect's parser, so
+// the client gets the verdict our engine would give: a cut call is `length`, an invalid one is
+// reported in `incomplete`, never passed on as a valid call.
+import { getDialect } from "../dialects/index.js";
+import type { DialectOptions } from "../dialects/options.js";
+import type { GenerateOptions } from "../engine/generate-options.js";
+import type { GenerateResult } from "../engine/generate.js";
+import { prepareChat, type ChatModel, type PreparedChat } from "../engine/prepare-chat.js";
+import { deltaOf, type StreamChunk, type StreamDelta } from "../engine/stream.js";
+import { ToolCallStreamParser, type ParserOptions } from "../parser/stream.js";
+import type { IncompleteCall, ToolCall } from "../parser/types.js";
+import type { ChatBackend } from "../server/backend.js";
+import { readAnswer } from "./answer.js";
+import type { CallDelta, EngineAdapter, Enforcement, UpstreamEnd } from "./engines/types.js";
+import type { UpstreamPool } from "./pool.js";
+import { verifyCalls } from "./verify-calls.js";
+
+export interface GatewayBackendOptions {
+  engine: EngineAdapter;
+  pool: UpstreamPool;
+  /** The served model's tokenizer and template; optional for the openai engine only. */
+  model: ChatModel | undefined;
+  /** The model name sent to OpenAI-style upstreams (vLLM, openai). */
+  upstreamModel: string | undefined;
+  /** Messages beyond this many cannot fit; also the default max_tokens. */
+  contextSize: number;
+}
+
+/** The dialect a verify-only answer is read with when the model's own is unknown (its calls come structured). */
+const VERIFY_DIALECT = "hermes";
+
+interface Prepared {
+  chat: PreparedChat | undefined;
+  /** How the answer is read: the parser's options (calls, content), when tools or a dialect apply. */
+  parser: ParserOptions | undefined;
+  /** The tools the structured calls of a verify-only answer are checked against. */
+  verify: DialectOptions | undefined;
+  /** Read the content with the parser (false: verify-only without a known dialect: content is content). */
+  parseContent: boolean;
+}
+
+export class GatewayBackend implements ChatBackend {
+  readonly bounds: ChatBackend["bounds"];
+  readonly defaultMaxTokens: number;
+
+  constructor(private readonly o: GatewayBackendOptions) {
+    if (o.engine.name !== "openai" && !o.model)
+      throw new TypeError(`the ${o.engine.name} gateway needs the model's tokenizer (a .gguf file or a model folder)`);
+    this.bounds = { vocabSize: o.model?.vocabulary.size ?? 2 ** 31 - 1, contextSize: o.contextSize };
+    this.defaultMaxTokens = o.contextSize;
+  }
+
+  private prepare(options: GenerateOptions): Prepared {
+    const hasTools = Array.isArray(options.tools) && options.tools.length > 0;
+    if (this.o.engine.name !== "openai") {
+      const chat = prepareChat(this.o.model!, options);
+      return { chat, parser: chat.dialectOptions, verify: undefined, parseContent: true };
+    }
+    // Verify-only: the upstream renders its own prompt; its calls are checked against the tools.
+    if (this.o.model) prepareChat(this.o.model, { ...options, mask: false }); // the same checks as every request
+    const dialect = options.dialect ?? this.o.model?.dialect;
+    const verify: DialectOptions | undefined = hasTools
+      ? {
+          dialect: dialect ?? VERIFY_DIALECT,
+          tools: options.tools,
+          ...(options.toolChoice !== undefined ? { toolChoice: options.toolChoice } : {}),
+          ...(options.parallelToolCalls !== undefined ? { parallelToolCalls: options.parallelToolCalls } : {}),
+          ...(options.maxValueLength !== undefined ? { maxValueLength: options.maxValueLength } : {}),
+        }
+      : undefined;
+    const parser = dialect !== undefined && verify ? { ...verify, dialect: getDialect(dialect) } : undefined;
+    return { chat: undefined, parser, verify, parseContent: parser !== undefined };
+  }
+
+  private enforcement(grammar: string | undefined, end: UpstreamEnd | undefined): Enforcement {
+    if (this.o.engine.name === "openai") return "verify-only";
+    if (grammar === undefined) return "none";
+    return end?.appliedGrammar !== undefined && end.appliedGrammar === grammar ? "confirmed" : "sent";
+  }
+
+  async generate(options: GenerateOptions): Promise<GenerateResult> {
+    let last: GenerateResult | undefined;
+    for await (const chunk of this.run(options, false)) if (chunk.result) last = chunk.result;
+    return last!;
+  }
+
+  generateStream(options: GenerateOptions): AsyncGenerator<StreamChunk, void, undefined> {
+    return this.run(options, true);
+  }
+
+  private async *run(options: GenerateOptions, stream: boolean): AsyncGenerator<StreamChunk, void, undefined> {
+    const t0 = performance.now();
+    const p = this.prepare(options);
+    const { request, grammar } = this.o.engine.request({
+      chat:
+        p.chat ??
+        ({
+          prompt: "",
+          maxTokens: options.maxTokens ?? this.defaultMaxTokens,
+          sampling: samplingFields(options),
+        } as PreparedChat),
+      options,
+      vocabulary: this.o.model?.vocabulary as NonNullable<ChatModel["vocabulary"]>,
+      stream,
+      upstreamModel: this.o.upstreamModel,
+    });
+    const prepareMillis = performance.now() - t0;
+    const sent = await this.o.pool.send(request, options.signal);
+    const t1 = performance.now();
+    const parser = p.parser && p.parseContent ? new ToolCallStreamParser(p.parser) : undefined;
+    let text = "";
+    let reasoning = "";
+    const calls: CallDelta[] = [];
+    let end: UpstreamEnd | undefined;
+    try {
+      if (stream) yield { delta: { role: "assistant" }, finish_reason: null };
+      for await (const piece of readAnswer(sent.response, this.o.engine, stream, sent.upstream.url)) {
+        const deltas: StreamDelta[] = [];
+        if (piece.reasoning) {
+          reasoning += piece.reasoning;
+          deltas.push({ reasoning_content: piece.reasoning });
+        }
+        if (piece.text) {
+          text += piece.text;
+          if (parser) for (const e of parser.feed(piece.text)) pushDelta(deltas, deltaOf(e));
+          else deltas.push({ content: piece.text });
+        }
+        if (piece.callDeltas) calls.push(...piece.callDeltas);
+        if (piece.end) end = piece.end;
+        if (stream) for (const d of deltas) yield { delta: d, finish_reason: null };
+      }
+    } finally {
+      sent.release();
+    }
+    const finish = end!.finish;
+    const parsed = parser?.end(finish);
+    const tail: StreamDelta[] = [];
+    for (const e of parsed?.events ?? []) pushDelta(tail, deltaOf(e));
+    let toolCalls: ToolCall[] = parsed?.toolCalls ?? [];
+    let incomplete: IncompleteCall[] = parsed?.incomplete ?? [];
+    if (calls.length > 0) {
+      if (!p.verify) {
+        incomplete = [
+          ...incomplete,
+          ...[...new Set(calls.map((c) => c.index))].map((index) => ({
+            index,
+            name: calls.find((c) => c.index === index && c.name)?.name ?? null,
+            kind: "invalid" as const,
+            reason: "the request declared no tools",
+            missing: [],
+            text: "",
+          })),
+        ];
+      } else {
+        const v = verifyCalls(calls, p.verify, finish, toolCalls.length);
+        v.toolCalls.forEach((c, k) => {
+          const index = toolCalls.length + k;
+          tail.push({
+            tool_calls: [
+              {
+                index,
+                id: c.id,
+                type: "function",
+                function: { name: c.function.name, arguments: c.function.arguments },
+              },
+            ],
+          });
+        });
+        toolCalls = [...toolCalls, ...v.toolCalls];
+        incomplete = [...incomplete, ...v.incomplete];
+      }
+    }
+    if (stream) for (const d of tail) yield { delta: d, finish_reason: null };
+    const content = parsed ? parsed.content : text;
+    const finishReason: GenerateResult["finishReason"] =
+      finish === "length" ? "length" : toolCalls.length > 0 ? "tool_calls" : (parsed?.finishReason ?? "stop");
+    const reasoningText = parsed?.reasoning ?? (reasoning || null);
+    const decodeMillis = performance.now() - t1;
+    const n = end!.completionTokens ?? end!.tokens?.length ?? 0;
+    const result: GenerateResult = {
+      message: {
+        role: "assistant",
+        content: content === "" && toolCalls.length > 0 ? null : content,
+        ...(reasoningText !== null ? { reasoning_content: reasoningText } : {}),
+        ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
+      },
+      finishReason,
+      usage: { prompt_tokens: end!.promptTokens ?? 0, completion_tokens: n },
+      timings: {
+        tokensPerSecond: decodeMillis > 0 ? (n * 1000) / decodeMillis : 0,
+        maskMicrosPerToken: 0,
+        prepareMillis,
+        queueMillis: 0,
+        promptMillis: 0,
+        decodeMillis,
+      },
+      maskPath: "none",
+      incomplete,
+      decode: { steps: n, forcedTokens: 0 },
+      text: text,
+      tokens: end!.tokens ?? [],
+      upstream: { url: sent.upstream.url, engine: this.o.engine.name, enforcement: this.enforcement(grammar, end) },
+    };
+    yield { delta: {}, finish_reason: result.finishReason, result };
+  }
+}
+
+function pushDelta(out: StreamDelta[], d: StreamDelta | undefined): void {
+  if (d) out.push(d);
+}
+
+/** The sampling fields of a request that is not prepared here (verify-only). */
+function samplingFields(o: GenerateOptions): PreparedChat["sampling"] {
+  return {
+    ...(o.temperature !== undefined ? { temperature: o.temperature } : {}),
+    ...(o.topK !== undefined ? { topK: o.topK } : {}),
+    ...(o.topP !== undefined ? { topP: o.topP } : {}),
+    ...(o.minP !== undefined ? { minP: o.minP } : {}),
+    ...(o.repeatPenalty !== undefined ? { repeatPenalty: o.repeatPenalty } : {}),
+    seed: o.seed ?? 0,
+    ...(o.logitBias
+      ? { logitBias: Object.entries(o.logitBias).map(([id, b]) => [Number(id), b] as [number, number]) }
+      : {}),
+  };
+}

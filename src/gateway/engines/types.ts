@@ -1,0 +1,90 @@
+// What an upstream engine adapter does: builds the HTTP request for one prepared chat, and reads
+// the engine's answer (whole, or one streamed event at a time) back into raw text for the parser.
+import type { GenerateOptions } from "../../engine/generate-options.js";
+import type { PreparedChat } from "../../engine/prepare-chat.js";
+import type { Vocabulary } from "../../vocab/vocabulary.js";
+
+export type EngineName = "llama-server" | "vllm" | "sglang" | "openai";
+export const ENGINE_NAMES: readonly EngineName[] = ["llama-server", "vllm", "sglang", "openai"];
+
+/**
+ * How far the answer is known to be held to the grammar: "confirmed" (the engine echoed the
+ * grammar it applied), "sent" (the grammar went in the engine's field; the engine does not tell
+ * whether it applied it), "verify-only" (the engine takes no grammar: the answer is only checked
+ * here), "none" (no grammar: no tools, tool_choice none, or masking off).
+ */
+export type Enforcement = "confirmed" | "sent" | "verify-only" | "none";
+
+export interface UpstreamRequest {
+  /** Path on the upstream, e.g. "/completion". */
+  path: string;
+  body: Record<string, unknown>;
+}
+
+export interface RequestContext {
+  chat: PreparedChat;
+  options: GenerateOptions;
+  vocabulary: Vocabulary;
+  stream: boolean;
+  /** The model name an OpenAI-style engine expects in `model`. */
+  upstreamModel: string | undefined;
+}
+
+/** The end of an upstream answer. */
+export interface UpstreamEnd {
+  /** "length": the engine stopped at max tokens; "stop": an end token or a stop string. */
+  finish: "stop" | "length";
+  promptTokens: number | undefined;
+  completionTokens: number | undefined;
+  /** The grammar the engine says it applied, when it says (llama-server echoes it). */
+  appliedGrammar: string | undefined;
+  /** Token ids of the answer, when the engine returns them. */
+  tokens: number[] | undefined;
+}
+
+/** One piece of an answer: text to parse, and the end when this piece is the last. */
+export interface UpstreamPiece {
+  text: string;
+  end?: UpstreamEnd;
+  /** An OpenAI-compatible engine's own output beside the text: reasoning, and call fragments. */
+  reasoning?: string;
+  callDeltas?: CallDelta[];
+}
+
+/** A fragment of a call as an OpenAI-compatible engine streams it (the whole call, unstreamed). */
+export interface CallDelta {
+  index: number;
+  id?: string;
+  name?: string;
+  arguments?: string;
+}
+
+export interface EngineAdapter {
+  readonly name: EngineName;
+  /** GET path that answers 200 when the engine can serve. */
+  readonly healthPath: string;
+  /** The request, and the grammar text it carries (undefined: none). */
+  request(ctx: RequestContext): { request: UpstreamRequest; grammar: string | undefined };
+  /** A whole (non-streamed) response body. */
+  readBody(body: unknown): UpstreamPiece;
+  /**
+   * A streamed event's data, parsed from JSON; `state` is this answer's own (for engines that send
+   * the text so far rather than the new part).
+   */
+  readEvent(data: unknown, state: StreamState): UpstreamPiece;
+  /** The end of a stream whose events gave none before it closed ([DONE]); undefined: it was cut. */
+  endOfStream?(state: StreamState): UpstreamEnd | undefined;
+}
+
+/** One streamed answer's state, for adapters: the text so far and whatever else they keep. */
+export interface StreamState {
+  text: string;
+  [key: string]: unknown;
+}
+
+export class UpstreamProtocolError extends Error {
+  constructor(engine: EngineName, message: string) {
+    super(`${engine}: ${message}`);
+    this.name = "UpstreamProtocolError";
+  }
+}

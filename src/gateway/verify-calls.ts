@@ -1,0 +1,69 @@
+// Calls an OpenAI-compatible engine returned as structured tool_calls, checked against the
+// request's tools by the same value grammars the parser uses (parser/validate.ts): a call to a
+// tool that is not allowed, arguments that are not a JSON object of its parameters, a second call
+// when parallel calls are off, or any call of an answer cut at max_tokens is not passed on as
+// valid but reported in `incomplete`, as the parser reports its own.
+import { jsonArguments } from "../dialects/call-grammar.js";
+import { resolveOptions, type DialectOptions } from "../dialects/options.js";
+import { invalidJsonReason } from "../parser/calls.js";
+import type { IncompleteCall, ToolCall } from "../parser/types.js";
+import { grammarAccepts } from "../parser/validate.js";
+import type { CallDelta } from "./engines/types.js";
+
+export interface VerifiedCalls {
+  toolCalls: ToolCall[];
+  incomplete: IncompleteCall[];
+}
+
+/** The calls of `deltas` (fragments joined by index), each valid or reported. */
+export function verifyCalls(
+  deltas: CallDelta[],
+  options: DialectOptions,
+  finish: "stop" | "length",
+  firstIndex = 0,
+): VerifiedCalls {
+  const o = resolveOptions(options);
+  const byIndex = new Map<number, { id?: string; name: string; arguments: string }>();
+  for (const d of deltas) {
+    const c = byIndex.get(d.index) ?? { name: "", arguments: "" };
+    if (d.id !== undefined) c.id ??= d.id;
+    if (d.name !== undefined) c.name += d.name;
+    if (d.arguments !== undefined) c.arguments += d.arguments;
+    byIndex.set(d.index, c);
+  }
+  const out: VerifiedCalls = { toolCalls: [], incomplete: [] };
+  const calls = [...byIndex.entries()].sort(([a], [b]) => a - b).map(([, c]) => c);
+  calls.forEach((c, k) => {
+    const index = firstIndex + k;
+    const text = JSON.stringify({ name: c.name, arguments: c.arguments });
+    const refuse = (kind: IncompleteCall["kind"], reason: string, missing: string[] = []) =>
+      out.incomplete.push({ index, name: c.name || null, kind, reason, missing, text });
+    if (finish === "length") return refuse("cut", "the answer was cut at max_tokens");
+    const tool = o.tools.find((t) => t.name === c.name);
+    if (!tool)
+      return refuse(
+        "invalid",
+        o.declared.some((t) => t.name === c.name)
+          ? `"${c.name}" is not allowed by tool_choice`
+          : `"${c.name}" is not a declared tool`,
+      );
+    if (!o.parallelToolCalls && out.toolCalls.length > 0)
+      return refuse("invalid", "a second call while parallel_tool_calls is false");
+    let args: unknown;
+    try {
+      args = JSON.parse(c.arguments === "" ? "{}" : c.arguments);
+    } catch {
+      return refuse("invalid", "arguments are not JSON");
+    }
+    const missing =
+      args && typeof args === "object" && !Array.isArray(args) ? tool.required.filter((r) => !(r in args)) : [];
+    if (!grammarAccepts(jsonArguments(tool, o.maxValueLength), c.arguments === "" ? "{}" : c.arguments))
+      return refuse("invalid", invalidJsonReason(tool, args, o.maxValueLength), missing);
+    out.toolCalls.push({
+      id: c.id ?? `call_${index}`,
+      type: "function",
+      function: { name: c.name, arguments: c.arguments === "" ? "{}" : c.arguments },
+    });
+  });
+  return out;
+}

@@ -1,0 +1,25 @@
+// What the chat route runs a request on: a model loaded here (localBackend) or the upstream
+// engines of a gateway (src/gateway/). Either takes generate()'s options and answers with
+// generate()'s result, whole or as generateStream()'s chunks.
+import { generate, type GenerateOptions, type GenerateResult } from "../engine/generate.js";
+import type { LlamaModel } from "../engine/model.js";
+import { generateStream, type StreamChunk } from "../engine/stream.js";
+import type { ModelBounds } from "./validate.js";
+
+export interface ChatBackend {
+  /** What a request is checked against before it runs (token ids, messages that can fit). */
+  readonly bounds: ModelBounds;
+  /** max_tokens when a request gives none (as OpenAI: the answer may run to the end of the context). */
+  readonly defaultMaxTokens: number;
+  generate(options: GenerateOptions): Promise<GenerateResult>;
+  generateStream(options: GenerateOptions): AsyncGenerator<StreamChunk, void, undefined>;
+}
+
+export function localBackend(model: LlamaModel): ChatBackend {
+  return {
+    bounds: { vocabSize: model.vocabulary.size, contextSize: model.contextSize },
+    defaultMaxTokens: model.contextSize,
+    generate: (options) => generate(model, options),
+    generateStream: (options) => generateStream(model, options),
+  };
+}

@@ -1,0 +1,112 @@
+// startServer({ upstreams }): the server as a gateway in front of upstream engines. The model's
+// tokenizer and template are read from local files (gateway/model-source.ts); nothing is loaded.
+import { basename } from "node:path";
+import { GatewayBackend } from "../gateway/backend.js";
+import { llamaServer } from "../gateway/engines/llama-server.js";
+import { openaiCompatible } from "../gateway/engines/openai.js";
+import { sglang } from "../gateway/engines/sglang.js";
+import { ENGINE_NAMES, type EngineAdapter, type EngineName } from "../gateway/engines/types.js";
+import { vllm } from "../gateway/engines/vllm.js";
+import { GRAMMAR_SYNTAXES, type GrammarSyntax } from "../gateway/engines/grammar-text.js";
+import { loadModelSource } from "../gateway/model-source.js";
+import { UpstreamPool } from "../gateway/pool.js";
+import type { ConnectionLimits } from "./connections.js";
+import type { HostPolicy } from "./hosts.js";
+import type { ServerOptions, ToolmaskServer } from "./index.js";
+import { listen } from "./listen.js";
+
+export interface GatewayOptions {
+  /** Upstream base URLs, e.g. ["http://127.0.0.1:8081", "http://127.0.0.1:8082"]. */
+  urls: string[];
+  engine: EngineName;
+  /**
+   * The served model's tokenizer and chat template: its .gguf file or Hugging Face model folder.
+   * Needed by every engine but "openai" (which renders its own prompt).
+   */
+  tokenizer?: string;
+  /** The model name OpenAI-style upstreams expect (vLLM's --served-model-name). Default: modelId. */
+  upstreamModel?: string;
+  /** The grammar syntax sent to vLLM and SGLang: "ebnf" (XGrammar, their default backend) or "lark" (llguidance). */
+  grammarSyntax?: GrammarSyntax;
+  /** The upstream's context size: messages beyond it are refused, and it is the default max_tokens. Default 4096. */
+  contextSize?: number;
+  /** Requests forwarded at once (more wait in the queue). Default 16 per upstream. */
+  parallel?: number;
+  /** Sent to upstreams as `Authorization: Bearer …`. */
+  apiKey?: string;
+  /** Milliseconds between health checks. Default 2,000. */
+  healthInterval?: number;
+}
+
+function adapterOf(engine: EngineName, syntax: GrammarSyntax | undefined): EngineAdapter {
+  switch (engine) {
+    case "llama-server":
+      return llamaServer;
+    case "vllm":
+      return vllm(syntax);
+    case "sglang":
+      return sglang(syntax);
+    case "openai":
+      return openaiCompatible;
+  }
+}
+
+function checkGateway(g: GatewayOptions): void {
+  if (!g || typeof g !== "object") throw new TypeError("upstreams must be { urls, engine, tokenizer }");
+  if (!ENGINE_NAMES.includes(g.engine))
+    throw new TypeError(`upstreams.engine must be one of ${ENGINE_NAMES.join(", ")}, got ${JSON.stringify(g.engine)}`);
+  if (g.grammarSyntax !== undefined && !GRAMMAR_SYNTAXES.includes(g.grammarSyntax))
+    throw new TypeError(`upstreams.grammarSyntax must be "ebnf" or "lark", got ${JSON.stringify(g.grammarSyntax)}`);
+  if (g.grammarSyntax !== undefined && g.engine !== "vllm" && g.engine !== "sglang")
+    throw new TypeError("upstreams.grammarSyntax applies to the vllm and sglang engines only");
+  for (const [k, v] of [
+    ["contextSize", g.contextSize],
+    ["parallel", g.parallel],
+  ] as const)
+    if (v !== undefined && !(Number.isInteger(v) && v > 0 && v <= 2 ** 31 - 1))
+      throw new RangeError(`upstreams.${k} must be a positive integer, got ${v}`);
+  if (g.engine !== "openai" && (typeof g.tokenizer !== "string" || g.tokenizer === ""))
+    throw new TypeError(
+      `the ${g.engine} gateway renders prompts itself: give upstreams.tokenizer (the model's .gguf file or Hugging Face folder)`,
+    );
+}
+
+export async function startGatewayServer(
+  options: ServerOptions,
+  limits: ConnectionLimits,
+  host: string,
+  hosts: HostPolicy,
+): Promise<ToolmaskServer> {
+  const g = options.upstreams!;
+  checkGateway(g);
+  const model = g.tokenizer ? loadModelSource(g.tokenizer) : undefined;
+  const engine = adapterOf(g.engine, g.grammarSyntax);
+  const pool = new UpstreamPool(g.urls, engine, {
+    ...(g.healthInterval !== undefined ? { healthInterval: g.healthInterval } : {}),
+    ...(g.apiKey !== undefined ? { apiKey: g.apiKey } : {}),
+  });
+  try {
+    await pool.checkAll();
+    const modelId =
+      options.modelId ?? g.upstreamModel ?? (g.tokenizer ? basename(g.tokenizer).replace(/\.gguf$/i, "") : "upstream");
+    const backend = new GatewayBackend({
+      engine,
+      pool,
+      model,
+      upstreamModel: g.upstreamModel ?? (g.engine === "vllm" || g.engine === "openai" ? modelId : undefined),
+      contextSize: g.contextSize ?? 4096,
+    });
+    return await listen(options, limits, host, hosts, {
+      backend,
+      parallel: g.parallel ?? 16 * pool.upstreams.length,
+      modelId,
+      redactPath: g.tokenizer ?? "",
+      model: undefined,
+      upstreams: pool.upstreams,
+      dispose: () => pool.close(),
+    });
+  } catch (err) {
+    pool.close();
+    throw err;
+  }
+}

@@ -5,14 +5,28 @@ import { modelFileProblem, modelLoadProblem } from "../cli/model-file.js";
 import { connectionLimits } from "./connections.js";
 import { hostPolicy } from "./hosts.js";
 import { startServer, type ServerOptions } from "./index.js";
+import { ENGINE_NAMES, type EngineName } from "../gateway/engines/types.js";
+import { checkUpstreamUrl } from "../gateway/pool.js";
 
 export const SERVE_HELP = `Usage: toolmask serve --model PATH [options]
+       toolmask serve --upstream URL [--upstream URL ...] --engine ENGINE --tokenizer PATH [options]
 
 Serves an OpenAI-compatible API (POST /v1/chat/completions, GET /v1/models, GET /health)
-whose tool calls are masked to the request's tools.
+whose tool calls are masked to the request's tools: decoded here with --model, or by upstream
+engines with --upstream (a gateway: the grammar goes in the engine's own field and every answer
+is read back through the dialect's parser; docs/scale-out.md).
 
 Options:
-  --model PATH         the .gguf model to serve (required)
+  --model PATH         the .gguf model to serve here
+  --upstream URL       an engine to forward to (repeat for several: least-outstanding balancing,
+                       health checks, failover before an answer begins)
+  --engine ENGINE      the upstreams' kind: llama-server, vllm, sglang, or openai (any
+                       OpenAI-compatible server: answers verified only, nothing enforced)
+  --tokenizer PATH     the upstream model's .gguf or Hugging Face folder (tokenizer.json, template);
+                       required but for --engine openai
+  --upstream-model NAME the model name vllm/openai upstreams expect (default: --model-id)
+  --grammar-syntax S   vllm/sglang: ebnf (XGrammar, their default backend) or lark (llguidance)
+  --upstream-api-key K sent to upstreams as "Authorization: Bearer K"
   --host HOST          address to bind (default 127.0.0.1: this machine only)
   --port N             port to listen on (default 8080; 0 picks a free one)
   --parallel N         generations decoding at once, as sequences of one context (default 4)
@@ -20,7 +34,8 @@ Options:
   --api-key KEY        require "Authorization: Bearer KEY" (also read from TOOLMASK_API_KEY)
   --threads N          CPU threads for decoding (default: half the CPUs)
   --context-size N     tokens per generation, prompt and answer (default: trained, at most 4096);
-                       the KV cache holds this times --parallel
+                       the KV cache holds this times --parallel; with --upstream, the upstream's
+                       (default 4096): messages beyond it are refused, and the default max_tokens
   --dialect NAME       tool-call dialect, when the chat template does not tell
   --model-id NAME      the model's name in responses (default: file name without .gguf)
   --no-fast-forward    sample every token, also the text the grammar forces (to compare)
@@ -70,6 +85,12 @@ function optionsOf(argv: string[]): ServerOptions | "help" {
       allowPositionals: false,
       options: {
         model: { type: "string" },
+        upstream: { type: "string", multiple: true },
+        engine: { type: "string" },
+        tokenizer: { type: "string" },
+        "upstream-model": { type: "string" },
+        "grammar-syntax": { type: "string" },
+        "upstream-api-key": { type: "string" },
         host: { type: "string" },
         port: { type: "string" },
         parallel: { type: "string" },
@@ -93,20 +114,60 @@ function optionsOf(argv: string[]): ServerOptions | "help" {
     throw new FlagError((err as Error).message);
   }
   if (values.help) return "help";
-  if (!values.model) throw new FlagError("--model PATH is required (a .gguf file)");
+  const upstreams = values.upstream ?? [];
+  if (values.model && upstreams.length) throw new FlagError("give --model (serve it here) or --upstream URL, not both");
+  if (!values.model && !upstreams.length)
+    throw new FlagError("--model PATH (a .gguf file) or --upstream URL (an engine to forward to) is required");
   const apiKey = values["api-key"] ?? process.env.TOOLMASK_API_KEY;
   if (apiKey !== undefined && apiKey.length === 0) throw new FlagError("--api-key must not be empty");
   const threads = int("threads", values.threads, 1);
   const contextSize = int("context-size", values["context-size"], 16);
   const o: ServerOptions = {
-    modelPath: values.model,
-    load: { ...(threads !== undefined ? { threads } : {}), ...(contextSize !== undefined ? { contextSize } : {}) },
     host: values.host ?? "127.0.0.1",
     port: int("port", values.port, 0, 65535) ?? 8080,
   };
+  const gatewayOnly = ["engine", "tokenizer", "upstream-model", "grammar-syntax", "upstream-api-key"] as const;
+  if (values.model) {
+    for (const f of gatewayOnly)
+      if (values[f] !== undefined) throw new FlagError(`--${f} goes with --upstream, not --model`);
+    o.modelPath = values.model;
+    o.load = { ...(threads !== undefined ? { threads } : {}), ...(contextSize !== undefined ? { contextSize } : {}) };
+  } else {
+    if (threads !== undefined) throw new FlagError("--threads goes with --model: upstream engines decode");
+    const engine = values.engine;
+    if (!ENGINE_NAMES.includes(engine as EngineName))
+      throw new FlagError(
+        `--engine must be one of ${ENGINE_NAMES.join(", ")}${engine === undefined ? "" : `, got "${engine}"`}`,
+      );
+    const syntax = values["grammar-syntax"];
+    if (syntax !== undefined && syntax !== "ebnf" && syntax !== "lark")
+      throw new FlagError(`--grammar-syntax must be ebnf or lark, got "${syntax}"`);
+    if (syntax !== undefined && engine !== "vllm" && engine !== "sglang")
+      throw new FlagError("--grammar-syntax goes with --engine vllm or sglang");
+    if (engine !== "openai" && !values.tokenizer)
+      throw new FlagError(`--engine ${engine} needs --tokenizer PATH (the model's .gguf or Hugging Face folder)`);
+    for (const u of upstreams)
+      try {
+        checkUpstreamUrl(u);
+      } catch (err) {
+        throw new FlagError(`--upstream: ${(err as Error).message}`);
+      }
+    o.upstreams = {
+      urls: upstreams,
+      engine: engine as EngineName,
+      ...(values.tokenizer !== undefined ? { tokenizer: values.tokenizer } : {}),
+      ...(values["upstream-model"] !== undefined ? { upstreamModel: values["upstream-model"] } : {}),
+      ...(syntax !== undefined ? { grammarSyntax: syntax } : {}),
+      ...(values["upstream-api-key"] !== undefined ? { apiKey: values["upstream-api-key"] } : {}),
+      ...(contextSize !== undefined ? { contextSize } : {}),
+    };
+  }
   const parallel = int("parallel", values.parallel, 1);
   const queue = int("queue", values.queue, 0);
-  if (parallel !== undefined) o.parallel = parallel;
+  if (parallel !== undefined) {
+    if (o.upstreams) o.upstreams.parallel = parallel;
+    else o.parallel = parallel;
+  }
   if (queue !== undefined) o.maxQueue = queue;
   if (apiKey !== undefined) o.apiKey = apiKey;
   if (values.dialect !== undefined) o.dialect = values.dialect;
@@ -189,7 +250,7 @@ export async function serveCommand(
   }
 
   // A model file that is plainly wrong is said before llama.cpp is loaded for it.
-  const problem = modelFileProblem(options.modelPath!);
+  const problem = options.modelPath !== undefined ? modelFileProblem(options.modelPath) : undefined;
   if (problem) {
     io.err.write(`toolmask serve: ${problem}\n`);
     return 1;
@@ -202,7 +263,7 @@ export async function serveCommand(
     });
   } catch (err) {
     io.err.write(
-      `toolmask serve: ${modelLoadProblem(options.modelPath!, err) ?? (err as Error)?.message ?? String(err)}\n`,
+      `toolmask serve: ${(options.modelPath !== undefined ? modelLoadProblem(options.modelPath, err) : undefined) ?? (err as Error)?.message ?? String(err)}\n`,
     );
     return 1;
   }
@@ -210,7 +271,7 @@ export async function serveCommand(
   const shownHosts =
     hosts === "any" ? "any host" : `hosts ${[...hosts].map((h) => (h.includes(":") ? `[${h}]` : h)).join(", ")}`;
   io.out.write(
-    `toolmask serve: listening on ${server.url} (model ${options.modelPath}, ${server.parallel} slots, queue ${server.maxQueue}${options.apiKey ? ", API key required" : ""}, ${shownHosts})\n`,
+    `toolmask serve: listening on ${server.url} (${options.modelPath !== undefined ? `model ${options.modelPath}` : `${options.upstreams!.engine} upstreams ${options.upstreams!.urls.join(", ")}`}, ${server.parallel} slots, queue ${server.maxQueue}${options.apiKey ? ", API key required" : ""}, ${shownHosts})\n`,
   );
   const why = await stopped(io.signal);
   io.out.write(`toolmask serve: ${why === "abort" ? "stopping" : `${why}, stopping`}\n`);

@@ -35,7 +35,33 @@ describe("toolmask serve flags", () => {
   const model = testModelPath();
   it.each([
     [["--model", model, "--bogus"], /Unknown option '--bogus'/],
-    [["--port", "8080"], /--model PATH is required/],
+    [["--port", "8080"], /--model PATH \(a \.gguf file\) or --upstream URL .* is required/],
+    [["--model", model, "--upstream", "http://127.0.0.1:1"], /--model .* or --upstream URL, not both/],
+    [["--model", model, "--engine", "vllm"], /--engine goes with --upstream/],
+    [["--upstream", "http://127.0.0.1:1"], /--engine must be one of llama-server, vllm, sglang, openai/],
+    [["--upstream", "http://127.0.0.1:1", "--engine", "tgi"], /--engine must be one of .*, got "tgi"/],
+    [["--upstream", "http://127.0.0.1:1", "--engine", "vllm"], /--engine vllm needs --tokenizer PATH/],
+    [["--upstream", "ftp://x", "--engine", "openai"], /--upstream: .* must be http:\/\/ or https:\/\//],
+    [["--upstream", "not a url", "--engine", "openai"], /--upstream: .* is not a URL/],
+    [["--upstream", "http://u:p@x/", "--engine", "openai"], /no query, fragment or credentials/],
+    [
+      [
+        "--upstream",
+        "http://127.0.0.1:1",
+        "--engine",
+        "llama-server",
+        "--tokenizer",
+        model,
+        "--grammar-syntax",
+        "lark",
+      ],
+      /--grammar-syntax goes with --engine vllm or sglang/,
+    ],
+    [
+      ["--upstream", "http://127.0.0.1:1", "--engine", "vllm", "--tokenizer", model, "--grammar-syntax", "gbnf"],
+      /--grammar-syntax must be ebnf or lark/,
+    ],
+    [["--upstream", "http://127.0.0.1:1", "--engine", "openai", "--threads", "2"], /--threads goes with --model/],
     [["--model", model, "--port", "70000"], /--port must be an integer from 0 to 65535, got "70000"/],
     [["--model", model, "--port", "http"], /--port must be an integer/],
     [["--model", model, "--parallel", "0"], /--parallel must be an integer from 1/],
@@ -76,6 +102,12 @@ describe("toolmask serve flags", () => {
     expect(r.code).toBe(0);
     expect(r.out).toMatch(/^Usage: toolmask serve --model PATH/);
     for (const flag of ["--host", "--port", "--parallel", "--api-key", "--queue"]) expect(r.out).toContain(flag);
+  });
+
+  it("a gateway whose tokenizer file is missing says so and exits 1", async () => {
+    const missing = await serve(["--upstream", "http://127.0.0.1:9", "--engine", "vllm", "--tokenizer", "/nope.gguf"]);
+    expect(missing.code).toBe(1);
+    expect(missing.err).toMatch(/\/nope\.gguf does not exist/);
   });
 
   it("a missing model file or an unknown dialect exits 1 with the reason", async () => {

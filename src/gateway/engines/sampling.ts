@@ -1,12 +1,13 @@
 // generate()'s sampling options as each engine's request fields. Defaults are generate()'s own
-// (temperature 0.8, seed 0), sent explicitly so an engine's different defaults never apply.
+// (native/llama/generation.hpp: temperature 0.8, top_k 40, top_p 0.95, min_p 0.05, seed 0), sent
+// explicitly so an engine's different defaults (vLLM: top_k off, min_p 0) never apply.
 import type { RequestContext } from "./types.js";
 
 export interface Sampling {
   temperature: number;
-  topK: number | undefined;
-  topP: number | undefined;
-  minP: number | undefined;
+  topK: number;
+  topP: number;
+  minP: number;
   repeatPenalty: number | undefined;
   seed: number;
   stop: string[];
@@ -19,9 +20,9 @@ export function samplingOf(ctx: RequestContext): Sampling {
   const stop = ctx.options.stop;
   return {
     temperature: s.temperature ?? 0.8,
-    topK: s.topK,
-    topP: s.topP,
-    minP: s.minP,
+    topK: s.topK ?? 40,
+    topP: s.topP ?? 0.95,
+    minP: s.minP ?? 0.05,
     repeatPenalty: s.repeatPenalty,
     seed: s.seed ?? 0,
     stop: stop === undefined ? [] : typeof stop === "string" ? [stop] : [...stop],

@@ -27,6 +27,8 @@ Options:
   --upstream-model NAME the model name vllm/openai upstreams expect (default: --model-id)
   --grammar-syntax S   vllm/sglang: ebnf (XGrammar, their default backend) or lark (llguidance)
   --upstream-api-key K sent to upstreams as "Authorization: Bearer K"
+  --no-lazy-grammar    llama-server, tool_choice auto: send the whole grammar (content constrained
+                       too) instead of a lazy one triggered by the call's opening text
   --host HOST          address to bind (default 127.0.0.1: this machine only)
   --port N             port to listen on (default 8080; 0 picks a free one)
   --parallel N         generations decoding at once, as sequences of one context (default 4)
@@ -91,6 +93,7 @@ function optionsOf(argv: string[]): ServerOptions | "help" {
         "upstream-model": { type: "string" },
         "grammar-syntax": { type: "string" },
         "upstream-api-key": { type: "string" },
+        "no-lazy-grammar": { type: "boolean" },
         host: { type: "string" },
         port: { type: "string" },
         parallel: { type: "string" },
@@ -126,7 +129,14 @@ function optionsOf(argv: string[]): ServerOptions | "help" {
     host: values.host ?? "127.0.0.1",
     port: int("port", values.port, 0, 65535) ?? 8080,
   };
-  const gatewayOnly = ["engine", "tokenizer", "upstream-model", "grammar-syntax", "upstream-api-key"] as const;
+  const gatewayOnly = [
+    "engine",
+    "tokenizer",
+    "upstream-model",
+    "grammar-syntax",
+    "upstream-api-key",
+    "no-lazy-grammar",
+  ] as const;
   if (values.model) {
     for (const f of gatewayOnly)
       if (values[f] !== undefined) throw new FlagError(`--${f} goes with --upstream, not --model`);
@@ -144,6 +154,8 @@ function optionsOf(argv: string[]): ServerOptions | "help" {
       throw new FlagError(`--grammar-syntax must be ebnf or lark, got "${syntax}"`);
     if (syntax !== undefined && engine !== "vllm" && engine !== "sglang")
       throw new FlagError("--grammar-syntax goes with --engine vllm or sglang");
+    if (values["no-lazy-grammar"] && engine !== "llama-server")
+      throw new FlagError("--no-lazy-grammar goes with --engine llama-server");
     if (engine !== "openai" && !values.tokenizer)
       throw new FlagError(`--engine ${engine} needs --tokenizer PATH (the model's .gguf or Hugging Face folder)`);
     for (const u of upstreams)
@@ -159,6 +171,7 @@ function optionsOf(argv: string[]): ServerOptions | "help" {
       ...(values["upstream-model"] !== undefined ? { upstreamModel: values["upstream-model"] } : {}),
       ...(syntax !== undefined ? { grammarSyntax: syntax } : {}),
       ...(values["upstream-api-key"] !== undefined ? { apiKey: values["upstream-api-key"] } : {}),
+      ...(values["no-lazy-grammar"] ? { lazyGrammar: false } : {}),
       ...(contextSize !== undefined ? { contextSize } : {}),
     };
   }

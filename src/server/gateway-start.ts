@@ -2,7 +2,7 @@
 // tokenizer and template are read from local files (gateway/model-source.ts); nothing is loaded.
 import { basename } from "node:path";
 import { GatewayBackend } from "../gateway/backend.js";
-import { llamaServer } from "../gateway/engines/llama-server.js";
+import { llamaServer, llamaServerEngine } from "../gateway/engines/llama-server.js";
 import { openaiCompatible } from "../gateway/engines/openai.js";
 import { sglang } from "../gateway/engines/sglang.js";
 import { ENGINE_NAMES, type EngineAdapter, type EngineName } from "../gateway/engines/types.js";
@@ -36,12 +36,17 @@ export interface GatewayOptions {
   apiKey?: string;
   /** Milliseconds between health checks. Default 2,000. */
   healthInterval?: number;
+  /**
+   * llama-server, tool_choice "auto": false sends the whole grammar (content constrained as by our
+   * own mask) instead of a lazy one triggered by the call's opening text. Default true.
+   */
+  lazyGrammar?: boolean;
 }
 
-function adapterOf(engine: EngineName, syntax: GrammarSyntax | undefined): EngineAdapter {
+function adapterOf(engine: EngineName, syntax: GrammarSyntax | undefined, lazy: boolean | undefined): EngineAdapter {
   switch (engine) {
     case "llama-server":
-      return llamaServer;
+      return lazy === undefined ? llamaServer : llamaServerEngine({ lazy });
     case "vllm":
       return vllm(syntax);
     case "sglang":
@@ -57,6 +62,8 @@ function checkGateway(g: GatewayOptions): void {
     throw new TypeError(`upstreams.engine must be one of ${ENGINE_NAMES.join(", ")}, got ${JSON.stringify(g.engine)}`);
   if (g.grammarSyntax !== undefined && !GRAMMAR_SYNTAXES.includes(g.grammarSyntax))
     throw new TypeError(`upstreams.grammarSyntax must be "ebnf" or "lark", got ${JSON.stringify(g.grammarSyntax)}`);
+  if (g.lazyGrammar !== undefined && (typeof g.lazyGrammar !== "boolean" || g.engine !== "llama-server"))
+    throw new TypeError("upstreams.lazyGrammar is true or false, for the llama-server engine only");
   if (g.grammarSyntax !== undefined && g.engine !== "vllm" && g.engine !== "sglang")
     throw new TypeError("upstreams.grammarSyntax applies to the vllm and sglang engines only");
   for (const [k, v] of [
@@ -80,7 +87,7 @@ export async function startGatewayServer(
   const g = options.upstreams!;
   checkGateway(g);
   const model = g.tokenizer ? loadModelSource(g.tokenizer) : undefined;
-  const engine = adapterOf(g.engine, g.grammarSyntax);
+  const engine = adapterOf(g.engine, g.grammarSyntax, g.lazyGrammar);
   const pool = new UpstreamPool(g.urls, engine, {
     ...(g.healthInterval !== undefined ? { healthInterval: g.healthInterval } : {}),
     ...(g.apiKey !== undefined ? { apiKey: g.apiKey } : {}),

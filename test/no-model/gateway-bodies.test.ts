@@ -11,7 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { compileGrammar, TokenKind, type Vocabulary } from "../../src/index.js";
 import { prepareChat, type ChatModel } from "../../src/engine/prepare-chat.js";
 import { loadModelSource } from "../../src/gateway/model-source.js";
-import { llamaServer } from "../../src/gateway/engines/llama-server.js";
+import { llamaServer, llamaServerEngine } from "../../src/gateway/engines/llama-server.js";
+import { toGbnf } from "../../src/grammar/export/gbnf.js";
 import { sglang } from "../../src/gateway/engines/sglang.js";
 import { vllm } from "../../src/gateway/engines/vllm.js";
 import type { EngineAdapter } from "../../src/gateway/engines/types.js";
@@ -158,6 +159,20 @@ describe("SGLang: POST /generate", () => {
 });
 
 describe("llama-server: POST /completion", () => {
+  it("tool_choice auto: a lazy grammar of the calls alone, triggered by the call's opening text (preserved)", () => {
+    const b = body(llamaServer, request(true, { toolChoice: "auto" }));
+    expect(b.request.body).toMatchObject({
+      grammar_lazy: true,
+      grammar_triggers: [{ type: 1, value: "<tool_call>" }], // common_grammar_trigger_type WORD
+    });
+    expect(b.request.body.preserved_tokens).toContain("<tool_call>");
+    expect(b.grammar).toBe(body(llamaServer, request(true, { toolChoice: "required" })).grammar);
+    // required, or lazy off: the whole grammar, not lazy
+    expect(body(llamaServer, request(true)).request.body.grammar_lazy).toBeUndefined();
+    const whole = body(llamaServerEngine({ lazy: false }), request(true, { toolChoice: "auto" }));
+    expect(whole.request.body.grammar_lazy).toBeUndefined();
+    expect(whole.grammar).toBe(toGbnf(whole.chat.ir!, model.vocabulary));
+  });
   it("carries our GBNF and, as preserved_tokens, the texts of the special tokens it names", () => {
     const b = body(llamaServer, request(true));
     expect(b.request.path).toBe("/completion");

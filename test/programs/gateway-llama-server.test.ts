@@ -9,7 +9,15 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadModel, type LlamaModel } from "../../src/engine/model.js";
 import { generate } from "../../src/engine/generate.js";
 import { startServer, type ToolmaskServer } from "../../src/server/index.js";
-import { IM_END, WANTS_TO_CALL, assemble, callProblems, client, toolSet } from "../support/server-fixtures.js";
+import {
+  IM_END,
+  TOOL_CALL,
+  WANTS_TO_CALL,
+  assemble,
+  callProblems,
+  client,
+  toolSet,
+} from "../support/server-fixtures.js";
 import { startLlamaServer, type LlamaServerProcess } from "../support/llama-server-process.js";
 import { testModelPath } from "../support/test-model.js";
 
@@ -65,6 +73,30 @@ describe("the gateway over llama-server replicas (the openai client)", () => {
     }
     // both replicas took requests (least outstanding, ties to the least recently used)
     expect(gateway.upstreams!.every((u) => u.sent > 0)).toBe(true);
+  }, 600_000);
+
+  it("tool_choice auto (a lazy grammar from the call's trigger): content, or calls valid against their tools", async () => {
+    const api = client(gateway.url);
+    const finishes: string[] = [];
+    for (let i = 0; i < 6; i++) {
+      const r = await api.chat.completions.create({
+        ...ask(500 + i, false),
+        tool_choice: "auto",
+        parallel_tool_calls: false, // one call, then the grammar ends the answer
+        // <tool_call> wins over stopping before a call: the trigger comes first
+        logit_bias: { [TOOL_CALL]: 100, [IM_END]: 90, 1688: 30, 16181: 30 },
+        stream: false,
+      });
+      const choice = r.choices[0]!;
+      finishes.push(choice.finish_reason);
+      expect((r as unknown as { toolmask: { grammar: string } }).toolmask.grammar).toBe("confirmed");
+      expect(callProblems(choice.message.tool_calls as never, toolSet(500 + i))).toBe("");
+      if (choice.finish_reason === "tool_calls") expect(choice.message.tool_calls!.length).toBeGreaterThan(0);
+      // "length": the calls finished before the cut are valid (checked above); the cut one is not among them
+      else if (choice.finish_reason === "stop") expect(choice.message.tool_calls ?? []).toEqual([]);
+    }
+    console.log(`tool_choice auto through llama-server: ${finishes.join(", ")}`);
+    expect(finishes).toContain("tool_calls");
   }, 600_000);
 
   it("greedy answers through llama-server + our GBNF against our own engine's", async () => {

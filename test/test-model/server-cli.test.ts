@@ -62,6 +62,10 @@ describe("toolmask serve flags", () => {
       /--grammar-syntax must be ebnf or lark/,
     ],
     [["--upstream", "http://127.0.0.1:1", "--engine", "openai", "--threads", "2"], /--threads goes with --model/],
+    [
+      ["--upstream", "http://127.0.0.1:1", "--engine", "openai", "--no-lazy-grammar"],
+      /--no-lazy-grammar goes with --engine llama-server/,
+    ],
     [["--model", model, "--port", "70000"], /--port must be an integer from 0 to 65535, got "70000"/],
     [["--model", model, "--port", "http"], /--port must be an integer/],
     [["--model", model, "--parallel", "0"], /--parallel must be an integer from 1/],

@@ -3,8 +3,18 @@
 // vocabulary), and the texts of those tokens in `preserved_tokens`, so the server writes them into
 // `content` instead of dropping them as special. The response echoes the grammar it applied in
 // generation_settings.grammar: compared with the one sent, the enforcement is "confirmed".
+//
+// tool_choice "auto" (tools given, no thought block) goes as a lazy grammar, as llama-server's own
+// tool calling sends it: `grammar_lazy` with the dialect's call trigger in `grammar_triggers`, and
+// the grammar of the calls alone (tool_choice "required"), which llama.cpp applies from the
+// trigger on; text before it is unconstrained. The answer is still read with the "auto" parser.
+// `lazy: false` sends the whole "auto" grammar instead (content constrained as by our own mask).
 // Fields as in tools/server/server-schema.cpp of the llama.cpp that node-llama-cpp bundles.
+import { buildToolGrammar } from "../../dialects/grammar.js";
+import { objectIsTrigger, triggerOf } from "../../dialects/spec.js";
 import { toGbnf } from "../../grammar/export/gbnf.js";
+import type { Grammar } from "../../grammar/ir.js";
+import type { RequestContext } from "./types.js";
 import type { Vocabulary } from "../../vocab/vocabulary.js";
 import { defined, samplingOf } from "./sampling.js";
 import { UpstreamProtocolError, type EngineAdapter, type UpstreamEnd, type UpstreamPiece } from "./types.js";
@@ -33,39 +43,67 @@ function endOf(body: Obj): UpstreamEnd {
   };
 }
 
-export const llamaServer: EngineAdapter = {
-  name: "llama-server",
-  healthPath: "/health",
-  request(ctx) {
-    const s = samplingOf(ctx);
-    const grammar = ctx.chat.ir ? toGbnf(ctx.chat.ir, ctx.vocabulary) : undefined;
-    const body = defined({
-      prompt: ctx.chat.prompt,
-      n_predict: s.maxTokens,
-      temperature: s.temperature,
-      top_k: s.topK,
-      top_p: s.topP,
-      min_p: s.minP,
-      repeat_penalty: s.repeatPenalty,
-      seed: s.seed,
-      stop: s.stop.length ? s.stop : undefined,
-      logit_bias: s.logitBias.length ? s.logitBias : undefined,
-      stream: ctx.stream,
-      cache_prompt: true,
-      return_tokens: true,
-      grammar,
-      preserved_tokens: grammar ? tokenTexts(grammar, ctx.vocabulary) : undefined,
-    });
-    return { request: { path: "/completion", body }, grammar };
-  },
-  readBody(body): UpstreamPiece {
-    if (!isObj(body) || typeof body.content !== "string")
-      throw new UpstreamProtocolError("llama-server", "the /completion answer has no string `content`");
-    return { text: body.content, end: endOf(body) };
-  },
-  readEvent(data): UpstreamPiece {
-    if (!isObj(data) || typeof data.content !== "string")
-      throw new UpstreamProtocolError("llama-server", "a /completion stream event has no string `content`");
-    return data.stop === true ? { text: data.content, end: endOf(data) } : { text: data.content };
-  },
-};
+/**
+ * common_grammar_trigger_type's WORD (common/common.h: TOKEN 0, WORD 1, PATTERN 2, PATTERN_FULL 3):
+ * the server reads the type as that number (tools/server/server-common.h, server_grammar_trigger).
+ */
+const TRIGGER_WORD = 1;
+
+/** The calls-only grammar and its trigger, when the request is tool_choice "auto" in a dialect with a trigger. */
+export function lazyPlan(ctx: RequestContext): { ir: Grammar; trigger: string } | undefined {
+  const o = ctx.chat.dialectOptions;
+  const spec = ctx.chat.spec;
+  if (!ctx.chat.ir || !o || !spec || o.reasoning) return undefined;
+  if (!Array.isArray(o.tools) || o.tools.length === 0) return undefined;
+  if (o.toolChoice !== undefined && o.toolChoice !== "auto") return undefined;
+  const kind = spec.call.kind;
+  if (kind === "harmony" || kind === "envelope" || objectIsTrigger(spec)) return undefined;
+  return { ir: buildToolGrammar({ ...o, toolChoice: "required" }), trigger: triggerOf(spec) };
+}
+
+export function llamaServerEngine(options: { lazy?: boolean } = {}): EngineAdapter {
+  return {
+    name: "llama-server",
+    healthPath: "/health",
+    request(ctx) {
+      const s = samplingOf(ctx);
+      const lazy = options.lazy === false ? undefined : lazyPlan(ctx);
+      const ir = lazy?.ir ?? ctx.chat.ir;
+      const grammar = ir ? toGbnf(ir, ctx.vocabulary) : undefined;
+      const preserved = grammar ? tokenTexts(grammar, ctx.vocabulary) : [];
+      if (lazy && !preserved.includes(lazy.trigger)) preserved.push(lazy.trigger);
+      const body = defined({
+        prompt: ctx.chat.prompt,
+        n_predict: s.maxTokens,
+        temperature: s.temperature,
+        top_k: s.topK,
+        top_p: s.topP,
+        min_p: s.minP,
+        repeat_penalty: s.repeatPenalty,
+        seed: s.seed,
+        stop: s.stop.length ? s.stop : undefined,
+        logit_bias: s.logitBias.length ? s.logitBias : undefined,
+        stream: ctx.stream,
+        cache_prompt: true,
+        return_tokens: true,
+        grammar,
+        grammar_lazy: lazy ? true : undefined,
+        grammar_triggers: lazy ? [{ type: TRIGGER_WORD, value: lazy.trigger }] : undefined,
+        preserved_tokens: preserved.length ? preserved : undefined,
+      });
+      return { request: { path: "/completion", body }, grammar };
+    },
+    readBody(body): UpstreamPiece {
+      if (!isObj(body) || typeof body.content !== "string")
+        throw new UpstreamProtocolError("llama-server", "the /completion answer has no string `content`");
+      return { text: body.content, end: endOf(body) };
+    },
+    readEvent(data): UpstreamPiece {
+      if (!isObj(data) || typeof data.content !== "string")
+        throw new UpstreamProtocolError("llama-server", "a /completion stream event has no string `content`");
+      return data.stop === true ? { text: data.content, end: endOf(data) } : { text: data.content };
+    },
+  };
+}
+
+export const llamaServer: EngineAdapter = llamaServerEngine();

@@ -1,0 +1,75 @@
+// The gateway over llama.cpp's own llama-server serving a real model (Qwen2.5-Coder 0.5B, from
+// `npm run models`), through the real openai client: masked tool_choice "required" answers hold
+// calls valid against their tools with the grammar confirmed, and greedy answers through
+// llama-server + our GBNF are compared with our own engine's on the same file (the same prebuilt
+// llama.cpp libraries decode both). A model that is not fetched is skipped with the line that
+// fetches it, except under CI=true.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { generate } from "../../src/engine/generate.js";
+import { loadModel, type LlamaModel } from "../../src/engine/model.js";
+import { startServer, type ToolmaskServer } from "../../src/server/index.js";
+import { startLlamaServer, type LlamaServerProcess } from "../support/llama-server-process.js";
+import { listModels } from "../support/models-script.js";
+import { callProblems, client, type FunctionTool } from "../support/server-fixtures.js";
+import { FILE_TOOLS } from "../support/tools.js";
+
+const NAME = "qwen2.5-coder-0.5b-instruct";
+const entry = (await listModels()).find((m) => m.name === NAME)!;
+const inCi = process.env.CI === "true";
+if (!entry.present && !inCi) console.warn(`gateway-real: ${NAME} not fetched; run \`npm run models\``);
+
+const PROMPTS = ["Read the file /etc/hosts.", "Write 'hello' to notes.txt.", "In main.py, replace 'foo' with 'bar'."];
+
+describe.skipIf(!entry.present && !inCi)(`the gateway over llama-server serving ${NAME}`, () => {
+  let upstream: LlamaServerProcess;
+  let gateway: ToolmaskServer;
+  let model: LlamaModel;
+  beforeAll(async () => {
+    if (!entry.present) throw new Error(`CI=true and ${entry.path} is missing: run npm run models`);
+    upstream = await startLlamaServer(entry.path, ["-t", "2"]);
+    gateway = await startServer({
+      port: 0,
+      upstreams: { urls: [upstream.url], engine: "llama-server", tokenizer: entry.path },
+    });
+    model = await loadModel({ path: entry.path, gpu: false, parallel: 1, contextSize: 4096, threads: 2 });
+  }, 1_800_000);
+  afterAll(async () => {
+    await gateway?.close();
+    await upstream?.kill();
+    model?.dispose();
+  });
+
+  it("greedy, tool_choice required: valid calls, the grammar confirmed, and the calls our engine makes", async () => {
+    const api = client(gateway.url);
+    const rows: string[] = [];
+    let same = 0;
+    for (const prompt of PROMPTS) {
+      const messages = [{ role: "user" as const, content: prompt }];
+      const r = await api.chat.completions.create({
+        model: NAME,
+        messages,
+        tools: FILE_TOOLS as FunctionTool[],
+        tool_choice: "required",
+        temperature: 0,
+        max_tokens: 96,
+      });
+      const choice = r.choices[0]!;
+      expect((r as unknown as { toolmask: { grammar: string } }).toolmask.grammar).toBe("confirmed");
+      expect(choice.finish_reason, prompt).toBe("tool_calls");
+      expect(callProblems(choice.message.tool_calls as never, FILE_TOOLS as FunctionTool[]), prompt).toBe("");
+      const ours = await generate(model, {
+        messages,
+        tools: FILE_TOOLS,
+        toolChoice: "required",
+        temperature: 0,
+        maxTokens: 96,
+      });
+      const a = JSON.stringify(choice.message.tool_calls?.map((c) => (c as { function: unknown }).function));
+      const b = JSON.stringify(ours.message.tool_calls?.map((c) => c.function));
+      if (a === b) same++;
+      else rows.push(`${prompt}: llama-server ${a} / ours ${b} (forced ${ours.decode.forcedTokens} tokens)`);
+    }
+    console.log(`${NAME} greedy: ${same}/${PROMPTS.length} the same calls\n  ${rows.join("\n  ")}`);
+    expect(same, rows.join("\n")).toBe(PROMPTS.length);
+  }, 900_000);
+});

@@ -11,6 +11,7 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, s
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { llamaSourceDir } from "../build/llama-source.mjs";
+import { withLock } from "./build-lock.mjs";
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 
@@ -136,8 +137,7 @@ export async function buildLlamaProgram(p, options = {}) {
   const lockDir = path.join(outDir, "build.lock");
   // One compiler at a time (test files start in parallel); the others wait, then find the binary
   // up to date.
-  await acquireLock(lockDir);
-  try {
+  return withLock(lockDir, async () => {
     if (!options.force && upToDate()) return binary;
     log(`${p.name}: building ${path.relative(repoRoot, binary)} …`);
     const started = Date.now();
@@ -151,42 +151,7 @@ export async function buildLlamaProgram(p, options = {}) {
     writeFileSync(stampFile, stamp);
     log(`${p.name}: built in ${((Date.now() - started) / 1000).toFixed(1)} s`);
     return binary;
-  } finally {
-    rmSync(lockDir, { recursive: true, force: true });
-  }
-}
-
-// Longer than any build; a lock this old was left behind.
-const STALE_LOCK_MS = 5 * 60_000;
-
-function lockIsStale(lockDir) {
-  try {
-    if (Date.now() - statSync(lockDir).mtimeMs > STALE_LOCK_MS) return true;
-    const pid = Number(readFileSync(path.join(lockDir, "pid"), "utf8"));
-    if (!pid) return false; // just created, owner not written yet
-    try {
-      process.kill(pid, 0); // signal 0: only asks whether the process exists
-      return false;
-    } catch (err) {
-      return !!err && typeof err === "object" && "code" in err && err.code === "ESRCH"; // an interrupted build
-    }
-  } catch {
-    return false; // released meanwhile, or owner file not there yet
-  }
-}
-
-async function acquireLock(lockDir) {
-  for (;;) {
-    try {
-      mkdirSync(lockDir); // atomic: exactly one process succeeds
-      writeFileSync(path.join(lockDir, "pid"), String(process.pid));
-      return;
-    } catch (err) {
-      if (!err || typeof err !== "object" || !("code" in err) || err.code !== "EEXIST") throw err;
-    }
-    if (lockIsStale(lockDir)) rmSync(lockDir, { recursive: true, force: true });
-    await new Promise((r) => setTimeout(r, 250));
-  }
+  });
 }
 
 /** For a build script's `node <script> [--force]`: build, print the path, exit 1 with the message on failure. */

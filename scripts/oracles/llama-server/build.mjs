@@ -16,9 +16,10 @@
 //                       is everything here).
 //   cmake               llama.cpp's own CMake build of the target llama-server alone (static
 //                       libraries, -march=native): compiles all of ggml, libllama and common too.
-// Measured on this machine (2 cores, g++ 12.2, cmake 3.25 + ninja), cold, with
-//   time node scripts/oracles/llama-server/build.mjs --force [--strategy=cmake]
-//   prebuilt: see MEASURED below        cmake: see MEASURED below
+// Measured on a 2-core machine (g++ 12.2), cold, with
+//   time node scripts/oracles/llama-server/build.mjs --force
+// prebuilt, -O1 (the server's own code; inference runs in the prebuilt libraries): 200 s
+// (68 units). At -O2 it had compiled 7 of 68 units after about 5 minutes. The cmake strategy was not timed.
 // An up-to-date binary costs nothing (one `git rev-parse` and a stamp read).
 //
 // Rebuilds only when the binary is missing or its stamp (<binary>.stamp: strategy, llama.cpp
@@ -44,12 +45,12 @@ import {
   rmSync,
   statSync,
   symlinkSync,
-  utimesSync,
   writeFileSync,
 } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { llamaSourceDir } from "../../build/llama-source.mjs";
+import { withLock } from "../../lib/build-lock.mjs";
 import { prebuiltLibDir, repoRoot, runAsScript } from "../../lib/build-llama-program.mjs";
 
 const NAME = "llama-server";
@@ -323,64 +324,6 @@ async function buildCmake(srcDir, plan, { log, jobs }) {
   renameSync(tmpBin, llamaServerBinary);
 }
 
-// --- lock ----------------------------------------------------------------------------------------
-
-// The owner touches the lock folder every few seconds; one not touched for this long, or whose
-// owner process is gone, was left behind.
-const HEARTBEAT_MS = 5_000;
-const STALE_LOCK_MS = 60_000;
-
-function lockIsStale(lockDir) {
-  try {
-    if (Date.now() - statSync(lockDir).mtimeMs > STALE_LOCK_MS) return true;
-    const pid = Number(readFileSync(path.join(lockDir, "pid"), "utf8"));
-    if (!pid) return false; // just created, owner not written yet
-    try {
-      process.kill(pid, 0);
-      return false;
-    } catch (err) {
-      return !!err && typeof err === "object" && "code" in err && err.code === "ESRCH";
-    }
-  } catch {
-    return false; // released meanwhile
-  }
-}
-
-async function withLock(lockDir, log, fn) {
-  let told = false;
-  for (;;) {
-    try {
-      mkdirSync(lockDir); // atomic: one process wins
-      writeFileSync(path.join(lockDir, "pid"), String(process.pid));
-      break;
-    } catch (err) {
-      if (!err || typeof err !== "object" || !("code" in err) || err.code !== "EEXIST") throw err;
-    }
-    if (lockIsStale(lockDir)) {
-      rmSync(lockDir, { recursive: true, force: true });
-      continue;
-    }
-    if (!told) {
-      log(`${NAME}: another process is building (${lockDir}); waiting for it`);
-      told = true;
-    }
-    await new Promise((r) => setTimeout(r, 500));
-  }
-  const beat = setInterval(() => {
-    try {
-      const now = new Date();
-      utimesSync(lockDir, now, now);
-    } catch {}
-  }, HEARTBEAT_MS);
-  beat.unref();
-  try {
-    return await fn();
-  } finally {
-    clearInterval(beat);
-    rmSync(lockDir, { recursive: true, force: true });
-  }
-}
-
 // --- entry ---------------------------------------------------------------------------------------
 
 /**
@@ -455,29 +398,33 @@ export async function buildLlamaServer(options = {}) {
   if (!options.force && upToDate(first.stamp)) return done();
 
   mkdirSync(llamaServerDir, { recursive: true });
-  return withLock(path.join(llamaServerDir, "build.lock"), log, async () => {
-    const { plan, stamp } = stampOf();
-    if (!options.force && upToDate(stamp)) return done(); // the lock's previous owner built it
-    // A build folder remembers the stamp it was made for; another stamp (or --force) starts afresh.
-    const dir = path.join(buildRoot, strategy);
-    const dirStamp = path.join(dir, "stamp");
-    if (options.force || !existsSync(dirStamp) || readFileSync(dirStamp, "utf8") !== stamp) {
-      rmSync(dir, { recursive: true, force: true });
-    }
-    mkdirSync(dir, { recursive: true });
-    writeFileSync(dirStamp, stamp);
-    rmSync(stampFile, { force: true });
+  return withLock(
+    path.join(llamaServerDir, "build.lock"),
+    async () => {
+      const { plan, stamp } = stampOf();
+      if (!options.force && upToDate(stamp)) return done(); // the lock's previous owner built it
+      // A build folder remembers the stamp it was made for; another stamp (or --force) starts afresh.
+      const dir = path.join(buildRoot, strategy);
+      const dirStamp = path.join(dir, "stamp");
+      if (options.force || !existsSync(dirStamp) || readFileSync(dirStamp, "utf8") !== stamp) {
+        rmSync(dir, { recursive: true, force: true });
+      }
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(dirStamp, stamp);
+      rmSync(stampFile, { force: true });
 
-    log(
-      `${NAME}: building ${path.relative(repoRoot, llamaServerBinary)} (strategy ${strategy}, ${jobs} jobs, llama.cpp ${commit.slice(0, 12)}) …`,
-    );
-    const started = Date.now();
-    if (strategy === "prebuilt") await buildPrebuilt(srcDir, plan, { log, jobs });
-    else await buildCmake(srcDir, plan, { log, jobs });
-    writeFileSync(stampFile, stamp);
-    log(`${NAME}: built in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-    return done();
-  });
+      log(
+        `${NAME}: building ${path.relative(repoRoot, llamaServerBinary)} (strategy ${strategy}, ${jobs} jobs, llama.cpp ${commit.slice(0, 12)}) …`,
+      );
+      const started = Date.now();
+      if (strategy === "prebuilt") await buildPrebuilt(srcDir, plan, { log, jobs });
+      else await buildCmake(srcDir, plan, { log, jobs });
+      writeFileSync(stampFile, stamp);
+      log(`${NAME}: built in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+      return done();
+    },
+    { onWait: () => log(`${NAME}: another process is building (${llamaServerDir}); waiting for it`) },
+  );
 }
 
 runAsScript(import.meta.url, (/** @type {{ force: boolean, log: (l: string) => void }} */ o) => {

@@ -14,13 +14,17 @@ import { buildToolGrammar } from "../../dialects/grammar.js";
 import { objectIsTrigger, triggerOf } from "../../dialects/spec.js";
 import { toGbnf } from "../../grammar/export/gbnf.js";
 import type { Grammar } from "../../grammar/ir.js";
-import type { RequestContext } from "./types.js";
 import type { Vocabulary } from "../../vocab/vocabulary.js";
 import { defined, samplingOf } from "./sampling.js";
-import { UpstreamProtocolError, type EngineAdapter, type UpstreamEnd, type UpstreamPiece } from "./types.js";
-
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => v !== null && typeof v === "object" && !Array.isArray(v);
+import {
+  isObj,
+  UpstreamProtocolError,
+  type Obj,
+  type EngineAdapter,
+  type RequestContext,
+  type UpstreamEnd,
+  type UpstreamPiece,
+} from "./types.js";
 
 /** The texts of the special tokens a GBNF names as `<[id]>`. */
 export function tokenTexts(gbnf: string, vocabulary: Vocabulary): string[] {

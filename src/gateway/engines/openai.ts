@@ -4,28 +4,15 @@
 // parser when the model's dialect is known (a call an engine failed to parse and left as markup
 // in the content is found there). The enforcement is "verify-only".
 import { defined, samplingOf } from "./sampling.js";
+import { endOfChoice, endOfStream, finishOf, usageOnlyEnd } from "./openai-shapes.js";
 import {
+  isObj,
   UpstreamProtocolError,
+  type Obj,
   type CallDelta,
   type EngineAdapter,
-  type UpstreamEnd,
   type UpstreamPiece,
 } from "./types.js";
-
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => v !== null && typeof v === "object" && !Array.isArray(v);
-
-function endOf(choice: Obj, usage: unknown): UpstreamEnd {
-  const u = isObj(usage) ? usage : {};
-  const num = (v: unknown) => (typeof v === "number" ? v : undefined);
-  return {
-    finish: choice.finish_reason === "length" ? "length" : "stop",
-    promptTokens: num(u.prompt_tokens),
-    completionTokens: num(u.completion_tokens),
-    appliedGrammar: undefined,
-    tokens: undefined,
-  };
-}
 
 function callDeltas(v: unknown): CallDelta[] | undefined {
   if (!Array.isArray(v)) return undefined;
@@ -90,23 +77,15 @@ export const openaiCompatible: EngineAdapter = {
   readBody(body): UpstreamPiece {
     const choice = choiceOf(body, "the chat-completions answer");
     if (!isObj(choice.message)) throw new UpstreamProtocolError("openai", "the answer has no choices[0].message");
-    return { ...pieceOf(choice.message), end: endOf(choice, (body as Obj).usage) };
+    return { ...pieceOf(choice.message), end: endOfChoice(choice, (body as Obj).usage) };
   },
   readEvent(data, state): UpstreamPiece {
-    if (isObj(data) && Array.isArray(data.choices) && data.choices.length === 0) {
-      const pending = isObj(state.finish) ? state.finish : undefined;
-      return pending ? { text: "", end: endOf(pending, data.usage) } : { text: "" };
-    }
+    const last = usageOnlyEnd(data, state);
+    if (last) return { text: "", ...last };
     const choice = choiceOf(data, "a chat-completions stream event");
     const piece = pieceOf(isObj(choice.delta) ? choice.delta : {});
-    if (choice.finish_reason !== null && choice.finish_reason !== undefined) {
-      state.finish = choice;
-      const usage = (data as Obj).usage;
-      if (isObj(usage)) return { ...piece, end: endOf(choice, usage) };
-    }
-    return piece;
+    const end = finishOf(choice, data, state);
+    return end ? { ...piece, end } : piece;
   },
-  endOfStream(state) {
-    return isObj(state.finish) ? endOf(state.finish, undefined) : undefined;
-  },
+  endOfStream,
 };

@@ -6,10 +6,14 @@
 // refused by the check below). SGLang does not echo the grammar: the enforcement is "sent".
 import { grammarText, type GrammarSyntax } from "./grammar-text.js";
 import { defined, samplingOf } from "./sampling.js";
-import { UpstreamProtocolError, type EngineAdapter, type UpstreamEnd, type UpstreamPiece } from "./types.js";
-
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => v !== null && typeof v === "object" && !Array.isArray(v);
+import {
+  isObj,
+  UpstreamProtocolError,
+  type Obj,
+  type EngineAdapter,
+  type UpstreamEnd,
+  type UpstreamPiece,
+} from "./types.js";
 
 function endOf(meta: Obj): UpstreamEnd | undefined {
   const reason = meta.finish_reason;

@@ -4,6 +4,9 @@ import type { GenerateOptions } from "../../engine/generate-options.js";
 import type { PreparedChat } from "../../engine/prepare-chat.js";
 import type { Vocabulary } from "../../vocab/vocabulary.js";
 
+export type Obj = Record<string, unknown>;
+export const isObj = (v: unknown): v is Obj => v !== null && typeof v === "object" && !Array.isArray(v);
+
 export type EngineName = "llama-server" | "vllm" | "sglang" | "openai";
 export const ENGINE_NAMES: readonly EngineName[] = ["llama-server", "vllm", "sglang", "openai"];
 

@@ -6,22 +6,8 @@
 // says whether the answer kept to it.
 import { grammarText, type GrammarSyntax } from "./grammar-text.js";
 import { defined, samplingOf } from "./sampling.js";
-import { UpstreamProtocolError, type EngineAdapter, type UpstreamEnd, type UpstreamPiece } from "./types.js";
-
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => v !== null && typeof v === "object" && !Array.isArray(v);
-
-function endOf(choice: Obj, usage: unknown): UpstreamEnd {
-  const u = isObj(usage) ? usage : {};
-  const num = (v: unknown) => (typeof v === "number" ? v : undefined);
-  return {
-    finish: choice.finish_reason === "length" ? "length" : "stop",
-    promptTokens: num(u.prompt_tokens),
-    completionTokens: num(u.completion_tokens),
-    appliedGrammar: undefined,
-    tokens: undefined,
-  };
-}
+import { endOfChoice, endOfStream, finishOf, usageOnlyEnd } from "./openai-shapes.js";
+import { isObj, UpstreamProtocolError, type Obj, type EngineAdapter, type UpstreamPiece } from "./types.js";
 
 function choiceOf(body: unknown, what: string): Obj {
   const choice = isObj(body) && Array.isArray(body.choices) ? body.choices[0] : undefined;
@@ -59,24 +45,15 @@ export function vllm(syntax: GrammarSyntax = "ebnf"): EngineAdapter {
     },
     readBody(body): UpstreamPiece {
       const choice = choiceOf(body, "the /v1/completions answer");
-      return { text: choice.text as string, end: endOf(choice, (body as Obj).usage) };
+      return { text: choice.text as string, end: endOfChoice(choice, (body as Obj).usage) };
     },
     readEvent(data, state): UpstreamPiece {
-      // With include_usage the last event has no choices, only the usage.
-      if (isObj(data) && Array.isArray(data.choices) && data.choices.length === 0) {
-        const pending = isObj(state.finish) ? state.finish : undefined;
-        return pending ? { text: "", end: endOf(pending, data.usage) } : { text: "" };
-      }
+      const last = usageOnlyEnd(data, state);
+      if (last) return { text: "", ...last };
       const choice = choiceOf(data, "a /v1/completions stream event");
-      if (choice.finish_reason !== null && choice.finish_reason !== undefined) {
-        state.finish = choice;
-        const usage = (data as Obj).usage;
-        if (isObj(usage)) return { text: choice.text as string, end: endOf(choice, usage) };
-      }
-      return { text: choice.text as string };
+      const end = finishOf(choice, data, state);
+      return end ? { text: choice.text as string, end } : { text: choice.text as string };
     },
-    endOfStream(state) {
-      return isObj(state.finish) ? endOf(state.finish, undefined) : undefined;
-    },
+    endOfStream,
   };
 }

@@ -1,5 +1,5 @@
 // vLLM, on its raw-completion route POST /v1/completions (no tool parser touches the text): the
-// prompt rendered here, the grammar in `structured_outputs.grammar` (vLLM >= 0.10.2; the former
+// prompt rendered here, the grammar in `structured_outputs.grammar` (docs.vllm.ai, structured outputs; the former
 // `guided_grammar` was removed in 0.12.0, and vLLM ignores fields it does not know, so a wrong name
 // would decode unconstrained), `skip_special_tokens: false` so marker tokens stay in the text.
 // vLLM does not echo the grammar it applied: the enforcement is "sent", and the parser's verdict

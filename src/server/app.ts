@@ -13,6 +13,7 @@ import { ApiError, toApiError } from "./errors.js";
 import { checkHost, type HostPolicy } from "./hosts.js";
 import { parseJsonAsUtf8 } from "./json-body.js";
 import { refuseOtherMethods } from "./methods.js";
+import type { UpstreamState } from "../gateway/pool.js";
 
 export interface AppOptions extends ChatContext {
   apiKey: string | undefined;
@@ -22,6 +23,8 @@ export interface AppOptions extends ChatContext {
   hosts: HostPolicy;
   /** true once close() began: /health says 503 and new generations are turned away. */
   closing: () => boolean;
+  /** A gateway's upstreams (undefined: the model is served here): /health lists them. */
+  upstreams?: readonly UpstreamState[] | undefined;
 }
 
 const ROUTES = "POST /v1/chat/completions, GET /v1/models, GET /health";
@@ -93,11 +96,15 @@ export function buildApp(o: AppOptions): FastifyInstance {
     return modelEntry();
   });
 
+  // A gateway none of whose upstreams is healthy says 503 "no_upstream", so a load balancer in
+  // front of several gateways stops sending it requests it could only answer 502.
   app.get("/health", async (_req, reply) => {
     const slots = { total: o.slots.size, busy: o.slots.busy, queued: o.slots.queued, max_queue: o.slots.maxQueue };
+    const upstreams = o.upstreams?.map((u) => ({ url: u.url, healthy: u.healthy, outstanding: u.outstanding }));
+    const status = o.closing() ? "closing" : upstreams && !upstreams.some((u) => u.healthy) ? "no_upstream" : "ok";
     return reply
-      .status(o.closing() ? 503 : 200)
-      .send({ status: o.closing() ? "closing" : "ok", model: o.modelId, slots });
+      .status(status === "ok" ? 200 : 503)
+      .send({ status, model: o.modelId, slots, ...(upstreams ? { upstreams } : {}) });
   });
   sealRoutes();
   return app;

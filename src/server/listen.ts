@@ -48,6 +48,7 @@ export async function listen(
     bodyLimit: options.bodyLimit ?? 8 * 1024 * 1024,
     onError: options.onError,
     closing: () => closing,
+    upstreams: served.upstreams,
   });
   await app.listen({ host, port: options.port ?? 8080 });
   const address = app.server.address();

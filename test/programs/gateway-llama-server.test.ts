@@ -267,5 +267,15 @@ describe("the gateway over llama-server replicas (the openai client)", () => {
     }
     const dead = gateway.upstreams!.find((u) => u.url === replicas[0]!.url)!;
     expect(dead.healthy).toBe(false);
+    // /health lists the upstreams: ok while one is healthy
+    const health = (await (await fetch(`${gateway.url}/health`)).json()) as {
+      status: string;
+      upstreams: Array<{ url: string; healthy: boolean }>;
+    };
+    expect(health.status).toBe("ok");
+    expect(health.upstreams.map((u) => [u.url, u.healthy])).toEqual([
+      [replicas[0]!.url, false],
+      [replicas[1]!.url, true],
+    ]);
   }, 600_000);
 });

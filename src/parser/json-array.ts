@@ -2,14 +2,13 @@
 // `[TOOL_CALLS][{…}, {…}]`): where the next call starts, or where the array ends.
 import { JSON_WS_MAX } from "../grammar/json-schema/syntax.js";
 import { endsInside } from "./glue.js";
+import { isJsonWs } from "./json-ws.js";
 import type { Text } from "./text.js";
-
-const isWs = (c: string) => c === " " || c === "\n" || c === "\t" || c === "\r";
 
 /** Past a whitespace run; -1 when it is longer than the grammar allows (JSON_WS_MAX). */
 function skipWs(text: Text, i: number): number {
   const from = i;
-  while (i - from <= JSON_WS_MAX && isWs(text.charAt(i))) i++;
+  while (i - from <= JSON_WS_MAX && isJsonWs(text.charCodeAt(i))) i++;
   return i - from > JSON_WS_MAX ? -1 : i;
 }
 

@@ -83,20 +83,19 @@ export function scanNamed(text: Text, start: number, o: ResolvedOptions, final: 
 }
 
 const WS = `[ \\t\\n\\r]{0,${JSON_WS_MAX}}`;
-const heads = new Map<string, { whole: RegExp; partial: RegExp }>();
+const heads = new Map<string, { named: RegExp; partial: RegExp }>();
 /**
- * `{"<nameKey>": "<name>"` as the grammar writes it (JSON whitespace between tokens, at most
- * JSON_WS_MAX each; the name as written, no escapes), and any beginning of one.
+ * `{"<nameKey>": "` as the grammar writes it (JSON whitespace between tokens, at most JSON_WS_MAX
+ * each), then the name's plain characters (no quote, backslash or control character): `named`;
+ * any beginning of the part before the name: `partial`.
  */
-function headPatterns(nameKey: string): { whole: RegExp; partial: RegExp } {
+function headPatterns(nameKey: string): { named: RegExp; partial: RegExp } {
   let re = heads.get(nameKey);
   if (!re) {
     const key = escapeRegex(JSON.stringify(nameKey));
     re = {
-      whole: new RegExp(`^\\{${WS}${key}${WS}:${WS}"([^"\\\\\\u0000-\\u001f]*)"`),
-      partial: new RegExp(
-        `^\\{${WS}(?:"([^"\\\\\\u0000-\\u001f]*)(?:(")${WS}(?::${WS}(?:"([^"\\\\\\u0000-\\u001f]*))?)?)?)?$`,
-      ),
+      named: new RegExp(`^\\{${WS}${key}${WS}:${WS}"([^"\\\\\\u0000-\\u001f]*)`),
+      partial: new RegExp(`^\\{${WS}(?:"([^"\\\\\\u0000-\\u001f]*)(?:(")${WS}(?::${WS})?)?)?$`),
     };
     heads.set(nameKey, re);
   }
@@ -104,10 +103,11 @@ function headPatterns(nameKey: string): { whole: RegExp; partial: RegExp } {
 }
 
 /**
- * The call object's head at `i`: the declared tool it names; "refused" once it names another
- * name; "need" while the text could still become a head naming a declared tool; "unnamed" when it
- * is no head as the grammar writes one (another key first, an escape in the name, more
- * whitespace), which only the whole object can tell.
+ * The call object's head at `i`: the declared tool it names; "refused" once its name leaves every
+ * declared one (decided at that character, whatever follows it); "need" while the text could still
+ * become a head naming a declared tool; "unnamed" when it is no head as the grammar writes one
+ * (another key first, an escape or a control character in the name, more whitespace), which only
+ * the whole object can tell.
  */
 function readHead(
   text: Text,
@@ -117,7 +117,7 @@ function readHead(
   memo: CallMemo,
 ): { tool: ToolDef } | { refusedAt: number } | "refused" | "need" | "unnamed" {
   if (memo.head) return memo.head;
-  const { whole, partial } = headPatterns(f.nameKey);
+  const { named, partial } = headPatterns(f.nameKey);
   const size = 3 + 3 * JSON_WS_MAX + JSON.stringify(f.nameKey).length + maxNameLength(o) + 2;
   const window = text.slice(i, i + size);
   // An undeclared name departs from the declared ones (each with its closing quote) at one character.
@@ -129,21 +129,26 @@ function readHead(
     );
     return at === undefined ? ("refused" as const) : { refusedAt: at };
   };
-  const m = whole.exec(window);
+  const m = named.exec(window);
   if (m) {
-    const t = tool(o, m[1]!);
-    return (memo.head = t ? { tool: t } : departed(i + m[0].length - 1 - m[1]!.length));
+    const name = m[1]!;
+    const nameStart = i + m[0].length - name.length;
+    // The name has left every declared one: decided here, as the grammar decides it (refusedCall).
+    if (!o.tools.some((t) => t.name.startsWith(name))) return (memo.head = departed(nameStart));
+    const after = window.charAt(m[0].length);
+    // It may still name a declared tool: wait (at the end: a call cut inside its name).
+    if (after === "") return "need";
+    if (after === '"') {
+      const t = tool(o, name);
+      return (memo.head = t ? { tool: t } : departed(nameStart));
+    }
+    return (memo.head = "unnamed");
   }
-  // A beginning of a head (every prefix of one matches `partial`, nothing else does).
+  // A beginning of a head before its name (every prefix of one matches `partial`, nothing else does).
   const p = partial.exec(window);
   if (p) {
-    const [, key = "", keyClosed, name] = p;
-    if (keyClosed ? key === f.nameKey : f.nameKey.startsWith(key)) {
-      // It may still name a declared tool: wait (at the end: a call cut before its name).
-      if (name === undefined || o.tools.some((t) => t.name.startsWith(name))) return "need";
-      // The name has left every declared one: decided here, as the grammar decides it (refusedCall).
-      return (memo.head = departed(i + window.length - name.length));
-    }
+    const [, key = "", keyClosed] = p;
+    if (keyClosed ? key === f.nameKey : f.nameKey.startsWith(key)) return "need";
   }
   return (memo.head = "unnamed");
 }

@@ -3,6 +3,7 @@
 // resumes where the previous one stopped. A call object that names no tool in its head is read
 // this way, so text that is not JSON is refused at its first wrong character, not at the end of
 // its braces (which may be the end of the output): a flood of openers stays linear.
+import { isJsonWs } from "./json-ws.js";
 import type { Text } from "./text.js";
 
 export type PrefixVerdict = { status: "open" } | { status: "error" } | { status: "done"; end: number };
@@ -20,7 +21,6 @@ const enum Want {
   Literal,
 }
 
-const isWs = (c: number) => c === 0x20 || c === 0x0a || c === 0x09 || c === 0x0d;
 const isDigit = (c: number) => c >= 0x30 && c <= 0x39;
 const isHex = (c: number) => isDigit(c) || (c >= 0x41 && c <= 0x46) || (c >= 0x61 && c <= 0x66);
 
@@ -99,7 +99,7 @@ export class JsonPrefix {
       }
       default:
         // Whitespace between tokens; the object itself starts at `start`, with its "{".
-        if (isWs(c)) return this.#stack.length > 0;
+        if (isJsonWs(c)) return this.#stack.length > 0;
     }
     switch (this.#want) {
       case Want.Value:

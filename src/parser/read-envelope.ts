@@ -11,13 +11,12 @@ import type { EnvelopeCallFormat } from "../dialects/spec.js";
 import { invalidJsonReason, tool } from "./calls.js";
 import type { OutputReader, ReaderSink } from "./reader.js";
 import { JsonPrefix } from "./json-prefix.js";
+import { isJsonWs } from "./json-ws.js";
 import { JsonObject, jsonText, overflowingNumber, type Json } from "./json-value.js";
 import { readJson } from "./read-value.js";
 import { argumentsJson, beginDrop, callId } from "./settle.js";
 import type { Text, TextBuffer } from "./text.js";
 import { grammarAccepts } from "./validate.js";
-
-const isWs = (c: number) => c === 0x20 || c === 0x0a || c === 0x09 || c === 0x0d;
 
 /** Spans [start, end) of the calls in an envelope's text `s`: the array's elements, or the one call; `open` is true when `s` ends inside the last one. */
 function callSpans(s: string, key: string, single: boolean): { spans: Array<[number, number]>; open: boolean } {
@@ -36,7 +35,7 @@ function callSpans(s: string, key: string, single: boolean): { spans: Array<[num
       else if (c === 0x22) inStr = false;
       continue;
     }
-    if (start < 0 && !isWs(c)) {
+    if (start < 0 && !isJsonWs(c)) {
       if (depth === 0 && (c === 0x5d || c === 0x7d || c === 0x2c)) {
         if (c !== 0x2c) return { spans, open: false };
         continue;
@@ -65,7 +64,7 @@ function callSpans(s: string, key: string, single: boolean): { spans: Array<[num
 }
 
 const trimEnd = (s: string, [a, b]: [number, number]): [number, number] => {
-  while (b > a && isWs(s.charCodeAt(b - 1))) b--;
+  while (b > a && isJsonWs(s.charCodeAt(b - 1))) b--;
   return [a, b];
 };
 
@@ -103,7 +102,7 @@ export class EnvelopeReader implements OutputReader {
       }
       if (this.#state === "start") {
         let k = this.#pos;
-        while (k < t.length && k - this.#pos <= JSON_WS_MAX && isWs(t.charCodeAt(k))) k++;
+        while (k < t.length && k - this.#pos <= JSON_WS_MAX && isJsonWs(t.charCodeAt(k))) k++;
         const tooLong = k - this.#pos > JSON_WS_MAX;
         if (k === t.length && !final && !tooLong) return;
         if (!tooLong && t.charAt(k) === "{") {
@@ -129,7 +128,7 @@ export class EnvelopeReader implements OutputReader {
       }
       // After the object: whitespace is glue, anything else content.
       let k = Math.max(this.#pos, this.#blankTo);
-      while (k < t.length && isWs(t.charCodeAt(k))) k++;
+      while (k < t.length && isJsonWs(t.charCodeAt(k))) k++;
       this.#blankTo = k;
       if (k === t.length) {
         if (final) this.#pos = t.length;

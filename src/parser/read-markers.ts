@@ -9,6 +9,7 @@ import { CallMemo, type CallScan } from "./calls.js";
 import { endsInside, heldBack, matchGlue, NEED } from "./glue.js";
 import { arrayStep } from "./json-array.js";
 import { scanJson, scanNamed } from "./json-call.js";
+import { isJsonWs } from "./json-ws.js";
 import { scanPython } from "./python-call.js";
 import type { OutputReader, ReaderSink } from "./reader.js";
 import { argumentsJson, argumentText, beginDrop, callId } from "./settle.js";
@@ -118,7 +119,7 @@ export class MarkerReader implements OutputReader {
       // Only the answer's first character after whitespace may open a call (Llama 3.x).
       // No more whitespace may lead a call than the grammar allows (JSON_WS_MAX).
       let k = this.#pos;
-      while (k < t.length && k - this.#pos <= JSON_WS_MAX && " \n\t\r".includes(t.charAt(k))) k++;
+      while (k < t.length && k - this.#pos <= JSON_WS_MAX && isJsonWs(t.charCodeAt(k))) k++;
       const tooLong = k - this.#pos > JSON_WS_MAX;
       if (k === t.length && !final && !tooLong) return false;
       this.#answerOpened = true;
@@ -367,7 +368,7 @@ export class MarkerReader implements OutputReader {
   /** Whether the text from #pos to `to` is whitespace (checked once per character while glue is held). */
   #blank(t: Text, to: number): boolean {
     const from = Math.max(this.#pos, this.#glueSeen);
-    if (from < to && !/^\s*$/.test(t.slice(from, to))) return false;
+    for (let k = from; k < to; k++) if (!isJsonWs(t.charCodeAt(k))) return false;
     this.#glueSeen = Math.max(from, to);
     return true;
   }

@@ -44,3 +44,22 @@ describe.each(dialects)("%s", (dialect) => {
     expect(r.growth).toBe(INPUTS / 60);
   }, 120_000);
 });
+
+// Inputs long runs found, checked on every run with the grammar: [dialect, seed, index].
+const FOUND: Array<[string, number, number]> = [
+  ["qwen3-coder", 14, 820], // a U+2028 before the call, taken for glue under toolChoice required
+  ["hermes", 14, 2870], // an undeclared name decided by what followed it in the same chunk
+];
+describe("inputs long runs found", () => {
+  it.each(FOUND)("%s, seed %i, input %i", (dialect, seed, index) => {
+    const r = fuzzDialect(lib, counter, dialect, {
+      seed,
+      from: index,
+      count: 1,
+      maxSize: 4000,
+      growthEvery: 1,
+      grammarEvery: 1,
+    });
+    expect(r.failures.map(describeFailure)).toEqual([]);
+  });
+});

@@ -80,4 +80,27 @@ describe("seed 001: undeclared means text", () => {
     const ev = p.feed("er>\n");
     expect(ev).toEqual([{ type: "tool_call_start", index: 0, id: "call_0", name: "reader" }]);
   });
+
+  it("a Hermes name that leaves every declared one is refused there, whatever follows it (fuzz seed 14, input 2870)", () => {
+    // The name runs on into a raw newline, which no JSON string may hold: the head is decided at
+    // "<", where the name left every declared one, not by whether the object parses later on.
+    const tools = [
+      fn("get_weather_in_a_city", { city: { type: "string" } }),
+      fn("write", { path: { type: "string" } }),
+    ];
+    const text =
+      '<tool_call>\n{"name": "get_weather_in<tool_call>\n{"name": "write", "arguments": {"path": "a"}}</tool_call>';
+    const opts = { dialect: "hermes", tools };
+    const whole = parseToolCalls(text, opts);
+    // The "<" is the departing character, so the trigger it begins is text, as in the grammar (refusedCall).
+    expect(whole.toolCalls).toEqual([]);
+    expect(whole.content).toBe(text);
+    for (let cut = 1; cut < text.length; cut++) {
+      const p = new ToolCallStreamParser(opts);
+      p.feed(text.slice(0, cut));
+      p.feed(text.slice(cut));
+      const { events: _e, ...r } = p.end();
+      expect(r, `split at ${cut}`).toEqual(whole);
+    }
+  });
 });

@@ -23,7 +23,10 @@ export interface StreamDelta {
 }
 
 export interface StreamChunk {
+  /** The OpenAI delta; {} for an event that has none (a call's end, an error, a drop). */
   delta: StreamDelta;
+  /** The parser event behind this chunk (absent on the role chunk and the last one). */
+  event?: StreamEvent;
   /** Set on the last chunk only. */
   finish_reason: GenerateResult["finishReason"] | null;
   /** The whole answer, on the last chunk: what generate() would have returned. */
@@ -60,18 +63,15 @@ export async function* generateStream(
   options.signal?.addEventListener("abort", forward, { once: true });
   if (options.signal?.aborted) forward();
 
-  const pending: StreamDelta[] = [];
+  const pending: StreamChunk[] = [];
+  const queue = (e: StreamEvent) => pending.push({ delta: deltaOf(e) ?? {}, finish_reason: null, event: e });
   let text = "";
   let wake: (() => void) | undefined;
   const push = (chunk: string) => {
     if (!chunk) return;
     text += chunk;
-    if (!parser) pending.push({ content: chunk });
-    else
-      for (const e of parser.feed(chunk)) {
-        const d = deltaOf(e);
-        if (d) pending.push(d);
-      }
+    if (!parser) queue({ type: "content", delta: chunk });
+    else for (const e of parser.feed(chunk)) queue(e);
   };
   const onTokens = (ids: number[], stop: () => void) => {
     for (const id of ids) {
@@ -109,7 +109,7 @@ export async function* generateStream(
   try {
     yield { delta: { role: "assistant" }, finish_reason: null };
     for (;;) {
-      while (pending.length > 0) yield { delta: pending.shift()!, finish_reason: null };
+      while (pending.length > 0) yield pending.shift()!;
       if (outcome) break;
       await new Promise<void>((resolve) => {
         wake = resolve;
@@ -124,12 +124,9 @@ export async function* generateStream(
     if (parser) {
       const ended = parser.end(native.finishReason === "stop" ? "stop" : "length");
       parsed = ended;
-      for (const e of ended.events) {
-        const d = deltaOf(e);
-        if (d) pending.push(d);
-      }
+      for (const e of ended.events) queue(e);
     }
-    while (pending.length > 0) yield { delta: pending.shift()!, finish_reason: null };
+    while (pending.length > 0) yield pending.shift()!;
     const result = resultOf(native, text, parsed, started.prepared.prepareMillis);
     yield { delta: {}, finish_reason: result.finishReason, result };
   } finally {

@@ -8,9 +8,9 @@ import type { DialectOptions } from "../dialects/options.js";
 import type { GenerateOptions } from "../engine/generate-options.js";
 import type { GenerateResult } from "../engine/generate.js";
 import { prepareChat, type ChatModel, type PreparedChat } from "../engine/prepare-chat.js";
-import { deltaOf, type StreamChunk, type StreamDelta } from "../engine/stream.js";
+import { deltaOf, type StreamChunk } from "../engine/stream.js";
 import { ToolCallStreamParser, type ParserOptions } from "../parser/stream.js";
-import type { IncompleteCall, ToolCall } from "../parser/types.js";
+import type { IncompleteCall, StreamEvent, ToolCall } from "../parser/types.js";
 import type { ChatBackend } from "../server/backend.js";
 import { readAnswer } from "./answer.js";
 import type { CallDelta, EngineAdapter, Enforcement, UpstreamEnd } from "./engines/types.js";
@@ -117,27 +117,26 @@ export class GatewayBackend implements ChatBackend {
     try {
       if (stream) yield { delta: { role: "assistant" }, finish_reason: null };
       for await (const piece of readAnswer(sent.response, this.o.engine, stream, sent.upstream.url)) {
-        const deltas: StreamDelta[] = [];
+        const chunks: StreamChunk[] = [];
         if (piece.reasoning) {
           reasoning += piece.reasoning;
-          deltas.push({ reasoning_content: piece.reasoning });
+          chunks.push(chunkOf({ type: "reasoning", delta: piece.reasoning }));
         }
         if (piece.text) {
           text += piece.text;
-          if (parser) for (const e of parser.feed(piece.text)) pushDelta(deltas, deltaOf(e));
-          else deltas.push({ content: piece.text });
+          if (parser) for (const e of parser.feed(piece.text)) chunks.push(chunkOf(e));
+          else chunks.push(chunkOf({ type: "content", delta: piece.text }));
         }
         if (piece.callDeltas) calls.push(...piece.callDeltas);
         if (piece.end) end = piece.end;
-        if (stream) for (const d of deltas) yield { delta: d, finish_reason: null };
+        if (stream) yield* chunks;
       }
     } finally {
       sent.release();
     }
     const finish = end!.finish;
     const parsed = parser?.end(finish);
-    const tail: StreamDelta[] = [];
-    for (const e of parsed?.events ?? []) pushDelta(tail, deltaOf(e));
+    const tail: StreamChunk[] = (parsed?.events ?? []).map(chunkOf);
     let toolCalls: ToolCall[] = parsed?.toolCalls ?? [];
     let incomplete: IncompleteCall[] = parsed?.incomplete ?? [];
     if (calls.length > 0) {
@@ -155,24 +154,20 @@ export class GatewayBackend implements ChatBackend {
         ];
       } else {
         const v = verifyCalls(calls, p.verify, finish, toolCalls.length);
-        v.toolCalls.forEach((c, k) => {
+        // A verified call arrives whole, at the end: its start, its arguments and its end.
+        v.toolCalls.forEach((call, k) => {
           const index = toolCalls.length + k;
-          tail.push({
-            tool_calls: [
-              {
-                index,
-                id: c.id,
-                type: "function",
-                function: { name: c.function.name, arguments: c.function.arguments },
-              },
-            ],
-          });
+          tail.push(
+            chunkOf({ type: "tool_call_start", index, id: call.id, name: call.function.name }),
+            chunkOf({ type: "tool_call_arguments", index, delta: call.function.arguments }),
+            chunkOf({ type: "tool_call_end", index, call }),
+          );
         });
         toolCalls = [...toolCalls, ...v.toolCalls];
         incomplete = [...incomplete, ...v.incomplete];
       }
     }
-    if (stream) for (const d of tail) yield { delta: d, finish_reason: null };
+    if (stream) yield* tail;
     const content = parsed ? parsed.content : text;
     const finishReason: GenerateResult["finishReason"] =
       finish === "length" ? "length" : toolCalls.length > 0 ? "tool_calls" : (parsed?.finishReason ?? "stop");
@@ -207,8 +202,9 @@ export class GatewayBackend implements ChatBackend {
   }
 }
 
-function pushDelta(out: StreamDelta[], d: StreamDelta | undefined): void {
-  if (d) out.push(d);
+/** A parser event as a stream chunk (generateStream's shape: the event and its OpenAI delta). */
+function chunkOf(event: StreamEvent): StreamChunk {
+  return { delta: deltaOf(event) ?? {}, finish_reason: null, event };
 }
 
 /** The sampling fields of a request that is not prepared here (verify-only). */

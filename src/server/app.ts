@@ -6,7 +6,8 @@
 // are answered by client-errors.ts, other methods on known routes by methods.ts.
 import { createHash, timingSafeEqual } from "node:crypto";
 import Fastify, { type FastifyInstance } from "fastify";
-import { chatCompletions, type ChatContext } from "./chat.js";
+import { chatCompletions } from "./chat.js";
+import type { ChatContext } from "./chat-context.js";
 import { clientErrorHandler } from "./client-errors.js";
 import { fastifyLimitOptions, type ConnectionLimits } from "./connections.js";
 import { ApiError, toApiError } from "./errors.js";
@@ -29,15 +30,24 @@ export interface AppOptions extends ChatContext {
 
 const ROUTES = "POST /v1/chat/completions, GET /v1/models, GET /health";
 
+/** A route's own error shape: the body an ApiError is answered with on it. */
+export interface RouteConfig {
+  errorBody?: (e: ApiError, redact: (text: string) => string) => unknown;
+}
+
 const digest = (s: string) => createHash("sha256").update(s).digest();
 
-function checkKey(header: string | undefined, key: string): void {
-  const m = /^Bearer\s+(.+)$/i.exec(header ?? "");
+/** The key as `Authorization: Bearer <key>` (OpenAI's clients) or `x-api-key: <key>` (Anthropic's). */
+function checkKey(authorization: string | undefined, apiKeyHeader: string | string[] | undefined, key: string): void {
+  const bearer = /^Bearer\s+(.+)$/i.exec(authorization ?? "")?.[1];
+  const sent = bearer ?? (typeof apiKeyHeader === "string" ? apiKeyHeader : undefined);
   // Compared as digests: equal length, constant time, whatever the client sent.
-  if (!m || !timingSafeEqual(digest(m[1]!.trim()), digest(key)))
+  if (sent === undefined || !timingSafeEqual(digest(sent.trim()), digest(key)))
     throw new ApiError(
       401,
-      m ? "Incorrect API key provided." : "Missing API key: send it as Authorization: Bearer <key>.",
+      sent !== undefined
+        ? "Incorrect API key provided."
+        : "Missing API key: send it as Authorization: Bearer <key> (or as x-api-key: <key>).",
       {
         code: "invalid_api_key",
         headers: { "www-authenticate": "Bearer" },
@@ -64,13 +74,19 @@ export function buildApp(o: AppOptions): FastifyInstance {
   // even whether a key is needed.
   app.addHook("onRequest", async (req) => {
     checkHost(req.headers.host, req.raw.httpVersion, o.hosts);
-    if (o.apiKey !== undefined && req.url !== "/health") checkKey(req.headers.authorization, o.apiKey);
+    if (o.apiKey !== undefined && req.url !== "/health")
+      checkKey(req.headers.authorization, req.headers["x-api-key"], o.apiKey);
   });
 
-  app.setErrorHandler((err, _req, reply) => {
+  // Each route answers errors in its API's shape (config.errorBody); OpenAI's by default.
+  app.setErrorHandler((err, req, reply) => {
     const e = toApiError(err);
     if (e.status >= 500) o.onError?.(err);
-    return reply.status(e.status).headers(e.headers).send(e.body(o.redact));
+    const shape = (req.routeOptions.config as RouteConfig | undefined)?.errorBody;
+    return reply
+      .status(e.status)
+      .headers(e.headers)
+      .send(shape ? shape(e, o.redact) : e.body(o.redact));
   });
   app.setNotFoundHandler((req, reply) => {
     const e = new ApiError(404, `no route ${req.method} ${req.url.split("?")[0]}; this server serves ${ROUTES}`, {

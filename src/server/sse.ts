@@ -1,4 +1,5 @@
-// Server-sent events on a raw response: `data: <json>\n\n` per event, `data: [DONE]` at the end.
+// Server-sent events on a raw response: `data: <json>\n\n` per event (with an `event:` line when
+// named), `data: [DONE]` at the end of a chat-completions stream.
 // Writes wait for the socket to drain, so a slow reader holds back the writer, not memory.
 import { once } from "node:events";
 import type { ServerResponse } from "node:http";
@@ -23,6 +24,11 @@ export class SseWriter {
 
   async send(event: unknown): Promise<void> {
     await this.#write(`data: ${JSON.stringify(event)}\n\n`);
+  }
+
+  /** A named event (`event: <name>`), as Anthropic's and the Responses API's streams send them. */
+  async named(name: string, data: unknown): Promise<void> {
+    await this.#write(`event: ${name}\ndata: ${JSON.stringify(data)}\n\n`);
   }
 
   async done(): Promise<void> {

@@ -1,0 +1,21 @@
+// What the generation routes run with: the backend, the server's defaults, its slots and the
+// generations in flight.
+import type { ChatBackend } from "./backend.js";
+import type { Redact } from "./redact.js";
+import type { Slots } from "./slots.js";
+
+export interface ChatContext {
+  backend: ChatBackend;
+  modelId: string;
+  slots: Slots;
+  /** The tool-call dialect to use instead of the one detected from the chat template. */
+  dialect: string | undefined;
+  /** false: every token is sampled (GenerateOptions.fastForward). */
+  fastForward: boolean;
+  /** Generations in flight, so that closing the server can stop them. */
+  active: Set<AbortController>;
+  /** Sees errors answered with a 5xx (our faults), for logging. */
+  onError: ((err: unknown) => void) | undefined;
+  /** Rewrites what an error message sent to a client must not reveal (the model's path). */
+  redact: Redact;
+}

@@ -55,6 +55,8 @@ export interface GenerateResult {
    * "verify-only": the engine takes none; "none": no grammar). Every answer is verified here.
    */
   upstream?: { url: string; engine: string; enforcement: "confirmed" | "sent" | "verify-only" | "none" };
+  /** The stop string (options.stop) that ended the output; absent when none did (an end token, maxTokens, a gateway). */
+  stopSequence?: string;
   /** The generated text (without the end-of-generation token) and every generated token id. */
   text: string;
   tokens: number[];
@@ -215,5 +217,7 @@ export async function generate(model: LlamaModel, options: GenerateOptions): Pro
     parser.feed(text);
     parsed = parser.end(native.finishReason === "stop" ? "stop" : "length");
   }
-  return resultOf(native, text, parsed, prepared.prepareMillis);
+  const result = resultOf(native, text, parsed, prepared.prepareMillis);
+  if (scanner.matched !== undefined) result.stopSequence = scanner.matched;
+  return result;
 }

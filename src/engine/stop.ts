@@ -6,6 +6,7 @@ export class StopScanner {
   readonly #hold: number;
   #pending = "";
   #stopped = false;
+  #matched: string | undefined;
 
   constructor(stop: string | string[] | undefined) {
     const list = stop === undefined ? [] : Array.isArray(stop) ? stop : [stop];
@@ -19,6 +20,11 @@ export class StopScanner {
     return this.#stopped;
   }
 
+  /** The stop string that cut the output (the first listed of those starting there); undefined until one does. */
+  get matched(): string | undefined {
+    return this.#matched;
+  }
+
   /** The text that is safe to emit after this chunk ("" once stopped). */
   feed(chunk: string): string {
     if (this.#stopped) return "";
@@ -27,7 +33,10 @@ export class StopScanner {
     let cut = -1;
     for (const s of this.#stops) {
       const at = text.indexOf(s);
-      if (at >= 0 && (cut < 0 || at < cut)) cut = at;
+      if (at >= 0 && (cut < 0 || at < cut)) {
+        cut = at;
+        this.#matched = s;
+      }
     }
     if (cut >= 0) {
       this.#stopped = true;

@@ -128,6 +128,7 @@ export async function* generateStream(
     }
     while (pending.length > 0) yield pending.shift()!;
     const result = resultOf(native, text, parsed, started.prepared.prepareMillis);
+    if (scanner.matched !== undefined) result.stopSequence = scanner.matched;
     yield { delta: {}, finish_reason: result.finishReason, result };
   } finally {
     options.signal?.removeEventListener("abort", forward);

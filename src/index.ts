@@ -50,7 +50,9 @@ export type {
   IncompleteCall,
   DroppedConstruct,
   FinishReason,
+  ToolCallArgument,
 } from "./parser/types.js";
+export { MAX_VALUE_DEPTH } from "./parser/argument-event.js";
 export { loadModel, LlamaModel, defaultThreads, type LoadModelOptions } from "./engine/model.js";
 export type { GpuOption } from "./engine/llama-library.js";
 export { generate, type GenerateOptions, type GenerateResult, type AssistantMessage } from "./engine/generate.js";

@@ -64,7 +64,22 @@ export function eventsDisagree(result, events) {
       .map((a) => a.delta)
       .join("");
     if (args !== e.call.function.arguments) return `call ${e.index}'s argument deltas do not make its arguments`;
+    // One tool_call_argument event per argument, each valid (the call is), after the call's start.
+    const told = events.filter((a) => a.type === "tool_call_argument" && a.index === e.index);
+    const key = ([k, v]) => JSON.stringify([k, v]);
+    const want = Object.entries(JSON.parse(e.call.function.arguments)).map(key).sort();
+    const got = told.map((a) => key([a.name, a.value])).sort();
+    if (!same(got, want)) return `call ${e.index}'s tool_call_argument events are not its arguments`;
+    const bad = told.find((a) => !a.valid || a.path !== `/${a.name.replaceAll("~", "~0").replaceAll("/", "~1")}`);
+    if (bad)
+      return `call ${e.index}'s argument ${JSON.stringify(bad.name)} is reported ${bad.valid ? `at ${bad.path}` : "invalid"} in a valid call`;
+    if (told.some((a) => events.indexOf(a) < events.indexOf(start)))
+      return `call ${e.index} has an argument event before its start`;
   }
+  const orphan = events.find(
+    (a) => a.type === "tool_call_argument" && !events.some((s) => s.type === "tool_call_start" && s.index === a.index),
+  );
+  if (orphan) return `an argument event of call ${orphan.index}, which never started`;
   if (
     !same(
       events.filter((e) => e.type === "tool_call_error").map((e) => e.call),

@@ -6,7 +6,8 @@ import { compileGrammarAsync, FINISH_HORIZON } from "../grammar/compile.js";
 import { ContextLengthError, MaxTokensTooSmallError } from "./errors.js";
 import { loadNative, type NativeAddon, type NativeGenerationRequest, type NativeGenerationResult } from "../native.js";
 import { ToolCallStreamParser, type ParserOptions } from "../parser/stream.js";
-import type { IncompleteCall, ParseResult, ToolCall } from "../parser/types.js";
+import { argumentsOf } from "../parser/argument-event.js";
+import type { IncompleteCall, ParseResult, ToolCall, ToolCallArgument } from "../parser/types.js";
 import { TokenKind } from "../vocab/types.js";
 import type { LlamaModel } from "./model.js";
 import { StopScanner } from "./stop.js";
@@ -44,6 +45,12 @@ export interface GenerateResult {
   maskPath: "cpu" | "backend" | "none";
   /** Calls the output started but did not finish validly (cut by maxTokens, or invalid unmasked). */
   incomplete: IncompleteCall[];
+  /**
+   * Every complete top-level argument of every call, valid, invalid or cut, in the order the
+   * output wrote them (the parser's tool_call_argument events): which argument of a call that
+   * failed was fine and which was not.
+   */
+  toolCallArguments: ToolCallArgument[];
   /**
    * steps: forward passes behind the output (one per sampled token); forcedTokens: tokens that went
    * in by fast-forward, not sampled (tokens.length = sampled + forced).
@@ -151,6 +158,7 @@ export function resultOf(
   text: string,
   parsed: ParseResult | undefined,
   prepareMillis: number,
+  toolCallArguments: ToolCallArgument[],
 ): GenerateResult {
   const finish = native.finishReason === "stop" ? "stop" : "length";
   let message: AssistantMessage = { role: "assistant", content: text };
@@ -175,6 +183,7 @@ export function resultOf(
     maskPath:
       native.maskApplyCount === 0 ? "none" : native.maskBackendSteps === native.maskApplyCount ? "backend" : "cpu",
     incomplete: parsed ? parsed.incomplete : [],
+    toolCallArguments,
     decode: { steps: native.decodeSteps, forcedTokens: native.forcedTokens },
     text,
     tokens: native.tokens,
@@ -212,12 +221,15 @@ export async function generate(model: LlamaModel, options: GenerateOptions): Pro
   const native = await run;
   text += scanner.feed(decoder.decode()) + scanner.flush();
   let parsed: ParseResult | undefined;
+  let args: ToolCallArgument[] = [];
   if (prepared.dialectOptions) {
     const parser = new ToolCallStreamParser(prepared.dialectOptions);
-    parser.feed(text);
-    parsed = parser.end(native.finishReason === "stop" ? "stop" : "length");
+    const fed = parser.feed(text);
+    const ended = parser.end(native.finishReason === "stop" ? "stop" : "length");
+    parsed = ended;
+    args = argumentsOf([...fed, ...ended.events]);
   }
-  const result = resultOf(native, text, parsed, prepared.prepareMillis);
+  const result = resultOf(native, text, parsed, prepared.prepareMillis, args);
   if (scanner.matched !== undefined) result.stopSequence = scanner.matched;
   return result;
 }

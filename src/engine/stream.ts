@@ -2,7 +2,8 @@
 // dialect parser token by token. Breaking out of the loop or aborting the signal stops decoding.
 import type { NativeGenerationResult } from "../native.js";
 import { ToolCallStreamParser } from "../parser/stream.js";
-import type { ParseResult, StreamEvent } from "../parser/types.js";
+import { argumentsOf } from "../parser/argument-event.js";
+import type { ParseResult, StreamEvent, ToolCallArgument } from "../parser/types.js";
 import { TokenKind } from "../vocab/types.js";
 import { resultOf, startGeneration, type GenerateOptions, type GenerateResult } from "./generate.js";
 import type { LlamaModel } from "./model.js";
@@ -64,7 +65,11 @@ export async function* generateStream(
   if (options.signal?.aborted) forward();
 
   const pending: StreamChunk[] = [];
-  const queue = (e: StreamEvent) => pending.push({ delta: deltaOf(e) ?? {}, finish_reason: null, event: e });
+  const args: ToolCallArgument[] = [];
+  const queue = (e: StreamEvent) => {
+    if (e.type === "tool_call_argument") args.push(...argumentsOf([e]));
+    pending.push({ delta: deltaOf(e) ?? {}, finish_reason: null, event: e });
+  };
   let text = "";
   let wake: (() => void) | undefined;
   const push = (chunk: string) => {
@@ -127,7 +132,7 @@ export async function* generateStream(
       for (const e of ended.events) queue(e);
     }
     while (pending.length > 0) yield pending.shift()!;
-    const result = resultOf(native, text, parsed, started.prepared.prepareMillis);
+    const result = resultOf(native, text, parsed, started.prepared.prepareMillis, args);
     if (scanner.matched !== undefined) result.stopSequence = scanner.matched;
     yield { delta: {}, finish_reason: result.finishReason, result };
   } finally {

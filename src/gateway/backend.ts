@@ -9,6 +9,7 @@ import type { GenerateOptions } from "../engine/generate-options.js";
 import type { GenerateResult } from "../engine/generate.js";
 import { prepareChat, type ChatModel, type PreparedChat } from "../engine/prepare-chat.js";
 import { deltaOf, type StreamChunk } from "../engine/stream.js";
+import { argumentsOf, verifiedArgumentEvents } from "../parser/argument-event.js";
 import { ToolCallStreamParser, type ParserOptions } from "../parser/stream.js";
 import type { IncompleteCall, StreamEvent, ToolCall } from "../parser/types.js";
 import type { ChatBackend } from "../server/backend.js";
@@ -114,6 +115,7 @@ export class GatewayBackend implements ChatBackend {
     let reasoning = "";
     const calls: CallDelta[] = [];
     let end: UpstreamEnd | undefined;
+    const fedEvents: StreamEvent[] = [];
     try {
       if (stream) yield { delta: { role: "assistant" }, finish_reason: null };
       for await (const piece of readAnswer(sent.response, this.o.engine, stream, sent.upstream.url)) {
@@ -124,7 +126,11 @@ export class GatewayBackend implements ChatBackend {
         }
         if (piece.text) {
           text += piece.text;
-          if (parser) for (const e of parser.feed(piece.text)) chunks.push(chunkOf(e));
+          if (parser)
+            for (const e of parser.feed(piece.text)) {
+              fedEvents.push(e);
+              chunks.push(chunkOf(e));
+            }
           else chunks.push(chunkOf({ type: "content", delta: piece.text }));
         }
         if (piece.callDeltas) calls.push(...piece.callDeltas);
@@ -137,6 +143,7 @@ export class GatewayBackend implements ChatBackend {
     const finish = end!.finish;
     const parsed = parser?.end(finish);
     const tail: StreamChunk[] = (parsed?.events ?? []).map(chunkOf);
+    const args = argumentsOf([...fedEvents, ...(parsed?.events ?? [])]);
     let toolCalls: ToolCall[] = parsed?.toolCalls ?? [];
     let incomplete: IncompleteCall[] = parsed?.incomplete ?? [];
     if (calls.length > 0) {
@@ -157,9 +164,13 @@ export class GatewayBackend implements ChatBackend {
         // A verified call arrives whole, at the end: its start, its arguments and its end.
         v.toolCalls.forEach((call, k) => {
           const index = toolCalls.length + k;
+          // Verified whole: each of its arguments fits its schema.
+          const told = verifiedArgumentEvents(index, call.function.arguments);
+          args.push(...argumentsOf(told));
           tail.push(
             chunkOf({ type: "tool_call_start", index, id: call.id, name: call.function.name }),
             chunkOf({ type: "tool_call_arguments", index, delta: call.function.arguments }),
+            ...told.map(chunkOf),
             chunkOf({ type: "tool_call_end", index, call }),
           );
         });
@@ -193,6 +204,7 @@ export class GatewayBackend implements ChatBackend {
       },
       maskPath: "none",
       incomplete,
+      toolCallArguments: args,
       decode: { steps: n, forcedTokens: 0 },
       text: text,
       tokens: end!.tokens ?? [],

@@ -4,6 +4,7 @@
 // falls back to content); its calls and text settle once it closes, or when the output ends
 // inside it. An answer that does not open with "{" (after whitespace) is content.
 import { jsonCallObject } from "../dialects/call-grammar.js";
+import { argumentEvent } from "./argument-event.js";
 import { JSON_WS_MAX } from "../grammar/json-schema/syntax.js";
 import { envelopeCallFormat } from "../dialects/grammar-envelope.js";
 import type { ResolvedOptions } from "../dialects/options.js";
@@ -258,6 +259,7 @@ export class EnvelopeReader implements OutputReader {
       };
       out.events.push({ type: "tool_call_start", index, id: done.id, name: t0.name });
       out.events.push({ type: "tool_call_arguments", index, delta: done.function.arguments });
+      for (const a of entries) out.events.push(argumentEvent(index, t0, a, this.#o.maxValueLength));
       out.events.push({ type: "tool_call_end", index, call: done });
       out.calls.push(done);
     }

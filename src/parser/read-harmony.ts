@@ -3,6 +3,7 @@
 // channels are read in bounded windows); bodies stream. Every decision depends on the text and
 // whether it has ended, never on chunking; offsets are absolute (src/parser/text.ts).
 import { jsonArguments } from "../dialects/call-grammar.js";
+import { argumentEvent } from "./argument-event.js";
 import type { ResolvedOptions } from "../dialects/options.js";
 import type { HarmonyCallFormat } from "../dialects/spec.js";
 import type { ToolDef } from "../dialects/tools.js";
@@ -289,6 +290,7 @@ export class HarmonyReader implements OutputReader {
     };
     out.calls.push(call);
     out.events.push({ type: "tool_call_arguments", index: this.#index, delta: call.function.arguments });
+    for (const a of entries) out.events.push(argumentEvent(this.#index, tool, a, max));
     out.events.push({ type: "tool_call_end", index: this.#index, call });
     this.#next(end);
     return true;

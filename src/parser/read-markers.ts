@@ -7,6 +7,7 @@ import type { ResolvedOptions } from "../dialects/options.js";
 import { callTriggerOf, sectionCloseText, triggerOf, type Glue } from "../dialects/spec.js";
 import { CallMemo, type CallScan } from "./calls.js";
 import { endsInside, heldBack, matchGlue, NEED } from "./glue.js";
+import { argumentEvent } from "./argument-event.js";
 import { arrayStep } from "./json-array.js";
 import { scanJson, scanNamed } from "./json-call.js";
 import { isJsonWs } from "./json-ws.js";
@@ -14,7 +15,8 @@ import { scanPython } from "./python-call.js";
 import type { OutputReader, ReaderSink } from "./reader.js";
 import { argumentsJson, argumentText, beginDrop, callId } from "./settle.js";
 import type { Text, TextBuffer } from "./text.js";
-import type { DroppedConstruct, IncompleteCall, ToolCall } from "./types.js";
+import type { Json } from "./json-value.js";
+import type { DroppedConstruct, IncompleteCall, StreamEvent, ToolCall } from "./types.js";
 import { scanXml } from "./xml-call.js";
 
 type State = "start" | "thought" | "content" | "section" | "call";
@@ -314,6 +316,7 @@ export class MarkerReader implements OutputReader {
       index: this.#index,
       delta: call.function.arguments.slice(this.#sentLength(scan)),
     });
+    for (const a of scan.args.slice(this.#argsSent)) out.events.push(this.#argumentEvent(scan, a));
     out.events.push({ type: "tool_call_end", index: this.#index, call });
     this.#index++;
     return true;
@@ -408,10 +411,18 @@ export class MarkerReader implements OutputReader {
   // Arguments stream as each value completes: `{"a": 1`, then `, "b": "x"`; the closing `}` at the end.
   #streamArgs(scan: CallScan, out: ReaderSink): void {
     while (this.#argsSent < scan.args.length) {
-      const piece = (this.#argsSent === 0 ? "{" : ", ") + argumentText(scan.args[this.#argsSent]!);
+      const arg = scan.args[this.#argsSent]!;
+      const piece = (this.#argsSent === 0 ? "{" : ", ") + argumentText(arg);
       out.events.push({ type: "tool_call_arguments", index: this.#index, delta: piece });
+      out.events.push(this.#argumentEvent(scan, arg));
       this.#argsSent++;
     }
+  }
+
+  /** An XML call's scan keeps only parameters whose values its value grammar accepted. */
+  #argumentEvent(scan: CallScan, arg: [string, Json]): StreamEvent {
+    const admitted = this.#o.spec.call.kind === "xml";
+    return argumentEvent(this.#index, scan.tool!, arg, this.#o.maxValueLength, admitted);
   }
 
   #sentLength(scan: CallScan): number {

@@ -39,11 +39,29 @@ export interface ParseResult {
   dropped: DroppedConstruct[];
 }
 
+/** One complete top-level argument of a call, as its tool_call_argument event tells it. */
+export type ToolCallArgument = Omit<Extract<StreamEvent, { type: "tool_call_argument" }>, "type">;
+
 export type StreamEvent =
   | { type: "content"; delta: string }
   | { type: "reasoning"; delta: string }
   | { type: "tool_call_start"; index: number; id: string; name: string }
   | { type: "tool_call_arguments"; index: number; delta: string }
+  /**
+   * One top-level argument of call `index`, once its value is complete: its name, a JSON pointer to
+   * it in the arguments, the value (parsed; undefined when it nests deeper than MAX_VALUE_DEPTH, 512)
+   * and its JSON text as the call's arguments write it (numbers as written), and whether the value
+   * fits the argument's schema.
+   */
+  | {
+      type: "tool_call_argument";
+      index: number;
+      name: string;
+      path: string;
+      value: unknown;
+      json: string;
+      valid: boolean;
+    }
   | { type: "tool_call_end"; index: number; call: ToolCall }
   | { type: "tool_call_error"; index: number; call: IncompleteCall }
   | { type: "tool_call_dropped"; index: number; name: string | null; reason: string };

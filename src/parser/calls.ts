@@ -33,6 +33,8 @@ export interface CallScan {
   id?: string;
   /** The wire's id is still to come: the call's start (which carries the id) must wait. */
   holdStart?: boolean;
+  /** The arguments are complete and passed the call's own grammar whole (then so did each of them). */
+  argsValid?: boolean;
 }
 
 /** Where an XML call's parameters were read to; mutated as they are (see src/parser/xml-call.ts). */
@@ -55,8 +57,8 @@ export class CallMemo {
   readonly finder = new Finder();
   /** JSON calls: the name head's verdict, once decided. */
   head?: { tool: ToolDef } | { refusedAt: number } | "refused" | "unnamed";
-  /** The JSON object ending at `end`, read (undefined: not JSON). */
-  body?: { end: number; value: Json | undefined };
+  /** The JSON object ending at `end`, read (undefined: not JSON), and the grammar's verdict on it once asked. */
+  body?: { end: number; value: Json | undefined; valid?: boolean };
   /** Named calls: the index digits read from `from` up to `to`. */
   digits?: { from: number; to: number };
   /** Named calls: the wire id, once read (a long one is not read again while the arguments arrive). */

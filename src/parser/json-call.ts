@@ -16,7 +16,7 @@ import type { Text } from "./text.js";
 import { grammarAccepts } from "./validate.js";
 
 /** The JSON object at `i` once it ended: its end and its value (undefined: not JSON), read once. */
-function objectAt(text: Text, i: number, memo: CallMemo): { end: number; value: Json | undefined } | undefined {
+function objectAt(text: Text, i: number, memo: CallMemo): NonNullable<CallMemo["body"]> | undefined {
   const e = memo.extent.end(text, i);
   if (e === OPEN) return undefined;
   if (memo.body?.end !== e) memo.body = { end: e, value: readJson(text.slice(i, e)) };
@@ -73,13 +73,14 @@ export function scanNamed(text: Text, start: number, o: ResolvedOptions, final: 
   if (body.value === undefined)
     return { status: "done", end: e, tool: t, args, ...withId, invalid: "the arguments are not valid JSON" };
   args.push(...entriesOf(body.value));
+  // Decided once the arguments end, so every split tells their verdict alike (argsValid).
+  const valid = (body.valid ??= argumentsValid(t, body.value, text.slice(a0, e), o.maxValueLength));
+  const checked = { tool: t, args, ...withId, argsValid: valid };
   const c = matchGlue(text, e, f.close, final);
-  if (c === NEED) return { status: "need", tool: t, args, ...withId, cutAt: "the call's close" };
-  if (c === FAIL)
-    return { status: "done", end: e, tool: t, args, ...withId, invalid: "the call's close marker is missing" };
-  const valid = argumentsValid(t, body.value, text.slice(a0, e), o.maxValueLength);
+  if (c === NEED) return { status: "need", ...checked, cutAt: "the call's close" };
+  if (c === FAIL) return { status: "done", end: e, ...checked, invalid: "the call's close marker is missing" };
   const invalid = badId ?? (valid ? undefined : invalidJsonReason(t, body.value, o.maxValueLength));
-  return { status: "done", end: c, tool: t, args, ...withId, ...(invalid ? { invalid } : {}) };
+  return { status: "done", end: c, ...checked, ...(invalid ? { invalid } : {}) };
 }
 
 const WS = `[ \\t\\n\\r]{0,${JSON_WS_MAX}}`;
@@ -166,7 +167,7 @@ export function scanJson(text: Text, start: number, o: ResolvedOptions, final: b
   if (head === "refused") return { status: "refused", args };
   if (typeof head === "object" && "refusedAt" in head) return { status: "refused", args, resumeAt: head.refusedAt };
   if (head === "need") return { status: "need", args, cutAt: "the call object" };
-  let t: ToolDef, body: { end: number; value: Json | undefined } | undefined;
+  let t: ToolDef, body: CallMemo["body"];
   if (head === "unnamed") {
     // Only a JSON object that names a declared tool somewhere is a call (an invalid one): text
     // that is not JSON is refused at its first character that JSON cannot have there.
@@ -197,21 +198,31 @@ export function scanJson(text: Text, start: number, o: ResolvedOptions, final: b
   args.push(...entriesOf(a));
   const id = f.id ? obj.entries.get(f.id.key) : undefined;
   const withId = f.id && idFits(id, f.id.length) ? { id } : {};
-  const c = matchGlue(text, e, f.close, final);
-  if (c === NEED) return { status: "need", tool: t, args, ...withId, cutAt: "the call's close" };
-  if (c === FAIL)
-    return { status: "done", end: e, tool: t, args, ...withId, invalid: "the call's close marker is missing" };
-  const valid =
+  // Decided once the object ends, so every split tells the arguments' verdict alike (argsValid).
+  const valid = (body.valid ??=
     obj.entries.get(f.nameKey) === t.name &&
     a !== undefined &&
     overflowingNumber(a) === undefined &&
-    grammarAccepts(jsonCallObject(f, t, o.maxValueLength), text.slice(i, e));
+    grammarAccepts(jsonCallObject(f, t, o.maxValueLength), text.slice(i, e)));
+  const c = matchGlue(text, e, f.close, final);
+  if (c === NEED) return { status: "need", tool: t, args, ...withId, argsValid: valid, cutAt: "the call's close" };
+  if (c === FAIL)
+    return {
+      status: "done",
+      end: e,
+      tool: t,
+      args,
+      ...withId,
+      argsValid: valid,
+      invalid: "the call's close marker is missing",
+    };
   return {
     status: "done",
     end: c,
     tool: t,
     args,
     ...withId,
+    argsValid: valid,
     ...(valid ? {} : { invalid: invalidCallReason(f, t, obj, o.maxValueLength) }),
   };
 }

@@ -259,7 +259,8 @@ export class EnvelopeReader implements OutputReader {
       };
       out.events.push({ type: "tool_call_start", index, id: done.id, name: t0.name });
       out.events.push({ type: "tool_call_arguments", index, delta: done.function.arguments });
-      for (const a of entries) out.events.push(argumentEvent(index, t0, a, this.#o.maxValueLength));
+      // The call passed its grammar whole: each argument with it.
+      for (const a of entries) out.events.push(argumentEvent(index, t0, a, this.#o.maxValueLength, true));
       out.events.push({ type: "tool_call_end", index, call: done });
       out.calls.push(done);
     }

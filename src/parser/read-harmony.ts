@@ -290,7 +290,8 @@ export class HarmonyReader implements OutputReader {
     };
     out.calls.push(call);
     out.events.push({ type: "tool_call_arguments", index: this.#index, delta: call.function.arguments });
-    for (const a of entries) out.events.push(argumentEvent(this.#index, tool, a, max));
+    // The call passed its grammar whole: each argument with it.
+    for (const a of entries) out.events.push(argumentEvent(this.#index, tool, a, max, true));
     out.events.push({ type: "tool_call_end", index: this.#index, call });
     this.#next(end);
     return true;

@@ -419,9 +419,12 @@ export class MarkerReader implements OutputReader {
     }
   }
 
-  /** An XML call's scan keeps only parameters whose values its value grammar accepted. */
+  /**
+   * An XML call's scan keeps only parameters whose values its value grammar accepted; a call read
+   * to its end as valid has passed its own grammar whole, every argument in it.
+   */
   #argumentEvent(scan: CallScan, arg: [string, Json]): StreamEvent {
-    const admitted = this.#o.spec.call.kind === "xml";
+    const admitted = this.#o.spec.call.kind === "xml" || scan.argsValid === true;
     return argumentEvent(this.#index, scan.tool!, arg, this.#o.maxValueLength, admitted);
   }
 

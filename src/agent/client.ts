@@ -1,5 +1,5 @@
 // What the loop needs from a model, whichever kind it is: one request in, one assistant turn out.
-import type { IncompleteCall } from "../parser/types.js";
+import type { IncompleteCall, StreamEvent } from "../parser/types.js";
 import type { AgentMessage, AgentUsage, AssistantAgentMessage } from "./types.js";
 import type { ReasoningField } from "./request-options.js";
 
@@ -26,7 +26,15 @@ export interface ModelTurn {
 export interface ModelClient {
   /** What a request goes to, for messages: "POST <url>", "the model <path>". */
   readonly target: string;
-  complete(request: TurnRequest, signal: AbortSignal | undefined): Promise<ModelTurn>;
+  /**
+   * `onEvent` sees the parser's events while the answer is written, where the client reads the
+   * answer as it is decoded (a loaded model); a client that gets the answer whole calls it never.
+   */
+  complete(
+    request: TurnRequest,
+    signal: AbortSignal | undefined,
+    onEvent?: (event: StreamEvent) => void,
+  ): Promise<ModelTurn>;
 }
 
 /** A request that got no usable answer; the run ends with status "error" and this as its error. */

@@ -10,8 +10,10 @@ import { checkMessage } from "./history.js";
 import { httpClient } from "./http-client.js";
 import { modelClient } from "./model-client.js";
 import { isTruncatedFinish, reasoningField, requestExtras } from "./request-options.js";
-import { runToolCalls, type DeclaredTool } from "./tool-runner.js";
+import type { StreamEvent } from "../parser/types.js";
+import { TurnToolRunner, type DeclaredTool, type ToolMessage } from "./tool-runner.js";
 import type {
+  AgentToolCall,
   AgentClient,
   AgentError,
   AgentMessage,
@@ -37,6 +39,8 @@ const OPTION_NAMES = optionNames<RunAgentOptions>({
   maxTokens: true,
   requestTimeoutMs: true,
   signal: true,
+  startToolsEarly: true,
+  onEvent: true,
 });
 
 export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
@@ -69,17 +73,40 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
     },
   }));
   const messages = initialMessages(o);
+  const early = o.startToolsEarly ?? true;
+  if (typeof early !== "boolean")
+    throw new TypeError(`runAgent: startToolsEarly must be true or false, got ${typeof early}`);
+  if (o.onEvent !== undefined && typeof o.onEvent !== "function")
+    throw new TypeError("runAgent: onEvent must be a function (event, turn) => void");
   const signal = o.signal ?? new AbortController().signal;
 
   const turns: AgentTurn[] = [];
-  const finish = (status: AgentStatus, error?: AgentError): AgentResult => resultOf(status, messages, turns, error);
+  let unanswered: ToolMessage[] = [];
+  const finish = (status: AgentStatus, error?: AgentError): AgentResult => ({
+    ...resultOf(status, messages, turns, error),
+    ...(unanswered.length > 0 ? { earlyResults: unanswered } : {}),
+  });
   for (let turn = 0; turn < maxTurns; turn++) {
     if (signal.aborted) return finish("aborted");
     let answer: ModelTurn;
+    const runner = new TurnToolRunner({ tools, limit, signal, messages: [...messages] });
+    // The answer's calls as the stream completes them: a parallel-safe call may start at once.
+    const completed: AgentToolCall[] = [];
+    const onEvent = (e: StreamEvent) => {
+      o.onEvent?.(e, turn);
+      if (!early || e.type !== "tool_call_end") return;
+      completed.push(e.call);
+      runner.offer(completed.length - 1, e.call, [
+        ...messages,
+        { role: "assistant", content: null, tool_calls: [...completed] },
+      ]);
+    };
     try {
       const request = { messages: [...messages], tools: wireTools, extras, reasoning, maxTokens, turn };
-      answer = await withDeadline(timeoutMs, signal, (s) => client.complete(request, s));
+      answer = await withDeadline(timeoutMs, signal, (s) => client.complete(request, s, onEvent));
     } catch (e) {
+      // Calls that started early have run by the time the run ends; their results are kept.
+      unanswered = await runner.settleEarly();
       if (signal.aborted) return finish("aborted");
       if (e instanceof RequestTimeoutError)
         return finish("error", {
@@ -102,13 +129,18 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
       usage: answer.usage,
       reportedCostUsd: answer.reportedCostUsd,
       ...(answer.incompleteCalls ? { incompleteCalls: answer.incompleteCalls } : {}),
+      ...(runner.startedEarly.length > 0 ? { startedEarly: runner.startedEarly } : {}),
     });
     messages.push(answer.message);
-    // A cut answer's calls may be cut too: none is run, and the partial text is the result.
-    if (isTruncatedFinish(answer.finishReason)) return finish("truncated");
+    // A cut answer's calls may be cut too: none is run but those its stream had completed and
+    // started early, whose results follow it; the partial text is the result.
+    if (isTruncatedFinish(answer.finishReason)) {
+      messages.push(...(await runner.settleEarly()));
+      return finish("truncated");
+    }
     const calls = answer.message.tool_calls ?? [];
     if (calls.length === 0) return finish("completed");
-    messages.push(...(await runToolCalls(calls, { tools, limit, signal, messages: [...messages] })));
+    messages.push(...(await runner.finish(calls)));
   }
   return finish(signal.aborted ? "aborted" : "max_turns");
 }

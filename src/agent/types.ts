@@ -2,7 +2,7 @@
 // hands in, and the result it gets back.
 import type { GenerateOptions } from "../engine/generate.js";
 import type { LlamaModel } from "../engine/model.js";
-import type { IncompleteCall } from "../parser/types.js";
+import type { IncompleteCall, StreamEvent } from "../parser/types.js";
 
 export interface AgentToolCall {
   id: string;
@@ -108,6 +108,18 @@ export interface RunAgentOptions {
    */
   requestTimeoutMs?: number;
   signal?: AbortSignal;
+  /**
+   * Start a parallel-safe call as soon as the answer's stream shows it complete and valid, while
+   * the model is still writing (default true). Only where the answer is read as it is decoded (a
+   * loaded model); calls start in the order and under the rules they would once the answer ended.
+   */
+  startToolsEarly?: boolean;
+  /**
+   * Sees each parser event of each answer as it is decoded (a loaded model's answers): content,
+   * each call's start, arguments (tool_call_argument: one complete argument and whether it fits
+   * its schema) and end. `turn` is 0 for the first request.
+   */
+  onEvent?: (event: StreamEvent, turn: number) => void;
 }
 
 /**
@@ -135,6 +147,8 @@ export interface AgentTurn {
    * not in the history's tool_calls, kept here with their text.
    */
   incompleteCalls?: IncompleteCall[];
+  /** The calls (by id) that started before the answer ended (RunAgentOptions.startToolsEarly). */
+  startedEarly?: string[];
 }
 
 export interface AgentError {
@@ -157,4 +171,9 @@ export interface AgentResult {
   reportedCostUsd: number | null;
   turns: AgentTurn[];
   error?: AgentError;
+  /**
+   * Results of calls that started early in an answer that then never arrived (the request failed
+   * or the run was aborted mid-answer): they ran, but have no assistant message to follow.
+   */
+  earlyResults?: Array<Extract<AgentMessage, { role: "tool" }>>;
 }

@@ -33,8 +33,11 @@ export interface CallScan {
   id?: string;
   /** The wire's id is still to come: the call's start (which carries the id) must wait. */
   holdStart?: boolean;
-  /** The arguments are complete and passed the call's own grammar whole (then so did each of them). */
-  argsValid?: boolean;
+  /**
+   * How many leading arguments passed the dialect's own value grammar as read (all of them once
+   * the arguments passed the call's grammar whole), decided alike for every split.
+   */
+  argsChecked?: number;
 }
 
 /** Where an XML call's parameters were read to; mutated as they are (see src/parser/xml-call.ts). */

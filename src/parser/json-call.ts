@@ -73,9 +73,9 @@ export function scanNamed(text: Text, start: number, o: ResolvedOptions, final: 
   if (body.value === undefined)
     return { status: "done", end: e, tool: t, args, ...withId, invalid: "the arguments are not valid JSON" };
   args.push(...entriesOf(body.value));
-  // Decided once the arguments end, so every split tells their verdict alike (argsValid).
+  // Decided once the arguments end, so every split tells their verdict alike (argsChecked).
   const valid = (body.valid ??= argumentsValid(t, body.value, text.slice(a0, e), o.maxValueLength));
-  const checked = { tool: t, args, ...withId, argsValid: valid };
+  const checked = { tool: t, args, ...withId, argsChecked: valid ? args.length : 0 };
   const c = matchGlue(text, e, f.close, final);
   if (c === NEED) return { status: "need", ...checked, cutAt: "the call's close" };
   if (c === FAIL) return { status: "done", end: e, ...checked, invalid: "the call's close marker is missing" };
@@ -198,14 +198,22 @@ export function scanJson(text: Text, start: number, o: ResolvedOptions, final: b
   args.push(...entriesOf(a));
   const id = f.id ? obj.entries.get(f.id.key) : undefined;
   const withId = f.id && idFits(id, f.id.length) ? { id } : {};
-  // Decided once the object ends, so every split tells the arguments' verdict alike (argsValid).
+  // Decided once the object ends, so every split tells the arguments' verdict alike (argsChecked).
   const valid = (body.valid ??=
     obj.entries.get(f.nameKey) === t.name &&
     a !== undefined &&
     overflowingNumber(a) === undefined &&
     grammarAccepts(jsonCallObject(f, t, o.maxValueLength), text.slice(i, e)));
   const c = matchGlue(text, e, f.close, final);
-  if (c === NEED) return { status: "need", tool: t, args, ...withId, argsValid: valid, cutAt: "the call's close" };
+  if (c === NEED)
+    return {
+      status: "need",
+      tool: t,
+      args,
+      ...withId,
+      argsChecked: valid ? args.length : 0,
+      cutAt: "the call's close",
+    };
   if (c === FAIL)
     return {
       status: "done",
@@ -213,7 +221,7 @@ export function scanJson(text: Text, start: number, o: ResolvedOptions, final: b
       tool: t,
       args,
       ...withId,
-      argsValid: valid,
+      argsChecked: valid ? args.length : 0,
       invalid: "the call's close marker is missing",
     };
   return {
@@ -222,7 +230,7 @@ export function scanJson(text: Text, start: number, o: ResolvedOptions, final: b
     tool: t,
     args,
     ...withId,
-    argsValid: valid,
+    argsChecked: valid ? args.length : 0,
     ...(valid ? {} : { invalid: invalidCallReason(f, t, obj, o.maxValueLength) }),
   };
 }

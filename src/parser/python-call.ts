@@ -97,7 +97,7 @@ function readArguments(
   commas: number[],
   t: ToolDef,
   o: ResolvedOptions,
-): { args: Array<[string, Json]>; bad?: string } {
+): { args: Array<[string, Json]>; bad?: string; lastBad?: boolean } {
   const args: Array<[string, Json]> = [];
   const inner = list.slice(1, -1);
   if (commas.length === 0 && skipWs(inner, 0, 2 * JSON_WS_MAX) === inner.length)
@@ -121,13 +121,15 @@ function readArguments(
     if (v === undefined) return { args, bad: `the value of "${key}" is not a Python literal` };
     if (args.some(([a]) => a === key)) return { args, bad: `"${key}" is given twice` };
     args.push([key, v]);
-    if (!Object.hasOwn(t.properties, key)) return { args, bad: `"${key}" is not a parameter of "${t.name}"` };
+    if (!Object.hasOwn(t.properties, key))
+      return { args, bad: `"${key}" is not a parameter of "${t.name}"`, lastBad: true };
     const over = overflowingNumber(v);
-    if (over !== undefined) return { args, bad: overflowReason(over) };
+    if (over !== undefined) return { args, bad: overflowReason(over), lastBad: true };
     if (!grammarAccepts(pythonValue(t, key, o.maxValueLength), text)) {
       const long = o.maxValueLength !== undefined && hasLongString(v, o.maxValueLength);
       return {
         args,
+        lastBad: true,
         bad: long
           ? `the value of "${key}": a string value is ${overLimit(o.maxValueLength!)}`
           : `the value of "${key}" does not fit its schema`,
@@ -163,5 +165,7 @@ export function scanPython(text: Text, start: number, o: ResolvedOptions, final:
     o,
   );
   args.push(...read.args);
-  return { status: "done", end: e, tool: t, args, ...(read.bad ? { invalid: read.bad } : {}) };
+  // Each value but a last bad one passed its own value grammar as it was read.
+  const argsChecked = read.lastBad ? args.length - 1 : args.length;
+  return { status: "done", end: e, tool: t, args, argsChecked, ...(read.bad ? { invalid: read.bad } : {}) };
 }

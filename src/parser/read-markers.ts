@@ -15,7 +15,6 @@ import { scanPython } from "./python-call.js";
 import type { OutputReader, ReaderSink } from "./reader.js";
 import { argumentsJson, argumentText, beginDrop, callId } from "./settle.js";
 import type { Text, TextBuffer } from "./text.js";
-import type { Json } from "./json-value.js";
 import type { DroppedConstruct, IncompleteCall, StreamEvent, ToolCall } from "./types.js";
 import { scanXml } from "./xml-call.js";
 
@@ -316,7 +315,7 @@ export class MarkerReader implements OutputReader {
       index: this.#index,
       delta: call.function.arguments.slice(this.#sentLength(scan)),
     });
-    for (const a of scan.args.slice(this.#argsSent)) out.events.push(this.#argumentEvent(scan, a));
+    for (let k = this.#argsSent; k < scan.args.length; k++) out.events.push(this.#argumentEvent(scan, k));
     out.events.push({ type: "tool_call_end", index: this.#index, call });
     this.#index++;
     return true;
@@ -414,18 +413,18 @@ export class MarkerReader implements OutputReader {
       const arg = scan.args[this.#argsSent]!;
       const piece = (this.#argsSent === 0 ? "{" : ", ") + argumentText(arg);
       out.events.push({ type: "tool_call_arguments", index: this.#index, delta: piece });
-      out.events.push(this.#argumentEvent(scan, arg));
+      out.events.push(this.#argumentEvent(scan, this.#argsSent));
       this.#argsSent++;
     }
   }
 
   /**
-   * An XML call's scan keeps only parameters whose values its value grammar accepted; a call read
-   * to its end as valid has passed its own grammar whole, every argument in it.
+   * Argument `k` of the scan's call. An XML call's scan keeps only parameters whose values its
+   * value grammar accepted; other scans say how many leading arguments passed theirs (argsChecked).
    */
-  #argumentEvent(scan: CallScan, arg: [string, Json]): StreamEvent {
-    const admitted = this.#o.spec.call.kind === "xml" || scan.argsValid === true;
-    return argumentEvent(this.#index, scan.tool!, arg, this.#o.maxValueLength, admitted);
+  #argumentEvent(scan: CallScan, k: number): StreamEvent {
+    const admitted = this.#o.spec.call.kind === "xml" || k < (scan.argsChecked ?? 0);
+    return argumentEvent(this.#index, scan.tool!, scan.args[k]!, this.#o.maxValueLength, admitted);
   }
 
   #sentLength(scan: CallScan): number {

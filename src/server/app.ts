@@ -6,6 +6,7 @@
 // are answered by client-errors.ts, other methods on known routes by methods.ts.
 import { createHash, timingSafeEqual } from "node:crypto";
 import Fastify, { type FastifyInstance } from "fastify";
+import { anthropicErrorBody, anthropicMessages } from "./anthropic/route.js";
 import { chatCompletions } from "./chat.js";
 import type { ChatContext } from "./chat-context.js";
 import { clientErrorHandler } from "./client-errors.js";
@@ -28,7 +29,7 @@ export interface AppOptions extends ChatContext {
   upstreams?: readonly UpstreamState[] | undefined;
 }
 
-const ROUTES = "POST /v1/chat/completions, GET /v1/models, GET /health";
+const ROUTES = "POST /v1/chat/completions, POST /v1/messages, GET /v1/models, GET /health";
 
 /** A route's own error shape: the body an ApiError is answered with on it. */
 export interface RouteConfig {
@@ -99,6 +100,14 @@ export function buildApp(o: AppOptions): FastifyInstance {
     if (o.closing())
       throw new ApiError(503, "the server is shutting down", { type: "server_error", code: "server_closing" });
     return chatCompletions(req, reply, o);
+  });
+
+  // Anthropic's Messages API (src/server/anthropic/), its errors in Anthropic's shape.
+  const messagesConfig: RouteConfig = { errorBody: anthropicErrorBody };
+  app.post("/v1/messages", { config: messagesConfig }, async (req, reply) => {
+    if (o.closing())
+      throw new ApiError(503, "the server is shutting down", { type: "server_error", code: "server_closing" });
+    return anthropicMessages(req, reply, o);
   });
 
   const modelEntry = () => ({ id: o.modelId, object: "model", created: 0, owned_by: "toolmask" });

@@ -15,19 +15,19 @@ export interface CompletionRequest {
 }
 
 const ROLES = new Set(["system", "developer", "user", "assistant", "tool"]);
-const MAX_STOPS = 16;
+export const MAX_STOPS = 16;
 
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => v !== null && typeof v === "object" && !Array.isArray(v);
-const given = (v: unknown) => v !== undefined && v !== null;
-const kind = (v: unknown) => (v === null ? "null" : Array.isArray(v) ? "an array" : typeof v);
+export type Obj = Record<string, unknown>;
+export const isObj = (v: unknown): v is Obj => v !== null && typeof v === "object" && !Array.isArray(v);
+export const given = (v: unknown) => v !== undefined && v !== null;
+export const kind = (v: unknown) => (v === null ? "null" : Array.isArray(v) ? "an array" : typeof v);
 
 /** Largest count the engine takes (a 32-bit signed integer in llama.cpp). */
-const INT32_MAX = 2 ** 31 - 1;
+export const INT32_MAX = 2 ** 31 - 1;
 const SHOWN_CHARS = 64;
 
 /** A value as a refusal quotes it: short, whatever the client sent (a 3 MB string, 1e999). */
-function shown(v: unknown): string {
+export function shown(v: unknown): string {
   if (typeof v === "number") return Number.isFinite(v) ? String(v) : "a number too large for JSON";
   if (typeof v === "string")
     return v.length <= SHOWN_CHARS
@@ -37,7 +37,7 @@ function shown(v: unknown): string {
   return Array.isArray(v) ? "an array" : "an object";
 }
 
-function number(body: Obj, key: string, min: number, max: number): number | undefined {
+export function number(body: Obj, key: string, min: number, max: number): number | undefined {
   const v = body[key];
   if (!given(v)) return undefined;
   if (typeof v !== "number" || !Number.isFinite(v) || v < min || v > max)
@@ -45,7 +45,7 @@ function number(body: Obj, key: string, min: number, max: number): number | unde
   return v;
 }
 
-function integer(body: Obj, key: string, min: number, max: number): number | undefined {
+export function integer(body: Obj, key: string, min: number, max: number): number | undefined {
   const v = body[key];
   if (!given(v)) return undefined;
   if (typeof v !== "number" || !Number.isInteger(v) || v < min || v > max)
@@ -53,7 +53,7 @@ function integer(body: Obj, key: string, min: number, max: number): number | und
   return v;
 }
 
-function bool(body: Obj, key: string): boolean | undefined {
+export function bool(body: Obj, key: string): boolean | undefined {
   const v = body[key];
   if (!given(v)) return undefined;
   if (typeof v !== "boolean") throw invalidParam(key, `${key} must be true or false, got ${kind(v)}`, "invalid_type");
@@ -61,7 +61,7 @@ function bool(body: Obj, key: string): boolean | undefined {
 }
 
 /** Text parts joined, as OpenAI reads them; other parts (images, audio) this server cannot read. */
-function content(v: unknown, where: string): string | null | undefined {
+export function content(v: unknown, where: string): string | null | undefined {
   if (v === undefined || v === null || typeof v === "string") return v;
   if (!Array.isArray(v))
     throw invalidParam(where, `${where} must be a string or an array of text parts, got ${kind(v)}`, "invalid_type");

@@ -1,0 +1,22 @@
+// POST /v1/messages, Anthropic's Messages API: a checked request (request.ts) runs on the backend in
+// a slot (run-request.ts), answered as one Message (response.ts) or as Anthropic's named events
+// (stream.ts); errors in Anthropic's shape (errors.ts, the route's errorBody).
+import type { FastifyReply, FastifyRequest } from "fastify";
+import type { ChatContext } from "../chat-context.js";
+import { pipeStream, runInSlot } from "../run-request.js";
+import { parseMessagesRequest } from "./request.js";
+import { messageBody, newMessageId } from "./response.js";
+import { messagesStreamWriter } from "./stream.js";
+
+export { anthropicErrorBody } from "./errors.js";
+
+export async function anthropicMessages(req: FastifyRequest, reply: FastifyReply, ctx: ChatContext): Promise<unknown> {
+  const parsed = parseMessagesRequest(req.body, ctx.backend.bounds);
+  return runInSlot(reply, ctx, parsed.options, async (run) => {
+    const id = newMessageId();
+    if (!parsed.stream) return messageBody(id, ctx.modelId, await ctx.backend.generate(run.options));
+    const writer = messagesStreamWriter(id, ctx.modelId, ctx.redact);
+    await pipeStream(reply, ctx.backend.generateStream(run.options), writer, run, ctx);
+    return reply;
+  });
+}

@@ -1,0 +1,79 @@
+// The Anthropic Messages stream: message_start, content blocks (content_block_start, its deltas,
+// content_block_stop), then message_delta (stop reason, usage) and message_stop, each a named
+// server-sent event. Text and thinking stream as they decode. A tool_use block is opened only when
+// its call has ended complete and valid (the tool_call_end event), and then sent whole — its
+// input as one input_json_delta — so a client never sees a tool_use for a call that is later cut
+// by max_tokens or found invalid; calls of the result no end event announced (a gateway's
+// verify-only calls) are sent the same way before message_delta.
+import type { StreamChunk } from "../../engine/stream.js";
+import type { ToolCall } from "../../parser/types.js";
+import type { Redact } from "../redact.js";
+import type { StreamWriter } from "../run-request.js";
+import type { SseWriter } from "../sse.js";
+import { anthropicErrorBody } from "./errors.js";
+import { openingMessage, stopReasonOf, stopSequenceOf, toolUseBlock, usageOf, type ContentBlock } from "./response.js";
+
+type Delta =
+  | { type: "text_delta"; text: string }
+  | { type: "thinking_delta"; thinking: string }
+  | { type: "input_json_delta"; partial_json: string };
+
+export function messagesStreamWriter(id: string, model: string, redact: Redact): StreamWriter {
+  let index = -1;
+  let open: ContentBlock["type"] | undefined;
+  const sent = new Set<string>();
+
+  const stopBlock = async (sse: SseWriter) => {
+    if (open === undefined) return;
+    open = undefined;
+    await sse.named("content_block_stop", { type: "content_block_stop", index });
+  };
+  const startBlock = async (sse: SseWriter, block: ContentBlock) => {
+    await stopBlock(sse);
+    index++;
+    open = block.type;
+    await sse.named("content_block_start", { type: "content_block_start", index, content_block: block });
+  };
+  const delta = (sse: SseWriter, d: Delta) =>
+    sse.named("content_block_delta", { type: "content_block_delta", index, delta: d });
+
+  const toolUse = async (sse: SseWriter, call: ToolCall) => {
+    if (sent.has(call.id)) return;
+    sent.add(call.id);
+    const block = toolUseBlock(call);
+    await startBlock(sse, { ...block, input: {} });
+    await delta(sse, { type: "input_json_delta", partial_json: JSON.stringify(block.input) });
+    await stopBlock(sse);
+  };
+
+  return {
+    async open(sse) {
+      await sse.named("message_start", { type: "message_start", message: openingMessage(id, model) });
+    },
+    async chunk(sse, chunk: StreamChunk) {
+      const { content, reasoning_content: thought } = chunk.delta;
+      if (thought) {
+        if (open !== "thinking") await startBlock(sse, { type: "thinking", thinking: "", signature: "" });
+        await delta(sse, { type: "thinking_delta", thinking: thought });
+      }
+      if (content) {
+        if (open !== "text") await startBlock(sse, { type: "text", text: "" });
+        await delta(sse, { type: "text_delta", text: content });
+      }
+      if (chunk.event?.type === "tool_call_end") await toolUse(sse, chunk.event.call);
+      const r = chunk.result;
+      if (!r) return;
+      for (const call of r.message.tool_calls ?? []) await toolUse(sse, call);
+      await stopBlock(sse);
+      await sse.named("message_delta", {
+        type: "message_delta",
+        delta: { stop_reason: stopReasonOf(r), stop_sequence: stopSequenceOf(r) },
+        usage: usageOf(r),
+      });
+      await sse.named("message_stop", { type: "message_stop" });
+    },
+    close: async (sse) => sse.end(),
+    // Headers are out: the error goes as an `error` event, which the SDK raises as an APIError.
+    fail: (sse, e) => sse.named("error", anthropicErrorBody(e, redact)),
+  };
+}

@@ -1,0 +1,449 @@
+// POST /v1/messages, Anthropic's Messages API, through the real @anthropic-ai/sdk client against the
+// server on the random-weight test model: answers with tools for each tool_choice, streamed (raw
+// event order, and the SDK's stream helper) and not, tool_use inputs valid against input_schema, a
+// conversation with tool_use and tool_result rendered as the same prompt the chat-completions route
+// renders, a call cut by max_tokens (max_tokens, no tool_use, none ever streamed), stop sequences,
+// the x-api-key check, an error after the stream began, and thinking (the template's switch here;
+// thinking blocks through a gateway whose scripted upstream reasons, since the Messages API has no
+// logit bias to make the random model open a thought).
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import Anthropic from "@anthropic-ai/sdk";
+import type { MessageCreateParamsNonStreaming, RawMessageStreamEvent } from "@anthropic-ai/sdk/resources/messages";
+import { generate } from "../../src/engine/generate.js";
+import { loadModel, type LlamaModel } from "../../src/engine/model.js";
+import { parseMessagesRequest } from "../../src/server/anthropic/request.js";
+import { startServer, type ToolmaskServer } from "../../src/server/index.js";
+import { testModelPath } from "../support/test-model.js";
+import {
+  callProblems,
+  client as openaiClient,
+  toolSet,
+  type CallLike,
+  type FunctionTool,
+} from "../support/server-fixtures.js";
+
+type Message = Anthropic.Message;
+/** The SDK's params plus the sampling fields its types no longer list (the API still reads them; so does this server). */
+type Params = MessageCreateParamsNonStreaming & { temperature?: number; top_p?: number; top_k?: number };
+
+let model: LlamaModel;
+let server: ToolmaskServer;
+let api: Anthropic;
+const sdk = (url: string, apiKey = "unused") => new Anthropic({ baseURL: url, apiKey, maxRetries: 0, timeout: 60_000 });
+beforeAll(async () => {
+  model = await loadModel({ path: testModelPath(), threads: 1 });
+  server = await startServer({ model, port: 0, dialect: "qwen3-coder" });
+  api = sdk(server.url);
+});
+afterAll(async () => {
+  await server?.close();
+  model?.dispose();
+});
+
+const openaiTools = toolSet(3);
+/** The same tools as Anthropic declares them. */
+const anthropicTools = (set: FunctionTool[]) =>
+  set.map((t) => ({ name: t.function.name, input_schema: t.function.parameters as Anthropic.Tool.InputSchema }));
+const tools = anthropicTools(openaiTools);
+
+/** The random model writes `>::` after a call until max_tokens; a stop sequence ends it there. */
+const ask = (extra: Partial<Params> = {}): Params => ({
+  model: "anything",
+  max_tokens: 64,
+  messages: [{ role: "user", content: "call a tool" }],
+  tools,
+  tool_choice: { type: "any" },
+  stop_sequences: [">::"],
+  ...extra,
+});
+
+const toolUses = (m: Message) => m.content.filter((b): b is Anthropic.ToolUseBlock => b.type === "tool_use");
+const textOf = (m: Message) =>
+  m.content
+    .filter((b): b is Anthropic.TextBlock => b.type === "text")
+    .map((b) => b.text)
+    .join("");
+/** tool_use blocks as OpenAI calls, for the fixtures' ajv check against the tools' schemas. */
+const asCalls = (m: Message): CallLike[] =>
+  toolUses(m).map((b) => ({
+    id: b.id,
+    type: "function",
+    function: { name: b.name, arguments: JSON.stringify(b.input) },
+  }));
+
+/** The stream's protocol, checked event by event ("" for each rule kept). */
+function protocolProblems(events: RawMessageStreamEvent[]): string[] {
+  const out: string[] = [];
+  if (events[0]?.type !== "message_start") out.push("the first event is not message_start");
+  else if (events[0].message.content.length !== 0 || events[0].message.stop_reason !== null)
+    out.push("message_start carries content or a stop reason");
+  if (events.at(-1)?.type !== "message_stop") out.push("the last event is not message_stop");
+  if (events.at(-2)?.type !== "message_delta") out.push("message_delta is not just before message_stop");
+  let open: { index: number; type: string; deltas: number } | undefined;
+  let next = 0;
+  for (const e of events.slice(1, -2)) {
+    if (e.type === "content_block_start") {
+      if (open) out.push(`block ${e.index} starts while ${open.index} is open`);
+      if (e.index !== next) out.push(`block ${e.index} starts, expected ${next}`);
+      if (e.content_block.type === "tool_use" && JSON.stringify(e.content_block.input) !== "{}")
+        out.push("a tool_use block starts with input");
+      open = { index: e.index, type: e.content_block.type, deltas: 0 };
+      next++;
+    } else if (e.type === "content_block_delta") {
+      if (!open || e.index !== open.index) out.push(`a delta for block ${e.index}, which is not open`);
+      else {
+        open.deltas++;
+        const want = { text: "text_delta", thinking: "thinking_delta", tool_use: "input_json_delta" }[open.type];
+        if (e.delta.type !== want) out.push(`a ${e.delta.type} in a ${open.type} block`);
+      }
+    } else if (e.type === "content_block_stop") {
+      if (!open || e.index !== open.index) out.push(`block ${e.index} stops, but it is not open`);
+      else if (open.type === "tool_use" && open.deltas !== 1) out.push("a tool_use block's input came in pieces");
+      open = undefined;
+    } else out.push(`a ${e.type} event inside the message`);
+  }
+  if (open) out.push(`block ${open.index} never stops`);
+  return out;
+}
+
+async function rawEvents(params: MessageCreateParamsNonStreaming, c = api): Promise<RawMessageStreamEvent[]> {
+  const events: RawMessageStreamEvent[] = [];
+  for await (const e of await c.messages.create({ ...params, stream: true })) events.push(e);
+  return events;
+}
+
+/**
+ * What a streamed answer and a whole one must share (the stream keeps the blocks in generation
+ * order). Not output_tokens after a stop string: decoding stops a step after the string is seen,
+ * or two, as the abort lands (35 or 36 tokens for the same request).
+ */
+const essence = (m: Message) => ({
+  toolUses: toolUses(m),
+  text: textOf(m),
+  stop_reason: m.stop_reason,
+  stop_sequence: m.stop_sequence,
+  usage: m.stop_sequence === null ? m.usage : { input_tokens: m.usage.input_tokens },
+});
+
+describe("messages through the @anthropic-ai/sdk client", () => {
+  const choices: Array<[string, Partial<Params>]> = [
+    ["any", {}],
+    ["any, one call", { tool_choice: { type: "any", disable_parallel_tool_use: true } }],
+    ["any, run to max_tokens", { stop_sequences: [] }],
+    ["tool", { tool_choice: { type: "tool", name: "pick_3" }, temperature: 1, top_k: 5 }],
+    ["none", { tool_choice: { type: "none" }, max_tokens: 24 }],
+    ["auto", { tool_choice: { type: "auto" }, max_tokens: 24 }],
+  ];
+  it.each(choices)(
+    "tool_choice %s: whole, streamed and the stream helper agree; inputs fit input_schema",
+    async (label, extra) => {
+      const params = ask(extra);
+      const whole = await api.messages.create(params);
+      expect(whole).toMatchObject({ type: "message", role: "assistant", model: "qwen3-tiny-seed1" });
+      expect(whole.id).toMatch(/^msg_[0-9a-f]{32}$/);
+      const named = label === "tool" ? "pick_3" : undefined;
+      expect(callProblems(asCalls(whole), openaiTools, named)).toBe("");
+      const uses = toolUses(whole);
+      if (label.startsWith("any") || label === "tool") expect(uses.length).toBeGreaterThan(0);
+      if (label === "any, one call" || label === "tool") expect(uses.length).toBe(1);
+      if (label === "none") expect(uses).toEqual([]);
+      if (label === "any" || label === "tool") {
+        expect(whole.stop_reason).toBe("tool_use");
+        expect(whole.stop_sequence).toBe(">::");
+      }
+      if (label === "any, run to max_tokens") {
+        // A complete call, then text to the limit: the call stays, the reason is the limit.
+        expect(whole.stop_reason).toBe("max_tokens");
+        expect(whole.usage.output_tokens).toBe(64);
+      }
+      if (label === "tool") expect(uses[0]!.input).toEqual({ n: expect.any(Number) });
+      expect(whole.usage.input_tokens).toBeGreaterThan(100);
+
+      const events = await rawEvents(params);
+      expect(protocolProblems(events)).toEqual([]);
+      const final = await api.messages.stream(params).finalMessage();
+      expect(essence(final)).toEqual(essence(whole));
+      // The message_delta settles what message_start could not know yet.
+      const delta = events.at(-2) as Anthropic.RawMessageDeltaEvent;
+      expect(delta.usage).toMatchObject(essence(whole).usage);
+      expect(delta.delta.stop_reason).toBe(whole.stop_reason);
+    },
+  );
+
+  it("tool_use ids and inputs go back as an agent sends them: the same prompt as chat completions renders", async () => {
+    const first = await api.messages.create(
+      ask({ tool_choice: { type: "tool", name: "pick_3" }, temperature: 1, top_k: 5 }),
+    );
+    const use = toolUses(first)[0]!;
+    const system = "You pick numbers.";
+    const turn: MessageCreateParamsNonStreaming = {
+      ...ask({ tool_choice: { type: "auto" }, max_tokens: 2 }),
+      system: [{ type: "text", text: system }],
+      messages: [
+        { role: "user", content: "call a tool" },
+        { role: "assistant", content: [{ type: "thinking", thinking: "pick one", signature: "" }, ...first.content] },
+        {
+          role: "user",
+          content: [
+            { type: "tool_result", tool_use_id: use.id, content: [{ type: "text", text: "picked" }], is_error: true },
+            { type: "text", text: "thanks" },
+          ],
+        },
+      ],
+    };
+    const answer = await api.messages.create(turn);
+    expect(answer.usage.input_tokens).toBeGreaterThan(first.usage.input_tokens + 20);
+    const same = await openaiClient(server.url).chat.completions.create({
+      model: "m",
+      max_tokens: 2,
+      tools: openaiTools,
+      tool_choice: "auto",
+      stop: [">::"],
+      messages: [
+        { role: "system", content: system },
+        { role: "user", content: "call a tool" },
+        {
+          role: "assistant",
+          content: textOf(first) || null,
+          reasoning_content: "pick one",
+          tool_calls: [
+            { id: use.id, type: "function", function: { name: use.name, arguments: JSON.stringify(use.input) } },
+          ],
+        } as never,
+        { role: "tool", tool_call_id: use.id, content: "Error: picked" },
+        { role: "user", content: "thanks" },
+      ],
+    });
+    expect(answer.usage.input_tokens).toBe(same.usage!.prompt_tokens);
+  });
+
+  it("a call cut by max_tokens: stop_reason max_tokens, no tool_use block, none ever streamed", async () => {
+    // Where the cut falls: the request as the route parses it, run on generate() itself.
+    const bounds = { vocabSize: model.vocabulary.size, contextSize: model.contextSize };
+    let cut: number | undefined;
+    for (let max = 33; max <= 40 && cut === undefined; max++) {
+      const { options } = parseMessagesRequest(ask({ max_tokens: max }), bounds);
+      const r = await generate(model, { ...options, dialect: "qwen3-coder" });
+      if (r.incomplete.some((c) => c.kind === "cut") && r.finishReason === "length") cut = max;
+    }
+    expect(cut, "no max_tokens in 33..40 cuts the call").toBeDefined();
+    const params = ask({ max_tokens: cut! });
+    const whole = await api.messages.create(params);
+    expect(whole.stop_reason).toBe("max_tokens");
+    expect(toolUses(whole)).toEqual([]);
+    expect(whole.usage.output_tokens).toBe(cut);
+    const events = await rawEvents(params);
+    expect(protocolProblems(events)).toEqual([]);
+    expect(events.some((e) => e.type === "content_block_start" && e.content_block.type === "tool_use")).toBe(false);
+    const final = await api.messages.stream(params).finalMessage();
+    expect(final.stop_reason).toBe("max_tokens");
+    expect(toolUses(final)).toEqual([]);
+  });
+
+  it("a stop sequence without calls: stop_reason stop_sequence and the sequence named, streamed or not", async () => {
+    // Without a call the random model writes only "\n\n" tokens (whitespace, no text block).
+    const params = { model: "m", max_tokens: 16, messages: [{ role: "user" as const, content: "hello" }] };
+    const free = await api.messages.create(params);
+    expect(free.stop_reason).toBe("max_tokens");
+    expect(free.stop_sequence).toBeNull();
+    const stopped = { ...params, stop_sequences: ["\u0000never", "\n\n\n"] };
+    const cut = await api.messages.create(stopped);
+    expect(cut.stop_reason).toBe("stop_sequence");
+    expect(cut.stop_sequence).toBe("\n\n\n");
+    expect(cut.usage.output_tokens).toBeLessThan(6);
+    expect(essence(await api.messages.stream(stopped).finalMessage())).toEqual(essence(cut));
+  });
+
+  it("thinking switches the template's thought on, as chat_template_kwargs.enable_thinking does", async () => {
+    const params = ask({ tool_choice: { type: "auto" }, max_tokens: 2 });
+    const on = await api.messages.create({ ...params, thinking: { type: "enabled", budget_tokens: 1024 } });
+    const off = await api.messages.create({ ...params, thinking: { type: "disabled" } });
+    const unset = await api.messages.create(params);
+    // Qwen3's template closes an empty thought in the prompt when thinking is off.
+    expect(off.usage.input_tokens).toBeGreaterThan(on.usage.input_tokens);
+    expect(unset.usage.input_tokens).toBe(off.usage.input_tokens);
+    const openai = await openaiClient(server.url).chat.completions.create({
+      model: "m",
+      max_tokens: 2,
+      messages: [{ role: "user", content: "call a tool" }],
+      tools: openaiTools,
+      chat_template_kwargs: { enable_thinking: true },
+    } as never);
+    expect(on.usage.input_tokens).toBe((openai as { usage: { prompt_tokens: number } }).usage.prompt_tokens);
+    // Adaptive thinking (what current clients send) is thinking on.
+    const adaptive = await api.messages.create({ ...params, thinking: { type: "adaptive" } });
+    expect(adaptive.usage.input_tokens).toBe(on.usage.input_tokens);
+  });
+
+  it("the hints Claude Code sends (cache_control, metadata, service_tier, output_config.effort) are read and ignored", async () => {
+    const params = ask({ tool_choice: { type: "auto" }, max_tokens: 2 });
+    const plain = await api.messages.create(params);
+    const hinted = await api.messages.create({
+      ...params,
+      system: [{ type: "text", text: "", cache_control: { type: "ephemeral" } }],
+      tools: tools.map((t) => ({ ...t, cache_control: { type: "ephemeral" as const } })),
+      messages: [
+        { role: "user", content: [{ type: "text", text: "call a tool", cache_control: { type: "ephemeral" } }] },
+      ],
+      metadata: { user_id: "u1" },
+      service_tier: "auto",
+      output_config: { effort: "low" },
+      cache_control: { type: "ephemeral" },
+    } as Params);
+    expect(hinted.usage).toEqual(plain.usage);
+    expect(hinted.stop_reason).toBe(plain.stop_reason);
+  });
+});
+
+describe("keys and errors", () => {
+  it("with an API key: x-api-key is checked, 401 in Anthropic's shape (AuthenticationError), the right key served", async () => {
+    const s = await startServer({ model, port: 0, apiKey: "s3cret", dialect: "qwen3-coder" });
+    try {
+      const wrong = await sdk(s.url, "nope")
+        .messages.create(ask({ max_tokens: 2, tool_choice: { type: "auto" } }))
+        .catch((e: unknown) => e);
+      expect(wrong).toBeInstanceOf(Anthropic.AuthenticationError);
+      expect((wrong as InstanceType<typeof Anthropic.AuthenticationError>).error).toEqual({
+        type: "error",
+        error: { type: "authentication_error", message: "Incorrect API key provided." },
+      });
+      const bare = await fetch(`${s.url}/v1/messages`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "anthropic-version": "2023-06-01" },
+        body: JSON.stringify(ask()),
+      });
+      expect(bare.status).toBe(401);
+      expect(await bare.json()).toEqual({
+        type: "error",
+        error: { type: "authentication_error", message: expect.stringMatching(/x-api-key/) },
+      });
+      const ok = await sdk(s.url, "s3cret").messages.create(ask({ max_tokens: 2, tool_choice: { type: "auto" } }));
+      expect(ok.stop_reason).toBe("max_tokens");
+      // Authorization: Bearer is accepted too (the SDK's authToken).
+      const bearer = new Anthropic({ baseURL: s.url, apiKey: null, authToken: "s3cret", maxRetries: 0 });
+      expect((await bearer.messages.create(ask({ max_tokens: 2, tool_choice: { type: "auto" } }))).type).toBe(
+        "message",
+      );
+    } finally {
+      await s.close();
+    }
+  });
+
+  it("an error after the stream began is an error event, which the SDK raises with Anthropic's body", async () => {
+    const s = await startServer({ model, port: 0, parallel: 1, dialect: "qwen3-coder" });
+    try {
+      // A call, then text without end (the random model's ">::" after a call).
+      const st = await sdk(s.url).messages.create({
+        ...ask({ max_tokens: 100_000, stop_sequences: [] }),
+        stream: true,
+      });
+      let n = 0;
+      let closing: Promise<void> | undefined;
+      const err = await (async () => {
+        try {
+          for await (const e of st) {
+            n++;
+            if (e.type === "content_block_delta" && !closing) closing = s.close();
+          }
+        } catch (e) {
+          return e;
+        }
+        return undefined;
+      })();
+      await closing;
+      expect(n).toBeGreaterThan(2);
+      expect(err).toBeInstanceOf(Anthropic.APIError);
+      expect((err as InstanceType<typeof Anthropic.APIError>).error).toEqual({
+        type: "error",
+        error: { type: "overloaded_error", message: "the server is shutting down" },
+      });
+    } finally {
+      await s.close();
+    }
+  });
+});
+
+/** An OpenAI-compatible upstream that reasons, says a line and calls: JSON whole, or as SSE chunks. */
+function reasoningUpstream(): Promise<{ url: string; server: Server }> {
+  const calls = [
+    { id: "up_1", name: "pick_3", arguments: '{"n": 2003}' },
+    { id: "up_2", name: "pick_3", arguments: '{"n": 7}' }, // not in the enum: verified away
+  ];
+  const server = createServer((req, res) => {
+    let raw = "";
+    req.on("data", (c: Buffer) => (raw += c.toString()));
+    req.on("end", () => {
+      if (req.method === "GET") {
+        res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ data: [{ id: "up" }] }));
+        return;
+      }
+      const body = JSON.parse(raw) as { stream?: boolean };
+      const usage = { prompt_tokens: 11, completion_tokens: 22, total_tokens: 33 };
+      const tool_calls = calls.map((c, index) => ({
+        index,
+        id: c.id,
+        type: "function",
+        function: { name: c.name, arguments: c.arguments },
+      }));
+      if (!body.stream) {
+        const message = { role: "assistant", reasoning_content: "I should pick.", content: "Picking.", tool_calls };
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end(JSON.stringify({ choices: [{ index: 0, message, finish_reason: "tool_calls" }], usage }));
+        return;
+      }
+      const chunk = (delta: object, finish: string | null = null) =>
+        `data: ${JSON.stringify({ choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      res.write(chunk({ role: "assistant" }));
+      res.write(chunk({ reasoning_content: "I should " }));
+      res.write(chunk({ reasoning_content: "pick." }));
+      res.write(chunk({ content: "Picking." }));
+      res.write(chunk({ tool_calls }));
+      res.write(chunk({}, "tool_calls"));
+      res.write(`data: ${JSON.stringify({ choices: [], usage })}\n\n`);
+      res.end("data: [DONE]\n\n");
+    });
+  });
+  return new Promise((resolve) =>
+    server.listen(0, "127.0.0.1", () =>
+      resolve({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server }),
+    ),
+  );
+}
+
+describe("thinking blocks, through a gateway whose upstream reasons", () => {
+  let upstream: { url: string; server: Server };
+  let gateway: ToolmaskServer;
+  beforeAll(async () => {
+    upstream = await reasoningUpstream();
+    gateway = await startServer({
+      port: 0,
+      upstreams: { urls: [upstream.url], engine: "openai", healthInterval: 100 },
+    });
+  });
+  afterAll(async () => {
+    await gateway?.close();
+    await new Promise((r) => upstream?.server.close(r));
+  });
+
+  it("thinking first, then text, then only the call that fits its tool; streamed the same", async () => {
+    const params = ask({ thinking: { type: "enabled", budget_tokens: 1024 }, stop_sequences: [] });
+    const whole = await sdk(gateway.url).messages.create(params);
+    expect(whole.content).toEqual([
+      { type: "thinking", thinking: "I should pick.", signature: "" },
+      { type: "text", text: "Picking." },
+      { type: "tool_use", id: "up_1", name: "pick_3", input: { n: 2003 } },
+    ]);
+    expect(whole.stop_reason).toBe("tool_use");
+    expect(whole.usage).toEqual({ input_tokens: 11, output_tokens: 22 });
+    const events = await rawEvents(params, sdk(gateway.url));
+    expect(protocolProblems(events)).toEqual([]);
+    const deltas = events.flatMap((e) => (e.type === "content_block_delta" ? [e.delta.type] : []));
+    expect(deltas).toEqual(["thinking_delta", "thinking_delta", "text_delta", "input_json_delta"]);
+    const final = await sdk(gateway.url).messages.stream(params).finalMessage();
+    expect(final.content).toEqual(whole.content);
+    expect(essence(final)).toEqual(essence(whole));
+  });
+});

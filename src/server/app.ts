@@ -8,6 +8,7 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import Fastify, { type FastifyInstance } from "fastify";
 import { anthropicErrorBody, anthropicMessages } from "./anthropic/route.js";
 import { chatCompletions } from "./chat.js";
+import { responses } from "./responses/route.js";
 import type { ChatContext } from "./chat-context.js";
 import { clientErrorHandler } from "./client-errors.js";
 import { fastifyLimitOptions, type ConnectionLimits } from "./connections.js";
@@ -29,7 +30,7 @@ export interface AppOptions extends ChatContext {
   upstreams?: readonly UpstreamState[] | undefined;
 }
 
-const ROUTES = "POST /v1/chat/completions, POST /v1/messages, GET /v1/models, GET /health";
+const ROUTES = "POST /v1/chat/completions, POST /v1/responses, POST /v1/messages, GET /v1/models, GET /health";
 
 /** A route's own error shape: the body an ApiError is answered with on it. */
 export interface RouteConfig {
@@ -108,6 +109,13 @@ export function buildApp(o: AppOptions): FastifyInstance {
     if (o.closing())
       throw new ApiError(503, "the server is shutting down", { type: "server_error", code: "server_closing" });
     return anthropicMessages(req, reply, o);
+  });
+
+  // OpenAI's Responses API (src/server/responses/), errors in OpenAI's shape.
+  app.post("/v1/responses", async (req, reply) => {
+    if (o.closing())
+      throw new ApiError(503, "the server is shutting down", { type: "server_error", code: "server_closing" });
+    return responses(req, reply, o);
   });
 
   const modelEntry = () => ({ id: o.modelId, object: "model", created: 0, owned_by: "toolmask" });

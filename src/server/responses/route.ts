@@ -1,0 +1,27 @@
+// POST /v1/responses, OpenAI's Responses API: a checked request (request.ts, input.ts) runs on the
+// backend in a slot (run-request.ts), answered as one Response (response.ts) or as the API's named
+// events (stream.ts). Errors keep OpenAI's shape; the engine's messages and params name the fields
+// as this API spells them (errors.ts).
+import type { FastifyReply, FastifyRequest } from "fastify";
+import type { ChatContext } from "../chat-context.js";
+import { pipeStream, runInSlot } from "../run-request.js";
+import { parseResponsesRequest } from "./request.js";
+import { newHead, responseBody } from "./response.js";
+import { responsesStreamWriter } from "./stream.js";
+
+import { responsesError } from "./errors.js";
+
+export async function responses(req: FastifyRequest, reply: FastifyReply, ctx: ChatContext): Promise<unknown> {
+  const parsed = parseResponsesRequest(req.body, ctx.backend.bounds);
+  return runInSlot(reply, ctx, parsed.options, async (run) => {
+    const head = newHead(ctx.modelId, parsed.echo);
+    try {
+      if (!parsed.stream) return responseBody(head, await ctx.backend.generate(run.options));
+      const writer = responsesStreamWriter(head, ctx.redact);
+      await pipeStream(reply, ctx.backend.generateStream(run.options), writer, run, ctx);
+      return reply;
+    } catch (err) {
+      throw run.clientGone() ? err : responsesError(err);
+    }
+  });
+}

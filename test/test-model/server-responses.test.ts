@@ -1,0 +1,309 @@
+// POST /v1/responses, OpenAI's Responses API, through the real openai client (responses.create and
+// responses.stream) against the server on the random-weight test model: function calls for each
+// tool_choice, whole and streamed (the raw event protocol, and the client's stream helper), their
+// arguments valid against the tools' parameters; a conversation with reasoning, function_call and
+// function_call_output items rendered as the same prompt the chat-completions route renders; a call
+// cut by max_output_tokens (status incomplete, no function_call item, none ever streamed); reasoning
+// effort as the template's thinking switch; previous_response_id refused; an error after the stream
+// began. The random model never ends an answer by itself (and this API has no stop strings or logit
+// bias), so a completed Response with reasoning, text and calls comes through a gateway whose
+// scripted upstream answers that way.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import OpenAI from "openai";
+import type {
+  Response,
+  ResponseCreateParamsNonStreaming,
+  ResponseFunctionToolCall,
+  ResponseStreamEvent,
+} from "openai/resources/responses/responses";
+import { loadModel, type LlamaModel } from "../../src/engine/model.js";
+import { startServer, type ToolmaskServer } from "../../src/server/index.js";
+import { reasoningUpstream, type ScriptedUpstream } from "../support/reasoning-upstream.js";
+import { callProblems, client, toolSet, type CallLike } from "../support/server-fixtures.js";
+import { testModelPath } from "../support/test-model.js";
+
+let model: LlamaModel;
+let server: ToolmaskServer;
+let api: OpenAI;
+beforeAll(async () => {
+  model = await loadModel({ path: testModelPath(), threads: 1 });
+  server = await startServer({ model, port: 0, dialect: "qwen3-coder" });
+  api = client(server.url);
+});
+afterAll(async () => {
+  await server?.close();
+  model?.dispose();
+});
+
+const chatTools = toolSet(3);
+/** The same tools as the Responses API declares them. */
+const tools = chatTools.map((t) => ({
+  type: "function" as const,
+  name: t.function.name,
+  parameters: t.function.parameters,
+  strict: true,
+}));
+
+const ask = (extra: Partial<ResponseCreateParamsNonStreaming> = {}): ResponseCreateParamsNonStreaming => ({
+  model: "anything",
+  input: "call a tool",
+  tools,
+  tool_choice: "required",
+  max_output_tokens: 48,
+  ...extra,
+});
+
+const calls = (r: Response) => r.output.filter((o): o is ResponseFunctionToolCall => o.type === "function_call");
+const asCalls = (r: Response): CallLike[] =>
+  calls(r).map((c) => ({ id: c.call_id, type: "function", function: { name: c.name, arguments: c.arguments } }));
+const textOf = (r: Response) =>
+  r.output
+    .flatMap((o) => (o.type === "message" ? o.content : []))
+    .map((p) => (p.type === "output_text" ? p.text : ""))
+    .join("");
+/** What a streamed answer and a whole one share (ids are minted per response). */
+const essence = (r: Response) => ({
+  calls: calls(r).map((c) => ({ call_id: c.call_id, name: c.name, arguments: c.arguments })),
+  text: textOf(r),
+  status: r.status,
+  incomplete_details: r.incomplete_details,
+  usage: r.usage,
+});
+
+/** The stream's protocol, event by event ("" for each rule kept). */
+function protocolProblems(events: ResponseStreamEvent[]): string[] {
+  const out: string[] = [];
+  events.forEach((e, i) => {
+    if (e.sequence_number !== i) out.push(`event ${i} has sequence_number ${e.sequence_number}`);
+  });
+  if (events[0]?.type !== "response.created") out.push("the first event is not response.created");
+  if (events[1]?.type !== "response.in_progress") out.push("the second event is not response.in_progress");
+  const last = events.at(-1);
+  if (last?.type !== "response.completed" && last?.type !== "response.incomplete")
+    out.push("the last event is not response.completed or response.incomplete");
+  const items = new Map<number, { type: string; id: string; done: boolean }>();
+  let open: number | undefined;
+  for (const e of events.slice(2, -1)) {
+    if (e.type === "response.output_item.added") {
+      if (open !== undefined) out.push(`item ${e.output_index} added while ${open} is open`);
+      if (e.output_index !== items.size) out.push(`item ${e.output_index} added, expected ${items.size}`);
+      if (e.item.type === "function_call" && e.item.arguments !== "")
+        out.push("a function_call is added with arguments");
+      items.set(e.output_index, { type: e.item.type, id: e.item.id ?? "", done: false });
+      open = e.output_index;
+    } else if (e.type === "response.output_item.done") {
+      if (open !== e.output_index) out.push(`item ${e.output_index} done, but it is not open`);
+      items.get(e.output_index)!.done = true;
+      open = undefined;
+    } else if ("item_id" in e) {
+      const item = items.get(e.output_index);
+      if (open !== e.output_index || !item || item.id !== e.item_id)
+        out.push(`a ${e.type} for item ${e.output_index}, which is not open`);
+      else if (e.type.startsWith("response.function_call_arguments") !== (item.type === "function_call"))
+        out.push(`a ${e.type} in a ${item.type} item`);
+    } else out.push(`a ${e.type} event inside the response`);
+  }
+  if (open !== undefined) out.push(`item ${open} never done`);
+  const final = last && "response" in last ? last.response : undefined;
+  if (final && final.output.length !== items.size) out.push("the final response's output is not the items streamed");
+  return out;
+}
+
+async function rawEvents(params: ResponseCreateParamsNonStreaming, c = api): Promise<ResponseStreamEvent[]> {
+  const events: ResponseStreamEvent[] = [];
+  for await (const e of await c.responses.create({ ...params, stream: true })) events.push(e);
+  return events;
+}
+
+describe("responses through the openai client", () => {
+  const choices: Array<[string, Partial<ResponseCreateParamsNonStreaming>]> = [
+    ["required", {}],
+    ["required, one call", { parallel_tool_calls: false }],
+    ["function", { tool_choice: { type: "function", name: "pick_3" }, temperature: 1, top_p: 0.9 }],
+    ["none", { tool_choice: "none", max_output_tokens: 16 }],
+    ["auto", { tool_choice: "auto", max_output_tokens: 16 }],
+  ];
+  it.each(choices)(
+    "tool_choice %s: whole, streamed and the stream helper agree; arguments fit the parameters",
+    async (label, extra) => {
+      const params = ask(extra);
+      const whole = await api.responses.create(params);
+      expect(whole).toMatchObject({ object: "response", model: "qwen3-tiny-seed1", store: false });
+      expect(whole.id).toMatch(/^resp_[0-9a-f]{32}$/);
+      expect(whole.tool_choice).toEqual(params.tool_choice);
+      const named = label === "function" ? "pick_3" : undefined;
+      expect(callProblems(asCalls(whole), chatTools, named)).toBe("");
+      if (label.startsWith("required") || label === "function") expect(calls(whole).length).toBeGreaterThan(0);
+      if (label === "required, one call" || label === "function") expect(calls(whole).length).toBe(1);
+      if (label === "none") expect(calls(whole)).toEqual([]);
+      if (label === "function") expect(JSON.parse(calls(whole)[0]!.arguments)).toEqual({ n: expect.any(Number) });
+      // The random model writes on after its calls until the limit: kept calls, an incomplete answer.
+      expect(whole.status).toBe("incomplete");
+      expect(whole.incomplete_details).toEqual({ reason: "max_output_tokens" });
+      expect(whole.usage?.output_tokens).toBe(params.max_output_tokens);
+      expect(whole.usage?.input_tokens).toBeGreaterThan(100);
+
+      const events = await rawEvents(params);
+      expect(protocolProblems(events)).toEqual([]);
+      const last = events.at(-1) as { response: Response };
+      expect(essence(last.response)).toEqual(essence(whole));
+      const final = await api.responses.stream({ ...params, stream: true }).finalResponse();
+      expect(essence(final).calls).toEqual(essence(whole).calls);
+      expect(essence(final).text).toEqual(essence(whole).text);
+    },
+  );
+
+  it("reasoning, function_call and function_call_output items go back as an agent sends them: the chat route's prompt", async () => {
+    const first = await api.responses.create(ask({ tool_choice: { type: "function", name: "pick_3" } }));
+    const call = calls(first)[0]!;
+    const instructions = "You pick numbers.";
+    const turn = await api.responses.create({
+      ...ask({ tool_choice: "auto", max_output_tokens: 2 }),
+      instructions,
+      input: [
+        { role: "user", content: "call a tool" },
+        { type: "reasoning", id: "rs_1", summary: [{ type: "summary_text", text: "pick one" }] },
+        ...first.output.filter((o) => o.type !== "reasoning"),
+        { type: "function_call_output", call_id: call.call_id, output: "picked" },
+        { role: "user", content: [{ type: "input_text", text: "thanks" }] },
+      ],
+    } as ResponseCreateParamsNonStreaming);
+    expect(turn.usage!.input_tokens).toBeGreaterThan(first.usage!.input_tokens + 20);
+    const same = await api.chat.completions.create({
+      model: "m",
+      max_tokens: 2,
+      tools: chatTools,
+      tool_choice: "auto",
+      messages: [
+        { role: "system", content: instructions },
+        { role: "user", content: "call a tool" },
+        {
+          role: "assistant",
+          content: textOf(first) || null,
+          reasoning_content: "pick one",
+          tool_calls: [
+            { id: call.call_id, type: "function", function: { name: call.name, arguments: call.arguments } },
+          ],
+        } as never,
+        { role: "tool", tool_call_id: call.call_id, content: "picked" },
+        { role: "user", content: "thanks" },
+      ],
+    });
+    expect(turn.usage!.input_tokens).toBe(same.usage!.prompt_tokens);
+  });
+
+  it("a call cut by max_output_tokens: incomplete, no function_call item, none ever streamed", async () => {
+    // Below the shortest call tool_choice "required" allows is a 400 (max_tokens_too_small); from
+    // there up, the first limit that leaves no call cuts one.
+    let cut: number | undefined;
+    for (let max = 4; max <= 40 && cut === undefined; max++) {
+      const r = await api.responses.create(ask({ max_output_tokens: max })).catch((e: unknown) => e);
+      if (r instanceof OpenAI.BadRequestError) {
+        expect(r.error).toMatchObject({ param: "max_output_tokens", code: "max_tokens_too_small" });
+        continue;
+      }
+      if (calls(r as Response).length === 0) cut = max;
+    }
+    expect(cut, "no max_output_tokens from 4 to 40 cuts the first call").toBeDefined();
+    const params = ask({ max_output_tokens: cut! });
+    const whole = await api.responses.create(params);
+    expect(whole.status).toBe("incomplete");
+    expect(whole.incomplete_details).toEqual({ reason: "max_output_tokens" });
+    expect(calls(whole)).toEqual([]);
+    const events = await rawEvents(params);
+    expect(protocolProblems(events)).toEqual([]);
+    expect(events.some((e) => e.type === "response.output_item.added" && e.item.type === "function_call")).toBe(false);
+    expect(events.at(-1)?.type).toBe("response.incomplete");
+  });
+
+  it("reasoning.effort switches the template's thought on, as chat_template_kwargs.enable_thinking does", async () => {
+    const params = ask({ tool_choice: "auto", max_output_tokens: 2 });
+    const on = await api.responses.create({ ...params, reasoning: { effort: "low" } });
+    const off = await api.responses.create({ ...params, reasoning: { effort: "none" } });
+    const unset = await api.responses.create(params);
+    expect(off.usage!.input_tokens).toBeGreaterThan(on.usage!.input_tokens);
+    expect(unset.usage!.input_tokens).toBe(off.usage!.input_tokens);
+    expect(on.reasoning).toEqual({ effort: "low", summary: null });
+  });
+
+  it("previous_response_id is refused with what to send instead", async () => {
+    const err = await api.responses.create(ask({ previous_response_id: "resp_1" })).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(OpenAI.BadRequestError);
+    expect((err as InstanceType<typeof OpenAI.BadRequestError>).error).toMatchObject({
+      param: "previous_response_id",
+      code: "unsupported_parameter",
+      message: expect.stringMatching(/keeps no responses: send the whole conversation in input/),
+    });
+  });
+
+  it("an error after the stream began is an error event, which the client raises as an APIError", async () => {
+    const s = await startServer({ model, port: 0, parallel: 1, dialect: "qwen3-coder" });
+    try {
+      const st = await client(s.url).responses.create({ ...ask({ max_output_tokens: 100_000 }), stream: true });
+      let n = 0;
+      let closing: Promise<void> | undefined;
+      const err = await (async () => {
+        try {
+          for await (const e of st) {
+            n++;
+            if (e.type === "response.output_text.delta" && !closing) closing = s.close();
+          }
+        } catch (e) {
+          return e;
+        }
+        return undefined;
+      })();
+      await closing;
+      expect(n).toBeGreaterThan(2);
+      expect(err).toBeInstanceOf(OpenAI.APIError);
+      expect((err as InstanceType<typeof OpenAI.APIError>).message).toMatch(/the server is shutting down/);
+    } finally {
+      await s.close();
+    }
+  });
+});
+
+describe("a completed response with reasoning, text and a call, through a gateway", () => {
+  let upstream: ScriptedUpstream;
+  let gateway: ToolmaskServer;
+  beforeAll(async () => {
+    upstream = await reasoningUpstream();
+    gateway = await startServer({
+      port: 0,
+      upstreams: { urls: [upstream.url], engine: "openai", healthInterval: 100 },
+    });
+  });
+  afterAll(async () => {
+    await gateway?.close();
+    await new Promise((r) => upstream?.server.close(r));
+  });
+
+  it("reasoning item, message item, then only the call that fits its tool; streamed the same", async () => {
+    const params = ask({ reasoning: { effort: "medium" } });
+    const c = client(gateway.url);
+    const whole = await c.responses.create(params);
+    expect(whole.status).toBe("completed");
+    expect(whole.incomplete_details).toBeNull();
+    expect(whole.output.map((o) => o.type)).toEqual(["reasoning", "message", "function_call"]);
+    expect(whole.output[0]).toMatchObject({ content: [{ type: "reasoning_text", text: "I should pick." }] });
+    expect(whole.output_text).toBe("Picking.");
+    expect(calls(whole)).toEqual([
+      expect.objectContaining({ call_id: "up_1", name: "pick_3", arguments: '{"n": 2003}', status: "completed" }),
+    ]);
+    expect(whole.usage).toMatchObject({ input_tokens: 11, output_tokens: 22, total_tokens: 33 });
+    const events = await rawEvents(params, c);
+    expect(protocolProblems(events)).toEqual([]);
+    const deltas = events.flatMap((e) => (e.type.endsWith(".delta") ? [e.type] : []));
+    expect(deltas).toEqual([
+      "response.reasoning_text.delta",
+      "response.reasoning_text.delta",
+      "response.output_text.delta",
+      "response.function_call_arguments.delta",
+    ]);
+    expect(events.at(-1)?.type).toBe("response.completed");
+    const final = await c.responses.stream({ ...params, stream: true }).finalResponse();
+    expect(essence(final)).toEqual(essence(whole));
+    expect(textOf(final)).toBe("Picking.");
+    expect(final.output.map((o) => o.type)).toEqual(["reasoning", "message", "function_call"]);
+  });
+});

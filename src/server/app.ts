@@ -11,11 +11,13 @@ import { chatCompletions } from "./chat.js";
 import { responses } from "./responses/route.js";
 import type { ChatContext } from "./chat-context.js";
 import { clientErrorHandler } from "./client-errors.js";
+import { enableCors } from "./cors.js";
 import { fastifyLimitOptions, type ConnectionLimits } from "./connections.js";
 import { ApiError, toApiError } from "./errors.js";
 import { checkHost, type HostPolicy } from "./hosts.js";
 import { parseJsonAsUtf8 } from "./json-body.js";
 import { refuseOtherMethods } from "./methods.js";
+import { knownNames, modelNotFound } from "./model-names.js";
 import type { UpstreamState } from "../gateway/pool.js";
 
 export interface AppOptions extends ChatContext {
@@ -26,6 +28,8 @@ export interface AppOptions extends ChatContext {
   hosts: HostPolicy;
   /** true once close() began: /health says 503 and new generations are turned away. */
   closing: () => boolean;
+  /** Origins answered cross-origin (cors.ts); undefined: none. */
+  cors?: readonly string[] | undefined;
   /** A gateway's upstreams (undefined: the model is served here): /health lists them. */
   upstreams?: readonly UpstreamState[] | undefined;
 }
@@ -71,14 +75,19 @@ export function buildApp(o: AppOptions): FastifyInstance {
   app.removeContentTypeParser("text/plain");
   parseJsonAsUtf8(app);
   const sealRoutes = refuseOtherMethods(app);
+  if (o.cors) enableCors(app, o.cors);
 
   // The Host check first: a page that reached the server by DNS rebinding learns nothing, not
   // even whether a key is needed.
-  app.addHook("onRequest", async (req) => {
-    checkHost(req.headers.host, req.raw.httpVersion, o.hosts);
-    if (o.apiKey !== undefined && req.url !== "/health")
-      checkKey(req.headers.authorization, req.headers["x-api-key"], o.apiKey);
-  });
+  // Added once the CORS plugin (registered above, loaded first) has added its hook: CORS headers go
+  // on these checks' refusals too, and a preflight is answered before them.
+  app.after(() =>
+    app.addHook("onRequest", async (req) => {
+      checkHost(req.headers.host, req.raw.httpVersion, o.hosts);
+      if (o.apiKey !== undefined && req.url !== "/health")
+        checkKey(req.headers.authorization, req.headers["x-api-key"], o.apiKey);
+    }),
+  );
 
   // Each route answers errors in its API's shape (config.errorBody); OpenAI's by default.
   app.setErrorHandler((err, req, reply) => {
@@ -118,15 +127,13 @@ export function buildApp(o: AppOptions): FastifyInstance {
     return responses(req, reply, o);
   });
 
-  const modelEntry = () => ({ id: o.modelId, object: "model", created: 0, owned_by: "toolmask" });
-  app.get("/v1/models", async () => ({ object: "list", data: [modelEntry()] }));
+  // The served model under each of its names (model-names.ts).
+  const modelEntry = (id: string) => ({ id, object: "model", created: 0, owned_by: "toolmask" });
+  app.get("/v1/models", async () => ({ object: "list", data: knownNames(o).map(modelEntry) }));
   app.get<{ Params: { id: string } }>("/v1/models/:id", async (req) => {
-    if (req.params.id !== o.modelId)
-      throw new ApiError(404, `The model '${req.params.id}' does not exist; this server serves '${o.modelId}'`, {
-        param: "model",
-        code: "model_not_found",
-      });
-    return modelEntry();
+    const id = req.params.id;
+    if (!knownNames(o).includes(id)) throw modelNotFound(o, id);
+    return modelEntry(id);
   });
 
   // A gateway none of whose upstreams is healthy says 503 "no_upstream", so a load balancer in

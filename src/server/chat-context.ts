@@ -1,12 +1,12 @@
 // What the generation routes run with: the backend, the server's defaults, its slots and the
 // generations in flight.
 import type { ChatBackend } from "./backend.js";
+import type { ModelNames } from "./model-names.js";
 import type { Redact } from "./redact.js";
 import type { Slots } from "./slots.js";
 
-export interface ChatContext {
+export interface ChatContext extends ModelNames {
   backend: ChatBackend;
-  modelId: string;
   slots: Slots;
   /** The tool-call dialect to use instead of the one detected from the chat template. */
   dialect: string | undefined;

@@ -4,6 +4,7 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { ChatContext } from "./chat-context.js";
 import { pipeStream, runInSlot, type StreamWriter } from "./run-request.js";
+import { servedName } from "./model-names.js";
 import { chunkBody, completionBody, toolmaskField, newMeta, usageChunkBody, usageOf } from "./shapes.js";
 import { parseCompletionRequest } from "./validate.js";
 
@@ -11,8 +12,9 @@ export type { ChatContext } from "./chat-context.js";
 
 export async function chatCompletions(req: FastifyRequest, reply: FastifyReply, ctx: ChatContext): Promise<unknown> {
   const parsed = parseCompletionRequest(req.body, ctx.backend.bounds);
+  const name = servedName(ctx, (req.body as { model?: unknown }).model);
   return runInSlot(reply, ctx, parsed.options, async (run) => {
-    const meta = newMeta(ctx.modelId);
+    const meta = newMeta(name);
     if (!parsed.stream) return completionBody(meta, await ctx.backend.generate(run.options));
     const usage = parsed.includeUsage;
     const writer: StreamWriter = {

@@ -3,7 +3,9 @@
 import { parseArgs } from "node:util";
 import { modelFileProblem, modelLoadProblem } from "../cli/model-file.js";
 import { connectionLimits } from "./connections.js";
+import { checkCorsOrigins } from "./cors.js";
 import { hostPolicy } from "./hosts.js";
+import { checkAliases } from "./model-names.js";
 import { startServer, type ServerOptions } from "./index.js";
 import { ENGINE_NAMES, type EngineName } from "../gateway/engines/types.js";
 import { checkUpstreamUrl } from "../gateway/pool.js";
@@ -11,7 +13,8 @@ import { checkUpstreamUrl } from "../gateway/pool.js";
 export const SERVE_HELP = `Usage: toolmask serve --model PATH [options]
        toolmask serve --upstream URL [--upstream URL ...] --engine ENGINE --tokenizer PATH [options]
 
-Serves an OpenAI-compatible API (POST /v1/chat/completions, GET /v1/models, GET /health)
+Serves OpenAI's chat completions and Responses APIs and Anthropic's Messages API
+(POST /v1/chat/completions, /v1/responses, /v1/messages; GET /v1/models, /health),
 whose tool calls are masked to the request's tools: decoded here with --model, or by upstream
 engines with --upstream (a gateway: the grammar goes in the engine's own field and every answer
 is read back through the dialect's parser; docs/scale-out.md).
@@ -40,6 +43,10 @@ Options:
                        (default 4096): messages beyond it are refused, and the default max_tokens
   --dialect NAME       tool-call dialect, when the chat template does not tell
   --model-id NAME      the model's name in responses (default: file name without .gguf)
+  --model-alias NAME   another name the model answers to (repeat, or comma-separated); with
+                       aliases, a request naming neither the id nor an alias gets 404
+  --cors ORIGINS       answer browser requests from these origins (https://app.example,
+                       comma-separated, or "*" for any); default: no cross-origin access
   --no-fast-forward    sample every token, also the text the grammar forces (to compare)
   --allowed-hosts LIST Host header names to answer besides localhost, 127.0.0.1 and [::1],
                        comma-separated, or "*" for any (default: any when --host is not
@@ -103,6 +110,8 @@ function optionsOf(argv: string[]): ServerOptions | "help" {
         "context-size": { type: "string" },
         dialect: { type: "string" },
         "model-id": { type: "string" },
+        "model-alias": { type: "string", multiple: true },
+        cors: { type: "string" },
         "allowed-hosts": { type: "string" },
         "headers-timeout": { type: "string" },
         "request-timeout": { type: "string" },
@@ -185,6 +194,24 @@ function optionsOf(argv: string[]): ServerOptions | "help" {
   if (apiKey !== undefined) o.apiKey = apiKey;
   if (values.dialect !== undefined) o.dialect = values.dialect;
   if (values["model-id"] !== undefined) o.modelId = values["model-id"];
+  const aliases = list(values["model-alias"] ?? []);
+  if (values["model-alias"] !== undefined) {
+    if (aliases.length === 0) throw new FlagError("--model-alias needs a name");
+    try {
+      o.modelAliases = checkAliases(aliases, o.modelId);
+    } catch (err) {
+      throw new FlagError(`--model-alias: ${(err as Error).message.replace(/^modelAliases /, "")}`);
+    }
+  }
+  if (values.cors !== undefined) {
+    try {
+      o.cors = checkCorsOrigins(list([values.cors]));
+    } catch {
+      throw new FlagError(
+        `--cors needs origins as browsers send them, comma-separated (https://app.example,http://localhost:3000), or "*", got ${JSON.stringify(values.cors)}`,
+      );
+    }
+  }
   if (values["no-fast-forward"]) o.fastForward = false;
   const cacheMb = int("grammar-cache-mb", values["grammar-cache-mb"], 0, 1_048_576);
   if (cacheMb !== undefined) o.grammarCacheBytes = cacheMb * 1024 * 1024;
@@ -212,11 +239,15 @@ function optionsOf(argv: string[]): ServerOptions | "help" {
   return o;
 }
 
-function allowedHosts(list: string): string[] {
-  const names = list
-    .split(",")
+/** Flag values, each split at commas, trimmed, empties dropped. */
+const list = (values: string[]) =>
+  values
+    .flatMap((v) => v.split(","))
     .map((n) => n.trim())
     .filter((n) => n !== "");
+
+function allowedHosts(given: string): string[] {
+  const names = list([given]);
   if (names.length === 0) throw new FlagError('--allowed-hosts needs host names, comma-separated, or "*"');
   for (const n of names) {
     try {
@@ -284,7 +315,7 @@ export async function serveCommand(
   const shownHosts =
     hosts === "any" ? "any host" : `hosts ${[...hosts].map((h) => (h.includes(":") ? `[${h}]` : h)).join(", ")}`;
   io.out.write(
-    `toolmask serve: listening on ${server.url} (${options.modelPath !== undefined ? `model ${options.modelPath}` : `${options.upstreams!.engine} upstreams ${options.upstreams!.urls.join(", ")}`}, ${server.parallel} slots, queue ${server.maxQueue}${options.apiKey ? ", API key required" : ""}, ${shownHosts})\n`,
+    `toolmask serve: listening on ${server.url} (${options.modelPath !== undefined ? `model ${options.modelPath}` : `${options.upstreams!.engine} upstreams ${options.upstreams!.urls.join(", ")}`}, ${server.parallel} slots, queue ${server.maxQueue}${options.apiKey ? ", API key required" : ""}, ${shownHosts}${options.modelAliases ? `, also named ${options.modelAliases.join(", ")}` : ""}${options.cors ? `, CORS for ${options.cors.join(", ")}` : ""})\n`,
   );
   const why = await stopped(io.signal);
   io.out.write(`toolmask serve: ${why === "abort" ? "stopping" : `${why}, stopping`}\n`);

@@ -9,6 +9,8 @@ import type { UpstreamState } from "../gateway/pool.js";
 import { setGrammarCacheBytes } from "../grammar/cache.js";
 import { connectionLimits } from "./connections.js";
 import { hostPolicy } from "./hosts.js";
+import { checkCorsOrigins } from "./cors.js";
+import { checkAliases } from "./model-names.js";
 
 export interface ServerOptions {
   /** A loaded model (the caller keeps ownership), or … */
@@ -51,6 +53,18 @@ export interface ServerOptions {
   bodyLimit?: number;
   /** The model's name in responses and /v1/models. Default: the file name without .gguf. */
   modelId?: string;
+  /**
+   * Other names the model answers to (a client set up for "claude-sonnet-4-5" or "gpt-5" reaches it
+   * under that name): listed in /v1/models, echoed in answers to requests that use them. With
+   * aliases, a request naming neither the id nor an alias gets 404 model_not_found; without, any
+   * name is served. Default none.
+   */
+  modelAliases?: string[];
+  /**
+   * Origins whose browser pages may call the server (CORS): ["https://app.example"], or ["*"] for
+   * any. Default none: no cross-origin access (src/server/cors.ts).
+   */
+  cors?: string[];
   /** The tool-call dialect, when the chat template does not make it clear. */
   dialect?: string;
   /** false: sample every token, also the text the grammar forces (GenerateOptions.fastForward). Default true. */
@@ -89,6 +103,8 @@ function checkOptions(o: ServerOptions): void {
     throw new RangeError(`port must be an integer from 0 to 65535, got ${o.port}`);
   if (o.apiKey !== undefined && (typeof o.apiKey !== "string" || o.apiKey.length === 0))
     throw new TypeError("apiKey must be a non-empty string");
+  checkAliases(o.modelAliases, o.modelId);
+  checkCorsOrigins(o.cors);
   if (o.dialect !== undefined) getDialect(o.dialect); // an unknown name fails now, not on every request
   if (o.fastForward !== undefined && typeof o.fastForward !== "boolean")
     throw new TypeError(`fastForward must be true or false, got ${JSON.stringify(o.fastForward)}`);

@@ -8,6 +8,8 @@ import type { ConnectionLimits } from "./connections.js";
 import { ApiError } from "./errors.js";
 import type { HostPolicy } from "./hosts.js";
 import type { ServerOptions, ToolmaskServer } from "./index.js";
+import { checkCorsOrigins } from "./cors.js";
+import { checkAliases } from "./model-names.js";
 import { pathRedactor } from "./redact.js";
 import { Slots } from "./slots.js";
 
@@ -39,6 +41,7 @@ export async function listen(
     slots,
     active,
     modelId: served.modelId,
+    modelAliases: checkAliases(options.modelAliases, served.modelId),
     limits,
     hosts,
     redact: pathRedactor(served.redactPath, served.modelId),
@@ -49,6 +52,7 @@ export async function listen(
     onError: options.onError,
     closing: () => closing,
     upstreams: served.upstreams,
+    cors: checkCorsOrigins(options.cors),
   });
   await app.listen({ host, port: options.port ?? 8080 });
   const address = app.server.address();

@@ -91,7 +91,7 @@ export async function pipeStream(
         }
         reply.hijack();
         sse = new SseWriter(reply.raw);
-        sse.open();
+        sse.open(reply.getHeaders());
         await writer.open(sse, held);
       }
       await writer.chunk(sse, chunk);

@@ -11,8 +11,13 @@ export class SseWriter {
     this.#res = res;
   }
 
-  open(): void {
+  /** The status line and headers; `headers` set on the reply before (CORS) go with them. */
+  open(headers: Record<string, string | number | string[] | undefined> = {}): void {
+    const given = Object.entries(headers).filter(([, v]) => v !== undefined) as Array<
+      [string, string | number | string[]]
+    >;
     this.#res.writeHead(200, {
+      ...Object.fromEntries(given),
       "content-type": "text/event-stream; charset=utf-8",
       "cache-control": "no-cache",
       connection: "keep-alive",

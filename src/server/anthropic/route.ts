@@ -3,6 +3,7 @@
 // (stream.ts); errors in Anthropic's shape (errors.ts, the route's errorBody).
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { ChatContext } from "../chat-context.js";
+import { servedName } from "../model-names.js";
 import { pipeStream, runInSlot } from "../run-request.js";
 import { parseMessagesRequest } from "./request.js";
 import { messageBody, newMessageId } from "./response.js";
@@ -12,10 +13,11 @@ export { anthropicErrorBody } from "./errors.js";
 
 export async function anthropicMessages(req: FastifyRequest, reply: FastifyReply, ctx: ChatContext): Promise<unknown> {
   const parsed = parseMessagesRequest(req.body, ctx.backend.bounds);
+  const name = servedName(ctx, (req.body as { model?: unknown }).model);
   return runInSlot(reply, ctx, parsed.options, async (run) => {
     const id = newMessageId();
-    if (!parsed.stream) return messageBody(id, ctx.modelId, await ctx.backend.generate(run.options));
-    const writer = messagesStreamWriter(id, ctx.modelId, ctx.redact);
+    if (!parsed.stream) return messageBody(id, name, await ctx.backend.generate(run.options));
+    const writer = messagesStreamWriter(id, name, ctx.redact);
     await pipeStream(reply, ctx.backend.generateStream(run.options), writer, run, ctx);
     return reply;
   });

@@ -4,6 +4,7 @@
 // as this API spells them (errors.ts).
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { ChatContext } from "../chat-context.js";
+import { servedName } from "../model-names.js";
 import { pipeStream, runInSlot } from "../run-request.js";
 import { parseResponsesRequest } from "./request.js";
 import { newHead, responseBody } from "./response.js";
@@ -13,8 +14,9 @@ import { responsesError } from "./errors.js";
 
 export async function responses(req: FastifyRequest, reply: FastifyReply, ctx: ChatContext): Promise<unknown> {
   const parsed = parseResponsesRequest(req.body, ctx.backend.bounds);
+  const name = servedName(ctx, (req.body as { model?: unknown }).model);
   return runInSlot(reply, ctx, parsed.options, async (run) => {
-    const head = newHead(ctx.modelId, parsed.echo);
+    const head = newHead(name, parsed.echo);
     try {
       if (!parsed.stream) return responseBody(head, await ctx.backend.generate(run.options));
       const writer = responsesStreamWriter(head, ctx.redact);

@@ -2,6 +2,7 @@
 // engines) in a slot (run-request.ts), answered whole or as server-sent events in OpenAI's
 // chat-completion chunk shape.
 import type { FastifyReply, FastifyRequest } from "fastify";
+import { CallIds } from "./call-ids.js";
 import type { ChatContext } from "./chat-context.js";
 import { pipeStream, runInSlot, type StreamWriter } from "./run-request.js";
 import { servedName } from "./model-names.js";
@@ -15,7 +16,8 @@ export async function chatCompletions(req: FastifyRequest, reply: FastifyReply, 
   const name = servedName(ctx, (req.body as { model?: unknown }).model);
   return runInSlot(reply, ctx, parsed.options, async (run) => {
     const meta = newMeta(name);
-    if (!parsed.stream) return completionBody(meta, await ctx.backend.generate(run.options));
+    const ids = new CallIds("call_");
+    if (!parsed.stream) return completionBody(meta, ids.result(await ctx.backend.generate(run.options)));
     const usage = parsed.includeUsage;
     const writer: StreamWriter = {
       open: (sse, role) => sse.send(chunkBody(meta, { ...role.delta, content: "" }, null, usage)),
@@ -29,7 +31,7 @@ export async function chatCompletions(req: FastifyRequest, reply: FastifyReply, 
       // Headers are out: the error goes as an event, which the openai client raises as an APIError.
       fail: (sse, e) => sse.send(e.body(ctx.redact)),
     };
-    await pipeStream(reply, ctx.backend.generateStream(run.options), writer, run, ctx);
+    await pipeStream(reply, ids.stream(ctx.backend.generateStream(run.options)), writer, run, ctx);
     return reply;
   });
 }

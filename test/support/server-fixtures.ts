@@ -74,6 +74,9 @@ export function callProblems(calls: CallLike[] | undefined, tools: FunctionTool[
   return "";
 }
 
+/** Calls without their ids, which the server mints per answer (server-call-ids.test.ts): two answers compared. */
+export const withoutIds = (calls: CallLike[] | undefined) => (calls ?? []).map(({ id: _id, ...rest }) => rest);
+
 export function client(baseURL: string, apiKey = "unused"): OpenAI {
   // No retries: a 429 or a 5xx must show up in the test, not be retried away.
   return new OpenAI({ baseURL: `${baseURL}/v1`, apiKey, maxRetries: 0, timeout: 60_000 });

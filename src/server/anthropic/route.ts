@@ -2,6 +2,7 @@
 // a slot (run-request.ts), answered as one Message (response.ts) or as Anthropic's named events
 // (stream.ts); errors in Anthropic's shape (errors.ts, the route's errorBody).
 import type { FastifyReply, FastifyRequest } from "fastify";
+import { CallIds } from "../call-ids.js";
 import type { ChatContext } from "../chat-context.js";
 import { servedName } from "../model-names.js";
 import { pipeStream, runInSlot } from "../run-request.js";
@@ -16,9 +17,10 @@ export async function anthropicMessages(req: FastifyRequest, reply: FastifyReply
   const name = servedName(ctx, (req.body as { model?: unknown }).model);
   return runInSlot(reply, ctx, parsed.options, async (run) => {
     const id = newMessageId();
-    if (!parsed.stream) return messageBody(id, name, await ctx.backend.generate(run.options));
+    const ids = new CallIds("toolu_");
+    if (!parsed.stream) return messageBody(id, name, ids.result(await ctx.backend.generate(run.options)));
     const writer = messagesStreamWriter(id, name, ctx.redact);
-    await pipeStream(reply, ctx.backend.generateStream(run.options), writer, run, ctx);
+    await pipeStream(reply, ids.stream(ctx.backend.generateStream(run.options)), writer, run, ctx);
     return reply;
   });
 }

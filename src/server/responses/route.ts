@@ -3,6 +3,7 @@
 // events (stream.ts). Errors keep OpenAI's shape; the engine's messages and params name the fields
 // as this API spells them (errors.ts).
 import type { FastifyReply, FastifyRequest } from "fastify";
+import { CallIds } from "../call-ids.js";
 import type { ChatContext } from "../chat-context.js";
 import { servedName } from "../model-names.js";
 import { pipeStream, runInSlot } from "../run-request.js";
@@ -18,9 +19,10 @@ export async function responses(req: FastifyRequest, reply: FastifyReply, ctx: C
   return runInSlot(reply, ctx, parsed.options, async (run) => {
     const head = newHead(name, parsed.echo);
     try {
-      if (!parsed.stream) return responseBody(head, await ctx.backend.generate(run.options));
+      const ids = new CallIds("call_");
+      if (!parsed.stream) return responseBody(head, ids.result(await ctx.backend.generate(run.options)));
       const writer = responsesStreamWriter(head, ctx.redact);
-      await pipeStream(reply, ctx.backend.generateStream(run.options), writer, run, ctx);
+      await pipeStream(reply, ids.stream(ctx.backend.generateStream(run.options)), writer, run, ctx);
       return reply;
     } catch (err) {
       throw run.clientGone() ? err : responsesError(err);

@@ -1,0 +1,166 @@
+// The three client APIs on a real model (Qwen2.5-Coder 0.5B from `npm run models`, greedy, on the
+// CPU) through their real client packages: the Anthropic SDK on /v1/messages, the openai client's
+// Responses API on /v1/responses, and the Vercel AI SDK on /v1/chat/completions. In each, an agent's
+// two turns: the first answer forced to call (tool_choice any / required) holds the right call for
+// the prompt, valid against its tool; its result goes back as the API sends results (tool_result,
+// function_call_output, the SDK's tool step) and the second answer is served, every call in it valid;
+// streamed and whole answers agree. A model that is not fetched is skipped with the line that
+// fetches it, except under CI=true.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import Anthropic from "@anthropic-ai/sdk";
+import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
+import { generateText, jsonSchema, stepCountIs, streamText, tool } from "ai";
+import type { ResponseCreateParamsNonStreaming, ResponseInputItem } from "openai/resources/responses/responses";
+import { loadModel, type LlamaModel } from "../../src/engine/model.js";
+import { startServer, type ToolmaskServer } from "../../src/server/index.js";
+import { listModels } from "../support/models-script.js";
+import { callProblems, client, type CallLike, type FunctionTool } from "../support/server-fixtures.js";
+import { FILE_TOOLS } from "../support/tools.js";
+
+const NAME = "qwen2.5-coder-0.5b-instruct";
+const entry = (await listModels()).find((m) => m.name === NAME)!;
+const inCi = process.env.CI === "true";
+if (!entry.present && !inCi) console.warn(`clients-real: ${NAME} not fetched; run \`npm run models\``);
+
+const tools = FILE_TOOLS as FunctionTool[];
+const READ = "Read the file /etc/hosts.";
+const HOSTS = "127.0.0.1 localhost";
+
+describe.skipIf(!entry.present && !inCi)(`the three client APIs on ${NAME}`, () => {
+  let model: LlamaModel;
+  let server: ToolmaskServer;
+  beforeAll(async () => {
+    if (!entry.present) throw new Error(`CI=true and ${entry.path} is missing: run npm run models`);
+    model = await loadModel({ path: entry.path, gpu: false, parallel: 1, contextSize: 4096, threads: 2 });
+    server = await startServer({ model, port: 0 });
+  }, 300_000);
+  afterAll(async () => {
+    await server?.close();
+    model?.dispose();
+  });
+
+  it("Anthropic Messages: tool_use for the prompt, its tool_result back, a valid second answer; streamed the same", async () => {
+    const api = new Anthropic({ baseURL: server.url, apiKey: "k", maxRetries: 0, timeout: 300_000 });
+    const anthropicTools = tools.map((t) => ({ name: t.function.name, input_schema: t.function.parameters as never }));
+    const base = { model: NAME, max_tokens: 96, temperature: 0, tools: anthropicTools };
+    const first = await api.messages.create({
+      ...base,
+      tool_choice: { type: "any" },
+      messages: [{ role: "user", content: READ }],
+    });
+    expect(first.stop_reason).toBe("tool_use");
+    const uses = first.content.filter((b): b is Anthropic.ToolUseBlock => b.type === "tool_use");
+    expect(uses.map(({ name, input }) => ({ name, input }))).toEqual([{ name: "read", input: { path: "/etc/hosts" } }]);
+    const streamed = await api.messages
+      .stream({ ...base, tool_choice: { type: "any" }, messages: [{ role: "user", content: READ }] })
+      .finalMessage();
+    expect(streamed.content.map((b) => (b.type === "tool_use" ? { ...b, id: "" } : b))).toEqual(
+      first.content.map((b) => (b.type === "tool_use" ? { ...b, id: "" } : b)),
+    );
+
+    const second = await api.messages.create({
+      ...base,
+      messages: [
+        { role: "user", content: READ },
+        { role: "assistant", content: first.content },
+        { role: "user", content: [{ type: "tool_result", tool_use_id: uses[0]!.id, content: HOSTS }] },
+      ],
+    });
+    expect(["end_turn", "tool_use", "max_tokens"]).toContain(second.stop_reason);
+    const calls: CallLike[] = second.content.flatMap((b) =>
+      b.type === "tool_use"
+        ? [{ id: b.id, type: "function", function: { name: b.name, arguments: JSON.stringify(b.input) } }]
+        : [],
+    );
+    expect(callProblems(calls, tools)).toBe("");
+    console.log(
+      `${NAME} messages, after the tool_result: ${second.stop_reason} ${JSON.stringify(second.content).slice(0, 300)}`,
+    );
+  }, 600_000);
+
+  it("Responses: a function_call for the prompt, its output back, a valid second response; streamed the same", async () => {
+    const api = client(server.url);
+    const responseTools = tools.map((t) => ({
+      type: "function" as const,
+      name: t.function.name,
+      parameters: t.function.parameters,
+      strict: true,
+    }));
+    const ask: ResponseCreateParamsNonStreaming = {
+      model: NAME,
+      input: "Write 'hello' to notes.txt.",
+      tools: responseTools,
+      tool_choice: "required",
+      temperature: 0,
+      max_output_tokens: 96,
+    };
+    const first = await api.responses.create(ask);
+    expect(first.status).toBe("completed");
+    const calls = first.output.filter((o) => o.type === "function_call");
+    expect(calls.map((c) => ({ name: c.name, arguments: JSON.parse(c.arguments) }))).toEqual([
+      { name: "write", arguments: { path: "notes.txt", content: "hello" } },
+    ]);
+    const streamed = await api.responses.stream({ ...ask, stream: true }).finalResponse();
+    expect(streamed.output.filter((o) => o.type === "function_call").map((c) => [c.name, c.arguments])).toEqual(
+      calls.map((c) => [c.name, c.arguments]),
+    );
+
+    const input: ResponseInputItem[] = [
+      { role: "user", content: "Write 'hello' to notes.txt." },
+      ...(first.output as ResponseInputItem[]),
+      { type: "function_call_output", call_id: calls[0]!.call_id, output: "written" },
+    ];
+    const second = await api.responses.create({ ...ask, input, tool_choice: "auto" });
+    expect(["completed", "incomplete"]).toContain(second.status);
+    const again = second.output.flatMap((o) =>
+      o.type === "function_call"
+        ? [{ id: o.call_id, type: "function", function: { name: o.name, arguments: o.arguments } }]
+        : [],
+    );
+    expect(callProblems(again, tools)).toBe("");
+    expect(again.map((c) => c.id)).not.toContain(calls[0]!.call_id);
+    console.log(`${NAME} responses, after the output: ${second.status} ${JSON.stringify(second.output).slice(0, 300)}`);
+  }, 600_000);
+
+  it("the Vercel AI SDK: the tool runs with the model's input, its result goes back, steps end; streamText the same", async () => {
+    const provider = createOpenAICompatible({ name: "toolmask", baseURL: `${server.url}/v1` });
+    const ran: unknown[] = [];
+    const sdkTools = {
+      read: tool({
+        inputSchema: jsonSchema<{ path: string }>(tools[0]!.function.parameters),
+        execute: async (input: { path: string }) => {
+          ran.push(input);
+          return HOSTS;
+        },
+      }),
+    };
+    const settings = {
+      model: provider.chatModel(NAME),
+      prompt: READ,
+      tools: sdkTools,
+      temperature: 0,
+      maxOutputTokens: 96,
+      stopWhen: stepCountIs(2),
+      // The first step must call; the second answers from the result.
+      prepareStep: ({ stepNumber }: { stepNumber: number }) => ({
+        toolChoice: stepNumber === 0 ? ("required" as const) : ("none" as const),
+      }),
+      maxRetries: 0,
+    };
+    const r = await generateText(settings);
+    expect(r.steps.length).toBe(2);
+    expect(r.steps[0]!.toolCalls.map((c) => ({ name: c.toolName, input: c.input }))).toEqual([
+      { name: "read", input: { path: "/etc/hosts" } },
+    ]);
+    expect(ran).toEqual([{ path: "/etc/hosts" }]);
+    expect(r.steps[1]!.toolCalls).toEqual([]);
+    const s = streamText(settings);
+    for await (const p of s.fullStream) if (p.type === "error") throw p.error;
+    const steps = await s.steps;
+    expect(steps.map((st) => st.toolCalls.map((c) => c.input))).toEqual(
+      r.steps.map((st) => st.toolCalls.map((c) => c.input)),
+    );
+    expect(await s.text).toBe(r.text);
+    console.log(`${NAME} AI SDK, step 2 (${r.finishReason}): ${JSON.stringify(r.text).slice(0, 300)}`);
+  }, 600_000);
+});

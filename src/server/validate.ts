@@ -6,7 +6,7 @@ import type { GenerateOptions } from "../engine/generate.js";
 import type { ToolChoice } from "../dialects/tools.js";
 import type { ChatMessage } from "../templates/render.js";
 import { invalidParam } from "./errors.js";
-import { illFormedAt } from "./well-formed.js";
+import { refuseIllFormed } from "./well-formed.js";
 
 export interface CompletionRequest {
   options: Omit<GenerateOptions, "signal">;
@@ -102,22 +102,31 @@ function toolCalls(v: unknown, where: string): ChatMessage["tool_calls"] {
   });
 }
 
-function messages(v: unknown, contextSize: number): ChatMessage[] {
+/**
+ * A conversation's list field (`messages`, the Responses API's `input`): a non-empty array of at
+ * most `contextSize` entries. Every entry takes at least one token of the prompt; more of them than
+ * the context holds cannot fit, and are refused before the template renders them (100,000 messages
+ * took minutes).
+ */
+export function promptList(v: unknown, field: string, shape: string, entries: string, contextSize: number): unknown[] {
   if (!Array.isArray(v) || v.length === 0)
     throw invalidParam(
-      "messages",
-      `messages must be a non-empty array of {role, content}, got ${kind(v)}`,
+      field,
+      `${field} must be ${shape}, got ${Array.isArray(v) ? "an empty array" : kind(v)}`,
       given(v) ? "invalid_type" : "missing_required_parameter",
     );
-  // Every message takes at least one token of the prompt; more of them than the context holds
-  // cannot fit, and are refused before the template renders them (100,000 messages took minutes).
   if (v.length > contextSize)
     throw invalidParam(
-      "messages",
-      `${v.length} messages cannot fit in this model's context of ${contextSize} tokens (each takes at least one); send at most ${contextSize}`,
+      field,
+      `${v.length} ${entries} cannot fit in this model's context of ${contextSize} tokens (each takes at least one); send at most ${contextSize}`,
       "context_length_exceeded",
     );
-  return v.map((m, i) => {
+  return v;
+}
+
+function messages(v: unknown, contextSize: number): ChatMessage[] {
+  const list = promptList(v, "messages", "a non-empty array of {role, content}", "messages", contextSize);
+  return list.map((m, i) => {
     const where = `messages[${i}]`;
     if (!isObj(m))
       throw invalidParam(where, `${where} must be an object {role, content}, got ${kind(m)}`, "invalid_type");
@@ -148,12 +157,7 @@ function tools(v: unknown): unknown[] | undefined {
     if (!isObj(t) || t.type !== "function" || !isObj(t.function) || typeof t.function.name !== "string")
       throw invalidParam(`tools[${i}]`, `tools[${i}] must be {"type": "function", "function": {"name", "parameters"}}`);
   });
-  const bad = illFormedAt(v, "tools");
-  if (bad !== undefined)
-    throw invalidParam(
-      bad,
-      `${bad} holds a lone surrogate (a \\ud800–\\udfff escape without its pair), which is not Unicode text; send well-formed strings`,
-    );
+  refuseIllFormed(v, "tools");
   return v;
 }
 
@@ -169,14 +173,9 @@ function toolChoice(v: unknown, declared: unknown[] | undefined): ToolChoice | u
   if (isObj(v) && v.type === "function" && isObj(v.function) && typeof v.function.name === "string") {
     const name = v.function.name;
     if (!names.includes(name)) {
-      const brief = (n: string) => (n.length <= SHOWN_CHARS ? n : shown(n));
-      const listed =
-        names.length > 20
-          ? `${names.slice(0, 20).map(brief).join(", ")} and ${names.length - 20} more`
-          : names.map(brief).join(", ");
       throw invalidParam(
         "tool_choice",
-        `tool_choice names ${shown(name)}, which is not among the declared tools (${listed || "none declared"})`,
+        `tool_choice names ${shown(name)}, which is not among the declared tools (${declaredNames(names)})`,
       );
     }
     return { type: "function", function: { name } };
@@ -185,6 +184,14 @@ function toolChoice(v: unknown, declared: unknown[] | undefined): ToolChoice | u
     "tool_choice",
     `tool_choice must be "auto", "none", "required" or {"type": "function", "function": {"name"}}, got ${shown(v)}`,
   );
+}
+
+/** Tool names as a refusal lists them: the first 20, each quoted short, and how many more. */
+export function declaredNames(names: readonly string[]): string {
+  if (names.length === 0) return "none declared";
+  const brief = (n: string) => (n.length <= SHOWN_CHARS ? n : shown(n));
+  const first = names.slice(0, 20).map(brief).join(", ");
+  return names.length > 20 ? `${first} and ${names.length - 20} more` : first;
 }
 
 function stop(v: unknown): string[] | undefined {

@@ -3,6 +3,8 @@
 // refuses such a string there and names where it is. The walk is iterative: a body nested
 // hundreds of thousands deep (JSON.parse takes it) cannot overflow the stack here.
 
+import { invalidParam } from "./errors.js";
+
 /** A high surrogate without a low one after it, or a low one without a high one before it. */
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
@@ -25,4 +27,14 @@ export function illFormedAt(value: unknown, where: string): string | undefined {
     }
   }
   return undefined;
+}
+
+/** A 400 naming the first string in `value` (the request's field `where`) that is not well-formed. */
+export function refuseIllFormed(value: unknown, where: string): void {
+  const bad = illFormedAt(value, where);
+  if (bad !== undefined)
+    throw invalidParam(
+      bad,
+      `${bad} holds a lone surrogate (a \\ud800–\\udfff escape without its pair), which is not Unicode text; send well-formed strings`,
+    );
 }

@@ -1,6 +1,8 @@
 // HTTP/1.1 over a raw socket, for what an ordinary client would refuse to send or would fix up:
 // headers a byte at a time, a body that never ends, a request line that is not HTTP, a socket
 // that says nothing. Resolves when the server closes the connection, with everything it sent.
+// httpRequest: one request through node:http, as given.
+import { request } from "node:http";
 import net from "node:net";
 
 export interface RawExchange {
@@ -103,4 +105,42 @@ export function requestText(
   return `${method} ${path} HTTP/1.1\r\n${Object.entries(all)
     .map(([k, v]) => `${k}: ${v}\r\n`)
     .join("")}\r\n${body ?? ""}`;
+}
+
+export interface HttpReply {
+  status: number;
+  body: string;
+  headers: Record<string, string | string[] | undefined>;
+}
+
+/**
+ * One request through node:http, sent as given (fetch and the API clients would refuse some of
+ * these, or fix them up): `body` with its content-length. The server may answer (413) before
+ * reading all of a large body and close: that is the answer. `agent: false` opens a connection of
+ * its own, closed after the answer.
+ */
+export function httpRequest(
+  url: string,
+  o: { method?: string; path: string; body?: string | Buffer; headers?: Record<string, string>; agent?: false },
+): Promise<HttpReply> {
+  return new Promise((resolve, reject) => {
+    const length = o.body !== undefined ? { "content-length": String(Buffer.byteLength(o.body)) } : {};
+    const req = request(
+      new URL(o.path, url),
+      {
+        method: o.method ?? "POST",
+        headers: { ...length, ...o.headers },
+        ...(o.agent === false ? { agent: false } : {}),
+      },
+      (res) => {
+        let text = "";
+        res.setEncoding("utf8");
+        res.on("data", (c: string) => (text += c));
+        res.on("end", () => resolve({ status: res.statusCode!, body: text, headers: res.headers }));
+      },
+    );
+    req.on("error", reject);
+    if (o.body !== undefined) req.write(o.body);
+    req.end();
+  });
 }

@@ -4,6 +4,7 @@
 // })) it shows each route's finished answer: thought, text, a valid call, finish "tool_calls".
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { startServer } from "../../src/server/index.js";
 
 export interface ScriptedUpstream {
   url: string;
@@ -56,4 +57,25 @@ export function reasoningUpstream(): Promise<ScriptedUpstream> {
       resolve({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server }),
     ),
   );
+}
+
+export interface ReasoningGateway {
+  url: string;
+  close(): Promise<void>;
+}
+
+/** Our server as a gateway (engine "openai": answers verified) in front of reasoningUpstream(). */
+export async function reasoningGateway(): Promise<ReasoningGateway> {
+  const upstream = await reasoningUpstream();
+  const gateway = await startServer({
+    port: 0,
+    upstreams: { urls: [upstream.url], engine: "openai", healthInterval: 100 },
+  });
+  return {
+    url: gateway.url,
+    close: async () => {
+      await gateway.close();
+      await new Promise((r) => upstream.server.close(r));
+    },
+  };
 }

@@ -131,3 +131,27 @@ export async function assemble(
   }
   return out;
 }
+
+/**
+ * Reads `events` until they end or throw, calling `stop` (closing the server) at the first event
+ * `trigger` picks: how many events came, and what the stream threw (undefined when it ended).
+ */
+export async function readUntilStopped<E>(
+  events: AsyncIterable<E>,
+  trigger: (e: E) => boolean,
+  stop: () => Promise<void>,
+): Promise<{ n: number; err: unknown }> {
+  let n = 0;
+  let stopping: Promise<void> | undefined;
+  let err: unknown;
+  try {
+    for await (const e of events) {
+      n++;
+      if (!stopping && trigger(e)) stopping = stop();
+    }
+  } catch (e) {
+    err = e;
+  }
+  await stopping;
+  return { n, err };
+}

@@ -2,11 +2,11 @@
 // Anthropic's shape, {type: "error", error: {type, message}}, whose message names the field to fix;
 // the @anthropic-ai/sdk raises the error class of that status; and the server serves the next good
 // request as if nothing happened.
-import { request } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import Anthropic from "@anthropic-ai/sdk";
 import { loadModel, type LlamaModel } from "../../src/engine/model.js";
 import { startServer, type ToolmaskServer } from "../../src/server/index.js";
+import { httpRequest } from "../support/raw-http.js";
 import { testModelPath } from "../support/test-model.js";
 import { toolSet } from "../support/server-fixtures.js";
 
@@ -377,23 +377,9 @@ describe("bad requests to /v1/messages, through the SDK", () => {
   });
 });
 
-/** A raw HTTP request (what the SDK never sends). */
-function send(body: string, headers: Record<string, string>): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      new URL("/v1/messages", server.url),
-      { method: "POST", headers: { "content-length": String(Buffer.byteLength(body)), ...headers } },
-      (res) => {
-        let text = "";
-        res.setEncoding("utf8");
-        res.on("data", (c: string) => (text += c));
-        res.on("end", () => resolve({ status: res.statusCode!, body: text }));
-      },
-    );
-    req.on("error", reject);
-    req.end(body);
-  });
-}
+/** A raw HTTP request (what the client never sends). */
+const send = (body: string, headers: Record<string, string>) =>
+  httpRequest(server.url, { path: "/v1/messages", body, headers });
 
 describe("bad requests the SDK cannot send", () => {
   const json = { "content-type": "application/json" };

@@ -13,7 +13,7 @@ import { generate } from "../../src/engine/generate.js";
 import { loadModel, type LlamaModel } from "../../src/engine/model.js";
 import { parseMessagesRequest } from "../../src/server/anthropic/request.js";
 import { startServer, type ToolmaskServer } from "../../src/server/index.js";
-import { reasoningUpstream, type ScriptedUpstream } from "../support/reasoning-upstream.js";
+import { reasoningGateway, type ReasoningGateway } from "../support/reasoning-upstream.js";
 import { testModelPath } from "../support/test-model.js";
 import {
   callProblems,
@@ -21,6 +21,7 @@ import {
   toolSet,
   type CallLike,
   type FunctionTool,
+  readUntilStopped,
 } from "../support/server-fixtures.js";
 
 type Message = Anthropic.Message;
@@ -339,20 +340,11 @@ describe("keys and errors", () => {
         ...ask({ max_tokens: 100_000, stop_sequences: [] }),
         stream: true,
       });
-      let n = 0;
-      let closing: Promise<void> | undefined;
-      const err = await (async () => {
-        try {
-          for await (const e of st) {
-            n++;
-            if (e.type === "content_block_delta" && !closing) closing = s.close();
-          }
-        } catch (e) {
-          return e;
-        }
-        return undefined;
-      })();
-      await closing;
+      const { n, err } = await readUntilStopped(
+        st,
+        (e) => e.type === "content_block_delta",
+        () => s.close(),
+      );
       expect(n).toBeGreaterThan(2);
       expect(err).toBeInstanceOf(Anthropic.APIError);
       expect((err as InstanceType<typeof Anthropic.APIError>).error).toEqual({
@@ -366,19 +358,11 @@ describe("keys and errors", () => {
 });
 
 describe("thinking blocks, through a gateway whose upstream reasons", () => {
-  let upstream: ScriptedUpstream;
-  let gateway: ToolmaskServer;
+  let gateway: ReasoningGateway;
   beforeAll(async () => {
-    upstream = await reasoningUpstream();
-    gateway = await startServer({
-      port: 0,
-      upstreams: { urls: [upstream.url], engine: "openai", healthInterval: 100 },
-    });
+    gateway = await reasoningGateway();
   });
-  afterAll(async () => {
-    await gateway?.close();
-    await new Promise((r) => upstream?.server.close(r));
-  });
+  afterAll(() => gateway?.close());
 
   it("thinking first, then text, then only the call that fits its tool; streamed the same", async () => {
     const params = ask({ thinking: { type: "enabled", budget_tokens: 1024 }, stop_sequences: [] });

@@ -1,12 +1,11 @@
 // Bad requests to the real server: each gets the right 4xx with an error in OpenAI's shape that
 // names what to fix, and the server serves the next good request as if nothing happened.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { request } from "node:http";
 import { loadModel, type LlamaModel } from "../../src/engine/model.js";
 import { startServer, type ToolmaskServer } from "../../src/server/index.js";
 import { testModelPath } from "../support/test-model.js";
 import { WANTS_TO_CALL, toolSet } from "../support/server-fixtures.js";
-import { rawExchange } from "../support/raw-http.js";
+import { httpRequest, rawExchange, type HttpReply } from "../support/raw-http.js";
 
 const BODY_LIMIT = 256 * 1024;
 let model: LlamaModel;
@@ -26,41 +25,16 @@ afterAll(async () => {
   small?.dispose();
 });
 
-interface Reply {
-  status: number;
-  body: string;
-  headers: Record<string, string | string[] | undefined>;
-}
+type Reply = HttpReply;
 
 /** A raw HTTP request (fetch would refuse some of these, or fix them up). */
-function send(
+const send = (
   method: string,
   path: string,
   body: string | Buffer | undefined,
   headers: Record<string, string> = {},
   to = server,
-): Promise<Reply> {
-  return new Promise((resolve, reject) => {
-    const url = new URL(path, to.url);
-    const req = request(
-      url,
-      {
-        method,
-        headers: { ...(body !== undefined ? { "content-length": String(Buffer.byteLength(body)) } : {}), ...headers },
-      },
-      (res) => {
-        let text = "";
-        res.setEncoding("utf8");
-        res.on("data", (c: string) => (text += c));
-        res.on("end", () => resolve({ status: res.statusCode!, body: text, headers: res.headers }));
-      },
-    );
-    // The server may answer (413) before reading all of a large body and close: that is the answer.
-    req.on("error", reject);
-    if (body !== undefined) req.write(body);
-    req.end();
-  });
-}
+) => httpRequest(to.url, { method, path, ...(body !== undefined ? { body } : {}), headers });
 
 /** Bytes straight onto a socket, for what http.request will not send; resolves with the answer. */
 async function raw(text: string): Promise<Reply> {

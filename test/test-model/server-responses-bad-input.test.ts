@@ -2,12 +2,12 @@
 // whose param and message name the field as the Responses API spells it; the openai client raises
 // the error class of that status; and the server serves the next good request as if nothing
 // happened.
-import { request } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import OpenAI from "openai";
 import { loadModel, type LlamaModel } from "../../src/engine/model.js";
 import { startServer, type ToolmaskServer } from "../../src/server/index.js";
 import { client, toolSet } from "../support/server-fixtures.js";
+import { httpRequest } from "../support/raw-http.js";
 import { testModelPath } from "../support/test-model.js";
 
 const BODY_LIMIT = 256 * 1024;
@@ -391,22 +391,8 @@ describe("bad requests to /v1/responses, through the openai client", () => {
 });
 
 /** A raw HTTP request (what the client never sends). */
-function send(body: string, headers: Record<string, string>): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      new URL("/v1/responses", server.url),
-      { method: "POST", headers: { "content-length": String(Buffer.byteLength(body)), ...headers } },
-      (res) => {
-        let text = "";
-        res.setEncoding("utf8");
-        res.on("data", (c: string) => (text += c));
-        res.on("end", () => resolve({ status: res.statusCode!, body: text }));
-      },
-    );
-    req.on("error", reject);
-    req.end(body);
-  });
-}
+const send = (body: string, headers: Record<string, string>) =>
+  httpRequest(server.url, { path: "/v1/responses", body, headers });
 
 describe("bad requests the client cannot send", () => {
   const json = { "content-type": "application/json" };

@@ -18,8 +18,8 @@ import type {
 } from "openai/resources/responses/responses";
 import { loadModel, type LlamaModel } from "../../src/engine/model.js";
 import { startServer, type ToolmaskServer } from "../../src/server/index.js";
-import { reasoningUpstream, type ScriptedUpstream } from "../support/reasoning-upstream.js";
-import { callProblems, client, toolSet, type CallLike } from "../support/server-fixtures.js";
+import { reasoningGateway, type ReasoningGateway } from "../support/reasoning-upstream.js";
+import { callProblems, client, toolSet, type CallLike, readUntilStopped } from "../support/server-fixtures.js";
 import { testModelPath } from "../support/test-model.js";
 
 let model: LlamaModel;
@@ -240,20 +240,11 @@ describe("responses through the openai client", () => {
     const s = await startServer({ model, port: 0, parallel: 1, dialect: "qwen3-coder" });
     try {
       const st = await client(s.url).responses.create({ ...ask({ max_output_tokens: 100_000 }), stream: true });
-      let n = 0;
-      let closing: Promise<void> | undefined;
-      const err = await (async () => {
-        try {
-          for await (const e of st) {
-            n++;
-            if (e.type === "response.output_text.delta" && !closing) closing = s.close();
-          }
-        } catch (e) {
-          return e;
-        }
-        return undefined;
-      })();
-      await closing;
+      const { n, err } = await readUntilStopped(
+        st,
+        (e) => e.type === "response.output_text.delta",
+        () => s.close(),
+      );
       expect(n).toBeGreaterThan(2);
       expect(err).toBeInstanceOf(OpenAI.APIError);
       expect((err as InstanceType<typeof OpenAI.APIError>).message).toMatch(/the server is shutting down/);
@@ -264,19 +255,11 @@ describe("responses through the openai client", () => {
 });
 
 describe("a completed response with reasoning, text and a call, through a gateway", () => {
-  let upstream: ScriptedUpstream;
-  let gateway: ToolmaskServer;
+  let gateway: ReasoningGateway;
   beforeAll(async () => {
-    upstream = await reasoningUpstream();
-    gateway = await startServer({
-      port: 0,
-      upstreams: { urls: [upstream.url], engine: "openai", healthInterval: 100 },
-    });
+    gateway = await reasoningGateway();
   });
-  afterAll(async () => {
-    await gateway?.close();
-    await new Promise((r) => upstream?.server.close(r));
-  });
+  afterAll(() => gateway?.close());
 
   it("reasoning item, message item, then only the call that fits its tool; streamed the same", async () => {
     const params = ask({ reasoning: { effort: "medium" } });

@@ -5,13 +5,12 @@
 // served again once one closes. The timeouts are small here (hundreds of ms); the defaults are in
 // docs/server.md.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { request } from "node:http";
 import type net from "node:net";
 import { loadModel, type LlamaModel } from "../../src/engine/model.js";
 import { startServer, type ToolmaskServer } from "../../src/server/index.js";
 import { testModelPath } from "../support/test-model.js";
 import { IM_END } from "../support/server-fixtures.js";
-import { rawExchange, requestText, trickle } from "../support/raw-http.js";
+import { httpRequest, rawExchange, requestText, trickle } from "../support/raw-http.js";
 
 const HEADERS_TIMEOUT = 300;
 const REQUEST_TIMEOUT = 600;
@@ -50,22 +49,13 @@ const CHAT = "/v1/chat/completions";
 const short = JSON.stringify({ model: "m", messages: [{ role: "user", content: "hi" }], max_tokens: 2 });
 
 /** A request over a fresh connection that is closed after it (so it holds no slot of the cap). */
-function once(to: ToolmaskServer, body = short): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      `${to.url}${CHAT}`,
-      { method: "POST", agent: false, headers: { "content-type": "application/json", connection: "close" } },
-      (res) => {
-        let text = "";
-        res.setEncoding("utf8");
-        res.on("data", (c: string) => (text += c));
-        res.on("end", () => resolve({ status: res.statusCode!, body: text }));
-      },
-    );
-    req.on("error", reject);
-    req.end(body);
+const once = (to: ToolmaskServer, body = short) =>
+  httpRequest(to.url, {
+    path: CHAT,
+    body,
+    headers: { "content-type": "application/json", connection: "close" },
+    agent: false,
   });
-}
 
 function expectTimeoutAnswer(r: Awaited<ReturnType<typeof rawExchange>>): void {
   expect(r.status, r.text).toBe(408);

@@ -5,7 +5,7 @@
 // message with that id. Every refusal names the block it is about.
 import type { ChatMessage } from "../../templates/render.js";
 import { invalidParam } from "../errors.js";
-import { content, given, isObj, kind, shown, type Obj } from "../validate.js";
+import { content, given, isObj, kind, promptList, shown, type Obj } from "../validate.js";
 
 const USER_BLOCKS = "text and tool_result";
 const ASSISTANT_BLOCKS = "text, thinking and tool_use";
@@ -114,19 +114,8 @@ function assistantMessage(list: Obj[], where: string, ids: Set<string>): ChatMes
 }
 
 /** `messages` as OpenAI-shaped messages; at most `contextSize` of them (each takes a token at least). */
-export function conversation(v: unknown, contextSize: number): ChatMessage[] {
-  if (!Array.isArray(v) || v.length === 0)
-    throw invalidParam(
-      "messages",
-      `messages must be a non-empty array of {role, content}, got ${kind(v)}`,
-      given(v) ? "invalid_type" : "missing_required_parameter",
-    );
-  if (v.length > contextSize)
-    throw invalidParam(
-      "messages",
-      `${v.length} messages cannot fit in this model's context of ${contextSize} tokens (each takes at least one); send at most ${contextSize}`,
-      "context_length_exceeded",
-    );
+export function conversation(messages: unknown, contextSize: number): ChatMessage[] {
+  const v = promptList(messages, "messages", "a non-empty array of {role, content}", "messages", contextSize);
   const out: ChatMessage[] = [];
   let calls = new Set<string>();
   const ids = new Set<string>();
@@ -149,7 +138,7 @@ export function conversation(v: unknown, contextSize: number): ChatMessage[] {
       out.push(said);
     }
   });
-  if (v.at(-1).role !== "user")
+  if ((v.at(-1) as Obj).role !== "user")
     throw invalidParam(
       `messages[${v.length - 1}].role`,
       `messages[${v.length - 1}] is an assistant message: this server answers a user turn and does not continue a prefilled assistant message; end messages with a user message`,

@@ -12,6 +12,7 @@ import {
   INT32_MAX,
   MAX_STOPS,
   bool,
+  declaredNames,
   given,
   integer,
   isObj,
@@ -20,7 +21,7 @@ import {
   shown,
   type ModelBounds,
 } from "../validate.js";
-import { illFormedAt } from "../well-formed.js";
+import { refuseIllFormed } from "../well-formed.js";
 import { conversation, systemMessage } from "./messages.js";
 
 export interface MessagesRequest {
@@ -93,12 +94,7 @@ function tools(v: unknown): FunctionTool[] | undefined {
     if (typeof t.description === "string") fn.description = t.description;
     return { type: "function", function: fn };
   });
-  const bad = illFormedAt(v, "tools");
-  if (bad !== undefined)
-    throw invalidParam(
-      bad,
-      `${bad} holds a lone surrogate (a \\ud800–\\udfff escape without its pair), which is not Unicode text; send well-formed strings`,
-    );
+  refuseIllFormed(v, "tools");
   return out;
 }
 
@@ -127,11 +123,9 @@ function toolChoice(v: unknown, declared: FunctionTool[]): { choice?: ToolChoice
     );
   if (v.type === "any") return { choice: "required", ...parallel };
   if (typeof v.name !== "string" || !names.includes(v.name)) {
-    const listed =
-      names.length > 20 ? `${names.slice(0, 20).join(", ")} and ${names.length - 20} more` : names.join(", ");
     throw invalidParam(
       "tool_choice.name",
-      `tool_choice.name ${shown(v.name)} is not among the declared tools (${listed})`,
+      `tool_choice.name ${shown(v.name)} is not among the declared tools (${declaredNames(names)})`,
     );
   }
   return { choice: { type: "function", function: { name: v.name } }, ...parallel };

@@ -6,7 +6,7 @@
 // refusal names the item it is about.
 import type { ChatMessage } from "../../templates/render.js";
 import { invalidParam } from "../errors.js";
-import { given, isObj, kind, shown, type Obj } from "../validate.js";
+import { given, isObj, kind, promptList, shown, type Obj } from "../validate.js";
 
 const ROLES = new Set(["user", "system", "developer", "assistant"]);
 const ITEMS = "message, function_call, function_call_output and reasoning";
@@ -80,18 +80,7 @@ export function inputMessages(input: unknown, instructions: unknown, contextSize
     out.push({ role: "user", content: input });
     return out;
   }
-  if (!Array.isArray(input) || input.length === 0)
-    throw invalidParam(
-      "input",
-      `input must be a string or a non-empty array of items, got ${Array.isArray(input) ? "an empty array" : kind(input)}`,
-      given(input) ? "invalid_type" : "missing_required_parameter",
-    );
-  if (input.length > contextSize)
-    throw invalidParam(
-      "input",
-      `${input.length} input items cannot fit in this model's context of ${contextSize} tokens (each takes at least one); send at most ${contextSize}`,
-      "context_length_exceeded",
-    );
+  const items = promptList(input, "input", "a string or a non-empty array of items", "input items", contextSize);
 
   let turn: ChatMessage | undefined; // the assistant message being gathered
   const calls = new Set<string>(); // call_ids of function_call items so far
@@ -103,7 +92,7 @@ export function inputMessages(input: unknown, instructions: unknown, contextSize
     }
     return turn;
   };
-  input.forEach((item, i) => {
+  items.forEach((item, i) => {
     const where = `input[${i}]`;
     if (!isObj(item))
       throw invalidParam(where, `${where} must be an item object (${ITEMS}), got ${kind(item)}`, "invalid_type");

@@ -11,6 +11,7 @@ import { invalidParam } from "../errors.js";
 import {
   INT32_MAX,
   bool,
+  declaredNames,
   given,
   integer,
   isObj,
@@ -20,7 +21,7 @@ import {
   type ModelBounds,
   type Obj,
 } from "../validate.js";
-import { illFormedAt } from "../well-formed.js";
+import { refuseIllFormed } from "../well-formed.js";
 import { inputMessages } from "./input.js";
 
 /** What the Response object repeats of the request. */
@@ -139,12 +140,7 @@ function tools(v: unknown): FunctionToolDef[] {
     if (typeof t.description === "string") def.description = t.description;
     return def;
   });
-  const bad = illFormedAt(v, "tools");
-  if (bad !== undefined)
-    throw invalidParam(
-      bad,
-      `${bad} holds a lone surrogate (a \\ud800–\\udfff escape without its pair), which is not Unicode text; send well-formed strings`,
-    );
+  refuseIllFormed(v, "tools");
   return out;
 }
 
@@ -161,11 +157,9 @@ function toolChoice(v: unknown, declared: FunctionToolDef[]): Echo["tool_choice"
     if (v === "required") return v;
     const name = (v as Obj).name;
     if (typeof name !== "string" || !names.includes(name)) {
-      const listed =
-        names.length > 20 ? `${names.slice(0, 20).join(", ")} and ${names.length - 20} more` : names.join(", ");
       throw invalidParam(
         "tool_choice",
-        `tool_choice names ${shown(name)}, which is not among the declared tools (${listed})`,
+        `tool_choice names ${shown(name)}, which is not among the declared tools (${declaredNames(names)})`,
       );
     }
     return { type: "function", name };

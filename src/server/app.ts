@@ -6,7 +6,7 @@
 // are answered by client-errors.ts, other methods on known routes by methods.ts.
 import { createHash, timingSafeEqual } from "node:crypto";
 import Fastify, { type FastifyInstance } from "fastify";
-import { anthropicErrorBody, anthropicMessages } from "./anthropic/route.js";
+import { anthropicErrorBody, anthropicMessages, countTokens } from "./anthropic/route.js";
 import { chatCompletions } from "./chat.js";
 import { responses } from "./responses/route.js";
 import type { ChatContext } from "./chat-context.js";
@@ -34,7 +34,8 @@ export interface AppOptions extends ChatContext {
   upstreams?: readonly UpstreamState[] | undefined;
 }
 
-const ROUTES = "POST /v1/chat/completions, POST /v1/responses, POST /v1/messages, GET /v1/models, GET /health";
+const ROUTES =
+  "POST /v1/chat/completions, POST /v1/responses, POST /v1/messages, POST /v1/messages/count_tokens, GET /v1/models, GET /health";
 
 /** A route's own error shape: the body an ApiError is answered with on it. */
 export interface RouteConfig {
@@ -119,6 +120,7 @@ export function buildApp(o: AppOptions): FastifyInstance {
       throw new ApiError(503, "the server is shutting down", { type: "server_error", code: "server_closing" });
     return anthropicMessages(req, reply, o);
   });
+  app.post("/v1/messages/count_tokens", { config: messagesConfig }, async (req) => countTokens(req, o));
 
   // OpenAI's Responses API (src/server/responses/), errors in OpenAI's shape.
   app.post("/v1/responses", async (req, reply) => {

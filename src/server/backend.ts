@@ -3,6 +3,7 @@
 // generate()'s result, whole or as generateStream()'s chunks.
 import { generate, type GenerateOptions, type GenerateResult } from "../engine/generate.js";
 import type { LlamaModel } from "../engine/model.js";
+import { countPromptTokens } from "../engine/prompt-tokens.js";
 import { generateStream, type StreamChunk } from "../engine/stream.js";
 import type { ModelBounds } from "./validate.js";
 
@@ -13,6 +14,8 @@ export interface ChatBackend {
   readonly defaultMaxTokens: number;
   generate(options: GenerateOptions): Promise<GenerateResult>;
   generateStream(options: GenerateOptions): AsyncGenerator<StreamChunk, void, undefined>;
+  /** The prompt's tokens for these options (count_tokens); absent where nothing here tokenizes (a gateway). */
+  countPromptTokens?(options: GenerateOptions): Promise<number>;
 }
 
 export function localBackend(model: LlamaModel): ChatBackend {
@@ -21,5 +24,6 @@ export function localBackend(model: LlamaModel): ChatBackend {
     defaultMaxTokens: model.contextSize,
     generate: (options) => generate(model, options),
     generateStream: (options) => generateStream(model, options),
+    countPromptTokens: (options) => countPromptTokens(model, options),
   };
 }

@@ -278,6 +278,22 @@ describe("messages through the @anthropic-ai/sdk client", () => {
     expect(adaptive.usage.input_tokens).toBe(on.usage.input_tokens);
   });
 
+  it("count_tokens: the input_tokens the same request is answered with; refusals as for messages", async () => {
+    const params = ask({ tool_choice: { type: "auto" }, max_tokens: 2, system: "You pick numbers." });
+    for (const thinking of [undefined, { type: "enabled" as const, budget_tokens: 1024 }]) {
+      const p = { ...params, ...(thinking ? { thinking } : {}) };
+      const answered = await api.messages.create(p);
+      const { max_tokens: _m, stop_sequences: _s, temperature: _t, ...countable } = p;
+      expect(await api.messages.countTokens(countable)).toEqual({ input_tokens: answered.usage.input_tokens });
+    }
+    const err = await api.messages.countTokens({ model: "m", messages: [] }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(Anthropic.BadRequestError);
+    expect((err as InstanceType<typeof Anthropic.BadRequestError>).error).toEqual({
+      type: "error",
+      error: { type: "invalid_request_error", message: expect.stringMatching(/^messages must be a non-empty array/) },
+    });
+  });
+
   it("the hints Claude Code sends (cache_control, metadata, service_tier, output_config.effort) are read and ignored", async () => {
     const params = ask({ tool_choice: { type: "auto" }, max_tokens: 2 });
     const plain = await api.messages.create(params);
@@ -378,6 +394,11 @@ describe("thinking blocks, through a gateway whose upstream reasons", () => {
     expect(protocolProblems(events)).toEqual([]);
     const deltas = events.flatMap((e) => (e.type === "content_block_delta" ? [e.delta.type] : []));
     expect(deltas).toEqual(["thinking_delta", "thinking_delta", "text_delta", "input_json_delta"]);
+    // A gateway does not tokenize: count_tokens is a 404 that says where it is served.
+    const count = await sdk(gateway.url)
+      .messages.countTokens({ model: "m", messages: [{ role: "user", content: "hi" }] })
+      .catch((e: unknown) => e);
+    expect(count).toBeInstanceOf(Anthropic.NotFoundError);
     const final = await sdk(gateway.url).messages.stream(params).finalMessage();
     expect(final.content).toEqual(
       whole.content.map((b) => (b.type === "tool_use" ? { ...b, id: expect.any(String) } : b)),

@@ -191,7 +191,8 @@ function outputConfig(v: unknown): void {
   }
 }
 
-export function parseMessagesRequest(body: unknown, { contextSize }: ModelBounds): MessagesRequest {
+/** `counting`: for count_tokens, where max_tokens is not asked for. */
+export function parseMessagesRequest(body: unknown, { contextSize }: ModelBounds, counting = false): MessagesRequest {
   if (!isObj(body))
     throw invalidParam("body", `the request body must be a JSON object, got ${kind(body)}`, "invalid_type");
   refuseUnknown(body);
@@ -202,11 +203,12 @@ export function parseMessagesRequest(body: unknown, { contextSize }: ModelBounds
       given(body.model) ? "invalid_type" : "missing_required_parameter",
     );
   const maxTokens = integer(body, "max_tokens", 1, INT32_MAX);
-  if (maxTokens === undefined)
+  if (maxTokens === undefined && !counting)
     throw invalidParam("max_tokens", "max_tokens is required: an integer from 1 up", "missing_required_parameter");
   const system = systemMessage(body.system);
   const messages = conversation(body.messages, contextSize);
-  const options: Omit<GenerateOptions, "signal"> = { messages: system ? [system, ...messages] : messages, maxTokens };
+  const options: Omit<GenerateOptions, "signal"> = { messages: system ? [system, ...messages] : messages };
+  if (maxTokens !== undefined) options.maxTokens = maxTokens;
   const declared = tools(body.tools) ?? [];
   if (declared.length > 0) options.tools = declared;
   const { choice, parallel } = toolChoice(body.tool_choice, declared);

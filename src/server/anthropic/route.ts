@@ -3,6 +3,7 @@
 // (stream.ts); errors in Anthropic's shape (errors.ts, the route's errorBody).
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { CallIds } from "../call-ids.js";
+import { ApiError } from "../errors.js";
 import type { ChatContext } from "../chat-context.js";
 import { servedName } from "../model-names.js";
 import { pipeStream, runInSlot } from "../run-request.js";
@@ -23,4 +24,22 @@ export async function anthropicMessages(req: FastifyRequest, reply: FastifyReply
     await pipeStream(reply, ids.stream(ctx.backend.generateStream(run.options)), writer, run, ctx);
     return reply;
   });
+}
+
+/**
+ * POST /v1/messages/count_tokens: the request's prompt tokens as the model's template renders them
+ * (what input_tokens would say), nothing decoded. A gateway does not tokenize: 404 there.
+ */
+export async function countTokens(req: FastifyRequest, ctx: ChatContext): Promise<{ input_tokens: number }> {
+  const count = ctx.backend.countPromptTokens;
+  if (!count)
+    throw new ApiError(
+      404,
+      "count_tokens is served where the model is loaded (toolmask serve --model); this server is a gateway, which does not tokenize",
+      { code: "unknown_url" },
+    );
+  const { options } = parseMessagesRequest(req.body, ctx.backend.bounds, true);
+  servedName(ctx, (req.body as { model?: unknown }).model);
+  const opts = { ...options, ...(ctx.dialect ? { dialect: ctx.dialect } : {}) };
+  return { input_tokens: await count.call(ctx.backend, opts) };
 }

@@ -95,6 +95,7 @@ export interface NativeMaskTable {
   capacity: number;
   rowBytes: number;
   stateRows: number;
+  budgetSteps: number;
   budgetRows: number;
   staleRows: number;
   growths: number;

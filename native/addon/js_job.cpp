@@ -23,6 +23,7 @@ Napi::Object resultObject(Napi::Env env, const llama::GenerationResult& r) {
     table.Set("capacity", t.capacity);
     table.Set("rowBytes", t.rowBytes);
     table.Set("stateRows", double(t.stateRows));
+    table.Set("budgetSteps", double(t.budgetSteps));
     table.Set("budgetRows", double(t.budgetRows));
     table.Set("staleRows", double(t.staleRows));
     table.Set("growths", double(t.growths));

@@ -120,6 +120,16 @@ ggml_tensor* ResidentTable::apply(ggml_context* ctx, ggml_tensor* logits) {
 
 void ResidentTable::resetGraph() { index_ = inputRow_ = inputScales_ = nullptr; }
 
+uint32_t ResidentTable::newRow(const std::vector<uint32_t>& mask) {
+  if (tables_.back()->filled == tables_.back()->capacity && !grow()) return kAdHocRow;  // no room: ad hoc
+  Table& t = *tables_.back();
+  const uint32_t row = t.filled++;
+  packBits(mask.data(), vocabSize_, staging_.data(), words_, kBits);
+  upload(t, row, staging_.data());
+  publish();
+  return row;
+}
+
 uint32_t ResidentTable::rowOf(Matcher& m, std::vector<uint32_t>& bitmask) {
   const int32_t s = m.state();
   if (s < 0) return kAllowAllRow;  // terminated: nothing may follow (a dead end)
@@ -127,14 +137,23 @@ uint32_t ResidentTable::rowOf(Matcher& m, std::vector<uint32_t>& bitmask) {
   if (it != rowOf_.end()) return it->second;
   m.grammar().fillMask(s, bitmask.data());
   if (std::all_of(bitmask.begin(), bitmask.end(), [](uint32_t w) { return w == 0; })) return rowOf_[s] = kAllowAllRow;
-  if (tables_.back()->filled == tables_.back()->capacity && !grow()) return kAdHocRow;  // no room: ad hoc
-  Table& t = *tables_.back();
-  const uint32_t row = t.filled++;
-  packBits(bitmask.data(), vocabSize_, staging_.data(), words_, kBits);
-  upload(t, row, staging_.data());
+  const uint32_t row = newRow(bitmask);
+  if (row == kAdHocRow) return row;
   stats_->table.stateRows++;
-  publish();
   return rowOf_[s] = row;
+}
+
+uint32_t ResidentTable::budgetRowOf(int32_t state, const std::vector<uint32_t>& mask) {
+  stats_->table.budgetSteps++;
+  // The budget clears the same openings for many steps in a row (all those with too few tokens
+  // left for a call): the state's last budget-limited mask keeps its row while it stays the same.
+  auto it = budgetRowOf_.find(state);
+  if (it != budgetRowOf_.end() && it->second.mask == mask) return it->second.row;
+  const uint32_t row = newRow(mask);
+  if (row == kAdHocRow) return row;
+  stats_->table.budgetRows++;
+  budgetRowOf_[state] = Variant{row, mask};
+  return row;
 }
 
 bool ResidentTable::setInput(Matcher& m, uint32_t tokensLeft, std::vector<uint32_t>& bitmask) {
@@ -146,22 +165,17 @@ bool ResidentTable::setInput(Matcher& m, uint32_t tokensLeft, std::vector<uint32
   uint32_t row = rowOf(m, bitmask);
   if (row == kAllowAllRow) {
     stats_->noTokenAllowed = true;  // the decode loop stops with an error, as on the other paths
-  } else if (row == kAdHocRow || m.budgetMayLimit(tokensLeft)) {
+  } else if (m.budgetMayLimit(tokensLeft)) {
     // The step's mask is the host path's exactly: the state's own, less what the budget leaves out.
-    const bool limited = m.fillNextTokenBitmask(bitmask.data(), bitmask.size(), tokensLeft);
-    if (limited || row == kAdHocRow) {
-      if (limited) stats_->table.budgetRows++;
-      packBits(bitmask.data(), vocabSize_, staging_.data(), words_, kBits);
-      upload(*graphTable_, kAdHocRow, staging_.data());
-      row = kAdHocRow;
-    }
+    if (m.fillNextTokenBitmask(bitmask.data(), bitmask.size(), tokensLeft)) row = budgetRowOf(m.state(), bitmask);
   }
-  if (row >= graphTable_->filled) {
-    // The row exists only in a newer table than this graph's (it grew since the graph was built).
-    m.grammar().fillMask(m.state(), bitmask.data());
+  if (row != kAllowAllRow && (row == kAdHocRow || row >= graphTable_->filled)) {
+    // No room for a row, or the row exists only in a newer table than this graph's (it grew since
+    // the graph was built): this step's mask goes into the graph's table's ad-hoc row.
+    if (row != kAdHocRow) stats_->table.staleRows++;
+    m.fillNextTokenBitmask(bitmask.data(), bitmask.size(), tokensLeft);
     packBits(bitmask.data(), vocabSize_, staging_.data(), words_, kBits);
     upload(*graphTable_, kAdHocRow, staging_.data());
-    stats_->table.staleRows++;
     row = kAdHocRow;
   }
   const int64_t filled = graphTable_->filled;

@@ -7,10 +7,12 @@
 //
 // A state is the compiled grammar's DFA state (Matcher::state()): its id is stable for the
 // grammar's life (CompiledGrammar drops cached masks past its table budget, never states) and its
-// mask is a function of it. Steps whose mask is not the state's own row take a reserved row:
-// row 0 masks nothing (a dead end, which the CPU path and the other representations leave alone and
-// report), row 1 is rewritten whole when used (the token budget changed the state's mask, or the
-// graph in use was built before the table grew; see below).
+// mask is a function of it. Row 0 masks nothing (a dead end, which the CPU path and the other
+// representations leave alone and report). A step whose mask the token budget changed
+// (CompiledGrammar::limitToBudget; only within kFinishHorizon tokens of the end, outside a call)
+// gets a row of its own, kept per state while the limited mask stays the same. Row 1 is rewritten
+// whole when used: the graph in use was built before the table grew (see below), or no table could
+// be allocated.
 //
 // Growth: llama.cpp reuses a built graph while the samplers and the batch's shape stay the same,
 // and a reused graph reads the table tensor it was built with. A full table is therefore never
@@ -71,7 +73,9 @@ class ResidentTable {
   void freeTable(Table& t);
   void upload(Table& t, uint32_t row, const float* words);
   bool grow();
+  uint32_t newRow(const std::vector<uint32_t>& mask);  // in the newest table (kAdHocRow: no room)
   uint32_t rowOf(Matcher& m, std::vector<uint32_t>& bitmask);
+  uint32_t budgetRowOf(int32_t state, const std::vector<uint32_t>& mask);
   void setPerGraphInput(Matcher& m, uint32_t tokensLeft, std::vector<uint32_t>& bitmask);
   void publish();
 
@@ -84,6 +88,11 @@ class ResidentTable {
   std::vector<std::unique_ptr<Table>> tables_;   // back(): the newest, where new rows go
   Table* graphTable_ = nullptr;                  // the table the current graph reads
   std::unordered_map<int32_t, uint32_t> rowOf_;  // DFA state → row (kAllowAllRow for a dead end)
+  struct Variant {
+    uint32_t row;
+    std::vector<uint32_t> mask;
+  };
+  std::unordered_map<int32_t, Variant> budgetRowOf_;  // DFA state → its last budget-limited mask's row
   std::vector<float> staging_;
   // The current graph's inputs: the row index; with logits of another width, the one-row table and scales.
   ggml_tensor* index_ = nullptr;

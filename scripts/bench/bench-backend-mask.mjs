@@ -1,9 +1,12 @@
 #!/usr/bin/env node
 // How the mask travels into llama.cpp's sampling graph, measured: the backend sampling path
-// unmasked, with the dense input (one F32 per logit) and with the packed input (16 mask bits per
-// F32, unpacked by graph ops), and for reference the host path (logits copied out, the mask as a
-// sampler on the host) unmasked and masked; alternating runs on the same model, median ms/token of
-// each and the ratios. The native side reads the input's form per generation (TOOLMASK_BACKEND_MASK).
+// unmasked, with the dense input (one F32 per logit), the packed input (16 mask bits per F32,
+// unpacked by graph ops) and the resident table (each state's mask uploaded once, a row index per
+// step), and for reference the host path (logits copied out, the mask as a sampler on the host)
+// unmasked and masked; alternating runs on the same model, median ms/token of each and the ratios.
+// The native side reads the input's form per generation (TOOLMASK_BACKEND_MASK). hostMaskMicrosPerToken
+// is the host's mask work per step (filling and uploading the input, or the row index and any new
+// row; on the host path the mask sampler's apply).
 // Usage: node scripts/bench/bench-backend-mask.mjs [--model file.gguf] [--gpu auto|cuda|false] [--tokens 200]
 //        [--reps 5] [--threads N] [--out bench/results/backend-mask.json]
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -49,6 +52,7 @@ const kinds = {
   unmasked: ["backend", null],
   dense: ["backend", "dense"],
   packed: ["backend", "packed"],
+  resident: ["backend", "resident"],
   hostUnmasked: ["cpu", null],
   hostMasked: ["cpu", "dense"],
 };
@@ -65,6 +69,7 @@ for (let i = 0; i < REPS; i++) {
       msPerToken: r.timings.decodeMillis / r.usage.completion_tokens,
       maskMicros: r.timings.maskMicrosPerToken,
       maskPath: r.maskPath,
+      ...(r.maskTable ? { maskTable: r.maskTable } : {}),
     });
   }
 }
@@ -91,6 +96,7 @@ const result = {
   unmasked: summary(runs.unmasked),
   dense: summary(runs.dense),
   packed: summary(runs.packed),
+  resident: summary(runs.resident),
   hostUnmasked: summary(runs.hostUnmasked),
   hostMasked: summary(runs.hostMasked),
 };
@@ -100,6 +106,8 @@ result.ratio_host_masked_unmasked = +(result.hostMasked.tokensPerSecond / result
 result.ratio_dense_unmasked = +(result.dense.tokensPerSecond / result.unmasked.tokensPerSecond).toFixed(3);
 result.ratio_packed_unmasked = +(result.packed.tokensPerSecond / result.unmasked.tokensPerSecond).toFixed(3);
 result.ratio_packed_dense = +(result.packed.tokensPerSecond / result.dense.tokensPerSecond).toFixed(3);
+result.ratio_resident_unmasked = +(result.resident.tokensPerSecond / result.unmasked.tokensPerSecond).toFixed(3);
+result.ratio_resident_dense = +(result.resident.tokensPerSecond / result.dense.tokensPerSecond).toFixed(3);
 const out = path.resolve(root, arg("out", "bench/results/backend-mask.json"));
 mkdirSync(path.dirname(out), { recursive: true });
 writeFileSync(out, JSON.stringify(result, null, 2) + "\n");
@@ -107,6 +115,7 @@ console.log(
   `backend sampling on ${model.gpu || "cpu"} (${result.model}, ${TOKENS} tokens × ${REPS}): unmasked ${result.unmasked.msPerToken} ms/token; ` +
     `dense ${result.dense.msPerToken} ms/token (host ${result.dense.hostMaskMicrosPerToken} µs, ratio ${result.ratio_dense_unmasked}); ` +
     `packed ${result.packed.msPerToken} ms/token (host ${result.packed.hostMaskMicrosPerToken} µs, ratio ${result.ratio_packed_unmasked}); packed/dense ${result.ratio_packed_dense}; ` +
+    `resident ${result.resident.msPerToken} ms/token (host ${result.resident.hostMaskMicrosPerToken} µs, ratio ${result.ratio_resident_unmasked}); resident/dense ${result.ratio_resident_dense}; ` +
     `host path: unmasked ${result.hostUnmasked.msPerToken} ms/token, masked ${result.hostMasked.msPerToken} ms/token (ratio ${result.ratio_host_masked_unmasked}); written to ${path.relative(root, out)}`,
 );
 model.dispose();

@@ -62,8 +62,9 @@ export interface GenerateResult {
    * nothing" for a dead end, and the ad-hoc row); capacity: rows allocated; rowBytes: ⌈vocabulary /
    * 24⌉ F32 words of 24 mask bits, × 4; bytes = rows × rowBytes and allocatedBytes = capacity ×
    * rowBytes (the table on the device); stateRows: grammar states whose row was uploaded, once
-   * each; budgetRows / staleRows: steps that uploaded their whole mask into the ad-hoc row (the
-   * token budget changed the state's mask / the graph in use was built before the table grew);
+   * each; budgetSteps: steps whose mask the token budget changed, budgetRows: rows uploaded for
+   * them (one per limited mask not seen before in that state); staleRows: steps that uploaded
+   * their whole mask into the ad-hoc row because the graph in use was built before the table grew;
    * growths: times a table twice as large took over; inputSteps: steps that uploaded the whole
    * mask as a per-graph input (logits of another width than the vocabulary).
    */
@@ -74,6 +75,7 @@ export interface GenerateResult {
     bytes: number;
     allocatedBytes: number;
     stateRows: number;
+    budgetSteps: number;
     budgetRows: number;
     staleRows: number;
     growths: number;

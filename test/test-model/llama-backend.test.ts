@@ -126,7 +126,7 @@ describe("resident mask table", () => {
     const t = r.maskTable!;
     const V = model.vocabulary.size;
     expect(t.rowBytes).toBe(Math.ceil(V / 24) * 4); // 25,280 bytes for Qwen3's 151,669 ids
-    expect(t.rows).toBe(t.stateRows + 2);
+    expect(t.rows).toBe(t.stateRows + t.budgetRows + 2);
     expect(t.stateRows).toBeGreaterThan(10);
     expect(t.bytes).toBe(t.rows * t.rowBytes);
     expect(t.allocatedBytes).toBe(t.capacity * t.rowBytes);
@@ -174,7 +174,7 @@ describe("resident mask table", () => {
     expect(wrong).toMatch(/the sampler chain picked token \d+ that the grammar refuses/);
   });
 
-  it("the token budget's steps take the ad-hoc row: no call opened that cannot close, as on the host", async () => {
+  it("the token budget's steps take rows of their own: no call opened that cannot close, as on the host", async () => {
     // The trigger all but certain wherever the mask lets it through (token-budget.test.ts): with 4
     // tokens left no call fits, so only the budget-limited mask (not the state's own row) keeps it out.
     const TOOL_CALL = 151657;
@@ -185,7 +185,11 @@ describe("resident mask table", () => {
       const r = await resident(options);
       expect(r.tokens).toEqual(cpu.tokens);
       expect(r.tokens).not.toContain(TOOL_CALL);
-      expect(r.maskTable!.budgetRows).toBe(r.tokens.length); // every step: 4 tokens are within the horizon
+      const t = r.maskTable!;
+      expect(t.budgetSteps).toBe(r.tokens.length); // every step: 4 tokens are within the horizon
+      expect(t.budgetRows).toBeGreaterThan(0); // a limited mask takes a row once...
+      expect(t.budgetRows).toBeLessThan(t.budgetSteps); // ...and keeps it while it stays the same
+      expect(t.rows).toBe(2 + t.stateRows + t.budgetRows);
       expect((await resident({ ...options, maxTokens: 40 })).tokens[0]).toBe(TOOL_CALL); // room: opened at once
     }
   });

@@ -89,6 +89,18 @@ export interface NativeGenerationRequest {
   /** Record each step's host work in the result's stepHostMicros (benchmarks). */
   recordStepTimes?: boolean;
 }
+/** native/llama/generation.hpp MaskTableStats. */
+export interface NativeMaskTable {
+  rows: number;
+  capacity: number;
+  rowBytes: number;
+  stateRows: number;
+  budgetSteps: number;
+  budgetRows: number;
+  staleRows: number;
+  growths: number;
+  inputSteps: number;
+}
 export interface NativeGenerationResult {
   tokens: number[];
   finishReason: "stop" | "length" | "aborted";
@@ -99,6 +111,8 @@ export interface NativeGenerationResult {
   maskApplyCount: number;
   maskApplyNanos: number;
   maskBackendSteps: number;
+  /** The resident mask table (native/llama/mask_resident.hpp), when the backend path used one. */
+  maskTable?: NativeMaskTable;
   grammarComplete: boolean;
   /** Tokens sampled after abort() was called (-1 when it was not): stopping takes at most one. */
   tokensAfterAbort: number;

@@ -16,6 +16,20 @@ Napi::Object resultObject(Napi::Env env, const llama::GenerationResult& r) {
   out.Set("maskApplyCount", double(r.maskApplyCount));
   out.Set("maskApplyNanos", double(r.maskApplyNanos));
   out.Set("maskBackendSteps", double(r.maskBackendSteps));
+  if (r.maskTable.rows > 0) {
+    const llama::MaskTableStats& t = r.maskTable;
+    auto table = Napi::Object::New(env);
+    table.Set("rows", t.rows);
+    table.Set("capacity", t.capacity);
+    table.Set("rowBytes", t.rowBytes);
+    table.Set("stateRows", double(t.stateRows));
+    table.Set("budgetSteps", double(t.budgetSteps));
+    table.Set("budgetRows", double(t.budgetRows));
+    table.Set("staleRows", double(t.staleRows));
+    table.Set("growths", double(t.growths));
+    table.Set("inputSteps", double(t.inputSteps));
+    out.Set("maskTable", table);
+  }
   out.Set("tokensAfterAbort", r.tokensAfterAbort);
   out.Set("grammarComplete", r.grammarComplete);
   out.Set("forcedTokens", uint32_t(r.forcedAt.size()));

@@ -81,7 +81,12 @@ class CompiledGrammar {
   // included), clears from the bitmask `out` the tokens that open a call which cannot close within
   // the rest. Inside a call nothing is cleared (a value is never shortened to fit: a cut stays a
   // cut), nor is text. Never clears the last allowed token. Only budgets up to kFinishHorizon act.
-  void limitToBudget(int32_t state, uint32_t tokensLeft, uint32_t* out);
+  // True when it changed `out`.
+  bool limitToBudget(int32_t state, uint32_t tokensLeft, uint32_t* out);
+  // False when limitToBudget(state, tokensLeft, ·) cannot change any mask: no budget in range, or
+  // `state` stands inside a call. True does not say that it will (a state's cached mask is then
+  // the step's mask exactly when limitToBudget returns false).
+  bool budgetMayLimit(int32_t state, uint32_t tokensLeft);
 
   // One more state of the breadth-first precompute (under the lock, so a matcher waits at most one
   // state's mask): Done once its budgets (precomputeStates / Millis / Bytes) are spent, Busy (and
@@ -146,6 +151,7 @@ class CompiledGrammar {
   size_t budgetWork_ = kBudgetWork;
 
   Successors& successorsLocked(int32_t s);
+  bool budgetMayLimitLocked(int32_t s, uint32_t tokensLeft);
   bool endsLocked(int32_t s, size_t& work);
   void openingLocked(int32_t s);
   uint32_t finishBoundLocked(int32_t s, uint32_t limit);

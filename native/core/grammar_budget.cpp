@@ -200,14 +200,23 @@ void CompiledGrammar::openingLocked(int32_t s) {
   for (auto& o : su.opening) successorBytes_ += 48 + 8 * o.second.size();
 }
 
-void CompiledGrammar::limitToBudget(int32_t state, uint32_t tokensLeft, uint32_t* out) {
-  if (state < 0 || tokensLeft == 0 || tokensLeft > kFinishHorizon) return;
+bool CompiledGrammar::budgetMayLimitLocked(int32_t s, uint32_t tokensLeft) {
+  if (s < 0 || tokensLeft == 0 || tokensLeft > kFinishHorizon) return false;
+  Successors& own = successorsLocked(s);
+  if (own.outside < 0) own.outside = liveCallStatesLocked(s).empty() ? 1 : 0;
+  return own.outside != 0;  // inside a call: a value is never shortened to fit
+}
+
+bool CompiledGrammar::budgetMayLimit(int32_t state, uint32_t tokensLeft) {
+  if (state < 0 || tokensLeft == 0 || tokensLeft > kFinishHorizon) return false;
   const Foreground lock(*this);
-  {
-    Successors& own = successorsLocked(state);
-    if (own.outside < 0) own.outside = liveCallStatesLocked(state).empty() ? 1 : 0;
-    if (!own.outside) return;  // inside a call: a value is never shortened to fit
-  }
+  return budgetMayLimitLocked(state, tokensLeft);
+}
+
+bool CompiledGrammar::limitToBudget(int32_t state, uint32_t tokensLeft, uint32_t* out) {
+  if (state < 0 || tokensLeft == 0 || tokensLeft > kFinishHorizon) return false;
+  const Foreground lock(*this);
+  if (!budgetMayLimitLocked(state, tokensLeft)) return false;
   openingLocked(state);
   const auto& order = vocab_->order();
   const uint32_t rest = tokensLeft - 1;
@@ -228,10 +237,11 @@ void CompiledGrammar::limitToBudget(int32_t state, uint32_t tokensLeft, uint32_t
   }
   for (auto& e : own.special)
     if (openedCallBoundLocked(e.second, rest) > rest) clear(e.first);
-  if (cleared.empty()) return;
+  if (cleared.empty()) return false;
   const size_t words = vocab_->words();
-  if (std::all_of(out, out + words, [](uint32_t w) { return w == 0; }))
-    for (uint32_t id : cleared) out[id >> 5] |= 1u << (id & 31);
+  if (!std::all_of(out, out + words, [](uint32_t w) { return w == 0; })) return true;
+  for (uint32_t id : cleared) out[id >> 5] |= 1u << (id & 31);
+  return false;  // every allowed token was cleared: all are back
 }
 
 }  // namespace toolmask

@@ -21,10 +21,13 @@ class Matcher {
   bool acceptBytes(const uint8_t* p, size_t n);  // teacher forcing; counts as one step for rollback
   void fillNextTokenBitmask(uint32_t* out, size_t words);
   // The mask for a step with `tokensLeft` tokens left, this one included (CompiledGrammar::limitToBudget).
-  void fillNextTokenBitmask(uint32_t* out, size_t words, uint32_t tokensLeft) {
+  // True when the budget left out tokens the state's own mask allows.
+  bool fillNextTokenBitmask(uint32_t* out, size_t words, uint32_t tokensLeft) {
     fillNextTokenBitmask(out, words);
-    g_->limitToBudget(history_.back(), tokensLeft, out);
+    return g_->limitToBudget(history_.back(), tokensLeft, out);
   }
+  // False when the budget cannot change this step's mask (CompiledGrammar::budgetMayLimit).
+  bool budgetMayLimit(uint32_t tokensLeft) { return g_->budgetMayLimit(history_.back(), tokensLeft); }
   // A lower bound on the tokens any answer from here still needs (CompiledGrammar::minTokensToFinish).
   uint32_t minTokensToFinish() { return g_->minTokensToFinish(history_.back()); }
   bool isComplete() { return g_->accepting(history_.back()); }

@@ -43,6 +43,20 @@ struct GenerationRequest {
   bool recordStepTimes = false;
 };
 
+// The backend path's resident mask table (mask_resident.hpp); all zero for other representations.
+struct MaskTableStats {
+  uint32_t rows = 0;         // rows written in the newest table, the two reserved ones included
+  uint32_t capacity = 0;     // rows allocated in it
+  uint32_t rowBytes = 0;     // bytes per row: ceil(vocabulary / 24) F32 words of 24 mask bits
+  uint64_t stateRows = 0;    // states whose row was uploaded (once each)
+  uint64_t budgetSteps = 0;  // steps whose mask the token budget changed (not the state's own row)
+  uint64_t budgetRows = 0;   // of them, those that uploaded a row (a limited mask not seen before in that state)
+  uint64_t staleRows = 0;    // steps that uploaded their mask into the ad-hoc row: the graph in use was built on a
+                             // table without the state's row
+  uint64_t growths = 0;      // times a table twice as large took over
+  uint64_t inputSteps = 0;   // steps that uploaded the whole mask as a per-graph input (logits not vocabulary-wide)
+};
+
 struct GenerationResult {
   std::vector<llama_token> tokens;  // generated, including a final end-of-generation token
   std::string finishReason;         // "stop" (end of generation), "length", "aborted"
@@ -53,6 +67,7 @@ struct GenerationResult {
   uint64_t maskApplyCount = 0;
   uint64_t maskApplyNanos = 0;
   uint64_t maskBackendSteps = 0;  // steps whose mask ran inside the graph
+  MaskTableStats maskTable;
   std::vector<int32_t> forcedAt;  // indices in tokens of those appended by fast-forward (not sampled)
   int32_t decodeSteps = 0;  // forward passes behind the output: one per sampled token (the prompt's last included),
                             // plus any without an output row

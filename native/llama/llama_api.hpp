@@ -5,6 +5,7 @@
 #pragma once
 #include <string>
 
+#include "ggml-alloc.h"
 #include "ggml-backend.h"
 #include "ggml.h"
 #include "llama.h"
@@ -34,7 +35,9 @@ namespace toolmask::llama {
   G(ggml_set_name) G(ggml_add) G(ggml_n_dims) G(ggml_nelements) G(ggml_backend_tensor_set)                  \
   G(ggml_new_tensor_1d) G(ggml_view_2d) G(ggml_reshape_2d) G(ggml_reshape) G(ggml_repeat) G(ggml_mul)       \
   G(ggml_sub) G(ggml_floor) G(ggml_scale) G(ggml_log) G(ggml_pad) G(ggml_view_1d) G(ggml_reshape_1d)        \
-  G(ggml_backend_buft_is_host)
+  G(ggml_backend_buft_is_host) G(ggml_init) G(ggml_free) G(ggml_tensor_overhead) G(ggml_new_tensor_2d)            \
+  G(ggml_get_rows) G(ggml_backend_alloc_ctx_tensors_from_buft) G(ggml_backend_buffer_free)                     \
+  G(ggml_backend_tensor_get)
 // clang-format on
 
 struct Api {

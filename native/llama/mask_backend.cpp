@@ -4,11 +4,10 @@
 // llama_sampler_sample calls it for backend-sampled tokens too.
 //
 // llama.cpp reuses a built graph while the samplers stay the same, so the input's shape is fixed at
-// build time (backend_apply) and only its contents change per step. Two representations:
+// build time (backend_apply) and only its contents change per step. Three representations:
 // - Dense: one F32 per logit, 0 or -inf (n_vocab * 4 bytes per step, ~600 KB for Qwen3).
-// - Packed: 16 bits per F32 word (1/16 of the upload), unpacked in the graph as
-//   bit_j(w) = floor(w / 2^j) - 2 floor(w / 2^(j+1)); all values are exact in F32, and log(bit)
-//   gives 0 / -inf. The logits are padded to a multiple of 16 for the unpacking and cut back after.
+// - Packed: 16 bits per F32 word (1/16 of the upload), unpacked by graph ops (mask_unpack.hpp).
+// - Resident: the states' masks in a table on the device, a row index per step (mask_resident.hpp).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -16,24 +15,12 @@
 #include <cstring>
 
 #include "mask_state.hpp"
+#include "mask_unpack.hpp"
 
 namespace toolmask::llama {
 namespace {
 
 constexpr int64_t kBits = 16;
-
-// Packed input layout: [words (n / 16)] [2^-j, j < 16] [2^-(j+1), j < 16].
-ggml_tensor* packedMask(const Api& a, ggml_context* ctx, ggml_tensor* input, ggml_tensor* logits2d) {
-  const int64_t words = logits2d->ne[1];
-  const size_t f = sizeof(float);
-  ggml_tensor* w = a.ggml_view_2d(ctx, input, 1, words, f, 0);
-  ggml_tensor* low = a.ggml_view_2d(ctx, input, kBits, 1, kBits * f, size_t(words) * f);
-  ggml_tensor* high = a.ggml_view_2d(ctx, input, kBits, 1, kBits * f, size_t(words + kBits) * f);
-  ggml_tensor* spread = a.ggml_repeat(ctx, w, logits2d);  // [16, words]: each word 16 times
-  ggml_tensor* bit = a.ggml_sub(ctx, a.ggml_floor(ctx, a.ggml_mul(ctx, spread, low)),
-                                a.ggml_scale(ctx, a.ggml_floor(ctx, a.ggml_mul(ctx, spread, high)), 2.0f));
-  return a.ggml_log(ctx, bit);  // 1 → 0, 0 → -inf
-}
 
 void fillDense(MaskState& st, float* out, size_t n, bool maskNothing) {
   if (maskNothing) return std::fill(out, out + n, 0.0f);
@@ -67,15 +54,34 @@ void fillPacked(MaskState& st, float* out, size_t n, bool maskNothing) {
     out[id / kBits] = float(uint32_t(out[id / kBits]) & ~(1u << (id % kBits)));
 }
 
+// Dense and packed: the whole mask into this graph's input.
+void fillInput(MaskState& st) {
+  const Api& a = *st.api;
+  const size_t n = size_t(a.ggml_nelements(st.input));
+  st.staging.resize(n);
+  // A dead end: mask nothing (sampling from all -inf is undefined); the decode loop reports it.
+  st.matcher.fillNextTokenBitmask(st.bitmask.data(), st.bitmask.size(), st.tokensLeft);
+  const bool deadEnd = std::all_of(st.bitmask.begin(), st.bitmask.end(), [](uint32_t w) { return w == 0; });
+  if (deadEnd) st.stats->noTokenAllowed = true;
+  if (st.representation == BackendMask::Packed) {
+    fillPacked(st, st.staging.data(), n, deadEnd);
+    packScales(&st.staging[n - 2 * kBits], kBits);
+  } else {
+    fillDense(st, st.staging.data(), n, deadEnd);
+  }
+  a.ggml_backend_tensor_set(st.input, st.staging.data(), 0, n * sizeof(float));
+}
+
 }  // namespace
 
 BackendMask chooseBackendMask(const Api& a, ggml_backend_buffer_type_t logitsBuffer) {
-  // TOOLMASK_BACKEND_MASK=dense|packed overrides (the benchmark and the tests compare the two).
+  // TOOLMASK_BACKEND_MASK=dense|packed|resident overrides (the benchmark and the tests compare them).
   // generate() refuses any other non-empty value before decoding (src/engine/options-check.ts),
   // so the default below is what unset or empty means.
   const char* v = std::getenv("TOOLMASK_BACKEND_MASK");
   if (v && std::strcmp(v, "dense") == 0) return BackendMask::Dense;
   if (v && std::strcmp(v, "packed") == 0) return BackendMask::Packed;
+  if (v && std::strcmp(v, "resident") == 0) return BackendMask::Resident;
   // Measured (docs/decoding.md): packing saves ~120-220 µs of host work per token everywhere, but
   // on the CPU backend the unpacking ops compete with the model for the same cores and cost more
   // than they save; on a GPU they are a few µs and the upload shrinks 16-fold.
@@ -86,7 +92,11 @@ bool maskBackendInit(llama_sampler* s, ggml_backend_buffer_type_t buft, uint32_t
   MaskState& st = maskState(s);
   st.representation = chooseBackendMask(*st.api, buft);
   // One input serves every output row of a sequence: only one row per sequence is supported.
-  return nOutputsMaxPerSeq <= 1;
+  if (nOutputsMaxPerSeq > 1) return false;
+  if (st.representation != BackendMask::Resident) return true;
+  // A table that cannot be allocated: the chain samples on the host (results then say maskPath "cpu").
+  st.resident = ResidentTable::create(*st.api, buft, st.vocabSize, st.stats);
+  return st.resident != nullptr;
 }
 
 void maskBackendApply(llama_sampler* s, ggml_context* ctx, ggml_cgraph*, llama_sampler_data* data) {
@@ -94,17 +104,18 @@ void maskBackendApply(llama_sampler* s, ggml_context* ctx, ggml_cgraph*, llama_s
   const Api& a = *st.api;
   // Sized from the logits, not the vocabulary: chain init probes with 1,048,576 fake logits.
   const int64_t n = a.ggml_nelements(data->logits);
+  if (st.representation == BackendMask::Resident) {
+    data->logits = st.resident->apply(ctx, data->logits);
+    return;
+  }
   if (st.representation == BackendMask::Packed) {
+    // Input layout: [words (n / 16)] [packScales' 2 · 16 floats].
     const int64_t words = (n + kBits - 1) / kBits;
     st.input = a.ggml_new_tensor_1d(ctx, GGML_TYPE_F32, words + 2 * kBits);
     a.ggml_set_name(st.input, "toolmask_mask_packed");
     a.ggml_set_input(st.input);
-    ggml_tensor* flat = a.ggml_reshape_1d(ctx, data->logits, n);
-    if (words * kBits != n) flat = a.ggml_pad(ctx, flat, int(words * kBits - n), 0, 0, 0);
-    ggml_tensor* logits2d = a.ggml_reshape_2d(ctx, flat, kBits, words);
-    ggml_tensor* masked = a.ggml_add(ctx, logits2d, packedMask(a, ctx, st.input, logits2d));
-    ggml_tensor* cut = words * kBits == n ? masked : a.ggml_view_1d(ctx, masked, n, 0);
-    data->logits = a.ggml_reshape(ctx, cut, data->logits);
+    ggml_tensor* w = a.ggml_view_2d(ctx, st.input, 1, words, sizeof(float), 0);
+    data->logits = addPackedMask(a, ctx, data->logits, w, st.input, size_t(words) * sizeof(float), kBits);
     return;
   }
   st.input = a.ggml_new_tensor(ctx, GGML_TYPE_F32, a.ggml_n_dims(data->logits), data->logits->ne);
@@ -115,31 +126,24 @@ void maskBackendApply(llama_sampler* s, ggml_context* ctx, ggml_cgraph*, llama_s
 
 void maskBackendSetInput(llama_sampler* s) {
   MaskState& st = maskState(s);
-  if (!st.input) return;
   auto t0 = std::chrono::steady_clock::now();
-  const Api& a = *st.api;
-  const size_t n = size_t(a.ggml_nelements(st.input));
-  st.staging.resize(n);
-  // A dead end: mask nothing (sampling from all -inf is undefined); the decode loop reports it.
-  st.matcher.fillNextTokenBitmask(st.bitmask.data(), st.bitmask.size(), st.tokensLeft);
-  const bool deadEnd = std::all_of(st.bitmask.begin(), st.bitmask.end(), [](uint32_t w) { return w == 0; });
-  if (deadEnd) st.stats->noTokenAllowed = true;
-  if (st.representation == BackendMask::Packed) {
-    fillPacked(st, st.staging.data(), n, deadEnd);
-    for (int64_t j = 0; j < kBits; j++) {
-      st.staging[n - 2 * kBits + j] = std::ldexp(1.0f, int(-j));
-      st.staging[n - kBits + j] = std::ldexp(1.0f, int(-j - 1));
-    }
+  if (st.representation == BackendMask::Resident) {
+    if (!st.resident->setInput(st.matcher, st.tokensLeft, st.bitmask)) return;
+  } else if (st.input) {
+    fillInput(st);
   } else {
-    fillDense(st, st.staging.data(), n, deadEnd);
+    return;
   }
-  a.ggml_backend_tensor_set(st.input, st.staging.data(), 0, n * sizeof(float));
   st.stats->applyNanos +=
       uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count());
   st.stats->applyCount++;
   st.stats->backendInputs++;
 }
 
-void maskBackendReset(llama_sampler* s) { maskState(s).input = nullptr; }
+void maskBackendReset(llama_sampler* s) {
+  MaskState& st = maskState(s);
+  st.input = nullptr;
+  if (st.resident) st.resident->resetGraph();
+}
 
 }  // namespace toolmask::llama

@@ -148,7 +148,11 @@ llama_sampler* makeMaskSampler(const Api& a, std::shared_ptr<CompiledGrammar> gr
                            &a,
                            BackendMask::Dense,
                            nullptr,
-                           {}};
+                           {},
+                           true,
+                           false,
+                           0,
+                           nullptr};
   // TOOLMASK_MASK_PREFETCH=0 builds every mask when sampling asks for it (to compare).
   const char* prefetch = std::getenv("TOOLMASK_MASK_PREFETCH");
   st->prefetch = !(prefetch && *prefetch == '0');

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "../core/matcher.hpp"
+#include "generation.hpp"
 #include "llama_api.hpp"
 
 namespace toolmask::llama {
@@ -16,6 +17,7 @@ struct MaskStats {
   uint64_t backendInputs = 0;   // of applyCount, steps masked inside the graph (backend path)
   bool rejectedToken = false;   // accept() saw a token the grammar refused (a bug, or the mask was bypassed)
   bool noTokenAllowed = false;  // apply() found nothing allowed (the grammar is a dead end here)
+  MaskTableStats table;         // the resident representation's table (backend path)
 };
 
 // The sampler owns a matcher on `grammar`; `stats` must outlive it. Free it with

@@ -2,17 +2,20 @@
 // (mask_backend.cpp). Internal to native/llama.
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "../core/matcher.hpp"
 #include "llama_api.hpp"
+#include "mask_resident.hpp"
 #include "mask_sampler.hpp"
 
 namespace toolmask::llama {
 
 // Dense: one F32 per logit (0 or -inf), added to the logits. Packed: 16 mask bits per F32 (exact
-// integers below 2^16), 1/16 of the upload, unpacked into 0 / -inf by graph ops.
-enum class BackendMask { Dense, Packed };
+// integers below 2^16), 1/16 of the upload, unpacked into 0 / -inf by graph ops. Resident: each
+// state's mask uploaded once into a table on the device (mask_resident.hpp); a row index per step.
+enum class BackendMask { Dense, Packed, Resident };
 
 struct MaskState {
   Matcher matcher;
@@ -29,6 +32,7 @@ struct MaskState {
   bool prefetch = true;     // build the next state's mask on the prefetch thread after each accept
   bool held = false;        // a PrefetchHold is open: accept() queues nothing
   uint32_t tokensLeft = 0;  // tokens the request may still generate, the next one included (0: no budget)
+  std::unique_ptr<ResidentTable> resident;  // Resident: the table (made by backend_init)
 };
 
 inline MaskState& maskState(const llama_sampler* s) { return *static_cast<MaskState*>(s->ctx); }

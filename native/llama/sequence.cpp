@@ -161,6 +161,7 @@ GenerationResult Sequence::finish(const char* reason) {
   res_.maskApplyCount = stats_.applyCount;
   res_.maskApplyNanos = stats_.applyNanos;
   res_.maskBackendSteps = stats_.backendInputs;
+  res_.maskTable = stats_.table;
   if (mask_) res_.grammarComplete = maskMatcher(mask_).isComplete();
   res_.tokensAfterAbort = job->sampledAfterAbort();
   return std::move(res_);

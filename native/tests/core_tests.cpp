@@ -314,7 +314,20 @@ static void budgetTests(const std::shared_ptr<const Vocabulary>& v) {
     std::vector<uint32_t> inside(v->words());
     m.fillNextTokenBitmask(inside.data(), inside.size());
     CHECK(mask(m, 1) == inside);
+    CHECK(!m.budgetMayLimit(1));  // inside a call: the state's own mask is the step's mask
+    {
+      std::vector<uint32_t> out(v->words());
+      CHECK(!m.fillNextTokenBitmask(out.data(), out.size(), 1));
+    }
     m.reset();
+    CHECK(m.budgetMayLimit(need) && !m.budgetMayLimit(0) && !m.budgetMayLimit(1000));
+    {
+      // The return value says whether the budget changed the mask (the backend's resident rows
+      // hold the state's own mask and take an ad-hoc row exactly then).
+      std::vector<uint32_t> out(v->words());
+      CHECK(m.fillNextTokenBitmask(out.data(), out.size(), need) && out != full);
+      CHECK(!m.fillNextTokenBitmask(out.data(), out.size(), need + 1) && out == full);
+    }
     CHECK(bit(mask(m, need + 1), SPECIAL));  // the call fits: may open
     CHECK(!bit(mask(m, need), SPECIAL));     // it does not: refused...
     CHECK(bit(mask(m, 1), 'o'));             // ...while text stays
@@ -327,6 +340,8 @@ static void budgetTests(const std::shared_ptr<const Vocabulary>& v) {
         R"({"root":{"type":"seq","items":[{"type":"token","id":2277},{"type":"alt","items":[{"type":"literal","text":"z"},{"type":"seq","call":true,"items":[{"type":"literal","text":"q;q;q;q;q;q"}]}]}]}})"));
     CHECK(m.minTokensToFinish() == 2);
     CHECK(bit(mask(m, 3), SPECIAL));  // the only token allowed: kept (the last one is never cleared)
+    std::vector<uint32_t> out(v->words());
+    CHECK(!m.fillNextTokenBitmask(out.data(), out.size(), 3));  // ...so the mask is unchanged
   }
   {
     Matcher m(compile(

@@ -74,6 +74,11 @@ run("g++", [
 run(coreTsan, [], { env: { ...process.env, TSAN_OPTIONS: "halt_on_error=1" } });
 
 run(process.execPath, [join(root, "scripts", "build", "build-native.mjs"), "--sanitize"]);
+const addonEnv = {
+  ...sanitizerEnv,
+  LD_PRELOAD: [runtime("libasan.so"), runtime("libubsan.so")].join(" "),
+  TOOLMASK_ADDON: join(root, "build-asan", "Debug", "toolmask.node"),
+};
 run(
   process.execPath,
   [
@@ -81,15 +86,21 @@ run(
     "run",
     "test/test-model/fast-forward",
     "test/test-model/llama-abort",
+    "test/test-model/llama-backend",
     "test/test-model/server-varied-schemas",
   ],
-  {
-    env: {
-      ...sanitizerEnv,
-      TOOLMASK_VARIED_REQUESTS: "400",
-      LD_PRELOAD: [runtime("libasan.so"), runtime("libubsan.so")].join(" "),
-      TOOLMASK_ADDON: join(root, "build-asan", "Debug", "toolmask.node"),
-    },
-  },
+  { env: { ...addonEnv, TOOLMASK_VARIED_REQUESTS: "400" } },
+);
+// The backend mask's resident table (native/llama/mask_resident.cpp) for every backend-path
+// generation: sequences joining and leaving a shared context, tables freed as graphs are rebuilt.
+run(
+  process.execPath,
+  [
+    join(root, "node_modules", "vitest", "vitest.mjs"),
+    "run",
+    "test/programs/llama-parallel",
+    "test/test-model/fast-forward",
+  ],
+  { env: { ...addonEnv, TOOLMASK_BACKEND_MASK: "resident" } },
 );
 console.log("sanitizers: clean");

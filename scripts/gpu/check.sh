@@ -1,14 +1,25 @@
 #!/usr/bin/env bash
 # One prepared run on a CUDA machine (an H200 here), inside a 10-minute limit: masked vs unmasked
-# tokens/s with the mask on llama.cpp's backend sampling path (dense and packed input) and on the
-# host, on the tiny test model and on a bigger random-weight Qwen3 model; and the backend path's
-# tokens against the host path's (greedy must be equal). Everything it needs travels in .gpu/
-# (made here by `bash scripts/gpu/pack.sh`); nothing is downloaded there.
+# tokens/s with the mask on llama.cpp's backend sampling path (dense, packed and resident input)
+# and on the host, host work per token, on the tiny test model, a bigger random-weight Qwen3 model
+# (1.2 GB) and a real model from `npm run models` (SmolLM2-135M); and the backend path's tokens
+# against the host path's (greedy must be equal). Everything it needs travels in .gpu/ and the
+# real model in .gpu-model-a/ + .gpu-model-b/ (made here by `bash scripts/gpu/pack.sh`); nothing
+# is downloaded there.
 #
-# Device call: run(command="bash scripts/gpu/check.sh", carry=[".gpu"], timeout_s=540)
+# Device calls: a call carries at most 64 MiB with the working tree (~5 MiB), .gpu/ is ~48 MiB and
+# the real model 98 MB, so the model goes first in two halves, back to back (a machine stays warm
+# 30 s after a call, and carried ignored folders stay there while it is warm):
+#   run(command="true", carry=[".gpu-model-a"], timeout_s=60)
+#   run(command="true", carry=[".gpu-model-b"], timeout_s=60)
+#   run(command="bash scripts/gpu/check.sh", carry=[".gpu"], timeout_s=540)
+# With only the last call (or a machine that went cold between), the real model is skipped and
+# the log says so; the other two models are measured as before.
 # Locally, without a GPU, `bash scripts/gpu/check.sh --cpu` runs the same steps on the CPU build
-# (small sizes) to check the script itself.
-# Results: $OUT/gpu-check.log and $OUT/*.json (or ./gpu-check-out/ when OUT is unset).
+# (small sizes; the real model from its parts, or from .cache/models) to check the script itself.
+# Results: $OUT/gpu-check.log, $OUT/*.json and $OUT/gpu.json, the summary to copy into
+# bench/results/gpu.json (or ./gpu-check-out/ when OUT is unset): 8 files with three models, the
+# most that comes back from $OUT; write nothing else there.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 MODE=cuda
@@ -59,6 +70,22 @@ for (const [name, e, l] of [['tiny', 64, 2], ['big', $BIG_E, $BIG_L]]) {
   const t = Date.now(); const r = writeTestModel({ path: '/tmp/toolmask-models/' + name + '.gguf', seed: 1, embedding: e, layers: l });
   console.log(name, 'embedding', e, 'layers', l, (r.bytes / 1e6).toFixed(0) + ' MB', (Date.now() - t) + ' ms');
 }" --input-type=module || exit 1
+# The real model: its halves joined and checked against the sha256 pack.sh recorded.
+MODELS="tiny big"
+REAL=$(cat .gpu-model-a/name 2>/dev/null || echo smollm2-135m-instruct)
+if [ -f .gpu-model-a/part ] && [ -f .gpu-model-b/part ]; then
+  cat .gpu-model-a/part .gpu-model-b/part > /tmp/toolmask-models/real.gguf
+  if [ "$(sha256sum /tmp/toolmask-models/real.gguf | cut -d' ' -f1)" = "$(cat .gpu-model-a/sha256)" ]; then
+    echo "real: $REAL joined from its two halves, sha256 as packed"; MODELS="$MODELS real"
+  else
+    echo "FAILED: the real model's halves do not join to the packed sha256 (carried from different packs?)"
+  fi
+elif [ "$MODE" = cpu ] && [ -f ".cache/models/$REAL.gguf" ]; then
+  ln -sf "$PWD/.cache/models/$REAL.gguf" /tmp/toolmask-models/real.gguf; MODELS="$MODELS real"
+  echo "real: $REAL from .cache/models (no parts packed)"
+else
+  echo "SKIPPED: the real model ($REAL): .gpu-model-a/part and .gpu-model-b/part were not both here (carry them in the two calls just before this one)"
+fi
 
 step "load + first tokens on $GPU_ARG (PTX compiled by the driver on first use)"
 timeout 240 "$NODE" --input-type=module -e "
@@ -77,11 +104,13 @@ console.log('auto loaded on', m.gpu || 'cpu'); m.dispose(); if (m.gpu !== 'cuda'
   { [ "${PIPESTATUS[0]}" = 0 ] && ! grep -q "no GPU in use" /tmp/toolmask-auto.log; } || echo "FAILED: gpu: auto did not use CUDA"
 fi
 
-for name in tiny big; do
+for name in $MODELS; do
   step "backend vs host path tokens ($name)"
   timeout 120 "$NODE" scripts/gpu/check-paths.mjs --model /tmp/toolmask-models/$name.gguf --gpu $GPU_ARG | tee "$OUT_DIR/check-paths-$name.json"
-  step "masked vs unmasked tok/s ($name)"
+  step "masked vs unmasked tok/s and host work per token ($name)"
   timeout 150 "$NODE" scripts/bench/bench-backend-mask.mjs --model /tmp/toolmask-models/$name.gguf --gpu $GPU_ARG --tokens 200 --reps 3 \
     --out "$OUT_DIR/backend-mask-$name.json"
+  # After each model: a run stopped at its limit still brings back the models it finished.
+  "$NODE" scripts/gpu/summarize.mjs "$OUT_DIR" "$MODE"
 done
-step "done"
+step "done: $OUT_DIR/gpu.json (copy it to bench/results/gpu.json)"

@@ -4,11 +4,22 @@
 #   .gpu/runtime.tar.xz  dist/, the addon, @huggingface/jinja, Qwen3's tokenizer files, and
 #                        node-llama-cpp's CUDA build with libggml-cuda.so pruned to sm_90 (PTX)
 #   .gpu/node.xz         this machine's node binary (used there only when it has no Node >= 20)
-# Usage: bash scripts/gpu/pack.sh [--arch 90]
+#   .gpu-model-a/, .gpu-model-b/  the real model (default smollm2-135m-instruct, 98 MB, from
+#                        `npm run models`) in two halves, each carried by a call of its own (part,
+#                        plus its name and the whole file's sha256 in .gpu-model-a/)
+# Usage: bash scripts/gpu/pack.sh [--arch 90] [--model NAME | --no-model]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ARCH=90
-[ "${1:-}" = "--arch" ] && ARCH="$2"
+REAL=smollm2-135m-instruct
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --arch) ARCH="$2"; shift 2 ;;
+    --model) REAL="$2"; shift 2 ;;
+    --no-model) REAL=""; shift ;;
+    *) echo "pack: unknown argument $1 (--arch N, --model NAME, --no-model)" >&2; exit 2 ;;
+  esac
+done
 CUDA_PKG=node_modules/@node-llama-cpp/linux-x64-cuda
 BINS=$CUDA_PKG/bins/linux-x64-cuda
 [ -f "$BINS/libggml-cuda.so" ] || { echo "pack: $BINS/libggml-cuda.so is missing (node-llama-cpp's optional CUDA package was not installed)" >&2; exit 1; }
@@ -39,3 +50,20 @@ node --version > .gpu/node.version
 ls -la .gpu
 total=$(du -cb .gpu/* | tail -1 | cut -f1)
 echo "pack: .gpu holds $((total / 1048576)) MiB; with the working tree it must stay under 64 MiB"
+
+rm -rf .gpu-model-a .gpu-model-b
+[ -n "$REAL" ] || exit 0
+MODEL_FILE="${TOOLMASK_MODELS_DIR:-.cache/models}/$REAL.gguf"
+[ -f "$MODEL_FILE" ] || { echo "pack: $MODEL_FILE is missing; run npm run models -- --only $REAL (or pack with --no-model)" >&2; exit 1; }
+size=$(stat -L -c %s "$MODEL_FILE")
+half=$(( (size + 1) / 2 ))
+mkdir -p .gpu-model-a .gpu-model-b
+head -c "$half" "$MODEL_FILE" > .gpu-model-a/part
+tail -c +"$((half + 1))" "$MODEL_FILE" > .gpu-model-b/part
+echo "$REAL" > .gpu-model-a/name
+sha256sum "$MODEL_FILE" | cut -d' ' -f1 > .gpu-model-a/sha256
+[ "$(cat .gpu-model-a/part .gpu-model-b/part | sha256sum | cut -d' ' -f1)" = "$(cat .gpu-model-a/sha256)" ] || { echo "pack: the halves do not join to the model" >&2; exit 1; }
+for d in .gpu-model-a .gpu-model-b; do
+  mib=$(( $(du -cb "$d"/* | tail -1 | cut -f1) / 1048576 ))
+  echo "pack: $d holds $mib MiB of $REAL (carry it alone, in its own call)"
+done

@@ -57,6 +57,31 @@ export interface GenerateResult {
    */
   decode: { steps: number; forcedTokens: number };
   /**
+   * The backend path's resident mask table (TOOLMASK_BACKEND_MASK=resident; absent otherwise,
+   * native/llama/mask_resident.hpp). rows: rows written, the two reserved ones included ("mask
+   * nothing" for a dead end, and the ad-hoc row); capacity: rows allocated; rowBytes: ⌈vocabulary /
+   * 24⌉ F32 words of 24 mask bits, × 4; bytes = rows × rowBytes and allocatedBytes = capacity ×
+   * rowBytes (the table on the device); stateRows: grammar states whose row was uploaded, once
+   * each; budgetSteps: steps whose mask the token budget changed, budgetRows: rows uploaded for
+   * them (one per limited mask not seen before in that state); staleRows: steps that uploaded
+   * their whole mask into the ad-hoc row because the graph in use was built before the table grew;
+   * growths: times a table twice as large took over; inputSteps: steps that uploaded the whole
+   * mask as a per-graph input (logits of another width than the vocabulary).
+   */
+  maskTable?: {
+    rows: number;
+    capacity: number;
+    rowBytes: number;
+    bytes: number;
+    allocatedBytes: number;
+    stateRows: number;
+    budgetSteps: number;
+    budgetRows: number;
+    staleRows: number;
+    growths: number;
+    inputSteps: number;
+  };
+  /**
    * Gateway answers only (src/gateway/): the upstream that wrote it and how far the grammar was
    * enforced there ("confirmed": the engine echoed it; "sent": it went in the engine's field;
    * "verify-only": the engine takes none; "none": no grammar). Every answer is verified here.
@@ -185,6 +210,15 @@ export function resultOf(
     incomplete: parsed ? parsed.incomplete : [],
     toolCallArguments,
     decode: { steps: native.decodeSteps, forcedTokens: native.forcedTokens },
+    ...(native.maskTable
+      ? {
+          maskTable: {
+            ...native.maskTable,
+            bytes: native.maskTable.rows * native.maskTable.rowBytes,
+            allocatedBytes: native.maskTable.capacity * native.maskTable.rowBytes,
+          },
+        }
+      : {}),
     text,
     tokens: native.tokens,
   };

@@ -77,18 +77,19 @@ function checkLogitBiasKeys(bias: object, vocabulary: Vocabulary): void {
   }
 }
 
-const BACKEND_MASKS = ["dense", "packed"];
+const BACKEND_MASKS = ["dense", "packed", "resident"] as const;
+type BackendMask = (typeof BACKEND_MASKS)[number];
 
 /**
  * The representation TOOLMASK_BACKEND_MASK forces on the backend mask path, or undefined (unset
  * or empty: dense on the CPU backend, packed on a GPU). Any other value is an error, not a silent
  * fallback to the default: it would make a benchmark of one representation measure the other.
  */
-export function backendMaskOverride(): "dense" | "packed" | undefined {
+export function backendMaskOverride(): BackendMask | undefined {
   const v = process.env.TOOLMASK_BACKEND_MASK;
   if (v === undefined || v === "") return undefined;
-  if (BACKEND_MASKS.includes(v)) return v as "dense" | "packed";
+  if ((BACKEND_MASKS as readonly string[]).includes(v)) return v as BackendMask;
   throw new Error(
-    `TOOLMASK_BACKEND_MASK=${JSON.stringify(v)} is not understood: use ${BACKEND_MASKS.map((m) => `"${m}"`).join(" or ")}, or unset it for the default (dense on the CPU backend, packed on a GPU)`,
+    `TOOLMASK_BACKEND_MASK=${JSON.stringify(v)} is not understood: use ${BACKEND_MASKS.map((m) => `"${m}"`).join(", ")}, or unset it for the default (dense on the CPU backend, packed on a GPU)`,
   );
 }

@@ -103,11 +103,11 @@ describe("TOOLMASK_BACKEND_MASK", () => {
   it("an unknown value with maskPath backend: an error naming the values it takes, nothing decoded", async () => {
     process.env.TOOLMASK_BACKEND_MASK = "pakced";
     await expect(generate(model, { messages, maxTokens: 1, maskPath: "backend" })).rejects.toThrow(
-      /TOOLMASK_BACKEND_MASK="pakced" is not understood: use "dense" or "packed", or unset it/,
+      /TOOLMASK_BACKEND_MASK="pakced" is not understood: use "dense", "packed", "resident", or unset it/,
     );
   });
 
-  it.each(["dense", "packed", ""])("%j is taken", async (v) => {
+  it.each(["dense", "packed", "resident", ""])("%j is taken", async (v) => {
     process.env.TOOLMASK_BACKEND_MASK = v;
     const r = await generate(model, {
       messages,

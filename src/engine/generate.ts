@@ -4,7 +4,13 @@
 import { checkToolLimits, markToolLimitsChecked } from "../parser/tool-limits.js";
 import { compileGrammarAsync, FINISH_HORIZON } from "../grammar/compile.js";
 import { ContextLengthError, MaxTokensTooSmallError } from "./errors.js";
-import { loadNative, type NativeAddon, type NativeGenerationRequest, type NativeGenerationResult } from "../native.js";
+import {
+  loadNative,
+  type NativeAddon,
+  type NativeGenerationRequest,
+  type NativeGenerationResult,
+  type NativeMaskTable,
+} from "../native.js";
 import { ToolCallStreamParser, type ParserOptions } from "../parser/stream.js";
 import { argumentsOf } from "../parser/argument-event.js";
 import type { IncompleteCall, ParseResult, ToolCall, ToolCallArgument } from "../parser/types.js";
@@ -68,19 +74,7 @@ export interface GenerateResult {
    * growths: times a table twice as large took over; inputSteps: steps that uploaded the whole
    * mask as a per-graph input (logits of another width than the vocabulary).
    */
-  maskTable?: {
-    rows: number;
-    capacity: number;
-    rowBytes: number;
-    bytes: number;
-    allocatedBytes: number;
-    stateRows: number;
-    budgetSteps: number;
-    budgetRows: number;
-    staleRows: number;
-    growths: number;
-    inputSteps: number;
-  };
+  maskTable?: NativeMaskTable & { bytes: number; allocatedBytes: number };
   /**
    * Gateway answers only (src/gateway/): the upstream that wrote it and how far the grammar was
    * enforced there ("confirmed": the engine echoed it; "sent": it went in the engine's field;

@@ -1,30 +1,34 @@
 // One upstream answer read as it arrives: the response body (JSON, or server-sent events) through
-// the engine adapter into pieces of text, call fragments and the end. A stream that closes before
-// its end, or breaks, is an UpstreamError: never an answer that looks complete.
-import { EventSourceParserStream } from "eventsource-parser/stream";
+// the engine adapter into pieces of text, call fragments and the end, under the cap of body-cap.ts
+// (a streamed answer's text too). A stream that closes before its end, or breaks, is an
+// UpstreamError: never an answer that looks complete.
+import { boundedEvents, readJsonBody, type BodyCap } from "./body-cap.js";
 import type { EngineAdapter, StreamState, UpstreamPiece } from "./engines/types.js";
 import { UpstreamError } from "./pool.js";
+
+/** The characters of answer a piece carries: text, reasoning, call fragments. */
+function pieceSize(p: UpstreamPiece): number {
+  let size = p.text.length + (p.reasoning?.length ?? 0);
+  for (const c of p.callDeltas ?? []) size += (c.id?.length ?? 0) + (c.name?.length ?? 0) + (c.arguments?.length ?? 0);
+  return size;
+}
 
 export async function* readAnswer(
   response: Response,
   engine: EngineAdapter,
   stream: boolean,
   url: string,
+  cap: BodyCap,
 ): AsyncGenerator<UpstreamPiece, void, undefined> {
   if (!stream) {
-    let body: unknown;
-    try {
-      body = await response.json();
-    } catch (err) {
-      throw new UpstreamError(`${url} sent an answer that is not JSON: ${(err as Error).message}`);
-    }
-    yield engine.readBody(body);
+    yield engine.readBody(await readJsonBody(response, cap, url));
     return;
   }
   if (!response.body) throw new UpstreamError(`${url} sent an empty stream`);
   const state: StreamState = { text: "" };
-  const events = response.body.pipeThrough(new TextDecoderStream()).pipeThrough(new EventSourceParserStream());
+  const events = boundedEvents(response.body, cap, url);
   let ended = false;
+  let size = 0;
   try {
     for await (const event of events) {
       if (event.data === "[DONE]") break;
@@ -38,6 +42,8 @@ export async function* readAnswer(
       if (data && typeof data === "object" && "error" in data)
         throw new UpstreamError(`${url} ended the stream with an error: ${JSON.stringify(data.error).slice(0, 500)}`);
       const piece = engine.readEvent(data, state);
+      size += pieceSize(piece);
+      if (size > cap.bytes) throw new UpstreamError(`${url} streamed an answer over ${cap.what}`);
       state.text += piece.text;
       if (piece.end) ended = true;
       yield piece;

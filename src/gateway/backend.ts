@@ -14,6 +14,7 @@ import { ToolCallStreamParser, type ParserOptions } from "../parser/stream.js";
 import type { IncompleteCall, StreamEvent, ToolCall } from "../parser/types.js";
 import type { ChatBackend } from "../server/backend.js";
 import { readAnswer } from "./answer.js";
+import { upstreamBodyCap } from "./body-cap.js";
 import type { CallDelta, EngineAdapter, Enforcement, UpstreamEnd } from "./engines/types.js";
 import type { UpstreamPool } from "./pool.js";
 import { verifyCalls } from "./verify-calls.js";
@@ -27,6 +28,8 @@ export interface GatewayBackendOptions {
   upstreamModel: string | undefined;
   /** Messages beyond this many cannot fit; also the default max_tokens. */
   contextSize: number;
+  /** A fixed cap in bytes on each upstream answer, instead of one sized from max_tokens (body-cap.ts). */
+  maxBodyBytes?: number | undefined;
 }
 
 /** The dialect a verify-only answer is read with when the model's own is unknown (its calls come structured). */
@@ -94,14 +97,15 @@ export class GatewayBackend implements ChatBackend {
   private async *run(options: GenerateOptions, stream: boolean): AsyncGenerator<StreamChunk, void, undefined> {
     const t0 = performance.now();
     const p = this.prepare(options);
+    const chat =
+      p.chat ??
+      ({
+        prompt: "",
+        maxTokens: options.maxTokens ?? this.defaultMaxTokens,
+        sampling: samplingFields(options),
+      } as PreparedChat);
     const { request, grammar } = this.o.engine.request({
-      chat:
-        p.chat ??
-        ({
-          prompt: "",
-          maxTokens: options.maxTokens ?? this.defaultMaxTokens,
-          sampling: samplingFields(options),
-        } as PreparedChat),
+      chat,
       options,
       vocabulary: this.o.model?.vocabulary as NonNullable<ChatModel["vocabulary"]>,
       stream,
@@ -109,6 +113,8 @@ export class GatewayBackend implements ChatBackend {
     });
     const prepareMillis = performance.now() - t0;
     const sent = await this.o.pool.send(request, options.signal);
+    const tokens = Math.min(chat.maxTokens, this.o.contextSize); // an answer cannot outgrow the context
+    const cap = upstreamBodyCap(tokens, sent.requestBytes, this.o.maxBodyBytes);
     const t1 = performance.now();
     const parser = p.parser && p.parseContent ? new ToolCallStreamParser(p.parser) : undefined;
     let text = "";
@@ -118,7 +124,7 @@ export class GatewayBackend implements ChatBackend {
     const fedEvents: StreamEvent[] = [];
     try {
       if (stream) yield { delta: { role: "assistant" }, finish_reason: null };
-      for await (const piece of readAnswer(sent.response, this.o.engine, stream, sent.upstream.url)) {
+      for await (const piece of readAnswer(sent.response, this.o.engine, stream, sent.upstream.url, cap)) {
         const chunks: StreamChunk[] = [];
         if (piece.reasoning) {
           reasoning += piece.reasoning;

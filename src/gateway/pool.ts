@@ -5,6 +5,10 @@
 // upstream, each tried once; after the response began nothing is retried, so no answer part is
 // ever delivered twice.
 import type { EngineAdapter, UpstreamRequest } from "./engines/types.js";
+import { readUpTo } from "./read-up-to.js";
+
+/** Bytes of an upstream's error body read (its first 2,000 characters are quoted). */
+const ERROR_BODY_BYTES = 64 * 1024;
 
 export interface UpstreamState {
   url: string;
@@ -127,9 +131,11 @@ export class UpstreamPool {
   async send(
     req: UpstreamRequest,
     signal: AbortSignal | undefined,
-  ): Promise<{ response: Response; upstream: UpstreamState; release: () => void }> {
+  ): Promise<{ response: Response; upstream: UpstreamState; release: () => void; requestBytes: number }> {
     if (this.closed) throw new UpstreamError("the gateway is closing");
     const errors: string[] = [];
+    const payload = JSON.stringify(req.body);
+    const requestBytes = Buffer.byteLength(payload);
     for (const u of this.ranked()) {
       signal?.throwIfAborted();
       u.outstanding++;
@@ -145,11 +151,12 @@ export class UpstreamPool {
         const response = await fetch(`${u.url}${req.path}`, {
           method: "POST",
           headers: this.headers(true),
-          body: JSON.stringify(req.body),
+          body: payload,
           signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
         });
-        if (response.ok) return { response, upstream: u, release };
-        const body = (await response.text().catch(() => "")).slice(0, 2000);
+        if (response.ok) return { response, upstream: u, release, requestBytes };
+        // Only the start of an error body is read: it is quoted, and it may be of any size.
+        const body = (await readUpTo(response, ERROR_BODY_BYTES).catch(() => ({ text: "" }))).text.slice(0, 2000);
         release();
         if (response.status < 500) {
           throw new UpstreamError(

@@ -32,6 +32,8 @@ Options:
   --upstream-api-key K sent to upstreams as "Authorization: Bearer K"
   --no-lazy-grammar    llama-server, tool_choice auto: send the whole grammar (content constrained
                        too) instead of a lazy one triggered by the call's opening text
+  --max-upstream-body-mb N  an upstream answer past N MiB (1 to 256) is answered 502 naming the
+                       cap (default: per request, 1 MiB + twice the request + 1 KiB per max_tokens token)
   --host HOST          address to bind (default 127.0.0.1: this machine only)
   --port N             port to listen on (default 8080; 0 picks a free one)
   --parallel N         generations decoding at once, as sequences of one context (default 4)
@@ -101,6 +103,7 @@ function optionsOf(argv: string[]): ServerOptions | "help" {
         "grammar-syntax": { type: "string" },
         "upstream-api-key": { type: "string" },
         "no-lazy-grammar": { type: "boolean" },
+        "max-upstream-body-mb": { type: "string" },
         host: { type: "string" },
         port: { type: "string" },
         parallel: { type: "string" },
@@ -145,6 +148,7 @@ function optionsOf(argv: string[]): ServerOptions | "help" {
     "grammar-syntax",
     "upstream-api-key",
     "no-lazy-grammar",
+    "max-upstream-body-mb",
   ] as const;
   if (values.model) {
     for (const f of gatewayOnly)
@@ -183,6 +187,8 @@ function optionsOf(argv: string[]): ServerOptions | "help" {
       ...(values["no-lazy-grammar"] ? { lazyGrammar: false } : {}),
       ...(contextSize !== undefined ? { contextSize } : {}),
     };
+    const bodyMb = int("max-upstream-body-mb", values["max-upstream-body-mb"], 1, 256);
+    if (bodyMb !== undefined) o.upstreams.maxBodyBytes = bodyMb * 1024 * 1024;
   }
   const parallel = int("parallel", values.parallel, 1);
   const queue = int("queue", values.queue, 0);

@@ -2,6 +2,7 @@
 // tokenizer and template are read from local files (gateway/model-source.ts); nothing is loaded.
 import { basename } from "node:path";
 import { GatewayBackend } from "../gateway/backend.js";
+import { MAX_BODY_BYTES } from "../gateway/body-cap.js";
 import { llamaServer, llamaServerEngine } from "../gateway/engines/llama-server.js";
 import { openaiCompatible } from "../gateway/engines/openai.js";
 import { sglang } from "../gateway/engines/sglang.js";
@@ -41,6 +42,12 @@ export interface GatewayOptions {
    * own mask) instead of a lazy one triggered by the call's opening text. Default true.
    */
   lazyGrammar?: boolean;
+  /**
+   * Bytes an upstream answer may take (a whole body, a stream's answer text or one of its events);
+   * past it the request is answered 502 naming the cap. Default: sized from the request's
+   * max_tokens (src/gateway/body-cap.ts: 1 MiB + twice the request + 1 KiB per token).
+   */
+  maxBodyBytes?: number;
 }
 
 function adapterOf(engine: EngineName, syntax: GrammarSyntax | undefined, lazy: boolean | undefined): EngineAdapter {
@@ -72,6 +79,9 @@ function checkGateway(g: GatewayOptions): void {
   ] as const)
     if (v !== undefined && !(Number.isInteger(v) && v > 0 && v <= 2 ** 31 - 1))
       throw new RangeError(`upstreams.${k} must be a positive integer, got ${v}`);
+  const cap = g.maxBodyBytes;
+  if (cap !== undefined && !(Number.isInteger(cap) && cap > 0 && cap <= MAX_BODY_BYTES))
+    throw new RangeError(`upstreams.maxBodyBytes must be an integer from 1 to ${MAX_BODY_BYTES} (256 MiB), got ${cap}`);
   if (g.engine !== "openai" && (typeof g.tokenizer !== "string" || g.tokenizer === ""))
     throw new TypeError(
       `the ${g.engine} gateway renders prompts itself: give upstreams.tokenizer (the model's .gguf file or Hugging Face folder)`,
@@ -102,6 +112,7 @@ export async function startGatewayServer(
       model,
       upstreamModel: g.upstreamModel ?? (g.engine === "vllm" || g.engine === "openai" ? modelId : undefined),
       contextSize: g.contextSize ?? 4096,
+      maxBodyBytes: g.maxBodyBytes,
     });
     return await listen(options, limits, host, hosts, {
       backend,

@@ -66,6 +66,11 @@ describe("toolmask serve flags", () => {
       ["--upstream", "http://127.0.0.1:1", "--engine", "openai", "--no-lazy-grammar"],
       /--no-lazy-grammar goes with --engine llama-server/,
     ],
+    [
+      ["--upstream", "http://127.0.0.1:8081", "--engine", "openai", "--max-upstream-body-mb", "0"],
+      /--max-upstream-body-mb must be an integer from 1 to 256, got "0"/,
+    ],
+    [["--model", model, "--max-upstream-body-mb", "8"], /--max-upstream-body-mb goes with --upstream/],
     [["--model", model, "--port", "70000"], /--port must be an integer from 0 to 65535, got "70000"/],
     [["--model", model, "--port", "http"], /--port must be an integer/],
     [["--model", model, "--parallel", "0"], /--parallel must be an integer from 1/],

@@ -6,6 +6,7 @@
 // ever delivered twice.
 import type { EngineAdapter, UpstreamRequest } from "./engines/types.js";
 import { readUpTo } from "./read-up-to.js";
+import { checkUpstreamUrl } from "./upstream-url.js";
 
 /** Bytes of an upstream's error body read (its first 2,000 characters are quoted). */
 const ERROR_BODY_BYTES = 64 * 1024;
@@ -39,24 +40,6 @@ export interface PoolOptions {
   headersTimeout?: number;
   /** Sent as `Authorization: Bearer …` to every upstream. */
   apiKey?: string;
-}
-
-const trimSlash = (u: string) => u.replace(/\/+$/, "");
-
-/** Checks one upstream URL given by a user: http(s), no query, no credentials. */
-export function checkUpstreamUrl(u: unknown): string {
-  if (typeof u !== "string" || u === "") throw new TypeError("an upstream must be a URL such as http://127.0.0.1:8081");
-  let url: URL;
-  try {
-    url = new URL(u);
-  } catch {
-    throw new TypeError(`upstream ${JSON.stringify(u)} is not a URL; give one such as http://127.0.0.1:8081`);
-  }
-  if (url.protocol !== "http:" && url.protocol !== "https:")
-    throw new TypeError(`upstream ${JSON.stringify(u)} must be http:// or https://`);
-  if (url.search || url.hash || url.username || url.password)
-    throw new TypeError(`upstream ${JSON.stringify(u)} must have no query, fragment or credentials`);
-  return trimSlash(url.href);
 }
 
 export class UpstreamPool {

@@ -8,7 +8,7 @@ import { hostPolicy } from "./hosts.js";
 import { checkAliases } from "./model-names.js";
 import { startServer, type ServerOptions } from "./index.js";
 import { ENGINE_NAMES, type EngineName } from "../gateway/engines/types.js";
-import { checkUpstreamUrl } from "../gateway/pool.js";
+import { checkUpstreamUrl } from "../gateway/upstream-url.js";
 
 export const SERVE_HELP = `Usage: toolmask serve --model PATH [options]
        toolmask serve --upstream URL [--upstream URL ...] --engine ENGINE --tokenizer PATH [options]

@@ -114,7 +114,14 @@ describe("toolmask serve flags", () => {
   });
 
   it("a gateway whose tokenizer file is missing says so and exits 1", async () => {
-    const missing = await serve(["--upstream", "http://127.0.0.1:9", "--engine", "vllm", "--tokenizer", "/nope.gguf"]);
+    const missing = await serve([
+      "--upstream",
+      "http://127.0.0.1:8089",
+      "--engine",
+      "vllm",
+      "--tokenizer",
+      "/nope.gguf",
+    ]);
     expect(missing.code).toBe(1);
     expect(missing.err).toMatch(/\/nope\.gguf does not exist/);
   });

@@ -206,6 +206,14 @@ export function jsonArguments(tool: ToolDef, maxValueLength?: number): GrammarNo
   return schemaValue(tool.parameters, maxValueLength, "json", paramsPath(tool));
 }
 
+/**
+ * A call's arguments as a whole JSON text (an OpenAI call's `arguments` string): the object with
+ * JSON whitespace around it, as much as the call envelopes allow around it (jsonWs).
+ */
+export function jsonArgumentsText(tool: ToolDef, maxValueLength?: number): GrammarNode {
+  return seq(jsonWs, jsonArguments(tool, maxValueLength), jsonWs);
+}
+
 /** One call, from just after the trigger to its end (without the scope close when that may be left out). */
 export function callAfterTrigger(
   spec: DialectSpec,

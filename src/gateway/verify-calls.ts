@@ -1,9 +1,10 @@
 // Calls an OpenAI-compatible engine returned as structured tool_calls, checked against the
-// request's tools by the same value grammars the parser uses (parser/validate.ts): a call to a
-// tool that is not allowed, arguments that are not a JSON object of its parameters, a second call
-// when parallel calls are off, or any call of an answer cut at max_tokens is not passed on as
-// valid but reported in `incomplete`, as the parser reports its own.
-import { jsonArguments } from "../dialects/call-grammar.js";
+// request's tools by the same value grammars the parser uses (parser/validate.ts): a call of the
+// wrong shape (engines/openai.ts says which), a call to a tool that is not allowed, arguments that
+// are not a JSON object of its parameters (JSON whitespace around it as the call envelopes allow),
+// a second call when parallel calls are off, or any call of an answer cut at max_tokens is not
+// passed on as valid but reported in `incomplete`, as the parser reports its own.
+import { jsonArgumentsText } from "../dialects/call-grammar.js";
 import { resolveOptions, type DialectOptions } from "../dialects/options.js";
 import { invalidJsonReason } from "../parser/calls.js";
 import type { IncompleteCall, ToolCall } from "../parser/types.js";
@@ -23,9 +24,13 @@ export function verifyCalls(
   firstIndex = 0,
 ): VerifiedCalls {
   const o = resolveOptions(options);
-  const byIndex = new Map<number, { id?: string; name: string; arguments: string }>();
+  const byIndex = new Map<
+    number,
+    { id?: string; name: string; arguments: string; malformed?: NonNullable<CallDelta["malformed"]> }
+  >();
   for (const d of deltas) {
     const c = byIndex.get(d.index) ?? { name: "", arguments: "" };
+    if (d.malformed) c.malformed ??= d.malformed;
     if (d.id !== undefined) c.id ??= d.id;
     if (d.name !== undefined) c.name += d.name;
     if (d.arguments !== undefined) c.arguments += d.arguments;
@@ -38,7 +43,17 @@ export function verifyCalls(
     const text = JSON.stringify({ name: c.name, arguments: c.arguments });
     const refuse = (kind: IncompleteCall["kind"], reason: string, missing: string[] = []) =>
       out.incomplete.push({ index, name: c.name || null, kind, reason, missing, text });
+    if (c.malformed)
+      return out.incomplete.push({
+        index,
+        name: c.name || null,
+        kind: "invalid",
+        reason: c.malformed.reason,
+        missing: [],
+        text: c.malformed.text,
+      });
     if (finish === "length") return refuse("cut", "the answer was cut at max_tokens");
+    if (c.name === "") return refuse("invalid", "a call without a function name");
     const tool = o.tools.find((t) => t.name === c.name);
     if (!tool)
       return refuse(
@@ -57,7 +72,7 @@ export function verifyCalls(
     }
     const missing =
       args && typeof args === "object" && !Array.isArray(args) ? tool.required.filter((r) => !(r in args)) : [];
-    if (!grammarAccepts(jsonArguments(tool, o.maxValueLength), c.arguments === "" ? "{}" : c.arguments))
+    if (!grammarAccepts(jsonArgumentsText(tool, o.maxValueLength), c.arguments === "" ? "{}" : c.arguments))
       return refuse("invalid", invalidJsonReason(tool, args, o.maxValueLength), missing);
     out.toolCalls.push({
       id: c.id ?? `call_${index}`,

@@ -14,26 +14,58 @@ import {
   type UpstreamPiece,
 } from "./types.js";
 
-function callDeltas(v: unknown): CallDelta[] | undefined {
-  if (!Array.isArray(v)) return undefined;
+/** "a string", "an object", "null", … : what a JSON value is, for a reason. */
+function kindOf(v: unknown): string {
+  if (v === null) return "null";
+  if (Array.isArray(v)) return "an array";
+  const t = typeof v;
+  return t === "object" ? "an object" : `a ${t}`;
+}
+
+/**
+ * What is wrong with the shape of one call (a whole one, or a streamed fragment), if anything. A
+ * call without `function` (or its name) is a fragment that carries nothing: verify-calls.ts reports
+ * a call that ends without a name.
+ */
+function callShapeProblem(c: unknown): string | undefined {
+  if (!isObj(c)) return `a call is ${kindOf(c)}, not an object`;
+  if (c.function === undefined) return undefined;
+  if (!isObj(c.function)) return `a call's function is ${kindOf(c.function)}, not an object`;
+  const { name, arguments: args } = c.function;
+  if (name !== undefined && name !== null && typeof name !== "string")
+    return `a call's function.name is ${kindOf(name)}, not a string`;
+  if (args !== undefined && args !== null && typeof args !== "string")
+    return `a call's function.arguments is ${kindOf(args)}, not a string (the arguments' JSON text)`;
+  return undefined;
+}
+
+/**
+ * The calls of `v` (a message's or a delta's tool_calls): none when absent or null; an
+ * UpstreamProtocolError when it is not an array; a call of the wrong shape is a fragment marked
+ * malformed, so its call is reported invalid (verify-calls.ts), never dropped or rewritten.
+ */
+function callDeltas(v: unknown, where: string): CallDelta[] | undefined {
+  if (v === undefined || v === null) return undefined;
+  if (!Array.isArray(v))
+    throw new UpstreamProtocolError("openai", `${where}.tool_calls is ${kindOf(v)}, not an array of calls`);
   return v.map((c, i) => {
+    const index = isObj(c) && typeof c.index === "number" ? c.index : i;
+    const problem = callShapeProblem(c);
+    if (problem) return { index, malformed: { reason: problem, text: (JSON.stringify(c) ?? "").slice(0, 2000) } };
     const f = isObj(c) && isObj(c.function) ? c.function : {};
     return defined({
-      index: isObj(c) && typeof c.index === "number" ? c.index : i,
+      index,
       id: isObj(c) && typeof c.id === "string" ? c.id : undefined,
       name: typeof f.name === "string" ? f.name : undefined,
-      arguments:
-        typeof f.arguments === "string"
-          ? f.arguments
-          : f.arguments !== undefined
-            ? JSON.stringify(f.arguments)
-            : undefined,
+      arguments: typeof f.arguments === "string" ? f.arguments : undefined,
     }) as unknown as CallDelta;
   });
 }
 
-function pieceOf(m: Obj): Omit<UpstreamPiece, "end"> {
-  const calls = callDeltas(m.tool_calls);
+function pieceOf(m: Obj, where: string): Omit<UpstreamPiece, "end"> {
+  const calls = callDeltas(m.tool_calls, where);
+  if (m.content !== undefined && m.content !== null && typeof m.content !== "string")
+    throw new UpstreamProtocolError("openai", `${where}.content is ${kindOf(m.content)}, not a string`);
   const reasoning =
     typeof m.reasoning_content === "string" ? m.reasoning_content : typeof m.reasoning === "string" ? m.reasoning : "";
   return {
@@ -77,13 +109,13 @@ export const openaiCompatible: EngineAdapter = {
   readBody(body): UpstreamPiece {
     const choice = choiceOf(body, "the chat-completions answer");
     if (!isObj(choice.message)) throw new UpstreamProtocolError("openai", "the answer has no choices[0].message");
-    return { ...pieceOf(choice.message), end: endOfChoice(choice, (body as Obj).usage) };
+    return { ...pieceOf(choice.message, "choices[0].message"), end: endOfChoice(choice, (body as Obj).usage) };
   },
   readEvent(data, state): UpstreamPiece {
     const last = usageOnlyEnd(data, state);
     if (last) return { text: "", ...last };
     const choice = choiceOf(data, "a chat-completions stream event");
-    const piece = pieceOf(isObj(choice.delta) ? choice.delta : {});
+    const piece = pieceOf(isObj(choice.delta) ? choice.delta : {}, "a stream event's choices[0].delta");
     const end = finishOf(choice, data, state);
     return end ? { ...piece, end } : piece;
   },

@@ -60,6 +60,8 @@ export interface CallDelta {
   id?: string;
   name?: string;
   arguments?: string;
+  /** The fragment is not of a call's shape: why, and the fragment as sent (its call is invalid). */
+  malformed?: { reason: string; text: string };
 }
 
 export interface EngineAdapter {

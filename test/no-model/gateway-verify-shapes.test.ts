@@ -6,11 +6,15 @@
 // silence (tool_calls a string or an object used to be a 200, finish "stop", no call, no entry;
 // arguments given as an object were re-serialized). The streamed answer gives the same verdict as
 // the whole one. Arguments with JSON whitespace around the object are valid, as the grammar's
-// call envelopes allow it (they used to be refused).
+// call envelopes allow it (they used to be refused). The text engines read no calls of their own:
+// an answer whose text is not a string is a 502 naming the field.
+import { dirname } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { EngineName } from "../../src/gateway/engines/types.js";
 import { startServer, type ToolmaskServer } from "../../src/server/index.js";
 import { client } from "../support/server-fixtures.js";
 import { ScriptedOpenAI } from "../support/scripted-openai.js";
+import { QWEN3_TOKENIZER } from "../support/vocabs.js";
 
 const TOOLS = [
   {
@@ -217,5 +221,43 @@ describe("arguments with JSON whitespace around the object", () => {
     });
     expect(w.calls).toEqual([]);
     expect(w.incomplete?.[0]?.kind).toBe("invalid");
+  });
+});
+
+describe("the text engines (llama-server, vllm, sglang): an answer whose text is not a string", () => {
+  const cases: Array<[EngineName, unknown, unknown, RegExp]> = [
+    ["llama-server", { content: 5, stop: true }, { content: ["x"], stop: false }, /no string `content`/],
+    ["vllm", { choices: [{ text: null, finish_reason: "stop" }] }, { choices: [{ text: {} }] }, /choices\[0\]\.text/],
+    ["sglang", { text: [], meta_info: { finish_reason: "stop" } }, { text: 1, meta_info: {} }, /no string `text`/],
+  ];
+  it.each(cases)("%s: 502 saying which field, whole and streamed", async (engine, body, event, why) => {
+    const g = await startServer({
+      port: 0,
+      upstreams: { urls: [upstream.origin], engine, tokenizer: dirname(QWEN3_TOKENIZER) },
+    });
+    try {
+      upstream.reply({ body });
+      const w = await client(g.url)
+        .chat.completions.create(ask)
+        .then(
+          () => undefined,
+          (e: unknown) => e as { status: number; message: string },
+        );
+      expect(w?.status).toBe(502);
+      expect(w?.message).toMatch(why);
+      upstream.reply({
+        write: (res) =>
+          void res.writeHead(200, { "content-type": "text/event-stream" }).end(`data: ${JSON.stringify(event)}\n\n`),
+      });
+      const s = await (async () => {
+        for await (const _ of await client(g.url).chat.completions.create({ ...ask, stream: true }));
+      })().then(
+        () => undefined,
+        (e: unknown) => e as Error,
+      );
+      expect(s?.message).toMatch(why);
+    } finally {
+      await g.close();
+    }
   });
 });

@@ -39,9 +39,9 @@ const n = (v: number) => v.toLocaleString("en-US");
 
 /**
  * The cap on one upstream answer of at most `tokens` tokens (the request's max_tokens, at most the
- * upstream's context size): `fixed` bytes when given (maxBodyBytes), else (at most MAX_BODY_BYTES) 1 MiB + twice the
+ * upstream's context size): `fixed` bytes when given (maxBodyBytes), else 1 MiB + twice the
  * request's bytes (llama-server's last answer echoes the prompt and the grammar sent: `prompt`,
- * `generation_settings` in tools/server/server-task.cpp) + 1 KiB per token.
+ * `generation_settings` in tools/server/server-task.cpp) + 1 KiB per token, at most MAX_BODY_BYTES.
  */
 export function upstreamBodyCap(tokens: number, requestBytes: number, fixed?: number): BodyCap {
   const events = EVENTS_PER_TOKEN * tokens + EVENTS_BASE;

@@ -36,8 +36,8 @@ export function valueChange(v: Json, root: string, keys = true): { where: string
       const reason = numberChange(x.text, where);
       if (reason !== undefined) return { where, reason };
     } else if (x instanceof JsonObject) {
-      if (keys && x.repeated !== undefined)
-        return { where, reason: `the key ${JSON.stringify(x.repeated)} appears twice in the object at ${where}` };
+      if (keys && x.duplicate !== undefined)
+        return { where, reason: `the key ${JSON.stringify(x.duplicate)} is given twice in the object at ${where}` };
       const e = [...x.entries];
       for (let i = e.length - 1; i >= 0; i--) todo.push([e[i]![1], memberPath(where, e[i]![0])]);
     } else if (Array.isArray(x)) {

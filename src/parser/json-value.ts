@@ -15,8 +15,8 @@ export class JsonNumber {
 /** An object: keys in the order written. */
 export class JsonObject {
   readonly entries = new Map<string, Json>();
-  /** The first key written twice in this object, if any (its entry holds the last value). */
-  repeated?: string;
+  /** The first key written twice in this object (its entry holds the last value), if any. */
+  duplicate?: string;
 }
 
 export type Json = null | boolean | string | JsonNumber | Json[] | JsonObject;

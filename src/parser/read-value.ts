@@ -1,6 +1,6 @@
 // Reading a JSON text, or a Python literal (what Python's str() writes for JSON-like values:
 // '…'/"…" strings with Python escapes, True/False/None, numbers, lists, dicts), into a Json value
-// that keeps every number as written and notes an object's first repeated key (JsonObject.repeated).
+// that keeps every number as written and notes an object's first repeated key (JsonObject.duplicate).
 // Exactly JSON.parse's language for "json"; for "python", exactly what the grammar's "python"
 // syntax (json-schema.ts) accepts, tuples, sets and bytes not in it. Containers are kept on an
 // explicit stack: no nesting depth overflows the call stack.
@@ -99,7 +99,7 @@ class Reader {
         }
         if ("array" in top) top.array.push(v);
         else {
-          if (top.object.repeated === undefined && top.object.entries.has(top.key)) top.object.repeated = top.key;
+          if (top.object.entries.has(top.key)) top.object.duplicate ??= top.key;
           top.object.entries.set(top.key, v);
         }
         this.ws();

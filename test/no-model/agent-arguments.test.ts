@@ -110,12 +110,12 @@ describe("numbers and repeated keys: the tool runs with the value the model wrot
     ["2^53 + 1", '{"i": 9007199254740993}', typed, /9007199254740993 at \$\.i .*it would be 9007199254740992/],
     ["more digits than a double holds", '{"n": 3.14159265358979323846}', typed, /it would be 3\.141592653589793\)/],
     ["a number below the smallest double", '{"n": 5e-999}', typed, /5e-999 at \$\.n .*it would be 0\)/],
-    ["a repeated key", '{"s": "safe", "s": "rm -rf /"}', typed, /the key "s" appears twice in the object at \$/],
+    ["a repeated key", '{"s": "safe", "s": "rm -rf /"}', typed, /the key "s" is given twice in the object at \$/],
     [
       "a repeated key, nested",
       '{"o": {"a": 1, "b": [], "a": 2}}',
       typed,
-      /the key "a" appears twice in the object at \$\.o/,
+      /the key "a" is given twice in the object at \$\.o/,
     ],
   ] as const)("%s: %s is not run, the result says why", async (_, args, parameters, why) => {
     const { ran, result } = await runWith(parameters, args);

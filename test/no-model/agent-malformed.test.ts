@@ -69,7 +69,7 @@ describe("arguments sent as an object that JSON.parse would change", () => {
     ],
     [
       '{"mark": "safe", "mark": "rm -rf /"}',
-      /the key "mark" appears twice in the object at tool_calls\[0\]\.function\.arguments/,
+      /the key "mark" is given twice in the object at tool_calls\[0\]\.function\.arguments/,
     ],
   ])("%s: status error naming it, nothing run", async (args, why) => {
     const log = newLog();

@@ -373,7 +373,7 @@ describe("template quirks", () => {
   it.each([
     ['{"n": 1e999}', /the number 1e999 at \$\.n is beyond the range of a double/],
     ['{"n": 12345678901234567891}', /the number 12345678901234567891 at \$\.n is not exactly a double/],
-    ['{"s": "safe", "s": "rm -rf /"}', /the key "s" appears twice in the object at \$/],
+    ['{"s": "safe", "s": "rm -rf /"}', /the key "s" is given twice in the object at \$/],
   ])("history arguments %s are refused naming the field, not rendered changed", (args, why) => {
     const src = loadTemplate("Qwen-Qwen2.5-7B-Instruct.jinja");
     const messages = [

@@ -139,7 +139,7 @@ const cases: Case[] = [
         '{"n": 12345678901234567891}',
         /the number 12345678901234567891 at \$\.n is not exactly a double/,
       ],
-      ["a repeated key", '{"n": 1, "n": 2}', /the key "n" appears twice in the object at \$/],
+      ["a repeated key", '{"n": 1, "n": 2}', /the key "n" is given twice in the object at \$/],
     ] as const
   ).map(
     ([what, args, message]): Case => ({

@@ -3,6 +3,7 @@
 import { jsonArguments } from "../dialects/call-grammar.js";
 import type { ToolDef } from "../dialects/tools.js";
 import { invalidJsonReason } from "../parser/calls.js";
+import { readExactJson } from "../parser/exact-json.js";
 import { grammarAccepts } from "../parser/validate.js";
 import type { AgentTool } from "./types.js";
 
@@ -24,19 +25,23 @@ export function toolDefOf(tool: AgentTool, where: string): ToolDef {
 }
 
 /**
- * The parsed arguments, or why they are not arguments this tool can be run with. The text passes
- * when the grammar accepts it as written (what the mask lets a model write) or once written
- * again by JSON.stringify (the same value in a spelling the grammar does not take: `1.0` for an
- * integer, `\u0061` in a key; JSON.parse also moves integer-like keys first, which is why the
- * text as written is tried first).
+ * The parsed arguments, or why they are not arguments this tool can be run with. They are read
+ * so that the tool gets exactly what was written (src/parser/exact-json.ts): a repeated key, or a
+ * number whose double is another number (1e999, 12345678901234567891), is refused naming it. The
+ * text then passes when the grammar accepts it as written (what the mask lets a model write) or
+ * once written again by JSON.stringify (the same value in a spelling the grammar does not take:
+ * `1.0` for an integer, `\u0061` in a key; JSON.parse also moves integer-like keys first, which
+ * is why the text as written is tried first).
  */
 export function checkArguments(def: ToolDef, text: string): { args: Record<string, unknown> } | { error: string } {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (e) {
-    return { error: `the arguments are not JSON (${(e as Error).message}): ${JSON.stringify(text.slice(0, 200))}` };
-  }
+  const read = readExactJson(text);
+  if ("error" in read)
+    return {
+      error: read.json
+        ? `the arguments cannot be passed as written: ${read.error}`
+        : `the arguments are not JSON (${read.error}): ${JSON.stringify(text.slice(0, 200))}`,
+    };
+  const value = read.value;
   if (value === null || typeof value !== "object" || Array.isArray(value))
     return { error: "the arguments must be a JSON object" };
   const grammar = jsonArguments(def);

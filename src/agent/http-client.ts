@@ -1,6 +1,10 @@
 // Any OpenAI-compatible chat completions endpoint, over the global fetch. One request per turn:
-// a failure is reported, never retried behind the caller's back.
+// a failure is reported, never retried behind the caller's back; an answer whose calls' arguments
+// JSON.parse changed (sent as objects) is refused naming what changed.
 import { AgentRequestError, type ModelClient, type ModelTurn, type TurnRequest } from "./client.js";
+import { valueChange } from "../parser/exact-json.js";
+import { JsonObject, type Json } from "../parser/json-value.js";
+import { readJson } from "../parser/read-value.js";
 import { assistantMessage } from "./history.js";
 import type { AgentUsage, HttpAgentClient } from "./types.js";
 
@@ -78,6 +82,8 @@ function turnOf(text: string, url: string, status: number, turn: number): ModelT
   if (json && typeof json === "object" && json.error) throw fail("the body is an error");
   const choice = Array.isArray(json?.choices) ? json.choices[0] : undefined;
   if (!choice || typeof choice !== "object") throw fail("the body has no choices[0]");
+  const changed = objectArgumentsChange(choice.message, text);
+  if (changed !== undefined) throw fail(`arguments sent as an object hold what JSON.parse changes: ${changed}`);
   let message;
   try {
     message = assistantMessage(choice.message, `call_${turn}`);
@@ -90,6 +96,38 @@ function turnOf(text: string, url: string, status: number, turn: number): ModelT
     usage: usageOf(json.usage),
     reportedCostUsd: costOf(json.usage),
   };
+}
+
+/**
+ * Arguments sent as an object (some servers do) were read by JSON.parse with the body, which keeps
+ * a repeated key's last value and changes numbers a double does not hold (1e999 → Infinity, then
+ * null once written again): the body is read again exactly (src/parser/exact-json.ts) and what
+ * changed is named. undefined when no call's arguments are an object, or nothing changed.
+ */
+function objectArgumentsChange(message: unknown, text: string): string | undefined {
+  const calls = (message as { tool_calls?: unknown } | null)?.tool_calls;
+  const isObject = (a: unknown) => a !== null && typeof a === "object";
+  if (
+    !Array.isArray(calls) ||
+    !calls.some((c) => isObject((c as { function?: { arguments?: unknown } })?.function?.arguments))
+  )
+    return undefined;
+  const at = (v: Json | undefined, key: string | number): Json | undefined =>
+    typeof key === "number"
+      ? Array.isArray(v)
+        ? v[key]
+        : undefined
+      : v instanceof JsonObject
+        ? v.entries.get(key)
+        : undefined;
+  const list = at(at(at(at(readJson(text), "choices"), 0), "message"), "tool_calls");
+  if (!Array.isArray(list)) return undefined;
+  for (const [i, call] of list.entries()) {
+    const args = at(at(call, "function"), "arguments");
+    const change = args instanceof JsonObject ? valueChange(args, `tool_calls[${i}].function.arguments`) : undefined;
+    if (change !== undefined) return change.reason;
+  }
+  return undefined;
 }
 
 function usageOf(u: unknown): AgentUsage | null {

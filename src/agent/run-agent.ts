@@ -5,7 +5,13 @@ import { LlamaModel } from "../engine/model.js";
 import { checkOptionNames, optionNames } from "../engine/options-check.js";
 import { toolDefOf } from "./arguments.js";
 import { AgentRequestError, type ModelClient, type ModelTurn } from "./client.js";
-import { DEFAULT_REQUEST_TIMEOUT_MS, MAX_REQUEST_TIMEOUT_MS, RequestTimeoutError, withDeadline } from "./deadline.js";
+import {
+  DEFAULT_REQUEST_TIMEOUT_MS,
+  DEFAULT_TOOL_TIMEOUT_MS,
+  MAX_TIMEOUT_MS,
+  RequestTimeoutError,
+  withDeadline,
+} from "./deadline.js";
 import { checkMessage } from "./history.js";
 import { httpClient } from "./http-client.js";
 import { modelClient } from "./model-client.js";
@@ -38,6 +44,7 @@ const OPTION_NAMES = optionNames<RunAgentOptions>({
   includeUsage: true,
   maxTokens: true,
   requestTimeoutMs: true,
+  toolTimeoutMs: true,
   signal: true,
   startToolsEarly: true,
   onEvent: true,
@@ -47,16 +54,12 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
   const o = options ?? ({} as RunAgentOptions);
   checkOptionNames("runAgent", o, OPTION_NAMES);
   const client = clientOf(o.client);
-  const tools = declareTools(o.tools ?? []);
+  const toolTimeoutMs = positiveInt(o.toolTimeoutMs, DEFAULT_TOOL_TIMEOUT_MS, "toolTimeoutMs", MAX_TIMEOUT_MS);
+  const tools = declareTools(o.tools ?? [], toolTimeoutMs);
   const maxTurns = positiveInt(o.maxTurns, DEFAULT_MAX_TURNS, "maxTurns");
   const limit = positiveInt(o.maxParallelToolCalls, DEFAULT_MAX_PARALLEL, "maxParallelToolCalls");
   const maxTokens = o.maxTokens === undefined ? undefined : positiveInt(o.maxTokens, 0, "maxTokens");
-  const timeoutMs = positiveInt(
-    o.requestTimeoutMs,
-    DEFAULT_REQUEST_TIMEOUT_MS,
-    "requestTimeoutMs",
-    MAX_REQUEST_TIMEOUT_MS,
-  );
+  const timeoutMs = positiveInt(o.requestTimeoutMs, DEFAULT_REQUEST_TIMEOUT_MS, "requestTimeoutMs", MAX_TIMEOUT_MS);
   const reasoning = reasoningField(o.reasoningEffort);
   const extras = requestExtras({
     requireProviderParameters: o.requireProviderParameters ?? true,
@@ -136,11 +139,13 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
     // started early, whose results follow it; the partial text is the result.
     if (isTruncatedFinish(answer.finishReason)) {
       messages.push(...(await runner.settleEarly()));
+      noteAbandoned(turns.at(-1)!, runner);
       return finish("truncated");
     }
     const calls = answer.message.tool_calls ?? [];
     if (calls.length === 0) return finish("completed");
     messages.push(...(await runner.finish(calls)));
+    noteAbandoned(turns.at(-1)!, runner);
   }
   return finish(signal.aborted ? "aborted" : "max_turns");
 }
@@ -155,7 +160,13 @@ function clientOf(c: AgentClient | undefined): ModelClient {
   );
 }
 
-function declareTools(list: RunAgentOptions["tools"]): Map<string, DeclaredTool> {
+/** Calls of the turn whose results were abandoned, on the turn (none: no field). */
+function noteAbandoned(turn: AgentTurn, runner: TurnToolRunner): void {
+  const abandoned = runner.abandoned;
+  if (abandoned.length > 0) turn.abandonedCalls = abandoned;
+}
+
+function declareTools(list: RunAgentOptions["tools"], toolTimeoutMs: number): Map<string, DeclaredTool> {
   if (!Array.isArray(list))
     throw new TypeError(
       "runAgent: tools must be an array of { name, description, parameters, parallelSafe?, execute }",
@@ -169,7 +180,14 @@ function declareTools(list: RunAgentOptions["tools"]): Map<string, DeclaredTool>
       throw new TypeError(`runAgent: ${where} ("${tool.name}") needs an execute(args, ctx) function`);
     if (tools.has(tool.name))
       throw new TypeError(`runAgent: ${where}: the tool name "${tool.name}" is used twice; names must be unique`);
-    tools.set(tool.name, { tool, def: toolDefOf(tool, `runAgent: ${where}`) });
+    const timeout =
+      tool.timeoutMs === undefined
+        ? { ms: toolTimeoutMs, option: "toolTimeoutMs" }
+        : {
+            ms: positiveInt(tool.timeoutMs, 0, `${where} ("${tool.name}").timeoutMs`, MAX_TIMEOUT_MS),
+            option: "its timeoutMs",
+          };
+    tools.set(tool.name, { tool, def: toolDefOf(tool, `runAgent: ${where}`), timeout });
   });
   return tools;
 }

@@ -3,15 +3,20 @@
 // a call that cannot or did not run well gets a result that says why. While the model is still
 // writing its answer, a call the stream reports complete and valid may start at once (`offer`):
 // when it and every call before it in the answer is parallel-safe, so calls start in the same
-// order and under the same rules as they would once the answer ended, only sooner.
+// order and under the same rules as they would once the answer ended, only sooner. Each call has
+// a deadline, and an abort of the run ends the wait at once: a call still running then is
+// abandoned (its result says so, and the turn lists it), never waited for.
 import type { ToolDef } from "../dialects/tools.js";
 import { checkArguments } from "./arguments.js";
+import { AbandonedError, withDeadline } from "./deadline.js";
 import { resultJson } from "./result-json.js";
-import type { AgentMessage, AgentTool, AgentToolCall } from "./types.js";
+import type { AbandonedCall, AgentMessage, AgentTool, AgentToolCall } from "./types.js";
 
 export interface DeclaredTool {
   tool: AgentTool;
   def: ToolDef;
+  /** Milliseconds one call may run, and the option that set it (the tool's or the run's). */
+  timeout: { ms: number; option: string };
 }
 
 export interface ToolRunOptions {
@@ -24,11 +29,18 @@ export interface ToolRunOptions {
 
 export type ToolMessage = Extract<AgentMessage, { role: "tool" }>;
 
-type Checked = { error: string } | { tool: AgentTool; args: Record<string, unknown> };
+type Checked = { error: string } | { declared: DeclaredTool; args: Record<string, unknown> };
+
+/** A call's result text, and why it was abandoned when it was. */
+interface Outcome {
+  content: string;
+  abandoned?: AbandonedCall["why"];
+}
 
 export class TurnToolRunner {
   readonly #o: ToolRunOptions;
   readonly #contents: string[] = [];
+  readonly #abandoned: Array<AbandonedCall | undefined> = [];
   readonly #inFlight = new Set<Promise<void>>();
   readonly #ids = new Set<string>();
   /** The calls started early, in answer order (a prefix of the answer's calls). */
@@ -44,6 +56,11 @@ export class TurnToolRunner {
     return this.#early.map((c) => c.id);
   }
 
+  /** The calls whose results were abandoned (run aborted, or past their deadline), in call order. */
+  get abandoned(): AbandonedCall[] {
+    return this.#abandoned.filter((a) => a !== undefined);
+  }
+
   /**
    * Call `index` of the answer is complete and valid in the stream; `history` is the conversation
    * with the answer so far (its calls up to this one). It starts now when it and every earlier
@@ -56,7 +73,7 @@ export class TurnToolRunner {
       return;
     }
     const checked = this.#check(call);
-    if ("error" in checked || !checked.tool.parallelSafe) {
+    if ("error" in checked || !checked.declared.tool.parallelSafe) {
       this.#earlyOpen = false;
       return;
     }
@@ -88,13 +105,13 @@ export class TurnToolRunner {
         this.#contents[i] = checked.error;
         continue;
       }
-      if (checked.tool.parallelSafe) {
+      if (checked.declared.tool.parallelSafe) {
         while (this.#inFlight.size >= this.#o.limit) await Promise.race(this.#inFlight);
         this.#launch(i, checked, call, this.#o.messages);
       } else {
         // One at a time: nothing else runs beside it.
         await Promise.all(this.#inFlight);
-        this.#contents[i] = await execute(checked.tool, checked.args, call, this.#o.signal, this.#o.messages);
+        this.#record(i, call, await execute(checked, call, this.#o.signal, this.#o.messages));
       }
     }
     await Promise.all(this.#inFlight);
@@ -121,17 +138,22 @@ export class TurnToolRunner {
       return {
         error: `Error: ${checked.error}. The tool "${call.function.name}" was not run; call it again with valid arguments.`,
       };
-    return { tool: declared.tool, args: checked.args };
+    return { declared, args: checked.args };
+  }
+
+  #record(i: number, call: AgentToolCall, o: Outcome): void {
+    this.#contents[i] = o.content;
+    if (o.abandoned) this.#abandoned[i] = { id: call.id, name: call.function.name, why: o.abandoned };
   }
 
   #launch(
     i: number,
-    c: { tool: AgentTool; args: Record<string, unknown> },
+    c: { declared: DeclaredTool; args: Record<string, unknown> },
     call: AgentToolCall,
     history: readonly AgentMessage[],
   ): void {
-    const p: Promise<void> = execute(c.tool, c.args, call, this.#o.signal, history)
-      .then((content) => void (this.#contents[i] = content))
+    const p: Promise<void> = execute(c, call, this.#o.signal, history)
+      .then((o) => this.#record(i, call, o))
       .finally(() => this.#inFlight.delete(p));
     this.#inFlight.add(p);
   }
@@ -142,26 +164,52 @@ export function runToolCalls(calls: readonly AgentToolCall[], o: ToolRunOptions)
   return new TurnToolRunner(o).finish(calls);
 }
 
+/** A call ran past its deadline (also the reason its ctx.signal gives). */
+class ToolTimeoutError extends Error {
+  constructor(name: string, t: DeclaredTool["timeout"]) {
+    super(`the tool "${name}" did not finish within ${t.option} (${t.ms} ms)`);
+    this.name = "ToolTimeoutError";
+  }
+}
+
 async function execute(
-  tool: AgentTool,
-  args: Record<string, unknown>,
+  c: { declared: DeclaredTool; args: Record<string, unknown> },
   call: AgentToolCall,
   signal: AbortSignal,
   messages: readonly AgentMessage[],
-): Promise<string> {
-  if (signal.aborted) return `Error: the run was aborted before "${tool.name}" ran.`;
+): Promise<Outcome> {
+  const { tool, timeout } = c.declared;
+  if (signal.aborted) return { content: `Error: the run was aborted before "${tool.name}" ran.` };
   let value: unknown;
   try {
-    value = await tool.execute(args, { toolCallId: call.id, signal, messages });
+    value = await withDeadline(
+      timeout.ms,
+      signal,
+      (s) => tool.execute(c.args, { toolCallId: call.id, signal: s, messages }),
+      () => new ToolTimeoutError(tool.name, timeout),
+    );
   } catch (e) {
+    if (e instanceof ToolTimeoutError)
+      return {
+        content: `Error: ${e.message}; its result was abandoned and the tool was told to stop.`,
+        abandoned: "timeout",
+      };
+    // A tool that heeds its signal may reject with the abort's reason before it is abandoned.
+    if (e instanceof AbandonedError || signal.aborted)
+      return {
+        content: `Error: the run was aborted while the tool "${tool.name}" ran; its result was abandoned.`,
+        abandoned: "aborted",
+      };
     const why = e instanceof Error ? e.message : String(e);
-    return `Error: the tool "${tool.name}" failed: ${why}`;
+    return { content: `Error: the tool "${tool.name}" failed: ${why}` };
   }
   try {
-    return resultText(value);
+    return { content: resultText(value) };
   } catch (e) {
     // A stack overflow on a deeply nested result lands here too.
-    return `Error: the tool "${tool.name}" ran, but its result cannot be sent as JSON: ${(e as Error).message}`;
+    return {
+      content: `Error: the tool "${tool.name}" ran, but its result cannot be sent as JSON: ${(e as Error).message}`,
+    };
   }
 }
 

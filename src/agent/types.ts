@@ -33,7 +33,10 @@ export type AssistantAgentMessage = Extract<AgentMessage, { role: "assistant" }>
 export interface ToolContext {
   /** The id of the call being answered. */
   toolCallId: string;
-  /** Aborted when the run is aborted: long tools should stop. */
+  /**
+   * Aborted when the run is aborted or the call's deadline passes (`timeoutMs`, `toolTimeoutMs`):
+   * the tool should stop. Its result is abandoned then either way; the run does not wait for it.
+   */
   signal: AbortSignal;
   /** The conversation up to and including the assistant message that made the call. */
   messages: readonly AgentMessage[];
@@ -46,6 +49,8 @@ export interface AgentTool {
   parameters?: Record<string, unknown>;
   /** May run at the same time as other parallel-safe calls (default false: one at a time). */
   parallelSafe?: boolean;
+  /** Milliseconds one call of this tool may run (default: the run's `toolTimeoutMs`); 1..2^31-1. */
+  timeoutMs?: number;
   /** Returns the result text (other values are sent as JSON). A throw becomes a tool result that says so. */
   execute(args: Record<string, unknown>, ctx: ToolContext): unknown;
 }
@@ -107,6 +112,16 @@ export interface RunAgentOptions {
    * with status error. Default 600000 (10 minutes, the openai client's default); at most 2^31-1.
    */
   requestTimeoutMs?: number;
+  /**
+   * Milliseconds one tool call may run, unless the tool sets its own `timeoutMs`. Past it the
+   * call's signal is aborted, its result abandoned, and the model gets an error result naming the
+   * tool and the limit; the loop goes on. Default 600000 (10 minutes); at most 2^31-1.
+   */
+  toolTimeoutMs?: number;
+  /**
+   * Aborts the run: it returns at once with status aborted. A tool still running is told through
+   * its ctx.signal and abandoned (its result says so; `turns[i].abandonedCalls` lists it).
+   */
   signal?: AbortSignal;
   /**
    * Start a parallel-safe call as soon as the answer's stream shows it complete and valid, while
@@ -149,6 +164,15 @@ export interface AgentTurn {
   incompleteCalls?: IncompleteCall[];
   /** The calls (by id) that started before the answer ended (RunAgentOptions.startToolsEarly). */
   startedEarly?: string[];
+  /** Calls whose results were abandoned: still running when the run was aborted, or past their deadline. */
+  abandonedCalls?: AbandonedCall[];
+}
+
+export interface AbandonedCall {
+  id: string;
+  name: string;
+  /** aborted: the run's signal fired while it ran; timeout: it ran past its timeoutMs / toolTimeoutMs. */
+  why: "aborted" | "timeout";
 }
 
 export interface AgentError {

@@ -9,6 +9,7 @@
 // `{"tool_response": {"tool", "content", "tool_call_id"}}`. Our example and past calls carry no
 // "id" (llama.cpp's example has `"id": "call_1___"`): the dialect's calls have none.
 import { pyRepr } from "../grammar/python-repr.js";
+import { readExactJson } from "../parser/exact-json.js";
 import type { ChatMessage, ChatToolCall } from "../templates/render.js";
 import type { DialectSpec } from "./spec.js";
 
@@ -32,12 +33,11 @@ function argumentsOf(call: ChatToolCall, where: string): Record<string, unknown>
   const a = call.function?.arguments;
   if (a === undefined || a === null || (typeof a === "string" && a.trim() === "")) return {};
   if (typeof a !== "string") return a;
-  try {
-    const v = JSON.parse(a) as unknown;
-    if (v !== null && typeof v === "object" && !Array.isArray(v)) return v as Record<string, unknown>;
-  } catch {
-    /* reported below */
-  }
+  // Read so that the prompt shows what was sent (a repeated key or a changed number is refused).
+  const read = readExactJson(a);
+  if ("error" in read && read.json) throw new TypeError(`${where}.function.arguments: ${read.error}`);
+  const v = "value" in read ? read.value : undefined;
+  if (v !== null && typeof v === "object" && !Array.isArray(v)) return v as Record<string, unknown>;
   throw new TypeError(`${where}.function.arguments must be a JSON object (as a string or an object)`);
 }
 

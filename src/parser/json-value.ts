@@ -15,6 +15,8 @@ export class JsonNumber {
 /** An object: keys in the order written. */
 export class JsonObject {
   readonly entries = new Map<string, Json>();
+  /** The first key written twice in this object (its entry holds the last value), if any. */
+  duplicate?: string;
 }
 
 export type Json = null | boolean | string | JsonNumber | Json[] | JsonObject;
@@ -68,10 +70,14 @@ export function overflowingNumber(v: Json): string | undefined {
   return undefined;
 }
 
-/** Why a value holding the number `text` is refused. */
-export function overflowReason(text: string): string {
-  const shown = text.length > 40 ? `${text.slice(0, 20)}…${text.slice(-8)} (${text.length} characters)` : text;
-  return `the number ${shown} is beyond the range of a double (±1.7976931348623157e308)`;
+/** A number's text as a message shows it: a long one cut in the middle, with its length. */
+export function shownNumber(text: string): string {
+  return text.length > 40 ? `${text.slice(0, 20)}…${text.slice(-8)} (${text.length} characters)` : text;
+}
+
+/** Why a value holding the number `text` (at `where`, when given) is refused. */
+export function overflowReason(text: string, where?: string): string {
+  return `the number ${shownNumber(text)}${where !== undefined ? ` at ${where}` : ""} is beyond the range of a double (±1.7976931348623157e308)`;
 }
 
 /** Whether a string value (not a key) anywhere in `v` has more than `max` code points. */

@@ -1,8 +1,9 @@
 // Reading a JSON text, or a Python literal (what Python's str() writes for JSON-like values:
 // '…'/"…" strings with Python escapes, True/False/None, numbers, lists, dicts), into a Json value
-// that keeps every number as written. Exactly JSON.parse's language for "json"; for "python",
-// exactly what the grammar's "python" syntax (json-schema.ts) accepts, tuples, sets and bytes not
-// in it. Containers are kept on an explicit stack: no nesting depth overflows the call stack.
+// that keeps every number as written and notes an object's first repeated key (JsonObject.duplicate).
+// Exactly JSON.parse's language for "json"; for "python", exactly what the grammar's "python"
+// syntax (json-schema.ts) accepts, tuples, sets and bytes not in it. Containers are kept on an
+// explicit stack: no nesting depth overflows the call stack.
 import { JsonNumber, JsonObject, type Json } from "./json-value.js";
 
 export type ValueSyntax = "json" | "python";
@@ -97,7 +98,10 @@ class Reader {
           return v;
         }
         if ("array" in top) top.array.push(v);
-        else top.object.entries.set(top.key, v);
+        else {
+          if (top.object.entries.has(top.key)) top.object.duplicate ??= top.key;
+          top.object.entries.set(top.key, v);
+        }
         this.ws();
         const close = "array" in top ? "]" : "}";
         if (this.s[this.i] === close) {

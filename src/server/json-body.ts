@@ -2,9 +2,12 @@
 // would become U+FFFD and the request would go on with text the client did not send (a tool named
 // "f\ufffd\ufffd", masked and called under that name); a body that is not UTF-8 is refused instead,
 // with the offset of its first bad byte. Parsing is fastify's own JSON parser (a __proto__ or
-// constructor key is refused, as before).
+// constructor key is refused, as before); a number the parser would change (1e999 → Infinity,
+// 12345678901234567891 → 12345678901234567000) is refused naming where it stands
+// (src/parser/exact-json.ts).
 import { isUtf8 } from "node:buffer";
 import type { FastifyInstance } from "fastify";
+import { firstNumberChange } from "../parser/exact-json.js";
 import { ApiError } from "./errors.js";
 
 /** Offset of the first byte that does not belong to a well-formed UTF-8 sequence. */
@@ -42,6 +45,20 @@ export function parseJsonAsUtf8(app: FastifyInstance): void {
       );
       return;
     }
-    parse(req, bytes.toString("utf8"), done);
+    const text = bytes.toString("utf8");
+    parse(req, text, (err, body) => {
+      if (err) return done(err, undefined);
+      // JSON.parse has made 1e999 Infinity (null once written again) and rounded long integers:
+      // a body holding such a number would be served with a value the client did not send.
+      const changed = firstNumberChange(text);
+      if (changed === undefined) return done(null, body);
+      done(
+        new ApiError(400, `${changed.reason}; send numbers a double holds as written`, {
+          param: changed.where,
+          code: "invalid_value",
+        }),
+        undefined,
+      );
+    });
   });
 }

@@ -5,6 +5,7 @@
 import type { GenerateOptions } from "../engine/generate.js";
 import type { ToolChoice } from "../dialects/tools.js";
 import type { ChatMessage } from "../templates/render.js";
+import { readExactJson } from "../parser/exact-json.js";
 import { invalidParam } from "./errors.js";
 import { refuseIllFormed } from "./well-formed.js";
 
@@ -86,11 +87,15 @@ function toolCalls(v: unknown, where: string): ChatMessage["tool_calls"] {
       throw invalidParam(w, `${w} must be {"id", "type": "function", "function": {"name", "arguments"}}`);
     const args = call.function.arguments;
     if (typeof args === "string" && args.trim() !== "") {
-      try {
-        JSON.parse(args);
-      } catch {
-        throw invalidParam(`${w}.function.arguments`, `${w}.function.arguments must be a JSON object string`);
-      }
+      // Read as the prompt will show them: a repeated key or a number a double changes is refused.
+      const read = readExactJson(args);
+      if ("error" in read)
+        throw invalidParam(
+          `${w}.function.arguments`,
+          read.json
+            ? `${w}.function.arguments: ${read.error}; the prompt could not show them as sent`
+            : `${w}.function.arguments must be a JSON object string`,
+        );
     } else if (given(args) && typeof args !== "string" && !isObj(args)) {
       throw invalidParam(
         `${w}.function.arguments`,

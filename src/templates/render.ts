@@ -16,6 +16,7 @@
 
 import { Environment, Interpreter, Template } from "@huggingface/jinja";
 import { pyFloat, pyReprString } from "../grammar/python-repr.js";
+import { readExactJson } from "../parser/exact-json.js";
 
 export interface ChatToolCall {
   id?: string;
@@ -192,13 +193,12 @@ function normalizeMessages(messages: ChatMessage[], nullContentAsEmpty: boolean)
           const fn = plainRecord(call.function);
           if (typeof fn.arguments === "string") {
             // Templates apply `tojson` (or iterate items): a JSON string would be double-encoded.
-            try {
-              fn.arguments = fn.arguments.trim() === "" ? {} : (JSON.parse(fn.arguments) as unknown);
-            } catch (err) {
-              throw new Error(
-                `messages[${i}].tool_calls[${j}].function.arguments is not JSON: ${(err as Error).message}`,
-              );
-            }
+            // Read so that the prompt shows what was sent (a repeated key or a changed number is refused).
+            const where = `messages[${i}].tool_calls[${j}].function.arguments`;
+            const read = fn.arguments.trim() === "" ? { value: {} } : readExactJson(fn.arguments);
+            if ("error" in read)
+              throw new Error(read.json ? `${where}: ${read.error}` : `${where} is not JSON: ${read.error}`);
+            fn.arguments = read.value;
           }
           c.function = fn;
         }

@@ -84,3 +84,67 @@ describe("an undeclared argument", () => {
     expect(got).toEqual({ path: "a", x: "0", 2: "y", lines: 2 });
   });
 });
+
+// Issue 30, defect 8: the arguments were read by JSON.parse, and the grammar then judged the value
+// written again by JSON.stringify — so a repeated key ran with its last value, 1e999 with Infinity
+// and a long integer rounded. Now a tool runs with the value the model wrote, or is not run.
+describe("numbers and repeated keys: the tool runs with the value the model wrote, or not at all", () => {
+  const typed = {
+    type: "object",
+    properties: { n: { type: "number" }, i: { type: "integer" }, s: { type: "string" }, o: { type: "object" } },
+  };
+  it.each([
+    ["a number beyond a double", '{"n": 1e999}', freeForm, /the number 1e999 at \$\.n is beyond the range of a double/],
+    [
+      "one nested in an array",
+      '{"n": [1, -1e400]}',
+      freeForm,
+      /the number -1e400 at \$\.n\[1\] is beyond the range of a double/,
+    ],
+    [
+      "an integer a double rounds",
+      '{"i": 12345678901234567891}',
+      typed,
+      /the number 12345678901234567891 at \$\.i is not exactly a double \(it would be 12345678901234567000\)/,
+    ],
+    ["2^53 + 1", '{"i": 9007199254740993}', typed, /9007199254740993 at \$\.i .*it would be 9007199254740992/],
+    ["more digits than a double holds", '{"n": 3.14159265358979323846}', typed, /it would be 3\.141592653589793\)/],
+    ["a number below the smallest double", '{"n": 5e-999}', typed, /5e-999 at \$\.n .*it would be 0\)/],
+    ["a repeated key", '{"s": "safe", "s": "rm -rf /"}', typed, /the key "s" is given twice in the object at \$/],
+    [
+      "a repeated key, nested",
+      '{"o": {"a": 1, "b": [], "a": 2}}',
+      typed,
+      /the key "a" is given twice in the object at \$\.o/,
+    ],
+  ] as const)("%s: %s is not run, the result says why", async (_, args, parameters, why) => {
+    const { ran, result } = await runWith(parameters, args);
+    expect(ran).toBe(false);
+    expect(result).toMatch(why);
+    expect(result).toMatch(/was not run/);
+  });
+
+  it.each([
+    ['{"i": 9007199254740991}', { i: 9007199254740991 }],
+    ['{"i": -9007199254740991}', { i: -9007199254740991 }],
+    ['{"n": 1.5e300}', { n: 1.5e300 }],
+    ['{"n": 0.1}', { n: 0.1 }],
+    ['{"n": 0.30000000000000004}', { n: 0.30000000000000004 }],
+    ['{"n": 1.7976931348623157e308}', { n: Number.MAX_VALUE }],
+    ['{"n": 5e-324}', { n: 5e-324 }],
+    ['{"n": 1.10, "i": 1.0}', { n: 1.1, i: 1 }],
+    ['{"n": 12e3}', { n: 12000 }],
+    ['{"n": 100000000000000000000}', { n: 1e20 }],
+  ] as const)("%s runs with exactly that value", async (args, value) => {
+    const { ran, args: got } = await runWith(typed, args);
+    expect(ran).toBe(true);
+    expect(got).toEqual(value);
+  });
+
+  it("-0 runs as -0, and the same key in two different objects is no repeat", async () => {
+    const { ran, args } = await runWith(freeForm, '{"n": -0, "o": {"n": 1}, "l": [{"n": 2}, {"n": 3}]}');
+    expect(ran).toBe(true);
+    expect(Object.is(args!.n, -0)).toBe(true);
+    expect(args).toEqual({ n: -0, o: { n: 1 }, l: [{ n: 2 }, { n: 3 }] });
+  });
+});

@@ -53,3 +53,39 @@ describe("tool_calls that are not an array of calls", () => {
     expect(r.finalMessage).toBe("Done.");
   });
 });
+
+// Issue 30, defect 8: some servers send arguments as an object, which JSON.parse has read by the
+// time the call is seen (1e999 as Infinity, written again as null; a long integer rounded; a
+// repeated key's last value kept). Such an answer is refused as a whole, naming what changed.
+describe("arguments sent as an object that JSON.parse would change", () => {
+  const call = (args: string) =>
+    `{"id": "c1", "type": "function", "function": {"name": "probe", "arguments": ${args}}}`;
+  const raw = (args: string) => JSON.stringify(bodyWith(["__CALL__"])).replace('"__CALL__"', call(args));
+  it.each([
+    ['{"delay": 1e999}', /the number 1e999 at tool_calls\[0\]\.function\.arguments\.delay is beyond the range/],
+    [
+      '{"delay": 12345678901234567891}',
+      /the number 12345678901234567891 at tool_calls\[0\]\.function\.arguments\.delay is not exactly a double/,
+    ],
+    [
+      '{"mark": "safe", "mark": "rm -rf /"}',
+      /the key "mark" is given twice in the object at tool_calls\[0\]\.function\.arguments/,
+    ],
+  ])("%s: status error naming it, nothing run", async (args, why) => {
+    const log = newLog();
+    server.reply({ body: raw(args) });
+    const r = await runAgent({ client: { baseURL: server.baseURL }, tools: [loggingTool(log)], prompt: "Go" });
+    expect(r.status).toBe("error");
+    expect(r.error?.message).toMatch(why);
+    expect(r.error?.body).toBe(raw(args));
+    expect(log.events).toEqual([]);
+  });
+
+  it("an object JSON.parse keeps is run, written as its JSON text", async () => {
+    const log = newLog();
+    server.reply({ body: raw('{"mark": "ok", "delay": 1}') }).answer({ content: "Done." });
+    const r = await runAgent({ client: { baseURL: server.baseURL }, tools: [loggingTool(log)], prompt: "Go" });
+    expect(r.status).toBe("completed");
+    expect(log.args).toEqual([{ mark: "ok", delay: 1 }]);
+  });
+});

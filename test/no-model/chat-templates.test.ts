@@ -5,6 +5,8 @@
 import { execFileSync } from "node:child_process";
 import { Template } from "@huggingface/jinja";
 import { describe, expect, it } from "vitest";
+import { callsText } from "../../src/dialects/prompt.js";
+import { getDialect } from "../../src/index.js";
 import { renderChat, rewriteIntKeyedDicts, type ChatMessage } from "../../src/templates/render.js";
 import {
   DIALECT_TEMPLATES,
@@ -364,6 +366,33 @@ describe("template quirks", () => {
       ],
     });
     expect(ours).toContain('"arguments": {"a": 1}');
+  });
+
+  // Issue 30, defect 8: JSON.parse made 1e999 Infinity (rendered null), rounded long integers and
+  // kept a repeated key's last value, so the prompt showed arguments the client never sent.
+  it.each([
+    ['{"n": 1e999}', /the number 1e999 at \$\.n is beyond the range of a double/],
+    ['{"n": 12345678901234567891}', /the number 12345678901234567891 at \$\.n is not exactly a double/],
+    ['{"s": "safe", "s": "rm -rf /"}', /the key "s" is given twice in the object at \$/],
+  ])("history arguments %s are refused naming the field, not rendered changed", (args, why) => {
+    const src = loadTemplate("Qwen-Qwen2.5-7B-Instruct.jinja");
+    const messages = [
+      { role: "user", content: "u" },
+      { role: "assistant", content: "", tool_calls: [{ type: "function", function: { name: "f", arguments: "{}" } }] },
+      { role: "tool", content: "r" },
+      { role: "assistant", content: "", tool_calls: [{ type: "function", function: { name: "f", arguments: args } }] },
+    ];
+    const thrown = (() => {
+      try {
+        renderChat(src, { messages });
+      } catch (e) {
+        return (e as Error).message;
+      }
+    })();
+    expect(thrown).toMatch(/messages\[3\]\.tool_calls\[0\]\.function\.arguments/);
+    expect(thrown).toMatch(why);
+    // The generic dialect writes past calls itself (src/dialects/prompt.ts): the same refusal.
+    expect(() => callsText(getDialect("generic"), messages[3]!.tool_calls!, "messages[3].tool_calls")).toThrow(why);
   });
 
   it("Seed-OSS: the integer-keyed dict fails in the library; the rewrite is a list of pairs", () => {

@@ -414,6 +414,30 @@ describe("bad requests the SDK cannot send", () => {
       status: 400,
       message: /^tools must be an array of \{name, input_schema\}, got object/,
     },
+    // Issue 30, defect 8: the body parser read 1e999 as Infinity and the prompt showed null; a long
+    // integer was rounded. The SDK cannot send either (JSON.stringify writes null, and rounds).
+    ...(
+      [
+        ["1e999", /the number 1e999 at messages\[1\]\.content\[0\]\.input\.n is beyond the range of a double/],
+        [
+          "12345678901234567891",
+          /the number 12345678901234567891 at messages\[1\]\.content\[0\]\.input\.n is not exactly a double/,
+        ],
+      ] as const
+    ).map(([n, message]) => ({
+      name: `a tool_use input holding ${n}`,
+      body: JSON.stringify({
+        ...good,
+        messages: [
+          user("hi"),
+          { ...called, content: [{ ...called.content[0], input: { n: "__N__" } }] },
+          user([{ type: "tool_result", tool_use_id: "toolu_1", content: "ok" }]),
+        ],
+      }).replace('"__N__"', n),
+      headers: json,
+      status: 400,
+      message,
+    })),
     {
       name: "a text/plain body",
       body: JSON.stringify(good),

@@ -130,6 +130,32 @@ const cases: Case[] = [
     param: "input[1].arguments",
     message: /^input\[1\]\.arguments must be a JSON object string, got "\{n:"/,
   },
+  // Issue 30, defect 8: arguments the prompt could not show as sent.
+  ...(
+    [
+      ["a number no double holds", '{"n": 1e999}', /the number 1e999 at \$\.n is beyond the range of a double/],
+      [
+        "an integer a double rounds",
+        '{"n": 12345678901234567891}',
+        /the number 12345678901234567891 at \$\.n is not exactly a double/,
+      ],
+      ["a repeated key", '{"n": 1, "n": 2}', /the key "n" is given twice in the object at \$/],
+    ] as const
+  ).map(
+    ([what, args, message]): Case => ({
+      name: `a function_call whose arguments hold ${what}`,
+      body: {
+        ...good,
+        input: [
+          { role: "user", content: "hi" },
+          { ...call, arguments: args },
+          { type: "function_call_output", call_id: "call_1", output: "ok" },
+        ],
+      },
+      param: "input[1].arguments",
+      message,
+    }),
+  ),
   {
     name: "an output answering no function_call",
     body: {

@@ -5,6 +5,7 @@
 // each function_call_output is a tool message answering a function_call given before it. Every
 // refusal names the item it is about.
 import type { ChatMessage } from "../../templates/render.js";
+import { readExactJson } from "../../parser/exact-json.js";
 import { invalidParam } from "../errors.js";
 import { given, isObj, kind, promptList, shown, type Obj } from "../validate.js";
 
@@ -131,13 +132,14 @@ export function inputMessages(input: unknown, instructions: unknown, contextSize
           `${where}.arguments must be a JSON object string, got ${kind(args)}`,
           "invalid_type",
         );
-      let parsed: unknown;
-      try {
-        parsed = args.trim() === "" ? {} : JSON.parse(args);
-      } catch {
-        throw invalidParam(`${where}.arguments`, `${where}.arguments must be a JSON object string, got ${shown(args)}`);
-      }
-      if (!isObj(parsed))
+      // Read as the prompt will show them: a repeated key or a number a double changes is refused.
+      const read = args.trim() === "" ? { value: {} } : readExactJson(args);
+      if ("error" in read && read.json)
+        throw invalidParam(
+          `${where}.arguments`,
+          `${where}.arguments: ${read.error}; the prompt could not show them as sent`,
+        );
+      if (!("value" in read) || !isObj(read.value))
         throw invalidParam(`${where}.arguments`, `${where}.arguments must be a JSON object string, got ${shown(args)}`);
       calls.add(id);
       const t = assistant();

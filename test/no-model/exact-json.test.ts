@@ -1,0 +1,123 @@
+// src/parser/exact-json.ts against JSON.parse as the oracle: where it hands a value on, the value
+// is JSON.parse's and every number in it is the number written; where it refuses, JSON.parse would
+// have changed something (a repeated key's first value lost, a number read as another). The body
+// scan (firstNumberChange) finds a changed number where the full read does, whatever strings
+// surround it.
+import { describe, expect, it } from "vitest";
+import { firstNumberChange, readExactJson } from "../../src/parser/exact-json.js";
+
+const NUMBERS = [
+  "0",
+  "-0",
+  "1",
+  "1.10",
+  "0.1",
+  "12e3",
+  "1E+2",
+  "5e-324",
+  "1.7976931348623157e308",
+  "9007199254740991",
+  "100000000000000000000",
+  "0.30000000000000004",
+  "1e999",
+  "-1e400",
+  "5e-999",
+  "9007199254740993",
+  "12345678901234567891",
+  "3.14159265358979323846",
+  "1.7976931348623158e308",
+];
+const STRINGS = ['"a"', '"1e999"', '"\\"1e999"', '"x\\\\"', '"\\u0031"', '"12345678901234567891\\""'];
+
+/** A random JSON text of numbers, strings, arrays and objects (keys drawn from a few, so some repeat). */
+function randomJson(rand: () => number, depth = 0): string {
+  const r = rand();
+  if (depth > 3 || r < 0.35) return NUMBERS[Math.floor(rand() * NUMBERS.length)]!;
+  if (r < 0.5) return STRINGS[Math.floor(rand() * STRINGS.length)]!;
+  const n = Math.floor(rand() * 4);
+  const items = Array.from({ length: n }, () => randomJson(rand, depth + 1));
+  if (r < 0.75) return `[${items.join(", ")}]`;
+  return `{${items.map((v) => `${JSON.stringify("abc"[Math.floor(rand() * 3)])}: ${v}`).join(", ")}}`;
+}
+
+function mulberry32(seed: number): () => number {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/**
+ * Whether JSON.parse keeps every number and key of `text`, decided by its own means: tokens read
+ * left to right (strings first, so digits inside them are no numbers), keys counted per object,
+ * each number compared with what JSON.parse makes of it, as exact decimals.
+ */
+function parseKeepsAll(text: string): boolean {
+  const objects: Array<Set<string>> = [];
+  for (const m of text.matchAll(/"(?:[^"\\]|\\.)*"|-?\d[-+.\deE]*|[{}]/g)) {
+    const t = m[0];
+    if (t === "{") objects.push(new Set());
+    else if (t === "}") objects.pop();
+    else if (t[0] === '"') {
+      if (
+        !text
+          .slice(m.index! + t.length)
+          .trimStart()
+          .startsWith(":")
+      )
+        continue;
+      const keys = objects.at(-1)!;
+      if (keys.has(t)) return false;
+      keys.add(t);
+    } else if (!sameDecimal(t, String(Number(t)))) return false;
+  }
+  return true;
+}
+
+/** Two decimal texts are the same number (compared by BigInt-scaled digits). */
+function sameDecimal(a: string, b: string): boolean {
+  if (!Number.isFinite(Number(a))) return false;
+  const norm = (t: string) => {
+    const m = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/.exec(t)!;
+    const digits = BigInt(`${m[2]}${m[3] ?? ""}`);
+    return { neg: m[1] === "-" && digits !== 0n, digits, exp: Number(m[4] ?? 0) - (m[3] ?? "").length };
+  };
+  const x = norm(a),
+    y = norm(b);
+  if (x.neg !== y.neg) return false;
+  const e = Math.min(x.exp, y.exp);
+  return x.digits * 10n ** BigInt(x.exp - e) === y.digits * 10n ** BigInt(y.exp - e);
+}
+
+describe("readExactJson and firstNumberChange against JSON.parse", () => {
+  it("5,000 random texts: a value only when JSON.parse keeps everything, and then JSON.parse's value", () => {
+    const rand = mulberry32(30);
+    const verdicts = { value: 0, refused: 0 };
+    for (let i = 0; i < 5000; i++) {
+      const text = randomJson(rand);
+      const read = readExactJson(text);
+      const keeps = parseKeepsAll(text);
+      verdicts["value" in read ? "value" : "refused"]++;
+      expect("value" in read, text).toBe(keeps);
+      if ("value" in read) expect(read.value, text).toStrictEqual(JSON.parse(text));
+      // The body scan finds a changed number where the full read does; a number a repeated key
+      // replaced is in neither JSON.parse's value nor the read's, so it is looked at by neither.
+      const scanned = firstNumberChange(`{"wrap": ${text}}`);
+      if ("value" in read) expect(scanned, text).toBeUndefined();
+      else if (read.error.startsWith("the number")) expect(scanned?.reason, text).toMatch(/^the number .* at wrap/);
+    }
+    // Both verdicts are well represented (the test would prove little otherwise).
+    expect(Math.min(verdicts.value, verdicts.refused)).toBeGreaterThan(1000);
+  });
+
+  it("the body scan names the path from the top, odd keys quoted, and skips numbers inside strings", () => {
+    expect(firstNumberChange('{"a": "1e999 \\" 1e999", "b": [{"odd key": [0, 1e999]}]}')).toEqual({
+      where: 'b[0]["odd key"][1]',
+      reason: 'the number 1e999 at b[0]["odd key"][1] is beyond the range of a double (±1.7976931348623157e308)',
+    });
+    expect(firstNumberChange('{"a": "12345678901234567891", "b": 1.5}')).toBeUndefined();
+  });
+});

@@ -63,10 +63,10 @@ class SpecialTokens {
  private:
   struct Node {
     uint32_t fail = 0;
-    uint32_t output = 0;      // the nearest node down the fail chain (this one excluded) that ends a text; 0: none
-    uint32_t edges = 0;       // first edge in edges_
+    uint32_t output = 0;  // the nearest node down the fail chain (this one excluded) that ends a text; 0: none
+    uint32_t edges = 0;   // first edge in edges_
     uint32_t edgeCount = 0;
-    uint32_t firstText = 0;   // texts ending here: ranks_[firstText, firstText + textCount)
+    uint32_t firstText = 0;  // texts ending here: ranks_[firstText, firstText + textCount)
     uint32_t textCount = 0;
   };
   struct Edge {

@@ -53,19 +53,51 @@ export interface NativeMatcher {
   readonly steps: number;
 }
 export interface NativeLlamaModel {
-  vocabulary(): { bytes: Uint8Array; offsets: Uint32Array; kinds: Uint8Array; pieces: string[] };
+  /** attrs: llama_vocab_get_attr per token (llama.h's llama_token_attr bits). */
+  vocabulary(): { bytes: Uint8Array; offsets: Uint32Array; kinds: Uint8Array; pieces: string[]; attrs: Uint32Array };
   metadata(key: string): string;
   tokenText(id: number): string;
+  /**
+   * `text` tokenized on a worker thread (native/llama/prompt_tokenizer.hpp), in time linear in its
+   * length: special: true as a prompt (special-token text becomes those tokens), false as plain
+   * text. With maxTokens, a text that takes more is refused (tooLong, atLeast) from a lower bound
+   * before any tokenizing where the bound shows it, else after. cancel() stops it between pieces.
+   */
+  tokenize(text: string, options: { special: boolean; maxTokens?: number }): NativeTokenizeJob;
   /** `text` tokenized as a prompt, on a worker thread (pass it back as request.promptTokens). */
   tokenizePrompt(text: string): Promise<Int32Array>;
   /** Plain text as the model's tokenizer splits it (special-token text stays text), as fast-forward tokenizes forced text. */
   tokenizeText(text: string): Promise<Int32Array>;
+  /** llama.cpp's own llama_tokenize on this thread (quadratic in special-token texts): the oracle of the tests. */
+  llamaTokenize(text: string, parseSpecial: boolean): Int32Array;
   startDecoding(options: { parallel: number; contextSize: number; threads: number; batchTokens?: number }): void;
   dispose(): void;
   readonly chatTemplate: string;
   readonly trainedContext: number;
   readonly bosToken: string;
   readonly eosToken: string;
+}
+export interface NativeTokenizeJob {
+  done: Promise<NativeTokenizeOutcome>;
+  /** Stops the job between pieces (its outcome then says cancelled). */
+  cancel(): void;
+}
+export interface NativeTokenizeOutcome {
+  /** null when refused (tooLong) or cancelled. */
+  tokens: Int32Array | null;
+  tooLong: boolean;
+  /** tooLong: a lower bound on the tokens the text takes, above maxTokens. */
+  atLeast: number;
+  cancelled: boolean;
+  /** What the job did, counted: the split's bytes read, occurrences found and bytes checked; pieces; llama_tokenize calls and their bytes. */
+  work: {
+    scannedBytes: number;
+    occurrences: number;
+    checkedBytes: number;
+    pieces: number;
+    llamaCalls: number;
+    llamaBytes: number;
+  };
 }
 export interface NativeGenerationRequest {
   prompt: string;
@@ -132,7 +164,13 @@ export interface NativeAddon {
   };
   NativeMatcher: new (grammar: NativeGrammar) => NativeMatcher;
   llamaLoadLibrary(paths: { llama: string; ggml: string; backendsDir: string }): void;
-  llamaLoadModel(path: string, gpuLayers: number, onProgress: (fraction: number) => void): Promise<NativeLlamaModel>;
+  /** vocabOnly: the vocabulary without the weights (tokenize only; startDecoding fails). */
+  llamaLoadModel(
+    path: string,
+    gpuLayers: number,
+    onProgress: (fraction: number) => void,
+    vocabOnly?: boolean,
+  ): Promise<NativeLlamaModel>;
   llamaSupportsGpuOffload(): boolean;
   llamaGenerate(
     model: NativeLlamaModel,

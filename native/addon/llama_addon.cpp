@@ -3,8 +3,12 @@
 #include <napi.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <memory>
+#include <thread>
 
 #include "../llama/batch_engine.hpp"
 #include "../llama/sampler_chain.hpp"
@@ -52,8 +56,10 @@ class ModelWrap : public Napi::ObjectWrap<ModelWrap> {
     return DefineClass(
         env, "NativeLlamaModel",
         {InstanceMethod<&ModelWrap::Vocabulary>("vocabulary"), InstanceMethod<&ModelWrap::Metadata>("metadata"),
-         InstanceMethod<&ModelWrap::TokenText>("tokenText"), InstanceMethod<&ModelWrap::Tokenize>("tokenizePrompt"),
+         InstanceMethod<&ModelWrap::TokenText>("tokenText"), InstanceMethod<&ModelWrap::Tokenize>("tokenize"),
+         InstanceMethod<&ModelWrap::TokenizePrompt>("tokenizePrompt"),
          InstanceMethod<&ModelWrap::TokenizeText>("tokenizeText"),
+         InstanceMethod<&ModelWrap::LlamaTokenize>("llamaTokenize"),
          InstanceMethod<&ModelWrap::StartDecoding>("startDecoding"), InstanceMethod<&ModelWrap::Dispose>("dispose"),
          InstanceAccessor<&ModelWrap::ChatTemplate>("chatTemplate"),
          InstanceAccessor<&ModelWrap::TrainedContext>("trainedContext"), InstanceAccessor<&ModelWrap::Bos>("bosToken"),
@@ -88,6 +94,8 @@ class ModelWrap : public Napi::ObjectWrap<ModelWrap> {
     std::copy(v.offsets.begin(), v.offsets.end(), offsets.Data());
     auto kinds = Napi::Uint8Array::New(env, v.kinds.size());
     std::copy(v.kinds.begin(), v.kinds.end(), kinds.Data());
+    auto attrs = Napi::Uint32Array::New(env, v.attrs.size());
+    std::copy(v.attrs.begin(), v.attrs.end(), attrs.Data());
     auto pieces = Napi::Array::New(env, v.pieces.size());
     for (size_t i = 0; i < v.pieces.size(); i++) pieces.Set(uint32_t(i), Napi::String::New(env, v.pieces[i]));
     auto out = Napi::Object::New(env);
@@ -95,6 +103,7 @@ class ModelWrap : public Napi::ObjectWrap<ModelWrap> {
     out.Set("offsets", offsets);
     out.Set("kinds", kinds);
     out.Set("pieces", pieces);
+    out.Set("attrs", attrs);
     return out;
   }
   Napi::Value Metadata(const Napi::CallbackInfo& info) {
@@ -105,30 +114,56 @@ class ModelWrap : public Napi::ObjectWrap<ModelWrap> {
     if (!info[0].IsNumber()) throw Napi::TypeError::New(info.Env(), "tokenText(id: number)");
     return Napi::String::New(info.Env(), live(info.Env()).tokenText(info[0].As<Napi::Number>().Int32Value()));
   }
-  // tokenizePrompt(text) → Promise<Int32Array>: the prompt as the engine tokenizes it, on a
-  // worker thread (a long prompt takes a while; the decode thread then need not).
-  // tokenizeText(text): the same for plain text (special-token text stays text), as fast-forward does.
+  // tokenize(text, { special, maxTokens? }) → { done: Promise<outcome>, cancel() }: on a worker
+  // thread (prompt_tokenizer.hpp); cancel() stops it between pieces. The outcome: { tokens
+  // (Int32Array, null when refused or cancelled), tooLong, atLeast, cancelled, work }.
+  // tokenizePrompt(text) / tokenizeText(text) → Promise<Int32Array>: the same without a limit.
+  // TOOLMASK_TEST_TOKENIZE_HOLD=<mark> (tests): a tokenize() whose text holds <mark> waits for its
+  // cancel() before it starts, so that only a cancel ends it.
   class TokenizeWorker : public Napi::AsyncWorker {
    public:
-    TokenizeWorker(Napi::Env env, std::shared_ptr<Model> model, std::string text, bool special)
-        : Napi::AsyncWorker(env, "toolmask.tokenizePrompt"),
+    TokenizeWorker(Napi::Env env, std::shared_ptr<Model> model, std::string text, bool special, int64_t maxTokens,
+                   bool outcome, std::string hold)
+        : Napi::AsyncWorker(env, "toolmask.tokenize"),
           deferred_(Napi::Promise::Deferred::New(env)),
           model_(std::move(model)),
           text_(std::move(text)),
-          special_(special) {}
+          special_(special),
+          maxTokens_(maxTokens),
+          outcome_(outcome),
+          hold_(std::move(hold)) {}
     Napi::Promise promise() { return deferred_.Promise(); }
+    std::shared_ptr<std::atomic<bool>> cancel = std::make_shared<std::atomic<bool>>(false);
 
    protected:
     void Execute() override {
       try {
-        tokens_ = special_ ? tokenizePrompt(llama::api(), model_->vocab(), text_)
-                           : tokenizeText(llama::api(), model_->vocab(), text_);
+        if (!hold_.empty() && text_.find(hold_) != std::string::npos)
+          while (!cancel->load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        out_ = model_->tokenizer().tokenize(text_, special_, {maxTokens_, cancel.get()});
       } catch (const std::exception& e) { SetError(e.what()); }
     }
     void OnOK() override {
-      auto out = Napi::Int32Array::New(Env(), tokens_.size());
-      std::copy(tokens_.begin(), tokens_.end(), out.Data());
-      deferred_.Resolve(out);
+      Napi::Env env = Env();
+      auto tokens = Napi::Int32Array::New(env, out_.tokens.size());
+      std::copy(out_.tokens.begin(), out_.tokens.end(), tokens.Data());
+      if (!outcome_) return deferred_.Resolve(tokens);
+      auto o = Napi::Object::New(env);
+      const bool refused = out_.tooLong || out_.cancelled;
+      o.Set("tokens", refused ? env.Null() : Napi::Value(tokens));
+      o.Set("tooLong", out_.tooLong);
+      o.Set("atLeast", double(out_.atLeast));
+      o.Set("cancelled", out_.cancelled);
+      auto w = Napi::Object::New(env);
+      const llama::TokenizeWork& k = out_.work;
+      w.Set("scannedBytes", double(k.scannedBytes));
+      w.Set("occurrences", double(k.occurrences));
+      w.Set("checkedBytes", double(k.checkedBytes));
+      w.Set("pieces", double(k.pieces));
+      w.Set("llamaCalls", double(k.llamaCalls));
+      w.Set("llamaBytes", double(k.llamaBytes));
+      o.Set("work", w);
+      deferred_.Resolve(o);
     }
     void OnError(const Napi::Error& e) override { deferred_.Reject(e.Value()); }
 
@@ -137,17 +172,57 @@ class ModelWrap : public Napi::ObjectWrap<ModelWrap> {
     std::shared_ptr<Model> model_;
     std::string text_;
     bool special_;
-    std::vector<llama_token> tokens_;
+    int64_t maxTokens_;
+    bool outcome_;
+    std::string hold_;
+    llama::TokenizeOutcome out_;
   };
-  Napi::Value Tokenize(const Napi::CallbackInfo& info) { return tokenizeWith(info, "tokenizePrompt", true); }
+  Napi::Value Tokenize(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    if (!info[0].IsString() || !info[1].IsObject())
+      throw Napi::TypeError::New(env, "tokenize(text: string, { special: boolean, maxTokens?: number })");
+    live(env);
+    auto o = info[1].As<Napi::Object>();
+    const double maxTokens = numberProp(o, "maxTokens", -1);
+    if (maxTokens != -1 && !(maxTokens >= 0 && maxTokens <= 9007199254740991.0 && maxTokens == std::floor(maxTokens)))
+      throw Napi::RangeError::New(env, "maxTokens must be a non-negative integer");
+    const char* hold = std::getenv("TOOLMASK_TEST_TOKENIZE_HOLD");
+    auto* w = new TokenizeWorker(env, model, info[0].As<Napi::String>().Utf8Value(),
+                                 o.Get("special").ToBoolean().Value(), int64_t(maxTokens), true, hold ? hold : "");
+    auto out = Napi::Object::New(env);
+    out.Set("done", w->promise());
+    std::shared_ptr<std::atomic<bool>> cancel = w->cancel;
+    out.Set("cancel", Napi::Function::New(env, [cancel](const Napi::CallbackInfo& i) {
+              cancel->store(true);
+              return i.Env().Undefined();
+            }));
+    w->Queue();
+    return out;
+  }
+  Napi::Value TokenizePrompt(const Napi::CallbackInfo& info) { return tokenizeWith(info, "tokenizePrompt", true); }
   Napi::Value TokenizeText(const Napi::CallbackInfo& info) { return tokenizeWith(info, "tokenizeText", false); }
   Napi::Value tokenizeWith(const Napi::CallbackInfo& info, const char* name, bool special) {
     if (!info[0].IsString()) throw Napi::TypeError::New(info.Env(), std::string(name) + "(text: string)");
     live(info.Env());
-    auto* w = new TokenizeWorker(info.Env(), model, info[0].As<Napi::String>().Utf8Value(), special);
+    auto* w = new TokenizeWorker(info.Env(), model, info[0].As<Napi::String>().Utf8Value(), special, -1, false, "");
     Napi::Promise p = w->promise();
     w->Queue();
     return p;
+  }
+  // llamaTokenize(text, parseSpecial) → Int32Array, on this thread: llama.cpp's own llama_tokenize,
+  // the oracle tests compare tokenize() with (its special-token split is quadratic).
+  Napi::Value LlamaTokenize(const Napi::CallbackInfo& info) {
+    if (!info[0].IsString() || !info[1].IsBoolean())
+      throw Napi::TypeError::New(info.Env(), "llamaTokenize(text: string, parseSpecial: boolean)");
+    Model& m = live(info.Env());
+    std::vector<llama_token> t;
+    try {
+      t = llama::llamaTokenize(llama::api(), m.vocab(), info[0].As<Napi::String>().Utf8Value(),
+                               info[1].As<Napi::Boolean>().Value());
+    } catch (const std::exception& e) { throw Napi::Error::New(info.Env(), e.what()); }
+    auto out = Napi::Int32Array::New(info.Env(), t.size());
+    std::copy(t.begin(), t.end(), out.Data());
+    return out;
   }
   // startDecoding({ parallel, contextSize, threads, batchTokens? }): once, after loading.
   Napi::Value StartDecoding(const Napi::CallbackInfo& info) {
@@ -200,18 +275,20 @@ Napi::FunctionReference* ctorOf(const Napi::CallbackInfo& info) {
 // Loads off the JS thread; llama.cpp's load progress streams back to onProgress (if given).
 class LoadModelWorker : public Napi::AsyncProgressQueueWorker<float> {
  public:
-  LoadModelWorker(Napi::Function onProgress, Napi::FunctionReference* ctor, std::string path, int gpuLayers)
+  LoadModelWorker(Napi::Function onProgress, Napi::FunctionReference* ctor, std::string path, int gpuLayers,
+                  bool vocabOnly)
       : Napi::AsyncProgressQueueWorker<float>(onProgress),
         deferred_(Napi::Promise::Deferred::New(onProgress.Env())),
         ctor_(ctor),
         path_(std::move(path)),
-        gpuLayers_(gpuLayers) {}
+        gpuLayers_(gpuLayers),
+        vocabOnly_(vocabOnly) {}
   Napi::Promise promise() { return deferred_.Promise(); }
 
  protected:
   void Execute(const ExecutionProgress& progress) override {
     try {
-      model_ = std::make_shared<Model>(path_, gpuLayers_, [&](float p) { progress.Send(&p, 1); });
+      model_ = std::make_shared<Model>(path_, gpuLayers_, [&](float p) { progress.Send(&p, 1); }, vocabOnly_);
     } catch (const std::exception& e) { SetError(e.what()); }
   }
   void OnProgress(const float* data, size_t count) override {
@@ -230,19 +307,20 @@ class LoadModelWorker : public Napi::AsyncProgressQueueWorker<float> {
   Napi::FunctionReference* ctor_;
   std::string path_;
   int gpuLayers_;
+  bool vocabOnly_;
   std::shared_ptr<Model> model_;
 };
 
 Napi::Value LoadModel(const Napi::CallbackInfo& info) {
   if (info.Length() < 3 || !info[0].IsString() || !info[1].IsNumber() || !info[2].IsFunction())
-    throw Napi::TypeError::New(info.Env(),
-                               "llamaLoadModel(path: string, gpuLayers: number, onProgress: (fraction) => void)");
+    throw Napi::TypeError::New(
+        info.Env(), "llamaLoadModel(path: string, gpuLayers: number, onProgress: (fraction) => void, vocabOnly?)");
   try {
     llama::api();
   } catch (const std::exception& e) { throw Napi::Error::New(info.Env(), e.what()); }
   int gpuLayers = info[1].As<Napi::Number>().Int32Value();
   auto* w = new LoadModelWorker(info[2].As<Napi::Function>(), ctorOf(info), info[0].As<Napi::String>().Utf8Value(),
-                                gpuLayers);
+                                gpuLayers, info[3].ToBoolean().Value());
   Napi::Promise p = w->promise();
   w->Queue();
   return p;

@@ -20,6 +20,7 @@ namespace toolmask::llama {
   X(llama_init_from_model) X(llama_free) X(llama_model_n_ctx_train)                                         \
   X(llama_model_get_vocab) X(llama_model_chat_template) X(llama_model_meta_val_str)                         \
   X(llama_vocab_n_tokens) X(llama_vocab_get_text) X(llama_vocab_get_attr) X(llama_vocab_is_eog)             \
+  X(llama_vocab_type)                                                                                       \
   X(llama_vocab_bos) X(llama_vocab_eos) X(llama_vocab_get_add_bos) X(llama_token_to_piece)                  \
   X(llama_tokenize) X(llama_batch_init) X(llama_batch_free) X(llama_decode) X(llama_get_memory)             \
   X(llama_memory_seq_rm)                                                                                    \

@@ -42,9 +42,11 @@ ModelVocabulary readVocabulary(const Api& a, const llama_vocab* vocab) {
   v.offsets.push_back(0);
   v.kinds.resize(size_t(n));
   v.pieces.resize(size_t(n));
+  v.attrs.resize(size_t(n));
   v.bytes.reserve(size_t(n) * 8);
   for (llama_token id = 0; id < n; id++) {
     v.kinds[id] = kindOf(a, vocab, id);
+    v.attrs[id] = uint32_t(a.llama_vocab_get_attr(vocab, id));
     // Nothing renders an unused id; token_to_piece may still print placeholder text for it.
     if (v.kinds[id] != uint8_t(TokenKind::Unused)) appendPiece(a, vocab, id, v.bytes);
     v.offsets.push_back(uint32_t(v.bytes.size()));
@@ -54,10 +56,11 @@ ModelVocabulary readVocabulary(const Api& a, const llama_vocab* vocab) {
   return v;
 }
 
-Model::Model(const std::string& path, int gpuLayers, const std::function<void(float)>& onProgress) {
+Model::Model(const std::string& path, int gpuLayers, const std::function<void(float)>& onProgress, bool vocabOnly) {
   const Api& a = api();
   llama_model_params params = a.llama_model_default_params();
   params.n_gpu_layers = gpuLayers;
+  params.vocab_only = vocabOnly;
   if (onProgress) {
     params.progress_callback = [](float p, void* user) {
       (*static_cast<const std::function<void(float)>*>(user))(p);
@@ -75,6 +78,7 @@ Model::Model(const std::string& path, int gpuLayers, const std::function<void(fl
   vocab_ = a.llama_model_get_vocab(model_);
   try {
     vocabulary_ = readVocabulary(a, vocab_);
+    tokenizer_ = std::make_unique<PromptTokenizer>(a, vocab_, vocabulary_);
   } catch (...) {
     a.llama_model_free(model_);
     throw;

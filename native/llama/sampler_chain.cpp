@@ -1,35 +1,6 @@
 #include "sampler_chain.hpp"
 
-#include <stdexcept>
-
 namespace toolmask::llama {
-
-namespace {
-
-std::vector<llama_token> tokenize(const Api& a, const llama_vocab* vocab, const std::string& text, bool parseSpecial) {
-  std::vector<llama_token> out(text.size() + 8);
-  int32_t n =
-      a.llama_tokenize(vocab, text.data(), int32_t(text.size()), out.data(), int32_t(out.size()), false, parseSpecial);
-  if (n < 0) {
-    out.resize(size_t(-n));
-    n = a.llama_tokenize(vocab, text.data(), int32_t(text.size()), out.data(), int32_t(out.size()), false,
-                         parseSpecial);
-  }
-  if (n < 0) throw std::runtime_error("could not tokenize the text");
-  out.resize(size_t(n));
-  return out;
-}
-
-}  // namespace
-
-// add_special false: the chat template writes the BOS text itself where the model wants one.
-std::vector<llama_token> tokenizePrompt(const Api& a, const llama_vocab* vocab, const std::string& text) {
-  return tokenize(a, vocab, text, true);
-}
-
-std::vector<llama_token> tokenizeText(const Api& a, const llama_vocab* vocab, const std::string& text) {
-  return tokenize(a, vocab, text, false);
-}
 
 llama_sampler* buildSamplerChain(const Api& a, const GenerationRequest& req, int32_t nVocab, MaskStats* stats,
                                  llama_sampler** mask) {

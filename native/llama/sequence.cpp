@@ -37,7 +37,7 @@ Sequence::Sequence(std::shared_ptr<Job> j, llama_seq_id seqId, const Model& mode
     throw std::runtime_error("the grammar was compiled for a vocabulary of " +
                              std::to_string(req.grammar->vocab().size()) + " tokens, the model has " +
                              std::to_string(nVocab) + "; compile it on model.vocabulary");
-  prompt_ = req.tokens.empty() ? tokenizePrompt(a_, model.vocab(), req.prompt)
+  prompt_ = req.tokens.empty() ? model.tokenizer().tokenize(req.prompt, true).tokens
                                : std::vector<llama_token>(req.tokens.begin(), req.tokens.end());
   for (llama_token t : prompt_)
     if (t < 0 || t >= nVocab)
@@ -140,7 +140,7 @@ void Sequence::fastForward(llama_token tok, size_t room) {
   size_t len = 0;
   const uint8_t* p = g.vocab().tokenBytes(uint32_t(tok), len);
   const std::vector<llama_token> ids =
-      tokenizeText(a_, model_.vocab(), std::string(reinterpret_cast<const char*>(p), len) + run.bytes);
+      model_.tokenizer().tokenize(std::string(reinterpret_cast<const char*>(p), len) + run.bytes, false).tokens;
   const std::vector<uint32_t> forced =
       fastForwardTokens(g, m.state(), uint32_t(tok), run, std::vector<uint32_t>(ids.begin(), ids.end()), room);
   const std::vector<llama_token> toks(forced.begin(), forced.end());

@@ -88,6 +88,8 @@ run(
     "test/test-model/llama-abort",
     "test/test-model/llama-backend",
     "test/test-model/server-varied-schemas",
+    "test/test-model/prompt-tokenizer",
+    "test/test-model/server-tokenize-bombs",
   ],
   { env: { ...addonEnv, TOOLMASK_VARIED_REQUESTS: "400" } },
 );

@@ -1,16 +1,21 @@
 // Errors generate() raises because of what the request asked, beyond the grammar's own.
 
-/** The rendered prompt does not fit the model's context (checked before any grammar is compiled). */
+/**
+ * The rendered prompt does not fit the model's context (checked before any grammar is compiled).
+ * atLeast: promptTokens is a lower bound, found from the prompt's length without tokenizing all of it.
+ */
 export class ContextLengthError extends RangeError {
   readonly promptTokens: number;
   readonly contextSize: number;
-  constructor(promptTokens: number, contextSize: number) {
+  readonly atLeast: boolean;
+  constructor(promptTokens: number, contextSize: number, atLeast = false) {
     super(
-      `the prompt has ${promptTokens} tokens but the context holds ${contextSize}; load the model with a larger contextSize or shorten the messages`,
+      `the prompt has ${atLeast ? "at least " : ""}${promptTokens} tokens but the context holds ${contextSize}; load the model with a larger contextSize or shorten the messages`,
     );
     this.name = "ContextLengthError";
     this.promptTokens = promptTokens;
     this.contextSize = contextSize;
+    this.atLeast = atLeast;
   }
 }
 

@@ -3,7 +3,7 @@
 // output.
 import { checkToolLimits, markToolLimitsChecked } from "../parser/tool-limits.js";
 import { compileGrammarAsync, FINISH_HORIZON } from "../grammar/compile.js";
-import { ContextLengthError, MaxTokensTooSmallError } from "./errors.js";
+import { MaxTokensTooSmallError } from "./errors.js";
 import {
   loadNative,
   type NativeAddon,
@@ -19,6 +19,7 @@ import type { LlamaModel } from "./model.js";
 import { StopScanner } from "./stop.js";
 import type { GenerateOptions } from "./generate-options.js";
 import { prepareChat } from "./prepare-chat.js";
+import { tokenizeChatPrompt } from "./prompt-tokens.js";
 
 export { GENERATE_OPTION_NAMES, type GenerateOptions } from "./generate-options.js";
 
@@ -100,14 +101,18 @@ export interface PreparedGeneration {
 /**
  * Checks the options, renders the prompt, builds the grammar, tokenizes the prompt, then compiles
  * the grammar, both on worker threads: a request refused for its length never pays for a compile,
- * and the decode thread (shared by every generation) neither tokenizes nor compiles. The grammar reference in `request` is released by runGeneration.
+ * and the decode thread (shared by every generation) neither tokenizes nor compiles. `signal`
+ * stops the tokenizing. The grammar reference in `request` is released by runGeneration.
  */
-export async function prepareGeneration(model: LlamaModel, options: GenerateOptions): Promise<PreparedGeneration> {
+export async function prepareGeneration(
+  model: LlamaModel,
+  options: GenerateOptions,
+  signal: AbortSignal | undefined = options.signal,
+): Promise<PreparedGeneration> {
   const t0 = performance.now();
   const chat = prepareChat(model, options);
   const { prompt, maxTokens, ir, dialectOptions, sampling } = chat;
-  const promptTokens = await model.native.tokenizePrompt(prompt);
-  if (promptTokens.length >= model.contextSize) throw new ContextLengthError(promptTokens.length, model.contextSize);
+  const promptTokens = await tokenizeChatPrompt(model, prompt, signal);
   const grammar = ir ? (await compileGrammarAsync(ir, model.vocabulary)).native : undefined;
   if (grammar && chat.callRequired && maxTokens <= FINISH_HORIZON) {
     // The grammar's start needs a call: a maxTokens below its shortest one could only cut it
@@ -227,7 +232,7 @@ export async function startGeneration(
 ): Promise<{ prepared: PreparedGeneration; run: Promise<NativeGenerationResult> }> {
   const release = model.hold();
   try {
-    const prepared = await prepareGeneration(model, options);
+    const prepared = await prepareGeneration(model, options, signal);
     return { prepared, run: runGeneration(model, prepared, signal, onTokens) }; // submitted by now
   } finally {
     release();

@@ -1,11 +1,36 @@
-// How many tokens a request's prompt takes, as generate() would feed it (the chat template rendered
-// with the messages, tools and thinking switch), without compiling a grammar or decoding: what
-// Anthropic's count_tokens answers.
+// A rendered prompt as the model's tokens (native/llama/prompt_tokenizer.hpp: linear in the
+// prompt's length, on a worker thread), refused with ContextLengthError when it cannot fit the
+// context — before any tokenizing where a lower bound from its length shows it — and stopped
+// between pieces when the signal aborts. countPromptTokens: how many tokens a request's prompt
+// takes, as generate() would feed it (the chat template rendered with the messages, tools and
+// thinking switch), without compiling a grammar or decoding: what Anthropic's count_tokens answers.
+import { ContextLengthError } from "./errors.js";
 import type { GenerateOptions } from "./generate-options.js";
 import type { LlamaModel } from "./model.js";
 import { prepareChat } from "./prepare-chat.js";
 
+/** The prompt's tokens; throws ContextLengthError when they reach the context, the signal's reason when it aborts. */
+export async function tokenizeChatPrompt(model: LlamaModel, prompt: string, signal?: AbortSignal): Promise<Int32Array> {
+  signal?.throwIfAborted();
+  const job = model.native.tokenize(prompt, { special: true, maxTokens: model.contextSize - 1 });
+  const cancel = () => job.cancel();
+  signal?.addEventListener("abort", cancel, { once: true });
+  let out: Awaited<typeof job.done>;
+  try {
+    out = await job.done; // settles once the worker thread has stopped
+  } finally {
+    signal?.removeEventListener("abort", cancel);
+  }
+  if (out.cancelled) {
+    signal?.throwIfAborted();
+    throw new Error("tokenizing the prompt was cancelled");
+  }
+  if (out.tooLong || !out.tokens) throw new ContextLengthError(out.atLeast, model.contextSize, true);
+  if (out.tokens.length >= model.contextSize) throw new ContextLengthError(out.tokens.length, model.contextSize);
+  return out.tokens;
+}
+
 export async function countPromptTokens(model: LlamaModel, options: GenerateOptions): Promise<number> {
   const { prompt } = prepareChat(model, { ...options, mask: false });
-  return (await model.native.tokenizePrompt(prompt)).length;
+  return (await tokenizeChatPrompt(model, prompt, options.signal)).length;
 }

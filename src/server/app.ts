@@ -120,7 +120,11 @@ export function buildApp(o: AppOptions): FastifyInstance {
       throw new ApiError(503, "the server is shutting down", { type: "server_error", code: "server_closing" });
     return anthropicMessages(req, reply, o);
   });
-  app.post("/v1/messages/count_tokens", { config: messagesConfig }, async (req) => countTokens(req, o));
+  app.post("/v1/messages/count_tokens", { config: messagesConfig }, async (req, reply) => {
+    if (o.closing())
+      throw new ApiError(503, "the server is shutting down", { type: "server_error", code: "server_closing" });
+    return countTokens(req, reply, o);
+  });
 
   // OpenAI's Responses API (src/server/responses/), errors in OpenAI's shape.
   app.post("/v1/responses", async (req, reply) => {

@@ -1,6 +1,6 @@
-// What every generation route shares: the request waits for a slot, a client that disconnects
-// (while waiting or while decoding) aborts its generation through the AbortSignal generate()
-// takes, and closing the server answers 503. A stream's first event is held until decoding has
+// What every generation route (and count_tokens) shares: the request waits for a slot, a client
+// that disconnects (while waiting, while its prompt is tokenized or while decoding) aborts its work
+// through the AbortSignal generate() takes, and closing the server answers 503. A stream's first event is held until decoding has
 // produced something, so an error before that (a prompt longer than the context) is still
 // answered as a JSON error with its status; after it, an error goes as the API's error event.
 import type { FastifyReply } from "fastify";

@@ -28,9 +28,11 @@ export async function anthropicMessages(req: FastifyRequest, reply: FastifyReply
 
 /**
  * POST /v1/messages/count_tokens: the request's prompt tokens as the model's template renders them
- * (what input_tokens would say), nothing decoded. A gateway does not tokenize: 404 there.
+ * (what input_tokens would say), nothing decoded; refused as /v1/messages would refuse it (a prompt
+ * that cannot fit the context included). It runs in a generation slot like /v1/messages (429 when
+ * the line is full), and a client that leaves stops its tokenizing. A gateway does not tokenize: 404 there.
  */
-export async function countTokens(req: FastifyRequest, ctx: ChatContext): Promise<{ input_tokens: number }> {
+export async function countTokens(req: FastifyRequest, reply: FastifyReply, ctx: ChatContext): Promise<unknown> {
   const count = ctx.backend.countPromptTokens;
   if (!count)
     throw new ApiError(
@@ -40,6 +42,5 @@ export async function countTokens(req: FastifyRequest, ctx: ChatContext): Promis
     );
   const { options } = parseMessagesRequest(req.body, ctx.backend.bounds, true);
   servedName(ctx, (req.body as { model?: unknown }).model);
-  const opts = { ...options, ...(ctx.dialect ? { dialect: ctx.dialect } : {}) };
-  return { input_tokens: await count.call(ctx.backend, opts) };
+  return runInSlot(reply, ctx, options, async (run) => ({ input_tokens: await count.call(ctx.backend, run.options) }));
 }

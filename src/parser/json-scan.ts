@@ -40,15 +40,23 @@ export function withoutJsonWs(text: string): string {
 
 const STRUCTURE = /["{}[\]]/g;
 
+/** An open container: an object's keys so far (a list while short) and its last key, or an array. */
+interface Frame {
+  start: number;
+  keys?: string[] | Set<string>;
+  key?: string;
+  reported?: boolean;
+  /** An array's elements counted so far (for a path reported), and up to where. */
+  counted?: { to: number; n: number };
+}
+
 /**
  * The objects of a JSON text that give a key twice (each object's first repeated key), in written
  * order, at most `limit` of them. A string is a key when a ":" follows it; an array position is
- * counted only for a path that is reported.
+ * counted only for a path that is reported, resuming where the last count stopped (linear time).
  */
-export function duplicateKeys(text: string, limit = 16): DuplicateKey[] {
+export function duplicateKeys(text: string, limit = Number.POSITIVE_INFINITY): DuplicateKey[] {
   const out: DuplicateKey[] = [];
-  // Open containers: an object's keys so far (a list while short) and its last key, or an array.
-  type Frame = { start: number; keys?: string[] | Set<string>; key?: string; reported?: boolean };
   const stack: Frame[] = [];
   STRUCTURE.lastIndex = 0;
   for (let m = STRUCTURE.exec(text); m !== null && out.length < limit; m = STRUCTURE.exec(text)) {
@@ -79,7 +87,7 @@ export function duplicateKeys(text: string, limit = 16): DuplicateKey[] {
       const path: JsonPath = [];
       for (let f = 0; f < stack.length - 1; f++) {
         const frame = stack[f]!;
-        path.push(frame.keys !== undefined ? frame.key! : arrayPosition(text, frame.start, stack[f + 1]!.start));
+        path.push(frame.keys !== undefined ? frame.key! : arrayPosition(text, frame, stack[f + 1]!.start));
       }
       out.push({ path, key });
     }
@@ -145,16 +153,20 @@ function valueEnd(text: string, i: number): number {
   return text.length;
 }
 
-/** The position in the array opening at `open` of the element that starts at or after `at`: the commas before it at its depth. */
-function arrayPosition(text: string, open: number, at: number): number {
+/**
+ * The position in the array `frame` of the element that starts at or after `at`: the commas before
+ * it at its depth, counted on from the frame's last count.
+ */
+function arrayPosition(text: string, frame: Frame, at: number): number {
+  let { to, n } = frame.counted ?? { to: frame.start + 1, n: 0 };
   let depth = 0;
-  let n = 0;
-  for (let k = open + 1; k < at; k++) {
-    const c = text.charCodeAt(k);
-    if (c === 0x22) k = jsonStringEnd(text, k);
+  for (; to < at; to++) {
+    const c = text.charCodeAt(to);
+    if (c === 0x22) to = jsonStringEnd(text, to);
     else if (c === 0x7b || c === 0x5b) depth++;
     else if (c === 0x7d || c === 0x5d) depth--;
     else if (c === 0x2c && depth === 0) n++;
   }
+  frame.counted = { to: at, n };
   return n;
 }

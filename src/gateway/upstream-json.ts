@@ -7,7 +7,7 @@
 // then unknown), refuses the answer: an UpstreamError naming the key and where it stands (a 502).
 // The scan costs about what JSON.parse does on an answer of text, about three times as much on one
 // of many small objects (docs/reliability.md).
-import { duplicateKeys, pathText, valueTextAt, type JsonPath } from "../parser/json-scan.js";
+import { duplicateKeys, givenTwice, pathText, valueTextAt, type JsonPath } from "../parser/json-scan.js";
 import type { CallsAsSent } from "./engines/types.js";
 import { UpstreamError } from "./pool.js";
 
@@ -40,9 +40,8 @@ export function readUpstreamJson(
         malformed.set(position, `the key ${JSON.stringify(d.key)} is given twice in ${where}`);
       continue;
     }
-    const where = d.path.length === 0 ? "the top-level object" : pathText(d.path);
     throw new UpstreamError(
-      `${url} sent ${what} that gives the key ${JSON.stringify(d.key)} twice in ${where}; JSON.parse would keep the last one, so which is meant is unknown`,
+      `${url} sent ${what} that ${givenTwice(d)}; JSON.parse would keep the last one, so which is meant is unknown`,
     );
   }
   return {

@@ -130,6 +130,11 @@ export function pathText(path: JsonPath): string {
   return path.reduce<string>((w, s) => (typeof s === "number" ? `${w}[${s}]` : memberPath(w, s)), "");
 }
 
+/** `gives the key "k" twice in choices[0].message`: what a JSON text does wrong, for a message. */
+export function givenTwice(d: DuplicateKey): string {
+  return `gives the key ${JSON.stringify(d.key)} twice in ${d.path.length === 0 ? "the top-level object" : pathText(d.path)}`;
+}
+
 const isWs = (c: number) => c === 0x20 || c === 0x0a || c === 0x09 || c === 0x0d;
 
 function skipWs(text: string, i: number): number {

@@ -1,6 +1,6 @@
 // Arguments are checked with the same grammar the mask uses for them (the tool's JSON schema,
 // lowered to our IR and matched over bytes): a call runs only with arguments its schema accepts.
-import { jsonArguments } from "../dialects/call-grammar.js";
+import { jsonArgumentsText } from "../dialects/call-grammar.js";
 import type { ToolDef } from "../dialects/tools.js";
 import { invalidJsonReason } from "../parser/calls.js";
 import { readExactJson } from "../parser/exact-json.js";
@@ -17,7 +17,7 @@ export function toolDefOf(tool: AgentTool, where: string): ToolDef {
   const def: ToolDef = { name: tool.name, parameters: p, properties, required };
   try {
     // Lowers and compiles the schema now, so an unsupported schema fails before any request.
-    grammarAccepts(jsonArguments(def), "{}");
+    grammarAccepts(jsonArgumentsText(def), "{}");
   } catch (e) {
     throw new TypeError(`${where}.parameters cannot be checked: ${(e as Error).message}`);
   }
@@ -28,7 +28,8 @@ export function toolDefOf(tool: AgentTool, where: string): ToolDef {
  * The parsed arguments, or why they are not arguments this tool can be run with. They are read
  * so that the tool gets exactly what was written (src/parser/exact-json.ts): a repeated key, or a
  * number whose double is another number (1e999, 12345678901234567891), is refused naming it. The
- * text then passes when the grammar accepts it as written (what the mask lets a model write) or
+ * text then passes when the grammar accepts it as written (what the mask lets a model write: the
+ * arguments object with the JSON whitespace the call envelopes allow around it, jsonArgumentsText) or
  * once written again by JSON.stringify (the same value in a spelling the grammar does not take:
  * `1.0` for an integer, `\u0061` in a key; JSON.parse also moves integer-like keys first, which
  * is why the text as written is tried first).
@@ -44,7 +45,7 @@ export function checkArguments(def: ToolDef, text: string): { args: Record<strin
   const value = read.value;
   if (value === null || typeof value !== "object" || Array.isArray(value))
     return { error: "the arguments must be a JSON object" };
-  const grammar = jsonArguments(def);
+  const grammar = jsonArgumentsText(def);
   if (!grammarAccepts(grammar, text) && !grammarAccepts(grammar, JSON.stringify(value)))
     return {
       error: `the arguments do not fit the tool's parameters: ${undeclaredReason(def, value as Record<string, unknown>) ?? invalidJsonReason(def, value)}`,

@@ -1,8 +1,10 @@
 // Any OpenAI-compatible chat completions endpoint, over the global fetch. One request per turn:
 // a failure is reported, never retried behind the caller's back; an answer whose calls' arguments
-// JSON.parse changed (sent as objects) is refused naming what changed.
+// JSON.parse changed (sent as objects), or that gives a key twice anywhere, is refused naming what
+// and where.
 import { AgentRequestError, type ModelClient, type ModelTurn, type TurnRequest } from "./client.js";
 import { valueChange } from "../parser/exact-json.js";
+import { duplicateKeys, givenTwice } from "../parser/json-scan.js";
 import { JsonObject, type Json } from "../parser/json-value.js";
 import { readJson } from "../parser/read-value.js";
 import { assistantMessage } from "./history.js";
@@ -84,6 +86,10 @@ function turnOf(text: string, url: string, status: number, turn: number): ModelT
   if (!choice || typeof choice !== "object") throw fail("the body has no choices[0]");
   const changed = objectArgumentsChange(choice.message, text);
   if (changed !== undefined) throw fail(`arguments sent as an object hold what JSON.parse changes: ${changed}`);
+  // JSON.parse kept a repeated key's last value: two tool_calls lists, two arguments of one call.
+  const repeated = duplicateKeys(text, 1)[0];
+  if (repeated !== undefined)
+    throw fail(`the body ${givenTwice(repeated)}; JSON.parse would keep the last one, so which is meant is unknown`);
   let message;
   try {
     message = assistantMessage(choice.message, `call_${turn}`);

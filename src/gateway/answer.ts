@@ -1,10 +1,12 @@
 // One upstream answer read as it arrives: the response body (JSON, or server-sent events) through
 // the engine adapter into pieces of text, call fragments and the end, under the cap of body-cap.ts
-// (a streamed answer's text too). A stream that closes before its end, or breaks, is an
+// (a streamed answer's text too), its JSON read by upstream-json.ts (a key given twice is a
+// verdict, never resolved in silence). A stream that closes before its end, or breaks, is an
 // UpstreamError: never an answer that looks complete.
-import { boundedEvents, readJsonBody, type BodyCap } from "./body-cap.js";
+import { boundedEvents, readBodyText, type BodyCap } from "./body-cap.js";
 import type { EngineAdapter, StreamState, UpstreamPiece } from "./engines/types.js";
 import { UpstreamError } from "./pool.js";
+import { readUpstreamJson } from "./upstream-json.js";
 
 /** The characters of answer a piece carries: text, reasoning, call fragments. */
 function pieceSize(p: UpstreamPiece): number {
@@ -21,7 +23,8 @@ export async function* readAnswer(
   cap: BodyCap,
 ): AsyncGenerator<UpstreamPiece, void, undefined> {
   if (!stream) {
-    yield engine.readBody(await readJsonBody(response, cap, url));
+    const read = readUpstreamJson(await readBodyText(response, cap, url), "an answer", url, engine.callsAt?.(false));
+    yield engine.readBody(read.value, read.calls);
     return;
   }
   if (!response.body) throw new UpstreamError(`${url} sent an empty stream`);
@@ -33,15 +36,11 @@ export async function* readAnswer(
     for await (const event of events) {
       if (event.data === "[DONE]") break;
       if (ended) continue; // usage-only events after the end
-      let data: unknown;
-      try {
-        data = JSON.parse(event.data);
-      } catch {
-        throw new UpstreamError(`${url} sent a stream event that is not JSON: ${event.data.slice(0, 200)}`);
-      }
+      const read = readUpstreamJson(event.data, "a stream event", url, engine.callsAt?.(true));
+      const data = read.value;
       if (data && typeof data === "object" && "error" in data)
         throw new UpstreamError(`${url} ended the stream with an error: ${JSON.stringify(data.error).slice(0, 500)}`);
-      const piece = engine.readEvent(data, state);
+      const piece = engine.readEvent(data, state, read.calls);
       size += pieceSize(piece);
       if (size > cap.bytes) throw new UpstreamError(`${url} streamed an answer over ${cap.what}`);
       state.text += piece.text;

@@ -59,15 +59,11 @@ export function upstreamBodyCap(tokens: number, requestBytes: number, fixed?: nu
   };
 }
 
-/** A whole answer's JSON, read under `cap`: an UpstreamError naming the cap past it, or when it is not JSON. */
-export async function readJsonBody(response: Response, cap: BodyCap, url: string): Promise<unknown> {
+/** A whole answer's text, read under `cap`: an UpstreamError naming the cap past it. */
+export async function readBodyText(response: Response, cap: BodyCap, url: string): Promise<string> {
   const { text, over } = await readUpTo(response, cap.bytes);
   if (over) throw new UpstreamError(`${url} sent an answer over ${cap.what}`);
-  try {
-    return JSON.parse(text);
-  } catch (err) {
-    throw new UpstreamError(`${url} sent an answer that is not JSON: ${(err as Error).message}`);
-  }
+  return text;
 }
 
 /**

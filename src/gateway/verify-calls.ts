@@ -7,6 +7,8 @@
 import { jsonArgumentsText } from "../dialects/call-grammar.js";
 import { resolveOptions, type DialectOptions } from "../dialects/options.js";
 import { invalidJsonReason } from "../parser/calls.js";
+import { JsonObject } from "../parser/json-value.js";
+import { readJson } from "../parser/read-value.js";
 import type { IncompleteCall, ToolCall } from "../parser/types.js";
 import { grammarAccepts } from "../parser/validate.js";
 import type { CallDelta } from "./engines/types.js";
@@ -64,14 +66,10 @@ export function verifyCalls(
       );
     if (!o.parallelToolCalls && out.toolCalls.length > 0)
       return refuse("invalid", "a second call while parallel_tool_calls is false");
-    let args: unknown;
-    try {
-      args = JSON.parse(c.arguments === "" ? "{}" : c.arguments);
-    } catch {
-      return refuse("invalid", "arguments are not JSON");
-    }
-    const missing =
-      args && typeof args === "object" && !Array.isArray(args) ? tool.required.filter((r) => !(r in args)) : [];
+    // Read as written (read-value.ts): a reason names 1e999, not JSON.parse's Infinity.
+    const args = readJson(c.arguments === "" ? "{}" : c.arguments);
+    if (args === undefined) return refuse("invalid", "arguments are not JSON");
+    const missing = args instanceof JsonObject ? tool.required.filter((r) => !args.entries.has(r)) : [];
     if (!grammarAccepts(jsonArgumentsText(tool, o.maxValueLength), c.arguments === "" ? "{}" : c.arguments))
       return refuse("invalid", invalidJsonReason(tool, args, o.maxValueLength), missing);
     out.toolCalls.push({

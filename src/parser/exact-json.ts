@@ -7,6 +7,7 @@
 // 0.1, 1.10, 12e3, 5e-324 and 1.7976931348623157e308 are; 9007199254740993, 3.14159265358979323846
 // (more digits than a double holds), 5e-999 (below the smallest double: 0) and 1e999 are not.
 import { JsonNumber, JsonObject, overflowReason, shownNumber, toPlain, type Json } from "./json-value.js";
+import { memberPath } from "./json-scan.js";
 import { readValue } from "./read-value.js";
 
 /** Why the double that the number `text` reads as is another number (undefined: it is that number). */
@@ -79,12 +80,6 @@ export function firstNumberChange(text: string): { where: string; reason: string
     found = m[0][0] !== '"' && numberChange(m[0], "") !== undefined;
   // Read again for the path (repeated keys are JSON.parse's business here: only numbers are looked at).
   return found ? valueChange(readValue(text, "json"), "", false) : undefined;
-}
-
-/** `where.key`, `where["odd key"]`; a key at the top (where "") is the key alone. */
-function memberPath(where: string, key: string): string {
-  if (!/^[A-Za-z_$][\w$]*$/.test(key)) return `${where}[${JSON.stringify(key)}]`;
-  return where === "" ? key : `${where}.${key}`;
 }
 
 /** A decimal number's value as one text: sign, digits without leading or trailing zeros, exponent ("0" for zero). */

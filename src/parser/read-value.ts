@@ -4,6 +4,7 @@
 // Exactly JSON.parse's language for "json"; for "python", exactly what the grammar's "python"
 // syntax (json-schema.ts) accepts, tuples, sets and bytes not in it. Containers are kept on an
 // explicit stack: no nesting depth overflows the call stack.
+import { jsonStringEnd } from "./json-scan.js";
 import { JsonNumber, JsonObject, type Json } from "./json-value.js";
 
 export type ValueSyntax = "json" | "python";
@@ -156,16 +157,8 @@ class Reader {
   jsonString(): string {
     const s = this.s,
       start = this.i;
-    let j = start + 1,
-      end = -1;
-    while (end < 0) {
-      const q = s.indexOf('"', j);
-      if (q < 0) this.fail("unterminated string");
-      let b = q - 1;
-      while (s.charCodeAt(b) === 0x5c) b--;
-      if ((q - 1 - b) % 2 === 0) end = q;
-      j = q + 1;
-    }
+    const end = jsonStringEnd(s, start);
+    if (end < 0) this.fail("unterminated string");
     const token = s.slice(start, end + 1);
     this.i = end + 1;
     if (!JSON_STRING_SPECIAL.test(token)) return token.slice(1, -1);

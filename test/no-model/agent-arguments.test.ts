@@ -4,7 +4,7 @@
 // takes only the declared properties; one with neither keyword takes any keys; an
 // "additionalProperties" schema (or true) takes undeclared keys that fit it.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { jsonArguments } from "../../src/dialects/call-grammar.js";
+import { jsonArguments, jsonArgumentsText } from "../../src/dialects/call-grammar.js";
 import { grammarAccepts } from "../../src/parser/validate.js";
 import { runAgent } from "../../src/index.js";
 import { loggingTool, newLog } from "../support/agent-tools.js";
@@ -42,16 +42,14 @@ async function runWith(parameters: Record<string, unknown>, args: string) {
   return { ran: log.args.length === 1, args: log.args[0], result };
 }
 
+const defOf = (parameters: Record<string, unknown>) => ({
+  name: "read_file",
+  parameters,
+  properties: (parameters.properties ?? {}) as Record<string, unknown>,
+  required: [],
+});
 const maskAllows = (parameters: Record<string, unknown>, args: string) =>
-  grammarAccepts(
-    jsonArguments({
-      name: "read_file",
-      parameters,
-      properties: (parameters.properties ?? {}) as Record<string, unknown>,
-      required: [],
-    }),
-    args,
-  );
+  grammarAccepts(jsonArguments(defOf(parameters)), args);
 
 describe("an undeclared argument", () => {
   it.each([
@@ -83,6 +81,19 @@ describe("an undeclared argument", () => {
     expect(ran).toBe(true);
     expect(got).toEqual({ path: "a", x: "0", 2: "y", lines: 2 });
   });
+
+  // Issue 30, defect 12: the check took the arguments object without the JSON whitespace the
+  // grammar allows around it (jsonArgumentsText), so these were refused as written and judged
+  // again as JSON.stringify wrote them, which moves "2" first: a tool the mask allows was not run.
+  it.each([' {"path":"a","x":"0","2":"y","lines":2}', '\n\t{"path":"a","x":"0","2":"y","lines":2}\r\n'])(
+    "%j: JSON whitespace around the object, as the grammar allows it, runs the tool",
+    async (args) => {
+      expect(grammarAccepts(jsonArgumentsText(defOf(open)), args)).toBe(true);
+      const { ran, args: got } = await runWith(open, args);
+      expect(ran).toBe(true);
+      expect(got).toEqual({ path: "a", x: "0", 2: "y", lines: 2 });
+    },
+  );
 });
 
 // Issue 30, defect 8: the arguments were read by JSON.parse, and the grammar then judged the value

@@ -89,3 +89,47 @@ describe("arguments sent as an object that JSON.parse would change", () => {
     expect(log.args).toEqual([{ mark: "ok", delay: 1 }]);
   });
 });
+
+// Issue 30, defect 8: JSON.parse keeps a repeated key's last value and says nothing, so an answer
+// with two tool_calls keys ran the second list, a call with two arguments keys its last arguments.
+// An answer that gives a key twice is refused whole, naming the key and where.
+describe("an answer that gives a key twice", () => {
+  const probe = (args: string) =>
+    `{"id": "c1", "type": "function", "function": {"name": "probe", "arguments": ${args}}}`;
+  const message = (inner: string) =>
+    `{"id": "x", "choices": [{"index": 0, "message": {"role": "assistant", "content": null, ${inner}}, "finish_reason": "tool_calls"}]}`;
+  it.each([
+    [
+      "two tool_calls keys",
+      message(`"tool_calls": [${probe('"{}"')}], "tool_calls": [${probe('"{\\"mark\\": \\"rm -rf /\\"}"')}]`),
+      /the key "tool_calls" twice in choices\[0\]\.message/,
+    ],
+    [
+      "two arguments keys in a call",
+      message(
+        `"tool_calls": [{"id": "c1", "type": "function", "function": {"name": "probe", "arguments": "{}", "arguments": "{\\"mark\\": \\"x\\"}"}}]`,
+      ),
+      /the key "arguments" twice in choices\[0\]\.message\.tool_calls\[0\]\.function/,
+    ],
+    [
+      "two names in a call",
+      message(
+        `"tool_calls": [{"id": "c1", "type": "function", "function": {"name": "probe", "name": "other", "arguments": "{}"}}]`,
+      ),
+      /the key "name" twice in choices\[0\]\.message\.tool_calls\[0\]\.function/,
+    ],
+    [
+      "two messages in a choice",
+      message('"tool_calls": []}, "message": {"content": "Done."'),
+      /"message" twice in choices\[0\]/,
+    ],
+  ])("%s: status error naming it, nothing run", async (_, body, why) => {
+    const log = newLog();
+    server.reply({ body });
+    const r = await runAgent({ client: { baseURL: server.baseURL }, tools: [loggingTool(log)], prompt: "Go" });
+    expect(r.status).toBe("error");
+    expect(r.error?.message).toMatch(why);
+    expect(r.error?.body).toBe(body);
+    expect(log.events).toEqual([]);
+  });
+});

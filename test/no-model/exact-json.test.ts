@@ -5,6 +5,9 @@
 // surround it.
 import { describe, expect, it } from "vitest";
 import { firstNumberChange, readExactJson } from "../../src/parser/exact-json.js";
+import { duplicateKeys, pathText, valueTextAt, withoutJsonWs, type JsonPath } from "../../src/parser/json-scan.js";
+import { JsonObject, type Json } from "../../src/parser/json-value.js";
+import { readValue } from "../../src/parser/read-value.js";
 
 const NUMBERS = [
   "0",
@@ -119,5 +122,79 @@ describe("readExactJson and firstNumberChange against JSON.parse", () => {
       reason: 'the number 1e999 at b[0]["odd key"][1] is beyond the range of a double (±1.7976931348623157e308)',
     });
     expect(firstNumberChange('{"a": "12345678901234567891", "b": 1.5}')).toBeUndefined();
+  });
+});
+
+// src/parser/json-scan.ts: a JSON text looked at as written. Oracles: readValue (which notes each
+// object's first repeated key), JSON.parse, and the same random text written without whitespace.
+describe("json-scan: repeated keys, the value at a path, the text without whitespace", () => {
+  const WS = ["", " ", "\n  ", "\t", "\r\n"];
+  const KEYS = ["a", "b", "c", "odd key", "\\u0061"];
+  const WORDS = ['"a"', '" a : b , \\" } "', '"x\\\\"', '"{\\"a\\": 1}"', "true", "null", "-0", "1.50", "12e3"];
+  /** A random JSON text; `ws` gives the whitespace at each place it may stand (the same draws for every `ws`). */
+  function randomText(seed: number, ws: (r: number) => string): string {
+    const rand = mulberry32(seed);
+    const w = () => ws(rand());
+    const value = (depth: number): string => {
+      const r = rand();
+      if (depth > 3 || r < 0.35) return WORDS[Math.floor(rand() * WORDS.length)]!;
+      const items = Array.from({ length: Math.floor(rand() * 4) }, () => value(depth + 1));
+      if (r < 0.6) return `[${w()}${items.map((v) => `${v}${w()}`).join(`,${w()}`)}]`;
+      return `{${w()}${items.map((v) => `"${KEYS[Math.floor(rand() * KEYS.length)]}"${w()}:${w()}${v}${w()}`).join(`,${w()}`)}}`;
+    };
+    return `${w()}${value(0)}${w()}`;
+  }
+  const spaced = (r: number) => WS[Math.floor(r * WS.length)]!;
+
+  /** Each object's first repeated key, from readValue's tree, as "path key" lines. */
+  function treeDuplicates(v: Json, path: JsonPath = [], out: string[] = []): string[] {
+    if (Array.isArray(v)) v.forEach((x, i) => treeDuplicates(x, [...path, i], out));
+    else if (v instanceof JsonObject) {
+      if (v.duplicate !== undefined) out.push(`${pathText(path)} ${v.duplicate}`);
+      for (const [k, x] of v.entries) treeDuplicates(x, [...path, k], out);
+    }
+    return out;
+  }
+
+  it("3,000 random texts: duplicateKeys finds a repeated key where readValue does, at the same paths", () => {
+    let withRepeats = 0;
+    for (let seed = 0; seed < 3000; seed++) {
+      const text = randomText(seed, spaced);
+      const found = duplicateKeys(text, 1000).map((d) => `${pathText(d.path)} ${d.key}`);
+      const tree = treeDuplicates(readValue(text, "json"));
+      // readValue's tree keeps a repeated key's last value only: what the first held is not in it.
+      expect(found.length > 0, text).toBe(tree.length > 0);
+      for (const d of tree) expect(found, text).toContain(d);
+      if (found.length > 0) withRepeats++;
+    }
+    expect(withRepeats).toBeGreaterThan(500);
+  });
+
+  it("3,000 random texts: valueTextAt gives the text of each value JSON.parse finds at each path", () => {
+    let paths = 0;
+    for (let seed = 0; seed < 3000; seed++) {
+      const text = randomText(seed, spaced);
+      if (duplicateKeys(text).length > 0) continue; // a repeated key: JSON.parse's value is the last one
+      const todo: Array<[unknown, JsonPath]> = [[JSON.parse(text), []]];
+      while (todo.length) {
+        const [v, path] = todo.pop()!;
+        const at = valueTextAt(text, path);
+        expect(at, `${text} at ${pathText(path)}`).toBeDefined();
+        expect(JSON.parse(at!), text).toStrictEqual(v);
+        paths++;
+        if (Array.isArray(v)) v.forEach((x, i) => todo.push([x, [...path, i]]));
+        else if (v !== null && typeof v === "object")
+          for (const [k, x] of Object.entries(v)) todo.push([x, [...path, k]]);
+      }
+      expect(valueTextAt(text, ["no such key"])).toBeUndefined();
+    }
+    expect(paths).toBeGreaterThan(5000);
+  });
+
+  it("3,000 random texts: withoutJsonWs is the same text written without whitespace, strings untouched", () => {
+    for (let seed = 0; seed < 3000; seed++) {
+      const text = randomText(seed, spaced);
+      expect(withoutJsonWs(text), text).toBe(randomText(seed, () => ""));
+    }
   });
 });

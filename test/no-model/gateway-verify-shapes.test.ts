@@ -224,6 +224,19 @@ describe("arguments with JSON whitespace around the object", () => {
   });
 });
 
+describe("arguments holding a number no double holds", () => {
+  it("1e999 is an invalid entry whose reason names the number as sent (it named Infinity, JSON.parse's value)", async () => {
+    const args = '{"city": "Paris", "days": 1e999}';
+    const w = await whole({ content: null, tool_calls: [call({ name: "get_weather", arguments: args })] });
+    expect(w.calls).toEqual([]);
+    expect(w.incomplete?.map((e) => [e.kind, e.reason])).toEqual([
+      ["invalid", "the number 1e999 is beyond the range of a double (±1.7976931348623157e308)"],
+    ]);
+    const s = await streamed({ tool_calls: [streamedCall(call({ name: "get_weather", arguments: args }))] });
+    expect(s).toEqual(w);
+  });
+});
+
 describe("the text engines (llama-server, vllm, sglang): an answer whose text is not a string", () => {
   const cases: Array<[EngineName, unknown, unknown, RegExp]> = [
     ["llama-server", { content: 5, stop: true }, { content: ["x"], stop: false }, /no string `content`/],

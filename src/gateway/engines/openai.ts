@@ -2,7 +2,8 @@
 // own tools): nothing is enforced there, so the answer is only verified here: its calls are
 // checked against the request's tools (verify-calls.ts), and its content is read by the dialect's
 // parser when the model's dialect is known (a call an engine failed to parse and left as markup
-// in the content is found there). The enforcement is "verify-only".
+// in the content is found there). The enforcement is "verify-only". A call that gives a key twice
+// (upstream-json.ts finds it at callsAt) is malformed, reported with its text as sent.
 import { defined, samplingOf } from "./sampling.js";
 import { endOfChoice, endOfStream, finishOf, usageOnlyEnd } from "./openai-shapes.js";
 import {
@@ -10,6 +11,7 @@ import {
   UpstreamProtocolError,
   type Obj,
   type CallDelta,
+  type CallsAsSent,
   type EngineAdapter,
   type UpstreamPiece,
 } from "./types.js";
@@ -44,14 +46,18 @@ function callShapeProblem(c: unknown): string | undefined {
  * UpstreamProtocolError when it is not an array; a call of the wrong shape is a fragment marked
  * malformed, so its call is reported invalid (verify-calls.ts), never dropped or rewritten.
  */
-function callDeltas(v: unknown, where: string): CallDelta[] | undefined {
+function callDeltas(v: unknown, where: string, calls: CallsAsSent | undefined): CallDelta[] | undefined {
   if (v === undefined || v === null) return undefined;
   if (!Array.isArray(v))
     throw new UpstreamProtocolError("openai", `${where}.tool_calls is ${kindOf(v)}, not an array of calls`);
   return v.map((c, i) => {
     const index = isObj(c) && typeof c.index === "number" ? c.index : i;
-    const problem = callShapeProblem(c);
-    if (problem) return { index, malformed: { reason: problem, text: (JSON.stringify(c) ?? "").slice(0, 2000) } };
+    const problem = calls?.malformed.get(i) ?? callShapeProblem(c);
+    if (problem)
+      return {
+        index,
+        malformed: { reason: problem, text: calls?.text(i) ?? (JSON.stringify(c) ?? "").slice(0, 2000) },
+      };
     const f = isObj(c) && isObj(c.function) ? c.function : {};
     return defined({
       index,
@@ -62,8 +68,8 @@ function callDeltas(v: unknown, where: string): CallDelta[] | undefined {
   });
 }
 
-function pieceOf(m: Obj, where: string): Omit<UpstreamPiece, "end"> {
-  const calls = callDeltas(m.tool_calls, where);
+function pieceOf(m: Obj, where: string, sent: CallsAsSent | undefined): Omit<UpstreamPiece, "end"> {
+  const calls = callDeltas(m.tool_calls, where, sent);
   if (m.content !== undefined && m.content !== null && typeof m.content !== "string")
     throw new UpstreamProtocolError("openai", `${where}.content is ${kindOf(m.content)}, not a string`);
   const reasoning =
@@ -106,16 +112,17 @@ export const openaiCompatible: EngineAdapter = {
     });
     return { request: { path: "/v1/chat/completions", body }, grammar: undefined };
   },
-  readBody(body): UpstreamPiece {
+  callsAt: (stream) => ["choices", 0, stream ? "delta" : "message", "tool_calls"],
+  readBody(body, calls): UpstreamPiece {
     const choice = choiceOf(body, "the chat-completions answer");
     if (!isObj(choice.message)) throw new UpstreamProtocolError("openai", "the answer has no choices[0].message");
-    return { ...pieceOf(choice.message, "choices[0].message"), end: endOfChoice(choice, (body as Obj).usage) };
+    return { ...pieceOf(choice.message, "choices[0].message", calls), end: endOfChoice(choice, (body as Obj).usage) };
   },
-  readEvent(data, state): UpstreamPiece {
+  readEvent(data, state, calls): UpstreamPiece {
     const last = usageOnlyEnd(data, state);
     if (last) return { text: "", ...last };
     const choice = choiceOf(data, "a chat-completions stream event");
-    const piece = pieceOf(isObj(choice.delta) ? choice.delta : {}, "a stream event's choices[0].delta");
+    const piece = pieceOf(isObj(choice.delta) ? choice.delta : {}, "a stream event's choices[0].delta", calls);
     const end = finishOf(choice, data, state);
     return end ? { ...piece, end } : piece;
   },

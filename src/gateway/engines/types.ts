@@ -2,6 +2,7 @@
 // the engine's answer (whole, or one streamed event at a time) back into raw text for the parser.
 import type { GenerateOptions } from "../../engine/generate-options.js";
 import type { PreparedChat } from "../../engine/prepare-chat.js";
+import type { JsonPath } from "../../parser/json-scan.js";
 import type { Vocabulary } from "../../vocab/vocabulary.js";
 
 export type Obj = Record<string, unknown>;
@@ -64,19 +65,35 @@ export interface CallDelta {
   malformed?: { reason: string; text: string };
 }
 
+/**
+ * An answer's (or a stream event's) calls as the upstream sent them, by their position in its
+ * calls array: why a call is malformed though JSON.parse read it (a key given twice in it), and
+ * a call's text as sent, for the invalid entry that reports it.
+ */
+export interface CallsAsSent {
+  malformed: ReadonlyMap<number, string>;
+  text(position: number): string | undefined;
+}
+
 export interface EngineAdapter {
   readonly name: EngineName;
   /** GET path that answers 200 when the engine can serve. */
   readonly healthPath: string;
   /** The request, and the grammar text it carries (undefined: none). */
   request(ctx: RequestContext): { request: UpstreamRequest; grammar: string | undefined };
-  /** A whole (non-streamed) response body. */
-  readBody(body: unknown): UpstreamPiece;
+  /**
+   * Where the engine's own calls stand in a whole answer (`stream` false) or a stream event: the
+   * path of the calls array. Absent: the engine sends no calls, and a key given twice anywhere
+   * refuses the answer (upstream-json.ts).
+   */
+  callsAt?(stream: boolean): JsonPath;
+  /** A whole (non-streamed) response body, and its calls as sent. */
+  readBody(body: unknown, calls?: CallsAsSent): UpstreamPiece;
   /**
    * A streamed event's data, parsed from JSON; `state` is this answer's own (for engines that send
    * the text so far rather than the new part).
    */
-  readEvent(data: unknown, state: StreamState): UpstreamPiece;
+  readEvent(data: unknown, state: StreamState, calls?: CallsAsSent): UpstreamPiece;
   /** The end of a stream whose events gave none before it closed ([DONE]); undefined: it was cut. */
   endOfStream?(state: StreamState): UpstreamEnd | undefined;
 }

@@ -1,10 +1,15 @@
 // generate()'s result as an Anthropic Message: the thought as a thinking block, the text as a text
 // block, each complete and valid call as a tool_use block (a call cut by max_tokens or invalid is
 // in result.incomplete, never here), the stop reason, and the usage. The streamed form (stream.ts)
-// builds the same content from the same pieces.
+// builds the same content from the same pieces. A tool_use input is the arguments' own JSON text:
+// the body is written by jsonWithRaw (raw-json.ts), never by JSON.stringify of a parsed value.
 import { randomUUID } from "node:crypto";
 import type { GenerateResult } from "../../engine/generate.js";
+import { withoutJsonWs } from "../../parser/json-scan.js";
+import { JsonObject } from "../../parser/json-value.js";
+import { readJson } from "../../parser/read-value.js";
 import type { ToolCall } from "../../parser/types.js";
+import { jsonWithRaw, RawJson } from "../raw-json.js";
 import { toolmaskField } from "../shapes.js";
 
 export type StopReason = "end_turn" | "tool_use" | "max_tokens" | "stop_sequence";
@@ -13,7 +18,8 @@ export interface ToolUseBlock {
   type: "tool_use";
   id: string;
   name: string;
-  input: Record<string, unknown>;
+  /** The arguments' JSON text, written into the body as it stands (raw-json.ts). */
+  input: RawJson;
 }
 
 export type ContentBlock =
@@ -37,12 +43,17 @@ export function stopReasonOf(r: GenerateResult): StopReason {
 /** The stop string that ended the answer (GenerateResult.stopSequence), whatever the stop reason. */
 export const stopSequenceOf = (r: GenerateResult): string | null => r.stopSequence ?? null;
 
-/** A finished call as a tool_use block: its arguments (JSON the parser checked) as the input object. */
+/**
+ * A finished call as a tool_use block: its input is its arguments' own JSON text (JSON the parser
+ * or a gateway's check accepted), the whitespace between tokens dropped and nothing else changed,
+ * so numbers and key order reach the client as the model wrote them ("" is {}).
+ */
 export function toolUseBlock(call: ToolCall): ToolUseBlock {
-  const input = call.function.arguments.trim() === "" ? {} : (JSON.parse(call.function.arguments) as unknown);
-  if (input === null || typeof input !== "object" || Array.isArray(input))
-    throw new Error(`call ${call.id} has arguments that are not a JSON object: ${call.function.arguments}`);
-  return { type: "tool_use", id: call.id, name: call.function.name, input: input as Record<string, unknown> };
+  const text = call.function.arguments;
+  if (text.trim() === "") return { type: "tool_use", id: call.id, name: call.function.name, input: new RawJson("{}") };
+  if (!(readJson(text) instanceof JsonObject))
+    throw new Error(`call ${call.id} has arguments that are not a JSON object: ${text.slice(0, 200)}`);
+  return { type: "tool_use", id: call.id, name: call.function.name, input: new RawJson(withoutJsonWs(text)) };
 }
 
 export function contentOf(r: GenerateResult): ContentBlock[] {
@@ -74,13 +85,14 @@ export function openingMessage(id: string, model: string) {
   };
 }
 
-export function messageBody(id: string, model: string, r: GenerateResult) {
-  return {
+/** The whole answer's body as JSON text, each tool_use input written as its arguments' text. */
+export function messageBody(id: string, model: string, r: GenerateResult): string {
+  return jsonWithRaw({
     ...openingMessage(id, model),
     content: contentOf(r),
     stop_reason: stopReasonOf(r),
     stop_sequence: stopSequenceOf(r),
     usage: usageOf(r),
     ...toolmaskField(r),
-  };
+  });
 }

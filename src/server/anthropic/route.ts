@@ -1,5 +1,6 @@
 // POST /v1/messages, Anthropic's Messages API: a checked request (request.ts) runs on the backend in
-// a slot (run-request.ts), answered as one Message (response.ts) or as Anthropic's named events
+// a slot (run-request.ts), answered as one Message (response.ts: JSON text written there, so a
+// tool_use input is the arguments as written) or as Anthropic's named events
 // (stream.ts); errors in Anthropic's shape (errors.ts, the route's errorBody).
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { CallIds } from "../call-ids.js";
@@ -19,7 +20,10 @@ export async function anthropicMessages(req: FastifyRequest, reply: FastifyReply
   return runInSlot(reply, ctx, parsed.options, async (run) => {
     const id = newMessageId();
     const ids = new CallIds("toolu_");
-    if (!parsed.stream) return messageBody(id, name, ids.result(await ctx.backend.generate(run.options)));
+    if (!parsed.stream) {
+      const body = messageBody(id, name, ids.result(await ctx.backend.generate(run.options)));
+      return reply.type("application/json; charset=utf-8").send(body);
+    }
     const writer = messagesStreamWriter(id, name, ctx.redact);
     await pipeStream(reply, ids.stream(ctx.backend.generateStream(run.options)), writer, run, ctx);
     return reply;

@@ -2,7 +2,7 @@
 // content_block_stop), then message_delta (stop reason, usage) and message_stop, each a named
 // server-sent event. Text and thinking stream as they decode. A tool_use block is opened only when
 // its call has ended complete and valid (the tool_call_end event), and then sent whole — its
-// input as one input_json_delta — so a client never sees a tool_use for a call that is later cut
+// input as one input_json_delta, the arguments' own JSON text as the whole answer writes it — so a client never sees a tool_use for a call that is later cut
 // by max_tokens or found invalid; calls of the result no end event announced (a gateway's
 // verify-only calls) are sent the same way before message_delta.
 import type { StreamChunk } from "../../engine/stream.js";
@@ -11,12 +11,25 @@ import type { Redact } from "../redact.js";
 import type { StreamWriter } from "../run-request.js";
 import type { SseWriter } from "../sse.js";
 import { anthropicErrorBody } from "./errors.js";
-import { openingMessage, stopReasonOf, stopSequenceOf, toolUseBlock, usageOf, type ContentBlock } from "./response.js";
+import {
+  openingMessage,
+  stopReasonOf,
+  stopSequenceOf,
+  toolUseBlock,
+  usageOf,
+  type ContentBlock,
+  type ToolUseBlock,
+} from "./response.js";
 
 type Delta =
   | { type: "text_delta"; text: string }
   | { type: "thinking_delta"; thinking: string }
   | { type: "input_json_delta"; partial_json: string };
+
+/** A block as content_block_start opens it: a tool_use's input is {} until its input_json_delta. */
+type OpeningBlock =
+  | Exclude<ContentBlock, ToolUseBlock>
+  | (Omit<ToolUseBlock, "input"> & { input: Record<string, never> });
 
 export function messagesStreamWriter(id: string, model: string, redact: Redact): StreamWriter {
   let index = -1;
@@ -28,7 +41,7 @@ export function messagesStreamWriter(id: string, model: string, redact: Redact):
     open = undefined;
     await sse.named("content_block_stop", { type: "content_block_stop", index });
   };
-  const startBlock = async (sse: SseWriter, block: ContentBlock) => {
+  const startBlock = async (sse: SseWriter, block: OpeningBlock) => {
     await stopBlock(sse);
     index++;
     open = block.type;
@@ -42,7 +55,7 @@ export function messagesStreamWriter(id: string, model: string, redact: Redact):
     sent.add(call.id);
     const block = toolUseBlock(call);
     await startBlock(sse, { ...block, input: {} });
-    await delta(sse, { type: "input_json_delta", partial_json: JSON.stringify(block.input) });
+    await delta(sse, { type: "input_json_delta", partial_json: block.input.text });
     await stopBlock(sse);
   };
 

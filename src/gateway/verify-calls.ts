@@ -1,11 +1,14 @@
 // Calls an OpenAI-compatible engine returned as structured tool_calls, checked against the
 // request's tools by the same value grammars the parser uses (parser/validate.ts): a call to a
-// tool that is not allowed, arguments that are not a JSON object of its parameters, a second call
+// tool that is not allowed, arguments that are not a JSON object of its parameters (or that give a
+// key twice, or hold a number a double cannot), a second call
 // when parallel calls are off, or any call of an answer cut at max_tokens is not passed on as
 // valid but reported in `incomplete`, as the parser reports its own.
 import { jsonArguments } from "../dialects/call-grammar.js";
 import { resolveOptions, type DialectOptions } from "../dialects/options.js";
 import { invalidJsonReason } from "../parser/calls.js";
+import { JsonObject, valueFault } from "../parser/json-value.js";
+import { readJson } from "../parser/read-value.js";
 import type { IncompleteCall, ToolCall } from "../parser/types.js";
 import { grammarAccepts } from "../parser/validate.js";
 import type { CallDelta } from "./engines/types.js";
@@ -49,15 +52,14 @@ export function verifyCalls(
       );
     if (!o.parallelToolCalls && out.toolCalls.length > 0)
       return refuse("invalid", "a second call while parallel_tool_calls is false");
-    let args: unknown;
-    try {
-      args = JSON.parse(c.arguments === "" ? "{}" : c.arguments);
-    } catch {
-      return refuse("invalid", "arguments are not JSON");
-    }
-    const missing =
-      args && typeof args === "object" && !Array.isArray(args) ? tool.required.filter((r) => !(r in args)) : [];
-    if (!grammarAccepts(jsonArguments(tool, o.maxValueLength), c.arguments === "" ? "{}" : c.arguments))
+    // Read as the parser reads a call's arguments: numbers as written, a key given twice told.
+    const args = readJson(c.arguments === "" ? "{}" : c.arguments);
+    if (args === undefined) return refuse("invalid", "arguments are not JSON");
+    const missing = args instanceof JsonObject ? tool.required.filter((r) => !args.entries.has(r)) : [];
+    if (
+      valueFault(args) !== undefined ||
+      !grammarAccepts(jsonArguments(tool, o.maxValueLength), c.arguments === "" ? "{}" : c.arguments)
+    )
       return refuse("invalid", invalidJsonReason(tool, args, o.maxValueLength), missing);
     out.toolCalls.push({
       id: c.id ?? `call_${index}`,

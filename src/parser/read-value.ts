@@ -97,7 +97,10 @@ class Reader {
           return v;
         }
         if ("array" in top) top.array.push(v);
-        else top.object.entries.set(top.key, v);
+        else {
+          if (top.object.entries.has(top.key)) top.object.duplicate ??= top.key;
+          top.object.entries.set(top.key, v);
+        }
         this.ws();
         const close = "array" in top ? "]" : "}";
         if (this.s[this.i] === close) {

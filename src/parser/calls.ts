@@ -34,6 +34,8 @@ export interface CallScan {
   args: Array<[string, Json]>;
   /** Why a finished call is not valid (undefined when it is). */
   invalid?: string;
+  /** The arguments are read but not streamed: a key is given twice (the values read hold one of the two). */
+  unstreamed?: true;
   /** Where an unfinished call was cut. */
   cutAt?: string;
   /** refused at a name's departure: content is read on from here (src/parser/departure.ts). */

@@ -28,12 +28,13 @@ function argumentsValid(t: ToolDef, a: Json | undefined, body: string, max?: num
   return a !== undefined && valueFault(a) === undefined && grammarAccepts(jsonArguments(t, max), body);
 }
 
+const entriesOf = (a: Json | undefined): Array<[string, Json]> => (a instanceof JsonObject ? [...a.entries] : []);
+
 /**
- * The arguments a call streams: none when a key is given twice in `within` (the object read
- * holds one of its values: arguments the model did not write as such).
+ * A key given twice in `v` (the object read holds one of its values: arguments the model did not
+ * write as such): the scan's arguments are read, not streamed.
  */
-const entriesOf = (a: Json | undefined, within: Json | undefined = a): Array<[string, Json]> =>
-  a instanceof JsonObject && duplicateKey(within!) === undefined ? [...a.entries] : [];
+const held = (v: Json): { unstreamed?: true } => (duplicateKey(v) === undefined ? {} : { unstreamed: true });
 
 /** NAME, the name's close, a JSON arguments object, then the close glue. */
 export function scanNamed(text: Text, start: number, o: ResolvedOptions, final: boolean, memo: CallMemo): CallScan {
@@ -80,7 +81,7 @@ export function scanNamed(text: Text, start: number, o: ResolvedOptions, final: 
   args.push(...entriesOf(body.value));
   // Decided once the arguments end, so every split tells their verdict alike (argsChecked).
   const valid = (body.valid ??= argumentsValid(t, body.value, text.slice(a0, e), o.maxValueLength));
-  const checked = { tool: t, args, ...withId, argsChecked: valid ? args.length : 0 };
+  const checked = { tool: t, args, ...held(body.value), ...withId, argsChecked: valid ? args.length : 0 };
   const c = matchGlue(text, e, f.close, final);
   if (c === NEED) return { status: "need", ...checked, cutAt: "the call's close" };
   if (c === FAIL) return { status: "done", end: e, ...checked, invalid: "the call's close marker is missing" };
@@ -200,9 +201,10 @@ export function scanJson(text: Text, start: number, o: ResolvedOptions, final: b
     return { status: "done", end: c === FAIL ? e : c, tool: t, args, invalid: "the call is not valid JSON" };
   }
   const a = obj.entries.get(f.argsKey);
-  args.push(...entriesOf(a, obj));
+  args.push(...entriesOf(a));
   const id = f.id ? obj.entries.get(f.id.key) : undefined;
-  const withId = f.id && idFits(id, f.id.length) ? { id } : {};
+  // The wire id where it fits; the arguments held back where a key is given twice.
+  const extra = { ...(f.id && idFits(id, f.id.length) ? { id } : {}), ...held(obj) };
   // Decided once the object ends, so every split tells the arguments' verdict alike (argsChecked).
   const valid = (body.valid ??=
     obj.entries.get(f.nameKey) === t.name &&
@@ -215,7 +217,7 @@ export function scanJson(text: Text, start: number, o: ResolvedOptions, final: b
       status: "need",
       tool: t,
       args,
-      ...withId,
+      ...extra,
       argsChecked: valid ? args.length : 0,
       cutAt: "the call's close",
     };
@@ -225,7 +227,7 @@ export function scanJson(text: Text, start: number, o: ResolvedOptions, final: b
       end: e,
       tool: t,
       args,
-      ...withId,
+      ...extra,
       argsChecked: valid ? args.length : 0,
       invalid: "the call's close marker is missing",
     };
@@ -234,7 +236,7 @@ export function scanJson(text: Text, start: number, o: ResolvedOptions, final: b
     end: c,
     tool: t,
     args,
-    ...withId,
+    ...extra,
     argsChecked: valid ? args.length : 0,
     ...(valid ? {} : { invalid: invalidCallReason(f, t, obj, o.maxValueLength) }),
   };

@@ -106,7 +106,7 @@ function readArguments(
   commas: number[],
   t: ToolDef,
   o: ResolvedOptions,
-): { args: Array<[string, Json]>; bad?: string; lastBad?: boolean } {
+): { args: Array<[string, Json]>; bad?: string; lastBad?: boolean; twice?: true } {
   const args: Array<[string, Json]> = [];
   const inner = list.slice(1, -1);
   if (commas.length === 0 && skipWs(inner, 0, 2 * JSON_WS_MAX) === inner.length)
@@ -129,10 +129,11 @@ function readArguments(
     const v = readLiteral(text);
     if (v === undefined) return { args, bad: `the value of "${key}" is not a Python literal` };
     if (args.some(([a]) => a === key)) return { args, bad: duplicateReason({ key, at: "" }) };
-    // A value with a key given twice is not streamed: the value read holds one of the two.
-    const twice = duplicateKey(v);
-    if (twice) return { args, bad: duplicateReason({ key: twice.key, at: step(key) + twice.at }) };
     args.push([key, v]);
+    // A value with a key given twice: the value read holds one of the two (the call's arguments are not streamed).
+    const twice = duplicateKey(v);
+    if (twice)
+      return { args, bad: duplicateReason({ key: twice.key, at: step(key) + twice.at }), lastBad: true, twice: true };
     if (!Object.hasOwn(t.properties, key))
       return { args, bad: `"${key}" is not a parameter of "${t.name}"`, lastBad: true };
     const over = overflowingNumber(v);
@@ -182,14 +183,8 @@ export function scanPython(text: Text, start: number, o: ResolvedOptions, final:
   args.push(...read.args);
   // Each value but a last bad one passed its own value grammar as it was read.
   const argsChecked = read.lastBad ? args.length - 1 : args.length;
+  const scanned = { tool: t, args, argsChecked, ...(read.twice ? { unstreamed: true as const } : {}) };
   if (closer !== ")")
-    return {
-      status: "done",
-      end: e - 1,
-      tool: t,
-      args,
-      argsChecked,
-      invalid: `the argument list is closed by "${closer}", not ")"`,
-    };
-  return { status: "done", end: e, tool: t, args, argsChecked, ...(read.bad ? { invalid: read.bad } : {}) };
+    return { status: "done", end: e - 1, ...scanned, invalid: `the argument list is closed by "${closer}", not ")"` };
+  return { status: "done", end: e, ...scanned, ...(read.bad ? { invalid: read.bad } : {}) };
 }

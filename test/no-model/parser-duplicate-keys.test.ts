@@ -89,7 +89,7 @@ describe("hermes: the reason names the key", () => {
     const r = parseToolCalls(text, o);
     expect(r.toolCalls).toEqual([]);
     expect(r.incomplete).toMatchObject([
-      { name: "get_weather", kind: "invalid", reason: 'the key "city" is given twice' },
+      { name: "get_weather", kind: "invalid", reason: 'the key "city" is given twice', missing: [] },
     ]);
     // Nothing of the arguments streams: no text the model did not write ({"city": "rm -rf /"}).
     const { events } = runChunks(text, o, every(text));
@@ -133,6 +133,10 @@ describe.each(dialects)("%s: each key given twice in turn", (dialect) => {
       const told = r.incomplete.some((x) => /given twice/.test(x.reason) && (!key || x.reason.includes(key)));
       if (r.toolCalls.length || !told)
         failures.push(`${v.what}: ${JSON.stringify({ calls: r.toolCalls, incomplete: r.incomplete })}`);
+      // The copy's value never streams as an argument (the value read in place of the first).
+      const deltas = runChunks(v.text, options, []).events.filter((e) => e.type === "tool_call_arguments");
+      if (other && deltas.some((e) => String(e.delta).includes("rm -rf /")))
+        failures.push(`${v.what}: the copy streams: ${JSON.stringify(deltas)}`);
       const why = completeBeyondGrammar(lib, spec, v.text, options);
       if (why) failures.push(`${v.what}: ${why}`);
       // A key the grammar writes once: the grammar refuses the text as well.

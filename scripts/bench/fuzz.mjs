@@ -1,9 +1,11 @@
 #!/usr/bin/env node
 // Long runs of the parser's fuzz suite (scripts/lib/parser-fuzz.mjs) on the built library (dist/):
 //   npm run fuzz -- --inputs N [--dialect D] [--seed S] [--from I] [--max-size C]
-//                   [--growth-every K] [--grammar-every K] [--stop-after F]
+//                   [--growth-every K] [--grammar-every K] [--stop-after F] [--verdicts 0|1]
 // N inputs per dialect (all 11 unless --dialect), inputs I..I+N-1 of seed S (default 1; the test
-// suite runs seed 2026); prints inputs tried per dialect, the time, and each failure with the
+// suite runs seed 2026); `--verdicts 0` leaves out the verdict classes (closing delimiters
+// dropped, keys given twice, several calls where one is allowed), giving the inputs of runs made
+// before they were added. Prints inputs tried per dialect, the time, and each failure with the
 // command that reruns it. Exits 1 when any input failed.
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -22,6 +24,7 @@ const KNOWN = [
   "--grammar-every",
   "--stop-after",
   "--progress-every",
+  "--verdicts",
 ];
 for (let i = 0; i < argv.length; i += 2) {
   if (!KNOWN.includes(argv[i]) || argv[i + 1] === undefined) {
@@ -66,6 +69,7 @@ const settings = {
   growthEvery: flag("--growth-every", 1000),
   grammarEvery: flag("--grammar-every", 50),
   stopAfter: flag("--stop-after", 5),
+  verdicts: flag("--verdicts", 1) !== 0,
 };
 
 let failed = 0;

@@ -1,14 +1,19 @@
 // Mutation fuzzing of the stream parser, per dialect: outputs written from the dialect's own
 // definition (scripts/lib/dialect-writer.mjs) with random tools, arguments and glue, then mutated
 // (byte flips, deletions, truncations, duplicated markers, control characters, deep nesting, huge
-// values, opener floods, splices, numbers a double cannot hold). Each input is parsed whole and
-// fed at random splits: no exception, the same result and concatenated events for every split,
-// events that tell what the result says, and (sampled) the grammar accepting what the parser calls
-// complete and reads that grow linearly with the input. Plain ESM: test/no-model/fuzz-parser.test.ts runs it
-// on src/, scripts/bench/fuzz.mjs on dist/ (the library's parts are passed in as `lib`).
+// values, opener floods, splices, numbers a double cannot hold), and, first, now and then by one
+// verdict class (scripts/lib/verdict-mutations.mjs: a closing delimiter dropped, a key given
+// twice, several calls where one is allowed). Each input is parsed whole and fed at random
+// splits: no exception, the same result and concatenated events for every split, events that
+// tell what the result says, and (sampled) the grammar accepting what the parser calls complete,
+// call by call (scripts/lib/call-verdicts.mjs), and reads that grow linearly with the input.
+// Plain ESM: test/no-model/fuzz-parser.test.ts runs it on src/, scripts/bench/fuzz.mjs on dist/
+// (the library's parts are passed in as `lib`).
+import { completeBeyondGrammar } from "./call-verdicts.mjs";
 import { writeCall, writeOutput } from "./dialect-writer.mjs";
 import { eventsDisagree, runChunks } from "./parser-runs.mjs";
 import { rng } from "./rng.mjs";
+import { closingPlaces, dropAt, duplicatePlaces, insertAt, severalCalls } from "./verdict-mutations.mjs";
 
 export { rng };
 
@@ -156,8 +161,15 @@ function openerOf(spec) {
   return f.open.find((p) => typeof p === "string") ?? "{";
 }
 
-/** A random generated output and its options, then mutated: what one fuzz input is. */
-export function makeInput(spec, seed, { maxSize = 20_000 } = {}) {
+/** Values a key given twice carries in its copy (undefined: the same value again). */
+const COPIES = [undefined, undefined, '"rm -rf /"', "1", "null", "{}", "[1, 2]", "'x'"];
+
+/**
+ * A random generated output and its options, then mutated: what one fuzz input is. `verdicts`:
+ * whether the verdict classes may apply (drawn from a generator of their own, so the rest of an
+ * input, and the inputs before they were added, stay as they were).
+ */
+export function makeInput(spec, seed, { maxSize = 20_000, verdicts = true } = {}) {
   const r = rng(seed);
   const int = (n) => Math.floor(r() * n);
   const pick = (a) => a[int(a.length)];
@@ -297,6 +309,22 @@ export function makeInput(spec, seed, { maxSize = 20_000 } = {}) {
   function makeSplice() {
     return writeOutput(spec, calls.slice(0, 1 + int(2)), {});
   }
+  if (verdicts) {
+    const v = rng(seed ^ 0x2545f491);
+    const vPick = (a) => a[Math.floor(v() * a.length)];
+    const mode = v();
+    if (mode < 0.2) {
+      const p = closingPlaces(text, markers);
+      if (p.length) text = dropAt(text, vPick(p)); // a closing delimiter dropped
+    } else if (mode < 0.4) {
+      const p = duplicatePlaces(spec, text, vPick(COPIES));
+      if (p.length) text = insertAt(text, vPick(p)); // a key given twice
+    } else if (mode < 0.5 && calls.length) {
+      // several calls where one is allowed
+      text = vPick(severalCalls(spec, calls.length > 1 ? calls : [calls[0], calls[0]], writeOutput));
+      options.parallelToolCalls = false;
+    }
+  }
   const n = r() < 0.3 ? 0 : 1 + int(r() < 0.7 ? 2 : 6);
   for (let k = 0; k < n; k++) pick(mutations)();
   if (text.length > maxSize * 2) text = text.slice(0, maxSize * 2);
@@ -320,8 +348,8 @@ const clip = (s, n = 600) => (s.length > n ? `${s.slice(0, n)}… (${s.length} c
  * `lib`: { ToolCallStreamParser, parseToolCalls, buildToolGrammar, grammarAccepts, triggerOf,
  * callTriggerOf }; `grammar`: check the grammar accepts what the parser calls complete.
  */
-export function checkInput(lib, spec, seed, { maxSize, grammar = false } = {}) {
-  const { text, options, r } = makeInput(spec, seed, { maxSize });
+export function checkInput(lib, spec, seed, { maxSize, grammar = false, verdicts = true } = {}) {
+  const { text, options, r } = makeInput(spec, seed, { maxSize, verdicts });
   const fail = (check, message) => ({ check, message, text, options });
   let whole;
   try {
@@ -390,7 +418,11 @@ export function checkInput(lib, spec, seed, { maxSize, grammar = false } = {}) {
           "grammar accepts what the parser calls complete",
           `calls: ${clip(JSON.stringify(whole.toolCalls))}`,
         );
+      return undefined; // the whole answer accepted: each call's beginning is too
     }
+    // Call by call, also where invalid or cut calls follow the complete ones.
+    const why = whole.toolCalls.length ? completeBeyondGrammar(lib, spec, text, options) : undefined;
+    if (why) return fail("grammar accepts each call the parser calls complete", why);
   }
   return undefined;
 }
@@ -399,8 +431,8 @@ export function checkInput(lib, spec, seed, { maxSize, grammar = false } = {}) {
  * Reads grow linearly: a random part of an input repeated to ~`size` and to 4x that, whole and in
  * 3- and 16-character chunks; 4x the input must take under 5x the reads (plus a constant).
  */
-export function checkGrowth(lib, counter, spec, seed, size = 8_000) {
-  const { text, options } = makeInput(spec, seed, { maxSize: 2_000 });
+export function checkGrowth(lib, counter, spec, seed, size = 8_000, verdicts = true) {
+  const { text, options } = makeInput(spec, seed, { maxSize: 2_000, verdicts });
   const r = rng(seed ^ 0x5bd1e995);
   const i = Math.floor(r() * text.length),
     j = Math.min(text.length, i + 1 + Math.floor(r() * 300));
@@ -446,7 +478,16 @@ export function fuzzDialect(
   lib,
   counter,
   dialect,
-  { seed = 1, from = 0, count = 1000, maxSize = 20_000, growthEvery = 100, grammarEvery = 10, stopAfter = 5 } = {},
+  {
+    seed = 1,
+    from = 0,
+    count = 1000,
+    maxSize = 20_000,
+    growthEvery = 100,
+    grammarEvery = 10,
+    stopAfter = 5,
+    verdicts = true,
+  } = {},
 ) {
   const spec = lib.getDialect(dialect);
   const failures = [];
@@ -456,14 +497,14 @@ export function fuzzDialect(
   for (let index = from; index < from + count && failures.length < stopAfter; index++) {
     const s = inputSeed(seed, dialect, index);
     const g = grammarEvery > 0 && index % grammarEvery === 0;
-    let f = checkInput(lib, spec, s, { maxSize, grammar: g });
+    let f = checkInput(lib, spec, s, { maxSize, grammar: g, verdicts });
     tried++;
     grammar += g ? 1 : 0;
     if (!f && growthEvery > 0 && index % growthEvery === 0) {
-      f = checkGrowth(lib, counter, spec, s);
+      f = checkGrowth(lib, counter, spec, s, undefined, verdicts);
       growth++;
     }
-    if (f) failures.push({ dialect, seed, index, ...f });
+    if (f) failures.push({ dialect, seed, index, verdicts, ...f });
   }
   return { dialect, tried, growth, grammar, failures };
 }
@@ -475,6 +516,6 @@ export function describeFailure(f) {
     `  ${f.message.split("\n").join("\n  ")}`,
     `  options: ${JSON.stringify({ ...f.options, tools: f.options.tools?.map((t) => t.function.name) })}`,
     `  input (${f.text.length} characters): ${clip(JSON.stringify(f.text), 1500)}`,
-    `  rerun: npm run fuzz -- --dialect ${f.dialect} --seed ${f.seed} --from ${f.index} --inputs 1`,
+    `  rerun: npm run fuzz -- --dialect ${f.dialect} --seed ${f.seed} --from ${f.index} --inputs 1${f.verdicts === false ? " --verdicts 0" : ""}`,
   ].join("\n");
 }

@@ -97,10 +97,17 @@ export function eventsDisagree(result, events) {
     )
   )
     return "the tool_call_dropped events are not the result's dropped calls";
-  const indexes = [
-    ...ends,
-    ...events.filter((e) => e.type === "tool_call_error" || e.type === "tool_call_dropped"),
-  ].map((e) => e.index);
+  const settling = events.filter(
+    (e) => e.type === "tool_call_end" || e.type === "tool_call_error" || e.type === "tool_call_dropped",
+  );
+  const indexes = settling.map((e) => e.index);
   if (new Set(indexes).size !== indexes.length) return "two settled calls share an index";
+  // A client learns every started call's verdict, and hears nothing more of it after that.
+  for (const s of events.filter((e) => e.type === "tool_call_start")) {
+    const at = settling.findIndex((e) => e.index === s.index);
+    if (at < 0) return `call ${s.index} started but was never settled (no end, error or dropped event)`;
+    const last = events.findLastIndex((e) => e.index === s.index);
+    if (last !== events.indexOf(settling[at])) return `call ${s.index} has events after its verdict`;
+  }
   return undefined;
 }

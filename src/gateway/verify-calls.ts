@@ -1,13 +1,14 @@
 // Calls an OpenAI-compatible engine returned as structured tool_calls, checked against the
 // request's tools by the same value grammars the parser uses (parser/validate.ts): a call of the
 // wrong shape (engines/openai.ts says which), a call to a tool that is not allowed, arguments that
-// are not a JSON object of its parameters (JSON whitespace around it as the call envelopes allow),
+// are not a JSON object of its parameters (JSON whitespace around it as the call envelopes allow;
+// a key given twice or a number a double cannot hold is refused too),
 // a second call when parallel calls are off, or any call of an answer cut at max_tokens is not
 // passed on as valid but reported in `incomplete`, as the parser reports its own.
 import { jsonArgumentsText } from "../dialects/call-grammar.js";
 import { resolveOptions, type DialectOptions } from "../dialects/options.js";
 import { invalidJsonReason } from "../parser/calls.js";
-import { JsonObject } from "../parser/json-value.js";
+import { JsonObject, valueFault } from "../parser/json-value.js";
 import { readJson } from "../parser/read-value.js";
 import type { IncompleteCall, ToolCall } from "../parser/types.js";
 import { grammarAccepts } from "../parser/validate.js";
@@ -66,11 +67,14 @@ export function verifyCalls(
       );
     if (!o.parallelToolCalls && out.toolCalls.length > 0)
       return refuse("invalid", "a second call while parallel_tool_calls is false");
-    // Read as written (read-value.ts): a reason names 1e999, not JSON.parse's Infinity.
+    // Read as the parser reads a call's arguments: numbers as written, a key given twice told.
     const args = readJson(c.arguments === "" ? "{}" : c.arguments);
     if (args === undefined) return refuse("invalid", "arguments are not JSON");
     const missing = args instanceof JsonObject ? tool.required.filter((r) => !args.entries.has(r)) : [];
-    if (!grammarAccepts(jsonArgumentsText(tool, o.maxValueLength), c.arguments === "" ? "{}" : c.arguments))
+    if (
+      valueFault(args) !== undefined ||
+      !grammarAccepts(jsonArgumentsText(tool, o.maxValueLength), c.arguments === "" ? "{}" : c.arguments)
+    )
       return refuse("invalid", invalidJsonReason(tool, args, o.maxValueLength), missing);
     out.toolCalls.push({
       id: c.id ?? `call_${index}`,

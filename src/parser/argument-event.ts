@@ -4,7 +4,7 @@
 // would let a model write there.
 import { schemaValue } from "../dialects/call-grammar.js";
 import type { ToolDef } from "../dialects/tools.js";
-import { JsonObject, jsonText, overflowingNumber, type Json } from "./json-value.js";
+import { JsonObject, jsonText, valueFault, type Json } from "./json-value.js";
 import { readJson } from "./read-value.js";
 import type { StreamEvent, ToolCallArgument } from "./types.js";
 import { grammarAccepts } from "./validate.js";
@@ -26,7 +26,7 @@ export function argumentPointer(key: string): string {
 function fits(tool: ToolDef, key: string, value: Json, maxValueLength: number | undefined): boolean {
   const schema = argumentSchema(tool, key);
   if (schema === false) return false;
-  if (overflowingNumber(value) !== undefined) return false;
+  if (valueFault(value) !== undefined) return false;
   if (schema === true) return true;
   const path = `${tool.path ?? "parameters"}.properties.${key}`;
   return grammarAccepts(schemaValue(schema, maxValueLength, "json", path, 1), jsonText(value));

@@ -10,7 +10,16 @@ import { Finder } from "./finder.js";
 import { FAIL, matchGlue, NEED } from "./glue.js";
 import { JsonExtent } from "./json-extent.js";
 import { JsonPrefix } from "./json-prefix.js";
-import { hasLongString, JsonNumber, JsonObject, overflowingNumber, overflowReason, type Json } from "./json-value.js";
+import {
+  duplicateKey,
+  duplicateReason,
+  hasLongString,
+  JsonNumber,
+  JsonObject,
+  overflowingNumber,
+  overflowReason,
+  type Json,
+} from "./json-value.js";
 import { departureEnd } from "./departure.js";
 import { readNameBeforeGlue, type NameRead } from "./name-before-glue.js";
 import type { PythonExtent } from "./python-call.js";
@@ -25,6 +34,8 @@ export interface CallScan {
   args: Array<[string, Json]>;
   /** Why a finished call is not valid (undefined when it is). */
   invalid?: string;
+  /** The arguments are read but not streamed: a key is given twice (the values read hold one of the two). */
+  unstreamed?: true;
   /** Where an unfinished call was cut. */
   cutAt?: string;
   /** refused at a name's departure: content is read on from here (src/parser/departure.ts). */
@@ -175,10 +186,12 @@ function asJson(v: unknown): Json {
   return root;
 }
 
-/** Why arguments the grammar refuses (or with a number no double holds) are not valid, most telling reason first. */
+/** Why arguments the grammar refuses (or with a key given twice, or a number no double holds) are not valid, most telling reason first. */
 export function invalidJsonReason(t: ToolDef, a: unknown, max?: number): string {
   const v = asJson(a);
   if (!(v instanceof JsonObject)) return "arguments must be a JSON object";
+  const twice = duplicateKey(v);
+  if (twice) return duplicateReason(twice);
   const missing = t.required.filter((r) => !v.entries.has(r));
   if (missing.length) return `missing required ${missing.map((m) => `"${m}"`).join(", ")}`;
   const over = overflowingNumber(v);

@@ -8,7 +8,7 @@ import type { ToolDef } from "../dialects/tools.js";
 import { idFits, invalidJsonReason, maxNameLength, openAndName, tool, type CallMemo, type CallScan } from "./calls.js";
 import { FAIL, matchGlue, NEED } from "./glue.js";
 import { OPEN } from "./json-extent.js";
-import { JsonObject, jsonText, overflowingNumber, type Json } from "./json-value.js";
+import { duplicateKey, JsonObject, jsonText, valueFault, type Json } from "./json-value.js";
 import { escapeRegex } from "./escape-regex.js";
 import { departureEnd } from "./departure.js";
 import { readJson } from "./read-value.js";
@@ -23,12 +23,18 @@ function objectAt(text: Text, i: number, memo: CallMemo): NonNullable<CallMemo["
   return memo.body;
 }
 
-/** Whether arguments `a` (their text `body`) are valid: the grammar accepts them and a double holds every number. */
+/** Whether arguments `a` (their text `body`) are valid: the grammar accepts them, no key is given twice, a double holds every number. */
 function argumentsValid(t: ToolDef, a: Json | undefined, body: string, max?: number): boolean {
-  return a !== undefined && overflowingNumber(a) === undefined && grammarAccepts(jsonArguments(t, max), body);
+  return a !== undefined && valueFault(a) === undefined && grammarAccepts(jsonArguments(t, max), body);
 }
 
 const entriesOf = (a: Json | undefined): Array<[string, Json]> => (a instanceof JsonObject ? [...a.entries] : []);
+
+/**
+ * A key given twice in `v` (the object read holds one of its values: arguments the model did not
+ * write as such): the scan's arguments are read, not streamed.
+ */
+const held = (v: Json): { unstreamed?: true } => (duplicateKey(v) === undefined ? {} : { unstreamed: true });
 
 /** NAME, the name's close, a JSON arguments object, then the close glue. */
 export function scanNamed(text: Text, start: number, o: ResolvedOptions, final: boolean, memo: CallMemo): CallScan {
@@ -75,7 +81,7 @@ export function scanNamed(text: Text, start: number, o: ResolvedOptions, final: 
   args.push(...entriesOf(body.value));
   // Decided once the arguments end, so every split tells their verdict alike (argsChecked).
   const valid = (body.valid ??= argumentsValid(t, body.value, text.slice(a0, e), o.maxValueLength));
-  const checked = { tool: t, args, ...withId, argsChecked: valid ? args.length : 0 };
+  const checked = { tool: t, args, ...held(body.value), ...withId, argsChecked: valid ? args.length : 0 };
   const c = matchGlue(text, e, f.close, final);
   if (c === NEED) return { status: "need", ...checked, cutAt: "the call's close" };
   if (c === FAIL) return { status: "done", end: e, ...checked, invalid: "the call's close marker is missing" };
@@ -197,12 +203,13 @@ export function scanJson(text: Text, start: number, o: ResolvedOptions, final: b
   const a = obj.entries.get(f.argsKey);
   args.push(...entriesOf(a));
   const id = f.id ? obj.entries.get(f.id.key) : undefined;
-  const withId = f.id && idFits(id, f.id.length) ? { id } : {};
+  // The wire id where it fits; the arguments held back where a key is given twice.
+  const extra = { ...(f.id && idFits(id, f.id.length) ? { id } : {}), ...held(obj) };
   // Decided once the object ends, so every split tells the arguments' verdict alike (argsChecked).
   const valid = (body.valid ??=
     obj.entries.get(f.nameKey) === t.name &&
     a !== undefined &&
-    overflowingNumber(a) === undefined &&
+    valueFault(obj) === undefined &&
     grammarAccepts(jsonCallObject(f, t, o.maxValueLength), text.slice(i, e)));
   const c = matchGlue(text, e, f.close, final);
   if (c === NEED)
@@ -210,7 +217,7 @@ export function scanJson(text: Text, start: number, o: ResolvedOptions, final: b
       status: "need",
       tool: t,
       args,
-      ...withId,
+      ...extra,
       argsChecked: valid ? args.length : 0,
       cutAt: "the call's close",
     };
@@ -220,7 +227,7 @@ export function scanJson(text: Text, start: number, o: ResolvedOptions, final: b
       end: e,
       tool: t,
       args,
-      ...withId,
+      ...extra,
       argsChecked: valid ? args.length : 0,
       invalid: "the call's close marker is missing",
     };
@@ -229,7 +236,7 @@ export function scanJson(text: Text, start: number, o: ResolvedOptions, final: b
     end: c,
     tool: t,
     args,
-    ...withId,
+    ...extra,
     argsChecked: valid ? args.length : 0,
     ...(valid ? {} : { invalid: invalidCallReason(f, t, obj, o.maxValueLength) }),
   };
@@ -238,8 +245,9 @@ export function scanJson(text: Text, start: number, o: ResolvedOptions, final: b
 /** Why a JSON call object the grammar refuses is not a valid call, most telling reason first. */
 function invalidCallReason(f: JsonCallFormat, t: ToolDef, obj: JsonObject, max?: number): string {
   const a = obj.entries.get(f.argsKey);
+  if (obj.duplicate !== undefined) return `the call's ${JSON.stringify(obj.duplicate)} is given twice`;
   if (a === undefined) return `the call has no "${f.argsKey}"`;
-  if (obj.entries.get(f.nameKey) !== t.name) return `the call's "${f.nameKey}" is given twice`;
+  if (obj.entries.get(f.nameKey) !== t.name) return `the call's "${f.nameKey}" is not "${t.name}"`;
   if (!argumentsValid(t, a, jsonText(a), max)) return invalidJsonReason(t, a, max);
   const id = obj.entries.get(f.id?.key ?? "");
   if (f.id && !idFits(id, f.id.length))

@@ -6,7 +6,8 @@
 import { isJsonWs } from "./json-ws.js";
 import type { Text } from "./text.js";
 
-export type PrefixVerdict = { status: "open" } | { status: "error" } | { status: "done"; end: number };
+/** error: no JSON object text has the character at `at` there. */
+export type PrefixVerdict = { status: "open" } | { status: "error"; at: number } | { status: "done"; end: number };
 
 // What may come next.
 const enum Want {
@@ -56,7 +57,7 @@ export class JsonPrefix {
       const { s, start: at, end } = text.pieceAt(this.#k);
       for (let j = this.#k - at, stop = end - at; j < stop; j++) {
         if (!this.#step(s.charCodeAt(j))) {
-          this.#verdict = { status: "error" };
+          this.#verdict = { status: "error", at: at + j };
           break;
         }
         if (this.#stack.length === 0 && this.#want === Want.CommaOrClose) {

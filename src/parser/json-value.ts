@@ -1,7 +1,8 @@
 // JSON values as the model wrote them: numbers keep their text (a double would round
 // 9007199254740993 and turn 1e999 into null), objects keep their keys in written order (a repeated
-// key keeps its first place and its last value, as JSON.parse). Walked without recursion, so any
-// nesting depth is safe.
+// key keeps its first place and its last value, as JSON.parse, and the object records that it was
+// repeated: a value with a key given twice is never taken as a call's, see duplicateKey). Walked
+// without recursion, so any nesting depth is safe.
 
 /** A number as written. */
 export class JsonNumber {
@@ -68,6 +69,43 @@ function* walk(v: Json): Generator<Json> {
 export function overflowingNumber(v: Json): string | undefined {
   for (const x of walk(v)) if (x instanceof JsonNumber && !x.finite) return x.text;
   return undefined;
+}
+
+/** A JSON pointer's step (RFC 6901: "~" as "~0", "/" as "~1"). */
+export const step = (k: string | number) => `/${String(k).replaceAll("~", "~0").replaceAll("/", "~1")}`;
+
+/** The first object inside `v` (`v` first, in written order) with a key given twice: the key, and a JSON pointer to the object from `v`. */
+export function duplicateKey(v: Json): { key: string; at: string } | undefined {
+  const todo: Array<[Json, string]> = [[v, ""]];
+  while (todo.length) {
+    const [x, at] = todo.pop()!;
+    if (x instanceof JsonObject && x.duplicate !== undefined) return { key: x.duplicate, at };
+    const inner: Array<[Json, string]> = Array.isArray(x)
+      ? x.map((y, i) => [y, at + step(i)])
+      : x instanceof JsonObject
+        ? [...x.entries].map(([k, y]) => [y, at + step(k)])
+        : [];
+    for (let i = inner.length - 1; i >= 0; i--) todo.push(inner[i]!);
+  }
+  return undefined;
+}
+
+/** Why a value with key `key` given twice (in the object at `at`, a pointer from `v`) is refused. */
+export function duplicateReason({ key, at }: { key: string; at: string }): string {
+  return `the key ${JSON.stringify(key)} is given twice${at ? ` in the object at ${at}` : ""}`;
+}
+
+/**
+ * Why a value read from the output is not one a call may carry, though its text is JSON: a
+ * number a double cannot hold, or a key given twice; undefined when it is neither. `at`: the
+ * value's own pointer in the arguments, which the reason names.
+ */
+export function valueFault(v: Json, at = ""): string | undefined {
+  // A key given twice first: the value as read holds one of the two, so the rest was not all read.
+  const twice = duplicateKey(v);
+  if (twice) return duplicateReason({ key: twice.key, at: at + twice.at });
+  const over = overflowingNumber(v);
+  return over === undefined ? undefined : overflowReason(over);
 }
 
 /** A number's text as a message shows it: a long one cut in the middle, with its length. */

@@ -1,5 +1,6 @@
 // Python-style calls (LFM2): `NAME(k=v, k2=v2)`. The name ends at "("; the argument list ends
-// at its own ")" (brackets balanced, '…' and "…" strings respected), found incrementally; then
+// where its brackets balance ('…' and "…" strings respected), found incrementally: at its own ")",
+// or, closed by "]" or "}", before that bracket, as an invalid call; then
 // its items are read and checked as the grammar writes them, each value by the grammar's own node.
 import { pythonValue } from "../dialects/call-grammar.js";
 import { JSON_WS_MAX } from "../grammar/json-schema/syntax.js";
@@ -7,7 +8,15 @@ import type { ResolvedOptions } from "../dialects/options.js";
 import type { PythonCallFormat } from "../dialects/spec.js";
 import type { ToolDef } from "../dialects/tools.js";
 import { openAndName, overLimit, type CallMemo, type CallScan } from "./calls.js";
-import { hasLongString, overflowingNumber, overflowReason, type Json } from "./json-value.js";
+import {
+  duplicateKey,
+  duplicateReason,
+  hasLongString,
+  overflowingNumber,
+  overflowReason,
+  step,
+  type Json,
+} from "./json-value.js";
 import { readValue } from "./read-value.js";
 import type { Text } from "./text.js";
 import { grammarAccepts } from "./validate.js";
@@ -97,7 +106,7 @@ function readArguments(
   commas: number[],
   t: ToolDef,
   o: ResolvedOptions,
-): { args: Array<[string, Json]>; bad?: string; lastBad?: boolean } {
+): { args: Array<[string, Json]>; bad?: string; lastBad?: boolean; twice?: true } {
   const args: Array<[string, Json]> = [];
   const inner = list.slice(1, -1);
   if (commas.length === 0 && skipWs(inner, 0, 2 * JSON_WS_MAX) === inner.length)
@@ -119,8 +128,12 @@ function readArguments(
     }
     const v = readLiteral(text);
     if (v === undefined) return { args, bad: `the value of "${key}" is not a Python literal` };
-    if (args.some(([a]) => a === key)) return { args, bad: `"${key}" is given twice` };
+    if (args.some(([a]) => a === key)) return { args, bad: duplicateReason({ key, at: "" }) };
     args.push([key, v]);
+    // A value with a key given twice: the value read holds one of the two (the call's arguments are not streamed).
+    const twice = duplicateKey(v);
+    if (twice)
+      return { args, bad: duplicateReason({ key: twice.key, at: step(key) + twice.at }), lastBad: true, twice: true };
     if (!Object.hasOwn(t.properties, key))
       return { args, bad: `"${key}" is not a parameter of "${t.name}"`, lastBad: true };
     const over = overflowingNumber(v);
@@ -158,8 +171,11 @@ export function scanPython(text: Text, start: number, o: ResolvedOptions, final:
   const extent = (memo.python ??= new PythonExtent());
   const e = extent.end(text, open);
   if (e === OPEN) return { status: "need", tool: t, args, cutAt: "the arguments" };
+  // Only ")" closes the list: "]" or "}" there is not part of the call (it is what follows it),
+  // and the call, read as far as it goes, is invalid.
+  const closer = text.charAt(e - 1);
   const read = readArguments(
-    text.slice(open, e),
+    `${text.slice(open, e - 1)})`,
     extent.commas.map((c) => c - open - 1),
     t,
     o,
@@ -167,5 +183,8 @@ export function scanPython(text: Text, start: number, o: ResolvedOptions, final:
   args.push(...read.args);
   // Each value but a last bad one passed its own value grammar as it was read.
   const argsChecked = read.lastBad ? args.length - 1 : args.length;
-  return { status: "done", end: e, tool: t, args, argsChecked, ...(read.bad ? { invalid: read.bad } : {}) };
+  const scanned = { tool: t, args, argsChecked, ...(read.twice ? { unstreamed: true as const } : {}) };
+  if (closer !== ")")
+    return { status: "done", end: e - 1, ...scanned, invalid: `the argument list is closed by "${closer}", not ")"` };
+  return { status: "done", end: e, ...scanned, ...(read.bad ? { invalid: read.bad } : {}) };
 }

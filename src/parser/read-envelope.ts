@@ -1,8 +1,10 @@
 // Reading an answer that is one JSON object (the generic dialect): {"tool_calls": [call, …]},
 // {"tool_call": call} or {"response": "text"}. The object is read to its end (JsonPrefix: it is
-// refused at the first character JSON cannot have, and then the answer is content, as llama.cpp
-// falls back to content); its calls and text settle once it closes, or when the output ends
-// inside it. An answer that does not open with "{" (after whitespace) is content.
+// refused at the first character JSON cannot have); its calls and text settle once it closes,
+// when the output ends inside it, or at that refused character. An object that names calls and
+// breaks there keeps the calls that closed before it, the call it breaks is invalid, and the
+// text from that character on is content; one that names no call is content whole, as llama.cpp
+// falls back to content. An answer that does not open with "{" (after whitespace) is content.
 import { jsonCallObject } from "../dialects/call-grammar.js";
 import { argumentEvent } from "./argument-event.js";
 import { JSON_WS_MAX } from "../grammar/json-schema/syntax.js";
@@ -13,13 +15,17 @@ import { invalidJsonReason, tool } from "./calls.js";
 import type { OutputReader, ReaderSink } from "./reader.js";
 import { JsonPrefix } from "./json-prefix.js";
 import { isJsonWs } from "./json-ws.js";
-import { JsonObject, jsonText, overflowingNumber, type Json } from "./json-value.js";
+import { JsonObject, jsonText, valueFault, type Json } from "./json-value.js";
 import { readJson } from "./read-value.js";
 import { argumentsJson, beginDrop, callId } from "./settle.js";
 import type { Text, TextBuffer } from "./text.js";
 import { grammarAccepts } from "./validate.js";
 
-/** Spans [start, end) of the calls in an envelope's text `s`: the array's elements, or the one call; `open` is true when `s` ends inside the last one. */
+/**
+ * Spans [start, end) of the calls in an envelope's text `s`: the array's elements (an object or
+ * array element ends at its own closing bracket), or the one call; `open` is true when `s` ends
+ * inside the last one.
+ */
 function callSpans(s: string, key: string, single: boolean): { spans: Array<[number, number]>; open: boolean } {
   const m = new RegExp(`^\\{[ \\t\\n\\r]*"${key}"[ \\t\\n\\r]*:[ \\t\\n\\r]*${single ? "" : "\\["}`).exec(s);
   if (!m) return { spans: [], open: false };
@@ -51,9 +57,10 @@ function callSpans(s: string, key: string, single: boolean): { spans: Array<[num
         return { spans, open: false };
       }
       depth--;
-      if (depth === 0 && single) {
+      if (depth === 0) {
         spans.push([start, j + 1]);
-        return { spans, open: false };
+        if (single) return { spans, open: false };
+        start = -1;
       }
     } else if (c === 0x2c && depth === 0) {
       spans.push([start, j]);
@@ -117,6 +124,12 @@ export class EnvelopeReader implements OutputReader {
       if (this.#state === "object") {
         const v = this.#prefix.read(t, this.#objectStart);
         if (v.status === "error") {
+          // Broken at v.at: an object that names calls settles up to there, the rest is content.
+          const head = headKey(t.slice(this.#objectStart, v.at));
+          if (head === this.#f.callsKey || head === this.#f.callKey) {
+            this.#settle(t, v.at, { at: v.at, char: t.charAt(v.at) }, out);
+            this.#pos = v.at;
+          }
           this.#state = "text";
           continue;
         }
@@ -139,21 +152,28 @@ export class EnvelopeReader implements OutputReader {
     }
   }
 
-  /** The object from #objectStart to `end` (cut: the output ended inside it). */
-  #settle(t: Text, end: number, cut: boolean, out: ReaderSink): void {
+  /**
+   * The object from #objectStart to `end`: `true` when the output ended inside it (cut), or where
+   * it broke (`broken`: the character at `at` is one no JSON text has there).
+   */
+  #settle(t: Text, end: number, ended: boolean | { at: number; char: string }, out: ReaderSink): void {
     const f = this.#f;
+    const cut = ended !== false;
+    const broken = typeof ended === "object" ? ended : undefined;
     const s = t.slice(this.#objectStart, end);
     const lead = t.slice(this.#pos, this.#objectStart);
-    const head = /^\{[ \t\n\r]*"([^"\\]*)"[ \t\n\r]*:/.exec(s)?.[1];
+    const head = headKey(s);
     const value = cut ? undefined : readJson(s);
     const keys = value instanceof JsonObject ? [...value.entries.keys()] : [];
+    const twice = value instanceof JsonObject ? value.duplicate : undefined;
     if (
       !cut &&
       (!(value instanceof JsonObject) ||
         keys.length !== 1 ||
+        twice !== undefined ||
         ![f.callsKey, f.callKey, f.responseKey].includes(keys[0]!))
     ) {
-      // Not an envelope of this dialect: a response or the calls must be the object's only key.
+      // Not an envelope of this dialect: a response or the calls must be the object's only key, once.
       const named = keys.some((k) => k === f.callsKey || k === f.callKey);
       if (!named) {
         out.content(lead + s);
@@ -163,7 +183,9 @@ export class EnvelopeReader implements OutputReader {
         out,
         null,
         "invalid",
-        `the answer object must hold exactly one key, "${f.callsKey}", "${f.callKey}" or "${f.responseKey}"; it holds ${keys.map((k) => JSON.stringify(k)).join(", ")}`,
+        twice !== undefined
+          ? `the key ${JSON.stringify(twice)} is given twice in the answer object`
+          : `the answer object must hold exactly one key, "${f.callsKey}", "${f.callKey}" or "${f.responseKey}"; it holds ${keys.map((k) => JSON.stringify(k)).join(", ")}`,
         s,
       );
       return;
@@ -204,10 +226,18 @@ export class EnvelopeReader implements OutputReader {
         continue;
       }
       if (cut && open && last) {
-        this.#cutCall(out, index, text);
+        if (broken) this.#brokenCall(out, index, text, broken.char);
+        else this.#cutCall(out, index, text);
         continue;
       }
       const call = readJson(text);
+      if (call instanceof JsonObject && call.duplicate !== undefined) {
+        // Which of the two values counts is no reading: the call is invalid (named as first written).
+        const named = nameIn(text, this.#o);
+        const why = `the call's ${JSON.stringify(call.duplicate)} is given twice`;
+        this.#error(out, named?.name ?? null, "invalid", why, text, index, named?.required ?? []);
+        continue;
+      }
       const name = call instanceof JsonObject ? call.entries.get(f.nameKey) : undefined;
       const t0 = typeof name === "string" ? tool(this.#o, name) : undefined;
       if (!t0) {
@@ -229,7 +259,7 @@ export class EnvelopeReader implements OutputReader {
       const valid =
         !second &&
         args !== undefined &&
-        overflowingNumber(args) === undefined &&
+        valueFault(obj) === undefined &&
         grammarAccepts(jsonCallObject(cf, t0, this.#o.maxValueLength), text);
       if (!valid) {
         const why = second
@@ -268,8 +298,8 @@ export class EnvelopeReader implements OutputReader {
       this.#error(
         out,
         null,
-        "cut",
-        "the output ended inside the answer object; it was never closed",
+        broken ? "invalid" : "cut",
+        broken ? notJson(broken.char) : "the output ended inside the answer object; it was never closed",
         s.slice(spans.length ? trimEnd(s, spans[spans.length - 1]!)[1] : 0),
       );
   }
@@ -287,6 +317,12 @@ export class EnvelopeReader implements OutputReader {
     );
   }
 
+  /** The call the answer object broke inside (at `char`): invalid, as far as it was written. */
+  #brokenCall(out: ReaderSink, index: number, text: string, char: string): void {
+    const named = nameIn(text, this.#o);
+    this.#error(out, named?.name ?? null, "invalid", notJson(char), text, index, named?.required ?? []);
+  }
+
   #error(
     out: ReaderSink,
     name: string | null,
@@ -301,6 +337,14 @@ export class EnvelopeReader implements OutputReader {
     out.events.push({ type: "tool_call_error", index, call });
   }
 }
+
+/** The key an answer object's text opens with (its first key, as far as it is written plainly). */
+function headKey(s: string): string | undefined {
+  return /^\{[ \t\n\r]*"([^"\\]*)"[ \t\n\r]*:/.exec(s)?.[1];
+}
+
+/** Why an answer object that broke at `char` is not an envelope. */
+const notJson = (char: string) => `the answer object is not valid JSON: ${JSON.stringify(char)} cannot come there`;
 
 /** The declared tool a call's text names, as far as it goes. */
 function nameIn(text: string, o: ResolvedOptions) {

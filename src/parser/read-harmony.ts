@@ -11,7 +11,7 @@ import { invalidJsonReason, maxNameLength } from "./calls.js";
 import { Finder } from "./finder.js";
 import { endsInside, FAIL, heldBack, matchGlue, NEED } from "./glue.js";
 import { JsonExtent, OPEN } from "./json-extent.js";
-import { JsonObject, overflowingNumber } from "./json-value.js";
+import { JsonObject, valueFault } from "./json-value.js";
 import { readJson } from "./read-value.js";
 import { argumentsJson, beginDrop, callId } from "./settle.js";
 import type { OutputReader, ReaderSink } from "./reader.js";
@@ -273,10 +273,7 @@ export class HarmonyReader implements OutputReader {
     const args = readJson(body);
     if (args === undefined) why ??= "the arguments are not valid JSON";
     const max = this.#o.maxValueLength;
-    if (
-      why === undefined &&
-      (overflowingNumber(args!) !== undefined || !grammarAccepts(jsonArguments(tool, max), body))
-    )
+    if (why === undefined && (valueFault(args!) !== undefined || !grammarAccepts(jsonArguments(tool, max), body)))
       why = invalidJsonReason(tool, args, max);
     if (why !== undefined) {
       this.#fail(out, "invalid", tool, why, end, t);

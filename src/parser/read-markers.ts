@@ -409,7 +409,7 @@ export class MarkerReader implements OutputReader {
 
   // Arguments stream as each value completes: `{"a": 1`, then `, "b": "x"`; the closing `}` at the end.
   #streamArgs(scan: CallScan, out: ReaderSink): void {
-    while (this.#argsSent < scan.args.length) {
+    while (!scan.unstreamed && this.#argsSent < scan.args.length) {
       const arg = scan.args[this.#argsSent]!;
       const piece = (this.#argsSent === 0 ? "{" : ", ") + argumentText(arg);
       out.events.push({ type: "tool_call_arguments", index: this.#index, delta: piece });

@@ -29,8 +29,11 @@ function byteVocabulary(): Vocabulary {
  */
 const valueGrammars = new GrammarCache(64 * 1024 * 1024, 64);
 
-/** Whether `text` is a complete sentence of `node` (a node, or a whole grammar with its rules). */
-export function grammarAccepts(node: GrammarNode | Grammar, text: string): boolean {
+/**
+ * Whether `text` is a complete sentence of `node` (a node, or a whole grammar with its rules);
+ * with `complete` false, whether the grammar accepts every byte of it (a beginning it can go on from).
+ */
+export function grammarAccepts(node: GrammarNode | Grammar, text: string, complete = true): boolean {
   const key = JSON.stringify(node);
   const native =
     valueGrammars.take(key) ??
@@ -39,7 +42,7 @@ export function grammarAccepts(node: GrammarNode | Grammar, text: string): boole
   const m = new addon.NativeMatcher(native);
   native.dispose(); // the matcher holds the grammar
   try {
-    return m.acceptBytes(encoder.encode(text)) && m.isComplete();
+    return m.acceptBytes(encoder.encode(text)) && (!complete || m.isComplete());
   } finally {
     m.dispose();
   }

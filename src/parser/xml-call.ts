@@ -7,7 +7,7 @@ import type { ResolvedOptions } from "../dialects/options.js";
 import type { XmlCallFormat } from "../dialects/spec.js";
 import { openAndName, overLimit, type CallMemo, type CallScan, type XmlCheckpoint } from "./calls.js";
 import { FAIL, matchGlue, NEED } from "./glue.js";
-import { overflowingNumber, overflowReason, type Json } from "./json-value.js";
+import { overflowingNumber, overflowReason, step, valueFault, type Json } from "./json-value.js";
 import { readValue } from "./read-value.js";
 import type { Text } from "./text.js";
 import { grammarAccepts } from "./validate.js";
@@ -65,7 +65,7 @@ function scanParams(text: Text, o: ResolvedOptions, final: boolean, cp: XmlCheck
       if (seen.has(key)) return finish(next, `parameter "${key}" is given twice`);
       seen.add(key);
       if (!Object.hasOwn(t.properties, key)) return finish(next, `"${t.name}" has no parameter ${shown(key)}`);
-      const typed = typeValue(f, t.properties[key], raw, o.maxValueLength);
+      const typed = typeValue(f, t.properties[key], raw, o.maxValueLength, step(key));
       if ("error" in typed) return finish(next, `parameter "${key}": ${typed.error}`);
       args.push([key, typed.value]);
       cp.i = next;
@@ -107,7 +107,13 @@ function endsBeforeScope(text: Text, from: number, f: XmlCallFormat): boolean {
 const PYTHON_WORDS: Record<string, Json> = { True: true, False: false, None: null };
 
 /** An XML value: raw text for strings (one padding newline each side removed), JSON otherwise. */
-function typeValue(f: XmlCallFormat, schema: unknown, raw: string, max?: number): { value: Json } | { error: string } {
+function typeValue(
+  f: XmlCallFormat,
+  schema: unknown,
+  raw: string,
+  max: number | undefined,
+  at: string,
+): { value: Json } | { error: string } {
   let v = raw;
   if (f.trimNewline) {
     if (v.startsWith("\n")) v = v.slice(1);
@@ -138,8 +144,8 @@ function typeValue(f: XmlCallFormat, schema: unknown, raw: string, max?: number)
   } catch (e) {
     return { error: `${shown(v)}: ${(e as Error).message}` };
   }
-  const over = overflowingNumber(value);
-  return over === undefined ? { value } : { error: overflowReason(over) };
+  const fault = valueFault(value, at);
+  return fault === undefined ? { value } : { error: fault };
 }
 
 /** The first number a double cannot hold in `v`, where `v` reads as JSON (or a Python literal): the grammar refuses such a value, and this says why. */

@@ -45,7 +45,8 @@ describe.each(dialects)("%s", (dialect) => {
   }, 120_000);
 });
 
-// Inputs long runs found, checked on every run with the grammar: [dialect, seed, index].
+// Inputs long runs found, checked on every run with the grammar: [dialect, seed, index], as
+// generated before the verdict classes were added (verdicts: false keeps them the same inputs).
 const FOUND: Array<[string, number, number]> = [
   ["qwen3-coder", 14, 820], // a U+2028 before the call, taken for glue under toolChoice required
   ["hermes", 14, 2870], // an undeclared name decided by what followed it in the same chunk
@@ -61,6 +62,7 @@ describe("inputs long runs found", () => {
       maxSize: 4000,
       growthEvery: 1,
       grammarEvery: 1,
+      verdicts: false,
     });
     expect(r.failures.map(describeFailure)).toEqual([]);
   });

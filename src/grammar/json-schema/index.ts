@@ -59,7 +59,9 @@
  *     short escape, a `\uXXXX` escape or a surrogate-pair escape is one character each,
  *     which is how ajv counts them.
  *   - Duplicate keys: declared properties can appear at most once; keys in free-form objects
- *     and undeclared keys allowed by `additionalProperties` are not checked for duplicates.
+ *     and undeclared keys allowed by `additionalProperties` are not checked for duplicates (an
+ *     unbounded set of keys: no context-free grammar tells whether one repeats). The parser
+ *     reports a call holding any key twice invalid, naming it (src/parser/json-value.ts).
  *   - When both declared properties and undeclared keys are allowed, the undeclared keys must
  *     form one contiguous run (anywhere among the declared ones). Undeclared keys never equal a
  *     declared name, under any escape spelling.

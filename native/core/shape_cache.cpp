@@ -8,9 +8,10 @@ size_t Shape::memoryBytes() {
 }
 
 size_t Shape::memoryBytesLocked() const {
-  size_t total = sizeof(*this) + (dfa ? dfa->memoryBytes() : 0);
-  for (auto& e : memo) total += 48 + 8 * (e.second.rejected.size() + e.second.uncertain.size());
-  for (auto& e : itemsUsed) total += 48 + e.second.perToken.size();
+  size_t total = heapBlock(sizeof(*this) + 16) + (dfa ? heapBlock(sizeof(LazyDfa)) + dfa->memoryBytes() : 0);
+  for (auto& e : memo)
+    total += hashNodeBytes(sizeof(e)) + vectorBytes(e.second.rejected) + vectorBytes(e.second.uncertain);
+  for (auto& e : itemsUsed) total += hashNodeBytes(sizeof(e)) + vectorBytes(e.second.perToken);
   return total;
 }
 

@@ -2,6 +2,14 @@
 
 namespace toolmask {
 
+namespace {
+// 1/16 of the grammar budget's default (src/grammar/cache.ts sets it with the budget).
+std::atomic<size_t> processIdle{size_t(16) << 20};
+}  // namespace
+
+void ShapeCache::setProcessIdleBytes(size_t bytes) { processIdle = bytes; }
+size_t ShapeCache::processIdleBytes() { return processIdle; }
+
 size_t Shape::memoryBytes() {
   std::lock_guard<std::mutex> lock(mu);
   return memoryBytesLocked();
@@ -61,7 +69,8 @@ void ShapeCache::trimLocked() {
   auto idle = idleLocked();
   size_t total = 0;
   for (auto& i : idle) total += i.second;
-  for (auto i = idle.rbegin(); i != idle.rend() && total > maxIdleBytes_; ++i) {
+  const size_t limit = ownLimit_ ? maxIdleBytes_ : processIdle.load();
+  for (auto i = idle.rbegin(); i != idle.rend() && total > limit; ++i) {
     total -= i->second;
     entries_.erase(*i->first);
     lru_.erase(i->first);

@@ -19,7 +19,7 @@ export interface ShapeCacheStats {
   readonly hits: number;
   /** Shapes built because none was cached. */
   readonly misses: number;
-  /** Table bytes of the cached shapes no grammar holds now (kept under 64 MiB, least recently used dropped first). */
+  /** Table bytes of the cached shapes no grammar holds now (kept under 1/16 of the grammar budget, least recently used dropped first). */
   readonly idleBytes: number;
 }
 export interface NativeGrammar {
@@ -177,6 +177,23 @@ export interface NativeAddon {
     request: NativeGenerationRequest,
     onTokens: (ids: number[]) => void,
   ): { done: Promise<NativeGenerationResult>; abort(): void };
+  /** The C library's heap: bytes allocated and not freed, freed but kept, mapped on their own (known: glibc 2.33+). */
+  nativeHeap(): NativeHeap;
+  /** Hands the allocator's freed memory back to the system (glibc's malloc_trim, on a worker thread); true when some went. */
+  trimNativeHeap(): Promise<boolean>;
+  /** The idle limit of every vocabulary's shape cache: bytes of shapes no grammar holds. */
+  setShapeCacheIdleBytes(bytes: number): void;
+}
+
+export interface NativeHeap {
+  /** Whether the allocator reports its figures (glibc 2.33+); the rest are 0 when not. */
+  known: boolean;
+  /** Bytes allocated and not freed, in every arena, blocks mapped on their own included. */
+  inUseBytes: number;
+  /** Bytes freed and kept by the allocator (not handed back to the system). */
+  freeBytes: number;
+  /** Bytes of the blocks mapped on their own (large allocations). */
+  mmapBytes: number;
 }
 
 const require = createRequire(import.meta.url);

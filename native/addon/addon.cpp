@@ -12,6 +12,7 @@
 #include "../core/mask_prefetch.hpp"
 #include "../core/matcher.hpp"
 #include "../core/walk.hpp"
+#include "memory.hpp"
 #include "wraps.hpp"
 
 using namespace toolmask;
@@ -439,6 +440,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("NativeGrammar", g);
   exports.Set("NativeMatcher", MatcherWrap::Init(env));
   addon::registerLlama(env, exports);
+  addon::registerMemory(env, exports);
   return exports;
 }
 

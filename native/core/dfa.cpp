@@ -164,11 +164,19 @@ bool LazyDfa::nonAsciiLoops(int32_t s) {
 
 size_t LazyDfa::memoryBytes() const {
   size_t total = sizeof(*this) + (builder_ ? builder_->memoryBytes() : 0);
-  for (auto& st : nfa_->states) total += nfaStateBytes(st);
-  total +=
-      sizeof(Fragment) * nfa_->fragments.capacity() + 4 * nfa_->fragmentOf.capacity() + nfa_->productive.capacity() / 8;
+  const Nfa& nfa = *nfa_;
+  total += vectorBytes(nfa.states) - sizeof(NfaState) * nfa.states.size();  // the states count their own size
+  for (auto& st : nfa.states) total += nfaStateBytes(st);
+  total += vectorBytes(nfa.fragments) + vectorBytes(nfa.fragmentOf) + heapBlock(nfa.productive.capacity() / 8) +
+           vectorBytes(nfa.inCall);
+  total += vectorBytes(classRep_) + vectorBytes(classSize_);
+  // The deque's blocks (512 bytes of states each, and its map), then each state's own blocks and its
+  // entry in index_ (the node with its key: the state's NFA set as a string).
+  total += (states_.size() * sizeof(DfaState) / 512 + 1) * (heapBlock(512) + 8);
   for (auto& d : states_) {
-    total += sizeof(d) + 8 * d.nfa.size() /* set + index key */ + 4 * d.next.size() + 8 * d.tokenEdges.size();
+    total += sizeof(d) + vectorBytes(d.nfa) + vectorBytes(d.next) + vectorBytes(d.tokenEdges);
+    total += hashNodeBytes(sizeof(std::string) + sizeof(int32_t)) +
+             (4 * d.nfa.size() > 15 ? heapBlock(4 * d.nfa.size() + 1) : 0);
     if (d.mask) total += d.mask->memoryBytes();
   }
   return total;

@@ -387,10 +387,11 @@ size_t CompiledGrammar::memoryBytesLocked() {
   if (std::equal(key, key + 4, bytesKey_)) return lastBytes_ = bytes_ + successorBytes_;
   std::copy(key, key + 4, bytesKey_);
   if (!irBytes_) irBytes_ = json::memoryBytes(ir_);
-  size_t total = sizeof(*this) + irBytes_ + dfa_->memoryBytes();
+  size_t total = heapBlock(sizeof(*this) + 16) + irBytes_ + heapBlock(sizeof(LazyDfa)) + dfa_->memoryBytes();
   // Shapes held count in full here, though other grammars may hold them too: an upper bound.
-  for (auto& m : shapes_) total += m.second->memoryBytes();
-  for (auto& f : fragments_) total += sizeof(f) + 4 * f.exitClosure.size();
+  for (auto& m : shapes_) total += hashNodeBytes(sizeof(m)) + stringBytes(m.first) + m.second->memoryBytes();
+  total += vectorBytes(fragments_);
+  for (auto& f : fragments_) total += vectorBytes(f.exitClosure);
   bytes_ = total;
   return lastBytes_ = bytes_ + successorBytes_;
 }

@@ -56,7 +56,7 @@ bool walkOrdinary(LazyDfa& dfa, int32_t s, const Vocabulary& v, size_t& work, Ad
 CompiledGrammar::Successors& CompiledGrammar::successorsLocked(int32_t s) {
   auto it = successors_.find(s);
   if (it != successors_.end()) return it->second;
-  successorBytes_ += 96;
+  successorBytes_ += hashNodeBytes(sizeof(std::pair<const int32_t, Successors>));
   return successors_.emplace(s, Successors{}).first->second;
 }
 
@@ -75,9 +75,11 @@ bool CompiledGrammar::endsLocked(int32_t s, size_t& work) {
   std::sort(ends.begin(), ends.end());
   ends.erase(std::unique(ends.begin(), ends.end()), ends.end());
   Successors& su = successorsLocked(s);  // the walk may have added DFA states, not successors
-  su.ends = std::move(ends);
+  // A copy of the distinct ends alone: the walk's vector has room for every run of tokens (up to
+  // hundreds of KiB per state, and it would be kept).
+  su.ends.assign(ends.begin(), ends.end());
   su.complete = true;
-  successorBytes_ += 4 * su.ends.size();
+  successorBytes_ += vectorBytes(su.ends);
   return true;
 }
 
@@ -196,8 +198,8 @@ void CompiledGrammar::openingLocked(int32_t s) {
   su.opening = std::move(opening);
   su.special.assign(dfa_->state(s).tokenEdges.begin(), dfa_->state(s).tokenEdges.end());
   su.openingReady = true;
-  successorBytes_ += 16 * su.special.size();
-  for (auto& o : su.opening) successorBytes_ += 48 + 8 * o.second.size();
+  successorBytes_ += vectorBytes(su.special) + vectorBytes(su.opening);
+  for (auto& o : su.opening) successorBytes_ += vectorBytes(o.second);
 }
 
 bool CompiledGrammar::budgetMayLimitLocked(int32_t s, uint32_t tokensLeft) {

@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "heap_bytes.hpp"
+
 namespace toolmask::json {
 namespace {
 
@@ -237,12 +239,12 @@ std::string canonical(const Value& v) {
 }  // namespace toolmask::json
 
 namespace toolmask::json {
+// The value itself (sizeof(Value), held by its parent's vector or its owner) and the blocks below it.
 size_t memoryBytes(const Value& v) {
-  size_t total = sizeof(Value) + (v.str.capacity() > 15 ? v.str.capacity() : 0);
+  size_t total = sizeof(Value) + stringBytes(v.str) + vectorBytes(v.arr) + vectorBytes(v.obj);
+  total -= sizeof(Value) * v.arr.size() + sizeof(std::pair<std::string, Value>) * v.obj.size();  // counted below
   for (auto& x : v.arr) total += memoryBytes(x);
-  total += sizeof(Value) * (v.arr.capacity() - v.arr.size());
-  for (auto& kv : v.obj)
-    total += memoryBytes(kv.second) + sizeof(std::string) + (kv.first.capacity() > 15 ? kv.first.capacity() : 0);
+  for (auto& kv : v.obj) total += memoryBytes(kv.second) + sizeof(std::string) + stringBytes(kv.first);
   return total;
 }
 }  // namespace toolmask::json

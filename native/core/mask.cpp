@@ -142,8 +142,8 @@ bool StateMask::empty(const Vocabulary& v) const {
 }
 
 size_t StateMask::memoryBytes() const {
-  return sizeof(*this) +
-         4 * (ids.size() + bits.size() + uncertain.size() + extra.size() + remove.size() + specials.size());
+  return heapBlock(sizeof(*this)) + vectorBytes(ids) + vectorBytes(bits) + vectorBytes(uncertain) + vectorBytes(extra) +
+         vectorBytes(remove) + vectorBytes(specials);
 }
 
 }  // namespace toolmask

@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "heap_bytes.hpp"
 #include "vocab.hpp"
 
 namespace toolmask {

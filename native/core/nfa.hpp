@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "heap_bytes.hpp"
 #include "json.hpp"
 
 namespace toolmask {
@@ -57,9 +58,6 @@ struct Fragment {
   int32_t copy = -1;
   uint32_t maxCount = 0;
 };
-
-// What malloc takes for a block of n bytes (glibc: 8 bytes of header, 16-byte granules, 32 at least).
-inline size_t heapBlock(size_t n) { return n == 0 ? 0 : std::max<size_t>(32, (n + 8 + 15) & ~size_t(15)); }
 
 inline size_t nfaStateBytes(const NfaState& st) {
   return sizeof(st) + heapBlock(4 * st.eps.capacity()) + heapBlock(sizeof(ByteEdge) * st.bytes.capacity()) +

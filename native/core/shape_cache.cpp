@@ -2,15 +2,24 @@
 
 namespace toolmask {
 
+namespace {
+// 1/16 of the grammar budget's default (src/grammar/cache.ts sets it with the budget).
+std::atomic<size_t> processIdle{size_t(16) << 20};
+}  // namespace
+
+void ShapeCache::setProcessIdleBytes(size_t bytes) { processIdle = bytes; }
+size_t ShapeCache::processIdleBytes() { return processIdle; }
+
 size_t Shape::memoryBytes() {
   std::lock_guard<std::mutex> lock(mu);
   return memoryBytesLocked();
 }
 
 size_t Shape::memoryBytesLocked() const {
-  size_t total = sizeof(*this) + (dfa ? dfa->memoryBytes() : 0);
-  for (auto& e : memo) total += 48 + 8 * (e.second.rejected.size() + e.second.uncertain.size());
-  for (auto& e : itemsUsed) total += 48 + e.second.perToken.size();
+  size_t total = heapBlock(sizeof(*this) + 16) + (dfa ? heapBlock(sizeof(LazyDfa)) + dfa->memoryBytes() : 0);
+  for (auto& e : memo)
+    total += hashNodeBytes(sizeof(e)) + vectorBytes(e.second.rejected) + vectorBytes(e.second.uncertain);
+  for (auto& e : itemsUsed) total += hashNodeBytes(sizeof(e)) + vectorBytes(e.second.perToken);
   return total;
 }
 
@@ -60,7 +69,8 @@ void ShapeCache::trimLocked() {
   auto idle = idleLocked();
   size_t total = 0;
   for (auto& i : idle) total += i.second;
-  for (auto i = idle.rbegin(); i != idle.rend() && total > maxIdleBytes_; ++i) {
+  const size_t limit = ownLimit_ ? maxIdleBytes_ : processIdle.load();
+  for (auto i = idle.rbegin(); i != idle.rend() && total > limit; ++i) {
     total -= i->second;
     entries_.erase(*i->first);
     lru_.erase(i->first);

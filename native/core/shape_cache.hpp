@@ -2,6 +2,7 @@
 // vocabulary rather than per grammar: every grammar compiled for one vocabulary that uses a shape
 // shares its masks, so the second grammar with the same shape pays nothing for them.
 #pragma once
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <list>
@@ -37,8 +38,14 @@ struct Shape {
 class ShapeCache {
  public:
   // Shapes no grammar holds are kept while their tables stay under `maxIdleBytes` together, the
-  // least recently used dropped first.
-  explicit ShapeCache(size_t maxIdleBytes = size_t(64) << 20) : maxIdleBytes_(maxIdleBytes) {}
+  // least recently used dropped first. Without it, the process-wide limit (setProcessIdleBytes).
+  ShapeCache() = default;
+  explicit ShapeCache(size_t maxIdleBytes) : ownLimit_(true), maxIdleBytes_(maxIdleBytes) {}
+
+  // The idle limit of every cache made without one of its own (default 16 MiB); each trims to it
+  // the next time a grammar lets go of a shape or takes one.
+  static void setProcessIdleBytes(size_t bytes);
+  static size_t processIdleBytes();
 
   // The shape for `key`, its automaton made by `build` when the cache has none. A cached shape
   // whose tables have grown past `maxBytes` is not handed out again: a fresh one takes its place
@@ -68,7 +75,8 @@ class ShapeCache {
   std::mutex mu_;
   std::unordered_map<std::string, Entry> entries_;
   std::list<std::string> lru_;  // most recently handed out first
-  size_t maxIdleBytes_;
+  bool ownLimit_ = false;
+  size_t maxIdleBytes_ = 0;
   size_t hits_ = 0, misses_ = 0;
 };
 

@@ -385,6 +385,13 @@ static void shapeCacheTests(const std::shared_ptr<const Vocabulary>& v, const ch
   for (size_t i = 0; i < count; i++) walks(v, grammars[i], {}, small);
   walks(v, R"({"root":)" + str + "}", {}, small);
   CHECK(small->idleBytes() == 0);
+  // A cache without a limit of its own follows the process-wide one.
+  const size_t before = ShapeCache::processIdleBytes();
+  ShapeCache::setProcessIdleBytes(0);
+  auto following = std::make_shared<ShapeCache>();
+  for (size_t i = 0; i < count; i++) walks(v, grammars[i], {}, following);
+  CHECK(following->size() == 0 && following->idleBytes() == 0);
+  ShapeCache::setProcessIdleBytes(before);
   shapes->clear();
   CHECK(shapes->size() == 0);
   std::printf("shape cache: checked\n");

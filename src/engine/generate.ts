@@ -2,6 +2,7 @@
 // grammar masks decoding inside llama.cpp's sampler chain, and the same dialect's parser reads the
 // output.
 import { checkToolLimits, markToolLimitsChecked } from "../parser/tool-limits.js";
+import { grammarCache } from "../grammar/cache.js";
 import { compileGrammarAsync, FINISH_HORIZON } from "../grammar/compile.js";
 import { MaxTokensTooSmallError } from "./errors.js";
 import {
@@ -173,6 +174,7 @@ export async function runGeneration(
     return stopped && native.finishReason === "aborted" ? { ...native, finishReason: "stop" } : native;
   } finally {
     signal?.removeEventListener("abort", onAbort);
+    if (prepared.request.grammar) grammarCache.settleSoon(); // the walk grew the grammar: measure it again
   }
 }
 

@@ -3,10 +3,25 @@
 // reference of its own (NativeGrammar.share()); an evicted grammar's reference is dropped at once
 // (dispose), so its memory goes as soon as no caller, matcher or running generation holds it —
 // without waiting for garbage collection or the event loop to turn.
-import type { NativeGrammar } from "../native.js";
+//
+// A grammar grows after it is cached: the background precompute and every generation's walk add
+// states, masks and token-budget tables. Its bytes are the native tables as the allocator holds them
+// (block headers and capacities: test/test-model/grammar-accounting.test.ts), measured again for
+// every entry when a grammar is put, when a generation ends (settleSoon) and, while they still
+// grow, every SETTLE_MS after; the least recently used go past the budget, and the allocator hands
+// what they held back to the system (heap-trim.ts).
+//
+// One budget (setGrammarCacheBytes, `--grammar-cache-mb`) bounds all grammar memory: the parser's
+// value grammars take 1/16 of it, the shapes no grammar holds 1/16 per vocabulary (the model's and
+// the parser's byte vocabulary), the compiled grammars the rest.
+import { loadNative, type NativeGrammar } from "../native.js";
+import { noteEvicted, trimWhenIdle } from "./heap-trim.js";
 
-/** Default byte budget of the compiled-grammar cache: 256 MiB. */
+/** Default byte budget of the process's grammar memory: 256 MiB. */
 export const DEFAULT_GRAMMAR_CACHE_BYTES = 256 * 1024 * 1024;
+
+/** While cached grammars still grow (the background precompute), they are measured again this often. */
+export const SETTLE_MS = 500;
 
 interface Entry {
   native: NativeGrammar;
@@ -21,6 +36,7 @@ export class GrammarCache {
   readonly #pending = new Map<string, Promise<NativeGrammar>>();
 
   readonly #measureEvery: number;
+  #settling: ReturnType<typeof setTimeout> | ReturnType<typeof setImmediate> | undefined;
 
   /**
    * `measureEvery`: a grammar's size is measured again on every n-th take (measuring walks all of
@@ -63,7 +79,7 @@ export class GrammarCache {
     if (old) this.#drop(key, old);
     const e: Entry = { native, bytes: 0, uses: 0 };
     this.#entries.set(key, e);
-    this.#measure(e);
+    for (const x of this.#entries.values()) this.#measure(x); // the others grew since they were measured
     const mine = native.share();
     this.#evict(key);
     return mine;
@@ -91,21 +107,50 @@ export class GrammarCache {
     return (await pending).share();
   }
 
+  /** Measures every cached grammar again and evicts past the budget; true when one had grown. */
+  remeasure(): boolean {
+    let grew = false;
+    for (const e of this.#entries.values()) grew = this.#measure(e) || grew;
+    this.#evict(undefined);
+    return grew;
+  }
+
+  /**
+   * remeasure() once the current work is done (a generation ended), and again every SETTLE_MS while
+   * a grammar still grows; then the allocator may hand freed memory back.
+   */
+  settleSoon(): void {
+    if (this.#settling) return;
+    this.#settling = setImmediate(() => this.#settle());
+  }
+
+  #settle(): void {
+    this.#settling = undefined;
+    if (this.remeasure()) {
+      this.#settling = setTimeout(() => this.#settle(), SETTLE_MS);
+      this.#settling.unref();
+    } else trimWhenIdle();
+  }
+
   /** Drops every cached grammar. */
   clear(): void {
     for (const [key, e] of [...this.#entries]) this.#drop(key, e);
   }
 
-  #measure(e: Entry): void {
+  /** True when the grammar grew since it was last measured. */
+  #measure(e: Entry): boolean {
     const now = e.native.measuredBytes; // never waits for the background precompute's mask in progress
+    const grew = now > e.bytes;
     this.#bytes += now - e.bytes;
     e.bytes = now;
+    return grew;
   }
 
   #drop(key: string, e: Entry): void {
     this.#entries.delete(key);
     this.#bytes -= e.bytes;
     e.native.dispose();
+    noteEvicted(e.bytes);
   }
 
   /** Evicts least recently used grammars until the cache fits its budget; `keep` stays. */
@@ -123,10 +168,33 @@ function checkBudget(n: number): number {
   return n;
 }
 
-/** The process's compiled-grammar cache (compileGrammar, generate(), the parser's value checks). */
-export const grammarCache = new GrammarCache(DEFAULT_GRAMMAR_CACHE_BYTES);
+/** The process's compiled-grammar cache (compileGrammar, generate()). */
+export const grammarCache = new GrammarCache(DEFAULT_GRAMMAR_CACHE_BYTES - 3 * (DEFAULT_GRAMMAR_CACHE_BYTES >>> 4));
 
-/** Sets the compiled-grammar cache's byte budget (default 256 MiB); 0 keeps nothing cached. */
+/**
+ * @internal The parser's value grammars (src/parser/validate.ts), by the node's text: taken once per
+ * parsed value, so a grammar is measured again every 64th take.
+ */
+export const valueGrammarCache = new GrammarCache(DEFAULT_GRAMMAR_CACHE_BYTES >>> 4, 64);
+
+let budget = DEFAULT_GRAMMAR_CACHE_BYTES;
+
+/**
+ * Sets the byte budget of the process's grammar memory (default 256 MiB): the parser's value
+ * grammars get 1/16 of it, each vocabulary's idle shapes 1/16, the compiled-grammar cache
+ * (grammarCache.maxBytes) the rest, 13/16 with the model's and the parser's vocabularies. Lowering
+ * it evicts at once; 0 keeps nothing cached.
+ */
 export function setGrammarCacheBytes(bytes: number): void {
-  grammarCache.maxBytes = bytes;
+  checkBudget(bytes);
+  const share = Math.floor(bytes / 16);
+  valueGrammarCache.maxBytes = share;
+  grammarCache.maxBytes = bytes - 3 * share;
+  budget = bytes;
+  loadNative().setShapeCacheIdleBytes(share);
+}
+
+/** The byte budget setGrammarCacheBytes set (default 256 MiB). */
+export function grammarCacheBudget(): number {
+  return budget;
 }

@@ -1,6 +1,6 @@
 // Values are checked by the dialect's own grammar nodes, run over a 256-token byte
 // vocabulary: the parser's verdict on a value is the grammar's, by construction.
-import { GrammarCache } from "../grammar/cache.js";
+import { valueGrammarCache as valueGrammars } from "../grammar/cache.js";
 import { compileNativeUncached } from "../grammar/compile.js";
 import type { Grammar, GrammarNode } from "../grammar/ir.js";
 import { loadNative } from "../native.js";
@@ -21,13 +21,11 @@ function byteVocabulary(): Vocabulary {
   return bytes;
 }
 
-/**
- * The value grammars the parser checks with, by the node's text (so a schema is not lowered again
- * for every value), under a byte budget of their own. Each check takes a matcher and releases it
- * and its grammar reference at once: a synchronous loop of checks holds nothing beyond the budget
- * (a grammar's growth is measured every 64th check of it: measuring walks all of its states).
- */
-const valueGrammars = new GrammarCache(64 * 1024 * 1024, 64);
+// The value grammars the parser checks with are cached by the node's text (so a schema is not
+// lowered again for every value), under their share of the grammar budget (valueGrammarCache,
+// src/grammar/cache.ts). Each check takes a matcher and releases it and its grammar reference at
+// once: a synchronous loop of checks holds nothing beyond the budget (a grammar's growth is
+// measured every 64th check of it, measuring walks all of its states, and when another is cached).
 
 /**
  * Whether `text` is a complete sentence of `node` (a node, or a whole grammar with its rules);

@@ -59,8 +59,9 @@ Options:
                        generating the answer is not limited)
   --idle-timeout MS    close a keep-alive connection idle for MS (default 5000)
   --max-connections N  connections open at once; more are closed on arrival (default 256)
-  --grammar-cache-mb N compiled grammars kept for requests with the same tools, in MiB
-                       (default 256; least recently used out first)
+  --grammar-cache-mb N memory for grammars, in MiB: compiled grammars kept for requests with
+                       the same tools, the parser's value grammars, idle shapes (default 256;
+                       least recently used out first)
   -h, --help           show this help
 `;
 

@@ -70,8 +70,9 @@ export interface ServerOptions {
   /** false: sample every token, also the text the grammar forces (GenerateOptions.fastForward). Default true. */
   fastForward?: boolean;
   /**
-   * Bytes the process's compiled-grammar cache may hold (setGrammarCacheBytes: process-wide, so it
-   * also applies to other servers and generate() calls in this process). Default 256 MiB.
+   * Bytes the process's grammar memory may take: compiled grammars, the parser's value grammars and
+   * idle shapes (setGrammarCacheBytes: process-wide, so it also applies to other servers and
+   * generate() calls in this process). Default 256 MiB.
    */
   grammarCacheBytes?: number;
   /** Sees errors the server answered with a 5xx. */

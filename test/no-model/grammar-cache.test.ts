@@ -48,6 +48,44 @@ describe("the compiled-grammar cache", () => {
     expect(grammarCache.size).toBe(n);
   });
 
+  it("measures cached grammars again as they grow after caching, and evicts past the budget", async () => {
+    grammarCache.clear();
+    const lazy = { precomputeStates: 0 };
+    const a = compileGrammar(bounded(300), qwen3(), lazy);
+    const cachedAt = grammarCache.bytes;
+    expect(cachedAt).toBe(a.memoryBytes);
+    // A walk through it builds states and masks: the grammar grows while it sits in the cache.
+    const m = a.createMatcher();
+    const mask = m.allocateBitmask();
+    expect(m.acceptString("<p>")).toBe(true);
+    for (let i = 0; i < 40; i++) {
+      m.fillNextTokenBitmask(mask);
+      expect(m.acceptString("x")).toBe(true);
+    }
+    m.dispose();
+    const grown = a.memoryBytes;
+    expect(grown).toBeGreaterThan(cachedAt * 2);
+    // Caching another grammar measures the first again: the cache's bytes are what both hold now.
+    const b = compileGrammar(bounded(301), qwen3(), lazy);
+    expect(grammarCache.bytes).toBe(grown + b.memoryBytes);
+    // A generation's end (settleSoon) measures again too, and evicts what no longer fits.
+    const m2 = b.createMatcher();
+    expect(m2.acceptString("<p>")).toBe(true);
+    for (let i = 0; i < 40; i++) {
+      m2.fillNextTokenBitmask(mask);
+      expect(m2.acceptString("y")).toBe(true);
+    }
+    m2.dispose();
+    grammarCache.maxBytes = grown + cachedAt * 2; // both fitted as cached; b has grown past it since
+    expect(grammarCache.size).toBe(2);
+    grammarCache.settleSoon();
+    await new Promise((r) => setImmediate(r));
+    expect(grammarCache.size).toBe(1); // the least recently used (a) went
+    expect(grammarCache.bytes).toBe(b.memoryBytes);
+    a.dispose();
+    b.dispose();
+  });
+
   it("lets a caller keep using a grammar the cache has evicted", () => {
     grammarCache.clear();
     const kept = compileGrammar(bounded(10), qwen3());

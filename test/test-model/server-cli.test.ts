@@ -6,7 +6,12 @@ import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { serveCommand } from "../../src/server/cli.js";
-import { DEFAULT_GRAMMAR_CACHE_BYTES, grammarCache, setGrammarCacheBytes } from "../../src/grammar/cache.js";
+import {
+  DEFAULT_GRAMMAR_CACHE_BYTES,
+  grammarCache,
+  grammarCacheBudget,
+  setGrammarCacheBytes,
+} from "../../src/grammar/cache.js";
 import { testModelPath } from "../support/test-model.js";
 import { ROOT } from "../support/vocabs.js";
 import { rawExchange, requestText } from "../support/raw-http.js";
@@ -206,7 +211,8 @@ describe("toolmask serve running", () => {
     }
     expect(url).not.toBe("");
     expect(r.out.join("")).toMatch(/hosts localhost, 127\.0\.0\.1, \[::1\], my\.box, 10\.0\.0\.7/);
-    expect(grammarCache.maxBytes).toBe(3 * 1024 * 1024);
+    expect(grammarCacheBudget()).toBe(3 * 1024 * 1024);
+    expect(grammarCache.maxBytes).toBe(3 * 1024 * 1024 - 3 * Math.floor((3 * 1024 * 1024) / 16)); // the value grammars' and idle shapes' shares aside
     const status = async (host: string) =>
       (
         await rawExchange(url, (s) => {

@@ -1,0 +1,36 @@
+import type { VariedOptions } from "./varied-requests.mjs";
+
+export interface ServeChild {
+  url: string;
+  pid: number;
+  rssMb(): number;
+  stderr(): string;
+  stop(): Promise<void>;
+}
+export function startServeChild(o: {
+  root: string;
+  model: string;
+  cacheMb?: number | null;
+  args?: string[];
+}): Promise<ServeChild>;
+export function rssMbOf(pid: number): number;
+export interface SoakResult {
+  samples: Array<{ requests: number; rssMb: number }>;
+  statuses: Record<string, number>;
+  seconds: number;
+  idleRssMb: number;
+  peakMb: number;
+  grownMb: number;
+}
+export function runSoak(
+  server: ServeChild,
+  o: {
+    requests: number;
+    seed?: number;
+    mix: VariedOptions;
+    concurrency?: number;
+    every?: number;
+    idleMs?: number;
+    log?: (line: string) => void;
+  },
+): Promise<SoakResult>;

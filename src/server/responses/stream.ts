@@ -37,8 +37,10 @@ export function responsesStreamWriter(head: ResponseHead, redact: Redact): Strea
   const released = new ReleasedCalls();
   let open: OpenPart | undefined;
 
-  const send = (sse: SseWriter, type: string, body: object) =>
-    sse.named(type, { type, sequence_number: seq++, ...body });
+  const send = async (sse: SseWriter, type: string, body: object) => {
+    await sse.named(type, { type, sequence_number: seq, ...body });
+    seq++; // once written: an event that could not be serialized takes no number
+  };
 
   const closePart = async (sse: SseWriter) => {
     if (!open) return;

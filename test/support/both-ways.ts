@@ -20,12 +20,16 @@ const settle = <T>(p: Promise<T>): Promise<Settled<T>> =>
     (err: unknown) => ({ err }),
   );
 
+/** An error the server answered with (the SDK's error with an HTTP status), not one of the client's (a timeout). */
+const answered = (e: unknown): e is { status: number; error?: unknown } =>
+  !!e && typeof e === "object" && typeof (e as { status?: unknown }).status === "number";
 /** An SDK error as both ways must share it: its HTTP status and the body the server sent. */
-const errorOf = (e: unknown) =>
-  e && typeof e === "object" && "status" in e ? { status: e.status, error: (e as { error?: unknown }).error } : e;
+const errorOf = (e: unknown) => (answered(e) ? { status: e.status, error: e.error } : e);
 
 /** The whole answer, after the streamed one was found equal (or the same error, thrown). */
 function agreed<T, S>(whole: Settled<T>, streamed: Settled<S>, what: string): [T, S] {
+  // The client's own failures (a timeout, a refused connection) are raised as they are.
+  for (const e of [whole.err, streamed.err]) if (e !== undefined && !answered(e)) throw e;
   if (whole.err !== undefined || streamed.err !== undefined) {
     expect(errorOf(streamed.err), `${what}: streamed and whole answers end alike`).toEqual(errorOf(whole.err));
     throw whole.err;

@@ -49,6 +49,7 @@ const lib = {
   ...(await import(join(root, "dist", "index.js"))),
   ...(await import(join(root, "dist", "parser", "validate.js"))),
   ...(await import(join(root, "dist", "dialects", "spec.js"))),
+  ...(await import(join(root, "dist", "engine", "stream.js"))),
 };
 const { TextBuffer } = await import(join(root, "dist", "parser", "text.js"));
 const { JsonExtent, OPEN } = await import(join(root, "dist", "parser", "json-extent.js"));

@@ -4,14 +4,14 @@
 // values, opener floods, splices, numbers a double cannot hold), and, first, now and then by one
 // verdict class (scripts/lib/verdict-mutations.mjs: a closing delimiter dropped, a key given
 // twice, several calls where one is allowed). Each input is parsed whole and fed at random
-// splits: no exception, the same result and concatenated events for every split, events that
-// tell what the result says, and (sampled) the grammar accepting what the parser calls complete,
+// splits: no exception, the same result and concatenated events for every split, events (and the
+// OpenAI deltas generateStream makes of them) that tell what the result says, and (sampled) the grammar accepting what the parser calls complete,
 // call by call (scripts/lib/call-verdicts.mjs), and reads that grow linearly with the input.
 // Plain ESM: test/no-model/fuzz-parser.test.ts runs it on src/, scripts/bench/fuzz.mjs on dist/
 // (the library's parts are passed in as `lib`).
 import { completeBeyondGrammar } from "./call-verdicts.mjs";
 import { writeCall, writeOutput } from "./dialect-writer.mjs";
-import { eventsDisagree, runChunks } from "./parser-runs.mjs";
+import { deltasDisagree, eventsDisagree, runChunks } from "./parser-runs.mjs";
 import { rng } from "./rng.mjs";
 import { closingPlaces, dropAt, duplicatePlaces, insertAt, severalCalls } from "./verdict-mutations.mjs";
 
@@ -346,7 +346,7 @@ const clip = (s, n = 600) => (s.length > n ? `${s.slice(0, n)}… (${s.length} c
 /**
  * One input checked. Returns undefined, or the failure: which check, why, and what to rerun.
  * `lib`: { ToolCallStreamParser, parseToolCalls, buildToolGrammar, grammarAccepts, triggerOf,
- * callTriggerOf }; `grammar`: check the grammar accepts what the parser calls complete.
+ * callTriggerOf, StreamDeltas }; `grammar`: check the grammar accepts what the parser calls complete.
  */
 export function checkInput(lib, spec, seed, { maxSize, grammar = false, verdicts = true } = {}) {
   const { text, options, r } = makeInput(spec, seed, { maxSize, verdicts });
@@ -378,6 +378,8 @@ export function checkInput(lib, spec, seed, { maxSize, grammar = false, verdicts
         );
       const why = eventsDisagree(got.result, got.events);
       if (why) return fail("events tell the result", why);
+      const deltas = deltasDisagree(got.result, got.events, lib.StreamDeltas);
+      if (deltas) return fail("deltas tell the result", deltas);
       continue;
     }
     if (!same(got.result, ref.result))

@@ -1,7 +1,7 @@
 // Feeding an output to the stream parser at given cut points, the event stream as a client
-// assembles it, and whether the events tell what the result says: what chunk-invariance tests and
-// the fuzzer (scripts/lib/parser-fuzz.mjs) compare. The parser class is passed in, so tests run
-// it from src/ and scripts from dist/.
+// assembles it, and whether the events — and generateStream's OpenAI deltas made from them — tell
+// what the result says: what chunk-invariance tests and the fuzzer (scripts/lib/parser-fuzz.mjs)
+// compare. The library's classes are passed in, so tests run them from src/ and scripts from dist/.
 
 /** Events with consecutive deltas of one kind (and one call) merged. */
 export function mergedEvents(events) {
@@ -109,5 +109,30 @@ export function eventsDisagree(result, events) {
     const last = events.findLastIndex((e) => e.index === s.index);
     if (last !== events.indexOf(settling[at])) return `call ${s.index} has events after its verdict`;
   }
+  return undefined;
+}
+
+/**
+ * Where the OpenAI deltas generateStream makes of these events (`StreamDeltas`, src/engine/stream.ts)
+ * disagree with the result (undefined when they assemble to its content, reasoning and calls).
+ */
+export function deltasDisagree(result, events, StreamDeltas) {
+  const deltas = new StreamDeltas();
+  const calls = [];
+  let content = "";
+  let reasoning = "";
+  for (const e of events) {
+    const { delta } = deltas.chunk(e);
+    content += delta.content ?? "";
+    reasoning += delta.reasoning_content ?? "";
+    for (const t of delta.tool_calls ?? []) {
+      if (t.index !== calls.length) return `a call's delta at index ${t.index}, expected ${calls.length}`;
+      calls.push({ id: t.id, type: t.type, function: { name: t.function.name, arguments: t.function.arguments } });
+    }
+  }
+  if (content !== (result.content ?? "")) return "the content deltas do not make the result's content";
+  if (reasoning !== (result.reasoning ?? "")) return "the reasoning deltas do not make the result's reasoning";
+  const call = (c) => [c.id, c.type, c.function.name, c.function.arguments];
+  if (!same(calls.map(call), result.toolCalls.map(call))) return "the deltas' calls are not the result's toolCalls";
   return undefined;
 }

@@ -1,5 +1,7 @@
 // generateStream(): generate() as OpenAI-style deltas while decoding runs, read by the same
-// dialect parser token by token. Breaking out of the loop or aborting the signal stops decoding.
+// dialect parser token by token: text as it decodes, each call once it ended complete and valid
+// (StreamDeltas), so the deltas add up to the result. Breaking out of the loop or aborting the
+// signal stops decoding.
 import type { NativeGenerationResult } from "../native.js";
 import { ToolCallStreamParser } from "../parser/stream.js";
 import { argumentsOf } from "../parser/argument-event.js";
@@ -24,7 +26,10 @@ export interface StreamDelta {
 }
 
 export interface StreamChunk {
-  /** The OpenAI delta; {} for an event that has none (a call's end, an error, a drop). */
+  /**
+   * The OpenAI delta: text and thought as they are read, a call whole once it ended complete and
+   * valid (StreamDeltas); {} for an event that has none (a call's start and arguments, an error, a drop).
+   */
   delta: StreamDelta;
   /** The parser event behind this chunk (absent on the role chunk and the last one). */
   event?: StreamEvent;
@@ -34,21 +39,36 @@ export interface StreamChunk {
   result?: GenerateResult;
 }
 
-/** The OpenAI delta of one parser event (ends, errors and drops have none: the result settles them). */
-export function deltaOf(e: StreamEvent): StreamDelta | undefined {
-  switch (e.type) {
-    case "content":
-      return { content: e.delta };
-    case "reasoning":
-      return { reasoning_content: e.delta };
-    case "tool_call_start":
-      return {
-        tool_calls: [{ index: e.index, id: e.id, type: "function", function: { name: e.name, arguments: "" } }],
-      };
-    case "tool_call_arguments":
-      return { tool_calls: [{ index: e.index, function: { arguments: e.delta } }] };
-    default:
-      return undefined; // ends, errors and drops are settled in the final result
+/**
+ * Parser events as stream chunks: each event with its OpenAI delta. Text and thought go out as they
+ * are read. A call's delta goes out whole — index, id, type, name and all its arguments — on its
+ * tool_call_end chunk, the parser's verdict that the call ended complete and valid, and never
+ * before: the deltas hold exactly the result's calls, in its order (`index` is the call's place in
+ * result.message.tool_calls). A call cut by maxTokens or by a stop string, found invalid, dropped,
+ * or one more than parallelToolCalls allows shows only in the events (its tool_call_start, its
+ * arguments, then its tool_call_error or tool_call_dropped).
+ */
+export class StreamDeltas {
+  #calls = 0;
+
+  chunk(event: StreamEvent): StreamChunk {
+    return { delta: this.#delta(event), finish_reason: null, event };
+  }
+
+  #delta(e: StreamEvent): StreamDelta {
+    switch (e.type) {
+      case "content":
+        return { content: e.delta };
+      case "reasoning":
+        return { reasoning_content: e.delta };
+      case "tool_call_end": {
+        const { id, function: f } = e.call;
+        const index = this.#calls++;
+        return { tool_calls: [{ index, id, type: "function", function: { name: f.name, arguments: f.arguments } }] };
+      }
+      default:
+        return {}; // a call's start and arguments wait for its verdict; errors and drops have no delta
+    }
   }
 }
 
@@ -66,9 +86,10 @@ export async function* generateStream(
 
   const pending: StreamChunk[] = [];
   const args: ToolCallArgument[] = [];
+  const deltas = new StreamDeltas();
   const queue = (e: StreamEvent) => {
     if (e.type === "tool_call_argument") args.push(...argumentsOf([e]));
-    pending.push({ delta: deltaOf(e) ?? {}, finish_reason: null, event: e });
+    pending.push(deltas.chunk(e));
   };
   let text = "";
   let wake: (() => void) | undefined;

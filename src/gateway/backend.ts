@@ -2,13 +2,14 @@
 // (prompt from the model's chat template, the dialect's grammar), sent to an upstream engine in its
 // own grammar field (engines/), and its raw answer read back through the same dialect's parser, so
 // the client gets the verdict our engine would give: a cut call is `length`, an invalid one is
-// reported in `incomplete`, never passed on as a valid call.
+// reported in `incomplete`, never passed on as a valid call — streamed or whole: a streamed call's
+// delta goes out once its verdict is complete and valid (StreamDeltas), as generateStream's do.
 import { getDialect } from "../dialects/index.js";
 import type { DialectOptions } from "../dialects/options.js";
 import type { GenerateOptions } from "../engine/generate-options.js";
 import type { GenerateResult } from "../engine/generate.js";
 import { prepareChat, type ChatModel, type PreparedChat } from "../engine/prepare-chat.js";
-import { deltaOf, type StreamChunk } from "../engine/stream.js";
+import { StreamDeltas, type StreamChunk } from "../engine/stream.js";
 import { argumentsOf, verifiedArgumentEvents } from "../parser/argument-event.js";
 import { ToolCallStreamParser, type ParserOptions } from "../parser/stream.js";
 import type { IncompleteCall, StreamEvent, ToolCall } from "../parser/types.js";
@@ -122,6 +123,8 @@ export class GatewayBackend implements ChatBackend {
     const calls: CallDelta[] = [];
     let end: UpstreamEnd | undefined;
     const fedEvents: StreamEvent[] = [];
+    const deltas = new StreamDeltas();
+    const chunkOf = (e: StreamEvent) => deltas.chunk(e);
     try {
       if (stream) yield { delta: { role: "assistant" }, finish_reason: null };
       for await (const piece of readAnswer(sent.response, this.o.engine, stream, sent.upstream.url, cap)) {
@@ -218,11 +221,6 @@ export class GatewayBackend implements ChatBackend {
     };
     yield { delta: {}, finish_reason: result.finishReason, result };
   }
-}
-
-/** A parser event as a stream chunk (generateStream's shape: the event and its OpenAI delta). */
-function chunkOf(event: StreamEvent): StreamChunk {
-  return { delta: deltaOf(event) ?? {}, finish_reason: null, event };
 }
 
 /** The sampling fields of a request that is not prepared here (verify-only). */

@@ -6,7 +6,7 @@
 // carries no credentials and an error a page cannot read is no help to it. A request from an origin
 // not listed, or without Origin, gets no CORS headers and is served as before (a plain OPTIONS gets
 // 405). Streamed answers write their headers themselves, taking the ones set here from the reply
-// (SseWriter.open).
+// (the SseWriter takes them when it starts).
 import cors from "@fastify/cors";
 import type { FastifyInstance } from "fastify";
 

@@ -1,8 +1,9 @@
-// What every generation route (and count_tokens) shares: the request waits for a slot, a client
-// that disconnects (while waiting, while its prompt is tokenized or while decoding) aborts its work
-// through the AbortSignal generate() takes, and closing the server answers 503. A stream's first event is held until decoding has
-// produced something, so an error before that (a prompt longer than the context) is still
-// answered as a JSON error with its status; after it, an error goes as the API's error event.
+// What every generation route (and count_tokens) shares: the request waits for a slot, a client that disconnects
+// (while waiting, while its prompt is tokenized or while decoding) aborts its work through the AbortSignal generate()
+// takes, and closing the server answers 503. A stream's first event is held until decoding has
+// produced something, and the headers go out with its bytes (sse.ts), so an error before that (a
+// prompt longer than the context, an opening event that cannot be serialized) is still answered
+// as a JSON error with its status; after it, an error goes as the API's error event.
 import type { FastifyReply } from "fastify";
 import type { GenerateOptions } from "../engine/generate.js";
 import type { StreamChunk } from "../engine/stream.js";
@@ -89,16 +90,18 @@ export async function pipeStream(
           held = chunk;
           continue;
         }
-        reply.hijack();
-        sse = new SseWriter(reply.raw);
-        sse.open(reply.getHeaders());
+        sse = new SseWriter(reply.raw, () => {
+          reply.hijack();
+          return reply.getHeaders();
+        });
         await writer.open(sse, held);
       }
       await writer.chunk(sse, chunk);
     }
     if (sse) await writer.close(sse);
   } catch (err) {
-    if (!sse || run.clientGone()) throw err;
+    // Nothing sent yet (not even the opening event, which may be what failed): the route's error.
+    if (!sse?.started || run.clientGone()) throw err;
     const e = run.options.signal?.aborted
       ? new ApiError(503, "the server is shutting down", { code: "server_closing" })
       : toApiError(err);

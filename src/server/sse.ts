@@ -1,18 +1,37 @@
 // Server-sent events on a raw response: `data: <json>\n\n` per event (with an `event:` line when
-// named), `data: [DONE]` at the end of a chat-completions stream.
-// Writes wait for the socket to drain, so a slow reader holds back the writer, not memory.
+// named), `data: [DONE]` at the end of a chat-completions stream. The status line and headers go
+// out with the first event, once it is serialized: until then nothing is sent, and an error can
+// still be answered with its own status. Writes wait for the socket to drain, so a slow reader
+// holds back the writer, not memory.
 import { once } from "node:events";
 import type { ServerResponse } from "node:http";
 
+type Headers = Record<string, string | number | string[] | undefined>;
+
 export class SseWriter {
   readonly #res: ServerResponse;
+  readonly #start: () => Headers;
+  #started = false;
 
-  constructor(res: ServerResponse) {
+  /**
+   * `start` is called once, just before the first bytes are written: it takes the response over
+   * (the route answers nothing itself from then on) and gives the headers set on the reply before
+   * (CORS), which go out with the stream's own.
+   */
+  constructor(res: ServerResponse, start: () => Headers) {
     this.#res = res;
+    this.#start = start;
   }
 
-  /** The status line and headers; `headers` set on the reply before (CORS) go with them. */
-  open(headers: Record<string, string | number | string[] | undefined> = {}): void {
+  /** Whether anything was sent (after that, an error can only go as an event). */
+  get started(): boolean {
+    return this.#started;
+  }
+
+  #open(): void {
+    if (this.#started) return;
+    this.#started = true;
+    const headers = this.#start();
     const given = Object.entries(headers).filter(([, v]) => v !== undefined) as Array<
       [string, string | number | string[]]
     >;
@@ -42,10 +61,12 @@ export class SseWriter {
   }
 
   end(): void {
+    this.#open();
     this.#res.end();
   }
 
   async #write(text: string): Promise<void> {
+    this.#open();
     const res = this.#res;
     if (res.destroyed || res.writableEnded) return;
     if (res.write(text)) return;

@@ -4,8 +4,8 @@
 // two turns: the first answer forced to call (tool_choice any / required) holds the right call for
 // the prompt, valid against its tool; its result goes back as the API sends results (tool_result,
 // function_call_output, the SDK's tool step) and the second answer is served, every call in it valid;
-// streamed and whole answers agree. A model that is not fetched is skipped with the line that
-// fetches it, except under CI=true.
+// every request is answered the same streamed and whole (test/support/both-ways.ts). A model that is
+// not fetched is skipped with the line that fetches it, except under CI=true.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import Anthropic from "@anthropic-ai/sdk";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
@@ -14,6 +14,7 @@ import type { ResponseCreateParamsNonStreaming, ResponseInputItem } from "openai
 import { loadModel, type LlamaModel } from "../../src/engine/model.js";
 import { startServer, type ToolmaskServer } from "../../src/server/index.js";
 import { listModels } from "../support/models-script.js";
+import { messagesBothWays, responsesBothWays } from "../support/both-ways.js";
 import { callProblems, client, type CallLike, type FunctionTool } from "../support/server-fixtures.js";
 import { FILE_TOOLS } from "../support/tools.js";
 
@@ -43,7 +44,7 @@ describe.skipIf(!entry.present && !inCi)(`the three client APIs on ${NAME}`, () 
     const api = new Anthropic({ baseURL: server.url, apiKey: "k", maxRetries: 0, timeout: 300_000 });
     const anthropicTools = tools.map((t) => ({ name: t.function.name, input_schema: t.function.parameters as never }));
     const base = { model: NAME, max_tokens: 96, temperature: 0, tools: anthropicTools };
-    const first = await api.messages.create({
+    const first = await messagesBothWays(api, {
       ...base,
       tool_choice: { type: "any" },
       messages: [{ role: "user", content: READ }],
@@ -51,14 +52,8 @@ describe.skipIf(!entry.present && !inCi)(`the three client APIs on ${NAME}`, () 
     expect(first.stop_reason).toBe("tool_use");
     const uses = first.content.filter((b): b is Anthropic.ToolUseBlock => b.type === "tool_use");
     expect(uses.map(({ name, input }) => ({ name, input }))).toEqual([{ name: "read", input: { path: "/etc/hosts" } }]);
-    const streamed = await api.messages
-      .stream({ ...base, tool_choice: { type: "any" }, messages: [{ role: "user", content: READ }] })
-      .finalMessage();
-    expect(streamed.content.map((b) => (b.type === "tool_use" ? { ...b, id: "" } : b))).toEqual(
-      first.content.map((b) => (b.type === "tool_use" ? { ...b, id: "" } : b)),
-    );
 
-    const second = await api.messages.create({
+    const second = await messagesBothWays(api, {
       ...base,
       messages: [
         { role: "user", content: READ },
@@ -94,23 +89,19 @@ describe.skipIf(!entry.present && !inCi)(`the three client APIs on ${NAME}`, () 
       temperature: 0,
       max_output_tokens: 96,
     };
-    const first = await api.responses.create(ask);
+    const first = await responsesBothWays(api, ask);
     expect(first.status).toBe("completed");
     const calls = first.output.filter((o) => o.type === "function_call");
     expect(calls.map((c) => ({ name: c.name, arguments: JSON.parse(c.arguments) }))).toEqual([
       { name: "write", arguments: { path: "notes.txt", content: "hello" } },
     ]);
-    const streamed = await api.responses.stream({ ...ask, stream: true }).finalResponse();
-    expect(streamed.output.filter((o) => o.type === "function_call").map((c) => [c.name, c.arguments])).toEqual(
-      calls.map((c) => [c.name, c.arguments]),
-    );
 
     const input: ResponseInputItem[] = [
       { role: "user", content: "Write 'hello' to notes.txt." },
       ...(first.output as ResponseInputItem[]),
       { type: "function_call_output", call_id: calls[0]!.call_id, output: "written" },
     ];
-    const second = await api.responses.create({ ...ask, input, tool_choice: "auto" });
+    const second = await responsesBothWays(api, { ...ask, input, tool_choice: "auto" });
     expect(["completed", "incomplete"]).toContain(second.status);
     const again = second.output.flatMap((o) =>
       o.type === "function_call"

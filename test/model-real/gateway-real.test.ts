@@ -1,15 +1,16 @@
 // The gateway over llama.cpp's own llama-server serving a real model (Qwen2.5-Coder 0.5B, from
 // `npm run models`), through the real openai client: masked tool_choice "required" answers hold
-// calls valid against their tools with the grammar confirmed, and greedy answers through
-// llama-server + our GBNF are compared with our own engine's on the same file (the same prebuilt
-// llama.cpp libraries decode both). A model that is not fetched is skipped with the line that
-// fetches it, except under CI=true.
+// calls valid against their tools with the grammar confirmed, the same streamed and whole
+// (test/support/both-ways.ts), and greedy answers through llama-server + our GBNF are compared with
+// our own engine's on the same file (the same prebuilt llama.cpp libraries decode both). A model
+// that is not fetched is skipped with the line that fetches it, except under CI=true.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generate } from "../../src/engine/generate.js";
 import { loadModel, type LlamaModel } from "../../src/engine/model.js";
 import { startServer, type ToolmaskServer } from "../../src/server/index.js";
 import { startLlamaServer, type LlamaServerProcess } from "../support/llama-server-process.js";
 import { listModels } from "../support/models-script.js";
+import { chatBothWays } from "../support/both-ways.js";
 import { callProblems, client, type FunctionTool } from "../support/server-fixtures.js";
 import { FILE_TOOLS } from "../support/tools.js";
 
@@ -45,7 +46,7 @@ describe.skipIf(!entry.present && !inCi)(`the gateway over llama-server serving 
     let same = 0;
     for (const prompt of PROMPTS) {
       const messages = [{ role: "user" as const, content: prompt }];
-      const r = await api.chat.completions.create({
+      const r = await chatBothWays(api, {
         model: NAME,
         messages,
         tools: FILE_TOOLS as FunctionTool[],

@@ -1,11 +1,13 @@
 // The parser's fuzz suite as a standing guard (scripts/lib/parser-fuzz.mjs, on src/): for every
 // dialect, 300 mutated outputs of fixed seed 2026, each parsed whole and at random splits with no
-// exception, one result and one event stream for every split, events that tell the result; every
+// exception, one result and one event stream for every split, events (and generateStream's OpenAI
+// deltas made of them: a call only once complete and valid) that tell the result; every
 // 10th checked against the grammar, every 60th for linear growth of the characters read. Long runs:
 // `npm run fuzz -- --inputs N` (scripts/bench/fuzz.mjs).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildToolGrammar, dialects, getDialect, parseToolCalls, ToolCallStreamParser } from "../../src/index.js";
 import { callTriggerOf, triggerOf } from "../../src/dialects/spec.js";
+import { StreamDeltas } from "../../src/engine/stream.js";
 import { JsonExtent, OPEN } from "../../src/parser/json-extent.js";
 import { TextBuffer } from "../../src/parser/text.js";
 import { grammarAccepts } from "../../src/parser/validate.js";
@@ -22,6 +24,7 @@ const lib = {
   grammarAccepts,
   triggerOf,
   callTriggerOf,
+  StreamDeltas,
 };
 
 let counter: ReadCounter;

@@ -84,9 +84,12 @@ export function client(baseURL: string, apiKey = "unused"): OpenAI {
 
 export interface AssembledStream {
   content: string;
+  reasoning: string;
   toolCalls: Array<{ id: string; type: "function"; function: { name: string; arguments: string } }>;
   finishReason: string | null;
   usage: unknown;
+  /** A gateway's `toolmask` field, which the last choice chunk carries. */
+  toolmask?: { incomplete: unknown };
   /** Protocol breaks seen while assembling ("" when none). */
   problems: string[];
 }
@@ -99,7 +102,14 @@ export interface AssembledStream {
 export async function assemble(
   chunks: AsyncIterable<OpenAI.Chat.Completions.ChatCompletionChunk>,
 ): Promise<AssembledStream> {
-  const out: AssembledStream = { content: "", toolCalls: [], finishReason: null, usage: undefined, problems: [] };
+  const out: AssembledStream = {
+    content: "",
+    reasoning: "",
+    toolCalls: [],
+    finishReason: null,
+    usage: undefined,
+    problems: [],
+  };
   let first = true;
   for await (const chunk of chunks) {
     if (chunk.usage) out.usage = chunk.usage;
@@ -110,6 +120,10 @@ export async function assemble(
     first = false;
     if (out.finishReason !== null) out.problems.push("a chunk after finish_reason");
     if (choice.delta.content) out.content += choice.delta.content;
+    const thought = (choice.delta as { reasoning_content?: string }).reasoning_content;
+    if (thought) out.reasoning += thought;
+    const verdict = (chunk as { toolmask?: AssembledStream["toolmask"] }).toolmask;
+    if (verdict) out.toolmask = verdict;
     for (const d of choice.delta.tool_calls ?? []) {
       const known = out.toolCalls[d.index];
       if (!known) {

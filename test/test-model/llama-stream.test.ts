@@ -1,5 +1,6 @@
 // generateStream() on the test model: the deltas add up to exactly what generate() returns for the
-// same seed, and leaving the loop early stops decoding.
+// same seed — a call only once it ended complete and valid, so a call cut by a stop string or by
+// maxTokens is in no delta — and leaving the loop early stops decoding.
 import { beforeAll, describe, expect, it } from "vitest";
 import { generate, type GenerateOptions } from "../../src/engine/generate.js";
 import { loadModel, type LlamaModel } from "../../src/engine/model.js";
@@ -25,6 +26,23 @@ async function collect(it: AsyncIterable<StreamChunk>): Promise<StreamChunk[]> {
   const out: StreamChunk[] = [];
   for await (const c of it) out.push(c);
   return out;
+}
+
+/** The calls of the chunks' deltas, assembled as an OpenAI client does (by index). */
+function deltaCalls(chunks: StreamChunk[]) {
+  const calls: Array<{ id: string; type: string; function: { name: string; arguments: string } }> = [];
+  for (const c of chunks)
+    for (const t of c.delta.tool_calls ?? []) {
+      const known = calls[t.index];
+      if (known) known.function.arguments += t.function.arguments ?? "";
+      else
+        calls[t.index] = {
+          id: t.id ?? "",
+          type: t.type ?? "",
+          function: { name: t.function.name ?? "", arguments: t.function.arguments ?? "" },
+        };
+    }
+  return calls;
 }
 
 describe("generateStream", () => {
@@ -60,6 +78,48 @@ describe("generateStream", () => {
       const content = chunks.map((c) => c.delta.content ?? "").join("");
       expect(content).toBe(whole.message.content ?? "");
     }
+  });
+
+  it("a call reaches the deltas only once it ended complete and valid: the deltas hold the result's calls", async () => {
+    const base: GenerateOptions = {
+      messages: [{ role: "user", content: "Weather?" }],
+      tools,
+      dialect: "qwen3-coder",
+      toolChoice: "required",
+      seed: 4,
+      maxTokens: 80,
+      logitBias: { 151657: 100, 151645: 110, 198: -100, 271: -100 },
+    };
+    const cases: Array<[string, GenerateOptions]> = [
+      ["whole calls", base],
+      // The stop string is inside the call's markup (<parameter=city>): the call is cut.
+      ["a stop string inside the call", { ...base, stop: ["city"] }],
+      ["maxTokens inside the call", { ...base, maxTokens: 18 }],
+      ["one call allowed", { ...base, parallelToolCalls: false, logitBias: { 151657: 100, 198: -100, 271: -100 } }],
+    ];
+    const finishes: string[] = [];
+    for (const [label, o] of cases) {
+      const whole = await generate(model, o);
+      const chunks = await collect(generateStream(model, o));
+      const r = chunks.at(-1)!.result!;
+      expect(r.tokens, label).toEqual(whole.tokens);
+      expect(deltaCalls(chunks), label).toEqual(whole.message.tool_calls ?? []);
+      expect(chunks.map((c) => c.delta.content ?? "").join(""), label).toBe(whole.message.content ?? "");
+      // The parser's events still tell every call as it is read, and each one's verdict.
+      const started = chunks.filter((c) => c.event?.type === "tool_call_start").length;
+      const settled = chunks.filter((c) => /^tool_call_(end|error|dropped)$/.test(c.event?.type ?? "")).length;
+      expect(settled, label).toBe(started);
+      finishes.push(
+        `${label}: ${whole.finishReason}, ${whole.message.tool_calls?.length ?? 0} calls, ${whole.incomplete.map((c) => c.kind).join(" ")}`,
+      );
+    }
+    // Each case is what its label says: the cut ones cut a call the stream had begun.
+    expect(finishes).toEqual([
+      "whole calls: tool_calls, 1 calls, ",
+      "a stop string inside the call: stop, 0 calls, cut",
+      "maxTokens inside the call: length, 0 calls, cut",
+      expect.stringMatching(/^one call allowed: \w+, 1 calls, /),
+    ]);
   });
 
   it("streams plain content as it is decoded", async () => {

@@ -1,6 +1,6 @@
 // The Vercel AI SDK (the real `ai` 6 and `@ai-sdk/openai-compatible` 2 packages) against the server
-// on the random-weight test model: generateText and streamText with tools that run, over several
-// steps (each step's calls valid against their tool's schema, their results sent back as the
+// on the random-weight test model: generateText and streamText with tools that run (each request
+// both ways, the same steps, calls and runs), over several steps (each step's calls valid against their tool's schema, their results sent back as the
 // next request's tool messages), a call cut by maxOutputTokens (no tool call, nothing executed: under
 // toolChoice required the SDK raises its ToolChoiceViolationError, under auto the finish reason is
 // length), and a bad request raised as the SDK's APICallError with our message. The
@@ -11,6 +11,7 @@ import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { APICallError, generateText, jsonSchema, stepCountIs, streamText, ToolChoiceViolationError, tool } from "ai";
 import { loadModel, type LlamaModel } from "../../src/engine/model.js";
 import { startServer, type ToolmaskServer } from "../../src/server/index.js";
+import { aiSdkBothWays } from "../support/both-ways.js";
 import { callProblems, toolSet, WANTS_TO_CALL } from "../support/server-fixtures.js";
 import { testModelPath } from "../support/test-model.js";
 
@@ -79,9 +80,8 @@ function checkSteps(steps: StepLike[], ran: Array<{ name: string; input: unknown
 }
 
 describe("the Vercel AI SDK (ai + @ai-sdk/openai-compatible)", () => {
-  it("generateText: tools run over several steps, each call valid, results sent back by id", async () => {
-    const ran: Array<{ name: string; input: unknown }> = [];
-    const r = await generateText({
+  it("generateText (and streamText the same): tools run over several steps, each call valid, results sent back by id", async () => {
+    const { result: r, ran } = await aiSdkBothWays(generateText, streamText, (ran) => ({
       model: provider.chatModel("anything"),
       prompt: "call a tool",
       tools: sdkTools(ran),
@@ -90,7 +90,7 @@ describe("the Vercel AI SDK (ai + @ai-sdk/openai-compatible)", () => {
       stopWhen: stepCountIs(3),
       providerOptions,
       maxRetries: 0,
-    });
+    }));
     checkSteps(r.steps as unknown as StepLike[], ran);
     expect(r.steps.length).toBe(3);
     expect(ran.length).toBe(r.steps.flatMap((s) => s.toolCalls).length);
@@ -147,21 +147,28 @@ describe("the Vercel AI SDK (ai + @ai-sdk/openai-compatible)", () => {
       else expect((r as { finishReason: string }).finishReason).toBe("tool-calls");
     }
     expect(cut, "no maxOutputTokens from 8 to 40 cut the call").toBeDefined();
-    // The same limit under "auto": an answer cut by its limit, holding no call.
-    const ran: Array<{ name: string; input: unknown }> = [];
-    const auto = (await ask(cut!, "auto", ran)) as Awaited<ReturnType<typeof generateText>>;
+    // The same limit under "auto": an answer cut by its limit, holding no call, streamed or not.
+    const { result: auto, ran } = await aiSdkBothWays(generateText, streamText, (ran) => ({
+      model: provider.chatModel("anything"),
+      prompt: "call a tool",
+      tools: sdkTools(ran),
+      toolChoice: "auto",
+      maxOutputTokens: cut!,
+      providerOptions: { toolmask: { logit_bias: { 151657: 90, 1688: 30, 16181: 30 } } },
+      maxRetries: 0,
+    }));
     expect(auto.finishReason).toBe("length");
     expect(auto.toolCalls).toEqual([]);
     expect(ran).toEqual([]);
   });
 
   it("a bad request: APICallError with status 400 and the server's message", async () => {
-    const err = await generateText({
+    const err = await aiSdkBothWays(generateText, streamText, () => ({
       model: provider.chatModel("anything"),
       prompt: "hi",
       temperature: 5,
       maxRetries: 0,
-    }).catch((e: unknown) => e);
+    })).catch((e: unknown) => e);
     expect(APICallError.isInstance(err)).toBe(true);
     expect((err as APICallError).statusCode).toBe(400);
     expect((err as APICallError).message).toMatch(/temperature must be a number from 0 to 2/);

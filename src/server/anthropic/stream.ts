@@ -1,13 +1,13 @@
 // The Anthropic Messages stream: message_start, content blocks (content_block_start, its deltas,
 // content_block_stop), then message_delta (stop reason, usage) and message_stop, each a named
 // server-sent event. Text and thinking stream as they decode. A tool_use block is opened only when
-// its call has ended complete and valid (the tool_call_end event), and then sent whole — its
-// input as one input_json_delta, the arguments' own JSON text as the whole answer writes it — so a client never sees a tool_use for a call that is later cut
-// by max_tokens or found invalid; calls of the result no end event announced (a gateway's
-// verify-only calls) are sent the same way before message_delta.
+// its call is released (released-calls.ts: it has ended complete and valid), and then sent whole —
+// its input as one input_json_delta, the arguments' own JSON text as the whole answer writes it —
+// so a client never sees a tool_use for a call that is later cut by max_tokens or found invalid.
 import type { StreamChunk } from "../../engine/stream.js";
 import type { ToolCall } from "../../parser/types.js";
 import type { Redact } from "../redact.js";
+import { ReleasedCalls } from "../released-calls.js";
 import type { StreamWriter } from "../run-request.js";
 import type { SseWriter } from "../sse.js";
 import { anthropicErrorBody } from "./errors.js";
@@ -34,7 +34,7 @@ type OpeningBlock =
 export function messagesStreamWriter(id: string, model: string, redact: Redact): StreamWriter {
   let index = -1;
   let open: ContentBlock["type"] | undefined;
-  const sent = new Set<string>();
+  const released = new ReleasedCalls();
 
   const stopBlock = async (sse: SseWriter) => {
     if (open === undefined) return;
@@ -51,8 +51,6 @@ export function messagesStreamWriter(id: string, model: string, redact: Redact):
     sse.named("content_block_delta", { type: "content_block_delta", index, delta: d });
 
   const toolUse = async (sse: SseWriter, call: ToolCall) => {
-    if (sent.has(call.id)) return;
-    sent.add(call.id);
     const block = toolUseBlock(call);
     await startBlock(sse, { ...block, input: {} });
     await delta(sse, { type: "input_json_delta", partial_json: block.input.text });
@@ -73,10 +71,9 @@ export function messagesStreamWriter(id: string, model: string, redact: Redact):
         if (open !== "text") await startBlock(sse, { type: "text", text: "" });
         await delta(sse, { type: "text_delta", text: content });
       }
-      if (chunk.event?.type === "tool_call_end") await toolUse(sse, chunk.event.call);
+      for (const { call } of released.of(chunk)) await toolUse(sse, call);
       const r = chunk.result;
       if (!r) return;
-      for (const call of r.message.tool_calls ?? []) await toolUse(sse, call);
       await stopBlock(sse);
       await sse.named("message_delta", {
         type: "message_delta",

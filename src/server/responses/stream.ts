@@ -3,12 +3,12 @@
 // deltas), function_call items — each opened by response.output_item.added and closed by its .done
 // events, then response.completed, or response.incomplete when max_output_tokens cut the answer.
 // Every event carries a sequence_number from 0. A function_call item is opened only once its call
-// has ended complete and valid (the tool_call_end event), and then sent whole (its arguments as one
-// delta), so a client never sees a call that is later cut or found invalid; calls of the result no
-// end event announced (a gateway's verify-only calls) are sent the same way before the end.
+// is released (released-calls.ts: it has ended complete and valid), and then sent whole (its
+// arguments as one delta), so a client never sees a call that is later cut or found invalid.
 import type { StreamChunk } from "../../engine/stream.js";
 import type { ToolCall } from "../../parser/types.js";
 import type { Redact } from "../redact.js";
+import { ReleasedCalls } from "../released-calls.js";
 import type { StreamWriter } from "../run-request.js";
 import type { SseWriter } from "../sse.js";
 import { responsesError } from "./errors.js";
@@ -34,11 +34,13 @@ interface OpenPart {
 export function responsesStreamWriter(head: ResponseHead, redact: Redact): StreamWriter {
   let seq = 0;
   const output: OutputItem[] = [];
-  const sent = new Set<string>();
+  const released = new ReleasedCalls();
   let open: OpenPart | undefined;
 
-  const send = (sse: SseWriter, type: string, body: object) =>
-    sse.named(type, { type, sequence_number: seq++, ...body });
+  const send = async (sse: SseWriter, type: string, body: object) => {
+    await sse.named(type, { type, sequence_number: seq, ...body });
+    seq++; // once written: an event that could not be serialized takes no number
+  };
 
   const closePart = async (sse: SseWriter) => {
     if (!open) return;
@@ -91,8 +93,6 @@ export function responsesStreamWriter(head: ResponseHead, redact: Redact): Strea
   };
 
   const functionCall = async (sse: SseWriter, call: ToolCall) => {
-    if (sent.has(call.id)) return;
-    sent.add(call.id);
     await closePart(sse);
     const id = newItemId("fc");
     const index = output.length;
@@ -119,10 +119,9 @@ export function responsesStreamWriter(head: ResponseHead, redact: Redact): Strea
       const { content, reasoning_content: thought } = chunk.delta;
       if (thought) await addText(sse, "reasoning", thought);
       if (content) await addText(sse, "message", content);
-      if (chunk.event?.type === "tool_call_end") await functionCall(sse, chunk.event.call);
+      for (const { call } of released.of(chunk)) await functionCall(sse, call);
       const r = chunk.result;
       if (!r) return;
-      for (const call of r.message.tool_calls ?? []) await functionCall(sse, call);
       await closePart(sse);
       const response = finishedResponse(head, r, output);
       await send(sse, response.status === "completed" ? "response.completed" : "response.incomplete", { response });

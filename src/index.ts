@@ -21,7 +21,7 @@ export {
   UnsupportedSchemaError,
   InvalidSchemaError,
 } from "./grammar/json-schema/index.js";
-export { GrammarLimitError, type GrammarLimit } from "./grammar/errors.js";
+export { EmptyGrammarError, GrammarLimitError, type GrammarLimit } from "./grammar/errors.js";
 export { grammarCache, setGrammarCacheBytes, DEFAULT_GRAMMAR_CACHE_BYTES, type GrammarCache } from "./grammar/cache.js";
 export { toEbnf, EbnfExportError, type ToEbnfOptions } from "./grammar/export/ebnf.js";
 export { toGbnf, type ToGbnfOptions } from "./grammar/export/gbnf.js";

@@ -10,7 +10,7 @@
 //                                     writes bench/results/stalls.json
 //   npm run bench:stalls -- --smallest  every case at 1/20 of its size, nothing written (npm test
 //                                     runs this: test/test-model/bench-stalls.test.ts)
-//   --only SUBSTRING                  the cases whose name holds it
+//   --only SUBSTRING                  the cases whose name holds it (nothing written)
 import { mkdirSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
 import { cpus } from "node:os";
@@ -226,7 +226,7 @@ for (const r of results)
   console.log(
     `${pad(r.name, 58)} ${pad((r.bytes / MB).toFixed(2), 6)} ${pad(r.status === r.expected ? r.status : `${r.status}!`, 7)} ${pad(r.stallMs, 9)} ${pad(r.parseMs, 9)} ${r.ratio}`,
   );
-if (!smallest) {
+if (!smallest && only === undefined) {
   const out = join(root, "bench", "results", "stalls.json");
   mkdirSync(dirname(out), { recursive: true });
   writeFileSync(

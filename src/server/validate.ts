@@ -215,7 +215,14 @@ function logitBias(v: unknown, vocabSize: number): Record<number, number> | unde
     throw invalidParam("logit_bias", `logit_bias must be an object of token id → bias, got ${kind(v)}`, "invalid_type");
   const out: Record<number, number> = {};
   // Object.keys, not Object.entries: on an object of 300,000 integer keys entries took 260 ms, keys 30.
-  for (const key of Object.keys(v)) {
+  const keys = Object.keys(v);
+  // More keys than tokens cannot all be token ids: refused before any is read.
+  if (keys.length > vocabSize)
+    throw invalidParam(
+      "logit_bias",
+      `logit_bias has ${keys.length} keys, more than this model's ${vocabSize} tokens; send at most one bias per token id (0..${vocabSize - 1})`,
+    );
+  for (const key of keys) {
     const bias = v[key];
     const id = Number(key);
     if (!/^\d+$/.test(key) || id >= vocabSize)

@@ -67,9 +67,10 @@ const CASES = [
     body: () => JSON.stringify({ model: "m", max_output_tokens: 16, input: turns(n(4000) | 1, "word ".repeat(200)) }),
   },
   {
+    // count_tokens refuses a prompt its length shows cannot fit the context, as /v1/messages does.
     name: `${n(4000)} messages of 1 KB, count_tokens`,
     path: "/v1/messages/count_tokens",
-    status: 200,
+    status: 400,
     body: () => JSON.stringify({ model: "m", messages: turns(n(4000) | 1, "word ".repeat(200)) }),
   },
   {

@@ -21,7 +21,7 @@ export {
   UnsupportedSchemaError,
   InvalidSchemaError,
 } from "./grammar/json-schema/index.js";
-export { GrammarLimitError, type GrammarLimit } from "./grammar/errors.js";
+export { EmptyGrammarError, GrammarLimitError, type GrammarLimit } from "./grammar/errors.js";
 export {
   grammarCache,
   grammarCacheBudget,

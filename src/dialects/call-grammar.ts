@@ -20,7 +20,7 @@ import type { DialectSpec, Glue, JsonCallFormat, XmlCallFormat } from "./spec.js
 import { afterTrigger } from "./spec.js";
 import { idChars, jsonWs } from "./grammar-forms.js";
 import type { ToolDef } from "./tools.js";
-import { childPath } from "../grammar/json-schema/errors.js";
+import { childPath, invalid } from "../grammar/json-schema/errors.js";
 import { analyze } from "../grammar/json-schema/keywords.js";
 import { SCHEMA_LIMITS, checkEnumSize, limitError } from "../grammar/schema-limits.js";
 
@@ -29,8 +29,9 @@ export function glue(g: Glue): GrammarNode {
   return seq(...g.map((p) => (typeof p === "string" ? marker(p) : optional(literal(p.optional)))));
 }
 
-/** Whether an XML value is raw text (strings and untyped) or a JSON value. */
+/** Whether an XML value is raw text (strings and untyped) or a JSON value; `false` (no value) is neither. */
 export function isRawText(schema: unknown): boolean {
+  if (schema === false) return false;
   if (schema === null || typeof schema !== "object") return true;
   const s = schema as Record<string, unknown>;
   if (s.enum !== undefined || s.const !== undefined) return false;
@@ -96,6 +97,9 @@ function checkedRawBound(schema: unknown, maxValueLength: number | undefined, pa
 /** An XML parameter's value up to and including the value close; `path` is the value's schema in the request. */
 export function xmlValue(f: XmlCallFormat, schema: unknown, maxValueLength?: number, path = "$"): GrammarNode {
   const pad = f.trimNewline ? optional(literal("\n")) : seq();
+  // The value's own keywords get the JSON lowering's checks, raw text too (a keyword not
+  // supported, an empty enum, an unknown type …): an XML dialect refuses what a JSON one refuses.
+  if (schema !== null && typeof schema === "object") analyze(schema, path);
   if (isRawText(schema)) return rawValue(f, checkedRawBound(schema, maxValueLength, path));
   const s = schema as Record<string, unknown>;
   // Enumerated strings are written raw (no JSON quotes); everything else as JSON.
@@ -114,12 +118,31 @@ export function xmlValue(f: XmlCallFormat, schema: unknown, maxValueLength?: num
   return seq(pad, value, pad, literal(f.valueClose));
 }
 
+/**
+ * The parameters a call may write, for grammars that write each one on its own (XML, Python): a
+ * parameter whose schema is `false` has no value, so it is left out, as the JSON lowering leaves
+ * such a property out; when it is required, no call can be written, which is the schema's error.
+ */
+export function writableParameters(tool: ToolDef): Array<[string, unknown]> {
+  const required = new Set(tool.required);
+  return Object.entries(tool.properties).filter(([k, schema]) => {
+    if (schema !== false) return true;
+    if (required.has(k))
+      throw invalid(
+        paramsPath(tool),
+        "required",
+        `"${k}" is required but its schema matches no value, so no call can be written; fix the schema of ${childPath(`${paramsPath(tool)}.properties`, k)}`,
+      );
+    return false;
+  });
+}
+
 function xmlCall(f: XmlCallFormat, tool: ToolDef, maxValueLength?: number): GrammarNode {
   // The parameters object is not lowered as one JSON value here; its own keywords get the same
   // checks and limits as in JSON dialects (property count and names, enum sizes, unsupported keywords).
   analyze(tool.parameters, paramsPath(tool));
   const required = new Set(tool.required);
-  const params = Object.entries(tool.properties).map(([k, schema]) => ({
+  const params = writableParameters(tool).map(([k, schema]) => ({
     node: seq(
       glue(f.paramOpen),
       literal(k),
@@ -187,7 +210,7 @@ export function pythonArguments(tool: ToolDef, maxValueLength?: number): Grammar
   // As in xmlCall: the parameters object's own keywords get the JSON dialects' checks and limits.
   analyze(tool.parameters, paramsPath(tool));
   const required = new Set(tool.required);
-  const items = Object.entries(tool.properties).map(([k, _schema]) => ({
+  const items = writableParameters(tool).map(([k]) => ({
     node: seq(literal(k), literal("="), pythonValue(tool, k, maxValueLength)),
     required: required.has(k),
   }));

@@ -9,7 +9,7 @@ import type { DialectSpec } from "./spec.js";
 import { callTriggerOf, triggerOf } from "./spec.js";
 import { answerCall, arraySection, toFirstCall } from "./grammar-forms.js";
 import { callAfterTrigger, glue, refusedCall, splitScope } from "./call-grammar.js";
-import { SCHEMA_LIMITS, limitError } from "../grammar/schema-limits.js";
+import { SCHEMA_LIMITS, limitError, toolCountError } from "../grammar/schema-limits.js";
 
 /**
  * The whole answer: optional thought, content, calls as toolChoice and parallelToolCalls allow.
@@ -19,12 +19,7 @@ import { SCHEMA_LIMITS, limitError } from "../grammar/schema-limits.js";
 export function buildToolGrammar(options: DialectOptions): Grammar {
   const o = resolveOptions(options);
   const { spec, tools } = o;
-  if (o.declared.length > SCHEMA_LIMITS.tools)
-    throw limitError(
-      "tools",
-      "tools",
-      `${o.declared.length} tools exceed the limit of ${SCHEMA_LIMITS.tools} per request; send only the tools this request may call`,
-    );
+  if (o.declared.length > SCHEMA_LIMITS.tools) throw toolCountError(o.declared.length);
   if (o.maxValueLength !== undefined && o.maxValueLength > SCHEMA_LIMITS.stringLength)
     throw limitError(
       "stringLength",

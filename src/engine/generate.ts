@@ -19,7 +19,7 @@ import { TokenKind } from "../vocab/types.js";
 import type { LlamaModel } from "./model.js";
 import { StopScanner } from "./stop.js";
 import type { GenerateOptions } from "./generate-options.js";
-import { prepareChat } from "./prepare-chat.js";
+import { prepareChatAsync } from "./prepare-chat.js";
 import { tokenizeChatPrompt } from "./prompt-tokens.js";
 
 export { GENERATE_OPTION_NAMES, type GenerateOptions } from "./generate-options.js";
@@ -111,7 +111,7 @@ export async function prepareGeneration(
   signal: AbortSignal | undefined = options.signal,
 ): Promise<PreparedGeneration> {
   const t0 = performance.now();
-  const chat = prepareChat(model, options);
+  const chat = await prepareChatAsync(model, options);
   const { prompt, maxTokens, ir, dialectOptions, sampling } = chat;
   const promptTokens = await tokenizeChatPrompt(model, prompt, signal);
   const grammar = ir ? (await compileGrammarAsync(ir, model.vocabulary)).native : undefined;

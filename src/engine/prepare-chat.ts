@@ -10,13 +10,15 @@ import type { ToolChoice } from "../dialects/tools.js";
 import type { Grammar } from "../grammar/ir.js";
 import type { NativeGenerationRequest } from "../native.js";
 import type { ParserOptions } from "../parser/stream.js";
-import { ChatTemplateError, renderChat, type ChatMessage } from "../templates/render.js";
-import { renderWithSystemFallback } from "../templates/system-fallback.js";
+import { ChatTemplateError, renderChat, type ChatMessage, type RenderChatOptions } from "../templates/render.js";
+import { renderChatOffThread } from "../templates/render-thread.js";
+import { renderWithSystemFallback, renderWithSystemFallbackAsync } from "../templates/system-fallback.js";
 import type { Vocabulary } from "../vocab/vocabulary.js";
 import { UnknownDialectError } from "./detect-dialect.js";
 import { GENERATE_OPTION_NAMES, type GenerateOptions } from "./generate-options.js";
 import { checkGenerateOptions } from "./options-check.js";
 import { assertDialectFits } from "./vocab-fit.js";
+import { SCHEMA_LIMITS, toolCountError } from "../grammar/schema-limits.js";
 
 /** What a chat's prompt and grammar need of a model: a LlamaModel, or a tokenizer the gateway read. */
 export interface ChatModel {
@@ -74,7 +76,11 @@ function samplingOf(o: GenerateOptions): Partial<NativeGenerationRequest> {
   if (o.maskPath === "backend") out.backendSampling = true;
   if (o.fastForward !== undefined && typeof o.fastForward !== "boolean")
     throw new TypeError(`fastForward must be true or false, got ${JSON.stringify(o.fastForward)}`);
-  if (o.logitBias) out.logitBias = Object.entries(o.logitBias).map(([id, bias]) => [Number(id), bias]);
+  // Object.keys, not Object.entries: many times faster on an object of 150,000 integer keys.
+  if (o.logitBias) {
+    const bias = o.logitBias as Record<string, number>;
+    out.logitBias = Object.keys(bias).map((id) => [Number(id), bias[id]!]);
+  }
   return out;
 }
 
@@ -103,19 +109,39 @@ function templateMessages(messages: ChatMessage[]): ChatMessage[] {
   );
 }
 
-/** Checks `options` against `model` and renders the prompt; builds the grammar IR when masked. */
-export function prepareChat(model: ChatModel, options: GenerateOptions): PreparedChat {
+/** What the checks before rendering found, and the render they ask for. */
+interface ChatStart {
+  hasTools: boolean;
+  spec: DialectSpec | undefined;
+  reasoning: boolean;
+  maxTokens: number;
+  sampling: Partial<NativeGenerationRequest>;
+  /** The messages to render (a dialect's prompt may have rewritten them: `rewritten`). */
+  messages: ChatMessage[];
+  rewritten: boolean;
+  /** renderChat's options but the messages. */
+  render: Omit<RenderChatOptions, "messages">;
+}
+
+/** Checks `options` against `model`, before anything is rendered: a refusal here costs nothing. */
+function startChat(model: ChatModel, options: GenerateOptions): ChatStart {
   checkGenerateOptions(options, GENERATE_OPTION_NAMES, model.vocabulary);
   if (!options || !Array.isArray(options.messages) || options.messages.length === 0)
-    throw new TypeError("generate(model, { messages }) needs at least one message");
+    throw new TypeError(
+      'generate(model, { messages }) needs at least one message: pass messages: [{ role: "user", content: "…" }] (the conversation so far, oldest first)',
+    );
   if (!model.chatTemplate)
     throw new ChatTemplateError(`generate: ${model.path} has no chat template (tokenizer.chat_template)`, undefined);
   const hasTools = Array.isArray(options.tools) && options.tools.length > 0;
+  // The tool count's limit before the template renders them all (70,000 tools took it 1.2 s).
+  if (hasTools && options.tools!.length > SCHEMA_LIMITS.tools) throw toolCountError(options.tools!.length);
   const spec = dialectFor(model, options.dialect, hasTools);
   const reasoning = options.reasoning ?? false;
   const maxTokens = options.maxTokens ?? 512;
   if (!Number.isInteger(maxTokens) || maxTokens < 1 || maxTokens > 2147483647)
     throw new RangeError(`maxTokens must be an integer from 1 to 2147483647, got ${String(maxTokens)}`);
+  const sampling = samplingOf(options);
+  checkLogitBias(sampling.logitBias, model.vocabulary.size);
 
   // A dialect whose family's template does not carry tools or calls rewrites the messages (src/dialects/prompt.ts).
   const parts = spec
@@ -126,18 +152,28 @@ export function prepareChat(model: ChatModel, options: GenerateOptions): Prepare
         model.chatTemplate.includes("tool_calls"),
       )
     : { messages: options.messages, ...(hasTools ? { tools: options.tools } : {}) };
-  const render = (messages: ChatMessage[]) =>
-    renderChat(model.chatTemplate, {
-      messages: templateMessages(messages),
+  return {
+    hasTools,
+    spec,
+    reasoning,
+    maxTokens,
+    sampling,
+    messages: parts.messages,
+    rewritten: parts.messages !== options.messages,
+    render: {
       ...(parts.tools ? { tools: parts.tools } : {}),
       addGenerationPrompt: true,
       bosToken: model.bosToken,
       eosToken: model.eosToken,
       extra: { enable_thinking: reasoning },
       name: `chat template of ${model.path}`,
-    });
-  const prompt = renderWithSystemFallback(render, parts.messages, parts.messages !== options.messages);
+    },
+  };
+}
 
+/** The rest, once the prompt is rendered: the parser's options and the grammar IR (when masked). */
+function finishChat(model: ChatModel, options: GenerateOptions, c: ChatStart, prompt: string): PreparedChat {
+  const { spec, hasTools, reasoning } = c;
   const dialectOptions: ParserOptions | undefined = spec && {
     dialect: spec,
     tools: hasTools ? options.tools : [],
@@ -146,18 +182,35 @@ export function prepareChat(model: ChatModel, options: GenerateOptions): Prepare
     ...(options.maxValueLength !== undefined ? { maxValueLength: options.maxValueLength } : {}),
     reasoning: promptOpensThought(prompt, spec) ? ("forced-open" as const) : reasoning && !!spec.reasoning,
   };
-  const sampling = samplingOf(options);
-  checkLogitBias(sampling.logitBias, model.vocabulary.size);
   if (options.mask !== false && spec && hasTools && options.toolChoice !== "none")
     assertDialectFits(model.vocabulary, spec);
   const ir = options.mask !== false && dialectOptions ? buildToolGrammar(dialectOptions) : undefined;
   return {
     prompt,
-    maxTokens,
+    maxTokens: c.maxTokens,
     spec,
     dialectOptions,
     ir,
-    sampling,
+    sampling: c.sampling,
     callRequired: !!dialectOptions && callRequired(dialectOptions.toolChoice),
   };
+}
+
+/** Checks `options` against `model` and renders the prompt on this thread; builds the grammar IR when masked. */
+export function prepareChat(model: ChatModel, options: GenerateOptions): PreparedChat {
+  const c = startChat(model, options);
+  const render = (messages: ChatMessage[]) =>
+    renderChat(model.chatTemplate, { ...c.render, messages: templateMessages(messages) });
+  return finishChat(model, options, c, renderWithSystemFallback(render, c.messages, c.rewritten));
+}
+
+/**
+ * prepareChat with the template rendered on a worker thread (src/templates/render-thread.ts): the
+ * event loop keeps serving while a long conversation renders. The same prompt and the same errors.
+ */
+export async function prepareChatAsync(model: ChatModel, options: GenerateOptions): Promise<PreparedChat> {
+  const c = startChat(model, options);
+  const render = (messages: ChatMessage[]) =>
+    renderChatOffThread(model.chatTemplate, { ...c.render, messages: templateMessages(messages) });
+  return finishChat(model, options, c, await renderWithSystemFallbackAsync(render, c.messages, c.rewritten));
 }

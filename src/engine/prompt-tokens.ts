@@ -7,7 +7,7 @@
 import { ContextLengthError } from "./errors.js";
 import type { GenerateOptions } from "./generate-options.js";
 import type { LlamaModel } from "./model.js";
-import { prepareChat } from "./prepare-chat.js";
+import { prepareChatAsync } from "./prepare-chat.js";
 
 /** The prompt's tokens; throws ContextLengthError when they reach the context, the signal's reason when it aborts. */
 export async function tokenizeChatPrompt(model: LlamaModel, prompt: string, signal?: AbortSignal): Promise<Int32Array> {
@@ -31,6 +31,6 @@ export async function tokenizeChatPrompt(model: LlamaModel, prompt: string, sign
 }
 
 export async function countPromptTokens(model: LlamaModel, options: GenerateOptions): Promise<number> {
-  const { prompt } = prepareChat(model, { ...options, mask: false });
+  const { prompt } = await prepareChatAsync(model, { ...options, mask: false });
   return (await tokenizeChatPrompt(model, prompt, options.signal)).length;
 }

@@ -8,10 +8,11 @@ import { getDialect } from "../dialects/index.js";
 import type { DialectOptions } from "../dialects/options.js";
 import type { GenerateOptions } from "../engine/generate-options.js";
 import type { GenerateResult } from "../engine/generate.js";
-import { prepareChat, type ChatModel, type PreparedChat } from "../engine/prepare-chat.js";
+import { prepareChatAsync, type ChatModel, type PreparedChat } from "../engine/prepare-chat.js";
 import { StreamDeltas, type StreamChunk } from "../engine/stream.js";
 import { argumentsOf, verifiedArgumentEvents } from "../parser/argument-event.js";
 import { ToolCallStreamParser, type ParserOptions } from "../parser/stream.js";
+import { checkToolLimits } from "../parser/tool-limits.js";
 import type { IncompleteCall, StreamEvent, ToolCall } from "../parser/types.js";
 import type { ChatBackend } from "../server/backend.js";
 import { readAnswer } from "./answer.js";
@@ -57,14 +58,14 @@ export class GatewayBackend implements ChatBackend {
     this.defaultMaxTokens = o.contextSize;
   }
 
-  private prepare(options: GenerateOptions): Prepared {
+  private async prepare(options: GenerateOptions): Promise<Prepared> {
     const hasTools = Array.isArray(options.tools) && options.tools.length > 0;
     if (this.o.engine.name !== "openai") {
-      const chat = prepareChat(this.o.model!, options);
+      const chat = await prepareChatAsync(this.o.model!, options);
       return { chat, parser: chat.dialectOptions, verify: undefined, parseContent: true };
     }
     // Verify-only: the upstream renders its own prompt; its calls are checked against the tools.
-    if (this.o.model) prepareChat(this.o.model, { ...options, mask: false }); // the same checks as every request
+    if (this.o.model) await prepareChatAsync(this.o.model, { ...options, mask: false }); // the same checks as every request
     const dialect = options.dialect ?? this.o.model?.dialect;
     const verify: DialectOptions | undefined = hasTools
       ? {
@@ -75,6 +76,9 @@ export class GatewayBackend implements ChatBackend {
           ...(options.maxValueLength !== undefined ? { maxValueLength: options.maxValueLength } : {}),
         }
       : undefined;
+    // Tools whose schemas no call could satisfy (or past a limit) are refused now, before the
+    // upstream is asked, as a masked request refuses them: not only once a call to one comes back.
+    if (verify) checkToolLimits(verify);
     const parser = dialect !== undefined && verify ? { ...verify, dialect: getDialect(dialect) } : undefined;
     return { chat: undefined, parser, verify, parseContent: parser !== undefined };
   }
@@ -97,7 +101,7 @@ export class GatewayBackend implements ChatBackend {
 
   private async *run(options: GenerateOptions, stream: boolean): AsyncGenerator<StreamChunk, void, undefined> {
     const t0 = performance.now();
-    const p = this.prepare(options);
+    const p = await this.prepare(options);
     const chat =
       p.chat ??
       ({

@@ -7,6 +7,7 @@ import { grammarCache } from "./cache.js";
 import { GrammarLimitError, type GrammarLimit } from "./errors.js";
 import type { Grammar, GrammarNode } from "./ir.js";
 import { lowerJsonSchemas } from "./json-schema/index.js";
+import { assertAcceptsSomething } from "./productive.js";
 
 export type GrammarInput = Grammar | GrammarNode | { jsonSchema: unknown };
 
@@ -33,7 +34,8 @@ export interface CompileOptions {
 
 /**
  * Compiles on this thread (cached by content in the process's byte-bounded grammar cache). A
- * grammar past a stated bound throws GrammarLimitError. Use compileGrammarAsync on a server:
+ * grammar past a stated bound throws GrammarLimitError, one that accepts no string at all
+ * EmptyGrammarError (a schema that matches no value: InvalidSchemaError). Use compileGrammarAsync on a server:
  * a large grammar takes this thread for as long as it compiles.
  */
 export function compileGrammar(
@@ -88,7 +90,9 @@ function prepare(
       "compileGrammar(grammar, vocabulary): vocabulary must be a Vocabulary (Vocabulary.fromTokenizerJson / fromGguf)",
     );
   checkOptions(options);
-  const irJson = JSON.stringify(resolveForVocabulary(grammar, vocabulary));
+  const resolved = resolveForVocabulary(grammar, vocabulary);
+  assertAcceptsSomething(resolved);
+  const irJson = JSON.stringify(resolved);
   return { key: `${vocabulary.hash}\n${JSON.stringify(options)}\n${irJson}`, irJson };
 }
 

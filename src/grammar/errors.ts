@@ -29,3 +29,16 @@ export class GrammarLimitError extends Error {
     this.path = path;
   }
 }
+
+/**
+ * A grammar accepts no string at all: every path holds an alternative of nothing, a class of no
+ * characters, or a rule that can only go on referring to itself. Built from a request's tools, it is
+ * the request's to fix (the server answers 400); a schema that matches no value is an
+ * InvalidSchemaError naming the schema instead.
+ */
+export class EmptyGrammarError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "EmptyGrammarError";
+  }
+}

@@ -33,6 +33,15 @@ export function limitError(limit: GrammarLimit, path: string, detail: string): G
   return new GrammarLimitError(limit, `${path}: ${detail}`, path);
 }
 
+/** The error for more tools in one request than the limit allows. */
+export function toolCountError(count: number): GrammarLimitError {
+  return limitError(
+    "tools",
+    "tools",
+    `${count} tools exceed the limit of ${SCHEMA_LIMITS.tools} per request; send only the tools this request may call`,
+  );
+}
+
 /** Throws when an enum (at `path`, the schema holding it) has more values than the limit. */
 export function checkEnumSize(count: number, enumPath: string): void {
   if (count > SCHEMA_LIMITS.enumValues)

@@ -136,6 +136,8 @@ function readArguments(
       return { args, bad: duplicateReason({ key: twice.key, at: step(key) + twice.at }), lastBad: true, twice: true };
     if (!Object.hasOwn(t.properties, key))
       return { args, bad: `"${key}" is not a parameter of "${t.name}"`, lastBad: true };
+    if (t.properties[key] === false)
+      return { args, bad: `"${key}" has the schema false: no value is allowed`, lastBad: true };
     const over = overflowingNumber(v);
     if (over !== undefined) return { args, bad: overflowReason(over), lastBad: true };
     if (!grammarAccepts(pythonValue(t, key, o.maxValueLength), text)) {

@@ -119,6 +119,7 @@ function typeValue(
     if (v.startsWith("\n")) v = v.slice(1);
     if (v.endsWith("\n")) v = v.slice(0, -1);
   }
+  if (schema === false) return { error: "its schema is false: no value is allowed" };
   const fits = (limit?: number) => grammarAccepts(xmlValue(f, schema, limit), raw + f.valueClose);
   if (isRawText(schema)) {
     const bound = rawTextBound(schema, max);

@@ -1,7 +1,7 @@
 // Errors in OpenAI's shape: { error: { message, type, param, code } } with the status OpenAI uses,
 // so clients (the openai SDK's APIError subclasses, retry logic on 429) react as they do upstream.
 import { InvalidSchemaError, UnsupportedSchemaError } from "../grammar/json-schema/index.js";
-import { GrammarLimitError } from "../grammar/errors.js";
+import { EmptyGrammarError, GrammarLimitError } from "../grammar/errors.js";
 import { ContextLengthError, MaxTokensTooSmallError } from "../engine/errors.js";
 import { ToolDefinitionError } from "../dialects/tools.js";
 import { UnknownDialectError } from "../engine/detect-dialect.js";
@@ -110,6 +110,13 @@ export function toApiError(err: unknown): ApiError {
     return new ApiError(502, err.message, { type: "server_error", code: "upstream_error" });
   if (err instanceof GrammarLimitError)
     return new ApiError(400, err.message, { param: "tools", code: "grammar_too_large" });
+  // The grammar of the tools and tool_choice accepts no answer at all (a schema that matches no
+  // value is an InvalidSchemaError above, naming it).
+  if (err instanceof EmptyGrammarError)
+    return new ApiError(400, `the tools and tool_choice of this request allow no answer: ${err.message}`, {
+      param: "tools",
+      code: "invalid_tools",
+    });
   // The engine's range checks (token ids outside the vocabulary, …); its TypeErrors are caught by
   // the request validator first, so one reaching here is our bug: 500.
   if (err instanceof RangeError) return new ApiError(400, err.message);

@@ -1,14 +1,16 @@
 // Request bodies are JSON in UTF-8 (RFC 8259 §8.1). Decoded as Node decodes text, other bytes
 // would become U+FFFD and the request would go on with text the client did not send (a tool named
 // "f\ufffd\ufffd", masked and called under that name); a body that is not UTF-8 is refused instead,
-// with the offset of its first bad byte. Parsing is fastify's own JSON parser (a __proto__ or
-// constructor key is refused, as before); a number the parser would change (1e999 → Infinity,
-// 12345678901234567891 → 12345678901234567000) is refused naming where it stands
-// (src/parser/exact-json.ts).
+// with the offset of its first bad byte. A body nested deeper than MAX_NESTING is refused before it
+// is parsed (nesting.ts). Parsing is fastify's own JSON parser (a __proto__ or constructor key is
+// refused, as before); a number the parser would change (1e999 → Infinity, 12345678901234567891 →
+// 12345678901234567000) is refused naming where it stands (src/parser/exact-json.ts).
 import { isUtf8 } from "node:buffer";
 import type { FastifyInstance } from "fastify";
 import { firstNumberChange } from "../parser/exact-json.js";
 import { ApiError } from "./errors.js";
+import { refuseDeep } from "./nesting.js";
+import { noteParsedBody } from "./well-formed.js";
 
 /** Offset of the first byte that does not belong to a well-formed UTF-8 sequence. */
 export function firstBadUtf8Byte(b: Uint8Array): number {
@@ -46,12 +48,21 @@ export function parseJsonAsUtf8(app: FastifyInstance): void {
       return;
     }
     const text = bytes.toString("utf8");
+    try {
+      refuseDeep(text); // before JSON.parse, which takes seconds on a body nested millions deep
+    } catch (e) {
+      done(e as Error, undefined);
+      return;
+    }
     parse(req, text, (err, body) => {
       if (err) return done(err, undefined);
       // JSON.parse has made 1e999 Infinity (null once written again) and rounded long integers:
       // a body holding such a number would be served with a value the client did not send.
       const changed = firstNumberChange(text);
-      if (changed === undefined) return done(null, body);
+      if (changed === undefined) {
+        noteParsedBody(body, text);
+        return done(null, body);
+      }
       done(
         new ApiError(400, `${changed.reason}; send numbers a double holds as written`, {
           param: changed.where,

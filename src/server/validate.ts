@@ -8,6 +8,7 @@ import type { ChatMessage } from "../templates/render.js";
 import { readExactJson } from "../parser/exact-json.js";
 import { invalidParam } from "./errors.js";
 import { refuseIllFormed } from "./well-formed.js";
+import { refuseDeep } from "./nesting.js";
 
 export interface CompletionRequest {
   options: Omit<GenerateOptions, "signal">;
@@ -87,6 +88,7 @@ function toolCalls(v: unknown, where: string): ChatMessage["tool_calls"] {
       throw invalidParam(w, `${w} must be {"id", "type": "function", "function": {"name", "arguments"}}`);
     const args = call.function.arguments;
     if (typeof args === "string" && args.trim() !== "") {
+      refuseDeep(args, `${w}.function.arguments`);
       // Read as the prompt will show them: a repeated key or a number a double changes is refused.
       const read = readExactJson(args);
       if ("error" in read)
@@ -212,7 +214,16 @@ function logitBias(v: unknown, vocabSize: number): Record<number, number> | unde
   if (!isObj(v))
     throw invalidParam("logit_bias", `logit_bias must be an object of token id → bias, got ${kind(v)}`, "invalid_type");
   const out: Record<number, number> = {};
-  for (const [key, bias] of Object.entries(v)) {
+  // Object.keys, not Object.entries: on an object of 300,000 integer keys entries took 260 ms, keys 30.
+  const keys = Object.keys(v);
+  // More keys than tokens cannot all be token ids: refused before any is read.
+  if (keys.length > vocabSize)
+    throw invalidParam(
+      "logit_bias",
+      `logit_bias has ${keys.length} keys, more than this model's ${vocabSize} tokens; send at most one bias per token id (0..${vocabSize - 1})`,
+    );
+  for (const key of keys) {
+    const bias = v[key];
     const id = Number(key);
     if (!/^\d+$/.test(key) || id >= vocabSize)
       throw invalidParam(

@@ -17,6 +17,7 @@ import { listModels } from "../support/models-script.js";
 import { messagesBothWays, responsesBothWays } from "../support/both-ways.js";
 import { callProblems, client, type CallLike, type FunctionTool } from "../support/server-fixtures.js";
 import { FILE_TOOLS } from "../support/tools.js";
+import { timedFetch, timeoutFor, type Work } from "../support/timeouts.js";
 
 const NAME = "qwen2.5-coder-0.5b-instruct";
 const entry = (await listModels()).find((m) => m.name === NAME)!;
@@ -26,8 +27,11 @@ if (!entry.present && !inCi) console.warn(`clients-real: ${NAME} not fetched; ru
 const tools = FILE_TOOLS as FunctionTool[];
 const READ = "Read the file /etc/hosts.";
 const HOSTS = "127.0.0.1 localhost";
+/** One request: at most 96 tokens decoded, on the real model. A test sends at most 4 (the AI SDK's two steps, twice). */
+const REQUEST: Work = { decode: 96, model: "qwen2.5-coder-0.5b" };
+const BY_WORK = { timeout: timeoutFor({ ...REQUEST, decode: 4 * 96, requests: 4 }) };
 
-describe.skipIf(!entry.present && !inCi)(`the three client APIs on ${NAME}`, () => {
+describe.skipIf(!entry.present && !inCi)(`the three client APIs on ${NAME}`, BY_WORK, () => {
   let model: LlamaModel;
   let server: ToolmaskServer;
   beforeAll(async () => {
@@ -41,7 +45,7 @@ describe.skipIf(!entry.present && !inCi)(`the three client APIs on ${NAME}`, () 
   });
 
   it("Anthropic Messages: tool_use for the prompt, its tool_result back, a valid second answer; streamed the same", async () => {
-    const api = new Anthropic({ baseURL: server.url, apiKey: "k", maxRetries: 0, timeout: 300_000 });
+    const api = new Anthropic({ baseURL: server.url, apiKey: "k", maxRetries: 0, timeout: timeoutFor(REQUEST) });
     const anthropicTools = tools.map((t) => ({ name: t.function.name, input_schema: t.function.parameters as never }));
     const base = { model: NAME, max_tokens: 96, temperature: 0, tools: anthropicTools };
     const first = await messagesBothWays(api, {
@@ -71,10 +75,10 @@ describe.skipIf(!entry.present && !inCi)(`the three client APIs on ${NAME}`, () 
     console.log(
       `${NAME} messages, after the tool_result: ${second.stop_reason} ${JSON.stringify(second.content).slice(0, 300)}`,
     );
-  }, 600_000);
+  });
 
   it("Responses: a function_call for the prompt, its output back, a valid second response; streamed the same", async () => {
-    const api = client(server.url);
+    const api = client(server.url, REQUEST);
     const responseTools = tools.map((t) => ({
       type: "function" as const,
       name: t.function.name,
@@ -111,10 +115,14 @@ describe.skipIf(!entry.present && !inCi)(`the three client APIs on ${NAME}`, () 
     expect(callProblems(again, tools)).toBe("");
     expect(again.map((c) => c.id)).not.toContain(calls[0]!.call_id);
     console.log(`${NAME} responses, after the output: ${second.status} ${JSON.stringify(second.output).slice(0, 300)}`);
-  }, 600_000);
+  });
 
   it("the Vercel AI SDK: the tool runs with the model's input, its result goes back, steps end; streamText the same", async () => {
-    const provider = createOpenAICompatible({ name: "toolmask", baseURL: `${server.url}/v1` });
+    const provider = createOpenAICompatible({
+      name: "toolmask",
+      baseURL: `${server.url}/v1`,
+      fetch: timedFetch(REQUEST),
+    });
     const ran: unknown[] = [];
     const sdkTools = {
       read: tool({
@@ -153,5 +161,5 @@ describe.skipIf(!entry.present && !inCi)(`the three client APIs on ${NAME}`, () 
     );
     expect(await s.text).toBe(r.text);
     console.log(`${NAME} AI SDK, step 2 (${r.finishReason}): ${JSON.stringify(r.text).slice(0, 300)}`);
-  }, 600_000);
+  });
 });

@@ -13,6 +13,7 @@ import { listModels } from "../support/models-script.js";
 import { chatBothWays } from "../support/both-ways.js";
 import { callProblems, client, type FunctionTool } from "../support/server-fixtures.js";
 import { FILE_TOOLS } from "../support/tools.js";
+import { timeoutFor, type Work } from "../support/timeouts.js";
 
 const NAME = "qwen2.5-coder-0.5b-instruct";
 const entry = (await listModels()).find((m) => m.name === NAME)!;
@@ -20,8 +21,12 @@ const inCi = process.env.CI === "true";
 if (!entry.present && !inCi) console.warn(`gateway-real: ${NAME} not fetched; run \`npm run models\``);
 
 const PROMPTS = ["Read the file /etc/hosts.", "Write 'hello' to notes.txt.", "In main.py, replace 'foo' with 'bar'."];
+/** One request: at most 96 tokens decoded, on the real model (llama-server's or ours). */
+const REQUEST: Work = { decode: 96, model: "qwen2.5-coder-0.5b" };
+/** Each prompt: one request through the gateway and one generate() here. */
+const BY_WORK = { timeout: timeoutFor({ ...REQUEST, decode: 96 * 2 * PROMPTS.length, requests: 2 * PROMPTS.length }) };
 
-describe.skipIf(!entry.present && !inCi)(`the gateway over llama-server serving ${NAME}`, () => {
+describe.skipIf(!entry.present && !inCi)(`the gateway over llama-server serving ${NAME}`, BY_WORK, () => {
   let upstream: LlamaServerProcess;
   let gateway: ToolmaskServer;
   let model: LlamaModel;
@@ -41,7 +46,7 @@ describe.skipIf(!entry.present && !inCi)(`the gateway over llama-server serving 
   });
 
   it("greedy, tool_choice required: valid calls, the grammar confirmed, and the calls our engine makes", async () => {
-    const api = client(gateway.url);
+    const api = client(gateway.url, REQUEST);
     const rows: string[] = [];
     let same = 0;
     for (const prompt of PROMPTS) {
@@ -72,5 +77,5 @@ describe.skipIf(!entry.present && !inCi)(`the gateway over llama-server serving 
     }
     console.log(`${NAME} greedy: ${same}/${PROMPTS.length} the same calls\n  ${rows.join("\n  ")}`);
     expect(same, rows.join("\n")).toBe(PROMPTS.length);
-  }, 900_000);
+  });
 });

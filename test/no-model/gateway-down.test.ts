@@ -5,6 +5,7 @@ import { createServer } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import OpenAI from "openai";
 import { startServer, type ToolmaskServer } from "../../src/server/index.js";
+import { fetchWithin, NO_TOKENS, timeoutFor } from "../support/timeouts.js";
 
 /** A port nothing listens on: bound, then closed. */
 async function closedPort(): Promise<number> {
@@ -28,7 +29,7 @@ afterAll(async () => {
 
 describe("a gateway with no upstream up", () => {
   it("/health: 503 no_upstream, each upstream unhealthy", async () => {
-    const r = await fetch(`${gateway.url}/health`);
+    const r = await fetchWithin(NO_TOKENS, `${gateway.url}/health`);
     expect(r.status).toBe(503);
     const body = (await r.json()) as { status: string; upstreams: Array<{ url: string; healthy: boolean }> };
     expect(body.status).toBe("no_upstream");
@@ -36,7 +37,13 @@ describe("a gateway with no upstream up", () => {
   });
 
   it("a chat request: 502 upstream_error naming every upstream tried", async () => {
-    const api = new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey: "x", maxRetries: 0 });
+    // No upstream answers: nothing is decoded.
+    const api = new OpenAI({
+      baseURL: `${gateway.url}/v1`,
+      apiKey: "x",
+      maxRetries: 0,
+      timeout: timeoutFor(NO_TOKENS),
+    });
     const err = await api.chat.completions.create({ model: "m", messages: [{ role: "user", content: "hi" }] }).then(
       () => undefined,
       (e: unknown) => e as { status: number; code: string; message: string },
@@ -44,6 +51,6 @@ describe("a gateway with no upstream up", () => {
     expect(err?.status).toBe(502);
     expect(err?.code).toBe("upstream_error");
     for (const u of urls) expect(err?.message).toContain(u);
-    expect((await fetch(`${gateway.url}/health`)).status).toBe(503);
+    expect((await fetchWithin(NO_TOKENS, `${gateway.url}/health`)).status).toBe(503);
   });
 });

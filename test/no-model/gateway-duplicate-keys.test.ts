@@ -13,6 +13,7 @@ import { startServer, type ToolmaskServer } from "../../src/server/index.js";
 import { ScriptedOpenAI } from "../support/scripted-openai.js";
 import { client } from "../support/server-fixtures.js";
 import { QWEN3_TOKENIZER } from "../support/vocabs.js";
+import { NO_TOKENS } from "../support/timeouts.js";
 
 const TOOLS = [
   {
@@ -50,6 +51,8 @@ interface Verdict {
   incomplete?: Incomplete[];
 }
 
+/** The scripted upstream answers at once with a short answer: nothing is decoded. */
+const SCRIPTED = NO_TOKENS;
 const ask = { model: "m", messages: [{ role: "user" as const, content: "Weather in Paris?" }], tools: TOOLS };
 const PARIS =
   '{"id": "c1", "type": "function", "function": {"name": "get_weather", "arguments": "{\\"city\\": \\"Paris\\"}"}}';
@@ -61,7 +64,7 @@ async function whole(message: string, top = ""): Promise<Verdict> {
     body: `{"choices": [{"index": 0, "message": ${message}, "finish_reason": "tool_calls"}]${top}}`,
   });
   try {
-    const r = await client(gateway.url).chat.completions.create(ask);
+    const r = await client(gateway.url, SCRIPTED).chat.completions.create(ask);
     const c = r.choices[0]!;
     return {
       status: 200,
@@ -89,7 +92,7 @@ async function streamed(delta: string): Promise<Verdict> {
           `${event('{"role": "assistant"}', null)}${event(delta, null)}${event("{}", "tool_calls")}data: [DONE]\n\n`,
         ),
   });
-  const s = client(gateway.url).chat.completions.stream(ask);
+  const s = client(gateway.url, SCRIPTED).chat.completions.stream(ask);
   let last: unknown;
   s.on("chunk", (c) => (last = c));
   try {
@@ -251,7 +254,7 @@ describe("the text engines (llama-server, vllm, sglang): a key given twice is a 
     });
     try {
       upstream.reply({ body });
-      const w = await client(g.url)
+      const w = await client(g.url, SCRIPTED)
         .chat.completions.create(ask)
         .then(
           () => undefined,
@@ -263,7 +266,7 @@ describe("the text engines (llama-server, vllm, sglang): a key given twice is a 
         write: (res) => void res.writeHead(200, { "content-type": "text/event-stream" }).end(`data: ${event}\n\n`),
       });
       const s = await (async () => {
-        for await (const _ of await client(g.url).chat.completions.create({ ...ask, stream: true }));
+        for await (const _ of await client(g.url, SCRIPTED).chat.completions.create({ ...ask, stream: true }));
       })().then(
         () => undefined,
         (e: unknown) => e as Error,

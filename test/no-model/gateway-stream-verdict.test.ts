@@ -9,6 +9,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { chatBothWays, messagesBothWays, responsesBothWays } from "../support/both-ways.js";
 import { answeringGateway, type ReasoningGateway, type UpstreamAnswer } from "../support/reasoning-upstream.js";
 import { client } from "../support/server-fixtures.js";
+import { NO_TOKENS, timeoutFor } from "../support/timeouts.js";
 
 const parameters = { type: "object", properties: { city: { type: "string" } }, required: ["city"] };
 const chatTools = [{ type: "function" as const, function: { name: "get_weather", parameters } }];
@@ -76,7 +77,7 @@ describe("a gateway's streams hold the calls its whole answers hold", () => {
   it.each(cases)("%s: chat completions, messages and responses, streamed and whole", async (_label, c) => {
     const gateway = await answeringGateway(c.answer, c.dialect);
     gateways.push(gateway);
-    const api = client(gateway.url);
+    const api = client(gateway.url, NO_TOKENS); // a scripted upstream decodes nothing
     const chat = await chatBothWays(api, {
       model: "m",
       messages: [{ role: "user", content: "Weather?" }],
@@ -90,7 +91,12 @@ describe("a gateway's streams hold the calls its whole answers hold", () => {
     ).toEqual(c.calls);
     expect(choice.finish_reason).toBe(c.finish);
 
-    const anthropic = new Anthropic({ baseURL: gateway.url, apiKey: "k", maxRetries: 0, timeout: 60_000 });
+    const anthropic = new Anthropic({
+      baseURL: gateway.url,
+      apiKey: "k",
+      maxRetries: 0,
+      timeout: timeoutFor(NO_TOKENS),
+    });
     const message = await messagesBothWays(anthropic, {
       model: "m",
       max_tokens: 64,

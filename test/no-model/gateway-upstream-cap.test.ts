@@ -14,6 +14,7 @@ import { client } from "../support/server-fixtures.js";
 import { peakGrowth } from "../support/peak-rss.js";
 import { ScriptedOpenAI, writeAll } from "../support/scripted-openai.js";
 import { QWEN3_TOKENIZER } from "../support/vocabs.js";
+import { fetchWithin, NO_TOKENS } from "../support/timeouts.js";
 
 const MB = 1024 * 1024;
 /** What a hostile upstream sends in all: far above any cap of these requests (max_tokens 100: ~1.1 MB). */
@@ -128,14 +129,14 @@ let chunksSeen = 0;
 async function measure(gateway: ToolmaskServer, run: (api: OpenAI) => Promise<unknown>): Promise<Outcome> {
   chunksSeen = 0;
   const peak = peakGrowth();
-  const api = client(gateway.url);
+  const api = client(gateway.url, { decode: ask.max_tokens });
   let done = false;
   const health: number[] = [];
   let healthFailures = 0;
   const poller = (async () => {
     while (!done) {
       const t = performance.now();
-      const r = await fetch(`${gateway.url}/health`).catch(() => undefined);
+      const r = await fetchWithin(NO_TOKENS, `${gateway.url}/health`).catch(() => undefined);
       if (r?.status === 200) health.push(performance.now() - t);
       else healthFailures++;
       await r?.body?.cancel();
@@ -239,7 +240,7 @@ describe("answers within the cap", () => {
   it("a whole and a streamed answer of max_tokens × 64 bytes pass, on every engine", async () => {
     const text = "b".repeat(ask.max_tokens * 64);
     for (const engine of ENGINES) {
-      const api = client(gateways.get(engine)!.url);
+      const api = client(gateways.get(engine)!.url, { decode: ask.max_tokens });
       const { head, tail } = SHAPES[engine];
       upstream.reply({ write: (res) => void res.writeHead(200).end(head + text + tail) });
       const r = await api.chat.completions.create(ask);
@@ -267,7 +268,7 @@ describe("answers within the cap", () => {
     });
     try {
       upstream.answer({ content: "c".repeat(2000) });
-      const err = await client(small.url)
+      const err = await client(small.url, { decode: ask.max_tokens })
         .chat.completions.create(ask)
         .then(
           () => undefined,

@@ -9,6 +9,7 @@ import { startServer } from "../../src/server/index.js";
 import { serveCommand } from "../../src/server/cli.js";
 import { client } from "../support/server-fixtures.js";
 import { ScriptedOpenAI } from "../support/scripted-openai.js";
+import { fetchWithin, NO_TOKENS } from "../support/timeouts.js";
 
 async function serve(argv: string[]) {
   const out: string[] = [];
@@ -71,14 +72,14 @@ describe("an upstream given as an OpenAI client's base URL (…/v1)", () => {
         upstreams: { urls: [`${upstream.baseURL}${slash}`], engine: "openai", healthInterval: 100 },
       });
       try {
-        const health = (await (await fetch(`${gateway.url}/health`)).json()) as {
+        const health = (await (await fetchWithin(NO_TOKENS, `${gateway.url}/health`)).json()) as {
           status: string;
           upstreams: Array<{ url: string; healthy: boolean }>;
         };
         expect(health.status).toBe("ok");
         expect(health.upstreams).toEqual([{ url: upstream.origin, healthy: true, outstanding: 0 }]);
         upstream.answer({ content: "hello" });
-        const r = await client(gateway.url).chat.completions.create({
+        const r = await client(gateway.url, NO_TOKENS).chat.completions.create({
           model: "m",
           messages: [{ role: "user", content: "hi" }],
         });

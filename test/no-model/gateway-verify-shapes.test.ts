@@ -15,6 +15,7 @@ import { startServer, type ToolmaskServer } from "../../src/server/index.js";
 import { client } from "../support/server-fixtures.js";
 import { ScriptedOpenAI } from "../support/scripted-openai.js";
 import { QWEN3_TOKENIZER } from "../support/vocabs.js";
+import { NO_TOKENS } from "../support/timeouts.js";
 
 const TOOLS = [
   {
@@ -51,6 +52,8 @@ interface Verdict {
   incomplete?: Incomplete[];
 }
 
+/** The scripted upstream answers at once with a short answer: nothing is decoded. */
+const SCRIPTED = NO_TOKENS;
 const ask = { model: "m", messages: [{ role: "user" as const, content: "Weather in Paris?" }], tools: TOOLS };
 
 /** The answer whole, its message holding `message` as the upstream sent it. */
@@ -59,7 +62,7 @@ async function whole(message: Record<string, unknown>, finish = "tool_calls"): P
     body: { choices: [{ index: 0, message: { role: "assistant", ...message }, finish_reason: finish }] },
   });
   try {
-    const r = await client(gateway.url).chat.completions.create(ask);
+    const r = await client(gateway.url, SCRIPTED).chat.completions.create(ask);
     const c = r.choices[0]!;
     return {
       status: 200,
@@ -88,7 +91,7 @@ async function streamed(delta: Record<string, unknown>, finish = "tool_calls"): 
         .writeHead(200, { "content-type": "text/event-stream" })
         .end(`${events.map((e) => `data: ${JSON.stringify(e)}\n\n`).join("")}data: [DONE]\n\n`),
   });
-  const s = client(gateway.url).chat.completions.stream(ask);
+  const s = client(gateway.url, SCRIPTED).chat.completions.stream(ask);
   let last: unknown;
   s.on("chunk", (c) => (last = c));
   try {
@@ -250,7 +253,7 @@ describe("the text engines (llama-server, vllm, sglang): an answer whose text is
     });
     try {
       upstream.reply({ body });
-      const w = await client(g.url)
+      const w = await client(g.url, SCRIPTED)
         .chat.completions.create(ask)
         .then(
           () => undefined,
@@ -263,7 +266,7 @@ describe("the text engines (llama-server, vllm, sglang): an answer whose text is
           void res.writeHead(200, { "content-type": "text/event-stream" }).end(`data: ${JSON.stringify(event)}\n\n`),
       });
       const s = await (async () => {
-        for await (const _ of await client(g.url).chat.completions.create({ ...ask, stream: true }));
+        for await (const _ of await client(g.url, SCRIPTED).chat.completions.create({ ...ask, stream: true }));
       })().then(
         () => undefined,
         (e: unknown) => e as Error,

@@ -18,8 +18,9 @@ import {
   client,
   toolSet,
 } from "../support/server-fixtures.js";
-import { startLlamaServer, type LlamaServerProcess } from "../support/llama-server-process.js";
+import { LLAMA_SERVER_START_MS, startLlamaServer, type LlamaServerProcess } from "../support/llama-server-process.js";
 import { testModelPath } from "../support/test-model.js";
+import { fetchWithin, NO_TOKENS, timeoutFor, type Work } from "../support/timeouts.js";
 
 const DIALECT = "qwen3-coder";
 let replicas: LlamaServerProcess[] = [];
@@ -57,9 +58,22 @@ const ask = (i: number, stream: boolean) => ({
   stream,
 });
 
-describe("the gateway over llama-server replicas (the openai client)", () => {
+/** One ask(): at most 60 tokens decoded by a replica. */
+const REQUEST: Work = { decode: 60 };
+/**
+ * The most one test here asks: a stream of 3,000 tokens and one ask() with a llama-server started
+ * for them, or 16 + 3 ask()s on two replicas (the greedy test: 6 through the gateway, 6 here).
+ */
+const BY_WORK = {
+  timeout: Math.max(
+    timeoutFor({ decode: 3000 + 60, requests: 2 }) + LLAMA_SERVER_START_MS,
+    timeoutFor({ decode: 60 * 19, requests: 19 }),
+  ),
+};
+
+describe("the gateway over llama-server replicas (the openai client)", BY_WORK, () => {
   it("answers masked requests, whole and streamed, with calls valid against their own tools, the grammar confirmed", async () => {
-    const api = client(gateway.url);
+    const api = client(gateway.url, REQUEST);
     for (let i = 0; i < 4; i++) {
       const r = await api.chat.completions.create({ ...ask(i, false), stream: false });
       const choice = r.choices[0]!;
@@ -73,10 +87,10 @@ describe("the gateway over llama-server replicas (the openai client)", () => {
     }
     // both replicas took requests (least outstanding, ties to the least recently used)
     expect(gateway.upstreams!.every((u) => u.sent > 0)).toBe(true);
-  }, 600_000);
+  });
 
   it("tool_choice auto (a lazy grammar from the call's trigger): content, or calls valid against their tools", async () => {
-    const api = client(gateway.url);
+    const api = client(gateway.url, REQUEST);
     const finishes: string[] = [];
     for (let i = 0; i < 6; i++) {
       const r = await api.chat.completions.create({
@@ -97,13 +111,13 @@ describe("the gateway over llama-server replicas (the openai client)", () => {
     }
     console.log(`tool_choice auto through llama-server: ${finishes.join(", ")}`);
     expect(finishes).toContain("tool_calls");
-  }, 600_000);
+  });
 
   it("greedy answers through llama-server + our GBNF against our own engine's", async () => {
     let model: LlamaModel | undefined;
     try {
       model = await loadModel({ path: testModelPath(), threads: 1 });
-      const api = client(gateway.url);
+      const api = client(gateway.url, REQUEST);
       const rows: string[] = [];
       let same = 0;
       const N = 6;
@@ -134,7 +148,7 @@ describe("the gateway over llama-server replicas (the openai client)", () => {
     } finally {
       model?.dispose();
     }
-  }, 600_000);
+  });
 
   it("verify-only (--engine openai) over llama-server's own chat route: no invalid call passed on as valid", async () => {
     const verifying = await startServer({
@@ -143,7 +157,7 @@ describe("the gateway over llama-server replicas (the openai client)", () => {
       dialect: DIALECT,
     });
     try {
-      const api = client(verifying.url);
+      const api = client(verifying.url, REQUEST);
       let calls = 0;
       let flagged = 0;
       for (let i = 0; i < 6; i++) {
@@ -161,7 +175,7 @@ describe("the gateway over llama-server replicas (the openai client)", () => {
     } finally {
       await verifying.close();
     }
-  }, 600_000);
+  });
 
   it("a stream whose replica dies mid-answer ends with an error (an event once chunks went out, else a 502), never a finish; the next request goes to the other", async () => {
     const doomed = await startLlamaServer(testModelPath());
@@ -171,7 +185,8 @@ describe("the gateway over llama-server replicas (the openai client)", () => {
       upstreams: { urls: [doomed.url, replicas[1]!.url], engine: "llama-server", tokenizer: testModelPath() },
     });
     try {
-      const api = client(gw.url);
+      // The stream runs until its replica is killed (max_tokens 3000); the next one is ask()'s.
+      const api = client(gw.url, { decode: 3000 });
       const victim = gw.upstreams!.find((u) => u.url === doomed.url)!;
       const started = api.chat.completions.create({
         model: "test",
@@ -206,10 +221,10 @@ describe("the gateway over llama-server replicas (the openai client)", () => {
       await gw.close();
       await doomed.kill();
     }
-  }, 600_000);
+  });
 
   it("loses no request when a replica is killed under load, and serves on", async () => {
-    const api = client(gateway.url);
+    const api = client(gateway.url, REQUEST);
     const N = 16;
     const results = Array.from({ length: N }, (_, i) =>
       (async () => {
@@ -268,7 +283,7 @@ describe("the gateway over llama-server replicas (the openai client)", () => {
     const dead = gateway.upstreams!.find((u) => u.url === replicas[0]!.url)!;
     expect(dead.healthy).toBe(false);
     // /health lists the upstreams: ok while one is healthy
-    const health = (await (await fetch(`${gateway.url}/health`)).json()) as {
+    const health = (await (await fetchWithin(NO_TOKENS, `${gateway.url}/health`)).json()) as {
       status: string;
       upstreams: Array<{ url: string; healthy: boolean }>;
     };
@@ -277,5 +292,5 @@ describe("the gateway over llama-server replicas (the openai client)", () => {
       [replicas[0]!.url, false],
       [replicas[1]!.url, true],
     ]);
-  }, 600_000);
+  });
 });

@@ -4,6 +4,10 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { createServer } from "node:net";
 import { buildLlamaServer } from "../../scripts/oracles/llama-server/build.mjs";
+import { fetchWithin, NO_TOKENS } from "./timeouts.js";
+
+/** How long a llama-server may take to load its model and answer /health. */
+export const LLAMA_SERVER_START_MS = 120_000;
 
 export interface LlamaServerProcess {
   url: string;
@@ -40,11 +44,11 @@ export async function startLlamaServer(model: string, args: string[] = []): Prom
   child.stdout!.on("data", take);
   child.stderr!.on("data", take);
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 120_000;
+  const deadline = Date.now() + LLAMA_SERVER_START_MS;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`llama-server exited (${child.exitCode}):\n${out}`);
     try {
-      const r = await fetch(`${url}/health`);
+      const r = await fetchWithin(NO_TOKENS, `${url}/health`);
       if (r.ok) break;
       await r.body?.cancel();
     } catch {}

@@ -4,6 +4,7 @@
 // response's calls against the request's own tools with ajv.
 import AjvModule from "ajv";
 import OpenAI from "openai";
+import { timeoutFor, type Work } from "./timeouts.js";
 
 export const TOOL_CALL = 151657;
 export const IM_END = 151645;
@@ -77,9 +78,13 @@ export function callProblems(calls: CallLike[] | undefined, tools: FunctionTool[
 /** Calls without their ids, which the server mints per answer (server-call-ids.test.ts): two answers compared. */
 export const withoutIds = (calls: CallLike[] | undefined) => (calls ?? []).map(({ id: _id, ...rest }) => rest);
 
-export function client(baseURL: string, apiKey = "unused"): OpenAI {
+/**
+ * The openai client on a server, its timeout sized by `work`: the most one request of it decodes
+ * (test/support/timeouts.ts), never the client's 60 s default.
+ */
+export function client(baseURL: string, work: Work, apiKey = "unused"): OpenAI {
   // No retries: a 429 or a 5xx must show up in the test, not be retried away.
-  return new OpenAI({ baseURL: `${baseURL}/v1`, apiKey, maxRetries: 0, timeout: 60_000 });
+  return new OpenAI({ baseURL: `${baseURL}/v1`, apiKey, maxRetries: 0, timeout: timeoutFor(work) });
 }
 
 export interface AssembledStream {

@@ -12,6 +12,7 @@ import type { NativeGenerationResult } from "../../src/native.js";
 import { testModelPath } from "../support/test-model.js";
 import { shortestCallTokens } from "../support/generation-checks.js";
 import { type CallLike, withoutIds } from "../support/server-fixtures.js";
+import { fetchWithin } from "../support/timeouts.js";
 
 const IM_END = 151645;
 const tools = [
@@ -194,7 +195,7 @@ describe("fast-forward in the server", () => {
     for (const fastForward of [true, false]) {
       const server = await startServer({ model, port: 0, dialect: "qwen3-coder", fastForward });
       try {
-        const res = await fetch(`${server.url}/v1/chat/completions`, {
+        const res = await fetchWithin({ decode: o.maxTokens ?? 512 }, `${server.url}/v1/chat/completions`, {
           method: "POST",
           headers: { "content-type": "application/json" },
           body: JSON.stringify(body),

@@ -7,6 +7,7 @@ import { loadModel, type LlamaModel } from "../../src/engine/model.js";
 import { startServer, type ToolmaskServer } from "../../src/server/index.js";
 import { testModelPath } from "../support/test-model.js";
 import { client } from "../support/server-fixtures.js";
+import { fetchWithin, NO_TOKENS, timeoutFor } from "../support/timeouts.js";
 
 setFlagsFromString("--expose-gc");
 const gc = runInNewContext("gc") as () => void;
@@ -23,7 +24,8 @@ afterAll(async () => {
 });
 
 const slots = async () =>
-  ((await (await fetch(`${server.url}/health`)).json()) as { slots: { busy: number; queued: number } }).slots;
+  ((await (await fetchWithin(NO_TOKENS, `${server.url}/health`)).json()) as { slots: { busy: number; queued: number } })
+    .slots;
 
 async function idleWithin(ms: number): Promise<number> {
   const t0 = Date.now();
@@ -38,7 +40,8 @@ async function idleWithin(ms: number): Promise<number> {
 /** A stream that would run to the end of the context; read a few chunks, then hang up. */
 async function dropMidway(seed: number): Promise<number> {
   const ctl = new AbortController();
-  const stream = await client(server.url).chat.completions.create(
+  // It reads 4 chunks and hangs up; the 5 of a batch may wait on one another's first chunks.
+  const stream = await client(server.url, { decode: 5 * 4, requests: 5 }).chat.completions.create(
     {
       model: "m",
       messages: [{ role: "user", content: `tell me everything (${seed})` }],
@@ -66,7 +69,8 @@ function memory() {
 }
 const mb = (n: number) => (n / 2 ** 20).toFixed(1);
 
-describe("dropped streams", () => {
+// 60 streams that read 4 chunks each, then one request of 4 tokens.
+describe("dropped streams", { timeout: timeoutFor({ decode: 60 * 4 + 4, requests: 61 }) }, () => {
   it("50 streams dropped mid-way free their slots, a later request is served promptly, memory does not grow", async () => {
     // Warm up (first contexts, code paths, allocator arenas) before the baseline.
     // Measured once: rss rises ~40 MB over the first 50 drops (the shared context's KV cache and
@@ -84,7 +88,7 @@ describe("dropped streams", () => {
       freedAfter.push(await idleWithin(1000));
     }
     const t0 = Date.now();
-    const later = await client(server.url).chat.completions.create({
+    const later = await client(server.url, { decode: 4 }).chat.completions.create({
       model: "m",
       messages: [{ role: "user", content: "hi" }],
       max_tokens: 4,

@@ -14,6 +14,7 @@ import { startServer, type ToolmaskServer } from "../../src/server/index.js";
 import { aiSdkBothWays } from "../support/both-ways.js";
 import { callProblems, toolSet, WANTS_TO_CALL } from "../support/server-fixtures.js";
 import { testModelPath } from "../support/test-model.js";
+import { timedFetch } from "../support/timeouts.js";
 
 let model: LlamaModel;
 let server: ToolmaskServer;
@@ -21,7 +22,13 @@ let provider: ReturnType<typeof createOpenAICompatible>;
 beforeAll(async () => {
   model = await loadModel({ path: testModelPath(), threads: 1 });
   server = await startServer({ model, port: 0, dialect: "qwen3-coder" });
-  provider = createOpenAICompatible({ name: "toolmask", baseURL: `${server.url}/v1`, includeUsage: true });
+  // Each step decodes at most 64 tokens (maxOutputTokens).
+  provider = createOpenAICompatible({
+    name: "toolmask",
+    baseURL: `${server.url}/v1`,
+    includeUsage: true,
+    fetch: timedFetch({ decode: 64 }),
+  });
 });
 afterAll(async () => {
   await server?.close();

@@ -9,22 +9,30 @@ import { startServer, type ToolmaskServer } from "../../src/server/index.js";
 import { httpRequest } from "../support/raw-http.js";
 import { testModelPath } from "../support/test-model.js";
 import { toolSet } from "../support/server-fixtures.js";
+import { fetchWithin, NO_TOKENS, TEST_MODEL_CONTEXT, timeoutFor, type Work } from "../support/timeouts.js";
 
 const BODY_LIMIT = 256 * 1024;
 let model: LlamaModel;
 let small: LlamaModel;
 let server: ToolmaskServer;
 let tiny: ToolmaskServer;
-const sdk = (s: ToolmaskServer) => new Anthropic({ baseURL: s.url, apiKey: "unused", maxRetries: 0, timeout: 60_000 });
+/** The template's own dialect (hermes): a tool's input_schema is one JSON value. */
+let plain: ToolmaskServer;
+// The requests served here decode at most 2 tokens (good's max_tokens), but for the queue test's,
+// which are closed once the queue is full.
+const sdk = (s: ToolmaskServer, work: Work = { decode: 2 }) =>
+  new Anthropic({ baseURL: s.url, apiKey: "unused", maxRetries: 0, timeout: timeoutFor(work) });
 beforeAll(async () => {
   model = await loadModel({ path: testModelPath(), threads: 1 });
   small = await loadModel({ path: testModelPath(), threads: 1, contextSize: 64 });
   server = await startServer({ model, port: 0, dialect: "qwen3-coder", bodyLimit: BODY_LIMIT });
   tiny = await startServer({ model: small, port: 0 });
+  plain = await startServer({ model, port: 0 });
 });
 afterAll(async () => {
   await server?.close();
   await tiny?.close();
+  await plain?.close();
   model?.dispose();
   small?.dispose();
 });
@@ -50,7 +58,65 @@ interface Case {
   to?: () => ToolmaskServer;
 }
 
+/** `{"a": {"a": … {}}}`, `depth` objects deep. */
+const nested = (depth: number): unknown => {
+  let v: unknown = {};
+  for (let i = 0; i < depth; i++) v = { a: v };
+  return v;
+};
+const SELF_REF = { type: "object", properties: { x: { $ref: "#/properties/x" } }, required: ["x"] };
+
 const cases: Case[] = [
+  {
+    name: "a user message of no content blocks",
+    body: { ...good, messages: [user([])] },
+    message: /^messages\[0\]\.content is an empty array: a message needs at least one content block/,
+  },
+  {
+    name: "an assistant message of no content blocks",
+    body: { ...good, messages: [user("hi"), { role: "assistant", content: [] }, user("go on")] },
+    message: /^messages\[1\]\.content is an empty array/,
+  },
+  {
+    name: "a parameter that is its own $ref, tool_choice any",
+    body: { ...good, max_tokens: 64, tools: [{ name: "f", input_schema: SELF_REF }], tool_choice: { type: "any" } },
+    message: /^tools\[0\]\.input_schema\.properties\.x\.\$ref: "\$ref": "#\/properties\/x" matches no value/,
+    to: () => plain,
+  },
+  {
+    name: "a parameter that is its own $ref, tool_choice auto",
+    body: { ...good, tools: [{ name: "f", input_schema: SELF_REF }] },
+    message: /^tools\[0\]\.input_schema\.properties\.x\.\$ref: "\$ref": "#\/properties\/x" matches no value/,
+    to: () => plain,
+  },
+  {
+    name: "two tool_result blocks for one tool_use",
+    body: {
+      ...good,
+      tools,
+      messages: [
+        user("hi"),
+        called,
+        user([
+          { type: "tool_result", tool_use_id: "toolu_1", content: "ok" },
+          { type: "tool_result", tool_use_id: "toolu_1", content: "again" },
+        ]),
+      ],
+    },
+    message: /^messages\[2\]\.content\[1\]\.tool_use_id "toolu_1" is answered twice in messages\[2\]/,
+  },
+  {
+    name: "a tool_use input nested 600 deep",
+    body: {
+      ...good,
+      messages: [
+        user("hi"),
+        { role: "assistant", content: [{ type: "tool_use", id: "t", name: "pick_1", input: nested(600) }] },
+        user([{ type: "tool_result", tool_use_id: "t", content: "ok" }]),
+      ],
+    },
+    message: /^messages\[1\]\.content\[0\]\.input\.a… nests arrays and objects more than 512 levels deep/,
+  },
   { name: "no max_tokens", body: { model: "m", messages: [user("hi")] }, message: /^max_tokens is required/ },
   { name: "max_tokens 0", body: { ...good, max_tokens: 0 }, message: /^max_tokens must be an integer from 1 .*got 0/ },
   { name: "max_tokens as a string", body: { ...good, max_tokens: "64" }, message: /^max_tokens must be an integer/ },
@@ -295,7 +361,7 @@ function checkShape(body: unknown, type: string, message: RegExp): void {
 }
 
 const health = async (s: ToolmaskServer) =>
-  (await (await fetch(`${s.url}/health`)).json()) as { slots: { busy: number; queued: number } };
+  (await (await fetchWithin(NO_TOKENS, `${s.url}/health`)).json()) as { slots: { busy: number; queued: number } };
 
 async function until(what: () => Promise<boolean>, ms: number): Promise<void> {
   const t0 = Date.now();
@@ -327,6 +393,22 @@ describe("bad requests to /v1/messages, through the SDK", () => {
     await servedAfter(to);
   });
 
+  it("a message of no content blocks, streamed and counted: 400 before anything is rendered", async () => {
+    const body = { ...good, messages: [user([])] };
+    for (const go of [
+      () => sdk(server).messages.create({ ...body, stream: true } as never),
+      () => sdk(server).messages.countTokens({ model: "m", messages: body.messages } as never),
+    ]) {
+      const err = await go().then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(err).toBeInstanceOf(Anthropic.BadRequestError);
+      checkShape((err as ApiError).error, "invalid_request_error", /^messages\[0\]\.content is an empty array/);
+      await servedAfter();
+    }
+  });
+
   it("a streamed request refused before its first event: a JSON 400 the SDK raises as BadRequestError", async () => {
     const err = await sdk(server)
       .messages.create({ ...good, temperature: 3, stream: true } as never)
@@ -351,7 +433,7 @@ describe("bad requests to /v1/messages, through the SDK", () => {
     const ctls = [new AbortController(), new AbortController()];
     try {
       const running = ctls.map((ctl) =>
-        sdk(s)
+        sdk(s, { decode: TEST_MODEL_CONTEXT })
           .messages.create({ ...long, stream: true } as never, { signal: ctl.signal })
           .then(async (st) => {
             for await (const _ of st as unknown as AsyncIterable<unknown>);

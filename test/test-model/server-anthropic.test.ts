@@ -25,6 +25,7 @@ import {
   type FunctionTool,
   readUntilStopped,
 } from "../support/server-fixtures.js";
+import { fetchWithin, NO_TOKENS, TEST_MODEL_CONTEXT, timeoutFor, type Work } from "../support/timeouts.js";
 
 type Message = Anthropic.Message;
 /** The SDK's params plus the sampling fields its types no longer list (the API still reads them; so does this server). */
@@ -33,7 +34,10 @@ type Params = MessageCreateParamsNonStreaming & { temperature?: number; top_p?: 
 let model: LlamaModel;
 let server: ToolmaskServer;
 let api: Anthropic;
-const sdk = (url: string, apiKey = "unused") => new Anthropic({ baseURL: url, apiKey, maxRetries: 0, timeout: 60_000 });
+/** Requests here decode at most 64 tokens, but for the one that runs until the server closes. */
+const REQUEST: Work = { decode: 64 };
+const sdk = (url: string, apiKey = "unused", work: Work = REQUEST) =>
+  new Anthropic({ baseURL: url, apiKey, maxRetries: 0, timeout: timeoutFor(work) });
 beforeAll(async () => {
   model = await loadModel({ path: testModelPath(), threads: 1 });
   server = await startServer({ model, port: 0, dialect: "qwen3-coder" });
@@ -149,7 +153,7 @@ describe("messages through the @anthropic-ai/sdk client", () => {
     };
     const answer = await messagesBothWays(api, turn);
     expect(answer.usage.input_tokens).toBeGreaterThan(first.usage.input_tokens + 20);
-    const same = await openaiClient(server.url).chat.completions.create({
+    const same = await openaiClient(server.url, REQUEST).chat.completions.create({
       model: "m",
       max_tokens: 2,
       tools: openaiTools,
@@ -214,7 +218,7 @@ describe("messages through the @anthropic-ai/sdk client", () => {
     // Qwen3's template closes an empty thought in the prompt when thinking is off.
     expect(off.usage.input_tokens).toBeGreaterThan(on.usage.input_tokens);
     expect(unset.usage.input_tokens).toBe(off.usage.input_tokens);
-    const openai = await openaiClient(server.url).chat.completions.create({
+    const openai = await openaiClient(server.url, REQUEST).chat.completions.create({
       model: "m",
       max_tokens: 2,
       messages: [{ role: "user", content: "call a tool" }],
@@ -275,7 +279,7 @@ describe("keys and errors", () => {
         type: "error",
         error: { type: "authentication_error", message: "Incorrect API key provided." },
       });
-      const bare = await fetch(`${s.url}/v1/messages`, {
+      const bare = await fetchWithin(NO_TOKENS, `${s.url}/v1/messages`, {
         method: "POST",
         headers: { "content-type": "application/json", "anthropic-version": "2023-06-01" },
         body: JSON.stringify(ask()),
@@ -288,7 +292,13 @@ describe("keys and errors", () => {
       const ok = await sdk(s.url, "s3cret").messages.create(ask({ max_tokens: 2, tool_choice: { type: "auto" } }));
       expect(ok.stop_reason).toBe("max_tokens");
       // Authorization: Bearer is accepted too (the SDK's authToken).
-      const bearer = new Anthropic({ baseURL: s.url, apiKey: null, authToken: "s3cret", maxRetries: 0 });
+      const bearer = new Anthropic({
+        baseURL: s.url,
+        apiKey: null,
+        authToken: "s3cret",
+        maxRetries: 0,
+        timeout: timeoutFor(REQUEST),
+      });
       expect((await bearer.messages.create(ask({ max_tokens: 2, tool_choice: { type: "auto" } }))).type).toBe(
         "message",
       );
@@ -301,7 +311,7 @@ describe("keys and errors", () => {
     const s = await startServer({ model, port: 0, parallel: 1, dialect: "qwen3-coder" });
     try {
       // A call, then text without end (the random model's ">::" after a call).
-      const st = await sdk(s.url).messages.create({
+      const st = await sdk(s.url, "unused", { decode: TEST_MODEL_CONTEXT }).messages.create({
         ...ask({ max_tokens: 100_000, stop_sequences: [] }),
         stream: true,
       });

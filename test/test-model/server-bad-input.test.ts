@@ -12,15 +12,19 @@ let model: LlamaModel;
 let small: LlamaModel;
 let server: ToolmaskServer;
 let tiny: ToolmaskServer;
+/** The template's own dialect (hermes): a tool's parameters are one JSON value. */
+let plain: ToolmaskServer;
 beforeAll(async () => {
   model = await loadModel({ path: testModelPath(), threads: 1 });
   small = await loadModel({ path: testModelPath(), threads: 1, contextSize: 64 });
   server = await startServer({ model, port: 0, dialect: "qwen3-coder", bodyLimit: BODY_LIMIT });
   tiny = await startServer({ model: small, port: 0 });
+  plain = await startServer({ model, port: 0 });
 });
 afterAll(async () => {
   await server?.close();
   await tiny?.close();
+  await plain?.close();
   model?.dispose();
   small?.dispose();
 });
@@ -53,13 +57,15 @@ const good = {
   max_tokens: 3,
   logit_bias: WANTS_TO_CALL,
 };
-const post = (body: unknown, headers: Record<string, string> = { "content-type": json }) =>
+const post = (body: unknown, headers: Record<string, string> = { "content-type": json }, to = server) =>
   send(
     "POST",
     "/v1/chat/completions",
     typeof body === "string" || Buffer.isBuffer(body) ? body : JSON.stringify(body),
     headers,
+    to,
   );
+const postPlain = (body: unknown) => post(body, { "content-type": json }, plain);
 
 /** A history whose assistant message made one call with `args` (a string, or an object some clients send). */
 const historyWith = (args: unknown) => [
@@ -79,7 +85,22 @@ interface Case {
   code?: string;
   message: RegExp;
   go: () => Promise<Reply>;
+  /** The server the case goes to, which must serve the next request (default: the qwen3-coder one). */
+  to?: () => ToolmaskServer;
 }
+
+/** A tool whose parameters are `parameters`. */
+const toolOf = (parameters: unknown) => [{ type: "function", function: { name: "f", parameters } }];
+/** A parameter that is its own $ref: every value would hold another, without end. */
+const SELF_REF = { type: "object", properties: { x: { $ref: "#/properties/x" } }, required: ["x"] };
+const SELF_REF_MESSAGE =
+  /^tools\[0\]\.function\.parameters\.properties\.x\.\$ref: "\$ref": "#\/properties\/x" matches no value: .*give the recursion a way out/;
+/** `{"a": {"a": … {}}}`, `depth` objects deep. */
+const nested = (depth: number): unknown => {
+  let v: unknown = {};
+  for (let i = 0; i < depth; i++) v = { a: v };
+  return v;
+};
 
 const cases: Case[] = [
   {
@@ -466,6 +487,112 @@ const cases: Case[] = [
     message: /got "h{64}…" \(100000 characters\)$/,
     go: () => post({ ...good, temperature: "h".repeat(100_000) }),
   },
+  ...(["required", "auto"] as const).map(
+    (choice): Case => ({
+      name: `a parameter that is its own $ref, tool_choice ${choice}`,
+      status: 400,
+      param: "tools",
+      code: "invalid_tool_schema",
+      message: SELF_REF_MESSAGE,
+      go: () => postPlain({ ...good, tools: toolOf(SELF_REF), tool_choice: choice, max_tokens: 64 }),
+      to: () => plain,
+    }),
+  ),
+  {
+    name: "a parameter that is its own $ref, streamed: refused before the first event",
+    status: 400,
+    param: "tools",
+    code: "invalid_tool_schema",
+    message: SELF_REF_MESSAGE,
+    go: () => postPlain({ ...good, tools: toolOf(SELF_REF), tool_choice: "required", max_tokens: 64, stream: true }),
+    to: () => plain,
+  },
+  {
+    name: "two $defs that name each other",
+    status: 400,
+    param: "tools",
+    code: "invalid_tool_schema",
+    message: /properties\.x\.\$ref: "\$ref": "#\/\$defs\/a" matches no value/,
+    go: () =>
+      postPlain({
+        ...good,
+        tools: toolOf({
+          type: "object",
+          $defs: { a: { $ref: "#/$defs/b" }, b: { $ref: "#/$defs/a" } },
+          properties: { x: { $ref: "#/$defs/a" } },
+          required: ["x"],
+        }),
+        tool_choice: "required",
+      }),
+    to: () => plain,
+  },
+  {
+    name: "an empty enum in an XML dialect",
+    status: 400,
+    param: "tools",
+    code: "invalid_tool_schema",
+    message: /^tools\[0\]\.function\.parameters\.properties\.x\.enum: "enum" must be a non-empty array/,
+    go: () =>
+      post({
+        ...good,
+        tools: toolOf({ type: "object", properties: { x: { enum: [] } }, required: ["x"] }),
+        tool_choice: "required",
+      }),
+  },
+  {
+    name: "a required parameter whose schema is false, in an XML dialect",
+    status: 400,
+    param: "tools",
+    code: "invalid_tool_schema",
+    message: /"x" is required but its schema matches no value/,
+    go: () => post({ ...good, tools: toolOf({ type: "object", properties: { x: false }, required: ["x"] }) }),
+  },
+  {
+    name: "not: {} in an XML dialect (refused as in JSON dialects, not taken as raw text)",
+    status: 400,
+    param: "tools",
+    code: "invalid_tool_schema",
+    message: /properties\.x\.not: "not" is not supported/,
+    go: () => post({ ...good, tools: toolOf({ type: "object", properties: { x: { not: {} } }, required: ["x"] }) }),
+  },
+  {
+    name: "a tool's schema nested 600 deep",
+    status: 400,
+    param: "tools[0].function.parameters.properties.x",
+    code: "nesting_too_deep",
+    message: /^tools\[0\]\.function\.parameters\.properties\.x… nests arrays and objects more than 512 levels deep/,
+    go: () => post({ ...good, tools: toolOf({ type: "object", properties: { x: nested(600) } }) }),
+  },
+  {
+    name: "tool-call arguments nested 600 deep",
+    status: 400,
+    param: "messages[1].tool_calls[0].function.arguments.a.a.a.a.a.a",
+    code: "nesting_too_deep",
+    message: /of messages\[1\]\.tool_calls\[0\]\.function\.arguments\); this server reads JSON at most 512 levels deep/,
+    go: () =>
+      post({
+        ...good,
+        messages: [
+          { role: "user", content: "hi" },
+          {
+            role: "assistant",
+            content: null,
+            tool_calls: [
+              { id: "c", type: "function", function: { name: "pick_1", arguments: JSON.stringify(nested(600)) } },
+            ],
+          },
+          { role: "tool", tool_call_id: "c", content: "ok" },
+        ],
+      }),
+  },
+  {
+    name: "a field the server ignores, nested 600 deep",
+    status: 400,
+    param: "metadata.a.a.a.a.a",
+    code: "nesting_too_deep",
+    message: /^metadata\.a\.a\.a\.a\.a… nests arrays and objects more than 512 levels deep/,
+    go: () => post({ ...good, metadata: nested(600) }),
+  },
   {
     name: "a prompt longer than the context",
     status: 400,
@@ -508,7 +635,7 @@ describe("bad input", () => {
       ].filter(Boolean);
       if (wrong.length) failures.push(`${c.name}: ${wrong.join("; ")} (body ${r.body.slice(0, 200)})`);
       // The server is still fine: the next request is served.
-      const next = await post(good);
+      const next = await post(good, { "content-type": json }, c.to?.() ?? server);
       if (next.status !== 200)
         failures.push(`after ${c.name}: the next request got ${next.status} ${next.body.slice(0, 200)}`);
     }

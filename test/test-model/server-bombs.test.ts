@@ -1,4 +1,5 @@
-// Hostile but well-formed requests against the real server: bodies nested 200,000 deep, a million
+// Hostile but well-formed requests against the real server: bodies nested 200,000 deep (refused
+// past 512 levels before they are parsed, naming where), a million
 // messages, megabytes of text where a word is expected, numbers past every bound, a logit_bias for
 // every token, malformed UTF-8 and lone surrogates, prompts far over the context. Each gets the
 // right 4xx (or a normal answer), the server stays up, and the next ordinary request is answered.
@@ -14,6 +15,7 @@ import { startServer, type ToolmaskServer } from "../../src/server/index.js";
 import { testModelPath } from "../support/test-model.js";
 import { IM_END, WANTS_TO_CALL, toolSet } from "../support/server-fixtures.js";
 import { peakGrowth } from "../support/peak-rss.js";
+import { fetchWithin, NO_TOKENS } from "../support/timeouts.js";
 
 let model: LlamaModel;
 let server: ToolmaskServer;
@@ -124,7 +126,7 @@ async function explode(bombs: Bomb[]): Promise<void> {
       failures.push(`after ${b.name}: the next request got ${next.status} ${next.body.slice(0, 200)}`);
   }
   expect(failures).toEqual([]);
-  const health = (await (await fetch(`${server.url}/health`)).json()) as {
+  const health = (await (await fetchWithin(NO_TOKENS, `${server.url}/health`)).json()) as {
     status: string;
     slots: { busy: number; queued: number };
   };
@@ -132,22 +134,27 @@ async function explode(bombs: Bomb[]): Promise<void> {
 }
 
 const BOMBS: Bomb[] = [
+  // Refused before JSON.parse reads them (it took 1–2 s on 3.5 million levels), naming where.
   {
     name: "JSON nested 200,000 deep in a field the server ignores",
-    status: [200],
+    status: [400],
+    param: "metadata[0][0][0][0][0]",
+    code: "nesting_too_deep",
     body: () =>
       `{"model":"m","messages":[{"role":"user","content":"hi"}],"max_tokens":3,"metadata":${nested(200_000)}}`,
   },
   {
     name: "JSON nested 200,000 deep as a message's content",
     status: [400],
-    param: "messages[0].content[0]",
+    param: "messages[0].content[0][0][0]",
+    code: "nesting_too_deep",
     body: () => `{"model":"m","messages":[{"role":"user","content":${nested(200_000)}}]}`,
   },
   {
     name: "tool-call arguments nested 100,000 deep",
     status: [400],
-    code: "template_error",
+    param: "messages[1].tool_calls[0].function.arguments.a[0][0][0][0][0]",
+    code: "nesting_too_deep",
     body: () =>
       body({
         messages: [
@@ -166,6 +173,34 @@ const BOMBS: Bomb[] = [
     status: [400],
     body: () =>
       `{"model":"m","max_tokens":3,"messages":[{"role":"user","content":"hi"}],"tools":[{"type":"function","function":{"name":"f","parameters":${'{"type":"object","required":["a"],"properties":{"a":'.repeat(2000)}{"type":"string"}${"}}".repeat(2000)}}}]}`,
+  },
+  {
+    // Refused before the template renders them (70,000 took it 1.2 s on the event loop).
+    name: "70,000 tools",
+    status: [400],
+    param: "tools",
+    code: "grammar_too_large",
+    body: () =>
+      body({
+        tools: Array.from({ length: 70_000 }, (_, i) => ({
+          type: "function",
+          function: { name: `f${i}`, parameters: { type: "object" } },
+        })),
+      }),
+  },
+  {
+    // Rendered on a worker thread (npm run bench:stalls shows the event loop's stall).
+    name: "4,000 messages of 1 KB",
+    status: [400],
+    param: "messages",
+    code: "context_length_exceeded",
+    body: () =>
+      body({
+        messages: Array.from({ length: 4001 }, (_, i) => ({
+          role: i % 2 ? "assistant" : "user",
+          content: "word ".repeat(200),
+        })),
+      }),
   },
   {
     name: "1,000,000 empty messages",

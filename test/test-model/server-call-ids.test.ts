@@ -8,6 +8,7 @@ import { loadModel, type LlamaModel } from "../../src/engine/model.js";
 import { startServer, type ToolmaskServer } from "../../src/server/index.js";
 import { assemble, client, toolSet, WANTS_TO_CALL } from "../support/server-fixtures.js";
 import { testModelPath } from "../support/test-model.js";
+import { timeoutFor, type Work } from "../support/timeouts.js";
 
 let model: LlamaModel;
 let server: ToolmaskServer;
@@ -23,9 +24,11 @@ afterAll(async () => {
 const chatTools = toolSet(5);
 const pick = { type: "function" as const, function: { name: "pick_5" } };
 
-describe("call ids are fresh in every answer", () => {
+/** A request decodes at most 48 tokens; a test sends at most 4. */
+const REQUEST: Work = { decode: 48 };
+describe("call ids are fresh in every answer", { timeout: timeoutFor({ decode: 4 * 48, requests: 4 }) }, () => {
   it("chat completions: call_<24 hex>, distinct across turns; the stream's ids are the answer's", async () => {
-    const api = client(server.url);
+    const api = client(server.url, REQUEST);
     const ask = (messages: never[]) =>
       api.chat.completions.create({
         model: "m",
@@ -60,7 +63,7 @@ describe("call ids are fresh in every answer", () => {
   });
 
   it("Messages: toolu_ ids, distinct across turns, so the history of both is served", async () => {
-    const api = new Anthropic({ baseURL: server.url, apiKey: "k", maxRetries: 0 });
+    const api = new Anthropic({ baseURL: server.url, apiKey: "k", maxRetries: 0, timeout: timeoutFor(REQUEST) });
     const tools = chatTools.map((t) => ({ name: t.function.name, input_schema: t.function.parameters as never }));
     const base = {
       model: "m",
@@ -98,7 +101,7 @@ describe("call ids are fresh in every answer", () => {
   });
 
   it("Responses: call_ids distinct across turns, so the history of both is served", async () => {
-    const api = client(server.url);
+    const api = client(server.url, REQUEST);
     const tools = chatTools.map((t) => ({
       type: "function" as const,
       name: t.function.name,

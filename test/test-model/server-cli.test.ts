@@ -15,6 +15,7 @@ import {
 import { testModelPath } from "../support/test-model.js";
 import { ROOT } from "../support/vocabs.js";
 import { rawExchange, requestText } from "../support/raw-http.js";
+import { fetchWithin, NO_TOKENS } from "../support/timeouts.js";
 
 function io(signal?: AbortSignal) {
   const out: string[] = [],
@@ -169,13 +170,17 @@ describe("toolmask serve running", () => {
     }
     expect(url).not.toBe("");
     expect(r.out.join("")).toMatch(/1 slots, queue 3, API key required/);
-    const h = (await (await fetch(`${url}/health`)).json()) as { slots: { total: number; max_queue: number } };
+    const h = (await (await fetchWithin(NO_TOKENS, `${url}/health`)).json()) as {
+      slots: { total: number; max_queue: number };
+    };
     expect(h.slots).toMatchObject({ total: 1, max_queue: 3 });
-    expect((await fetch(`${url}/v1/models`)).status).toBe(401);
-    expect((await fetch(`${url}/v1/models`, { headers: { authorization: "Bearer k" } })).status).toBe(200);
+    expect((await fetchWithin(NO_TOKENS, `${url}/v1/models`)).status).toBe(401);
+    expect((await fetchWithin(NO_TOKENS, `${url}/v1/models`, { headers: { authorization: "Bearer k" } })).status).toBe(
+      200,
+    );
     stop.abort();
     expect(await code).toBe(0);
-    await expect(fetch(`${url}/health`)).rejects.toThrow();
+    await expect(fetchWithin(NO_TOKENS, `${url}/health`)).rejects.toThrow();
   });
 
   it("applies --allowed-hosts, the timeouts and --max-connections", async () => {
@@ -263,7 +268,7 @@ describe("toolmask serve running", () => {
     for (let i = 0; i < 400 && !/listening on/.test(out); i++) await new Promise((res) => setTimeout(res, 50));
     const url = /listening on (\S+)/.exec(out)?.[1];
     expect(url).toBeDefined();
-    expect((await fetch(`${url}/health`)).status).toBe(200);
+    expect((await fetchWithin(NO_TOKENS, `${url}/health`)).status).toBe(200);
     child.kill("SIGTERM");
     expect(await exited).toBe(0);
     expect(out).toMatch(/SIGTERM, stopping/);

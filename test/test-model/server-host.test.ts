@@ -12,6 +12,7 @@ import { loadModel, writeTestModel, type LlamaModel } from "../../src/index.js";
 import { startServer, type ToolmaskServer } from "../../src/server/index.js";
 import { testModelPath } from "../support/test-model.js";
 import { rawExchange, type RawExchange } from "../support/raw-http.js";
+import { fetchWithin } from "../support/timeouts.js";
 
 let model: LlamaModel;
 let loopback: ToolmaskServer;
@@ -148,7 +149,8 @@ describe("the model's path in error bodies", () => {
     return s;
   }
   const post = async (s: ToolmaskServer, body: unknown, stream = false) => {
-    const r = await fetch(`${s.url}/v1/chat/completions`, {
+    // Each request here decodes at most 2 tokens.
+    const r = await fetchWithin({ decode: 2 }, `${s.url}/v1/chat/completions`, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ ...(body as object), stream }),

@@ -7,9 +7,12 @@ import { loadModel, type LlamaModel } from "../../src/engine/model.js";
 import { startServer, type ToolmaskServer } from "../../src/server/index.js";
 import { testModelPath } from "../support/test-model.js";
 import { WANTS_TO_CALL, assemble, callProblems, client, toolSet } from "../support/server-fixtures.js";
+import { fetchWithin, NO_TOKENS, timeoutFor } from "../support/timeouts.js";
 
 const REQUESTS = 1000;
 const CONCURRENT = 8;
+/** Every request decodes at most 40 tokens. */
+const BY_WORK = { timeout: timeoutFor({ decode: 40 * REQUESTS, requests: REQUESTS }) };
 const TOOL_SETS = 25;
 
 let model: LlamaModel;
@@ -107,9 +110,10 @@ function namesProblem(names: string[], tools: Parameters<typeof callProblems>[1]
   return stray ? `streamed call names ${stray}, not one of ${own.join(", ")}` : "";
 }
 
-describe("load", () => {
+describe("load", BY_WORK, () => {
   it(`${REQUESTS} requests, ${CONCURRENT} at a time: no failures, every call fits its own request's tools`, async () => {
-    const api = client(server.url);
+    // A request decodes at most 40 tokens, and may wait behind the other CONCURRENT - 1.
+    const api = client(server.url, { decode: 40 * CONCURRENT, requests: CONCURRENT });
     const outcomes: Outcome[] = new Array(REQUESTS);
     const failures: string[] = [];
     let next = 0;
@@ -142,7 +146,9 @@ describe("load", () => {
     expect(done.length).toBe(REQUESTS);
     // The check has teeth only if many answers carry calls.
     expect(withCalls).toBeGreaterThan(whole.length * 0.6);
-    const h = (await (await fetch(`${server.url}/health`)).json()) as { slots: { busy: number; queued: number } };
+    const h = (await (await fetchWithin(NO_TOKENS, `${server.url}/health`)).json()) as {
+      slots: { busy: number; queued: number };
+    };
     expect(h.slots).toMatchObject({ busy: 0, queued: 0 });
-  }, 400_000);
+  });
 });

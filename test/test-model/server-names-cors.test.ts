@@ -13,6 +13,7 @@ import { serveCommand } from "../../src/server/cli.js";
 import { startServer, type ToolmaskServer } from "../../src/server/index.js";
 import { client } from "../support/server-fixtures.js";
 import { testModelPath } from "../support/test-model.js";
+import { fetchWithin, NO_TOKENS, timeoutFor, type Work } from "../support/timeouts.js";
 
 let model: LlamaModel;
 beforeAll(async () => {
@@ -20,11 +21,14 @@ beforeAll(async () => {
 });
 afterAll(() => model?.dispose());
 
-const anthropic = (url: string, apiKey = "k") => new Anthropic({ baseURL: url, apiKey, maxRetries: 0 });
+/** Every request here decodes at most 2 tokens. */
+const REQUEST: Work = { decode: 2 };
+const anthropic = (url: string, apiKey = "k") =>
+  new Anthropic({ baseURL: url, apiKey, maxRetries: 0, timeout: timeoutFor(REQUEST) });
 
 /** One short answer per API under `name`: the model name each answer carries. */
 async function namesAnswered(s: ToolmaskServer, name: string, apiKey = "k"): Promise<string[]> {
-  const oa = client(s.url, apiKey);
+  const oa = client(s.url, REQUEST, apiKey);
   const chat = await oa.chat.completions.create({
     model: name,
     max_tokens: 1,
@@ -52,7 +56,7 @@ describe("model aliases", () => {
   });
 
   it("an unknown name: 404 model_not_found in each API's shape, naming what is served", async () => {
-    const oa = client(s.url);
+    const oa = client(s.url, REQUEST);
     const expected = /^The model 'o3' does not exist; this server serves 'tiny', 'claude-sonnet-4-5', 'gpt-5'/;
     for (const call of [
       () => oa.chat.completions.create({ model: "o3", max_tokens: 1, messages: [{ role: "user", content: "hi" }] }),
@@ -77,7 +81,7 @@ describe("model aliases", () => {
   });
 
   it("/v1/models lists every name; /v1/models/:id answers each", async () => {
-    const oa = client(s.url);
+    const oa = client(s.url, REQUEST);
     const ids = [];
     for await (const m of oa.models.list()) ids.push(m.id);
     expect(ids).toEqual(["tiny", "claude-sonnet-4-5", "gpt-5"]);
@@ -118,7 +122,7 @@ describe("CORS", () => {
   afterAll(() => s?.close());
 
   const preflight = (url: string, path: string, from: string, headers = "authorization, content-type") =>
-    fetch(`${url}${path}`, {
+    fetchWithin(NO_TOKENS, `${url}${path}`, {
       method: "OPTIONS",
       headers: { origin: from, "access-control-request-method": "POST", "access-control-request-headers": headers },
     });
@@ -137,7 +141,7 @@ describe("CORS", () => {
     const headers = { origin, "content-type": "application/json", authorization: "Bearer k" };
     const body = { model: "m", max_tokens: 2, messages: [{ role: "user", content: "hi" }] };
     for (const stream of [false, true]) {
-      const r = await fetch(`${s.url}/v1/chat/completions`, {
+      const r = await fetchWithin(REQUEST, `${s.url}/v1/chat/completions`, {
         method: "POST",
         headers,
         body: JSON.stringify({ ...body, stream }),
@@ -147,7 +151,7 @@ describe("CORS", () => {
       expect(r.headers.get("vary")).toMatch(/Origin/i);
       await r.text();
     }
-    const noKey = await fetch(`${s.url}/v1/responses`, {
+    const noKey = await fetchWithin(NO_TOKENS, `${s.url}/v1/responses`, {
       method: "POST",
       headers: { origin, "content-type": "application/json" },
       body: JSON.stringify({ model: "m", input: "hi" }),
@@ -160,7 +164,10 @@ describe("CORS", () => {
     const r = await preflight(s.url, "/v1/chat/completions", "https://evil.example");
     expect(r.headers.get("access-control-allow-origin")).toBeNull();
     expect(r.status).toBe(401);
-    const keyed = await fetch(`${s.url}/v1/messages`, { method: "OPTIONS", headers: { authorization: "Bearer k" } });
+    const keyed = await fetchWithin(NO_TOKENS, `${s.url}/v1/messages`, {
+      method: "OPTIONS",
+      headers: { authorization: "Bearer k" },
+    });
     expect(keyed.status).toBe(405);
   });
 

@@ -10,6 +10,7 @@ import { testModelPath } from "../support/test-model.js";
 import { shortestCallTokens } from "../support/generation-checks.js";
 import { chatBothWays } from "../support/both-ways.js";
 import { WANTS_TO_CALL, callProblems, client, toolSet } from "../support/server-fixtures.js";
+import { fetchWithin, NO_TOKENS, TEST_MODEL_CONTEXT } from "../support/timeouts.js";
 
 let model: LlamaModel;
 let server: ToolmaskServer;
@@ -17,7 +18,8 @@ let api: OpenAI;
 beforeAll(async () => {
   model = await loadModel({ path: testModelPath(), threads: 1 });
   server = await startServer({ model, port: 0, dialect: "qwen3-coder" });
-  api = client(server.url);
+  // Shared by every test here; its longest request may run to the end of the context.
+  api = client(server.url, { decode: TEST_MODEL_CONTEXT });
 });
 afterAll(async () => {
   await server?.close();
@@ -25,7 +27,7 @@ afterAll(async () => {
 });
 
 const health = async (s: ToolmaskServer = server) =>
-  (await (await fetch(`${s.url}/health`)).json()) as {
+  (await (await fetchWithin(NO_TOKENS, `${s.url}/health`)).json()) as {
     status: string;
     slots: { busy: number; queued: number; total: number };
   };
@@ -123,7 +125,7 @@ describe("chat completions through the openai client", () => {
   });
 
   it("streams server-sent events: role first, finish_reason, the usage chunk, then data: [DONE]", async () => {
-    const res = await fetch(`${server.url}/v1/chat/completions`, {
+    const res = await fetchWithin({ decode: 64 }, `${server.url}/v1/chat/completions`, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ ...ask(await seedThatCalls()), stream: true, stream_options: { include_usage: true } }),
@@ -177,7 +179,7 @@ describe("chat completions through the openai client", () => {
     const short = await loadModel({ path: testModelPath(), threads: 1, contextSize: 640 });
     const s = await startServer({ model: short, port: 0 });
     try {
-      const r = await client(s.url).chat.completions.create({
+      const r = await client(s.url, { decode: 640 }).chat.completions.create({
         model: "m",
         messages: [{ role: "user", content: "hi" }],
         logit_bias: { 1688: 100 },
@@ -207,12 +209,12 @@ describe("access, slots and disconnects", () => {
   it("with an API key, a missing or wrong bearer token gets 401 and the right one is served", async () => {
     const s = await startServer({ model, port: 0, apiKey: "s3cret", dialect: "qwen3-coder" });
     try {
-      const wrong = await client(s.url, "nope")
+      const wrong = await client(s.url, NO_TOKENS, "nope")
         .models.list()
         .catch((e: unknown) => e);
       expect(wrong).toBeInstanceOf(OpenAI.AuthenticationError);
       expect((wrong as InstanceType<typeof OpenAI.AuthenticationError>).code).toBe("invalid_api_key");
-      const bare = await fetch(`${s.url}/v1/chat/completions`, {
+      const bare = await fetchWithin(NO_TOKENS, `${s.url}/v1/chat/completions`, {
         method: "POST",
         headers: { "content-type": "application/json" },
         body: JSON.stringify(ask(1)),
@@ -221,9 +223,11 @@ describe("access, slots and disconnects", () => {
       expect(await bare.json()).toMatchObject({
         error: { type: "invalid_request_error", code: "invalid_api_key", param: null },
       });
-      const ok = await client(s.url, "s3cret").chat.completions.create(ask(1, { max_tokens: 2, tool_choice: "auto" }));
+      const ok = await client(s.url, { decode: 2 }, "s3cret").chat.completions.create(
+        ask(1, { max_tokens: 2, tool_choice: "auto" }),
+      );
       expect(["stop", "length"]).toContain(ok.choices[0]!.finish_reason);
-      expect((await fetch(`${s.url}/health`)).status).toBe(200);
+      expect((await fetchWithin(NO_TOKENS, `${s.url}/health`)).status).toBe(200);
     } finally {
       await s.close();
     }
@@ -231,7 +235,7 @@ describe("access, slots and disconnects", () => {
 
   it("N slots and a bounded queue: one request too many gets 429, and the slots serve again after", async () => {
     const s = await startServer({ model, port: 0, parallel: 1, maxQueue: 1 });
-    const c = client(s.url);
+    const c = client(s.url, { decode: TEST_MODEL_CONTEXT });
     const long = {
       model: "m",
       messages: [{ role: "user" as const, content: "go on" }],
@@ -286,7 +290,7 @@ describe("access, slots and disconnects", () => {
   it("close() ends running streams and returns promptly", async () => {
     const s = await startServer({ model, port: 0, parallel: 1 });
     // A visible token wins every step, so text streams at once.
-    const st = await client(s.url).chat.completions.create({
+    const st = await client(s.url, { decode: TEST_MODEL_CONTEXT }).chat.completions.create({
       model: "m",
       messages: [{ role: "user", content: "go on" }],
       max_tokens: 100_000,

@@ -9,27 +9,34 @@ import { startServer, type ToolmaskServer } from "../../src/server/index.js";
 import { client, toolSet } from "../support/server-fixtures.js";
 import { httpRequest } from "../support/raw-http.js";
 import { testModelPath } from "../support/test-model.js";
+import { fetchWithin, NO_TOKENS, type Work } from "../support/timeouts.js";
 
 const BODY_LIMIT = 256 * 1024;
 let model: LlamaModel;
 let small: LlamaModel;
 let server: ToolmaskServer;
 let tiny: ToolmaskServer;
+/** The template's own dialect (hermes): a tool's parameters are one JSON value. */
+let plain: ToolmaskServer;
 beforeAll(async () => {
   model = await loadModel({ path: testModelPath(), threads: 1 });
   small = await loadModel({ path: testModelPath(), threads: 1, contextSize: 64 });
   server = await startServer({ model, port: 0, dialect: "qwen3-coder", bodyLimit: BODY_LIMIT });
   tiny = await startServer({ model: small, port: 0 });
+  plain = await startServer({ model, port: 0 });
 });
 afterAll(async () => {
   await server?.close();
   await tiny?.close();
+  await plain?.close();
   model?.dispose();
   small?.dispose();
 });
 
 const tools = toolSet(1).map((t) => ({ type: "function", name: t.function.name, parameters: t.function.parameters }));
 const good = { model: "m", max_output_tokens: 2, input: "hi" };
+/** The requests served here decode at most 2 tokens; those refused, none. */
+const REQUEST: Work = { decode: 2 };
 const call = { type: "function_call", call_id: "call_1", name: "pick_1", arguments: '{"n": 1001}' };
 
 type ApiError = InstanceType<typeof OpenAI.APIError>;
@@ -43,7 +50,62 @@ interface Case {
   to?: () => ToolmaskServer;
 }
 
+/** `{"a": {"a": … {}}}`, `depth` objects deep. */
+const nested = (depth: number): unknown => {
+  let v: unknown = {};
+  for (let i = 0; i < depth; i++) v = { a: v };
+  return v;
+};
+const SELF_REF = { type: "object", properties: { x: { $ref: "#/properties/x" } }, required: ["x"] };
+
 const cases: Case[] = [
+  {
+    name: "a parameter that is its own $ref, tool_choice required",
+    body: {
+      ...good,
+      max_output_tokens: 64,
+      tools: [{ type: "function", name: "f", parameters: SELF_REF }],
+      tool_choice: "required",
+    },
+    param: "tools",
+    code: "invalid_tool_schema",
+    message: /^tools\[0\]\.parameters\.properties\.x\.\$ref: "\$ref": "#\/properties\/x" matches no value/,
+    to: () => plain,
+  },
+  {
+    name: "metadata with a value that is not a string",
+    body: { ...good, metadata: { run: 7 } },
+    param: "metadata.run",
+    code: "invalid_type",
+    message: /^metadata\.run must be a string of at most 512 characters, got number/,
+  },
+  {
+    name: "metadata of 17 keys",
+    body: { ...good, metadata: Object.fromEntries(Array.from({ length: 17 }, (_, i) => [`k${i}`, "v"])) },
+    param: "metadata",
+    message: /^metadata has 17 keys; send at most 16 key-value pairs/,
+  },
+  {
+    name: "metadata nested 600 deep",
+    body: { ...good, metadata: nested(600) },
+    param: "metadata.a.a.a.a.a",
+    code: "nesting_too_deep",
+    message: /^metadata\.a\.a\.a\.a\.a… nests arrays and objects more than 512 levels deep/,
+  },
+  {
+    name: "function_call arguments nested 600 deep",
+    body: {
+      ...good,
+      input: [
+        { role: "user", content: "hi" },
+        { ...call, arguments: JSON.stringify(nested(600)) },
+        { type: "function_call_output", call_id: "call_1", output: "ok" },
+      ],
+    },
+    param: "input[1].arguments.a.a.a.a.a.a",
+    code: "nesting_too_deep",
+    message: /of input\[1\]\.arguments\); this server reads JSON at most 512 levels deep/,
+  },
   {
     name: "no input",
     body: { model: "m" },
@@ -375,7 +437,7 @@ const cases: Case[] = [
 ];
 
 const servedAfter = async (s: ToolmaskServer = server) => {
-  const r = await client(s.url).responses.create(good as never);
+  const r = await client(s.url, REQUEST).responses.create(good as never);
   expect(r.object).toBe("response");
   expect(r.status).toBe("incomplete");
 };
@@ -385,7 +447,7 @@ describe("bad requests to /v1/responses, through the openai client", () => {
 
   it.each(cases)("$name", async (c) => {
     const to = c.to?.() ?? server;
-    const err = await client(to.url)
+    const err = await client(to.url, REQUEST)
       .responses.create(c.body as never)
       .then(
         () => undefined,
@@ -403,8 +465,14 @@ describe("bad requests to /v1/responses, through the openai client", () => {
     await servedAfter(to);
   });
 
+  it("metadata within OpenAI's bounds is echoed in the Response, as OpenAI does", async () => {
+    const metadata = { run: "r1", "team name": "x".repeat(512) };
+    const r = await client(server.url, REQUEST).responses.create({ ...good, metadata } as never);
+    expect(r.metadata).toEqual(metadata);
+  });
+
   it("a streamed request refused before its first event: a JSON 400 the client raises as BadRequestError", async () => {
-    const err = await client(server.url)
+    const err = await client(server.url, REQUEST)
       .responses.create({ ...good, temperature: 3, stream: true } as never)
       .then(
         () => undefined,
@@ -461,7 +529,7 @@ describe("bad requests the client cannot send", () => {
   });
 
   it("GET /v1/responses: 405 naming POST", async () => {
-    const r = await fetch(`${server.url}/v1/responses`);
+    const r = await fetchWithin(NO_TOKENS, `${server.url}/v1/responses`);
     expect(r.status).toBe(405);
     expect(r.headers.get("allow")).toBe("POST");
     await servedAfter();

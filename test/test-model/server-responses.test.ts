@@ -23,14 +23,17 @@ import { responsesBothWays } from "../support/both-ways.js";
 import { callProblems, client, toolSet, type CallLike, readUntilStopped } from "../support/server-fixtures.js";
 import { responsesProtocolProblems } from "../support/stream-protocol.js";
 import { testModelPath } from "../support/test-model.js";
+import { TEST_MODEL_CONTEXT, type Work } from "../support/timeouts.js";
 
 let model: LlamaModel;
 let server: ToolmaskServer;
 let api: OpenAI;
+/** Requests here decode at most 48 tokens (ask's max_output_tokens), but for the one that runs until the server closes. */
+const REQUEST: Work = { decode: 48 };
 beforeAll(async () => {
   model = await loadModel({ path: testModelPath(), threads: 1 });
   server = await startServer({ model, port: 0, dialect: "qwen3-coder" });
-  api = client(server.url);
+  api = client(server.url, REQUEST);
 });
 afterAll(async () => {
   await server?.close();
@@ -185,7 +188,10 @@ describe("responses through the openai client", () => {
   it("an error after the stream began is an error event, which the client raises as an APIError", async () => {
     const s = await startServer({ model, port: 0, parallel: 1, dialect: "qwen3-coder" });
     try {
-      const st = await client(s.url).responses.create({ ...ask({ max_output_tokens: 100_000 }), stream: true });
+      const st = await client(s.url, { decode: TEST_MODEL_CONTEXT }).responses.create({
+        ...ask({ max_output_tokens: 100_000 }),
+        stream: true,
+      });
       const { n, err } = await readUntilStopped(
         st,
         (e) => e.type === "response.output_text.delta",
@@ -251,7 +257,7 @@ describe("a completed response with reasoning, text and a call, through a gatewa
 
   it("reasoning item, message item, then only the call that fits its tool; streamed the same", async () => {
     const params = ask({ reasoning: { effort: "medium" } });
-    const c = client(gateway.url);
+    const c = client(gateway.url, REQUEST);
     const whole = await responsesBothWays(c, params);
     expect(whole.status).toBe("completed");
     expect(whole.incomplete_details).toBeNull();

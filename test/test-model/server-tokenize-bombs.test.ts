@@ -14,6 +14,7 @@ import { prepareChat } from "../../src/engine/prepare-chat.js";
 import { startServer, type ToolmaskServer } from "../../src/server/index.js";
 import { testModelPath } from "../support/test-model.js";
 import { ROOT } from "../support/vocabs.js";
+import { fetchWithin, NO_TOKENS } from "../support/timeouts.js";
 
 const MARK = "HOLD-THIS-TOKENIZE-UNTIL-CANCELLED";
 
@@ -57,7 +58,8 @@ function post(url: string, path: string, body: unknown, sent?: (req: ClientReque
 }
 
 async function health(url = server.url): Promise<{ busy: number; queued: number }> {
-  return ((await (await fetch(`${url}/health`)).json()) as { slots: { busy: number; queued: number } }).slots;
+  return ((await (await fetchWithin(NO_TOKENS, `${url}/health`)).json()) as { slots: { busy: number; queued: number } })
+    .slots;
 }
 
 /** Waits until `check` holds, polling (no time limit of its own: the test's timeout is the bound). */

@@ -10,6 +10,7 @@ import OpenAI from "openai";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { loadModel, writeTestModel, type LlamaModel } from "../../src/index.js";
 import { startServer, type ToolmaskServer } from "../../src/server/index.js";
+import { timeoutFor } from "../support/timeouts.js";
 
 const PLAIN_TEMPLATE =
   "{% if messages[0].role == 'tool' %}{{ raise_exception('a conversation cannot open with a tool result') }}{% endif %}{% for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n{% endfor %}{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}";
@@ -23,7 +24,13 @@ beforeAll(async () => {
   writeTestModel({ path: file, seed: 1, chatTemplate: PLAIN_TEMPLATE });
   model = await loadModel({ path: file, gpu: false, onNotice: (n) => notices.push(n) });
   server = await startServer({ model, port: 0 });
-  client = new OpenAI({ baseURL: `${server.url}/v1`, apiKey: "none", maxRetries: 0 });
+  // Its requests decode at most 24 tokens.
+  client = new OpenAI({
+    baseURL: `${server.url}/v1`,
+    apiKey: "none",
+    maxRetries: 0,
+    timeout: timeoutFor({ decode: 24 }),
+  });
 });
 afterAll(async () => {
   await server?.close();

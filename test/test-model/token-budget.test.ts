@@ -9,6 +9,7 @@ import { generate, type GenerateOptions } from "../../src/engine/generate.js";
 import { MaxTokensTooSmallError } from "../../src/engine/errors.js";
 import { loadModel, type LlamaModel } from "../../src/engine/model.js";
 import { testModelPath } from "../support/test-model.js";
+import { fetchWithin } from "../support/timeouts.js";
 
 const TOOL_CALL = 151657; // <tool_call>, the qwen3-coder trigger
 const tools = [
@@ -97,7 +98,7 @@ describe("token budget", () => {
     const server = await startServer({ model, port: 0, dialect: "qwen3-coder" });
     try {
       const post = (body: object) =>
-        fetch(`${server.url}/v1/chat/completions`, {
+        fetchWithin({ decode: 200 }, `${server.url}/v1/chat/completions`, {
           method: "POST",
           headers: { "content-type": "application/json" },
           body: JSON.stringify(body),

@@ -15,7 +15,8 @@
 // - repeat: bounds as given; gbnf refuses bounds above 2000 (llama.cpp silently reads larger
 //   ones as unbounded). For XGrammar a starred sub-rule followed by more items, `X* rest`, is
 //   `L ::= rest | X L` (0.1.27 is pathologically slow on the postfix form).
-// - Empty languages (alt of nothing, class of nothing, recursion past the limit) are removed.
+// - Empty languages (alt of nothing, class of nothing, recursion past the limit) are removed; a
+//   grammar that is empty as a whole is an EmptyGrammarError (productive.ts), as for compileGrammar.
 import type { Grammar, GrammarNode, TokenNode } from "../ir.js";
 import { MAX_CP, type Ranges } from "../code-ranges.js";
 import { indexWholeTokens, recursiveGroups } from "./analysis.js";
@@ -36,11 +37,13 @@ import {
   type RuleSet,
 } from "./rule-ast.js";
 import { byteSet, codePointSet, normalize } from "./sets.js";
+import { assertAcceptsSomething } from "../productive.js";
 
 const GBNF_MAX_REPEAT = 2000;
 const NUL: RuleExpr = { k: "bytes", ranges: [[0, 0]] };
 
 export function lowerForExport(grammar: Grammar, o: LowerOptions): RuleSet {
+  assertAcceptsSomething(grammar); // EmptyGrammarError, naming the rule, as compileGrammar throws
   return new Lowerer(grammar, o).run();
 }
 

@@ -69,7 +69,9 @@
  *     JSON value with at most `maxFreeNesting` (default 6) nested objects/arrays; a free-form
  *     object/array (`{"type":"object"}`) counts itself as one of those levels.
  *   - `$ref` (local JSON pointers only: `#`, `#/$defs/…`, `#/definitions/…`, any `#/…`) becomes a
- *     `ref` node, so recursive schemas work up to the grammar's `maxRecursionDepth`.
+ *     `ref` node, so recursive schemas work up to the grammar's `maxRecursionDepth`. A recursion
+ *     with no way out (`{"$ref": "#/properties/x"}` at `properties.x`, a required property or a
+ *     non-empty array of the schema itself) matches no value: an InvalidSchemaError naming the `$ref`.
  *   - Numeric bounds: exact for `integer`, at any size: a bound is the exact value of the double
  *     the schema holds (`maximum: 1e300` is 1000000000000000052504760255204420248704…, not 10^300).
  *     For `number`, bounds equal to 0 (`minimum: 0`, `exclusiveMaximum: 0`, …) keep every
@@ -102,6 +104,7 @@ import { ref } from "../builders.js";
 import { countNodes } from "./nodes.js";
 import { Lowerer, SHARE_ABOVE, type Names } from "./lower.js";
 import { LoweringBudget } from "../schema-limits.js";
+import { Productivity } from "../productive.js";
 
 export { UnsupportedSchemaError, InvalidSchemaError } from "./errors.js";
 export { DEFAULT_MAX_FREE_NESTING } from "./lower.js";
@@ -132,13 +135,31 @@ function lowerWith(
 ) {
   const l = new Lowerer(schema, options, path, names, budget, depth);
   const root = l.lower(schema, path);
-  if (!root)
-    throw new InvalidSchemaError(
-      path,
-      undefined,
-      "this schema matches no value, so no tool call could be generated; fix the schema",
-    );
+  if (!root) throw matchesNothing(path);
+  const blamed = new Productivity(l.rules).blame(root);
+  if (blamed !== undefined) throw matchesNothing(path, l.refs.get(blamed));
   return { root, rules: l.rules };
+}
+
+/**
+ * The error for a schema that matches no value. The lowering drops what matches nothing as it goes
+ * (`false`, an empty range, a required property of no value …) except through `$ref`, whose rule is
+ * named before its schema is lowered: a reference that can only lead back to itself (`{"$ref":
+ * "#/properties/x"}` at properties.x, or a required property or non-empty array of the schema
+ * itself) is found here, by which `$ref` rule accepts nothing.
+ */
+function matchesNothing(path: string, r?: { pointer: string; at: string; target: string }): InvalidSchemaError {
+  if (r)
+    return new InvalidSchemaError(
+      r.at,
+      "$ref",
+      `"$ref": ${JSON.stringify(r.pointer)} matches no value: the schema it names (${r.target}) leads back to itself on every path, directly or through other "$ref"s, before any value is complete, so no value ever ends; give the recursion a way out (make the property that recurses optional, allow an empty array, or add an "anyOf" branch without the "$ref")`,
+    );
+  return new InvalidSchemaError(
+    path,
+    undefined,
+    "this schema matches no value, so no tool call could be generated; fix the schema",
+  );
 }
 
 /**

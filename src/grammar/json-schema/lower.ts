@@ -33,6 +33,9 @@ export { DEFAULT_MAX_FREE_NESTING, SHARE_ABOVE, type Names } from "./value-rules
 
 /** One schema, and the schemas it refers to, lowered onto JSON value rules. */
 export class Lowerer extends JsonValueRules {
+  /** Each `$ref` rule made, by rule name: its pointer, where the `$ref` stands and the schema it names. */
+  readonly refs = new Map<string, { pointer: string; at: string; target: string }>();
+
   constructor(
     private readonly rootSchema: unknown,
     options: JsonSchemaOptions,
@@ -411,6 +414,7 @@ export class Lowerer extends JsonValueRules {
     const name = `${this.names.local}.ref${pointer}${types ? `|${typeKey(types)}` : ""}`;
     if (!hasOwn(this.rules, name)) {
       this.rules[name] = ref(name); // placeholder while lowering, so recursion finds the name
+      this.refs.set(name, { pointer, at: childPath(path, "$ref"), target: target.path });
       const n = this.lower(target.schema, target.path, types);
       if (!n)
         throw new InvalidSchemaError(

@@ -30,6 +30,13 @@ function blocks(m: Obj, where: string): Obj[] {
       `${where}.content must be a string or an array of content blocks, got ${kind(m.content)}`,
       given(m.content) ? "invalid_type" : "missing_required_parameter",
     );
+  // A message of no blocks would vanish from the conversation (a conversation of none would reach
+  // generate() with no message at all); Anthropic's API refuses it too.
+  if (m.content.length === 0)
+    throw invalidParam(
+      `${where}.content`,
+      `${where}.content is an empty array: a message needs at least one content block; send its text as a string or as [{"type": "text", "text": "…"}], or leave the message out`,
+    );
   return m.content.map((b, j) => {
     if (!isObj(b) || typeof b.type !== "string")
       throw invalidParam(
@@ -52,6 +59,7 @@ function unsupportedBlock(b: Obj, where: string, role: string, allowed: string):
 /** A user message: its text as a user message, each tool_result as a tool message, in block order. */
 function userMessages(list: Obj[], where: string, calls: ReadonlySet<string>, prev: string): ChatMessage[] {
   const out: ChatMessage[] = [];
+  const answered = new Set<string>();
   let said: string[] | undefined;
   const flush = () => {
     if (said) out.push({ role: "user", content: said.join("") });
@@ -72,6 +80,14 @@ function userMessages(list: Obj[], where: string, calls: ReadonlySet<string>, pr
         `${w}.tool_use_id`,
         `${w}.tool_use_id ${shown(id)} does not match a tool_use block in ${prev}; a tool_result answers a tool_use of the assistant message just before it`,
       );
+    // One result per call, as /v1/responses holds function_call_output items to: a template would
+    // show the model two answers to one call.
+    if (answered.has(id))
+      throw invalidParam(
+        `${w}.tool_use_id`,
+        `${w}.tool_use_id ${shown(id)} is answered twice in ${where}; send one tool_result per tool_use`,
+      );
+    answered.add(id);
     if (given(b.is_error) && typeof b.is_error !== "boolean")
       throw invalidParam(`${w}.is_error`, `${w}.is_error must be true or false, got ${kind(b.is_error)}`);
     const result = content(b.content, `${w}.content`) ?? "";

@@ -7,6 +7,7 @@
 import type { ChatMessage } from "../../templates/render.js";
 import { readExactJson } from "../../parser/exact-json.js";
 import { invalidParam } from "../errors.js";
+import { refuseDeep } from "../nesting.js";
 import { given, isObj, kind, promptList, shown, type Obj } from "../validate.js";
 
 const ROLES = new Set(["user", "system", "developer", "assistant"]);
@@ -132,6 +133,7 @@ export function inputMessages(input: unknown, instructions: unknown, contextSize
           `${where}.arguments must be a JSON object string, got ${kind(args)}`,
           "invalid_type",
         );
+      refuseDeep(args, `${where}.arguments`);
       // Read as the prompt will show them: a repeated key or a number a double changes is refused.
       const read = args.trim() === "" ? { value: {} } : readExactJson(args);
       if ("error" in read && read.json)

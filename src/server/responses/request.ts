@@ -2,9 +2,10 @@
 // options and the request fields the Response object echoes. This server keeps no responses: each
 // request carries its whole conversation in `input` (as clients do with store: false), and
 // previous_response_id / conversation are refused with a 400 saying so. Hints that change how
-// OpenAI bills, caches or logs a request, never what it answers (metadata, user, store,
-// prompt_cache_key, service_tier, …), are read and ignored; any other field is refused with a 400
-// naming it rather than silently dropped.
+// OpenAI bills, caches or logs a request, never what it answers (user, store, prompt_cache_key,
+// service_tier, …), are read and ignored; `metadata` is checked as OpenAI checks it and echoed in
+// the Response, as OpenAI does; any other field is refused with a 400 naming it rather than
+// silently dropped.
 import type { ToolChoice } from "../../dialects/tools.js";
 import type { GenerateOptions } from "../../engine/generate.js";
 import { invalidParam } from "../errors.js";
@@ -33,7 +34,7 @@ export interface Echo {
   temperature: number | null;
   top_p: number | null;
   max_output_tokens: number | null;
-  metadata: Obj | null;
+  metadata: Record<string, string> | null;
   reasoning: { effort: string | null; summary: string | null } | null;
 }
 
@@ -70,7 +71,7 @@ const READ = [
 ];
 const IGNORED = [
   "store",
-  "metadata",
+  "metadata", // echoed, otherwise unused
   "user",
   "safety_identifier",
   "prompt_cache_key",
@@ -81,6 +82,39 @@ const IGNORED = [
 const KNOWN = new Set([...READ, ...IGNORED]);
 const STATELESS =
   "this server keeps no responses: send the whole conversation in input (earlier function_call and function_call_output items included) and leave it unset";
+
+/** OpenAI's bounds on metadata: at most 16 pairs, keys of at most 64 characters, string values of at most 512. */
+export const METADATA_LIMITS = { pairs: 16, keyLength: 64, valueLength: 512 } as const;
+
+/**
+ * `metadata`, checked as OpenAI checks it and echoed in the Response as OpenAI does; nothing else
+ * reads it. Bounded, the echo cannot carry what the answer could not hold (a value nested
+ * thousands deep, megabytes of text).
+ */
+function metadata(v: unknown): Record<string, string> | null {
+  if (!given(v)) return null;
+  if (!isObj(v)) throw invalidParam("metadata", `metadata must be an object, got ${kind(v)}`, "invalid_type");
+  const keys = Object.keys(v);
+  const { pairs, keyLength, valueLength } = METADATA_LIMITS;
+  if (keys.length > pairs)
+    throw invalidParam("metadata", `metadata has ${keys.length} keys; send at most ${pairs} key-value pairs`);
+  for (const key of keys) {
+    const value = v[key];
+    const at = /^[A-Za-z_$][\w$]*$/.test(key) ? `metadata.${key}` : `metadata[${JSON.stringify(key)}]`;
+    if (key.length > keyLength)
+      throw invalidParam(
+        "metadata",
+        `metadata keys are at most ${keyLength} characters; ${shown(key)} is ${key.length}`,
+      );
+    if (typeof value !== "string" || value.length > valueLength)
+      throw invalidParam(
+        at,
+        `${at} must be a string of at most ${valueLength} characters, got ${typeof value === "string" ? `${value.length} characters` : kind(value)}`,
+        typeof value === "string" ? "invalid_value" : "invalid_type",
+      );
+  }
+  return v as Record<string, string>;
+}
 
 function refuseUnknown(body: Obj): void {
   for (const key of ["previous_response_id", "conversation"])
@@ -268,8 +302,7 @@ export function parseResponsesRequest(body: unknown, { contextSize }: ModelBound
       "unsupported_value",
     );
   bool(body, "store");
-  if (given(body.metadata) && !isObj(body.metadata))
-    throw invalidParam("metadata", `metadata must be an object, got ${kind(body.metadata)}`, "invalid_type");
+  const meta = metadata(body.metadata);
   const echo: Echo = {
     instructions,
     tools: declared,
@@ -278,7 +311,7 @@ export function parseResponsesRequest(body: unknown, { contextSize }: ModelBound
     temperature: temperature ?? null,
     top_p: topP ?? null,
     max_output_tokens: maxTokens ?? null,
-    metadata: isObj(body.metadata) ? body.metadata : null,
+    metadata: meta,
     reasoning: thought,
   };
   return { options, stream: bool(body, "stream") ?? false, echo };

@@ -7,7 +7,7 @@
 // every request is answered the same streamed and whole (test/support/both-ways.ts). A model that is
 // not fetched is skipped with the line that fetches it, except under CI=true.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import Anthropic from "@anthropic-ai/sdk";
+import type Anthropic from "@anthropic-ai/sdk";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { generateText, jsonSchema, stepCountIs, streamText, tool } from "ai";
 import type { ResponseCreateParamsNonStreaming, ResponseInputItem } from "openai/resources/responses/responses";
@@ -15,7 +15,7 @@ import { loadModel, type LlamaModel } from "../../src/engine/model.js";
 import { startServer, type ToolmaskServer } from "../../src/server/index.js";
 import { listModels } from "../support/models-script.js";
 import { messagesBothWays, responsesBothWays } from "../support/both-ways.js";
-import { callProblems, client, type CallLike, type FunctionTool } from "../support/server-fixtures.js";
+import { callProblems, client, type CallLike, type FunctionTool, anthropicClient } from "../support/server-fixtures.js";
 import { FILE_TOOLS } from "../support/tools.js";
 import { timedFetch, timeoutFor, type Work } from "../support/timeouts.js";
 
@@ -45,7 +45,7 @@ describe.skipIf(!entry.present && !inCi)(`the three client APIs on ${NAME}`, BY_
   });
 
   it("Anthropic Messages: tool_use for the prompt, its tool_result back, a valid second answer; streamed the same", async () => {
-    const api = new Anthropic({ baseURL: server.url, apiKey: "k", maxRetries: 0, timeout: timeoutFor(REQUEST) });
+    const api = anthropicClient(server.url, REQUEST, "k");
     const anthropicTools = tools.map((t) => ({ name: t.function.name, input_schema: t.function.parameters as never }));
     const base = { model: NAME, max_tokens: 96, temperature: 0, tools: anthropicTools };
     const first = await messagesBothWays(api, {

@@ -4,12 +4,12 @@
 // sent structured — and each request goes through the real clients both ways (chat.completions
 // .stream(), messages.stream(), responses.stream() against their create()): the streamed answer is
 // the whole one, a refused call in neither.
-import Anthropic from "@anthropic-ai/sdk";
+import type Anthropic from "@anthropic-ai/sdk";
 import { afterAll, describe, expect, it } from "vitest";
 import { chatBothWays, messagesBothWays, responsesBothWays } from "../support/both-ways.js";
 import { answeringGateway, type ReasoningGateway, type UpstreamAnswer } from "../support/reasoning-upstream.js";
-import { client } from "../support/server-fixtures.js";
-import { NO_TOKENS, timeoutFor } from "../support/timeouts.js";
+import { client, anthropicClient } from "../support/server-fixtures.js";
+import { NO_TOKENS } from "../support/timeouts.js";
 
 const parameters = { type: "object", properties: { city: { type: "string" } }, required: ["city"] };
 const chatTools = [{ type: "function" as const, function: { name: "get_weather", parameters } }];
@@ -91,12 +91,7 @@ describe("a gateway's streams hold the calls its whole answers hold", () => {
     ).toEqual(c.calls);
     expect(choice.finish_reason).toBe(c.finish);
 
-    const anthropic = new Anthropic({
-      baseURL: gateway.url,
-      apiKey: "k",
-      maxRetries: 0,
-      timeout: timeoutFor(NO_TOKENS),
-    });
+    const anthropic = anthropicClient(gateway.url, NO_TOKENS, "k");
     const message = await messagesBothWays(anthropic, {
       model: "m",
       max_tokens: 64,

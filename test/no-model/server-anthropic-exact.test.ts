@@ -5,11 +5,13 @@
 // (the bytes on the wire); the streamed input_json_delta strings joined are the same text; the
 // real @anthropic-ai/sdk reads an ordinary call as before. The calls come from a verify-only
 // gateway (an OpenAI-compatible upstream scripted here), so no model is needed.
-import Anthropic from "@anthropic-ai/sdk";
+import type Anthropic from "@anthropic-ai/sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type ToolmaskServer } from "../../src/server/index.js";
 import { httpRequest } from "../support/raw-http.js";
 import { ScriptedOpenAI } from "../support/scripted-openai.js";
+import { anthropicClient } from "../support/server-fixtures.js";
+import { NO_TOKENS } from "../support/timeouts.js";
 
 let upstream: ScriptedOpenAI;
 let gateway: ToolmaskServer;
@@ -118,7 +120,7 @@ describe("tool_use.input on the wire is the arguments as written", () => {
 });
 
 describe("the real @anthropic-ai/sdk reads an ordinary call as before", () => {
-  const sdk = () => new Anthropic({ baseURL: gateway.url, apiKey: "unused", maxRetries: 0, timeout: 60_000 });
+  const sdk = () => anthropicClient(gateway.url, NO_TOKENS); // a scripted upstream decodes nothing;
   const params = {
     model: "m",
     max_tokens: 64,

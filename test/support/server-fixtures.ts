@@ -2,9 +2,10 @@
 // set's number, so a call that strays into another request's tools is caught), the logit bias
 // that makes the random-weight test model want to call and stop, and a checker that validates a
 // response's calls against the request's own tools with ajv.
+import Anthropic from "@anthropic-ai/sdk";
 import AjvModule from "ajv";
 import OpenAI from "openai";
-import { timeoutFor, type Work } from "./timeouts.js";
+import { timedFetch, timeoutFor, type Work } from "./timeouts.js";
 
 export const TOOL_CALL = 151657;
 export const IM_END = 151645;
@@ -84,7 +85,18 @@ export const withoutIds = (calls: CallLike[] | undefined) => (calls ?? []).map((
  */
 export function client(baseURL: string, work: Work, apiKey = "unused"): OpenAI {
   // No retries: a 429 or a 5xx must show up in the test, not be retried away.
-  return new OpenAI({ baseURL: `${baseURL}/v1`, apiKey, maxRetries: 0, timeout: timeoutFor(work) });
+  return new OpenAI({
+    baseURL: `${baseURL}/v1`,
+    apiKey,
+    maxRetries: 0,
+    timeout: timeoutFor(work),
+    fetch: timedFetch(work),
+  });
+}
+
+/** The Anthropic SDK's client of a server, its timeouts sized by `work`, no retries. */
+export function anthropicClient(baseURL: string, work: Work, apiKey = "unused"): Anthropic {
+  return new Anthropic({ baseURL, apiKey, maxRetries: 0, timeout: timeoutFor(work), fetch: timedFetch(work) });
 }
 
 export interface AssembledStream {

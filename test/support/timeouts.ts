@@ -13,6 +13,8 @@
 //   - qwen2.5-coder-0.5b-instruct (Q4): prompt 17.3–21.5 ms/token, decode 99–121 ms/token.
 // The figures below are the slowest of each.
 
+import { Agent, fetch as undiciFetch } from "undici";
+
 /** Milliseconds per token on the slow machine, by model (the largest figure measured). */
 export const MS_PER_TOKEN = {
   "test-model": { prompt: 0.12, decode: 6.5 },
@@ -58,16 +60,28 @@ export const TEST_MODEL_CONTEXT = 4096;
 export const timeoutForTokens = (decode: number, model: TimedModel = "test-model"): number =>
   timeoutFor({ decode, model });
 
-/** fetch with a timeout sized by `work` (Node's fetch has none of its own but undici's 300 s). */
+/** fetch with a timeout sized by `work`. */
 export function fetchWithin(work: Work, url: string | URL, init: RequestInit = {}): Promise<Response> {
   return timedFetch(work)(url, init);
 }
 
-/** A fetch whose every request times out after timeoutFor(work) (for clients that take a fetch: the AI SDK's providers). */
+/**
+ * A fetch whose every request times out after timeoutFor(work), for the clients that take a fetch
+ * (openai, @anthropic-ai/sdk, the AI SDK's providers). Node's own fetch also stops waiting for a
+ * response's headers, or between two of its body's chunks, after undici's 300 s (a whole answer
+ * of Qwen2.5-Coder took 327 s at load average 12), whatever the client's timeout: requests go
+ * through an undici Agent whose headers and body timeouts are the same limit.
+ */
 export function timedFetch(work: Work): typeof fetch {
   const ms = timeoutFor(work);
-  return (url, init = {}) => {
+  const dispatcher = new Agent({ headersTimeout: ms, bodyTimeout: ms });
+  return ((url: string | URL | Request, init: RequestInit = {}) => {
     const limit = AbortSignal.timeout(ms);
-    return fetch(url, { ...init, signal: init.signal ? AbortSignal.any([init.signal, limit]) : limit });
-  };
+    const signal = init.signal ? AbortSignal.any([init.signal, limit]) : limit;
+    return undiciFetch(url as Parameters<typeof undiciFetch>[0], {
+      ...(init as Parameters<typeof undiciFetch>[1]),
+      signal,
+      dispatcher,
+    }) as unknown as Promise<Response>;
+  }) as typeof fetch;
 }

@@ -8,8 +8,8 @@ import { loadModel, type LlamaModel } from "../../src/engine/model.js";
 import { startServer, type ToolmaskServer } from "../../src/server/index.js";
 import { httpRequest } from "../support/raw-http.js";
 import { testModelPath } from "../support/test-model.js";
-import { toolSet } from "../support/server-fixtures.js";
-import { fetchWithin, NO_TOKENS, TEST_MODEL_CONTEXT, timeoutFor, type Work } from "../support/timeouts.js";
+import { toolSet, anthropicClient } from "../support/server-fixtures.js";
+import { fetchWithin, NO_TOKENS, TEST_MODEL_CONTEXT, type Work } from "../support/timeouts.js";
 
 const BODY_LIMIT = 256 * 1024;
 let model: LlamaModel;
@@ -20,8 +20,7 @@ let tiny: ToolmaskServer;
 let plain: ToolmaskServer;
 // The requests served here decode at most 2 tokens (good's max_tokens), but for the queue test's,
 // which are closed once the queue is full.
-const sdk = (s: ToolmaskServer, work: Work = { decode: 2 }) =>
-  new Anthropic({ baseURL: s.url, apiKey: "unused", maxRetries: 0, timeout: timeoutFor(work) });
+const sdk = (s: ToolmaskServer, work: Work = { decode: 2 }) => anthropicClient(s.url, work);
 beforeAll(async () => {
   model = await loadModel({ path: testModelPath(), threads: 1 });
   small = await loadModel({ path: testModelPath(), threads: 1, contextSize: 64 });

@@ -24,6 +24,7 @@ import {
   type CallLike,
   type FunctionTool,
   readUntilStopped,
+  anthropicClient,
 } from "../support/server-fixtures.js";
 import { fetchWithin, NO_TOKENS, TEST_MODEL_CONTEXT, timeoutFor, type Work } from "../support/timeouts.js";
 
@@ -36,8 +37,7 @@ let server: ToolmaskServer;
 let api: Anthropic;
 /** Requests here decode at most 64 tokens, but for the one that runs until the server closes. */
 const REQUEST: Work = { decode: 64 };
-const sdk = (url: string, apiKey = "unused", work: Work = REQUEST) =>
-  new Anthropic({ baseURL: url, apiKey, maxRetries: 0, timeout: timeoutFor(work) });
+const sdk = (url: string, apiKey = "unused", work: Work = REQUEST) => anthropicClient(url, work, apiKey);
 beforeAll(async () => {
   model = await loadModel({ path: testModelPath(), threads: 1 });
   server = await startServer({ model, port: 0, dialect: "qwen3-coder" });

@@ -3,10 +3,10 @@
 // sends both turns back is served instead of refused for an id used twice; within one answer the
 // streamed id is the final one.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import Anthropic from "@anthropic-ai/sdk";
+import type Anthropic from "@anthropic-ai/sdk";
 import { loadModel, type LlamaModel } from "../../src/engine/model.js";
 import { startServer, type ToolmaskServer } from "../../src/server/index.js";
-import { assemble, client, toolSet, WANTS_TO_CALL } from "../support/server-fixtures.js";
+import { assemble, client, toolSet, WANTS_TO_CALL, anthropicClient } from "../support/server-fixtures.js";
 import { testModelPath } from "../support/test-model.js";
 import { timeoutFor, type Work } from "../support/timeouts.js";
 
@@ -63,7 +63,7 @@ describe("call ids are fresh in every answer", { timeout: timeoutFor({ decode: 4
   });
 
   it("Messages: toolu_ ids, distinct across turns, so the history of both is served", async () => {
-    const api = new Anthropic({ baseURL: server.url, apiKey: "k", maxRetries: 0, timeout: timeoutFor(REQUEST) });
+    const api = anthropicClient(server.url, REQUEST, "k");
     const tools = chatTools.map((t) => ({ name: t.function.name, input_schema: t.function.parameters as never }));
     const base = {
       model: "m",

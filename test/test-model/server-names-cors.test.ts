@@ -11,9 +11,9 @@ import OpenAI from "openai";
 import { loadModel, type LlamaModel } from "../../src/engine/model.js";
 import { serveCommand } from "../../src/server/cli.js";
 import { startServer, type ToolmaskServer } from "../../src/server/index.js";
-import { client } from "../support/server-fixtures.js";
+import { client, anthropicClient } from "../support/server-fixtures.js";
 import { testModelPath } from "../support/test-model.js";
-import { fetchWithin, NO_TOKENS, timeoutFor, type Work } from "../support/timeouts.js";
+import { fetchWithin, NO_TOKENS, type Work } from "../support/timeouts.js";
 
 let model: LlamaModel;
 beforeAll(async () => {
@@ -23,8 +23,7 @@ afterAll(() => model?.dispose());
 
 /** Every request here decodes at most 2 tokens. */
 const REQUEST: Work = { decode: 2 };
-const anthropic = (url: string, apiKey = "k") =>
-  new Anthropic({ baseURL: url, apiKey, maxRetries: 0, timeout: timeoutFor(REQUEST) });
+const anthropic = (url: string, apiKey = "k") => anthropicClient(url, REQUEST, apiKey);
 
 /** One short answer per API under `name`: the model name each answer carries. */
 async function namesAnswered(s: ToolmaskServer, name: string, apiKey = "k"): Promise<string[]> {

@@ -149,6 +149,7 @@ export class GrammarCache {
   #measure(e: Entry): boolean {
     const now = e.native.measuredBytes; // never waits for the background precompute's mask in progress
     const grew = now > e.bytes;
+    if (now < e.bytes) noteEvicted(e.bytes - now); // it dropped its tables (its share of the budget): trim later
     this.#bytes += now - e.bytes;
     e.bytes = now;
     return grew;

@@ -30,6 +30,13 @@ export interface NativeGrammar {
   /** memoryBytes without waiting for a mask being built (then the last measure). */
   readonly measuredBytes: number;
   readonly maskFlushes: number;
+  /**
+   * The bytes its table limit counts: memoryBytes beyond what it held with its first mask after its
+   * last flush (its automaton, the DFA states walks reached, the shape that mask needed).
+   */
+  readonly tableBytes: number;
+  /** Whether a matcher stands in the grammar now (a generation's, the parser's, a caller's). */
+  readonly inUse: boolean;
   /** Whether dispose() was called (the other members then throw). */
   readonly disposed: boolean;
   /** Another reference to the same compiled grammar. */
@@ -183,6 +190,13 @@ export interface NativeAddon {
   trimNativeHeap(): Promise<boolean>;
   /** The idle limit of every vocabulary's shape cache: bytes of shapes no grammar holds. */
   setShapeCacheIdleBytes(bytes: number): void;
+  /**
+   * The table memory the grammars in use may hold together beyond their automata: each its share
+   * (this / the grammars in use); past it, at its next new mask (every 64th at most), a grammar drops its masks.
+   */
+  setGrammarTableBytes(bytes: number): void;
+  /** V8's count of the external memory native code reported to it (every grammar once, as last measured). */
+  externalMemory(): number;
 }
 
 export interface NativeHeap {

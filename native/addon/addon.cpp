@@ -156,9 +156,21 @@ std::shared_ptr<CompiledGrammar> compiled(const std::string& ir, std::shared_ptr
   return g;
 }
 
+// What V8 has been told of one compiled grammar's bytes, shared by every NativeGrammar of it (all
+// on the one JS thread that compiled it): a grammar counts once however many references JS holds,
+// and its count goes when the last of them does.
+struct Reported {
+  int64_t bytes = 0;
+};
+struct Adopted {
+  std::shared_ptr<CompiledGrammar> grammar;
+  std::shared_ptr<Reported> reported;
+};
+
 // A NativeGrammar holds one reference to a compiled grammar; matchers and generations hold their
-// own. Its native memory is reported to V8 (so garbage collection weighs it) until dispose() or
-// collection; dispose() drops the reference at once, without waiting for a collection.
+// own. Its native memory is reported to V8 (napi_adjust_external_memory, so garbage collection
+// weighs it) each time it is measured, until the last NativeGrammar of it is disposed or collected;
+// dispose() drops the reference at once, without waiting for a collection.
 class GrammarWrap : public Napi::ObjectWrap<GrammarWrap> {
  public:
   static Napi::Function Init(Napi::Env env) {
@@ -169,6 +181,7 @@ class GrammarWrap : public Napi::ObjectWrap<GrammarWrap> {
          InstanceAccessor<&GrammarWrap::MemoryNoWait>("measuredBytes"),
          InstanceAccessor<&GrammarWrap::CompileMs>("compileMillis"),
          InstanceAccessor<&GrammarWrap::Flushes>("maskFlushes"), InstanceAccessor<&GrammarWrap::Disposed>("disposed"),
+         InstanceAccessor<&GrammarWrap::InUse>("inUse"), InstanceAccessor<&GrammarWrap::Tables>("tableBytes"),
          InstanceAccessor<&GrammarWrap::Hash>("vocabularyHash"),
          StaticMethod<&GrammarWrap::CompileAsync>("compileAsync")});
   }
@@ -177,7 +190,9 @@ class GrammarWrap : public Napi::ObjectWrap<GrammarWrap> {
   GrammarWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<GrammarWrap>(info) {
     Napi::Env env = info.Env();
     if (info.Length() == 1 && info[0].IsExternal()) {  // adopt (compileAsync, share)
-      grammar_ = *info[0].As<Napi::External<std::shared_ptr<CompiledGrammar>>>().Data();
+      const Adopted& a = *info[0].As<Napi::External<Adopted>>().Data();
+      grammar_ = a.grammar;
+      reported_ = a.reported ? a.reported : std::make_shared<Reported>();
       report(env);
       return;
     }
@@ -185,12 +200,17 @@ class GrammarWrap : public Napi::ObjectWrap<GrammarWrap> {
     CompileOptions opts = compileOptions(info.Length() > 2 ? info[2] : env.Undefined());
     std::string ir = info[1].As<Napi::String>().Utf8Value();
     grammar_ = guard(env, [&] { return compiled(ir, vocab->vocab, vocab->shapes, opts); });
+    reported_ = std::make_shared<Reported>();
     report(env);
   }
   ~GrammarWrap() override { unreport(Env()); }
 
-  static Napi::Object adopt(Napi::Env env, std::shared_ptr<CompiledGrammar> g) {
-    return ctorOf(env, true).New({Napi::External<std::shared_ptr<CompiledGrammar>>::New(env, &g)});
+  // A new NativeGrammar for `g`; `reported`: the count it shares with the other NativeGrammars of
+  // `g` (none: `g` is new to JS).
+  static Napi::Object adopt(Napi::Env env, std::shared_ptr<CompiledGrammar> g,
+                            std::shared_ptr<Reported> reported = nullptr) {
+    Adopted a{std::move(g), std::move(reported)};
+    return ctorOf(env, true).New({Napi::External<Adopted>::New(env, &a)});
   }
   const std::shared_ptr<CompiledGrammar>& grammar(const Napi::Env& env) const {
     if (!grammar_) throw Napi::Error::New(env, "this grammar was disposed; compile it again");
@@ -199,7 +219,7 @@ class GrammarWrap : public Napi::ObjectWrap<GrammarWrap> {
 
  private:
   std::shared_ptr<CompiledGrammar> grammar_;
-  int64_t reported_ = 0;  // bytes reported to V8 as external memory
+  std::shared_ptr<Reported> reported_;  // null once disposed
 
   static VocabWrap* vocabularyArg(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
@@ -208,15 +228,19 @@ class GrammarWrap : public Napi::ObjectWrap<GrammarWrap> {
       throw Napi::TypeError::New(env, "NativeGrammar(vocabulary: NativeVocabulary, irJson: string, options?)");
     return VocabWrap::Unwrap(info[0].As<Napi::Object>());
   }
-  // Brings V8's count of this object's external memory up to date.
-  void report(Napi::Env env, bool wait = false) {
-    int64_t now = grammar_ ? int64_t(wait ? grammar_->memoryBytes() : grammar_->memoryBytesNoWait()) : 0;
-    if (now != reported_) Napi::MemoryManagement::AdjustExternalMemory(env, now - reported_);
-    reported_ = now;
+  // Measures the grammar and brings V8's count of it up to date; returns the bytes.
+  int64_t report(Napi::Env env, bool wait = false) {
+    if (!grammar_) return 0;
+    const int64_t now = int64_t(wait ? grammar_->memoryBytes() : grammar_->memoryBytesNoWait());
+    if (now != reported_->bytes) Napi::MemoryManagement::AdjustExternalMemory(env, now - reported_->bytes);
+    reported_->bytes = now;
+    return now;
   }
+  // This reference goes: the last one of the grammar takes its count back from V8.
   void unreport(Napi::Env env) {
-    if (reported_) Napi::MemoryManagement::AdjustExternalMemory(env, -reported_);
-    reported_ = 0;
+    if (reported_ && reported_.use_count() == 1 && reported_->bytes)
+      Napi::MemoryManagement::AdjustExternalMemory(env, -reported_->bytes);
+    reported_.reset();
   }
 
   class CompileWorker : public Napi::AsyncWorker {
@@ -262,7 +286,7 @@ class GrammarWrap : public Napi::ObjectWrap<GrammarWrap> {
     w->Queue();
     return p;
   }
-  Napi::Value Share(const Napi::CallbackInfo& info) { return adopt(info.Env(), grammar(info.Env())); }
+  Napi::Value Share(const Napi::CallbackInfo& info) { return adopt(info.Env(), grammar(info.Env()), reported_); }
   Napi::Value Dispose(const Napi::CallbackInfo& info) {
     unreport(info.Env());
     grammar_.reset();
@@ -272,14 +296,10 @@ class GrammarWrap : public Napi::ObjectWrap<GrammarWrap> {
     return Napi::Number::New(info.Env(), double(guard(info.Env(), [&] { return grammar(info.Env())->stateCount(); })));
   }
   Napi::Value Memory(const Napi::CallbackInfo& info) {
-    if (!grammar_) return Napi::Number::New(info.Env(), 0);
-    report(info.Env(), true);
-    return Napi::Number::New(info.Env(), double(reported_));
+    return Napi::Number::New(info.Env(), double(report(info.Env(), true)));
   }
   Napi::Value MemoryNoWait(const Napi::CallbackInfo& info) {
-    if (!grammar_) return Napi::Number::New(info.Env(), 0);
-    report(info.Env());
-    return Napi::Number::New(info.Env(), double(reported_));
+    return Napi::Number::New(info.Env(), double(report(info.Env())));
   }
   Napi::Value CompileMs(const Napi::CallbackInfo& info) {
     return Napi::Number::New(info.Env(), grammar(info.Env())->compileMillis());
@@ -288,6 +308,12 @@ class GrammarWrap : public Napi::ObjectWrap<GrammarWrap> {
     return Napi::Number::New(info.Env(), double(grammar(info.Env())->maskFlushes()));
   }
   Napi::Value Disposed(const Napi::CallbackInfo& info) { return Napi::Boolean::New(info.Env(), !grammar_); }
+  Napi::Value Tables(const Napi::CallbackInfo& info) {
+    return Napi::Number::New(info.Env(), double(grammar(info.Env())->tableBytes()));
+  }
+  Napi::Value InUse(const Napi::CallbackInfo& info) {
+    return Napi::Boolean::New(info.Env(), grammar(info.Env())->inUse());
+  }
   Napi::Value Hash(const Napi::CallbackInfo& info) { return hexHash(info.Env(), grammar(info.Env())->vocab().hash()); }
 };
 

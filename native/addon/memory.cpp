@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstddef>
 
+#include "../core/grammar.hpp"
 #include "../core/shape_cache.hpp"
 
 #if defined(__GLIBC__)
@@ -90,12 +91,32 @@ Napi::Value SetShapeCacheIdleBytes(const Napi::CallbackInfo& info) {
   return env.Undefined();
 }
 
+// setGrammarTableBytes(n): the table memory the grammars in use may hold together
+// (CompiledGrammar::setTableBudget).
+Napi::Value SetGrammarTableBytes(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  double n = info.Length() > 0 && info[0].IsNumber() ? info[0].As<Napi::Number>().DoubleValue() : -1;
+  if (!(n >= 0) || n != std::floor(n) || n > 9007199254740991.0)
+    throw Napi::RangeError::New(env, "setGrammarTableBytes(bytes): bytes must be a non-negative integer");
+  CompiledGrammar::setTableBudget(size_t(n));
+  return env.Undefined();
+}
+
+// V8's count of the external memory native code has reported to it (napi_adjust_external_memory
+// by 0): the grammars' bytes among it. process.memoryUsage().external does not show it on Node 20
+// (V8 fills that with ArrayBuffer backing stores alone).
+Napi::Value ExternalMemory(const Napi::CallbackInfo& info) {
+  return Napi::Number::New(info.Env(), double(Napi::MemoryManagement::AdjustExternalMemory(info.Env(), 0)));
+}
+
 }  // namespace
 
 void registerMemory(Napi::Env env, Napi::Object exports) {
   exports.Set("nativeHeap", Napi::Function::New(env, NativeHeap, "nativeHeap"));
   exports.Set("trimNativeHeap", Napi::Function::New(env, TrimNativeHeap, "trimNativeHeap"));
   exports.Set("setShapeCacheIdleBytes", Napi::Function::New(env, SetShapeCacheIdleBytes, "setShapeCacheIdleBytes"));
+  exports.Set("setGrammarTableBytes", Napi::Function::New(env, SetGrammarTableBytes, "setGrammarTableBytes"));
+  exports.Set("externalMemory", Napi::Function::New(env, ExternalMemory, "externalMemory"));
 }
 
 }  // namespace toolmask::addon

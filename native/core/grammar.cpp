@@ -7,11 +7,24 @@ namespace toolmask {
 
 namespace {
 constexpr size_t kMaterializeLimit = 1024;
+// 13/16 of the grammar budget's default of 256 MiB: the compiled grammars' share (src/grammar/cache.ts
+// sets it with the budget).
+std::atomic<size_t> tableBudgetBytes{size_t(208) << 20};
 
 double millisSince(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 }  // namespace
+
+std::atomic<size_t> CompiledGrammar::inUseCount_{0};
+
+void CompiledGrammar::setTableBudget(size_t bytes) { tableBudgetBytes = bytes; }
+size_t CompiledGrammar::tableBudget() { return tableBudgetBytes; }
+size_t CompiledGrammar::grammarsInUse() { return inUseCount_; }
+
+size_t CompiledGrammar::tableLimit() const {
+  return std::min(maxTableBytes_, tableBudgetBytes.load() / std::max<size_t>(1, inUseCount_.load()));
+}
 
 CompiledGrammar::CompiledGrammar(const std::string& irJson, std::shared_ptr<const Vocabulary> vocab,
                                  const CompileOptions& opts, std::shared_ptr<ShapeCache> shapes)
@@ -151,7 +164,7 @@ bool CompiledGrammar::fragmentMask(int32_t s, StateMask& out) {
       lim.vocabSize = vocab_->size();
       lim.maxStates = maxStates_;
       // The automaton depends on the shape and the state limit alone: the key names both.
-      held = shapeCache_->get(*fr.shape + '\0' + std::to_string(maxStates_), maxTableBytes_,
+      held = shapeCache_->get(*fr.shape + '\0' + std::to_string(maxStates_), tableLimit(),
                               [&] { return std::make_unique<LazyDfa>(buildFragmentNfa(*fr.node, lim)); });
     }
     info.shape = held.get();
@@ -258,12 +271,25 @@ void CompiledGrammar::computeMask(int32_t s, StateMask& out) {
 const StateMask& CompiledGrammar::ensureMask(int32_t s) {
   DfaState& d = dfa_->state(s);
   if (!d.mask) {
-    // Every 64 new masks, the tables are measured; past maxTableBytes every mask built so far goes
-    // (masks are only read under the lock, inside one call, so none is in use here).
-    if (++masksBuilt_ % 64 == 0 && memoryBytesLocked() > maxTableBytes_) flushMasks();
+    // The tables are measured again after every mask while the automaton is small, after every
+    // 64th at most: measuring walks every NFA, DFA and shape state (8.5 ms for a bounded text of
+    // 20,000 characters), so once every 4,096 of them, and a mask pays at most a walk of 4,096.
+    // Past the limit every mask built so far goes (masks are only read under the lock, inside one
+    // call, so none is in use here).
+    if (++masksBuilt_ - checkedAt_ >= std::clamp<size_t>(measuredStates_ / 4096, 1, 64)) {
+      checkedAt_ = masksBuilt_;
+      const size_t now = memoryBytesLocked();
+      if (automatonBytes_ != kMeasureNext && now > automatonBytes_ && now - automatonBytes_ > tableLimit())
+        flushMasks();
+    }
     auto m = std::make_unique<StateMask>();
     computeMask(s, *m);
     dfa_->state(s).mask = std::move(m);
+    // What the grammar holds with one mask: its automaton, the DFA states walks reached, and the
+    // shape that mask needed (a bounded text's shape holds the text's own automaton: 4.3 MB for
+    // 2,000 characters), which every mask of the text needs again. Only what grows beyond it counts
+    // against the limit: otherwise such a grammar would drop everything at every mask.
+    if (automatonBytes_ == kMeasureNext) automatonBytes_ = memoryBytesLocked();
   }
   return *dfa_->state(s).mask;
 }
@@ -362,6 +388,12 @@ size_t CompiledGrammar::maskFlushes() {
   return flushes_;
 }
 
+size_t CompiledGrammar::tableBytes() {
+  const Foreground lock(*this);
+  const size_t now = memoryBytesLocked();
+  return automatonBytes_ == kMeasureNext || now < automatonBytes_ ? 0 : now - automatonBytes_;
+}
+
 void CompiledGrammar::flushMasks() {
   for (size_t i = 0; i < dfa_->size(); i++) dfa_->state(int32_t(i)).mask.reset();
   // The shapes are shared with other grammars: this one lets go of them (and takes them from the
@@ -374,6 +406,7 @@ void CompiledGrammar::flushMasks() {
   budgetWork_ = kBudgetWork;
   flushes_++;
   bytesKey_[0] = ~size_t(0);  // measure again
+  automatonBytes_ = kMeasureNext;  // measured again with the next mask (ensureMask)
 }
 
 size_t CompiledGrammar::memoryBytesLocked() {
@@ -386,6 +419,7 @@ size_t CompiledGrammar::memoryBytesLocked() {
   const size_t key[4] = {dfa_->size(), dfa_->nfa().states.size(), masksBuilt_, miniStates};
   if (std::equal(key, key + 4, bytesKey_)) return lastBytes_ = bytes_ + successorBytes_;
   std::copy(key, key + 4, bytesKey_);
+  measuredStates_ = key[0] + key[1] + key[3];
   if (!irBytes_) irBytes_ = json::memoryBytes(ir_);
   size_t total = heapBlock(sizeof(*this) + 16) + irBytes_ + heapBlock(sizeof(LazyDfa)) + dfa_->memoryBytes();
   // Shapes held count in full here, though other grammars may hold them too: an upper bound.

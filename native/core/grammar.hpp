@@ -28,8 +28,10 @@ struct ForcedRun {
 struct CompileOptions {
   int maxRecursionDepth = 8;
   size_t maxStates = 2'000'000;  // NFA states the grammar may build (≈100 bytes each), now or while matching
-  // Table memory past which the masks built so far are dropped (and rebuilt as walks need them):
-  // a grammar that keeps meeting new states cannot grow without bound.
+  // Table memory (what the grammar holds beyond its automaton: masks, shapes, token-budget tables)
+  // past which the masks built so far are dropped (and rebuilt as walks need them): a grammar that
+  // keeps meeting new states cannot grow without bound. A grammar in use is held to its share of
+  // the process's table budget too (CompiledGrammar::setTableBudget), whichever is less.
   size_t maxTableBytes = size_t(256) << 20;
   size_t precomputeStates = 4096;    // masks computed eagerly at compile time, breadth first...
   double precomputeMillis = 50;      // ...within this time...
@@ -100,8 +102,45 @@ class CompiledGrammar {
   // then the last measure.
   size_t memoryBytesNoWait();
   double compileMillis() const { return compileMs_; }
-  size_t maskFlushes();  // times the masks were dropped for maxTableBytes
+  size_t maskFlushes();  // times the masks were dropped for maxTableBytes or the table budget
+  // The bytes the limit counts: memoryBytes() beyond what the grammar held with its first mask after
+  // its last flush (0 before that mask).
+  size_t tableBytes();
   size_t maxStates() const { return maxStates_; }
+
+  // The table memory all grammars in use together may hold (the compiled grammars' share of the
+  // process's grammar budget, src/grammar/cache.ts): each grammar in use may hold its share,
+  // tableBudget() / grammarsInUse(), beyond what it held with its first mask after its last flush
+  // (its automaton, and the shape that mask needed); past it, at its next measure (after each
+  // new mask, every 64th at most: ensureMask), its masks are dropped. A grammar no matcher uses
+  // gets the whole of it (the background precompute).
+  static void setTableBudget(size_t bytes);
+  static size_t tableBudget();
+  static size_t grammarsInUse();
+  // Whether a matcher stands in this grammar now (a generation, a parser's check, a caller's).
+  bool inUse() const { return users_.load() > 0; }
+
+  // Counts a grammar as in use while it lives: every Matcher holds one.
+  class Use {
+   public:
+    explicit Use(std::shared_ptr<CompiledGrammar> g) : g_(std::move(g)) { add(); }
+    Use(const Use& o) : g_(o.g_) { add(); }
+    Use(Use&& o) noexcept : g_(std::move(o.g_)) {}
+    Use& operator=(Use o) noexcept {
+      std::swap(g_, o.g_);
+      return *this;
+    }
+    ~Use() {
+      if (g_ && g_->users_.fetch_sub(1) == 1) inUseCount_--;
+    }
+    const std::shared_ptr<CompiledGrammar>& grammar() const { return g_; }
+
+   private:
+    void add() {
+      if (g_ && g_->users_.fetch_add(1) == 0) inUseCount_++;
+    }
+    std::shared_ptr<CompiledGrammar> g_;
+  };
 
  private:
   struct FragmentInfo {
@@ -121,8 +160,16 @@ class CompiledGrammar {
   double compileMs_ = 0;
   size_t maxStates_ = 0;
   size_t maxTableBytes_ = 0;
+  // What the grammar held with its first mask after the last flush (or ever): the limit counts the
+  // bytes beyond it (ensureMask).
+  static constexpr size_t kMeasureNext = ~size_t(0);
+  size_t automatonBytes_ = kMeasureNext;
+  std::atomic<size_t> users_{0};
+  static std::atomic<size_t> inUseCount_;
   size_t flushes_ = 0;
   size_t masksBuilt_ = 0;
+  size_t checkedAt_ = 0;       // masksBuilt_ when the tables were last measured against the limit
+  size_t measuredStates_ = 0;  // NFA, DFA and shape states (and memo entries) memoryBytesLocked last walked
   size_t bytesKey_[4] = {~size_t(0), 0, 0, 0};  // what memoryBytes() last measured at
   size_t bytes_ = 0;
   std::atomic<size_t> lastBytes_{0};  // memoryBytesLocked's last answer
@@ -184,6 +231,7 @@ class CompiledGrammar {
     CompiledGrammar& g_;
   };
   size_t memoryBytesLocked();
+  size_t tableLimit() const;  // maxTableBytes or this grammar's share of the table budget, whichever is less
   void flushMasks();
 };
 

@@ -15,7 +15,7 @@ struct MatcherError : std::runtime_error {
 
 class Matcher {
  public:
-  explicit Matcher(std::shared_ptr<CompiledGrammar> g) : g_(std::move(g)), history_{g_->start()} {}
+  explicit Matcher(std::shared_ptr<CompiledGrammar> g) : g_(std::move(g)), use_(g_), history_{g_->start()} {}
 
   bool acceptToken(uint32_t id);
   bool acceptBytes(const uint8_t* p, size_t n);  // teacher forcing; counts as one step for rollback
@@ -43,6 +43,7 @@ class Matcher {
 
  private:
   std::shared_ptr<CompiledGrammar> g_;
+  CompiledGrammar::Use use_;  // the grammar counts as in use while the matcher lives
   std::vector<int32_t> history_;  // state before each accepted step, plus the current one
 };
 

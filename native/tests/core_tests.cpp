@@ -426,6 +426,39 @@ int main() {
     }
     CHECK(g->maskFlushes() > 0);
   }
+  {
+    // A grammar counts as in use while a matcher stands in it, copies and moves included; the
+    // grammars in use share the table budget (none of it: every mask dropped at the next).
+    auto g = std::make_shared<CompiledGrammar>(grammars[0], v, CompileOptions{});
+    const size_t before = CompiledGrammar::grammarsInUse();
+    CHECK(!g->inUse());
+    {
+      Matcher a(g);
+      CHECK(g->inUse() && CompiledGrammar::grammarsInUse() == before + 1);
+      Matcher b = a;
+      Matcher c = std::move(a);
+      Matcher d(g);
+      b = d;
+      d = std::move(c);
+      CHECK(CompiledGrammar::grammarsInUse() == before + 1);
+    }
+    CHECK(!g->inUse() && CompiledGrammar::grammarsInUse() == before);
+    const size_t budget = CompiledGrammar::tableBudget();
+    CompiledGrammar::setTableBudget(0);
+    CompileOptions lazy;
+    lazy.precomputeStates = 0;
+    auto t =
+        std::make_shared<CompiledGrammar>(R"({"root":{"type":"until","terminator":"</p>","maxLength":300}})", v, lazy);
+    Matcher m(t);
+    std::vector<uint32_t> mask(v->words());
+    for (int i = 0; i < 200; i++) {
+      m.fillNextTokenBitmask(mask.data(), mask.size());
+      CHECK(bit(mask, uint32_t('a')));
+      CHECK(m.acceptBytes(reinterpret_cast<const uint8_t*>("a"), 1));
+    }
+    CHECK(t->maskFlushes() > 0);
+    CompiledGrammar::setTableBudget(budget);
+  }
   randomWalkTests(v);
   untilLanguageTests(v);
   forcedBytesTests(v, grammars, sizeof grammars / sizeof *grammars);

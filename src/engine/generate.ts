@@ -166,6 +166,8 @@ export async function runGeneration(
   } finally {
     prepared.request.grammar?.dispose(); // the generation holds the grammar itself from here
   }
+  // The walk grows the grammar: the cache measures it while it is in use, evicting idle grammars to make room.
+  if (prepared.request.grammar) grammarCache.settleSoon();
   const onAbort = () => handle.abort();
   signal?.addEventListener("abort", onAbort, { once: true });
   try {

@@ -7,9 +7,12 @@
 // A grammar grows after it is cached: the background precompute and every generation's walk add
 // states, masks and token-budget tables. Its bytes are the native tables as the allocator holds them
 // (block headers and capacities: test/test-model/grammar-accounting.test.ts), measured again for
-// every entry when a grammar is put, when a generation ends (settleSoon) and, while they still
-// grow, every SETTLE_MS after; the least recently used go past the budget, and the allocator hands
-// what they held back to the system (heap-trim.ts).
+// every entry when a grammar is put, when a generation starts and ends (settleSoon) and, while they
+// still grow or one is in use, every SETTLE_MS after; past the budget the least recently used of
+// those no matcher stands in go first, then the rest, and the allocator hands what they held back
+// to the system (heap-trim.ts). Each grammar in use holds at most its share of the compiled
+// grammars' part of the budget beyond its automaton (native/core/grammar.hpp, setTableBudget):
+// past it, its masks are dropped and rebuilt as walks need them.
 //
 // One budget (setGrammarCacheBytes, `--grammar-cache-mb`) bounds all grammar memory: the parser's
 // value grammars take 1/16 of it, the shapes no grammar holds 1/16 per vocabulary (the model's and
@@ -116,8 +119,8 @@ export class GrammarCache {
   }
 
   /**
-   * remeasure() once the current work is done (a generation ended), and again every SETTLE_MS while
-   * a grammar still grows; then the allocator may hand freed memory back.
+   * remeasure() once the current work is done (a generation started or ended), and again every
+   * SETTLE_MS while a grammar still grows or one is in use; then the allocator may hand freed memory back.
    */
   settleSoon(): void {
     if (this.#settling) return;
@@ -126,10 +129,15 @@ export class GrammarCache {
 
   #settle(): void {
     this.#settling = undefined;
-    if (this.remeasure()) {
+    if (this.remeasure() || this.#anyInUse()) {
       this.#settling = setTimeout(() => this.#settle(), SETTLE_MS);
       this.#settling.unref();
     } else trimWhenIdle();
+  }
+
+  #anyInUse(): boolean {
+    for (const e of this.#entries.values()) if (e.native.inUse) return true;
+    return false;
   }
 
   /** Drops every cached grammar. */
@@ -141,6 +149,7 @@ export class GrammarCache {
   #measure(e: Entry): boolean {
     const now = e.native.measuredBytes; // never waits for the background precompute's mask in progress
     const grew = now > e.bytes;
+    if (now < e.bytes) noteEvicted(e.bytes - now); // it dropped its tables (its share of the budget): trim later
     this.#bytes += now - e.bytes;
     e.bytes = now;
     return grew;
@@ -153,12 +162,17 @@ export class GrammarCache {
     noteEvicted(e.bytes);
   }
 
-  /** Evicts least recently used grammars until the cache fits its budget; `keep` stays. */
+  /**
+   * Evicts least recently used grammars until the cache fits its budget; `keep` stays. Those no
+   * matcher stands in go first: evicting one in use frees nothing until its matchers end, and its
+   * bytes would no longer be counted meanwhile.
+   */
   #evict(keep: string | undefined): void {
-    for (const [key, e] of this.#entries) {
-      if (this.#bytes <= this.#maxBytes) break;
-      if (key !== keep) this.#drop(key, e);
-    }
+    for (const idleOnly of [true, false])
+      for (const [key, e] of this.#entries) {
+        if (this.#bytes <= this.#maxBytes) return;
+        if (key !== keep && !(idleOnly && e.native.inUse)) this.#drop(key, e);
+      }
   }
 }
 
@@ -182,8 +196,8 @@ let budget = DEFAULT_GRAMMAR_CACHE_BYTES;
 /**
  * Sets the byte budget of the process's grammar memory (default 256 MiB): the parser's value
  * grammars get 1/16 of it, each vocabulary's idle shapes 1/16, the compiled-grammar cache
- * (grammarCache.maxBytes) the rest, 13/16 with the model's and the parser's vocabularies. Lowering
- * it evicts at once; 0 keeps nothing cached.
+ * (grammarCache.maxBytes) the rest, 13/16 with the model's and the parser's vocabularies; the
+ * grammars in use share that part for their tables. Lowering it evicts at once; 0 keeps nothing cached.
  */
 export function setGrammarCacheBytes(bytes: number): void {
   checkBudget(bytes);
@@ -192,6 +206,7 @@ export function setGrammarCacheBytes(bytes: number): void {
   grammarCache.maxBytes = bytes - 3 * share;
   budget = bytes;
   loadNative().setShapeCacheIdleBytes(share);
+  loadNative().setGrammarTableBytes(grammarCache.maxBytes);
 }
 
 /** The byte budget setGrammarCacheBytes set (default 256 MiB). */

@@ -20,8 +20,11 @@ export interface CompileOptions {
    */
   maxStates?: number;
   /**
-   * Table memory (automaton and masks) past which the masks built so far are dropped and rebuilt
-   * as matchers need them, so a grammar that keeps meeting new states stays bounded. Default 256 MiB.
+   * Table memory (masks, shapes, token-budget tables: what the grammar holds beyond its automaton and
+   * its first mask's shape) past which the masks built so far are dropped and rebuilt as matchers need
+   * them, so a grammar that keeps meeting new states stays bounded. Default 256 MiB; a grammar a
+   * matcher stands in is held to its share of the grammar budget too (setGrammarCacheBytes),
+   * whichever is less.
    */
   maxTableBytes?: number;
   /** States whose masks are computed at compile time (breadth first); the rest on first use. Default 4096. */
@@ -238,7 +241,7 @@ export class CompiledGrammar {
   get memoryBytes(): number {
     return this.native.memoryBytes;
   }
-  /** Times the masks were dropped because the tables passed maxTableBytes. */
+  /** Times the masks were dropped because the tables passed maxTableBytes or the grammar's share of the budget. */
   get maskFlushes(): number {
     return this.native.maskFlushes;
   }

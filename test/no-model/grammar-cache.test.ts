@@ -12,12 +12,62 @@ import {
   seq,
   setGrammarCacheBytes,
   until,
+  type CompiledGrammar,
 } from "../../src/index.js";
-import { qwen3 } from "../support/vocabs.js";
+import { SETTLE_MS, valueGrammarCache } from "../../src/grammar/cache.js";
+import { loadNative } from "../../src/native.js";
+import { allowedIds, qwen3 } from "../support/vocabs.js";
 
 afterEach(() => setGrammarCacheBytes(DEFAULT_GRAMMAR_CACHE_BYTES));
 
 const bounded = (n: number) => seq(literal("<p>"), until("</p>", { maxLength: n }));
+
+/**
+ * Walks each grammar `steps` tokens with a matcher of its own (all of them in use together), each
+ * token an allowed one picked by a fixed generator, starting again at "<p>" where the text may end;
+ * every mask is checked against acceptToken on the token taken and 15 others. Returns, per grammar,
+ * the most bytes it held and the most its table limit counted (tableBytes) along the way.
+ */
+function walkTogether(grammars: CompiledGrammar[], steps: number): { bytes: number; tables: number }[] {
+  const ms = grammars.map((g) => g.createMatcher());
+  const peaks = grammars.map(() => ({ bytes: 0, tables: 0 }));
+  const mask = ms[0]!.allocateBitmask();
+  const size = qwen3().size;
+  let seed = 7;
+  const next = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff);
+  for (const m of ms) expect(m.acceptString("<p>")).toBe(true);
+  for (let i = 0; i < steps; i++)
+    ms.forEach((m, k) => {
+      m.fillNextTokenBitmask(mask);
+      const ids = allowedIds(mask);
+      const taken = ids[next() % ids.length]!;
+      for (const id of [taken, ...Array.from({ length: 15 }, () => next() % size)]) {
+        const allowed = ((mask[id >>> 5]! >>> (id & 31)) & 1) === 1;
+        const accepted = m.acceptToken(id);
+        if (accepted) m.rollback(1);
+        expect(accepted, `token ${id} at step ${i}`).toBe(allowed);
+      }
+      expect(m.acceptToken(taken)).toBe(true);
+      if (m.isComplete()) {
+        m.reset();
+        expect(m.acceptString("<p>")).toBe(true);
+      }
+      const g = grammars[k]!;
+      peaks[k] = {
+        bytes: Math.max(peaks[k]!.bytes, g.memoryBytes),
+        tables: Math.max(peaks[k]!.tables, g.native.tableBytes),
+      };
+    });
+  for (const m of ms) m.dispose();
+  return peaks;
+}
+
+/**
+ * What the tables may pass their limit by: what a walk adds between two measures (one per 4,096
+ * automaton states: every 2nd mask here, with the DFA states and trie memos the walk adds; up to
+ * 365 KB measured).
+ */
+const SLACK = 512 * 1024;
 
 describe("the compiled-grammar cache", () => {
   it("shares one compiled grammar between compiles of the same content", () => {
@@ -31,6 +81,7 @@ describe("the compiled-grammar cache", () => {
     expect(m.acceptString("<p>some text that walks the automaton")).toBe(true);
     expect(b.stateCount).toBeGreaterThan(before); // b sees the states a's matcher built: one grammar
     expect(compileGrammar(bounded(41), qwen3(), lazy).stateCount).toBeLessThan(b.stateCount); // another content, another grammar
+    m.dispose(); // a matcher counts its grammar in use until then (the budget's share of each, below)
   });
 
   it("keeps the bytes it holds within its budget, evicting the least recently used", () => {
@@ -94,6 +145,7 @@ describe("the compiled-grammar cache", () => {
     const m = kept.createMatcher();
     expect(m.acceptString("<p>hi</p>")).toBe(true);
     expect(m.isComplete()).toBe(true);
+    m.dispose();
   });
 
   it("releases on dispose(): a disposed grammar throws, its matchers keep working", () => {
@@ -115,6 +167,7 @@ describe("the compiled-grammar cache", () => {
     b!.dispose();
     const m = c!.createMatcher();
     expect(m.acceptString("<p>x</p>") && m.isComplete()).toBe(true);
+    m.dispose();
   });
 
   it("does not block the event loop while compiling", async () => {
@@ -146,7 +199,103 @@ describe("the compiled-grammar cache", () => {
     }
     expect(g.maskFlushes).toBeGreaterThan(0);
     expect(m.acceptString("</p>") && m.isComplete()).toBe(true);
+    m.dispose();
     expect(compileGrammar(until("</p>", { maxLength: 400 }), qwen3()).maskFlushes).toBe(0);
+  });
+
+  it("holds a grammar in use to its share of the budget: past it, its masks are dropped and rebuilt, still right", () => {
+    grammarCache.clear();
+    setGrammarCacheBytes(2 * 2 ** 20);
+    // Every character of a bounded text is a state of its own, walked 300 ways: with no limit but
+    // maxTableBytes the grammar grew from 1.0 to 8.4 MB within 300 tokens.
+    const g = compileGrammar(bounded(300), qwen3(), { precomputeStates: 0 });
+    const [peak] = walkTogether([g], 300);
+    expect(g.maskFlushes).toBeGreaterThan(0);
+    // The compiled grammars' part of the budget, beyond the automaton (the DFA states the walks
+    // reached, 1.0 MB here, stay) and the text's shape that every mask needs.
+    expect(peak!.tables).toBeLessThanOrEqual(grammarCache.maxBytes + SLACK);
+    g.dispose();
+  });
+
+  it("shares the budget between the grammars in use together", () => {
+    grammarCache.clear();
+    setGrammarCacheBytes(2 * 2 ** 20);
+    const gs = [300, 301].map((n) => compileGrammar(bounded(n), qwen3(), { precomputeStates: 0 }));
+    const peaks = walkTogether(gs, 200);
+    const tables = peaks.map((p) => p.tables);
+    for (const t of tables)
+      expect(t, `tables of each: ${tables.join(", ")}`).toBeLessThanOrEqual(grammarCache.maxBytes / 2 + SLACK);
+    for (const g of gs) expect(g.maskFlushes).toBeGreaterThan(0);
+    for (const g of gs) g.dispose();
+  });
+
+  it("evicts the grammars no matcher uses before one in use, and measures while one is in use", async () => {
+    grammarCache.clear();
+    const lazy = { precomputeStates: 0 };
+    const used = compileGrammar(bounded(300), qwen3(), lazy);
+    const size = used.memoryBytes;
+    const m = used.createMatcher();
+    expect(m.acceptString("<p>")).toBe(true);
+    grammarCache.maxBytes = size * 4;
+    for (let i = 1; i <= 6; i++) compileGrammar(bounded(300 + i), qwen3(), lazy).dispose();
+    // The least recently used is the one in use: the idle ones went instead.
+    expect(grammarCache.bytes).toBeLessThanOrEqual(size * 4);
+    const n = grammarCache.size;
+    expect(n).toBeGreaterThanOrEqual(2);
+    compileGrammar(bounded(300), qwen3(), lazy).dispose();
+    expect(grammarCache.size, "compiled again: the grammar in use had been evicted").toBe(n); // a hit
+    // The grammar in use grows with no compile to measure it: while it is in use the cache
+    // measures every SETTLE_MS and evicts idle grammars to make room.
+    grammarCache.settleSoon(); // as a generation's start does
+    await new Promise((r) => setImmediate(r)); // measured once: nothing grew yet
+    const mask = m.allocateBitmask();
+    for (let i = 0; i < 40; i++) {
+      m.fillNextTokenBitmask(mask);
+      expect(m.acceptString("x")).toBe(true);
+    }
+    await new Promise((r) => setTimeout(r, 2 * SETTLE_MS));
+    expect(grammarCache.bytes).toBeLessThanOrEqual(size * 4);
+    expect(grammarCache.bytes).toBeGreaterThanOrEqual(used.memoryBytes); // the one in use is counted
+    m.dispose();
+    used.dispose();
+  });
+
+  it("reports the bytes of every grammar to V8 once, and nothing once they are freed", () => {
+    grammarCache.clear();
+    valueGrammarCache.clear();
+    const native = loadNative();
+    qwen3(); // read before counting: Node reports large strings (tokenizer.json's text) to V8 too
+    // V8's count also holds the ArrayBuffers not yet collected (each text a matcher takes, as UTF-8).
+    const reported = () => native.externalMemory() - base;
+    const near = (n: number) =>
+      expect(Math.abs(reported() - n), `V8 counts ${reported()}, expected ${n}`).toBeLessThan(64 * 1024);
+    const base = native.externalMemory();
+    const lazy = { precomputeStates: 0 }; // nothing grows in the background
+    const held = [0, 1, 2, 3].map((i) => compileGrammar(bounded(200 + i), qwen3(), lazy));
+    const shares = held.map((g) => g.native.share()); // more references, the same grammars: counted once
+    grammarCache.remeasure();
+    expect(grammarCache.bytes).toBeGreaterThan(3 * 2 ** 20);
+    near(grammarCache.bytes);
+    // A walk grows one; measuring it again tells V8.
+    const m = held[0]!.createMatcher();
+    const mask = m.allocateBitmask();
+    expect(m.acceptString("<p>")).toBe(true);
+    for (let i = 0; i < 20; i++) {
+      m.fillNextTokenBitmask(mask);
+      expect(m.acceptString("x")).toBe(true);
+    }
+    m.dispose();
+    const before = grammarCache.bytes;
+    grammarCache.remeasure();
+    const total = grammarCache.bytes;
+    expect(total).toBeGreaterThan(before + 256 * 1024);
+    near(total);
+    // Evicted but still held: still counted; released everywhere: nothing left.
+    grammarCache.clear();
+    near(total);
+    for (const g of held) g.dispose();
+    for (const s of shares) s.dispose();
+    near(0);
   });
 
   it("answers a grammar past the automaton-state limit with GrammarLimitError, sync and async", async () => {

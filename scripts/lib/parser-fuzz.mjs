@@ -3,7 +3,8 @@
 // (byte flips, deletions, truncations, duplicated markers, control characters, deep nesting, huge
 // values, opener floods, splices, numbers a double cannot hold), and, first, now and then by one
 // verdict class (scripts/lib/verdict-mutations.mjs: a closing delimiter dropped, a key given
-// twice, several calls where one is allowed). Each input is parsed whole and fed at random
+// twice, several calls where one is allowed, each call of it settled: a call, an incomplete or
+// a dropped entry, never content). Each input is parsed whole and fed at random
 // splits: no exception, the same result and concatenated events for every split, events (and the
 // OpenAI deltas generateStream makes of them) that tell what the result says, and (sampled) the grammar accepting what the parser calls complete,
 // call by call (scripts/lib/call-verdicts.mjs), and reads that grow linearly with the input.
@@ -239,11 +240,13 @@ export function makeInput(spec, seed, { maxSize = 20_000, verdicts = true } = {}
     ...(r() < 0.2 ? { finishReason: "length" } : {}),
   };
 
+  const names = []; // the tool each call names
   const calls = Array.from({ length: r() < 0.15 ? 0 : 1 + int(3) }, (_, index) => {
     const t =
       (clean || r() < 0.9) && tools.length
         ? pick(tools).function
         : { name: pick(["nope", "rea", "read2", "READ", ""]), parameters: { properties: { x: { type: "string" } } } };
+    names.push(t.name);
     const required = new Set(t.parameters.required ?? []);
     const props = Object.entries(t.parameters.properties ?? {});
     const args = props.filter(([k]) => (clean && required.has(k)) || r() < 0.6).map(([k, s]) => [k, ...value(s)]);
@@ -309,6 +312,7 @@ export function makeInput(spec, seed, { maxSize = 20_000, verdicts = true } = {}
   function makeSplice() {
     return writeOutput(spec, calls.slice(0, 1 + int(2)), {});
   }
+  let owed; // several calls written, each naming an allowed tool: the entries the parser owes
   if (verdicts) {
     const v = rng(seed ^ 0x2545f491);
     const vPick = (a) => a[Math.floor(v() * a.length)];
@@ -321,14 +325,22 @@ export function makeInput(spec, seed, { maxSize = 20_000, verdicts = true } = {}
       if (p.length) text = insertAt(text, vPick(p)); // a key given twice
     } else if (mode < 0.5 && calls.length) {
       // several calls where one is allowed
-      text = vPick(severalCalls(spec, calls.length > 1 ? calls : [calls[0], calls[0]], writeOutput));
+      const variant = vPick(severalCalls(spec, calls.length > 1 ? calls : [calls[0], calls[0]], writeOutput));
+      text = variant.text;
       options.parallelToolCalls = false;
+      // Clean calls of allowed tools (a thought the prompt opened would hold them all): each is settled.
+      const c = options.toolChoice;
+      const allowed = (name) =>
+        tools.some((t) => t.function.name === name) &&
+        (c === "auto" || c === "required" || (typeof c === "object" && c.function.name === name));
+      if (clean && reasoning !== "forced-open" && names.every(allowed)) owed = variant.settles;
     }
   }
   const n = r() < 0.3 ? 0 : 1 + int(r() < 0.7 ? 2 : 6);
   for (let k = 0; k < n; k++) pick(mutations)();
+  if (n > 0) owed = undefined;
   if (text.length > maxSize * 2) text = text.slice(0, maxSize * 2);
-  return { text, options, r };
+  return { text, options, r, owed };
 }
 
 /** Split points: 1-character feeding, dense, sparse or a few cuts. */
@@ -349,7 +361,7 @@ const clip = (s, n = 600) => (s.length > n ? `${s.slice(0, n)}… (${s.length} c
  * callTriggerOf, StreamDeltas }; `grammar`: check the grammar accepts what the parser calls complete.
  */
 export function checkInput(lib, spec, seed, { maxSize, grammar = false, verdicts = true } = {}) {
-  const { text, options, r } = makeInput(spec, seed, { maxSize, verdicts });
+  const { text, options, r, owed } = makeInput(spec, seed, { maxSize, verdicts });
   const fail = (check, message) => ({ check, message, text, options });
   let whole;
   try {
@@ -357,6 +369,12 @@ export function checkInput(lib, spec, seed, { maxSize, grammar = false, verdicts
   } catch (e) {
     return fail("no exception (whole)", `${e?.name}: ${e?.message}\n${e?.stack?.split("\n").slice(1, 4).join("\n")}`);
   }
+  const settled = whole.toolCalls.length + whole.incomplete.length + whole.dropped.length;
+  if (owed !== undefined && settled < owed)
+    return fail(
+      "every call written is settled",
+      `${owed} calls of allowed tools written, ${settled} settled (a call, an incomplete or a dropped entry); content: ${clip(JSON.stringify(whole.content))}`,
+    );
   const runs = [[], splits(r, text.length), splits(r, text.length)];
   let ref;
   for (const cuts of runs) {

@@ -8,7 +8,7 @@ export function severalCalls(
   spec: DialectSpec,
   calls: string[],
   writeOutput: (spec: DialectSpec, calls: string[], options?: object) => string,
-): string[];
+): Array<Variant & { settles: number }>;
 export interface DropPlace { at: number; length: number; what: string }
 export interface CopyPlace { at: number; insert: string; what: string }
 export function closingPlaces(text: string, markers: string[]): DropPlace[];

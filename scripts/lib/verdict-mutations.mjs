@@ -111,18 +111,43 @@ export function duplicateKeys(spec, text, other) {
 }
 
 /**
- * Several calls where one is allowed: the calls written as the dialect writes parallel calls (a
- * harmony turn's further call messages after the first's `<|call|>`), and for an envelope, the
- * calls under its one-call key. The options to read them with turn parallel calls off.
+ * Several calls where one is allowed, each variant { what, text, settles }: the calls written as
+ * the dialect writes parallel calls (harmony: the turn's further call messages after the first's
+ * `<|call|>`), each as an answer of its own back to back (a section each; generic: an answer object
+ * each; harmony: call messages with no message start between), harmony's calls after a final
+ * message, and for an envelope the calls under its one-call key. The options to read them with
+ * turn parallel calls off. `settles`: how many entries (calls, incomplete or dropped) the parser
+ * owes when every call names an allowed tool; fewer than the calls only where the text holds them
+ * in one entry (the envelope's one-call key) or the dialect's grammar lets text follow its one
+ * call (llama3, qwen2.5-coder: the rest is content for both).
  */
 export function severalCalls(spec, calls, writeOutput) {
   const f = spec.call;
-  const out = [];
-  if (f.kind === "harmony") out.push(calls.join(glueText(f.messageStart)));
-  else out.push(writeOutput(spec, calls, {}));
+  const n = calls.length;
+  const own = calls.map((c) => writeOutput(spec, [c], {})).join("");
+  if (f.kind === "harmony") {
+    const start = glueText(f.messageStart);
+    const final = `${f.channel}${f.channels.final}${f.message}Done.${f.finalEnd}`;
+    return [
+      { what: "call messages, each after a message start", text: calls.join(start), settles: n },
+      { what: "call messages back to back", text: own, settles: n },
+      { what: "call messages after the final message", text: `${final}${start}${calls.join(start)}`, settles: n },
+    ];
+  }
+  // A dialect whose answer is one call, then any text, writes the first call only as its answer.
+  const one = spec.callOpensAnswer && f.kind !== "envelope" ? 1 : n;
+  const out = [
+    { what: "the dialect's parallel calls", text: writeOutput(spec, calls, {}), settles: one },
+    { what: "an answer each, back to back", text: own, settles: one },
+  ];
   if (f.kind === "envelope") {
-    out.push(`{${JSON.stringify(f.callKey)}: [${calls.join(", ")}]}`);
-    out.push(`{${JSON.stringify(f.callKey)}: ${calls.join(", ")}}`);
+    const key = JSON.stringify(f.callKey);
+    out.push({ what: `the calls in an array under ${key}`, text: `{${key}: [${calls.join(", ")}]}`, settles: 1 });
+    out.push({
+      what: `the calls one after another under ${key}`,
+      text: `{${key}: ${calls.join(", ")}}`,
+      settles: Math.min(n, 2),
+    });
   }
   return out;
 }

@@ -20,14 +20,18 @@
 //   Anything else right after the object is a call without its end (invalid).
 // - One call per turn: `<|call|>` ends the generation, so parallelToolCalls changes nothing (as
 //   llama.cpp, which reads exactly one). Text after `<|call|>` (an engine that did not stop) is
-//   content as written, like text after the calls of the other dialects: a second call message
-//   there is content, never a call (llama.cpp drops it silently).
+//   content as written, like text after the calls of the other dialects, but a call message there
+//   (a header to an allowed function, with or without its message start, after any text) is
+//   outside the answer: an invalid entry with its text, never a call and not content (llama.cpp
+//   drops it silently). The grammar allows no ` to=functions.` after `<|call|>`.
 // - The grammar: thought/preamble messages, then the final message (auto, none, no tools) or
 //   the call (auto, required, named). The final message is the last; it ends at `<|return|>`,
-//   `<|end|>` or the end of the output, and text after its end is content as written.
+//   `<|end|>` or the end of the output, and text after its end is content as written, a call
+//   message there invalid as after `<|call|>`.
 // - Text that is not a message where a message should start (a recipient that is not a declared
-//   function, an unknown channel, free text) ends the parse: the rest of the output is content as
-//   written. An undeclared name is refused at the name, before anything of the call is streamed.
+//   function, an unknown channel, free text) ends the answer: the rest of the output is content as
+//   written, a call message in it invalid. An undeclared name is refused at the name, before
+//   anything of the call is streamed.
 import type { DialectSpec } from "./spec.js";
 
 export const gptOss: DialectSpec = {

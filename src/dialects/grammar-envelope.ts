@@ -3,8 +3,9 @@
 // toolChoice auto {"response": "…"} or text that does not open with "{"; JSON whitespace between
 // tokens and around the object, nothing after it (as llama.cpp's generic grammar, which ends with
 // the object: a model stops once the object closes). With parallel calls off "tool_calls" holds
-// exactly one call. The parser keeps text after the object as content (nothing is lost); an answer
-// with such text is not one the mask lets a model write.
+// exactly one call. The parser keeps text after the object as content (nothing is lost), but for
+// the calls of another object there (invalid entries); an answer with such text is not one the
+// mask lets a model write.
 import { alt, anyText, declaredCall, literal, ref, seq, star } from "../grammar/builders.js";
 import type { Grammar, GrammarNode } from "../grammar/ir.js";
 import { jsonCallObject, schemaValue } from "./call-grammar.js";

@@ -22,14 +22,25 @@ function bodyToEnd(f: HarmonyCallFormat, name: string): GrammarNode {
   return seq(channel(f, name), marker(f.message), until(f.end, { marker: true }));
 }
 
-/** The final message: the answer's text, then `<|return|>` or `<|end|>` (and any text), or the output ends. */
-function finalMessage(f: HarmonyCallFormat): GrammarNode {
+/**
+ * The final message: the answer's text, then `<|return|>` or `<|end|>` and `after` (text), or the
+ * output ends.
+ */
+function finalMessage(f: HarmonyCallFormat, after: GrammarNode): GrammarNode {
   return seq(
     channel(f, f.channels.final),
     marker(f.message),
     text(f.end, { marker: true }),
-    optional(seq(alt(marker(f.finalEnd), marker(f.end)), anyText())),
+    optional(seq(alt(marker(f.finalEnd), marker(f.end)), after)),
   );
+}
+
+/**
+ * Text after the answer's end: it names no function (` to=functions.` is in every call header),
+ * so a call message there is refused, as the parser reports one (an invalid entry).
+ */
+function afterEnd(f: HarmonyCallFormat): GrammarNode {
+  return text(f.open.find((g): g is string => typeof g === "string")!);
 }
 
 /** A call message without its `<|call|>`: the recipient before or after the channel, then the arguments. */
@@ -58,13 +69,14 @@ export function buildHarmonyGrammar(o: ResolvedOptions): Grammar {
   const lead = star(seq(alt(...before), next));
   let answer: GrammarNode;
   if (o.tools.length === 0) {
-    answer = seq(lead, finalMessage(f));
+    answer = seq(lead, finalMessage(f, anyText()));
   } else {
     const call = callMessage(f, o.tools, o.maxValueLength);
     // <|call|> ends the turn (it is the end of generation); text after it is content, as after
-    // the calls of the other dialects. So a turn has one call, whatever parallelToolCalls says.
-    const calls = seq(call, optional(seq(marker(f.callEnd), anyText())));
-    answer = o.toolChoice === "auto" ? seq(lead, alt(finalMessage(f), calls)) : seq(lead, calls);
+    // the calls of the other dialects, but no call message. So a turn has one call, whatever
+    // parallelToolCalls says.
+    const calls = seq(call, optional(seq(marker(f.callEnd), afterEnd(f))));
+    answer = o.toolChoice === "auto" ? seq(lead, alt(finalMessage(f, afterEnd(f)), calls)) : seq(lead, calls);
   }
   // "forced-open": the prompt opened the thought; the output starts inside it.
   return { root: o.reasoning === "forced-open" ? seq(until(f.end, { marker: true }), next, answer) : answer };

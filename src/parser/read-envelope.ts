@@ -5,6 +5,8 @@
 // breaks there keeps the calls that closed before it, the call it breaks is invalid, and the
 // text from that character on is content; one that names no call is content whole, as llama.cpp
 // falls back to content. An answer that does not open with "{" (after whitespace) is content.
+// After the answer object (and after the text from where one broke) text is content, but an
+// object there that names calls is outside the answer: each of its calls is invalid (AFTER).
 import { jsonCallObject } from "../dialects/call-grammar.js";
 import { argumentEvent } from "./argument-event.js";
 import { JSON_WS_MAX } from "../grammar/json-schema/syntax.js";
@@ -76,7 +78,10 @@ const trimEnd = (s: string, [a, b]: [number, number]): [number, number] => {
   return [a, b];
 };
 
-type State = "start" | "object" | "after" | "text";
+type State = "start" | "object" | "after" | "rest" | "text";
+
+/** Why a call in an object after the answer object is outside the answer. */
+const AFTER = "a call after the answer object: the dialect's answer is one JSON object";
 
 export class EnvelopeReader implements OutputReader {
   readonly #o: ResolvedOptions;
@@ -88,6 +93,7 @@ export class EnvelopeReader implements OutputReader {
   #prefix = new JsonPrefix();
   #index = 0;
   #blankTo = 0; // after the object: the text before this offset is whitespace
+  #second = false; // the object read comes after the answer's end
 
   constructor(o: ResolvedOptions, maxCallLength = Infinity) {
     this.#o = o;
@@ -129,8 +135,12 @@ export class EnvelopeReader implements OutputReader {
           if (head === this.#f.callsKey || head === this.#f.callKey) {
             this.#settle(t, v.at, { at: v.at, char: t.charAt(v.at) }, out);
             this.#pos = v.at;
-          }
-          this.#state = "text";
+            this.#state = "rest";
+          } else if (this.#second) {
+            out.content(t.slice(this.#pos, v.at));
+            this.#pos = v.at;
+            this.#state = "rest";
+          } else this.#state = "text";
           continue;
         }
         if (v.status === "open" && !final) return;
@@ -140,7 +150,16 @@ export class EnvelopeReader implements OutputReader {
         this.#state = "after";
         continue;
       }
-      // After the object: whitespace is glue, anything else content.
+      if (this.#state === "rest") {
+        // Text after the answer: content, up to an object that may name calls.
+        const i = t.indexOf("{", this.#pos);
+        out.content(t.slice(this.#pos, i < 0 ? t.length : i));
+        this.#pos = i < 0 ? t.length : i;
+        if (i < 0) return;
+        this.#open(i);
+        continue;
+      }
+      // After the object: whitespace is glue (before another object too), anything else content.
       let k = Math.max(this.#pos, this.#blankTo);
       while (k < t.length && isJsonWs(t.charCodeAt(k))) k++;
       this.#blankTo = k;
@@ -148,8 +167,17 @@ export class EnvelopeReader implements OutputReader {
         if (final) this.#pos = t.length;
         return;
       }
-      this.#state = "text";
+      if (t.charAt(k) === "{") this.#open(k);
+      else this.#state = "rest";
     }
+  }
+
+  /** An object at `at` after the answer's end. */
+  #open(at: number): void {
+    this.#objectStart = at;
+    this.#prefix = new JsonPrefix();
+    this.#second = true;
+    this.#state = "object";
   }
 
   /**
@@ -190,6 +218,15 @@ export class EnvelopeReader implements OutputReader {
       );
       return;
     }
+    if (
+      this.#second &&
+      head !== f.callsKey &&
+      head !== f.callKey &&
+      !keys.some((k) => k === f.callsKey || k === f.callKey)
+    ) {
+      out.content(lead + s); // after the answer, an object that names no call is text as written
+      return;
+    }
     if ((value instanceof JsonObject ? keys[0] : head) === f.responseKey) {
       const r = value instanceof JsonObject ? value.entries.get(f.responseKey)! : partialString(s);
       out.content(typeof r === "string" ? r : jsonText(r as Json));
@@ -223,6 +260,10 @@ export class EnvelopeReader implements OutputReader {
       if (text.length > this.#limit) {
         const d = beginDrop(out.dropped, out.events, index, nameIn(text, this.#o)?.name ?? null, this.#limit);
         d.length = text.length;
+        continue;
+      }
+      if (this.#second) {
+        this.#error(out, nameIn(text, this.#o)?.name ?? null, "invalid", AFTER, text, index);
         continue;
       }
       if (cut && open && last) {
@@ -294,7 +335,8 @@ export class EnvelopeReader implements OutputReader {
       out.events.push({ type: "tool_call_end", index, call: done });
       out.calls.push(done);
     }
-    if (cut && !open)
+    // A call after the answer tells of its object already; the object's own cut only where it holds none.
+    if (cut && !open && !(this.#second && spans.length))
       this.#error(
         out,
         null,
@@ -332,7 +374,9 @@ export class EnvelopeReader implements OutputReader {
     index = this.#index++,
     missing: string[] = [],
   ): void {
-    const call = { index, name, kind, reason, missing, text };
+    const call = this.#second
+      ? { index, name, kind: "invalid" as const, reason: AFTER, missing: [], text }
+      : { index, name, kind, reason, missing, text };
     out.incomplete.push(call);
     out.events.push({ type: "tool_call_error", index, call });
   }

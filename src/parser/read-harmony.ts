@@ -28,6 +28,10 @@ type Header =
 type State = "header" | "thought" | "preamble" | "final" | "call" | "between" | "text";
 
 const NAME_ENDS = [" ", "<|"];
+/** Why a call message after the answer's end is outside it (the dialect ends its answer there). */
+const AFTER_CALL = "a call after the answer's call: the dialect ends its answer at the first call's <|call|>";
+const AFTER_FINAL = "a call after the final message: the final message ends the answer";
+const AFTER_TEXT = "a call after text that is not a message: the answer ended there";
 /** The longest channel name read: a longer one is no channel this dialect knows. */
 const MAX_CHANNEL = 64;
 
@@ -56,17 +60,28 @@ export class HarmonyReader implements OutputReader {
   #finder = new Finder(); // the current call's searches for its end
   readonly #limit: number;
   #dropping: DroppedConstruct | undefined; // the over-limit call being skipped to its own end
+  #ended: string | undefined; // the answer has ended (why a call message after it is outside it)
+  #messageAt = 0; // where the message whose header is read began (its message start, for a call outside the answer)
+  #searched = 0; // after the end: no message begins before this offset (from #pos on)
+  readonly #anchors: string[]; // where a message may begin in the text after the end
+  readonly #anchorAt: number[]; // each anchor's next place found (-1: none before #anchorFrom's)
+  readonly #anchorFrom: number[]; // where each anchor's search goes on (each text is searched once)
 
   constructor(o: ResolvedOptions, maxCallLength = Infinity) {
     this.#o = o;
     this.#limit = maxCallLength;
     this.#f = o.spec.call as HarmonyCallFormat;
     this.#state = o.reasoning === "forced-open" ? "thought" : "header";
+    this.#anchors = [this.#f.messageStart.find((g): g is string => typeof g === "string")!, this.#f.channel];
+    for (const g of this.#f.open) if (typeof g === "string") this.#anchors.push(g);
+    this.#anchorAt = this.#anchors.map(() => -1);
+    this.#anchorFrom = this.#anchors.map(() => 0);
   }
 
   /** Nothing before this offset will be read again. */
   keepFrom(): number {
-    return this.#state === "call" ? Math.min(this.#pos, this.#callStart) : this.#pos;
+    if (this.#state === "call") return Math.min(this.#pos, this.#callStart);
+    return this.#state === "header" ? Math.min(this.#pos, this.#messageAt) : this.#pos;
   }
 
   run(t: TextBuffer, final: boolean, out: ReaderSink): void {
@@ -78,6 +93,8 @@ export class HarmonyReader implements OutputReader {
           const r = this.#header(t, h, final);
           if (r.kind === "need") return;
           if (r.kind === "text") {
+            this.#ended ??= AFTER_TEXT;
+            this.#pos = this.#messageAt; // a message start before it is text too
             this.#state = "text";
             continue;
           }
@@ -86,7 +103,7 @@ export class HarmonyReader implements OutputReader {
             this.#state = r.channel;
             continue;
           }
-          this.#callStart = h;
+          this.#callStart = this.#messageAt;
           if (r.tool && !this.#started) {
             this.#started = true;
             out.events.push({
@@ -126,6 +143,7 @@ export class HarmonyReader implements OutputReader {
             emit(t.slice(this.#pos, i));
             this.#pos = i + ends.find((e) => t.startsWith(e, i))!.length;
             // The final message ends the turn: what follows is content as written.
+            if (this.#state === "final") this.#ended ??= AFTER_FINAL;
             this.#state = this.#state === "final" ? "text" : "between";
             continue;
           }
@@ -139,19 +157,77 @@ export class HarmonyReader implements OutputReader {
           const m = matchGlue(t, this.#pos, f.messageStart, final);
           if (m === NEED && !final) return;
           if (m < 0) {
+            this.#ended ??= AFTER_TEXT;
             this.#state = "text";
             continue;
           }
-          this.#pos = m;
+          this.#pos = this.#messageAt = m;
           this.#state = "header";
           continue;
         }
         case "text":
-          out.content(t.slice(this.#pos));
-          this.#pos = t.length;
-          return;
+          if (!this.#outside(t, final, out)) return;
+          continue;
       }
     }
+  }
+
+  /**
+   * After the answer's end, text is content as written, but a call message there is outside the
+   * answer: each place a message may begin (a message start, a channel, a recipient) is read as a
+   * header, and one that names an allowed tool is read as a call, then reported invalid (#fail).
+   * False: wait for more text.
+   */
+  #outside(t: Text, final: boolean, out: ReaderSink): boolean {
+    if (this.#o.tools.length === 0) {
+      out.content(t.slice(this.#pos));
+      this.#pos = t.length;
+      return false;
+    }
+    const from = Math.max(this.#pos, this.#searched);
+    const i = this.#nextAnchor(t, from);
+    if (i < 0) {
+      const keep = final ? 0 : Math.max(...this.#anchors.map((a) => heldBack(t, from, a)));
+      out.content(t.slice(this.#pos, t.length - keep));
+      this.#pos = this.#searched = t.length - keep;
+      return false;
+    }
+    out.content(t.slice(this.#pos, i));
+    this.#pos = this.#searched = i;
+    let h = i;
+    const m = matchGlue(t, i, this.#f.messageStart, false);
+    if (m === NEED && !final) return false;
+    if (m >= 0) h = m;
+    const r = this.#header(t, h, final);
+    // A name that may still be an allowed one or not: wait (at the end it is a call cut in its name).
+    if (r.kind === "need" || (r.kind === "call" && !r.tool && !final)) return false;
+    if (r.kind === "call") {
+      this.#pos = h;
+      this.#messageAt = i;
+      this.#state = "header";
+      return true;
+    }
+    // Not a call: the anchor is content, and the search goes on after it.
+    const a = this.#anchors.find((x) => t.startsWith(x, i))!;
+    out.content(t.slice(i, i + a.length));
+    this.#pos = this.#searched = i + a.length;
+    return true;
+  }
+
+  /** The first place at or after `from` where an anchor starts, or -1; no text is searched twice. */
+  #nextAnchor(t: Text, from: number): number {
+    let best = -1;
+    this.#anchors.forEach((a, k) => {
+      if (this.#anchorAt[k]! < from) {
+        const i = t.indexOf(a, Math.max(from, this.#anchorFrom[k]!));
+        this.#anchorAt[k] = i;
+        // An occurrence not found may still start in the last characters, completed by more text.
+        this.#anchorFrom[k] = i >= 0 ? i : Math.max(from, t.length - a.length + 1);
+      }
+      const i = this.#anchorAt[k]!;
+      if (i >= 0 && (best < 0 || i < best)) best = i;
+    });
+    return best;
   }
 
   /** Reads a message header at `h`: a thought, preamble or final message, a call, or not a message. */
@@ -275,8 +351,8 @@ export class HarmonyReader implements OutputReader {
     const max = this.#o.maxValueLength;
     if (why === undefined && (valueFault(args!) !== undefined || !grammarAccepts(jsonArguments(tool, max), body)))
       why = invalidJsonReason(tool, args, max);
-    if (why !== undefined) {
-      this.#fail(out, "invalid", tool, why, end, t);
+    if (why !== undefined || this.#ended !== undefined) {
+      this.#fail(out, "invalid", tool, why ?? "", end, t);
       return true;
     }
     const entries = args instanceof JsonObject ? [...args.entries] : [];
@@ -325,12 +401,14 @@ export class HarmonyReader implements OutputReader {
     end: number,
     t: Text,
   ): void {
+    // A call message after the answer's end is outside it, whatever it holds.
+    const outside = this.#ended;
     const call: IncompleteCall = {
       index: this.#index,
       name: tool?.name ?? null,
-      kind,
-      reason,
-      missing: kind === "cut" && tool ? tool.required : [],
+      kind: outside ? "invalid" : kind,
+      reason: outside ?? reason,
+      missing: !outside && kind === "cut" && tool ? tool.required : [],
       text: t.slice(this.#callStart, end),
     };
     out.incomplete.push(call);
@@ -338,8 +416,9 @@ export class HarmonyReader implements OutputReader {
     this.#next(end);
   }
 
-  /** A call message ends the turn: whatever follows it is content as written. */
+  /** A call message ends the turn: whatever follows it is content as written (but for calls, #outside). */
   #next(end: number): void {
+    this.#ended ??= AFTER_CALL;
     this.#index++;
     this.#started = false;
     this.#extent = new JsonExtent();

@@ -15,6 +15,8 @@ const parameters = { type: "object", properties: { city: { type: "string" } }, r
 const chatTools = [{ type: "function" as const, function: { name: "get_weather", parameters } }];
 const hermes = (args: string) => `<tool_call>\n{"name": "get_weather", "arguments": ${args}}\n</tool_call>`;
 const DUPLICATE = '{"city": "x", "city": "rm -rf /"}';
+const harmony = (city: string) =>
+  `<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>{"city": "${city}"}<|call|>`;
 
 const gateways: ReasoningGateway[] = [];
 afterAll(() => Promise.all(gateways.map((g) => g.close())));
@@ -27,6 +29,9 @@ interface Case {
   /** The calls the whole answer holds (their arguments), and its finish reason. */
   calls: string[];
   finish: string;
+  /** The chat answer's content and the entries of calls it refused (toolmask.incomplete), where checked. */
+  content?: string;
+  refused?: number;
 }
 
 const cases: Array<[string, Case]> = [
@@ -44,6 +49,18 @@ const cases: Array<[string, Case]> = [
       finish: "tool_calls",
     },
   ],
+  ...[false, true].map((single): [string, Case] => [
+    `a second call after gpt-oss's <|call|>, as text${single ? ", parallel calls off" : ""}`,
+    {
+      answer: { content: `${harmony("Paris")}<|start|>assistant${harmony("Rome")}` },
+      dialect: "gpt-oss",
+      single,
+      calls: ['{"city": "Paris"}'],
+      finish: "tool_calls",
+      content: "",
+      refused: 1,
+    },
+  ]),
   [
     "a call cut by the upstream's limit, as text",
     {
@@ -90,6 +107,9 @@ describe("a gateway's streams hold the calls its whole answers hold", () => {
       (choice.message.tool_calls ?? []).map((t) => (t as { function: { arguments: string } }).function.arguments),
     ).toEqual(c.calls);
     expect(choice.finish_reason).toBe(c.finish);
+    if (c.content !== undefined) expect(choice.message.content ?? "").toBe(c.content);
+    if (c.refused !== undefined)
+      expect((chat as { toolmask?: { incomplete: unknown[] } }).toolmask?.incomplete).toHaveLength(c.refused);
 
     const anthropic = anthropicClient(gateway.url, NO_TOKENS, "k");
     const message = await messagesBothWays(anthropic, {

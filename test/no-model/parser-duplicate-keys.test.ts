@@ -28,6 +28,7 @@ const TOOLS = [
   fn("delete_all", {}),
   fn("calc", { o: { type: "object" }, city: { type: "string" } }, []),
 ];
+const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 const every = (text: string) => Array.from({ length: text.length - 1 }, (_, i) => i + 1);
 const generic = { dialect: "generic", tools: TOOLS };
 const weather = '{"name": "get_weather", "arguments": {"city": "x"}}';
@@ -155,7 +156,7 @@ describe.each(dialects)("%s: several calls where one is allowed", (dialect) => {
     writeCall(spec, "delete_all", [], { index: 1, id: "abcdefgh1" }),
   ];
   it("with parallelToolCalls false, at most the first is complete and the grammar accepts it", () => {
-    for (const text of severalCalls(spec, calls, writeOutput)) {
+    for (const { text } of severalCalls(spec, calls, writeOutput)) {
       for (const toolChoice of ["auto", "required"] as const) {
         const o: ParserOptions = { dialect, tools: TOOLS, parallelToolCalls: false, toolChoice };
         const r = parseToolCalls(text, o);
@@ -163,6 +164,22 @@ describe.each(dialects)("%s: several calls where one is allowed", (dialect) => {
         expect(completeBeyondGrammar(lib, spec, text, o), text).toBeUndefined();
       }
     }
+  });
+
+  it("every call written is a call, an incomplete or a dropped entry, never content; alike for every split", () => {
+    const failures = [];
+    for (const v of severalCalls(spec, calls, writeOutput)) {
+      for (const parallelToolCalls of [true, false]) {
+        const o: ParserOptions = { dialect, tools: TOOLS, parallelToolCalls };
+        const r = parseToolCalls(v.text, o);
+        const settled = r.toolCalls.length + r.incomplete.length + r.dropped.length;
+        if (settled < v.settles)
+          failures.push(`${v.what}, parallel ${parallelToolCalls}: ${settled} of ${v.settles}: ${JSON.stringify(r)}`);
+        if (!same(runChunks(v.text, o, every(v.text)), runChunks(v.text, o, [])))
+          failures.push(`${v.what}, parallel ${parallelToolCalls}: another result fed one character at a time`);
+      }
+    }
+    expect(failures).toEqual([]);
   });
 });
 

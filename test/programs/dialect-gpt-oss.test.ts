@@ -63,14 +63,17 @@ describe("gpt-oss: what the parser reads", () => {
     }
   });
 
-  it("text after <|call|> is content: one call per turn, as the end of generation makes it", () => {
+  it("one call per turn: a call message after <|call|> is invalid, other text after it content", () => {
     const second = `<|start|>assistant${roleCall("write", '{"path": "b", "content": ""}')}`;
-    const r = parseToolCalls(`${roleCall("read", READ)}<|call|>${second}`, base);
-    expect(calls(`${roleCall("read", READ)}<|call|>${second}`)).toEqual([
-      { name: "read", arguments: { path: "a.txt" } },
-    ]);
-    expect(r.content).toBe(second);
-    expect(accepts(base, `${roleCall("read", READ)}<|call|>${second}`)).toBe(true);
+    const text = `${roleCall("read", READ)}<|call|>${second}`;
+    const r = parseToolCalls(text, base);
+    expect(calls(text)).toEqual([{ name: "read", arguments: { path: "a.txt" } }]);
+    expect(r.incomplete).toMatchObject([{ index: 1, name: "write", kind: "invalid", text: second }]);
+    expect(r.content).toBeNull();
+    expect(accepts(base, text)).toBe(false);
+    const final = "<|start|>assistant<|channel|>final<|message|>Done.";
+    expect(parseToolCalls(`${roleCall("read", READ)}<|call|>${final}`, base).content).toBe(final);
+    expect(accepts(base, `${roleCall("read", READ)}<|call|>${final}`)).toBe(true);
   });
 
   it("markers inside argument strings are values", () => {
@@ -325,9 +328,11 @@ describe("gpt-oss: llama.cpp's parser as the oracle", () => {
 
   it("differs where it drops text, ships unfinished calls or fails", async () => {
     const second = `<|start|>assistant${roleCall("write", '{"path": "b", "content": ""}')}`;
-    // A second call after <|call|>: llama.cpp drops it silently; we keep its text as content.
-    expect((await parseLlama(`${roleCall("read", READ)}<|call|>${second}`)).content).toBeNull();
-    expect(ours(`${roleCall("read", READ)}<|call|>${second}`).content).toBe(second);
+    // A second call after <|call|>: llama.cpp drops it silently; ours is an invalid entry (not content).
+    const after = `${roleCall("read", READ)}<|call|>${second}`;
+    expect(await parseLlama(after)).toMatchObject({ content: null, calls: [{ name: "read" }] });
+    expect(ours(after)).toMatchObject({ content: null, calls: [{ name: "read" }] });
+    expect(parseToolCalls(after, base).incomplete).toMatchObject([{ name: "write", kind: "invalid" }]);
     // A cut call: llama.cpp returns its unfinished arguments as a call; ours is incomplete.
     const cut = channelCall("write", '{"path": "a", "con');
     const llamaCut = await oracle.parse({

@@ -182,7 +182,7 @@ export function buildCorpus(size: number, seed = 7, generated: readonly CorpusDi
     ...glmMinimaxCorpus(40),
     { name: "gpt-oss template call", dialect: "gpt-oss", text: harmonyCall("read", { path: "a" }, true, " json") },
     {
-      name: "gpt-oss thought, preamble, a call; a second call after <|call|> is content",
+      name: "gpt-oss thought, preamble, a call; a second call after <|call|> is invalid",
       dialect: "gpt-oss",
       text: `<|channel|>analysis<|message|>I could call${harmonyCall("read", { path: "x" }, false, "")}<|end|><|start|>assistant<|channel|>commentary<|message|>Reading.<|end|><|start|>assistant${harmonyCall("read", { path: "<|call|><|start|>assistant" }, false, " <|constrain|>json")}<|call|><|start|>assistant${harmonyCall("write", { path: "b", content: "}{" }, true, "")}<|call|>`,
     },

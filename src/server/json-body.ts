@@ -4,10 +4,12 @@
 // with the offset of its first bad byte. A body nested deeper than MAX_NESTING is refused before it
 // is parsed (nesting.ts). Parsing is fastify's own JSON parser (a __proto__ or constructor key is
 // refused, as before); a number the parser would change (1e999 → Infinity, 12345678901234567891 →
-// 12345678901234567000) is refused naming where it stands (src/parser/exact-json.ts).
+// 12345678901234567000) and a key given twice in one object (the parser keeps its last value: a
+// history's tool_use.input {"s": "safe", "s": "rm -rf /"} was rendered as {"s": "rm -rf /"}) are
+// refused naming where they stand (src/parser/exact-json.ts firstChange).
 import { isUtf8 } from "node:buffer";
 import type { FastifyInstance } from "fastify";
-import { firstNumberChange } from "../parser/exact-json.js";
+import { firstChange } from "../parser/exact-json.js";
 import { ApiError } from "./errors.js";
 import { refuseDeep } from "./nesting.js";
 import { noteParsedBody } from "./well-formed.js";
@@ -56,18 +58,25 @@ export function parseJsonAsUtf8(app: FastifyInstance): void {
     }
     parse(req, text, (err, body) => {
       if (err) return done(err, undefined);
-      // JSON.parse has made 1e999 Infinity (null once written again) and rounded long integers:
-      // a body holding such a number would be served with a value the client did not send.
-      const changed = firstNumberChange(text);
+      // JSON.parse has made 1e999 Infinity (null once written again), rounded long integers and kept
+      // a key given twice at its last value: such a body would be served with values the client
+      // did not send, or did not say which of two it meant.
+      const changed = firstChange(text, body);
       if (changed === undefined) {
         noteParsedBody(body, text);
         return done(null, body);
       }
       done(
-        new ApiError(400, `${changed.reason}; send numbers a double holds as written`, {
-          param: changed.where,
-          code: "invalid_value",
-        }),
+        changed.kind === "number"
+          ? new ApiError(400, `${changed.reason}; send numbers a double holds as written`, {
+              param: changed.where,
+              code: "invalid_value",
+            })
+          : new ApiError(
+              400,
+              `the request body ${changed.reason}; JSON.parse would keep the last value, so which is meant is unknown; give each key once`,
+              { param: changed.where || "body", code: "invalid_json" },
+            ),
         undefined,
       );
     });

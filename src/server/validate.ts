@@ -131,8 +131,26 @@ export function promptList(v: unknown, field: string, shape: string, entries: st
   return v;
 }
 
+/**
+ * A 400 for a message whose content is an empty array (`where`: `messages[0]`, `input[0]`): it would
+ * reach the template as an empty turn. OpenAI's API reference gives a message's content array
+ * minItems 1 (every role), and /v1/messages refuses a message of no content blocks.
+ */
+export function refuseNoParts(v: unknown, where: string): void {
+  if (Array.isArray(v) && v.length === 0)
+    throw invalidParam(
+      `${where}.content`,
+      `${where}.content is an empty array: a message needs at least one content part; send its text as a string (or null for an assistant message with tool_calls), or leave the message out`,
+    );
+}
+
 function messages(v: unknown, contextSize: number): ChatMessage[] {
   const list = promptList(v, "messages", "a non-empty array of {role, content}", "messages", contextSize);
+  // The tool messages since the last assistant message, by the call they answer: one per call, as
+  // OpenAI holds them to ("Duplicate value for 'tool_call_id'"), and /v1/messages and /v1/responses
+  // do; a template would show the model two answers to one call. An id may come again in a later
+  // turn (a call of its own: some servers number each answer's calls from 0).
+  let answered = new Map<string, number>();
   return list.map((m, i) => {
     const where = `messages[${i}]`;
     if (!isObj(m))
@@ -142,8 +160,19 @@ function messages(v: unknown, contextSize: number): ChatMessage[] {
         `${where}.role`,
         `${where}.role must be one of ${[...ROLES].join(", ")}, got ${shown(m.role)}`,
       );
+    if (m.role === "assistant") answered = new Map();
+    if (m.role === "tool" && typeof m.tool_call_id === "string") {
+      const before = answered.get(m.tool_call_id);
+      if (before !== undefined)
+        throw invalidParam(
+          `${where}.tool_call_id`,
+          `${where}.tool_call_id ${shown(m.tool_call_id)} is answered twice: messages[${before}] answers it too; send one tool message per tool call`,
+        );
+      answered.set(m.tool_call_id, i);
+    }
     // Chat templates know "system"; "developer" is OpenAI's newer name for it.
     const out: ChatMessage = { ...m, role: m.role === "developer" ? "system" : m.role };
+    refuseNoParts(m.content, where);
     const c = content(m.content, `${where}.content`);
     if (c !== undefined) out.content = c;
     const calls = toolCalls(m.tool_calls, `${where}.tool_calls`);

@@ -4,7 +4,7 @@
 // scan (firstNumberChange) finds a changed number where the full read does, whatever strings
 // surround it.
 import { describe, expect, it } from "vitest";
-import { firstNumberChange, readExactJson } from "../../src/parser/exact-json.js";
+import { firstChange, firstNumberChange, readExactJson } from "../../src/parser/exact-json.js";
 import { duplicateKeys, pathText, valueTextAt, withoutJsonWs, type JsonPath } from "../../src/parser/json-scan.js";
 import { JsonObject, type Json } from "../../src/parser/json-value.js";
 import { readValue } from "../../src/parser/read-value.js";
@@ -168,6 +168,45 @@ describe("json-scan: repeated keys, the value at a path, the text without whites
       if (found.length > 0) withRepeats++;
     }
     expect(withRepeats).toBeGreaterThan(500);
+  });
+
+  it("3,000 random texts: firstChange (the body check) refuses a key given twice where duplicateKeys finds one, naming the first", () => {
+    let refused = 0;
+    for (let seed = 0; seed < 3000; seed++) {
+      const text = `{"wrap": ${randomText(seed, spaced)}}`;
+      const first = duplicateKeys(text, 1)[0];
+      const change = firstChange(text, JSON.parse(text));
+      if (first === undefined) expect(change, text).toBeUndefined();
+      else {
+        refused++;
+        expect(change, text).toEqual({
+          kind: "key",
+          where: pathText([...first.path, first.key]),
+          reason: `gives the key ${JSON.stringify(first.key)} twice in ${pathText(first.path)}`,
+        });
+      }
+    }
+    expect(refused).toBeGreaterThan(500);
+  });
+
+  it("firstChange: a number first (as firstNumberChange names it), keys equal once read, and no refusal for keys repeated across objects", () => {
+    expect(firstChange('{"a": 1e999, "b": 1, "b": 2}', JSON.parse('{"a": 1e999, "b": 1, "b": 2}'))).toMatchObject({
+      kind: "number",
+      where: "a",
+    });
+    const escaped = '{"m": [{"s": "safe", "\\u0073": "rm -rf /"}]}';
+    expect(firstChange(escaped, JSON.parse(escaped))).toEqual({
+      kind: "key",
+      where: "m[0].s",
+      reason: 'gives the key "s" twice in m[0]',
+    });
+    const top = '{"model": "a" , "model" : "b"}';
+    expect(firstChange(top, JSON.parse(top))).toMatchObject({
+      where: "model",
+      reason: expect.stringMatching(/the top-level object$/),
+    });
+    const siblings = '[{"role": "user", "content": "a"}, {"role": "user", "content": {"role": 1}}]';
+    expect(firstChange(siblings, JSON.parse(siblings))).toBeUndefined();
   });
 
   it("3,000 random texts: valueTextAt gives the text of each value JSON.parse finds at each path", () => {

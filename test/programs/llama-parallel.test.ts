@@ -23,6 +23,8 @@ import {
   whitespaceTokenIds,
 } from "../support/generation-checks.js";
 import { testModelPath } from "../support/test-model.js";
+import { notStoppedOnAbort, watchEngineGenerations } from "../support/engine-generations.js";
+import { until } from "../support/until.js";
 
 const weather = [
   {
@@ -166,7 +168,8 @@ describe("several generations on one model share one context", () => {
     expect(model.parallel).toBe(4);
     const alone: GenerateResult[] = [];
     for (const o of mixed()) alone.push(await generate(model, o));
-    const together = await Promise.all(mixed().map((o) => generate(model, o)));
+    const engine = watchEngineGenerations();
+    const together = await Promise.all(mixed().map((o) => generate(model, o))).finally(() => engine.restore());
     const cases = mixed();
     for (let i = 0; i < cases.length; i++) {
       expect(together[i]!.tokens, `request ${i}`).toEqual(alone[i]!.tokens);
@@ -191,8 +194,8 @@ describe("several generations on one model share one context", () => {
     expect(together[1]!.message.tool_calls!.every((c) => ["lookup_user", "ban_user"].includes(c.function.name))).toBe(
       true,
     );
-    // Eight requests on four slots: the last ones waited for a slot.
-    expect(Math.max(...together.map((r) => r.timings.queueMillis))).toBeGreaterThan(0);
+    // Eight requests on four sequences: one joined the engine while all four were taken, and waited.
+    expect(Math.max(...engine.all.map((g) => g.runningAtStart))).toBeGreaterThanOrEqual(model.parallel);
   });
 
   it("queues past the slots; an abort mid-stream frees its slot for a queued request and leaves the others alone; dispose after", async () => {
@@ -216,6 +219,7 @@ describe("several generations on one model share one context", () => {
     const soloQueued = await generate(two, queuedOptions);
     const soloB = await generate(two, { ...endless(12), maxTokens: 40 });
 
+    const engine = watchEngineGenerations();
     const ctlA = new AbortController();
     const text = { a: "", b: "" };
     const chunksA = (async () => {
@@ -231,6 +235,7 @@ describe("several generations on one model share one context", () => {
     })();
     await until(() => text.a.length > 20 && text.b.length > 20);
     // Both slots are taken: these two wait.
+    expect(engine.all.length).toBe(2); // A and B
     let queuedDone = false;
     const queued = generate(two, queuedOptions).then((r) => {
       queuedDone = true;
@@ -240,20 +245,26 @@ describe("several generations on one model share one context", () => {
     const dropped = generate(two, { ...queuedOptions, signal: ctlE.signal });
     ctlE.abort();
     await expect(dropped).rejects.toThrow(/abort/i); // left the queue without a slot
+    // It joined the engine once prepared (prompt tokenized, grammar compiled) and waits there for
+    // a sequence: A and B hold both, and neither ends by itself before the context's end.
+    await until(() => engine.all.length === 3);
+    const [a, b, inQueue] = [11, 12, 13].map((seed) => engine.all.find((g) => g.seed === seed)!);
     await sleep(300);
     expect(queuedDone).toBe(false);
-    const abortedAt = Date.now();
+    expect(inQueue!.result).toBeUndefined();
     ctlA.abort();
     await expect(chunksA).rejects.toThrow(/abort/i);
+    expect(notStoppedOnAbort(a!)).toBeUndefined(); // A: stopped within a token
     const q = await queued;
     expect(q.tokens).toEqual(soloQueued.tokens);
-    // It joined the engine once prepared (prompt tokenized, grammar compiled), then waited for a slot.
-    expect(q.timings.prepareMillis + q.timings.queueMillis).toBeGreaterThan(300);
-    expect(Date.now() - abortedAt).toBeLessThan(10_000);
+    // A's abort freed its sequence for it: it was served while B, endless, still ran beside it.
+    expect(b!.result).toBeUndefined();
+    expect(engine.all.length).toBe(3); // the dropped one never reached the engine
     // B ran beside A and then beside the queued request: the same text as alone.
     await until(() => text.b.length > soloB.text.length + 20);
     stopB = true;
     await streamB;
+    engine.restore();
     expect(text.b.startsWith(soloB.message.content!)).toBe(true);
 
     const last = generate(two, { ...endless(14), maxTokens: 30 });
@@ -314,10 +325,3 @@ describe("a long prompt", () => {
 });
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-async function until(cond: () => boolean, ms = 30_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error("timed out waiting for streamed text");
-    await sleep(10);
-  }
-}

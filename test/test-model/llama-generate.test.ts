@@ -8,6 +8,8 @@ import { loadModel, type LlamaModel } from "../../src/engine/model.js";
 import { buildToolGrammar } from "../../src/dialects/grammar.js";
 import { compileGrammar } from "../../src/grammar/compile.js";
 import { testModelPath } from "../support/test-model.js";
+import { notStoppedOnAbort, watchEngineGenerations } from "../support/engine-generations.js";
+import { until } from "../support/until.js";
 
 const TOOL_CALL = 151657,
   IM_END = 151645;
@@ -217,13 +219,19 @@ describe("generate with the mask (CPU sampler inside llama.cpp)", () => {
     expect(u.timings.maskMicrosPerToken).toBe(0);
   });
 
-  it("stops when the AbortSignal fires", async () => {
-    const ctl = new AbortController();
-    const started = Date.now();
-    const q = run({ tools: undefined, maxTokens: 100_000, seed: 1, signal: ctl.signal });
-    setTimeout(() => ctl.abort(), 100);
-    await expect(q).rejects.toThrow(/abort/i);
-    expect(Date.now() - started).toBeLessThan(5000);
+  it("stops when the AbortSignal fires: the engine ends the generation within a token", async () => {
+    const engine = watchEngineGenerations();
+    try {
+      const ctl = new AbortController();
+      const q = run({ tools: undefined, maxTokens: 100_000, seed: 1, signal: ctl.signal });
+      await until(() => engine.all.length === 1); // decoding in the engine (to the context's end, unstopped)
+      ctl.abort();
+      await expect(q).rejects.toThrow(/abort/i);
+      // Settled by the time generate() rejects: "aborted", at most one token sampled after abort().
+      expect(notStoppedOnAbort(engine.all[0]!)).toBeUndefined();
+    } finally {
+      engine.restore();
+    }
   });
 
   it("runs generations on one model side by side without mixing their state", async () => {

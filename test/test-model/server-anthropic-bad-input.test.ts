@@ -10,6 +10,8 @@ import { httpRequest } from "../support/raw-http.js";
 import { testModelPath } from "../support/test-model.js";
 import { toolSet, anthropicClient } from "../support/server-fixtures.js";
 import { fetchWithin, NO_TOKENS, TEST_MODEL_CONTEXT, type Work } from "../support/timeouts.js";
+import { notStoppedOnAbort, watchEngineGenerations } from "../support/engine-generations.js";
+import { until } from "../support/until.js";
 
 const BODY_LIMIT = 256 * 1024;
 let model: LlamaModel;
@@ -362,14 +364,6 @@ function checkShape(body: unknown, type: string, message: RegExp): void {
 const health = async (s: ToolmaskServer) =>
   (await (await fetchWithin(NO_TOKENS, `${s.url}/health`)).json()) as { slots: { busy: number; queued: number } };
 
-async function until(what: () => Promise<boolean>, ms: number): Promise<void> {
-  const t0 = Date.now();
-  while (!(await what())) {
-    if (Date.now() - t0 > ms) throw new Error(`not within ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
 async function servedAfter(s: ToolmaskServer = server): Promise<void> {
   const r = await sdk(s).messages.create(good as never);
   expect(r.type).toBe("message");
@@ -430,6 +424,7 @@ describe("bad requests to /v1/messages, through the SDK", () => {
       tool_choice: { type: "any" },
     };
     const ctls = [new AbortController(), new AbortController()];
+    const engine = watchEngineGenerations();
     try {
       const running = ctls.map((ctl) =>
         sdk(s, { decode: TEST_MODEL_CONTEXT })
@@ -442,7 +437,7 @@ describe("bad requests to /v1/messages, through the SDK", () => {
       await until(async () => {
         const h = await health(s);
         return h.slots.busy === 1 && h.slots.queued === 1;
-      }, 10_000);
+      });
       const err = await sdk(s)
         .messages.create({ ...long, max_tokens: 2 } as never)
         .catch((e: unknown) => e);
@@ -450,9 +445,12 @@ describe("bad requests to /v1/messages, through the SDK", () => {
       checkShape((err as ApiError).error, "rate_limit_error", /.+/);
       for (const ctl of ctls) ctl.abort();
       await Promise.all(running);
-      await until(async () => (await health(s)).slots.busy === 0, 2000);
+      await until(async () => (await health(s)).slots.busy === 0);
+      // The one that ran stopped in the engine when its client left (the queued one never started).
+      expect(engine.all.map(notStoppedOnAbort)).toEqual([undefined]);
       await servedAfter(s);
     } finally {
+      engine.restore();
       await s.close();
     }
   });

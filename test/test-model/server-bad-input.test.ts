@@ -182,6 +182,45 @@ const cases: Case[] = [
     message: /string or an array of text parts/,
     go: () => post({ ...good, messages: [{ role: "user", content: 42 }] }),
   },
+  // OpenAI's API reference gives every message's content array minItems 1; a message of no parts
+  // would reach the template as an empty turn (it was served).
+  ...(
+    [
+      ["a user message", [{ role: "user", content: [] }], 0],
+      [
+        "a system message",
+        [
+          { role: "system", content: [] },
+          { role: "user", content: "hi" },
+        ],
+        0,
+      ],
+      [
+        "an assistant message with calls",
+        [...historyWith("{}").slice(0, 1), { ...historyWith("{}")[1]!, content: [] }, historyWith("{}")[2]!],
+        1,
+      ],
+      ["a tool message", [...historyWith("{}").slice(0, 2), { role: "tool", tool_call_id: "c", content: [] }], 2],
+    ] as const
+  ).map(
+    ([what, messages, i]): Case => ({
+      name: `${what} of no content parts`,
+      status: 400,
+      param: `messages[${i}].content`,
+      message: new RegExp(`^messages\\[${i}\\]\\.content is an empty array: a message needs at least one content part`),
+      go: () => post({ ...good, messages }),
+    }),
+  ),
+  {
+    // OpenAI answers "Duplicate value for 'tool_call_id'"; /v1/messages and /v1/responses refuse too.
+    name: "two tool messages for one tool call",
+    status: 400,
+    param: "messages[3].tool_call_id",
+    message:
+      /^messages\[3\]\.tool_call_id "c" is answered twice: messages\[2\] answers it too; send one tool message per tool call/,
+    go: () =>
+      post({ ...good, messages: [...historyWith("{}"), { role: "tool", tool_call_id: "c", content: "again" }] }),
+  },
   {
     name: "an image part",
     status: 400,
@@ -681,6 +720,11 @@ describe("bad input", () => {
       ],
       ["unknown fields", { user: "u1", metadata: { a: "b" }, store: false }],
       ["a single stop string", { stop: "x" }],
+      // An id answered once in each of two turns: two calls (some servers number calls per answer).
+      [
+        "one call id in two turns",
+        { messages: [...historyWith("{}"), ...historyWith("{}").slice(1), { role: "user", content: "and?" }] },
+      ],
     ];
     for (const [name, extra] of variants) {
       const r = await post({ ...good, ...extra });

@@ -11,6 +11,8 @@ import { shortestCallTokens } from "../support/generation-checks.js";
 import { chatBothWays } from "../support/both-ways.js";
 import { WANTS_TO_CALL, callProblems, client, toolSet } from "../support/server-fixtures.js";
 import { fetchWithin, NO_TOKENS, TEST_MODEL_CONTEXT } from "../support/timeouts.js";
+import { notStoppedOnAbort, watchEngineGenerations } from "../support/engine-generations.js";
+import { until } from "../support/until.js";
 
 let model: LlamaModel;
 let server: ToolmaskServer;
@@ -31,15 +33,6 @@ const health = async (s: ToolmaskServer = server) =>
     status: string;
     slots: { busy: number; queued: number; total: number };
   };
-
-async function until(what: () => Promise<boolean>, ms: number): Promise<number> {
-  const t0 = Date.now();
-  while (!(await what())) {
-    if (Date.now() - t0 > ms) throw new Error(`not within ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  return Date.now() - t0;
-}
 
 const tools = toolSet(3);
 const ask = (seed: number, extra: Partial<OpenAI.Chat.ChatCompletionCreateParamsNonStreaming> = {}) => ({
@@ -243,6 +236,7 @@ describe("access, slots and disconnects", () => {
       stream: true as const,
     };
     const ctls = [new AbortController(), new AbortController()];
+    const engine = watchEngineGenerations();
     try {
       const running = ctls.map((ctl) =>
         c.chat.completions
@@ -255,7 +249,7 @@ describe("access, slots and disconnects", () => {
       await until(async () => {
         const h = await health(s);
         return h.slots.busy === 1 && h.slots.queued === 1;
-      }, 10_000);
+      });
       const refused = await c.chat.completions
         .create({ ...long, stream: false, max_tokens: 2 })
         .catch((e: unknown) => e);
@@ -263,57 +257,74 @@ describe("access, slots and disconnects", () => {
       expect((refused as InstanceType<typeof OpenAI.RateLimitError>).code).toBe("rate_limit_exceeded");
       for (const ctl of ctls) ctl.abort();
       await Promise.all(running);
-      const waited = await until(async () => (await health(s)).slots.busy === 0, 2000);
-      console.log(`slots free ${waited} ms after two clients left`);
+      await until(async () => (await health(s)).slots.busy === 0);
+      // The one that ran stopped in the engine when its client left (the queued one never started).
+      expect(engine.all.map(notStoppedOnAbort)).toEqual([undefined]);
       const after = await c.chat.completions.create({ ...long, stream: false, max_tokens: 2 });
       expect(after.choices[0]!.finish_reason).toBe("length");
+      expect(engine.all[1]!.runningAtStart).toBe(0);
     } finally {
+      engine.restore();
       await s.close();
     }
   });
 
   it("a client that disconnects from a non-streamed request stops its generation", async () => {
     const ctl = new AbortController();
-    const q = api.chat.completions
-      .create(
-        { model: "m", messages: [{ role: "user", content: "go on" }], max_tokens: 100_000 },
-        { signal: ctl.signal },
-      )
-      .catch((e: unknown) => e);
-    await until(async () => (await health()).slots.busy === 1, 5000);
-    ctl.abort();
-    expect(await q).toBeInstanceOf(OpenAI.APIUserAbortError);
-    const freed = await until(async () => (await health()).slots.busy === 0, 1000);
-    console.log(`slot free ${freed} ms after the client left`);
+    const engine = watchEngineGenerations();
+    try {
+      const q = api.chat.completions
+        .create(
+          { model: "m", messages: [{ role: "user", content: "go on" }], max_tokens: 100_000 },
+          { signal: ctl.signal },
+        )
+        .catch((e: unknown) => e);
+      // In the engine, decoding (it would run to the end of the context).
+      await until(() => engine.all.length === 1);
+      ctl.abort();
+      expect(await q).toBeInstanceOf(OpenAI.APIUserAbortError);
+      await until(async () => (await health()).slots.busy === 0);
+      // The engine stopped it within a token of the abort; it did not run on to the context's end.
+      expect(notStoppedOnAbort(engine.all[0]!)).toBeUndefined();
+    } finally {
+      engine.restore();
+    }
   });
 
-  it("close() ends running streams and returns promptly", async () => {
+  it("close() ends running streams: it returns once their generations have stopped in the engine", async () => {
     const s = await startServer({ model, port: 0, parallel: 1 });
-    // A visible token wins every step, so text streams at once.
-    const st = await client(s.url, { decode: TEST_MODEL_CONTEXT }).chat.completions.create({
-      model: "m",
-      messages: [{ role: "user", content: "go on" }],
-      max_tokens: 100_000,
-      stream: true,
-      logit_bias: { 1688: 100 },
-    });
-    const reading = (async () => {
-      let n = 0;
-      try {
-        for await (const _ of st) n++;
-      } catch (e) {
-        return { n, e };
-      }
-      return { n, e: undefined };
-    })();
-    await until(async () => (await health(s)).slots.busy === 1, 5000);
-    const t0 = Date.now();
-    await s.close();
-    expect(Date.now() - t0).toBeLessThan(1500);
-    const { n, e } = await reading;
-    expect(n).toBeGreaterThan(0);
-    // The stream ends with an error event in OpenAI's shape, which the client raises.
-    expect(e).toBeInstanceOf(OpenAI.APIError);
-    expect(String((e as Error).message)).toMatch(/shutting down/);
+    const engine = watchEngineGenerations();
+    try {
+      // A visible token wins every step, so text streams at once.
+      const st = await client(s.url, { decode: TEST_MODEL_CONTEXT }).chat.completions.create({
+        model: "m",
+        messages: [{ role: "user", content: "go on" }],
+        max_tokens: 100_000,
+        stream: true,
+        logit_bias: { 1688: 100 },
+      });
+      const reading = (async () => {
+        let n = 0;
+        try {
+          for await (const _ of st) n++;
+        } catch (e) {
+          return { n, e };
+        }
+        return { n, e: undefined };
+      })();
+      await until(async () => (await health(s)).slots.busy === 1);
+      await s.close();
+      // close() did not wait for the stream to run to the end of the context: the engine stopped it
+      // on the abort, and holds no generation once close() returned.
+      expect(engine.running()).toBe(0);
+      expect(engine.all.map(notStoppedOnAbort)).toEqual([undefined]);
+      const { n, e } = await reading;
+      expect(n).toBeGreaterThan(0);
+      // The stream ends with an error event in OpenAI's shape, which the client raises.
+      expect(e).toBeInstanceOf(OpenAI.APIError);
+      expect(String((e as Error).message)).toMatch(/shutting down/);
+    } finally {
+      engine.restore();
+    }
   });
 });

@@ -218,6 +218,36 @@ const cases: Case[] = [
       message,
     }),
   ),
+  // A message of no content parts would reach the template as an empty turn (it was served).
+  ...(
+    [
+      ["a user message", [{ role: "user", content: [] }], 0],
+      [
+        "a developer message",
+        [
+          { role: "developer", content: [] },
+          { role: "user", content: "hi" },
+        ],
+        0,
+      ],
+      [
+        "an assistant message",
+        [
+          { role: "user", content: "hi" },
+          { type: "message", role: "assistant", content: [] },
+          { role: "user", content: "go on" },
+        ],
+        1,
+      ],
+    ] as const
+  ).map(
+    ([what, input, i]): Case => ({
+      name: `${what} of no content parts`,
+      body: { ...good, input },
+      param: `input[${i}].content`,
+      message: new RegExp(`^input\\[${i}\\]\\.content is an empty array: a message needs at least one content part`),
+    }),
+  ),
   {
     name: "an output answering no function_call",
     body: {

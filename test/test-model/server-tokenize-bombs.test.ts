@@ -15,6 +15,7 @@ import { startServer, type ToolmaskServer } from "../../src/server/index.js";
 import { testModelPath } from "../support/test-model.js";
 import { ROOT } from "../support/vocabs.js";
 import { fetchWithin, NO_TOKENS } from "../support/timeouts.js";
+import { until } from "../support/until.js";
 
 const MARK = "HOLD-THIS-TOKENIZE-UNTIL-CANCELLED";
 
@@ -60,11 +61,6 @@ function post(url: string, path: string, body: unknown, sent?: (req: ClientReque
 async function health(url = server.url): Promise<{ busy: number; queued: number }> {
   return ((await (await fetchWithin(NO_TOKENS, `${url}/health`)).json()) as { slots: { busy: number; queued: number } })
     .slots;
-}
-
-/** Waits until `check` holds, polling (no time limit of its own: the test's timeout is the bound). */
-async function until(check: () => Promise<boolean>): Promise<void> {
-  while (!(await check())) await new Promise((r) => setTimeout(r, 20));
 }
 
 const messages = (content: string) => ({ model: "m", max_tokens: 3, messages: [{ role: "user", content }] });

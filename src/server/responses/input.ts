@@ -8,7 +8,7 @@ import type { ChatMessage } from "../../templates/render.js";
 import { readExactJson } from "../../parser/exact-json.js";
 import { invalidParam } from "../errors.js";
 import { refuseDeep } from "../nesting.js";
-import { given, isObj, kind, promptList, shown, type Obj } from "../validate.js";
+import { given, isObj, kind, promptList, refuseNoParts, shown, type Obj } from "../validate.js";
 
 const ROLES = new Set(["user", "system", "developer", "assistant"]);
 const ITEMS = "message, function_call, function_call_output and reasoning";
@@ -105,6 +105,7 @@ export function inputMessages(input: unknown, instructions: unknown, contextSize
           `${where}.role`,
           `${where}.role must be one of ${[...ROLES].join(", ")}, got ${shown(item.role)}`,
         );
+      refuseNoParts(item.content, where);
       if (item.role === "assistant") {
         const said = textParts(item.content, `${where}.content`, ["output_text", "refusal", "input_text"]);
         const t = assistant();

@@ -405,7 +405,7 @@ void CompiledGrammar::flushMasks() {
   successorBytes_ = 0;
   budgetWork_ = kBudgetWork;
   flushes_++;
-  bytesKey_[0] = ~size_t(0);  // measure again
+  bytesKey_[0] = ~size_t(0);       // measure again
   automatonBytes_ = kMeasureNext;  // measured again with the next mask (ensureMask)
 }
 

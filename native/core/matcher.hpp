@@ -43,7 +43,7 @@ class Matcher {
 
  private:
   std::shared_ptr<CompiledGrammar> g_;
-  CompiledGrammar::Use use_;  // the grammar counts as in use while the matcher lives
+  CompiledGrammar::Use use_;      // the grammar counts as in use while the matcher lives
   std::vector<int32_t> history_;  // state before each accepted step, plus the current one
 };
 

@@ -26,6 +26,7 @@ export interface NativeGrammar {
   readonly stateCount: number;
   readonly memoryBytes: number;
   readonly compileMillis: number;
+  readonly compileStates: number;
   readonly vocabularyHash: string;
   /** memoryBytes without waiting for a mask being built (then the last measure). */
   readonly measuredBytes: number;

@@ -180,6 +180,7 @@ class GrammarWrap : public Napi::ObjectWrap<GrammarWrap> {
          InstanceAccessor<&GrammarWrap::States>("stateCount"), InstanceAccessor<&GrammarWrap::Memory>("memoryBytes"),
          InstanceAccessor<&GrammarWrap::MemoryNoWait>("measuredBytes"),
          InstanceAccessor<&GrammarWrap::CompileMs>("compileMillis"),
+         InstanceAccessor<&GrammarWrap::CompileStates>("compileStates"),
          InstanceAccessor<&GrammarWrap::Flushes>("maskFlushes"), InstanceAccessor<&GrammarWrap::Disposed>("disposed"),
          InstanceAccessor<&GrammarWrap::InUse>("inUse"), InstanceAccessor<&GrammarWrap::Tables>("tableBytes"),
          InstanceAccessor<&GrammarWrap::Hash>("vocabularyHash"),
@@ -300,6 +301,9 @@ class GrammarWrap : public Napi::ObjectWrap<GrammarWrap> {
   }
   Napi::Value MemoryNoWait(const Napi::CallbackInfo& info) {
     return Napi::Number::New(info.Env(), double(report(info.Env())));
+  }
+  Napi::Value CompileStates(const Napi::CallbackInfo& info) {
+    return Napi::Number::New(info.Env(), double(grammar(info.Env())->compileStates()));
   }
   Napi::Value CompileMs(const Napi::CallbackInfo& info) {
     return Napi::Number::New(info.Env(), grammar(info.Env())->compileMillis());

@@ -61,6 +61,7 @@ CompiledGrammar::CompiledGrammar(const std::string& irJson, std::shared_ptr<cons
     while (precomputeStep() == Precompute::More) {}
   }
   compileMs_ = millisSince(t0);
+  compileStates_ = stateCount();
   memoryBytes();
 }
 

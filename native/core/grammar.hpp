@@ -102,6 +102,8 @@ class CompiledGrammar {
   // then the last measure.
   size_t memoryBytesNoWait();
   double compileMillis() const { return compileMs_; }
+  // States the constructor built (before any background precompute or matcher added more).
+  size_t compileStates() const { return compileStates_; }
   size_t maskFlushes();  // times the masks were dropped for maxTableBytes or the table budget
   // The bytes the limit counts: memoryBytes() beyond what the grammar held with its first mask after
   // its last flush (0 before that mask).
@@ -158,6 +160,7 @@ class CompiledGrammar {
   int32_t start_ = 0;
   std::mutex mu_;
   double compileMs_ = 0;
+  size_t compileStates_ = 0;
   size_t maxStates_ = 0;
   size_t maxTableBytes_ = 0;
   // What the grammar held with its first mask after the last flush (or ever): the limit counts the

@@ -145,24 +145,36 @@ export async function prepareGeneration(
 }
 
 /**
- * Starts decoding; `onTokens` sees each batch of sampled ids and may call `stop()` (a stop string
- * was found: the result then finishes "stop"). Resolves when decoding ends.
+ * Called with each batch of output ids; `stop(kept)` ends the output after the batch's first `kept`
+ * ids (a stop string ended there).
+ */
+export type OnTokens = (ids: number[], stop: (kept: number) => void) => void;
+
+/**
+ * Starts decoding; `onTokens` sees each batch of sampled ids and may call `stop(kept)` (a stop string
+ * was found: the result then finishes "stop" and holds the ids up to it, not those the decoder made
+ * before it saw the abort). Resolves when decoding ends.
  */
 export async function runGeneration(
   model: LlamaModel,
   prepared: PreparedGeneration,
   signal: AbortSignal | undefined,
-  onTokens: (ids: number[], stop: () => void) => void,
+  onTokens: OnTokens,
 ): Promise<NativeGenerationResult> {
   signal?.throwIfAborted();
-  let stopped = false;
-  const stop = () => {
-    stopped = true;
+  let delivered = 0; // ids passed to onTokens before the current batch
+  let keep: number | undefined;
+  const stop = (kept: number) => {
+    keep ??= delivered + kept;
     handle.abort();
   };
   let handle: ReturnType<NativeAddon["llamaGenerate"]>;
   try {
-    handle = loadNative().llamaGenerate(model.native, prepared.request, (ids) => onTokens(ids, stop));
+    handle = loadNative().llamaGenerate(model.native, prepared.request, (ids) => {
+      if (keep !== undefined) return; // ids decoded after the stop string: not output
+      onTokens(ids, stop);
+      delivered += ids.length;
+    });
   } finally {
     prepared.request.grammar?.dispose(); // the generation holds the grammar itself from here
   }
@@ -173,7 +185,19 @@ export async function runGeneration(
   try {
     const native = await handle.done;
     if (native.finishReason === "aborted") signal?.throwIfAborted();
-    return stopped && native.finishReason === "aborted" ? { ...native, finishReason: "stop" } : native;
+    if (keep === undefined || keep >= native.tokens.length) {
+      return keep !== undefined && native.finishReason === "aborted" ? { ...native, finishReason: "stop" } : native;
+    }
+    // The decoder made more ids before it saw the abort: the output ends at the stop string.
+    const forcedAt = native.forcedAt.filter((at) => at < keep!);
+    return {
+      ...native,
+      tokens: native.tokens.slice(0, keep),
+      finishReason: "stop",
+      forcedAt,
+      forcedTokens: forcedAt.length,
+      decodeSteps: Math.min(native.decodeSteps, keep - forcedAt.length),
+    };
   } finally {
     signal?.removeEventListener("abort", onAbort);
     if (prepared.request.grammar) grammarCache.settleSoon(); // the walk grew the grammar: measure it again
@@ -232,7 +256,7 @@ export async function startGeneration(
   model: LlamaModel,
   options: GenerateOptions,
   signal: AbortSignal | undefined,
-  onTokens: (ids: number[], stop: () => void) => void,
+  onTokens: OnTokens,
 ): Promise<{ prepared: PreparedGeneration; run: Promise<NativeGenerationResult> }> {
   const release = model.hold();
   try {
@@ -248,11 +272,11 @@ export async function generate(model: LlamaModel, options: GenerateOptions): Pro
   const decoder = new TextDecoder();
   let text = "";
   const { prepared, run } = await startGeneration(model, options, options.signal, (ids, stop) => {
-    for (const id of ids) {
+    for (const [i, id] of ids.entries()) {
       // End-of-generation tokens end the output; their text is not part of it.
       if (model.vocabulary.kind(id) === TokenKind.EndOfGeneration) continue;
       text += scanner.feed(decoder.decode(model.vocabulary.tokenBytes(id), { stream: true }));
-      if (scanner.stopped) return stop();
+      if (scanner.stopped) return stop(i + 1);
     }
   });
   const native = await run;

@@ -7,7 +7,7 @@ import { ToolCallStreamParser } from "../parser/stream.js";
 import { argumentsOf } from "../parser/argument-event.js";
 import type { ParseResult, StreamEvent, ToolCallArgument } from "../parser/types.js";
 import { TokenKind } from "../vocab/types.js";
-import { resultOf, startGeneration, type GenerateOptions, type GenerateResult } from "./generate.js";
+import { type GenerateOptions, type GenerateResult, type OnTokens, resultOf, startGeneration } from "./generate.js";
 import type { LlamaModel } from "./model.js";
 import { StopScanner } from "./stop.js";
 
@@ -99,13 +99,13 @@ export async function* generateStream(
     if (!parser) queue({ type: "content", delta: chunk });
     else for (const e of parser.feed(chunk)) queue(e);
   };
-  const onTokens = (ids: number[], stop: () => void) => {
-    for (const id of ids) {
+  const onTokens: OnTokens = (ids, stop) => {
+    for (const [i, id] of ids.entries()) {
       // End-of-generation tokens end the output; their text is not part of it.
       if (model.vocabulary.kind(id) === TokenKind.EndOfGeneration) continue;
       push(scanner.feed(decoder.decode(model.vocabulary.tokenBytes(id), { stream: true })));
       if (scanner.stopped) {
-        stop();
+        stop(i + 1);
         break;
       }
     }

@@ -249,6 +249,10 @@ export class CompiledGrammar {
   get compileMillis(): number {
     return this.native.compileMillis;
   }
+  /** States the compile itself built; the background precompute and matchers add more to stateCount. */
+  get compileStates(): number {
+    return this.native.compileStates;
+  }
 
   /** Throws unless `vocabulary` is the one this grammar was compiled for. */
   assertVocabulary(vocabulary: Vocabulary): void {

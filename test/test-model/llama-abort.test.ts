@@ -26,15 +26,22 @@ beforeAll(async () => {
 
 async function abortAfter(seen: number, seed: number) {
   let count = 0;
+  let kept = -1;
   const native = await runGeneration(
     model,
     await prepareGeneration(model, { ...freeText, seed }),
     undefined,
     (ids, stop) => {
+      if (count + ids.length >= seen && kept < 0) {
+        kept = seen; // mid-batch, as a stop string ends the output
+        stop(seen - count);
+      }
       count += ids.length;
-      if (count >= seen) stop();
     },
   );
+  // The output ends where stop() said, whatever the decoder made before it saw the abort.
+  expect(native.tokens.length).toBe(kept);
+  expect(native.finishReason).toBe("stop");
   return native;
 }
 

@@ -229,14 +229,15 @@ describe("responses through the openai client", () => {
     }
   });
 
-  it("a streamed request whose first event cannot be written gets the whole answer's HTTP error, not an event", async () => {
-    // 5,000 levels of metadata: the Response that echoes it cannot be serialized.
+  it("a streamed request refused before its first event gets the whole answer's HTTP error, not an event", async () => {
+    // 5,000 levels of metadata: past the body's nesting limit (the Response that echoes metadata could
+    // not be serialized either). "stream" comes last, so both bodies place the metadata alike.
     const deep = `${'{"a":'.repeat(5000)}1${"}".repeat(5000)}`;
     const send = (stream: boolean) =>
       fetch(`${server.url}/v1/responses`, {
         method: "POST",
         headers: { "content-type": "application/json" },
-        body: `{"model": "m", "input": "hi", "max_output_tokens": 4, "stream": ${stream}, "metadata": {"k": ${deep}}}`,
+        body: `{"model": "m", "input": "hi", "max_output_tokens": 4, "metadata": {"k": ${deep}}, "stream": ${stream}}`,
       });
     const whole = await send(false);
     const streamed = await send(true);

@@ -4,6 +4,7 @@
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
+#include <vector>
 
 namespace toolmask {
 
@@ -99,20 +100,56 @@ struct Inliner {
   }
 };
 
+
+// The names of the refs left in `n` (not inlined), in order of first appearance.
+void refsIn(const json::Value& n, std::unordered_set<std::string>& seen, std::vector<std::string>& out) {
+  if (const std::string* name = refName(n)) {
+    if (seen.insert(*name).second) out.push_back(*name);
+    return;
+  }
+  for (auto& x : n.arr) refsIn(x, seen, out);
+  for (auto& kv : n.obj) refsIn(kv.second, seen, out);
+}
+
 }  // namespace
 
 json::Value inlineSmallRules(const json::Value& grammar, size_t maxNodes) {
   if (grammar.kind != json::Kind::Object) return grammar;
-  Inliner in{grammar.get("rules"), maxNodes, {}, {}, {}};
+  const json::Value* given = grammar.get("rules");
+  Inliner in{given, maxNodes, {}, {}, {}};
+  json::Value root;
+  bool hasRoot = false;
+  for (auto& kv : grammar.obj)
+    if (kv.first == "root") {
+      root = in.expand(kv.second);
+      hasRoot = true;
+    }
+  // Only the rules a ref still names, from the root or from another such rule: a rule inlined at
+  // every use would otherwise stay as one more expanded copy (a JSON value's rules, inlined into
+  // each parameter, held megabytes here). A rule nothing reaches is never built, as before.
+  std::unordered_map<std::string, json::Value> kept;
+  std::unordered_set<std::string> seen;
+  std::vector<std::string> todo;
+  if (hasRoot) refsIn(root, seen, todo);
+  for (size_t i = 0; i < todo.size(); i++) {
+    const json::Value* body = in.rule(todo[i]);
+    if (!body) continue;  // undefined: the builder reports it where it is named
+    json::Value x = in.expand(*body);
+    refsIn(x, seen, todo);
+    kept.emplace(todo[i], std::move(x));
+  }
   json::Value out;
   out.kind = json::Kind::Object;
   for (auto& kv : grammar.obj) {
     if (kv.first == "root") {
-      out.obj.emplace_back(kv.first, in.expand(kv.second));
+      out.obj.emplace_back(kv.first, std::move(root));
     } else if (kv.first == "rules" && kv.second.kind == json::Kind::Object) {
       json::Value rules;
       rules.kind = json::Kind::Object;
-      for (auto& r : kv.second.obj) rules.obj.emplace_back(r.first, in.expand(r.second));
+      for (auto& r : kv.second.obj) {
+        auto it = kept.find(r.first);
+        if (it != kept.end()) rules.obj.emplace_back(r.first, std::move(it->second));
+      }
       out.obj.emplace_back(kv.first, std::move(rules));
     } else {
       out.obj.push_back(kv);

@@ -61,6 +61,8 @@ const result = {
   idleRssMb: Math.round(r.idleRssMb),
   peakMb: Math.round(r.peakMb),
   grownMb: Math.round(r.grownMb),
+  // After a full garbage collection: what the server holds, without V8's uncollected garbage.
+  afterGcRssMb: Math.round(r.afterGcMb),
 };
 console.log(JSON.stringify(result, null, 2));
 if (out) {

@@ -2,10 +2,19 @@
 // (the parser never gives a "complete" verdict the grammar would refuse) checked on any answer,
 // also one with invalid or cut calls after the complete ones. Shared by the fuzz suite
 // (scripts/lib/parser-fuzz.mjs) and the verdict tests; plain ESM, the library's parts passed in
-// as `lib` ({ ToolCallStreamParser, parseToolCalls, buildToolGrammar, grammarAccepts, triggerOf,
+// as `lib` ({ ToolCallStreamParser, parseToolCalls, buildToolGrammar, grammarAcceptor, triggerOf,
 // callTriggerOf }), so tests run it on src/ and scripts on dist/.
 
 const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+
+/** The last tool grammar's acceptor, by its options' text: a test checks many answers against one. */
+let lastAcceptor;
+function acceptorFor(lib, grammarOptions) {
+  const key = JSON.stringify(grammarOptions);
+  if (lastAcceptor?.key !== key || lastAcceptor.lib !== lib)
+    lastAcceptor = { key, lib, accepts: lib.grammarAcceptor(lib.buildToolGrammar(grammarOptions)) };
+  return lastAcceptor.accepts;
+}
 
 /** Whether the answer `t`, read whole, holds `call` complete. */
 const holds = (lib, t, options, call) => lib.parseToolCalls(t, options).toolCalls.some((c) => same(c, call));
@@ -22,7 +31,7 @@ export function completeBeyondGrammar(lib, spec, text, options) {
   const whole = lib.parseToolCalls(text, options);
   if (!whole.toolCalls.length) return undefined;
   const triggers = [lib.triggerOf(spec), lib.callTriggerOf(spec)];
-  let grammar;
+  let accepts;
   // Each call's index: the indexes settled calls take, in order, are the calls', incomplete and dropped ones'.
   const taken = new Set([...whole.incomplete, ...whole.dropped].map((x) => x.index));
   let index = 0;
@@ -44,8 +53,8 @@ export function completeBeyondGrammar(lib, spec, text, options) {
     if (triggers.some((x) => (r.content ?? "").includes(x) || (r.reasoning ?? "").includes(x))) continue;
     // Under a choice that requires a call, prose before the first one is text the grammar never writes.
     if (options.toolChoice !== undefined && options.toolChoice !== "auto" && proseFirst(lib, head, options)) continue;
-    grammar ??= lib.buildToolGrammar(grammarOptions);
-    if (!lib.grammarAccepts(grammar, head, false))
+    accepts ??= acceptorFor(lib, grammarOptions);
+    if (!accepts(head, false))
       return `call ${i} (${call.function.name} ${call.function.arguments}) is complete in the first ${hi} characters, which the grammar refuses: ${JSON.stringify(head.length > 400 ? `…${head.slice(-400)}` : head)}`;
   }
   return undefined;

@@ -4,6 +4,8 @@ export interface ServeChild {
   url: string;
   pid: number;
   rssMb(): number;
+  /** The RSS after a full garbage collection in the server. */
+  rssAfterGcMb(): Promise<number>;
   stderr(): string;
   stop(): Promise<void>;
 }
@@ -20,6 +22,8 @@ export interface SoakResult {
   seconds: number;
   idleRssMb: number;
   peakMb: number;
+  /** The RSS after a full garbage collection, at the end (servers with rssAfterGcMb). */
+  afterGcMb: number;
   grownMb: number;
 }
 export function runSoak(

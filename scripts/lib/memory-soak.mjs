@@ -6,15 +6,20 @@
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { sendVaried, variedRequest } from "./varied-requests.mjs";
 
-/** Starts `node dist/cli/main.js serve --model MODEL --port 0 …` and waits until it listens. */
+/**
+ * Starts `toolmask serve --model MODEL --port 0 …` (dist/cli, through serve-gc-child.mjs) and waits
+ * until it listens. rssMb() reads its RSS as it is; rssAfterGcMb() after a full garbage collection.
+ */
 export async function startServeChild({ root, model, cacheMb, args = [] }) {
-  const argv = [path.join(root, "dist", "cli", "main.js"), "serve", "--model", model, "--port", "0"];
-  argv.push("--threads", "1", "--dialect", "qwen3-coder", ...args);
+  const here = path.dirname(fileURLToPath(import.meta.url));
+  const argv = ["--expose-gc", path.join(here, "serve-gc-child.mjs"), root];
+  argv.push("serve", "--model", model, "--port", "0", "--threads", "1", "--dialect", "qwen3-coder", ...args);
   if (cacheMb !== undefined && cacheMb !== null) argv.push("--grammar-cache-mb", String(cacheMb));
   const child = spawn(process.execPath, argv, {
-    stdio: ["ignore", "pipe", "pipe"],
+    stdio: ["ignore", "pipe", "pipe", "ipc"],
     env: { ...process.env, TOOLMASK_QUIET: "1" },
   });
   let err = "";
@@ -35,6 +40,11 @@ export async function startServeChild({ root, model, cacheMb, args = [] }) {
     url,
     pid: child.pid,
     rssMb: () => rssMbOf(child.pid),
+    rssAfterGcMb: () =>
+      new Promise((resolve) => {
+        child.once("message", (m) => resolve(m.rss / 1024 / 1024));
+        child.send("gc");
+      }),
     stderr: () => err,
     stop: async () => {
       child.kill("SIGTERM");
@@ -53,7 +63,7 @@ export function rssMbOf(pid) {
 /**
  * Sends `requests` varied requests to `server` (from startServeChild), `concurrency` at a time
  * (variedRequest's options in `mix`): RSS before the first and every `every` answers, the statuses
- * by kind, then the RSS after `idleMs` of quiet.
+ * by kind, then the RSS after `idleMs` of quiet, and (afterGcMb) after a full garbage collection.
  */
 export async function runSoak(server, { requests, seed = 1, mix, concurrency = 1, every = 100, idleMs = 0, log }) {
   const samples = [{ requests: 0, rssMb: server.rssMb() }];
@@ -80,5 +90,7 @@ export async function runSoak(server, { requests, seed = 1, mix, concurrency = 1
   if (idleMs > 0) await new Promise((r) => setTimeout(r, idleMs));
   const idleRssMb = server.rssMb();
   const peakMb = Math.max(...samples.map((s) => s.rssMb), idleRssMb);
-  return { samples, statuses, seconds, idleRssMb, peakMb, grownMb: peakMb - samples[0].rssMb };
+  // Last, so no collection it forces lowers the peaks above.
+  const afterGcMb = server.rssAfterGcMb ? await server.rssAfterGcMb() : undefined;
+  return { samples, statuses, seconds, idleRssMb, peakMb, afterGcMb, grownMb: peakMb - samples[0].rssMb };
 }

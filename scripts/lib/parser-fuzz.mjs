@@ -357,7 +357,7 @@ const clip = (s, n = 600) => (s.length > n ? `${s.slice(0, n)}… (${s.length} c
 
 /**
  * One input checked. Returns undefined, or the failure: which check, why, and what to rerun.
- * `lib`: { ToolCallStreamParser, parseToolCalls, buildToolGrammar, grammarAccepts, triggerOf,
+ * `lib`: { ToolCallStreamParser, parseToolCalls, buildToolGrammar, grammarAccepts, grammarAcceptor, triggerOf,
  * callTriggerOf, StreamDeltas }; `grammar`: check the grammar accepts what the parser calls complete.
  */
 export function checkInput(lib, spec, seed, { maxSize, grammar = false, verdicts = true } = {}) {

@@ -46,4 +46,23 @@ export function grammarAccepts(node: GrammarNode | Grammar, text: string, comple
   }
 }
 
+/**
+ * grammarAccepts for many checks of one grammar, holding its own compiled copy outside the value
+ * grammars' cache (freed when the function is collected): a whole tool grammar over bytes holds
+ * 10–30 MB, more than that cache's share, so every value grammar the parser caches meanwhile would
+ * evict it and each check would compile it again. For oracles and tests, not the parser.
+ */
+export function grammarAcceptor(node: GrammarNode | Grammar): (text: string, complete?: boolean) => boolean {
+  const native = compileNativeUncached(node, byteVocabulary(), { precomputeStates: 0 });
+  const addon = loadNative();
+  return (text, complete = true) => {
+    const m = new addon.NativeMatcher(native);
+    try {
+      return m.acceptBytes(encoder.encode(text)) && (!complete || m.isComplete());
+    } finally {
+      m.dispose();
+    }
+  };
+}
+
 const encoder = new TextEncoder();

@@ -53,8 +53,29 @@ function workerExecArgv(): string[] {
   return out;
 }
 
+let execArgv: string[] | undefined;
+
+/**
+ * A worker with the process's Node options, less those Node refuses to a worker: process-wide V8
+ * flags such as --max-old-space-size or --expose-gc throw ERR_WORKER_INVALID_EXEC_ARGV, whose
+ * message names them; the process keeps them, its workers start without.
+ */
+function newWorker(file: string): Worker {
+  execArgv ??= workerExecArgv();
+  try {
+    return new Worker(file, { execArgv });
+  } catch (e) {
+    if ((e as { code?: string }).code !== "ERR_WORKER_INVALID_EXEC_ARGV") throw e;
+    const named = /flags: (.*)$/.exec((e as Error).message)?.[1]?.split(", ") ?? [];
+    const refused = new Set(named);
+    execArgv = execArgv.filter((a) => !refused.has(a) && !refused.has(a.split("=")[0]!));
+    if (named.length === 0) execArgv = [];
+    return new Worker(file, { execArgv });
+  }
+}
+
 function start(file: string): RenderWorker {
-  const w: RenderWorker = { worker: new Worker(file, { execArgv: workerExecArgv() }), pending: new Map() };
+  const w: RenderWorker = { worker: newWorker(file), pending: new Map() };
   w.worker.unref(); // an idle render thread does not keep the process alive
   w.worker.on("message", (reply: RenderReply) => {
     const p = w.pending.get(reply.id);

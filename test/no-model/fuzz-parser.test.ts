@@ -10,7 +10,7 @@ import { callTriggerOf, triggerOf } from "../../src/dialects/spec.js";
 import { StreamDeltas } from "../../src/engine/stream.js";
 import { JsonExtent, OPEN } from "../../src/parser/json-extent.js";
 import { TextBuffer } from "../../src/parser/text.js";
-import { grammarAccepts } from "../../src/parser/validate.js";
+import { grammarAcceptor, grammarAccepts } from "../../src/parser/validate.js";
 import { describeFailure, fuzzDialect } from "../../scripts/lib/parser-fuzz.mjs";
 import { countReads, type ReadCounter } from "../../scripts/lib/parser-reads.mjs";
 
@@ -22,6 +22,7 @@ const lib = {
   buildToolGrammar,
   getDialect,
   grammarAccepts,
+  grammarAcceptor,
   triggerOf,
   callTriggerOf,
   StreamDeltas,

@@ -12,7 +12,7 @@ import {
   type ParserOptions,
 } from "../../src/index.js";
 import { callTriggerOf, triggerOf } from "../../src/dialects/spec.js";
-import { grammarAccepts } from "../../src/parser/validate.js";
+import { grammarAcceptor, grammarAccepts } from "../../src/parser/validate.js";
 import { completeBeyondGrammar } from "../../scripts/lib/call-verdicts.mjs";
 import { writeCall, writeOutput } from "../../scripts/lib/dialect-writer.mjs";
 import { markersOf } from "../../scripts/lib/parser-fuzz.mjs";
@@ -20,7 +20,15 @@ import { closingDrops } from "../../scripts/lib/verdict-mutations.mjs";
 import { runChunks } from "../support/stream-run.js";
 import { fn } from "../support/tools.js";
 
-const lib = { ToolCallStreamParser, parseToolCalls, buildToolGrammar, grammarAccepts, triggerOf, callTriggerOf };
+const lib = {
+  ToolCallStreamParser,
+  parseToolCalls,
+  buildToolGrammar,
+  grammarAccepts,
+  grammarAcceptor,
+  triggerOf,
+  callTriggerOf,
+};
 const TOOLS = [
   fn("get_weather", { city: { type: "string" } }),
   fn("delete_all", {}),

@@ -44,6 +44,23 @@ console.log(JSON.stringify(out));
 
 describe("renderChatOffThread", () => {
   it.skipIf(!existsSync(join(DIST, "templates", "render-thread.js")))(
+    "renders in a process started with V8 flags a worker refuses (--max-old-space-size, --expose-gc, --stack-size)",
+    () => {
+      const one = `
+const { renderChatOffThread } = await import(${JSON.stringify(join(DIST, "templates", "render-thread.js"))});
+console.log(await renderChatOffThread("{{ messages[0].content }}!", { messages: [{ role: "user", content: "hi" }] }));`;
+      const flags = ["--max-old-space-size=512", "--expose-gc", "--stack-size=900"];
+      const r = spawnSync(process.execPath, [...flags, "--input-type=module", "-e", one], {
+        encoding: "utf8",
+        timeout: timeoutFor(NO_TOKENS),
+      });
+      expect(r.stderr).toBe("");
+      expect(r.stdout).toBe("hi!\n");
+      expect(r.status).toBe(0);
+    },
+  );
+
+  it.skipIf(!existsSync(join(DIST, "templates", "render-thread.js")))(
     "gives the prompt and the errors renderChat gives, for real templates (the built module, in a child process)",
     () => {
       const r = spawnSync(process.execPath, ["--input-type=module", "-e", script], {

@@ -224,8 +224,9 @@ describe("the gateway over llama-server replicas (the openai client)", BY_WORK, 
   });
 
   it("loses no request when a replica is killed under load, and serves on", async () => {
-    const api = client(gateway.url, REQUEST);
     const N = 16;
+    // The N requests are sent at once: one may wait for all the others' tokens before its own.
+    const api = client(gateway.url, { decode: REQUEST.decode * N, requests: N });
     const results = Array.from({ length: N }, (_, i) =>
       (async () => {
         try {

@@ -100,7 +100,6 @@ struct Inliner {
   }
 };
 
-
 // The names of the refs left in `n` (not inlined), in order of first appearance.
 void refsIn(const json::Value& n, std::unordered_set<std::string>& seen, std::vector<std::string>& out) {
   if (const std::string* name = refName(n)) {

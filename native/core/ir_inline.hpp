@@ -8,6 +8,6 @@
 
 namespace toolmask {
 
-json::Value inlineSmallRules(const json::Value& grammar, size_t maxNodes = 4000);
+json::Value inlineSmallRules(const json::Value& grammar, size_t maxNodes = 1500);
 
 }  // namespace toolmask

@@ -4,7 +4,7 @@ export interface ServeChild {
   url: string;
   pid: number;
   rssMb(): number;
-  /** The RSS after a full garbage collection in the server. */
+  /** The RSS after a full garbage collection in the server, less the heap's free pages. */
   rssAfterGcMb(): Promise<number>;
   stderr(): string;
   stop(): Promise<void>;

@@ -11,7 +11,8 @@ import { sendVaried, variedRequest } from "./varied-requests.mjs";
 
 /**
  * Starts `toolmask serve --model MODEL --port 0 …` (dist/cli, through serve-gc-child.mjs) and waits
- * until it listens. rssMb() reads its RSS as it is; rssAfterGcMb() after a full garbage collection.
+ * until it listens. rssMb() reads its RSS as it is; rssAfterGcMb() after a full garbage collection,
+ * less the heap's free pages V8 keeps committed.
  */
 export async function startServeChild({ root, model, cacheMb, args = [] }) {
   const here = path.dirname(fileURLToPath(import.meta.url));
@@ -42,7 +43,8 @@ export async function startServeChild({ root, model, cacheMb, args = [] }) {
     rssMb: () => rssMbOf(child.pid),
     rssAfterGcMb: () =>
       new Promise((resolve) => {
-        child.once("message", (m) => resolve(m.rss / 1024 / 1024));
+        // The RSS less the heap's free pages, which V8 keeps committed after the collection.
+        child.once("message", (m) => resolve((m.rss - (m.heapTotal - m.heapUsed)) / 1024 / 1024));
         child.send("gc");
       }),
     stderr: () => err,

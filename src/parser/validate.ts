@@ -3,7 +3,7 @@
 import { valueGrammarCache as valueGrammars } from "../grammar/cache.js";
 import { compileNativeUncached } from "../grammar/compile.js";
 import type { Grammar, GrammarNode } from "../grammar/ir.js";
-import { loadNative } from "../native.js";
+import { loadNative, type NativeGrammar } from "../native.js";
 import { Vocabulary } from "../vocab/vocabulary.js";
 
 let bytes: Vocabulary | undefined;
@@ -36,9 +36,16 @@ export function grammarAccepts(node: GrammarNode | Grammar, text: string, comple
   const native =
     valueGrammars.take(key) ??
     valueGrammars.put(key, compileNativeUncached(node, byteVocabulary(), { precomputeStates: 0 }));
-  const addon = loadNative();
-  const m = new addon.NativeMatcher(native);
-  native.dispose(); // the matcher holds the grammar
+  try {
+    return matches(native, text, complete);
+  } finally {
+    native.dispose(); // a matcher made since holds the grammar itself
+  }
+}
+
+/** Whether a matcher of `native` accepts `text` (to its end when `complete`). */
+function matches(native: NativeGrammar, text: string, complete: boolean): boolean {
+  const m = new (loadNative().NativeMatcher)(native);
   try {
     return m.acceptBytes(encoder.encode(text)) && (!complete || m.isComplete());
   } finally {
@@ -54,15 +61,7 @@ export function grammarAccepts(node: GrammarNode | Grammar, text: string, comple
  */
 export function grammarAcceptor(node: GrammarNode | Grammar): (text: string, complete?: boolean) => boolean {
   const native = compileNativeUncached(node, byteVocabulary(), { precomputeStates: 0 });
-  const addon = loadNative();
-  return (text, complete = true) => {
-    const m = new addon.NativeMatcher(native);
-    try {
-      return m.acceptBytes(encoder.encode(text)) && (!complete || m.isComplete());
-    } finally {
-      m.dispose();
-    }
-  };
+  return (text, complete = true) => matches(native, text, complete);
 }
 
 const encoder = new TextEncoder();

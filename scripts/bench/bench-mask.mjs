@@ -8,10 +8,13 @@
 // Ours and the native peers run interleaved: --rounds rounds of passes/rounds passes each.
 // Usage: node scripts/bench/bench-mask.mjs [--passes 20] [--rounds 4] [--case xml-short] [--peers llguidance,xgrammar,outlines-core|none]
 //        [--exact-utf8] [--out bench/results/mask.json]
+//   --smallest: every case, one timed pass in one round, compiles and vocabularies timed once
+//   (not best of 3), nothing written unless --out (test/no-model/bench-smallest-mask.test.ts).
 import os from "node:os";
 import fs from "node:fs";
 import path from "node:path";
 import * as xgl from "../lib/xgrammar.mjs";
+import { outPath, smallest } from "../lib/bench-setup.mjs";
 import { buildCases } from "../lib/bench-cases.mjs";
 import {
   PEER_NAMES,
@@ -27,13 +30,15 @@ const arg = (name, dflt) => {
   const i = args.indexOf(`--${name}`);
   return i >= 0 && args[i + 1] !== undefined ? args[i + 1] : dflt;
 };
-const PASSES = Number(arg("passes", 20));
-const ROUNDS = Math.max(1, Math.min(PASSES, Number(arg("rounds", 4))));
+const PASSES = Number(arg("passes", smallest ? 1 : 20));
+const ROUNDS = Math.max(1, Math.min(PASSES, Number(arg("rounds", smallest ? 1 : 4))));
+/** Times a compile (or a vocabulary) is repeated for its best. */
+const BEST = smallest ? 1 : 3;
 const PEERS = arg("peers", PEER_NAMES.join(",")) === "none" ? [] : arg("peers", PEER_NAMES.join(",")).split(",");
 const ONLY = arg("case", null);
 // --exact-utf8: export non-ASCII as strict UTF-8 byte sequences (XGrammar's [^..] lets invalid lead bytes through).
 const EXACT_UTF8 = args.includes("--exact-utf8");
-const OUT = path.resolve(xgl.REPO_ROOT, arg("out", "bench/results/mask.json"));
+const OUT = outPath("bench/results/mask.json");
 
 const now = () => process.hrtime.bigint();
 const ms = (t0) => Number(now() - t0) / 1e6;
@@ -209,7 +214,7 @@ async function interleaved(ours, tokens, c, row, peers, exportsFor) {
       continue;
     }
     try {
-      const comp = await compilePeer(peer, c.name, g);
+      const comp = await compilePeer(peer, c.name, g, BEST);
       row.peers[peer.name] = {
         version: peer.version,
         grammar: g.kind,
@@ -270,7 +275,7 @@ async function main() {
   const encoded = xgl.readEncodedVocab();
   const readMs = ms(t0);
   const ti = await bestOf(
-    3,
+    BEST,
     () => xgl.createTokenizerInfo(encoded),
     (x) => x.dispose(),
   );
@@ -285,13 +290,13 @@ async function main() {
     oursError = oursReason;
   if (!oursReason) {
     try {
-      const v = await bestOf(3, () => lib.Vocabulary.fromTokenizerJson(xgl.QWEN3_TOKENIZER_JSON));
+      const v = await bestOf(BEST, () => lib.Vocabulary.fromTokenizerJson(xgl.QWEN3_TOKENIZER_JSON));
       vocab = v.value;
       oursVocabMs = v.ms;
       // The part comparable to TokenizerInfo: decoded tokens in, masking tables out.
       const { loadTokenizerJson } = await import("../../dist/vocab/tokenizer-json.js");
       const data = loadTokenizerJson(xgl.QWEN3_TOKENIZER_JSON);
-      oursPreprocessMs = (await bestOf(3, () => lib.Vocabulary.fromData(data))).ms;
+      oursPreprocessMs = (await bestOf(BEST, () => lib.Vocabulary.fromData(data))).ms;
     } catch (e) {
       oursError = `Vocabulary.fromTokenizerJson failed: ${e.message}`;
       console.warn(`ours: skipped — ${oursError}`);
@@ -330,13 +335,13 @@ async function main() {
     let oursMatcher = null;
     if (!oursError) {
       try {
-        const comp = await bestOf(3, () => {
+        const comp = await bestOf(BEST, () => {
           lib.grammarCache.clear();
           return lib.compileGrammar(c.grammar, vocab);
         });
-        // Time to first mask: compile, a matcher, its first mask (cache cleared, best of 3).
+        // Time to first mask: compile, a matcher, its first mask (cache cleared, best of BEST).
         const firstMask = await bestOf(
-          3,
+          BEST,
           () => {
             lib.grammarCache.clear();
             const m = lib.compileGrammar(c.grammar, vocab).createMatcher();
@@ -349,7 +354,7 @@ async function main() {
         // The same without the eager precompute (precomputeStates: 0): every state's mask is then
         // computed where a walk first reaches it; what compile costs apart from precomputing.
         const lazy = await bestOf(
-          3,
+          BEST,
           () => {
             lib.grammarCache.clear();
             const m = lib.compileGrammar(c.grammar, vocab, { precomputeStates: 0 }).createMatcher();
@@ -404,7 +409,7 @@ async function main() {
       const r = v.label === c.name ? row : { case: v.label, tokens: row.tokens, chars: row.chars, ours: row.ours };
       try {
         const comp = await bestOf(
-          3,
+          BEST,
           () => v.compile(),
           (x) => x.dispose(),
         );
@@ -473,18 +478,20 @@ async function main() {
       ours_call: "matcher.fillNextTokenBitmask(preallocated Uint32Array)",
       xgrammar_call: "await matcher.getNextTokenBitmask() (returns a fresh Int32Array)",
       xgrammar_inner: "the embind handle.GetNextTokenBitmask(vocabSize) call alone (C++ fill + vector allocation)",
-      compile: "best of 3, caches off (ours: grammarCache cleared)",
+      compile: `best of ${BEST}, caches off (ours: grammarCache cleared)`,
       xgrammar_grammar: `toEbnf(IR${EXACT_UTF8 ? ", {exactUtf8: true}" : ""}) — same language; json-args:xgrammar-schema uses XGrammar's compileJSONSchema (anyWhitespace false, one line, fixed property order)`,
     },
     vocab: vocabInfo,
     cases: rows,
   };
-  fs.mkdirSync(path.dirname(OUT), { recursive: true });
-  fs.writeFileSync(OUT, JSON.stringify(result, null, 2) + "\n");
+  if (OUT) {
+    fs.mkdirSync(path.dirname(OUT), { recursive: true });
+    fs.writeFileSync(OUT, JSON.stringify(result, null, 2) + "\n");
+  }
   console.log(
     `\nvocabulary: ours fromTokenizerJson ${fmt(vocabInfo.ours_from_tokenizer_json_ms)} ms (preprocessing alone ${fmt(vocabInfo.ours_preprocess_ms)} ms), XGrammar TokenizerInfo ${fmt(vocabInfo.xgrammar_tokenizer_info_ms)} ms (+ ${fmt(vocabInfo.xgrammar_vocab_read_ms)} ms reading tokenizer.json)`,
   );
-  console.log(`wrote ${path.relative(process.cwd(), OUT)}`);
+  if (OUT) console.log(`wrote ${path.relative(process.cwd(), OUT)}`);
   void xg;
 }
 

@@ -56,9 +56,9 @@ export function peerGrammar(name, c, { vocab, lark, ebnf }) {
 
 const round = (x, d = 2) => (x === null || x === undefined ? null : Math.round(x * 10 ** d) / 10 ** d);
 
-/** Compiles `grammar` in `peer` (best of 3 compile + matcher; first mask after it). */
-export async function compilePeer(peer, id, grammar) {
-  const r = await peer.request({ op: "compile", id, grammar, repeat: 3 });
+/** Compiles `grammar` in `peer` (best of `repeat` compile + matcher; first mask after it). */
+export async function compilePeer(peer, id, grammar, repeat = 3) {
+  const r = await peer.request({ op: "compile", id, grammar, repeat });
   return { compileMs: round(r.compile_ms), firstMaskMs: round(r.first_mask_ms) };
 }
 

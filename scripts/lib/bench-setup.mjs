@@ -8,10 +8,20 @@ import { fileURLToPath } from "node:url";
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 const args = process.argv.slice(2);
 
+/** --smallest: every case at the least work that still runs its code path (npm test runs each bench so). */
+export const smallest = args.includes("--smallest");
+
 /** The value after `--name`, or `dflt`. */
 export const arg = (name, dflt) => {
   const i = args.indexOf(`--${name}`);
   return i >= 0 && args[i + 1] !== undefined ? args[i + 1] : dflt;
+};
+
+/** --out as a path, else `dflt` (relative to the repo root); under --smallest without --out, null: nothing is written. */
+export const outPath = (dflt) => {
+  const given = arg("out", null);
+  if (given) return path.resolve(root, given);
+  return smallest ? null : path.resolve(root, dflt);
 };
 
 /** --model, or the test model (written on first use). */

@@ -85,3 +85,9 @@ export function timedFetch(work: Work): typeof fetch {
     }) as unknown as Promise<Response>;
   }) as typeof fetch;
 }
+
+/**
+ * MARGIN × `slowMs`, a run's time measured on the slow machine, plus CONSTANT_MS: for work that is
+ * not model tokens (a bench's mask walks over the Qwen3 vocabulary, a parse, Python peers starting).
+ */
+export const timeoutForMeasured = (slowMs: number): number => MARGIN * slowMs + CONSTANT_MS;

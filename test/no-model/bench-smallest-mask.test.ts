@@ -1,0 +1,49 @@
+// npm run bench:mask at its smallest size (scripts/bench/bench-mask.mjs --smallest): every case
+// walked once by our engine and XGrammar's WASM build, and by each native peer that is installed
+// (llguidance, XGrammar 0.2.8, outlines-core; `npm run pyenv -- peers`); a peer that is not is
+// named as skipped with the line that installs it. Ratios are printed, not judged (a noisy machine
+// moves them); the full-size figures are bench/results/mask.json.
+import { expect, it } from "vitest";
+import { distBuilt, resultsSnapshot, runBench } from "../support/bench-run.js";
+import { timeoutForMeasured } from "../support/timeouts.js";
+
+// 33 s on 2 cores at load average 4 with llguidance and outlines-core installed (5.7 s without peers).
+const TIMEOUT = timeoutForMeasured(33_000);
+const CASES = ["xml-short", "xml-long", "json-args", "json-args:xgrammar-schema", "xml-50-tools"];
+const PEERS = ["llguidance", "xgrammar", "outlines-core"];
+const number = String.raw`[\d.e-]+`;
+
+it.skipIf(!distBuilt)(
+  "bench:mask --smallest: every case with its ratio to XGrammar WASM, each native peer's ratio or its skip",
+  () => {
+    const before = resultsSnapshot();
+    const r = runBench("bench-mask.mjs", ["--smallest"], TIMEOUT);
+    expect(r.status, r.all).toBe(0);
+    const rows = r.stdout
+      .split("\n")
+      .filter((l) => /^\S/.test(l) && !l.startsWith("case ") && !l.startsWith("vocabulary"));
+    expect(rows.map((l) => l.split(/\s+/)[0])).toEqual(CASES);
+    for (const row of rows) expect(row, r.all).toMatch(new RegExp(`\\s${number}/${number}\\s+${number}/${number}$`));
+    // The ratio column (ours / XGrammar WASM, median and p99) is numbers, never "—".
+    for (const row of rows) expect(row.split(/\s+/)[5], row).toMatch(new RegExp(`^${number}/${number}$`));
+    for (const peer of PEERS) {
+      const skipped = r.stderr.match(new RegExp(`^${peer}: skipped — (.*)$`, "m"));
+      if (skipped) {
+        console.warn(`bench:mask --smallest: ${peer} skipped: ${skipped[1]}`);
+        continue;
+      }
+      // Installed: one line per case that it runs, with ours/it ratios, or the reason it cannot run it.
+      const lines = r.stdout.split("\n").filter((l) => l.startsWith(`  ${peer} `));
+      expect(lines.length, r.all).toBeGreaterThan(0);
+      for (const l of lines) expect(l).toMatch(new RegExp(`ours/it ${number}/${number}|^  ${peer} \\S+: `));
+      expect(
+        lines.some((l) => new RegExp(`ours/it ${number}/${number}`).test(l)),
+        r.all,
+      ).toBe(true);
+    }
+    expect(r.stdout).not.toContain("wrote ");
+    expect(resultsSnapshot()).toEqual(before);
+    console.log(r.stdout);
+  },
+  TIMEOUT,
+);

@@ -9,12 +9,18 @@
 // each in its own process (time, peak heap and RSS, a time and heap limit); writes
 // bench/results/parse-stress.json. Options: --sizes 262144,1048576 --chunks 0,4,16 (0: whole)
 // --kinds value,deep,text,flood,prefix25,prefix50,prefix75 --dialect D --timeout-s 60.
+// --smallest: every dialect once at the least work (a 2-line code value, each time taken once, each
+// compile once); with --stress, every kind at 4 KiB in 16-byte chunks, each on one dialect in turn
+// (one child per kind). Nothing written unless --out FILE (test/no-model/bench-smallest-parse.test.ts).
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { outPath, smallest } from "../lib/bench-setup.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const argv = process.argv.slice(2);
+/** Repetitions of a timing: `n`, or 1 under --smallest. */
+const reps = (n) => (smallest ? 1 : n);
 if (argv.includes("--stress-case")) {
   await stressCase(JSON.parse(argv[argv.indexOf("--stress-case") + 1]));
   process.exit(0);
@@ -44,7 +50,7 @@ const fifty = Array.from({ length: 50 }, (_, i) =>
     ["p0"],
   ),
 );
-const code = "for (let i = 0; i < n; i++) { if (a[i] < b) out.push(`<li>${a[i]}</li>`); }\n".repeat(60);
+const code = "for (let i = 0; i < n; i++) { if (a[i] < b) out.push(`<li>${a[i]}</li>`); }\n".repeat(smallest ? 2 : 60);
 const args = { path: "/src/app.ts", content: code };
 const outputs = {
   "qwen3-coder": `Writing it.\n<tool_call>\n<function=write>\n<parameter=path>\n${args.path}\n</parameter>\n<parameter=content>\n${code}\n</parameter>\n</function>\n</tool_call>`,
@@ -85,9 +91,9 @@ for (const dialect of dialects) {
   const r = parseToolCalls(text, { dialect, tools: three });
   if (r.toolCalls.length !== 1) throw new Error(`${dialect}: the benchmark output does not parse as one call`);
   const mb = Buffer.byteLength(text) / 1e6;
-  const whole = time(() => parseToolCalls(text, { dialect, tools: three }), 50);
-  const bytes1 = time(stream(text, 1, dialect), 3);
-  const bytes16 = time(stream(text, 16, dialect), 10);
+  const whole = time(() => parseToolCalls(text, { dialect, tools: three }), reps(50));
+  const bytes1 = time(stream(text, 1, dialect), reps(3));
+  const bytes16 = time(stream(text, 16, dialect), reps(10));
   // Best of 3; every compile is of a tool set not compiled before (names renamed), so the grammar
   // cache never answers; `warm` compiles one such set first, so its shapes are cached.
   let renames = 0;
@@ -98,7 +104,7 @@ for (const dialect of dialects) {
   const compile = async (tools, warm) => {
     let best = Infinity,
       bestFirst = Infinity;
-    for (let k = 0; k < 3; k++) {
+    for (let k = 0; k < reps(3); k++) {
       lib.grammarCache.clear();
       vocab.clearShapeCache();
       if (warm) compileGrammar(buildToolGrammar({ dialect, tools: renamed(tools) }), vocab).dispose();
@@ -147,12 +153,16 @@ for (const r of rows)
   console.log(
     `${r.dialect.padEnd(15)} ${String(r.bytes).padStart(6)} ${String(r.whole_mb_s).padStart(10)} ${String(r.chunk16_mb_s).padStart(12)} ${String(r.chunk1_mb_s).padStart(12)}   ${r.compile_3_tools_ms} / ${r.compile_50_tools_ms}, ${r.warm_compile_3_tools_ms} / ${r.warm_compile_50_tools_ms}  (${r.first_mask_3_tools_ms} / ${r.first_mask_50_tools_ms}, ${r.warm_first_mask_3_tools_ms} / ${r.warm_first_mask_50_tools_ms})`,
   );
-mkdirSync(join(root, "bench", "results"), { recursive: true });
-writeFileSync(
-  join(root, "bench", "results", "parse.json"),
-  JSON.stringify({ date: new Date().toISOString(), node: process.version, vocabulary: "Qwen3", rows }, null, 2) + "\n",
-);
-console.log("wrote bench/results/parse.json");
+const out = outPath("bench/results/parse.json");
+if (out) {
+  mkdirSync(dirname(out), { recursive: true });
+  writeFileSync(
+    out,
+    JSON.stringify({ date: new Date().toISOString(), node: process.version, vocabulary: "Qwen3", rows }, null, 2) +
+      "\n",
+  );
+  console.log(`wrote ${out}`);
+}
 
 function flag(name, fallback) {
   const i = argv.indexOf(name);
@@ -192,8 +202,12 @@ async function stressCase({ dialect, kind, size, chunk }) {
 async function stress() {
   const { spawnSync } = await import("node:child_process");
   const { dialects: all } = await import(join(root, "dist", "dialects", "index.js"));
-  const sizes = flag("--sizes", "262144,1048576").split(",").map(Number);
-  const chunks = flag("--chunks", "0,4,16").split(",").map(Number);
+  const sizes = flag("--sizes", smallest ? "4096" : "262144,1048576")
+    .split(",")
+    .map(Number);
+  const chunks = flag("--chunks", smallest ? "16" : "0,4,16")
+    .split(",")
+    .map(Number);
   const { STRESS_KINDS } = await import("../lib/parse-stress.mjs");
   const kinds = flag("--kinds", STRESS_KINDS.join(",")).split(",");
   const only = flag("--dialect", undefined);
@@ -202,8 +216,8 @@ async function stress() {
   console.log(
     `kind      dialect         size      chunk     ms        heap MB  rss MB   (limit ${timeout} s, 2 GB heap)`,
   );
-  for (const kind of kinds)
-    for (const dialect of only ? [only] : all)
+  for (const [k, kind] of kinds.entries())
+    for (const dialect of only ? [only] : smallest ? [all[k % all.length]] : all)
       for (const size of sizes)
         for (const chunk of chunks) {
           const c = spawnSync(
@@ -239,10 +253,9 @@ async function stress() {
             `${kind.padEnd(9)} ${dialect.padEnd(15)} ${String(size).padEnd(9)} ${String(chunk || "whole").padEnd(9)} ${cells.join(" ")}`,
           );
         }
-  mkdirSync(join(root, "bench", "results"), { recursive: true });
-  writeFileSync(
-    join(root, "bench", "results", "parse-stress.json"),
-    JSON.stringify({ date: new Date().toISOString(), node: process.version, rows }, null, 2) + "\n",
-  );
-  console.log("wrote bench/results/parse-stress.json");
+  const out = outPath("bench/results/parse-stress.json");
+  if (!out) return;
+  mkdirSync(dirname(out), { recursive: true });
+  writeFileSync(out, JSON.stringify({ date: new Date().toISOString(), node: process.version, rows }, null, 2) + "\n");
+  console.log(`wrote ${out}`);
 }

@@ -6,15 +6,19 @@
 // of the text, the ratio of the times: about 2 for linear work, about 4 for quadratic. llama.cpp
 // is timed up to --llama-max bytes (default 256 KiB; its flood of 20,000 tokens took 5.3 s in a
 // server). Then the most the length bound lets through at a 4,096-token context in one piece
-// (below). Writes bench/results/tokenize.json. Options: --steps N (doublings, default 4).
+// (below). Writes bench/results/tokenize.json. Options: --steps N (doublings, default 4), --out FILE.
+// --smallest: each shape at 1,000 and 2,000 units (one doubling), each time taken once, nothing
+// written unless --out (test/test-model/bench-smallest-tokenize.test.ts).
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { outPath, smallest } from "../lib/bench-setup.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const argv = process.argv.slice(2);
 const opt = (name, fallback) => (argv.includes(name) ? Number(argv[argv.indexOf(name) + 1]) : fallback);
-const steps = opt("--steps", 4);
+const steps = opt("--steps", smallest ? 2 : 4);
+const base = smallest ? 1_000 : 10_000;
 const llamaMax = opt("--llama-max", 256 * 1024);
 
 const { ensureLlamaLibrary } = await import(join(root, "dist", "engine", "llama-library.js"));
@@ -30,7 +34,7 @@ ensureLlamaLibrary(false);
 const native = await loadNative().llamaLoadModel(modelPath, 0, () => {}, true);
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-async function time(run, times = 3) {
+async function time(run, times = smallest ? 1 : 3) {
   const ms = [];
   for (let i = 0; i < times; i++) {
     const t0 = performance.now();
@@ -49,7 +53,7 @@ const rows = [];
 for (const [shape, make] of Object.entries(shapes)) {
   let prev;
   for (let k = 0; k < steps; k++) {
-    const n = 10_000 * 2 ** k;
+    const n = base * 2 ** k;
     const text = make(n);
     const bytes = Buffer.byteLength(text);
     const out = await native.tokenize(text, { special: true }).done;
@@ -103,7 +107,9 @@ for (const [name, unit] of [
   );
 }
 native.dispose();
-const out = join(root, "bench", "results", "tokenize.json");
-mkdirSync(dirname(out), { recursive: true });
-writeFileSync(out, `${JSON.stringify({ date: new Date().toISOString(), rows, maxTokenBytes: M, worst }, null, 2)}\n`);
-console.log(`wrote ${out}`);
+const out = outPath("bench/results/tokenize.json");
+if (out) {
+  mkdirSync(dirname(out), { recursive: true });
+  writeFileSync(out, `${JSON.stringify({ date: new Date().toISOString(), rows, maxTokenBytes: M, worst }, null, 2)}\n`);
+  console.log(`wrote ${out}`);
+}

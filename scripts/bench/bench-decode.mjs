@@ -4,10 +4,12 @@
 // tok/s and the mask's µs/token; and the peer, node-llama-cpp 3.21.1 on the same prompt tokens,
 // unconstrained and under the GBNF our dialect exports (scripts/bench/bench-decode-peer.mjs).
 // Usage: node scripts/bench/bench-decode.mjs [--model file.gguf] [--tokens 200] [--reps 3] [--threads N] [--out bench/results/decode.json]
+//   --smallest: 16 tokens a run, one run of each kind, nothing written unless --out
+//   (test/test-model/bench-smallest-decode.test.ts).
 import { writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { arg, benchModelPath, freeTextBias, median, root } from "../lib/bench-setup.mjs";
+import { arg, benchModelPath, freeTextBias, median, outPath, root, smallest } from "../lib/bench-setup.mjs";
 
 const { loadModel, generate } = await import(path.join(root, "dist", "index.js"));
 const { prepareGeneration } = await import(path.join(root, "dist", "engine", "generate.js"));
@@ -15,8 +17,8 @@ const { buildToolGrammar, toGbnf } = await import(path.join(root, "dist", "index
 const { openPeer, peerTokenBias, runPeer, closePeer } = await import("./bench-decode-peer.mjs");
 
 const modelPath = await benchModelPath();
-const TOKENS = Number(arg("tokens", 200));
-const REPS = Number(arg("reps", 3));
+const TOKENS = Number(arg("tokens", smallest ? 16 : 200));
+const REPS = Number(arg("reps", smallest ? 1 : 3));
 const threads = arg("threads", null);
 const model = await loadModel({ path: modelPath, ...(threads ? { threads: Number(threads) } : {}) });
 
@@ -47,7 +49,8 @@ const warm = await generate(model, { ...options, maxTokens: 8 }); // warm-up
 
 // The peer: the grammar generate() masks with, as GBNF for this vocabulary; the same sampling
 // values our chain uses (native defaults top-k 40, top-p 0.95, min-p 0.05; no repeat penalty).
-const prepared = prepareGeneration(model, options);
+const prepared = await prepareGeneration(model, options);
+prepared.request.grammar?.dispose(); // only the prompt and the dialect options are used here
 const gbnf = toGbnf(buildToolGrammar(prepared.dialectOptions), model.vocabulary);
 const peer = await openPeer({
   modelPath,
@@ -143,12 +146,12 @@ result.ratio_nodeLlamaCppGbnf_unconstrained = +(
 result.ratio_unmasked_nodeLlamaCppUnconstrained = +(
   result.unmasked.tokensPerSecond / result.nodeLlamaCpp.unconstrained.tokensPerSecond
 ).toFixed(3);
-const out = path.resolve(root, arg("out", "bench/results/decode.json"));
-writeFileSync(out, JSON.stringify(result, null, 2) + "\n");
+const out = outPath("bench/results/decode.json");
+if (out) writeFileSync(out, JSON.stringify(result, null, 2) + "\n");
 console.log(
   `unmasked ${result.unmasked.msPerToken} ms/token; masked, cpu path ${result.masked.msPerToken} ms/token (mask ${result.masked.maskMicrosPerToken} µs/token, ratio ${result.ratio_masked_unmasked}, fastest runs ${result.ratio_masked_unmasked_fastest}, from the mask's cost ${result.ratio_masked_unmasked_from_mask_cost}); ` +
     `backend sampling: unmasked ${result.unmaskedBackend.msPerToken} ms/token, masked ${result.maskedBackend.msPerToken} ms/token ` +
-    `(mask ${result.maskedBackend.maskMicrosPerToken} µs/token, ratio ${result.ratio_masked_backend_unmasked_backend}); written to ${path.relative(root, out)}`,
+    `(mask ${result.maskedBackend.maskMicrosPerToken} µs/token, ratio ${result.ratio_masked_backend_unmasked_backend})${out ? `; written to ${path.relative(root, out)}` : ""}`,
 );
 console.log(
   `node-llama-cpp ${result.nodeLlamaCpp.version}: unconstrained ${result.nodeLlamaCpp.unconstrained.msPerToken} ms/token, ` +

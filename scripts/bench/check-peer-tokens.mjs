@@ -33,7 +33,8 @@ const opts = {
   logitBias: bias,
 };
 const ours = await generate(model, opts);
-const p = prepareGeneration(model, opts);
+const p = await prepareGeneration(model, opts);
+p.request.grammar?.dispose(); // only the prompt and the dialect options are used here
 const peer = await openPeer({
   modelPath,
   threads: 1,

@@ -12,17 +12,19 @@
 // Usage: node scripts/bench/bench-backend-mask.mjs [--model file.gguf] [--gpu auto|cuda|false] [--tokens 200]
 //        [--reps 5] [--threads N] [--dialect NAME] [--out bench/results/backend-mask.json]
 //   --dialect: for a model whose chat template names no tool-call dialect (SmolLM2: hermes)
+//   --smallest: 16 tokens a run, one run of each kind, nothing written unless --out
+//   (test/test-model/bench-smallest-backend-mask.test.ts).
 import { mkdirSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { arg, benchModelPath, freeTextBias, median, root } from "../lib/bench-setup.mjs";
+import { arg, benchModelPath, freeTextBias, median, outPath, root, smallest } from "../lib/bench-setup.mjs";
 
 const { loadModel } = await import(path.join(root, "dist", "index.js"));
 const { prepareGeneration, runGeneration, resultOf } = await import(path.join(root, "dist", "engine", "generate.js"));
 
 const modelPath = await benchModelPath();
-const TOKENS = Number(arg("tokens", 200));
-const REPS = Number(arg("reps", 5));
+const TOKENS = Number(arg("tokens", smallest ? 16 : 200));
+const REPS = Number(arg("reps", smallest ? 1 : 5));
 const gpuArg = arg("gpu", "auto");
 const threads = arg("threads", null);
 const model = await loadModel({
@@ -122,14 +124,16 @@ result.ratio_packed_unmasked = +(result.packed.tokensPerSecond / result.unmasked
 result.ratio_packed_dense = +(result.packed.tokensPerSecond / result.dense.tokensPerSecond).toFixed(3);
 result.ratio_resident_unmasked = +(result.resident.tokensPerSecond / result.unmasked.tokensPerSecond).toFixed(3);
 result.ratio_resident_dense = +(result.resident.tokensPerSecond / result.dense.tokensPerSecond).toFixed(3);
-const out = path.resolve(root, arg("out", "bench/results/backend-mask.json"));
-mkdirSync(path.dirname(out), { recursive: true });
-writeFileSync(out, JSON.stringify(result, null, 2) + "\n");
+const out = outPath("bench/results/backend-mask.json");
+if (out) {
+  mkdirSync(path.dirname(out), { recursive: true });
+  writeFileSync(out, JSON.stringify(result, null, 2) + "\n");
+}
 console.log(
   `backend sampling on ${model.gpu || "cpu"} (${result.model}, ${TOKENS} tokens × ${REPS}): unmasked ${result.unmasked.msPerToken} ms/token; ` +
     `dense ${result.dense.msPerToken} ms/token (host ${result.dense.hostMaskMicrosPerToken} µs, ratio ${result.ratio_dense_unmasked}); ` +
     `packed ${result.packed.msPerToken} ms/token (host ${result.packed.hostMaskMicrosPerToken} µs, ratio ${result.ratio_packed_unmasked}); packed/dense ${result.ratio_packed_dense}; ` +
     `resident ${result.resident.msPerToken} ms/token (host ${result.resident.hostMaskMicrosPerToken} µs, ratio ${result.ratio_resident_unmasked}); resident/dense ${result.ratio_resident_dense}; ` +
-    `host path: unmasked ${result.hostUnmasked.msPerToken} ms/token, masked ${result.hostMasked.msPerToken} ms/token (ratio ${result.ratio_host_masked_unmasked}); written to ${path.relative(root, out)}`,
+    `host path: unmasked ${result.hostUnmasked.msPerToken} ms/token, masked ${result.hostMasked.msPerToken} ms/token (ratio ${result.ratio_host_masked_unmasked})${out ? `; written to ${path.relative(root, out)}` : ""}`,
 );
 model.dispose();

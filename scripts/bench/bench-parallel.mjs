@@ -3,17 +3,19 @@
 // (N sequences of one llama_context, decoded in one batch per step), masked, same options; the
 // ratio says what batching buys. Alternating rounds, medians.
 // Usage: node scripts/bench/bench-parallel.mjs [--model file.gguf] [--n 4] [--tokens 150] [--reps 3] [--threads N] [--out bench/results/parallel.json]
+//   --smallest: 2 at once, 16 tokens each, one round of each, nothing written unless --out
+//   (test/test-model/bench-smallest-parallel.test.ts).
 import { mkdirSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { arg, benchModelPath, freeTextBias, median, root } from "../lib/bench-setup.mjs";
+import { arg, benchModelPath, freeTextBias, median, outPath, root, smallest } from "../lib/bench-setup.mjs";
 
 const { loadModel, generate } = await import(path.join(root, "dist", "index.js"));
 
 const modelPath = await benchModelPath();
-const N = Number(arg("n", 4));
-const TOKENS = Number(arg("tokens", 150));
-const REPS = Number(arg("reps", 3));
+const N = Number(arg("n", smallest ? 2 : 4));
+const TOKENS = Number(arg("tokens", smallest ? 16 : 150));
+const REPS = Number(arg("reps", smallest ? 1 : 3));
 const threads = arg("threads", null);
 const model = await loadModel({ path: modelPath, parallel: N, ...(threads ? { threads: Number(threads) } : {}) });
 
@@ -65,11 +67,13 @@ const result = {
   concurrent: summary(runs.many),
 };
 result.ratio_concurrent_one = +(result.concurrent.tokensPerSecond / result.one.tokensPerSecond).toFixed(3);
-const out = path.resolve(root, arg("out", "bench/results/parallel.json"));
-mkdirSync(path.dirname(out), { recursive: true });
-writeFileSync(out, JSON.stringify(result, null, 2) + "\n");
+const out = outPath("bench/results/parallel.json");
+if (out) {
+  mkdirSync(path.dirname(out), { recursive: true });
+  writeFileSync(out, JSON.stringify(result, null, 2) + "\n");
+}
 console.log(
   `1 generation: ${result.one.tokensPerSecond} tok/s; ${N} at once on one model: ${result.concurrent.tokensPerSecond} tok/s aggregate; ` +
-    `ratio ${result.ratio_concurrent_one} (threads ${result.threads}, load ${result.loadavg.map((x) => x.toFixed(1)).join(" ")}); written to ${path.relative(root, out)}`,
+    `ratio ${result.ratio_concurrent_one} (threads ${result.threads}, load ${result.loadavg.map((x) => x.toFixed(1)).join(" ")})${out ? `; written to ${path.relative(root, out)}` : ""}`,
 );
 model.dispose();

@@ -16,13 +16,17 @@
 // bench/results/decode.json, one entry per model and workload as each is done (the rest of the
 // file is bench:decode's). --workloads real-suite,bench-suite,bfcl picks (default all three).
 // Flags: --cases N (a fixed sample, default all 56), --max-tokens N (default 96), --only NAME[,NAME]
-// (model names; "test-model" is the random-weight Qwen3 test model).
+// (model names; "test-model" is the random-weight Qwen3 test model), --out FILE.
+// --smallest: the test model alone (real models only when --only names them), 2 cases of the
+// real-model suite, the bench suite's cases at one seed, BFCL's at 1 per category on the test model
+// (a stated skip without bfcl-eval), at most 32 tokens each; nothing written unless --out
+// (test/test-model/bench-smallest-decode-calls.test.ts).
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { realCases, sampleCases } from "../lib/real-cases.mjs";
-import { arg, benchModelPath, root } from "../lib/bench-setup.mjs";
+import { arg, benchModelPath, outPath, root, smallest } from "../lib/bench-setup.mjs";
 import { pyenvHint, pythonWith } from "../lib/pyenv.mjs";
 
 const dist = path.join(root, "dist");
@@ -36,8 +40,8 @@ const { ToolCallStreamParser } = await import(path.join(dist, "parser", "stream.
 const { BUILTIN_SUITE } = await import(path.join(dist, "bench", "suite.js"));
 const { biasIds, optionsOf } = await import(path.join(dist, "bench", "run.js"));
 
-const caseCount = Number(arg("cases", realCases().length));
-const maxTokens = Number(arg("max-tokens", 96));
+const caseCount = Number(arg("cases", smallest ? 2 : realCases().length));
+const maxTokens = Number(arg("max-tokens", smallest ? 32 : 96));
 const only = arg("only", null)?.split(",");
 const cases = caseCount >= realCases().length ? realCases() : sampleCases(caseCount);
 const MODES = { unmasked: { mask: false }, masked: { fastForward: false }, fastForward: {} };
@@ -59,7 +63,11 @@ const testModelXml = {
   name: "test-model-qwen3-coder",
   extra: { ...testModel.extra, dialect: "qwen3-coder" },
 };
-const models = [testModel, testModelXml, ...listed].filter((m) => !only || only.includes(m.name));
+const models = [testModel, testModelXml, ...listed].filter((m) =>
+  only ? only.includes(m.name) : !smallest || m.name.startsWith("test-model"),
+);
+if (smallest && !only && listed.length)
+  console.log(`--smallest: the real models (${listed.map((m) => m.name).join(", ")}) are left out; --only names them`);
 
 const quantile = (xs, q) => {
   const a = [...xs].sort((p, r) => p - r);
@@ -89,7 +97,7 @@ async function bfclRequests(extra = {}) {
   const { loadCategory, sampleItems } = await import(path.join(dist, "bench", "bfcl", "data.js"));
   const { toOpenAiTools } = await import(path.join(dist, "bench", "bfcl", "convert.js"));
   const { dataDir } = await bfclInstall({ python, script: path.join(root, "scripts", "bench", "bfcl", "oracle.py") });
-  const per = Number(arg("bfcl-sample", 3));
+  const per = Number(arg("bfcl-sample", smallest ? 1 : 3));
   return ["simple", "multiple", "parallel", "parallel_multiple"].flatMap((category) =>
     sampleItems(loadCategory(dataDir, category), per).map((item) => ({
       id: item.id,
@@ -109,10 +117,10 @@ async function bfclRequests(extra = {}) {
 /** The bench suite's calls (`toolmask bench`, src/bench/suite.ts): its cases, seeds and biases, as that bench runs them on the test model. */
 const suiteRequests = (model) =>
   BUILTIN_SUITE.cases.flatMap((c) =>
-    Array.from({ length: BUILTIN_SUITE.seeds }, (_, k) => ({
-      id: `${c.name} seed ${k + 1}`,
-      options: optionsOf(c, k + 1, biasIds(model.vocabulary, c.biasPieces, c.biasWhitespace)),
-    })),
+    Array.from({ length: smallest ? 1 : BUILTIN_SUITE.seeds }, (_, k) => {
+      const options = optionsOf(c, k + 1, biasIds(model.vocabulary, c.biasPieces, c.biasWhitespace));
+      return { id: `${c.name} seed ${k + 1}`, options: smallest ? { ...options, maxTokens } : options };
+    }),
   );
 
 /** One generation with its parsed answer and the native counts (step times recorded). */
@@ -187,9 +195,10 @@ function parting(a, b, model) {
   };
 }
 
-const out = path.join(root, "bench", "results", "decode.json");
+const out = outPath("bench/results/decode.json");
 /** Puts one model's entry into decode.json's toolCalls (other models' entries stay): a long run keeps what it measured. */
 function save(entry) {
+  if (!out) return;
   const all = existsSync(out) ? JSON.parse(readFileSync(out, "utf8")) : {};
   const kept = (all.toolCalls?.models ?? []).filter(
     (e) => e.model !== entry.model || (e.workload ?? "real-suite") !== entry.workload,
@@ -214,12 +223,18 @@ const workloads = [];
 for (const m of models) {
   workloads.push({ m, name: "real-suite", requests: () => realRequests(m.extra) });
   if (m.name === "test-model") workloads.push({ m, name: "bench-suite", requests: suiteRequests });
-  // The random-weight test model answers BFCL's questions no better than the real-model suite's.
-  if (!m.name.startsWith("test-model")) workloads.push({ m, name: "bfcl", requests: () => bfclRequests(m.extra) });
+  // The random-weight test model answers BFCL's questions no better than the real-model suite's
+  // (under --smallest it runs them: the workload's code on the model at hand).
+  if (!m.name.startsWith("test-model") || (smallest && m.name === "test-model"))
+    workloads.push({ m, name: "bfcl", requests: () => bfclRequests(m.extra) });
 }
 const chosen = workloads.filter((w) => wanted.includes(w.name));
 
 for (const { m, name: workload, requests } of chosen) {
+  if (workload === "bfcl" && smallest && !pythonWith(["bfcl"])) {
+    console.log(`${m.name}, bfcl: skipped: ${pyenvHint(["bfcl"])}`);
+    continue;
+  }
   const model = await loadModel({ path: m.path, gpu: false, parallel: 1 });
   const list = await requests(model);
   const dialect =
@@ -283,6 +298,6 @@ for (const { m, name: workload, requests } of chosen) {
       `fast-forward ${s.fastForward.tokensPerSecond} (${(100 * s.fastForward.forcedFraction).toFixed(1)}% forced; ×${entry.ratio_fastForward_unmasked_tokensPerSecond} unmasked, ×${entry.ratio_fastForward_masked_tokensPerSecond} masked); ` +
       `ms per completed call unmasked ${s.unmasked.wallMillisPerCompletedCall} (${s.unmasked.completedCalls} calls), masked ${s.masked.wallMillisPerCompletedCall} (${s.masked.completedCalls}), ` +
       `fast-forward ${s.fastForward.wallMillisPerCompletedCall} (${s.fastForward.completedCalls}); host µs/step p99: masked ${s.masked.hostMicrosPerStep.p99}, fast-forward ${s.fastForward.hostMicrosPerStep.p99}; ` +
-      `masked vs fast-forward: same calls ${sameCalls}/${list.length}, same tokens ${sameTokens}/${list.length}; written to ${path.relative(root, out)} (toolCalls)`,
+      `masked vs fast-forward: same calls ${sameCalls}/${list.length}, same tokens ${sameTokens}/${list.length}${out ? `; written to ${path.relative(root, out)} (toolCalls)` : ""}`,
   );
 }

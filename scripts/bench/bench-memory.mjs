@@ -8,23 +8,26 @@
 // Usage: node scripts/bench/bench-memory.mjs [--requests 400] [--routes chat,messages,responses]
 //        [--cache-mb N] [--max-tokens 16] [--call-every 20] [--concurrency 1] [--every 50]
 //        [--idle 5] [--seed 1] [--model file.gguf] [--out bench/results/memory.json]
+//   --smallest: 7 requests (each route streamed and not, then a call the parser reads), 4 tokens,
+//   RSS read every 4, 1 s idle (test/test-model/bench-smallest-memory.test.ts); nothing is written
+//   without --out.
 // Needs dist/ (npm run build:ts).
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { arg, benchModelPath, root } from "../lib/bench-setup.mjs";
+import { arg, benchModelPath, root, smallest } from "../lib/bench-setup.mjs";
 import { runSoak, startServeChild } from "../lib/memory-soak.mjs";
 import { ROUTES } from "../lib/varied-requests.mjs";
 
-const REQUESTS = Number(arg("requests", 400));
+const REQUESTS = Number(arg("requests", smallest ? 7 : 400));
 const routes = String(arg("routes", ROUTES.join(","))).split(",");
 const cacheMb = arg("cache-mb", null);
-const MAX_TOKENS = Number(arg("max-tokens", 16));
-const EVERY = Number(arg("every", 50));
-const CALL_EVERY = Number(arg("call-every", 20));
+const MAX_TOKENS = Number(arg("max-tokens", smallest ? 4 : 16));
+const EVERY = Number(arg("every", smallest ? 4 : 50));
+const CALL_EVERY = Number(arg("call-every", smallest ? 7 : 20));
 const CONCURRENCY = Number(arg("concurrency", 1));
 // test/support/server-fixtures.ts WANTS_TO_CALL: Qwen3's <tool_call>, <|im_end|>, "function", "parameter".
 const CALL_BIAS = { 151657: 90, 151645: 100, 1688: 30, 16181: 30 };
-const IDLE = Number(arg("idle", 5));
+const IDLE = Number(arg("idle", smallest ? 1 : 5));
 const SEED = Number(arg("seed", 1));
 const out = arg("out", null);
 for (const r of routes) if (!ROUTES.includes(r)) throw new Error(`--routes: ${r} is not one of ${ROUTES.join(", ")}`);

@@ -6,14 +6,16 @@
 // /completion answer (text, token ids, the prompt and grammar echoed), and an answer of many small
 // objects (logprobs). Median ms of each over --reps runs, and the ratios to JSON.parse.
 // Usage: node scripts/bench/bench-upstream-json.mjs [--mb 1] [--reps 15]   (after npm run build:ts)
+//   --smallest: answers of 1/16 MB, 3 timed runs of each after 3 to warm up
+//   (test/no-model/bench-smallest-upstream-json.test.ts). Nothing is written.
 import path from "node:path";
-import { arg, median, root } from "../lib/bench-setup.mjs";
+import { arg, median, root, smallest } from "../lib/bench-setup.mjs";
 
 const { readExactJson } = await import(path.join(root, "dist", "parser", "exact-json.js"));
 const { duplicateKeys } = await import(path.join(root, "dist", "parser", "json-scan.js"));
 
-const MB = Number(arg("--mb", "1")) * 1024 * 1024;
-const reps = Number(arg("--reps", "15"));
+const MB = Math.round(Number(arg("mb", smallest ? "0.0625" : "1")) * 1024 * 1024);
+const reps = Number(arg("reps", smallest ? "3" : "15"));
 const sentence = 'Lorem ipsum dolor sit amet, "quoted" and \\n escaped. ';
 const text = sentence.repeat(Math.ceil(MB / sentence.length)).slice(0, MB);
 const call = (args) => ({ id: "c1", type: "function", function: { name: "f", arguments: args } });
@@ -31,7 +33,7 @@ const answers = {
   "llama-server /completion": {
     content: text.slice(0, MB * 0.3),
     tokens: Array.from({ length: Math.round(MB / 17) }, (_, i) => (i * 7919) % 151_000),
-    generation_settings: { prompt: text.slice(0, MB * 0.3), grammar: "root ::= x\n".repeat(MB / 100) },
+    generation_settings: { prompt: text.slice(0, MB * 0.3), grammar: "root ::= x\n".repeat(Math.round(MB / 100)) },
     stop: true,
     stop_type: "eos",
   },

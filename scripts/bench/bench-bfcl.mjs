@@ -8,6 +8,9 @@
 // bench/results) and prints the README table. --rescore
 // scores FILE's stored answers again with the installed checker (no decoding) and rewrites it,
 // its chart beside it.
+// --smallest: one item of each category on the first fetched model with a dialect (unless
+// --models), 24 tokens, 2 at once; nothing written unless --out; without a model or bfcl-eval it
+// says so and exits 0 (test/model-real/bench-smallest-bfcl.test.ts).
 import { execFileSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -32,8 +35,9 @@ const FLAGS = {
   out: true,
   rescore: true,
   help: false,
+  smallest: false,
 };
-const USAGE = `usage: npm run bench:bfcl -- --rescore FILE\n   or: npm run bench:bfcl -- [--sample N (default ${DEFAULT_SAMPLE}) | --all] [--models NAME,NAME] [--categories ${BFCL_CATEGORIES.join(",")}] [--max-tokens N (256)] [--tool-choice auto|required (auto; required leaves irrelevance auto and writes bfcl-required.json)] [--concurrency N (4)] [--threads N] [--out DIR (bench/results)]`;
+const USAGE = `usage: npm run bench:bfcl -- --rescore FILE\n   or: npm run bench:bfcl -- [--smallest] [--sample N (default ${DEFAULT_SAMPLE}) | --all] [--models NAME,NAME] [--categories ${BFCL_CATEGORIES.join(",")}] [--max-tokens N (256)] [--tool-choice auto|required (auto; required leaves irrelevance auto and writes bfcl-required.json)] [--concurrency N (4)] [--threads N] [--out DIR (bench/results)]`;
 
 function fail(message, code = 2) {
   console.error(`bench:bfcl: ${message}`);
@@ -65,13 +69,18 @@ const list = (name, known) => {
   return xs;
 };
 if (flags.all && flags.sample !== undefined) fail("--all and --sample exclude each other");
-const sample = flags.all ? undefined : positive("sample", DEFAULT_SAMPLE);
+const smallest = flags.smallest === true;
+const sample = flags.all ? undefined : positive("sample", smallest ? 1 : DEFAULT_SAMPLE);
 const categories = list("categories", BFCL_CATEGORIES) ?? [...BFCL_CATEGORIES];
 const toolChoice = flags["tool-choice"] ?? "auto";
 if (toolChoice !== "auto" && toolChoice !== "required")
   fail(`--tool-choice is auto or required, got ${JSON.stringify(toolChoice)}`);
 const stem = toolChoice === "auto" ? "bfcl" : "bfcl-required";
 const python = pythonWith(["bfcl"]);
+if (!python && smallest) {
+  console.log(`bench:bfcl --smallest: skipped: bfcl-eval is not installed: ${pyenvHint(["bfcl"])}`);
+  process.exit(0);
+}
 if (!python) fail(`bfcl-eval is not installed: ${pyenvHint(["bfcl"])}`, 1);
 
 const oracle = { python, script: path.join(ROOT, "scripts", "bench", "bfcl", "oracle.py") };
@@ -91,14 +100,21 @@ const wanted = list(
   "models",
   listed.map((m) => m.name),
 );
-const chosen = listed.filter((m) => !wanted || wanted.includes(m.name));
+const chosen = listed
+  .filter((m) => (wanted ? wanted.includes(m.name) : !smallest || m.present))
+  .slice(0, wanted || !smallest ? undefined : 1);
+if (chosen.length === 0) {
+  console.log("bench:bfcl --smallest: skipped: no model fetched; run `npm run models`");
+  process.exit(0);
+}
 const missing = chosen.filter((m) => !m.present);
 if (missing.length) fail(`not fetched: ${missing.map((m) => m.name).join(", ")}; run \`npm run models\``, 1);
 
 const started = Date.now();
-const out = path.resolve(flags.out ?? path.join(ROOT, "bench", "results"));
-mkdirSync(out, { recursive: true });
+const out = flags.out || !smallest ? path.resolve(flags.out ?? path.join(ROOT, "bench", "results")) : null;
+if (out) mkdirSync(out, { recursive: true });
 const write = (report) => {
+  if (!out) return;
   writeFileSync(path.join(out, `${stem}.json`), JSON.stringify(report, null, 1) + "\n");
   writeFileSync(path.join(out, `${stem}.svg`), bfclChartSvg(report) + "\n");
 };
@@ -108,8 +124,8 @@ const report = await runBfclBench({
   categories,
   sample,
   toolChoice,
-  maxTokens: positive("max-tokens", 256),
-  concurrency: positive("concurrency", 4),
+  maxTokens: positive("max-tokens", smallest ? 24 : 256),
+  concurrency: positive("concurrency", smallest ? 2 : 4),
   threads: positive("threads", defaultThreads()),
   command: `npm run bench:bfcl${argv.length ? ` -- ${argv.join(" ")}` : ""}`,
   log: (line) => console.error(`[${((Date.now() - started) / 1000).toFixed(0)} s] ${line}`),
@@ -117,6 +133,7 @@ const report = await runBfclBench({
 });
 write(report);
 console.log(`${markdownTable(report)}\n${overconstraintLine(report)}`);
-console.log(
-  `\nwrote ${path.join(out, `${stem}.json`)} and ${stem}.svg in ${((Date.now() - started) / 1000).toFixed(0)} s`,
-);
+if (out)
+  console.log(
+    `\nwrote ${path.join(out, `${stem}.json`)} and ${stem}.svg in ${((Date.now() - started) / 1000).toFixed(0)} s`,
+  );

@@ -6,6 +6,9 @@
 // Exit 1 when a masked answer has a problem or a valid unmasked answer is refused by its mask.
 // Flags: --max-tokens N (default 96), --cases N (a fixed sample of N, default all 56),
 // --only NAME[,NAME], --out FILE, --concurrency N (generations at once, default 4).
+// --smallest: 2 cases, 24 tokens, 2 at once, on the first fetched model with a dialect (unless
+// --only); nothing written unless --out; with no model fetched it says so and exits 0
+// (test/model-real/bench-smallest-models.test.ts).
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { availableParallelism, cpus } from "node:os";
@@ -28,11 +31,13 @@ const intFlag = (name, fallback) => {
   }
   return v;
 };
-const maxTokens = intFlag("max-tokens", 96);
-const caseCount = intFlag("cases", realCases().length);
-const concurrency = intFlag("concurrency", 4);
+const smallest = args.includes("--smallest");
+const maxTokens = intFlag("max-tokens", smallest ? 24 : 96);
+const caseCount = intFlag("cases", smallest ? 2 : realCases().length);
+const concurrency = intFlag("concurrency", smallest ? 2 : 4);
 const only = flag("only", undefined)?.split(",");
-const out = path.resolve(flag("out", path.join(ROOT, "bench/results/models-real.json")));
+const given = flag("out", undefined);
+const out = given || !smallest ? path.resolve(given ?? path.join(ROOT, "bench/results/models-real.json")) : null;
 
 const dist = path.join(ROOT, "dist");
 if (!existsSync(path.join(dist, "index.js"))) {
@@ -48,7 +53,15 @@ const lib = { generate, getDialect, triggerOf, replayThroughMask, endedByModel, 
 const listed = JSON.parse(
   execFileSync(process.execPath, [path.join(ROOT, "scripts/models.mjs"), "--list"], { encoding: "utf8" }),
 );
-const models = listed.filter((m) => !only || only.includes(m.name));
+const models = only
+  ? listed.filter((m) => only.includes(m.name))
+  : smallest
+    ? listed.filter((m) => m.present && m.dialect).slice(0, 1)
+    : listed;
+if (models.length === 0 && smallest) {
+  console.log("bench:models --smallest: skipped: no model fetched; run `npm run models`");
+  process.exit(0);
+}
 const cases = caseCount >= realCases().length ? realCases() : sampleCases(caseCount);
 const results = [];
 const stripTokens = ({ masked, unmasked, ...rest }) => ({
@@ -58,6 +71,7 @@ const stripTokens = ({ masked, unmasked, ...rest }) => ({
 });
 /** Writes the results so far (and `extra`) to `out`. */
 function write(extra) {
+  if (!out) return;
   mkdirSync(path.dirname(out), { recursive: true });
   writeFileSync(
     out,
@@ -123,5 +137,5 @@ for (const m of models) {
   }
 }
 write({});
-console.log(`wrote ${path.relative(ROOT, out)}`);
+if (out) console.log(`wrote ${path.relative(ROOT, out)}`);
 process.exit(bad > 0 ? 1 : 0);

@@ -29,7 +29,9 @@ it("every npm bench* script that runs scripts/bench/*.mjs is run by a test with 
   const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { scripts: Record<string, string> };
   const named = Object.entries(pkg.scripts)
     .filter(([name]) => /^bench(:|$)/.test(name))
-    .flatMap(([name, command]) => [...command.matchAll(/scripts\/bench\/([\w.-]+\.mjs)/g)].map((m) => [name, m[1]!]));
+    .flatMap(([name, command]) =>
+      [...command.matchAll(/scripts\/bench\/([\w.-]+\.mjs)/g)].map((m): [string, string] => [name, m[1]!]),
+    );
   expect(named.length).toBeGreaterThan(5);
   const unrun = named.filter(([, file]) => runBy(file).length === 0).map(([name, file]) => `${name}: ${file}`);
   expect(unrun, "give the bench a --smallest size and a test that runs it (test/*/bench-smallest-*.test.ts)").toEqual(

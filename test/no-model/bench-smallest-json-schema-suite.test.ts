@@ -33,7 +33,7 @@ it.skipIf(!distBuilt)(
     }
     const keywords = [...new Set(loadSuite().map((g) => g.file.replace(/\.json$/, "")))];
     const rows = r.stdout.split("\n").filter((l) => l.startsWith("| ") && !/^\| (keyword|\*\*all)/.test(l));
-    expect(rows.map((l) => l.split(" | ")[0].slice(2))).toEqual(keywords);
+    expect(rows.map((l) => (l.split(" | ")[0] ?? "").slice(2))).toEqual(keywords);
     for (const l of rows) {
       const cells = l.replace(/ \|$/, "").split(" | ").slice(2);
       expect(cells.length, l).toBe(columns.length);

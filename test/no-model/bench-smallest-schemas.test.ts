@@ -33,7 +33,7 @@ beforeAll(() => {
 it.skipIf(!distBuilt)("bench:schemas --smallest: one case of each outcome, each printed with its time and RSS", () => {
   expect(rows.length, r.all).toBe(outcomes.length);
   const byName = new Map(HOSTILE_CASES.map((c) => [c.name, c]));
-  expect(new Set(rows.map((x) => expected(byName.get(x[0])!)))).toEqual(new Set(outcomes));
+  expect(new Set(rows.map((x) => expected(byName.get(x[0] ?? "")!)))).toEqual(new Set(outcomes));
   for (const x of rows) {
     expect(x[3], x.join(" | ")).toMatch(/^\d+$/);
     expect(x[4], x.join(" | ")).toMatch(/^\d+$/);
@@ -43,7 +43,7 @@ it.skipIf(!distBuilt)("bench:schemas --smallest: one case of each outcome, each 
 });
 
 it.skipIf(!distBuilt)("bench:schemas --smallest: every outcome as expected, exit 0", () => {
-  const unexpected = rows.filter((x) => x[2].endsWith(" (unexpected)")).map((x) => x.join(" | "));
+  const unexpected = rows.filter((x) => x[2]?.endsWith(" (unexpected)")).map((x) => x.join(" | "));
   expect(unexpected).toEqual([]);
   expect(r.status, r.all).toBe(0);
 });

@@ -12,7 +12,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { outPath, smallest } from "../lib/bench-setup.mjs";
+import { benchModelPath, outPath, smallest } from "../lib/bench-setup.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const argv = process.argv.slice(2);
@@ -23,13 +23,7 @@ const llamaMax = opt("--llama-max", 256 * 1024);
 
 const { ensureLlamaLibrary } = await import(join(root, "dist", "engine", "llama-library.js"));
 const { loadNative } = await import(join(root, "dist", "native.js"));
-const { writeTestModel } = await import(join(root, "dist", "model", "test-model.js"));
-const { existsSync } = await import("node:fs");
-const modelPath = join(root, ".cache", "test-model", "qwen3-tiny-seed1.gguf");
-if (!existsSync(modelPath)) {
-  mkdirSync(dirname(modelPath), { recursive: true });
-  writeTestModel({ path: modelPath, seed: 1 });
-}
+const modelPath = await benchModelPath();
 ensureLlamaLibrary(false);
 const native = await loadNative().llamaLoadModel(modelPath, 0, () => {}, true);
 

@@ -1,7 +1,7 @@
 // What the decode benchmarks share: their flags, the model they run on (the test model, written
 // when missing, unless --model names one), the free-text logit bias that keeps every run going
 // to its token limit, and the median they report.
-import { mkdirSync, statSync } from "node:fs";
+import { mkdirSync, renameSync, statSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -34,7 +34,10 @@ export async function benchModelPath() {
   } catch {
     const { writeTestModel } = await import(path.join(root, "dist", "model", "test-model.js"));
     mkdirSync(path.dirname(modelPath), { recursive: true });
-    writeTestModel({ path: modelPath, seed: 1 });
+    // Written aside and renamed: a test or bench started meanwhile never reads half a model.
+    const tmp = `${modelPath}.${process.pid}.tmp`;
+    writeTestModel({ path: tmp, seed: 1 });
+    renameSync(tmp, modelPath);
   }
   return modelPath;
 }

@@ -79,7 +79,7 @@ def handle(engine, grammars, req):
         return {}
     compiled, m = grammars[req["id"]]
     if op == "walk":
-        res = walk(engine, m, req["tokens"], req["passes"])
+        res = walk(engine, m, req["tokens"], req["passes"], req.get("warmup", True))
     elif op == "masks":
         res = masks(engine, m, req["tokens"], req["path"])
     if op in ("walk", "masks"):
@@ -101,11 +101,11 @@ def handle(engine, grammars, req):
     raise ValueError(f"unknown op {op}")
 
 
-def walk(engine, m, tokens, passes):
+def walk(engine, m, tokens, passes, warmup=True):
     mask = engine.new_mask()
     fill, accept, clock = engine.fill, engine.accept, time.perf_counter_ns
     samples, refused = [], None
-    for p in range(-1, passes):
+    for p in range(-1 if warmup else 0, passes):
         engine.reset(m)
         for i in range(len(tokens) + 1):
             t0 = clock()

@@ -62,9 +62,9 @@ export async function compilePeer(peer, id, grammar, repeat = 3) {
   return { compileMs: round(r.compile_ms), firstMaskMs: round(r.first_mask_ms) };
 }
 
-/** One round of `passes` timed passes of the peer over `tokens`: samples in ns, and the first refusal. */
-export async function walkPeer(peer, id, tokens, passes) {
-  const r = await peer.request({ op: "walk", id, tokens, passes });
+/** One round of `passes` timed passes of the peer over `tokens` (after an untimed one when `warmup`): samples in ns, and the first refusal. */
+export async function walkPeer(peer, id, tokens, passes, warmup = true) {
+  const r = await peer.request({ op: "walk", id, tokens, passes, warmup });
   return { samples: r.samples_ns, refused: r.refused };
 }
 

@@ -131,3 +131,23 @@ describe.each(dialects)("%s: format as hermes has it", (dialect) => {
     expect(outcome(dialect, schema)).toEqual(outcome("hermes", schema));
   });
 });
+
+describe.each(dialects.filter((d) => getDialect(d).call.kind === "xml"))("%s: a close inside the value", (dialect) => {
+  const close = (getDialect(dialect).call as { valueClose: string }).valueClose;
+  // The value ends at the first close (the parser's rule): what follows it is no parameter, so the
+  // call is invalid, and the grammar refuses the text as well, padding newline or not.
+  it.each([
+    ["maxLength", { type: "string", maxLength: 10 }],
+    ["minLength and maxLength", { type: "string", minLength: 1, maxLength: 10 }],
+    ["pattern", { type: "string", pattern: "^a" }],
+    ["plain", { type: "string" }],
+  ])("%s", (_name, schema) => {
+    const tools = [tool(schema)];
+    const accepts = grammarAcceptor(buildToolGrammar({ dialect, tools, toolChoice: "required" }));
+    for (const value of [`a${close}b`, `a\n${close}b`]) {
+      const text = callText(dialect, value);
+      const r = parseToolCalls(text, { dialect, tools });
+      expect({ text, parsed: r.toolCalls.length, grammar: accepts(text) }).toEqual({ text, parsed: 0, grammar: false });
+    }
+  });
+});

@@ -52,6 +52,8 @@ export function lowerUntil(lw: Lowering, n: UntilNode, path: string): Lowered {
   const T = Array.from(n.terminator, (c) => c.codePointAt(0)!);
   if (T.length === 0) throw new EbnfExportError(`toEbnf: ${path}: until needs a non-empty terminator`);
   const maxLen = n.maxLength;
+  if (n.minLength || n.trimNewline)
+    throw new EbnfExportError(`toEbnf: ${path}: until with minLength or trimNewline is not exportable`);
   if (maxLen !== undefined && (!Number.isInteger(maxLen) || maxLen < 0))
     throw new EbnfExportError(`toEbnf: ${path}: maxLength must be a non-negative integer`);
   const key = `until\u0000${n.terminator}\u0000${maxLen ?? ""}`;

@@ -278,6 +278,9 @@ void NfaBuilder::Impl::collectCuts(const json::Value& n, int depth) {
     } else if (type == "until" || type == "text") {
       if (const json::Value* s = n.get(type == "until" ? "terminator" : "exclude"); s && s->kind == json::Kind::String)
         for (unsigned char c : s->str) cutRange(c, c);
+      // trimNewline tells a newline from other characters.
+      if (const json::Value* tn = n.get("trimNewline"); tn && tn->kind == json::Kind::Bool && tn->b)
+        cutRange('\n', '\n');
       // The UTF-8 validator's own boundaries.
       for (unsigned b : {0x80u, 0x90u, 0xA0u, 0xC0u, 0xC2u, 0xE0u, 0xE1u, 0xEDu, 0xEEu, 0xF0u, 0xF1u, 0xF4u, 0xF5u})
         nfa.cut[b] = true;

@@ -106,6 +106,22 @@ Frag NfaBuilder::Impl::until(const json::Value& n, const std::string& path, bool
       limitFail(path + ".maxLength", "stringLength", "a text of more than 100000 characters is not supported");
     maxLen = long(v);
   }
+  // minLength (until only): the terminator may complete only after that many code points of text.
+  long minLen = 0;
+  if (const json::Value* ml = n.get("minLength"); !textOnly && ml && ml->kind != json::Kind::Null) {
+    double v = number(*ml, path + ".minLength");
+    if (v < 0 || v != double(long(v))) fail(path + ".minLength", "must be a non-negative integer");
+    if (v > 100000)
+      limitFail(path + ".minLength", "stringLength", "a text of more than 100000 characters is not supported");
+    minLen = long(v);
+    if (maxLen >= 0 && minLen > maxLen) fail(path + ".minLength", "is larger than maxLength: no text fits");
+  }
+  // trimNewline (until only): one newline that is the text's first character and one that is its
+  // last are padding, not counted; the terminator's first byte must not recur in it.
+  bool trim = false;
+  if (const json::Value* tn = n.get("trimNewline"); !textOnly && tn && tn->kind == json::Kind::Bool) trim = tn->b;
+  if (trim && T.find(T[0], 1) != std::string::npos)
+    fail(path + ".trimNewline", "needs a terminator whose first byte does not recur in it");
   size_t m = T.size();
   std::vector<size_t> back(m + 1, 0);
   for (size_t i = 1, k = 0; i < m; i++) {
@@ -125,51 +141,74 @@ Frag NfaBuilder::Impl::until(const json::Value& n, const std::string& path, bool
   // The automaton without the counter: states (KMP position, UTF-8 phase), found breadth first,
   // each with its outgoing byte runs. With maxLength, every counter value is a layer of copies
   // of these states, stamped from the runs (no per-byte work per layer).
+  // With trim, a state also holds flags: 1 a character was read, 2 the last was a newline (not the
+  // leading one), 4 a newline came just before the partial match of T under way.
   struct Run {
     uint8_t lo, hi;
     int32_t to;
     bool completes;
+    bool counts;  // a code point of text completes (not the leading padding newline)
+    bool pad;     // after it, one counted newline is padding if T completes
   };  // to: base state, or -1 for T's end
-  std::vector<std::pair<size_t, uint8_t>> base{{0, utf8::Boundary}};
+  struct Base {
+    size_t k;
+    uint8_t ph, fl;
+  };
+  std::vector<Base> base{{0, utf8::Boundary, 0}};
   std::vector<std::vector<Run>> runs;
-  std::vector<int32_t> baseOf((m + 1) * 256, -1);  // (k, phase) → base state
+  std::vector<int32_t> baseOf((m + 1) * 8 * 256, -1);  // (k, flags, phase) → base state
   baseOf[0 * 256 + utf8::Boundary] = 0;
   for (size_t i = 0; i < base.size(); i++) {
-    auto [k, ph] = base[i];
+    auto [k, ph, fl] = base[i];
     std::vector<Run> rs;
     for (int b = 0; b < 256; b++) {
       uint8_t np = utf8::step(ph, uint8_t(b));
       if (np == utf8::Invalid) continue;
       size_t nk = kmp(k, uint8_t(b));
       if (nk == m && textOnly) continue;  // the excluded string can never complete
+      bool completes = np == utf8::Boundary;
+      uint8_t nf = 0;
+      bool counts = completes;
+      if (trim) {
+        bool started = fl & 1, lastNl = fl & 2, nlBefore = fl & 4;
+        bool lead = completes && !started && b == '\n';
+        counts = completes && !lead;
+        bool nl = completes ? (b == '\n' && started) : lastNl;
+        bool before = nk == 1 ? lastNl : nk > 1 ? nlBefore : false;
+        nf = uint8_t((started || completes ? 1 : 0) | (nl ? 2 : 0) | (before ? 4 : 0));
+      }
+      bool pad = trim && (nk == 0 ? (nf & 2) : (nf & 4));
       int32_t to = -1;
       if (nk < m) {
-        int32_t& slot = baseOf[nk * 256 + np];
+        int32_t& slot = baseOf[(nk * 8 + nf) * 256 + np];
         if (slot < 0) {
           slot = int32_t(base.size());
-          base.push_back({nk, np});
+          base.push_back({nk, np, nf});
         }
         to = slot;
       }
-      bool completes = np == utf8::Boundary;
-      if (!rs.empty() && rs.back().hi == b - 1 && rs.back().to == to && rs.back().completes == completes)
+      if (!rs.empty() && rs.back().hi == b - 1 && rs.back().to == to && rs.back().completes == completes &&
+          rs.back().counts == counts && rs.back().pad == pad)
         rs.back().hi = uint8_t(b);
       else
-        rs.push_back({uint8_t(b), uint8_t(b), to, completes});
+        rs.push_back({uint8_t(b), uint8_t(b), to, completes, counts, pad});
     }
     runs.push_back(std::move(rs));
   }
   // Code points of text so far (`chars`) and those a partial match would hand back if it completes.
-  auto charsAfter = [&](const Run& r, long chars) { return chars + (r.completes ? 1 : 0); };
+  auto charsAfter = [&](const Run& r, long chars) { return chars + (r.counts ? 1 : 0); };
   auto textChars = [&](const Run& r, long nc) {
     if (textOnly) return nc;
-    size_t nk = r.to < 0 ? m : base[size_t(r.to)].first;
-    return nc - prefChars[nk];
+    size_t nk = r.to < 0 ? m : base[size_t(r.to)].k;
+    return nc - prefChars[nk] - (r.pad ? 1 : 0);
   };
   const size_t B = base.size();
   // A partial match of T counts as text until it completes: counts run up to maxLength + |T| chars.
-  const long layers = maxLen >= 0 ? maxLen + 1 + (textOnly ? 0 : prefChars[m]) : 1;
-  if (maxLen >= 0 && double(B) * double(layers) > double(lim.maxStates))
+  // Without maxLength, a minLength counter stops at minLength + |T| (past it every completion has enough text).
+  const bool counting = maxLen >= 0 || minLen > 0;
+  const long top = maxLen >= 0 ? maxLen : minLen;
+  const long layers = counting ? top + 1 + (textOnly ? 0 : prefChars[m]) + (trim ? 1 : 0) : 1;
+  if (counting && double(B) * double(layers) > double(lim.maxStates))
     limitFail(path + ".maxLength", "automatonStates",
               "a text of at most " + std::to_string(maxLen) + " characters ending at " + json::canonical(tv) +
                   " needs " + std::to_string(B) + " × " + std::to_string(layers) +
@@ -190,10 +229,11 @@ Frag NfaBuilder::Impl::until(const json::Value& n, const std::string& path, bool
     auto [b, chars] = work.back();
     work.pop_back();
     uint32_t from = ids[size_t(chars) * B + b];
-    if (textOnly && base[b].second == utf8::Boundary) eps(from, out);
+    if (textOnly && base[b].ph == utf8::Boundary) eps(from, out);
     for (const Run& r : runs[b]) {
-      long nc = maxLen >= 0 ? charsAfter(r, chars) : 0;
+      long nc = !counting ? 0 : maxLen >= 0 ? charsAfter(r, chars) : std::min(charsAfter(r, chars), layers - 1);
       if (maxLen >= 0 && r.completes && textChars(r, nc) > maxLen) continue;
+      if (minLen > 0 && r.to < 0 && textChars(r, nc) < minLen) continue;
       uint32_t to = r.to < 0 ? out : id(size_t(r.to), nc);
       std::vector<ByteEdge>& edges = nfa.states[from].bytes;
       if (!edges.empty() && edges.back().to == to && edges.back().hi + 1 == r.lo)
@@ -238,6 +278,9 @@ void NfaBuilder::Impl::collectCuts(const json::Value& n, int depth) {
     } else if (type == "until" || type == "text") {
       if (const json::Value* s = n.get(type == "until" ? "terminator" : "exclude"); s && s->kind == json::Kind::String)
         for (unsigned char c : s->str) cutRange(c, c);
+      // trimNewline tells a newline from other characters.
+      if (const json::Value* tn = n.get("trimNewline"); tn && tn->kind == json::Kind::Bool && tn->b)
+        cutRange('\n', '\n');
       // The UTF-8 validator's own boundaries.
       for (unsigned b : {0x80u, 0x90u, 0xA0u, 0xC0u, 0xC2u, 0xE0u, 0xE1u, 0xEDu, 0xEEu, 0xF0u, 0xF1u, 0xF4u, 0xF5u})
         nfa.cut[b] = true;

@@ -13,7 +13,6 @@ import {
   plus,
   seq,
   spelled,
-  until,
 } from "../grammar/builders.js";
 import type { GrammarNode } from "../grammar/ir.js";
 import type { DialectSpec, Glue, JsonCallFormat, XmlCallFormat } from "./spec.js";
@@ -22,29 +21,76 @@ import { idChars, jsonWs } from "./grammar-forms.js";
 import type { ToolDef } from "./tools.js";
 import { childPath, invalid } from "../grammar/json-schema/errors.js";
 import { analyze } from "../grammar/json-schema/keywords.js";
-import { SCHEMA_LIMITS, checkEnumSize, limitError } from "../grammar/schema-limits.js";
+import { checkEnumSize } from "../grammar/schema-limits.js";
 
 /** Fixed glue strings are markers: atomic special tokens in vocabularies that have them. */
 export function glue(g: Glue): GrammarNode {
   return seq(...g.map((p) => (typeof p === "string" ? marker(p) : optional(literal(p.optional)))));
 }
 
-/** Whether an XML value is raw text (strings and untyped) or a JSON value; `false` (no value) is neither. */
-export function isRawText(schema: unknown): boolean {
+/** Where `$ref`s in a tool's parameter schemas resolve: the tool's parameters. */
+export const valueDocument = (tool: ToolDef) => ({ schema: tool.parameters, path: paramsPath(tool) });
+
+/** `doc` where `schema` holds a `$ref` (a value grammar names its document only then: it is part of the grammar's key). */
+const refDoc = (schema: unknown, doc?: { schema: unknown; path: string }) =>
+  doc && JSON.stringify(schema ?? null).includes('"$ref"') ? doc : undefined;
+
+/** The JSON pointer `pointer` in `doc`, or undefined. */
+function pointed(doc: unknown, pointer: string): unknown {
+  if (!pointer.startsWith("#")) return undefined;
+  let cur = doc;
+  for (const seg of pointer.slice(1).split("/").slice(1)) {
+    const k = seg.replace(/~1/g, "/").replace(/~0/g, "~");
+    cur =
+      cur !== null && typeof cur === "object" && Object.hasOwn(cur, k)
+        ? (cur as Record<string, unknown>)[k]
+        : undefined;
+  }
+  return cur;
+}
+
+/** Whether some string is a value of `schema` (at a glance: the lowering decides which ones). */
+function admitsString(schema: unknown, doc: unknown, seen = 0): boolean {
+  if (schema === true || schema === undefined) return true;
+  if (schema === false || schema === null || typeof schema !== "object" || seen > 32) return schema !== false;
+  const s = schema as Record<string, unknown>;
+  const values = s.enum ?? (s.const !== undefined ? [s.const] : undefined);
+  if (Array.isArray(values)) return values.some((v) => typeof v === "string");
+  if (s.type !== undefined) return s.type === "string" || (Array.isArray(s.type) && s.type.includes("string"));
+  if (typeof s.$ref === "string") {
+    const target = pointed(doc ?? schema, s.$ref);
+    return target === undefined || admitsString(target, doc, seen + 1);
+  }
+  const branches = (s.anyOf ?? s.oneOf) as unknown;
+  if (Array.isArray(branches)) return branches.some((b) => admitsString(b, doc, seen + 1));
+  if (Array.isArray(s.allOf)) return s.allOf.every((b) => admitsString(b, doc, seen + 1));
+  return true;
+}
+
+/**
+ * Whether an XML value is raw text (the lowering's raw spelling: a string, unquoted) or a JSON
+ * value: raw text for a `string` type, string enums and consts, and untyped schemas that admit a
+ * string; `false` (no value) is neither.
+ */
+export function isRawText(schema: unknown, doc?: unknown): boolean {
   if (schema === false) return false;
   if (schema === null || typeof schema !== "object") return true;
   const s = schema as Record<string, unknown>;
-  if (s.enum !== undefined || s.const !== undefined) return false;
-  return s.type === undefined || s.type === "string";
+  const values = s.enum ?? (s.const !== undefined ? [s.const] : undefined);
+  if (values !== undefined)
+    return Array.isArray(values) && values.length > 0 && values.every((v) => typeof v === "string");
+  if (s.type === "string") return true;
+  return s.type === undefined && admitsString(schema, doc);
 }
 
-/** A JSON value of `schema` (found at `path` in the request), any JSON whitespace inside, no string value longer than `maxValueLength`. */
+/** A JSON value of `schema` (found at `path` in the request), any JSON whitespace inside, no string value longer than `maxValueLength`; `$ref`s resolve in `doc`. */
 export function schemaValue(
   schema: unknown,
   maxValueLength?: number,
   syntax: "json" | "python" = "json",
   path?: string,
   depth?: number,
+  doc?: { schema: unknown; path: string },
 ): GrammarNode {
   return jsonSchema(
     schema,
@@ -55,66 +101,54 @@ export function schemaValue(
     },
     path,
     depth,
+    refDoc(schema, doc),
   );
 }
 
 /** Where a tool's parameters sit in the request. */
 const paramsPath = (tool: ToolDef) => tool.path ?? "parameters";
 
-/** Raw text up to the value close, at most `max` characters once its padding newlines are taken off. */
-function rawValue(f: XmlCallFormat, max?: number): GrammarNode {
-  if (max === undefined) return until(f.valueClose);
-  if (!f.trimNewline) return until(f.valueClose, { maxLength: max });
-  // A leading newline is padding; a trailing one is padding exactly when the close follows it.
-  return seq(
-    optional(literal("\n")),
-    alt(until(f.valueClose, { maxLength: max }), until(`\n${f.valueClose}`, { maxLength: max })),
-  );
-}
-
-/** The most characters a raw text value may have: the schema's maxLength or maxValueLength, the smaller. */
-export function rawTextBound(schema: unknown, maxValueLength?: number): number | undefined {
-  const own = schema !== null && typeof schema === "object" ? (schema as { maxLength?: unknown }).maxLength : undefined;
-  const bounds = [
-    maxValueLength,
-    typeof own === "number" && Number.isInteger(own) && own >= 0 ? own : undefined,
-  ].filter((b): b is number => b !== undefined);
-  return bounds.length ? Math.min(...bounds) : undefined;
-}
-
-/** A raw text value's bound, refused past the string limit (the JSON lowering checks the other values). */
-function checkedRawBound(schema: unknown, maxValueLength: number | undefined, path: string): number | undefined {
-  const bound = rawTextBound(schema, maxValueLength);
-  if (bound !== undefined && bound > SCHEMA_LIMITS.stringLength && bound !== maxValueLength)
-    throw limitError(
-      "stringLength",
-      childPath(path, "maxLength"),
-      `"maxLength": ${bound} exceeds the limit of ${SCHEMA_LIMITS.stringLength} characters; lower it, or remove it (a string value is then bounded by the request's max_tokens)`,
-    );
-  return bound;
-}
-
-/** An XML parameter's value up to and including the value close; `path` is the value's schema in the request. */
-export function xmlValue(f: XmlCallFormat, schema: unknown, maxValueLength?: number, path = "$"): GrammarNode {
+/**
+ * An XML parameter's value up to and including the value close; `path` is the value's schema in
+ * the request, `doc` the document its `$ref`s resolve in (the tool's parameters). Strings are raw
+ * text, the JSON-schema lowering's raw spelling (src/grammar/json-schema/raw-text.ts): every
+ * string keyword means there what it means in JSON.
+ */
+export function xmlValue(
+  f: XmlCallFormat,
+  schema: unknown,
+  maxValueLength?: number,
+  path = "$",
+  doc?: { schema: unknown; path: string },
+): GrammarNode {
   const pad = f.trimNewline ? optional(literal("\n")) : seq();
   // The value's own keywords get the JSON lowering's checks, raw text too (a keyword not
   // supported, an empty enum, an unknown type …): an XML dialect refuses what a JSON one refuses.
   if (schema !== null && typeof schema === "object") analyze(schema, path);
-  if (isRawText(schema)) return rawValue(f, checkedRawBound(schema, maxValueLength, path));
-  const s = schema as Record<string, unknown>;
-  // Enumerated strings are written raw (no JSON quotes); everything else as JSON.
-  const values = s.enum ?? (s.const !== undefined ? [s.const] : undefined);
-  if (Array.isArray(values) && values.every((v) => typeof v === "string")) {
-    checkEnumSize(values.length, childPath(path, "enum"));
-    return seq(pad, alt(...(values as string[]).map((v) => literal(v))), pad, literal(f.valueClose));
+  if (isRawText(schema, doc?.schema)) {
+    const s = schema as Record<string, unknown>;
+    const values = s?.enum ?? (s?.const !== undefined ? [s.const] : undefined);
+    if (Array.isArray(values)) checkEnumSize(values.length, childPath(path, "enum"));
+    return jsonSchema(
+      schema,
+      {
+        syntax: "raw",
+        raw: { close: f.valueClose, trimNewline: f.trimNewline },
+        ...(maxValueLength === undefined ? {} : { maxStringLength: maxValueLength }),
+      },
+      path,
+      1,
+      refDoc(schema, doc),
+    );
   }
+  const s = schema as Record<string, unknown>;
   // Templates render scalars with Python's str(): True, False, None are read as JSON's.
   if (s.type === "boolean")
     return seq(pad, alt(...["true", "false", "True", "False"].map(literal)), pad, literal(f.valueClose));
   if (s.type === "null") return seq(pad, alt(literal("null"), literal("None")), pad, literal(f.valueClose));
   // the value's schema is nested in its tool's parameters
-  const json = schemaValue(schema, maxValueLength, "json", path, 1);
-  const value = f.pythonLiterals ? alt(json, schemaValue(schema, maxValueLength, "python", path, 1)) : json;
+  const json = schemaValue(schema, maxValueLength, "json", path, 1, doc);
+  const value = f.pythonLiterals ? alt(json, schemaValue(schema, maxValueLength, "python", path, 1, doc)) : json;
   return seq(pad, value, pad, literal(f.valueClose));
 }
 
@@ -148,7 +182,7 @@ function xmlCall(f: XmlCallFormat, tool: ToolDef, maxValueLength?: number): Gram
       literal(k),
       literal(f.paramNameClose),
       glue(f.valueOpen ?? []),
-      xmlValue(f, schema, maxValueLength, childPath(`${paramsPath(tool)}.properties`, k)),
+      xmlValue(f, schema, maxValueLength, childPath(`${paramsPath(tool)}.properties`, k), valueDocument(tool)),
     ),
     required: required.has(k),
   }));
@@ -200,8 +234,8 @@ export function pythonValue(tool: ToolDef, key: string, maxValueLength?: number)
   const schema = tool.properties[key];
   const path = childPath(`${paramsPath(tool)}.properties`, key);
   return alt(
-    schemaValue(schema, maxValueLength, "python", path, 1),
-    schemaValue(schema, maxValueLength, "json", path, 1),
+    schemaValue(schema, maxValueLength, "python", path, 1, valueDocument(tool)),
+    schemaValue(schema, maxValueLength, "json", path, 1, valueDocument(tool)),
   );
 }
 

@@ -50,7 +50,10 @@ export const byteClass = (ranges: Array<[number, number]>, negated = false): Byt
   ranges,
   ...(negated ? { negated } : {}),
 });
-export const until = (terminator: string, opts: { maxLength?: number; marker?: boolean } = {}): UntilNode => ({
+export const until = (
+  terminator: string,
+  opts: { maxLength?: number; minLength?: number; trimNewline?: boolean; marker?: boolean } = {},
+): UntilNode => ({
   type: "until",
   terminator,
   ...opts,
@@ -73,12 +76,14 @@ export const jsonSchema = (
   options?: JsonSchemaOptions,
   path?: string,
   depth?: number,
+  document?: { schema: unknown; path: string },
 ): JsonSchemaNode => ({
   type: "jsonSchema",
   schema,
   ...(options ? { options } : {}),
   ...(path === undefined ? {} : { path }),
   ...(depth ? { depth } : {}),
+  ...(document ? { document: document.schema, documentPath: document.path } : {}),
 });
 
 /** "a" → [a,a]; "a-z" → [a,z] (by code point). */

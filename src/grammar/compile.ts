@@ -170,7 +170,8 @@ function resolveMarker(o: Record<string, unknown>, vocab: Vocabulary): Record<st
   const id = typeof key === "string" ? specialToken(vocab, key) : undefined;
   if (id === undefined) return plain;
   const max = typeof o.maxLength === "number" ? o.maxLength : null;
-  const anyText = { type: "repeat", item: ANY_CHAR, min: 0, max };
+  const min = o.type === "until" && typeof o.minLength === "number" ? o.minLength : 0;
+  const anyText = { type: "repeat", item: ANY_CHAR, min, max };
   if (o.type === "literal") return { type: "token", id };
   if (o.type === "until") return { type: "seq", items: [anyText, { type: "token", id }] };
   return anyText; // text can never contain a special token

@@ -45,12 +45,16 @@ export interface RepeatNode {
 /**
  * Any valid UTF-8 text that does not contain `terminator`, then the terminator itself.
  * The FIRST occurrence of the terminator closes it — the exact rule a parser uses.
- * `maxLength` bounds the text before the terminator, in code points.
+ * `maxLength` / `minLength` bound the text before the terminator, in code points; with
+ * `trimNewline`, a newline that is the text's first character and one that is its last are
+ * padding, not counted (the terminator's first character must not recur in it).
  */
 export interface UntilNode {
   type: "until";
   terminator: string;
   maxLength?: number;
+  minLength?: number;
+  trimNewline?: boolean;
   marker?: boolean;
 }
 /** Any valid UTF-8 text (possibly empty) that does not contain `exclude`; it may end anywhere. */
@@ -84,6 +88,9 @@ export interface JsonSchemaNode {
   path?: string;
   /** Schemas the one at `path` is nested in (an XML parameter's value: 1, its tool's parameters), for the nesting limit. Default 0. */
   depth?: number;
+  /** The document `$ref`s resolve in (a tool's parameters, when `schema` is one parameter's schema), found at `rootPath`. Default: `schema` at `path`. */
+  document?: unknown;
+  documentPath?: string;
 }
 /** A reference to a named rule in `Grammar.rules`. Recursion is expanded to `maxRecursionDepth`. */
 export interface RefNode {
@@ -100,7 +107,13 @@ export interface JsonSchemaOptions {
    * How values are spelled: "json" (default), or "python" — Python literals as str()/repr() writes
    * them ('a' or "a" with Python escapes, True/False/None), for the SAME set of values.
    */
-  syntax?: "json" | "python";
+  syntax?: "json" | "python" | "raw";
+  /**
+   * With syntax "raw" (an XML parameter's value): the text that closes the value, and whether one
+   * newline after the value's open and one before `close` are padding. A string is its characters
+   * as written, without quotes or escapes, up to the first `close`; other types are not raw text.
+   */
+  raw?: { close: string; trimNewline: boolean };
   /**
    * Longest string VALUE, in characters (object keys are not values); a schema's own maxLength
    * still applies when smaller. Strings constrained by a pattern are not bounded by it.

@@ -2,7 +2,7 @@
 // whether that value fits its schema. Checked by the same value grammar the call is checked with
 // (schemaValue in src/dialects/call-grammar.ts), so an argument reported valid is one the mask
 // would let a model write there.
-import { schemaValue } from "../dialects/call-grammar.js";
+import { schemaValue, valueDocument } from "../dialects/call-grammar.js";
 import type { ToolDef } from "../dialects/tools.js";
 import { JsonObject, jsonText, valueFault, type Json } from "./json-value.js";
 import { readJson } from "./read-value.js";
@@ -29,7 +29,7 @@ function fits(tool: ToolDef, key: string, value: Json, maxValueLength: number | 
   if (valueFault(value) !== undefined) return false;
   if (schema === true) return true;
   const path = `${tool.path ?? "parameters"}.properties.${key}`;
-  return grammarAccepts(schemaValue(schema, maxValueLength, "json", path, 1), jsonText(value));
+  return grammarAccepts(schemaValue(schema, maxValueLength, "json", path, 1, valueDocument(tool)), jsonText(value));
 }
 
 /**

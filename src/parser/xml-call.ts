@@ -2,7 +2,10 @@
 // (Qwen3-Coder, Seed-OSS), `<invoke name="NAME"><parameter name="K">V` (MiniMax), GLM's
 // `NAME<arg_key>K</arg_key><arg_value>V`. A parameter once read stays read (the checkpoint in the
 // call's memo), and every search resumes where it stopped.
-import { isRawText, rawTextBound, splitScope, xmlValue } from "../dialects/call-grammar.js";
+import { isRawText, splitScope, valueDocument, xmlValue } from "../dialects/call-grammar.js";
+import { childPath } from "../grammar/json-schema/errors.js";
+import { isObj, isTrivial } from "../grammar/json-schema/keywords.js";
+import type { ToolDef } from "../dialects/tools.js";
 import type { ResolvedOptions } from "../dialects/options.js";
 import type { XmlCallFormat } from "../dialects/spec.js";
 import { openAndName, overLimit, type CallMemo, type CallScan, type XmlCheckpoint } from "./calls.js";
@@ -65,7 +68,7 @@ function scanParams(text: Text, o: ResolvedOptions, final: boolean, cp: XmlCheck
       if (seen.has(key)) return finish(next, `parameter "${key}" is given twice`);
       seen.add(key);
       if (!Object.hasOwn(t.properties, key)) return finish(next, `"${t.name}" has no parameter ${shown(key)}`);
-      const typed = typeValue(f, t.properties[key], raw, o.maxValueLength, step(key));
+      const typed = typeValue(f, t, key, raw, o.maxValueLength);
       if ("error" in typed) return finish(next, `parameter "${key}": ${typed.error}`);
       args.push([key, typed.value]);
       cp.i = next;
@@ -106,38 +109,41 @@ function endsBeforeScope(text: Text, from: number, f: XmlCallFormat): boolean {
 
 const PYTHON_WORDS: Record<string, Json> = { True: true, False: false, None: null };
 
-/** An XML value: raw text for strings (one padding newline each side removed), JSON otherwise. */
+/** An XML value: raw text for strings (one padding newline each side removed), JSON otherwise; checked by the grammar's own value node. */
 function typeValue(
   f: XmlCallFormat,
-  schema: unknown,
+  tool: ToolDef,
+  key: string,
   raw: string,
   max: number | undefined,
-  at: string,
 ): { value: Json } | { error: string } {
+  const schema = tool.properties[key];
   let v = raw;
   if (f.trimNewline) {
     if (v.startsWith("\n")) v = v.slice(1);
     if (v.endsWith("\n")) v = v.slice(0, -1);
   }
   if (schema === false) return { error: "its schema is false: no value is allowed" };
-  const fits = (limit?: number) => grammarAccepts(xmlValue(f, schema, limit), raw + f.valueClose);
-  if (isRawText(schema)) {
-    const bound = rawTextBound(schema, max);
-    if (bound === undefined || fits(max)) return { value: v };
-    return {
-      error: `${shown(v)} is ${bound === max ? overLimit(bound) : `longer than its schema's maxLength (${bound} characters)`}`,
-    };
-  }
-  if (!fits(max)) {
+  const doc = valueDocument(tool);
+  const path = childPath(`${doc.path}.properties`, key);
+  const fits = (limit?: number) => grammarAccepts(xmlValue(f, schema, limit, path, doc), raw + f.valueClose);
+  // any string (no keyword but type "string" and annotations) and no limit: every raw text fits
+  const anyString =
+    isTrivial(schema) ||
+    (isObj(schema) &&
+      schema.type === "string" &&
+      isTrivial(Object.fromEntries(Object.entries(schema).filter(([k]) => k !== "type"))));
+  if (!(anyString && max === undefined) && !fits(max)) {
     if (max !== undefined && fits()) return { error: `${shown(v)}: ${overLimit(max)}` };
-    const over = writtenOverflow(f, v);
+    const own = (schema as { maxLength?: unknown } | null)?.maxLength;
+    if (isRawText(schema, doc.schema) && typeof own === "number" && [...v].length > own)
+      return { error: `${shown(v)} is longer than its schema's maxLength (${own} characters)` };
+    const over = isRawText(schema, doc.schema) ? undefined : writtenOverflow(f, v);
     if (over !== undefined) return { error: overflowReason(over) };
-    const type = (schema as { type?: unknown }).type;
+    const type = (schema as { type?: unknown } | null)?.type;
     return { error: `${shown(v)} does not fit its schema${type ? ` (type ${JSON.stringify(type)})` : ""}` };
   }
-  const s = schema as Record<string, unknown>;
-  const values = s.enum ?? (s.const !== undefined ? [s.const] : undefined);
-  if (Array.isArray(values) && values.every((x) => typeof x === "string")) return { value: v };
+  if (isRawText(schema, doc.schema)) return { value: v };
   if (Object.hasOwn(PYTHON_WORDS, v)) return { value: PYTHON_WORDS[v]! };
   let value: Json;
   try {
@@ -145,7 +151,7 @@ function typeValue(
   } catch (e) {
     return { error: `${shown(v)}: ${(e as Error).message}` };
   }
-  const fault = valueFault(value, at);
+  const fault = valueFault(value, step(key));
   return fault === undefined ? { value } : { error: fault };
 }
 

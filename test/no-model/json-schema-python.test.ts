@@ -183,7 +183,7 @@ describe("python syntax: tables (reference matcher and the engine)", () => {
 
   it("an unknown syntax is an error that names the option", () => {
     expect(() => jsonSchemaToIR({ type: "string" }, { syntax: "yaml" as "json" })).toThrow(
-      /JsonSchemaOptions\.syntax must be "json" or "python", got "yaml"/,
+      /JsonSchemaOptions\.syntax must be "json", "python" or "raw", got "yaml"/,
     );
   });
 });

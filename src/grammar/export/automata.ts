@@ -52,9 +52,13 @@ export function lowerUntil(lw: Lowering, n: UntilNode, path: string): Lowered {
   const T = Array.from(n.terminator, (c) => c.codePointAt(0)!);
   if (T.length === 0) throw new EbnfExportError(`toEbnf: ${path}: until needs a non-empty terminator`);
   const maxLen = n.maxLength;
+  const minLen = n.minLength ?? 0;
+  const trim = n.trimNewline === true;
+  if (!Number.isInteger(minLen) || minLen < 0)
+    throw new EbnfExportError(`toEbnf: ${path}: minLength must be a non-negative integer`);
   if (maxLen !== undefined && (!Number.isInteger(maxLen) || maxLen < 0))
     throw new EbnfExportError(`toEbnf: ${path}: maxLength must be a non-negative integer`);
-  const key = `until\u0000${n.terminator}\u0000${maxLen ?? ""}`;
+  const key = `until\u0000${n.terminator}\u0000${maxLen ?? ""}\u0000${minLen}\u0000${trim}`;
   const hit = lw.memo.get(key);
   if (hit !== undefined) return hit;
 
@@ -85,7 +89,7 @@ export function lowerUntil(lw: Lowering, n: UntilNode, path: string): Lowered {
   const whole = (k: number): RuleExpr | undefined =>
     tokenId !== undefined && closesAtEnd(k) ? { k: "token", id: tokenId } : undefined;
 
-  if (maxLen === undefined) {
+  if (maxLen === undefined && minLen === 0 && !trim) {
     const names = Array.from({ length: L }, (_, k) => (k === 0 ? base : lw.fresh(`${base}-s${k}`)));
     lw.memo.set(key, ref(base));
     const next = (d: number): RuleExpr => (d === L ? EPSILON : ref(names[d]!));
@@ -109,46 +113,70 @@ export function lowerUntil(lw: Lowering, n: UntilNode, path: string): Lowered {
     return ref(base);
   }
 
-  // Bounded: state (k, j) = KMP state k, j committed text characters (j <= maxLen).
+  // Counted: state (k, j, f) = KMP state k, j committed text characters (j <= maxLen; without
+  // maxLength counted up to minLength + 1), f the padding flags of trimNewline as the native
+  // automaton keeps them (1 a character was read, 2 the last was a newline but the leading one,
+  // 4 a newline came just before the partial match): padding newlines are not counted.
+  const top = maxLen ?? minLen + 1;
   const limit = lw.o.maxUntilStates ?? 4096;
-  if (L * (maxLen + 1) > limit)
+  if (L * (top + 1) * (trim ? 4 : 1) > limit)
     throw new EbnfExportError(
-      `toEbnf: ${path}: until with maxLength ${maxLen} and a ${L}-character terminator needs up to ${L * (maxLen + 1)} rules (limit ${limit}); not exportable`,
+      `toEbnf: ${path}: until with maxLength ${top} and a ${L}-character terminator needs up to ${L * (top + 1) * (trim ? 4 : 1)} rules (limit ${limit}); not exportable`,
     );
+  const NL = 0x0a;
   const ids = new Map<string, string>();
-  const work: Array<[number, number]> = [];
-  const state = (k: number, j: number): RuleExpr => {
-    const sk = `${k},${j}`;
+  const work: Array<[number, number, number]> = [];
+  const state = (k: number, j: number, f: number): RuleExpr => {
+    const sk = `${k},${j},${f}`;
     let nm = ids.get(sk);
     if (nm === undefined) {
-      nm = k === 0 && j === 0 ? base : lw.fresh(`${base}-s${k}-${j}`);
+      nm = k === 0 && j === 0 && f === 0 ? base : lw.fresh(`${base}-s${k}-${j}-${f}`);
       ids.set(sk, nm);
-      work.push([k, j]);
+      work.push([k, j, f]);
     }
     return ref(nm);
   };
-  state(0, 0);
+  const fits = (text: number) => text >= minLen && (maxLen === undefined || text <= maxLen);
+  /** From (k, j, f), character c (d: the KMP state after it): the next state, or the end when T completes; null when refused. */
+  const after = (k: number, j: number, f: number, c: number, d: number): RuleExpr | null => {
+    const started = (f & 1) !== 0,
+      lastNl = (f & 2) !== 0,
+      nlBefore = (f & 4) !== 0;
+    const counted = trim && !started && c === NL ? 0 : 1;
+    const nl = trim && c === NL && started;
+    const before = trim && (d === 1 ? lastNl : d > 1 ? nlBefore : false);
+    const f2 = trim ? 1 | (nl ? 2 : 0) | (before ? 4 : 0) : 0;
+    const j2 = j + k + counted - d;
+    const pad = (d === 0 ? nl : before) ? 1 : 0;
+    if (d === L) return fits(j2 - pad) ? EPSILON : null;
+    if (maxLen !== undefined && j2 - pad > maxLen) return null;
+    return state(d, maxLen === undefined ? Math.min(j2, minLen + 1) : j2, f2);
+  };
+  state(0, 0, 0);
   lw.memo.set(key, ref(base));
   while (work.length > 0) {
-    const [k, j] = work.pop()!;
+    const [k, j, f] = work.pop()!;
     const ks = keep(k);
     const alts: RuleExpr[] = [];
+    const special = new Set(ks.map(([c]) => c));
     for (const [c, d] of ks) {
-      if (d === L) {
-        alts.push(ch(c));
-        continue;
-      }
-      const j2 = j + k + 1 - d;
-      if (j2 <= maxLen) alts.push(seqOf([ch(c), state(d, j2)]));
+      const next = after(k, j, f, c, d);
+      if (next) alts.push(next === EPSILON ? ch(c) : seqOf([ch(c), next]));
     }
-    if (j + k + 1 <= maxLen) {
-      const other = lw.set(complement(points(ks.map(([c]) => c)), MAX_CP));
-      if (other !== EMPTY) alts.push(seqOf([other, state(0, j + k + 1)]));
+    if (trim && !special.has(NL)) {
+      special.add(NL);
+      const next = after(k, j, f, NL, delta(k, NL));
+      if (next && next !== EPSILON) alts.push(seqOf([ch(NL), next]));
+    }
+    const other = lw.set(complement(points([...special]), MAX_CP));
+    if (other !== EMPTY) {
+      const next = after(k, j, f, -1, 0);
+      if (next && next !== EPSILON) alts.push(seqOf([other, next]));
     }
     // The token: the k pending characters become text.
     const t = whole(k);
-    if (t && j + k <= maxLen) alts.push(t);
-    lw.addRule(ids.get(`${k},${j}`)!, altOf(alts));
+    if (t && fits(j + k - (k === 0 && (f & 2) !== 0 ? 1 : 0))) alts.push(t);
+    lw.addRule(ids.get(`${k},${j},${f}`)!, altOf(alts));
   }
   return ref(base);
 }

@@ -32,6 +32,10 @@
  *     escapes; an enum/const number as Python's int and float spellings (1, 1.0, 1e-05); other
  *     enum/const values as str() writes them (`{'k': [1, True]}`). No tuples, sets or bytes.
  *
+ *   - "raw": an XML parameter's value (options.raw: its close, and whether newlines around it are
+ *     padding): strings as their characters, no quotes, no escapes, up to the first close;
+ *     values of other types have no raw spelling (raw-text.ts).
+ *
  * SEMANTICS (where they differ from plain JSON Schema, on purpose)
  *   - `properties` without `additionalProperties` means `additionalProperties: false`
  *     (a tool call should not invent arguments). A schema with no `properties` keyword and no
@@ -105,6 +109,7 @@ import { countNodes } from "./nodes.js";
 import { Lowerer, SHARE_ABOVE, type Names } from "./lower.js";
 import { LoweringBudget } from "../schema-limits.js";
 import { Productivity } from "../productive.js";
+import { rawTextValue } from "./raw-text.js";
 
 export { UnsupportedSchemaError, InvalidSchemaError } from "./errors.js";
 export { DEFAULT_MAX_FREE_NESTING } from "./lower.js";
@@ -132,13 +137,20 @@ function lowerWith(
   names: Names,
   budget: LoweringBudget,
   depth = 0,
+  doc?: { schema: unknown; path: string },
 ) {
-  const l = new Lowerer(schema, options, path, names, budget, depth);
-  const root = l.lower(schema, path);
-  if (!root) throw matchesNothing(path);
-  const blamed = new Productivity(l.rules).blame(root);
+  const l = new Lowerer(doc?.schema ?? schema, options, doc?.path ?? path, names, budget, depth);
+  let lowered = l.lower(schema, path);
+  if (lowered && options.syntax === "raw") {
+    if (!options.raw)
+      throw new RangeError('JsonSchemaOptions.syntax "raw" needs JsonSchemaOptions.raw (the value\'s close)');
+    lowered = rawTextValue(lowered, l.rules, options.raw, `${names.local}.raw`, path);
+  }
+  if (!lowered) throw matchesNothing(path);
+  const top = lowered;
+  const blamed = new Productivity(l.rules).blame(top);
   if (blamed !== undefined) throw matchesNothing(path, l.refs.get(blamed));
-  return { root, rules: l.rules };
+  return { root: top, rules: l.rules };
 }
 
 /**
@@ -185,11 +197,15 @@ export function lowerJsonSchemas(grammar: Grammar): Grammar {
         changed = true;
         const path = typeof n.path === "string" ? n.path : "$";
         const depth = typeof n.depth === "number" && Number.isSafeInteger(n.depth) && n.depth > 0 ? n.depth : 0;
-        const key = JSON.stringify([n.schema, n.options ?? {}, path, depth]);
+        const doc =
+          n.document === undefined
+            ? undefined
+            : { schema: n.document, path: typeof n.documentPath === "string" ? n.documentPath : "$" };
+        const key = JSON.stringify([n.schema, n.options ?? {}, path, depth, n.document, n.documentPath]);
         const seen = lowered.get(key);
         if (seen) return seen;
         const local = `${ns}.${count++}`;
-        const out = lowerWith(n.schema, n.options ?? {}, path, { shared: ns, local }, budget, depth);
+        const out = lowerWith(n.schema, n.options ?? {}, path, { shared: ns, local }, budget, depth, doc);
         // shared rules are named after everything they depend on, so equal names mean equal rules
         let size = countNodes(out.root);
         for (const [k, v] of Object.entries(out.rules))

@@ -66,7 +66,7 @@ export class Lowerer extends JsonValueRules {
   }
 
   private lowerAt(schema: unknown, path: string, allowed: ReadonlySet<TypeName> | null): Lowered {
-    if (schema === true) return allowed ? this.byTypes(allowed, true) : this.freeValue(this.nest);
+    if (schema === true) return allowed ? this.byTypes(allowed, true) : this.anyValue(path);
     if (schema === false) return null;
     const info = analyze(schema, path);
     let types = effectiveTypes(info);
@@ -116,15 +116,20 @@ export class Lowerer extends JsonValueRules {
     }
 
     // no type and no type-specific keywords: any value
-    if (types === null) return this.freeValue(this.nest);
+    if (types === null) return this.anyValue(path);
     return this.byTypes(types, false, info);
+  }
+
+  /** Any value: in raw text, any string (the only values raw text spells). */
+  private anyValue(path: string): Node {
+    return this.syn.name === "raw" ? this.valueString(path) : this.freeValue(this.nest);
   }
 
   /** One alternative per type; `info` supplies the type-specific keywords (none for `true`). */
   private byTypes(types: ReadonlySet<TypeName>, free: boolean, info?: Info): Lowered {
     const parts: Array<Lowered> = [];
     for (const t of TYPE_ORDER) {
-      if (!types.has(t)) continue;
+      if (!types.has(t) || (this.syn.name === "raw" && t !== "string")) continue;
       switch (t) {
         case "null":
           parts.push(literal(this.syn.constants.null));

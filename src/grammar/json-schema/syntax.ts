@@ -1,4 +1,4 @@
-// The literal syntaxes a JSON-schema value can be written in: JSON, or Python literals (what
+// The literal syntaxes a JSON-schema value can be written in: JSON, raw text (strings only), or Python literals (what
 // Python's str()/repr() writes, e.g. Seed-OSS's template `{'a': [1, True, None]}`). Only the
 // spellings differ: strings, constants and the fixed texts of enum/const values and declared
 // keys. Containers, separators and numbers are the same in both (Python writes numbers JSON
@@ -9,7 +9,7 @@ import type { Ranges } from "../code-ranges.js";
 /** The longest whitespace run between JSON tokens (whitespace "any", and every call's JSON): bounded, so a model repeating whitespace is forced on. */
 export const JSON_WS_MAX = 32;
 import { pyFloat, pyQuoted, pyRepr } from "../python-repr.js";
-export type SyntaxName = "json" | "python";
+export type SyntaxName = "json" | "python" | "raw";
 
 /** `\<letter>` followed by exactly `digits` hex digits (either case), for code points ≤ `max`. */
 export interface HexEscape {
@@ -104,8 +104,21 @@ export const PYTHON_SYNTAX: LiteralSyntax = {
   keyTexts: (name) => pyStringTexts(name),
 };
 
+/**
+ * Raw text (an XML parameter's value): a string is its characters as written, no quotes and no
+ * escapes; only strings are raw text (raw-text.ts ends the text at the value's close). Values of
+ * other types have no raw spelling: an enum/const value that is not a string is none.
+ */
+export const RAW_SYNTAX: LiteralSyntax = {
+  name: "raw",
+  quotes: [{ quote: "", id: "raw", short: [], rawExcluded: [SURROGATES], hex: [], surrogatePairs: false }],
+  constants: JSON_SYNTAX.constants,
+  valueTexts: (v) => (typeof v === "string" ? [v] : []),
+  keyTexts: (name) => [JSON.stringify(name)],
+};
+
 export function literalSyntax(name: SyntaxName): LiteralSyntax {
-  return name === "python" ? PYTHON_SYNTAX : JSON_SYNTAX;
+  return name === "python" ? PYTHON_SYNTAX : name === "raw" ? RAW_SYNTAX : JSON_SYNTAX;
 }
 
 // ---------------------------------------------------------------------------------------------

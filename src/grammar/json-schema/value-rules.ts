@@ -84,8 +84,8 @@ export class JsonValueRules {
         `maxFreeNesting ${nest} exceeds the limit of ${SCHEMA_LIMITS.schemaNesting} nested values; lower it`,
       );
     const syntax = options.syntax ?? "json";
-    if (syntax !== "json" && syntax !== "python")
-      throw new RangeError(`JsonSchemaOptions.syntax must be "json" or "python", got ${describe(syntax)}`);
+    if (syntax !== "json" && syntax !== "python" && syntax !== "raw")
+      throw new RangeError(`JsonSchemaOptions.syntax must be "json", "python" or "raw", got ${describe(syntax)}`);
     this.syn = literalSyntax(syntax);
     const cap = options.maxStringLength;
     if (cap !== undefined && !(Number.isSafeInteger(cap) && cap >= 0))
@@ -128,9 +128,9 @@ export class JsonValueRules {
     this.rules[name] = n;
     return ref(name);
   }
-  /** Shared rules of the Python syntax live under `py.`: equal names must mean equal rules. */
+  /** Shared rules of the Python and raw syntaxes live under `py.` and `raw.`: equal names must mean equal rules. */
   protected sharedName(n: string) {
-    return `${this.names.shared}.${this.syn === JSON_SYNTAX ? "" : "py."}${this.cap === undefined ? "" : `max${this.cap}.`}${n}`;
+    return `${this.names.shared}.${this.syn === JSON_SYNTAX ? "" : this.syn.name === "raw" ? "raw." : "py."}${this.cap === undefined ? "" : `max${this.cap}.`}${n}`;
   }
   protected charName(q: QuoteSyntax) {
     return this.syn.quotes.length > 1 ? `char.${q.id}` : "char";

@@ -5,32 +5,17 @@
 // grammar refuses the text too; keys of a free-form object the grammar cannot count
 // (docs/dialects.md), so there the parser's verdict is the only one.
 import { describe, expect, it } from "vitest";
-import {
-  buildToolGrammar,
-  dialects,
-  getDialect,
-  parseToolCalls,
-  ToolCallStreamParser,
-  type ParserOptions,
-} from "../../src/index.js";
-import { callTriggerOf, triggerOf } from "../../src/dialects/spec.js";
+import { buildToolGrammar, dialects, getDialect, parseToolCalls, type ParserOptions } from "../../src/index.js";
 import { verifyCalls } from "../../src/gateway/verify-calls.js";
-import { grammarAcceptor, grammarAccepts } from "../../src/parser/validate.js";
+import { grammarAccepts } from "../../src/parser/validate.js";
 import { completeBeyondGrammar } from "../../scripts/lib/call-verdicts.mjs";
 import { writeCall, writeOutput } from "../../scripts/lib/dialect-writer.mjs";
 import { duplicateKeys, severalCalls } from "../../scripts/lib/verdict-mutations.mjs";
 import { runChunks } from "../support/stream-run.js";
 import { fn } from "../support/tools.js";
+import { verdictLib } from "../support/verdict-lib.js";
 
-const lib = {
-  ToolCallStreamParser,
-  parseToolCalls,
-  buildToolGrammar,
-  grammarAccepts,
-  grammarAcceptor,
-  triggerOf,
-  callTriggerOf,
-};
+const lib = verdictLib;
 const TOOLS = [
   fn("get_weather", { city: { type: "string" } }),
   fn("delete_all", {}),

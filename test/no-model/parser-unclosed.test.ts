@@ -3,32 +3,17 @@
 // dialect. Checked per call, so a broken call after a complete one is seen too: whatever the parser
 // calls complete, the grammar accepts up to that call's end (scripts/lib/call-verdicts.mjs).
 import { describe, expect, it } from "vitest";
-import {
-  buildToolGrammar,
-  dialects,
-  getDialect,
-  parseToolCalls,
-  ToolCallStreamParser,
-  type ParserOptions,
-} from "../../src/index.js";
-import { callTriggerOf, triggerOf } from "../../src/dialects/spec.js";
-import { grammarAcceptor, grammarAccepts } from "../../src/parser/validate.js";
+import { buildToolGrammar, dialects, getDialect, parseToolCalls, type ParserOptions } from "../../src/index.js";
+import { grammarAccepts } from "../../src/parser/validate.js";
 import { completeBeyondGrammar } from "../../scripts/lib/call-verdicts.mjs";
 import { writeCall, writeOutput } from "../../scripts/lib/dialect-writer.mjs";
 import { markersOf } from "../../scripts/lib/parser-fuzz.mjs";
 import { closingDrops } from "../../scripts/lib/verdict-mutations.mjs";
 import { runChunks } from "../support/stream-run.js";
 import { fn } from "../support/tools.js";
+import { verdictLib } from "../support/verdict-lib.js";
 
-const lib = {
-  ToolCallStreamParser,
-  parseToolCalls,
-  buildToolGrammar,
-  grammarAccepts,
-  grammarAcceptor,
-  triggerOf,
-  callTriggerOf,
-};
+const lib = verdictLib;
 const TOOLS = [
   fn("get_weather", { city: { type: "string" } }),
   fn("delete_all", {}),

@@ -33,3 +33,5 @@ export function callText(spec: DialectSpec, rawText: boolean, value: { data: unk
 export function refusalOf(e: unknown, toApiError?: (e: unknown) => { status: number; code?: string }): Refusal;
 export function judgeCase(lib: Record<string, unknown>, dialect: string, c: MatrixCase, oracle: Oracle): Judged;
 export function sameJson(a: unknown, b: unknown): boolean;
+export function matrixTable(runs: Array<{ dialect: string; case: MatrixCase; judged: Judged }>): string;
+export function caseProblems(name: string, results: Array<[string, Judged]>): string[];

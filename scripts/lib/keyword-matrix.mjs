@@ -10,6 +10,7 @@ import Ajv2020 from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import { canonical, groupName, loadSuite } from "./json-schema-suite.mjs";
 import { writeCall, writeOutput } from "./dialect-writer.mjs";
+import { KNOWN_DIFFERENCES } from "./keyword-matrix-expected.mjs";
 
 /** The keywords the matrix reports on (docs/json-schema.md). */
 export const MATRIX_KEYWORDS = [
@@ -186,6 +187,11 @@ export const OWN_CASES = [
   ["format date-time, untyped", { format: "date-time" }, ["2024-01-02T03:04:05Z", "2024-13-02T03:04:05Z", 1]],
   ["format uri", { type: "string", format: "uri" }, ["https://example.com/a?b#c", "not a uri"]],
   ["format unknown", { type: "string", format: "x-unknown" }, ["anything"]],
+  ["propertyNames pattern", { type: "object", propertyNames: { pattern: "^[a-z]+$" } }, [{ ab: 1 }, { AB: 1 }, {}]],
+  ["propertyNames maxLength", { type: "object", propertyNames: { maxLength: 2 } }, [{ ab: 1 }, { abc: 1 }]],
+  ["propertyNames enum", { type: "object", propertyNames: { enum: ["a", "b"] } }, [{ a: 1, b: 2 }, { c: 1 }]],
+  ["maxLength beyond the limit", { type: "string", maxLength: 524288 }, ["a", ""]],
+  ["maxItems beyond the limit", { type: "array", maxItems: 1000000 }, [[1], []]],
   [
     "$defs by $ref",
     { $defs: { code: { type: "string", pattern: "^[0-9]{4}$" } }, $ref: "#/$defs/code" },
@@ -251,6 +257,11 @@ export const OWN_CASES = [
     (spec) => [`x${closePrefix(spec)}`, closePrefix(spec)],
   ],
   ["the close's prefix and maxLength", { type: "string", maxLength: 4 }, (spec) => [`x${closePrefix(spec)}`, "x<"]],
+  [
+    "the close's prefix in a JSON value",
+    { type: "array", items: { type: "string", maxLength: 12 } },
+    (spec) => [[`x${closePrefix(spec)}`], [closePrefix(spec), "y"], ["<"]],
+  ],
 ];
 
 /** OWN_CASES as cases for `spec`'s dialect. */
@@ -339,17 +350,72 @@ export function judgeCase(lib, dialect, c, oracle) {
   const valid = oracle(c);
   const params = tools[0].function.parameters;
   const raw = spec.call.kind === "xml" && lib.isRawText(params.properties.v, params);
-  return {
-    values: c.values.map((v) => {
-      const text = callText(spec, raw, v);
-      const expected = valid({ v: v.data });
-      if (text === undefined) return { label: v.label, text, expected };
-      const r = lib.parseToolCalls(text, { dialect, tools });
-      const parsed = r.toolCalls.length === 1 && r.incomplete.length === 0;
-      const args = parsed && sameJson(JSON.parse(r.toolCalls[0].function.arguments), { v: v.data });
-      return { label: v.label, text, expected, parsed, grammar: accepts(text), args };
-    }),
-  };
+  try {
+    return {
+      values: c.values.map((v) => {
+        const text = callText(spec, raw, v);
+        const expected = valid({ v: v.data });
+        if (text === undefined) return { label: v.label, text, expected };
+        const r = lib.parseToolCalls(text, { dialect, tools });
+        const parsed = r.toolCalls.length === 1 && r.incomplete.length === 0;
+        const args = parsed && sameJson(JSON.parse(r.toolCalls[0].function.arguments), { v: v.data });
+        return { label: v.label, text, expected, parsed, grammar: accepts(text), args };
+      }),
+    };
+  } finally {
+    accepts.dispose(); // its native grammar, which the collector does not see, now
+  }
+}
+
+/** Codes of the 400 a refused schema is answered with. */
+const SCHEMA_CODES = ["invalid_tool_schema", "grammar_too_large"];
+
+/**
+ * What is wrong with one case's results in every dialect (`[[dialect, judged]]`), as sentences;
+ * none when the case is right. A refused case: refused in every dialect with the same error,
+ * keyword, path and message, by the grammar and the parser, as a 400 whose message names the path,
+ * says what is wrong and then what to do. A case the lowering takes: in each dialect that can
+ * write a value, parser and grammar agree with each other and with ajv (the parsed arguments
+ * are the value), except the KNOWN_DIFFERENCES, which must still differ.
+ */
+export function caseProblems(name, results) {
+  const problems = [];
+  const refused = results.find(([, r]) => r.refused)?.[1].refused;
+  if (refused) {
+    const same = JSON.stringify(refused);
+    for (const [d, r] of results) {
+      if (JSON.stringify(r.refused) !== same)
+        problems.push(`${d}: grammar ${JSON.stringify(r.refused ?? "taken")}, not ${same}`);
+      if (JSON.stringify(r.parserRefused) !== same)
+        problems.push(`${d}: parser ${JSON.stringify(r.parserRefused ?? "takes the tools")}, not ${same}`);
+    }
+    const p = refused.path;
+    if (
+      typeof p !== "string" ||
+      !refused.message.startsWith(`${p}: `) ||
+      !/; \w/.test(refused.message.slice(p.length + 2))
+    )
+      problems.push(`the message does not name the path, then what is wrong, then what to do: ${refused.message}`);
+    if (refused.status !== 400 || !SCHEMA_CODES.includes(refused.code))
+      problems.push(`answered ${refused.status} ${refused.code}, not 400 ${SCHEMA_CODES.join(" or ")}`);
+    for (const k of Object.keys(KNOWN_DIFFERENCES))
+      if (k.startsWith(`${name} / `)) problems.push(`${k}: the case is refused; remove it from KNOWN_DIFFERENCES`);
+    return problems;
+  }
+  for (const [d, r] of results) {
+    for (const v of r.values) {
+      if (v.text === undefined) continue; // no spelling in this dialect (a non-string value as raw text)
+      const key = `${name} / ${v.label}`;
+      const known = KNOWN_DIFFERENCES[key];
+      const at = `${d}: ${key}: ${JSON.stringify(v.text)}`;
+      if (v.parsed !== v.grammar) problems.push(`${at}: parser ${v.parsed}, grammar ${v.grammar}`);
+      else if (v.parsed && !v.args) problems.push(`${at}: the parsed arguments are not the value`);
+      else if (v.parsed !== v.expected && !known) problems.push(`${at}: ${v.parsed}, ajv ${v.expected}`);
+      else if (v.parsed === v.expected && known)
+        problems.push(`${at}: agrees with ajv; remove it from KNOWN_DIFFERENCES`);
+    }
+  }
+  return problems;
 }
 
 /** Equal JSON values (object keys in any order). */
@@ -361,4 +427,49 @@ export function sameJson(a, b) {
     return ka.length === Object.keys(b).length && ka.every((k) => Object.hasOwn(b, k) && sameJson(a[k], b[k]));
   }
   return a === b;
+}
+
+/**
+ * The matrix as a markdown table from `runs` ([{ dialect, case, judged }]): a row per keyword
+ * (a case counts for each keyword its schema uses) with its cases and those refused, then per
+ * group of dialects with the same counts: values judged / agreeing with ajv / differing.
+ * Values with no spelling in a dialect are not judged there.
+ */
+export function matrixTable(runs) {
+  const dialects = [...new Set(runs.map((r) => r.dialect))];
+  const rows = [...MATRIX_KEYWORDS, "all"];
+  const count = (kw, d) => {
+    const c = { cases: 0, refused: 0, judged: 0, agree: 0 };
+    for (const r of runs) {
+      if (r.dialect !== d || (kw !== "all" && !keywordsOf(r.case.schema).includes(kw))) continue;
+      c.cases++;
+      if (r.judged.refused) c.refused++;
+      for (const v of r.judged.values ?? []) {
+        if (v.text === undefined) continue;
+        c.judged++;
+        if (v.parsed === v.expected && v.grammar === v.expected && (!v.parsed || v.args)) c.agree++;
+      }
+    }
+    return c;
+  };
+  const cells = new Map(dialects.map((d) => [d, rows.map((kw) => count(kw, d))]));
+  const groups = new Map();
+  for (const d of dialects) {
+    const key = JSON.stringify(cells.get(d).map((c) => [c.judged, c.agree]));
+    groups.set(key, [...(groups.get(key) ?? []), d]);
+  }
+  const cols = [...groups.values()];
+  const first = cells.get(dialects[0]);
+  const lines = [
+    `| keyword | cases | refused | ${cols.map((g) => g.join(", ")).join(" | ")} |`,
+    `|---|--:|--:|${cols.map(() => "--:|").join("")}`,
+    ...rows.map((kw, i) => {
+      const per = cols.map((g) => {
+        const c = cells.get(g[0])[i];
+        return `${c.judged} / ${c.agree} / ${c.judged - c.agree}`;
+      });
+      return `| ${kw === "all" ? "**all cases**" : `\`${kw}\``} | ${first[i].cases} | ${first[i].refused} | ${per.join(" | ")} |`;
+    }),
+  ];
+  return lines.join("\n");
 }

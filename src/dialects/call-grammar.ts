@@ -20,7 +20,7 @@ import { afterTrigger } from "./spec.js";
 import { idChars, jsonWs } from "./grammar-forms.js";
 import type { ToolDef } from "./tools.js";
 import { childPath, invalid } from "../grammar/json-schema/errors.js";
-import { analyze } from "../grammar/json-schema/keywords.js";
+import { analyze, impliedTypes } from "../grammar/json-schema/keywords.js";
 import { checkEnumSize } from "../grammar/schema-limits.js";
 
 /** Fixed glue strings are markers: atomic special tokens in vocabularies that have them. */
@@ -57,6 +57,9 @@ function admitsString(schema: unknown, doc: unknown, seen = 0): boolean {
   const values = s.enum ?? (s.const !== undefined ? [s.const] : undefined);
   if (Array.isArray(values)) return values.some((v) => typeof v === "string");
   if (s.type !== undefined) return s.type === "string" || (Array.isArray(s.type) && s.type.includes("string"));
+  // an untyped schema has the types its keywords imply, as the lowering reads it ({"maximum": 3} is a number)
+  const implied = impliedTypes(s);
+  if (implied.size > 0 && !implied.has("string")) return false;
   if (typeof s.$ref === "string") {
     const target = pointed(doc ?? schema, s.$ref);
     return target === undefined || admitsString(target, doc, seen + 1);

@@ -126,12 +126,25 @@ export interface Info {
   ref?: string;
 }
 
+/** The types a schema's type-specific keywords imply (`{"maximum": 3}` is a number schema), whatever its `type`. */
+export function impliedTypes(s: Obj): Set<TypeName> {
+  const out = new Set<TypeName>();
+  for (const [t, kws] of [
+    ["string", STRING_KW],
+    ["number", NUMBER_KW],
+    ["object", OBJECT_KW],
+    ["array", ARRAY_KW],
+  ] as const)
+    if (kws.some((kw) => hasOwn(s, kw))) out.add(t);
+  return out;
+}
+
 export function analyze(schema: unknown, path: string): Info {
   if (!isObj(schema)) {
     throw invalid(path, undefined, `a schema must be an object or a boolean, got ${describe(schema)}; fix the schema`);
   }
   const s = schema;
-  const info: Info = { path, s, types: null, implied: new Set(), constraining: [], values: null };
+  const info: Info = { path, s, types: null, implied: impliedTypes(s), constraining: [], values: null };
   for (const kw of Object.keys(s)) {
     if (ANNOTATIONS.has(kw) || DEFS.has(kw) || kw.startsWith("x-")) continue;
     if (!SUPPORTED.has(kw)) {
@@ -232,11 +245,7 @@ export function analyze(schema: unknown, path: string): Info {
       throw invalid(path, "pattern", `"pattern" is not a valid regular expression (${(e as Error).message}); fix it`);
     }
   }
-  for (const kw of STRING_KW)
-    if (hasOwn(s, kw)) {
-      info.implied.add("string");
-      info.constraining.push(kw);
-    }
+  for (const kw of STRING_KW) if (hasOwn(s, kw)) info.constraining.push(kw);
   for (const kw of NUMBER_KW) {
     if (!hasOwn(s, kw)) continue;
     if (typeof s[kw] !== "number" || !Number.isFinite(s[kw])) {
@@ -246,7 +255,6 @@ export function analyze(schema: unknown, path: string): Info {
         `"${kw}" must be a number, got ${describe(s[kw])}${typeof s[kw] === "boolean" ? ' (the draft-04 boolean form is not supported; give the bound itself, e.g. "exclusiveMinimum": 0)' : ""}`,
       );
     }
-    info.implied.add("number");
     info.constraining.push(kw);
   }
   if (hasOwn(s, "properties")) {
@@ -269,11 +277,7 @@ export function analyze(schema: unknown, path: string): Info {
   }
   if (hasOwn(s, "additionalProperties"))
     assertSchemaShape(s.additionalProperties, childPath(path, "additionalProperties"));
-  for (const kw of OBJECT_KW)
-    if (hasOwn(s, kw)) {
-      info.implied.add("object");
-      info.constraining.push(kw);
-    }
+  for (const kw of OBJECT_KW) if (hasOwn(s, kw)) info.constraining.push(kw);
   if (hasOwn(s, "items") && !Array.isArray(s.items)) assertSchemaShape(s.items, childPath(path, "items"));
   if (hasOwn(s, "prefixItems") && !Array.isArray(s.prefixItems))
     throw invalid(path, "prefixItems", '"prefixItems" must be an array of schemas');
@@ -291,11 +295,7 @@ export function analyze(schema: unknown, path: string): Info {
   }
   const itemHint = "lower it, or remove it (an array is then bounded by the request's max_tokens)";
   for (const kw of ["minItems", "maxItems"]) if (hasOwn(s, kw)) nonNegInt(kw, "repetition", "items", itemHint);
-  for (const kw of ARRAY_KW)
-    if (hasOwn(s, kw)) {
-      info.implied.add("array");
-      info.constraining.push(kw);
-    }
+  for (const kw of ARRAY_KW) if (hasOwn(s, kw)) info.constraining.push(kw);
   if (hasOwn(s, "uniqueItems")) {
     if (typeof s.uniqueItems !== "boolean") throw invalid(path, "uniqueItems", '"uniqueItems" must be true or false');
     if (s.uniqueItems) throw unsupported(path, "uniqueItems", "remove it (the grammar cannot exclude duplicate items)");

@@ -53,15 +53,21 @@ function matches(native: NativeGrammar, text: string, complete: boolean): boolea
   }
 }
 
+/** A grammar's acceptor (grammarAcceptor); `dispose()` frees its compiled copy at once. */
+export type GrammarAcceptor = ((text: string, complete?: boolean) => boolean) & { dispose(): void };
+
 /**
  * grammarAccepts for many checks of one grammar, holding its own compiled copy outside the value
- * grammars' cache (freed when the function is collected): a whole tool grammar over bytes holds
- * 10–30 MB, more than that cache's share, so every value grammar the parser caches meanwhile would
- * evict it and each check would compile it again. For oracles and tests, not the parser.
+ * grammars' cache (freed by `dispose()`, or when the function is collected: the collector does not
+ * see that native memory, so a loop over many grammars disposes each): a whole tool grammar over
+ * bytes holds 10–30 MB, more than that cache's share, so every value grammar the parser caches
+ * meanwhile would evict it and each check would compile it again. For oracles and tests, not the parser.
  */
-export function grammarAcceptor(node: GrammarNode | Grammar): (text: string, complete?: boolean) => boolean {
+export function grammarAcceptor(node: GrammarNode | Grammar): GrammarAcceptor {
   const native = compileNativeUncached(node, byteVocabulary(), { precomputeStates: 0 });
-  return (text, complete = true) => matches(native, text, complete);
+  return Object.assign((text: string, complete = true) => matches(native, text, complete), {
+    dispose: () => native.dispose(),
+  });
 }
 
 const encoder = new TextEncoder();

@@ -13,11 +13,11 @@
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { pathToFileURL } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { startRecorder } from "./recorder.mjs";
 import { fixtureTool, unionTools } from "./strip-prose.mjs";
 
-const root = path.resolve(import.meta.dirname, "../..");
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const cacheDir = path.join(root, ".cache/client-corpus");
 const CHILD_TIMEOUT_MS = 120_000;
 const INSTALL_TIMEOUT_MS = 600_000;

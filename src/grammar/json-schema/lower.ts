@@ -20,7 +20,8 @@ import {
   type TypeName,
 } from "./keywords.js";
 import { checkValue } from "./check.js";
-import { parsePattern, patternRepetition, type Rx } from "./pattern.js";
+import { parsePattern, patternRepetition, rxLengths, type Rx } from "./pattern.js";
+import { FORMATS, isEnforcedFormat } from "./formats.js";
 import { literal, ref, repeat } from "../builders.js";
 import { choice, EMPTY_STRING, integerRange, NOTHING, sequence, type Lowered, type Node } from "./nodes.js";
 import { charIn, encodings } from "./strings.js";
@@ -30,6 +31,24 @@ import { SCHEMA_LIMITS, limitError, type LoweringBudget } from "../schema-limits
 import { JsonValueRules, type Names } from "./value-rules.js";
 
 export { DEFAULT_MAX_FREE_NESTING, SHARE_ABOVE, type Names } from "./value-rules.js";
+
+const parsed = new Map<string, Rx>();
+/** Format `name`'s expression, parsed (the whole string must match it). */
+function formatRx(name: string): Rx {
+  let rx = parsed.get(name);
+  if (!rx) {
+    const alts = parsePattern(FORMATS[name]!.source, `format ${name}`);
+    rx = alts.length === 1 ? alts[0]!.rx : { k: "alt", items: alts.map((a) => a.rx) };
+    parsed.set(name, rx);
+  }
+  return rx;
+}
+
+const formatBodies = new Map<string, Node>();
+const freeze = (n: Node): Node => {
+  for (const v of Object.values(n)) if (typeof v === "object" && v !== null) freeze(v as Node);
+  return Object.freeze(n);
+};
 
 /** One schema, and the schemas it refers to, lowered onto JSON value rules. */
 export class Lowerer extends JsonValueRules {
@@ -160,6 +179,7 @@ export class Lowerer extends JsonValueRules {
   private lowerString(info: Info): Lowered {
     const min = num(info.s.minLength) ?? 0,
       max = num(info.s.maxLength) ?? null;
+    if (isEnforcedFormat(info.s.format)) return this.lowerFormat(info.s.format, info, min, max);
     if (typeof info.s.pattern === "string") {
       if (min > 0 || max !== null) {
         throw new UnsupportedSchemaError(
@@ -180,6 +200,40 @@ export class Lowerer extends JsonValueRules {
       `a string of ${bound === null ? "at least" : "up to"} ${bound ?? min} characters`,
     );
     return this.quoted((q) => repeat(this.char(q), min, bound));
+  }
+
+  /**
+   * Strings whose decoded value has format `name` (formats.ts), as a rule shared by every use. A
+   * length bound next to it is taken only where it bounds nothing (every string of the format fits)
+   * or excludes every string; the IR cannot intersect a format with a length in general.
+   */
+  private lowerFormat(name: string, info: Info, min: number, max: number | null): Lowered {
+    const path = childPath(info.path, "format");
+    if (typeof info.s.pattern === "string")
+      throw new UnsupportedSchemaError(
+        path,
+        "format",
+        `"format": "${name}" together with "pattern" is not supported (the grammar cannot intersect them); keep one of them (an anchored "pattern" can state the format itself)`,
+      );
+    const rx = formatRx(name);
+    const [lo, hi] = rxLengths(rx);
+    if ((max !== null && max < lo) || (hi !== null && min > hi)) return null; // no string of the format has an allowed length
+    const kw = min > lo ? "minLength" : max !== null && (hi === null || max < hi) ? "maxLength" : null;
+    if (kw !== null)
+      throw new UnsupportedSchemaError(
+        childPath(info.path, kw),
+        kw,
+        `"${kw}": ${info.s[kw]} together with "format": "${name}" is not supported (the grammar cannot intersect them; "${name}" strings have ${hi === null ? `${lo} or more` : `${lo} to ${hi}`} characters); drop "${kw}", or drop "format" and describe the format in "description"`,
+      );
+    return this.rule(this.sharedName(`format.${name}`), () => {
+      this.budget.repeat(patternRepetition([{ rx }], path), path, `the format "${name}"`);
+      // the same in every grammar of this syntax (no set of a format is every character, so
+      // nothing in it depends on this lowering's rules): lowered once, frozen, shared
+      const key = `${name}|${this.syn.name}`;
+      let body = formatBodies.get(key);
+      if (!body) formatBodies.set(key, (body = freeze(this.quoted((q) => this.rxNode(rx, q))!)));
+      return body;
+    });
   }
 
   /** Strings whose decoded value contains a match of `pattern` (ECMAScript, u flag), as ajv tests it. */

@@ -9,6 +9,7 @@ import { toolNotices, unenforcedFormats } from "../../src/dialects/format-notice
 import { normalizeTools } from "../../src/dialects/tools.js";
 import { getDialect } from "../../src/dialects/index.js";
 import { startServer, type ToolmaskServer } from "../../src/server/index.js";
+import { serveCommand } from "../../src/server/cli.js";
 import { ScriptedOpenAI } from "../support/scripted-openai.js";
 import { client } from "../support/server-fixtures.js";
 import { NO_TOKENS } from "../support/timeouts.js";
@@ -182,5 +183,51 @@ describe("the server (a gateway over a scripted OpenAI upstream)", () => {
     expect([mb.type, mb.error.type]).toEqual(["error", "invalid_request_error"]);
     expect(mb.error.message).toMatch(/properties\.when\.format: "format": "x-custom" is not enforced/);
     expect(upstream.requests.length).toBe(before);
+  });
+});
+
+describe("toolmask serve", () => {
+  /** Runs `toolmask serve` in-process over a scripted upstream, asks once, stops it; what it wrote and the answer's status. */
+  async function served(flags: string[]) {
+    const upstream = await ScriptedOpenAI.start({ health: true });
+    const stop = new AbortController();
+    const out: string[] = [],
+      err: string[] = [];
+    const io = {
+      out: { write: (s: string) => out.push(s) },
+      err: { write: (s: string) => err.push(s) },
+      signal: stop.signal,
+    };
+    const code = serveCommand(["--upstream", upstream.origin, "--engine", "openai", "--port", "0", ...flags], io);
+    try {
+      let url = "";
+      for (let i = 0; i < 200 && !url; i++) {
+        url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out.join(""))?.[1] ?? "";
+        if (!url) await new Promise((res) => setTimeout(res, 50));
+      }
+      upstream.reply({
+        body: { choices: [{ index: 0, message: { role: "assistant", content: "ok" }, finish_reason: "stop" }] },
+      });
+      const res = await fetch(`${url}/v1/chat/completions`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ model: "m", messages: [{ role: "user", content: "When?" }], tools: CUSTOM }),
+      });
+      return { status: res.status, err: err.join("") };
+    } finally {
+      stop.abort();
+      expect(await code).toBe(0);
+      await upstream.close();
+    }
+  }
+
+  it("logs the notice to stderr once per request; --strict-formats answers 400 instead", async () => {
+    const lax = await served([]);
+    expect(lax.status).toBe(200);
+    expect(lax.err.match(/toolmask serve: notice: "format" not enforced/g)).toHaveLength(1);
+    expect(lax.err).toContain(CUSTOM_PATH);
+    const strict = await served(["--strict-formats"]);
+    expect(strict.status).toBe(400);
+    expect(strict.err).not.toMatch(/notice/);
   });
 });

@@ -44,12 +44,6 @@ function formatRx(name: string): Rx {
   return rx;
 }
 
-const formatBodies = new Map<string, Node>();
-const freeze = (n: Node): Node => {
-  for (const v of Object.values(n)) if (typeof v === "object" && v !== null) freeze(v as Node);
-  return Object.freeze(n);
-};
-
 /** One schema, and the schemas it refers to, lowered onto JSON value rules. */
 export class Lowerer extends JsonValueRules {
   /** Each `$ref` rule made, by rule name: its pointer, where the `$ref` stands and the schema it names. */
@@ -227,12 +221,7 @@ export class Lowerer extends JsonValueRules {
       );
     return this.rule(this.sharedName(`format.${name}`), () => {
       this.budget.repeat(patternRepetition([{ rx }], path), path, `the format "${name}"`);
-      // the same in every grammar of this syntax (no set of a format is every character, so
-      // nothing in it depends on this lowering's rules): lowered once, frozen, shared
-      const key = `${name}|${this.syn.name}`;
-      let body = formatBodies.get(key);
-      if (!body) formatBodies.set(key, (body = freeze(this.quoted((q) => this.rxNode(rx, q))!)));
-      return body;
+      return this.quoted((q) => this.rxNode(rx, q, true))!;
     });
   }
 
@@ -251,18 +240,27 @@ export class Lowerer extends JsonValueRules {
     });
   }
 
-  private rxNode(rx: Rx, q: QuoteSyntax): Lowered {
+  /**
+   * `share`: each set with escapes is a rule named by its code points, so the IR holds a class's
+   * escapes once however often the expression uses it (the formats' expressions use a few classes
+   * many times).
+   */
+  private rxNode(rx: Rx, q: QuoteSyntax, share = false): Lowered {
     switch (rx.k) {
       case "set":
-        return charIn(rx.r, q, this.char(q));
+        if (!share || this.syn.name === "raw" || rx.r.length === 0) return charIn(rx.r, q, this.char(q));
+        return this.rule(
+          this.sharedName(`set.${q.id}.${rx.r.map(([a, b]) => (a === b ? a : `${a}-${b}`)).join(",")}`),
+          () => charIn(rx.r, q, this.char(q))!,
+        );
       case "seq": {
-        const parts = rx.items.map((x) => this.rxNode(x, q));
+        const parts = rx.items.map((x) => this.rxNode(x, q, share));
         return parts.includes(null) ? null : sequence(...parts);
       }
       case "alt":
-        return choice(rx.items.map((x) => this.rxNode(x, q)));
+        return choice(rx.items.map((x) => this.rxNode(x, q, share)));
       case "rep": {
-        const n = this.rxNode(rx.item, q);
+        const n = this.rxNode(rx.item, q, share);
         if (!n) return rx.min === 0 ? EMPTY_STRING : NOTHING;
         return rx.max === 1 && rx.min === 1 ? n : repeat(n, rx.min, rx.max);
       }

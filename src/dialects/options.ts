@@ -2,6 +2,7 @@
 import { getDialect } from "./index.js";
 import type { DialectSpec } from "./spec.js";
 import { allowedTools, normalizeTools, ToolDefinitionError, type ToolChoice, type ToolDef } from "./tools.js";
+import { checkStrictFormats } from "./format-notices.js";
 
 export interface DialectOptions {
   /** A dialect name (see `dialects`) or a definition. */
@@ -15,6 +16,12 @@ export interface DialectOptions {
   reasoning?: boolean | "forced-open";
   /** Per-value size limit (characters of a raw XML value). */
   maxValueLength?: number;
+  /**
+   * true: a tool whose schema names a "format" the grammar does not enforce is refused
+   * (UnsupportedSchemaError naming the keyword). Default false: such a format is an annotation
+   * (format-notices.ts).
+   */
+  strictFormats?: boolean;
 }
 
 export interface ResolvedOptions {
@@ -36,6 +43,9 @@ export function resolveOptions(o: DialectOptions): ResolvedOptions {
   if (!spec || typeof spec !== "object" || !spec.call)
     throw new ToolDefinitionError("options.dialect must be a dialect name or definition");
   const declared = normalizeTools(o.tools, spec);
+  if (o.strictFormats !== undefined && typeof o.strictFormats !== "boolean")
+    throw new ToolDefinitionError(`strictFormats must be true or false, got ${JSON.stringify(o.strictFormats)}`);
+  if (o.strictFormats) checkStrictFormats(declared);
   const tools = allowedTools(declared, o.toolChoice);
   if (o.reasoning !== undefined && typeof o.reasoning !== "boolean" && o.reasoning !== "forced-open")
     throw new ToolDefinitionError(`reasoning must be false, true or "forced-open", got ${JSON.stringify(o.reasoning)}`);

@@ -39,12 +39,9 @@ addFormats(ajv);
 const KNOWN_REFUSED: Record<string, string> = {
   "claude-code-2.1.197/TaskCreate": "propertyNames",
   "claude-code-2.1.197/TaskUpdate": "propertyNames",
-  "claude-code-2.1.197/WebFetch": "format",
   "claude-code-2.1.197/Workflow": "maxLength",
   "claude-code-2.1.328/SendMessage": "allOf",
-  "claude-code-2.1.328/WebFetch": "format",
   "claude-code-2.1.328/Workflow": "maxLength",
-  "mcp-server-everything-2026.8.31/gzip-file-as-resource": "format",
   "playwright-mcp-0.0.86/browser_drop": "propertyNames",
 };
 

@@ -54,24 +54,90 @@ function firstOf(parts: HeadPart[]): string[] {
   return [...out];
 }
 
+/** Names a grammar node as a rule of the grammar being built and returns its reference. */
+export type RuleMaker = (name: string, node: GrammarNode) => GrammarNode;
+
 /**
- * The strings that begin as `parts` may and leave them at their last character: a proper prefix of
- * a head, then a character no head has there. Its first character is none of `excluded` (they
- * continue what comes before: whitespace after whitespace). Undefined where nothing can depart
- * (the parts are whole). One character per lexeme, as `spelled` writes the heads.
+ * The strings that begin as a region's parts may and leave them at their last character: a proper
+ * prefix of a head, then a character no head has there. One character per lexeme, as `partsPath`
+ * spells the heads. Each departure from a whole part on is a rule of its own (the same one where
+ * the same parts follow, as after an optional part), so no expression nests deeper than a part or
+ * a name's stretch between rules.
  */
-export function departure(parts: HeadPart[], excluded: readonly string[] = []): GrammarNode | undefined {
-  const [p, ...rest] = parts;
-  if (p === undefined) return undefined;
-  if (p.kind === "ws") {
-    // Whitespace before it is never excluded by anything but whitespace, so a run of k (0..N)
-    // characters then one that neither goes on with whitespace nor begins the rest departs, and
-    // so does one whitespace character more than a run may have.
-    if (excluded.some((c) => !WS.includes(c))) throw new Error("a whitespace run may follow only whitespace");
-    return alts(seq(repeat(wsChar, 0, JSON_WS_MAX), needed(departure(rest, WS))), runTooLong());
+export class Departures {
+  readonly #rule: RuleMaker;
+  readonly #named = new Map<string, GrammarNode | undefined>();
+  #rules = 0;
+
+  constructor(rule: RuleMaker) {
+    this.#rule = rule;
   }
-  const leave = charClass([...new Set([...firstOf(parts), ...excluded])], true);
-  return alts(leave, onward(parts));
+
+  /**
+   * Departures from `parts`, whose first character is none of `excluded` (they continue what comes
+   * before: whitespace after whitespace). Undefined where nothing can depart (the parts are whole).
+   */
+  from(parts: HeadPart[], excluded: readonly string[] = []): GrammarNode | undefined {
+    const key = JSON.stringify([parts, excluded]);
+    if (!this.#named.has(key)) {
+      const node = this.#depart(parts, excluded);
+      this.#named.set(key, node && this.#rule(`leave-head-${this.#rules++}`, node));
+    }
+    return this.#named.get(key);
+  }
+
+  #depart(parts: HeadPart[], excluded: readonly string[]): GrammarNode | undefined {
+    const [p, ...rest] = parts;
+    if (p === undefined) return undefined;
+    if (p.kind === "ws") {
+      // Whitespace before it is never excluded by anything but whitespace, so a run of k (0..N)
+      // characters then one that neither goes on with whitespace nor begins the rest departs, and
+      // so does one whitespace character more than a run may have.
+      if (excluded.some((c) => !WS.includes(c))) throw new Error("a whitespace run may follow only whitespace");
+      return alts(seq(repeat(wsChar, 0, JSON_WS_MAX), needed(this.from(rest, WS))), runTooLong());
+    }
+    const leave = charClass([...new Set([...firstOf(parts), ...excluded])], true);
+    return alts(leave, this.#onward(parts));
+  }
+
+  /** The departures whose first character goes on with `parts` (the departing character comes later). */
+  #onward(parts: HeadPart[]): GrammarNode | undefined {
+    const [p, ...rest] = parts;
+    if (p === undefined) return undefined;
+    switch (p.kind) {
+      case "text": {
+        // Within a fixed text the departures nest; a rule begins where the next part does.
+        const c = firstCodePoint(p.text);
+        const more = p.text.slice(c.length);
+        const d = more ? this.#depart([{ kind: "text", text: more }, ...rest], []) : this.from(rest);
+        return d && seq(literal(c), d);
+      }
+      case "ws":
+        return alts(seq(repeat(wsChar, 1, JSON_WS_MAX), needed(this.from(rest, WS))), runTooLong(), this.#onward(rest));
+      case "optional":
+        return alts(this.#onward([...p.parts, ...rest]), this.#onward(rest));
+      case "heads":
+        return alts(...p.heads.map((h) => this.#onward([...h.parts, ...rest])));
+      case "words":
+        if (rest.length) throw new Error("words end a head");
+        return this.#wordsOnward(p.words, "");
+    }
+  }
+
+  /** After `prefix` (a proper prefix of some word): a character no word has next, or one some word has, and on. */
+  #wordsDeparture(words: string[], prefix: string): GrammarNode {
+    const node = alts(charClass(nextChars(words, prefix), true), this.#wordsOnward(words, prefix))!;
+    // A long name's departures nest one level a character: a rule every 16 characters.
+    return prefix.length % 16 === 0 ? this.#rule(`leave-head-${this.#rules++}`, node) : node;
+  }
+
+  #wordsOnward(words: string[], prefix: string): GrammarNode | undefined {
+    return alts(
+      ...nextChars(words, prefix)
+        .filter((c) => !words.includes(prefix + c))
+        .map((c) => seq(literal(c), this.#wordsDeparture(words, prefix + c))),
+    );
+  }
 }
 
 const runTooLong = (): GrammarNode => repeat(wsChar, JSON_WS_MAX + 1, JSON_WS_MAX + 1);
@@ -81,48 +147,11 @@ function needed(node: GrammarNode | undefined): GrammarNode {
   return node;
 }
 
-/** The departures whose first character goes on with `parts` (the departing character comes later). */
-function onward(parts: HeadPart[]): GrammarNode | undefined {
-  const [p, ...rest] = parts;
-  if (p === undefined) return undefined;
-  switch (p.kind) {
-    case "text": {
-      const c = firstCodePoint(p.text);
-      const tail = p.text.slice(c.length);
-      const d = departure(tail ? [{ kind: "text", text: tail }, ...rest] : rest);
-      return d && seq(literal(c), d);
-    }
-    case "ws":
-      return alts(seq(repeat(wsChar, 1, JSON_WS_MAX), needed(departure(rest, WS))), runTooLong(), onward(rest));
-    case "optional":
-      return alts(onward([...p.parts, ...rest]), onward(rest));
-    case "heads":
-      return alts(...p.heads.map((h) => onward([...h.parts, ...rest])));
-    case "words":
-      if (rest.length) throw new Error("words end a head");
-      return wordsOnward(p.words, "");
-  }
-}
-
-/** After `prefix` (a proper prefix of some word): a character no word has next, or one some word has, and on. */
-function wordsDeparture(words: string[], prefix: string): GrammarNode {
-  const leave = charClass(nextChars(words, prefix), true);
-  return alts(leave, wordsOnward(words, prefix))!;
-}
-
 function nextChars(words: string[], prefix: string): string[] {
   const next = new Set<string>();
   for (const w of words)
     if (w.length > prefix.length && w.startsWith(prefix)) next.add(firstCodePoint(w.slice(prefix.length)));
   return [...next];
-}
-
-function wordsOnward(words: string[], prefix: string): GrammarNode | undefined {
-  return alts(
-    ...nextChars(words, prefix)
-      .filter((c) => !words.includes(prefix + c))
-      .map((c) => seq(literal(c), wordsDeparture(words, prefix + c))),
-  );
 }
 
 /** The text `parts` describe, written one character per lexeme (the departures spell the same characters). */
@@ -170,6 +199,8 @@ export interface OpeningRest {
   after: GrammarNode;
   /** The dialect's own call after its trigger, and the call of a name no tool has (text). */
   own?: { trigger: string; call: GrammarNode; refused?: GrammarNode };
+  /** Adds a rule to the grammar being built. */
+  rule: RuleMaker;
 }
 
 /**
@@ -182,6 +213,8 @@ export function openingAnswer(o: ResolvedOptions, rest: OpeningRest): GrammarNod
   const start = openingRegion(o.spec, o.tools, false);
   const after = openingRegion(o.spec, o.tools, true);
   const lead = (region: HeadPart[]) => partsPath(leadParts(region));
+  const departures = new Departures(rest.rule);
+  const departure = (region: HeadPart[]) => departures.from(region);
   const own = (onRefused?: GrammarNode): GrammarNode | undefined => {
     if (!rest.own) return undefined;
     const refused = onRefused && rest.own.refused ? seq(rest.own.refused, onRefused) : undefined;

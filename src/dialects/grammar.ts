@@ -45,7 +45,7 @@ export function buildToolGrammar(options: DialectOptions): Grammar {
     const refused = refusedCall(spec, tools);
     if (spec.openingCalls && spec.callOpensAnswer) {
       const call = rule("opening-call", openingCall(o));
-      return withThought(spec, o, openingAnswer(o, { call, start: anyText(), after: anyText() }), rules);
+      return withThought(spec, o, openingAnswer(o, { call, start: anyText(), after: anyText(), rule }), rules);
     }
     if (spec.callOpensAnswer)
       return withThought(
@@ -108,7 +108,7 @@ export function buildToolGrammar(options: DialectOptions): Grammar {
         const own = { trigger, call, ...(refused ? { refused } : {}) };
         const start = alt(textOnly, seq(toCall, call, afterCall));
         const opening = rule("opening-call", openingCall(o));
-        return withThought(spec, o, openingAnswer(o, { call: opening, start, after: afterCall, own }), rules);
+        return withThought(spec, o, openingAnswer(o, { call: opening, start, after: afterCall, own, rule }), rules);
       }
     }
     answer = o.toolChoice === "auto" ? alt(textOnly, calls) : calls;

@@ -101,7 +101,7 @@ export function walkConfigs(dialect: string): WalkConfig[] {
         label: "file tools, required, parallel, fenced calls",
         weight: 9,
         options: { ...base, ...fenced, tools: FILE_TOOLS, toolChoice: "required", parallelToolCalls: true },
-        start: fenced.fencedCalls ? "" : "`",
+        start: fenced.fencedCalls ? " " : "`",
       },
       { label: "file tools, auto, after a fenced call", weight: 9, options: auto, start: `${read(1)}\n` },
       {

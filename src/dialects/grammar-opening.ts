@@ -174,16 +174,21 @@ export function partsPath(parts: HeadPart[]): GrammarNode {
   );
 }
 
-/** An opening call of an allowed tool in any of the dialect's wrappers, its head as `partsPath` writes it. */
-export function openingCall(o: ResolvedOptions): GrammarNode {
+/**
+ * An opening call of an allowed tool in any of the dialect's wrappers, its head as `partsPath`
+ * writes it. From the name on the call is the same in every wrapper: one rule holds it.
+ */
+export function openingCall(o: ResolvedOptions, rule: RuleMaker): GrammarNode {
   const f = o.spec.call as JsonCallFormat;
-  const forms = o.spec.openingCalls!.wrappers.flatMap((w) =>
-    o.tools.map((t) =>
-      seq(
-        partsPath(wrapperHead(f, w, [t])),
-        ...jsonCallTail(f, t, o.maxValueLength),
-        ...(w.close.length ? [jsonWs, glue(w.close)] : []),
-      ),
+  const fromName = rule(
+    "opening-call-object",
+    alt(...o.tools.map((t) => seq(spelled(`${t.name}"`), ...jsonCallTail(f, t, o.maxValueLength)))),
+  );
+  const forms = o.spec.openingCalls!.wrappers.map((w) =>
+    seq(
+      partsPath(wrapperHead(f, w, o.tools).slice(0, -1)),
+      fromName,
+      ...(w.close.length ? [jsonWs, glue(w.close)] : []),
     ),
   );
   return declaredCall(alt(...forms));

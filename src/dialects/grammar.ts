@@ -44,7 +44,7 @@ export function buildToolGrammar(options: DialectOptions): Grammar {
     // takes for text because its name is none the call may have (refusedCall), which is content.
     const refused = refusedCall(spec, tools);
     if (spec.openingCalls && spec.callOpensAnswer) {
-      const call = rule("opening-call", openingCall(o));
+      const call = rule("opening-call", openingCall(o, rule));
       return withThought(spec, o, openingAnswer(o, { call, start: anyText(), after: anyText(), rule }), rules);
     }
     if (spec.callOpensAnswer)
@@ -107,7 +107,7 @@ export function buildToolGrammar(options: DialectOptions): Grammar {
         // The dialect's own calls, and calls opening the answer without its trigger (fencedCalls).
         const own = { trigger, call, ...(refused ? { refused } : {}) };
         const start = alt(textOnly, seq(toCall, call, afterCall));
-        const opening = rule("opening-call", openingCall(o));
+        const opening = rule("opening-call", openingCall(o, rule));
         return withThought(spec, o, openingAnswer(o, { call: opening, start, after: afterCall, own, rule }), rules);
       }
     }

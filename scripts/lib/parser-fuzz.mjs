@@ -267,7 +267,8 @@ export function makeInput(spec, seed, { maxSize = 20_000, verdicts = true, fence
   // stays what it was.
   const f = rng(seed ^ 0x68e31da4);
   const fPick = (a) => a[Math.floor(f() * a.length)];
-  const opening = verdicts && fencedSpec && f() < 0.4 ? fencedSpec : undefined;
+  // (fencedCalls refuses reasoning: true: a thought may or may not open the answer)
+  const opening = verdicts && fencedSpec && reasoning !== true && f() < 0.4 ? fencedSpec : undefined;
   if (opening) {
     options.fencedCalls = true;
     const k = 1 + Math.floor(f() * calls.length);

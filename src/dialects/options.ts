@@ -50,6 +50,12 @@ export function resolveOptions(o: DialectOptions): ResolvedOptions {
     throw new ToolDefinitionError(`reasoning must be false, true or "forced-open", got ${JSON.stringify(o.reasoning)}`);
   if (o.reasoning && !spec.reasoning)
     throw new ToolDefinitionError(`the ${spec.name} dialect has no thought block; use reasoning: false`);
+  // Text that spells a thought where none opened the answer is text to the grammar and a thought to
+  // the parser, which then reads a fenced call after its close: one the grammar never checked.
+  if (o.reasoning === true && spec.openingCalls)
+    throw new ToolDefinitionError(
+      'fenced and bare calls (fencedCalls) cannot be combined with reasoning: true (the answer may or may not open with a thought, and a fenced call right after one would not be held to its schema); use reasoning: "forced-open" where the prompt opens the thought, or false',
+    );
   if (o.maxValueLength !== undefined && (!Number.isInteger(o.maxValueLength) || o.maxValueLength < 0))
     throw new ToolDefinitionError("maxValueLength must be a non-negative integer");
   const choice = o.toolChoice ?? "auto";

@@ -312,15 +312,27 @@ describe("hermes with fencedCalls", () => {
     expect(writable(later, hermes())).toBe(true);
   });
 
-  it("calls quoted inside the thought stay text", () => {
-    const text = `<think>I could write ${FENCED} here.</think>\nNo call needed.`;
-    const r = everySplit(text, hermes("auto", { reasoning: true }));
+  it("calls quoted inside the thought stay text (the thought the prompt opened)", () => {
+    const forced = hermes("auto", { reasoning: "forced-open" });
+    const text = `I could write ${FENCED} here.</think>\nNo call needed.`;
+    const r = everySplit(text, forced);
     expect(r).toMatchObject({ toolCalls: [], incomplete: [], content: "\nNo call needed." });
     expect(r.reasoning).toContain(FENCED);
-    expect(writable(text, hermes("auto", { reasoning: true }))).toBe(true);
-    const called = `<think>Weather.</think>\n${FENCED}`;
-    expect(args(everySplit(called, hermes("required", { reasoning: true })))).toEqual([{ city: "Paris", days: 14 }]);
-    expect(writable(called, hermes("required", { reasoning: true }))).toBe(true);
+    expect(writable(text, forced)).toBe(true);
+    const called = `Weather.</think>\n${FENCED}`;
+    expect(args(everySplit(called, hermes("required", { reasoning: "forced-open" })))).toEqual([
+      { city: "Paris", days: 14 },
+    ]);
+    expect(writable(called, hermes("required", { reasoning: "forced-open" }))).toBe(true);
+  });
+
+  it("is refused with reasoning: true, where a thought may or may not open the answer", () => {
+    // Read so, the grammar took "<think>a</think>" for text and let an invalid call follow it,
+    // which the parser, reading a thought, reported invalid.
+    for (const f of [parseToolCalls.bind(null, ""), buildToolGrammar])
+      expect(() => f(hermes("auto", { reasoning: true }) as never)).toThrow(
+        /fencedCalls\) cannot be combined with reasoning: true .* use reasoning: "forced-open"/,
+      );
   });
 
   it("is refused where a dialect's calls are no JSON object in markers, and cannot be turned off in qwen2.5-coder", () => {

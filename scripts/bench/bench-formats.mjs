@@ -3,7 +3,8 @@
 // format, built and compiled on Qwen3's vocabulary and its first mask filled, in a process of its
 // own per case; prints the process CPU time that took (less noisy than wall time on a shared
 // machine), the native compile time and the grammar's tables, as docs/json-schema.md shows them.
-//   npm run build:ts && node scripts/bench/bench-formats.mjs [--dialect D ...]
+//   npm run bench:formats [-- --dialect D ...]
+//   --smallest: hermes, the plain string and "uri" (test/no-model/bench-smallest-formats.test.ts).
 import { execFileSync } from "node:child_process";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -31,9 +32,11 @@ if (args[0] === "--case") {
   process.exit(0);
 }
 
-const FORMATS = ["(none)", "date-time", "date", "time", "duration", "email", "hostname", "ipv4", "ipv6", "uuid", "uri"];
+const smallest = args.includes("--smallest");
+const ALL_FORMATS = ["(none)", "date-time", "date", "time", "duration", "email", "hostname", "ipv4", "ipv6", "uuid", "uri"];
+const FORMATS = smallest ? ["(none)", "uri"] : ALL_FORMATS;
 const dialects = args.filter((_, i) => args[i - 1] === "--dialect");
-const list = dialects.length ? dialects : ["hermes", "qwen3-coder", "lfm2"];
+const list = dialects.length ? dialects : smallest ? ["hermes"] : ["hermes", "qwen3-coder", "lfm2"];
 const self = fileURLToPath(import.meta.url);
 console.log(`| format | ${list.map((d) => `${d}: CPU ms · native ms · MB`).join(" | ")} |`);
 console.log(`|---|${list.map(() => "---").join("|")}|`);

@@ -33,7 +33,19 @@ if (args[0] === "--case") {
 }
 
 const smallest = args.includes("--smallest");
-const ALL_FORMATS = ["(none)", "date-time", "date", "time", "duration", "email", "hostname", "ipv4", "ipv6", "uuid", "uri"];
+const ALL_FORMATS = [
+  "(none)",
+  "date-time",
+  "date",
+  "time",
+  "duration",
+  "email",
+  "hostname",
+  "ipv4",
+  "ipv6",
+  "uuid",
+  "uri",
+];
 const FORMATS = smallest ? ["(none)", "uri"] : ALL_FORMATS;
 const dialects = args.filter((_, i) => args[i - 1] === "--dialect");
 const list = dialects.length ? dialects : smallest ? ["hermes"] : ["hermes", "qwen3-coder", "lfm2"];

@@ -218,7 +218,7 @@ Frag NfaBuilder::Impl::buildNode(const json::Value& n, const std::string& path) 
   if (type == "seq") return seq(n, path);
   if (type == "alt") return alt(n, path);
   if (type == "repeat") return repeat(n, path);
-  if (type == "until") return until(n, path);
+  if (type == "until") return untilHasBody(n) ? untilBody(n, path) : until(n, path);
   if (type == "text") return until(n, path, true);
   if (type == "token") return token(n, path);
   if (type == "perm") return perm(n, path);
@@ -379,6 +379,10 @@ bool NfaBuilder::Impl::nonEmpty(const json::Value& n) {
     bool r = nonEmpty(*rule);
     refStack.pop_back();
     return r;
+  }
+  if (type == "until" && untilHasBody(n)) {
+    auto it = nonEmptyMemo.find(&n);
+    return it != nonEmptyMemo.end() ? it->second : (nonEmptyMemo[&n] = untilBodyNonEmpty(n));
   }
   bool cacheable = plain(n);
   if (cacheable) {

@@ -1,33 +1,21 @@
-// Raw text values (syntax "raw"): the lowering's string grammar (strings as their characters, no
-// quotes, no escapes) cut at the value's close. The value is the text up to the FIRST close (the
-// parser's rule), so the grammar keeps exactly the strings that do not contain the close: the
-// product of the string grammar with the close's KMP automaton. With trimNewline, one newline
-// after the open and one before the close are padding, exactly as the parser strips them: the
-// automaton also tracks whether the string starts and ends with a newline.
+// Raw text as one regular expression (the IR's seq/alt/repeat, no recursion): the string grammar
+// cut at the value's close as the product of the string grammar with the close's automaton
+// (raw-close.ts), built part by part. The compiler takes raw text as an until node with the string
+// grammar as its body (raw-text.ts), whose product the native builder makes over bytes; this
+// expansion is what the exports write for such a node (grammar notations have no intersection),
+// exactly the language the native product accepts. With trimNewline, one newline after the open
+// and one before the close are padding, exactly as the parser strips them: the automaton also
+// tracks whether the string starts and ends with a newline.
 //
-// A string of any characters (at most a bound) stays the native `until` node, as before.
-import { complement, inRanges, intersect, mergeRanges, subtractPoints, type Ranges } from "../code-ranges.js";
+// A string of any characters (at most a bound) stays the native `until` node.
+import { complement, inRanges, mergeRanges, subtractPoints, type Ranges } from "../code-ranges.js";
 import { literal, optional, ref, repeat, until } from "../builders.js";
-import { limitError } from "../schema-limits.js";
-import { UnsupportedSchemaError } from "./errors.js";
 import { choice, countNodes, EMPTY_STRING, sequence, type Lowered, type Node } from "./nodes.js";
+import { CloseAutomaton, NL, type RawClose, type State } from "./raw-close.js";
+import { isAnyChar, RAW_UNROLL_MAX, recursionError, resolve, unrollError } from "./raw-text.js";
 import { SHARE_ABOVE } from "./value-rules.js";
 
-export interface RawClose {
-  close: string;
-  trimNewline: boolean;
-}
-
-const NL = 0x0a;
-/** Repetitions a bounded repeat whose item moves the automaton is unrolled to, at most. */
-export const RAW_UNROLL_MAX = 4096;
-
-/** Automaton states: `q` (the close's characters matched; -1: none, after a newline) and `first` (0: nothing read, 1: a newline first, 2: another character first). */
-type State = number;
-
-class Product {
-  private readonly c: number[];
-  private readonly k: number;
+class Product extends CloseAutomaton {
   private readonly memo = new Map<string, Map<State, Node>>();
   private readonly active = new Set<string>();
   private readonly resets = new Map<string, Map<State, Node>>();
@@ -35,48 +23,11 @@ class Product {
 
   constructor(
     private readonly rules: Record<string, Node>,
-    private readonly raw: RawClose,
+    raw: RawClose,
     private readonly prefix: string,
     private readonly path: string,
   ) {
-    this.c = Array.from(raw.close, (ch) => ch.codePointAt(0)!);
-    this.k = this.c.length;
-    // Unique first character and no newline: a match can only begin at the first character, and
-    // padding newlines never take part in one.
-    if (this.k < 2 || this.c.indexOf(this.c[0]!, 1) >= 0 || this.c.includes(NL))
-      throw new Error(
-        `raw text close ${JSON.stringify(raw.close)}: its first character must not recur, and it must hold no newline`,
-      );
-  }
-
-  state(q: number, first: number): State {
-    return first * (this.k + 1) + (q + 1);
-  }
-  q(s: State) {
-    return (s % (this.k + 1)) - 1;
-  }
-  first(s: State) {
-    return Math.floor(s / (this.k + 1));
-  }
-
-  /** The states reading one character of `r` leads to, with the characters leading there; a close completed leads nowhere. */
-  step(s: State, r: Ranges): Array<[Ranges, State]> {
-    const q = this.q(s),
-      f = this.first(s),
-      trim = this.raw.trimNewline;
-    const next = q >= 1 ? this.c[q]! : this.c[0]!;
-    const out: Array<[Ranges, State]> = [];
-    const put = (part: Ranges, nq: number, nl: boolean) => {
-      if (!part.length || nq >= this.k) return;
-      const nf = !trim ? 0 : f !== 0 ? f : nl ? 1 : 2;
-      out.push([part, this.state(nq, nf)]);
-    };
-    const pt = (cp: number): Ranges => intersect(r, [[cp, cp]]);
-    put(pt(next), q >= 1 ? q + 1 : 1, false);
-    if (q >= 1) put(pt(this.c[0]!), 1, false);
-    if (trim) put(pt(NL), -1, true);
-    put(subtractPoints(r, trim ? [next, this.c[0]!, NL] : [next, this.c[0]!]), 0, false);
-    return out;
+    super(raw);
   }
 
   /** `n` as a rule, whatever its size (a common head `merged` can factor). */
@@ -133,12 +84,7 @@ class Product {
     const key = `${name}@${s}`;
     const seen = this.memo.get(key);
     if (seen) return seen;
-    if (this.active.has(key))
-      throw new UnsupportedSchemaError(
-        this.path,
-        "$ref",
-        'a string schema that refers to itself through "$ref" is not supported in a raw-text value; write the string schema without the recursion',
-      );
+    if (this.active.has(key)) throw recursionError(this.path);
     this.active.add(key);
     const out = new Map<State, Node>();
     for (const [t, n] of this.of(this.rules[name]!, s)) out.set(t, this.share(n));
@@ -166,12 +112,7 @@ class Product {
     if (once.size === 1 && once.has(s)) return new Map([[s, repeat(once.get(s)!, min, max)]]);
     if (once.size === 0) return min === 0 ? new Map([[s, EMPTY_STRING]]) : new Map();
     const unroll = max ?? min;
-    if (unroll > RAW_UNROLL_MAX)
-      throw limitError(
-        "repetition",
-        this.path,
-        `a raw-text value repeats a part that may hold ${JSON.stringify(this.raw.close[0])} or a newline ${unroll} times, more than the limit of ${RAW_UNROLL_MAX} for raw text; lower the bound`,
-      );
+    if (unroll > RAW_UNROLL_MAX) throw unrollError(this.path, this.raw.close, unroll);
     let cur = new Map<State, Node>([[s, EMPTY_STRING]]);
     for (let i = 0; i < min; i++) cur = this.shareAll(this.then(cur, item));
     if (max !== null) {
@@ -372,23 +313,11 @@ function merged(parts: Array<Lowered>): Lowered {
   );
 }
 
-/** Any character: the string grammar's character class of raw text (every code point). */
-function isAnyChar(n: Node, rules: Record<string, Node>): boolean {
-  const r = n.type === "ref" ? rules[n.name] : n;
-  return r?.type === "charClass" && r.negated === true && r.ranges.every(([a, b]) => a >= 0xd800 && b <= 0xdfff);
-}
-
-/** `node` resolved through rule references. */
-const resolve = (n: Node, rules: Record<string, Node>): Node => {
-  for (let i = 0; n.type === "ref" && i < 16 && rules[n.name]; i++) n = rules[n.name]!;
-  return n;
-};
-
 /**
- * The raw text of a value whose strings `root` describes (in the raw syntax), through its close.
- * New rules go to `rules` under `prefix`.
+ * The raw text of a value whose strings `root` describes (in the raw syntax), through its close, as
+ * one regular expression. New rules go to `rules` under `prefix`.
  */
-export function rawTextValue(
+export function rawTextRegex(
   root: Node,
   rules: Record<string, Node>,
   raw: RawClose,

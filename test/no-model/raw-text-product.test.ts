@@ -127,6 +127,26 @@ describe("the native product accepts what the exported regular expression accept
     });
 });
 
+describe("a counted repetition in the body keeps its count", () => {
+  // 2,000 digits: past the native engine's count of copies a repetition may be built with
+  for (const raw of RAWS.slice(0, 3))
+    it(`${raw.name}: pattern "^[0-9]{2000}$" takes 2,000 digits, not 1,999 or 2,001`, () => {
+      const g = jsonSchemaToIR(
+        { type: "string", pattern: "^[0-9]{2000}$" },
+        { syntax: "raw", raw: { close: raw.close, trimNewline: raw.trimNewline } },
+      );
+      const accepts = grammarAcceptor(g);
+      try {
+        const digits = (n: number) => "7".repeat(n) + raw.close;
+        expect([1999, 2000, 2001].map((n) => accepts(digits(n)))).toEqual([false, true, false]);
+        expect(accepts("7".repeat(2000), false)).toBe(true);
+        expect(accepts("7".repeat(2001), false)).toBe(false);
+      } finally {
+        accepts.dispose();
+      }
+    });
+});
+
 describe("an until node with a body, written by hand", () => {
   const until = (body: GrammarNode, more: Record<string, unknown> = {}): GrammarNode =>
     ({ type: "until", terminator: "</p>", body, ...more }) as GrammarNode;

@@ -38,8 +38,7 @@ Frag NfaBuilder::Impl::untilBody(const json::Value& n, const std::string& path) 
   if (const json::Value* tn = n.get("trimNewline"); tn && tn->kind == json::Kind::Bool) trim = tn->b;
   if (T.find(T[0], 1) != std::string::npos)
     fail(path + ".terminator", "an until with a body needs a terminator whose first byte does not recur in it");
-  if (trim && T.find('\n') != std::string::npos)
-    fail(path + ".trimNewline", "needs a terminator without a newline");
+  if (trim && T.find('\n') != std::string::npos) fail(path + ".trimNewline", "needs a terminator without a newline");
   const size_t m = T.size();
 
   // The body, built in full by a builder of its own over the same rules.
@@ -140,9 +139,8 @@ bool NfaBuilder::Impl::untilBodyNonEmpty(const json::Value& n) {
     scratch.nfa.accept = f.out;
     scratch.markProductive(0);
     return scratch.nfa.productive[f.in];
-  } catch (const GrammarLimitError&) {
-    throw;
-  } catch (const GrammarError&) {
+  } catch (const GrammarError& e) {
+    if (dynamic_cast<const GrammarLimitError*>(&e)) throw;
     return true;  // malformed: reported where it is built
   }
 }

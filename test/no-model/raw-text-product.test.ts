@@ -77,6 +77,7 @@ function texts(close: string, count: number, seed: number): string[] {
     "\n\n",
     "a",
     "aa",
+    "ab",
     "b",
     "0",
     "1234",

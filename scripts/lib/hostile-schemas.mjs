@@ -9,6 +9,8 @@ const fn = (name, properties, required = Object.keys(properties)) => ({
   function: { name, parameters: { type: "object", properties, required } },
 });
 const one = (schema) => [fn("f", { x: schema })];
+/** The formats the grammar enforces (src/grammar/json-schema/formats.ts). */
+const FORMATS = ["date-time", "date", "time", "duration", "email", "hostname", "ipv4", "ipv6", "uuid", "uri"];
 const X = "tools[0].function.parameters.properties.x";
 
 const nestArrays = (d) => {
@@ -389,6 +391,26 @@ export const HOSTILE_CASES = [
     tools: () => one({ type: "string", pattern: "a{1000000}" }),
     expect: { limit: "repetition", path: `${X}.pattern` },
     fast: true,
+  },
+  ...["hermes", "qwen3-coder", "lfm2"].map((dialect) => ({
+    name: `every enforced format, a parameter each (${dialect})`,
+    dialect,
+    tools: () => [
+      fn("f", Object.fromEntries(FORMATS.map((f) => [f.replace("-", "_"), { type: "string", format: f }]))),
+    ],
+    expect: { compiles: true, walks: 20 },
+    fast: dialect !== "lfm2",
+  })),
+  {
+    name: "200 parameters of format uri",
+    dialect: "hermes",
+    tools: () => [
+      fn("f", Object.fromEntries(Array.from({ length: 200 }, (_, i) => [`u${i}`, { type: "string", format: "uri" }])), [
+        "u0",
+      ]),
+    ],
+    expect: { compiles: true, walks: 20 },
+    fast: false,
   },
   {
     name: "anyOf of 1,000 objects",

@@ -30,6 +30,12 @@ export interface GenerateOptions {
    * parser holds outputs to the same bound. Default: unbounded.
    */
   maxValueLength?: number;
+  /**
+   * true: a tool whose schema names a "format" the grammar does not enforce is refused
+   * (UnsupportedSchemaError, a 400 in the server). Default false: such a format is an annotation,
+   * and the result's `notices` say so.
+   */
+  strictFormats?: boolean;
   /** Let the model think first (the template's thinking switch, and a thought in the grammar). Default false. */
   reasoning?: boolean;
   /** false: decode without the grammar (to compare; output is still parsed). Default true. */
@@ -66,6 +72,7 @@ export const GENERATE_OPTION_NAMES = optionNames<GenerateOptions>({
   logitBias: true,
   repeatPenalty: true,
   maxValueLength: true,
+  strictFormats: true,
   reasoning: true,
   mask: true,
   maskPath: true,

@@ -85,6 +85,11 @@ export interface GenerateResult {
   upstream?: { url: string; engine: string; enforcement: "confirmed" | "sent" | "verify-only" | "none" };
   /** The stop string (options.stop) that ended the output; absent when none did (an end token, maxTokens, a gateway). */
   stopSequence?: string;
+  /**
+   * What the request should know about its tools, once per request; absent when nothing. Today:
+   * a "format" the grammar does not enforce, taken as an annotation (strictFormats refuses it).
+   */
+  notices?: string[];
   /** The generated text (without the end-of-generation token) and every generated token id. */
   text: string;
   tokens: number[];
@@ -97,6 +102,8 @@ export interface PreparedGeneration {
   dialectOptions: ParserOptions | undefined;
   /** How long the preparation took. */
   prepareMillis: number;
+  /** GenerateResult.notices, known before decoding. */
+  notices: string[];
 }
 
 /**
@@ -141,6 +148,7 @@ export async function prepareGeneration(
     },
     prepareMillis: performance.now() - t0,
     dialectOptions,
+    notices: chat.notices,
   };
 }
 
@@ -292,5 +300,6 @@ export async function generate(model: LlamaModel, options: GenerateOptions): Pro
   }
   const result = resultOf(native, text, parsed, prepared.prepareMillis, args);
   if (scanner.matched !== undefined) result.stopSequence = scanner.matched;
+  if (prepared.notices.length > 0) result.notices = prepared.notices;
   return result;
 }

@@ -3,6 +3,8 @@
 // that masks the answer. generate() tokenizes and compiles it for llama.cpp; the gateway
 // (src/gateway/) exports the IR in an upstream engine's grammar syntax.
 import { buildToolGrammar } from "../dialects/grammar.js";
+import { toolNotices } from "../dialects/format-notices.js";
+import { resolveOptions } from "../dialects/options.js";
 import { getDialect } from "../dialects/index.js";
 import { promptParts } from "../dialects/prompt.js";
 import type { DialectSpec } from "../dialects/spec.js";
@@ -47,6 +49,8 @@ export interface PreparedChat {
   sampling: Partial<NativeGenerationRequest>;
   /** toolChoice "required" or a named function: the answer must hold a call. */
   callRequired: boolean;
+  /** What the request should know about its tools (dialects/format-notices.ts); [] when nothing. */
+  notices: string[];
 }
 
 function dialectFor(model: ChatModel, given: string | undefined, needed: boolean): DialectSpec | undefined {
@@ -180,6 +184,7 @@ function finishChat(model: ChatModel, options: GenerateOptions, c: ChatStart, pr
     ...(options.toolChoice !== undefined ? { toolChoice: options.toolChoice } : {}),
     ...(options.parallelToolCalls !== undefined ? { parallelToolCalls: options.parallelToolCalls } : {}),
     ...(options.maxValueLength !== undefined ? { maxValueLength: options.maxValueLength } : {}),
+    ...(options.strictFormats !== undefined ? { strictFormats: options.strictFormats } : {}),
     reasoning: promptOpensThought(prompt, spec) ? ("forced-open" as const) : reasoning && !!spec.reasoning,
   };
   if (options.mask !== false && spec && hasTools && options.toolChoice !== "none")
@@ -193,6 +198,7 @@ function finishChat(model: ChatModel, options: GenerateOptions, c: ChatStart, pr
     ir,
     sampling: c.sampling,
     callRequired: !!dialectOptions && callRequired(dialectOptions.toolChoice),
+    notices: dialectOptions && hasTools ? toolNotices(resolveOptions(dialectOptions).declared) : [],
   };
 }
 

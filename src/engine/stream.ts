@@ -155,6 +155,7 @@ export async function* generateStream(
     while (pending.length > 0) yield pending.shift()!;
     const result = resultOf(native, text, parsed, started.prepared.prepareMillis, args);
     if (scanner.matched !== undefined) result.stopSequence = scanner.matched;
+    if (started.prepared.notices.length > 0) result.notices = started.prepared.notices;
     yield { delta: {}, finish_reason: result.finishReason, result };
   } finally {
     options.signal?.removeEventListener("abort", forward);

@@ -5,7 +5,8 @@
 // reported in `incomplete`, never passed on as a valid call — streamed or whole: a streamed call's
 // delta goes out once its verdict is complete and valid (StreamDeltas), as generateStream's do.
 import { getDialect } from "../dialects/index.js";
-import type { DialectOptions } from "../dialects/options.js";
+import { resolveOptions, type DialectOptions } from "../dialects/options.js";
+import { toolNotices } from "../dialects/format-notices.js";
 import type { GenerateOptions } from "../engine/generate-options.js";
 import type { GenerateResult } from "../engine/generate.js";
 import { prepareChatAsync, type ChatModel, type PreparedChat } from "../engine/prepare-chat.js";
@@ -45,6 +46,8 @@ interface Prepared {
   verify: DialectOptions | undefined;
   /** Read the content with the parser (false: verify-only without a known dialect: content is content). */
   parseContent: boolean;
+  /** GenerateResult.notices. */
+  notices: string[];
 }
 
 export class GatewayBackend implements ChatBackend {
@@ -62,7 +65,7 @@ export class GatewayBackend implements ChatBackend {
     const hasTools = Array.isArray(options.tools) && options.tools.length > 0;
     if (this.o.engine.name !== "openai") {
       const chat = await prepareChatAsync(this.o.model!, options);
-      return { chat, parser: chat.dialectOptions, verify: undefined, parseContent: true };
+      return { chat, parser: chat.dialectOptions, verify: undefined, parseContent: true, notices: chat.notices };
     }
     // Verify-only: the upstream renders its own prompt; its calls are checked against the tools.
     if (this.o.model) await prepareChatAsync(this.o.model, { ...options, mask: false }); // the same checks as every request
@@ -74,13 +77,15 @@ export class GatewayBackend implements ChatBackend {
           ...(options.toolChoice !== undefined ? { toolChoice: options.toolChoice } : {}),
           ...(options.parallelToolCalls !== undefined ? { parallelToolCalls: options.parallelToolCalls } : {}),
           ...(options.maxValueLength !== undefined ? { maxValueLength: options.maxValueLength } : {}),
+          ...(options.strictFormats !== undefined ? { strictFormats: options.strictFormats } : {}),
         }
       : undefined;
     // Tools whose schemas no call could satisfy (or past a limit) are refused now, before the
     // upstream is asked, as a masked request refuses them: not only once a call to one comes back.
     if (verify) checkToolLimits(verify);
     const parser = dialect !== undefined && verify ? { ...verify, dialect: getDialect(dialect) } : undefined;
-    return { chat: undefined, parser, verify, parseContent: parser !== undefined };
+    const notices = verify ? toolNotices(resolveOptions(verify).declared) : [];
+    return { chat: undefined, parser, verify, parseContent: parser !== undefined, notices };
   }
 
   private enforcement(grammar: string | undefined, end: UpstreamEnd | undefined): Enforcement {
@@ -222,6 +227,7 @@ export class GatewayBackend implements ChatBackend {
       text: text,
       tokens: end!.tokens ?? [],
       upstream: { url: sent.upstream.url, engine: this.o.engine.name, enforcement: this.enforcement(grammar, end) },
+      ...(p.notices.length > 0 ? { notices: p.notices } : {}),
     };
     yield { delta: {}, finish_reason: result.finishReason, result };
   }

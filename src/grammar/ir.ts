@@ -124,7 +124,7 @@ export interface JsonSchemaOptions {
   raw?: { close: string; trimNewline: boolean };
   /**
    * Longest string VALUE, in characters (object keys are not values); a schema's own maxLength
-   * still applies when smaller. Strings constrained by a pattern are not bounded by it.
+   * still applies when smaller. Strings constrained by a pattern or a format are not bounded by it.
    */
   maxStringLength?: number;
 }

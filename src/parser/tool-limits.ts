@@ -13,7 +13,13 @@ import { assertAcceptsSomething } from "../grammar/productive.js";
 const checked = new WeakMap<object, Map<unknown, Set<string>>>();
 
 const restKey = (o: DialectOptions) =>
-  JSON.stringify([o.toolChoice ?? null, o.parallelToolCalls ?? null, o.reasoning ?? null, o.maxValueLength ?? null]);
+  JSON.stringify([
+    o.toolChoice ?? null,
+    o.parallelToolCalls ?? null,
+    o.reasoning ?? null,
+    o.maxValueLength ?? null,
+    o.strictFormats ?? null,
+  ]);
 
 function seen(o: DialectOptions): boolean {
   return Array.isArray(o.tools) && checked.get(o.tools)?.get(o.dialect)?.has(restKey(o)) === true;

@@ -12,6 +12,8 @@ export interface ChatContext extends ModelNames {
   dialect: string | undefined;
   /** false: every token is sampled (GenerateOptions.fastForward). */
   fastForward: boolean;
+  /** GenerateOptions.strictFormats for every request. */
+  strictFormats: boolean;
   /** Generations in flight, so that closing the server can stop them. */
   active: Set<AbortController>;
   /** Sees errors answered with a 5xx (our faults), for logging. */

@@ -50,6 +50,8 @@ Options:
   --cors ORIGINS       answer browser requests from these origins (https://app.example,
                        comma-separated, or "*" for any); default: no cross-origin access
   --no-fast-forward    sample every token, also the text the grammar forces (to compare)
+  --strict-formats     refuse (400) a tool whose schema names a "format" the grammar does not
+                       enforce; default: such a format is an annotation, logged once per request
   --allowed-hosts LIST Host header names to answer besides localhost, 127.0.0.1 and [::1],
                        comma-separated, or "*" for any (default: any when --host is not
                        a loopback address, else only those)
@@ -123,6 +125,7 @@ function optionsOf(argv: string[]): ServerOptions | "help" {
         "max-connections": { type: "string" },
         "grammar-cache-mb": { type: "string" },
         "no-fast-forward": { type: "boolean" },
+        "strict-formats": { type: "boolean" },
         help: { type: "boolean", short: "h" },
       },
     }));
@@ -220,6 +223,7 @@ function optionsOf(argv: string[]): ServerOptions | "help" {
     }
   }
   if (values["no-fast-forward"]) o.fastForward = false;
+  if (values["strict-formats"]) o.strictFormats = true;
   const cacheMb = int("grammar-cache-mb", values["grammar-cache-mb"], 0, 1_048_576);
   if (cacheMb !== undefined) o.grammarCacheBytes = cacheMb * 1024 * 1024;
   const ms = (flag: string) =>
@@ -311,6 +315,7 @@ export async function serveCommand(
     server = await startServer({
       ...options,
       onError: (err) => io.err.write(`toolmask serve: error: ${(err as Error)?.stack ?? String(err)}\n`),
+      onNotice: (notice) => io.err.write(`toolmask serve: notice: ${notice}\n`),
     });
   } catch (err) {
     io.err.write(

@@ -70,6 +70,11 @@ export interface ServerOptions {
   /** false: sample every token, also the text the grammar forces (GenerateOptions.fastForward). Default true. */
   fastForward?: boolean;
   /**
+   * true: a request whose tools name a "format" the grammar does not enforce is answered 400
+   * (GenerateOptions.strictFormats). Default false: the format is an annotation and `onNotice` hears of it.
+   */
+  strictFormats?: boolean;
+  /**
    * Bytes the process's grammar memory may take: compiled grammars, the parser's value grammars and
    * idle shapes (setGrammarCacheBytes: process-wide, so it also applies to other servers and
    * generate() calls in this process). Default 256 MiB.
@@ -77,6 +82,8 @@ export interface ServerOptions {
   grammarCacheBytes?: number;
   /** Sees errors the server answered with a 5xx. */
   onError?: (err: unknown) => void;
+  /** Hears each request's notices (GenerateResult.notices), once per request: the `serve` command logs them. */
+  onNotice?: (notice: string) => void;
 }
 
 export interface ToolmaskServer {
@@ -109,6 +116,8 @@ function checkOptions(o: ServerOptions): void {
   if (o.dialect !== undefined) getDialect(o.dialect); // an unknown name fails now, not on every request
   if (o.fastForward !== undefined && typeof o.fastForward !== "boolean")
     throw new TypeError(`fastForward must be true or false, got ${JSON.stringify(o.fastForward)}`);
+  if (o.strictFormats !== undefined && typeof o.strictFormats !== "boolean")
+    throw new TypeError(`strictFormats must be true or false, got ${JSON.stringify(o.strictFormats)}`);
   if (o.bodyLimit !== undefined && !(Number.isInteger(o.bodyLimit) && o.bodyLimit > 0))
     throw new RangeError(`bodyLimit must be a positive integer (bytes), got ${o.bodyLimit}`);
   if (o.grammarCacheBytes !== undefined && !(Number.isInteger(o.grammarCacheBytes) && o.grammarCacheBytes >= 0))

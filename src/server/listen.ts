@@ -12,6 +12,7 @@ import { checkCorsOrigins } from "./cors.js";
 import { checkAliases } from "./model-names.js";
 import { pathRedactor } from "./redact.js";
 import { Slots } from "./slots.js";
+import { telling } from "./notices.js";
 
 export interface Served {
   backend: ChatBackend;
@@ -37,7 +38,7 @@ export async function listen(
   const active = new Set<AbortController>();
   let closing = false;
   const app = buildApp({
-    backend: served.backend,
+    backend: telling(served.backend, options.onNotice),
     slots,
     active,
     modelId: served.modelId,
@@ -47,6 +48,7 @@ export async function listen(
     redact: pathRedactor(served.redactPath, served.modelId),
     dialect: options.dialect,
     fastForward: options.fastForward ?? true,
+    strictFormats: options.strictFormats ?? false,
     apiKey: options.apiKey,
     bodyLimit: options.bodyLimit ?? 8 * 1024 * 1024,
     onError: options.onError,

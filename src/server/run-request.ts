@@ -43,6 +43,7 @@ export async function runInSlot(
       ...requested,
       ...(ctx.dialect ? { dialect: ctx.dialect } : {}),
       fastForward: ctx.fastForward,
+      ...(ctx.strictFormats ? { strictFormats: true } : {}),
       signal: ctl.signal,
     };
     return await work({ options, clientGone: () => clientGone });

@@ -97,8 +97,8 @@ describe("acceptance tables on the engine", () => {
 
   it("errors from the lowering reach compileGrammar callers unchanged", () => {
     engine();
-    expect(() => compile({ type: "object", properties: { path: { type: "string", format: "uri" } } })).toThrow(
-      /^\$\.properties\.path\.format: "format" is not supported/,
+    expect(() => compile({ type: "object", properties: { path: { type: "array", contains: {} } } })).toThrow(
+      /^\$\.properties\.path\.contains: "contains" is not supported/,
     );
   });
 

@@ -51,12 +51,9 @@ function errorOf(fn: () => unknown): Error {
 
 describe("unsupported keywords: UnsupportedSchemaError naming the JSON path", () => {
   const cases: Array<[string, unknown, string, string]> = [
-    [
-      "format",
-      { type: "object", properties: { path: { type: "string", format: "uri" } } },
-      "$.properties.path.format",
-      "format",
-    ],
+    ["format with pattern", { type: "string", format: "date", pattern: "^2" }, "$.format", "format"],
+    ["format with a maxLength it needs", { type: "string", format: "uri", maxLength: 100 }, "$.maxLength", "maxLength"],
+    ["format with a minLength it needs", { format: "time", minLength: 12 }, "$.minLength", "minLength"],
     [
       "pattern: lookahead",
       { type: "array", items: { type: "string", pattern: "^(?=a)" } },
@@ -97,12 +94,12 @@ describe("unsupported keywords: UnsupportedSchemaError naming the JSON path", ()
     ],
     ["$dynamicRef", { $dynamicRef: "#node" }, "$.$dynamicRef", "$dynamicRef"],
     ["unknown keyword", { type: "string", maxlength: 3 }, "$.maxlength", "maxlength"],
-    ["key needing brackets", { properties: { "a b": { format: "date" } } }, '$.properties["a b"].format', "format"],
+    ["key needing brackets", { properties: { "a b": { contains: {} } } }, '$.properties["a b"].contains', "contains"],
     [
       "inside a $ref target",
-      { $defs: { X: { type: "string", format: "email" } }, properties: { e: { $ref: "#/$defs/X" } } },
-      "$.$defs.X.format",
-      "format",
+      { $defs: { X: { type: "array", contains: {} } }, properties: { e: { $ref: "#/$defs/X" } } },
+      "$.$defs.X.contains",
+      "contains",
     ],
     ["allOf with two schemas", { allOf: [{ type: "string" }, { minLength: 1 }] }, "$.allOf", "allOf"],
     [
@@ -134,21 +131,19 @@ describe("unsupported keywords: UnsupportedSchemaError naming the JSON path", ()
   });
 
   it("has the documented message shape", () => {
-    const e = errorOf(() =>
-      jsonSchemaToIR({ type: "object", properties: { path: { type: "string", format: "uri" } } }),
-    );
+    const e = errorOf(() => jsonSchemaToIR({ type: "object", properties: { path: { type: "array", contains: {} } } }));
     expect(String(e)).toMatch(
-      /^UnsupportedSchemaError: \$\.properties\.path\.format: "format" is not supported; remove it/,
+      /^UnsupportedSchemaError: \$\.properties\.path\.contains: "contains" is not supported; remove it/,
     );
   });
 
   it("uses the caller's path prefix", () => {
-    const e = errorOf(() => jsonSchemaToIR({ type: "string", format: "uri" }, {}, "tools[0].parameters"));
-    expect((e as UnsupportedSchemaError).path).toBe("tools[0].parameters.format");
+    const e = errorOf(() => jsonSchemaToIR({ type: "array", contains: {} }, {}, "tools[0].parameters"));
+    expect((e as UnsupportedSchemaError).path).toBe("tools[0].parameters.contains");
   });
 
   it("does not look into $defs that nothing references", () => {
-    expect(() => jsonSchemaToIR({ type: "string", $defs: { unused: { format: "uri" } } })).not.toThrow();
+    expect(() => jsonSchemaToIR({ type: "string", $defs: { unused: { contains: {} } } })).not.toThrow();
   });
 });
 

@@ -1,6 +1,7 @@
 // Whether a value passes a schema, with the lowering's semantics: enum/const values are kept
 // only when their sibling keywords accept them.
 import { childPath } from "./errors.js";
+import { formatAccepts, isEnforcedFormat } from "./formats.js";
 import {
   analyze,
   effectiveTypes,
@@ -47,6 +48,7 @@ export function checkValue(
     const n = Array.from(v).length;
     if (n < (num(s.minLength) ?? 0) || n > (num(s.maxLength) ?? Infinity)) return false;
     if (typeof s.pattern === "string" && !new RegExp(s.pattern, "u").test(v)) return false;
+    if (isEnforcedFormat(s.format) && !formatAccepts(s.format, v)) return false;
   } else if (typeof v === "number") {
     if (hasOwn(s, "minimum") && !(v >= (s.minimum as number))) return false;
     if (hasOwn(s, "maximum") && !(v <= (s.maximum as number))) return false;

@@ -83,6 +83,10 @@
  *     exponent: 0.0000001, not 1e-7), compared exactly with the decimal JSON.stringify writes
  *     for the bound (`minimum: 1.1` admits 1.1 and refuses 1.0999999999999999999), as written,
  *     not as rounded to a double (json-number-range.ts).
+ *   - `format`: the formats of formats.ts (date-time, date, time, duration, email, hostname, ipv4,
+ *     ipv6, uuid, uri), exact as written there (docs/json-schema.md lists where they differ from
+ *     ajv-formats); a length bound beside one only where it bounds nothing or excludes everything.
+ *     Any other format name is an annotation (src/dialects/format-notices.ts).
  *   - `pattern`: exact, as ajv tests it (`new RegExp(pattern, "u").test(decodedString)`: unanchored
  *     unless the pattern starts with `^` / ends with `$`), for the regex subset listed at
  *     `parsePattern`; each character may be written raw or escaped. Not combinable with

@@ -1,6 +1,7 @@
 // The keywords of one schema object: checked, sorted by role, and the limits they may state.
 import { childPath, describe, invalid, unsupported, InvalidSchemaError, UnsupportedSchemaError } from "./errors.js";
 import { SCHEMA_LIMITS, checkEnumSize, limitError } from "../schema-limits.js";
+import { isEnforcedFormat } from "./formats.js";
 
 export const ANNOTATIONS = new Set([
   "title",
@@ -30,6 +31,7 @@ const SUPPORTED = new Set<string>([
   "allOf",
   "$ref",
   "uniqueItems",
+  "format",
   ...STRING_KW,
   ...NUMBER_KW,
   ...OBJECT_KW,
@@ -37,7 +39,6 @@ const SUPPORTED = new Set<string>([
 ]);
 export const ENUM_ALT = 'or list the allowed values with "enum"';
 const UNSUPPORTED_HINTS: Record<string, string> = {
-  format: `remove it (formats are not enforced by the grammar; describe the format in "description"), ${ENUM_ALT}`,
   multipleOf: `remove it, ${ENUM_ALT}`,
   minProperties: 'remove it; list the properties that must be present in "required" instead',
   maxProperties: 'remove it; set "additionalProperties": false and declare the allowed properties',
@@ -136,6 +137,7 @@ export function impliedTypes(s: Obj): Set<TypeName> {
     ["array", ARRAY_KW],
   ] as const)
     if (kws.some((kw) => hasOwn(s, kw))) out.add(t);
+  if (isEnforcedFormat(s.format)) out.add("string");
   return out;
 }
 
@@ -245,7 +247,11 @@ export function analyze(schema: unknown, path: string): Info {
       throw invalid(path, "pattern", `"pattern" is not a valid regular expression (${(e as Error).message}); fix it`);
     }
   }
-  for (const kw of STRING_KW) if (hasOwn(s, kw)) info.constraining.push(kw);
+  if (hasOwn(s, "format") && typeof s.format !== "string")
+    throw invalid(path, "format", `"format" must be a string (a format name), got ${describe(s.format)}`);
+  // an enforced format is a string keyword (formats.ts); any other format is an annotation
+  for (const kw of [...STRING_KW, ...(isEnforcedFormat(s.format) ? ["format"] : [])])
+    if (hasOwn(s, kw)) info.constraining.push(kw);
   for (const kw of NUMBER_KW) {
     if (!hasOwn(s, kw)) continue;
     if (typeof s[kw] !== "number" || !Number.isFinite(s[kw])) {

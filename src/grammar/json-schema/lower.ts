@@ -20,7 +20,8 @@ import {
   type TypeName,
 } from "./keywords.js";
 import { checkValue } from "./check.js";
-import { parsePattern, patternRepetition, type Rx } from "./pattern.js";
+import { parsePattern, patternRepetition, rxLengths, type Rx } from "./pattern.js";
+import { FORMATS, isEnforcedFormat } from "./formats.js";
 import { literal, ref, repeat } from "../builders.js";
 import { choice, EMPTY_STRING, integerRange, NOTHING, sequence, type Lowered, type Node } from "./nodes.js";
 import { charIn, encodings } from "./strings.js";
@@ -30,6 +31,18 @@ import { SCHEMA_LIMITS, limitError, type LoweringBudget } from "../schema-limits
 import { JsonValueRules, type Names } from "./value-rules.js";
 
 export { DEFAULT_MAX_FREE_NESTING, SHARE_ABOVE, type Names } from "./value-rules.js";
+
+const parsed = new Map<string, Rx>();
+/** Format `name`'s expression, parsed (the whole string must match it). */
+function formatRx(name: string): Rx {
+  let rx = parsed.get(name);
+  if (!rx) {
+    const alts = parsePattern(FORMATS[name]!.source, `format ${name}`);
+    rx = alts.length === 1 ? alts[0]!.rx : { k: "alt", items: alts.map((a) => a.rx) };
+    parsed.set(name, rx);
+  }
+  return rx;
+}
 
 /** One schema, and the schemas it refers to, lowered onto JSON value rules. */
 export class Lowerer extends JsonValueRules {
@@ -160,6 +173,7 @@ export class Lowerer extends JsonValueRules {
   private lowerString(info: Info): Lowered {
     const min = num(info.s.minLength) ?? 0,
       max = num(info.s.maxLength) ?? null;
+    if (isEnforcedFormat(info.s.format)) return this.lowerFormat(info.s.format, info, min, max);
     if (typeof info.s.pattern === "string") {
       if (min > 0 || max !== null) {
         throw new UnsupportedSchemaError(
@@ -182,6 +196,35 @@ export class Lowerer extends JsonValueRules {
     return this.quoted((q) => repeat(this.char(q), min, bound));
   }
 
+  /**
+   * Strings whose decoded value has format `name` (formats.ts), as a rule shared by every use. A
+   * length bound next to it is taken only where it bounds nothing (every string of the format fits)
+   * or excludes every string; the IR cannot intersect a format with a length in general.
+   */
+  private lowerFormat(name: string, info: Info, min: number, max: number | null): Lowered {
+    const path = childPath(info.path, "format");
+    if (typeof info.s.pattern === "string")
+      throw new UnsupportedSchemaError(
+        path,
+        "format",
+        `"format": "${name}" together with "pattern" is not supported (the grammar cannot intersect them); keep one of them (an anchored "pattern" can state the format itself)`,
+      );
+    const rx = formatRx(name);
+    const [lo, hi] = rxLengths(rx);
+    if ((max !== null && max < lo) || (hi !== null && min > hi)) return null; // no string of the format has an allowed length
+    const kw = min > lo ? "minLength" : max !== null && (hi === null || max < hi) ? "maxLength" : null;
+    if (kw !== null)
+      throw new UnsupportedSchemaError(
+        childPath(info.path, kw),
+        kw,
+        `"${kw}": ${info.s[kw]} together with "format": "${name}" is not supported (the grammar cannot intersect them; "${name}" strings have ${hi === null ? `${lo} or more` : `${lo} to ${hi}`} characters); drop "${kw}", or drop "format" and describe the format in "description"`,
+      );
+    return this.rule(this.sharedName(`format.${name}`), () => {
+      this.budget.repeat(patternRepetition([{ rx }], path), path, `the format "${name}"`);
+      return this.quoted((q) => this.rxNode(rx, q, true))!;
+    });
+  }
+
   /** Strings whose decoded value contains a match of `pattern` (ECMAScript, u flag), as ajv tests it. */
   private lowerPattern(pattern: string, path: string): Lowered {
     const alts = parsePattern(pattern, path);
@@ -197,18 +240,27 @@ export class Lowerer extends JsonValueRules {
     });
   }
 
-  private rxNode(rx: Rx, q: QuoteSyntax): Lowered {
+  /**
+   * `share`: each set with escapes is a rule named by its code points, so the IR holds a class's
+   * escapes once however often the expression uses it (the formats' expressions use a few classes
+   * many times).
+   */
+  private rxNode(rx: Rx, q: QuoteSyntax, share = false): Lowered {
     switch (rx.k) {
       case "set":
-        return charIn(rx.r, q, this.char(q));
+        if (!share || this.syn.name === "raw" || rx.r.length === 0) return charIn(rx.r, q, this.char(q));
+        return this.rule(
+          this.sharedName(`set.${q.id}.${rx.r.map(([a, b]) => (a === b ? a : `${a}-${b}`)).join(",")}`),
+          () => charIn(rx.r, q, this.char(q))!,
+        );
       case "seq": {
-        const parts = rx.items.map((x) => this.rxNode(x, q));
+        const parts = rx.items.map((x) => this.rxNode(x, q, share));
         return parts.includes(null) ? null : sequence(...parts);
       }
       case "alt":
-        return choice(rx.items.map((x) => this.rxNode(x, q)));
+        return choice(rx.items.map((x) => this.rxNode(x, q, share)));
       case "rep": {
-        const n = this.rxNode(rx.item, q);
+        const n = this.rxNode(rx.item, q, share);
         if (!n) return rx.min === 0 ? EMPTY_STRING : NOTHING;
         return rx.max === 1 && rx.min === 1 ? n : repeat(n, rx.min, rx.max);
       }

@@ -1,7 +1,7 @@
 // What the JSON-schema lowering builds its nodes with, over the shared builders (../builders.ts):
 // sequences flattened with adjacent literals merged, choices with repeats dropped and the empty
 // language named, code point classes merged, exact digit ranges (integer bounds, \uXXXX escapes).
-import { mergeRanges, type Ranges } from "../code-ranges.js";
+import { intersect, mergeRanges, type Ranges } from "../code-ranges.js";
 import { charClass, literal, repeat } from "../builders.js";
 import type { GrammarNode } from "../ir.js";
 
@@ -163,6 +163,53 @@ export function fixedRange(lo: bigint, hi: bigint, width: number, base: number, 
 
 export const hexRange = (lo: number, hi: number, width = 4) => fixedRange(BigInt(lo), BigInt(hi), width, 16, hexDigit);
 export const hexExact = (n: number, width = 4) => hexRange(n, n, width);
+
+/** One hex digit (letters in either case) of the given values. */
+function hexDigitOf(values: number[]): Node {
+  if (values.length === 1 && values[0]! <= 9) return literal(String(values[0]));
+  return cls(
+    values.flatMap(
+      (v): Ranges =>
+        v <= 9
+          ? [[0x30 + v, 0x30 + v]]
+          : [
+              [0x57 + v, 0x57 + v],
+              [0x37 + v, 0x37 + v],
+            ],
+    ),
+  );
+}
+
+/**
+ * Strings of exactly `width` hex digits (either case) whose value is in `r`: leading digits whose
+ * remainders are the same set share one branch, so a set of many ranges (a class's escapes) stays
+ * a few branches, not one digit range per range.
+ */
+export function hexSet(r: Ranges, width: number): Lowered {
+  const set = mergeRanges(r);
+  if (set.length === 0) return null;
+  if (width === 1) return hexDigitOf(set.flatMap(([a, b]) => Array.from({ length: b - a + 1 }, (_, i) => a + i)));
+  const p = 16 ** (width - 1);
+  const groups = new Map<string, { digits: number[]; rest: Ranges }>();
+  for (let d = Math.floor(set[0]![0] / p); d <= Math.floor(set[set.length - 1]![1] / p); d++) {
+    const rest = intersect(set, [[d * p, d * p + p - 1]]).map(([a, b]): [number, number] => [a - d * p, b - d * p]);
+    if (rest.length === 0) continue;
+    const key = JSON.stringify(rest);
+    const g = groups.get(key);
+    if (g) g.digits.push(d);
+    else groups.set(key, { digits: [d], rest });
+  }
+  return choice(
+    [...groups.values()].map((g) =>
+      sequence(
+        hexDigitOf(g.digits),
+        g.rest.length === 1 && g.rest[0]![0] === 0 && g.rest[0]![1] === p - 1
+          ? repeat(hexDigit(0, 15), width - 1, width - 1)
+          : hexSet(g.rest, width - 1),
+      ),
+    ),
+  );
+}
 
 const digitsOf = (n: bigint) => n.toString().length;
 

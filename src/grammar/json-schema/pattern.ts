@@ -293,3 +293,30 @@ export function patternRepetition(alts: Array<{ rx: Rx }>, path: string): number
   };
   return alts.reduce((n, a) => n + walk(a.rx, 1), 0);
 }
+
+/** The shortest and longest string an expression matches (null: no longest). */
+export function rxLengths(rx: Rx): [number, number | null] {
+  switch (rx.k) {
+    case "set":
+      return [1, 1];
+    case "seq":
+      return rx.items.reduce<[number, number | null]>(
+        ([lo, hi], x) => {
+          const [a, b] = rxLengths(x);
+          return [lo + a, hi === null || b === null ? null : hi + b];
+        },
+        [0, 0],
+      );
+    case "alt": {
+      const ls = rx.items.map(rxLengths);
+      return [
+        Math.min(...ls.map((l) => l[0])),
+        ls.some((l) => l[1] === null) ? null : Math.max(...ls.map((l) => l[1]!)),
+      ];
+    }
+    case "rep": {
+      const [a, b] = rxLengths(rx.item);
+      return [a * rx.min, rx.max === null ? (b === 0 ? 0 : null) : b === null ? null : b * rx.max];
+    }
+  }
+}

@@ -12,7 +12,7 @@ import {
   type Ranges,
 } from "../code-ranges.js";
 import { literal } from "../builders.js";
-import { choice, cls, hexExact, hexRange, sequence, type Lowered, type Node } from "./nodes.js";
+import { choice, cls, hexExact, hexRange, hexSet, sequence, type Lowered, type Node } from "./nodes.js";
 
 const JSON_QUOTE = JSON_SYNTAX.quotes[0]!;
 const rawAllowed = (cp: number, q: QuoteSyntax) => !inRanges(q.rawExcluded, cp);
@@ -82,7 +82,9 @@ export function charIn(ranges: Ranges, q: QuoteSyntax, anyChar: Node): Lowered {
   const raw = intersect(r, complement(q.rawExcluded));
   const short = q.short.filter(([, cp]) => inRanges(r, cp));
   const hexes = q.hex.map((h) => {
-    const parts: Node[] = intersect(r, hexDomain(h)).map(([a, b]) => hexRange(a, b, h.digits));
+    const parts: Node[] = [];
+    const own = hexSet(intersect(r, hexDomain(h)), h.digits);
+    if (own) parts.push(own);
     if (h.letter === "u" && q.surrogatePairs) {
       for (const [a, b] of intersect(r, [[0x10000, MAX_CP]])) {
         const [ha, la] = surrogates(a),

@@ -12,6 +12,7 @@ import { dialects, getDialect } from "../../src/index.js";
 import type { Grammar, GrammarNode } from "../../src/grammar/ir.js";
 import { jsonSchemaToIR } from "../../src/grammar/json-schema/index.js";
 import { countNodes } from "../../src/grammar/json-schema/nodes.js";
+import { CloseAutomaton } from "../../src/grammar/json-schema/raw-close.js";
 import { expandUntilBodies } from "../../src/grammar/export/until-body.js";
 import { grammarAcceptor } from "../../src/parser/validate.js";
 import { timeoutForMeasured } from "../support/timeouts.js";
@@ -137,6 +138,20 @@ describe("the native product accepts what the exported regular expression accept
       },
       DIFFERENTIAL_TIMEOUT,
     );
+});
+
+describe("the close's automaton", () => {
+  it.each(RAWS.map((r) => [r.name, r] as const))("%s: one character steps as a class of it does", (_n, raw) => {
+    const a = new CloseAutomaton({ close: raw.close, trimNewline: raw.trimNewline });
+    const cps = [...new Set([...raw.close, "\n", "a", "<", "é"].map((c) => c.codePointAt(0)!))];
+    const k = [...raw.close].length;
+    for (let first = 0; first < 3; first++)
+      for (let q = -1; q < k; q++)
+        for (const cp of cps) {
+          const s = a.state(q, first);
+          expect({ q, first, cp, to: a.stepChar(s, cp) }).toEqual({ q, first, cp, to: a.step(s, [[cp, cp]])[0]?.[1] });
+        }
+  });
 });
 
 describe("a counted repetition in the body keeps its count", () => {

@@ -39,6 +39,17 @@ export class CloseAutomaton {
     return Math.floor(s / (this.k + 1));
   }
 
+  /** The state reading the code point `cp` leads to (`step` for one character); undefined where it completes the close. */
+  stepChar(s: State, cp: number): State | undefined {
+    const q = this.q(s),
+      f = this.first(s),
+      trim = this.raw.trimNewline;
+    const nl = trim && cp === NL;
+    const nq = cp === (q >= 1 ? this.c[q] : this.c[0]) ? (q >= 1 ? q + 1 : 1) : cp === this.c[0] ? 1 : nl ? -1 : 0;
+    if (nq >= this.k) return undefined;
+    return this.state(nq, !trim ? 0 : f !== 0 ? f : nl ? 1 : 2);
+  }
+
   /** The states reading one character of `r` leads to, with the characters leading there; a close completed leads nowhere. */
   step(s: State, r: Ranges): Array<[Ranges, State]> {
     const q = this.q(s),

@@ -52,8 +52,7 @@ class Product extends CloseAutomaton {
       case "literal": {
         let cur: State | undefined = s;
         for (const ch of node.text) {
-          const cp = ch.codePointAt(0)!;
-          cur = this.step(cur, [[cp, cp]])[0]?.[1];
+          cur = this.stepChar(cur, ch.codePointAt(0)!);
           if (cur === undefined) return new Map();
         }
         return new Map([[cur, node]]);

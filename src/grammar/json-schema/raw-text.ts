@@ -58,8 +58,7 @@ class Reach extends CloseAutomaton {
       case "literal": {
         let cur: State | undefined = s;
         for (const ch of node.text) {
-          const cp = ch.codePointAt(0)!;
-          cur = this.step(cur, [[cp, cp]])[0]?.[1];
+          cur = this.stepChar(cur, ch.codePointAt(0)!);
           if (cur === undefined) return new Set();
         }
         return new Set([cur]);

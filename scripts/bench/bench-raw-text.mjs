@@ -29,6 +29,7 @@ const SCHEMAS = [
   ["minLength 1, maxLength 1000", { type: "string", minLength: 1, maxLength: 1000 }],
   ["maxLength 64", { type: "string", maxLength: 64 }],
   ["enum of 3", { type: "string", enum: ["red", "green", "blue"] }],
+  ["enum of 1,000", { type: "string", enum: Array.from({ length: 1000 }, (_, i) => `value-${i}`) }],
   ["any string", { type: "string" }],
 ];
 const picked = smallest ? [SCHEMAS[0], SCHEMAS[1]] : SCHEMAS.filter(([n]) => n.includes(arg("only", "")));

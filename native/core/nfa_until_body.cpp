@@ -1,6 +1,6 @@
 // until(T) with a body: the text `body` matches, cut at the first T, then T (an XML parameter's raw
 // text: the string grammar of its schema, ended by the value's close). Built as the product of the
-// body's NFA with T's KMP automaton, over bytes, only the pairs a walk can reach:
+// body's NFA with T's KMP automaton, over bytes, only the pairs reachable from its start:
 // - a state is (body state, characters of T matched, flags); a byte the body reads moves both,
 //   and a byte that would complete T is no edge (the text holds no T: the first T ends it);
 // - T's first byte, where the body can end, may also open the close: a chain that reads T's other
@@ -10,7 +10,8 @@
 //   it as padding, and then one that ends with a newline has it as padding. The first byte, when a
 //   newline, is padding (the body never reads it); a close may follow the body only where the body
 //   did not just read a newline; after the body's end, a newline may be the padding before T.
-// The size is the body's states times T's length (times 2 with trimNewline) at most.
+// The size is the body's states times T's length at most (times 2 with trimNewline, and once more
+// before the first byte). Built in place, not as a shape (nfa.cpp build()).
 #include <unordered_map>
 
 #include "nfa_impl.hpp"

@@ -2,10 +2,10 @@
 // quotes, no escapes) cut at the value's close. The value is the text up to the FIRST close (the
 // parser's rule), so the grammar keeps exactly the strings that do not contain the close: an
 // `until` node whose body is the string grammar, which the native builder makes into the product
-// of the body's automaton with the close's KMP automaton, over bytes, only the pairs a walk
-// reaches (native/core/nfa_until_body.cpp); with trimNewline, one newline after the open and one
-// before the close are padding, exactly as the parser strips them. The string grammar stays the
-// size it is in JSON: nothing is multiplied out here. (raw-text-product.ts builds the same
+// of the body's automaton with the close's KMP automaton, over bytes, only the pairs reachable
+// from its start (native/core/nfa_until_body.cpp); with trimNewline, one newline after the open
+// and one before the close are padding, exactly as the parser strips them. The string grammar
+// stays the size it is in JSON: nothing is multiplied out here. (raw-text-product.ts builds the same
 // language as one regular expression, for the exports.)
 //
 // What the lowering decides before that, by walking the string grammar over the close's automaton

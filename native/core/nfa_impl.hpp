@@ -16,6 +16,8 @@ struct Frag {
 
 // Whether a node can match the empty string (a conservative reading of the IR).
 bool nullable(const json::Value& n);
+// Whether an until node has a body (nfa_until_body.cpp).
+bool untilHasBody(const json::Value& n);
 // A seq/alt/perm node's "items" array; throws GrammarError naming `path` when it is missing.
 const std::vector<json::Value>& itemsOf(const json::Value& n, const std::string& path);
 
@@ -118,6 +120,9 @@ struct NfaBuilder::Impl {
   Frag charClass(const json::Value& n, const std::string& path);
   Frag byteClass(const json::Value& n, const std::string& path);
   Frag until(const json::Value& n, const std::string& path, bool textOnly = false);
+  // nfa_until_body.cpp
+  Frag untilBody(const json::Value& n, const std::string& path);
+  bool untilBodyNonEmpty(const json::Value& n);
   std::vector<std::pair<uint32_t, uint32_t>> ranges(const json::Value& n, const std::string& path, uint32_t maxValue);
   void collectCuts(const json::Value& n, int depth);
 

@@ -347,6 +347,23 @@ export const HOSTILE_CASES = [
     expect: { limit: "repetition", path: `${X}.pattern` },
     fast: true,
   },
+  // Raw text whose bounded repetition may hold the value close's first character: the native
+  // product copies the item's states per repetition (before, the lowering multiplied them out in
+  // the IR: 500 was refused as more than 2,000,000 automaton states, 4,000 overflowed the stack).
+  {
+    name: "maxLength 4,096 in an anyOf branch (raw XML value)",
+    dialect: "qwen3-coder",
+    tools: () => one({ type: "string", anyOf: [{ maxLength: 4096 }, { pattern: "^<" }] }),
+    expect: { compiles: true, walks: 10 },
+    fast: true,
+  },
+  {
+    name: "maxLength 4,097 in an anyOf branch (raw XML value)",
+    dialect: "qwen3-coder",
+    tools: () => one({ type: "string", anyOf: [{ maxLength: 4097 }, { pattern: "^<" }] }),
+    expect: { limit: "repetition", path: X },
+    fast: true,
+  },
   {
     name: "pattern of 5,000 nested groups",
     dialect: "hermes",

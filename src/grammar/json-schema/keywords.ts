@@ -210,19 +210,13 @@ export function analyze(schema: unknown, path: string): Info {
     info.ref = s.$ref;
   }
   // type-specific keywords
-  const nonNegInt = (kw: string, limit: "stringLength" | "repetition", unit: string, hint: string) => {
+  // Length and item bounds of any size: the native engine counts them (schema-limits.ts COUNT_ABOVE).
+  const nonNegInt = (kw: string) => {
     const v = s[kw];
     if (typeof v !== "number" || !Number.isInteger(v) || v < 0)
       throw invalid(path, kw, `"${kw}" must be a non-negative integer, got ${describe(v)}`);
-    if (v > SCHEMA_LIMITS[limit])
-      throw limitError(
-        limit,
-        childPath(path, kw),
-        `"${kw}": ${v} exceeds the limit of ${SCHEMA_LIMITS[limit]} ${unit}; ${hint}`,
-      );
   };
-  const strHint = "lower it, or remove it (a string value is then bounded by the request's max_tokens)";
-  for (const kw of ["minLength", "maxLength"]) if (hasOwn(s, kw)) nonNegInt(kw, "stringLength", "characters", strHint);
+  for (const kw of ["minLength", "maxLength"]) if (hasOwn(s, kw)) nonNegInt(kw);
   if (hasOwn(s, "pattern")) {
     if (typeof s.pattern !== "string")
       throw invalid(path, "pattern", '"pattern" must be a string (a regular expression)');
@@ -289,8 +283,7 @@ export function analyze(schema: unknown, path: string): Info {
         `"${kw}" lists ${t.length} schemas, over the limit of ${SCHEMA_LIMITS.tupleItems}; use one schema for the items, or an object with named properties`,
       );
   }
-  const itemHint = "lower it, or remove it (an array is then bounded by the request's max_tokens)";
-  for (const kw of ["minItems", "maxItems"]) if (hasOwn(s, kw)) nonNegInt(kw, "repetition", "items", itemHint);
+  for (const kw of ["minItems", "maxItems"]) if (hasOwn(s, kw)) nonNegInt(kw);
   for (const kw of ARRAY_KW)
     if (hasOwn(s, kw)) {
       info.implied.add("array");

@@ -26,7 +26,7 @@ import { choice, EMPTY_STRING, integerRange, NOTHING, sequence, type Lowered, ty
 import { charIn, encodings } from "./strings.js";
 import { INTEGER_MAX, MAG_ANY, MAG_NONZERO, MAG_ZERO } from "./numbers.js";
 import { compareDecimals, decimalOf, numberRange, type NumberBound } from "./number-range.js";
-import { SCHEMA_LIMITS, limitError, type LoweringBudget } from "../schema-limits.js";
+import { SCHEMA_LIMITS, limitError, reachable, type LoweringBudget } from "../schema-limits.js";
 import { JsonValueRules, type Names } from "./value-rules.js";
 
 export { DEFAULT_MAX_FREE_NESTING, SHARE_ABOVE, type Names } from "./value-rules.js";
@@ -159,7 +159,7 @@ export class Lowerer extends JsonValueRules {
 
   private lowerString(info: Info): Lowered {
     const min = num(info.s.minLength) ?? 0,
-      max = num(info.s.maxLength) ?? null;
+      max = reachable(num(info.s.maxLength) ?? null);
     if (typeof info.s.pattern === "string") {
       if (min > 0 || max !== null) {
         throw new UnsupportedSchemaError(
@@ -170,6 +170,7 @@ export class Lowerer extends JsonValueRules {
       }
       return this.lowerPattern(info.s.pattern, childPath(info.path, "pattern"));
     }
+    if (reachable(min) === null) return null; // no string is that long
     if (min === 0 && max === null) return this.valueString(info.path);
     const bound = this.cap === undefined ? max : max === null ? this.cap : Math.min(max, this.cap);
     if (bound !== null && min > bound) return null;
@@ -304,7 +305,8 @@ export class Lowerer extends JsonValueRules {
     // without the array form of "items", "additionalItems" has no effect (as in JSON Schema)
     const restSchema = hasOwn(s, restKw) ? s[restKw] : true;
     const min = num(s.minItems) ?? 0;
-    let max = num(s.maxItems) ?? null;
+    let max = reachable(num(s.maxItems) ?? null);
+    if (reachable(min) === null) return null; // no array is that long
     if (!tuple && restSchema === true && !hasOwn(s, "minItems") && !hasOwn(s, "maxItems"))
       return this.freeArray(this.nest);
     const prefix: Node[] = [];

@@ -1,6 +1,7 @@
 // Whether a value passes a schema, with the lowering's semantics: enum/const values are kept
 // only when their sibling keywords accept them.
 import { childPath } from "./errors.js";
+import { matches, nameLanguage } from "./property-names.js";
 import {
   analyze,
   effectiveTypes,
@@ -68,6 +69,10 @@ export function checkValue(
     const props = (isObj(s.properties) ? s.properties : {}) as Obj;
     const addl: unknown = hasOwn(s, "additionalProperties") ? s.additionalProperties : !hasOwn(s, "properties");
     for (const r of (s.required as string[] | undefined) ?? []) if (!hasOwn(o, r)) return false;
+    if (hasOwn(s, "propertyNames")) {
+      const names = nameLanguage(s.propertyNames, childPath(path, "propertyNames"), resolve);
+      if (Object.keys(o).some((k) => names === null || !matches(names, k))) return false;
+    }
     for (const k of Object.keys(o)) {
       const sub = hasOwn(props, k) ? props[k] : addl;
       if (!check(o[k], sub, childPath(childPath(path, "properties"), k))) return false;

@@ -18,7 +18,7 @@ export const ANNOTATIONS = new Set([
 const DEFS = new Set(["$defs", "definitions"]);
 const STRING_KW = ["minLength", "maxLength", "pattern"] as const;
 export const NUMBER_KW = ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"] as const;
-const OBJECT_KW = ["properties", "required", "additionalProperties"] as const;
+const OBJECT_KW = ["properties", "required", "additionalProperties", "propertyNames"] as const;
 const ARRAY_KW = ["items", "prefixItems", "additionalItems", "minItems", "maxItems"] as const;
 const SUPPORTED = new Set<string>([
   "type",
@@ -42,7 +42,6 @@ const UNSUPPORTED_HINTS: Record<string, string> = {
   minProperties: 'remove it; list the properties that must be present in "required" instead',
   maxProperties: 'remove it; set "additionalProperties": false and declare the allowed properties',
   patternProperties: 'use "additionalProperties" with a value schema instead',
-  propertyNames: "remove it",
   dependentRequired: 'remove it, or split the alternatives with "anyOf"',
   dependentSchemas: 'remove it, or split the alternatives with "anyOf"',
   dependencies: 'remove it, or split the alternatives with "anyOf"',
@@ -263,6 +262,7 @@ export function analyze(schema: unknown, path: string): Info {
   }
   if (hasOwn(s, "additionalProperties"))
     assertSchemaShape(s.additionalProperties, childPath(path, "additionalProperties"));
+  if (hasOwn(s, "propertyNames")) assertSchemaShape(s.propertyNames, childPath(path, "propertyNames"));
   for (const kw of OBJECT_KW)
     if (hasOwn(s, kw)) {
       info.implied.add("object");

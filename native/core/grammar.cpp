@@ -199,7 +199,8 @@ bool CompiledGrammar::fragmentMask(int32_t s, StateMask& out) {
       NfaLimits lim;
       lim.vocabSize = vocab_->size();
       lim.maxStates = maxStates_;
-      lim.countAbove = UINT64_MAX;  // a shape is plain: it holds no counted construct, so it unrolls as the grammar did
+      lim.countAbove = lim.countTextAbove =
+          UINT64_MAX;  // a shape is plain: it holds no counted construct, so it unrolls as the grammar did
       // The automaton depends on the shape and the state limit alone: the key names both.
       held = shapeCache_->get(*fr.shape + '\0' + std::to_string(maxStates_), tableLimit(),
                               [&] { return std::make_unique<LazyDfa>(buildFragmentNfa(*fr.node, lim)); });

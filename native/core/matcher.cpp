@@ -31,6 +31,20 @@ bool Matcher::acceptBytes(const uint8_t* p, size_t n) {
   return true;
 }
 
+std::string Matcher::forcedBytes(size_t max) {
+  std::string out;
+  int32_t s = history_.back();
+  LazyDfa::Offsets offsets = offsets_.back();
+  while (s >= 0 && out.size() < max) {
+    const size_t want = std::min(g_->settleEvery(), max - out.size());
+    const std::string run = g_->forcedBytes(s, want);
+    out += run;
+    if (run.size() < want) break;  // a choice, an end or a special token comes next
+    s = g_->settle(g_->stepBytes(s, reinterpret_cast<const uint8_t*>(run.data()), run.size()), offsets);
+  }
+  return out;
+}
+
 void Matcher::push(int32_t state, LazyDfa::Offsets offsets) {
   if (state >= 0) state = g_->settle(state, offsets);
   history_.push_back(state);

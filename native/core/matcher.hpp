@@ -32,8 +32,9 @@ class Matcher {
   // A lower bound on the tokens any answer from here still needs (CompiledGrammar::minTokensToFinish).
   uint32_t minTokensToFinish() { return g_->minTokensToFinish(history_.back()); }
   bool isComplete() { return g_->accepting(history_.back()); }
-  // The bytes every continuation from here begins with (CompiledGrammar::forcedBytes).
-  std::string forcedBytes(size_t max) { return g_->forcedBytes(history_.back(), max); }
+  // The bytes every continuation from here begins with (CompiledGrammar::forcedBytes), settled
+  // every so many bytes as a step is.
+  std::string forcedBytes(size_t max);
   bool isTerminated() const { return history_.back() == kTerminated; }
   void rollback(size_t n);
   void reset() {

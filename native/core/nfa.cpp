@@ -12,7 +12,7 @@ NfaBuilder::Impl::Impl(const json::Value& g, const NfaLimits& limits) : grammar(
   if (const json::Value* d = g.get("maxRecursionDepth"); d && d->kind == json::Kind::Number)
     lim.maxRecursionDepth = std::max(0, int(d->num));
   if (const json::Value* d = g.get("countAbove"); d && d->kind == json::Kind::Number && d->num >= 0)
-    lim.countAbove = d->num >= kMaxCount ? UINT64_MAX : uint64_t(d->num);
+    lim.countAbove = lim.countTextAbove = d->num >= kMaxCount ? UINT64_MAX : uint64_t(d->num);
   rules = grammar.get("rules");
   if (rules && rules->kind != json::Kind::Object && rules->kind != json::Kind::Null)
     throw GrammarError("grammar.rules must be an object of named rules");
@@ -49,10 +49,10 @@ double NfaBuilder::Impl::number(const json::Value& v, const std::string& path) {
 namespace {
 // Plain text nodes only: no tokens, refs or any-order sets, whose layout could differ per instance,
 // and no counted construct, whose counter is its instance's own.
-bool plainWith(const json::Value& n, uint64_t countAbove) {
+bool plainWith(const json::Value& n, const NfaLimits& lim) {
   if (n.kind == json::Kind::Array) {
     for (auto& x : n.arr)
-      if (!plainWith(x, countAbove)) return false;
+      if (!plainWith(x, lim)) return false;
     return true;
   }
   if (n.kind != json::Kind::Object) return true;
@@ -60,9 +60,9 @@ bool plainWith(const json::Value& n, uint64_t countAbove) {
       t && t->kind == json::Kind::String &&
       (t->str == "token" || t->str == "ref" || t->str == "perm" || t->str == "jsonSchema"))
     return false;
-  if (countingNode(n, countAbove)) return false;
+  if (countingNode(n, lim)) return false;
   for (auto& kv : n.obj)
-    if (!plainWith(kv.second, countAbove)) return false;
+    if (!plainWith(kv.second, lim)) return false;
   return true;
 }
 bool loops(const json::Value& n) {
@@ -93,7 +93,7 @@ bool holdsLoop(const json::Value& n) {
 }
 }  // namespace
 
-bool NfaBuilder::Impl::plain(const json::Value& n) const { return plainWith(n, lim.countAbove); }
+bool NfaBuilder::Impl::plain(const json::Value& n) const { return plainWith(n, lim); }
 
 bool nullable(const json::Value& n) {
   const json::Value* t = n.get("type");
@@ -284,8 +284,7 @@ Frag NfaBuilder::Impl::repeat(const json::Value& n, const std::string& path) {
   if (!whole(mn) || (!unbounded && (mx < mn || !whole(mx))))
     fail(path, "repeat needs integers 0 <= min <= max <= 2^53 (max null = unbounded)");
   std::string ip = path + ".item";
-  if (countingNode(n, lim.countAbove))
-    return countedRepeat(item, uint64_t(mn), unbounded ? UINT64_MAX : uint64_t(mx), ip);
+  if (countingNode(n, lim)) return countedRepeat(item, uint64_t(mn), unbounded ? UINT64_MAX : uint64_t(mx), ip);
   if (mn > 100000 || mx > 100000)
     limitFail(path, "repetition", "repeat bound above 100000 of an item that may be empty is not supported");
   int32_t countedId = -1;

@@ -103,8 +103,11 @@ struct NfaLimits {
   uint32_t vocabSize = 0;        // token terminals must be below this
   size_t maxStates = 2'000'000;  // refuse grammars that would not fit
   int maxRecursionDepth = 8;
-  // Repetitions and bounded texts with a bound above this are counted (Gate) instead of unrolled.
-  uint64_t countAbove = 1024;
+  // Repetitions with a bound above countAbove, and bounded texts (until/text) with one above
+  // countTextAbove, are counted (Gate) instead of unrolled. A text's layers are built at once and
+  // their masks shared by every grammar of the vocabulary (a shape): worth it while they are few.
+  uint64_t countAbove = 64;
+  uint64_t countTextAbove = 1024;
 };
 
 class NfaBuilder {

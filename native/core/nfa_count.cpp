@@ -1,4 +1,4 @@
-// Counted constructs: a repetition or a bounded text past NfaLimits::countAbove is built once,
+// Counted constructs: a repetition or a bounded text past NfaLimits::countAbove / countTextAbove is built once,
 // its count kept by the threads that walk it (Gate, Counter in nfa.hpp), so any bound costs the
 // same few automaton states. The bounded texts' gates are laid in nfa_text.cpp.
 #include <algorithm>
@@ -15,19 +15,19 @@ double bound(const json::Value& n, const char* key) {
 }
 }  // namespace
 
-bool countingNode(const json::Value& n, uint64_t countAbove) {
+bool countingNode(const json::Value& n, const NfaLimits& lim) {
   if (n.kind != json::Kind::Object) return false;
   const json::Value* t = n.get("type");
   if (!t || t->kind != json::Kind::String) return false;
-  const double above = double(countAbove);
+  const double above = double(lim.countAbove), textAbove = double(lim.countTextAbove);
   if (t->str == "repeat") {
     const json::Value* item = n.get("item");
     const json::Value* mx = n.get("max");
     if (!item || !mx || nullable(*item)) return false;
     return mx->kind == json::Kind::Null ? bound(n, "min") > above : bound(n, "max") > above;
   }
-  if (t->str == "until") return bound(n, "maxLength") > above || bound(n, "minLength") > above;
-  if (t->str == "text") return bound(n, "maxLength") > above;
+  if (t->str == "until") return bound(n, "maxLength") > textAbove || bound(n, "minLength") > textAbove;
+  if (t->str == "text") return bound(n, "maxLength") > textAbove;
   return false;
 }
 

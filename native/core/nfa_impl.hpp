@@ -19,8 +19,8 @@ bool nullable(const json::Value& n);
 // The largest bound a counted construct may state: 2^53, the integers a double holds exactly.
 constexpr double kMaxCount = 9007199254740992.0;
 // Whether `n` itself is a counted construct (nfa_count.cpp): a repetition of an item that cannot be
-// empty, or an until/text, whose bound is above `countAbove`.
-bool countingNode(const json::Value& n, uint64_t countAbove);
+// empty whose bound is above lim.countAbove, or an until/text whose bound is above lim.countTextAbove.
+bool countingNode(const json::Value& n, const NfaLimits& lim);
 // A seq/alt/perm node's "items" array; throws GrammarError naming `path` when it is missing.
 const std::vector<json::Value>& itemsOf(const json::Value& n, const std::string& path);
 

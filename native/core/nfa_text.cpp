@@ -98,9 +98,9 @@ Frag NfaBuilder::Impl::until(const json::Value& n, const std::string& path, bool
   if (tv.kind != json::Kind::String || tv.str.empty())
     fail(path, std::string(textOnly ? "text" : "until") + " needs a non-empty \"" + key + "\" string");
   const std::string& T = tv.str;
-  // A bounded text past lim.countAbove keeps its count in a counter (countedText below), else in
+  // A bounded text past lim.countTextAbove keeps its count in a counter (countedText below), else in
   // layers of copies, at most 100000.
-  const bool gated = countingNode(n, lim.countAbove);
+  const bool gated = countingNode(n, lim);
   auto length = [&](const char* key) -> long {
     const json::Value* ml = n.get(key);
     if (!ml || ml->kind == json::Kind::Null) return -1;

@@ -40,8 +40,8 @@ std::string integer() {
 }
 std::string list(long min, long max) {
   // "[" int ("," int){min-1,max-1} "]" (min >= 1)
-  return seq({lit(R"("[")"), integer(), rep(seq({lit(R"(",")"), integer()}), min - 1, max < 0 ? -1 : max - 1),
-              lit(R"("]")")});
+  return seq(
+      {lit(R"("[")"), integer(), rep(seq({lit(R"(",")"), integer()}), min - 1, max < 0 ? -1 : max - 1), lit(R"("]")")});
 }
 
 std::shared_ptr<CompiledGrammar> compile(const std::shared_ptr<const Vocabulary>& v, const std::string& ir) {
@@ -90,7 +90,8 @@ void againstUnrolled(const std::shared_ptr<const Vocabulary>& v) {
     const std::vector<std::pair<std::string, std::string>> cases = {
         {quoted(min, max), "ab\"\\n"},
         // items that may end or go on ("a" or "ab"): threads a count apart
-        {seq({rep(R"({"type":"alt","items":[)" + lit(R"("a")") + "," + lit(R"("ab")") + "]}", min, max), lit(R"("c")")}),
+        {seq({rep(R"({"type":"alt","items":[)" + lit(R"("a")") + "," + lit(R"("ab")") + "]}", min, max),
+              lit(R"("c")")}),
          "abc"},
         // digit runs with no separator: one text, many counts
         {seq({rep(seq({DIGIT, rep(DIGIT, 0, -1)}), min, max), lit(R"(".")")}), "12."},
@@ -186,6 +187,15 @@ void boundedStates(const std::shared_ptr<const Vocabulary>& v) {
     const std::string at = "\"" + std::string(70000, 'x'), over = at + "x";
     CHECK(accepts(g, at + "\"") && !accepts(g, over + "\""));
     CHECK(g->stateCount() < 40000);
+  }
+  {
+    // A forced run through a count past the settle window: exactly up to the bound, not past it.
+    auto g = compile(v, grammar(seq({rep(lit(R"("a")"), 20000, 30000), lit(R"("b")")}), 1024));
+    Matcher m(g);
+    const std::string head(100, 'a');
+    CHECK(m.acceptBytes(reinterpret_cast<const uint8_t*>(head.data()), head.size()));
+    CHECK(m.forcedBytes(1u << 20) == std::string(19900, 'a'));
+    CHECK(m.forcedBytes(7) == std::string(7, 'a'));
   }
   std::printf("bounded states: checked\n");
 }

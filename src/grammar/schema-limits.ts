@@ -34,8 +34,9 @@ export const SCHEMA_LIMITS = {
 } as const;
 
 /**
- * Bounds above this are counted by the native engine (NfaLimits::countAbove in native/core/nfa.hpp),
- * not unrolled: what a larger bound costs the lowering's repetition budget.
+ * What a counted bound costs the lowering's repetition budget: the largest bound the native engine
+ * still unrolls (a bounded text's layers, NfaLimits::countTextAbove in native/core/nfa.hpp; a
+ * repetition is counted past 64, countAbove).
  */
 export const COUNT_ABOVE = 1024;
 

@@ -211,7 +211,8 @@ export const HOSTILE_CASES = [
     expect: { compiles: true, walks: 20 },
     fast: true,
   },
-  // Bounds past 1,024 are counted by the native engine, not unrolled: any size costs the same.
+  // Bounds past 64 (1,024 for a raw XML string) are counted by the native engine, not unrolled:
+  // any size costs the same.
   {
     name: "maxLength 100,000, parallel calls",
     dialect: "hermes",

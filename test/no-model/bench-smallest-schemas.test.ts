@@ -44,7 +44,7 @@ it.skipIf(!distBuilt)("bench:schemas --smallest: one case of each outcome, each 
 
 it.skipIf(!distBuilt)("bench:schemas --smallest: every outcome as expected, and the bench exits 0", () => {
   // The two "parallel calls" cases of 100,000 were refused by the native compile (2026-12-01), then
-  // compiled and met the state limit part-way through a walk (2026-12-05); bounds past 1,024 are
+  // compiled and met the state limit part-way through a walk (2026-12-05); bounds past 64 are
   // now counted, so they compile in bounded states and are expected to.
   const unexpected = rows.filter((x) => x[2]?.endsWith(" (unexpected)")).map((x) => x[0]);
   expect(unexpected, r.all).toEqual([]);

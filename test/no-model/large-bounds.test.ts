@@ -1,8 +1,9 @@
 // Length, item and number bounds of any size, in every dialect: a value written in the dialect's
 // own call syntax is a complete, valid call for the parser and a sentence of the tool grammar
-// exactly where ajv finds it valid, at the bound and one past it. Bounds past 1,024 are counted by
-// the native engine (native/core/nfa_count.cpp), not unrolled: Claude Code's Workflow tool states
-// maxLength 524,288, and a value of 524,289 characters must be refused as exactly as one of 3.
+// exactly where ajv finds it valid, at the bound and one past it. Bounds past 64 (1,024 for a raw
+// XML string) are counted by the native engine (native/core/nfa_count.cpp), not unrolled: Claude
+// Code's Workflow tool states maxLength 524,288, and a value of 524,289 characters must be refused
+// as exactly as one of 3.
 import AjvModule from "ajv";
 import { describe, expect, it } from "vitest";
 import { buildToolGrammar, dialects, getDialect, parseToolCalls } from "../../src/index.js";

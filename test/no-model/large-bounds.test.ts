@@ -43,6 +43,16 @@ const CASES: Array<[string, Record<string, unknown>, unknown[]]> = [
   ],
   ["maxLength 2^31 − 1", { type: "string", maxLength: INT_MAX }, [chars(3000), ""]],
   [
+    "anyOf of maxLength 5,000 and a pattern",
+    {
+      anyOf: [
+        { type: "string", maxLength: 5000 },
+        { type: "string", pattern: "^a" },
+      ],
+    },
+    ["b".repeat(5000), "b".repeat(5001), `a${"b".repeat(6000)}`],
+  ],
+  [
     "maxItems 5,000",
     { type: "array", items: { type: "integer" }, maxItems: 5000 },
     [Array.from({ length: 5000 }, (_, i) => i), Array.from({ length: 5001 }, (_, i) => i), []],

@@ -396,6 +396,10 @@ export function rawTextValue(
   path: string,
 ): Lowered {
   const top = resolve(root, rules);
+  // (A | B) then the close is A then the close, or B then it: each alternative on its own, so a
+  // bounded text of any characters among them stays one `until` node (counted past 1,024).
+  if (top.type === "alt")
+    return choice(top.items.map((item, i) => rawTextValue(item, rules, raw, `${prefix}.a${i}`, path)));
   if (top.type === "repeat" && isAnyChar(top.item, rules)) {
     // any string of min…max characters: the native until node, padding newlines not counted (a
     // bound past the string limit was refused by the lowering)

@@ -42,17 +42,20 @@ Frag NfaBuilder::Impl::untilBody(const json::Value& n, const std::string& path) 
   if (trim && T.find('\n') != std::string::npos) fail(path + ".trimNewline", "needs a terminator without a newline");
   const size_t m = T.size();
 
-  // The body, built in full by a builder of its own over the same rules.
+  // The body, built in full by a builder of its own over the same rules, every bound unrolled: the
+  // product copies only eps and byte edges, so a counted construct (a gate, nfa_count.cpp) would
+  // lose its count there.
   json::Value none;
   none.kind = json::Kind::Object;
   Impl sub(none, lim);
   sub.rules = rules;
   sub.lazy = false;
+  sub.lim.countAbove = sub.lim.countTextAbove = UINT64_MAX;
   const Frag body = sub.build(field(n, "body", path), path + ".body");
   const std::vector<NfaState>& bs = sub.nfa.states;
   for (const NfaState& st : bs)
-    if (!st.tokens.empty() || st.thunk >= 0)
-      fail(path + ".body", "an until's body must be text (no token terminals or any-order sets)");
+    if (!st.tokens.empty() || st.thunk >= 0 || st.gate >= 0)
+      fail(path + ".body", "an until's body must be text (no token terminals, any-order sets or counters)");
 
   const uint32_t flags = trim ? 4 : 1;
   uint32_t out = add();

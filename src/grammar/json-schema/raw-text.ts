@@ -18,7 +18,7 @@ import { until } from "../builders.js";
 import type { UntilNode } from "../ir.js";
 import { limitError } from "../schema-limits.js";
 import { UnsupportedSchemaError } from "./errors.js";
-import type { Lowered, Node } from "./nodes.js";
+import { choice, type Lowered, type Node } from "./nodes.js";
 import { CloseAutomaton, type RawClose, type State } from "./raw-close.js";
 
 export type { RawClose } from "./raw-close.js";
@@ -124,6 +124,12 @@ export function isAnyChar(n: Node, rules: Record<string, Node>): boolean {
   return r?.type === "charClass" && r.negated === true && r.ranges.every(([a, b]) => a >= 0xd800 && b <= 0xdfff);
 }
 
+/** Whether `n` is a string of any characters between two bounds (the native `until` node's language). */
+function isAnyText(n: Node, rules: Record<string, Node>): boolean {
+  const r = resolve(n, rules);
+  return r.type === "repeat" && isAnyChar(r.item, rules);
+}
+
 /** `node` resolved through rule references. */
 export const resolve = (n: Node, rules: Record<string, Node>): Node => {
   for (let i = 0; n.type === "ref" && i < 16 && rules[n.name]; i++) n = rules[n.name]!;
@@ -136,6 +142,18 @@ export const resolve = (n: Node, rules: Record<string, Node>): Node => {
  */
 export function rawTextValue(root: Node, rules: Record<string, Node>, raw: RawClose, path: string): Lowered {
   const top = resolve(root, rules);
+  // (A | B) then the close is A then the close, or B then it: a text of any characters among the
+  // alternatives is an `until` node of its own (its bound counted past 1,024, never unrolled in a
+  // body's product), the other alternatives one body together (an enum stays one product).
+  if (top.type === "alt" && top.items.some((i) => isAnyText(i, rules))) {
+    const rest = top.items.filter((i) => !isAnyText(i, rules));
+    return choice([
+      ...top.items.filter((i) => isAnyText(i, rules)).map((i) => rawTextValue(i, rules, raw, path)),
+      rest.length === 0
+        ? undefined
+        : rawTextValue(rest.length === 1 ? rest[0]! : { ...top, items: rest }, rules, raw, path),
+    ]);
+  }
   if (top.type === "repeat" && isAnyChar(top.item, rules)) {
     // any string of min…max characters: the native until node, padding newlines not counted (a
     // bound past the string limit was refused by the lowering)

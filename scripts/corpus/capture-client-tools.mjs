@@ -22,41 +22,29 @@ const cacheDir = path.join(root, ".cache/client-corpus");
 const CHILD_TIMEOUT_MS = 120_000;
 const INSTALL_TIMEOUT_MS = 600_000;
 const PROMPT = "hi";
+/** Claude Code `version`, run as is and with tool search off (it then sends more tools). */
+const claudeCode = (version) => ({
+  id: `claude-code-${version}`,
+  package: "@anthropic-ai/claude-code",
+  version,
+  api: "anthropic-messages",
+  bin: "claude",
+  runs: [
+    { label: `claude -p ${PROMPT}`, args: ["-p", PROMPT] },
+    {
+      label: `claude -p ${PROMPT} with ENABLE_TOOL_SEARCH=false`,
+      args: ["-p", PROMPT],
+      env: { ENABLE_TOOL_SEARCH: "false" },
+    },
+  ],
+});
 
 const SDK = { package: "@modelcontextprotocol/sdk", version: "1.32.2" };
 
 /** Agent clients: each run is one prompt; `env` and `args` per run. */
 const AGENTS = [
-  {
-    id: "claude-code-2.1.328",
-    package: "@anthropic-ai/claude-code",
-    version: "2.1.328",
-    api: "anthropic-messages",
-    bin: "claude",
-    runs: [
-      { label: `claude -p ${PROMPT}`, args: ["-p", PROMPT] },
-      {
-        label: `claude -p ${PROMPT} with ENABLE_TOOL_SEARCH=false`,
-        args: ["-p", PROMPT],
-        env: { ENABLE_TOOL_SEARCH: "false" },
-      },
-    ],
-  },
-  {
-    id: "claude-code-2.1.197",
-    package: "@anthropic-ai/claude-code",
-    version: "2.1.197",
-    api: "anthropic-messages",
-    bin: "claude",
-    runs: [
-      { label: `claude -p ${PROMPT}`, args: ["-p", PROMPT] },
-      {
-        label: `claude -p ${PROMPT} with ENABLE_TOOL_SEARCH=false`,
-        args: ["-p", PROMPT],
-        env: { ENABLE_TOOL_SEARCH: "false" },
-      },
-    ],
-  },
+  claudeCode("2.1.328"),
+  claudeCode("2.1.197"),
   {
     id: "codex-0.171.0",
     package: "@openai/codex",

@@ -5,8 +5,7 @@
 // text, except the differences listed in DIFFERENCES (and in docs/json-schema.md), each of which
 // must show up and none other. The same verdicts hold through the real parser, on the first 100
 // strings of each format: JSON (hermes), Python literals (lfm2), raw text (qwen3-coder).
-import AjvModule from "ajv";
-import addFormatsModule from "ajv-formats";
+import { ajvWithFormats } from "../support/ajv-formats.js";
 import { describe, expect, it } from "vitest";
 import { buildToolGrammar, parseToolCalls } from "../../src/index.js";
 import { getDialect } from "../../src/dialects/index.js";
@@ -17,15 +16,7 @@ import { grammarAcceptor } from "../../src/parser/validate.js";
 import { pyString, writeCall, writeOutput } from "../../scripts/lib/dialect-writer.mjs";
 import { formatStrings } from "../support/format-strings.js";
 
-interface Validator {
-  compile(schema: unknown): (data: unknown) => boolean;
-}
-const Ajv = ((AjvModule as unknown as { default?: unknown }).default ?? AjvModule) as new (o: object) => Validator;
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (
-  ajv: Validator,
-) => void;
-const ajv = new Ajv({ strict: false });
-addFormats(ajv); // mode "full", ajv-formats' default
+const ajv = ajvWithFormats(); // mode "full", ajv-formats' default
 
 const NAMES = Object.keys(FORMATS);
 const oracle = Object.fromEntries(NAMES.map((f) => [f, ajv.compile({ type: "string", format: f })]));

@@ -1,22 +1,13 @@
 // generate() with "format": the mask holds a random-weight model's string arguments to the format
 // (every call that ends complete has values ajv-formats accepts), a format the grammar does not
 // enforce comes back as one notice in the result (whole and streamed), and strictFormats refuses it.
-import AjvModule from "ajv";
-import addFormatsModule from "ajv-formats";
+import { ajvWithFormats } from "../support/ajv-formats.js";
 import { beforeAll, expect, it } from "vitest";
 import { generate } from "../../src/engine/generate.js";
 import { generateStream } from "../../src/engine/stream.js";
 import { loadModel, type LlamaModel } from "../../src/engine/model.js";
 import { UnsupportedSchemaError } from "../../src/index.js";
 import { testModelPath } from "../support/test-model.js";
-
-interface Validator {
-  compile(schema: unknown): (data: unknown) => boolean;
-}
-const Ajv = ((AjvModule as unknown as { default?: unknown }).default ?? AjvModule) as new (o: object) => Validator;
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (
-  ajv: Validator,
-) => void;
 
 let model: LlamaModel;
 beforeAll(async () => {
@@ -42,8 +33,7 @@ const messages = [{ role: "user" as const, content: "Book it" }];
 
 it("qwen3-coder: every complete call's values have their formats", async () => {
   const dialect = "qwen3-coder";
-  const ajv = new Ajv({ strict: false });
-  addFormats(ajv);
+  const ajv = ajvWithFormats();
   const valid = ajv.compile(parameters);
   let calls = 0;
   for (const seed of [1, 2, 3, 4, 5, 6]) {

@@ -49,6 +49,13 @@ CompiledGrammar::CompiledGrammar(const std::string& irJson, std::shared_ptr<cons
                          "; token terminals must name special tokens");
   }
   dfa_ = std::make_unique<LazyDfa>(std::move(builder));
+  // A token moves a counter by at most one per byte, and one more as the automaton settles.
+  for (uint32_t id = 0; id < vocab_->size(); id++) {
+    size_t len = 0;
+    vocab_->tokenBytes(id, len);
+    window_ = std::max<uint64_t>(window_, len + 2);
+  }
+  settleWindow_ = (kFinishHorizon + 2) * window_ + 2 * settleEvery() + 2048;
   start_ = dfa_->start();
   if (start_ < 0)
     throw GrammarError("the grammar accepts nothing (every path is empty or exceeds the recursion depth)");
@@ -77,6 +84,15 @@ int32_t CompiledGrammar::stepBytes(int32_t state, const uint8_t* p, size_t n) {
   if (state < 0) return kDead;
   const Foreground lock(*this);
   return dfa_->walk(state, p, n);
+}
+
+int32_t CompiledGrammar::settle(int32_t state, LazyDfa::Offsets& offsets) {
+  if (state < 0) {
+    offsets.clear();
+    return state;
+  }
+  const Foreground lock(*this);
+  return dfa_->settle(state, offsets, settleWindow_);
 }
 
 int32_t CompiledGrammar::stepToken(int32_t state, uint32_t id) {
@@ -129,14 +145,33 @@ void materialize(StateMask& out, const Vocabulary& v) {
 // repetitions' copies take only states whose outside part is exactly what follows their exit.
 bool CompiledGrammar::fragmentMask(int32_t s, StateMask& out) {
   const Nfa& nfa = dfa_->nfa();
-  const std::vector<uint32_t>& set = dfa_->state(s).nfa;
+  const DfaState& d = dfa_->state(s);
+  const std::vector<uint32_t>& set = d.nfa;
   int32_t f = -1;
   for (uint32_t n : set)
     if ((f = nfa.fragmentOf[n]) >= 0) break;
   if (f < 0) return false;
   const Fragment fr = nfa.fragments[size_t(f)];  // a copy: expanding placeholders may grow the list
   std::vector<uint32_t> inside, outside;
-  for (uint32_t n : set) (nfa.fragmentOf[n] == f ? inside : outside).push_back(n);
+  std::vector<Thread> insideThreads, outsideThreads;
+  for (size_t i = 0; i < set.size(); i++) {
+    const bool in = nfa.fragmentOf[set[i]] == f;
+    (in ? inside : outside).push_back(set[i]);
+    (in ? insideThreads : outsideThreads).push_back({set[i], dfa_->ctxOf(d, i)});
+  }
+  // The items a bounded repetition may still begin, this one included: a copy's from its place, a
+  // counted repetition's from the count its threads hold (all the same, or no shared mask).
+  uint64_t itemsLeft = UINT64_MAX;
+  if (fr.copy >= 0) itemsLeft = fr.maxCount - uint32_t(fr.copy);
+  if (fr.counter >= 0) {
+    uint64_t item = 0;
+    for (size_t i = 0; i < insideThreads.size(); i++) {
+      uint64_t v = 0;
+      if (!dfa_->counterValue(insideThreads[i].ctx, uint32_t(fr.counter), v) || (i > 0 && v != item)) return false;
+      item = v;
+    }
+    if (fr.countMax != UINT64_MAX) itemsLeft = fr.countMax - item + 1;
+  }
   if (fragments_.size() <= size_t(f)) fragments_.resize(nfa.fragments.size());
   FragmentInfo& info = fragments_[size_t(f)];
   if (!info.exitReady) {
@@ -147,12 +182,12 @@ bool CompiledGrammar::fragmentMask(int32_t s, StateMask& out) {
         if (nfa.fragmentOf[n] != f) info.exitClosure.push_back(n);
     info.exitReady = true;
   }
-  bool counted = fr.copy >= 0;
+  bool counted = fr.copy >= 0 || fr.counter >= 0;
   bool exits = counted ? !outside.empty() : std::binary_search(inside.begin(), inside.end(), fr.out);
   int32_t other = kDead;  // the outside states' own DFA state, where they are more than the exit's closure
   if (exits ? outside != info.exitClosure : !outside.empty()) {
     if (counted) return false;
-    other = dfa_->intern(std::vector<uint32_t>(outside));
+    other = dfa_->internThreads(std::move(outsideThreads));
     // Their closure reaching back into the fragment would walk it whole: no gain.
     if (other >= 0)
       for (uint32_t n : dfa_->state(other).nfa)
@@ -164,6 +199,8 @@ bool CompiledGrammar::fragmentMask(int32_t s, StateMask& out) {
       NfaLimits lim;
       lim.vocabSize = vocab_->size();
       lim.maxStates = maxStates_;
+      lim.countAbove = lim.countTextAbove =
+          UINT64_MAX;  // a shape is plain: it holds no counted construct, so it unrolls as the grammar did
       // The automaton depends on the shape and the state limit alone: the key names both.
       held = shapeCache_->get(*fr.shape + '\0' + std::to_string(maxStates_), tableLimit(),
                               [&] { return std::make_unique<LazyDfa>(buildFragmentNfa(*fr.node, lim)); });
@@ -196,7 +233,7 @@ bool CompiledGrammar::fragmentMask(int32_t s, StateMask& out) {
     const uint8_t* p = vocab_->tokenBytes(id, len);
     if (dfa_->walk(s, p, len) >= 0) out.extra.push_back(id);
   }
-  if (counted) limitItems(s, mm, x, fr.maxCount - uint32_t(fr.copy), out);
+  if (counted) limitItems(s, mm, x, uint32_t(std::min<uint64_t>(itemsLeft, 255)), out);
   if (other >= 0) {
     PosRanges rejected, uncertain;
     StateMask theirs;
@@ -270,6 +307,9 @@ void CompiledGrammar::computeMask(int32_t s, StateMask& out) {
 }
 
 const StateMask& CompiledGrammar::ensureMask(int32_t s) {
+  // States that differ only in counts far from their counters' bounds share one mask.
+  if (const int32_t r = dfa_->representative(s, window_); r != s && dfa_->representative(r, window_) == r)
+    return ensureMask(r);
   DfaState& d = dfa_->state(s);
   if (!d.mask) {
     // The tables are measured again after every mask while the automaton is small, after every
@@ -312,7 +352,9 @@ void CompiledGrammar::buildMask(int32_t state) {
 
 bool CompiledGrammar::maskKnownBuilt(int32_t state) {
   std::unique_lock<std::mutex> lock(mu_, std::try_to_lock);
-  return lock.owns_lock() && state >= 0 && dfa_->state(state).mask != nullptr;
+  if (!lock.owns_lock() || state < 0) return false;
+  const int32_t r = dfa_->state(state).rep;
+  return dfa_->state(r >= 0 ? r : state).mask != nullptr;
 }
 
 bool CompiledGrammar::hasAllowedToken(int32_t state) {

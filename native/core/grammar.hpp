@@ -57,6 +57,11 @@ class CompiledGrammar {
   // All of these lock: matchers on several threads share one grammar.
   int32_t stepBytes(int32_t state, const uint8_t* p, size_t n);
   int32_t stepToken(int32_t state, uint32_t id);
+  // The state a matcher keeps after a step to `state`, with its counters' offsets (LazyDfa::settle):
+  // far counts share states. Walks from a settled state stay exact for settleReach() bytes.
+  int32_t settle(int32_t state, LazyDfa::Offsets& offsets);
+  // Bytes a matcher may step at once between two settles.
+  size_t settleEvery() const { return 1024; }
   bool accepting(int32_t state);
   void fillMask(int32_t state, uint32_t* out);
   bool hasAllowedToken(int32_t state);
@@ -163,6 +168,11 @@ class CompiledGrammar {
   size_t compileStates_ = 0;
   size_t maxStates_ = 0;
   size_t maxTableBytes_ = 0;
+  uint64_t window_ = 2;  // bytes of the longest token, plus 2 (LazyDfa::representative)
+  // How far from its points a settled count is moved: a walk from a settled state stays exact past
+  // the next settle (settleEvery bytes, or a token), a forced run (1,024 bytes at most, plus a
+  // token) and the token budget's search (kFinishHorizon tokens).
+  uint64_t settleWindow_ = 0;
   // What the grammar held with its first mask after the last flush (or ever): the limit counts the
   // bytes beyond it (ensureMask).
   static constexpr size_t kMeasureNext = ~size_t(0);
@@ -205,7 +215,7 @@ class CompiledGrammar {
   bool endsLocked(int32_t s, size_t& work);
   void openingLocked(int32_t s);
   uint32_t finishBoundLocked(int32_t s, uint32_t limit);
-  std::vector<uint32_t> liveCallStatesLocked(int32_t s);
+  std::vector<Thread> liveCallStatesLocked(int32_t s);
   uint32_t openedCallBoundLocked(int32_t to, uint32_t limit);
   const StateMask& ensureMask(int32_t s);
   void computeMask(int32_t s, StateMask& out);

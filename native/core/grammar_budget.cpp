@@ -148,13 +148,15 @@ uint32_t CompiledGrammar::minTokensToFinish(int32_t state) {
 
 // The NFA states of `s` inside a declared call that can still read something (its exit states,
 // which only lead out, do not count): empty when `s` stands outside every call.
-std::vector<uint32_t> CompiledGrammar::liveCallStatesLocked(int32_t s) {
+std::vector<Thread> CompiledGrammar::liveCallStatesLocked(int32_t s) {
   const Nfa& nfa = dfa_->nfa();
-  std::vector<uint32_t> out;
-  for (uint32_t n : dfa_->state(s).nfa) {
+  const DfaState& d = dfa_->state(s);
+  std::vector<Thread> out;
+  for (size_t i = 0; i < d.nfa.size(); i++) {
+    const uint32_t n = d.nfa[i];
     if (n >= nfa.inCall.size() || !nfa.inCall[n]) continue;
     const NfaState& st = nfa.states[n];
-    if (!st.bytes.empty() || !st.tokens.empty() || st.thunk >= 0) out.push_back(n);
+    if (!st.bytes.empty() || !st.tokens.empty() || st.thunk >= 0) out.push_back({n, dfa_->ctxOf(d, i)});
   }
   return out;
 }
@@ -168,9 +170,9 @@ uint32_t CompiledGrammar::openedCallBoundLocked(int32_t to, uint32_t limit) {
   if (opened == kOpensNone) return 0;
   if (opened == kOpensNowhere) return kFinishHorizon + 1;
   if (opened == kOpenedUnknown) {
-    std::vector<uint32_t> live = liveCallStatesLocked(to);
+    std::vector<Thread> live = liveCallStatesLocked(to);
     const bool none = live.empty();
-    const int32_t inside = none ? kDead : dfa_->intern(std::move(live));
+    const int32_t inside = none ? kDead : dfa_->internThreads(std::move(live));
     successorsLocked(to).opened = none ? kOpensNone : inside < 0 ? kOpensNowhere : inside;
     if (none) return 0;
     if (inside < 0) return kFinishHorizon + 1;

@@ -1,5 +1,7 @@
 #include "matcher.hpp"
 
+#include <algorithm>
+
 namespace toolmask {
 
 bool Matcher::acceptToken(uint32_t id) {
@@ -10,17 +12,43 @@ bool Matcher::acceptToken(uint32_t id) {
   if (s == kTerminated) return false;
   int32_t t = g_->stepToken(s, id);
   if (t == kDead) return false;
-  history_.push_back(t);
+  push(t, offsets_.back());
   return true;
 }
 
 bool Matcher::acceptBytes(const uint8_t* p, size_t n) {
   int32_t s = history_.back();
   if (s == kTerminated) return false;
-  int32_t t = g_->stepBytes(s, p, n);
-  if (t == kDead) return false;
-  history_.push_back(t);
+  LazyDfa::Offsets offsets = offsets_.back();
+  // Settled every so many bytes, so a long text walks a bounded set of states.
+  const size_t every = g_->settleEvery();
+  for (size_t i = 0; i == 0 || i < n; i += every) {
+    s = g_->stepBytes(s, p + i, std::min(every, n - i));
+    if (s == kDead) return false;
+    if (i + every < n) s = g_->settle(s, offsets);
+  }
+  push(s, std::move(offsets));
   return true;
+}
+
+std::string Matcher::forcedBytes(size_t max) {
+  std::string out;
+  int32_t s = history_.back();
+  LazyDfa::Offsets offsets = offsets_.back();
+  while (s >= 0 && out.size() < max) {
+    const size_t want = std::min(g_->settleEvery(), max - out.size());
+    const std::string run = g_->forcedBytes(s, want);
+    out += run;
+    if (run.size() < want) break;  // a choice, an end or a special token comes next
+    s = g_->settle(g_->stepBytes(s, reinterpret_cast<const uint8_t*>(run.data()), run.size()), offsets);
+  }
+  return out;
+}
+
+void Matcher::push(int32_t state, LazyDfa::Offsets offsets) {
+  if (state >= 0) state = g_->settle(state, offsets);
+  history_.push_back(state);
+  offsets_.push_back(std::move(offsets));
 }
 
 void Matcher::fillNextTokenBitmask(uint32_t* out, size_t words) {
@@ -35,6 +63,7 @@ void Matcher::rollback(size_t n) {
     throw MatcherError("cannot roll back " + std::to_string(n) + " steps: only " + std::to_string(steps()) +
                        " were accepted");
   history_.resize(history_.size() - n);
+  offsets_.resize(offsets_.size() - n);
 }
 
 }  // namespace toolmask

@@ -15,7 +15,8 @@ struct MatcherError : std::runtime_error {
 
 class Matcher {
  public:
-  explicit Matcher(std::shared_ptr<CompiledGrammar> g) : g_(std::move(g)), use_(g_), history_{g_->start()} {}
+  explicit Matcher(std::shared_ptr<CompiledGrammar> g)
+      : g_(std::move(g)), use_(g_), history_{g_->start()}, offsets_(1) {}
 
   bool acceptToken(uint32_t id);
   bool acceptBytes(const uint8_t* p, size_t n);  // teacher forcing; counts as one step for rollback
@@ -31,11 +32,15 @@ class Matcher {
   // A lower bound on the tokens any answer from here still needs (CompiledGrammar::minTokensToFinish).
   uint32_t minTokensToFinish() { return g_->minTokensToFinish(history_.back()); }
   bool isComplete() { return g_->accepting(history_.back()); }
-  // The bytes every continuation from here begins with (CompiledGrammar::forcedBytes).
-  std::string forcedBytes(size_t max) { return g_->forcedBytes(history_.back(), max); }
+  // The bytes every continuation from here begins with (CompiledGrammar::forcedBytes), settled
+  // every so many bytes as a step is.
+  std::string forcedBytes(size_t max);
   bool isTerminated() const { return history_.back() == kTerminated; }
   void rollback(size_t n);
-  void reset() { history_.assign(1, g_->start()); }
+  void reset() {
+    history_.assign(1, g_->start());
+    offsets_.assign(1, {});
+  }
   size_t steps() const { return history_.size() - 1; }
   int32_t state() const { return history_.back(); }
   CompiledGrammar& grammar() { return *g_; }
@@ -45,6 +50,9 @@ class Matcher {
   std::shared_ptr<CompiledGrammar> g_;
   CompiledGrammar::Use use_;      // the grammar counts as in use while the matcher lives
   std::vector<int32_t> history_;  // state before each accepted step, plus the current one
+  // Per history entry: what its counters marked far stand for beyond their values (LazyDfa::settle).
+  std::vector<LazyDfa::Offsets> offsets_;
+  void push(int32_t state, LazyDfa::Offsets offsets);
 };
 
 }  // namespace toolmask

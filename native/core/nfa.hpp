@@ -41,6 +41,24 @@ struct NfaState {
   std::vector<ByteEdge> bytes;
   std::vector<TokenEdge> tokens;
   int32_t thunk = -1;  // a node still to be built here (see NfaBuilder::expand)
+  int32_t gate = -1;   // a counter operation a thread passing here makes (Nfa::gates), or -1
+};
+
+// A counted construct (a repetition or a bounded text past NfaLimits::countAbove) keeps its count
+// in the thread that walks it instead of in copies of its states: a thread is an NFA state and the
+// values of the counters it stands inside. A gate is a state with only eps edges that changes the
+// passing thread's value of one counter, in this order: reset (to 0, entering the construct),
+// increment (saturating at `sat`), then check lo <= value <= hi (the thread ends otherwise), then
+// drop (leaving the construct, so what follows shares its states whatever the count was).
+struct Gate {
+  uint32_t counter = 0;
+  bool reset = false, inc = false, drop = false;
+  uint64_t lo = 0, hi = UINT64_MAX, sat = UINT64_MAX;
+};
+// The values a counter's gates compare with (sorted, unique): two values with no such point within
+// a token's length of either behave alike for that token (CompiledGrammar's mask sharing).
+struct Counter {
+  std::vector<uint64_t> points;
 };
 
 // A self-contained loop (until, or an unbounded repeat of plain text nodes):
@@ -57,6 +75,10 @@ struct Fragment {
   // loop (whose masks it shares), `copy` how many items come before this one.
   int32_t copy = -1;
   uint32_t maxCount = 0;
+  // The one instance of a counted repetition's item: the thread's value of `counter` is the
+  // number of the item it stands in (1 for the first), `maxCount` unused (see countMax).
+  int32_t counter = -1;
+  uint64_t countMax = UINT64_MAX;  // with `counter`: the repetition's max (UINT64_MAX: none)
 };
 
 inline size_t nfaStateBytes(const NfaState& st) {
@@ -66,6 +88,8 @@ inline size_t nfaStateBytes(const NfaState& st) {
 
 struct Nfa {
   std::vector<NfaState> states;
+  std::vector<Gate> gates;
+  std::vector<Counter> counters;
   std::vector<Fragment> fragments;
   std::vector<int32_t> fragmentOf;  // per state: index into fragments, or -1
   std::vector<bool> productive;     // can reach `accept`
@@ -79,6 +103,11 @@ struct NfaLimits {
   uint32_t vocabSize = 0;        // token terminals must be below this
   size_t maxStates = 2'000'000;  // refuse grammars that would not fit
   int maxRecursionDepth = 8;
+  // Repetitions with a bound above countAbove, and bounded texts (until/text) with one above
+  // countTextAbove, are counted (Gate) instead of unrolled. A text's layers are built at once and
+  // their masks shared by every grammar of the vocabulary (a shape): worth it while they are few.
+  uint64_t countAbove = 64;
+  uint64_t countTextAbove = 1024;
 };
 
 class NfaBuilder {

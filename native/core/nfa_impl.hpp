@@ -16,6 +16,13 @@ struct Frag {
 
 // Whether a node can match the empty string (a conservative reading of the IR).
 bool nullable(const json::Value& n);
+// Whether an until node has a body (nfa_until_body.cpp).
+bool untilHasBody(const json::Value& n);
+// The largest bound a counted construct may state: 2^53, the integers a double holds exactly.
+constexpr double kMaxCount = 9007199254740992.0;
+// Whether `n` itself is a counted construct (nfa_count.cpp): a repetition of an item that cannot be
+// empty whose bound is above lim.countAbove, or an until/text whose bound is above lim.countTextAbove.
+bool countingNode(const json::Value& n, const NfaLimits& lim);
 // A seq/alt/perm node's "items" array; throws GrammarError naming `path` when it is missing.
 const std::vector<json::Value>& itemsOf(const json::Value& n, const std::string& path);
 
@@ -118,11 +125,19 @@ struct NfaBuilder::Impl {
   Frag charClass(const json::Value& n, const std::string& path);
   Frag byteClass(const json::Value& n, const std::string& path);
   Frag until(const json::Value& n, const std::string& path, bool textOnly = false);
+  // nfa_until_body.cpp
+  Frag untilBody(const json::Value& n, const std::string& path);
+  bool untilBodyNonEmpty(const json::Value& n);
   std::vector<std::pair<uint32_t, uint32_t>> ranges(const json::Value& n, const std::string& path, uint32_t maxValue);
   void collectCuts(const json::Value& n, int depth);
 
   bool nonEmpty(const json::Value& n);
   Frag countedCopy(int32_t id, uint32_t copy, bool now, const std::string& path);
+  // nfa_count.cpp: counters and their gates
+  uint32_t newCounter(std::vector<uint64_t> points);
+  uint32_t gateState(const Gate& g);
+  Frag countedRepeat(const json::Value& item, uint64_t min, uint64_t max, const std::string& path);
+  bool plain(const json::Value& n) const;
   void markProductive(uint32_t begin);
   void finishRange(uint32_t begin);
 };

@@ -98,24 +98,23 @@ Frag NfaBuilder::Impl::until(const json::Value& n, const std::string& path, bool
   if (tv.kind != json::Kind::String || tv.str.empty())
     fail(path, std::string(textOnly ? "text" : "until") + " needs a non-empty \"" + key + "\" string");
   const std::string& T = tv.str;
-  long maxLen = -1;
-  if (const json::Value* ml = n.get("maxLength"); ml && ml->kind != json::Kind::Null) {
-    double v = number(*ml, path + ".maxLength");
-    if (v < 0 || v != double(long(v))) fail(path + ".maxLength", "must be a non-negative integer");
-    if (v > 100000)
-      limitFail(path + ".maxLength", "stringLength", "a text of more than 100000 characters is not supported");
-    maxLen = long(v);
-  }
+  // A bounded text past lim.countTextAbove keeps its count in a counter (countedText below), else in
+  // layers of copies, at most 100000.
+  const bool gated = countingNode(n, lim);
+  auto length = [&](const char* key) -> long {
+    const json::Value* ml = n.get(key);
+    if (!ml || ml->kind == json::Kind::Null) return -1;
+    double v = number(*ml, path + "." + key);
+    if (v < 0 || v > kMaxCount || v != double(long(v)))
+      fail(path + "." + key, "must be a non-negative integer of at most 2^53");
+    if (!gated && v > 100000)
+      limitFail(path + "." + key, "stringLength", "a text of more than 100000 characters is not supported");
+    return long(v);
+  };
+  long maxLen = length("maxLength");
   // minLength (until only): the terminator may complete only after that many code points of text.
-  long minLen = 0;
-  if (const json::Value* ml = n.get("minLength"); !textOnly && ml && ml->kind != json::Kind::Null) {
-    double v = number(*ml, path + ".minLength");
-    if (v < 0 || v != double(long(v))) fail(path + ".minLength", "must be a non-negative integer");
-    if (v > 100000)
-      limitFail(path + ".minLength", "stringLength", "a text of more than 100000 characters is not supported");
-    minLen = long(v);
-    if (maxLen >= 0 && minLen > maxLen) fail(path + ".minLength", "is larger than maxLength: no text fits");
-  }
+  long minLen = textOnly ? 0 : std::max(0L, length("minLength"));
+  if (maxLen >= 0 && minLen > maxLen) fail(path + ".minLength", "is larger than maxLength: no text fits");
   // trimNewline (until only): one newline that is the text's first character and one that is its
   // last are padding, not counted; the terminator's first byte must not recur in it.
   bool trim = false;
@@ -203,6 +202,65 @@ Frag NfaBuilder::Impl::until(const json::Value& n, const std::string& path, bool
     return nc - prefChars[nk] - (r.pad ? 1 : 0);
   };
   const size_t B = base.size();
+  if (gated) {
+    // One counter of the code points read (a partial match of T included, as in the layers below):
+    // a run that completes a counted one adds one; a run that completes a code point needs the
+    // text's count at most maxLength, one that completes T at least minLength; completing T (or,
+    // for text, stopping at a character boundary) leaves the counter.
+    const uint64_t sat = maxLen >= 0 ? UINT64_MAX : uint64_t(minLen + prefChars[m] + (trim ? 1 : 0));
+    const uint32_t c = newCounter(sat == UINT64_MAX ? std::vector<uint64_t>{} : std::vector<uint64_t>{sat});
+    std::vector<uint64_t> points = nfa.counters[c].points;
+    uint32_t in = add(), out = add();
+    std::vector<uint32_t> ids(B);
+    for (size_t b = 0; b < B; b++) ids[b] = add();
+    Gate reset;
+    reset.counter = c;
+    reset.reset = true;
+    uint32_t zero = gateState(reset);
+    eps(in, zero);
+    eps(zero, ids[0]);
+    std::map<std::tuple<int32_t, bool, uint64_t, uint64_t>, uint32_t> gates;
+    auto gateTo = [&](int32_t to, const Gate& g) {
+      uint32_t& slot = gates[{to, g.inc, g.lo, g.hi}];
+      if (!slot) {
+        slot = gateState(g);
+        eps(slot, to < 0 ? out : ids[size_t(to)]);
+        if (g.lo > 0) points.push_back(g.lo);
+        if (g.hi != UINT64_MAX) points.push_back(g.hi);
+      }
+      return slot;
+    };
+    for (size_t b = 0; b < B; b++) {
+      if (textOnly && base[b].ph == utf8::Boundary) {
+        Gate leave;
+        leave.counter = c;
+        leave.drop = true;
+        eps(ids[b], gateTo(-1, leave));
+      }
+      for (const Run& r : runs[b]) {
+        const uint64_t offset =
+            textOnly ? 0 : uint64_t(prefChars[r.to < 0 ? m : base[size_t(r.to)].k] + (r.pad ? 1 : 0));
+        Gate g;
+        g.counter = c;
+        g.inc = r.counts;
+        g.sat = sat;
+        g.drop = r.to < 0;
+        if (maxLen >= 0 && r.completes) g.hi = uint64_t(maxLen) + offset;
+        if (minLen > 0 && r.to < 0) g.lo = uint64_t(minLen) + offset;
+        const bool plainEdge = !g.inc && !g.drop && g.hi == UINT64_MAX && g.lo == 0;
+        uint32_t to = plainEdge ? ids[size_t(r.to)] : gateTo(r.to, g);
+        std::vector<ByteEdge>& edges = nfa.states[ids[b]].bytes;
+        if (!edges.empty() && edges.back().to == to && edges.back().hi + 1 == r.lo)
+          edges.back().hi = r.hi;
+        else
+          byteEdge(ids[b], r.lo, r.hi, to);
+      }
+    }
+    std::sort(points.begin(), points.end());
+    points.erase(std::unique(points.begin(), points.end()), points.end());
+    nfa.counters[c].points = std::move(points);
+    return {in, out};
+  }
   // A partial match of T counts as text until it completes: counts run up to maxLength + |T| chars.
   // Without maxLength, a minLength counter stops at minLength + |T| (past it every completion has enough text).
   const bool counting = maxLen >= 0 || minLen > 0;

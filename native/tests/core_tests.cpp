@@ -15,17 +15,13 @@
 #include "../core/mask_prefetch.hpp"
 #include "../core/matcher.hpp"
 #include "../core/walk.hpp"
+#include "check.hpp"
 
 using namespace toolmask;
 
-static std::atomic<int> failures{0};
-#define CHECK(cond)                                               \
-  do {                                                            \
-    if (!(cond)) {                                                \
-      std::printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond); \
-      failures++;                                                 \
-    }                                                             \
-  } while (0)
+std::atomic<int> failures{0};
+// count_tests.cpp
+void countTests(const std::shared_ptr<const Vocabulary>& v);
 
 static std::shared_ptr<const Vocabulary> makeVocab() {
   std::vector<std::string> toks;
@@ -123,10 +119,11 @@ static void randomWalkTests(const std::shared_ptr<const Vocabulary>& v) {
   CHECK(none[0].tokens.empty() && !none[0].terminated && m.steps() == 1);
 }
 
-// until(T, maxLength) and text(exclude T, maxLength) against a direct reading of their meaning,
-// on random strings of whole characters (terminator pieces, multi-byte characters):
-// until: x then T, where T first occurs at the very end and x has at most maxLength characters;
-// text: no T anywhere and at most maxLength characters.
+// until(T, maxLength, minLength, trimNewline) and text(exclude T, maxLength) against a direct reading
+// of their meaning, on random strings of whole characters (terminator pieces, multi-byte characters):
+// until: x then T, where T first occurs at the very end and x has minLength..maxLength characters
+// (with trimNewline, once one leading and then one trailing newline of x are taken off);
+// text: no T anywhere and at most maxLength characters. With countAbove, bounds above it counted.
 static size_t chars(const std::string& s) {
   size_t n = 0;
   for (unsigned char c : s) n += (c & 0xC0) != 0x80;
@@ -145,40 +142,54 @@ static std::string jsonString(const std::string& s) {
   }
   return out + "\"";
 }
-static void untilLanguageTests(const std::shared_ptr<const Vocabulary>& v) {
+static void untilLanguageTests(const std::shared_ptr<const Vocabulary>& v, long countAbove) {
   const char* terms[] = {"</parameter>", "\n", "aab", "é</x>", "中"};
   const char* pieces[] = {"a", "b", "<", "/", "x", ">", "é", "中", "😀", "\n", "</", "aa", "parameter"};
   std::mt19937 rng(11);
   int checked = 0;
+  CompileOptions lazy;
+  lazy.precomputeStates = 0;
   for (const char* T : terms) {
     for (long maxLen : {-1L, 0L, 1L, 2L, 3L, 7L}) {
-      for (int textOnly = 0; textOnly < 2; textOnly++) {
-        std::string ir = std::string(R"({"root":{"type":")") + (textOnly ? "text" : "until") + "\",\"" +
-                         (textOnly ? "exclude" : "terminator") + "\":" + jsonString(T) +
-                         (maxLen >= 0 ? ",\"maxLength\":" + std::to_string(maxLen) : "") + "}}";
-        auto g = std::make_shared<CompiledGrammar>(ir, v, CompileOptions{});
-        Matcher m(g);
-        for (int i = 0; i < 400; i++) {
-          std::string s;
-          int n = int(rng() % 10);
-          for (int k = 0; k < n; k++) s += pieces[rng() % (sizeof pieces / sizeof *pieces)];
-          if (!textOnly && rng() % 3) s += T;
-          size_t first = s.find(T);
-          bool want = textOnly ? first == std::string::npos && (maxLen < 0 || long(chars(s)) <= maxLen)
-                               : first != std::string::npos && first + std::strlen(T) == s.size() &&
-                                     (maxLen < 0 || long(chars(s.substr(0, first))) <= maxLen);
-          m.reset();
-          bool got =
-              (s.empty() || m.acceptBytes(reinterpret_cast<const uint8_t*>(s.data()), s.size())) && m.isComplete();
-          if (got != want && failures < 5)
-            std::printf("%s on %s: got %d, want %d\n", ir.c_str(), jsonString(s).c_str(), got, want);
-          CHECK(got == want);
-          checked++;
+      for (long minLen : {0L, 1L, 3L}) {
+        for (int kind = 0; kind < 3; kind++) {  // text, until, until with trimNewline
+          const bool textOnly = kind == 0, trim = kind == 2;
+          if ((textOnly && minLen > 0) || (maxLen >= 0 && minLen > maxLen)) continue;
+          if (trim && (std::strchr(T + 1, T[0]) || std::strchr(T, '\n'))) continue;
+          std::string ir = std::string(R"({"root":{"type":")") + (textOnly ? "text" : "until") + "\",\"" +
+                           (textOnly ? "exclude" : "terminator") + "\":" + jsonString(T) +
+                           (maxLen >= 0 ? ",\"maxLength\":" + std::to_string(maxLen) : "") +
+                           (minLen > 0 ? ",\"minLength\":" + std::to_string(minLen) : "") +
+                           (trim ? ",\"trimNewline\":true" : "") + "}" +
+                           (countAbove >= 0 ? ",\"countAbove\":" + std::to_string(countAbove) : "") + "}";
+          auto g = std::make_shared<CompiledGrammar>(ir, v, lazy);
+          Matcher m(g);
+          for (int i = 0; i < 200; i++) {
+            std::string s;
+            int n = int(rng() % 10);
+            for (int k = 0; k < n; k++) s += pieces[rng() % (sizeof pieces / sizeof *pieces)];
+            if (!textOnly && rng() % 3) s += T;
+            size_t first = s.find(T);
+            std::string x = first == std::string::npos ? s : s.substr(0, first);
+            if (trim && !x.empty() && x[0] == '\n') x.erase(0, 1);
+            if (trim && !x.empty() && x.back() == '\n') x.pop_back();
+            const long len = long(chars(x));
+            bool want = textOnly ? first == std::string::npos && (maxLen < 0 || len <= maxLen)
+                                 : first != std::string::npos && first + std::strlen(T) == s.size() &&
+                                       (maxLen < 0 || len <= maxLen) && len >= minLen;
+            m.reset();
+            bool got =
+                (s.empty() || m.acceptBytes(reinterpret_cast<const uint8_t*>(s.data()), s.size())) && m.isComplete();
+            if (got != want && failures < 5)
+              std::printf("%s on %s: got %d, want %d\n", ir.c_str(), jsonString(s).c_str(), got, want);
+            CHECK(got == want);
+            checked++;
+          }
         }
       }
     }
   }
-  std::printf("until/text languages: %d strings checked\n", checked);
+  std::printf("until/text languages (countAbove %ld): %d strings checked\n", countAbove, checked);
 }
 
 // forcedBytes against the automaton itself: at states along random byte walks, the forced text is
@@ -460,7 +471,9 @@ int main() {
     CompiledGrammar::setTableBudget(budget);
   }
   randomWalkTests(v);
-  untilLanguageTests(v);
+  untilLanguageTests(v, -1);
+  untilLanguageTests(v, 0);
+  countTests(v);
   forcedBytesTests(v, grammars, sizeof grammars / sizeof *grammars);
   fastForwardTests(v);
   budgetTests(v);

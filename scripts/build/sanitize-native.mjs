@@ -69,6 +69,7 @@ run("g++", [
   "-o",
   coreTsan,
   join(root, "native", "tests", "core_tests.cpp"),
+  join(root, "native", "tests", "count_tests.cpp"),
   ...coreSources,
 ]);
 run(coreTsan, [], { env: { ...process.env, TSAN_OPTIONS: "halt_on_error=1" } });

@@ -1,5 +1,7 @@
 // The request's tools, checked once: every later stage can trust names and schemas.
 import type { DialectSpec } from "./spec.js";
+import { resolvePointer } from "../grammar/json-schema/pointer.js";
+import { keptNames, nameLanguage } from "../grammar/json-schema/property-names.js";
 
 export interface ToolDef {
   name: string;
@@ -52,18 +54,30 @@ export function normalizeTools(tools: unknown, spec: DialectSpec): ToolDef[] {
     const required = (p.required ?? []) as unknown;
     if (!Array.isArray(required) || required.some((r) => typeof r !== "string"))
       throw new ToolDefinitionError(`${where}.function.parameters.required must be an array of names`);
+    const path = `${where}${wrapped ? ".function" : ""}.parameters`;
+    // "propertyNames": a parameter it refuses is no parameter (a required one: no call can be written).
+    const named = withNames(p, properties, required as string[], path);
     if (spec.call.kind === "xml")
       for (const k of Object.keys(properties)) checkCarriable(k, `${where}.function.parameters.properties.${k}`, spec);
     if (spec.call.kind === "python")
       for (const k of Object.keys(properties)) checkKeyword(k, `${where}.function.parameters.properties.${k}`, spec);
-    return {
-      name,
-      parameters: p,
-      properties,
-      required: required as string[],
-      path: `${where}${wrapped ? ".function" : ""}.parameters`,
-    };
+    return { name, parameters: p, properties: named, required: required as string[], path };
   });
+}
+
+/** `properties` less those whose names the parameters' "propertyNames" refuses. */
+function withNames(
+  p: Record<string, unknown>,
+  properties: Record<string, unknown>,
+  required: string[],
+  path: string,
+): Record<string, unknown> {
+  if (!Object.hasOwn(p, "propertyNames")) return properties;
+  const language = nameLanguage(p.propertyNames, `${path}.propertyNames`, (ptr, at) =>
+    resolvePointer(p, path, ptr, at),
+  );
+  const kept = keptNames([...Object.keys(properties), ...required], required, language, path);
+  return Object.fromEntries(Object.entries(properties).filter(([k]) => kept.has(k)));
 }
 
 /** A name must not contain what ends it on the wire, or the call could not be read back. */

@@ -56,6 +56,14 @@ export interface UntilNode {
   minLength?: number;
   trimNewline?: boolean;
   marker?: boolean;
+  /**
+   * Only the texts `body` matches (text nodes only: no tokens, any-order sets or recursion), up to
+   * the first terminator: the product of body and terminator, built natively. With `trimNewline`,
+   * a text that starts with a newline has it as padding, and then one that ends with a newline
+   * has it as padding (what a parser strips), and `body` matches the text without them. The
+   * terminator's first character must not recur in it; no `maxLength`/`minLength` (bound the body).
+   */
+  body?: GrammarNode;
 }
 /** Any valid UTF-8 text (possibly empty) that does not contain `exclude`; it may end anywhere. */
 export interface TextNode {

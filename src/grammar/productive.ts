@@ -172,6 +172,10 @@ function shape(n: GrammarNode): { kind: Kind; children: GrammarNode[]; leaf?: bo
       const required = n.items.filter((it) => it && it.required !== false).map((it) => it.node);
       return { kind: "and", children: required.length > 1 && n.separator ? [...required, n.separator] : required };
     }
+    case "until":
+      // with a body, the body's texts that avoid the terminator: a body accepting nothing leaves
+      // none (the body's strings that all hold the terminator are the native compiler's to find)
+      return n.body ? { kind: "and", children: [n.body] } : { kind: "and", children: none, leaf: true };
     case "charClass":
     case "byteClass":
       return {
@@ -180,7 +184,7 @@ function shape(n: GrammarNode): { kind: Kind; children: GrammarNode[]; leaf?: bo
         leaf: n.negated === true || !Array.isArray(n.ranges) || n.ranges.length > 0,
       };
     default:
-      // literal, until, text, token, jsonSchema, and whatever the native compiler will refuse.
+      // literal, text, token, jsonSchema, and whatever the native compiler will refuse.
       return { kind: "and", children: none, leaf: true };
   }
 }

@@ -18,15 +18,30 @@ export const SCHEMA_LIMITS = {
   propertyName: 128,
   /** Schemas of one tuple (prefixItems, or the array form of items). */
   tupleItems: 256,
-  /** A string's minLength/maxLength, and the maxStringLength / maxValueLength cap, in characters. */
-  stringLength: 100_000,
-  /** An array's minItems/maxItems, and a pattern's {m,n} (nested ones multiplied). */
+  /**
+   * The maxStringLength / maxValueLength cap, in characters: any safe integer. A schema's
+   * minLength/maxLength/minItems/maxItems has no limit: past COUNT_ABOVE the native engine counts
+   * instead of unrolling (a bound of 10 and one of 2^31 cost the same states), and a bound past
+   * Number.MAX_SAFE_INTEGER stands for what no text can reach (maxLength: no bound; minLength: no string).
+   */
+  stringLength: Number.MAX_SAFE_INTEGER,
+  /** A pattern's {m,n} (nested ones multiplied). */
   repetition: 100_000,
-  /** All the bounded lengths and item counts of one grammar's schemas, added up. */
+  /** All the bounded lengths and item counts of one grammar's schemas, added up, each at most COUNT_ABOVE. */
   repetitionTotal: 1_000_000,
   /** Nodes of the grammar IR the schemas of one grammar lower to. */
   grammarNodes: 2_000_000,
 } as const;
+
+/**
+ * What a counted bound costs the lowering's repetition budget: the largest bound the native engine
+ * still unrolls (a bounded text's layers, NfaLimits::countTextAbove in native/core/nfa.hpp; a
+ * repetition is counted past 64, countAbove).
+ */
+export const COUNT_ABOVE = 1024;
+
+/** A length or item bound as the lowering uses it: past Number.MAX_SAFE_INTEGER, none any text reaches. */
+export const reachable = (n: number | null): number | null => (n !== null && n > Number.MAX_SAFE_INTEGER ? null : n);
 
 /** A GrammarLimitError whose message starts with the path, as every schema error's does. */
 export function limitError(limit: GrammarLimit, path: string, detail: string): GrammarLimitError {
@@ -57,9 +72,9 @@ export class LoweringBudget {
   repetition = 0;
   nodes = 0;
 
-  /** Adds a bounded repetition of `units` (a length or item count) stated at `path`. */
+  /** Adds a bounded repetition of `units` (a length or item count) stated at `path`; counted ones cost COUNT_ABOVE. */
   repeat(units: number, path: string, what: string): void {
-    this.repetition += units;
+    this.repetition += Math.min(units, COUNT_ABOVE);
     if (this.repetition > SCHEMA_LIMITS.repetitionTotal)
       throw limitError(
         "repetition",

@@ -40,12 +40,7 @@ addFormats(ajv);
  * The test fails when another tool is refused and when one of these compiles: remove its entry then.
  */
 const KNOWN_REFUSED: Record<string, string> = {
-  "claude-code-2.1.197/TaskCreate": "propertyNames",
-  "claude-code-2.1.197/TaskUpdate": "propertyNames",
-  "claude-code-2.1.197/Workflow": "maxLength",
   "claude-code-2.1.328/SendMessage": "allOf",
-  "claude-code-2.1.328/Workflow": "maxLength",
-  "playwright-mcp-0.0.86/browser_drop": "propertyNames",
 };
 
 /**

@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { jsonSchemaToIR, lowerJsonSchemas } from "../../src/grammar/json-schema/index.js";
 import { GrammarLimitError, type GrammarLimit } from "../../src/grammar/errors.js";
-import { SCHEMA_LIMITS } from "../../src/grammar/schema-limits.js";
+import { COUNT_ABOVE, SCHEMA_LIMITS } from "../../src/grammar/schema-limits.js";
 import { buildToolGrammar } from "../../src/dialects/grammar.js";
 import { toApiError } from "../../src/server/errors.js";
 import type { Grammar } from "../../src/grammar/ir.js";
@@ -47,10 +47,6 @@ const irBytes = (g: Grammar) => JSON.stringify(g).length;
 describe("schema bounds past the stated limits are GrammarLimitErrors with the schema path", () => {
   const L = SCHEMA_LIMITS;
   it.each<[string, unknown, GrammarLimit, string]>([
-    ["maxLength 1e9", { type: "string", maxLength: 1e9 }, "stringLength", "$.maxLength"],
-    ["minLength past the limit", { type: "string", minLength: L.stringLength + 1 }, "stringLength", "$.minLength"],
-    ["maxItems 1e9", { type: "array", items: { type: "integer" }, maxItems: 1e9 }, "repetition", "$.maxItems"],
-    ["minItems 1e9", { type: "array", minItems: 1e9 }, "repetition", "$.minItems"],
     [
       "a pattern quantifier past the limit",
       { type: "string", pattern: `^a{1,${L.repetition + 1}}$` },
@@ -132,44 +128,43 @@ describe("schema bounds past the stated limits are GrammarLimitErrors with the s
 
   it("lowering options past the limits are refused too", () => {
     expectLimit(() => jsonSchemaToIR({}, { maxFreeNesting: L.schemaNesting + 1 }), "schemaNesting", "$");
-    expectLimit(() => jsonSchemaToIR({ type: "string" }, { maxStringLength: L.stringLength + 1 }), "stringLength", "$");
   });
 
-  it("many lengths and item counts within their own limits still add up to a bound", () => {
+  it("many lengths and item counts add up to a bound, each counted bound as COUNT_ABOVE", () => {
     const many = Object.fromEntries(
-      Array.from({ length: 40 }, (_, i) => [`s${i}`, { type: "string", maxLength: L.stringLength }]),
+      Array.from({ length: 1000 }, (_, i) => [`s${i}`, { type: "string", maxLength: 5000 }]),
     );
     const e = expectLimit(
       () => jsonSchemaToIR({ type: "object", properties: many }),
       "repetition",
-      `$.properties.s${Math.floor(L.repetitionTotal / L.stringLength)}.maxLength`,
+      `$.properties.s${Math.floor(L.repetitionTotal / COUNT_ABOVE)}.maxLength`,
     );
     expect(e.message).toMatch(/add up to/);
   });
 
   it("names the tool's path in a tool grammar, in every dialect form", () => {
-    const rows = { type: "array", items: { type: "string", maxLength: 1e9 } };
+    const rows = { type: "array", items: { type: "string", pattern: "^a{1,200000}$" } };
     const tools = [
       fn("a", { x: { type: "string" } }),
       fn("b", {}),
       fn("c", { n: { type: "integer" } }),
       fn("d", { rows }),
     ];
-    const path = "tools[3].function.parameters.properties.rows.items.maxLength";
+    const path = "tools[3].function.parameters.properties.rows.items.pattern";
     for (const dialect of ["hermes", "qwen3-coder", "mistral", "gpt-oss", "llama3"])
-      expectLimit(() => lowered(dialect, tools), "stringLength", path);
-    // A raw XML string value never reaches the JSON lowering: the dialect checks its bound itself.
-    const raw = [fn("d", { text: { type: "string", maxLength: 1e9 } })];
+      expectLimit(() => lowered(dialect, tools), "repetition", path);
+    // A raw XML string value: the raw spelling of the same lowering.
+    const raw = [fn("d", { text: { type: "string", pattern: "^a{1,200000}$" } })];
     expectLimit(
       () => lowered("qwen3-coder", raw),
-      "stringLength",
-      "tools[0].function.parameters.properties.text.maxLength",
+      "repetition",
+      "tools[0].function.parameters.properties.text.pattern",
     );
     // Tools given without the { type: "function", function } wrapper.
     expectLimit(
       () => lowered("hermes", [{ name: "e", parameters: { type: "object", properties: { rows } } }]),
-      "stringLength",
-      "tools[0].parameters.properties.rows.items.maxLength",
+      "repetition",
+      "tools[0].parameters.properties.rows.items.pattern",
     );
   });
 
@@ -178,21 +173,42 @@ describe("schema bounds past the stated limits are GrammarLimitErrors with the s
     expectLimit(() => buildToolGrammar({ dialect: "hermes", tools }), "tools", "tools");
   });
 
-  it("refuses a maxValueLength past the string limit", () => {
+  it("refuses a maxValueLength past the safe integers", () => {
     expectLimit(
-      () => lowered("hermes", [fn("a", { x: { type: "string" } })], { maxValueLength: 1e9 }),
+      () => lowered("hermes", [fn("a", { x: { type: "string" } })], { maxValueLength: 2 ** 53 }),
       "stringLength",
       "maxValueLength",
     );
   });
 
   it("the server answers each with 400 grammar_too_large, param tools", () => {
-    const e = errorOf(() => lowered("hermes", [fn("a", { s: { type: "string", maxLength: 1e9 } })]));
+    const e = errorOf(() => lowered("hermes", [fn("a", { s: { type: "string", pattern: "^a{1,200000}$" } })]));
     const api = toApiError(e);
     expect(api.status).toBe(400);
     expect(api.code).toBe("grammar_too_large");
     expect(api.param).toBe("tools");
-    expect(api.message).toMatch(/^tools\[0\]\.function\.parameters\.properties\.s\.maxLength: /);
+    expect(api.message).toMatch(/^tools\[0\]\.function\.parameters\.properties\.s\.pattern: /);
+  });
+});
+
+describe("length and item bounds of any size lower (the native engine counts them)", () => {
+  it.each<[string, unknown]>([
+    ["maxLength 1e9", { type: "string", maxLength: 1e9 }],
+    ["minLength 2^31 - 1", { type: "string", minLength: 2 ** 31 - 1 }],
+    ["maxItems 1e9", { type: "array", items: { type: "integer" }, maxItems: 1e9 }],
+    ["minItems 1e9", { type: "array", minItems: 1e9 }],
+    ["maxLength 1e300 (no text reaches it: no bound)", { type: "string", maxLength: 1e300 }],
+    ["maxStringLength 1e9", { type: "string" }],
+  ])("%s", (name, schema) => {
+    expect(() =>
+      jsonSchemaToIR(schema, name.startsWith("maxStringLength") ? { maxStringLength: 1e9 } : {}),
+    ).not.toThrow();
+  });
+
+  it("a minLength or minItems no text reaches (past 2^53 - 1) matches no value", () => {
+    expect(() => jsonSchemaToIR({ type: "string", minLength: 1e300 })).toThrow(/matches no value/);
+    expect(() => jsonSchemaToIR({ type: "array", minItems: 2 ** 53 })).toThrow(/matches no value/);
+    expect(() => jsonSchemaToIR({ anyOf: [{ type: "string", minLength: 1e300 }, { type: "null" }] })).not.toThrow();
   });
 });
 

@@ -5,7 +5,8 @@
 //   gbnf/lark with wholeTokens: each whole-token text in it also offered as that token.
 // - charClass / byteClass: sets.ts (positive code point classes for gbnf and lark; XGrammar
 //   0.1.27's byte classes).
-// - until / text: automata.ts; perm: perm.ts.
+// - until / text: automata.ts (an until with a body first becomes a regular expression:
+//   until-body.ts); perm: perm.ts.
 // - ref: unrolled exactly like the native builder: a rule may be open at most
 //   maxRecursionDepth + 1 times on the expansion stack; one written copy per distinct count of
 //   the rule's own recursive group on the stack.
@@ -38,11 +39,13 @@ import {
 } from "./rule-ast.js";
 import { byteSet, codePointSet, normalize } from "./sets.js";
 import { assertAcceptsSomething } from "../productive.js";
+import { expandUntilBodies } from "./until-body.js";
 
 const GBNF_MAX_REPEAT = 2000;
 const NUL: RuleExpr = { k: "bytes", ranges: [[0, 0]] };
 
-export function lowerForExport(grammar: Grammar, o: LowerOptions): RuleSet {
+export function lowerForExport(given: Grammar, o: LowerOptions): RuleSet {
+  const grammar = expandUntilBodies(given);
   assertAcceptsSomething(grammar); // EmptyGrammarError, naming the rule, as compileGrammar throws
   return new Lowerer(grammar, o).run();
 }

@@ -2,6 +2,7 @@
 // only when their sibling keywords accept them.
 import { childPath } from "./errors.js";
 import { formatAccepts, isEnforcedFormat } from "./formats.js";
+import { matches, nameLanguage } from "./property-names.js";
 import {
   analyze,
   effectiveTypes,
@@ -70,6 +71,10 @@ export function checkValue(
     const props = (isObj(s.properties) ? s.properties : {}) as Obj;
     const addl: unknown = hasOwn(s, "additionalProperties") ? s.additionalProperties : !hasOwn(s, "properties");
     for (const r of (s.required as string[] | undefined) ?? []) if (!hasOwn(o, r)) return false;
+    if (hasOwn(s, "propertyNames")) {
+      const names = nameLanguage(s.propertyNames, childPath(path, "propertyNames"), resolve);
+      if (Object.keys(o).some((k) => names === null || !matches(names, k))) return false;
+    }
     for (const k of Object.keys(o)) {
       const sub = hasOwn(props, k) ? props[k] : addl;
       if (!check(o[k], sub, childPath(childPath(path, "properties"), k))) return false;

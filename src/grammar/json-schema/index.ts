@@ -148,7 +148,7 @@ function lowerWith(
   if (lowered && options.syntax === "raw") {
     if (!options.raw)
       throw new RangeError('JsonSchemaOptions.syntax "raw" needs JsonSchemaOptions.raw (the value\'s close)');
-    lowered = rawTextValue(lowered, l.rules, options.raw, `${names.local}.raw`, path);
+    lowered = rawTextValue(lowered, l.rules, options.raw, path);
   }
   if (!lowered) throw matchesNothing(path);
   const top = lowered;

@@ -19,7 +19,7 @@ export const ANNOTATIONS = new Set([
 const DEFS = new Set(["$defs", "definitions"]);
 const STRING_KW = ["minLength", "maxLength", "pattern"] as const;
 export const NUMBER_KW = ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"] as const;
-const OBJECT_KW = ["properties", "required", "additionalProperties"] as const;
+const OBJECT_KW = ["properties", "required", "additionalProperties", "propertyNames"] as const;
 const ARRAY_KW = ["items", "prefixItems", "additionalItems", "minItems", "maxItems"] as const;
 const SUPPORTED = new Set<string>([
   "type",
@@ -43,7 +43,6 @@ const UNSUPPORTED_HINTS: Record<string, string> = {
   minProperties: 'remove it; list the properties that must be present in "required" instead',
   maxProperties: 'remove it; set "additionalProperties": false and declare the allowed properties',
   patternProperties: 'use "additionalProperties" with a value schema instead',
-  propertyNames: "remove it",
   dependentRequired: 'remove it, or split the alternatives with "anyOf"',
   dependentSchemas: 'remove it, or split the alternatives with "anyOf"',
   dependencies: 'remove it, or split the alternatives with "anyOf"',
@@ -225,19 +224,13 @@ export function analyze(schema: unknown, path: string): Info {
     info.ref = s.$ref;
   }
   // type-specific keywords
-  const nonNegInt = (kw: string, limit: "stringLength" | "repetition", unit: string, hint: string) => {
+  // Length and item bounds of any size: the native engine counts them (schema-limits.ts COUNT_ABOVE).
+  const nonNegInt = (kw: string) => {
     const v = s[kw];
     if (typeof v !== "number" || !Number.isInteger(v) || v < 0)
       throw invalid(path, kw, `"${kw}" must be a non-negative integer, got ${describe(v)}`);
-    if (v > SCHEMA_LIMITS[limit])
-      throw limitError(
-        limit,
-        childPath(path, kw),
-        `"${kw}": ${v} exceeds the limit of ${SCHEMA_LIMITS[limit]} ${unit}; ${hint}`,
-      );
   };
-  const strHint = "lower it, or remove it (a string value is then bounded by the request's max_tokens)";
-  for (const kw of ["minLength", "maxLength"]) if (hasOwn(s, kw)) nonNegInt(kw, "stringLength", "characters", strHint);
+  for (const kw of ["minLength", "maxLength"]) if (hasOwn(s, kw)) nonNegInt(kw);
   if (hasOwn(s, "pattern")) {
     if (typeof s.pattern !== "string")
       throw invalid(path, "pattern", '"pattern" must be a string (a regular expression)');
@@ -283,6 +276,7 @@ export function analyze(schema: unknown, path: string): Info {
   }
   if (hasOwn(s, "additionalProperties"))
     assertSchemaShape(s.additionalProperties, childPath(path, "additionalProperties"));
+  if (hasOwn(s, "propertyNames")) assertSchemaShape(s.propertyNames, childPath(path, "propertyNames"));
   for (const kw of OBJECT_KW) if (hasOwn(s, kw)) info.constraining.push(kw);
   if (hasOwn(s, "items") && !Array.isArray(s.items)) assertSchemaShape(s.items, childPath(path, "items"));
   if (hasOwn(s, "prefixItems") && !Array.isArray(s.prefixItems))
@@ -299,8 +293,7 @@ export function analyze(schema: unknown, path: string): Info {
         `"${kw}" lists ${t.length} schemas, over the limit of ${SCHEMA_LIMITS.tupleItems}; use one schema for the items, or an object with named properties`,
       );
   }
-  const itemHint = "lower it, or remove it (an array is then bounded by the request's max_tokens)";
-  for (const kw of ["minItems", "maxItems"]) if (hasOwn(s, kw)) nonNegInt(kw, "repetition", "items", itemHint);
+  for (const kw of ["minItems", "maxItems"]) if (hasOwn(s, kw)) nonNegInt(kw);
   for (const kw of ARRAY_KW) if (hasOwn(s, kw)) info.constraining.push(kw);
   if (hasOwn(s, "uniqueItems")) {
     if (typeof s.uniqueItems !== "boolean") throw invalid(path, "uniqueItems", '"uniqueItems" must be true or false');

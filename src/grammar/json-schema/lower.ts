@@ -27,8 +27,10 @@ import { choice, EMPTY_STRING, integerRange, NOTHING, sequence, type Lowered, ty
 import { charIn, encodings } from "./strings.js";
 import { INTEGER_MAX, MAG_ANY, MAG_NONZERO, MAG_ZERO } from "./numbers.js";
 import { compareDecimals, decimalOf, numberRange, type NumberBound } from "./number-range.js";
-import { SCHEMA_LIMITS, limitError, type LoweringBudget } from "../schema-limits.js";
+import { SCHEMA_LIMITS, limitError, reachable, type LoweringBudget } from "../schema-limits.js";
 import { JsonValueRules, type Names } from "./value-rules.js";
+import { resolvePointer } from "./pointer.js";
+import { keptNames, nameLanguage, withoutNames } from "./property-names.js";
 
 export { DEFAULT_MAX_FREE_NESTING, SHARE_ABOVE, type Names } from "./value-rules.js";
 
@@ -172,7 +174,7 @@ export class Lowerer extends JsonValueRules {
 
   private lowerString(info: Info): Lowered {
     const min = num(info.s.minLength) ?? 0,
-      max = num(info.s.maxLength) ?? null;
+      max = reachable(num(info.s.maxLength) ?? null);
     if (isEnforcedFormat(info.s.format)) return this.lowerFormat(info.s.format, info, min, max);
     if (typeof info.s.pattern === "string") {
       if (min > 0 || max !== null) {
@@ -184,6 +186,7 @@ export class Lowerer extends JsonValueRules {
       }
       return this.lowerPattern(info.s.pattern, childPath(info.path, "pattern"));
     }
+    if (reachable(min) === null) return null; // no string is that long
     if (min === 0 && max === null) return this.valueString(info.path);
     const bound = this.cap === undefined ? max : max === null ? this.cap : Math.min(max, this.cap);
     if (bound !== null && min > bound) return null;
@@ -356,7 +359,8 @@ export class Lowerer extends JsonValueRules {
     // without the array form of "items", "additionalItems" has no effect (as in JSON Schema)
     const restSchema = hasOwn(s, restKw) ? s[restKw] : true;
     const min = num(s.minItems) ?? 0;
-    let max = num(s.maxItems) ?? null;
+    let max = reachable(num(s.maxItems) ?? null);
+    if (reachable(min) === null) return null; // no array is that long
     if (!tuple && restSchema === true && !hasOwn(s, "minItems") && !hasOwn(s, "maxItems"))
       return this.freeArray(this.nest);
     const prefix: Node[] = [];
@@ -392,10 +396,16 @@ export class Lowerer extends JsonValueRules {
     const required = [...new Set((s.required as string[] | undefined) ?? [])];
     const hasProps = hasOwn(s, "properties");
     const addl: unknown = hasOwn(s, "additionalProperties") ? s.additionalProperties : !hasProps;
-    if (!hasProps && addl === true && required.length === 0) return this.freeObject(this.nest);
+    // propertyNames: the names it refuses never appear (a required one: no object matches).
+    const names = hasOwn(s, "propertyNames")
+      ? nameLanguage(s.propertyNames, childPath(path, "propertyNames"), (p, at) => this.resolve(p, at))
+      : undefined;
+    const kept = names === undefined ? null : keptNames([...Object.keys(props), ...required], required, names, path);
+    if (!hasProps && addl === true && required.length === 0 && names === undefined) return this.freeObject(this.nest);
     const propsPath = childPath(path, "properties");
     const declared: Array<{ node: Node; required: boolean }> = [];
     for (const name of Object.keys(props)) {
+      if (kept && !kept.has(name)) continue;
       const value = this.lower(props[name], childPath(propsPath, name));
       const req = required.includes(name);
       if (!value) {
@@ -423,9 +433,14 @@ export class Lowerer extends JsonValueRules {
       declared.push({ node: this.member(this.fixed(this.syn.keyTexts(name))!, addlValue), required: true });
     }
     let extra: { key: Node; value: Node } | null = null;
-    if (addlValue) {
-      const excluded = [...new Set([...Object.keys(props), ...required])];
+    const excluded = [...new Set([...Object.keys(props), ...required])];
+    if (addlValue && names === undefined)
       extra = { key: excluded.length ? this.keyExcept(excluded) : this.string(), value: addlValue };
+    else if (addlValue && names) {
+      // the names propertyNames accepts, less the declared ones, in the syntax's quotes
+      const rx = withoutNames(names, excluded);
+      const key = rx && this.quoted((q) => this.rxNode(rx, q));
+      if (key) extra = { key, value: addlValue };
     }
     return this.objectOf(declared, extra);
   }
@@ -485,52 +500,6 @@ export class Lowerer extends JsonValueRules {
   }
 
   private resolve(pointer: string, path: string): { schema: unknown; path: string } {
-    const refPath = childPath(path, "$ref");
-    if (!pointer.startsWith("#")) {
-      throw new UnsupportedSchemaError(
-        refPath,
-        "$ref",
-        `"$ref": ${JSON.stringify(pointer)} is not supported (only local references like "#/$defs/Name" are); inline the referenced schema under "$defs"`,
-      );
-    }
-    let frag: string;
-    try {
-      frag = decodeURIComponent(pointer.slice(1));
-    } catch {
-      throw invalid(path, "$ref", `"$ref": ${JSON.stringify(pointer)} is not a valid URI fragment`);
-    }
-    if (frag !== "" && !frag.startsWith("/")) {
-      throw new UnsupportedSchemaError(
-        refPath,
-        "$ref",
-        `"$ref": ${JSON.stringify(pointer)} is not supported (anchors are not; only JSON pointers like "#/$defs/Name" are); refer to the schema by its pointer`,
-      );
-    }
-    let cur: unknown = this.rootSchema;
-    let p = this.rootPath;
-    if (frag !== "") {
-      for (const raw of frag.slice(1).split("/")) {
-        const seg = raw.replace(/~1/g, "/").replace(/~0/g, "~");
-        if (Array.isArray(cur) && /^(0|[1-9][0-9]*)$/.test(seg) && Number(seg) < cur.length) {
-          cur = cur[Number(seg)];
-          p = childPath(p, Number(seg));
-        } else if (isObj(cur) && hasOwn(cur, seg)) {
-          cur = cur[seg];
-          p = childPath(p, seg);
-        } else
-          throw invalid(
-            path,
-            "$ref",
-            `"$ref": ${JSON.stringify(pointer)} points to nothing in this schema; add the target (e.g. under "$defs") or fix the pointer`,
-          );
-      }
-    }
-    if (typeof cur !== "boolean" && !isObj(cur))
-      throw invalid(
-        path,
-        "$ref",
-        `"$ref": ${JSON.stringify(pointer)} points to ${describe(cur)}, not a schema; fix the pointer`,
-      );
-    return { schema: cur, path: p };
+    return resolvePointer(this.rootSchema, this.rootPath, pointer, path);
   }
 }

@@ -81,6 +81,8 @@ export function countNodes(n: Node): number {
       return n.items.reduce((k, x) => k + countNodes(x), 1);
     case "repeat":
       return 1 + countNodes(n.item);
+    case "until":
+      return 1 + (n.body ? countNodes(n.body) : 0);
     case "perm":
       return n.items.reduce((k, x) => k + countNodes(x.node), 1 + (n.separator ? countNodes(n.separator) : 0));
     default:

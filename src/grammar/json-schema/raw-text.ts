@@ -1,127 +1,90 @@
 // Raw text values (syntax "raw"): the lowering's string grammar (strings as their characters, no
 // quotes, no escapes) cut at the value's close. The value is the text up to the FIRST close (the
-// parser's rule), so the grammar keeps exactly the strings that do not contain the close: the
-// product of the string grammar with the close's KMP automaton. With trimNewline, one newline
-// after the open and one before the close are padding, exactly as the parser strips them: the
-// automaton also tracks whether the string starts and ends with a newline.
+// parser's rule), so the grammar keeps exactly the strings that do not contain the close: an
+// `until` node whose body is the string grammar, which the native builder makes into the product
+// of the body's automaton with the close's KMP automaton, over bytes, only the pairs reachable
+// from its start (native/core/nfa_until_body.cpp); with trimNewline, one newline after the open
+// and one before the close are padding, exactly as the parser strips them. The string grammar
+// stays the size it is in JSON: nothing is multiplied out here. (raw-text-product.ts builds the same
+// language as one regular expression, for the exports.)
 //
-// A string of any characters (at most a bound) stays the native `until` node, as before.
-import { complement, inRanges, intersect, mergeRanges, subtractPoints, type Ranges } from "../code-ranges.js";
-import { literal, optional, ref, repeat, until } from "../builders.js";
+// What the lowering decides before that, by walking the string grammar over the close's automaton
+// (which states each part can lead to, no nodes built): that some string avoids the close (else
+// the schema matches no value), that no string rule refers to itself, and the repetition limit.
+//
+// A string of any characters (at most a bound) is the native `until` node with its bounds.
+import { complement, mergeRanges } from "../code-ranges.js";
+import { until } from "../builders.js";
+import type { UntilNode } from "../ir.js";
 import { limitError } from "../schema-limits.js";
 import { UnsupportedSchemaError } from "./errors.js";
-import { choice, countNodes, EMPTY_STRING, sequence, type Lowered, type Node } from "./nodes.js";
-import { SHARE_ABOVE } from "./value-rules.js";
+import { choice, type Lowered, type Node } from "./nodes.js";
+import { CloseAutomaton, type RawClose, type State } from "./raw-close.js";
 
-export interface RawClose {
-  close: string;
-  trimNewline: boolean;
-}
+export type { RawClose } from "./raw-close.js";
 
-const NL = 0x0a;
-/** Repetitions a bounded repeat whose item moves the automaton is unrolled to, at most. */
+/** Repetitions a bounded repeat whose item moves the close's automaton may have in raw text. */
 export const RAW_UNROLL_MAX = 4096;
 
-/** Automaton states: `q` (the close's characters matched; -1: none, after a newline) and `first` (0: nothing read, 1: a newline first, 2: another character first). */
-type State = number;
+export const recursionError = (path: string) =>
+  new UnsupportedSchemaError(
+    path,
+    "$ref",
+    'a string schema that refers to itself through "$ref" is not supported in a raw-text value; write the string schema without the recursion',
+  );
 
-class Product {
-  private readonly c: number[];
-  private readonly k: number;
-  private readonly memo = new Map<string, Map<State, Node>>();
+export const unrollError = (path: string, close: string, unroll: number) =>
+  limitError(
+    "repetition",
+    path,
+    `a raw-text value repeats a part that may hold ${JSON.stringify(close[0])} or a newline ${unroll} times, more than the limit of ${RAW_UNROLL_MAX} for raw text; lower the bound`,
+  );
+
+/** Which states each part of a string grammar can lead a state to (the product's states, without the product). */
+class Reach extends CloseAutomaton {
+  private readonly memo = new Map<string, Set<State>>();
   private readonly active = new Set<string>();
-  private readonly resets = new Map<string, Map<State, Node>>();
-  private n = 0;
 
   constructor(
     private readonly rules: Record<string, Node>,
-    private readonly raw: RawClose,
-    private readonly prefix: string,
+    raw: RawClose,
     private readonly path: string,
   ) {
-    this.c = Array.from(raw.close, (ch) => ch.codePointAt(0)!);
-    this.k = this.c.length;
-    // Unique first character and no newline: a match can only begin at the first character, and
-    // padding newlines never take part in one.
-    if (this.k < 2 || this.c.indexOf(this.c[0]!, 1) >= 0 || this.c.includes(NL))
-      throw new Error(
-        `raw text close ${JSON.stringify(raw.close)}: its first character must not recur, and it must hold no newline`,
-      );
+    super(raw);
   }
 
-  state(q: number, first: number): State {
-    return first * (this.k + 1) + (q + 1);
-  }
-  q(s: State) {
-    return (s % (this.k + 1)) - 1;
-  }
-  first(s: State) {
-    return Math.floor(s / (this.k + 1));
-  }
-
-  /** The states reading one character of `r` leads to, with the characters leading there; a close completed leads nowhere. */
-  step(s: State, r: Ranges): Array<[Ranges, State]> {
-    const q = this.q(s),
-      f = this.first(s),
-      trim = this.raw.trimNewline;
-    const next = q >= 1 ? this.c[q]! : this.c[0]!;
-    const out: Array<[Ranges, State]> = [];
-    const put = (part: Ranges, nq: number, nl: boolean) => {
-      if (!part.length || nq >= this.k) return;
-      const nf = !trim ? 0 : f !== 0 ? f : nl ? 1 : 2;
-      out.push([part, this.state(nq, nf)]);
-    };
-    const pt = (cp: number): Ranges => intersect(r, [[cp, cp]]);
-    put(pt(next), q >= 1 ? q + 1 : 1, false);
-    if (q >= 1) put(pt(this.c[0]!), 1, false);
-    if (trim) put(pt(NL), -1, true);
-    put(subtractPoints(r, trim ? [next, this.c[0]!, NL] : [next, this.c[0]!]), 0, false);
-    return out;
-  }
-
-  /** `n` as a rule, whatever its size (a common head `merged` can factor). */
-  rule(n: Node): Node {
-    if (n.type === "ref") return n;
-    const name = `${this.prefix}.${this.n++}`;
-    this.rules[name] = n;
-    return ref(name);
-  }
-
-  /** A node used in several places: a rule when large, so the IR stays a DAG. */
-  share(n: Node): Node {
-    if (n.type === "ref" || countNodes(n) <= SHARE_ABOVE) return n;
-    const name = `${this.prefix}.${this.n++}`;
-    this.rules[name] = n;
-    return ref(name);
-  }
-
-  /** For each state `node` can lead `s` to, the strings of `node` that do. */
-  of(node: Node, s: State): Map<State, Node> {
+  of(node: Node, s: State): Set<State> {
     switch (node.type) {
       case "literal": {
         let cur: State | undefined = s;
         for (const ch of node.text) {
-          const cp = ch.codePointAt(0)!;
-          cur = this.step(cur, [[cp, cp]])[0]?.[1];
-          if (cur === undefined) return new Map();
+          cur = this.stepChar(cur, ch.codePointAt(0)!);
+          if (cur === undefined) return new Set();
         }
-        return new Map([[cur, node]]);
+        return new Set([cur]);
       }
       case "charClass": {
         const r = node.negated ? complement(mergeRanges(node.ranges)) : mergeRanges(node.ranges);
-        const out = new Map<State, Node>();
-        for (const [part, t] of this.step(s, r)) out.set(t, { type: "charClass", ranges: part });
-        return out;
+        return new Set(this.step(s, r).map(([, t]) => t));
       }
       case "seq":
-        return node.items.reduce((cur, item) => this.then(cur, item), new Map([[s, EMPTY_STRING]]));
+        return node.items.reduce((cur, item) => this.then(cur, item), new Set([s]));
       case "alt": {
-        const out = new Map<State, Node>();
-        for (const item of node.items) for (const [t, n] of this.of(item, s)) add(out, t, n);
+        const out = new Set<State>();
+        for (const item of node.items) for (const t of this.of(item, s)) out.add(t);
         return out;
       }
-      case "ref":
-        return this.ofRule(node.name, s);
+      case "ref": {
+        const key = `${node.name}@${s}`;
+        const seen = this.memo.get(key);
+        if (seen) return seen;
+        if (this.active.has(key)) throw recursionError(this.path);
+        this.active.add(key);
+        const out = this.of(this.rules[node.name]!, s);
+        this.active.delete(key);
+        this.memo.set(key, out);
+        return out;
+      }
       case "repeat":
         return this.repeat(node.item, node.min, node.max, s);
       default:
@@ -129,273 +92,68 @@ class Product {
     }
   }
 
-  private ofRule(name: string, s: State): Map<State, Node> {
-    const key = `${name}@${s}`;
-    const seen = this.memo.get(key);
-    if (seen) return seen;
-    if (this.active.has(key))
-      throw new UnsupportedSchemaError(
-        this.path,
-        "$ref",
-        'a string schema that refers to itself through "$ref" is not supported in a raw-text value; write the string schema without the recursion',
-      );
-    this.active.add(key);
-    const out = new Map<State, Node>();
-    for (const [t, n] of this.of(this.rules[name]!, s)) out.set(t, this.share(n));
-    this.active.delete(key);
-    this.memo.set(key, out);
+  private then(cur: Set<State>, item: Node): Set<State> {
+    const out = new Set<State>();
+    for (const m of cur) for (const t of this.of(item, m)) out.add(t);
     return out;
   }
 
-  /** `cur` (strings by the state they lead to) followed by `item`. */
-  private then(cur: Map<State, Node>, item: Node): Map<State, Node> {
-    const out = new Map<State, Node>();
-    for (const [m, pre] of cur) {
-      const after = this.of(item, m);
-      const p = after.size > 1 ? this.share(pre) : pre;
-      for (const [t, n] of after) add(out, t, sequence(p, n));
-    }
-    return out;
-  }
-
-  private repeat(item: Node, min: number, max: number | null, s: State): Map<State, Node> {
-    const r = resolve(item, this.rules);
-    if (r.type === "charClass") item = r;
+  private repeat(item: Node, min: number, max: number | null, s: State): Set<State> {
     const once = this.of(item, s);
-    // the item keeps the state (no close character, no newline to track): the repeat as it is
-    if (once.size === 1 && once.has(s)) return new Map([[s, repeat(once.get(s)!, min, max)]]);
-    if (once.size === 0) return min === 0 ? new Map([[s, EMPTY_STRING]]) : new Map();
+    // the item keeps the state: the repeat as it is
+    if (once.size === 1 && once.has(s)) return new Set([s]);
+    if (once.size === 0) return min === 0 ? new Set([s]) : new Set();
     const unroll = max ?? min;
-    if (unroll > RAW_UNROLL_MAX)
-      throw limitError(
-        "repetition",
-        this.path,
-        `a raw-text value repeats a part that may hold ${JSON.stringify(this.raw.close[0])} or a newline ${unroll} times, more than the limit of ${RAW_UNROLL_MAX} for raw text; lower the bound`,
-      );
-    let cur = new Map<State, Node>([[s, EMPTY_STRING]]);
-    for (let i = 0; i < min; i++) cur = this.shareAll(this.then(cur, item));
-    if (max !== null) {
-      for (let i = min; i < max; i++) {
-        const more = this.then(cur, item);
-        for (const [t, n] of cur) add(more, t, n);
-        cur = this.shareAll(more);
-      }
-      return cur;
+    if (unroll > RAW_UNROLL_MAX) throw unrollError(this.path, this.raw.close, unroll);
+    let cur = new Set([s]);
+    for (let i = 0; i < min && cur.size > 0; i++) cur = this.then(cur, item);
+    // more items: until no new state (a bounded repeat reaches no more states past that)
+    for (let i = min; max === null || i < max; i++) {
+      const more = this.then(cur, item);
+      const size = cur.size;
+      for (const t of more) cur.add(t);
+      if (cur.size === size) break;
     }
-    return this.star(cur, item);
+    return cur;
   }
-
-  /**
-   * `x*` from state `s`, by the state it leads to, in a size linear in the close's length: a string
-   * avoiding the close is a run of units read from a reset state (no close character matched): U,
-   * one character but the close's first; V, the close's first j characters and one that neither
-   * continues nor restarts it, after any number of Z (such prefixes broken by the close's first
-   * character); the last unit decides the state it ends in.
-   */
-  starOf(x: Ranges, s: State): Map<State, Node> {
-    const q = this.q(s);
-    const out = new Map<State, Node>([[s, EMPTY_STRING]]);
-    const then = (lead: Node | null, m: Map<State, Node>) => {
-      for (const [t, n] of m) add(out, t, sequence(lead, n));
-    };
-    if (q <= 0) {
-      then(null, this.fromReset(x, s, "any"));
-      return out;
-    }
-    // in the middle of the close: go on with it, then break it (back to a reset state) or restart it
-    const st = (nq: number) => this.state(nq, this.first(s));
-    for (let i = q; i < this.k; i++) {
-      if (i > q && !inRanges(x, this.c[i - 1]!)) break;
-      const pre = this.rule(literal(String.fromCodePoint(...this.c.slice(q, i))));
-      if (i > q) add(out, st(i), pre);
-      const broken = subtractPoints(x, [this.c[i]!, this.c[0]!, ...(this.raw.trimNewline ? [NL] : [])]);
-      const leads: Array<[Node, State]> = [];
-      if (broken.length) leads.push([this.rule(sequence(pre, { type: "charClass", ranges: broken })), st(0)]);
-      if (this.raw.trimNewline && inRanges(x, NL)) leads.push([this.rule(sequence(pre, literal("\n"))), st(-1)]);
-      for (const [lead, t] of leads) {
-        add(out, t, lead);
-        then(lead, this.fromReset(x, s, "any"));
-      }
-      if (inRanges(x, this.c[0]!)) then(pre, this.fromReset(x, s, "c0"));
-    }
-    return out;
-  }
-
-  /**
-   * Non-empty strings of `x*` read from a reset state (first-character flag of `s`), by the state
-   * they end in: all of them ("any"), or those that start with the close's first character ("c0").
-   */
-  private fromReset(x: Ranges, s: State, starts: "any" | "c0"): Map<State, Node> {
-    const key = `${JSON.stringify(x)}|${this.first(s)}|${starts}`;
-    const seen = this.resets.get(key);
-    if (seen) return seen;
-    const u = this.units(x, s);
-    const loop = this.rule(repeat(this.share(u.loopNode), 0, null));
-    const out = new Map<State, Node>();
-    // the last unit decides the state
-    const ends: Array<[State, Lowered]> = [
-      [u.st(0), choice([u.Uo, u.zv(u.Vo)])],
-      [u.st(-1), choice([u.Unl, u.zv(u.Vn)])],
-      ...u.Z.map((z, j): [State, Lowered] => [u.st(j + 1), z && u.zv(z)]),
-    ];
-    const firstC0 = choice([u.zv(u.Vo), u.zv(u.Vn)]);
-    for (const [t, end] of ends) {
-      if (!end) continue;
-      if (starts === "any") add(out, t, sequence(loop, end));
-      else {
-        // one unit group (Z* then V, or Z* then the last Z), or a first V-group, any units, and the last
-        const q = this.q(t);
-        const only = q === 0 ? u.zv(u.Vo) : q === -1 ? u.zv(u.Vn) : u.zv(u.Z[q - 1]!);
-        const n = choice([only, firstC0 && sequence(this.rule(firstC0), loop, end)]);
-        if (n) add(out, t, n);
-      }
-    }
-    this.resets.set(key, out);
-    return out;
-  }
-
-  /** The units of `x*` read from a reset state with the first-character flag of `s`. */
-  units(x: Ranges, s: State) {
-    const f = this.first(s);
-    const st = (q: number) => this.state(q, f);
-    const trim = this.raw.trimNewline;
-    const cls = (r: Ranges): Node | null => (r.length ? { type: "charClass", ranges: r } : null);
-    const Uo = cls(subtractPoints(x, trim ? [this.c[0]!, NL] : [this.c[0]!]));
-    const Unl = trim && inRanges(x, NL) ? literal("\n") : null;
-    // Z[j-1]: the close's first j characters (j = 1 … k-1), where x holds them all
-    const Z: Array<Node | null> = [];
-    for (let j = 1; j < this.k; j++)
-      Z.push(
-        this.c.slice(0, j).every((c) => inRanges(x, c)) ? literal(String.fromCodePoint(...this.c.slice(0, j))) : null,
-      );
-    const Vo = choice(
-      Z.map((z, j) => {
-        const d = cls(subtractPoints(x, [this.c[j + 1]!, this.c[0]!, ...(trim ? [NL] : [])]));
-        return z && d && sequence(z, d);
-      }),
-    );
-    const Vn = Unl ? choice(Z.map((z) => z && sequence(z, literal("\n")))) : null;
-    const zAll = choice(Z);
-    const zStar = zAll ? repeat(this.share(zAll), 0, null) : null;
-    const zv = (n: Node | null): Lowered => n && sequence(zStar, n);
-    const loopNode = choice([Uo, Unl, zv(Vo), zv(Vn)]) ?? EMPTY_STRING;
-    return { st, Uo, Unl, Z, Vo, Vn, zv, loopNode };
-  }
-
-  private shareAll(m: Map<State, Node>): Map<State, Node> {
-    return new Map([...m].map(([t, n]) => [t, this.share(n)]));
-  }
-
-  /** `cur` followed by any number of `item`: Kleene's construction over the states reachable. */
-  private star(cur: Map<State, Node>, item: Node): Map<State, Node> {
-    // Nothing read yet: the first item is taken on its own, so the loop's states all know the first character.
-    const fresh = [...cur].filter(([s]) => this.first(s) === 0 && this.raw.trimNewline);
-    if (fresh.length) {
-      const next = new Map([...cur].filter(([s]) => !(this.first(s) === 0 && this.raw.trimNewline)));
-      for (const [t, n] of this.then(new Map(fresh), item)) if (this.first(t) !== 0) add(next, t, n);
-      const out = next.size ? this.star(this.shareAll(next), item) : new Map<State, Node>();
-      for (const [s, n] of fresh) add(out, s, n);
-      return out;
-    }
-    if (item.type === "charClass") {
-      const r = item.negated ? complement(mergeRanges(item.ranges)) : mergeRanges(item.ranges);
-      const out = new Map<State, Node>();
-      for (const [u, pre] of cur) {
-        const p = this.share(pre);
-        for (const [t, n] of this.starOf(r, u)) add(out, t, sequence(p, n));
-      }
-      return out;
-    }
-    const states = [...cur.keys()];
-    const edges = new Map<State, Map<State, Node>>();
-    for (let i = 0; i < states.length; i++) {
-      const m = this.of(item, states[i]!);
-      edges.set(states[i]!, m);
-      for (const t of m.keys()) if (!states.includes(t)) states.push(t);
-    }
-    const n = states.length;
-    // R[i][j]: one or more items from state i to state j (none: null)
-    let R: Lowered[][] = states.map((a) => states.map((b) => edges.get(a)!.get(b) ?? null));
-    for (let m = 0; m < n; m++) {
-      const loop = R[m]![m] ? repeat(this.share(R[m]![m]!), 0, null) : null;
-      R = R.map((row, i) =>
-        row.map((rij, j) => {
-          const rim = R[i]![m],
-            rmj = R[m]![j];
-          if (!rim || !rmj) return rij;
-          return this.share(choice([rij, sequence(this.share(rim), loop, this.share(rmj))])!);
-        }),
-      );
-    }
-    const out = new Map<State, Node>();
-    for (const [u, pre] of cur) {
-      const i = states.indexOf(u);
-      const p = this.share(pre);
-      add(out, u, p);
-      for (let j = 0; j < n; j++) if (R[i]![j]) add(out, states[j]!, sequence(p, R[i]![j]!));
-    }
-    return out;
-  }
-}
-
-const wrap = (a: Node, n: Lowered, b: Node): Lowered => n && sequence(a, n, b);
-
-function add(m: Map<State, Node>, t: State, n: Node) {
-  m.set(t, m.has(t) ? merged([m.get(t)!, n])! : n);
-}
-
-/** A choice with alternatives that begin with the same rule factored (`A x | A y` → `A (x | y)`): each rule reference is a copy in the automaton. */
-function merged(parts: Array<Lowered>): Lowered {
-  const flat: Node[] = [];
-  for (const p of parts) if (p) flat.push(...(p.type === "alt" ? p.items : [p]));
-  const groups = new Map<string, Node[]>();
-  const out: Array<Node | string> = [];
-  for (const n of flat) {
-    const head =
-      n.type === "seq" && n.items[0]!.type === "ref" ? n.items[0]!.name : n.type === "ref" ? n.name : undefined;
-    if (head === undefined) {
-      out.push(n);
-      continue;
-    }
-    if (!groups.has(head)) {
-      groups.set(head, []);
-      out.push(head);
-    }
-    groups.get(head)!.push(n.type === "seq" ? sequence(...n.items.slice(1)) : EMPTY_STRING);
-  }
-  return choice(
-    out.map((o) => {
-      if (typeof o !== "string") return o;
-      const rests = groups.get(o)!;
-      return rests.length === 1 ? sequence(ref(o), rests[0]) : sequence(ref(o), merged(rests) ?? EMPTY_STRING);
-    }),
-  );
 }
 
 /** Any character: the string grammar's character class of raw text (every code point). */
-function isAnyChar(n: Node, rules: Record<string, Node>): boolean {
+export function isAnyChar(n: Node, rules: Record<string, Node>): boolean {
   const r = n.type === "ref" ? rules[n.name] : n;
   return r?.type === "charClass" && r.negated === true && r.ranges.every(([a, b]) => a >= 0xd800 && b <= 0xdfff);
 }
 
+/** Whether `n` is a string of any characters between two bounds (the native `until` node's language). */
+function isAnyText(n: Node, rules: Record<string, Node>): boolean {
+  const r = resolve(n, rules);
+  return r.type === "repeat" && isAnyChar(r.item, rules);
+}
+
 /** `node` resolved through rule references. */
-const resolve = (n: Node, rules: Record<string, Node>): Node => {
+export const resolve = (n: Node, rules: Record<string, Node>): Node => {
   for (let i = 0; n.type === "ref" && i < 16 && rules[n.name]; i++) n = rules[n.name]!;
   return n;
 };
 
 /**
- * The raw text of a value whose strings `root` describes (in the raw syntax), through its close.
- * New rules go to `rules` under `prefix`.
+ * The raw text of a value whose strings `root` describes (in the raw syntax), through its close;
+ * NOTHING when every such string holds the close.
  */
-export function rawTextValue(
-  root: Node,
-  rules: Record<string, Node>,
-  raw: RawClose,
-  prefix: string,
-  path: string,
-): Lowered {
+export function rawTextValue(root: Node, rules: Record<string, Node>, raw: RawClose, path: string): Lowered {
   const top = resolve(root, rules);
+  // (A | B) then the close is A then the close, or B then it: a text of any characters among the
+  // alternatives is an `until` node of its own (its bound counted past 1,024, never unrolled in a
+  // body's product), the other alternatives one body together (an enum stays one product).
+  if (top.type === "alt" && top.items.some((i) => isAnyText(i, rules))) {
+    const rest = top.items.filter((i) => !isAnyText(i, rules));
+    return choice([
+      ...top.items.filter((i) => isAnyText(i, rules)).map((i) => rawTextValue(i, rules, raw, path)),
+      rest.length === 0
+        ? undefined
+        : rawTextValue(rest.length === 1 ? rest[0]! : { ...top, items: rest }, rules, raw, path),
+    ]);
+  }
   if (top.type === "repeat" && isAnyChar(top.item, rules)) {
     // any string of min…max characters: the native until node, padding newlines not counted (a
     // bound past the string limit was refused by the lowering)
@@ -405,42 +163,8 @@ export function rawTextValue(
       ...(raw.trimNewline && (top.min > 0 || top.max !== null) ? { trimNewline: true } : {}),
     });
   }
-  const p = new Product(rules, raw, prefix, path);
-  const ends = p.of(root, p.state(0, 0));
-  const close = literal(raw.close);
-  if (!raw.trimNewline) {
-    const all = merged([...ends.values()]);
-    return all && sequence(p.share(all), close);
-  }
-  // The parser strips one newline at the start and one at the end: text = [\n] string [\n], where
-  // a string starting (ending) with a newline must have the padding newline written before (after) it.
-  const pick = (ok: (s: State) => boolean) => merged([...ends].filter(([s]) => ok(s)).map(([, n]) => n));
-  // by whether the string starts (first = 1) and ends (q = -1) with a newline: each class once
-  const nlStart = (s: State) => p.first(s) === 1,
-    nlEnd = (s: State) => p.q(s) === -1;
-  const nl = literal("\n"),
-    pad = optional(nl);
-  const body = choice([
-    wrap(
-      pad,
-      pick((s) => !nlStart(s) && !nlEnd(s)),
-      pad,
-    ),
-    wrap(
-      pad,
-      pick((s) => !nlStart(s) && nlEnd(s)),
-      nl,
-    ),
-    wrap(
-      nl,
-      pick((s) => nlStart(s) && !nlEnd(s)),
-      pad,
-    ),
-    wrap(
-      nl,
-      pick((s) => nlStart(s) && nlEnd(s)),
-      nl,
-    ),
-  ]);
-  return body && sequence(p.share(body), close);
+  const reach = new Reach(rules, raw, path);
+  if (reach.of(root, reach.state(0, 0)).size === 0) return null;
+  const node: UntilNode = { type: "until", terminator: raw.close, body: root };
+  return raw.trimNewline ? { ...node, trimNewline: true } : node;
 }

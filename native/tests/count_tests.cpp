@@ -1,0 +1,209 @@
+// Counted constructs (nfa_count.cpp): a repetition or bounded text past the grammar's countAbove
+// keeps its count in the walking thread. Checked against the same grammar unrolled (countAbove out
+// of reach), against a direct count for bounds too large to unroll, for masks that agree with
+// acceptToken next to a bound after a long walk, and for a bounded set of states however long it is.
+#include <cstring>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "../core/matcher.hpp"
+#include "check.hpp"
+
+using namespace toolmask;
+
+namespace {
+
+const std::string CHAR =
+    R"({"type":"alt","items":[{"type":"charClass","ranges":[[34,34],[92,92],[0,31]],"negated":true},{"type":"seq","items":[{"type":"literal","text":"\\"},{"type":"charClass","ranges":[[110,110],[34,34]]}]}]})";
+const std::string DIGIT = R"({"type":"charClass","ranges":[[48,57]]})";
+
+std::string lit(const std::string& json) { return R"({"type":"literal","text":)" + json + "}"; }
+std::string seq(const std::vector<std::string>& items) {
+  std::string out = R"({"type":"seq","items":[)";
+  for (size_t i = 0; i < items.size(); i++) out += (i ? "," : "") + items[i];
+  return out + "]}";
+}
+std::string rep(const std::string& item, long min, long max) {
+  return R"({"type":"repeat","min":)" + std::to_string(min) +
+         ",\"max\":" + (max < 0 ? std::string("null") : std::to_string(max)) + ",\"item\":" + item + "}";
+}
+std::string grammar(const std::string& root, long countAbove) {
+  return R"({"root":)" + root + ",\"countAbove\":" + std::to_string(countAbove) + "}";
+}
+// A JSON-like string of min..max characters; an integer list of min..max items.
+std::string quoted(long min, long max) { return seq({lit(R"("\"")"), rep(CHAR, min, max), lit(R"("\"")")}); }
+std::string integer() {
+  return R"({"type":"alt","items":[)" + lit(R"("0")") + "," +
+         seq({R"({"type":"charClass","ranges":[[49,57]]})", rep(DIGIT, 0, -1)}) + "]}";
+}
+std::string list(long min, long max) {
+  // "[" int ("," int){min-1,max-1} "]" (min >= 1)
+  return seq(
+      {lit(R"("[")"), integer(), rep(seq({lit(R"(",")"), integer()}), min - 1, max < 0 ? -1 : max - 1), lit(R"("]")")});
+}
+
+std::shared_ptr<CompiledGrammar> compile(const std::shared_ptr<const Vocabulary>& v, const std::string& ir) {
+  CompileOptions o;
+  o.precomputeStates = 0;
+  return std::make_shared<CompiledGrammar>(ir, v, o);
+}
+
+bool accepts(const std::shared_ptr<CompiledGrammar>& g, const std::string& s) {
+  Matcher m(g);
+  return (s.empty() || m.acceptBytes(reinterpret_cast<const uint8_t*>(s.data()), s.size())) && m.isComplete();
+}
+
+bool bit(const std::vector<uint32_t>& m, uint32_t id) { return (m[id >> 5] >> (id & 31)) & 1; }
+
+// From where `m` stands: every token the mask allows is accepted and no other, for `steps` random
+// steps (or until only the end may follow).
+void agree(Matcher& m, const Vocabulary& v, std::mt19937& rng, int steps) {
+  std::vector<uint32_t> mask(v.words());
+  for (int step = 0; step < steps && !m.isTerminated(); step++) {
+    m.fillNextTokenBitmask(mask.data(), mask.size());
+    std::vector<uint32_t> allowed;
+    for (uint32_t id = 0; id < v.size(); id++) {
+      const bool ok = m.acceptToken(id);
+      CHECK(ok == bit(mask, id));
+      if (ok) {
+        allowed.push_back(id);
+        m.rollback(1);
+      }
+    }
+    if (allowed.empty()) {
+      CHECK(m.isComplete());
+      return;
+    }
+    CHECK(m.acceptToken(allowed[rng() % allowed.size()]));
+  }
+}
+
+// The same language counted and unrolled, on random strings over the grammar's alphabet; the
+// counted one's masks agree with acceptToken.
+void againstUnrolled(const std::shared_ptr<const Vocabulary>& v) {
+  const std::vector<std::pair<long, long>> bounds = {{0, 3}, {2, 5}, {4, 4}, {3, -1}, {0, 1}};
+  std::mt19937 rng(31);
+  int checked = 0;
+  for (auto [min, max] : bounds) {
+    const std::vector<std::pair<std::string, std::string>> cases = {
+        {quoted(min, max), "ab\"\\n"},
+        // items that may end or go on ("a" or "ab"): threads a count apart
+        {seq({rep(R"({"type":"alt","items":[)" + lit(R"("a")") + "," + lit(R"("ab")") + "]}", min, max),
+              lit(R"("c")")}),
+         "abc"},
+        // digit runs with no separator: one text, many counts
+        {seq({rep(seq({DIGIT, rep(DIGIT, 0, -1)}), min, max), lit(R"(".")")}), "12."},
+        {list(std::max(1L, min), max), "[]0123,"},
+    };
+    for (auto& [root, alphabet] : cases) {
+      auto counted = compile(v, grammar(root, 0)), unrolled = compile(v, grammar(root, 1L << 40));
+      for (int i = 0; i < 300; i++) {
+        std::string s;
+        const int n = int(rng() % 12);
+        for (int k = 0; k < n; k++) s += alphabet[rng() % alphabet.size()];
+        if (rng() % 2 && !s.empty()) s = (root.find(R"("\"")") != std::string::npos ? "\"" : "") + s;
+        const bool a = accepts(counted, s), b = accepts(unrolled, s);
+        if (a != b && failures < 5) std::printf("counted %d, unrolled %d on %s\n", a, b, s.c_str());
+        CHECK(a == b);
+        checked++;
+      }
+      Matcher m(counted);
+      for (int w = 0; w < 5; w++) {
+        m.reset();
+        agree(m, *v, rng, 30);
+      }
+    }
+  }
+  std::printf("counted against unrolled: %d strings checked\n", checked);
+}
+
+// Bounds too large to unroll, at and next to the bound; masks next to it after a long walk.
+void largeBounds(const std::shared_ptr<const Vocabulary>& v) {
+  const long N = 5000;
+  std::mt19937 rng(5);
+  auto text = [&](long n) {
+    std::string s = "\"";
+    for (long i = 0; i < n; i++) s += rng() % 4 ? std::string(1, char('a' + rng() % 26)) : std::string("\\n");
+    return s;
+  };
+  auto maxOnly = compile(v, grammar(quoted(0, N), 1024));
+  auto minMax = compile(v, grammar(quoted(N - 3, N), 1024));
+  auto minOnly = compile(v, grammar(quoted(N, -1), 1024));
+  for (long n = N - 5; n <= N + 5; n++) {
+    const std::string s = text(n) + "\"";
+    CHECK(accepts(maxOnly, s) == (n <= N));
+    CHECK(accepts(minMax, s) == (n >= N - 3 && n <= N));
+    CHECK(accepts(minOnly, s) == (n >= N));
+  }
+  auto ints = compile(v, grammar(list(1, N), 1024));
+  for (long n = N - 2; n <= N + 2; n++) {
+    std::string s = "[";
+    for (long i = 0; i < n; i++) s += (i ? "," : "") + std::to_string(rng() % 300);
+    CHECK(accepts(ints, s + "]") == (n <= N));
+  }
+  // Raw text of at most N characters before "</p>", one padding newline each side not counted.
+  auto raw = compile(
+      v, R"({"root":{"type":"until","terminator":"</p>","maxLength":5000,"minLength":4998,"trimNewline":true}})");
+  for (long n = N - 4; n <= N + 2; n++)
+    for (const char* pad : {"", "\n"}) {
+      std::string s = std::string(pad) + std::string(size_t(n), 'x') + pad + "</p>";
+      CHECK(accepts(raw, s) == (n >= N - 2 && n <= N));
+    }
+  // Next to the bound after N - 20 characters, every mask agrees with acceptToken.
+  for (auto& g : {maxOnly, minMax}) {
+    Matcher m(g);
+    const std::string s = "\"" + std::string(size_t(N - 20), 'q');
+    CHECK(m.acceptBytes(reinterpret_cast<const uint8_t*>(s.data()), s.size()));
+    for (int w = 0; w < 3; w++) {
+      agree(m, *v, rng, 60);
+      m.rollback(m.steps() - 1);
+    }
+  }
+  std::printf("large bounds: checked\n");
+}
+
+// However long the count, the automaton stays the same size: a walk of 60,000 characters builds
+// no more states than one of 30,000, and the bound still holds exactly at its end.
+void boundedStates(const std::shared_ptr<const Vocabulary>& v) {
+  const long N = 2000000000;  // past what a text here can reach: still counted exactly
+  for (const std::string& root : {quoted(0, N), list(1, N)}) {
+    auto g = compile(v, grammar(root, 1024));
+    const bool isList = root == list(1, N);
+    auto walk = [&](long n) {
+      Matcher m(g);
+      std::string s = isList ? "[1" : "\"";
+      for (long i = 1; i < n; i++) s += isList ? ",7" : "x";
+      CHECK(m.acceptBytes(reinterpret_cast<const uint8_t*>(s.data()), s.size()));
+      return g->stateCount();
+    };
+    const size_t half = walk(30000), full = walk(60000);
+    if (full > half + 64) std::printf("states after 30,000: %zu, after 60,000: %zu\n", half, full);
+    CHECK(full <= half + 64);
+  }
+  {
+    auto g = compile(v, grammar(quoted(0, 70000), 1024));
+    const std::string at = "\"" + std::string(70000, 'x'), over = at + "x";
+    CHECK(accepts(g, at + "\"") && !accepts(g, over + "\""));
+    CHECK(g->stateCount() < 40000);
+  }
+  {
+    // A forced run through a count past the settle window: exactly up to the bound, not past it.
+    auto g = compile(v, grammar(seq({rep(lit(R"("a")"), 20000, 30000), lit(R"("b")")}), 1024));
+    Matcher m(g);
+    const std::string head(100, 'a');
+    CHECK(m.acceptBytes(reinterpret_cast<const uint8_t*>(head.data()), head.size()));
+    CHECK(m.forcedBytes(1u << 20) == std::string(19900, 'a'));
+    CHECK(m.forcedBytes(7) == std::string(7, 'a'));
+  }
+  std::printf("bounded states: checked\n");
+}
+
+}  // namespace
+
+void countTests(const std::shared_ptr<const Vocabulary>& v) {
+  againstUnrolled(v);
+  largeBounds(v);
+  boundedStates(v);
+}

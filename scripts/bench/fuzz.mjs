@@ -54,6 +54,7 @@ const lib = {
   ...(await import(join(root, "dist", "index.js"))),
   ...(await import(join(root, "dist", "parser", "validate.js"))),
   ...(await import(join(root, "dist", "dialects", "spec.js"))),
+  ...(await import(join(root, "dist", "dialects", "options.js"))),
   ...(await import(join(root, "dist", "engine", "stream.js"))),
 };
 const cacheMb = flag("--grammar-cache-mb", undefined);

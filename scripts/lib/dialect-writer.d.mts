@@ -6,5 +6,21 @@ export type WireArg = [string, string] | [string, string, string];
 export function glueText(g: Glue, take?: () => boolean): string;
 export function pyString(s: string): string;
 export function objectText(args: WireArg[]): string;
-export function writeCall(spec: DialectSpec, name: string, args: WireArg[], options?: { index?: number; take?: () => boolean; id?: string }): string;
-export function writeOutput(spec: DialectSpec, calls: string[], options?: { thought?: string; before?: string; after?: string }): string;
+export function writeOpeningCall(
+  spec: DialectSpec,
+  name: string,
+  args: WireArg[],
+  form: number,
+  take?: () => boolean,
+): string;
+export function writeCall(
+  spec: DialectSpec,
+  name: string,
+  args: WireArg[],
+  options?: { index?: number; take?: () => boolean; id?: string; form?: number | "own" },
+): string;
+export function writeOutput(
+  spec: DialectSpec,
+  calls: string[],
+  options?: { thought?: string; before?: string; after?: string; separator?: string },
+): string;

@@ -20,12 +20,32 @@ export function objectText(args) {
 }
 
 /**
+ * An opening call (spec.openingCalls): the object in wrapper `form` (compact, or indented as
+ * Qwen2.5-Coder writes it when `take()` says so), its open's optional parts where `take()` says so.
+ */
+export function writeOpeningCall(spec, name, args, form, take = () => true) {
+  const f = spec.call;
+  const w = spec.openingCalls.wrappers[form];
+  const object = take()
+    ? `{\n  ${JSON.stringify(f.nameKey)}: ${JSON.stringify(name)},\n  ${JSON.stringify(f.argsKey)}: ${objectText(args)}\n}`
+    : `{${JSON.stringify(f.nameKey)}: ${JSON.stringify(name)}, ${JSON.stringify(f.argsKey)}: ${objectText(args)}}`;
+  return `${glueText(w.open, take)}${object}${w.close.length ? "\n" : ""}${glueText(w.close, take)}`;
+}
+
+/**
  * One call of `name`, from just before its trigger to its end. `index`: its place among the
  * answer's calls (Kimi writes it); `take`: which optional glue to write; `id`: a wire id where the
- * dialect carries one (9 letters or digits).
+ * dialect carries one (9 letters or digits). Where the dialect's calls open the answer in
+ * wrappers (spec.openingCalls, its trigger the object itself), `take()` picks the last wrapper
+ * (a fence) or the first (bare); `form` picks a wrapper by its index, or "own" (the dialect's
+ * own form, where it has a trigger besides).
  */
-export function writeCall(spec, name, args, { index = 0, take = () => true, id = "abcdefghi" } = {}) {
+export function writeCall(spec, name, args, { index = 0, take = () => true, id = "abcdefghi", form } = {}) {
   const f = spec.call;
+  if (spec.openingCalls && form !== "own" && (form !== undefined || spec.callOpensAnswer)) {
+    const n = spec.openingCalls.wrappers.length;
+    return writeOpeningCall(spec, name, args, form ?? (take() ? n - 1 : 0), take);
+  }
   if (f.kind === "xml") {
     const pad = f.trimNewline && take() ? "\n" : "";
     const params = args.map(
@@ -67,8 +87,9 @@ export function writeCall(spec, name, args, { index = 0, take = () => true, id =
 /**
  * A whole answer: an optional thought, text before, the calls (in the dialect's section where it
  * has one), text after. Harmony: a thought is an analysis message; the call message follows.
+ * Calls that open the answer (qwen2.5-coder) stand one after another with `separator` between.
  */
-export function writeOutput(spec, calls, { thought, before = "", after = "" } = {}) {
+export function writeOutput(spec, calls, { thought, before = "", after = "", separator = "\n" } = {}) {
   const f = spec.call;
   if (f.kind === "harmony") {
     const lead =
@@ -97,6 +118,7 @@ export function writeOutput(spec, calls, { thought, before = "", after = "" } = 
   if (!calls.length) body = "";
   else if (s?.arrayOpen) body = `${s.open}${s.arrayOpen}${calls.join(", ")}${s.close}${s.end ?? ""}`;
   else if (s) body = `${s.open}${calls.map((c) => `${s.gap ?? ""}${c}`).join("")}${s.gap ?? ""}${s.close}`;
+  else if (spec.openingCalls && spec.callOpensAnswer) body = calls.join(separator);
   else body = spec.callOpensAnswer ? calls[0] : calls.join("");
   return spec.callOpensAnswer && calls.length ? `${lead}${body}${after}` : `${lead}${before}${body}${after}`;
 }

@@ -162,6 +162,9 @@ function openerOf(spec) {
   return f.open.find((p) => typeof p === "string") ?? "{";
 }
 
+/** What stands between calls that open the answer (openingCalls): JSON whitespace, a comma among it. */
+const SEPARATORS = ["\n", "\n\n", ",\n", ", ", "", " ", "\n```\n"];
+
 /** Values a key given twice carries in its copy (undefined: the same value again). */
 const COPIES = [undefined, undefined, '"rm -rf /"', "1", "null", "{}", "[1, 2]", "'x'"];
 
@@ -170,7 +173,7 @@ const COPIES = [undefined, undefined, '"rm -rf /"', "1", "null", "{}", "[1, 2]",
  * whether the verdict classes may apply (drawn from a generator of their own, so the rest of an
  * input, and the inputs before they were added, stay as they were).
  */
-export function makeInput(spec, seed, { maxSize = 20_000, verdicts = true } = {}) {
+export function makeInput(spec, seed, { maxSize = 20_000, verdicts = true, fencedSpec } = {}) {
   const r = rng(seed);
   const int = (n) => Math.floor(r() * n);
   const pick = (a) => a[int(a.length)];
@@ -241,6 +244,7 @@ export function makeInput(spec, seed, { maxSize = 20_000, verdicts = true } = {}
   };
 
   const names = []; // the tool each call names
+  const callArgs = []; // and its arguments
   const calls = Array.from({ length: r() < 0.15 ? 0 : 1 + int(3) }, (_, index) => {
     const t =
       (clean || r() < 0.9) && tools.length
@@ -252,15 +256,37 @@ export function makeInput(spec, seed, { maxSize = 20_000, verdicts = true } = {}
     const args = props.filter(([k]) => (clean && required.has(k)) || r() < 0.6).map(([k, s]) => [k, ...value(s)]);
     if (!clean && r() < 0.1) args.push([pick(["extra", "toString", "x y", ""]), ...value({ type: "string" })]);
     if (r() < 0.3) args.reverse();
+    callArgs.push(args);
     const id =
       r() < 0.9 ? Array.from({ length: 9 }, () => pick([..."abcXYZ0189"])).join("") : pick(["", "a-b", "abcdefghij"]);
     return writeCall(spec, t.name, args, { index, take: () => r() < 0.7, id });
   });
+  // Calls that open the answer (openingCalls): forms, separators, now and then an array of calls
+  // (content), and for a dialect that takes them as an option (fencedSpec: hermes with fencedCalls)
+  // its first calls in those forms; drawn from a generator of their own, so the rest of an input
+  // stays what it was.
+  const f = rng(seed ^ 0x68e31da4);
+  const fPick = (a) => a[Math.floor(f() * a.length)];
+  // (fencedCalls refuses reasoning: true: a thought may or may not open the answer)
+  const opening = verdicts && fencedSpec && reasoning !== true && f() < 0.4 ? fencedSpec : undefined;
+  if (opening) {
+    options.fencedCalls = true;
+    const k = 1 + Math.floor(f() * calls.length);
+    for (let i = 0; i < k && i < calls.length; i++)
+      calls[i] =
+        `${i ? fPick(SEPARATORS) : ""}${writeCall(opening, names[i], callArgs[i], { form: fPick([0, 1]), take: () => f() < 0.7 })}`;
+  }
+  const thought = reasoning === true && r() < 0.5 ? str() : undefined;
+  const before = r() < 0.4 ? str() : "";
+  const after = r() < 0.3 ? str() : "";
   let text = writeOutput(spec, calls, {
-    ...(reasoning === true && r() < 0.5 ? { thought: str() } : {}),
-    before: r() < 0.4 ? str() : "",
-    after: r() < 0.3 ? str() : "",
+    ...(thought === undefined ? {} : { thought }),
+    // text before an opening call would make it text
+    before: opening && calls.length ? "" : before,
+    after,
+    separator: fPick(SEPARATORS),
   });
+  if (spec.openingCalls && spec.callOpensAnswer && calls.length > 1 && f() < 0.1) text = `[${calls.join(", ")}]`;
   if (reasoning === "forced-open" && spec.reasoning) text = `${str()}${spec.reasoning.close}${text}`;
   if (spec.callOpensAnswer && r() < 0.3) text = pick(["", " ", "\n\n", " ".repeat(40)]) + text;
 
@@ -343,6 +369,16 @@ export function makeInput(spec, seed, { maxSize = 20_000, verdicts = true } = {}
   return { text, options, r, owed };
 }
 
+/** The dialect with fenced and bare opening calls where it takes them as an option (`lib.resolveOptions`), else undefined. */
+function fencedSpecOf(lib, spec) {
+  if (spec.openingCalls || !lib.resolveOptions) return undefined;
+  try {
+    return lib.resolveOptions({ dialect: spec, fencedCalls: true }).spec;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Split points: 1-character feeding, dense, sparse or a few cuts. */
 function splits(r, n) {
   const all = Array.from({ length: Math.max(0, n - 1) }, (_, i) => i + 1);
@@ -361,7 +397,7 @@ const clip = (s, n = 600) => (s.length > n ? `${s.slice(0, n)}… (${s.length} c
  * callTriggerOf, StreamDeltas }; `grammar`: check the grammar accepts what the parser calls complete.
  */
 export function checkInput(lib, spec, seed, { maxSize, grammar = false, verdicts = true } = {}) {
-  const { text, options, r, owed } = makeInput(spec, seed, { maxSize, verdicts });
+  const { text, options, r, owed } = makeInput(spec, seed, { maxSize, verdicts, fencedSpec: fencedSpecOf(lib, spec) });
   const fail = (check, message) => ({ check, message, text, options });
   let whole;
   try {
@@ -452,7 +488,7 @@ export function checkInput(lib, spec, seed, { maxSize, grammar = false, verdicts
  * 3- and 16-character chunks; 4x the input must take under 5x the reads (plus a constant).
  */
 export function checkGrowth(lib, counter, spec, seed, size = 8_000, verdicts = true) {
-  const { text, options } = makeInput(spec, seed, { maxSize: 2_000, verdicts });
+  const { text, options } = makeInput(spec, seed, { maxSize: 2_000, verdicts, fencedSpec: fencedSpecOf(lib, spec) });
   const r = rng(seed ^ 0x5bd1e995);
   const i = Math.floor(r() * text.length),
     j = Math.min(text.length, i + 1 + Math.floor(r() * 300));

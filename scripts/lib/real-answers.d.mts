@@ -10,7 +10,7 @@ export interface AnswerInput {
   text: string;
   content?: string | null;
 }
-export interface RequestView { tools: unknown[]; toolChoice?: unknown; parallel?: boolean; maxTokens: number; trigger?: string; callsAlone?: boolean; opening?: { text: string; atStart: boolean; name?: NameForm } }
+export interface RequestView { tools: unknown[]; toolChoice?: unknown; parallel?: boolean; maxTokens: number; trigger?: string; callsAlone?: boolean; opening?: { text: string; atStart: boolean; before?: string; headDecides?: boolean; name?: NameForm } }
 /** How a call's name follows its opening: the text before it (a regular expression's source) and what ends it. */
 export interface NameForm { lead: string; closes: string[] }
 export function namesUndeclared(after: string, form: NameForm, names: string[]): boolean;

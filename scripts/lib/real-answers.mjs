@@ -80,9 +80,9 @@ export function namesUndeclared(after, form, names) {
  * text }) for `request` ({ tools, toolChoice, parallel, maxTokens, trigger? }; `trigger`: the
  * dialect's call-opening text, which under a choice that requires a call only whitespace may precede;
  * `callsAlone`: the dialect's answer with calls is one JSON object and nothing else (generic); the
- * answer's `content` is then checked to be whitespace; `opening`: { text, atStart } where the
+ * answer's `content` is then checked to be whitespace; `opening`: { text, atStart, before?, headDecides? } where the
  * dialect opens a call — its trigger anywhere, or "{" at the answer's start where the call opens
- * the answer — which content must not hold: such text is a call the parser did not take, e.g. to
+ * the answer, after `before` (a regular expression's source: a fence's open) — which content must not hold: such text is a call the parser did not take, e.g. to
  * an undeclared tool, not an answer in words). `cut`: the model did not end
  * the answer and it holds maxTokens tokens. `valid`: a finished answer with only complete, declared,
  * schema-valid calls, as many as the choice and parallel calls allow. `problems`: what a masked
@@ -119,12 +119,16 @@ export function answerVerdict(answer, request) {
     // Under "none" no call structure exists: any text is content, call-like JSON included.
     if (o && c !== "none") {
       const names = typeof c === "object" ? [c.function.name] : request.tools.map(nameOf);
-      const starts = o.atStart ? [content.length - content.trimStart().length] : occurrences(content, o.text);
+      const lead = (i) => (o.before ? i + new RegExp(`^(?:${o.before})`).exec(content.slice(i))[0].length : i);
+      const starts = o.atStart ? [lead(content.length - content.trimStart().length)] : occurrences(content, o.text);
       // An opening inside an undeclared call's name (begun by its departing character) is part of it.
       let inside = -1;
       const unread = starts.filter((i) => {
         if (i < inside || !content.startsWith(o.text, i)) return false;
-        const end = o.name && namesUndeclared(content.slice(i + o.text.length), o.name, names);
+        const after = content.slice(i + o.text.length);
+        // Where the head decides, an object whose head is no call's (another key first) is text.
+        if (o.headDecides && o.name && !new RegExp(`^(?:${o.name.lead})`).test(after)) return false;
+        const end = o.name && namesUndeclared(after, o.name, names);
         if (typeof end === "number") {
           inside = i + o.text.length + end;
           return false;

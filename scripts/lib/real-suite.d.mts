@@ -43,4 +43,4 @@ export function runSuite(lib: SuiteLib, model: unknown, cases: RealCase[], setti
 export function summarize(records: CaseRecord[], differences: Difference[]): SuiteSummary;
 export function formatSummary(name: string, result: SuiteResult): string;
 /** Where the dialect (a DialectSpec) opens a call and how its name follows, for the verdict. */
-export function callOpening(lib: { escapeRegex(s: string): string }, spec: any, trigger: string | undefined): { text: string; atStart: boolean; name?: NameForm } | undefined;
+export function callOpening(lib: { escapeRegex(s: string): string }, spec: any, trigger: string | undefined): { text: string; atStart: boolean; before?: string; headDecides?: boolean; name?: NameForm } | undefined;

@@ -55,10 +55,17 @@ function nameForm(lib, spec) {
   return undefined;
 }
 
-/** Where the dialect opens a call, for the verdict: its trigger anywhere, or a bare call's "{" at the start (`lib`: { escapeRegex }). */
+/**
+ * Where the dialect opens a call, for the verdict: its trigger anywhere, or a bare call's "{" at the
+ * start (`lib`: { escapeRegex }). Where calls open the answer bare or in a fence (openingCalls), a
+ * fence's open may come before the "{" (`before`), and an object whose head is no call's (another
+ * key first) is text (`headDecides`): only a head naming a declared tool opens a call.
+ */
 export function callOpening(lib, spec, trigger) {
   const name = spec ? nameForm(lib, spec) : undefined;
   const withName = name ? { name } : {};
+  if (spec?.openingCalls && spec.call.kind === "json")
+    return { text: "{", atStart: true, before: "(?:```(?:json)?\\n[ \\t\\n\\r]*)?", headDecides: true, ...withName };
   if (spec?.callOpensAnswer && spec.call.kind === "json") return { text: "{", atStart: true, ...withName };
   return trigger === undefined || spec?.call.kind === "envelope"
     ? undefined

@@ -119,7 +119,7 @@ export function duplicateKeys(spec, text, other) {
  * turn parallel calls off. `settles`: how many entries (calls, incomplete or dropped) the parser
  * owes when every call names an allowed tool; fewer than the calls only where the text holds them
  * in one entry (the envelope's one-call key) or the dialect's grammar lets text follow its one
- * call (llama3, qwen2.5-coder: the rest is content for both).
+ * call (llama3: the rest is content for both).
  */
 export function severalCalls(spec, calls, writeOutput) {
   const f = spec.call;
@@ -134,8 +134,9 @@ export function severalCalls(spec, calls, writeOutput) {
       { what: "call messages after the final message", text: `${final}${start}${calls.join(start)}`, settles: n },
     ];
   }
-  // A dialect whose answer is one call, then any text, writes the first call only as its answer.
-  const one = spec.callOpensAnswer && f.kind !== "envelope" ? 1 : n;
+  // A dialect whose answer is one call, then any text, writes the first call only as its answer;
+  // where calls open the answer one after another (openingCalls) each is read.
+  const one = spec.callOpensAnswer && f.kind !== "envelope" && !spec.openingCalls ? 1 : n;
   const out = [
     { what: "the dialect's parallel calls", text: writeOutput(spec, calls, {}), settles: one },
     { what: "an answer each, back to back", text: own, settles: one },

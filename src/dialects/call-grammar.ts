@@ -195,6 +195,20 @@ function xmlCall(f: XmlCallFormat, tool: ToolDef, maxValueLength?: number): Gram
 
 /** The call object: name first, then arguments (then the id where the dialect has one), any JSON whitespace between tokens. */
 export function jsonCallObject(f: JsonCallFormat, tool: ToolDef, maxValueLength?: number): GrammarNode {
+  return seq(
+    literal("{"),
+    jsonWs,
+    literal(JSON.stringify(f.nameKey)),
+    jsonWs,
+    literal(":"),
+    jsonWs,
+    spelled(JSON.stringify(tool.name)),
+    ...jsonCallTail(f, tool, maxValueLength),
+  );
+}
+
+/** The call object after its name's closing quote: the arguments, the id where the dialect has one, the "}". */
+export function jsonCallTail(f: JsonCallFormat, tool: ToolDef, maxValueLength?: number): GrammarNode[] {
   const ws = jsonWs;
   const id = f.id
     ? seq(
@@ -210,14 +224,7 @@ export function jsonCallObject(f: JsonCallFormat, tool: ToolDef, maxValueLength?
         ws,
       )
     : seq();
-  return seq(
-    literal("{"),
-    ws,
-    literal(JSON.stringify(f.nameKey)),
-    ws,
-    literal(":"),
-    ws,
-    spelled(JSON.stringify(tool.name)),
+  return [
     ws,
     literal(","),
     ws,
@@ -229,7 +236,7 @@ export function jsonCallObject(f: JsonCallFormat, tool: ToolDef, maxValueLength?
     ws,
     id,
     literal("}"),
-  );
+  ];
 }
 
 /** The value of a Python call's argument `key`: a Python literal or JSON of its schema. */

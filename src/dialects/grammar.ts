@@ -10,6 +10,7 @@ import { callTriggerOf, triggerOf } from "./spec.js";
 import { answerCall, arraySection, toFirstCall } from "./grammar-forms.js";
 import { callAfterTrigger, glue, refusedCall, splitScope } from "./call-grammar.js";
 import { SCHEMA_LIMITS, limitError, toolCountError } from "../grammar/schema-limits.js";
+import { openingAnswer, openingCall } from "./grammar-opening.js";
 
 /**
  * The whole answer: optional thought, content, calls as toolChoice and parallelToolCalls allow.
@@ -42,6 +43,10 @@ export function buildToolGrammar(options: DialectOptions): Grammar {
     // under toolChoice auto (toFirstCall); a trigger starts a declared call, or a call the parser
     // takes for text because its name is none the call may have (refusedCall), which is content.
     const refused = refusedCall(spec, tools);
+    if (spec.openingCalls && spec.callOpensAnswer) {
+      const call = rule("opening-call", openingCall(o, rule));
+      return withThought(spec, o, openingAnswer(o, { call, start: anyText(), after: anyText(), rule }), rules);
+    }
     if (spec.callOpensAnswer)
       return withThought(
         spec,
@@ -96,8 +101,15 @@ export function buildToolGrammar(options: DialectOptions): Grammar {
       calls = seq(first, open, o.parallelToolCalls ? star(more) : seq(), optional(seq(scope, rest)));
     } else {
       const call = rule("tool-call", callAfterTrigger(spec, tools, o.maxValueLength));
-      const more = seq(toCall, call);
-      calls = seq(first, call, o.parallelToolCalls ? star(more) : seq(), rest);
+      const afterCall = seq(o.parallelToolCalls ? star(seq(toCall, call)) : seq(), rest);
+      calls = seq(first, call, afterCall);
+      if (spec.openingCalls) {
+        // The dialect's own calls, and calls opening the answer without its trigger (fencedCalls).
+        const own = { trigger, call, ...(refused ? { refused } : {}) };
+        const start = alt(textOnly, seq(toCall, call, afterCall));
+        const opening = rule("opening-call", openingCall(o, rule));
+        return withThought(spec, o, openingAnswer(o, { call: opening, start, after: afterCall, own, rule }), rules);
+      }
     }
     answer = o.toolChoice === "auto" ? alt(textOnly, calls) : calls;
   }

@@ -170,6 +170,13 @@ export interface DialectSpec {
    */
   callOpensAnswer?: boolean;
   /**
+   * Calls that open the answer without the dialect's trigger, one after another (Qwen2.5-Coder's
+   * bare and fenced JSON calls; hermes with `fencedCalls`): src/dialects/opening.ts says where they
+   * may stand and how text departs from them. The call is `call`'s JSON object (its keys), in one of
+   * the wrappers.
+   */
+  openingCalls?: OpeningCalls;
+  /**
    * How the prompt carries the tools and past calls when the family's template does not
    * (src/dialects/prompt.ts): "generic" describes them in the system message as llama.cpp's
    * generic handler does; "calls-as-content" writes past calls into the assistant's content in
@@ -178,6 +185,21 @@ export interface DialectSpec {
   prompt?: "generic" | "calls-as-content";
   /** How detectDialect (src/engine/detect-dialect.ts) tells a chat template or model of this family. */
   detect?: DialectDetection;
+}
+
+/** Glue around a JSON call object that opens the answer: `{ open: [], close: [] }` is the bare object. */
+export interface CallWrapper {
+  /** Before the object; JSON whitespace may follow it (a fence's "```json\n"). */
+  open: Glue;
+  /** After the object; JSON whitespace may precede it (a fence's "```"). */
+  close: Glue;
+}
+
+export interface OpeningCalls {
+  /** The forms a call takes: each a wrapper, their opens' first characters all different. */
+  wrappers: CallWrapper[];
+  /** Between two calls besides JSON whitespace: this string once, JSON whitespace after it (","). */
+  separator?: string;
 }
 
 export interface DialectDetection {

@@ -17,8 +17,12 @@ import { argumentsJson, argumentText, beginDrop, callId } from "./settle.js";
 import type { Text, TextBuffer } from "./text.js";
 import type { DroppedConstruct, IncompleteCall, StreamEvent, ToolCall } from "./types.js";
 import { scanXml } from "./xml-call.js";
+import { openingRegion } from "../dialects/opening.js";
+import { RegionAutomaton } from "./opening-heads.js";
+import { bareObjectOptions, scanOpening } from "./opening-call.js";
+import { tool } from "./calls.js";
 
-type State = "start" | "thought" | "content" | "section" | "call";
+type State = "start" | "thought" | "content" | "section" | "call" | "opening";
 
 export class MarkerReader implements OutputReader {
   readonly #o: ResolvedOptions;
@@ -40,11 +44,23 @@ export class MarkerReader implements OutputReader {
   #dropping: DroppedConstruct | undefined; // the over-limit call being skipped to its own end
   #glue: [number, number] = [0, 0]; // whitespace taken as glue right before the last trigger found in content
   #answerOpened = false; // callOpensAnswer: the answer's first character is known (a call may open it no later)
+  // openingCalls: where calls may open the answer (its start, after an opening call) and the object form they are read in.
+  readonly #regions: [RegionAutomaton, RegionAutomaton] | undefined;
+  readonly #bare: ResolvedOptions | undefined;
+  #openingAfter = false; // the next opening region follows an opening call
+  #openingForm: number | undefined; // the current call is an opening call in this wrapper
 
   constructor(o: ResolvedOptions, maxCallLength = Infinity) {
     this.#o = o;
     this.#limit = maxCallLength;
     this.#trigger = triggerOf(o.spec);
+    if (o.spec.openingCalls && o.tools.length > 0) {
+      this.#regions = [
+        new RegionAutomaton(openingRegion(o.spec, o.tools, false)),
+        new RegionAutomaton(openingRegion(o.spec, o.tools, true)),
+      ];
+      this.#bare = bareObjectOptions(o);
+    }
   }
 
   keepFrom(): number {
@@ -68,7 +84,9 @@ export class MarkerReader implements OutputReader {
               ? this.#content(t, final, out)
               : this.#state === "section"
                 ? this.#section(t, final, out)
-                : this.#call(t, final, out);
+                : this.#state === "opening"
+                  ? this.#opening(t, final, out)
+                  : this.#call(t, final, out);
       if (!more) return;
     }
   }
@@ -116,6 +134,11 @@ export class MarkerReader implements OutputReader {
 
   #content(t: Text, final: boolean, out: ReaderSink): boolean {
     const callable = this.#o.tools.length > 0;
+    if (this.#regions && !this.#answerOpened) {
+      this.#answerOpened = true;
+      this.#state = "opening";
+      return true;
+    }
     if (this.#o.spec.callOpensAnswer && !this.#answerOpened) {
       // Only the answer's first character after whitespace may open a call (Llama 3.x).
       // No more whitespace may lead a call than the grammar allows (JSON_WS_MAX).
@@ -162,6 +185,62 @@ export class MarkerReader implements OutputReader {
     }
     this.#pos = t.length - keep;
     return false;
+  }
+
+  /**
+   * Where an opening call may begin (src/dialects/opening.ts): a head begins a call (an opening one,
+   * or the dialect's own at its trigger); text that leaves every head is content through that
+   * character, and the answer reads on as content; the text ending first is glue (whitespace) or a
+   * cut call.
+   */
+  #opening(t: Text, final: boolean, out: ReaderSink): boolean {
+    const r = this.#regions![this.#openingAfter ? 1 : 0].read(t, this.#pos, final);
+    if (r.kind === "need") {
+      if (!final) return false;
+      if (!r.glueOnly) {
+        let from = this.#pos;
+        while (from < t.length && isJsonWs(t.charCodeAt(from))) from++;
+        this.#fail(out, {
+          index: this.#index,
+          name: null,
+          kind: "cut",
+          reason: "the output ended inside a call's opening; the call was never closed",
+          missing: [],
+          text: t.slice(from),
+        });
+      }
+      this.#pos = t.length;
+      this.#state = "content";
+      return false;
+    }
+    if (r.kind === "departed") {
+      out.content(t.slice(this.#pos, r.end));
+      this.#pos = r.end;
+      this.#state = "content";
+      this.#afterCall = false;
+      return true;
+    }
+    this.#glue = [this.#pos, r.at];
+    this.#afterCall = false;
+    this.#beginCall(r.at);
+    if (r.form === "trigger") {
+      this.#pos = r.end;
+      return true;
+    }
+    this.#openingForm = r.form;
+    this.#memo.head = { tool: tool(this.#o, r.word!.slice(0, -1))! };
+    this.#pos = r.object!;
+    return true;
+  }
+
+  /** Where reading goes on after a call ended: the next opening region, the section, or content. */
+  #afterCallState(): State {
+    if (this.#openingForm !== undefined) {
+      this.#openingForm = undefined;
+      this.#openingAfter = true;
+      return "opening";
+    }
+    return this.#o.spec.section ? "section" : "content";
   }
 
   /** Inside a section, between its calls: the next call, the section's close, or what breaks it. */
@@ -245,7 +324,7 @@ export class MarkerReader implements OutputReader {
       this.#dropping.length = end - this.#callStart;
       this.#dropping = undefined;
       this.#pos = end;
-      this.#state = this.#o.spec.section ? "section" : "content";
+      this.#state = this.#afterCallState();
       this.#sectionCalls++;
       this.#index++;
       return true;
@@ -284,7 +363,7 @@ export class MarkerReader implements OutputReader {
     }
     const callText = t.slice(this.#callStart, scan.end);
     this.#pos = scan.end!;
-    this.#state = this.#o.spec.section ? "section" : "content";
+    this.#state = this.#afterCallState();
     this.#sectionCalls++;
     const extra =
       !this.#o.parallelToolCalls && out.calls.length > 0
@@ -361,6 +440,10 @@ export class MarkerReader implements OutputReader {
 
   #scan(t: Text, final: boolean): CallScan {
     const kind = this.#o.spec.call.kind;
+    if (this.#openingForm !== undefined) {
+      const wrapper = this.#o.spec.openingCalls!.wrappers[this.#openingForm]!;
+      return scanOpening(t, this.#pos, this.#bare!, final, this.#memo, wrapper);
+    }
     if (kind === "xml") return scanXml(t, this.#pos, this.#o, final, this.#memo);
     if (kind === "named") return scanNamed(t, this.#pos, this.#o, final, this.#memo);
     if (kind === "python") return scanPython(t, this.#pos, this.#o, final, this.#memo);

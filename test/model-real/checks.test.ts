@@ -88,7 +88,7 @@ describe("answerVerdict (ajv against the request's schemas)", () => {
     expect(problems({ ...envelope, content: "\n" }, { ...request("auto"), callsAlone: true })).toEqual([]);
     // Qwen2.5-Coder's unmasked answer to "Tell me a short joke." (bench/results/models-real.json #48):
     // a bare call to a tool nobody declared, which the parser leaves as content: the model's text,
-    // not markup the parser failed to read. A bare JSON object that is no call is such markup.
+    // not markup the parser failed to read.
     const bare = callOpening({ escapeRegex }, getDialect("qwen2.5-coder"), undefined)!;
     const tagged = callOpening({ escapeRegex }, getDialect("hermes"), "<tool_call>")!;
     const unread = /the content opens a call \("\{"\) that was not read as one: markup the parser could not read/;
@@ -97,10 +97,14 @@ describe("answerVerdict (ajv against the request's schemas)", () => {
     expect(
       problems(finished([], { text: `\n${joke}`, content: `\n${joke}` }), { ...request("auto"), opening: bare }),
     ).toEqual([]);
+    // An object whose head is no call's, bare or fenced, is text (docs/dialects.md, "Fenced and bare
+    // calls"); a declared call's head left in content is markup the parser could not read.
+    for (const text of ['{"city": "Paris"}', '```json\n{"city": "Paris"}\n```', "```python\nprint(1)\n```"])
+      expect(problems(finished([], { text, content: text }), { ...request("auto"), opening: bare }), text).toEqual([]);
     for (const markup of [
-      '{"city": "Paris"}',
       '\n{"name": "get_weather", "arguments": {"city": 3}}',
       '{"name": "get_weather"',
+      '```json\n{\n  "name": "get_weather", "arguments": {"city": 3}}\n```',
     ])
       expect(
         problems(finished([], { text: markup, content: markup }), { ...request("auto"), opening: bare })[0],

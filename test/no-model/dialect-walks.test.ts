@@ -22,13 +22,13 @@ const KNOWN: Record<string, string> = {};
 describe.each(dialects)("%s: random walks of the mask", (dialect) => {
   const configs = walkConfigs(dialect);
   const totalWeight = configs.reduce((n, c) => n + c.weight, 0);
-  for (const { label, options, weight, startName, noCallsOk } of configs)
+  for (const { label, options, weight, startName, noCallsOk, start: begin } of configs)
     (KNOWN[`${dialect}/${label}`] ? it.fails : it)(
       label,
       () => {
         const v = qwen3();
         const m = compileGrammar(buildToolGrammar(options), v).createMatcher();
-        const start = walkStart(options, startName);
+        const start = walkStart(options, startName, begin);
         const startBytes = Buffer.from(start, "utf8");
         const walks = Math.ceil((WALKS_PER_DIALECT * weight) / totalWeight);
         const failures: string[] = [];

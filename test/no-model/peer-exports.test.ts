@@ -150,11 +150,11 @@ for (const [name, exportFor] of (
     });
 
     describe.each(dialects)("%s", (dialect) => {
-      for (const { label, options, startName } of walkConfigs(dialect)) {
+      for (const { label, options, startName, start: begin } of walkConfigs(dialect)) {
         it(`${label}: the export parses and every walk of ours is accepted to its end`, async () => {
           const grammar = buildToolGrammar(options);
           const m = compileGrammar(grammar, vocab).createMatcher();
-          const start = startTokens(walkStart(options, startName));
+          const start = startTokens(walkStart(options, startName, begin));
           for (const id of start) expect(m.acceptToken(id), `our matcher refuses the start token ${id}`).toBe(true);
           const walks = m
             .randomWalks({

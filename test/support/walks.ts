@@ -6,7 +6,9 @@ import { getDialect, parseToolCalls } from "../../src/index.js";
 import { triggerOf } from "../../src/dialects/spec.js";
 import { refusedCall } from "../../src/dialects/call-grammar.js";
 import { normalizeTools } from "../../src/dialects/tools.js";
-import { writeCall } from "../../scripts/lib/dialect-writer.mjs";
+import { resolveOptions } from "../../src/dialects/options.js";
+import { hasOwnTrigger } from "../../src/dialects/opening.js";
+import { writeCall, writeOpeningCall } from "../../scripts/lib/dialect-writer.mjs";
 import { FILE_TOOLS as FILE, TYPED_TOOLS as TYPED } from "./tools.js";
 
 export interface WalkConfig {
@@ -22,6 +24,8 @@ export interface WalkConfig {
   startName?: string;
   /** The walk may end without a call (under auto, from the trigger: a call with another name is text). */
   noCallsOk?: boolean;
+  /** The text the walk begins with, where it is not the dialect's trigger (or a declared head). */
+  start?: string;
 }
 
 /** Whether the dialect's grammar lets a call with an undeclared name stand as text. */
@@ -79,6 +83,57 @@ export function walkConfigs(dialect: string): WalkConfig[] {
       options: { ...base, tools: FILE_TOOLS, toolChoice: "auto", parallelToolCalls: true },
       noCallsOk: true,
     });
+  const fenced: { fencedCalls?: true } | undefined = getDialect(dialect).openingCalls ? {} : fencedOption(dialect);
+  if (fenced) {
+    // Calls opening the answer in a fence or bare (src/dialects/opening.ts): walked from the
+    // answer's start (from a fence's first character where a call is the only other choice), and
+    // after a fenced and after a bare call, where the walk writes more calls, text, or nothing.
+    const spec = resolveOptions({ dialect, ...fenced }).spec;
+    const read = (form: number) => writeOpeningCall(spec, "read", [["path", '"a.txt"']], form, () => form > 0);
+    // A call's head up to its name's closing quote: walks that go on from it write a call.
+    const head = (form: number, name: string) => {
+      const call = writeOpeningCall(spec, name, [], form, () => form > 0);
+      return call.slice(0, call.indexOf(JSON.stringify(name)) + name.length + 2);
+    };
+    const auto = { ...base, ...fenced, tools: FILE_TOOLS, toolChoice: "auto" as const, parallelToolCalls: true };
+    configs.push(
+      {
+        label: "file tools, required, parallel, fenced calls",
+        weight: 9,
+        options: { ...base, ...fenced, tools: FILE_TOOLS, toolChoice: "required", parallelToolCalls: true },
+        start: fenced.fencedCalls ? " " : "`",
+      },
+      { label: "file tools, auto, after a fenced call", weight: 9, options: auto, start: `${read(1)}\n` },
+      {
+        label: "file tools, auto, a second fenced call",
+        weight: 9,
+        options: auto,
+        start: `${read(1)}\n\n${head(1, "edit")}`,
+      },
+      {
+        label: "file tools, auto, a second bare call after a comma",
+        weight: 9,
+        options: auto,
+        start: `${read(0)},\n${head(0, "write")}`,
+      },
+      ...(hasOwnTrigger(spec)
+        ? [
+            {
+              label: "file tools, auto, the dialect's own call after a fenced call",
+              weight: 9,
+              options: auto,
+              start: `${read(1)}\n${ownHead(spec, "edit")}`,
+            },
+          ]
+        : []),
+      {
+        label: "file tools, one call, after a fenced call",
+        weight: 4,
+        options: { ...auto, parallelToolCalls: false },
+        start: read(1),
+      },
+    );
+  }
   if (getDialect(dialect).reasoning)
     configs.push({
       label: "file tools, reasoning, required, parallel",
@@ -88,11 +143,28 @@ export function walkConfigs(dialect: string): WalkConfig[] {
   return configs;
 }
 
+/** The dialect's own call (at its trigger) up to its name's closing quote. */
+function ownHead(spec: ReturnType<typeof getDialect>, name: string): string {
+  const call = writeCall(spec, name, [], { form: "own" });
+  return call.slice(0, call.indexOf(JSON.stringify(name)) + name.length + 2);
+}
+
+/** The option that gives a dialect fenced and bare opening calls where it takes one (hermes), else undefined. */
+function fencedOption(dialect: string): { fencedCalls: true } | undefined {
+  try {
+    resolveOptions({ dialect, fencedCalls: true });
+    return { fencedCalls: true };
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * Where a walk starts: free content is text a random walk would wander in forever, so the
  * walk starts at the dialect's trigger, as a model that calls does; a thought first when on.
  */
-export function walkStart(o: ParserOptions, startName?: string): string {
+export function walkStart(o: ParserOptions, startName?: string, start?: string): string {
+  if (start !== undefined) return start;
   const spec = getDialect(o.dialect as string);
   if (startName !== undefined) return declaredHeads(spec, [startName])[0]!;
   // After a thought: a newline, or in harmony the next message's start.

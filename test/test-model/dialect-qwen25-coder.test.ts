@@ -1,7 +1,8 @@
-// Qwen2.5-Coder keeps Qwen2.5's Hermes template but writes its calls as bare JSON objects: the
-// qwen2.5-coder dialect reads them, and loadModel picks it from the GGUF's general.name. The texts
-// below are what Qwen2.5-Coder-0.5B-Instruct (models/manifest.json) wrote, greedy and unmasked, for
-// "What is the weather in Paris right now?" and "…in Paris and in Rome…" (docs/models.md).
+// Qwen2.5-Coder keeps Qwen2.5's Hermes template but writes its calls as JSON objects, bare or in a
+// ```json fence: the qwen2.5-coder dialect reads them, and loadModel picks it from the GGUF's
+// general.name. The texts below are what Qwen2.5-Coder-0.5B-Instruct (models/manifest.json) wrote,
+// greedy and unmasked, for "What is the weather in Paris right now?" and "…in Paris and in Rome…"
+// (docs/models.md). test/no-model/parser-fenced-calls.test.ts has the forms in full.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -60,10 +61,11 @@ describe("qwen2.5-coder: the parser", () => {
     expect(h.content).toBe(BARE);
   });
 
-  it("a fenced call is content (the fence is not a call format of this dialect); a cut call is reported", () => {
+  it("reads the model's fenced call, which the hermes dialect leaves as content; a cut call is reported", () => {
     const fenced = parseToolCalls(FENCED, { dialect: "qwen2.5-coder", tools: TOOLS });
-    expect(fenced.toolCalls).toEqual([]);
-    expect(fenced.content).toBe(FENCED);
+    expect(calls(fenced)).toEqual([["get_weather", { city: "Paris" }]]);
+    expect(fenced).toMatchObject({ content: null, incomplete: [], finishReason: "tool_calls" });
+    expect(parseToolCalls(FENCED, { dialect: "hermes", tools: TOOLS }).content).toBe(FENCED);
     const cut = parseToolCalls(BARE.slice(0, 40), { dialect: "qwen2.5-coder", tools: TOOLS });
     expect(cut.toolCalls).toEqual([]);
     expect(cut.incomplete.length).toBe(1);
@@ -80,8 +82,9 @@ describe("qwen2.5-coder: the grammar", () => {
   const accepts = (toolChoice: "auto" | "required", text: string) =>
     grammarAccepts(buildToolGrammar({ dialect: "qwen2.5-coder", tools: TOOLS, toolChoice }), text);
 
-  it("auto: the bare call, or prose (a <tool_call> block is prose here, as the parser reads it); an undeclared call is prose too, bare JSON that is no call is not", () => {
+  it("auto: the bare or fenced call, or prose (a <tool_call> block is prose here, as the parser reads it); an undeclared call is prose too, and so is JSON that is no call", () => {
     expect(accepts("auto", BARE)).toBe(true);
+    expect(accepts("auto", FENCED)).toBe(true);
     expect(accepts("auto", "Cats are cute and playful animals.")).toBe(true);
     const tagged = `<tool_call>\n${BARE}\n</tool_call>`;
     expect(accepts("auto", tagged)).toBe(true);
@@ -89,12 +92,15 @@ describe("qwen2.5-coder: the grammar", () => {
     // As the parser reads it (above): a call to a tool nobody declared is the model's text.
     expect(accepts("auto", '{"name": "rm", "arguments": {}}')).toBe(true);
     expect(accepts("required", '{"name": "rm", "arguments": {}}')).toBe(false);
-    expect(accepts("auto", '{"path": "/"}')).toBe(false);
+    // JSON whose head is no call's is text from the character that leaves every head, as for the parser.
+    expect(accepts("auto", '{"path": "/"}')).toBe(true);
+    expect(parseToolCalls('{"path": "/"}', { dialect: "qwen2.5-coder", tools: TOOLS }).content).toBe('{"path": "/"}');
   });
 
-  it("required: the answer opens with the call; prose and the fence are refused", () => {
+  it("required: the answer opens with the call, bare or fenced (neither is forced: the model writes both); prose is refused", () => {
     expect(accepts("required", BARE)).toBe(true);
+    expect(accepts("required", FENCED)).toBe(true);
     expect(accepts("required", "Cats are cute.")).toBe(false);
-    expect(accepts("required", FENCED)).toBe(false);
+    expect(accepts("required", '{"path": "/"}')).toBe(false);
   });
 });

@@ -61,7 +61,8 @@ export function lazyPlan(ctx: RequestContext): { ir: Grammar; trigger: string } 
   if (!Array.isArray(o.tools) || o.tools.length === 0) return undefined;
   if (o.toolChoice !== undefined && o.toolChoice !== "auto") return undefined;
   const kind = spec.call.kind;
-  if (kind === "harmony" || kind === "envelope" || objectIsTrigger(spec)) return undefined;
+  // Calls that may open the answer without the trigger (fencedCalls) leave no text for a trigger to wait for.
+  if (kind === "harmony" || kind === "envelope" || objectIsTrigger(spec) || o.fencedCalls) return undefined;
   return { ir: buildToolGrammar({ ...o, toolChoice: "required" }), trigger: triggerOf(spec) };
 }
 

@@ -22,7 +22,7 @@ import {
 } from "./json-value.js";
 import { departureEnd } from "./departure.js";
 import { readNameBeforeGlue, type NameRead } from "./name-before-glue.js";
-import type { PythonExtent } from "./python-call.js";
+import type { PythonExtent } from "./python-extent.js";
 import type { Text } from "./text.js";
 
 export interface CallScan {

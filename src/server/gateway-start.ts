@@ -13,42 +13,8 @@ import { loadModelSource } from "../gateway/model-source.js";
 import { UpstreamPool } from "../gateway/pool.js";
 import type { ConnectionLimits } from "./connections.js";
 import type { HostPolicy } from "./hosts.js";
-import type { ServerOptions, ToolmaskServer } from "./index.js";
+import type { GatewayOptions, ServerOptions, ToolmaskServer } from "./options.js";
 import { listen } from "./listen.js";
-
-export interface GatewayOptions {
-  /** Upstream base URLs, e.g. ["http://127.0.0.1:8081", "http://127.0.0.1:8082"]. */
-  urls: string[];
-  engine: EngineName;
-  /**
-   * The served model's tokenizer and chat template: its .gguf file or Hugging Face model folder.
-   * Needed by every engine but "openai" (which renders its own prompt).
-   */
-  tokenizer?: string;
-  /** The model name OpenAI-style upstreams expect (vLLM's --served-model-name). Default: modelId. */
-  upstreamModel?: string;
-  /** The grammar syntax sent to vLLM and SGLang: "ebnf" (XGrammar, their default backend) or "lark" (llguidance). */
-  grammarSyntax?: GrammarSyntax;
-  /** The upstream's context size: messages beyond it are refused, and it is the default max_tokens. Default 4096. */
-  contextSize?: number;
-  /** Requests forwarded at once (more wait in the queue). Default 16 per upstream. */
-  parallel?: number;
-  /** Sent to upstreams as `Authorization: Bearer …`. */
-  apiKey?: string;
-  /** Milliseconds between health checks. Default 2,000. */
-  healthInterval?: number;
-  /**
-   * llama-server, tool_choice "auto": false sends the whole grammar (content constrained as by our
-   * own mask) instead of a lazy one triggered by the call's opening text. Default true.
-   */
-  lazyGrammar?: boolean;
-  /**
-   * Bytes an upstream answer may take (a whole body, a stream's answer text or one of its events);
-   * past it the request is answered 502 naming the cap. Default: sized from the request's
-   * max_tokens (src/gateway/body-cap.ts: 1 MiB + twice the request + 1 KiB per token).
-   */
-  maxBodyBytes?: number;
-}
 
 function adapterOf(engine: EngineName, syntax: GrammarSyntax | undefined, lazy: boolean | undefined): EngineAdapter {
   switch (engine) {

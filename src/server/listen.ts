@@ -7,7 +7,7 @@ import type { ChatBackend } from "./backend.js";
 import type { ConnectionLimits } from "./connections.js";
 import { ApiError } from "./errors.js";
 import type { HostPolicy } from "./hosts.js";
-import type { ServerOptions, ToolmaskServer } from "./index.js";
+import type { ServerOptions, ToolmaskServer } from "./options.js";
 import { checkCorsOrigins } from "./cors.js";
 import { checkAliases } from "./model-names.js";
 import { pathRedactor } from "./redact.js";

@@ -14,11 +14,9 @@ import {
   ALL_TYPES,
   deepEqual,
   type Obj,
+  type Resolve,
   type TypeName,
 } from "./keywords.js";
-
-/** Resolves a `$ref` pointer met at `path`. */
-export type Resolve = (pointer: string, path: string) => { schema: unknown; path: string };
 
 export function checkValue(
   v: unknown,

@@ -3,6 +3,9 @@ import { childPath, describe, invalid, unsupported, InvalidSchemaError, Unsuppor
 import { SCHEMA_LIMITS, checkEnumSize, limitError } from "../schema-limits.js";
 import { isEnforcedFormat } from "./formats.js";
 
+/** Resolves a `$ref` pointer met at `path`. */
+export type Resolve = (pointer: string, path: string) => { schema: unknown; path: string };
+
 export const ANNOTATIONS = new Set([
   "title",
   "description",

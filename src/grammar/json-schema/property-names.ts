@@ -8,11 +8,10 @@
 // strings), "$ref", "anyOf"/"oneOf" (oneOf lowered like anyOf, as everywhere), "allOf" of one
 // constraining schema, annotations, and keywords of other types (which no string is checked by).
 import { childPath, invalid, UnsupportedSchemaError } from "./errors.js";
-import { analyze, hasOwn, isTrivial, type Obj } from "./keywords.js";
+import { analyze, hasOwn, isTrivial, type Obj, type Resolve } from "./keywords.js";
 import { parsePattern, type Rx } from "./pattern.js";
 import { ENCODABLE, inRanges, subtractPoints } from "../code-ranges.js";
 import { reachable } from "../schema-limits.js";
-import type { Resolve } from "./check.js";
 
 const EMPTY: Rx = { k: "seq", items: [] };
 const ANY_CHAR: Rx = { k: "set", r: ENCODABLE };

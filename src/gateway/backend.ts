@@ -15,7 +15,7 @@ import { argumentsOf, verifiedArgumentEvents } from "../parser/argument-event.js
 import { ToolCallStreamParser, type ParserOptions } from "../parser/stream.js";
 import { checkToolLimits } from "../parser/tool-limits.js";
 import type { IncompleteCall, StreamEvent, ToolCall } from "../parser/types.js";
-import type { ChatBackend } from "../server/backend.js";
+import type { ChatBackend } from "../engine/chat-backend.js";
 import { readAnswer } from "./answer.js";
 import { upstreamBodyCap } from "./body-cap.js";
 import type { CallDelta, EngineAdapter, Enforcement, UpstreamEnd } from "./engines/types.js";
@@ -55,7 +55,7 @@ export class GatewayBackend implements ChatBackend {
   readonly defaultMaxTokens: number;
 
   constructor(private readonly o: GatewayBackendOptions) {
-    if (o.engine.name !== "openai" && !o.model)
+    if (o.engine.takesGrammar && !o.model)
       throw new TypeError(`the ${o.engine.name} gateway needs the model's tokenizer (a .gguf file or a model folder)`);
     this.bounds = { vocabSize: o.model?.vocabulary.size ?? 2 ** 31 - 1, contextSize: o.contextSize };
     this.defaultMaxTokens = o.contextSize;
@@ -63,7 +63,7 @@ export class GatewayBackend implements ChatBackend {
 
   private async prepare(options: GenerateOptions): Promise<Prepared> {
     const hasTools = Array.isArray(options.tools) && options.tools.length > 0;
-    if (this.o.engine.name !== "openai") {
+    if (this.o.engine.takesGrammar) {
       const chat = await prepareChatAsync(this.o.model!, options);
       return { chat, parser: chat.dialectOptions, verify: undefined, parseContent: true, notices: chat.notices };
     }
@@ -89,7 +89,7 @@ export class GatewayBackend implements ChatBackend {
   }
 
   private enforcement(grammar: string | undefined, end: UpstreamEnd | undefined): Enforcement {
-    if (this.o.engine.name === "openai") return "verify-only";
+    if (!this.o.engine.takesGrammar) return "verify-only";
     if (grammar === undefined) return "none";
     return end?.appliedGrammar !== undefined && end.appliedGrammar === grammar ? "confirmed" : "sent";
   }

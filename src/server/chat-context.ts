@@ -1,6 +1,6 @@
 // What the generation routes run with: the backend, the server's defaults, its slots and the
 // generations in flight.
-import type { ChatBackend } from "./backend.js";
+import type { ChatBackend } from "../engine/chat-backend.js";
 import type { ModelNames } from "./model-names.js";
 import type { Redact } from "./redact.js";
 import type { Slots } from "./slots.js";

@@ -7,7 +7,9 @@ import { checkCorsOrigins } from "./cors.js";
 import { hostPolicy } from "./hosts.js";
 import { checkAliases } from "./model-names.js";
 import { startServer, type ServerOptions } from "./index.js";
-import { ENGINE_NAMES, type EngineName } from "../gateway/engines/types.js";
+import { engineSettingsProblem } from "../gateway/engines/registry.js";
+import type { EngineName } from "../gateway/engines/types.js";
+import type { GrammarSyntax } from "../gateway/engines/grammar-text.js";
 import { checkUpstreamUrl } from "../gateway/upstream-url.js";
 
 export const SERVE_HELP = `Usage: toolmask serve --model PATH [options]
@@ -162,19 +164,23 @@ function optionsOf(argv: string[]): ServerOptions | "help" {
   } else {
     if (threads !== undefined) throw new FlagError("--threads goes with --model: upstream engines decode");
     const engine = values.engine;
-    if (!ENGINE_NAMES.includes(engine as EngineName))
-      throw new FlagError(
-        `--engine must be one of ${ENGINE_NAMES.join(", ")}${engine === undefined ? "" : `, got "${engine}"`}`,
-      );
     const syntax = values["grammar-syntax"];
-    if (syntax !== undefined && syntax !== "ebnf" && syntax !== "lark")
-      throw new FlagError(`--grammar-syntax must be ebnf or lark, got "${syntax}"`);
-    if (syntax !== undefined && engine !== "vllm" && engine !== "sglang")
-      throw new FlagError("--grammar-syntax goes with --engine vllm or sglang");
-    if (values["no-lazy-grammar"] && engine !== "llama-server")
-      throw new FlagError("--no-lazy-grammar goes with --engine llama-server");
-    if (engine !== "openai" && !values.tokenizer)
-      throw new FlagError(`--engine ${engine} needs --tokenizer PATH (the model's .gguf or Hugging Face folder)`);
+    const flag = {
+      engine: "--engine",
+      grammarSyntax: "--grammar-syntax",
+      lazyGrammar: "--no-lazy-grammar",
+      tokenizer: "--tokenizer PATH",
+    };
+    const problem = engineSettingsProblem(
+      {
+        engine,
+        grammarSyntax: syntax,
+        lazyGrammar: values["no-lazy-grammar"] ? false : undefined,
+        tokenizer: values.tokenizer,
+      },
+      (setting) => flag[setting],
+    );
+    if (problem) throw new FlagError(problem);
     for (const u of upstreams)
       try {
         checkUpstreamUrl(u);
@@ -186,7 +192,7 @@ function optionsOf(argv: string[]): ServerOptions | "help" {
       engine: engine as EngineName,
       ...(values.tokenizer !== undefined ? { tokenizer: values.tokenizer } : {}),
       ...(values["upstream-model"] !== undefined ? { upstreamModel: values["upstream-model"] } : {}),
-      ...(syntax !== undefined ? { grammarSyntax: syntax } : {}),
+      ...(syntax !== undefined ? { grammarSyntax: syntax as GrammarSyntax } : {}),
       ...(values["upstream-api-key"] !== undefined ? { apiKey: values["upstream-api-key"] } : {}),
       ...(values["no-lazy-grammar"] ? { lazyGrammar: false } : {}),
       ...(contextSize !== undefined ? { contextSize } : {}),

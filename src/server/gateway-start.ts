@@ -3,12 +3,7 @@
 import { basename } from "node:path";
 import { GatewayBackend } from "../gateway/backend.js";
 import { MAX_BODY_BYTES } from "../gateway/body-cap.js";
-import { llamaServer, llamaServerEngine } from "../gateway/engines/llama-server.js";
-import { openaiCompatible } from "../gateway/engines/openai.js";
-import { sglang } from "../gateway/engines/sglang.js";
-import { ENGINE_NAMES, type EngineAdapter, type EngineName } from "../gateway/engines/types.js";
-import { vllm } from "../gateway/engines/vllm.js";
-import { GRAMMAR_SYNTAXES, type GrammarSyntax } from "../gateway/engines/grammar-text.js";
+import { engineNamed, engineSettingsProblem } from "../gateway/engines/registry.js";
 import { loadModelSource } from "../gateway/model-source.js";
 import { UpstreamPool } from "../gateway/pool.js";
 import type { ConnectionLimits } from "./connections.js";
@@ -16,29 +11,10 @@ import type { HostPolicy } from "./hosts.js";
 import type { GatewayOptions, ServerOptions, ToolmaskServer } from "./options.js";
 import { listen } from "./listen.js";
 
-function adapterOf(engine: EngineName, syntax: GrammarSyntax | undefined, lazy: boolean | undefined): EngineAdapter {
-  switch (engine) {
-    case "llama-server":
-      return lazy === undefined ? llamaServer : llamaServerEngine({ lazy });
-    case "vllm":
-      return vllm(syntax);
-    case "sglang":
-      return sglang(syntax);
-    case "openai":
-      return openaiCompatible;
-  }
-}
-
 function checkGateway(g: GatewayOptions): void {
   if (!g || typeof g !== "object") throw new TypeError("upstreams must be { urls, engine, tokenizer }");
-  if (!ENGINE_NAMES.includes(g.engine))
-    throw new TypeError(`upstreams.engine must be one of ${ENGINE_NAMES.join(", ")}, got ${JSON.stringify(g.engine)}`);
-  if (g.grammarSyntax !== undefined && !GRAMMAR_SYNTAXES.includes(g.grammarSyntax))
-    throw new TypeError(`upstreams.grammarSyntax must be "ebnf" or "lark", got ${JSON.stringify(g.grammarSyntax)}`);
-  if (g.lazyGrammar !== undefined && (typeof g.lazyGrammar !== "boolean" || g.engine !== "llama-server"))
-    throw new TypeError("upstreams.lazyGrammar is true or false, for the llama-server engine only");
-  if (g.grammarSyntax !== undefined && g.engine !== "vllm" && g.engine !== "sglang")
-    throw new TypeError("upstreams.grammarSyntax applies to the vllm and sglang engines only");
+  const problem = engineSettingsProblem(g, (setting) => `upstreams.${setting}`);
+  if (problem) throw new TypeError(problem);
   for (const [k, v] of [
     ["contextSize", g.contextSize],
     ["parallel", g.parallel],
@@ -48,10 +24,6 @@ function checkGateway(g: GatewayOptions): void {
   const cap = g.maxBodyBytes;
   if (cap !== undefined && !(Number.isInteger(cap) && cap > 0 && cap <= MAX_BODY_BYTES))
     throw new RangeError(`upstreams.maxBodyBytes must be an integer from 1 to ${MAX_BODY_BYTES} (256 MiB), got ${cap}`);
-  if (g.engine !== "openai" && (typeof g.tokenizer !== "string" || g.tokenizer === ""))
-    throw new TypeError(
-      `the ${g.engine} gateway renders prompts itself: give upstreams.tokenizer (the model's .gguf file or Hugging Face folder)`,
-    );
 }
 
 export async function startGatewayServer(
@@ -63,7 +35,8 @@ export async function startGatewayServer(
   const g = options.upstreams!;
   checkGateway(g);
   const model = g.tokenizer ? loadModelSource(g.tokenizer) : undefined;
-  const engine = adapterOf(g.engine, g.grammarSyntax, g.lazyGrammar);
+  const described = engineNamed(g.engine)!;
+  const engine = described.create(g);
   const pool = new UpstreamPool(g.urls, engine, {
     ...(g.healthInterval !== undefined ? { healthInterval: g.healthInterval } : {}),
     ...(g.apiKey !== undefined ? { apiKey: g.apiKey } : {}),
@@ -76,7 +49,7 @@ export async function startGatewayServer(
       engine,
       pool,
       model,
-      upstreamModel: g.upstreamModel ?? (g.engine === "vllm" || g.engine === "openai" ? modelId : undefined),
+      upstreamModel: g.upstreamModel ?? (described.namesModel ? modelId : undefined),
       contextSize: g.contextSize ?? 4096,
       maxBodyBytes: g.maxBodyBytes,
     });

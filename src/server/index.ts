@@ -2,7 +2,7 @@
 import { basename } from "node:path";
 import { getDialect } from "../dialects/index.js";
 import { loadModel } from "../engine/model.js";
-import { localBackend } from "./backend.js";
+import { localBackend } from "../engine/chat-backend.js";
 import { startGatewayServer } from "./gateway-start.js";
 import { listen } from "./listen.js";
 import { setGrammarCacheBytes } from "../grammar/cache.js";

@@ -3,7 +3,7 @@
 import type { LlamaModel } from "../engine/model.js";
 import type { UpstreamState } from "../gateway/pool.js";
 import { buildApp } from "./app.js";
-import type { ChatBackend } from "./backend.js";
+import type { ChatBackend } from "../engine/chat-backend.js";
 import type { ConnectionLimits } from "./connections.js";
 import { ApiError } from "./errors.js";
 import type { HostPolicy } from "./hosts.js";

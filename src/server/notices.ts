@@ -1,7 +1,7 @@
 // A request's notices (GenerateResult.notices: a tool's "format" the grammar does not enforce …)
 // told to the server's listener once per request, whole answer or stream, as the result arrives.
 import type { GenerateResult } from "../engine/generate.js";
-import type { ChatBackend } from "./backend.js";
+import type { ChatBackend } from "../engine/chat-backend.js";
 
 /** `backend`, telling `onNotice` each result's notices. */
 export function telling(backend: ChatBackend, onNotice: ((notice: string) => void) | undefined): ChatBackend {

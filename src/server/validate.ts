@@ -2,6 +2,7 @@
 // names the field (OpenAI's `param`) and says what would be accepted; fields that would change the
 // answer's shape and are not supported (n > 1, logprobs, JSON response formats) are refused rather
 // than silently ignored.
+import type { ModelBounds } from "../engine/chat-backend.js";
 import type { GenerateOptions } from "../engine/generate.js";
 import type { ToolChoice } from "../dialects/tools.js";
 import type { ChatMessage } from "../templates/render.js";
@@ -295,12 +296,6 @@ function refuseUnsupported(body: Obj): void {
     if (v !== undefined && v !== 0)
       throw invalidParam(key, `${key} is not supported by this server (use repeat_penalty)`, "unsupported_value");
   }
-}
-
-/** What the served model accepts: token ids below vocabSize, prompts of contextSize tokens. */
-export interface ModelBounds {
-  vocabSize: number;
-  contextSize: number;
 }
 
 export function parseCompletionRequest(body: unknown, { vocabSize, contextSize }: ModelBounds): CompletionRequest {

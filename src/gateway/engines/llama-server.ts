@@ -69,6 +69,7 @@ export function lazyPlan(ctx: RequestContext): { ir: Grammar; trigger: string } 
 export function llamaServerEngine(options: { lazy?: boolean } = {}): EngineAdapter {
   return {
     name: "llama-server",
+    takesGrammar: true,
     healthPath: "/health",
     request(ctx) {
       const s = samplingOf(ctx);

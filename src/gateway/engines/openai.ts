@@ -89,6 +89,7 @@ function choiceOf(body: unknown, what: string): Obj {
 
 export const openaiCompatible: EngineAdapter = {
   name: "openai",
+  takesGrammar: false,
   healthPath: "/v1/models",
   request(ctx) {
     const s = samplingOf(ctx);

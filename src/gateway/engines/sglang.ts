@@ -43,6 +43,7 @@ function parts(data: unknown, what: string): { text: string; meta: Obj } {
 export function sglang(syntax: GrammarSyntax = "ebnf"): EngineAdapter {
   return {
     name: "sglang",
+    takesGrammar: true,
     healthPath: "/health",
     request(ctx) {
       const s = samplingOf(ctx);

@@ -9,7 +9,6 @@ export type Obj = Record<string, unknown>;
 export const isObj = (v: unknown): v is Obj => v !== null && typeof v === "object" && !Array.isArray(v);
 
 export type EngineName = "llama-server" | "vllm" | "sglang" | "openai";
-export const ENGINE_NAMES: readonly EngineName[] = ["llama-server", "vllm", "sglang", "openai"];
 
 /**
  * How far the answer is known to be held to the grammar: "confirmed" (the engine echoed the
@@ -77,6 +76,12 @@ export interface CallsAsSent {
 
 export interface EngineAdapter {
   readonly name: EngineName;
+  /**
+   * The engine is sent the prompt rendered here and the grammar in its own field (the gateway needs
+   * the model's tokenizer); false: it renders its own prompt, takes no grammar, and its answer is
+   * only verified here ("verify-only").
+   */
+  readonly takesGrammar: boolean;
   /** GET path that answers 200 when the engine can serve. */
   readonly healthPath: string;
   /** The request, and the grammar text it carries (undefined: none). */

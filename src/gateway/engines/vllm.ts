@@ -19,6 +19,7 @@ function choiceOf(body: unknown, what: string): Obj {
 export function vllm(syntax: GrammarSyntax = "ebnf"): EngineAdapter {
   return {
     name: "vllm",
+    takesGrammar: true,
     healthPath: "/health",
     request(ctx) {
       const s = samplingOf(ctx);

@@ -8,19 +8,8 @@
 import type { ToolChoice } from "../../dialects/tools.js";
 import type { GenerateOptions } from "../../engine/generate.js";
 import { invalidParam } from "../errors.js";
-import {
-  INT32_MAX,
-  MAX_STOPS,
-  bool,
-  declaredNames,
-  given,
-  integer,
-  isObj,
-  kind,
-  number,
-  shown,
-  type ModelBounds,
-} from "../validate.js";
+import { INT32_MAX, MAX_STOPS, bool, declaredNames, given, integer, isObj, kind, number, shown } from "../validate.js";
+import type { ModelBounds } from "../../engine/chat-backend.js";
 import { refuseIllFormed } from "../well-formed.js";
 import { conversation, systemMessage } from "./messages.js";
 

@@ -9,19 +9,8 @@
 import type { ToolChoice } from "../../dialects/tools.js";
 import type { GenerateOptions } from "../../engine/generate.js";
 import { invalidParam } from "../errors.js";
-import {
-  INT32_MAX,
-  bool,
-  declaredNames,
-  given,
-  integer,
-  isObj,
-  kind,
-  number,
-  shown,
-  type ModelBounds,
-  type Obj,
-} from "../validate.js";
+import { INT32_MAX, bool, declaredNames, given, integer, isObj, kind, number, shown, type Obj } from "../validate.js";
+import type { ModelBounds } from "../../engine/chat-backend.js";
 import { refuseIllFormed } from "../well-formed.js";
 import { inputMessages } from "./input.js";
 

@@ -1,11 +1,16 @@
-// What the chat route runs a request on: a model loaded here (localBackend) or the upstream
+// What the server's routes run a request on: a model loaded here (localBackend) or the upstream
 // engines of a gateway (src/gateway/). Either takes generate()'s options and answers with
 // generate()'s result, whole or as generateStream()'s chunks.
-import { generate, type GenerateOptions, type GenerateResult } from "../engine/generate.js";
-import type { LlamaModel } from "../engine/model.js";
-import { countPromptTokens } from "../engine/prompt-tokens.js";
-import { generateStream, type StreamChunk } from "../engine/stream.js";
-import type { ModelBounds } from "./validate.js";
+import { generate, type GenerateOptions, type GenerateResult } from "./generate.js";
+import type { LlamaModel } from "./model.js";
+import { countPromptTokens } from "./prompt-tokens.js";
+import { generateStream, type StreamChunk } from "./stream.js";
+
+/** What the served model accepts: token ids below vocabSize, prompts of contextSize tokens. */
+export interface ModelBounds {
+  vocabSize: number;
+  contextSize: number;
+}
 
 export interface ChatBackend {
   /** What a request is checked against before it runs (token ids, messages that can fit). */

@@ -4,6 +4,7 @@
 //  2. the tarball installs into an empty folder with --ignore-scripts (npm 11 runs no dependency
 //     install scripts unless approved) and --prefer-offline, under a PATH holding only node and npm
 //     (cc, g++, cmake… are shown to be absent there);
+//     neither optional peer (the bench's PNG renderer and its fonts) is installed;
 //  3. from that folder: the package's own writeTestModel writes the test model, loadModel +
 //     generate make a tool call under the mask, and the demo runs.
 // Prints one JSON summary as the last line; exits non-zero with the reason when a step fails.
@@ -123,7 +124,17 @@ const network = requests
 const pkgDir = join(app, "node_modules", "toolmask");
 if (existsSync(join(pkgDir, "build")))
   fail("the installed package has a build/ folder: the check must load the prebuild");
-summary.steps.install = { seconds: install.seconds, requests: requests.length, fromNetwork: network };
+// The bench's chart renderer and fonts are optional peers (docs/install.md): a user installs neither.
+const optionalPeers = ["@resvg/resvg-js", "dejavu-fonts-ttf"];
+const installedPeers = optionalPeers.filter((name) => existsSync(join(app, "node_modules", name)));
+if (installedPeers.length)
+  fail(`the install brought ${installedPeers.join(", ")}: they are optional peers, not runtime dependencies`);
+summary.steps.install = {
+  seconds: install.seconds,
+  requests: requests.length,
+  fromNetwork: network,
+  notInstalled: optionalPeers,
+};
 
 // The install script, were it allowed to run, has nothing to do: a prebuild is there.
 const installScript = run(process.execPath, [join(pkgDir, "scripts", "build", "build-native.mjs"), "--if-missing"], {

@@ -18,7 +18,7 @@ import { progress } from "./progress.js";
 const usage =
   "usage: toolmask bench [--model PATH] [--suite FILE] [--out DIR] [options]\n" +
   "Decodes every prompt of a suite with each mode and reports validity, finish reasons, truncations,\n" +
-  "tok/s and mask time (with XGrammar's on the same grammar): DIR/bench.json, DIR/report.html, DIR/validity.png.\n" +
+  "tok/s and mask time (with XGrammar's on the same grammar): DIR/bench.json, DIR/report.html, DIR/validity.png (with the optional chart renderer).\n" +
   "  --model PATH      a .gguf (default: the random-weight test model, written when missing)\n" +
   "  --suite FILE      JSON { name, seeds, biasFor?, cases: [{ name, dialect, tools, prompt | messages,\n" +
   "                    toolChoice?, parallelToolCalls?, maxTokens?, temperature?, biasPieces? }] } (default: built-in)\n" +
@@ -162,9 +162,9 @@ async function run(argv: string[]): Promise<number> {
         : `  ${name}: ${(p.errors[0] ?? "not run").replace(`${name}: `, "")}`,
     );
   }
-  say(
-    `wrote ${relative(process.cwd(), out.json)}, ${relative(process.cwd(), out.html)}, ${relative(process.cwd(), out.png)}`,
-  );
+  const written = [out.json, out.html, ...(out.png ? [out.png] : [])].map((f) => relative(process.cwd(), f));
+  say(`wrote ${written.join(", ")}`);
+  if (out.pngMissing) say(`no validity.png: ${out.pngMissing}`);
   return 0;
 }
 

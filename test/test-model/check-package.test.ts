@@ -24,6 +24,7 @@ describe("check:package", () => {
     );
     expect(pack.prebuildBytes).toBeGreaterThan(100_000);
     expect(bin.notFound).toEqual(expect.arrayContaining(["cc", "g++", "cmake"]));
+    expect(install.notInstalled).toEqual(["@resvg/resvg-js", "dejavu-fonts-ttf"]);
     expect(generate.finishReason).toBe("tool_calls");
     expect(generate.calls[0].function.name).toBe("get_weather");
     if (!generate.gpu)

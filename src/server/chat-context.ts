@@ -14,6 +14,8 @@ export interface ChatContext extends ModelNames {
   fastForward: boolean;
   /** GenerateOptions.strictFormats for every request. */
   strictFormats: boolean;
+  /** Milliseconds between keepalives while a stream waits for its next event (prefill, a long step); 0: none. */
+  keepaliveMs: number;
   /** Generations in flight, so that closing the server can stop them. */
   active: Set<AbortController>;
   /** Sees errors answered with a 5xx (our faults), for logging. */

@@ -54,6 +54,9 @@ Options:
   --no-fast-forward    sample every token, also the text the grammar forces (to compare)
   --strict-formats     refuse (400) a tool whose schema names a "format" the grammar does not
                        enforce; default: such a format is an annotation, logged once per request
+  --keepalive MS       while a stream waits (prefill, a slow step), a keepalive every MS
+                       milliseconds (Messages: a ping event; others: an SSE comment); 0: none;
+                       default 5000
   --allowed-hosts LIST Host header names to answer besides localhost, 127.0.0.1 and [::1],
                        comma-separated, or "*" for any (default: any when --host is not
                        a loopback address, else only those)
@@ -128,6 +131,7 @@ function optionsOf(argv: string[]): ServerOptions | "help" {
         "grammar-cache-mb": { type: "string" },
         "no-fast-forward": { type: "boolean" },
         "strict-formats": { type: "boolean" },
+        keepalive: { type: "string" },
         help: { type: "boolean", short: "h" },
       },
     }));
@@ -230,6 +234,8 @@ function optionsOf(argv: string[]): ServerOptions | "help" {
   }
   if (values["no-fast-forward"]) o.fastForward = false;
   if (values["strict-formats"]) o.strictFormats = true;
+  const keepalive = int("keepalive", values.keepalive, 0, 2 ** 31 - 1, " (milliseconds; 0: none)");
+  if (keepalive !== undefined) o.keepaliveMs = keepalive;
   const cacheMb = int("grammar-cache-mb", values["grammar-cache-mb"], 0, 1_048_576);
   if (cacheMb !== undefined) o.grammarCacheBytes = cacheMb * 1024 * 1024;
   const ms = (flag: string) =>

@@ -32,6 +32,13 @@ function checkOptions(o: ServerOptions): void {
     throw new TypeError(`fastForward must be true or false, got ${JSON.stringify(o.fastForward)}`);
   if (o.strictFormats !== undefined && typeof o.strictFormats !== "boolean")
     throw new TypeError(`strictFormats must be true or false, got ${JSON.stringify(o.strictFormats)}`);
+  if (
+    o.keepaliveMs !== undefined &&
+    !(Number.isInteger(o.keepaliveMs) && o.keepaliveMs >= 0 && o.keepaliveMs <= 2 ** 31 - 1)
+  )
+    throw new RangeError(
+      `keepaliveMs must be an integer from 0 to ${2 ** 31 - 1} (milliseconds; 0: none), got ${o.keepaliveMs}`,
+    );
   if (o.bodyLimit !== undefined && !(Number.isInteger(o.bodyLimit) && o.bodyLimit > 0))
     throw new RangeError(`bodyLimit must be a positive integer (bytes), got ${o.bodyLimit}`);
   if (o.grammarCacheBytes !== undefined && !(Number.isInteger(o.grammarCacheBytes) && o.grammarCacheBytes >= 0))

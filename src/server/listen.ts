@@ -14,6 +14,9 @@ import { pathRedactor } from "./redact.js";
 import { Slots } from "./slots.js";
 import { telling } from "./notices.js";
 
+/** ServerOptions.keepaliveMs when not given. */
+export const DEFAULT_KEEPALIVE_MS = 5_000;
+
 export interface Served {
   backend: ChatBackend;
   /** Requests running at once. */
@@ -49,6 +52,7 @@ export async function listen(
     dialect: options.dialect,
     fastForward: options.fastForward ?? true,
     strictFormats: options.strictFormats ?? false,
+    keepaliveMs: options.keepaliveMs ?? DEFAULT_KEEPALIVE_MS,
     apiKey: options.apiKey,
     bodyLimit: options.bodyLimit ?? 8 * 1024 * 1024,
     onError: options.onError,

@@ -101,6 +101,13 @@ export interface ServerOptions {
    */
   strictFormats?: boolean;
   /**
+   * Milliseconds between keepalives while a stream waits for its next event — its prefill, a slow
+   * step (Messages: a `ping` event, as Anthropic's API sends; chat completions and Responses: an
+   * SSE comment line). A stream's opening event goes out before prefill; this keeps clients and
+   * proxies that time out an idle read. 0: none. Default 5,000.
+   */
+  keepaliveMs?: number;
+  /**
    * Bytes the process's grammar memory may take: compiled grammars, the parser's value grammars and
    * idle shapes (setGrammarCacheBytes: process-wide, so it also applies to other servers and
    * generate() calls in this process). Default 256 MiB.

@@ -1,9 +1,12 @@
 // What every generation route (and count_tokens) shares: the request waits for a slot, a client that disconnects
 // (while waiting, while its prompt is tokenized or while decoding) aborts its work through the AbortSignal generate()
-// takes, and closing the server answers 503. A stream's first event is held until decoding has
-// produced something, and the headers go out with its bytes (sse.ts), so an error before that (a
-// prompt longer than the context, an opening event that cannot be serialized) is still answered
-// as a JSON error with its status; after it, an error goes as the API's error event.
+// takes, and closing the server answers 503. A stream opens (headers and the API's opening event)
+// as soon as the request is prepared — its prompt tokenized and checked against the context, its
+// grammar compiled — before prefill begins, so an error found while preparing is still answered
+// as a JSON error with its status; after the opening, an error goes as the API's error event.
+// While the stream waits for its next event (prefill, a slow step) it sends a keepalive every
+// `keepaliveMs` (Messages: a `ping` event; the others: an SSE comment), so a client or proxy
+// that times out an idle read keeps the stream.
 import type { FastifyReply } from "fastify";
 import type { GenerateOptions } from "../engine/generate.js";
 import type { StreamChunk } from "../engine/stream.js";
@@ -65,8 +68,10 @@ export async function runInSlot(
 
 /** How one API writes a stream: its opening, each chunk, its end, and an error once events are out. */
 export interface StreamWriter {
-  /** The events that open the stream (the role chunk, message_start …), sent with the first output. */
+  /** The events that open the stream (the role chunk, message_start …), sent before prefill. */
   open(sse: SseWriter, role: StreamChunk): Promise<void>;
+  /** What is sent while the stream waits (default: an SSE comment). */
+  keepalive?(sse: SseWriter): Promise<void>;
   chunk(sse: SseWriter, chunk: StreamChunk): Promise<void>;
   /** After the last chunk (the one with the result). */
   close(sse: SseWriter): Promise<void>;
@@ -74,7 +79,22 @@ export interface StreamWriter {
   fail(sse: SseWriter, error: ApiError): Promise<void>;
 }
 
-/** Streams `chunks` through `writer`; the role chunk is held until a second chunk arrives. */
+/** `next`, with `ping()` awaited each `every` ms until it settles (every 0: no pings). */
+async function withKeepalive<T>(next: Promise<T>, every: number, ping: () => Promise<void>): Promise<T> {
+  if (!(every > 0)) return next;
+  for (;;) {
+    let timer: NodeJS.Timeout | undefined;
+    const tick = new Promise<typeof TICK>((resolve) => {
+      timer = setTimeout(() => resolve(TICK), every);
+    });
+    const r = await Promise.race([next, tick]).finally(() => clearTimeout(timer));
+    if (r !== TICK) return r as T;
+    await ping();
+  }
+}
+const TICK = Symbol("keepalive");
+
+/** Streams `chunks` through `writer`: opened with the first chunk (the role chunk, yielded once the request is prepared). */
 export async function pipeStream(
   reply: FastifyReply,
   chunks: AsyncIterable<StreamChunk>,
@@ -82,22 +102,30 @@ export async function pipeStream(
   run: RequestRun,
   ctx: ChatContext,
 ): Promise<void> {
-  let held: StreamChunk | undefined;
   let sse: SseWriter | undefined;
+  const it = chunks[Symbol.asyncIterator]();
+  let finished = false;
   try {
-    for await (const chunk of chunks) {
+    for (;;) {
+      const open = sse;
+      const next = open
+        ? await withKeepalive(it.next(), ctx.keepaliveMs, () =>
+            writer.keepalive ? writer.keepalive(open) : open.comment("keepalive"),
+          )
+        : await it.next();
+      if (next.done) {
+        finished = true;
+        break;
+      }
       if (!sse) {
-        if (!held) {
-          held = chunk;
-          continue;
-        }
         sse = new SseWriter(reply.raw, () => {
           reply.hijack();
           return reply.getHeaders();
         });
-        await writer.open(sse, held);
+        await writer.open(sse, next.value);
+        continue;
       }
-      await writer.chunk(sse, chunk);
+      await writer.chunk(sse, next.value);
     }
     if (sse) await writer.close(sse);
   } catch (err) {
@@ -109,5 +137,8 @@ export async function pipeStream(
     if (e.status >= 500 && e.status !== 503) ctx.onError?.(err);
     await writer.fail(sse, e);
     sse.end();
+  } finally {
+    // As for await … of does on a throw: the generation's own cleanup (its abort, its slot) runs.
+    if (!finished) await it.return?.(undefined);
   }
 }

@@ -55,6 +55,11 @@ export class SseWriter {
     await this.#write(`event: ${name}\ndata: ${JSON.stringify(data)}\n\n`);
   }
 
+  /** An SSE comment line (`: text`): clients skip it; it keeps idle-read timeouts and proxies from closing the stream. */
+  async comment(text: string): Promise<void> {
+    await this.#write(`: ${text.replace(/[\r\n]/g, " ")}\n\n`);
+  }
+
   async done(): Promise<void> {
     await this.#write("data: [DONE]\n\n");
     this.#res.end();

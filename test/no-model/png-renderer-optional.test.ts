@@ -36,7 +36,7 @@ describe("the PNG chart renderer is optional", () => {
     }) as NodeJS.Require;
     absent.resolve = ((id: string) => {
       throw Object.assign(new Error(`Cannot find module '${id}'`), { code: "MODULE_NOT_FOUND" });
-    }) as NodeJS.RequireResolve;
+    }) as unknown as NodeJS.RequireResolve;
     const r = svgToPng(SVG, loadPngRenderer(absent));
     expect(r).toEqual({ missing: expect.stringContaining(PNG_RENDERER_INSTALL) });
     expect((r as { missing: string }).missing).toContain("Cannot find module '@resvg/resvg-js'");

@@ -61,6 +61,9 @@ export function messagesStreamWriter(id: string, model: string, redact: Redact):
     async open(sse) {
       await sse.named("message_start", { type: "message_start", message: openingMessage(id, model) });
     },
+    async keepalive(sse) {
+      await sse.named("ping", { type: "ping" });
+    },
     async chunk(sse, chunk: StreamChunk) {
       const { content, reasoning_content: thought } = chunk.delta;
       if (thought) {

@@ -21,7 +21,8 @@ const STRING_KW = ["minLength", "maxLength", "pattern"] as const;
 export const NUMBER_KW = ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"] as const;
 const OBJECT_KW = ["properties", "required", "additionalProperties", "propertyNames"] as const;
 const ARRAY_KW = ["items", "prefixItems", "additionalItems", "minItems", "maxItems"] as const;
-const SUPPORTED = new Set<string>([
+/** The keywords the lowering reads (docs/json-schema.md has them in one table, scripts/keyword-table.mjs). */
+export const SUPPORTED: ReadonlySet<string> = new Set<string>([
   "type",
   "nullable",
   "enum",
@@ -38,7 +39,8 @@ const SUPPORTED = new Set<string>([
   ...ARRAY_KW,
 ]);
 export const ENUM_ALT = 'or list the allowed values with "enum"';
-const UNSUPPORTED_HINTS: Record<string, string> = {
+/** The JSON Schema keywords refused by name, each with what to write instead. */
+export const UNSUPPORTED_HINTS: Readonly<Record<string, string>> = {
   multipleOf: `remove it, ${ENUM_ALT}`,
   minProperties: 'remove it; list the properties that must be present in "required" instead',
   maxProperties: 'remove it; set "additionalProperties": false and declare the allowed properties',

@@ -40,6 +40,6 @@ export function checkTopLevel(
     throw invalid(
       path,
       "required",
-      `"${undeclared}" is required but is not declared in "properties", so no call can write it ${WHY}; declare ${childPath(`${path}.properties`, undeclared)}`,
+      `"${undeclared}" is required but is not declared in "properties", so no call can write it ${WHY}; declare "${undeclared}" in "properties"`,
     );
 }

@@ -16,7 +16,8 @@ export const ANNOTATIONS = new Set([
   "readOnly",
   "writeOnly",
 ]);
-const DEFS = new Set(["$defs", "definitions"]);
+/** Keywords that hold schemas for `$ref` to name. */
+export const DEFS: ReadonlySet<string> = new Set(["$defs", "definitions"]);
 const STRING_KW = ["minLength", "maxLength", "pattern"] as const;
 export const NUMBER_KW = ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"] as const;
 const OBJECT_KW = ["properties", "required", "additionalProperties", "propertyNames"] as const;
@@ -253,7 +254,7 @@ export function analyze(schema: unknown, path: string): Info {
       throw invalid(
         path,
         kw,
-        `"${kw}" must be a number, got ${describe(s[kw])}${typeof s[kw] === "boolean" ? ' (the draft-04 boolean form is not supported; give the bound itself, e.g. "exclusiveMinimum": 0)' : ""}`,
+        `"${kw}" must be a number, got ${describe(s[kw])}${typeof s[kw] === "boolean" ? ` (the draft-04 boolean form is not supported; give the bound itself, e.g. "${kw}": 0)` : ""}`,
       );
     }
     info.constraining.push(kw);

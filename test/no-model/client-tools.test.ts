@@ -4,6 +4,7 @@
 // json-schema-faker generates (seeded) and mutations of them (test/support/instance-mutations.ts),
 // written in the dialect's own call syntax, are complete calls for the parser and sentences of the
 // set's grammar exactly where ajv (with ajv-formats) finds the value the text denotes valid.
+// KNOWN_REFUSED: scripts/corpus/known-refused.mjs.
 import { generateSync } from "json-schema-faker";
 import { describe, expect, it } from "vitest";
 import {
@@ -11,6 +12,7 @@ import {
   functionTools,
   readClientToolFixtures,
 } from "../../scripts/corpus/client-tools.mjs";
+import { KNOWN_REFUSED } from "../../scripts/corpus/known-refused.mjs";
 import { stripSchema } from "../../scripts/corpus/strip-prose.mjs";
 import { writeCall, writeOutput, type WireArg } from "../../scripts/lib/dialect-writer.mjs";
 import { isRawText } from "../../src/dialects/call-grammar.js";
@@ -23,14 +25,6 @@ import { qwen3 } from "../support/vocabs.js";
 
 type Validator = ReturnType<AjvLike["compile"]>;
 const ajv = ajvWithFormats("2020");
-
-/**
- * Tools refused today, by fixture and tool, with the keyword whose place the refusal's path names.
- * The test fails when another tool is refused and when one of these compiles: remove its entry then.
- */
-const KNOWN_REFUSED: Record<string, string> = {
-  "claude-code-2.1.328/SendMessage": "allOf",
-};
 
 /**
  * Generated instances per tool: one with every optional member (written in every dialect), one with

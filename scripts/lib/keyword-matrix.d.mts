@@ -3,7 +3,7 @@ import type { DialectSpec } from "../../src/dialects/spec.js";
 
 export interface MatrixValue { label: string; data: unknown; json: string }
 export interface MatrixCase { name: string; draft: "07" | "2020"; schema: unknown; values: MatrixValue[] }
-export interface Refusal { error: string; keyword?: string; path?: string; message: string; status?: number; code?: string }
+export interface Refusal { error: string; keyword?: string; path?: string; message: string; status?: number; code?: string | null }
 export interface JudgedValue {
   label: string;
   text: string | undefined;
@@ -30,7 +30,7 @@ export function matrixCases(spec: DialectSpec): MatrixCase[];
 export function closePrefix(spec: DialectSpec): string;
 export function makeOracle(): Oracle;
 export function callText(spec: DialectSpec, rawText: boolean, value: { data: unknown; json: string }): string | undefined;
-export function refusalOf(e: unknown, toApiError?: (e: unknown) => { status: number; code?: string }): Refusal;
+export function refusalOf(e: unknown, toApiError?: (e: unknown) => { status: number; code?: string | null }): Refusal;
 export function judgeCase(lib: Record<string, unknown>, dialect: string, c: MatrixCase, oracle: Oracle): Judged;
 export function sameJson(a: unknown, b: unknown): boolean;
 export function matrixTable(runs: Array<{ dialect: string; case: MatrixCase; judged: Judged }>): string;

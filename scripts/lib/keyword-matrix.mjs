@@ -5,9 +5,7 @@
 // rewritten to sit at `properties.v` of the parameters, plus OWN_CASES (keywords the draft4 suite
 // lacks, and raw-text edge cases). A case whose schema the lowering refuses is judged as a refusal.
 // Plain ESM: test/no-model/keyword-matrix.test.ts and scripts/keyword-matrix.mjs share it.
-import Ajv from "ajv";
-import Ajv2020 from "ajv/dist/2020.js";
-import addFormats from "ajv-formats";
+import { ajvWithFormats } from "./ajv-formats.mjs";
 import { canonical, groupName, loadSuite } from "./json-schema-suite.mjs";
 import { writeCall, writeOutput } from "./dialect-writer.mjs";
 import { KNOWN_DIFFERENCES } from "./keyword-matrix-expected.mjs";
@@ -285,12 +283,7 @@ export const matrixCases = (spec) => [...suiteCases(), ...ownCases(spec)];
  * `oracle(c)` is a validator of the tool's arguments `{ v }`, compiled once per case name.
  */
 export function makeOracle() {
-  const make = (Cls) => {
-    const ajv = new Cls({ strict: false, logger: false });
-    addFormats(ajv);
-    return ajv;
-  };
-  const ajvs = { "07": make(Ajv), 2020: make(Ajv2020) };
+  const ajvs = { "07": ajvWithFormats("07"), 2020: ajvWithFormats("2020") };
   const compiled = new Map();
   return (c) => {
     if (!compiled.has(c.name)) compiled.set(c.name, ajvs[c.draft].compile(paramTools(c.schema)[0].function.parameters));

@@ -21,6 +21,7 @@ import { idChars, jsonWs } from "./grammar-forms.js";
 import type { ToolDef } from "./tools.js";
 import { childPath, invalid } from "../grammar/json-schema/errors.js";
 import { analyze, impliedTypes } from "../grammar/json-schema/keywords.js";
+import { lowerJsonSchemas } from "../grammar/json-schema/index.js";
 import { checkEnumSize } from "../grammar/schema-limits.js";
 
 /** Fixed glue strings are markers: atomic special tokens in vocabularies that have them. */
@@ -174,10 +175,23 @@ export function writableParameters(tool: ToolDef): Array<[string, unknown]> {
   });
 }
 
-function xmlCall(f: XmlCallFormat, tool: ToolDef, maxValueLength?: number): GrammarNode {
-  // The parameters object is not lowered as one JSON value here; its own keywords get the same
-  // checks and limits as in JSON dialects (property count and names, enum sizes, unsupported keywords).
+/**
+ * The checks a JSON dialect makes of the parameters, in a dialect that writes them one by one
+ * (XML, Python): the object's own keywords (property count and names, enum sizes, unsupported
+ * keywords), and, where `additionalProperties` is a schema (which such a call never writes: it has
+ * no name outside "properties"), the whole parameters lowered as one JSON value, as a JSON dialect
+ * lowers them, the result dropped: that schema is refused exactly where a JSON dialect refuses it.
+ */
+function checkParameters(tool: ToolDef, maxValueLength?: number): void {
   analyze(tool.parameters, paramsPath(tool));
+  const extra = tool.parameters.additionalProperties;
+  if (extra !== null && typeof extra === "object")
+    lowerJsonSchemas({ root: schemaValue(tool.parameters, maxValueLength, "json", paramsPath(tool)) });
+}
+
+function xmlCall(f: XmlCallFormat, tool: ToolDef, maxValueLength?: number): GrammarNode {
+  // The parameters object is not lowered as one JSON value here (checkParameters).
+  checkParameters(tool, maxValueLength);
   const required = new Set(tool.required);
   const params = writableParameters(tool).map(([k, schema]) => ({
     node: seq(
@@ -251,8 +265,8 @@ export function pythonValue(tool: ToolDef, key: string, maxValueLength?: number)
 
 /** A Python call's keyword arguments: `k=v` in any order, "," between, required ones present; values Python literals or JSON. */
 export function pythonArguments(tool: ToolDef, maxValueLength?: number): GrammarNode {
-  // As in xmlCall: the parameters object's own keywords get the JSON dialects' checks and limits.
-  analyze(tool.parameters, paramsPath(tool));
+  // As in xmlCall: the parameters get the JSON dialects' checks and limits.
+  checkParameters(tool, maxValueLength);
   const required = new Set(tool.required);
   const items = writableParameters(tool).map(([k]) => ({
     node: seq(literal(k), literal("="), pythonValue(tool, k, maxValueLength)),

@@ -2,10 +2,11 @@
 import type { DialectSpec } from "./spec.js";
 import { resolvePointer } from "../grammar/json-schema/pointer.js";
 import { keptNames, nameLanguage } from "../grammar/json-schema/property-names.js";
+import { checkTopLevel } from "./parameters-top.js";
 
 export interface ToolDef {
   name: string;
-  /** The parameters schema (an object schema; `{type:"object", properties:{}}` when absent). */
+  /** The parameters schema (an object schema, `type: "object"` added where absent; `{type:"object", properties:{}}` when absent). */
   parameters: Record<string, unknown>;
   properties: Record<string, unknown>;
   required: string[];
@@ -55,13 +56,16 @@ export function normalizeTools(tools: unknown, spec: DialectSpec): ToolDef[] {
     if (!Array.isArray(required) || required.some((r) => typeof r !== "string"))
       throw new ToolDefinitionError(`${where}.function.parameters.required must be an array of names`);
     const path = `${where}${wrapped ? ".function" : ""}.parameters`;
+    checkTopLevel(p, properties, required as string[], path);
     // "propertyNames": a parameter it refuses is no parameter (a required one: no call can be written).
     const named = withNames(p, properties, required as string[], path);
     if (spec.call.kind === "xml")
       for (const k of Object.keys(properties)) checkCarriable(k, `${where}.function.parameters.properties.${k}`, spec);
     if (spec.call.kind === "python")
       for (const k of Object.keys(properties)) checkKeyword(k, `${where}.function.parameters.properties.${k}`, spec);
-    return { name, parameters: p, properties: named, required: required as string[], path };
+    // untyped parameters are an object: keywords of other types there constrain nothing, in every dialect
+    const parameters = p.type === undefined ? { type: "object", ...p } : p;
+    return { name, parameters, properties: named, required: required as string[], path };
   });
 }
 

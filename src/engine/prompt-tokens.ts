@@ -3,11 +3,13 @@
 // context — before any tokenizing where a lower bound from its length shows it — and stopped
 // between pieces when the signal aborts. countPromptTokens: how many tokens a request's prompt
 // takes, as generate() would feed it (the chat template rendered with the messages, tools and
-// thinking switch), without compiling a grammar or decoding: what Anthropic's count_tokens answers.
+// thinking switch), without compiling a grammar or decoding: what Anthropic's count_tokens answers;
+// tools whose schemas generate() refuses are refused.
 import { ContextLengthError } from "./errors.js";
 import type { GenerateOptions } from "./generate-options.js";
 import type { LlamaModel } from "./model.js";
 import { prepareChatAsync } from "./prepare-chat.js";
+import { checkToolLimits } from "../parser/tool-limits.js";
 
 /** The prompt's tokens; throws ContextLengthError when they reach the context, the signal's reason when it aborts. */
 export async function tokenizeChatPrompt(model: LlamaModel, prompt: string, signal?: AbortSignal): Promise<Int32Array> {
@@ -30,7 +32,14 @@ export async function tokenizeChatPrompt(model: LlamaModel, prompt: string, sign
   return out.tokens;
 }
 
+/**
+ * The prompt's token count. Tools refused as generate() refuses them are refused here too (their
+ * schemas lowered, checkToolLimits: a keyword not supported, a schema that matches no value, a
+ * schema limit), but for what only the native compiler finds (its automaton states and memory),
+ * which would take a compile.
+ */
 export async function countPromptTokens(model: LlamaModel, options: GenerateOptions): Promise<number> {
-  const { prompt } = await prepareChatAsync(model, { ...options, mask: false });
+  const { prompt, dialectOptions } = await prepareChatAsync(model, { ...options, mask: false });
+  if (dialectOptions) checkToolLimits(dialectOptions);
   return (await tokenizeChatPrompt(model, prompt, options.signal)).length;
 }

@@ -4,8 +4,7 @@
 // json-schema-faker generates (seeded) and mutations of them (test/support/instance-mutations.ts),
 // written in the dialect's own call syntax, are complete calls for the parser and sentences of the
 // set's grammar exactly where ajv (with ajv-formats) finds the value the text denotes valid.
-import Ajv2020Module from "ajv/dist/2020.js";
-import addFormatsModule from "ajv-formats";
+// KNOWN_REFUSED: scripts/corpus/known-refused.mjs.
 import { generateSync } from "json-schema-faker";
 import { describe, expect, it } from "vitest";
 import {
@@ -13,35 +12,19 @@ import {
   functionTools,
   readClientToolFixtures,
 } from "../../scripts/corpus/client-tools.mjs";
+import { KNOWN_REFUSED } from "../../scripts/corpus/known-refused.mjs";
 import { stripSchema } from "../../scripts/corpus/strip-prose.mjs";
 import { writeCall, writeOutput, type WireArg } from "../../scripts/lib/dialect-writer.mjs";
 import { isRawText } from "../../src/dialects/call-grammar.js";
 import { buildToolGrammar, compileGrammar, dialects, getDialect, parseToolCalls } from "../../src/index.js";
 import { grammarAcceptor } from "../../src/parser/validate.js";
+import { ajvWithFormats, type Validator as AjvLike } from "../support/ajv-formats.js";
 import { instanceMutations, type Json, sampleMutations } from "../support/instance-mutations.js";
 import { timeoutForMeasured } from "../support/timeouts.js";
 import { qwen3 } from "../support/vocabs.js";
 
-type Validator = (data: unknown) => boolean;
-interface AjvLike {
-  compile(schema: unknown): Validator;
-}
-const Ajv = ((Ajv2020Module as unknown as { default?: unknown }).default ?? Ajv2020Module) as new (
-  o: object,
-) => AjvLike;
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (
-  a: AjvLike,
-) => void;
-const ajv = new Ajv({ strict: false });
-addFormats(ajv);
-
-/**
- * Tools refused today, by fixture and tool, with the keyword whose place the refusal's path names.
- * The test fails when another tool is refused and when one of these compiles: remove its entry then.
- */
-const KNOWN_REFUSED: Record<string, string> = {
-  "claude-code-2.1.328/SendMessage": "allOf",
-};
+type Validator = ReturnType<AjvLike["compile"]>;
+const ajv = ajvWithFormats("2020");
 
 /**
  * Generated instances per tool: one with every optional member (written in every dialect), one with

@@ -19,12 +19,14 @@ export const ANNOTATIONS = new Set([
   "readOnly",
   "writeOnly",
 ]);
-const DEFS = new Set(["$defs", "definitions"]);
+/** Keywords that hold schemas for `$ref` to name. */
+export const DEFS: ReadonlySet<string> = new Set(["$defs", "definitions"]);
 const STRING_KW = ["minLength", "maxLength", "pattern"] as const;
 export const NUMBER_KW = ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"] as const;
 const OBJECT_KW = ["properties", "required", "additionalProperties", "propertyNames"] as const;
 const ARRAY_KW = ["items", "prefixItems", "additionalItems", "minItems", "maxItems"] as const;
-const SUPPORTED = new Set<string>([
+/** The keywords the lowering reads (docs/json-schema.md has them in one table, scripts/keyword-table.mjs). */
+export const SUPPORTED: ReadonlySet<string> = new Set<string>([
   "type",
   "nullable",
   "enum",
@@ -41,7 +43,8 @@ const SUPPORTED = new Set<string>([
   ...ARRAY_KW,
 ]);
 export const ENUM_ALT = 'or list the allowed values with "enum"';
-const UNSUPPORTED_HINTS: Record<string, string> = {
+/** The JSON Schema keywords refused by name, each with what to write instead. */
+export const UNSUPPORTED_HINTS: Readonly<Record<string, string>> = {
   multipleOf: `remove it, ${ENUM_ALT}`,
   minProperties: 'remove it; list the properties that must be present in "required" instead',
   maxProperties: 'remove it; set "additionalProperties": false and declare the allowed properties',
@@ -254,7 +257,7 @@ export function analyze(schema: unknown, path: string): Info {
       throw invalid(
         path,
         kw,
-        `"${kw}" must be a number, got ${describe(s[kw])}${typeof s[kw] === "boolean" ? ' (the draft-04 boolean form is not supported; give the bound itself, e.g. "exclusiveMinimum": 0)' : ""}`,
+        `"${kw}" must be a number, got ${describe(s[kw])}${typeof s[kw] === "boolean" ? ` (the draft-04 boolean form is not supported; give the bound itself, e.g. "${kw}": 0)` : ""}`,
       );
     }
     info.constraining.push(kw);

@@ -33,7 +33,8 @@ export async function anthropicMessages(req: FastifyRequest, reply: FastifyReply
 /**
  * POST /v1/messages/count_tokens: the request's prompt tokens as the model's template renders them
  * (what input_tokens would say), nothing decoded; refused as /v1/messages would refuse it (a prompt
- * that cannot fit the context included). It runs in a generation slot like /v1/messages (429 when
+ * that cannot fit the context included, tool schemas the lowering refuses; not the native
+ * compiler's limits, which take a compile to find: countPromptTokens). It runs in a generation slot like /v1/messages (429 when
  * the line is full), and a client that leaves stops its tokenizing. A gateway does not tokenize: 404 there.
  */
 export async function countTokens(req: FastifyRequest, reply: FastifyReply, ctx: ChatContext): Promise<unknown> {

@@ -1,0 +1,2 @@
+// Types of known-refused.mjs.
+export const KNOWN_REFUSED: Readonly<Record<string, string>>;

@@ -7,7 +7,8 @@
 // the exports write the product out exactly (expandIntersections: the same verdicts as the native
 // product, on generated strings), or refuse it where it is large.
 import { describe, expect, it } from "vitest";
-import { buildToolGrammar, parseToolCalls } from "../../src/index.js";
+import { buildToolGrammar, compileGrammar, parseToolCalls } from "../../src/index.js";
+import { qwen3 } from "../support/vocabs.js";
 import type { Grammar } from "../../src/grammar/ir.js";
 import { jsonSchemaToIR } from "../../src/grammar/json-schema/index.js";
 import { expandIntersections } from "../../src/grammar/export/intersect.js";
@@ -132,6 +133,55 @@ describe("an intersection's strings are those that match every constraint", () =
           ? '<tool_call>\n{"name": "f", "arguments": {"v": "a-"}}\n</tool_call>'
           : "<tool_call>\n<function=f>\n<parameter=v>\na-\n</parameter>\n</function>\n</tool_call>";
       expect(() => parseToolCalls(text, { dialect, tools })).toThrow(/the strings here must match 2 languages/);
+    }
+  });
+});
+
+describe("walks of the mask never start a string they cannot finish", () => {
+  // near a maxLength the mask allows only what can still end in time: a text ending in "z" must
+  // write its "z" by the 60th character, a host name end by its 253rd
+  const schemas = [
+    { type: "string", pattern: "z$", maxLength: 100 },
+    { type: "string", format: "hostname" },
+    { type: "string", allOf: [{ pattern: "^a" }, { pattern: "[0-9]$" }], minLength: 70, maxLength: 80 },
+  ];
+  it.each(["hermes", "lfm2", "qwen3-coder"])("%s", (dialect) => {
+    const v = qwen3();
+    for (const schema of schemas) {
+      const tools = [
+        {
+          type: "function" as const,
+          function: { name: "f", parameters: { type: "object", properties: { v: schema }, required: ["v"] } },
+        },
+      ];
+      const valid = ajv.compile(schema);
+      const m = compileGrammar(buildToolGrammar({ dialect, tools, toolChoice: "required" }), v).createMatcher();
+      const walks = m.randomWalks({
+        count: 60,
+        seed: 3,
+        maxTokens: 400,
+        leaveProbability: 0.05,
+        shortProbability: 0.9,
+      });
+      const problems: string[] = [];
+      let finished = 0,
+        longest = 0;
+      for (const w of walks) {
+        if (w.stuck) problems.push("stuck");
+        if (!w.terminated) continue;
+        finished++;
+        const text = Buffer.concat([...w.tokens.subarray(0, -1)].map((id) => Buffer.from(v.tokenBytes(id)))).toString();
+        const r = parseToolCalls(text, { dialect, tools });
+        const values = r.toolCalls.map((c) => JSON.parse(c.function.arguments).v);
+        if (values.length === 0 || r.incomplete.length > 0 || !values.every((x) => valid(x)))
+          problems.push(`invalid: ${text}`);
+        for (const x of values) longest = Math.max(longest, typeof x === "string" ? Array.from(x).length : 0);
+      }
+      m.dispose();
+      expect({ schema, problems: problems.slice(0, 3) }).toEqual({ schema, problems: [] });
+      expect(finished).toBeGreaterThan(10);
+      // the walks went to the bound itself (a host name: 253 characters and its final dot)
+      expect({ schema, longest }).toEqual({ schema, longest: schema.maxLength ?? 254 });
     }
   });
 });

@@ -2,7 +2,7 @@
 // match several constraints at once (the grammar's intersection, which GBNF cannot write) is sent
 // written out where that is small, and refused with a 400 naming the schema where it is not (a
 // host name's 253 characters with its labels' 63), never sent looser. The refusal happens before
-// any request goes upstream.
+// any request goes upstream; every export error is that 400.
 import { dirname } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type ToolmaskServer } from "../../src/server/index.js";
@@ -68,6 +68,12 @@ describe("an intersection in the GBNF a gateway sends", () => {
     const r = await ask({ type: "string", format: "hostname" });
     expect(r).toMatchObject({ status: 400, code: "grammar_not_exportable", sent: [] });
     expect(r.message).toMatch(/"format": "hostname".*not exportable/);
+  });
+
+  it("any export error is that 400: a repetition past GBNF's 2,000 (was a 500)", async () => {
+    const r = await ask({ type: "string", pattern: "^a{0,3000}$" });
+    expect(r).toMatchObject({ status: 400, code: "grammar_not_exportable", sent: [] });
+    expect(r.message).toMatch(/repeat bound above 2000 is not exportable to GBNF/);
   });
 
   it("is refused naming the JSON pointer: two patterns whose product is large", async () => {

@@ -1,7 +1,8 @@
 // "format": the string formats the grammar enforces, each one regular expression in the subset
 // pattern.ts lowers (so every spelling of a character, JSON escapes, Python literals and raw text,
-// comes with the pattern lowering), anchored at both ends. Each accepts what ajv-formats 3.0.1
-// accepts in its default "full" mode, except the differences docs/json-schema.md lists ("format"),
+// comes with the pattern lowering), anchored at both ends; hostname alternatives of expressions a
+// name matches all of (its length: the grammar's intersection). Each accepts what ajv-formats 3.0.1
+// accepts in its default "full" mode, except the difference docs/json-schema.md lists ("format"),
 // which test/no-model/formats.test.ts holds against ajv-formats on generated strings.
 // Letters are written in both cases where ajv-formats compiles its expression with the i flag
 // (without the u flag: ASCII letters only fold).

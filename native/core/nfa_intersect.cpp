@@ -5,13 +5,15 @@
 // - eps moves are taken as closures: a product state pairs two "core" states (one that reads a
 //   byte, is the side's end, or is a gate), so the eps chains around each character are not paired
 //   with each other;
-// - a gate (a counter of nfa_count.cpp: a repetition or bounded text past countAbove) stays a gate:
-//   a product state that pairs one takes its operation, on the counter imported with its side, and
-//   moves that side only, so a length of any size costs the same few states as in the side itself;
+// - a gate (a counter of nfa_count.cpp: the length's repetition, or one from 0 in another item; every
+//   other bound is unrolled, intersectNfa) stays a gate: a product state that pairs one takes its
+//   operation, on the counter imported with its side, and moves that side only, so a length of any
+//   size costs the same few states as in the side itself;
 // - a byte both sides read on (their ranges' overlap) moves both; the end is both sides' end.
-// The size is the core states of one side times those of the other at most; a product past
-// NfaLimits::maxProductStates is a GrammarLimitError naming the node's `path` (the JSON pointer of
-// the schema that asked for it), never a long build.
+// Then each counter is checked where a byte leads into its repetition (nfa_counter_checks.cpp), so a
+// walk never starts a text it cannot finish. The size is the core states of one side times those of
+// the other at most; a product past NfaLimits::maxProductStates is a GrammarLimitError naming the
+// node's `path` (the JSON pointer of the schema that asked for it), never a long build.
 #include <algorithm>
 #include <deque>
 #include <unordered_map>

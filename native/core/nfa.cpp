@@ -12,7 +12,7 @@ NfaBuilder::Impl::Impl(const json::Value& g, const NfaLimits& limits) : grammar(
   if (const json::Value* d = g.get("maxRecursionDepth"); d && d->kind == json::Kind::Number)
     lim.maxRecursionDepth = std::max(0, int(d->num));
   if (const json::Value* d = g.get("countAbove"); d && d->kind == json::Kind::Number && d->num >= 0)
-    lim.countAbove = lim.countTextAbove = d->num >= kMaxCount ? UINT64_MAX : uint64_t(d->num);
+    lim.countAbove = lim.countTextAbove = lim.countLengthAbove = d->num >= kMaxCount ? UINT64_MAX : uint64_t(d->num);
   rules = grammar.get("rules");
   if (rules && rules->kind != json::Kind::Object && rules->kind != json::Kind::Null)
     throw GrammarError("grammar.rules must be an object of named rules");
@@ -117,6 +117,12 @@ bool nullable(const json::Value& n) {
       for (auto& x : items->arr)
         if (nullable(x)) return true;
     return false;
+  }
+  if (type == "intersect") {
+    if (items && items->kind == json::Kind::Array)
+      for (auto& x : items->arr)
+        if (!nullable(x)) return false;
+    return true;
   }
   if (type == "repeat") {
     const json::Value* mn = n.get("min");
@@ -228,6 +234,7 @@ Frag NfaBuilder::Impl::buildNode(const json::Value& n, const std::string& path) 
   if (type == "alt") return alt(n, path);
   if (type == "repeat") return repeat(n, path);
   if (type == "until") return untilHasBody(n) ? untilBody(n, path) : until(n, path);
+  if (type == "intersect") return intersect(n, path);
   if (type == "text") return until(n, path, true);
   if (type == "token") return token(n, path);
   if (type == "perm") return perm(n, path);
@@ -392,9 +399,10 @@ bool NfaBuilder::Impl::nonEmpty(const json::Value& n) {
     refStack.pop_back();
     return r;
   }
-  if (type == "until" && untilHasBody(n)) {
+  if ((type == "until" && untilHasBody(n)) || type == "intersect") {
     auto it = nonEmptyMemo.find(&n);
-    return it != nonEmptyMemo.end() ? it->second : (nonEmptyMemo[&n] = untilBodyNonEmpty(n));
+    if (it != nonEmptyMemo.end()) return it->second;
+    return nonEmptyMemo[&n] = type == "intersect" ? intersectNonEmpty(n) : untilBodyNonEmpty(n);
   }
   bool cacheable = plain(n);
   if (cacheable) {

@@ -108,6 +108,12 @@ struct NfaLimits {
   // their masks shared by every grammar of the vocabulary (a shape): worth it while they are few.
   uint64_t countAbove = 64;
   uint64_t countTextAbove = 1024;
+  // States one intersection's product may have (nfa_intersect.cpp), each ~100 bytes.
+  size_t maxProductStates = 200'000;
+  // An intersection's length (a repetition, one of its items) is counted past this; its other items
+  // are unrolled, but for a repetition from 0 (nfa_intersect.cpp), counted past countFreeAbove.
+  uint64_t countLengthAbove = 64;
+  uint64_t countFreeAbove = UINT64_MAX;
 };
 
 class NfaBuilder {

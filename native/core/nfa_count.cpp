@@ -24,7 +24,8 @@ bool countingNode(const json::Value& n, const NfaLimits& lim) {
     const json::Value* item = n.get("item");
     const json::Value* mx = n.get("max");
     if (!item || !mx || nullable(*item)) return false;
-    return mx->kind == json::Kind::Null ? bound(n, "min") > above : bound(n, "max") > above;
+    if (mx->kind == json::Kind::Null) return bound(n, "min") > above;
+    return bound(n, "max") > above || (bound(n, "min") == 0 && bound(n, "max") > double(lim.countFreeAbove));
   }
   if (t->str == "until") return bound(n, "maxLength") > textAbove || bound(n, "minLength") > textAbove;
   if (t->str == "text") return bound(n, "maxLength") > textAbove;

@@ -1,6 +1,7 @@
 // Internal to the NFA builder (nfa.cpp: structure and laziness; nfa_text.cpp: text terminals).
 #pragma once
 #include <deque>
+#include <functional>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -18,6 +19,15 @@ struct Frag {
 bool nullable(const json::Value& n);
 // Whether an until node has a body (nfa_until_body.cpp).
 bool untilHasBody(const json::Value& n);
+// A text node built in full by a builder of its own (nfa_intersect.cpp): what a product walks. `in`
+// and `out` are states of their own: no edge leads into `in`, none leaves `out`, neither is a gate.
+struct TextNfa {
+  Nfa nfa;
+  uint32_t in = 0, out = 0;
+};
+// Checks of the repetitions' counters in an intersection's product, so that no walk starts a text
+// it cannot finish (nfa_counter_checks.cpp); `over` throws past `limit` states.
+void counterChecks(TextNfa& P, size_t limit, const std::function<void()>& over);
 // The largest bound a counted construct may state: 2^53, the integers a double holds exactly.
 constexpr double kMaxCount = 9007199254740992.0;
 // Whether `n` itself is a counted construct (nfa_count.cpp): a repetition of an item that cannot be
@@ -100,6 +110,14 @@ struct NfaBuilder::Impl {
   uint32_t add();
   void eps(uint32_t a, uint32_t b) { nfa.states[a].eps.push_back(b); }
   void byteEdge(uint32_t a, uint8_t lo, uint8_t hi, uint32_t b) { nfa.states[a].bytes.push_back({lo, hi, b}); }
+  // A byte edge, joined to the state's last one when it continues that one's range to the same state.
+  void byteRun(uint32_t a, uint8_t lo, uint8_t hi, uint32_t b) {
+    std::vector<ByteEdge>& edges = nfa.states[a].bytes;
+    if (!edges.empty() && edges.back().to == b && edges.back().hi + 1 == lo)
+      edges.back().hi = hi;
+    else
+      byteEdge(a, lo, hi, b);
+  }
   [[noreturn]] static void fail(const std::string& path, const std::string& what);
   [[noreturn]] static void limitFail(const std::string& path, const char* limit, const std::string& what);
   static const json::Value& field(const json::Value& n, const char* key, const std::string& path);
@@ -125,6 +143,14 @@ struct NfaBuilder::Impl {
   Frag charClass(const json::Value& n, const std::string& path);
   Frag byteClass(const json::Value& n, const std::string& path);
   Frag until(const json::Value& n, const std::string& path, bool textOnly = false);
+  // nfa_intersect.cpp: text nodes built apart, their products, and placing them here
+  TextNfa buildText(const json::Value& n, const std::string& path, const char* what, uint64_t countAbove,
+                    uint64_t countFreeAbove = UINT64_MAX);
+  uint32_t importCounters(const Nfa& from);  // its counters and gates, appended; returns its first gate's index here
+  Frag place(const TextNfa& t);
+  Frag intersect(const json::Value& n, const std::string& path);
+  TextNfa intersectNfa(const json::Value& n, const std::string& path);
+  bool intersectNonEmpty(const json::Value& n);
   // nfa_until_body.cpp
   Frag untilBody(const json::Value& n, const std::string& path);
   bool untilBodyNonEmpty(const json::Value& n);

@@ -249,11 +249,7 @@ Frag NfaBuilder::Impl::until(const json::Value& n, const std::string& path, bool
         if (minLen > 0 && r.to < 0) g.lo = uint64_t(minLen) + offset;
         const bool plainEdge = !g.inc && !g.drop && g.hi == UINT64_MAX && g.lo == 0;
         uint32_t to = plainEdge ? ids[size_t(r.to)] : gateTo(r.to, g);
-        std::vector<ByteEdge>& edges = nfa.states[ids[b]].bytes;
-        if (!edges.empty() && edges.back().to == to && edges.back().hi + 1 == r.lo)
-          edges.back().hi = r.hi;
-        else
-          byteEdge(ids[b], r.lo, r.hi, to);
+        byteRun(ids[b], r.lo, r.hi, to);
       }
     }
     std::sort(points.begin(), points.end());
@@ -293,11 +289,7 @@ Frag NfaBuilder::Impl::until(const json::Value& n, const std::string& path, bool
       if (maxLen >= 0 && r.completes && textChars(r, nc) > maxLen) continue;
       if (minLen > 0 && r.to < 0 && textChars(r, nc) < minLen) continue;
       uint32_t to = r.to < 0 ? out : id(size_t(r.to), nc);
-      std::vector<ByteEdge>& edges = nfa.states[from].bytes;
-      if (!edges.empty() && edges.back().to == to && edges.back().hi + 1 == r.lo)
-        edges.back().hi = r.hi;
-      else
-        byteEdge(from, r.lo, r.hi, to);
+      byteRun(from, r.lo, r.hi, to);
     }
   }
   return {in, out};

@@ -42,20 +42,14 @@ Frag NfaBuilder::Impl::untilBody(const json::Value& n, const std::string& path) 
   if (trim && T.find('\n') != std::string::npos) fail(path + ".trimNewline", "needs a terminator without a newline");
   const size_t m = T.size();
 
-  // The body, built in full by a builder of its own over the same rules, every bound unrolled: the
-  // product copies only eps and byte edges, so a counted construct (a gate, nfa_count.cpp) would
-  // lose its count there.
-  json::Value none;
-  none.kind = json::Kind::Object;
-  Impl sub(none, lim);
-  sub.rules = rules;
-  sub.lazy = false;
-  sub.lim.countAbove = sub.lim.countTextAbove = UINT64_MAX;
-  const Frag body = sub.build(field(n, "body", path), path + ".body");
-  const std::vector<NfaState>& bs = sub.nfa.states;
-  for (const NfaState& st : bs)
-    if (!st.tokens.empty() || st.thunk >= 0 || st.gate >= 0)
-      fail(path + ".body", "an until's body must be text (no token terminals, any-order sets or counters)");
+  // The body, built in full by a builder of its own over the same rules (nfa_intersect.cpp), every
+  // bound unrolled, so which product states can still end is exact. An intersection in it keeps
+  // its length's counter, with the checks that say where a count can still end
+  // (nfa_counter_checks.cpp): a product state of a gate state takes its operation, on the counter
+  // imported here.
+  const TextNfa body = buildText(field(n, "body", path), path + ".body", "an until's body", UINT64_MAX);
+  const std::vector<NfaState>& bs = body.nfa.states;
+  const uint32_t gates = importCounters(body.nfa);
 
   const uint32_t flags = trim ? 4 : 1;
   uint32_t out = add();
@@ -85,13 +79,7 @@ Frag NfaBuilder::Impl::untilBody(const json::Value& n, const std::string& path) 
     }
     return it->second;
   };
-  auto edge = [&](uint32_t from, uint8_t lo, uint8_t hi, uint32_t to) {
-    std::vector<ByteEdge>& edges = nfa.states[from].bytes;
-    if (!edges.empty() && edges.back().to == to && edges.back().hi + 1 == lo)
-      edges.back().hi = hi;
-    else
-      byteEdge(from, lo, hi, to);
-  };
+  auto edge = [&](uint32_t from, uint8_t lo, uint8_t hi, uint32_t to) { byteRun(from, lo, hi, to); };
   const uint32_t in = id(body.in, 0, trim ? kNothing : 0);
   if (trim) edge(in, '\n', '\n', id(body.in, 0, 0));  // the leading padding newline
   const uint8_t t0 = uint8_t(T[0]);
@@ -100,6 +88,7 @@ Frag NfaBuilder::Impl::untilBody(const json::Value& n, const std::string& path) 
     work.pop_back();
     const uint32_t from = ids[(uint64_t(s.b) * m + s.k) * flags + s.f];
     const NfaState& st = bs[s.b];
+    if (st.gate >= 0) nfa.states[from].gate = int32_t(gates) + st.gate;
     for (uint32_t e : st.eps) eps(from, id(e, s.k, s.f));
     const uint8_t next = uint8_t(T[s.k]);
     for (const ByteEdge& e : st.bytes) {

@@ -20,8 +20,9 @@
 using namespace toolmask;
 
 std::atomic<int> failures{0};
-// count_tests.cpp
+// count_tests.cpp, intersect_tests.cpp
 void countTests(const std::shared_ptr<const Vocabulary>& v);
+void intersectTests(const std::shared_ptr<const Vocabulary>& v);
 
 static std::shared_ptr<const Vocabulary> makeVocab() {
   std::vector<std::string> toks;
@@ -474,6 +475,7 @@ int main() {
   untilLanguageTests(v, -1);
   untilLanguageTests(v, 0);
   countTests(v);
+  intersectTests(v);
   forcedBytesTests(v, grammars, sizeof grammars / sizeof *grammars);
   fastForwardTests(v);
   budgetTests(v);

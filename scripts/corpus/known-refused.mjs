@@ -2,6 +2,4 @@
 // the keyword whose place the refusal's path names. test/no-model/client-tools.test.ts fails when
 // another tool is refused and when one of these compiles (remove its entry then); docs/json-schema.md
 // lists them with their refusals (scripts/keyword-table.mjs).
-export const KNOWN_REFUSED = {
-  "claude-code-2.1.328/SendMessage": "allOf",
-};
+export const KNOWN_REFUSED = {};

@@ -16,7 +16,8 @@ export const REASONS = {
   draft04Exclusive:
     "the draft-04 boolean exclusiveMinimum / exclusiveMaximum is refused: give the bound itself (draft-06+)",
   remoteRef: 'only local "$ref" pointers ("#/…") are supported; nothing is fetched',
-  allOfMerge: '"allOf" with more than one constraining schema, or beside other keywords, is not merged',
+  allOfMerge:
+    '"allOf" is merged only where its parts (and the keywords beside it) constrain a string (pattern, minLength, maxLength, format); parts that constrain objects or numbers are refused',
   unknownKeyword:
     "a keyword the lowering does not know is refused, not ignored (a typo would otherwise loosen the grammar)",
   uriScheme:

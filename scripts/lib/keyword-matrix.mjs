@@ -244,6 +244,40 @@ export const OWN_CASES = [
     },
     ["a", "b", "c"],
   ],
+  // several string constraints at once: every one holds (the grammar's intersection)
+  [
+    "allOf of two patterns",
+    { type: "string", allOf: [{ pattern: "^[^\\n\\r]*$" }, { pattern: "^[\\s\\S]{0,8}$" }] },
+    ["abc", "", "a\nb", "abcdefgh", "abcdefghi", "a<b"],
+  ],
+  ["pattern and maxLength", { type: "string", pattern: "^[a-z]+$", maxLength: 3 }, ["ab", "abc", "abcd", "A", ""]],
+  ["pattern and minLength", { type: "string", pattern: "a", minLength: 3 }, ["xax", "aa", "xyz", "aaaa"]],
+  [
+    "allOf of a pattern and lengths",
+    { allOf: [{ type: "string", minLength: 2 }, { pattern: "^x" }, { maxLength: 4 }] },
+    ["xy", "x", "xyzw", "xyzwv", "yx"],
+  ],
+  [
+    "format and pattern",
+    { type: "string", format: "date", pattern: "-01$" },
+    ["2024-02-01", "2024-02-02", "2024-02-31", "x-01"],
+  ],
+  ["format and maxLength", { type: "string", format: "email", maxLength: 8 }, ["ab@cd.ef", "abc@cd.ef", "a@b"]],
+  ["format and minLength", { type: "string", format: "ipv4", minLength: 9 }, ["10.0.0.10", "1.2.3.4", "1.2.3"]],
+  [
+    "allOf of a format and a pattern",
+    { allOf: [{ type: "string", format: "uuid" }, { pattern: "^0" }] },
+    ["0e4567e8-e89b-12d3-a456-426614174000", "123e4567-e89b-12d3-a456-426614174000", "0"],
+  ],
+  [
+    "hostname of 253 and 254 characters",
+    { type: "string", format: "hostname" },
+    [
+      `${"a".repeat(63)}.${"b".repeat(63)}.${"c".repeat(63)}.${"d".repeat(61)}`,
+      `${"a".repeat(63)}.${"b".repeat(63)}.${"c".repeat(63)}.${"d".repeat(61)}.`,
+      `${"a".repeat(63)}.${"b".repeat(63)}.${"c".repeat(63)}.${"d".repeat(62)}`,
+    ],
+  ],
   ["plain string", { type: "string" }, ["", "a b", " x ", "line\nbreak", 'tab\tand \\ and "quotes"']],
   // raw-text edge cases: padding newlines kept or trimmed exactly as the parser reads them
   ["leading and trailing newlines", { type: "string", minLength: 3 }, ["\nab", "ab\n", "\na\n", "\n\n", "\nabc\n"]],

@@ -14,6 +14,7 @@ import type {
   JsonSchemaOptions,
   ByteClassNode,
   TextNode,
+  IntersectNode,
 } from "./ir.js";
 
 export const literal = (text: string): LiteralNode => ({ type: "literal", text });
@@ -34,6 +35,12 @@ export const repeat = (item: GrammarNode, min: number, max: number | null): Repe
   item,
   min,
   max,
+});
+/** The texts every one of `items` matches (IntersectNode); `path` names where it was asked for in errors. */
+export const intersect = (items: GrammarNode[], path?: string): IntersectNode => ({
+  type: "intersect",
+  items,
+  ...(path === undefined ? {} : { path }),
 });
 export const optional = (item: GrammarNode): RepeatNode => repeat(item, 0, 1);
 export const star = (item: GrammarNode): RepeatNode => repeat(item, 0, null);

@@ -65,6 +65,18 @@ export interface UntilNode {
    */
   body?: GrammarNode;
 }
+/**
+ * The texts that every item matches (text nodes only: no tokens, any-order sets or recursion): a
+ * string that must match two patterns, a pattern and a length, a format and both. Built natively
+ * as the product of the items' automata over bytes, only the states reachable from its start (a
+ * counted repetition in an item stays counted). `path`: where it was asked for (the JSON pointer
+ * of a schema), which the error for a product past the engine's limit names.
+ */
+export interface IntersectNode {
+  type: "intersect";
+  items: GrammarNode[];
+  path?: string;
+}
 /** Any valid UTF-8 text (possibly empty) that does not contain `exclude`; it may end anywhere. */
 export interface TextNode {
   type: "text";
@@ -136,6 +148,7 @@ export type GrammarNode =
   | SeqNode
   | AltNode
   | RepeatNode
+  | IntersectNode
   | UntilNode
   | TextNode
   | TokenNode

@@ -158,6 +158,10 @@ function shape(n: GrammarNode): { kind: Kind; children: GrammarNode[]; leaf?: bo
       return Array.isArray(n.items) ? { kind: "and", children: n.items } : { kind: "and", children: none, leaf: true };
     case "alt":
       return Array.isArray(n.items) ? { kind: "or", children: n.items } : { kind: "and", children: none, leaf: true };
+    case "intersect":
+      // every item must accept something; whether the items share a string is the lowering's to
+      // find (json-schema/rx-automaton.ts), else the native compiler's
+      return Array.isArray(n.items) ? { kind: "and", children: n.items } : { kind: "and", children: none, leaf: true };
     case "repeat":
       return typeof n.min === "number" && n.min > 0 && n.item
         ? { kind: "and", children: [n.item] }

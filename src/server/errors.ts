@@ -2,6 +2,7 @@
 // so clients (the openai SDK's APIError subclasses, retry logic on 429) react as they do upstream.
 import { InvalidSchemaError, UnsupportedSchemaError } from "../grammar/json-schema/index.js";
 import { EmptyGrammarError, GrammarLimitError } from "../grammar/errors.js";
+import { EbnfExportError } from "../grammar/export/options.js";
 import { ContextLengthError, MaxTokensTooSmallError } from "../engine/errors.js";
 import { ToolDefinitionError } from "../dialects/tools.js";
 import { UnknownDialectError } from "../engine/detect-dialect.js";
@@ -110,6 +111,10 @@ export function toApiError(err: unknown): ApiError {
     return new ApiError(502, err.message, { type: "server_error", code: "upstream_error" });
   if (err instanceof GrammarLimitError)
     return new ApiError(400, err.message, { param: "tools", code: "grammar_too_large" });
+  // A gateway's upstream takes the grammar as GBNF, Lark or EBNF text, which cannot say every tool
+  // schema (an intersection too large to write out, a repetition past GBNF's bound): the tools' to change.
+  if (err instanceof EbnfExportError)
+    return new ApiError(400, err.message, { param: "tools", code: "grammar_not_exportable" });
   // The grammar of the tools and tool_choice accepts no answer at all (a schema that matches no
   // value is an InvalidSchemaError above, naming it).
   if (err instanceof EmptyGrammarError)

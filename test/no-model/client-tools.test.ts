@@ -34,6 +34,8 @@ const FAKER_RUNS = [
   { alwaysFakeOptionals: true, optionalsProbability: 1 },
   { alwaysFakeOptionals: false, optionalsProbability: 0 },
 ] as const;
+/** Seeds tried per run for an instance ajv finds valid. */
+const FAKER_SEEDS = 8;
 /** Mutations tried per tool (sampleMutations: every kind first). */
 const MUTATIONS_PER_TOOL = 8;
 /**
@@ -120,8 +122,14 @@ function casesOf(tools: Tool[]) {
     const valid = ajv.compile(forAjv(params));
     const instances: Json[] = [];
     FAKER_RUNS.forEach((options, i) => {
-      const value = generateSync(forAjv(params) as never, { seed: SEED + i, ...options }) as Json;
-      if (!valid(value)) fakerInvalid.push(`${tool.function.name} #${i}`);
+      // json-schema-faker writes a string of an allOf of patterns from one pattern alone (SendMessage's
+      // `to`), so an instance may miss the others: the next seeds, a few at most
+      let value: Json | undefined;
+      for (let k = 0; k < FAKER_SEEDS && value === undefined; k++) {
+        const v = generateSync(forAjv(params) as never, { seed: SEED + i + k * FAKER_RUNS.length, ...options }) as Json;
+        if (valid(v)) value = v;
+      }
+      if (value === undefined) fakerInvalid.push(`${tool.function.name} #${i}`);
       else if (!instances.some((x) => JSON.stringify(x) === JSON.stringify(value))) instances.push(value);
     });
     instances.forEach((value, i) =>
@@ -190,7 +198,7 @@ describe("client tool corpus", () => {
     ]);
   });
 
-  it("json-schema-faker writes schema-valid instances for every tool", () => {
+  it("json-schema-faker writes schema-valid instances for every tool (within FAKER_SEEDS seeds)", () => {
     expect(SETS.flatMap(({ id, fakerInvalid }) => fakerInvalid.map((w) => `${id}/${w}`))).toEqual([]);
   });
 

@@ -95,7 +95,22 @@ const email = (r: Rng) => {
   return `${atoms.join(".")}${pick(r, ["@", "@", "@", "", "@@"])}${domain}`;
 };
 
+/** A host name of `total` characters (a final dot included): labels of 40 to 63 characters, the last one what is left. */
+const hostnameOfLength = (r: Rng, total: number, finalDot: boolean) => {
+  const labels: string[] = [];
+  let left = total - (finalDot ? 1 : 0);
+  while (left > 63) {
+    const len = Math.min(left - 2, int(r, 40, 63)); // a dot and at least one character after it
+    labels.push(label(r, [len]));
+    left -= len + 1;
+  }
+  labels.push(label(r, [left]));
+  return `${labels.join(".")}${finalDot ? "." : ""}`;
+};
+
 const hostname = (r: Rng) => {
+  // around the whole name's limit (ajv-formats: 253 characters, a final dot aside)
+  if (r() < 0.12) return hostnameOfLength(r, int(r, 248, 262), r() < 0.3);
   const long = r() < 0.25;
   const count = long ? int(r, 3, 8) : int(r, 1, 5);
   const lengths = long ? [40, 50, 60, 61, 62, 63] : [1, 2, 3, 5, 10, 62, 63, 64, 70];

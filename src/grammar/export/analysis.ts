@@ -41,6 +41,7 @@ export function collectRefs(n: GrammarNode, out: Set<string>): void {
       break;
     case "seq":
     case "alt":
+    case "intersect":
       for (const x of n.items) collectRefs(x, out);
       break;
     case "repeat":

@@ -9,7 +9,7 @@ import type { Vocabulary } from "../../vocab/vocabulary.js";
 import { resolveForVocabulary, type GrammarInput } from "../compile.js";
 import { toEbnf, type ToEbnfOptions } from "./ebnf.js";
 
-export type ToGbnfOptions = Pick<ToEbnfOptions, "maxPermItems" | "maxUntilStates" | "maxRules">;
+export type ToGbnfOptions = Pick<ToEbnfOptions, "maxPermItems" | "maxUntilStates" | "maxIntersectStates" | "maxRules">;
 
 export function toGbnf(grammar: GrammarInput, vocabulary: Vocabulary, opts: ToGbnfOptions = {}): string {
   return toEbnf(resolveForVocabulary(grammar, vocabulary), { ...opts, target: "gbnf" });

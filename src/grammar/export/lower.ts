@@ -7,6 +7,8 @@
 //   0.1.27's byte classes).
 // - until / text: automata.ts (an until with a body first becomes a regular expression:
 //   until-body.ts); perm: perm.ts.
+// - intersect: written out first as the product of its items (intersect.ts), where it has at most
+//   maxIntersectStates states; a larger one is refused (EbnfExportError), never written looser.
 // - ref: unrolled exactly like the native builder: a rule may be open at most
 //   maxRecursionDepth + 1 times on the expansion stack; one written copy per distinct count of
 //   the rule's own recursive group on the stack.
@@ -40,12 +42,13 @@ import {
 import { byteSet, codePointSet, normalize } from "./sets.js";
 import { assertAcceptsSomething } from "../productive.js";
 import { expandUntilBodies } from "./until-body.js";
+import { expandIntersections } from "./intersect.js";
 
 const GBNF_MAX_REPEAT = 2000;
 const NUL: RuleExpr = { k: "bytes", ranges: [[0, 0]] };
 
 export function lowerForExport(given: Grammar, o: LowerOptions): RuleSet {
-  const grammar = expandUntilBodies(given);
+  const grammar = expandUntilBodies(expandIntersections(given, o.maxIntersectStates));
   assertAcceptsSomething(grammar); // EmptyGrammarError, naming the rule, as compileGrammar throws
   return new Lowerer(grammar, o).run();
 }

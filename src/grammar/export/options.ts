@@ -16,6 +16,11 @@ export interface ToEbnfOptions {
   maxPermItems?: number;
   /** Largest bounded until exported, in rules (terminator length x (maxLength + 1)). Default 4096. */
   maxUntilStates?: number;
+  /**
+   * Largest intersection exported (a string's pattern, format and length at once), in states of
+   * the product written out as a regular grammar. Default 4096.
+   */
+  maxIntersectStates?: number;
   /** Refuse output with more rules than this. Default 100000. */
   maxRules?: number;
   /** xgrammar: spell "any non-ASCII code point" as UTF-8 byte sequences too (strict UTF-8). Default false. */

@@ -23,6 +23,7 @@ export function expandUntilBodies(grammar: Grammar): Grammar {
       }
       case "seq":
       case "alt":
+      case "intersect":
         return Array.isArray(n.items) ? { ...n, items: n.items.map((x, i) => walk(x, `${path}.items[${i}]`)) } : n;
       case "repeat":
         return { ...n, item: walk(n.item, `${path}.item`) };

@@ -1,7 +1,8 @@
 // "format": the string formats the grammar enforces, each one regular expression in the subset
 // pattern.ts lowers (so every spelling of a character, JSON escapes, Python literals and raw text,
-// comes with the pattern lowering), anchored at both ends. Each accepts what ajv-formats 3.0.1
-// accepts in its default "full" mode, except the differences docs/json-schema.md lists ("format"),
+// comes with the pattern lowering), anchored at both ends; hostname alternatives of expressions a
+// name matches all of (its length: the grammar's intersection). Each accepts what ajv-formats 3.0.1
+// accepts in its default "full" mode, except the difference docs/json-schema.md lists ("format"),
 // which test/no-model/formats.test.ts holds against ajv-formats on generated strings.
 // Letters are written in both cases where ajv-formats compiles its expression with the i flag
 // (without the u flag: ASCII letters only fold).
@@ -31,9 +32,12 @@ const TIME = `(?:${HOUR}:[0-5][0-9]:[0-5][0-9]${FRAC}${OFFSET}|${LEAP_SECOND})`;
 const DUR_TIME = `(?:${DIGIT}+H(?:${DIGIT}+M)?(?:${DIGIT}+S)?|${DIGIT}+M(?:${DIGIT}+S)?|${DIGIT}+S)`;
 const DUR_DATE = `(?:${DIGIT}+Y(?:${DIGIT}+M)?(?:${DIGIT}+D)?|${DIGIT}+M(?:${DIGIT}+D)?|${DIGIT}+D)`;
 const DURATION = `P(?:${DIGIT}+W|${DUR_DATE}(?:T${DUR_TIME})?|T${DUR_TIME})`;
-// RFC 1123 host names: labels of 1–63 letters, digits and hyphens, no hyphen first or last, an optional final dot
+// RFC 1123 host names: labels of 1–63 letters, digits and hyphens, no hyphen first or last, an optional final dot,
+// and at most 253 characters, a final dot aside: ajv-formats' lookahead `(?=.{1,253}\.?$)`, which for
+// a host name is a name of 1–253 characters, or one of 2–254 that ends in its final dot
 const LABEL63 = "[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?";
-const HOSTNAME = `${LABEL63}(?:\\.${LABEL63})*\\.?`;
+const NAME = `${LABEL63}(?:\\.${LABEL63})*`;
+const HOSTNAME = `${NAME}\\.?`;
 // email: a dot-atom local part (RFC 5322 §3.2.3) and a domain of two or more labels
 const ATEXT = "[a-zA-Z0-9!#$%&'*+/=?^_`{|}~-]";
 const LABEL = "[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?";
@@ -79,14 +83,27 @@ const HIER_PART = `(?:/?/${AUTHORITY}${SEGMENTS}|/(?:${PCHAR}+${SEGMENTS})?|${PC
 const QUERY_CHAR = `(?:[${UNRESERVED_SUB}:@/?]|${PCT})`;
 const URI = `[a-zA-Z][a-zA-Z0-9+\\-.]*:${HIER_PART}(?:\\?${QUERY_CHAR}*)?(?:#${QUERY_CHAR}*)?`;
 
-/** The formats the grammar enforces: each one's expression (unanchored) and what it accepts, in words. */
-export const FORMATS: Readonly<Record<string, { source: string; accepts: string }>> = {
+/**
+ * The formats the grammar enforces: each one's expression (unanchored), or, where one expression in
+ * the pattern subset cannot say it, `parts`: alternatives of expressions a string matches all of
+ * (the grammar's intersection of them); and what it accepts, in words.
+ */
+export const FORMATS: Readonly<
+  Record<string, { source: string; parts?: ReadonlyArray<readonly string[]>; accepts: string }>
+> = {
   "date-time": { source: `${DATE}[Tt\\s]${TIME}`, accepts: "RFC 3339 date-time" },
   date: { source: DATE, accepts: "RFC 3339 full-date" },
   time: { source: TIME, accepts: "RFC 3339 full-time" },
   duration: { source: DURATION, accepts: "ISO 8601 duration (RFC 3339 appendix A)" },
   email: { source: EMAIL, accepts: "dot-atom local part @ domain of two or more labels" },
-  hostname: { source: HOSTNAME, accepts: "RFC 1123 host name" },
+  hostname: {
+    source: HOSTNAME,
+    parts: [
+      [NAME, "[\\s\\S]{1,253}"],
+      [`${NAME}\\.`, "[\\s\\S]{2,254}"],
+    ],
+    accepts: "RFC 1123 host name of at most 253 characters (a final dot aside)",
+  },
   ipv4: { source: IPV4, accepts: "RFC 3986 IPv4address" },
   ipv6: { source: IPV6, accepts: "RFC 4291 IPv6 text form" },
   uuid: { source: UUID, accepts: "RFC 4122 UUID, optionally urn:uuid:" },
@@ -96,10 +113,14 @@ export const FORMATS: Readonly<Record<string, { source: string; accepts: string 
 export const isEnforcedFormat = (name: unknown): name is string =>
   typeof name === "string" && Object.hasOwn(FORMATS, name);
 
-const regexps = new Map<string, RegExp>();
-/** Whether `value` has format `name` (one of FORMATS), by the same expression the grammar is lowered from. */
+const regexps = new Map<string, RegExp[][]>();
+/** Whether `value` has format `name` (one of FORMATS), by the same expressions the grammar is lowered from. */
 export function formatAccepts(name: string, value: string): boolean {
-  let re = regexps.get(name);
-  if (!re) regexps.set(name, (re = new RegExp(`^(?:${FORMATS[name]!.source})$`, "u")));
-  return re.test(value);
+  let res = regexps.get(name);
+  if (!res) {
+    const f = FORMATS[name]!;
+    res = (f.parts ?? [[f.source]]).map((all) => all.map((src) => new RegExp(`^(?:${src})$`, "u")));
+    regexps.set(name, res);
+  }
+  return res.some((all) => all.every((re) => re.test(value)));
 }

@@ -85,14 +85,18 @@
  *     not as rounded to a double (json-number-range.ts).
  *   - `format`: the formats of formats.ts (date-time, date, time, duration, email, hostname, ipv4,
  *     ipv6, uuid, uri), exact as written there (docs/json-schema.md lists where they differ from
- *     ajv-formats); a length bound beside one only where it bounds nothing or excludes everything.
- *     Any other format name is an annotation (src/dialects/format-notices.ts).
+ *     ajv-formats). Any other format name is an annotation (src/dialects/format-notices.ts).
  *   - `pattern`: exact, as ajv tests it (`new RegExp(pattern, "u").test(decodedString)`: unanchored
  *     unless the pattern starts with `^` / ends with `$`), for the regex subset listed at
- *     `parsePattern`; each character may be written raw or escaped. Not combinable with
- *     `minLength`/`maxLength` (the IR has no intersection).
- *   - Keywords next to `$ref` apply too (2019-09+ semantics); next to `$ref`/`anyOf`/`oneOf`/`allOf`
- *     only `type`/`nullable` (which narrow the alternatives) and annotations are supported.
+ *     `parsePattern`; each character may be written raw or escaped.
+ *   - A string's `pattern`, `format`, `minLength` and `maxLength` all hold at once, and so do those
+ *     of `allOf` parts that constrain a string only (string-parts.ts): one `intersect` node of them
+ *     (built natively as the product of their automata), or one expression where they are runs of
+ *     one class (`[^\n]*` and `[\s\S]{0,300}`: `[^\n]{0,300}`). Constraints no string meets
+ *     match no value.
+ *   - Keywords next to `$ref` apply too (2019-09+ semantics); next to `$ref`/`anyOf`/`oneOf` only
+ *     `type`/`nullable` (which narrow the alternatives) and annotations are supported; next to
+ *     `allOf`, the string keywords too, merged with its parts'.
  *
  * SIZE: the IR grows linearly with the schema. A subschema's grammar used in two places (an
  * array's first and further elements, an object's first and further extra members, a call a tool
@@ -228,6 +232,7 @@ export function lowerJsonSchemas(grammar: Grammar): Grammar {
       }
       case "seq":
       case "alt":
+      case "intersect":
         return Array.isArray(n.items) ? { ...n, items: n.items.map(walk) } : n;
       case "repeat":
         return { ...n, item: walk(n.item) };

@@ -21,8 +21,11 @@ import {
 } from "./keywords.js";
 import { checkValue } from "./check.js";
 import { parsePattern, patternRepetition, rxLengths, type Rx } from "./pattern.js";
-import { FORMATS, isEnforcedFormat } from "./formats.js";
-import { literal, ref, repeat } from "../builders.js";
+import { FORMATS } from "./formats.js";
+import { intersect, literal, ref, repeat } from "../builders.js";
+import { ENCODABLE, intersect as rangesIntersect, type Ranges } from "../code-ranges.js";
+import { matchesSomething } from "./rx-automaton.js";
+import { mergedAllOf, stringParts, type StringParts } from "./string-parts.js";
 import { choice, EMPTY_STRING, integerRange, NOTHING, sequence, type Lowered, type Node } from "./nodes.js";
 import { charIn, encodings } from "./strings.js";
 import { INTEGER_MAX, MAG_ANY, MAG_NONZERO, MAG_ZERO } from "./numbers.js";
@@ -35,15 +38,57 @@ import { keptNames, nameLanguage, withoutNames } from "./property-names.js";
 export { DEFAULT_MAX_FREE_NESTING, SHARE_ABOVE, type Names } from "./value-rules.js";
 
 const parsed = new Map<string, Rx>();
-/** Format `name`'s expression, parsed (the whole string must match it). */
+/** Format `name`'s expression, parsed (the whole string must match it, and every one of `also`). */
 function formatRx(name: string): Rx {
   let rx = parsed.get(name);
   if (!rx) {
-    const alts = parsePattern(FORMATS[name]!.source, `format ${name}`);
-    rx = alts.length === 1 ? alts[0]!.rx : { k: "alt", items: alts.map((a) => a.rx) };
+    const one = (source: string): Rx => {
+      const alts = parsePattern(source, `format ${name}`);
+      return alts.length === 1 ? alts[0]!.rx : { k: "alt", items: alts.map((a) => a.rx) };
+    };
+    const f = FORMATS[name]!;
+    const alts = (f.parts ?? [[f.source]]).map(
+      (all): Rx => (all.length === 1 ? one(all[0]!) : { k: "and", items: all.map(one) }),
+    );
+    rx = alts.length === 1 ? alts[0]! : { k: "alt", items: alts };
     parsed.set(name, rx);
   }
   return rx;
+}
+
+/** Any one character a string can spell. */
+const ANY_CHAR: Rx = { k: "set", r: ENCODABLE };
+
+/** The largest bound a merged run may have (GBNF's largest repetition; raw text unrolls what it checks up to 4096). */
+const RUN_MERGE_MAX = 2000;
+
+/**
+ * Intersection items with the runs of one class among them (`[^\n\r]*`, `[\s\S]{0,300}`, a length
+ * bound) merged into one run of the classes' common characters between the tighter bounds: the
+ * same strings without a product (SendMessage's two patterns are one run of 0 to 300 characters
+ * that are no line breaks). A run past RUN_MERGE_MAX stays an item. null: no string.
+ */
+function mergeRuns(items: Rx[]): Rx[] | null {
+  const run = (x: Rx): { r: Ranges; min: number; max: number | null } | undefined => {
+    while ((x.k === "seq" || x.k === "alt") && x.items.length === 1) x = x.items[0]!;
+    return x.k === "rep" && x.item.k === "set" ? { r: x.item.r, min: x.min, max: x.max } : undefined;
+  };
+  const runs = items.map(run);
+  if (runs.filter((x) => x !== undefined).length < 2) return items;
+  let r: Ranges = ENCODABLE,
+    min = 0,
+    max: number | null = null;
+  for (const x of runs)
+    if (x) {
+      r = rangesIntersect(r, x.r);
+      min = Math.max(min, x.min);
+      if (x.max !== null) max = max === null ? x.max : Math.min(max, x.max);
+    }
+  if ((max ?? min) > RUN_MERGE_MAX) return items;
+  if (max !== null && min > max) return null;
+  if (r.length === 0 && min > 0) return null;
+  const merged: Rx = r.length === 0 ? { k: "seq", items: [] } : { k: "rep", item: { k: "set", r }, min, max };
+  return [merged, ...items.filter((_, i) => runs[i] === undefined)];
 }
 
 /** One schema, and the schemas it refers to, lowered onto JSON value rules. */
@@ -106,6 +151,11 @@ export class Lowerer extends JsonValueRules {
           `"${comps[1]}" next to "${kw}" in one schema is not supported; merge them into a single "${kw}" or "${comps[1]}"`,
         );
       }
+      if (kw === "allOf" && (info.allOf!.filter((x) => !isTrivial(x)).length > 1 || info.constraining.length > 0)) {
+        // parts that only constrain a string: one string schema of all their constraints
+        const merged = mergedAllOf(info, allowed);
+        return this.byTypes(merged.types ?? ALL_TYPES, false, info, merged.parts);
+      }
       if (info.constraining.length > 0) {
         throw new UnsupportedSchemaError(
           childPath(path, kw),
@@ -116,13 +166,6 @@ export class Lowerer extends JsonValueRules {
       if (info.ref !== undefined) return this.refNode(info.ref, path, types);
       if (info.allOf) {
         const real = info.allOf.filter((x) => !isTrivial(x));
-        if (real.length > 1) {
-          throw new UnsupportedSchemaError(
-            childPath(path, "allOf"),
-            "allOf",
-            '"allOf" with more than one constraining schema is not supported; merge them into one schema',
-          );
-        }
         const i = real.length === 0 ? 0 : info.allOf.indexOf(real[0]);
         return this.lower(info.allOf[i], childPath(childPath(path, "allOf"), i), types);
       }
@@ -140,8 +183,11 @@ export class Lowerer extends JsonValueRules {
     return this.syn.name === "raw" ? this.valueString(path) : this.freeValue(this.nest);
   }
 
-  /** One alternative per type; `info` supplies the type-specific keywords (none for `true`). */
-  private byTypes(types: ReadonlySet<TypeName>, free: boolean, info?: Info): Lowered {
+  /**
+   * One alternative per type; `info` supplies the type-specific keywords (none for `true`), `strings`
+   * the string's constraints when they are gathered from more than `info` (allOf).
+   */
+  private byTypes(types: ReadonlySet<TypeName>, free: boolean, info?: Info, strings?: StringParts): Lowered {
     const parts: Array<Lowered> = [];
     for (const t of TYPE_ORDER) {
       if (!types.has(t) || (this.syn.name === "raw" && t !== "string")) continue;
@@ -159,7 +205,7 @@ export class Lowerer extends JsonValueRules {
           parts.push(info ? this.lowerNumber(info, false) : this.number());
           break;
         case "string":
-          parts.push(info ? this.lowerString(info) : this.valueString(this.rootPath));
+          parts.push(info ? this.lowerString(info, strings) : this.valueString(this.rootPath));
           break;
         case "array":
           parts.push(free || !info ? this.freeArray(this.nest) : this.lowerArray(info));
@@ -172,75 +218,87 @@ export class Lowerer extends JsonValueRules {
     return choice(parts);
   }
 
-  private lowerString(info: Info): Lowered {
-    const min = num(info.s.minLength) ?? 0,
-      max = reachable(num(info.s.maxLength) ?? null);
-    if (isEnforcedFormat(info.s.format)) return this.lowerFormat(info.s.format, info, min, max);
-    if (typeof info.s.pattern === "string") {
-      if (min > 0 || max !== null) {
-        throw new UnsupportedSchemaError(
-          childPath(info.path, "pattern"),
-          "pattern",
-          `"pattern" together with "${min > 0 ? "minLength" : "maxLength"}" is not supported (the grammar cannot intersect them); drop the length bound, or bound the length inside an anchored pattern, e.g. "^[a-z]{1,10}$"`,
-        );
-      }
-      return this.lowerPattern(info.s.pattern, childPath(info.path, "pattern"));
-    }
+  private lowerString(info: Info, parts: StringParts = stringParts(info)): Lowered {
+    if (parts.patterns.length > 0 || parts.formats.length > 0) return this.lowerMatching(parts, info.path);
+    const min = parts.min,
+      max = reachable(parts.max);
     if (reachable(min) === null) return null; // no string is that long
     if (min === 0 && max === null) return this.valueString(info.path);
     const bound = this.cap === undefined ? max : max === null ? this.cap : Math.min(max, this.cap);
     if (bound !== null && min > bound) return null;
-    const kw = max !== null && bound === max ? "maxLength" : bound === null ? "minLength" : null;
+    const kw = max !== null && bound === max ? parts.maxPath : bound === null ? parts.minPath : null;
     this.budget.repeat(
       bound ?? min,
-      kw ? childPath(info.path, kw) : info.path,
+      kw ?? info.path,
       `a string of ${bound === null ? "at least" : "up to"} ${bound ?? min} characters`,
     );
     return this.quoted((q) => repeat(this.char(q), min, bound));
   }
 
   /**
-   * Strings whose decoded value has format `name` (formats.ts), as a rule shared by every use. A
-   * length bound next to it is taken only where it bounds nothing (every string of the format fits)
-   * or excludes every string; the IR cannot intersect a format with a length in general.
+   * Strings that match every pattern and format of `parts` (at `path`) and have a length it allows:
+   * one expression, or the intersection of them all (an `intersect` node, which the native compiler
+   * builds as the product of their automata; rx-automaton.ts first finds whether any string is
+   * left). A format alone is a rule shared by every use. The length bound of maxStringLength does
+   * not apply.
    */
-  private lowerFormat(name: string, info: Info, min: number, max: number | null): Lowered {
-    const path = childPath(info.path, "format");
-    if (typeof info.s.pattern === "string")
-      throw new UnsupportedSchemaError(
-        path,
-        "format",
-        `"format": "${name}" together with "pattern" is not supported (the grammar cannot intersect them); keep one of them (an anchored "pattern" can state the format itself)`,
-      );
-    const rx = formatRx(name);
-    const [lo, hi] = rxLengths(rx);
-    if ((max !== null && max < lo) || (hi !== null && min > hi)) return null; // no string of the format has an allowed length
-    const kw = min > lo ? "minLength" : max !== null && (hi === null || max < hi) ? "maxLength" : null;
-    if (kw !== null)
-      throw new UnsupportedSchemaError(
-        childPath(info.path, kw),
-        kw,
-        `"${kw}": ${info.s[kw]} together with "format": "${name}" is not supported (the grammar cannot intersect them; "${name}" strings have ${hi === null ? `${lo} or more` : `${lo} to ${hi}`} characters); drop "${kw}", or drop "format" and describe the format in "description"`,
-      );
-    return this.rule(this.sharedName(`format.${name}`), () => {
-      this.budget.repeat(patternRepetition([{ rx }], path), path, `the format "${name}"`);
-      return this.quoted((q) => this.rxNode(rx, q, true))!;
+  private lowerMatching(parts: StringParts, path: string): Lowered {
+    const exprs: Rx[] = [];
+    for (const f of parts.formats) {
+      const rx = formatRx(f.name);
+      if (parts.formats.length + parts.patterns.length > 1)
+        this.budget.repeat(patternRepetition([{ rx }], f.path), f.path, `the format "${f.name}"`);
+      exprs.push(rx);
+    }
+    for (const p of parts.patterns) exprs.push(this.patternRx(p.source, p.path));
+    const min = parts.min,
+      max = reachable(parts.max);
+    const [lo, hi] = rxLengths({ k: "and", items: exprs });
+    if (reachable(min) === null || (max !== null && (max < lo || min > max)) || (hi !== null && min > hi)) return null;
+    const length = min > lo || (max !== null && (hi === null || max < hi));
+    if (!length && exprs.length === 1)
+      return parts.formats.length ? this.formatNode(parts.formats[0]!) : this.quoted((q) => this.rxNode(exprs[0]!, q));
+    if (length) {
+      const at = (max === null ? parts.minPath : parts.maxPath) ?? path;
+      this.budget.repeat(max ?? min, at, `a string of ${max === null ? "at least" : "up to"} ${max ?? min} characters`);
+      exprs.push({ k: "rep", item: ANY_CHAR, min, max });
+    }
+    // An expression that is alternatives of intersections (hostname's) is distributed: each
+    // alternative is one flat intersection, whose lengths merge into one (the native product
+    // counts one length and unrolls the rest: nfa_intersect.cpp).
+    let branches: Rx[][] = [[]];
+    for (const x of exprs) {
+      const options = x.k === "alt" && x.items.every((i) => i.k === "and") ? x.items : [x];
+      branches = branches.flatMap((b) => options.map((o) => [...b, ...(o.k === "and" ? o.items : [o])]));
+    }
+    const alts: Rx[] = [];
+    for (const b of branches) {
+      const items = mergeRuns(b);
+      if (items !== null && matchesSomething(items)) alts.push(items.length === 1 ? items[0]! : { k: "and", items });
+    }
+    if (alts.length === 0) return null;
+    const share = parts.formats.length > 0;
+    return this.quoted((q) => this.rxNode(alts.length === 1 ? alts[0]! : { k: "alt", items: alts }, q, share, path));
+  }
+
+  /** Strings whose decoded value has format `f.name` (formats.ts), as a rule shared by every use. */
+  private formatNode(f: { name: string; path: string }): Node {
+    return this.rule(this.sharedName(`format.${f.name}`), () => {
+      const rx = formatRx(f.name);
+      this.budget.repeat(patternRepetition([{ rx }], f.path), f.path, `the format "${f.name}"`);
+      return this.quoted((q) => this.rxNode(rx, q, true, `"format": "${f.name}"`))!;
     });
   }
 
-  /** Strings whose decoded value contains a match of `pattern` (ECMAScript, u flag), as ajv tests it. */
-  private lowerPattern(pattern: string, path: string): Lowered {
+  /** The strings whose decoded value contains a match of `pattern` (ECMAScript, u flag), as ajv tests it. */
+  private patternRx(pattern: string, path: string): Rx {
     const alts = parsePattern(pattern, path);
     this.budget.repeat(patternRepetition(alts, path), path, "the pattern's quantifiers");
-    return this.quoted((q) => {
-      const any = repeat(this.char(q), 0, null);
-      return choice(
-        alts.map((a) => {
-          const n = this.rxNode(a.rx, q);
-          return n && sequence(a.start ? null : any, n, a.end ? null : any);
-        }),
-      );
-    });
+    const any: Rx = { k: "rep", item: ANY_CHAR, min: 0, max: null };
+    const whole = alts.map(
+      (a): Rx => ({ k: "seq", items: [...(a.start ? [] : [any]), a.rx, ...(a.end ? [] : [any])] }),
+    );
+    return whole.length === 1 ? whole[0]! : { k: "alt", items: whole };
   }
 
   /**
@@ -248,7 +306,7 @@ export class Lowerer extends JsonValueRules {
    * escapes once however often the expression uses it (the formats' expressions use a few classes
    * many times).
    */
-  private rxNode(rx: Rx, q: QuoteSyntax, share = false): Lowered {
+  private rxNode(rx: Rx, q: QuoteSyntax, share = false, at?: string): Lowered {
     switch (rx.k) {
       case "set":
         if (!share || this.syn.name === "raw" || rx.r.length === 0) return charIn(rx.r, q, this.char(q));
@@ -257,15 +315,20 @@ export class Lowerer extends JsonValueRules {
           () => charIn(rx.r, q, this.char(q))!,
         );
       case "seq": {
-        const parts = rx.items.map((x) => this.rxNode(x, q, share));
+        const parts = rx.items.map((x) => this.rxNode(x, q, share, at));
         return parts.includes(null) ? null : sequence(...parts);
       }
       case "alt":
-        return choice(rx.items.map((x) => this.rxNode(x, q, share)));
+        return choice(rx.items.map((x) => this.rxNode(x, q, share, at)));
       case "rep": {
-        const n = this.rxNode(rx.item, q, share);
+        const n = this.rxNode(rx.item, q, share, at);
         if (!n) return rx.min === 0 ? EMPTY_STRING : NOTHING;
         return rx.max === 1 && rx.min === 1 ? n : repeat(n, rx.min, rx.max);
+      }
+      case "and": {
+        // `at` names the schema in the native compiler's error for a product past its limit
+        const parts = rx.items.map((x) => this.rxNode(x, q, share, at));
+        return parts.some((x) => x === null) ? null : intersect(parts as Node[], at);
       }
     }
   }

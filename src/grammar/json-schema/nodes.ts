@@ -78,6 +78,7 @@ export function countNodes(n: Node): number {
   switch (n.type) {
     case "seq":
     case "alt":
+    case "intersect":
       return n.items.reduce((k, x) => k + countNodes(x), 1);
     case "repeat":
       return 1 + countNodes(n.item);

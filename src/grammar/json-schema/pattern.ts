@@ -10,11 +10,13 @@ import { ENUM_ALT } from "./keywords.js";
 import { complement, mergeRanges, type Ranges } from "../code-ranges.js";
 import { SCHEMA_LIMITS, limitError } from "../schema-limits.js";
 
+/** An expression over code points; `and`: the strings every item matches (never parsed from a pattern: the lowering's intersection of a string's constraints). */
 export type Rx =
   | { k: "set"; r: Ranges }
   | { k: "seq"; items: Rx[] }
   | { k: "alt"; items: Rx[] }
-  | { k: "rep"; item: Rx; min: number; max: number | null };
+  | { k: "rep"; item: Rx; min: number; max: number | null }
+  | { k: "and"; items: Rx[] };
 
 const LINE_TERMINATORS: Ranges = [
   [0x0a, 0x0a],
@@ -271,6 +273,7 @@ export function patternRepetition(alts: Array<{ rx: Rx }>, path: string): number
         return 0;
       case "seq":
       case "alt":
+      case "and":
         return rx.items.reduce((n, x) => n + walk(x, outer), 0);
       case "rep": {
         const own = rx.max ?? rx.min;
@@ -317,6 +320,12 @@ export function rxLengths(rx: Rx): [number, number | null] {
     case "rep": {
       const [a, b] = rxLengths(rx.item);
       return [a * rx.min, rx.max === null ? (b === 0 ? 0 : null) : b === null ? null : b * rx.max];
+    }
+    case "and": {
+      // what every item allows (shortest above longest: none)
+      const ls = rx.items.map(rxLengths);
+      const his = ls.map((l) => l[1]).filter((h): h is number => h !== null);
+      return [Math.max(...ls.map((l) => l[0])), his.length ? Math.min(...his) : null];
     }
   }
 }

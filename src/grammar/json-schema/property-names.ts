@@ -136,6 +136,15 @@ function step(rx: Rx, from: Set<number>, cps: number[]): Set<number> {
       for (const item of rx.items) for (const p of step(item, from, cps)) out.add(p);
       return out;
     }
+    case "and": {
+      // from each position alone: where every item leads it
+      const out = new Set<number>();
+      for (const p of from) {
+        const ends = rx.items.map((item) => step(item, new Set([p]), cps));
+        for (const e of ends[0]!) if (ends.every((x) => x.has(e))) out.add(e);
+      }
+      return out;
+    }
     case "rep": {
       // An item that can be empty only adds positions, one that cannot only moves past them: the
       // positions after i items settle or run out within the name's length.
@@ -171,6 +180,8 @@ function nullable(rx: Rx): boolean {
       return rx.items.some(nullable);
     case "rep":
       return rx.min === 0 || nullable(rx.item);
+    case "and":
+      return rx.items.every(nullable);
   }
 }
 
@@ -191,6 +202,10 @@ function nonEmpty(rx: Rx): Rx | null {
     }
     case "alt":
       return alt(rx.items.map(nonEmpty).filter((x): x is Rx => x !== null));
+    case "and": {
+      const parts = rx.items.map(nonEmpty);
+      return parts.every((x): x is Rx => x !== null) ? { k: "and", items: parts } : null;
+    }
     case "rep": {
       if (rx.max === 0) return null;
       const first = nonEmpty(rx.item);
@@ -262,6 +277,9 @@ function of(rx: Rx, s: State): Map<State, Rx> {
     case "alt":
       for (const item of rx.items) for (const [t, r] of of(item, s)) add(out, t, r);
       return out;
+    case "and":
+      // never read from "propertyNames", whose language has no intersection (nameLanguage)
+      throw new Error("propertyNames: an intersection in a names' language");
     case "rep": {
       // Items that cannot be empty, unrolled while the text is still a prefix of a name: each one
       // goes a level down the trie or leaves it, so this ends within the longest name.

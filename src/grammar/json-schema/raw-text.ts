@@ -13,6 +13,9 @@
 // the schema matches no value), that no string rule refers to itself, and the repetition limit.
 //
 // A string of any characters (at most a bound) is the native `until` node with its bounds.
+//
+// An intersection (a string's pattern, format and length at once) is a body like any other: the
+// native builder makes the items' product first (nfa_intersect.cpp), its counters kept.
 import { complement, mergeRanges } from "../code-ranges.js";
 import { until } from "../builders.js";
 import type { UntilNode } from "../ir.js";
@@ -87,6 +90,15 @@ class Reach extends CloseAutomaton {
       }
       case "repeat":
         return this.repeat(node.item, node.min, node.max, s);
+      case "intersect": {
+        // At most the states every item leads to (the items' common strings lead to no others); a
+        // text of any characters leads to every state the others can, and is not walked (its bound
+        // may be past what a walk unrolls).
+        const walked = node.items.filter((i) => !isAnyText(i, this.rules));
+        if (walked.length === 0) return this.of(node.items[0]!, s);
+        const sets = walked.map((i) => this.of(i, s));
+        return new Set([...sets[0]!].filter((t) => sets.every((x) => x.has(t))));
+      }
       default:
         throw new Error(`raw text: a ${node.type} node in a string's grammar`);
     }

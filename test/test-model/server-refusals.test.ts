@@ -68,10 +68,10 @@ function libraryRefusal(dialect: string, tools: unknown[]) {
 }
 
 const PARAMS = "tools[0].function.parameters";
-/** The library's message with its path spelled as a route's request spells the tool's parameters. */
+/** The library's message with its paths (the first, and any it names after) spelled as a route's request spells the tool's parameters. */
 function asRoute(message: string, spelled: string): string {
   expect(message.startsWith(PARAMS)).toBe(true);
-  return spelled + message.slice(PARAMS.length);
+  return message.split(PARAMS).join(spelled);
 }
 
 let model: LlamaModel;

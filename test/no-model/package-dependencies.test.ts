@@ -6,6 +6,7 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { builtinModules } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import ts from "typescript";
 import { describe, expect, it } from "vitest";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
@@ -18,11 +19,32 @@ function files(dir: string): string[] {
   });
 }
 
-/** Package names a file loads: `from "x"`, `import("x")`, `require("x")`, `require.resolve("x/…")`. */
+/**
+ * Package names a file loads: `from "x"`, `import("x")`, `require("x")`, `require.resolve("x/…")`,
+ * read from the file's syntax tree, so a comment or a string that reads like an import is not one.
+ */
 function packagesUsed(source: string): string[] {
-  const specifiers = [
-    ...source.matchAll(/(?:\bfrom\s*["']|\bimport\s*\(\s*["'`]|\brequire(?:\.resolve)?\(\s*["'`])([^"'`]+)["'`]/g),
-  ].map((m) => m[1]!);
+  const file = ts.createSourceFile("f.mjs", source, ts.ScriptTarget.Latest, false, ts.ScriptKind.JS);
+  const specifiers: string[] = [];
+  const isRequire = (e: ts.Expression) =>
+    (ts.isIdentifier(e) && e.text === "require") ||
+    (ts.isPropertyAccessExpression(e) &&
+      ts.isIdentifier(e.expression) &&
+      e.expression.text === "require" &&
+      e.name.text === "resolve");
+  const visit = (node: ts.Node): void => {
+    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier)
+      specifiers.push((node.moduleSpecifier as ts.StringLiteral).text);
+    else if (
+      ts.isCallExpression(node) &&
+      (node.expression.kind === ts.SyntaxKind.ImportKeyword || isRequire(node.expression)) &&
+      node.arguments[0] &&
+      ts.isStringLiteralLike(node.arguments[0])
+    )
+      specifiers.push(node.arguments[0].text);
+    ts.forEachChild(node, visit);
+  };
+  visit(file);
   return specifiers
     .filter((s) => /^(@[\w.-]+\/)?[\w.-]+(\/[\w./-]*)?$/.test(s) && !s.startsWith(".") && !builtinModules.includes(s))
     .map((s) => (s.startsWith("@") ? s.split("/").slice(0, 2).join("/") : s.split("/")[0]!));
@@ -43,5 +65,18 @@ describe("package.json dependencies", () => {
     const optional = (name: string) => name.startsWith("@node-llama-cpp/") || name === "node-gyp";
     const missing = [...used].filter(([name]) => !(name in pkg.dependencies) && !optional(name));
     expect(missing.map(([name, file]) => `${name} (${file})`)).toEqual([]);
+  });
+
+  it("reads imports from the syntax, not from comments or strings", () => {
+    const source = [
+      'import a from "pkg-a";',
+      'export { b } from "@scope/pkg-b/sub";',
+      'const c = await import("pkg-c");',
+      'const d = require.resolve("pkg-d/package.json");',
+      '// read from "not-a-package", whose language has no intersection',
+      'const s = "import(\\"nor-this\\")";',
+      'import fs from "node:fs";',
+    ].join("\n");
+    expect(packagesUsed(source)).toEqual(["pkg-a", "@scope/pkg-b", "pkg-c", "pkg-d"]);
   });
 });

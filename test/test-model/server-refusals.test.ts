@@ -231,9 +231,12 @@ describe("a refused tool schema: the same 400 on every route", () => {
     "%s",
     async (server) => {
       const wrong: unknown[] = [];
+      // one set of clients for every case: each client keeps its connections open for the
+      // server's idle timeout, and a set per case opened more than the server's 256 at once
+      const serverRoutes = routes(server);
       for (const c of CASES) {
         const lib = libraryRefusal(DIALECT[server]!, c.tools)!;
-        for (const r of routes(server)) {
+        for (const r of serverRoutes) {
           const got = await r.send(structuredClone(c.tools));
           const want = r.want(lib.message, lib.code!);
           if (!isDeepStrictEqual(got, want)) wrong.push({ case: c.name, route: r.route, got, want });

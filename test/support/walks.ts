@@ -264,6 +264,7 @@ export function checkPrefixes(
   whole: ParseResult,
   from = 0,
 ): string | null {
+  const request = resolveRequest(o); // once for every prefix
   m.reset();
   const canEnd = [m.isComplete()];
   for (let i = 0; i < bytes.length; i++) {
@@ -276,7 +277,7 @@ export function checkPrefixes(
       continue;
     }
     const prefix = Buffer.from(bytes.subarray(0, i)).toString("utf8");
-    const r = parseToolCalls(prefix, { ...o, finishReason: "length" });
+    const r = parseToolCalls(prefix, { ...request, finishReason: "length" });
     const parserDone = r.incomplete.length === 0 && (r.toolCalls.length > 0 || !requiresCall(o));
     if (parserDone !== canEnd[i])
       return (

@@ -4,7 +4,7 @@
 // wrong whatever the model writes, so the answer must not depend on whether a call to such a tool
 // appears in the output. The check is done once per resolved request and remembered on it.
 import { buildToolGrammar } from "../dialects/grammar.js";
-import type { ResolvedRequest } from "../dialects/options.js";
+import { resolveRequest, type DialectOptions, type ResolvedRequest } from "../dialects/options.js";
 import { EmptyGrammarError, GrammarLimitError } from "../grammar/errors.js";
 import type { Grammar } from "../grammar/ir.js";
 import { InvalidSchemaError, UnsupportedSchemaError, lowerJsonSchemas } from "../grammar/json-schema/index.js";
@@ -22,9 +22,11 @@ const SCHEMA_ERRORS = [GrammarLimitError, UnsupportedSchemaError, InvalidSchemaE
  * Throws the error that lowering the request's grammar (`grammar`, when already built) throws for
  * its schemas (a limit passed, a keyword not supported, a schema that matches no value, a grammar
  * that accepts nothing), if any; other errors are left to the parser's own checks. Lowering is
- * linear in the schemas and done once per request.
+ * linear in the schemas and done once per resolved request (plain options are resolved first: checked
+ * each time).
  */
-export function checkToolLimits(r: ResolvedRequest, grammar?: Grammar): void {
+export function checkToolLimits(o: DialectOptions | ResolvedRequest, grammar?: Grammar): void {
+  const r = resolveRequest(o);
   if (r.declared.length === 0 || r.checked.toolLimits) return;
   try {
     assertAcceptsSomething(lowerJsonSchemas(grammar ?? buildToolGrammar(r)));

@@ -46,9 +46,16 @@ export type {
 } from "./dialects/spec.js";
 export { promptParts, callsText, type PromptParts } from "./dialects/prompt.js";
 export { buildToolGrammar } from "./dialects/grammar.js";
-export type { DialectOptions } from "./dialects/options.js";
+export { resolveRequest, type DialectOptions, type ResolvedRequest } from "./dialects/options.js";
+export type { ChoiceMode } from "./dialects/tool-choice.js";
 export { ToolDefinitionError, type ToolChoice } from "./dialects/tools.js";
-export { ToolCallStreamParser, parseToolCalls, type ParserOptions } from "./parser/stream.js";
+export {
+  ToolCallStreamParser,
+  parseToolCalls,
+  type ParserOptions,
+  type ParserInput,
+  type ParserLimits,
+} from "./parser/stream.js";
 export type {
   ParseResult,
   StreamEvent,

@@ -136,7 +136,7 @@ async function run(model, request, mode) {
       .map((id) => Buffer.from(model.vocabulary.tokenBytes(id))),
   );
   const text = bytes.toString();
-  const parser = new ToolCallStreamParser(prepared.dialectOptions);
+  const parser = new ToolCallStreamParser(prepared.resolved);
   parser.feed(text);
   const r = resultOf(
     native,

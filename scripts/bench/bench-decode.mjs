@@ -50,8 +50,8 @@ const warm = await generate(model, { ...options, maxTokens: 8 }); // warm-up
 // The peer: the grammar generate() masks with, as GBNF for this vocabulary; the same sampling
 // values our chain uses (native defaults top-k 40, top-p 0.95, min-p 0.05; no repeat penalty).
 const prepared = await prepareGeneration(model, options);
-prepared.request.grammar?.dispose(); // only the prompt and the dialect options are used here
-const gbnf = toGbnf(buildToolGrammar(prepared.dialectOptions), model.vocabulary);
+prepared.request.grammar?.dispose(); // only the prompt and the resolved request are used here
+const gbnf = toGbnf(buildToolGrammar(prepared.resolved), model.vocabulary);
 const peer = await openPeer({
   modelPath,
   threads: model.threads,

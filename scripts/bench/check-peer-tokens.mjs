@@ -43,7 +43,7 @@ const peer = await openPeer({
   promptTokens: ours.usage.prompt_tokens,
 });
 const grammar = await peer.llama.createGrammar({
-  grammar: toGbnf(buildToolGrammar(p.dialectOptions), model.vocabulary),
+  grammar: toGbnf(buildToolGrammar(p.resolved), model.vocabulary),
 });
 const o = {
   maxTokens: 200,

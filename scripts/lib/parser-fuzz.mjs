@@ -369,11 +369,11 @@ export function makeInput(spec, seed, { maxSize = 20_000, verdicts = true, fence
   return { text, options, r, owed };
 }
 
-/** The dialect with fenced and bare opening calls where it takes them as an option (`lib.resolveOptions`), else undefined. */
+/** The dialect with fenced and bare opening calls where it takes them as an option (`lib.resolveRequest`), else undefined. */
 function fencedSpecOf(lib, spec) {
-  if (spec.openingCalls || !lib.resolveOptions) return undefined;
+  if (spec.openingCalls || !lib.resolveRequest) return undefined;
   try {
-    return lib.resolveOptions({ dialect: spec, fencedCalls: true }).spec;
+    return lib.resolveRequest({ dialect: spec, fencedCalls: true }).spec;
   } catch {
     return undefined;
   }
@@ -412,11 +412,13 @@ export function checkInput(lib, spec, seed, { maxSize, grammar = false, verdicts
       `${owed} calls of allowed tools written, ${settled} settled (a call, an incomplete or a dropped entry); content: ${clip(JSON.stringify(whole.content))}`,
     );
   const runs = [[], splits(r, text.length), splits(r, text.length)];
+  // The chunked runs take the request resolved once, as generate() gives its parser; the whole run took the options.
+  const resolved = lib.resolveRequest ? { ...options, ...lib.resolveRequest(options) } : options;
   let ref;
   for (const cuts of runs) {
     let got;
     try {
-      got = runChunks(lib.ToolCallStreamParser, text, options, cuts);
+      got = runChunks(lib.ToolCallStreamParser, text, resolved, cuts);
     } catch (e) {
       return fail(
         "no exception (chunked)",

@@ -5,7 +5,8 @@ import { generate, prepareGeneration, type GenerateOptions } from "../engine/gen
 import type { LlamaModel } from "../engine/model.js";
 import { toGbnf } from "../grammar/export/gbnf.js";
 import type { Grammar } from "../grammar/ir.js";
-import { parseToolCalls, type ParserOptions } from "../parser/stream.js";
+import { parseToolCalls } from "../parser/stream.js";
+import type { ResolvedRequest } from "../dialects/options.js";
 import type { FinishReason } from "../parser/types.js";
 import { TokenKind } from "../vocab/types.js";
 import type { Vocabulary } from "../vocab/vocabulary.js";
@@ -160,9 +161,9 @@ export async function runBench(o: RunOptions): Promise<BenchRun> {
     for (const c of suite.cases) {
       const bias = o.applyBias ? biasIds(vocab, c.biasPieces, c.biasWhitespace) : {};
       const prepared = await prepareGeneration(model, optionsOf(c, 1, bias));
-      prepared.request.grammar?.dispose(); // only its parser options are used here
-      const parserOptions = prepared.dialectOptions as ParserOptions;
-      const grammar: Grammar = buildToolGrammar(parserOptions);
+      prepared.request.grammar?.dispose(); // only its resolved request is used here
+      const resolved = prepared.resolved!;
+      const grammar: Grammar = buildToolGrammar(resolved);
       let peerGrammar: Awaited<ReturnType<Peer["llama"]["createGrammar"]>> | undefined,
         peerCaseError: string | undefined = peerError ?? undefined;
       let peerTokens: ReturnType<typeof import("./peer.js").peerPrompt> | undefined;
@@ -249,7 +250,7 @@ export async function runBench(o: RunOptions): Promise<BenchRun> {
           });
           const text = textOf(vocab, p.tokenIds);
           const parsed = parseToolCalls(text, {
-            ...parserOptions,
+            ...resolved,
             finishReason: p.stopReason === "maxTokens" ? "length" : "stop",
           });
           const verdict = verdictOf(parsed, c.tools, c.toolChoice, c.parallelToolCalls);
@@ -266,7 +267,7 @@ export async function runBench(o: RunOptions): Promise<BenchRun> {
         }
       }
       timings.push({
-        ...(await caseTimings(c, parserOptions, grammar, walks, argumentTexts)),
+        ...(await caseTimings(c, resolved, grammar, walks, argumentTexts)),
         coldMaskMicrosInDecode: warm,
       });
     }
@@ -288,7 +289,7 @@ export async function runBench(o: RunOptions): Promise<BenchRun> {
 
   async function caseTimings(
     c: BenchCase,
-    po: ParserOptions,
+    po: ResolvedRequest,
     grammar: Grammar,
     walks: number[][],
     args: string[],
@@ -313,13 +314,17 @@ export async function runBench(o: RunOptions): Promise<BenchRun> {
    * XGrammar's own JSON-schema path on the first allowed tool's parameters, walked along our calls'
    * arguments as node-llama-cpp tokenizes them: not the same grammar, and the report says so.
    */
-  async function jsonSchemaFallback(po: ParserOptions, args: string[], why: string): Promise<CaseTimings["xgrammar"]> {
-    const tool = (po.tools as Array<{ function?: { parameters?: unknown } }> | undefined)?.[0];
-    if (!xg || !tool?.function?.parameters) return { error: why };
+  async function jsonSchemaFallback(
+    po: ResolvedRequest,
+    args: string[],
+    why: string,
+  ): Promise<CaseTimings["xgrammar"]> {
+    const tool = po.declared[0];
+    if (!xg || !tool) return { error: why };
     if (!peer) return { error: `${why}; its JSON-schema path needs node-llama-cpp to tokenize the arguments` };
     try {
       const walks = args.map((a) => [...peer!.model.tokenize(a, false)] as number[]);
-      const x = await timeXGrammar(xg, JSON.stringify(tool.function.parameters), true, walks);
+      const x = await timeXGrammar(xg, JSON.stringify(tool.parameters), true, walks);
       return {
         ns: x.samplesNs,
         compileMillis: x.compileMillis,

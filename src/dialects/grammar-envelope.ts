@@ -10,7 +10,7 @@ import { alt, anyText, declaredCall, literal, ref, seq, star } from "../grammar/
 import type { Grammar, GrammarNode } from "../grammar/ir.js";
 import { jsonCallObject, schemaValue } from "./call-grammar.js";
 import { answerCall, jsonWs } from "./grammar-forms.js";
-import type { ResolvedOptions } from "./options.js";
+import type { ResolvedRequest } from "./options.js";
 import type { EnvelopeCallFormat, JsonCallFormat } from "./spec.js";
 
 /** A call inside the envelope: `{"name": …, "arguments": {…}}`, as a JSON dialect's call object. */
@@ -18,7 +18,7 @@ export function envelopeCallFormat(f: EnvelopeCallFormat): JsonCallFormat {
   return { kind: "json", open: [], nameKey: f.nameKey, argsKey: f.argsKey, close: [] };
 }
 
-export function buildEnvelopeGrammar(o: ResolvedOptions): Grammar {
+export function buildEnvelopeGrammar(o: ResolvedRequest): Grammar {
   const f = o.spec.call as EnvelopeCallFormat;
   if (o.tools.length === 0) return { root: anyText() };
   const key = (k: string): GrammarNode => seq(literal(JSON.stringify(k)), jsonWs, literal(":"), jsonWs);
@@ -33,7 +33,7 @@ export function buildEnvelopeGrammar(o: ResolvedOptions): Grammar {
     seq(key(f.callKey), call),
   );
   const response = seq(key(f.responseKey), schemaValue({ type: "string" }, undefined, "json", f.responseKey));
-  const body = o.toolChoice === "auto" ? alt(calls, response) : calls;
+  const body = o.callRequired ? calls : alt(calls, response);
   // Under auto text that does not open with "{" is an answer too (content, as the parser reads it).
   // After the object only JSON whitespace, then the end: a model is not let ramble on past it.
   return { root: answerCall(o, seq(literal("{"), jsonWs, body, jsonWs, literal("}")), jsonWs), rules };

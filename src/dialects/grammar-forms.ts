@@ -3,7 +3,7 @@
 import { alt, anyText, charClass, literal, marker, optional, repeat, seq, star, until } from "../grammar/builders.js";
 import type { GrammarNode } from "../grammar/ir.js";
 import { JSON_WS_MAX } from "../grammar/json-schema/syntax.js";
-import type { ResolvedOptions } from "./options.js";
+import type { ResolvedRequest } from "./options.js";
 
 const WS = [" ", "\n", "\t", "\r"];
 /** JSON whitespace, at most JSON_WS_MAX characters. */
@@ -19,12 +19,12 @@ export function idChars(length: number): GrammarNode {
  * text; under a choice that requires a call (required, a named tool) JSON whitespace only, so the
  * call opens the answer and a model is not let write prose to its token limit instead.
  */
-export function toFirstCall(o: ResolvedOptions, trigger: string): GrammarNode {
-  return o.toolChoice === "auto" ? until(trigger, { marker: true }) : seq(jsonWs, marker(trigger));
+export function toFirstCall(o: ResolvedRequest, trigger: string): GrammarNode {
+  return o.callRequired ? seq(jsonWs, marker(trigger)) : until(trigger, { marker: true });
 }
 
 /** Text before the section (as toFirstCall), the section's open, `[`, calls separated by `,`, `]`; JSON whitespace inside. */
-export function arraySection(o: ResolvedOptions, call: GrammarNode): GrammarNode {
+export function arraySection(o: ResolvedRequest, call: GrammarNode): GrammarNode {
   const sec = o.spec.section!;
   const more = o.parallelToolCalls ? star(seq(jsonWs, literal(","), jsonWs, call)) : seq();
   return seq(
@@ -47,13 +47,13 @@ export function arraySection(o: ResolvedOptions, call: GrammarNode): GrammarNode
  * under toolChoice auto the two cannot be confused.
  */
 export function answerCall(
-  o: ResolvedOptions,
+  o: ResolvedRequest,
   call: GrammarNode,
   after: GrammarNode = anyText(),
   refused?: GrammarNode,
 ): GrammarNode {
   const calls = seq(jsonWs, call, after);
-  if (o.toolChoice !== "auto") return calls;
+  if (o.callRequired) return calls;
   // Content: its first character after whitespace is not "{", or more whitespace leads it than a call may have.
   const content = alt(
     seq(jsonWs, optional(seq(charClass([...WS, "{"], true), anyText()))),

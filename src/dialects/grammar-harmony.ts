@@ -2,7 +2,7 @@
 // the same messages is src/parser/read-harmony.ts; the decisions are in src/dialects/gpt-oss.ts.
 import { alt, anyText, declaredCall, literal, marker, optional, seq, star, text, until } from "../grammar/builders.js";
 import type { Grammar, GrammarNode } from "../grammar/ir.js";
-import type { ResolvedOptions } from "./options.js";
+import type { ResolvedRequest } from "./options.js";
 import type { Glue, HarmonyCallFormat } from "./spec.js";
 import { jsonArguments } from "./call-grammar.js";
 import type { ToolDef } from "./tools.js";
@@ -60,7 +60,7 @@ function callMessage(f: HarmonyCallFormat, tools: ToolDef[], maxValueLength?: nu
   return declaredCall(alt(inRole, inChannel));
 }
 
-export function buildHarmonyGrammar(o: ResolvedOptions): Grammar {
+export function buildHarmonyGrammar(o: ResolvedRequest): Grammar {
   const f = o.spec.call as HarmonyCallFormat;
   const next = harmonyGlue(f.messageStart);
   const before = [bodyToEnd(f, f.channels.calls)];
@@ -76,7 +76,7 @@ export function buildHarmonyGrammar(o: ResolvedOptions): Grammar {
     // the calls of the other dialects, but no call message. So a turn has one call, whatever
     // parallelToolCalls says.
     const calls = seq(call, optional(seq(marker(f.callEnd), afterEnd(f))));
-    answer = o.toolChoice === "auto" ? seq(lead, alt(finalMessage(f, afterEnd(f)), calls)) : seq(lead, calls);
+    answer = o.callRequired ? seq(lead, calls) : seq(lead, alt(finalMessage(f, afterEnd(f)), calls));
   }
   // "forced-open": the prompt opened the thought; the output starts inside it.
   return { root: o.reasoning === "forced-open" ? seq(until(f.end, { marker: true }), next, answer) : answer };

@@ -22,7 +22,7 @@ import { JSON_WS_MAX } from "../grammar/json-schema/syntax.js";
 import { glue, jsonCallTail } from "./call-grammar.js";
 import { jsonWs } from "./grammar-forms.js";
 import { type HeadPart, leadParts, openingRegion, wrapperHead } from "./opening.js";
-import type { ResolvedOptions } from "./options.js";
+import type { ResolvedRequest } from "./options.js";
 import type { JsonCallFormat } from "./spec.js";
 
 const WS = [" ", "\n", "\t", "\r"];
@@ -178,7 +178,7 @@ export function partsPath(parts: HeadPart[]): GrammarNode {
  * An opening call of an allowed tool in any of the dialect's wrappers, its head as `partsPath`
  * writes it. From the name on the call is the same in every wrapper: one rule holds it.
  */
-export function openingCall(o: ResolvedOptions, rule: RuleMaker): GrammarNode {
+export function openingCall(o: ResolvedRequest, rule: RuleMaker): GrammarNode {
   const f = o.spec.call as JsonCallFormat;
   const fromName = rule(
     "opening-call-object",
@@ -213,8 +213,8 @@ export interface OpeningRest {
  * or, under toolChoice auto, text departing from every head (nothing at all, whitespace) then
  * `rest.start`. A call the dialect opens with its trigger stands where an opening call may.
  */
-export function openingAnswer(o: ResolvedOptions, rest: OpeningRest): GrammarNode {
-  const auto = o.toolChoice === "auto";
+export function openingAnswer(o: ResolvedRequest, rest: OpeningRest): GrammarNode {
+  const auto = !o.callRequired;
   const start = openingRegion(o.spec, o.tools, false);
   const after = openingRegion(o.spec, o.tools, true);
   const lead = (region: HeadPart[]) => partsPath(leadParts(region));

@@ -3,8 +3,8 @@ import { alt, anyText, literal, marker, optional, ref, seq, star, text, until } 
 import type { Grammar, GrammarNode } from "../grammar/ir.js";
 import { buildHarmonyGrammar } from "./grammar-harmony.js";
 import { buildEnvelopeGrammar } from "./grammar-envelope.js";
-import type { DialectOptions, ResolvedOptions } from "./options.js";
-import { resolveOptions } from "./options.js";
+import type { DialectOptions, ResolvedRequest } from "./options.js";
+import { resolveRequest } from "./options.js";
 import type { DialectSpec } from "./spec.js";
 import { callTriggerOf, triggerOf } from "./spec.js";
 import { answerCall, arraySection, toFirstCall } from "./grammar-forms.js";
@@ -17,8 +17,8 @@ import { openingAnswer, openingCall } from "./grammar-opening.js";
  * What the grammar names in two places (the first call and the further ones, the answer with and
  * without a thought) is a rule both refer to, so the grammar holds every tool once.
  */
-export function buildToolGrammar(options: DialectOptions): Grammar {
-  const o = resolveOptions(options);
+export function buildToolGrammar(options: DialectOptions | ResolvedRequest): Grammar {
+  const o = resolveRequest(options);
   const { spec, tools } = o;
   if (o.declared.length > SCHEMA_LIMITS.tools) throw toolCountError(o.declared.length);
   if (o.maxValueLength !== undefined && o.maxValueLength > SCHEMA_LIMITS.stringLength)
@@ -59,12 +59,7 @@ export function buildToolGrammar(options: DialectOptions): Grammar {
         arraySection(o, rule("tool-call", callAfterTrigger(spec, tools, o.maxValueLength))),
         text(trigger, { marker: true }),
       );
-      return withThought(
-        spec,
-        o,
-        o.toolChoice === "auto" ? alt(text(trigger, { marker: true }), section) : section,
-        rules,
-      );
+      return withThought(spec, o, o.callRequired ? section : alt(text(trigger, { marker: true }), section), rules);
     }
     if (spec.section) {
       // One section holds every call: open, calls back to back, close.
@@ -81,7 +76,7 @@ export function buildToolGrammar(options: DialectOptions): Grammar {
         marker(spec.section.close),
       );
       const sectioned = seq(section, text(trigger, { marker: true }));
-      answer = o.toolChoice === "auto" ? alt(text(trigger, { marker: true }), sectioned) : sectioned;
+      answer = o.callRequired ? sectioned : alt(text(trigger, { marker: true }), sectioned);
       return withThought(spec, o, answer, rules);
     }
     // Content: text in which every trigger starts a refused call. After the one call parallel calls
@@ -91,7 +86,7 @@ export function buildToolGrammar(options: DialectOptions): Grammar {
     const toCall = seq(gap, until(trigger, { marker: true }));
     const textOnly = seq(gap, text(trigger, { marker: true }));
     const rest = o.parallelToolCalls ? textOnly : text(trigger, { marker: true });
-    const first = o.toolChoice === "auto" ? toCall : toFirstCall(o, trigger);
+    const first = o.callRequired ? toFirstCall(o, trigger) : toCall;
     let calls: GrammarNode;
     if (spec.call.kind === "xml" && spec.call.scopeCloseOptionalAtEnd) {
       // The last call's scope close may be missing, but only when the output ends there.
@@ -111,14 +106,14 @@ export function buildToolGrammar(options: DialectOptions): Grammar {
         return withThought(spec, o, openingAnswer(o, { call: opening, start, after: afterCall, own, rule }), rules);
       }
     }
-    answer = o.toolChoice === "auto" ? alt(textOnly, calls) : calls;
+    answer = o.callRequired ? calls : alt(textOnly, calls);
   }
   return withThought(spec, o, answer, rules);
 }
 
 function withThought(
   spec: DialectSpec,
-  o: ResolvedOptions,
+  o: ResolvedRequest,
   answer: GrammarNode,
   rules: Record<string, GrammarNode>,
 ): Grammar {

@@ -1,8 +1,16 @@
-// Options every dialect honours, checked once.
+// Options every dialect honours, checked once: resolveRequest turns them into a ResolvedRequest.
 import { getDialect } from "./index.js";
 import { FENCED_CALLS } from "./opening.js";
 import type { DialectSpec } from "./spec.js";
-import { allowedTools, normalizeTools, ToolDefinitionError, type ToolChoice, type ToolDef } from "./tools.js";
+import { normalizeTools, ToolDefinitionError, type ToolChoice, type ToolDef } from "./tools.js";
+import {
+  allowedTools,
+  choiceMode,
+  choiceName,
+  requiresCall,
+  toolChoiceProblem,
+  type ChoiceMode,
+} from "./tool-choice.js";
 import { checkStrictFormats } from "./format-notices.js";
 
 export interface DialectOptions {
@@ -32,19 +40,46 @@ export interface DialectOptions {
   fencedCalls?: boolean;
 }
 
-export interface ResolvedOptions {
+const RESOLVED: unique symbol = Symbol("toolmask.resolvedRequest");
+
+/**
+ * A request's options resolved once, at the edge (prepareChat, the gateway, or the first public
+ * function given plain options): the dialect, the tools normalised, the tool choice decided
+ * (tool-choice.ts), and what was checked of them. The grammar builder, the parser, the verifier
+ * and the gateway take it as it is and resolve nothing again. Made only by resolveRequest and
+ * requestWith; a copy (`{...r}`) is one too.
+ */
+export interface ResolvedRequest {
+  readonly [RESOLVED]: true;
   spec: DialectSpec;
-  /** Every declared tool. */
+  /** Every declared tool, normalised (tools.ts). */
   declared: ToolDef[];
-  /** The tools a call may name under toolChoice. */
+  /** The tools a call may name under the tool choice (allowedTools). */
   tools: ToolDef[];
-  toolChoice: "auto" | "required" | "none" | "named";
+  toolChoice: ChoiceMode;
+  /** The answer must hold a call (requiresCall): "required" or a named tool. */
+  callRequired: boolean;
   parallelToolCalls: boolean;
   reasoning: boolean | "forced-open";
   maxValueLength?: number;
+  /**
+   * What was checked of this request and passed, so that it is checked once: `toolLimits`, the
+   * tools' grammar lowered within the schema limits (src/parser/tool-limits.ts).
+   */
+  readonly checked: { toolLimits: boolean };
 }
 
-export function resolveOptions(o: DialectOptions): ResolvedOptions {
+/** Whether `o` is a ResolvedRequest (resolveRequest's answer), not plain options. */
+export function isResolvedRequest(o: unknown): o is ResolvedRequest {
+  return typeof o === "object" && o !== null && (o as { [RESOLVED]?: unknown })[RESOLVED] === true;
+}
+
+/**
+ * Checks the options and resolves them: the dialect, the tools normalised once, the tool choice.
+ * A ResolvedRequest is returned as it is.
+ */
+export function resolveRequest(o: DialectOptions | ResolvedRequest): ResolvedRequest {
+  if (isResolvedRequest(o)) return o;
   if (o === null || typeof o !== "object")
     throw new ToolDefinitionError("options must be an object with at least { dialect }");
   const named = typeof o.dialect === "string" ? getDialect(o.dialect) : o.dialect;
@@ -55,32 +90,72 @@ export function resolveOptions(o: DialectOptions): ResolvedOptions {
   if (o.strictFormats !== undefined && typeof o.strictFormats !== "boolean")
     throw new ToolDefinitionError(`strictFormats must be true or false, got ${JSON.stringify(o.strictFormats)}`);
   if (o.strictFormats) checkStrictFormats(declared);
-  const tools = allowedTools(declared, o.toolChoice);
-  if (o.reasoning !== undefined && typeof o.reasoning !== "boolean" && o.reasoning !== "forced-open")
-    throw new ToolDefinitionError(`reasoning must be false, true or "forced-open", got ${JSON.stringify(o.reasoning)}`);
-  if (o.reasoning && !spec.reasoning)
-    throw new ToolDefinitionError(`the ${spec.name} dialect has no thought block; use reasoning: false`);
-  // Text that spells a thought where none opened the answer is text to the grammar and a thought to
-  // the parser, which then reads a fenced call after its close: one the grammar never checked.
-  if (o.reasoning === true && spec.openingCalls)
-    throw new ToolDefinitionError(
-      'fenced and bare calls (fencedCalls) cannot be combined with reasoning: true (the answer may or may not open with a thought, and a fenced call right after one would not be held to its schema); use reasoning: "forced-open" where the prompt opens the thought, or false',
-    );
+  const toolChoice = choiceMode(o.toolChoice);
+  const problem = toolChoiceProblem(
+    toolChoice,
+    declared.map((t) => t.name),
+    choiceName(o.toolChoice),
+  );
+  if (problem?.rule === "undeclared")
+    throw new ToolDefinitionError(`toolChoice names "${String(problem.name)}", which is not among the declared tools`);
+  checkReasoning(spec, o.reasoning);
   if (o.maxValueLength !== undefined && (!Number.isInteger(o.maxValueLength) || o.maxValueLength < 0))
     throw new ToolDefinitionError("maxValueLength must be a non-negative integer");
-  const choice = o.toolChoice ?? "auto";
-  const required = choice === "required" || typeof choice === "object";
-  if (required && tools.length === 0)
+  if (problem?.rule === "needs-tools")
     throw new ToolDefinitionError("toolChoice requires a call but no tools are declared");
   return {
+    [RESOLVED]: true,
     spec,
     declared,
-    tools,
-    toolChoice: typeof choice === "object" ? "named" : choice,
+    tools: allowedTools(declared, o.toolChoice),
+    toolChoice,
+    callRequired: requiresCall(toolChoice),
     parallelToolCalls: o.parallelToolCalls ?? true,
     reasoning: o.reasoning ?? false,
     ...(o.maxValueLength !== undefined ? { maxValueLength: o.maxValueLength } : {}),
+    checked: { toolLimits: false },
   };
+}
+
+/**
+ * `r` with another tool choice or thought setting, its tools normalised as they were (nothing is
+ * normalised again); what was checked of `r` is checked again for it.
+ */
+export function requestWith(
+  r: ResolvedRequest,
+  change: { toolChoice?: "auto" | "required"; reasoning?: boolean | "forced-open" },
+): ResolvedRequest {
+  const toolChoice = change.toolChoice ?? r.toolChoice;
+  const reasoning = change.reasoning ?? r.reasoning;
+  if (change.reasoning !== undefined) checkReasoning(r.spec, reasoning);
+  if (
+    toolChoiceProblem(
+      toolChoice,
+      r.declared.map((t) => t.name),
+    )?.rule === "needs-tools"
+  )
+    throw new ToolDefinitionError("toolChoice requires a call but no tools are declared");
+  return {
+    ...r,
+    tools: change.toolChoice ? allowedTools(r.declared, change.toolChoice) : r.tools,
+    toolChoice,
+    callRequired: requiresCall(toolChoice),
+    reasoning,
+    checked: { toolLimits: false },
+  };
+}
+
+function checkReasoning(spec: DialectSpec, reasoning: unknown): void {
+  if (reasoning !== undefined && typeof reasoning !== "boolean" && reasoning !== "forced-open")
+    throw new ToolDefinitionError(`reasoning must be false, true or "forced-open", got ${JSON.stringify(reasoning)}`);
+  if (reasoning && !spec.reasoning)
+    throw new ToolDefinitionError(`the ${spec.name} dialect has no thought block; use reasoning: false`);
+  // Text that spells a thought where none opened the answer is text to the grammar and a thought to
+  // the parser, which then reads a fenced call after its close: one the grammar never checked.
+  if (reasoning === true && spec.openingCalls)
+    throw new ToolDefinitionError(
+      'fenced and bare calls (fencedCalls) cannot be combined with reasoning: true (the answer may or may not open with a thought, and a fenced call right after one would not be held to its schema); use reasoning: "forced-open" where the prompt opens the thought, or false',
+    );
 }
 
 /**

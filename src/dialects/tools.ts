@@ -112,20 +112,3 @@ function checkKeyword(name: string, where: string, spec: DialectSpec): void {
       `${where}: "${name}" is not an identifier, and the ${spec.name} dialect writes arguments as key=value (Python keyword arguments); rename the parameter to letters, digits and "_"`,
     );
 }
-
-/** The tools a call may name under `toolChoice` (none → no tools). */
-export function allowedTools(tools: ToolDef[], choice: ToolChoice | undefined): ToolDef[] {
-  if (choice === undefined || choice === "auto" || choice === "required") return tools;
-  if (choice === "none") return [];
-  if (typeof choice === "object" && choice && choice.type === "function" && typeof choice.function?.name === "string") {
-    const t = tools.find((x) => x.name === choice.function.name);
-    if (!t)
-      throw new ToolDefinitionError(
-        `toolChoice names "${choice.function.name}", which is not among the declared tools`,
-      );
-    return [t];
-  }
-  throw new ToolDefinitionError(
-    `toolChoice must be "auto", "required", "none" or {type:"function", function:{name}}, got ${JSON.stringify(choice)}`,
-  );
-}

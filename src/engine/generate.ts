@@ -12,7 +12,8 @@ import {
   type NativeGenerationResult,
   type NativeMaskTable,
 } from "../native.js";
-import { ToolCallStreamParser, type ParserOptions } from "../parser/stream.js";
+import { ToolCallStreamParser } from "../parser/stream.js";
+import type { ResolvedRequest } from "../dialects/options.js";
 import { argumentsOf } from "../parser/argument-event.js";
 import type { IncompleteCall, ParseResult, ToolCall, ToolCallArgument } from "../parser/types.js";
 import { TokenKind } from "../vocab/types.js";
@@ -98,8 +99,8 @@ export interface GenerateResult {
 /** What one generation needs, worked out before decoding starts. */
 export interface PreparedGeneration {
   request: NativeGenerationRequest;
-  /** Parser options, when a dialect applies (tools given, or detected from the template). */
-  dialectOptions: ParserOptions | undefined;
+  /** The request resolved once, when a dialect applies (tools given, or detected from the template): the parser reads the output by it. */
+  resolved: ResolvedRequest | undefined;
   /** How long the preparation took. */
   prepareMillis: number;
   /** GenerateResult.notices, known before decoding. */
@@ -119,10 +120,10 @@ export async function prepareGeneration(
 ): Promise<PreparedGeneration> {
   const t0 = performance.now();
   const chat = await prepareChatAsync(model, options);
-  const { prompt, maxTokens, ir, dialectOptions, sampling } = chat;
+  const { prompt, maxTokens, ir, resolved, sampling } = chat;
   const promptTokens = await tokenizeChatPrompt(model, prompt, signal);
   const grammar = ir ? (await compileGrammarAsync(ir, model.vocabulary)).native : undefined;
-  if (grammar && chat.callRequired && maxTokens <= FINISH_HORIZON) {
+  if (grammar && resolved?.callRequired && maxTokens <= FINISH_HORIZON) {
     // The grammar's start needs a call: a maxTokens below its shortest one could only cut it
     // (the bound is known up to FINISH_HORIZON tokens, so a larger maxTokens needs no search).
     const matcher = new (loadNative().NativeMatcher)(grammar);
@@ -134,9 +135,9 @@ export async function prepareGeneration(
     }
   }
   // The parser refuses tools past a schema limit: compiling checked them, or (unmasked) this does, before decoding.
-  if (dialectOptions) {
-    if (grammar) markToolLimitsChecked(dialectOptions);
-    else checkToolLimits(dialectOptions);
+  if (resolved) {
+    if (grammar) markToolLimitsChecked(resolved);
+    else checkToolLimits(resolved);
   }
   return {
     request: {
@@ -147,7 +148,7 @@ export async function prepareGeneration(
       ...(grammar ? { grammar, fastForward: options.fastForward !== false } : {}),
     },
     prepareMillis: performance.now() - t0,
-    dialectOptions,
+    resolved,
     notices: chat.notices,
   };
 }
@@ -291,8 +292,8 @@ export async function generate(model: LlamaModel, options: GenerateOptions): Pro
   text += scanner.feed(decoder.decode()) + scanner.flush();
   let parsed: ParseResult | undefined;
   let args: ToolCallArgument[] = [];
-  if (prepared.dialectOptions) {
-    const parser = new ToolCallStreamParser(prepared.dialectOptions);
+  if (prepared.resolved) {
+    const parser = new ToolCallStreamParser(prepared.resolved);
     const fed = parser.feed(text);
     const ended = parser.end(native.finishReason === "stop" ? "stop" : "length");
     parsed = ended;

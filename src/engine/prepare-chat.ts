@@ -4,14 +4,12 @@
 // (src/gateway/) exports the IR in an upstream engine's grammar syntax.
 import { buildToolGrammar } from "../dialects/grammar.js";
 import { toolNotices } from "../dialects/format-notices.js";
-import { resolveOptions } from "../dialects/options.js";
+import { resolveRequest, type ResolvedRequest } from "../dialects/options.js";
 import { getDialect } from "../dialects/index.js";
 import { promptParts } from "../dialects/prompt.js";
 import type { DialectSpec } from "../dialects/spec.js";
-import type { ToolChoice } from "../dialects/tools.js";
 import type { Grammar } from "../grammar/ir.js";
 import type { NativeGenerationRequest } from "../native.js";
-import type { ParserOptions } from "../parser/stream.js";
 import { ChatTemplateError, renderChat, type ChatMessage, type RenderChatOptions } from "../templates/render.js";
 import { renderChatOffThread } from "../templates/render-thread.js";
 import { renderWithSystemFallback, renderWithSystemFallbackAsync } from "../templates/system-fallback.js";
@@ -41,14 +39,15 @@ export interface PreparedChat {
   maxTokens: number;
   /** The dialect, when tools were given or the template names one. */
   spec: DialectSpec | undefined;
-  /** The parser's options, when a dialect applies. */
-  dialectOptions: ParserOptions | undefined;
+  /**
+   * The request resolved once (the dialect, its tools normalised, the tool choice decided), when a
+   * dialect applies: the grammar is built from it, and the parser and the gateway take it as it is.
+   */
+  resolved: ResolvedRequest | undefined;
   /** The grammar the answer is masked with (undefined: unmasked, or no dialect). */
   ir: Grammar | undefined;
   /** Sampling fields of the native request (seed always set). */
   sampling: Partial<NativeGenerationRequest>;
-  /** toolChoice "required" or a named function: the answer must hold a call. */
-  callRequired: boolean;
   /** What the request should know about its tools (dialects/format-notices.ts); [] when nothing. */
   notices: string[];
 }
@@ -95,11 +94,6 @@ function checkLogitBias(bias: Array<[number, number]> | undefined, vocabSize: nu
       throw new RangeError(`logitBias: token id ${id} is outside the model's vocabulary (0..${vocabSize - 1})`);
     if (typeof value !== "number" || Number.isNaN(value)) throw new TypeError(`logitBias[${id}] must be a number`);
   }
-}
-
-/** toolChoice "required" or a named function: the answer must hold a call. */
-function callRequired(choice: ToolChoice | undefined): boolean {
-  return choice === "required" || (typeof choice === "object" && choice !== null);
 }
 
 /**
@@ -175,30 +169,32 @@ function startChat(model: ChatModel, options: GenerateOptions): ChatStart {
   };
 }
 
-/** The rest, once the prompt is rendered: the parser's options and the grammar IR (when masked). */
+/** The rest, once the prompt is rendered: the request resolved and the grammar IR (when masked). */
 function finishChat(model: ChatModel, options: GenerateOptions, c: ChatStart, prompt: string): PreparedChat {
   const { spec, hasTools, reasoning } = c;
-  const dialectOptions: ParserOptions | undefined = spec && {
-    dialect: spec,
-    tools: hasTools ? options.tools : [],
-    ...(options.toolChoice !== undefined ? { toolChoice: options.toolChoice } : {}),
-    ...(options.parallelToolCalls !== undefined ? { parallelToolCalls: options.parallelToolCalls } : {}),
-    ...(options.maxValueLength !== undefined ? { maxValueLength: options.maxValueLength } : {}),
-    ...(options.strictFormats !== undefined ? { strictFormats: options.strictFormats } : {}),
-    reasoning: promptOpensThought(prompt, spec) ? ("forced-open" as const) : reasoning && !!spec.reasoning,
-  };
-  if (options.mask !== false && spec && hasTools && options.toolChoice !== "none")
-    assertDialectFits(model.vocabulary, spec);
-  const ir = options.mask !== false && dialectOptions ? buildToolGrammar(dialectOptions) : undefined;
+  // The one place a chat request's options are resolved; everything after takes `resolved`.
+  const resolved =
+    spec &&
+    resolveRequest({
+      dialect: spec,
+      tools: hasTools ? options.tools : [],
+      ...(options.toolChoice !== undefined ? { toolChoice: options.toolChoice } : {}),
+      ...(options.parallelToolCalls !== undefined ? { parallelToolCalls: options.parallelToolCalls } : {}),
+      ...(options.maxValueLength !== undefined ? { maxValueLength: options.maxValueLength } : {}),
+      ...(options.strictFormats !== undefined ? { strictFormats: options.strictFormats } : {}),
+      reasoning: promptOpensThought(prompt, spec) ? ("forced-open" as const) : reasoning && !!spec.reasoning,
+    });
+  const masked = options.mask !== false && resolved !== undefined;
+  // Calls are masked for when a call may name a tool (tool_choice "none" allows none).
+  if (masked && resolved.tools.length > 0) assertDialectFits(model.vocabulary, resolved.spec);
   return {
     prompt,
     maxTokens: c.maxTokens,
     spec,
-    dialectOptions,
-    ir,
+    resolved,
+    ir: masked ? buildToolGrammar(resolved) : undefined,
     sampling: c.sampling,
-    callRequired: !!dialectOptions && callRequired(dialectOptions.toolChoice),
-    notices: dialectOptions && hasTools ? toolNotices(resolveOptions(dialectOptions).declared) : [],
+    notices: resolved ? toolNotices(resolved.declared) : [],
   };
 }
 

@@ -39,7 +39,7 @@ export async function tokenizeChatPrompt(model: LlamaModel, prompt: string, sign
  * which would take a compile.
  */
 export async function countPromptTokens(model: LlamaModel, options: GenerateOptions): Promise<number> {
-  const { prompt, dialectOptions } = await prepareChatAsync(model, { ...options, mask: false });
-  if (dialectOptions) checkToolLimits(dialectOptions);
+  const { prompt, resolved } = await prepareChatAsync(model, { ...options, mask: false });
+  if (resolved) checkToolLimits(resolved);
   return (await tokenizeChatPrompt(model, prompt, options.signal)).length;
 }

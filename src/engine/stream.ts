@@ -120,7 +120,7 @@ export async function* generateStream(
     throw err;
   }
   // Tokens reach onTokens in later macrotasks: the parser is in place before the first.
-  if (started.prepared.dialectOptions) parser = new ToolCallStreamParser(started.prepared.dialectOptions);
+  if (started.prepared.resolved) parser = new ToolCallStreamParser(started.prepared.resolved);
   const run = started.run.then(
     (native) => {
       outcome = { native };

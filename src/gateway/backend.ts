@@ -4,15 +4,14 @@
 // the client gets the verdict our engine would give: a cut call is `length`, an invalid one is
 // reported in `incomplete`, never passed on as a valid call — streamed or whole: a streamed call's
 // delta goes out once its verdict is complete and valid (StreamDeltas), as generateStream's do.
-import { getDialect } from "../dialects/index.js";
-import { resolveOptions, type DialectOptions } from "../dialects/options.js";
+import { requestWith, resolveRequest, type ResolvedRequest } from "../dialects/options.js";
 import { toolNotices } from "../dialects/format-notices.js";
 import type { GenerateOptions } from "../engine/generate-options.js";
 import type { GenerateResult } from "../engine/generate.js";
 import { prepareChatAsync, type ChatModel, type PreparedChat } from "../engine/prepare-chat.js";
 import { StreamDeltas, type StreamChunk } from "../engine/stream.js";
 import { argumentsOf, verifiedArgumentEvents } from "../parser/argument-event.js";
-import { ToolCallStreamParser, type ParserOptions } from "../parser/stream.js";
+import { ToolCallStreamParser } from "../parser/stream.js";
 import { checkToolLimits } from "../parser/tool-limits.js";
 import type { IncompleteCall, StreamEvent, ToolCall } from "../parser/types.js";
 import type { ChatBackend } from "../engine/chat-backend.js";
@@ -40,10 +39,10 @@ const VERIFY_DIALECT = "hermes";
 
 interface Prepared {
   chat: PreparedChat | undefined;
-  /** How the answer is read: the parser's options (calls, content), when tools or a dialect apply. */
-  parser: ParserOptions | undefined;
-  /** The tools the structured calls of a verify-only answer are checked against. */
-  verify: DialectOptions | undefined;
+  /** How the answer is read: the request the parser takes (calls, content), when tools or a dialect apply. */
+  parser: ResolvedRequest | undefined;
+  /** The request the structured calls of a verify-only answer are checked against. */
+  verify: ResolvedRequest | undefined;
   /** Read the content with the parser (false: verify-only without a known dialect: content is content). */
   parseContent: boolean;
   /** GenerateResult.notices. */
@@ -65,26 +64,32 @@ export class GatewayBackend implements ChatBackend {
     const hasTools = Array.isArray(options.tools) && options.tools.length > 0;
     if (this.o.engine.takesGrammar) {
       const chat = await prepareChatAsync(this.o.model!, options);
-      return { chat, parser: chat.dialectOptions, verify: undefined, parseContent: true, notices: chat.notices };
+      // The grammar's schemas are checked now, before the upstream is asked (once: the parser finds it done).
+      if (chat.resolved && chat.ir) checkToolLimits(chat.resolved, chat.ir);
+      return { chat, parser: chat.resolved, verify: undefined, parseContent: true, notices: chat.notices };
     }
     // Verify-only: the upstream renders its own prompt; its calls are checked against the tools.
-    if (this.o.model) await prepareChatAsync(this.o.model, { ...options, mask: false }); // the same checks as every request
+    // With the model here, its request is the one prepareChat resolved (the same checks as every
+    // request), less the thought our prompt would open: the upstream's prompt is its own.
     const dialect = options.dialect ?? this.o.model?.dialect;
-    const verify: DialectOptions | undefined = hasTools
-      ? {
-          dialect: dialect ?? VERIFY_DIALECT,
-          tools: options.tools,
-          ...(options.toolChoice !== undefined ? { toolChoice: options.toolChoice } : {}),
-          ...(options.parallelToolCalls !== undefined ? { parallelToolCalls: options.parallelToolCalls } : {}),
-          ...(options.maxValueLength !== undefined ? { maxValueLength: options.maxValueLength } : {}),
-          ...(options.strictFormats !== undefined ? { strictFormats: options.strictFormats } : {}),
-        }
-      : undefined;
+    const chat = this.o.model ? await prepareChatAsync(this.o.model, { ...options, mask: false }) : undefined;
+    const verify = !hasTools
+      ? undefined
+      : chat?.resolved
+        ? requestWith(chat.resolved, { reasoning: false })
+        : resolveRequest({
+            dialect: dialect ?? VERIFY_DIALECT,
+            tools: options.tools,
+            ...(options.toolChoice !== undefined ? { toolChoice: options.toolChoice } : {}),
+            ...(options.parallelToolCalls !== undefined ? { parallelToolCalls: options.parallelToolCalls } : {}),
+            ...(options.maxValueLength !== undefined ? { maxValueLength: options.maxValueLength } : {}),
+            ...(options.strictFormats !== undefined ? { strictFormats: options.strictFormats } : {}),
+          });
     // Tools whose schemas no call could satisfy (or past a limit) are refused now, before the
     // upstream is asked, as a masked request refuses them: not only once a call to one comes back.
     if (verify) checkToolLimits(verify);
-    const parser = dialect !== undefined && verify ? { ...verify, dialect: getDialect(dialect) } : undefined;
-    const notices = verify ? toolNotices(resolveOptions(verify).declared) : [];
+    const parser = dialect !== undefined ? verify : undefined;
+    const notices = verify ? toolNotices(verify.declared) : [];
     return { chat: undefined, parser, verify, parseContent: parser !== undefined, notices };
   }
 

@@ -6,7 +6,8 @@
 // a second call when parallel calls are off, or any call of an answer cut at max_tokens is not
 // passed on as valid but reported in `incomplete`, as the parser reports its own.
 import { jsonArgumentsText } from "../dialects/call-grammar.js";
-import { resolveOptions, type DialectOptions } from "../dialects/options.js";
+import { resolveRequest, type DialectOptions, type ResolvedRequest } from "../dialects/options.js";
+import { allowedTool, notAllowedReason } from "../dialects/tool-choice.js";
 import { invalidJsonReason } from "../parser/calls.js";
 import { JsonObject, valueFault } from "../parser/json-value.js";
 import { readJson } from "../parser/read-value.js";
@@ -22,11 +23,11 @@ export interface VerifiedCalls {
 /** The calls of `deltas` (fragments joined by index), each valid or reported. */
 export function verifyCalls(
   deltas: CallDelta[],
-  options: DialectOptions,
+  options: DialectOptions | ResolvedRequest,
   finish: "stop" | "length",
   firstIndex = 0,
 ): VerifiedCalls {
-  const o = resolveOptions(options);
+  const o = resolveRequest(options);
   const byIndex = new Map<
     number,
     { id?: string; name: string; arguments: string; malformed?: NonNullable<CallDelta["malformed"]> }
@@ -57,14 +58,8 @@ export function verifyCalls(
       });
     if (finish === "length") return refuse("cut", "the answer was cut at max_tokens");
     if (c.name === "") return refuse("invalid", "a call without a function name");
-    const tool = o.tools.find((t) => t.name === c.name);
-    if (!tool)
-      return refuse(
-        "invalid",
-        o.declared.some((t) => t.name === c.name)
-          ? `"${c.name}" is not allowed by tool_choice`
-          : `"${c.name}" is not a declared tool`,
-      );
+    const tool = allowedTool(o, c.name);
+    if (!tool) return refuse("invalid", notAllowedReason(o, c.name));
     if (!o.parallelToolCalls && out.toolCalls.length > 0)
       return refuse("invalid", "a second call while parallel_tool_calls is false");
     // Read as the parser reads a call's arguments: numbers as written, a key given twice told.

@@ -2,9 +2,10 @@
 // Every decision depends only on the text (and whether it has ended), never on where chunks were
 // split; what a scan learnt is kept in the call's CallMemo, so scanning again after each feed
 // reads only what is new (src/parser/json-call.ts, src/parser/xml-call.ts).
-import type { ResolvedOptions } from "../dialects/options.js";
+import type { ResolvedRequest } from "../dialects/options.js";
 import type { NamedJsonCallFormat, PythonCallFormat, XmlCallFormat } from "../dialects/spec.js";
 import { afterTrigger } from "../dialects/spec.js";
+import { allowedTool } from "../dialects/tool-choice.js";
 import type { ToolDef } from "../dialects/tools.js";
 import { Finder } from "./finder.js";
 import { FAIL, matchGlue, NEED } from "./glue.js";
@@ -82,12 +83,8 @@ export class CallMemo {
   python?: PythonExtent;
 }
 
-export function tool(o: ResolvedOptions, name: string): ToolDef | undefined {
-  return o.tools.find((t) => t.name === name);
-}
-
 /** The longest name a call may carry: the longest allowed tool's. */
-export function maxNameLength(o: ResolvedOptions): number {
+export function maxNameLength(o: ResolvedRequest): number {
   return o.tools.reduce((m, t) => Math.max(m, t.name.length), 0);
 }
 
@@ -96,7 +93,7 @@ export function openAndName(
   text: Text,
   start: number,
   f: XmlCallFormat | NamedJsonCallFormat | PythonCallFormat,
-  o: ResolvedOptions,
+  o: ResolvedRequest,
   final: boolean,
 ): NameRead {
   const i = matchGlue(text, start, afterTrigger(f.open), final);
@@ -111,7 +108,7 @@ export function openAndName(
  * The function name up to the first of `closes`, decided as soon as no declared name can match.
  * Only a declared name's length (and a close) is looked at: a longer name is no declared one.
  */
-function readName(text: Text, i: number, closes: string[], o: ResolvedOptions): NameRead {
+function readName(text: Text, i: number, closes: string[], o: ResolvedRequest): NameRead {
   const window = text.slice(i, i + maxNameLength(o) + Math.max(...closes.map((c) => c.length)));
   let j = -1,
     close = closes[0]!;
@@ -132,12 +129,12 @@ function readName(text: Text, i: number, closes: string[], o: ResolvedOptions): 
       ? { status: "need", cutAt: "the function name" }
       : refusedName(text, i, closes, o);
   }
-  const t = tool(o, window.slice(0, j));
+  const t = allowedTool(o, window.slice(0, j));
   return t ? { status: "done", tool: t, end: i + j + close.length, close } : refusedName(text, i, closes, o);
 }
 
 /** A name no declared one is: content goes on past its departing character. */
-function refusedName(text: Text, i: number, closes: string[], o: ResolvedOptions): NameRead {
+function refusedName(text: Text, i: number, closes: string[], o: ResolvedRequest): NameRead {
   const resumeAt = departureEnd(
     text,
     i,

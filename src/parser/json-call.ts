@@ -2,10 +2,11 @@
 // (Hermes, Mistral Nemo, Llama 3.x) and NAME then the object (Mistral, DeepSeek, Kimi).
 import { JSON_WS_MAX } from "../grammar/json-schema/syntax.js";
 import { jsonArguments, jsonCallObject } from "../dialects/call-grammar.js";
-import type { ResolvedOptions } from "../dialects/options.js";
+import type { ResolvedRequest } from "../dialects/options.js";
 import { afterTrigger, type JsonCallFormat, type NamedJsonCallFormat } from "../dialects/spec.js";
 import type { ToolDef } from "../dialects/tools.js";
-import { idFits, invalidJsonReason, maxNameLength, openAndName, tool, type CallMemo, type CallScan } from "./calls.js";
+import { allowedTool } from "../dialects/tool-choice.js";
+import { idFits, invalidJsonReason, maxNameLength, openAndName, type CallMemo, type CallScan } from "./calls.js";
 import { FAIL, matchGlue, NEED } from "./glue.js";
 import { OPEN } from "./json-extent.js";
 import { duplicateKey, JsonObject, jsonText, valueFault, type Json } from "./json-value.js";
@@ -37,7 +38,7 @@ const entriesOf = (a: Json | undefined): Array<[string, Json]> => (a instanceof 
 const held = (v: Json): { unstreamed?: true } => (duplicateKey(v) === undefined ? {} : { unstreamed: true });
 
 /** NAME, the name's close, a JSON arguments object, then the close glue. */
-export function scanNamed(text: Text, start: number, o: ResolvedOptions, final: boolean, memo: CallMemo): CallScan {
+export function scanNamed(text: Text, start: number, o: ResolvedRequest, final: boolean, memo: CallMemo): CallScan {
   const f = o.spec.call as NamedJsonCallFormat;
   const args: Array<[string, Json]> = [];
   const n = openAndName(text, start, f, o, final);
@@ -120,7 +121,7 @@ function readHead(
   text: Text,
   i: number,
   f: JsonCallFormat,
-  o: ResolvedOptions,
+  o: ResolvedRequest,
   memo: CallMemo,
 ): { tool: ToolDef } | { refusedAt: number } | "refused" | "need" | "unnamed" {
   if (memo.head) return memo.head;
@@ -146,7 +147,7 @@ function readHead(
     // It may still name a declared tool: wait (at the end: a call cut inside its name).
     if (after === "") return "need";
     if (after === '"') {
-      const t = tool(o, name);
+      const t = allowedTool(o, name);
       return (memo.head = t ? { tool: t } : departed(nameStart));
     }
     return (memo.head = "unnamed");
@@ -161,7 +162,7 @@ function readHead(
 }
 
 /** `{"name": …, "arguments": {…}}` (and the id where the dialect has one), then the close glue. */
-export function scanJson(text: Text, start: number, o: ResolvedOptions, final: boolean, memo: CallMemo): CallScan {
+export function scanJson(text: Text, start: number, o: ResolvedRequest, final: boolean, memo: CallMemo): CallScan {
   const f = o.spec.call as JsonCallFormat;
   const args: Array<[string, Json]> = [];
   const i = matchGlue(text, start, afterTrigger(f.open), final);
@@ -183,7 +184,7 @@ export function scanJson(text: Text, start: number, o: ResolvedOptions, final: b
     if (memo.body?.end !== v.end) memo.body = { end: v.end, value: readJson(text.slice(i, v.end)) };
     body = memo.body;
     const name = body.value instanceof JsonObject ? body.value.entries.get(f.nameKey) : undefined;
-    const named = typeof name === "string" ? tool(o, name) : undefined;
+    const named = typeof name === "string" ? allowedTool(o, name) : undefined;
     if (!named) return { status: "refused", args };
     t = named;
   } else {

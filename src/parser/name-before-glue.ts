@@ -1,7 +1,7 @@
 // A function name that no fixed string closes (GLM: `<tool_call>NAME<arg_key>…`,
 // `<tool_call>NAME\n</tool_call>`): it ends where the call's first parameter or its close
 // begins, exactly as the grammar's `literal(name)` followed by the parameters or the close.
-import type { ResolvedOptions } from "../dialects/options.js";
+import type { ResolvedRequest } from "../dialects/options.js";
 import type { XmlCallFormat } from "../dialects/spec.js";
 import type { ToolDef } from "../dialects/tools.js";
 import { matchGlue, NEED } from "./glue.js";
@@ -22,7 +22,7 @@ export function readNameBeforeGlue(
   text: Text,
   i: number,
   f: XmlCallFormat,
-  o: ResolvedOptions,
+  o: ResolvedRequest,
   final: boolean,
 ): NameRead {
   let open = false;

@@ -3,7 +3,7 @@
 // JSON whitespace. A close that never comes is a cut call at the end of the output and an invalid
 // one where other text stands there: never a complete call.
 import { JSON_WS_MAX } from "../grammar/json-schema/syntax.js";
-import type { ResolvedOptions } from "../dialects/options.js";
+import type { ResolvedRequest } from "../dialects/options.js";
 import type { CallWrapper, JsonCallFormat } from "../dialects/spec.js";
 import type { CallMemo, CallScan } from "./calls.js";
 import { FAIL, matchGlue, NEED } from "./glue.js";
@@ -12,7 +12,7 @@ import { isJsonWs } from "./json-ws.js";
 import type { Text } from "./text.js";
 
 /** The options with the dialect's call format as a bare object (no markers around it): how an opening call's object is read. */
-export function bareObjectOptions(o: ResolvedOptions): ResolvedOptions {
+export function bareObjectOptions(o: ResolvedRequest): ResolvedRequest {
   const f = o.spec.call as JsonCallFormat;
   return { ...o, spec: { ...o.spec, call: { ...f, open: [], close: [] } } };
 }
@@ -24,7 +24,7 @@ export function bareObjectOptions(o: ResolvedOptions): ResolvedOptions {
 export function scanOpening(
   text: Text,
   start: number,
-  bare: ResolvedOptions,
+  bare: ResolvedRequest,
   final: boolean,
   memo: CallMemo,
   wrapper: CallWrapper,

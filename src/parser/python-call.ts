@@ -4,7 +4,7 @@
 // its items are read and checked as the grammar writes them, each value by the grammar's own node.
 import { pythonValue } from "../dialects/call-grammar.js";
 import { JSON_WS_MAX } from "../grammar/json-schema/syntax.js";
-import type { ResolvedOptions } from "../dialects/options.js";
+import type { ResolvedRequest } from "../dialects/options.js";
 import type { PythonCallFormat } from "../dialects/spec.js";
 import type { ToolDef } from "../dialects/tools.js";
 import { openAndName, overLimit, type CallMemo, type CallScan } from "./calls.js";
@@ -52,7 +52,7 @@ function readArguments(
   list: string,
   commas: number[],
   t: ToolDef,
-  o: ResolvedOptions,
+  o: ResolvedRequest,
 ): { args: Array<[string, Json]>; bad?: string; lastBad?: boolean; twice?: true } {
   const args: Array<[string, Json]> = [];
   const inner = list.slice(1, -1);
@@ -110,7 +110,7 @@ function missingRequired(
 }
 
 /** NAME, "(", keyword arguments, ")". */
-export function scanPython(text: Text, start: number, o: ResolvedOptions, final: boolean, memo: CallMemo): CallScan {
+export function scanPython(text: Text, start: number, o: ResolvedRequest, final: boolean, memo: CallMemo): CallScan {
   const f = o.spec.call as PythonCallFormat;
   const args: Array<[string, Json]> = [];
   const n = openAndName(text, start, f, o, final);

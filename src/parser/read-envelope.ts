@@ -11,9 +11,10 @@ import { jsonCallObject } from "../dialects/call-grammar.js";
 import { argumentEvent } from "./argument-event.js";
 import { JSON_WS_MAX } from "../grammar/json-schema/syntax.js";
 import { envelopeCallFormat } from "../dialects/grammar-envelope.js";
-import type { ResolvedOptions } from "../dialects/options.js";
+import type { ResolvedRequest } from "../dialects/options.js";
 import type { EnvelopeCallFormat } from "../dialects/spec.js";
-import { invalidJsonReason, tool } from "./calls.js";
+import { allowedTool } from "../dialects/tool-choice.js";
+import { invalidJsonReason } from "./calls.js";
 import type { OutputReader, ReaderSink } from "./reader.js";
 import { JsonPrefix } from "./json-prefix.js";
 import { isJsonWs } from "./json-ws.js";
@@ -84,7 +85,7 @@ type State = "start" | "object" | "after" | "rest" | "text";
 const AFTER = "a call after the answer object: the dialect's answer is one JSON object";
 
 export class EnvelopeReader implements OutputReader {
-  readonly #o: ResolvedOptions;
+  readonly #o: ResolvedRequest;
   readonly #f: EnvelopeCallFormat;
   readonly #limit: number;
   #state: State = "start";
@@ -95,7 +96,7 @@ export class EnvelopeReader implements OutputReader {
   #blankTo = 0; // after the object: the text before this offset is whitespace
   #second = false; // the object read comes after the answer's end
 
-  constructor(o: ResolvedOptions, maxCallLength = Infinity) {
+  constructor(o: ResolvedRequest, maxCallLength = Infinity) {
     this.#o = o;
     this.#f = o.spec.call as EnvelopeCallFormat;
     this.#limit = maxCallLength;
@@ -280,7 +281,7 @@ export class EnvelopeReader implements OutputReader {
         continue;
       }
       const name = call instanceof JsonObject ? call.entries.get(f.nameKey) : undefined;
-      const t0 = typeof name === "string" ? tool(this.#o, name) : undefined;
+      const t0 = typeof name === "string" ? allowedTool(this.#o, name) : undefined;
       if (!t0) {
         this.#error(
           out,
@@ -391,12 +392,12 @@ function headKey(s: string): string | undefined {
 const notJson = (char: string) => `the answer object is not valid JSON: ${JSON.stringify(char)} cannot come there`;
 
 /** The declared tool a call's text names, as far as it goes. */
-function nameIn(text: string, o: ResolvedOptions) {
+function nameIn(text: string, o: ResolvedRequest) {
   const f = o.spec.call as EnvelopeCallFormat;
   const m = new RegExp(`^\\{[ \\t\\n\\r]*${JSON.stringify(f.nameKey)}[ \\t\\n\\r]*:[ \\t\\n\\r]*"([^"\\\\]*)"`).exec(
     text,
   );
-  return m ? tool(o, m[1]!) : undefined;
+  return m ? allowedTool(o, m[1]!) : undefined;
 }
 
 /** A response string the output ended inside: its text so far, escapes read where complete. */

@@ -4,7 +4,7 @@
 // whether it has ended, never on chunking; offsets are absolute (src/parser/text.ts).
 import { jsonArguments } from "../dialects/call-grammar.js";
 import { argumentEvent } from "./argument-event.js";
-import type { ResolvedOptions } from "../dialects/options.js";
+import type { ResolvedRequest } from "../dialects/options.js";
 import type { HarmonyCallFormat } from "../dialects/spec.js";
 import type { ToolDef } from "../dialects/tools.js";
 import { invalidJsonReason, maxNameLength } from "./calls.js";
@@ -48,7 +48,7 @@ function firstOf(t: Text, from: number, needles: string[], within?: number): num
 }
 
 export class HarmonyReader implements OutputReader {
-  readonly #o: ResolvedOptions;
+  readonly #o: ResolvedRequest;
   readonly #f: HarmonyCallFormat;
   #state: State;
   #pos = 0;
@@ -67,7 +67,7 @@ export class HarmonyReader implements OutputReader {
   readonly #anchorAt: number[]; // each anchor's next place found (-1: none before #anchorFrom's)
   readonly #anchorFrom: number[]; // where each anchor's search goes on (each text is searched once)
 
-  constructor(o: ResolvedOptions, maxCallLength = Infinity) {
+  constructor(o: ResolvedRequest, maxCallLength = Infinity) {
     this.#o = o;
     this.#limit = maxCallLength;
     this.#f = o.spec.call as HarmonyCallFormat;

@@ -3,7 +3,7 @@
 // answer, its first `{`), alone or inside a section. One method per state; each returns true to
 // go on reading and false to wait for more text.
 import { JSON_WS_MAX } from "../grammar/json-schema/syntax.js";
-import type { ResolvedOptions } from "../dialects/options.js";
+import type { ResolvedRequest } from "../dialects/options.js";
 import { callTriggerOf, sectionCloseText, triggerOf, type Glue } from "../dialects/spec.js";
 import { CallMemo, type CallScan } from "./calls.js";
 import { endsInside, heldBack, matchGlue, NEED } from "./glue.js";
@@ -20,12 +20,12 @@ import { scanXml } from "./xml-call.js";
 import { openingRegion } from "../dialects/opening.js";
 import { RegionAutomaton } from "./opening-heads.js";
 import { bareObjectOptions, scanOpening } from "./opening-call.js";
-import { tool } from "./calls.js";
+import { allowedTool } from "../dialects/tool-choice.js";
 
 type State = "start" | "thought" | "content" | "section" | "call" | "opening";
 
 export class MarkerReader implements OutputReader {
-  readonly #o: ResolvedOptions;
+  readonly #o: ResolvedRequest;
   readonly #trigger: string;
   readonly #limit: number;
   #pos = 0;
@@ -46,11 +46,11 @@ export class MarkerReader implements OutputReader {
   #answerOpened = false; // callOpensAnswer: the answer's first character is known (a call may open it no later)
   // openingCalls: where calls may open the answer (its start, after an opening call) and the object form they are read in.
   readonly #regions: [RegionAutomaton, RegionAutomaton] | undefined;
-  readonly #bare: ResolvedOptions | undefined;
+  readonly #bare: ResolvedRequest | undefined;
   #openingAfter = false; // the next opening region follows an opening call
   #openingForm: number | undefined; // the current call is an opening call in this wrapper
 
-  constructor(o: ResolvedOptions, maxCallLength = Infinity) {
+  constructor(o: ResolvedRequest, maxCallLength = Infinity) {
     this.#o = o;
     this.#limit = maxCallLength;
     this.#trigger = triggerOf(o.spec);
@@ -228,7 +228,7 @@ export class MarkerReader implements OutputReader {
       return true;
     }
     this.#openingForm = r.form;
-    this.#memo.head = { tool: tool(this.#o, r.word!.slice(0, -1))! };
+    this.#memo.head = { tool: allowedTool(this.#o, r.word!.slice(0, -1))! };
     this.#pos = r.object!;
     return true;
   }

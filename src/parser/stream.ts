@@ -1,7 +1,7 @@
 // Interpreter 2 of a dialect definition: a streaming parser whose result and concatenated
 // events are a function of the bytes alone, whatever the chunking. The reading is done by the
 // reader of the dialect's call kind (reader.ts); this class feeds it and keeps the result.
-import { resolveOptions, type DialectOptions, type ResolvedOptions } from "../dialects/options.js";
+import { resolveRequest, type DialectOptions, type ResolvedRequest } from "../dialects/options.js";
 import { ToolDefinitionError } from "../dialects/tools.js";
 import { checkToolLimits } from "./tool-limits.js";
 import type { DroppedConstruct, FinishReason, IncompleteCall, ParseResult, StreamEvent, ToolCall } from "./types.js";
@@ -10,7 +10,8 @@ import { EnvelopeReader } from "./read-envelope.js";
 import { MarkerReader } from "./read-markers.js";
 import type { OutputReader } from "./reader.js";
 import { TextBuffer } from "./text.js";
-export interface ParserOptions extends DialectOptions {
+/** What the parser takes besides a request's options. */
+export interface ParserLimits {
   finishReason?: "stop" | "length";
   /**
    * A call longer than this (characters, from its opening marker through its own end) is dropped
@@ -20,6 +21,11 @@ export interface ParserOptions extends DialectOptions {
    */
   maxCallLength?: number;
 }
+
+export interface ParserOptions extends DialectOptions, ParserLimits {}
+
+/** Plain options, or a request resolved once (resolveRequest), which is not resolved again. */
+export type ParserInput = ParserOptions | (ResolvedRequest & ParserLimits);
 
 export class ToolCallStreamParser {
   readonly #text = new TextBuffer(); // absolute offsets; what nothing needs any more is released
@@ -31,9 +37,9 @@ export class ToolCallStreamParser {
   #dropped: DroppedConstruct[] = [];
   #ended = false;
 
-  constructor(options: ParserOptions) {
-    const o: ResolvedOptions = resolveOptions(options);
-    checkToolLimits(options);
+  constructor(options: ParserInput) {
+    const o: ResolvedRequest = resolveRequest(options);
+    checkToolLimits(o);
     const limit = options.maxCallLength;
     if (limit !== undefined && !(Number.isInteger(limit) && limit > 0))
       throw new ToolDefinitionError(
@@ -101,7 +107,7 @@ export class ToolCallStreamParser {
 }
 
 /** The whole output at once: the same result the stream parser gives for any chunking. */
-export function parseToolCalls(text: string, options: ParserOptions): ParseResult {
+export function parseToolCalls(text: string, options: ParserInput): ParseResult {
   if (typeof text !== "string") throw new TypeError("parseToolCalls expects the output text as a string");
   const p = new ToolCallStreamParser(options);
   p.feed(text);

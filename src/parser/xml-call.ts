@@ -6,7 +6,7 @@ import { isRawText, splitScope, valueDocument, xmlValue } from "../dialects/call
 import { childPath } from "../grammar/json-schema/errors.js";
 import { isObj, isTrivial } from "../grammar/json-schema/keywords.js";
 import type { ToolDef } from "../dialects/tools.js";
-import type { ResolvedOptions } from "../dialects/options.js";
+import type { ResolvedRequest } from "../dialects/options.js";
 import type { XmlCallFormat } from "../dialects/spec.js";
 import { openAndName, overLimit, type CallMemo, type CallScan, type XmlCheckpoint } from "./calls.js";
 import { FAIL, matchGlue, NEED } from "./glue.js";
@@ -15,7 +15,7 @@ import { readValue } from "./read-value.js";
 import type { Text } from "./text.js";
 import { grammarAccepts } from "./validate.js";
 
-export function scanXml(text: Text, start: number, o: ResolvedOptions, final: boolean, memo: CallMemo): CallScan {
+export function scanXml(text: Text, start: number, o: ResolvedRequest, final: boolean, memo: CallMemo): CallScan {
   if (!memo.xml) {
     const n = openAndName(text, start, o.spec.call as XmlCallFormat, o, final);
     if (n.status !== "done") return { ...n, args: [] };
@@ -27,7 +27,7 @@ export function scanXml(text: Text, start: number, o: ResolvedOptions, final: bo
 /** A value as its close shows it: shortened when long. */
 const shown = (v: string) => JSON.stringify(v.length > 80 ? `${v.slice(0, 60)}…${v.slice(-12)}` : v);
 
-function scanParams(text: Text, o: ResolvedOptions, final: boolean, cp: XmlCheckpoint, memo: CallMemo): CallScan {
+function scanParams(text: Text, o: ResolvedRequest, final: boolean, cp: XmlCheckpoint, memo: CallMemo): CallScan {
   const f = o.spec.call as XmlCallFormat;
   const { tool: t, args, seen } = cp;
   const need = (cutAt: string): CallScan => ({ status: "need", tool: t, args, cutAt });

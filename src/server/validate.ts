@@ -5,6 +5,7 @@
 import type { ModelBounds } from "../engine/chat-backend.js";
 import type { GenerateOptions } from "../engine/generate.js";
 import type { ToolChoice } from "../dialects/tools.js";
+import { choiceMode, choiceName, toolChoiceProblem } from "../dialects/tool-choice.js";
 import type { ChatMessage } from "../templates/render.js";
 import { readExactJson } from "../parser/exact-json.js";
 import { invalidParam } from "./errors.js";
@@ -201,26 +202,27 @@ function tools(v: unknown): unknown[] | undefined {
 function toolChoice(v: unknown, declared: unknown[] | undefined): ToolChoice | undefined {
   if (!given(v)) return undefined;
   const names = (declared ?? []).map((t) => ((t as Obj).function as Obj).name as string);
-  if (v === "auto" || v === "none") return v;
-  if (v === "required") {
-    if (names.length === 0)
-      throw invalidParam("tool_choice", `tool_choice "required" needs tools; declare at least one in tools`);
-    return v;
-  }
-  if (isObj(v) && v.type === "function" && isObj(v.function) && typeof v.function.name === "string") {
-    const name = v.function.name;
-    if (!names.includes(name)) {
-      throw invalidParam(
-        "tool_choice",
-        `tool_choice names ${shown(name)}, which is not among the declared tools (${declaredNames(names)})`,
-      );
-    }
-    return { type: "function", function: { name } };
-  }
-  throw invalidParam(
-    "tool_choice",
-    `tool_choice must be "auto", "none", "required" or {"type": "function", "function": {"name"}}, got ${shown(v)}`,
-  );
+  let choice: ToolChoice;
+  if (v === "auto" || v === "none" || v === "required") choice = v;
+  else if (isObj(v) && v.type === "function" && isObj(v.function) && typeof v.function.name === "string")
+    choice = { type: "function", function: { name: v.function.name } };
+  else
+    throw invalidParam(
+      "tool_choice",
+      `tool_choice must be "auto", "none", "required" or {"type": "function", "function": {"name"}}, got ${shown(v)}`,
+    );
+  const problem = toolChoiceProblem(choiceMode(choice), names, choiceName(choice));
+  if (problem?.rule === "needs-tools")
+    throw invalidParam(
+      "tool_choice",
+      `tool_choice ${v === "required" ? '"required"' : '{"type": "function"}'} needs tools; declare at least one in tools`,
+    );
+  if (problem?.rule === "undeclared")
+    throw invalidParam(
+      "tool_choice",
+      `tool_choice names ${shown(problem.name)}, which is not among the declared tools (${declaredNames(names)})`,
+    );
+  return choice;
 }
 
 /** Tool names as a refusal lists them: the first 20, each quoted short, and how many more. */

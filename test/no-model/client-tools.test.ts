@@ -16,7 +16,14 @@ import { KNOWN_REFUSED } from "../../scripts/corpus/known-refused.mjs";
 import { stripSchema } from "../../scripts/corpus/strip-prose.mjs";
 import { writeCall, writeOutput, type WireArg } from "../../scripts/lib/dialect-writer.mjs";
 import { isRawText } from "../../src/dialects/call-grammar.js";
-import { buildToolGrammar, compileGrammar, dialects, getDialect, parseToolCalls } from "../../src/index.js";
+import {
+  buildToolGrammar,
+  compileGrammar,
+  dialects,
+  getDialect,
+  parseToolCalls,
+  resolveRequest,
+} from "../../src/index.js";
 import { grammarAcceptor } from "../../src/parser/validate.js";
 import { ajvWithFormats, type Validator as AjvLike } from "../support/ajv-formats.js";
 import { instanceMutations, type Json, sampleMutations } from "../support/instance-mutations.js";
@@ -225,13 +232,15 @@ describe("client tool corpus", () => {
         const accepts = grammarAcceptor(buildToolGrammar({ dialect, tools: set.tools, toolChoice: "required" }));
         const wrong: unknown[] = [];
         let checked = 0;
+        let request: ReturnType<typeof resolveRequest> | undefined; // once for every case
         try {
           for (const c of set.cases) {
             if (!c.dialects.includes(dialect)) continue;
             checked++;
             const { text, denotes } = written(dialect, c.tool, c.args);
             const expected = c.valid(denotes);
-            const r = parseToolCalls(text, { dialect, tools: set.tools });
+            request ??= resolveRequest({ dialect, tools: set.tools });
+            const r = parseToolCalls(text, request);
             const parsed = r.toolCalls.length === 1 && r.incomplete.length === 0;
             const args = parsed ? JSON.parse(r.toolCalls[0]!.function.arguments) : undefined;
             const grammar = accepts(text);

@@ -4,7 +4,14 @@
 // sample) agree with the parser at every byte-prefix. And the reverse direction on the
 // parser corpus: every output the parser calls complete is accepted complete by the matcher.
 import { describe, expect, it } from "vitest";
-import { buildToolGrammar, compileGrammar, dialects, getDialect, parseToolCalls } from "../../src/index.js";
+import {
+  buildToolGrammar,
+  compileGrammar,
+  dialects,
+  getDialect,
+  parseToolCalls,
+  resolveRequest,
+} from "../../src/index.js";
 import { callTriggerOf, triggerOf } from "../../src/dialects/spec.js";
 import { buildCorpus } from "../support/corpus.js";
 import { FILE_TOOLS } from "../support/tools.js";
@@ -32,6 +39,7 @@ describe.each(dialects)("%s: random walks of the mask", (dialect) => {
         const startBytes = Buffer.from(start, "utf8");
         const walks = Math.ceil((WALKS_PER_DIALECT * weight) / totalWeight);
         const failures: string[] = [];
+        const request = resolveRequest(options); // once for every walk
         let finished = 0,
           prefixChecked = 0;
         m.reset();
@@ -56,7 +64,7 @@ describe.each(dialects)("%s: random walks of the mask", (dialect) => {
             failures.push(`seed ${seed}: the walk is not valid UTF-8`);
             continue;
           }
-          const res = parseToolCalls(text, options);
+          const res = parseToolCalls(text, request);
           const bad = checkComplete(text, options, res, noCallsOk);
           if (bad) {
             failures.push(`seed ${seed}: ${bad}\n${JSON.stringify(text)}`);

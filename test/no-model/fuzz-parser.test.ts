@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildToolGrammar, dialects, getDialect, parseToolCalls, ToolCallStreamParser } from "../../src/index.js";
 import { callTriggerOf, triggerOf } from "../../src/dialects/spec.js";
-import { resolveOptions } from "../../src/dialects/options.js";
+import { resolveRequest } from "../../src/dialects/options.js";
 import { StreamDeltas } from "../../src/engine/stream.js";
 import { JsonExtent, OPEN } from "../../src/parser/json-extent.js";
 import { TextBuffer } from "../../src/parser/text.js";
@@ -27,7 +27,7 @@ const lib = {
   triggerOf,
   callTriggerOf,
   StreamDeltas,
-  resolveOptions,
+  resolveRequest,
 };
 
 let counter: ReadCounter;

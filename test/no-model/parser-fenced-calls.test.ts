@@ -8,6 +8,7 @@ import {
   buildToolGrammar,
   compileGrammar,
   parseToolCalls,
+  resolveRequest,
   ToolCallStreamParser,
   type ParserOptions,
   type ToolChoice,
@@ -54,7 +55,8 @@ const names = (r: ReturnType<typeof parseToolCalls>) => r.toolCalls.map((c) => c
 const args = (r: ReturnType<typeof parseToolCalls>) => r.toolCalls.map((c) => JSON.parse(c.function.arguments));
 
 /** The result and merged events for the text whole, fed one character at a time, and split at every offset: all the same. */
-function everySplit(text: string, o: ParserOptions) {
+function everySplit(text: string, options: ParserOptions) {
+  const o = { ...options, ...resolveRequest(options) }; // once for every split
   const whole = runChunks(ToolCallStreamParser, text, o, []);
   const one = runChunks(
     ToolCallStreamParser,
@@ -65,7 +67,7 @@ function everySplit(text: string, o: ParserOptions) {
   expect(one, "fed one character at a time").toEqual(whole);
   for (let k = 1; k < text.length; k++)
     expect(runChunks(ToolCallStreamParser, text, o, [k]), `split at ${k}`).toEqual(whole);
-  expect(whole.result).toEqual(parseToolCalls(text, o));
+  expect(whole.result).toEqual(parseToolCalls(text, options));
   return whole.result;
 }
 

@@ -1,7 +1,13 @@
 // Random walks of a tool grammar built from hostile or wide schemas: every finished walk must
 // parse as complete calls of declared tools with their required arguments (the parser
 // invariant: what the grammar accepts, the parser calls complete).
-import { buildToolGrammar, compileGrammar, parseToolCalls, type ParserOptions } from "../../src/index.js";
+import {
+  buildToolGrammar,
+  compileGrammar,
+  parseToolCalls,
+  resolveRequest,
+  type ParserOptions,
+} from "../../src/index.js";
 import { qwen3 } from "./vocabs.js";
 import { checkComplete, walkStart } from "./walks.js";
 
@@ -23,6 +29,7 @@ export function walkCalls(
     return { finished: 0, failures: [`the grammar refuses the trigger ${JSON.stringify(start)}`] };
   const failures: string[] = [];
   let finished = 0;
+  const request = resolveRequest(options); // once for every walk
   const all = m.randomWalks({
     count: walks,
     seed: 7,
@@ -40,7 +47,7 @@ export function walkCalls(
       Buffer.from(start),
       ...[...walk.tokens.subarray(0, -1)].map((id) => v.tokenBytes(id)),
     ]).toString("utf8");
-    const bad = checkComplete(text, options, parseToolCalls(text, options));
+    const bad = checkComplete(text, options, parseToolCalls(text, request));
     if (bad) failures.push(`seed ${seed}: ${bad}\n${text.slice(0, 2000)}`);
   }
   return { finished, failures };

@@ -6,7 +6,7 @@ import { getDialect, parseToolCalls } from "../../src/index.js";
 import { triggerOf } from "../../src/dialects/spec.js";
 import { refusedCall } from "../../src/dialects/call-grammar.js";
 import { normalizeTools } from "../../src/dialects/tools.js";
-import { resolveOptions } from "../../src/dialects/options.js";
+import { resolveRequest } from "../../src/dialects/options.js";
 import { hasOwnTrigger } from "../../src/dialects/opening.js";
 import { writeCall, writeOpeningCall } from "../../scripts/lib/dialect-writer.mjs";
 import { FILE_TOOLS as FILE, TYPED_TOOLS as TYPED } from "./tools.js";
@@ -88,7 +88,7 @@ export function walkConfigs(dialect: string): WalkConfig[] {
     // Calls opening the answer in a fence or bare (src/dialects/opening.ts): walked from the
     // answer's start (from a fence's first character where a call is the only other choice), and
     // after a fenced and after a bare call, where the walk writes more calls, text, or nothing.
-    const spec = resolveOptions({ dialect, ...fenced }).spec;
+    const spec = resolveRequest({ dialect, ...fenced }).spec;
     const read = (form: number) => writeOpeningCall(spec, "read", [["path", '"a.txt"']], form, () => form > 0);
     // A call's head up to its name's closing quote: walks that go on from it write a call.
     const head = (form: number, name: string) => {
@@ -152,7 +152,7 @@ function ownHead(spec: ReturnType<typeof getDialect>, name: string): string {
 /** The option that gives a dialect fenced and bare opening calls where it takes one (hermes), else undefined. */
 function fencedOption(dialect: string): { fencedCalls: true } | undefined {
   try {
-    resolveOptions({ dialect, fencedCalls: true });
+    resolveRequest({ dialect, fencedCalls: true });
     return { fencedCalls: true };
   } catch {
     return undefined;
@@ -264,6 +264,7 @@ export function checkPrefixes(
   whole: ParseResult,
   from = 0,
 ): string | null {
+  const request = resolveRequest(o); // once for every prefix
   m.reset();
   const canEnd = [m.isComplete()];
   for (let i = 0; i < bytes.length; i++) {
@@ -276,7 +277,7 @@ export function checkPrefixes(
       continue;
     }
     const prefix = Buffer.from(bytes.subarray(0, i)).toString("utf8");
-    const r = parseToolCalls(prefix, { ...o, finishReason: "length" });
+    const r = parseToolCalls(prefix, { ...request, finishReason: "length" });
     const parserDone = r.incomplete.length === 0 && (r.toolCalls.length > 0 || !requiresCall(o));
     if (parserDone !== canEnd[i])
       return (

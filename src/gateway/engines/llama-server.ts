@@ -11,6 +11,7 @@
 // `lazy: false` sends the whole "auto" grammar instead (content constrained as by our own mask).
 // Fields as in tools/server/server-schema.cpp of the llama.cpp that node-llama-cpp bundles.
 import { buildToolGrammar } from "../../dialects/grammar.js";
+import { requestWith } from "../../dialects/options.js";
 import { objectIsTrigger, triggerOf } from "../../dialects/spec.js";
 import { toGbnf } from "../../grammar/export/gbnf.js";
 import type { Grammar } from "../../grammar/ir.js";
@@ -55,15 +56,15 @@ const TRIGGER_WORD = 1;
 
 /** The calls-only grammar and its trigger, when the request is tool_choice "auto" in a dialect with a trigger. */
 export function lazyPlan(ctx: RequestContext): { ir: Grammar; trigger: string } | undefined {
-  const o = ctx.chat.dialectOptions;
-  const spec = ctx.chat.spec;
-  if (!ctx.chat.ir || !o || !spec || o.reasoning) return undefined;
-  if (!Array.isArray(o.tools) || o.tools.length === 0) return undefined;
-  if (o.toolChoice !== undefined && o.toolChoice !== "auto") return undefined;
+  const r = ctx.chat.resolved;
+  if (!ctx.chat.ir || !r || r.reasoning) return undefined;
+  // Text before a call is free only when no call is required; "none" (no tool allowed) masks no calls.
+  if (r.callRequired || r.tools.length === 0) return undefined;
+  const spec = r.spec;
   const kind = spec.call.kind;
   // Calls that may open the answer without the trigger (fencedCalls) leave no text for a trigger to wait for.
-  if (kind === "harmony" || kind === "envelope" || objectIsTrigger(spec) || o.fencedCalls) return undefined;
-  return { ir: buildToolGrammar({ ...o, toolChoice: "required" }), trigger: triggerOf(spec) };
+  if (kind === "harmony" || kind === "envelope" || objectIsTrigger(spec) || spec.openingCalls) return undefined;
+  return { ir: buildToolGrammar(requestWith(r, { toolChoice: "required" })), trigger: triggerOf(spec) };
 }
 
 export function llamaServerEngine(options: { lazy?: boolean } = {}): EngineAdapter {

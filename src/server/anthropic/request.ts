@@ -6,6 +6,7 @@
 // the answer would have to follow, …) is refused with a 400 naming it rather than silently
 // dropped. Each refusal names the field it is about, since Anthropic's error body has no `param`.
 import type { ToolChoice } from "../../dialects/tools.js";
+import { toolChoiceProblem } from "../../dialects/tool-choice.js";
 import type { GenerateOptions } from "../../engine/generate.js";
 import { invalidParam } from "../errors.js";
 import { INT32_MAX, MAX_STOPS, bool, declaredNames, given, integer, isObj, kind, number, shown } from "../validate.js";
@@ -105,19 +106,19 @@ function toolChoice(v: unknown, declared: FunctionTool[]): { choice?: ToolChoice
     );
   const parallel = typeof noParallel === "boolean" ? { parallel: !noParallel } : {};
   if (v.type === "auto") return { choice: "auto", ...parallel };
-  if (names.length === 0)
+  const problem = toolChoiceProblem(v.type === "any" ? "required" : "named", names, v.name);
+  if (problem?.rule === "needs-tools")
     throw invalidParam(
       "tool_choice",
       `tool_choice {"type": ${shown(v.type)}} needs tools; declare at least one in tools`,
     );
-  if (v.type === "any") return { choice: "required", ...parallel };
-  if (typeof v.name !== "string" || !names.includes(v.name)) {
+  if (problem?.rule === "undeclared")
     throw invalidParam(
       "tool_choice.name",
-      `tool_choice.name ${shown(v.name)} is not among the declared tools (${declaredNames(names)})`,
+      `tool_choice.name ${shown(problem.name)} is not among the declared tools (${declaredNames(names)})`,
     );
-  }
-  return { choice: { type: "function", function: { name: v.name } }, ...parallel };
+  if (v.type === "any") return { choice: "required", ...parallel };
+  return { choice: { type: "function", function: { name: v.name as string } }, ...parallel };
 }
 
 function stopSequences(v: unknown): string[] | undefined {

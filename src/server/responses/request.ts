@@ -7,6 +7,7 @@
 // the Response, as OpenAI does; any other field is refused with a 400 naming it rather than
 // silently dropped.
 import type { ToolChoice } from "../../dialects/tools.js";
+import { toolChoiceProblem } from "../../dialects/tool-choice.js";
 import type { GenerateOptions } from "../../engine/generate.js";
 import { invalidParam } from "../errors.js";
 import { INT32_MAX, bool, declaredNames, given, integer, isObj, kind, number, shown, type Obj } from "../validate.js";
@@ -172,20 +173,19 @@ function toolChoice(v: unknown, declared: FunctionToolDef[]): Echo["tool_choice"
   const names = declared.map((t) => t.name);
   if (v === "auto" || v === "none") return v;
   if (v === "required" || (isObj(v) && v.type === "function")) {
-    if (names.length === 0)
+    const name = v === "required" ? undefined : (v as Obj).name;
+    const problem = toolChoiceProblem(v === "required" ? "required" : "named", names, name);
+    if (problem?.rule === "needs-tools")
       throw invalidParam(
         "tool_choice",
         `tool_choice ${shown(v === "required" ? v : "function")} needs tools; declare at least one in tools`,
       );
-    if (v === "required") return v;
-    const name = (v as Obj).name;
-    if (typeof name !== "string" || !names.includes(name)) {
+    if (problem?.rule === "undeclared")
       throw invalidParam(
         "tool_choice",
-        `tool_choice names ${shown(name)}, which is not among the declared tools (${declaredNames(names)})`,
+        `tool_choice names ${shown(problem.name)}, which is not among the declared tools (${declaredNames(names)})`,
       );
-    }
-    return { type: "function", name };
+    return v === "required" ? v : { type: "function", name: name as string };
   }
   throw invalidParam(
     "tool_choice",

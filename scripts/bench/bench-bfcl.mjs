@@ -23,6 +23,7 @@ import { defaultThreads } from "../../dist/index.js";
 import { readFileSync } from "node:fs";
 import { BFCL_CONTEXT, rescoreReport, runBfclBench } from "../../dist/bench/bfcl/bench.js";
 import { BFCL_MODES } from "../../dist/bench/bfcl/run.js";
+import { buildLlamaServer } from "../oracles/llama-server/build.mjs";
 import { llamaServerBuildInfo, startLlamaServer } from "../oracles/llama-server/process.mjs";
 import { bfclChartSvg } from "../../dist/bench/bfcl/chart.js";
 import { markdownTable, overconstraintLine } from "../../dist/bench/bfcl/summary.js";
@@ -158,15 +159,17 @@ const serverArgs = (s) => [
   "--no-webui",
 ];
 const viaServer = modes.includes("llama-server");
+// Built (if needed) once, before its build is recorded; every server of the run starts from it.
+const binary = viaServer ? await buildLlamaServer({ log }) : undefined;
 const llamaServer = viaServer
   ? async (model, s) => {
-      const p = await startLlamaServer(model.path, serverArgs(s), { log });
+      const p = await startLlamaServer(model.path, serverArgs(s), { log, binary });
       return { url: p.url, stop: p.kill };
     }
   : undefined;
 const llamaServerRun = viaServer
   ? (() => {
-      const { binary: _binary, ...build } = llamaServerBuildInfo();
+      const { binary: _binary, ...build } = llamaServerBuildInfo(binary);
       return {
         ...build,
         args: serverArgs({ contextSize: BFCL_CONTEXT, concurrency, threads }),

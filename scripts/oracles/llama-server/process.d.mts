@@ -10,7 +10,7 @@ export interface LlamaServerProcess {
 export declare function startLlamaServer(
   model: string,
   args?: string[],
-  options?: { log?: (line: string) => void; startMs?: number },
+  options?: { log?: (line: string) => void; startMs?: number; binary?: string },
 ): Promise<LlamaServerProcess>;
 export interface LlamaServerBuildInfo {
   binary: string;

@@ -25,15 +25,16 @@ async function freePort() {
 }
 
 /**
- * Builds llama-server if needed and starts it on `model` with `args` (after -m, --host, --port).
+ * Builds llama-server if needed (unless `binary` names one) and starts it on `model` with `args`
+ * (after -m, --host, --port).
  * @param {string} model
  * @param {string[]} [args]
- * @param {{ log?: (line: string) => void, startMs?: number }} [options]
+ * @param {{ log?: (line: string) => void, startMs?: number, binary?: string }} [options]
  */
 export async function startLlamaServer(model, args = [], options = {}) {
   const log = options.log ?? ((/** @type {string} */ l) => console.error(l));
   const startMs = options.startMs ?? LLAMA_SERVER_START_MS;
-  const binary = await buildLlamaServer({ log });
+  const binary = options.binary ?? (await buildLlamaServer({ log }));
   const port = await freePort();
   const child = spawn(binary, ["-m", model, "--host", "127.0.0.1", "--port", String(port), ...args], {
     stdio: ["ignore", "pipe", "pipe"],

@@ -1,72 +1,21 @@
-// llama.cpp's own llama-server (built by scripts/oracles/llama-server/build.mjs) as a child
-// process on a free port, for the gateway suites: started, waited for until /health says ok,
-// killed. Its output is kept for the test's messages.
-import { spawn, type ChildProcess } from "node:child_process";
-import { createServer } from "node:net";
-import { buildLlamaServer } from "../../scripts/oracles/llama-server/build.mjs";
-import { fetchWithin, NO_TOKENS } from "./timeouts.js";
+// llama.cpp's own llama-server for the gateway suites: scripts/oracles/llama-server/process.mjs
+// (built if needed, started on a free port, waited for until /health says ok) with these suites'
+// defaults, a 4096-token context, 2 slots and 1 thread, which `args` may override.
+import { timeoutForMeasured } from "./timeouts.js";
+import {
+  LLAMA_SERVER_START_MS,
+  startLlamaServer as start,
+  type LlamaServerProcess,
+} from "../../scripts/oracles/llama-server/process.mjs";
 
-/** How long a llama-server may take to load its model and answer /health. */
-export const LLAMA_SERVER_START_MS = 120_000;
+export { LLAMA_SERVER_START_MS, type LlamaServerProcess };
 
-export interface LlamaServerProcess {
-  url: string;
-  child: ChildProcess;
-  output: () => string;
-  kill: () => Promise<void>;
-}
+/**
+ * How long building llama-server may take (npm run build:llama-server, the prebuilt strategy): 310.9 s
+ * measured here, 2 cores at load average 8, after a stamp change (scripts/oracles/llama-server/build.mjs).
+ */
+export const LLAMA_SERVER_BUILD_MS = timeoutForMeasured(310_900);
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-export async function startLlamaServer(model: string, args: string[] = []): Promise<LlamaServerProcess> {
-  const binary = await buildLlamaServer({ log: (l: string) => console.error(l) });
-  const port = await freePort();
-  const child = spawn(
-    binary,
-    ["-m", model, "--host", "127.0.0.1", "--port", String(port), "-c", "4096", "-np", "2", "-t", "1", ...args],
-    {
-      stdio: ["ignore", "pipe", "pipe"],
-    },
-  );
-  let out = "";
-  const take = (d: Buffer) => {
-    out = (out + d.toString()).slice(-20_000);
-  };
-  child.stdout!.on("data", take);
-  child.stderr!.on("data", take);
-  const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + LLAMA_SERVER_START_MS;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`llama-server exited (${child.exitCode}):\n${out}`);
-    try {
-      const r = await fetchWithin(NO_TOKENS, `${url}/health`);
-      if (r.ok) break;
-      await r.body?.cancel();
-    } catch {}
-    if (Date.now() > deadline) {
-      child.kill("SIGKILL");
-      throw new Error(`llama-server did not become healthy in 120 s:\n${out}`);
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  return {
-    url,
-    child,
-    output: () => out,
-    kill: () =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null || child.signalCode !== null) return resolve();
-        child.once("exit", () => resolve());
-        child.kill("SIGKILL");
-      }),
-  };
+export function startLlamaServer(model: string, args: string[] = []): Promise<LlamaServerProcess> {
+  return start(model, ["-c", "4096", "-np", "2", "-t", "1", ...args]);
 }

@@ -375,14 +375,19 @@ export async function buildLlamaServer(options = {}) {
   const stampOf = () => {
     if (strategy === "prebuilt") {
       const plan = prebuiltPlan(srcDir);
+      // Paths are written relative to the source, output and library folders: checkouts that share
+      // one .cache (git worktrees with a symlinked .cache and node_modules) then agree on the stamp
+      // instead of rebuilding the one binary in turn.
+      const portable = (/** @type {string} */ s) =>
+        s.split(srcDir).join("<llama.cpp>").split(llamaServerDir).join("<out>").split(plan.libDir).join("<libs>");
       const stamp = {
         strategy,
         commit,
         cxx: compilerVersion(plan.cxx),
         cc: compilerVersion(plan.cc),
         optimize: OPTIMIZE,
-        units: plan.units.map((u) => [u.src, ...u.flags].join(" ")),
-        link: plan.linkFlags,
+        units: plan.units.map((u) => portable([u.src, ...u.flags].join(" "))),
+        link: plan.linkFlags.map(portable),
         libs: plan.libSig,
       };
       return { plan, stamp: JSON.stringify(stamp, null, 1) };

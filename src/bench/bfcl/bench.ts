@@ -1,11 +1,22 @@
 // npm run bench:bfcl's run: the chosen categories (a fixed sample of each, or all) on each model,
-// masked and unmasked, scored by bfcl-eval's checker, as one BfclReport.
+// masked and unmasked, and through llama.cpp's llama-server on the same GGUF when the caller starts
+// one (server-mode.ts), scored by bfcl-eval's checker, as one BfclReport.
 import { cpus } from "node:os";
 import { loadModel } from "../../engine/model.js";
 import { loadCategory, sampleItems } from "./data.js";
 import { bfclInstall, type OracleProgram } from "./oracle.js";
-import { BFCL_MODES, decodeCategory, scoreAnswers, type BfclMode, type BfclToolChoice } from "./run.js";
-import { summarizeGroup, type BfclModelEntry, type BfclReport } from "./summary.js";
+import {
+  BFCL_MODES,
+  decodeCategory,
+  IN_PROCESS_MODES,
+  scoreAnswers,
+  type BfclMode,
+  type BfclToolChoice,
+  type DecodedGroup,
+  type InProcessMode,
+} from "./run.js";
+import { decodeCategoryOnServer } from "./server-mode.js";
+import { summarizeGroup, type BfclModelEntry, type BfclReport, type LlamaServerRun } from "./summary.js";
 import { CONTRADICTED_ITEMS, type BfclCategory, type BfclItem } from "./types.js";
 
 export interface BfclBenchOptions {
@@ -20,12 +31,34 @@ export interface BfclBenchOptions {
   toolChoice?: BfclToolChoice;
   concurrency: number;
   threads: number;
+  /** Default: unmasked and masked, and llama-server when `llamaServer` is given. */
   modes?: readonly BfclMode[];
+  /**
+   * Starts llama-server on a model's GGUF for the "llama-server" mode with the run's threads and
+   * concurrency (the script does, with scripts/oracles/llama-server/process.mjs); stopped after the model.
+   */
+  llamaServer?: StartLlamaServer;
+  /** What the report records of llama-server (its build, arguments, how requests were sent). */
+  llamaServerRun?: LlamaServerRun;
+  /** How long one llama-server request may take (default 30 min: a stalled server stops the run). */
+  serverRequestTimeoutMs?: number;
   command: string;
   log?: (line: string) => void;
   /** Called with the report so far after each model × category × mode (the script writes it, so a stopped run keeps what it finished). */
   onGroup?: (report: BfclReport) => void;
 }
+
+/** Per-sequence context of every mode (loadModel's contextSize; llama-server's -c is this × slots). */
+export const BFCL_CONTEXT = 4096;
+
+export interface StartedLlamaServer {
+  url: string;
+  stop: () => Promise<void>;
+}
+export type StartLlamaServer = (
+  model: { name: string; path: string },
+  settings: { threads: number; concurrency: number; contextSize: number },
+) => Promise<StartedLlamaServer>;
 
 export async function runBfclBench(o: BfclBenchOptions): Promise<BfclReport> {
   const log = o.log ?? (() => {});
@@ -49,10 +82,15 @@ export async function runBfclBench(o: BfclBenchOptions): Promise<BfclReport> {
       sampleIds: Object.fromEntries([...items].map(([c, es]) => [c, es.map((e) => e.id)])),
     },
     contradictedItems: CONTRADICTED_ITEMS.filter((id) => byId.has(id)),
+    ...(o.llamaServerRun ? { llamaServer: o.llamaServerRun } : {}),
     models: [],
     rows: [],
     answers: [],
   };
+  const modes = o.modes ?? (o.llamaServer ? BFCL_MODES : IN_PROCESS_MODES);
+  const inProcess = modes.filter((m): m is InProcessMode => m !== "llama-server");
+  const viaServer = modes.includes("llama-server");
+  if (viaServer && !o.llamaServer) throw new Error("the llama-server mode needs options.llamaServer to start one");
   for (const m of o.models) {
     const entry: BfclModelEntry = { name: m.name, path: m.path, dialect: m.dialect };
     report.models.push(entry);
@@ -62,8 +100,14 @@ export async function runBfclBench(o: BfclBenchOptions): Promise<BfclReport> {
       gpu: false,
       threads: o.threads,
       parallel: o.concurrency,
-      contextSize: 4096,
+      contextSize: BFCL_CONTEXT,
     });
+    let server: StartedLlamaServer | undefined;
+    let released = false;
+    const release = () => {
+      if (!released) model.dispose();
+      released = true;
+    };
     try {
       entry.loadSeconds = Math.round((performance.now() - started) / 100) / 10;
       const dialect = m.dialect ?? model.dialect;
@@ -73,18 +117,39 @@ export async function runBfclBench(o: BfclBenchOptions): Promise<BfclReport> {
         continue;
       }
       entry.dialect = dialect;
+      if (viaServer) {
+        if (inProcess.length === 0) release(); // llama-server alone: the loaded model only gave the dialect
+        const t0 = performance.now();
+        server = await o.llamaServer!(m, { threads: o.threads, concurrency: o.concurrency, contextSize: BFCL_CONTEXT });
+        entry.llamaServerStartSeconds = Math.round((performance.now() - t0) / 100) / 10;
+      }
       for (const [category, es] of items) {
-        const groups = await decodeCategory(model, category, es, {
-          dialect,
-          toolChoice: o.toolChoice ?? "auto",
-          maxTokens: o.maxTokens,
-          modes: o.modes ?? BFCL_MODES,
-          concurrency: o.concurrency,
-          onAnswer: (a, done, total) => {
-            if (done % 10 === 0 || done === total)
-              log(`${m.name} ${category}: ${done}/${total} (${a.mode} ${a.id}: ${a.completionTokens} tokens)`);
-          },
-        });
+        const progress = (a: { mode: string; id: string; completionTokens: number }, done: number, total: number) => {
+          if (done % 10 === 0 || done === total)
+            log(`${m.name} ${category}: ${done}/${total} (${a.mode} ${a.id}: ${a.completionTokens} tokens)`);
+        };
+        const groups: DecodedGroup[] = [];
+        if (inProcess.length > 0)
+          groups.push(
+            ...(await decodeCategory(model, category, es, {
+              dialect,
+              toolChoice: o.toolChoice ?? "auto",
+              maxTokens: o.maxTokens,
+              modes: inProcess,
+              concurrency: o.concurrency,
+              onAnswer: progress,
+            })),
+          );
+        if (server)
+          groups.push(
+            await decodeCategoryOnServer(server, category, es, {
+              toolChoice: o.toolChoice ?? "auto",
+              maxTokens: o.maxTokens,
+              concurrency: o.concurrency,
+              requestTimeoutMs: o.serverRequestTimeoutMs ?? 30 * 60_000,
+              onAnswer: progress,
+            }),
+          );
         for (const g of groups) {
           const scored = await scoreAnswers(o.oracle, byId, g.answers);
           const row = summarizeGroup(m.name, dialect, g, scored);
@@ -97,7 +162,8 @@ export async function runBfclBench(o: BfclBenchOptions): Promise<BfclReport> {
         }
       }
     } finally {
-      model.dispose();
+      await server?.stop();
+      release();
     }
   }
   return report;

@@ -1,18 +1,21 @@
-// The BFCL chart as SVG: per model, one group of bars per category, AST accuracy unmasked and
-// masked side by side (valid-format share as a thin bar under each; a dashed outline: AST-correct
-// had the {name, arguments} JSON in an answer's text been read as its calls).
+// The BFCL chart as SVG: per model, one group of bars per category, AST accuracy unmasked, masked
+// and llama-server side by side (valid-format share as a thin bar under each; a dashed outline:
+// AST-correct had the {name, arguments} JSON in an answer's text been read as its calls). A mode
+// the report has no row for leaves its bar out.
 import { esc } from "../report/svg.js";
+import { BFCL_MODES, type BfclMode } from "./run.js";
 import type { BfclReport, BfclRow } from "./summary.js";
 
-const COLOR = { unmasked: "#c0392b", masked: "#1e8449" } as const;
+const COLOR: Record<BfclMode, string> = { unmasked: "#c0392b", masked: "#1e8449", "llama-server": "#2471a3" };
 const W = 900,
   LEFT = 200,
   BAR = 14,
-  GAP = 4,
-  GROUP = 2 * (BAR + GAP) + 16;
+  GAP = 4;
 
 export function bfclChartSvg(r: BfclReport): string {
   const models = [...new Set(r.rows.map((x) => x.model))];
+  const modes = BFCL_MODES.filter((m) => r.rows.some((x) => x.mode === m));
+  const GROUP = modes.length * (BAR + GAP) + 16;
   const plot = W - LEFT - 120;
   let y = 70;
   const parts: string[] = [];
@@ -22,7 +25,7 @@ export function bfclChartSvg(r: BfclReport): string {
     y += 14;
     for (const category of [...new Set(rows.map((x) => x.category))]) {
       parts.push(`<text x="${LEFT - 8}" y="${y + GROUP / 2}" text-anchor="end">${esc(category)}</text>`);
-      (["unmasked", "masked"] as const).forEach((mode, i) => {
+      modes.forEach((mode, i) => {
         const row = rows.find((x) => x.category === category && x.mode === mode);
         if (!row) return;
         const by = y + i * (BAR + GAP);
@@ -47,7 +50,7 @@ export function bfclChartSvg(r: BfclReport): string {
     }
     y += 10;
   }
-  const legend = (["unmasked", "masked"] as const)
+  const legend = modes
     .map(
       (m, i) =>
         `<rect x="${LEFT + i * 120}" y="${y + 4}" width="12" height="12" fill="${COLOR[m]}"/><text x="${LEFT + i * 120 + 18}" y="${y + 15}">${m}</text>`,
@@ -58,7 +61,7 @@ export function bfclChartSvg(r: BfclReport): string {
   return (
     `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${W} ${h}" width="${W}" height="${h}" role="img" aria-label="BFCL AST accuracy" font-family="sans-serif" font-size="12">` +
     `<rect width="${W}" height="${h}" fill="#fff"/>` +
-    `<text x="10" y="24" font-size="16" font-weight="bold">BFCL (bfcl-eval ${esc(r.bfclEval)}): AST-correct answers, unmasked and masked</text>` +
+    `<text x="10" y="24" font-size="16" font-weight="bold">BFCL (bfcl-eval ${esc(r.bfclEval)}): AST-correct answers, ${esc(modes.join(", "))}</text>` +
     `<text x="10" y="44" fill="#555">${esc(sample)}, greedy, tool_choice ${r.settings.toolChoice === "required" ? "required (irrelevance: auto)" : "auto"}, ${r.settings.maxTokens} tokens at most; thin bar: format-valid share; dashed: AST-correct had JSON written as text counted as calls</text>` +
     parts.join("") +
     legend +

@@ -1,4 +1,5 @@
-// Decodes BFCL items on one loaded model, masked and unmasked, and scores every answer: format
+// Decodes BFCL items on one loaded model, masked and unmasked (llama-server's answers come from
+// server-mode.ts), and scores every answer: format
 // validity by toolmask's own verdict (src/bench/validity.ts: complete, declared calls with their
 // required arguments; the parser has checked each argument against its schema) and AST accuracy by
 // bfcl-eval's checker (oracle.ts). Greedy decoding, parallel calls allowed, toolChoice "auto" (BFCL
@@ -12,14 +13,20 @@ import { toOpenAiTools } from "./convert.js";
 import { checkWithOracle, contentCalls, type OracleProgram } from "./oracle.js";
 import type { BfclCategory, BfclItem } from "./types.js";
 
-export const BFCL_MODES = ["unmasked", "masked"] as const;
+/** Every mode: ours unmasked and masked, and llama.cpp's llama-server on the same GGUF (server-mode.ts). */
+export const BFCL_MODES = ["unmasked", "masked", "llama-server"] as const;
 export type BfclMode = (typeof BFCL_MODES)[number];
+/** The modes decoded here, on the loaded model. */
+export const IN_PROCESS_MODES = ["unmasked", "masked"] as const;
+export type InProcessMode = (typeof IN_PROCESS_MODES)[number];
 
 export interface BfclAnswer {
   id: string;
   category: BfclCategory;
   mode: BfclMode;
   finishReason: "stop" | "tool_calls" | "length";
+  /** llama-server mode: the HTTP error it answered instead of a completion (the answer is invalid, no call). */
+  serverError?: string;
   /** Format validity (toolmask's verdict) and, when not, why. */
   valid: boolean;
   reason: string;
@@ -65,7 +72,7 @@ export interface DecodeOptions {
   dialect: string;
   toolChoice: BfclToolChoice;
   maxTokens: number;
-  modes: readonly BfclMode[];
+  modes: readonly InProcessMode[];
   /** Generations in flight at once (at most the model's `parallel`). */
   concurrency: number;
   /** Called after each answer (progress). */
@@ -79,7 +86,8 @@ export interface DecodedGroup {
   answers: Array<Unscored>;
 }
 
-async function pool<T, R>(inputs: readonly T[], width: number, run: (x: T) => Promise<R>): Promise<R[]> {
+/** `run` over `inputs`, at most `width` at once, results in input order. */
+export async function pool<T, R>(inputs: readonly T[], width: number, run: (x: T) => Promise<R>): Promise<R[]> {
   const out: R[] = new Array(inputs.length);
   let next = 0;
   const worker = async () => {

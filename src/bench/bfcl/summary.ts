@@ -1,6 +1,6 @@
-// bench/results/bfcl.json: per model × category × mode, how many answers were well-formed and
-// how many bfcl-eval's checker scored right, and how fast they were decoded.
-import type { BfclAnswer, BfclMode, DecodedGroup } from "./run.js";
+// bench/results/bfcl.json: per model × category × mode (unmasked, masked, llama-server), how many
+// answers were well-formed and how many bfcl-eval's checker scored right, and how fast they were decoded.
+import { BFCL_MODES, type BfclAnswer, type BfclMode, type DecodedGroup } from "./run.js";
 import type { BfclCategory } from "./types.js";
 
 export interface BfclRow {
@@ -29,6 +29,8 @@ export interface BfclRow {
   /** Unmasked answers valid with calls, replayed through the mask (run.ts `replay`), and those it refused. */
   replayed: number;
   refused: number;
+  /** llama-server mode: answers that were an HTTP error instead of a completion. */
+  serverErrors?: number;
 }
 
 export interface BfclModelEntry {
@@ -37,6 +39,26 @@ export interface BfclModelEntry {
   dialect: string | null;
   skipped?: string;
   loadSeconds?: number;
+  /** Seconds llama-server took to start on the model and answer /health (llama-server mode). */
+  llamaServerStartSeconds?: number;
+}
+
+/** The llama-server the "llama-server" mode ran: which build, started how, asked how. */
+export interface LlamaServerRun {
+  /** `llama-server --version` as it printed it (the version and commit its prebuilt libllama-common reports). */
+  version: string;
+  /** The llama.cpp release node-llama-cpp bundles (its source and prebuilt libraries). */
+  release: string | null;
+  /** The llama.cpp source commit the server's own code was compiled from (the build's stamp). */
+  sourceCommit: string | null;
+  /** How scripts/oracles/llama-server/build.mjs built it. */
+  strategy: string | null;
+  /** Its arguments after -m MODEL --host --port. */
+  args: string[];
+  /** What every request carried besides the item's messages, tools and tool_choice. */
+  request: Record<string, unknown>;
+  /** How its prompt path and threads compare with the in-process modes'. */
+  note: string;
 }
 
 export interface BfclReport {
@@ -55,6 +77,8 @@ export interface BfclReport {
   };
   /** Items whose ground truth no schema-valid answer can meet (test/no-model/bfcl-convert.test.ts lists why). */
   contradictedItems: string[];
+  /** Present when the run had the llama-server mode. */
+  llamaServer?: LlamaServerRun;
   models: BfclModelEntry[];
   rows: BfclRow[];
   answers: Array<BfclAnswer & { model: string }>;
@@ -90,26 +114,31 @@ export function summarizeGroup(
     wallSeconds: round(g.wallMillis / 1000),
     replayed: scored.filter((a) => a.replay).length,
     refused: scored.filter((a) => a.replay && a.replay.refused !== null).length,
+    ...(g.mode === "llama-server" ? { serverErrors: scored.filter((a) => a.serverError !== undefined).length } : {}),
   };
 }
 
 const pct = (k: number, n: number) => (n === 0 ? "—" : `${((100 * k) / n).toFixed(0)}%`);
 
-/** The README's table: one line per model × category, masked beside unmasked. */
+/** The README's table: one line per model × category, the three modes side by side ("—": a mode not run). */
 export function markdownTable(r: BfclReport): string {
+  const modes = BFCL_MODES;
   const head =
-    "| model (dialect) | category | items | valid unmasked | valid masked | AST-correct unmasked | AST-correct masked | AST-correct had JSON in the text counted (unmasked / masked) | tok/s unmasked | tok/s masked |\n|---|---|---|---|---|---|---|---|---|---|";
+    `| model (dialect) | category | items | ${modes.map((m) => `valid ${m}`).join(" | ")} | ${modes.map((m) => `AST-correct ${m}`).join(" | ")} | AST-correct had JSON in the text counted (${modes.join(" / ")}) | ${modes.map((m) => `tok/s ${m}`).join(" | ")} |\n` +
+    `|${"---|".repeat(4 + 3 * modes.length)}`;
   const lines: string[] = [];
   const keys = [...new Set(r.rows.map((x) => `${x.model}\u0000${x.category}`))];
   for (const key of keys) {
     const [model, category] = key.split("\u0000") as [string, BfclCategory];
-    const u = r.rows.find((x) => x.model === model && x.category === category && x.mode === "unmasked");
-    const m = r.rows.find((x) => x.model === model && x.category === category && x.mode === "masked");
-    const any = (u ?? m)!;
+    const rows = modes.map((mode) =>
+      r.rows.find((x) => x.model === model && x.category === category && x.mode === mode),
+    );
+    const any = rows.find((x) => x)!;
     const cell = (x: BfclRow | undefined, k: "valid" | "astCorrect") =>
       x ? `${x[k]}/${x.items} (${pct(x[k], x.items)})` : "—";
+    const some = (f: (x: BfclRow) => string | number) => rows.map((x) => (x ? String(f(x)) : "—"));
     lines.push(
-      `| ${model} (${any.dialect}) | ${category} | ${any.items} | ${cell(u, "valid")} | ${cell(m, "valid")} | ${cell(u, "astCorrect")} | ${cell(m, "astCorrect")} | ${u ? u.astCorrectFromContent : "—"} / ${m ? m.astCorrectFromContent : "—"} | ${u ? u.tokensPerSecond : "—"} | ${m ? m.tokensPerSecond : "—"} |`,
+      `| ${model} (${any.dialect}) | ${category} | ${any.items} | ${rows.map((x) => cell(x, "valid")).join(" | ")} | ${rows.map((x) => cell(x, "astCorrect")).join(" | ")} | ${some((x) => x.astCorrectFromContent).join(" / ")} | ${some((x) => x.tokensPerSecond).join(" | ")} |`,
     );
   }
   const skipped = r.models

@@ -3,7 +3,7 @@
 // toolChoice auto {"response": "…"} or text that does not open with "{"; JSON whitespace between
 // tokens and around the object, nothing after it (as llama.cpp's generic grammar, which ends with
 // the object: a model stops once the object closes). With parallel calls off "tool_calls" holds
-// exactly one call. The parser keeps text after the object as content (nothing is lost), but for
+// exactly one call and the answer ends at the object's "}". The parser keeps text after the object as content (nothing is lost), but for
 // the calls of another object there (invalid entries); an answer with such text is not one the
 // mask lets a model write.
 import { alt, anyText, declaredCall, literal, ref, seq, star } from "../grammar/builders.js";
@@ -36,5 +36,7 @@ export function buildEnvelopeGrammar(o: ResolvedRequest): Grammar {
   const body = o.callRequired ? calls : alt(calls, response);
   // Under auto text that does not open with "{" is an answer too (content, as the parser reads it).
   // After the object only JSON whitespace, then the end: a model is not let ramble on past it.
-  return { root: answerCall(o, seq(literal("{"), jsonWs, body, jsonWs, literal("}")), jsonWs), rules };
+  // With parallel calls off the answer ends at the object's "}" (as it does in every dialect).
+  const after = o.parallelToolCalls ? jsonWs : seq();
+  return { root: answerCall(o, seq(literal("{"), jsonWs, body, jsonWs, literal("}")), after), rules };
 }

@@ -227,7 +227,10 @@ export function openingAnswer(o: ResolvedRequest, rest: OpeningRest): GrammarNod
   };
   const more = o.parallelToolCalls ? star(seq(lead(after), rest.call)) : seq();
   const ownAfter = o.parallelToolCalls ? own(rest.after) : undefined;
-  const end = alts(jsonWs, seq(departure(after)!, rest.after), ownAfter && seq(lead(after), ownAfter))!;
+  // With parallel calls off the answer ends at its one call: nothing after it.
+  const end = o.parallelToolCalls
+    ? alts(jsonWs, seq(departure(after)!, rest.after), ownAfter && seq(lead(after), ownAfter))!
+    : seq();
   const ownFirst = own(auto ? rest.start : undefined);
   const calls = alts(seq(lead(start), rest.call, more, end), ownFirst && seq(lead(start), ownFirst))!;
   return auto ? alt(jsonWs, seq(departure(start)!, rest.start), calls) : calls;

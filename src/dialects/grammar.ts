@@ -35,6 +35,9 @@ export function buildToolGrammar(options: DialectOptions | ResolvedRequest): Gra
     return ref(name);
   };
   const trigger = triggerOf(spec);
+  // After the calls: `node` with parallel calls on; with them off the answer ends at its one call
+  // (the mask offers only the end of the turn: no text in which a second call could be written).
+  const afterCalls = (node: GrammarNode): GrammarNode => (o.parallelToolCalls ? node : seq());
   let answer: GrammarNode;
   if (tools.length === 0) {
     answer = anyText();
@@ -45,19 +48,20 @@ export function buildToolGrammar(options: DialectOptions | ResolvedRequest): Gra
     const refused = refusedCall(spec, tools);
     if (spec.openingCalls && spec.callOpensAnswer) {
       const call = rule("opening-call", openingCall(o, rule));
-      return withThought(spec, o, openingAnswer(o, { call, start: anyText(), after: anyText(), rule }), rules);
+      const after = afterCalls(anyText());
+      return withThought(spec, o, openingAnswer(o, { call, start: anyText(), after, rule }), rules);
     }
     if (spec.callOpensAnswer)
       return withThought(
         spec,
         o,
-        answerCall(o, callAfterTrigger(spec, tools, o.maxValueLength), undefined, refused),
+        answerCall(o, callAfterTrigger(spec, tools, o.maxValueLength), afterCalls(anyText()), refused),
         rules,
       );
     if (spec.section?.arrayOpen) {
       const section = seq(
         arraySection(o, rule("tool-call", callAfterTrigger(spec, tools, o.maxValueLength))),
-        text(trigger, { marker: true }),
+        afterCalls(text(trigger, { marker: true })),
       );
       return withThought(spec, o, o.callRequired ? section : alt(text(trigger, { marker: true }), section), rules);
     }
@@ -75,17 +79,16 @@ export function buildToolGrammar(options: DialectOptions | ResolvedRequest): Gra
         gap,
         marker(spec.section.close),
       );
-      const sectioned = seq(section, text(trigger, { marker: true }));
+      const sectioned = seq(section, afterCalls(text(trigger, { marker: true })));
       answer = o.callRequired ? sectioned : alt(text(trigger, { marker: true }), sectioned);
       return withThought(spec, o, answer, rules);
     }
-    // Content: text in which every trigger starts a refused call. After the one call parallel calls
-    // off allow, no trigger: a model opening a second call would have every declared name refused.
+    // Content: text in which every trigger starts a refused call.
     const gap =
       refused === undefined ? seq() : rule("refused-calls", star(seq(until(trigger, { marker: true }), refused)));
     const toCall = seq(gap, until(trigger, { marker: true }));
     const textOnly = seq(gap, text(trigger, { marker: true }));
-    const rest = o.parallelToolCalls ? textOnly : text(trigger, { marker: true });
+    const rest = afterCalls(textOnly);
     const first = o.callRequired ? toFirstCall(o, trigger) : toCall;
     let calls: GrammarNode;
     if (spec.call.kind === "xml" && spec.call.scopeCloseOptionalAtEnd) {

@@ -35,7 +35,7 @@ export interface AppOptions extends ChatContext {
 }
 
 const ROUTES =
-  "POST /v1/chat/completions, POST /v1/responses, POST /v1/messages, POST /v1/messages/count_tokens, GET /v1/models, GET /health";
+  "POST /v1/chat/completions, POST /v1/responses, POST /v1/messages, POST /v1/messages/count_tokens, GET /v1/models, GET /health, GET /";
 
 /** A route's own error shape: the body an ApiError is answered with on it. */
 export interface RouteConfig {
@@ -85,7 +85,8 @@ export function buildApp(o: AppOptions): FastifyInstance {
   app.after(() =>
     app.addHook("onRequest", async (req) => {
       checkHost(req.headers.host, req.raw.httpVersion, o.hosts);
-      if (o.apiKey !== undefined && req.url !== "/health")
+      // "/" and /health say what is served and whether it is up, nothing else: no key is asked there.
+      if (o.apiKey !== undefined && req.url !== "/health" && req.url !== "/")
         checkKey(req.headers.authorization, req.headers["x-api-key"], o.apiKey);
     }),
   );
@@ -152,6 +153,13 @@ export function buildApp(o: AppOptions): FastifyInstance {
       .status(status === "ok" ? 200 : 503)
       .send({ status, model: o.modelId, slots, ...(upstreams ? { upstreams } : {}) });
   });
+  // What a client's connectivity check asks first (Claude Code sends HEAD /; fastify answers HEAD
+  // for every GET route with its headers).
+  app.get("/", async () => ({
+    object: "toolmask.server",
+    status: o.closing() ? "closing" : "ok",
+    routes: ROUTES.split(", "),
+  }));
   sealRoutes();
   return app;
 }

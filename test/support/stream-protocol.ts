@@ -12,7 +12,7 @@ export function messagesProtocolProblems(events: RawMessageStreamEvent[]): strin
     out.push("message_start carries content or a stop reason");
   if (events.at(-1)?.type !== "message_stop") out.push("the last event is not message_stop");
   if (events.at(-2)?.type !== "message_delta") out.push("message_delta is not just before message_stop");
-  let open: { index: number; type: string; deltas: number } | undefined;
+  let open: { index: number; type: string; deltas: number; signed?: boolean } | undefined;
   let next = 0;
   for (const e of events.slice(1, -2)) {
     if (e.type === "content_block_start") {
@@ -27,7 +27,10 @@ export function messagesProtocolProblems(events: RawMessageStreamEvent[]): strin
       else {
         open.deltas++;
         const want = { text: "text_delta", thinking: "thinking_delta", tool_use: "input_json_delta" }[open.type];
-        if (e.delta.type !== want) out.push(`a ${e.delta.type} in a ${open.type} block`);
+        // a thinking block's signature comes once, after its thought (Anthropic's streaming docs)
+        if (open.signed) out.push(`a ${e.delta.type} after block ${open.index}'s signature_delta`);
+        if (open.type === "thinking" && e.delta.type === "signature_delta") open.signed = true;
+        else if (e.delta.type !== want) out.push(`a ${e.delta.type} in a ${open.type} block`);
       }
     } else if (e.type === "content_block_stop") {
       if (!open || e.index !== open.index) out.push(`block ${e.index} stops, but it is not open`);

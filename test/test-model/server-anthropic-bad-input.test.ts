@@ -128,10 +128,34 @@ const cases: Case[] = [
   },
   { name: "no messages", body: { ...good, messages: [] }, message: /^messages must be a non-empty array/ },
   {
-    name: "a system message in messages",
-    body: { ...good, messages: [{ role: "system", content: "be brief" }, user("hi")] },
+    name: "a role no message has",
+    body: { ...good, messages: [{ role: "developer", content: "be brief" }, user("hi")] },
+    message: /^messages\[0\]\.role must be "user", "assistant" or "system", got "developer"/,
+  },
+  {
+    name: "system messages only",
+    body: { ...good, messages: [{ role: "system", content: "be brief" }] },
+    message: /^messages holds system messages only: send at least one user message/,
+  },
+  {
+    name: "an image in a system message",
+    body: { ...good, messages: [user("hi"), { role: "system", content: [{ type: "image", source: {} }] }] },
     message:
-      /^messages\[0\]\.role must be "user" or "assistant", got "system"; send the system prompt as the top-level system field/,
+      /^messages\[1\]\.content\[0\]\.type "image" is not supported in system messages by this server; it reads text blocks/,
+  },
+  {
+    name: "a context edit this server does not apply",
+    body: { ...good, context_management: { edits: [{ type: "clear_tool_uses_20250919" }] } },
+    message:
+      /^context_management\.edits\[0\]\.type "clear_tool_uses_20250919" is not supported by this server; it applies clear_thinking_20251015/,
+  },
+  {
+    name: "clear_thinking keeping a negative count",
+    body: {
+      ...good,
+      context_management: { edits: [{ type: "clear_thinking_20251015", keep: { type: "thinking_turns", value: -1 } }] },
+    },
+    message: /^context_management\.edits\[0\]\.keep must be "all" or \{"type": "thinking_turns", "value": n\}/,
   },
   {
     name: "content a number",
@@ -321,9 +345,9 @@ const cases: Case[] = [
     message: /^thinking\.budget_tokens must be an integer from 1/,
   },
   {
-    name: "thinking with display omitted",
-    body: { ...good, thinking: { type: "enabled", budget_tokens: 1024, display: "omitted" } },
-    message: /^thinking\.display "omitted" is not supported/,
+    name: "thinking with display hidden",
+    body: { ...good, thinking: { type: "enabled", budget_tokens: 1024, display: "hidden" } },
+    message: /^thinking\.display must be "summarized" or "omitted", got "hidden"/,
   },
   {
     name: "stream not a boolean",

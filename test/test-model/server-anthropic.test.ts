@@ -12,6 +12,7 @@ import type { MessageCreateParamsNonStreaming, RawMessageStreamEvent } from "@an
 import { generate } from "../../src/engine/generate.js";
 import { loadModel, type LlamaModel } from "../../src/engine/model.js";
 import { parseMessagesRequest } from "../../src/server/anthropic/request.js";
+import { openThought } from "../../src/server/anthropic/thought-signature.js";
 import { startServer, type ToolmaskServer } from "../../src/server/index.js";
 import { messagesBothWays } from "../support/both-ways.js";
 import { reasoningGateway, type ReasoningGateway } from "../support/reasoning-upstream.js";
@@ -267,6 +268,82 @@ describe("messages through the @anthropic-ai/sdk client", () => {
   });
 });
 
+describe("what Claude Code 2.1.328 sends on its first request", () => {
+  const first = (extra: Partial<Params> = {}) =>
+    ({
+      ...ask({ tool_choice: { type: "auto" }, max_tokens: 2 }),
+      messages: [
+        { role: "user", content: [{ type: "text", text: "hi" }] },
+        { role: "system", content: [{ type: "text", text: "# Environment\nPrimary working directory: /tmp/w7" }] },
+      ],
+      context_management: { edits: [{ type: "clear_thinking_20251015", keep: "all" }] },
+      thinking: { type: "adaptive", display: "omitted" },
+      output_config: { effort: "medium" },
+      ...extra,
+    }) as unknown as Params;
+  const beta = {
+    query: { beta: "true" },
+    headers: { "anthropic-beta": "claude-code-20250219,interleaved-thinking-2025-05-14,context-management-2025-06-27" },
+  };
+
+  it("is answered, whole and streamed, with the system message after the user's in the prompt", async () => {
+    const whole = await api.messages.create(first(), beta);
+    expect(whole.type).toBe("message");
+    const events: RawMessageStreamEvent[] = [];
+    for await (const e of await api.messages.create({ ...first(), stream: true }, beta)) events.push(e);
+    expect(messagesProtocolProblems(events)).toEqual([]);
+    const { max_tokens: _m, ...countable } = first() as Params & { max_tokens: number };
+    const withSystem = await api.messages.countTokens(countable as never, beta);
+    const without = await api.messages.countTokens(
+      { ...countable, messages: countable.messages.slice(0, 1) } as never,
+      beta,
+    );
+    expect(withSystem.input_tokens).toBeGreaterThan(without.input_tokens + 5);
+    expect(whole.usage.input_tokens).toBe(withSystem.input_tokens);
+  });
+
+  it("HEAD / (its connectivity check) is answered 200, with or without an API key", async () => {
+    const keyed = await startServer({ model, port: 0, apiKey: "s3cret" });
+    try {
+      for (const url of [server.url, keyed.url]) {
+        const head = await fetchWithin(NO_TOKENS, `${url}/`, { method: "HEAD" });
+        expect(head.status).toBe(200);
+        const get = await fetchWithin(NO_TOKENS, `${url}/`);
+        expect(await get.json()).toMatchObject({ object: "toolmask.server", status: "ok" });
+      }
+    } finally {
+      await keyed.close();
+    }
+  });
+
+  it("context_management's clear_thinking leaves out the thought of all but the last kept turns", () => {
+    const turn = (thought: string) => [
+      {
+        role: "assistant",
+        content: [
+          { type: "thinking", thinking: thought, signature: "" },
+          { type: "text", text: "ok" },
+        ],
+      },
+      { role: "user", content: "go on" },
+    ];
+    const body = (keep: unknown) => ({
+      model: "m",
+      max_tokens: 2,
+      messages: [{ role: "user", content: "hi" }, ...turn("t1"), ...turn("t2"), ...turn("t3")],
+      context_management: { edits: [{ type: "clear_thinking_20251015", ...(keep === undefined ? {} : { keep }) }] },
+    });
+    const thoughts = (keep: unknown) =>
+      parseMessagesRequest(body(keep), { contextSize: 4096, vocabSize: 151936 })
+        .options.messages.filter((m) => m.role === "assistant")
+        .map((m) => m.reasoning_content ?? null);
+    expect(thoughts("all")).toEqual(["t1", "t2", "t3"]);
+    expect(thoughts(undefined)).toEqual([null, null, "t3"]); // Anthropic's default keeps one turn
+    expect(thoughts({ type: "thinking_turns", value: 2 })).toEqual([null, "t2", "t3"]);
+    expect(thoughts({ type: "thinking_turns", value: 0 })).toEqual([null, null, null]);
+  });
+});
+
 describe("keys and errors", () => {
   it("with an API key: x-api-key is checked, 401 in Anthropic's shape (AuthenticationError), the right key served", async () => {
     const s = await startServer({ model, port: 0, apiKey: "s3cret", dialect: "qwen3-coder" });
@@ -362,5 +439,36 @@ describe("thinking blocks, through a gateway whose upstream reasons", () => {
     expect(final.content).toEqual(
       whole.content.map((b) => (b.type === "tool_use" ? { ...b, id: expect.any(String) } : b)),
     );
+  });
+
+  it('display "omitted": the thought is in the signature, streamed as one signature_delta, and read back on the next turn', async () => {
+    const params = ask({ thinking: { type: "adaptive", display: "omitted" } as never, stop_sequences: [] });
+    const whole = await messagesBothWays(sdk(gateway.url), params);
+    const block = whole.content[0] as { type: string; thinking: string; signature: string };
+    expect(block).toEqual({
+      type: "thinking",
+      thinking: "",
+      signature: expect.stringMatching(/^toolmask\.thought\.v1\./),
+    });
+    expect(openThought(block.signature)).toBe("I should pick.");
+    const events = await rawEvents(params, sdk(gateway.url));
+    expect(messagesProtocolProblems(events)).toEqual([]);
+    const deltas = events.flatMap((e) => (e.type === "content_block_delta" ? [e.delta.type] : []));
+    expect(deltas).toEqual(["signature_delta", "text_delta", "input_json_delta"]);
+    const final = await sdk(gateway.url).messages.stream(params).finalMessage();
+    expect(final.content[0]).toEqual(block);
+    // The block as the client sends it back holds the thought for the template.
+    const next = parseMessagesRequest(
+      {
+        ...params,
+        messages: [
+          ...params.messages,
+          { role: "assistant", content: whole.content },
+          { role: "user", content: "go on" },
+        ],
+      },
+      { contextSize: 4096, vocabSize: 151936 },
+    );
+    expect(next.options.messages[1]).toMatchObject({ role: "assistant", reasoning_content: "I should pick." });
   });
 });

@@ -6,6 +6,7 @@
 import type { ChatMessage } from "../../templates/render.js";
 import { invalidParam } from "../errors.js";
 import { content, given, isObj, kind, promptList, shown, type Obj } from "../validate.js";
+import { openThought } from "./thought-signature.js";
 
 const USER_BLOCKS = "text and tool_result";
 const ASSISTANT_BLOCKS = "text, thinking and tool_use";
@@ -110,7 +111,8 @@ function assistantMessage(list: Obj[], where: string, ids: Set<string>): ChatMes
     else if (b.type === "thinking") {
       if (typeof b.thinking !== "string")
         throw invalidParam(`${w}.thinking`, `${w}.thinking must be a string, got ${kind(b.thinking)}`, "invalid_type");
-      thought.push(b.thinking);
+      // With display "omitted" the block comes back with its thought in the signature.
+      thought.push(b.thinking === "" ? (openThought(b.signature) ?? "") : b.thinking);
     } else if (b.type === "tool_use") {
       if (typeof b.id !== "string" || b.id === "")
         throw invalidParam(`${w}.id`, `${w}.id must be a non-empty string (the id its tool_result refers to)`);
@@ -139,13 +141,22 @@ export function conversation(messages: unknown, contextSize: number): ChatMessag
     const where = `messages[${i}]`;
     if (!isObj(m))
       throw invalidParam(where, `${where} must be an object {role, content}, got ${kind(m)}`, "invalid_type");
-    if (m.role !== "user" && m.role !== "assistant")
+    if (m.role !== "user" && m.role !== "assistant" && m.role !== "system")
       throw invalidParam(
         `${where}.role`,
-        `${where}.role must be "user" or "assistant", got ${shown(m.role)}${m.role === "system" ? "; send the system prompt as the top-level system field" : ""}`,
+        `${where}.role must be "user", "assistant" or "system", got ${shown(m.role)}`,
       );
     const list = blocks(m, where);
-    if (m.role === "user") {
+    if (m.role === "system") {
+      // Where it stands (Claude Code sends its environment after the first user message); the
+      // template's render moves it to the front where it cannot render it there (system-fallback.ts).
+      const said = list.map((b, j) =>
+        b.type === "text"
+          ? text(b, `${where}.content[${j}]`)
+          : unsupportedBlock(b, `${where}.content[${j}]`, "system", "text"),
+      );
+      out.push({ role: "system", content: said.join("") });
+    } else if (m.role === "user") {
       out.push(...userMessages(list, where, calls, i > 0 ? `messages[${i - 1}]` : "an earlier message"));
       calls = new Set();
     } else {
@@ -154,10 +165,19 @@ export function conversation(messages: unknown, contextSize: number): ChatMessag
       out.push(said);
     }
   });
-  if ((v.at(-1) as Obj).role !== "user")
+  // The turn answered is the last user or assistant message's (system messages may follow it).
+  let last = v.length - 1;
+  while (last >= 0 && (v[last] as Obj).role === "system") last--;
+  if (last < 0)
     throw invalidParam(
-      `messages[${v.length - 1}].role`,
-      `messages[${v.length - 1}] is an assistant message: this server answers a user turn and does not continue a prefilled assistant message; end messages with a user message`,
+      "messages",
+      "messages holds system messages only: send at least one user message",
+      "missing_required_parameter",
+    );
+  if ((v[last] as Obj).role !== "user")
+    throw invalidParam(
+      `messages[${last}].role`,
+      `messages[${last}] is an assistant message: this server answers a user turn and does not continue a prefilled assistant message; end messages with a user message`,
       "unsupported_value",
     );
   return out;

@@ -12,11 +12,14 @@ import { invalidParam } from "../errors.js";
 import { INT32_MAX, MAX_STOPS, bool, declaredNames, given, integer, isObj, kind, number, shown } from "../validate.js";
 import type { ModelBounds } from "../../engine/chat-backend.js";
 import { refuseIllFormed } from "../well-formed.js";
+import { clearThinking, thinkingTurnsKept } from "./context-management.js";
 import { conversation, systemMessage } from "./messages.js";
 
 export interface MessagesRequest {
   options: Omit<GenerateOptions, "signal">;
   stream: boolean;
+  /** thinking.display "omitted": thinking blocks carry the thought in their signature, not in `thinking`. */
+  thoughtOmitted: boolean;
 }
 
 /** Every top-level field read here; the hints of IGNORED are read and ignored. */
@@ -39,6 +42,7 @@ const FIELDS = [
   "service_tier",
   "speed",
   "inference_geo",
+  "context_management",
 ];
 const KNOWN = new Set(FIELDS);
 
@@ -134,8 +138,10 @@ function stopSequences(v: unknown): string[] | undefined {
 /**
  * thinking {type: "enabled", budget_tokens} and {type: "adaptive"} turn the template's thinking on
  * (the model decides how long it thinks either way: the budget is not enforced); "disabled" off.
+ * `display`: "summarized" (the default) returns the whole thought; "omitted" returns thinking
+ * blocks whose thought is in the signature (thought-signature.ts), as Anthropic's API omits it.
  */
-function thinking(v: unknown): boolean | undefined {
+function thinking(v: unknown): { on: boolean; omitted: boolean } | undefined {
   if (!given(v)) return undefined;
   if (!isObj(v) || (v.type !== "enabled" && v.type !== "disabled" && v.type !== "adaptive"))
     throw invalidParam(
@@ -143,7 +149,7 @@ function thinking(v: unknown): boolean | undefined {
       `thinking must be {"type": "enabled", "budget_tokens"}, {"type": "adaptive"} or {"type": "disabled"}, got ${isObj(v) ? `type ${shown(v.type)}` : shown(v)}`,
       "unsupported_value",
     );
-  if (v.type === "disabled") return false;
+  if (v.type === "disabled") return { on: false, omitted: false };
   const budget = v.budget_tokens;
   if (
     v.type === "enabled" &&
@@ -153,13 +159,13 @@ function thinking(v: unknown): boolean | undefined {
       "thinking.budget_tokens",
       `thinking.budget_tokens must be an integer from 1 to ${INT32_MAX}, got ${shown(budget)}`,
     );
-  if (given(v.display) && v.display !== "summarized")
+  if (given(v.display) && v.display !== "summarized" && v.display !== "omitted")
     throw invalidParam(
       "thinking.display",
-      `thinking.display ${shown(v.display)} is not supported: this server returns the whole thought ("summarized"), and has no signature to return in its place`,
+      `thinking.display must be "summarized" or "omitted", got ${shown(v.display)}`,
       "unsupported_value",
     );
-  return true;
+  return { on: true, omitted: v.display === "omitted" };
 }
 
 /** output_config: its effort hint is read and ignored; a format the answer must follow is refused. */
@@ -196,7 +202,9 @@ export function parseMessagesRequest(body: unknown, { contextSize }: ModelBounds
   if (maxTokens === undefined && !counting)
     throw invalidParam("max_tokens", "max_tokens is required: an integer from 1 up", "missing_required_parameter");
   const system = systemMessage(body.system);
-  const messages = conversation(body.messages, contextSize);
+  const kept = thinkingTurnsKept(body.context_management);
+  const said = conversation(body.messages, contextSize);
+  const messages = kept === undefined ? said : clearThinking(said, kept);
   const options: Omit<GenerateOptions, "signal"> = { messages: system ? [system, ...messages] : messages };
   if (maxTokens !== undefined) options.maxTokens = maxTokens;
   const declared = tools(body.tools) ?? [];
@@ -214,6 +222,6 @@ export function parseMessagesRequest(body: unknown, { contextSize }: ModelBounds
   if (topK !== undefined) options.topK = topK;
   outputConfig(body.output_config);
   const reasoning = thinking(body.thinking);
-  if (reasoning !== undefined) options.reasoning = reasoning;
-  return { options, stream: bool(body, "stream") ?? false };
+  if (reasoning !== undefined) options.reasoning = reasoning.on;
+  return { options, stream: bool(body, "stream") ?? false, thoughtOmitted: reasoning?.omitted ?? false };
 }

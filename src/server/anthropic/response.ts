@@ -11,6 +11,7 @@ import { readJson } from "../../parser/read-value.js";
 import type { ToolCall } from "../../parser/types.js";
 import { jsonWithRaw, RawJson } from "../raw-json.js";
 import { toolmaskField } from "../shapes.js";
+import { sealThought } from "./thought-signature.js";
 
 export type StopReason = "end_turn" | "tool_use" | "max_tokens" | "stop_sequence";
 
@@ -56,10 +57,16 @@ export function toolUseBlock(call: ToolCall): ToolUseBlock {
   return { type: "tool_use", id: call.id, name: call.function.name, input: new RawJson(withoutJsonWs(text)) };
 }
 
-export function contentOf(r: GenerateResult): ContentBlock[] {
+/** The answer's blocks; `thoughtOmitted`: the thought in the thinking block's signature (thought-signature.ts). */
+export function contentOf(r: GenerateResult, thoughtOmitted = false): ContentBlock[] {
   const m = r.message;
   const out: ContentBlock[] = [];
-  if (m.reasoning_content) out.push({ type: "thinking", thinking: m.reasoning_content, signature: "" });
+  if (m.reasoning_content)
+    out.push(
+      thoughtOmitted
+        ? { type: "thinking", thinking: "", signature: sealThought(m.reasoning_content) }
+        : { type: "thinking", thinking: m.reasoning_content, signature: "" },
+    );
   if (m.content) out.push({ type: "text", text: m.content });
   for (const call of m.tool_calls ?? []) out.push(toolUseBlock(call));
   return out;
@@ -86,10 +93,10 @@ export function openingMessage(id: string, model: string) {
 }
 
 /** The whole answer's body as JSON text, each tool_use input written as its arguments' text. */
-export function messageBody(id: string, model: string, r: GenerateResult): string {
+export function messageBody(id: string, model: string, r: GenerateResult, thoughtOmitted = false): string {
   return jsonWithRaw({
     ...openingMessage(id, model),
-    content: contentOf(r),
+    content: contentOf(r, thoughtOmitted),
     stop_reason: stopReasonOf(r),
     stop_sequence: stopSequenceOf(r),
     usage: usageOf(r),

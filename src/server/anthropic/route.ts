@@ -21,10 +21,10 @@ export async function anthropicMessages(req: FastifyRequest, reply: FastifyReply
     const id = newMessageId();
     const ids = new CallIds("toolu_");
     if (!parsed.stream) {
-      const body = messageBody(id, name, ids.result(await ctx.backend.generate(run.options)));
+      const body = messageBody(id, name, ids.result(await ctx.backend.generate(run.options)), parsed.thoughtOmitted);
       return reply.type("application/json; charset=utf-8").send(body);
     }
-    const writer = messagesStreamWriter(id, name, ctx.redact);
+    const writer = messagesStreamWriter(id, name, ctx.redact, parsed.thoughtOmitted);
     await pipeStream(reply, ids.stream(ctx.backend.generateStream(run.options)), writer, run, ctx);
     return reply;
   });

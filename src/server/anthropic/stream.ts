@@ -11,6 +11,7 @@ import { ReleasedCalls } from "../released-calls.js";
 import type { StreamWriter } from "../run-request.js";
 import type { SseWriter } from "../sse.js";
 import { anthropicErrorBody } from "./errors.js";
+import { sealThought } from "./thought-signature.js";
 import {
   openingMessage,
   stopReasonOf,
@@ -24,20 +25,30 @@ import {
 type Delta =
   | { type: "text_delta"; text: string }
   | { type: "thinking_delta"; thinking: string }
-  | { type: "input_json_delta"; partial_json: string };
+  | { type: "input_json_delta"; partial_json: string }
+  | { type: "signature_delta"; signature: string };
 
 /** A block as content_block_start opens it: a tool_use's input is {} until its input_json_delta. */
 type OpeningBlock =
   | Exclude<ContentBlock, ToolUseBlock>
   | (Omit<ToolUseBlock, "input"> & { input: Record<string, never> });
 
-export function messagesStreamWriter(id: string, model: string, redact: Redact): StreamWriter {
+/**
+ * `thoughtOmitted` (thinking.display "omitted"): a thinking block streams no thinking_delta; its
+ * thought goes in one signature_delta before the block stops (thought-signature.ts).
+ */
+export function messagesStreamWriter(id: string, model: string, redact: Redact, thoughtOmitted = false): StreamWriter {
   let index = -1;
   let open: ContentBlock["type"] | undefined;
+  let thoughtSoFar = "";
   const released = new ReleasedCalls();
 
   const stopBlock = async (sse: SseWriter) => {
     if (open === undefined) return;
+    if (open === "thinking" && thoughtOmitted) {
+      await delta(sse, { type: "signature_delta", signature: sealThought(thoughtSoFar) });
+      thoughtSoFar = "";
+    }
     open = undefined;
     await sse.named("content_block_stop", { type: "content_block_stop", index });
   };
@@ -68,7 +79,8 @@ export function messagesStreamWriter(id: string, model: string, redact: Redact):
       const { content, reasoning_content: thought } = chunk.delta;
       if (thought) {
         if (open !== "thinking") await startBlock(sse, { type: "thinking", thinking: "", signature: "" });
-        await delta(sse, { type: "thinking_delta", thinking: thought });
+        if (thoughtOmitted) thoughtSoFar += thought;
+        else await delta(sse, { type: "thinking_delta", thinking: thought });
       }
       if (content) {
         if (open !== "text") await startBlock(sse, { type: "text", text: "" });

@@ -10,17 +10,16 @@
 // requests go to .cache/client-corpus/captures/ (not committed: they hold the clients' prompts).
 //   npm run corpus:capture [-- --only ID[,ID]] [--out DIR]
 // Exit 0: every fixture written; 1: a client failed (the error and its output's tail are printed).
-import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { baseEnv, installPackage, runChild, tail } from "../lib/agent-clients.mjs";
 import { startRecorder } from "./recorder.mjs";
 import { fixtureTool, unionTools } from "./strip-prose.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const cacheDir = path.join(root, ".cache/client-corpus");
 const CHILD_TIMEOUT_MS = 120_000;
-const INSTALL_TIMEOUT_MS = 600_000;
 const PROMPT = "hi";
 /** Claude Code `version`, run as is and with tool search off (it then sends more tools). */
 const claudeCode = (version) => ({
@@ -129,77 +128,13 @@ function parseFlags(argv) {
   return out;
 }
 
-/** The package's install folder: `pkg@version` installed there once (npm, no lockfile kept). */
-function install({ package: pkg, version }) {
-  const dir = path.join(cacheDir, "pkg", `${pkg.replace("/", "+")}@${version}`);
-  const manifest = path.join(dir, "node_modules", pkg, "package.json");
-  if (existsSync(manifest) && JSON.parse(readFileSync(manifest, "utf8")).version === version) return dir;
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(path.join(dir, "package.json"), '{ "private": true }\n');
-  console.log(`installing ${pkg}@${version} into ${path.relative(root, dir)}`);
-  const r = spawnSync("npm", ["install", "--no-audit", "--no-fund", "--save-exact", `${pkg}@${version}`], {
-    cwd: dir,
-    encoding: "utf8",
-    timeout: INSTALL_TIMEOUT_MS,
-  });
-  if (r.status !== 0)
-    throw new Error(
-      `npm install ${pkg}@${version} failed (${r.error?.message ?? `exit ${r.status}`}):\n${tail(r.stderr)}`,
-    );
-  return dir;
-}
-
-const tail = (s = "", n = 2000) => (s.length > n ? `…${s.slice(-n)}` : s);
-
-/** Runs `cmd` with exactly `env`, its process group killed after CHILD_TIMEOUT_MS. */
-function runChild(cmd, args, { env, cwd }) {
-  return new Promise((resolve) => {
-    const child = spawn(cmd, args, { env, cwd, stdio: ["ignore", "pipe", "pipe"], detached: true });
-    let output = "";
-    child.stdout.on("data", (d) => (output += d));
-    child.stderr.on("data", (d) => (output += d));
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      try {
-        process.kill(-child.pid, "SIGKILL");
-      } catch {}
-    }, CHILD_TIMEOUT_MS);
-    child.on("error", (e) => (output += `\nspawn error: ${e.message}`));
-    child.on("close", (code, signal) => {
-      clearTimeout(timer);
-      resolve({ code, signal, timedOut, output });
-    });
-  });
-}
+/** The package's install folder under .cache/client-corpus/pkg: installed there once. */
+const install = (spec) => installPackage(path.join(cacheDir, "pkg"), spec);
 
 /** A fresh scratch folder under .cache/client-corpus/tmp (so HOME, TMPDIR and the work dir are private). */
 function scratch(prefix) {
   mkdirSync(path.join(cacheDir, "tmp"), { recursive: true });
   return mkdtempSync(path.join(cacheDir, "tmp", `${prefix}-`));
-}
-
-/** The environment every client gets: nothing inherited but PATH, no telemetry, no updates. */
-function baseEnv(home) {
-  const tmp = path.join(home, "tmp");
-  mkdirSync(tmp);
-  return {
-    PATH: process.env.PATH,
-    HOME: home,
-    TMPDIR: tmp,
-    XDG_CONFIG_HOME: path.join(home, ".config"),
-    XDG_CACHE_HOME: path.join(home, ".cache"),
-    XDG_DATA_HOME: path.join(home, ".local/share"),
-    LANG: "C.UTF-8",
-    TERM: "dumb",
-    NO_COLOR: "1",
-    CI: "1",
-    DISABLE_TELEMETRY: "1",
-    DISABLE_AUTOUPDATER: "1",
-    DISABLE_ERROR_REPORTING: "1",
-    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
-    DO_NOT_TRACK: "1",
-  };
 }
 
 /** The environment and files that point `client` at the recorder at `url`. */
@@ -247,7 +182,7 @@ async function captureAgent(client) {
     const home = scratch(client.id);
     try {
       const env = { ...baseEnv(home), ...clientEnv(client, run, recorder.url, home), ...run.env };
-      const r = await runChild(bin, run.args, { env, cwd: home });
+      const r = await runChild(bin, run.args, { env, cwd: home, timeoutMs: CHILD_TIMEOUT_MS });
       const withTools = recorder.requests.filter((q) => requestTools(q.body).length > 0);
       raw.push({ run: run.label, exit: r.code, requests: recorder.requests });
       if (r.timedOut || r.code !== 0 || withTools.length === 0)

@@ -1,0 +1,81 @@
+// The real Claude Code (@anthropic-ai/claude-code at the version scripts/lib/agent-clients.mjs
+// pins; `npm run clients` installs it) run offline against this server, no proxy and no rewriting:
+// `claude -p` with its own options for a small prompt (`--tools Read`, `--system-prompt`).
+// - On the test model through the local engine (protocol only, any answer): its first request is
+//   accepted and its stream read to the end — the random model writes until the output limit the
+//   test sets (CLAUDE_CODE_MAX_OUTPUT_TOKENS), and Claude Code says so, which it can only say after
+//   reading message_delta's stop_reason "max_tokens".
+// - Through a gateway in front of an upstream that answers one line (answeringGateway): the client
+//   prints the line and exits 0.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { AGENT_CLIENTS, baseEnv, installedBin, runChild } from "../../scripts/lib/agent-clients.mjs";
+import { loadModel, type LlamaModel } from "../../src/engine/model.js";
+import { startServer, type ToolmaskServer } from "../../src/server/index.js";
+import { answeringGateway, type ReasoningGateway } from "../support/reasoning-upstream.js";
+import { testModelPath } from "../support/test-model.js";
+import { ROOT } from "../support/vocabs.js";
+import { timeoutForMeasured, timeoutForTokens } from "../support/timeouts.js";
+
+const CLIENT = AGENT_CLIENTS.find((c) => c.id === "claude-code")!;
+const bin = installedBin(path.join(ROOT, ".cache", "clients"), CLIENT);
+const OUTPUT_TOKENS = 16;
+// `claude -p` took 4.3 s here from start to exit with the test model answering 16 tokens (the
+// client's own start is most of it); its prompt with --tools Read and --system-prompt is ~1,000 tokens.
+const RUN_MS = timeoutForMeasured(5_000) + timeoutForTokens(OUTPUT_TOKENS + 1_000);
+
+async function claude(baseUrl: string, prompt: string) {
+  if (!bin) throw new Error(`${CLIENT.package}@${CLIENT.version} is not installed: run npm run clients`);
+  const home = mkdtempSync(path.join(tmpdir(), "toolmask-claude-"));
+  try {
+    const env = {
+      ...baseEnv(home),
+      ANTHROPIC_BASE_URL: baseUrl,
+      ANTHROPIC_API_KEY: "sk-ant-test",
+      CLAUDE_CODE_MAX_OUTPUT_TOKENS: String(OUTPUT_TOKENS),
+    };
+    const args = ["-p", prompt, "--tools", "Read", "--system-prompt", "You are a terse assistant."];
+    return await runChild(bin, args, { env, cwd: home, timeoutMs: RUN_MS });
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
+}
+
+describe(`${CLIENT.package}@${CLIENT.version}`, () => {
+  let model: LlamaModel;
+  let server: ToolmaskServer;
+  let gateway: ReasoningGateway;
+  beforeAll(async () => {
+    model = await loadModel({ path: testModelPath(), threads: 1 });
+    server = await startServer({ model, port: 0 });
+    gateway = await answeringGateway({ content: "Hello from toolmask." });
+  });
+  afterAll(async () => {
+    await server?.close();
+    await gateway?.close();
+    model?.dispose();
+  });
+
+  it(
+    "on the test model: its request is answered and its stream read to the stop reason",
+    async () => {
+      const r = await claude(server.url, "hi");
+      expect(r.timedOut, r.output).toBe(false);
+      expect(r.output).toContain(`exceeded the ${OUTPUT_TOKENS} output token maximum`);
+      expect(r.output).not.toMatch(/API Error: 4\d\d|invalid_request_error/);
+    },
+    RUN_MS + 10_000,
+  );
+
+  it(
+    "through a gateway whose upstream answers one line: prints it and exits 0",
+    async () => {
+      const r = await claude(gateway.url, "hi");
+      expect(r.timedOut, r.output).toBe(false);
+      expect({ code: r.code, output: r.output.trim() }).toEqual({ code: 0, output: "Hello from toolmask." });
+    },
+    RUN_MS + 10_000,
+  );
+});

@@ -29,7 +29,9 @@ function parseFlags(argv) {
   }
   for (const id of out.only ?? [])
     if (!AGENT_CLIENTS.some((c) => c.id === id)) {
-      console.error(`unknown client ${JSON.stringify(id)}; the clients are ${AGENT_CLIENTS.map((c) => c.id).join(", ")}`);
+      console.error(
+        `unknown client ${JSON.stringify(id)}; the clients are ${AGENT_CLIENTS.map((c) => c.id).join(", ")}`,
+      );
       process.exit(2);
     }
   return out;

@@ -68,6 +68,7 @@ const IGNORED = [
   "prompt_cache_retention",
   "service_tier",
   "stream_options",
+  "client_metadata", // Codex: ids of its installation, session and turn (an object of strings)
 ];
 const KNOWN = new Set([...READ, ...IGNORED]);
 const STATELESS =
@@ -104,6 +105,24 @@ function metadata(v: unknown): Record<string, string> | null {
       );
   }
   return v as Record<string, string>;
+}
+
+/** `client_metadata` (Codex sends its installation, session and turn ids): checked as an object of strings, then unused. */
+function clientMetadata(v: unknown): void {
+  if (!given(v)) return;
+  if (!isObj(v))
+    throw invalidParam(
+      "client_metadata",
+      `client_metadata must be an object of strings, got ${kind(v)}`,
+      "invalid_type",
+    );
+  for (const [key, value] of Object.entries(v))
+    if (typeof value !== "string")
+      throw invalidParam(
+        "client_metadata",
+        `client_metadata[${JSON.stringify(key.slice(0, 64))}] must be a string, got ${kind(value)}`,
+        "invalid_type",
+      );
 }
 
 function refuseUnknown(body: Obj): void {
@@ -291,6 +310,7 @@ export function parseResponsesRequest(body: unknown, { contextSize }: ModelBound
       "unsupported_value",
     );
   bool(body, "store");
+  clientMetadata(body.client_metadata);
   const meta = metadata(body.metadata);
   const echo: Echo = {
     instructions,

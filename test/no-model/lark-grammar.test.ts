@@ -7,29 +7,9 @@ import { describe, expect, it } from "vitest";
 import { LarkGrammarError, larkToRx } from "../../src/grammar/lark/lark.js";
 import { parsePattern } from "../../src/grammar/json-schema/pattern.js";
 import { rxSource } from "../../src/grammar/json-schema/rx-source.js";
-import { APPLY_PATCH_LARK, APPLY_PATCH_RE } from "../support/codex-request.js";
+import { APPLY_PATCH_LARK, APPLY_PATCH_RE, NOT_PATCHES, PATCHES } from "../support/codex-request.js";
 
 const asRegExp = (lark: string) => new RegExp(rxSource(larkToRx(lark)), "u");
-
-const PATCHES = [
-  "*** Begin Patch\n*** Add File: a.txt\n+hi\n*** End Patch",
-  "*** Begin Patch\n*** Add File: a.txt\n+hi\n+\n*** End Patch\n",
-  "*** Begin Patch\n*** Delete File: old.md\n*** End Patch\n",
-  "*** Begin Patch\n*** Update File: src/x.ts\n@@ function f\n-a\n+b\n c\n*** End of File\n*** End Patch\n",
-  "*** Begin Patch\n*** Update File: x\n*** Move to: y\n*** End Patch\n",
-  "*** Begin Patch\n*** Update File: x\n@@\n@@ g\n+z\n*** Delete File: q\n*** End Patch",
-];
-const NOT_PATCHES = [
-  "",
-  "*** Begin Patch\n*** End Patch\n",
-  "*** Begin Patch\n*** Add File: a.txt\n*** End Patch\n",
-  "*** Begin Patch\n*** Add File: a.txt\nhi\n*** End Patch\n",
-  "*** Begin Patch\n*** Delete File: \n*** End Patch\n",
-  "*** Begin Patch\n*** Update File: x\n-a\n*** End Patch\n\n",
-  "*** Begin Patch\n*** Update File: x\n?a\n*** End Patch\n",
-  '{"input": "*** Begin Patch"}',
-  "*** Begin Patch\n*** Add File: a\n+x\n*** End Patch\nmore",
-];
 
 describe("Codex's apply_patch grammar", () => {
   const re = asRegExp(APPLY_PATCH_LARK);

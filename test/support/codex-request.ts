@@ -41,6 +41,28 @@ export const APPLY_PATCH_RE = new RegExp(
   "u",
 );
 
+/** Patches as Codex writes them: APPLY_PATCH_RE accepts each. */
+export const PATCHES = [
+  "*** Begin Patch\n*** Add File: a.txt\n+hi\n*** End Patch",
+  "*** Begin Patch\n*** Add File: a.txt\n+hi\n+\n*** End Patch\n",
+  "*** Begin Patch\n*** Delete File: old.md\n*** End Patch\n",
+  "*** Begin Patch\n*** Update File: src/x.ts\n@@ function f\n-a\n+b\n c\n*** End of File\n*** End Patch\n",
+  "*** Begin Patch\n*** Update File: x\n*** Move to: y\n*** End Patch\n",
+  "*** Begin Patch\n*** Update File: x\n@@\n@@ g\n+z\n*** Delete File: q\n*** End Patch",
+];
+/** Near misses: APPLY_PATCH_RE refuses each. */
+export const NOT_PATCHES = [
+  "",
+  "*** Begin Patch\n*** End Patch\n",
+  "*** Begin Patch\n*** Add File: a.txt\n*** End Patch\n",
+  "*** Begin Patch\n*** Add File: a.txt\nhi\n*** End Patch\n",
+  "*** Begin Patch\n*** Delete File: \n*** End Patch\n",
+  "*** Begin Patch\n*** Update File: x\n-a\n*** End Patch\n\n",
+  "*** Begin Patch\n*** Update File: x\n?a\n*** End Patch\n",
+  '{"input": "*** Begin Patch"}',
+  "*** Begin Patch\n*** Add File: a\n+x\n*** End Patch\nmore",
+];
+
 /** The headers Codex sends besides content-type, accept and authorization. */
 export const CODEX_HEADERS: Record<string, string> = {
   "x-codex-beta-features": "remote_compaction_v2",

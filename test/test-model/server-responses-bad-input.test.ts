@@ -432,6 +432,18 @@ const cases: Case[] = [
     message: /^input\[1\]\.tools must be an array of tools/,
   },
   {
+    name: "a tool_search_output loading a tool of an unknown type",
+    body: {
+      ...good,
+      input: [
+        { type: "tool_search_call", call_id: "t1", execution: "client", arguments: { query: "q" } },
+        { type: "tool_search_output", call_id: "t1", execution: "client", tools: [{ type: "gadget", name: "g" }] },
+      ],
+    },
+    param: "input[1].tools[0].type",
+    message: /^input\[1\]\.tools\[0\]\.type "gadget" is not supported/,
+  },
+  {
     name: "client_metadata holding a number",
     body: { ...good, client_metadata: { turn: 7 } },
     param: "client_metadata",

@@ -87,7 +87,7 @@ describe("Codex's tools", () => {
     const created = seen[0] as unknown as { response: { tools: unknown[]; toolmask?: unknown } };
     expect(created.response.tools).toEqual(all);
     const notOffered = {
-      tools_not_offered: [{ index: 4, type: "web_search", reason: expect.stringMatching(/hosted/) }],
+      tools_not_offered: [{ path: "tools[4]", type: "web_search", reason: expect.stringMatching(/hosted/) }],
     };
     expect(created.response.toolmask).toEqual(notOffered);
     expect((seen.at(-1) as unknown as { response: { toolmask?: unknown } }).response.toolmask).toEqual(notOffered);
@@ -132,6 +132,38 @@ describe("Codex's tools", () => {
       expect.objectContaining({ execution: "client", call_id: expect.stringMatching(/^call_/), status: "completed" }),
     ]);
     expect(found[0]!.arguments).toEqual({ query: "calendar" });
+  });
+
+  it("the tools a tool_search_output loads are offered: a loaded namespaced function is called and comes back with its namespace", async () => {
+    const c = client(server.url, CALL);
+    const calendar = {
+      type: "namespace",
+      name: "mcp__calendar",
+      description: "Calendar tools.",
+      tools: [
+        {
+          type: "function",
+          name: "create_event",
+          parameters: { type: "object", properties: { day: { enum: ["monday"] } }, required: ["day"] },
+        },
+      ],
+    };
+    const r = await responsesBothWays(
+      c,
+      ask([execCommand, toolSearch], {
+        tool_choice: { type: "function", name: "mcp__calendar__create_event" },
+        parallel_tool_calls: false,
+        input: [
+          { role: "user", content: "add an event on monday" },
+          { type: "tool_search_call", call_id: "s1", execution: "client", arguments: { query: "calendar" } },
+          { type: "tool_search_output", call_id: "s1", execution: "client", tools: [calendar] },
+        ],
+      }),
+    );
+    const calls = r.output.filter((o) => o.type === "function_call");
+    expect(calls).toEqual([expect.objectContaining({ name: "create_event", namespace: "mcp__calendar" })]);
+    expect(JSON.parse(calls[0]!.arguments)).toEqual({ day: "monday" });
+    expect(r.tools).toEqual([execCommand, toolSearch]);
   });
 
   const customs: Array<[string, unknown, RegExp]> = [

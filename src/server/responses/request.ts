@@ -13,7 +13,7 @@ import { invalidParam } from "../errors.js";
 import { INT32_MAX, bool, declaredNames, given, integer, isObj, kind, number, shown, type Obj } from "../validate.js";
 import type { ModelBounds } from "../../engine/chat-backend.js";
 import { inputMessages } from "./input.js";
-import { type CallRoute, type DeclaredTools, declaredTools, HOSTED, type NotOffered } from "./tools.js";
+import { type CallRoute, type DeclaredTools, declaredTools, HOSTED, loadedTools, type NotOffered } from "./tools.js";
 
 /** What the Response object repeats of the request. */
 export interface Echo {
@@ -242,7 +242,7 @@ export function parseResponsesRequest(body: unknown, { contextSize }: ModelBound
   const options: Omit<GenerateOptions, "signal"> = {
     messages: inputMessages(body.input, body.instructions, contextSize),
   };
-  const declared = declaredTools(body.tools);
+  const declared = declaredTools(body.tools, loadedTools(body.input));
   if (declared.offered.length > 0) options.tools = declared.offered;
   const choice = toolChoice(body.tool_choice, declared);
   if (given(body.tool_choice))

@@ -16,8 +16,9 @@
 //   tool_search_call item with execution "client" and arguments as an object, codex-rs/codex-api/
 //   src/sse/responses.rs), so it is offered as a function named `tool_search` with the tool's
 //   `parameters` (any object when none), and comes back as a tool_search_call item.
-// Hosted tools (HOSTED: web search, file search, code interpreter, … and a tool_search the server
-// would run) are tools this server cannot run: they are left out of the grammar and the prompt, the
+// The tools a tool_search_output item in `input` loads are offered the same way (after the declared
+// ones; a declared tool of the same name wins). Hosted tools (HOSTED: web search, file search, code
+// interpreter, … and a tool_search the server would run) are tools this server cannot run: they are left out of the grammar and the prompt, the
 // request is answered, and the Response's `toolmask.tools_not_offered` lists them. A type that is
 // neither is a 400 naming it.
 import { invalidParam } from "../errors.js";
@@ -38,7 +39,8 @@ export type CallRoute =
 
 /** A tool the request declares that the model is not offered, and why. */
 export interface NotOffered {
-  index: number;
+  /** Where the tool is in the request: `tools[8]`. */
+  path: string;
   type: string;
   reason: string;
 }
@@ -109,10 +111,10 @@ const fn = (callName: string, params: Obj, desc: string | undefined): Tool => ({
 });
 
 /** Checks `tools` and says how each is offered. */
-export function declaredTools(v: unknown): DeclaredTools {
+export function declaredTools(v: unknown, loaded: LoadedTool[] = []): DeclaredTools {
   const out: DeclaredTools = { echo: [], offered: [], paths: [], routes: new Map(), notOffered: [] };
-  if (!given(v)) return out;
-  if (!Array.isArray(v))
+  if (!given(v) && loaded.length === 0) return out;
+  if (given(v) && !Array.isArray(v))
     throw invalidParam("tools", `tools must be an array of tools (${SHAPES}), got ${kind(v)}`, "invalid_type");
   const where = new Map<string, string>(); // call name → the tool that holds it
   const offer = (callName: string, w: string, tool: Tool, route: CallRoute) => {
@@ -158,8 +160,9 @@ export function declaredTools(v: unknown): DeclaredTools {
     }
     return false;
   };
-  v.forEach((t, i) => {
-    const w = `tools[${i}]`;
+  /** One top-level tool at `w`; `loaded`: from a tool_search_output, skipped where a tool of its name is declared. */
+  const take = (t: unknown, w: string, loaded: boolean) => {
+    if (loaded && isObj(t) && t.type !== "namespace" && typeof t.name === "string" && where.has(t.name)) return;
     if (isObj(t) && t.type === "namespace") {
       const ns = name(t, w);
       description(t, w);
@@ -170,6 +173,7 @@ export function declaredTools(v: unknown): DeclaredTools {
           "invalid_type",
         );
       t.tools.forEach((m, j) => {
+        if (loaded && isObj(m) && typeof m.name === "string" && where.has(flatName(ns, m.name))) return;
         if (!member(m, `${w}.tools[${j}]`, ns))
           throw invalidParam(
             `${w}.tools[${j}].type`,
@@ -181,7 +185,7 @@ export function declaredTools(v: unknown): DeclaredTools {
       offer("tool_search", w, fn("tool_search", parameters(t, w), description(t, w)), { kind: "tool_search" });
     } else if (isObj(t) && typeof t.type === "string" && (HOSTED.has(t.type) || t.type === "tool_search")) {
       out.notOffered.push({
-        index: i,
+        path: w,
         type: t.type,
         reason: `${t.type} is a hosted tool (${t.type === "tool_search" ? "execution other than client: run by the server" : "run by the server"}); this server runs none, so the model is not offered it`,
       });
@@ -192,8 +196,34 @@ export function declaredTools(v: unknown): DeclaredTools {
         isObj(t) ? "unsupported_value" : "invalid_type",
       );
     }
+  };
+  (Array.isArray(v) ? v : []).forEach((t, i) => {
+    take(t, `tools[${i}]`, false);
     out.echo.push(t as Obj);
   });
-  refuseIllFormed(v, "tools");
+  for (const { tool, path } of loaded) {
+    refuseIllFormed(tool, path);
+    take(tool, path, true);
+  }
+  if (given(v)) refuseIllFormed(v, "tools");
   return out;
+}
+
+/** A tool a tool_search_output item in `input` loads, and where it is. */
+export interface LoadedTool {
+  tool: unknown;
+  path: string;
+}
+
+/**
+ * The tools the input's tool_search_output items load (OpenAI: "the loaded tool definitions returned
+ * by tool search"): offered with the declared tools, a declared tool of the same name winning.
+ */
+export function loadedTools(input: unknown): LoadedTool[] {
+  if (!Array.isArray(input)) return [];
+  return input.flatMap((item, i) =>
+    isObj(item) && item.type === "tool_search_output" && Array.isArray(item.tools)
+      ? item.tools.map((tool, j) => ({ tool, path: `input[${i}].tools[${j}]` }))
+      : [],
+  );
 }

@@ -1,10 +1,10 @@
-// The Lark front end (src/grammar/lark/lark.ts) and its way into the pattern lowering
+// The Lark front end (src/grammar/lark-reader.ts) and its way into the pattern lowering
 // (src/grammar/json-schema/rx-source.ts): Codex's apply_patch grammar read as the language a
 // hand-written RegExp of the same grammar accepts (on patches Codex writes and on near misses),
 // the pattern source read back by parsePattern, and each construct it cannot read refused with the
 // construct named.
 import { describe, expect, it } from "vitest";
-import { LarkGrammarError, larkToRx } from "../../src/grammar/lark/lark.js";
+import { LarkGrammarError, larkToRx } from "../../src/grammar/lark-reader.js";
 import { parsePattern } from "../../src/grammar/json-schema/pattern.js";
 import { rxSource } from "../../src/grammar/json-schema/rx-source.js";
 import { APPLY_PATCH_LARK, APPLY_PATCH_RE, NOT_PATCHES, PATCHES } from "../support/codex-request.js";

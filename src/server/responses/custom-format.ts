@@ -2,14 +2,14 @@
 // its call with (responses/tools.ts offers a custom tool as a function of that argument): no format
 // or `{type: "text"}`: any string; `{type: "grammar", syntax: "regex", definition}`: a string the
 // regex matches whole (read by pattern.ts, the ECMAScript subset "pattern" takes); `{type:
-// "grammar", syntax: "lark", definition}`: a string of the Lark grammar's language (grammar/lark/
-// lark.ts). Both grammars become one anchored "pattern" (rx-source.ts), so the input is
+// "grammar", syntax: "lark", definition}`: a string of the Lark grammar's language
+// (grammar/lark-reader.ts). Both grammars become one anchored "pattern" (rx-source.ts), so the input is
 // constrained by the same lowering as a schema's pattern, in every dialect's spelling of a string.
 // A grammar this server cannot read is a 400 naming the tool and the construct.
 import { rxSource } from "../../grammar/json-schema/rx-source.js";
 import { parsePattern, type Rx } from "../../grammar/json-schema/pattern.js";
 import { UnsupportedSchemaError } from "../../grammar/json-schema/errors.js";
-import { LarkGrammarError, larkToRx } from "../../grammar/lark/lark.js";
+import { LarkGrammarError, larkToRx } from "../../grammar/lark-reader.js";
 import { invalidParam } from "../errors.js";
 import { given, isObj, kind, shown, type Obj } from "../validate.js";
 

@@ -62,10 +62,14 @@ export const functionCallItem = (
   status,
 });
 
-/** A custom tool's call: the `input` argument its function was called with (tools.ts). */
+/**
+ * A custom tool's call: the `input` argument its function was called with (tools.ts). A released
+ * call fits its schema (a required string), so anything else is a fault, never an empty input.
+ */
 export const customInput = (call: ToolCall): string => {
   const v = (JSON.parse(call.function.arguments) as { input?: unknown }).input;
-  return typeof v === "string" ? v : "";
+  if (typeof v !== "string") throw new Error(`custom tool call ${call.function.name} has no string input`);
+  return v;
 };
 
 export const customToolCallItem = (

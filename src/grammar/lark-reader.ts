@@ -13,9 +13,9 @@
 // (Lark's tokens are separated by what it ignores; here the input is one string, every character
 // given), `%declare`, `%override`, `%extend`, templates, literal or regexp flags, an unknown
 // common terminal, an undefined name, no `start` rule.
-import { parsePattern, type Rx } from "../json-schema/pattern.js";
-import { UnsupportedSchemaError } from "../json-schema/errors.js";
-import { SCHEMA_LIMITS } from "../schema-limits.js";
+import { parsePattern, type Rx } from "./json-schema/pattern.js";
+import { UnsupportedSchemaError } from "./json-schema/errors.js";
+import { SCHEMA_LIMITS } from "./schema-limits.js";
 
 /** A construct this reader refuses, named in `construct`; `message` says what to do. */
 export class LarkGrammarError extends Error {

@@ -74,12 +74,20 @@ function definitions(src: string): Map<string, Expr> {
   }
   for (const line of lines) {
     if (line.startsWith("%")) {
+      const group = /^%import\s+common\s*\(([A-Z0-9_,\s]+)\)\s*$/.exec(line);
+      const names = group ? group[1]!.split(",").map((n) => n.trim()) : [];
+      for (const name of names) {
+        if (COMMON[name] === undefined)
+          fail(`common.${name}`, `%import common.${name} is not supported; it knows ${Object.keys(COMMON).join(", ")}`);
+        importCommon(name, defs);
+      }
+      if (group) continue;
       const m = /^%import\s+common\.([A-Z_][A-Z0-9_]*)\s*$/.exec(line);
       if (!m) {
         const word = /^%\w+/.exec(line)?.[0] ?? line.slice(0, 20);
         fail(
           word,
-          `${word} is not supported${word === "%ignore" ? ": the input is one string, every character of it given by the grammar (write the whitespace where it may appear)" : ""}; this server reads %import common.NAME only`,
+          `${word} is not supported${word === "%ignore" ? ": the input is one string, every character of it given by the grammar (write the whitespace where it may appear)" : ""}; this server reads %import common.NAME and %import common (NAME, …) only`,
         );
       }
       const name = m[1]!;
@@ -324,8 +332,27 @@ export function larkToRx(src: string): Rx {
       }
     }
   };
-  return rx({ k: "ref", name: "start" });
+  const out = rx({ k: "ref", name: "start" });
+  // Rules used more than once are one shared Rx here, but written out once per use: bound the
+  // expansion before anything writes it (a rule used twice by each of 40 rules above it is 2^40 copies).
+  const sizes = new Map<Rx, number>();
+  const size = (x: Rx): number => {
+    const known = sizes.get(x);
+    if (known !== undefined) return known;
+    const n = x.k === "set" ? 1 : x.k === "rep" ? 1 + size(x.item) : x.items.reduce((a, y) => a + size(y), 1);
+    sizes.set(x, Math.min(n, EXPANSION_LIMIT + 1));
+    return Math.min(n, EXPANSION_LIMIT + 1);
+  };
+  if (size(out) > EXPANSION_LIMIT)
+    fail(
+      "size",
+      `the grammar written out, each rule once per use, has more than ${EXPANSION_LIMIT} parts; use fewer nested rules that are each used many times`,
+    );
+  return out;
 }
+
+/** Parts (characters, groups, repetitions) of a grammar written out with each rule once per use. */
+export const EXPANSION_LIMIT = 100_000;
 
 /** A `/…/` terminal as an Rx: the whole of it (anchors add nothing to a terminal). */
 function regex(source: string): Rx {

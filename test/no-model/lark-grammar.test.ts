@@ -52,7 +52,23 @@ describe("constructs", () => {
     ['"…"i', 'start: "a"i', /case-insensitive/],
     ["template", 'start: _sep{x}\nx: "a"', /templates are not supported/],
     ["/(?=a)/", "start: /(?=a)/", /is not supported/],
+    [
+      "size",
+      `start: r0\n${Array.from({ length: 40 }, (_, i) => `r${i}: r${i + 1} r${i + 1}`).join("\n")}\nr40: "x"`,
+      /more than 100000 parts/,
+    ],
+    ["%import", "start: LF\n%import common.LF -> NL", /reads %import common\.NAME and %import common \(NAME, …\) only/],
   ];
+  it("a count of a count, and an optional repetition", () => {
+    const re = asRegExp('start: ("a" ~ 2) ~ 3 ("b"*)? ["c"+]');
+    for (const s of ["aaaaaa", "aaaaaabbb", "aaaaaacc", "aaaaaabc"]) expect(re.test(s)).toBe(true);
+    for (const s of ["aaaa", "aaaaaaa", "aaaaaacb"]) expect(re.test(s)).toBe(false);
+  });
+  it("%import common (NAME, …)", () => {
+    const re = asRegExp("start: DIGIT LF\n%import common (DIGIT, LF)");
+    expect(re.test("7\n")).toBe(true);
+    expect(re.test("a\n")).toBe(false);
+  });
   it.each(refused)("refused: %s", (construct, src, message) => {
     let err: unknown;
     try {

@@ -352,6 +352,40 @@ const cases: Case[] = [
     message: /\(custom tool "w"\): %ignore: %ignore is not supported/,
   },
   {
+    name: "a custom tool whose Lark grammar nests counts past the repetition limit",
+    body: {
+      ...good,
+      tools: [
+        {
+          type: "custom",
+          name: "n",
+          format: { type: "grammar", syntax: "lark", definition: 'start: ("a" ~ 1000) ~ 1000' },
+        },
+      ],
+    },
+    param: "tools[0].format.definition",
+    message: /\(custom tool "n"\): nested quantifiers multiply to 1000000 repetitions/,
+  },
+  {
+    name: "a custom tool whose Lark grammar doubles a rule 40 times over",
+    body: {
+      ...good,
+      tools: [
+        {
+          type: "custom",
+          name: "d",
+          format: {
+            type: "grammar",
+            syntax: "lark",
+            definition: `start: r0\n${Array.from({ length: 40 }, (_, i) => `r${i}: r${i + 1} r${i + 1}`).join("\n")}\nr40: "x"`,
+          },
+        },
+      ],
+    },
+    param: "tools[0].format.definition",
+    message: /\(custom tool "d"\): size: the grammar written out/,
+  },
+  {
     name: "a custom tool whose regex has a lookahead",
     body: {
       ...good,

@@ -55,8 +55,11 @@ function source(rx: Rx, unit: boolean): string {
       const s = rx.items.map((x) => source(x, false)).join("|");
       return unit ? `(?:${s})` : s;
     }
-    case "rep":
-      return `${source(rx.item, true)}${quantifier(rx.min, rx.max)}`;
+    case "rep": {
+      // A quantified atom is one atom again only in a group: "a{2}{3}" is no pattern.
+      const s = `${source(rx.item, true)}${quantifier(rx.min, rx.max)}`;
+      return unit ? `(?:${s})` : s;
+    }
     case "and":
       throw new Error("rxSource: an intersection has no pattern source");
   }

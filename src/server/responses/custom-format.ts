@@ -7,7 +7,8 @@
 // constrained by the same lowering as a schema's pattern, in every dialect's spelling of a string.
 // A grammar this server cannot read is a 400 naming the tool and the construct.
 import { rxSource } from "../../grammar/json-schema/rx-source.js";
-import { parsePattern, type Rx } from "../../grammar/json-schema/pattern.js";
+import { parsePattern, patternRepetition, type Rx } from "../../grammar/json-schema/pattern.js";
+import { GrammarLimitError } from "../../grammar/errors.js";
 import { UnsupportedSchemaError } from "../../grammar/json-schema/errors.js";
 import { LarkGrammarError, larkToRx } from "../../grammar/lark-reader.js";
 import { invalidParam } from "../errors.js";
@@ -52,8 +53,17 @@ export function customInputSchema(format: unknown, w: string, name: string): Obj
       typeof definition === "string" ? "invalid_value" : "invalid_type",
     );
   try {
-    input.pattern = rxSource(grammarRx(syntax, definition));
+    const source = rxSource(grammarRx(syntax, definition));
+    // The lowering's own reading and repetition limits, checked here to name the tool.
+    patternRepetition(parsePattern(source, ""), "");
+    input.pattern = source;
   } catch (e) {
+    if (e instanceof GrammarLimitError)
+      throw invalidParam(
+        `${at}.definition`,
+        `${at}.definition (custom tool ${shown(name)}): ${e.message.replace(/^: "pattern": /, "")}`,
+        "unsupported_value",
+      );
     if (e instanceof LarkGrammarError)
       throw invalidParam(
         `${at}.definition`,

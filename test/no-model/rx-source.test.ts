@@ -16,8 +16,15 @@ function ends(rx: Rx, s: number[], at: number): Set<number> {
   switch (rx.k) {
     case "set":
       return at < s.length && rx.r.some(([lo, hi]) => s[at]! >= lo && s[at]! <= hi) ? new Set([at + 1]) : new Set();
-    case "seq":
-      return rx.items.reduce((from, x) => new Set([...from].flatMap((p) => [...ends(x, s, p)])), new Set([at]));
+    case "seq": {
+      let from = new Set([at]);
+      for (const x of rx.items) {
+        const next = new Set<number>();
+        for (const p of from) for (const e of ends(x, s, p)) next.add(e);
+        from = next;
+      }
+      return from;
+    }
     case "alt":
       return new Set(rx.items.flatMap((x) => [...ends(x, s, at)]));
     case "rep": {

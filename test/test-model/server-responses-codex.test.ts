@@ -98,6 +98,12 @@ describe("Codex's tools", () => {
     const b = await api.responses.create(ask([execCommand], { max_output_tokens: 1 }));
     expect(a.usage!.input_tokens).toBe(b.usage!.input_tokens);
     expect(b).not.toHaveProperty("toolmask");
+    // Hosted tools only: the prompt of no tools at all.
+    const c = await api.responses.create(ask([webSearch], { max_output_tokens: 1 }));
+    const d = await api.responses.create(ask([], { max_output_tokens: 1 }));
+    expect(c.usage!.input_tokens).toBe(d.usage!.input_tokens);
+    expect(c.usage!.input_tokens).toBeLessThan(b.usage!.input_tokens);
+    expect(c.tools).toEqual([webSearch]);
   });
 
   it("a namespaced function: offered as multi_agent_v1__close_agent, back as a function_call with name and namespace apart", async () => {

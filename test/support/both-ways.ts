@@ -130,7 +130,16 @@ const outputTexts = (r: Response, type: "message" | "reasoning") =>
     .join("");
 /** What a Response and its stream share. */
 const responseEssence = (r: Response) => ({
-  calls: r.output.flatMap((o) => (o.type === "function_call" ? [{ name: o.name, arguments: o.arguments }] : [])),
+  calls: r.output.flatMap(
+    (o): Array<Record<string, unknown>> =>
+      o.type === "function_call"
+        ? [{ name: o.name, namespace: o.namespace, arguments: o.arguments }]
+        : o.type === "custom_tool_call"
+          ? [{ custom: o.name, namespace: o.namespace, input: o.input }]
+          : o.type === "tool_search_call"
+            ? [{ tool_search: o.arguments, execution: o.execution }]
+            : [],
+  ),
   text: outputTexts(r, "message"),
   reasoning: outputTexts(r, "reasoning"),
   status: r.status,

@@ -71,7 +71,10 @@ export function responsesProtocolProblems(events: ResponseStreamEvent[]): string
       const item = items.get(e.output_index);
       if (open !== e.output_index || !item || item.id !== e.item_id)
         out.push(`a ${e.type} for item ${e.output_index}, which is not open`);
-      else if (e.type.startsWith("response.function_call_arguments") !== (item.type === "function_call"))
+      else if (
+        e.type.startsWith("response.function_call_arguments") !== (item.type === "function_call") &&
+        e.type.startsWith("response.custom_tool_call_input") !== (item.type === "custom_tool_call")
+      )
         out.push(`a ${e.type} in a ${item.type} item`);
     } else out.push(`a ${e.type} event inside the response`);
   }

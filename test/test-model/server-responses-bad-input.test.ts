@@ -296,10 +296,11 @@ const cases: Case[] = [
     message: /^instructions must be a string, got an array/,
   },
   {
-    name: "a hosted tool (web_search)",
-    body: { ...good, tools: [{ type: "web_search" }] },
+    name: "a tool of a type no API has",
+    body: { ...good, tools: [{ type: "web_browse" }] },
     param: "tools[0].type",
-    message: /^tools\[0\]\.type "web_search" is not supported: this server runs no hosted tools/,
+    message:
+      /^tools\[0\]\.type "web_browse" is not supported: this server takes function .* and leaves out the hosted tools/,
   },
   {
     name: "a tool in the chat-completions shape",
@@ -316,8 +317,172 @@ const cases: Case[] = [
   {
     name: "two tools of one name",
     body: { ...good, tools: [tools[0], tools[0]] },
-    param: "tools",
-    message: /^tools\[1\]: duplicate tool name "pick_1"/,
+    param: "tools[1]",
+    message: /^tools\[1\] is called "pick_1" by the model, as tools\[0\] is/,
+  },
+  {
+    name: "a custom tool whose Lark grammar is recursive",
+    body: {
+      ...good,
+      tools: [
+        {
+          type: "custom",
+          name: "expr",
+          format: { type: "grammar", syntax: "lark", definition: 'start: "(" start ")" | "x"' },
+        },
+      ],
+    },
+    param: "tools[0].format.definition",
+    code: "unsupported_value",
+    message: /^tools\[0\]\.format\.definition \(custom tool "expr"\): recursion: start -> start is recursive/,
+  },
+  {
+    name: "a custom tool whose Lark grammar has %ignore",
+    body: {
+      ...good,
+      tools: [
+        {
+          type: "custom",
+          name: "w",
+          format: { type: "grammar", syntax: "lark", definition: 'start: "a"\n%ignore " "' },
+        },
+      ],
+    },
+    param: "tools[0].format.definition",
+    message: /\(custom tool "w"\): %ignore: %ignore is not supported/,
+  },
+  {
+    name: "a custom tool whose Lark grammar nests counts past the repetition limit",
+    body: {
+      ...good,
+      tools: [
+        {
+          type: "custom",
+          name: "n",
+          format: { type: "grammar", syntax: "lark", definition: 'start: ("a" ~ 1000) ~ 1000' },
+        },
+      ],
+    },
+    param: "tools[0].format.definition",
+    message: /\(custom tool "n"\): nested quantifiers multiply to 1000000 repetitions/,
+  },
+  {
+    name: "a custom tool whose Lark grammar doubles a rule 40 times over",
+    body: {
+      ...good,
+      tools: [
+        {
+          type: "custom",
+          name: "d",
+          format: {
+            type: "grammar",
+            syntax: "lark",
+            definition: `start: r0\n${Array.from({ length: 40 }, (_, i) => `r${i}: r${i + 1} r${i + 1}`).join("\n")}\nr40: "x"`,
+          },
+        },
+      ],
+    },
+    param: "tools[0].format.definition",
+    message: /\(custom tool "d"\): size: the grammar written out/,
+  },
+  {
+    name: "a custom tool whose regex has a lookahead",
+    body: {
+      ...good,
+      tools: [{ type: "custom", name: "r", format: { type: "grammar", syntax: "regex", definition: "(?=a)a" } }],
+    },
+    param: "tools[0].format.definition",
+    message: /\(custom tool "r"\): the regex: .*is not supported/,
+  },
+  {
+    name: "a custom tool of an unknown grammar syntax",
+    body: {
+      ...good,
+      tools: [{ type: "custom", name: "g", format: { type: "grammar", syntax: "ebnf", definition: "x" } }],
+    },
+    param: "tools[0].format.syntax",
+    message: /^tools\[0\]\.format\.syntax must be "lark" or "regex", got "ebnf"/,
+  },
+  {
+    name: "a custom tool whose format is a string",
+    body: { ...good, tools: [{ type: "custom", name: "g", format: "text" }] },
+    param: "tools[0].format",
+    code: "invalid_type",
+    message: /^tools\[0\]\.format must be/,
+  },
+  {
+    name: "a namespaced function clashing with a function's name",
+    body: {
+      ...good,
+      tools: [
+        { type: "function", name: "ns__f" },
+        { type: "namespace", name: "ns", description: "", tools: [{ type: "function", name: "f" }] },
+      ],
+    },
+    param: "tools[1].tools[0]",
+    message: /^tools\[1\]\.tools\[0\] is called "ns__f" by the model, as tools\[0\] is/,
+  },
+  {
+    name: "a namespace holding no tools",
+    body: { ...good, tools: [{ type: "namespace", name: "ns", description: "", tools: [] }] },
+    param: "tools[0].tools",
+    message: /^tools\[0\]\.tools must be a non-empty array/,
+  },
+  {
+    name: "a namespace holding a hosted tool",
+    body: { ...good, tools: [{ type: "namespace", name: "ns", description: "", tools: [{ type: "web_search" }] }] },
+    param: "tools[0].tools[0].type",
+    message: /is not supported in a namespace/,
+  },
+  {
+    name: "hosted tools only, tool_choice required",
+    body: { ...good, tools: [{ type: "web_search" }], tool_choice: "required" },
+    param: "tool_choice",
+    message: /needs tools the model can call.*hosted tools are not offered/,
+  },
+  {
+    name: "tool_choice naming a custom tool as a function",
+    body: { ...good, tools: [{ type: "custom", name: "c" }], tool_choice: { type: "function", name: "c" } },
+    param: "tool_choice",
+    message: /names "c" as a function tool, but it is a custom tool/,
+  },
+  {
+    name: "a custom_tool_call whose input is not a string",
+    body: { ...good, input: [{ type: "custom_tool_call", call_id: "c1", name: "c", input: { a: 1 } }] },
+    param: "input[0].input",
+    code: "invalid_type",
+    message: /^input\[0\]\.input must be a string, got object/,
+  },
+  {
+    name: "a tool_search_output whose tools are not a list",
+    body: {
+      ...good,
+      input: [
+        { type: "tool_search_call", call_id: "t1", execution: "client", arguments: { query: "q" } },
+        { type: "tool_search_output", call_id: "t1", execution: "client", tools: "none" },
+      ],
+    },
+    param: "input[1].tools",
+    message: /^input\[1\]\.tools must be an array of tools/,
+  },
+  {
+    name: "a tool_search_output loading a tool of an unknown type",
+    body: {
+      ...good,
+      input: [
+        { type: "tool_search_call", call_id: "t1", execution: "client", arguments: { query: "q" } },
+        { type: "tool_search_output", call_id: "t1", execution: "client", tools: [{ type: "gadget", name: "g" }] },
+      ],
+    },
+    param: "input[1].tools[0].type",
+    message: /^input\[1\]\.tools\[0\]\.type "gadget" is not supported/,
+  },
+  {
+    name: "client_metadata holding a number",
+    body: { ...good, client_metadata: { turn: 7 } },
+    param: "client_metadata",
+    code: "invalid_type",
+    message: /^client_metadata\["turn"\] must be a string, got number/,
   },
   {
     name: "a schema keyword the grammar cannot enforce",
@@ -352,7 +517,7 @@ const cases: Case[] = [
     param: "tool_choice",
     code: "unsupported_value",
     message:
-      /^tool_choice must be "auto", "none", "required" or \{"type": "function", "name"\}, got type "allowed_tools"/,
+      /^tool_choice must be "auto", "none", "required", \{"type": "function", "name"\} or \{"type": "custom", "name"\}, got type "allowed_tools"/,
   },
   {
     name: "max_output_tokens 0",

@@ -4,18 +4,28 @@
 // these names already, so only what the backend throws passes through here.
 import { ApiError, toApiError } from "../errors.js";
 
-const renamedTools = (text: string) =>
-  text.replace(/(tools\[\d+\])\.function\./g, "$1.").replace(/(tools\[\d+\])\.function\b/g, "$1");
+/** `tools[k].function` as the Responses request spells where tool k is (`paths[k]`: `tools[4].tools[1]` in a namespace). */
+const renamedTools = (text: string, paths: readonly string[]) =>
+  text.replace(/tools\[(\d+)\](\.function\b)?/g, (whole, k: string, fn: string | undefined) =>
+    fn === undefined && paths.length === 0 ? whole : (paths[Number(k)] ?? `tools[${k}]`),
+  );
 
 /**
  * max_tokens is renamed only in the error about it: elsewhere the word may be the request's own
  * (a tool's property named max_tokens, which a schema error's path and message quote as given).
  */
-const renamed = (text: string, param: string | null) =>
-  param === "max_tokens" ? renamedTools(text).replace(/\bmax_tokens\b/g, "max_output_tokens") : renamedTools(text);
+const renamed = (text: string, param: string | null, paths: readonly string[]) =>
+  param === "max_tokens"
+    ? renamedTools(text, paths).replace(/\bmax_tokens\b/g, "max_output_tokens")
+    : renamedTools(text, paths);
 
-export function responsesError(err: unknown): ApiError {
+export function responsesError(err: unknown, paths: readonly string[] = []): ApiError {
   const e = toApiError(err);
-  const param = e.param === null ? null : e.param === "messages" ? "input" : renamed(e.param, e.param);
-  return new ApiError(e.status, renamed(e.message, e.param), { type: e.type, param, code: e.code, headers: e.headers });
+  const param = e.param === null ? null : e.param === "messages" ? "input" : renamed(e.param, e.param, paths);
+  return new ApiError(e.status, renamed(e.message, e.param, paths), {
+    type: e.type,
+    param,
+    code: e.code,
+    headers: e.headers,
+  });
 }

@@ -2,16 +2,22 @@
 // chat messages generate() renders with the model's chat template. Consecutive assistant-side items
 // (reasoning, an assistant message, function_call) make one assistant message: its reasoning as
 // reasoning_content, its text as content, its calls as tool_calls (call_id kept as the call's id);
-// each function_call_output is a tool message answering a function_call given before it. Every
-// refusal names the item it is about.
+// each function_call_output is a tool message answering a function_call given before it. A
+// custom_tool_call is the call of its function with `input` as the one argument, a tool_search_call
+// the call of `tool_search` with its arguments, a namespaced function_call the call of its flat name
+// (tools.ts: the names the model was offered); custom_tool_call_output and tool_search_output (its
+// `tools` as JSON) answer them as function_call_output does. Every refusal names the item it is
+// about.
 import type { ChatMessage } from "../../templates/render.js";
 import { readExactJson } from "../../parser/exact-json.js";
 import { invalidParam } from "../errors.js";
 import { refuseDeep } from "../nesting.js";
 import { given, isObj, kind, promptList, refuseNoParts, shown, type Obj } from "../validate.js";
+import { flatName } from "./tools.js";
 
 const ROLES = new Set(["user", "system", "developer", "assistant"]);
-const ITEMS = "message, function_call, function_call_output and reasoning";
+const ITEMS =
+  "message, function_call, function_call_output, custom_tool_call, custom_tool_call_output, tool_search_call, tool_search_output and reasoning";
 
 /** Text parts of one kind ("input_text", or "output_text" / "refusal" for the assistant), joined. */
 function textParts(v: unknown, where: string, allowed: readonly string[]): string {
@@ -66,6 +72,66 @@ function reasoningText(item: Obj, where: string): string {
   return textParts(item.summary, `${where}.summary`, ["summary_text"]);
 }
 
+/** A call item's name as the model called it: a namespaced function's flat name (tools.ts), `tool_search`. */
+function callName(item: Obj, type: string, where: string): string {
+  if (type === "tool_search_call") return "tool_search";
+  const name = nonEmpty(item, "name", where, "the name of a tool");
+  if (!given(item.namespace)) return name;
+  return flatName(nonEmpty(item, "namespace", where, "the namespace the tool is in"), name);
+}
+
+/**
+ * A call item's arguments as the prompt shows them: a function_call's (a JSON object string, read
+ * as the prompt will show it: a repeated key or a number a double changes is refused), a
+ * custom_tool_call's `input` as the one argument its function takes (tools.ts), a
+ * tool_search_call's `arguments` object.
+ */
+function callArguments(item: Obj, type: string, where: string): string {
+  if (type === "custom_tool_call") {
+    if (typeof item.input !== "string")
+      throw invalidParam(`${where}.input`, `${where}.input must be a string, got ${kind(item.input)}`, "invalid_type");
+    return JSON.stringify({ input: item.input });
+  }
+  if (type === "tool_search_call") {
+    if (!isObj(item.arguments))
+      throw invalidParam(
+        `${where}.arguments`,
+        `${where}.arguments must be an object, got ${kind(item.arguments)}`,
+        "invalid_type",
+      );
+    refuseDeep(JSON.stringify(item.arguments), `${where}.arguments`);
+    return JSON.stringify(item.arguments);
+  }
+  const args = item.arguments;
+  if (typeof args !== "string")
+    throw invalidParam(
+      `${where}.arguments`,
+      `${where}.arguments must be a JSON object string, got ${kind(args)}`,
+      "invalid_type",
+    );
+  refuseDeep(args, `${where}.arguments`);
+  const read = args.trim() === "" ? { value: {} } : readExactJson(args);
+  if ("error" in read && read.json)
+    throw invalidParam(
+      `${where}.arguments`,
+      `${where}.arguments: ${read.error}; the prompt could not show them as sent`,
+    );
+  if (!("value" in read) || !isObj(read.value))
+    throw invalidParam(`${where}.arguments`, `${where}.arguments must be a JSON object string, got ${shown(args)}`);
+  return args;
+}
+
+/** A tool_search_output's tools as the tool's answer the model reads: their JSON. */
+function foundTools(item: Obj, where: string): string {
+  if (!Array.isArray(item.tools))
+    throw invalidParam(
+      `${where}.tools`,
+      `${where}.tools must be an array of tools, got ${kind(item.tools)}`,
+      "invalid_type",
+    );
+  return JSON.stringify(item.tools);
+}
+
 /** `input` and `instructions` as chat messages; at most `contextSize` items (each takes a token at least). */
 export function inputMessages(input: unknown, instructions: unknown, contextSize: number): ChatMessage[] {
   const out: ChatMessage[] = [];
@@ -85,7 +151,7 @@ export function inputMessages(input: unknown, instructions: unknown, contextSize
   const items = promptList(input, "input", "a string or a non-empty array of items", "input items", contextSize);
 
   let turn: ChatMessage | undefined; // the assistant message being gathered
-  const calls = new Set<string>(); // call_ids of function_call items so far
+  const calls = new Map<string, string>(); // call_id → the type of the call item that has it, so far
   const answered = new Set<string>();
   const assistant = (): ChatMessage => {
     if (!turn) {
@@ -122,44 +188,35 @@ export function inputMessages(input: unknown, instructions: unknown, contextSize
       t.reasoning_content = `${typeof t.reasoning_content === "string" ? t.reasoning_content : ""}${reasoningText(item, where)}`;
       return;
     }
-    if (type === "function_call") {
-      const id = nonEmpty(item, "call_id", where, "the call's id (its function_call_output names it)");
-      const name = nonEmpty(item, "name", where, "the name of a tool");
+    if (type === "function_call" || type === "custom_tool_call" || type === "tool_search_call") {
+      const id = nonEmpty(item, "call_id", where, `the call's id (its ${type}_output names it)`);
       if (calls.has(id))
-        throw invalidParam(`${where}.call_id`, `${where}.call_id ${shown(id)} is used by another function_call`);
-      const args = item.arguments;
-      if (typeof args !== "string")
-        throw invalidParam(
-          `${where}.arguments`,
-          `${where}.arguments must be a JSON object string, got ${kind(args)}`,
-          "invalid_type",
-        );
-      refuseDeep(args, `${where}.arguments`);
-      // Read as the prompt will show them: a repeated key or a number a double changes is refused.
-      const read = args.trim() === "" ? { value: {} } : readExactJson(args);
-      if ("error" in read && read.json)
-        throw invalidParam(
-          `${where}.arguments`,
-          `${where}.arguments: ${read.error}; the prompt could not show them as sent`,
-        );
-      if (!("value" in read) || !isObj(read.value))
-        throw invalidParam(`${where}.arguments`, `${where}.arguments must be a JSON object string, got ${shown(args)}`);
-      calls.add(id);
+        throw invalidParam(`${where}.call_id`, `${where}.call_id ${shown(id)} is used by another call item`);
+      const args = callArguments(item, type, where);
+      calls.set(id, type);
       const t = assistant();
-      t.tool_calls = [...(t.tool_calls ?? []), { id, type: "function", function: { name, arguments: args } }];
+      t.tool_calls = [
+        ...(t.tool_calls ?? []),
+        { id, type: "function", function: { name: callName(item, type, where), arguments: args } },
+      ];
       return;
     }
-    if (type === "function_call_output") {
-      const id = nonEmpty(item, "call_id", where, "the call_id of a function_call");
+    if (type === "function_call_output" || type === "custom_tool_call_output" || type === "tool_search_output") {
+      const called = type.replace(/_output$/, "");
+      const id = nonEmpty(item, "call_id", where, `the call_id of a ${called} item`);
       if (!calls.has(id))
         throw invalidParam(
           `${where}.call_id`,
-          `${where}.call_id ${shown(id)} does not match a function_call item before it; send the function_call item in input too (this server keeps no earlier responses)`,
+          `${where}.call_id ${shown(id)} does not match a ${called} item before it; send the ${called} item in input too (this server keeps no earlier responses)`,
         );
       if (answered.has(id)) throw invalidParam(`${where}.call_id`, `${where}.call_id ${shown(id)} is answered twice`);
       answered.add(id);
       turn = undefined;
-      out.push({ role: "tool", tool_call_id: id, content: textParts(item.output, `${where}.output`, ["input_text"]) });
+      const content =
+        type === "tool_search_output"
+          ? foundTools(item, where)
+          : textParts(item.output, `${where}.output`, ["input_text"]);
+      out.push({ role: "tool", tool_call_id: id, content });
       return;
     }
     throw invalidParam(

@@ -12,35 +12,32 @@ import type { GenerateOptions } from "../../engine/generate.js";
 import { invalidParam } from "../errors.js";
 import { INT32_MAX, bool, declaredNames, given, integer, isObj, kind, number, shown, type Obj } from "../validate.js";
 import type { ModelBounds } from "../../engine/chat-backend.js";
-import { refuseIllFormed } from "../well-formed.js";
 import { inputMessages } from "./input.js";
+import { type CallRoute, type DeclaredTools, declaredTools, HOSTED, loadedTools, type NotOffered } from "./tools.js";
 
 /** What the Response object repeats of the request. */
 export interface Echo {
   instructions: string | null;
-  tools: FunctionToolDef[];
-  tool_choice: "auto" | "none" | "required" | { type: "function"; name: string };
+  tools: Obj[];
+  tool_choice: "auto" | "none" | "required" | { type: "function" | "custom"; name: string };
   parallel_tool_calls: boolean;
   temperature: number | null;
   top_p: number | null;
   max_output_tokens: number | null;
   metadata: Record<string, string> | null;
   reasoning: { effort: string | null; summary: string | null } | null;
+  /** The declared tools the model is not offered (hosted tools), as the Response's toolmask.tools_not_offered says. */
+  notOffered: NotOffered[];
 }
 
 export interface ResponsesRequest {
   options: Omit<GenerateOptions, "signal">;
   stream: boolean;
   echo: Echo;
-}
-
-/** A function tool as the Responses API declares it (flat: no `function` wrapper). */
-export interface FunctionToolDef {
-  type: "function";
-  name: string;
-  description?: string | null;
-  parameters: Obj;
-  strict: boolean;
+  /** By the name the model calls: the item each call comes back as. */
+  routes: Map<string, CallRoute>;
+  /** Where each offered tool is in the request, by its index in options.tools (engine errors name it). */
+  toolPaths: string[];
 }
 
 const READ = [
@@ -68,6 +65,7 @@ const IGNORED = [
   "prompt_cache_retention",
   "service_tier",
   "stream_options",
+  "client_metadata", // Codex: ids of its installation, session and turn (an object of strings)
 ];
 const KNOWN = new Set([...READ, ...IGNORED]);
 const STATELESS =
@@ -106,6 +104,24 @@ function metadata(v: unknown): Record<string, string> | null {
   return v as Record<string, string>;
 }
 
+/** `client_metadata` (Codex sends its installation, session and turn ids): checked as an object of strings, then unused. */
+function clientMetadata(v: unknown): void {
+  if (!given(v)) return;
+  if (!isObj(v))
+    throw invalidParam(
+      "client_metadata",
+      `client_metadata must be an object of strings, got ${kind(v)}`,
+      "invalid_type",
+    );
+  for (const [key, value] of Object.entries(v))
+    if (typeof value !== "string")
+      throw invalidParam(
+        "client_metadata",
+        `client_metadata[${JSON.stringify(key.slice(0, 64))}] must be a string, got ${kind(value)}`,
+        "invalid_type",
+      );
+}
+
 function refuseUnknown(body: Obj): void {
   for (const key of ["previous_response_id", "conversation"])
     if (given(body[key])) throw invalidParam(key, `${key} is not supported: ${STATELESS}`, "unsupported_parameter");
@@ -124,72 +140,37 @@ function refuseUnknown(body: Obj): void {
       );
 }
 
-function tools(v: unknown): FunctionToolDef[] {
-  if (!given(v)) return [];
-  if (!Array.isArray(v))
-    throw invalidParam(
-      "tools",
-      `tools must be an array of {"type": "function", "name", "parameters"}, got ${kind(v)}`,
-      "invalid_type",
-    );
-  const out = v.map((t, i): FunctionToolDef => {
-    const w = `tools[${i}]`;
-    if (!isObj(t))
-      throw invalidParam(w, `${w} must be {"type": "function", "name", "parameters"}, got ${kind(t)}`, "invalid_type");
-    if (t.type !== "function")
-      throw invalidParam(
-        `${w}.type`,
-        `${w}.type ${shown(t.type)} is not supported: this server runs no hosted tools and takes function tools {"type": "function", "name", "parameters"} only`,
-        "unsupported_value",
-      );
-    if (isObj(t.function))
-      throw invalidParam(
-        w,
-        `${w} is in the chat-completions shape; the Responses API declares {"type": "function", "name", "parameters"} without a "function" wrapper`,
-      );
-    if (typeof t.name !== "string" || t.name === "")
-      throw invalidParam(`${w}.name`, `${w}.name must be a non-empty string, got ${shown(t.name)}`);
-    const parameters = given(t.parameters) ? t.parameters : { type: "object", properties: {} };
-    if (!isObj(parameters))
-      throw invalidParam(
-        `${w}.parameters`,
-        `${w}.parameters must be a JSON schema object, got ${kind(parameters)}`,
-        "invalid_type",
-      );
-    if (given(t.description) && typeof t.description !== "string")
-      throw invalidParam(`${w}.description`, `${w}.description must be a string`, "invalid_type");
-    if (given(t.strict) && typeof t.strict !== "boolean")
-      throw invalidParam(`${w}.strict`, `${w}.strict must be true or false`, "invalid_type");
-    const def: FunctionToolDef = { type: "function", name: t.name, parameters, strict: t.strict !== false };
-    if (typeof t.description === "string") def.description = t.description;
-    return def;
-  });
-  refuseIllFormed(v, "tools");
-  return out;
-}
-
-function toolChoice(v: unknown, declared: FunctionToolDef[]): Echo["tool_choice"] {
+function toolChoice(v: unknown, declared: DeclaredTools): Echo["tool_choice"] {
   if (!given(v)) return "auto";
-  const names = declared.map((t) => t.name);
+  const names = [...declared.routes.keys()];
   if (v === "auto" || v === "none") return v;
-  if (v === "required" || (isObj(v) && v.type === "function")) {
+  const named = isObj(v) && (v.type === "function" || v.type === "custom");
+  if (v === "required" || named) {
     const name = v === "required" ? undefined : (v as Obj).name;
     const problem = toolChoiceProblem(v === "required" ? "required" : "named", names, name);
     if (problem?.rule === "needs-tools")
       throw invalidParam(
         "tool_choice",
-        `tool_choice ${shown(v === "required" ? v : "function")} needs tools; declare at least one in tools`,
+        `tool_choice ${shown(v === "required" ? v : (v as Obj).type)} needs tools the model can call; declare at least one in tools${declared.notOffered.length > 0 ? " (hosted tools are not offered: this server cannot run them)" : ""}`,
       );
     if (problem?.rule === "undeclared")
       throw invalidParam(
         "tool_choice",
         `tool_choice names ${shown(problem.name)}, which is not among the declared tools (${declaredNames(names)})`,
       );
-    return v === "required" ? v : { type: "function", name: name as string };
+    if (v === "required") return v;
+    const route = declared.routes.get(name as string)!;
+    const kindOf = route.kind === "custom" ? "custom" : "function";
+    if ((v as Obj).type !== kindOf)
+      throw invalidParam(
+        "tool_choice",
+        `tool_choice names ${shown(name)} as a ${(v as Obj).type} tool, but it is a ${route.kind === "tool_search" ? "tool_search" : kindOf} tool: send {"type": "${kindOf}", "name": ${JSON.stringify(name)}}`,
+      );
+    return { type: kindOf, name: name as string };
   }
   throw invalidParam(
     "tool_choice",
-    `tool_choice must be "auto", "none", "required" or {"type": "function", "name"}, got ${isObj(v) ? `type ${shown(v.type)}` : shown(v)}`,
+    `tool_choice must be "auto", "none", "required", {"type": "function", "name"} or {"type": "custom", "name"}, got ${isObj(v) ? `type ${shown(v.type)}` : shown(v)}${isObj(v) && typeof v.type === "string" && HOSTED.has(v.type) ? " (a hosted tool this server cannot run)" : ""}`,
     "unsupported_value",
   );
 }
@@ -261,12 +242,8 @@ export function parseResponsesRequest(body: unknown, { contextSize }: ModelBound
   const options: Omit<GenerateOptions, "signal"> = {
     messages: inputMessages(body.input, body.instructions, contextSize),
   };
-  const declared = tools(body.tools);
-  if (declared.length > 0)
-    options.tools = declared.map((t) => ({
-      type: "function",
-      function: { name: t.name, parameters: t.parameters, ...(t.description ? { description: t.description } : {}) },
-    }));
+  const declared = declaredTools(body.tools, loadedTools(body.input));
+  if (declared.offered.length > 0) options.tools = declared.offered;
   const choice = toolChoice(body.tool_choice, declared);
   if (given(body.tool_choice))
     options.toolChoice = (
@@ -291,10 +268,11 @@ export function parseResponsesRequest(body: unknown, { contextSize }: ModelBound
       "unsupported_value",
     );
   bool(body, "store");
+  clientMetadata(body.client_metadata);
   const meta = metadata(body.metadata);
   const echo: Echo = {
     instructions,
-    tools: declared,
+    tools: declared.echo,
     tool_choice: choice,
     parallel_tool_calls: parallel ?? true,
     temperature: temperature ?? null,
@@ -302,6 +280,7 @@ export function parseResponsesRequest(body: unknown, { contextSize }: ModelBound
     max_output_tokens: maxTokens ?? null,
     metadata: meta,
     reasoning: thought,
+    notOffered: declared.notOffered,
   };
-  return { options, stream: bool(body, "stream") ?? false, echo };
+  return { options, stream: bool(body, "stream") ?? false, echo, routes: declared.routes, toolPaths: declared.paths };
 }

@@ -8,10 +8,11 @@ import type { GenerateResult } from "../../engine/generate.js";
 import type { ToolCall } from "../../parser/types.js";
 import { toolmaskField } from "../shapes.js";
 import type { Echo } from "./request.js";
+import type { CallRoute } from "./tools.js";
 
 const hex = () => randomUUID().replaceAll("-", "");
 export const newResponseId = () => `resp_${hex()}`;
-export const newItemId = (prefix: "msg" | "rs" | "fc") => `${prefix}_${hex()}`;
+export const newItemId = (prefix: "msg" | "rs" | "fc" | "ctc" | "tsc") => `${prefix}_${hex()}`;
 
 export type ItemStatus = "in_progress" | "completed" | "incomplete";
 
@@ -45,21 +46,71 @@ export const reasoningItem = (id: string, status: ItemStatus, content: Reasoning
   status,
 });
 
-export const functionCallItem = (id: string, call: ToolCall, status: ItemStatus, args = call.function.arguments) => ({
+export const functionCallItem = (
+  id: string,
+  call: ToolCall,
+  status: ItemStatus,
+  route?: CallRoute,
+  args = call.function.arguments,
+) => ({
   type: "function_call" as const,
   id,
   call_id: call.id,
-  name: call.function.name,
+  name: route?.kind === "function" ? route.name : call.function.name,
+  ...(route?.kind === "function" && route.namespace !== undefined ? { namespace: route.namespace } : {}),
   arguments: args,
+  status,
+});
+
+/**
+ * A custom tool's call: the `input` argument its function was called with (tools.ts). A released
+ * call fits its schema (a required string), so anything else is a fault, never an empty input.
+ */
+export const customInput = (call: ToolCall): string => {
+  const v = (JSON.parse(call.function.arguments) as { input?: unknown }).input;
+  if (typeof v !== "string") throw new Error(`custom tool call ${call.function.name} has no string input`);
+  return v;
+};
+
+export const customToolCallItem = (
+  id: string,
+  call: ToolCall,
+  route: CallRoute & { kind: "custom" },
+  input: string,
+) => ({
+  type: "custom_tool_call" as const,
+  id,
+  call_id: call.id,
+  name: route.name,
+  ...(route.namespace !== undefined ? { namespace: route.namespace } : {}),
+  input,
+});
+
+export const toolSearchCallItem = (id: string, call: ToolCall, status: ItemStatus) => ({
+  type: "tool_search_call" as const,
+  id,
+  call_id: call.id,
+  execution: "client" as const,
+  arguments: JSON.parse(call.function.arguments) as unknown,
   status,
 });
 
 export type OutputItem =
   | ReturnType<typeof messageItem>
   | ReturnType<typeof reasoningItem>
-  | ReturnType<typeof functionCallItem>;
+  | ReturnType<typeof functionCallItem>
+  | ReturnType<typeof customToolCallItem>
+  | ReturnType<typeof toolSearchCallItem>;
 
-export function outputOf(r: GenerateResult): OutputItem[] {
+/** A complete call as the item its tool's route says (a function_call when the route is unknown). */
+export function callItem(call: ToolCall, routes: ReadonlyMap<string, CallRoute>): OutputItem {
+  const route = routes.get(call.function.name);
+  if (route?.kind === "custom") return customToolCallItem(newItemId("ctc"), call, route, customInput(call));
+  if (route?.kind === "tool_search") return toolSearchCallItem(newItemId("tsc"), call, "completed");
+  return functionCallItem(newItemId("fc"), call, "completed", route);
+}
+
+export function outputOf(r: GenerateResult, routes: ReadonlyMap<string, CallRoute>): OutputItem[] {
   const m = r.message;
   const out: OutputItem[] = [];
   if (m.reasoning_content)
@@ -68,7 +119,7 @@ export function outputOf(r: GenerateResult): OutputItem[] {
     out.push(
       messageItem(newItemId("msg"), r.finishReason === "length" ? "incomplete" : "completed", [outputText(m.content)]),
     );
-  for (const call of m.tool_calls ?? []) out.push(functionCallItem(newItemId("fc"), call, "completed"));
+  for (const call of m.tool_calls ?? []) out.push(callItem(call, routes));
   return out;
 }
 
@@ -120,8 +171,17 @@ export function openingResponse(h: ResponseHead) {
     truncation: "disabled" as const,
     usage: null as ReturnType<typeof usageOf> | null,
     metadata: h.echo.metadata,
+    ...notOfferedField(h.echo),
   };
 }
+
+/**
+ * The declared tools the model was not offered (hosted tools this server cannot run), in an
+ * extension field of every Response object (response.created's on): clients that do not know it
+ * ignore it.
+ */
+const notOfferedField = (echo: Echo) =>
+  echo.notOffered.length > 0 ? { toolmask: { tools_not_offered: echo.notOffered } } : {};
 
 /** The finished Response around `output`: completed, or incomplete when max_output_tokens cut it. */
 export function finishedResponse(h: ResponseHead, r: GenerateResult, output: OutputItem[]) {
@@ -132,8 +192,18 @@ export function finishedResponse(h: ResponseHead, r: GenerateResult, output: Out
     incomplete_details: cut ? { reason: "max_output_tokens" as const } : null,
     output,
     usage: usageOf(r),
-    ...toolmaskField(r),
+    ...mergedToolmask(h.echo, r),
   };
 }
 
-export const responseBody = (h: ResponseHead, r: GenerateResult) => finishedResponse(h, r, outputOf(r));
+/** The toolmask extension field: the gateway's upstream (toolmaskField) and the tools not offered. */
+function mergedToolmask(echo: Echo, r: GenerateResult) {
+  const f = toolmaskField(r);
+  const n = notOfferedField(echo);
+  const upstream = "toolmask" in f ? f.toolmask : undefined;
+  const tools = "toolmask" in n ? n.toolmask : undefined;
+  return upstream || tools ? { toolmask: { ...upstream, ...tools } } : {};
+}
+
+export const responseBody = (h: ResponseHead, r: GenerateResult, routes: ReadonlyMap<string, CallRoute>) =>
+  finishedResponse(h, r, outputOf(r, routes));

@@ -20,12 +20,12 @@ export async function responses(req: FastifyRequest, reply: FastifyReply, ctx: C
     const head = newHead(name, parsed.echo);
     try {
       const ids = new CallIds("call_");
-      if (!parsed.stream) return responseBody(head, ids.result(await ctx.backend.generate(run.options)));
-      const writer = responsesStreamWriter(head, ctx.redact);
+      if (!parsed.stream) return responseBody(head, ids.result(await ctx.backend.generate(run.options)), parsed.routes);
+      const writer = responsesStreamWriter(head, ctx.redact, parsed.routes, parsed.toolPaths);
       await pipeStream(reply, ids.stream(ctx.backend.generateStream(run.options)), writer, run, ctx);
       return reply;
     } catch (err) {
-      throw run.clientGone() ? err : responsesError(err);
+      throw run.clientGone() ? err : responsesError(err, parsed.toolPaths);
     }
   });
 }

@@ -2,9 +2,12 @@
 // the order they decode — a reasoning item (reasoning_text deltas), a message item (output_text
 // deltas), function_call items — each opened by response.output_item.added and closed by its .done
 // events, then response.completed, or response.incomplete when max_output_tokens cut the answer.
-// Every event carries a sequence_number from 0. A function_call item is opened only once its call
-// is released (released-calls.ts: it has ended complete and valid), and then sent whole (its
-// arguments as one delta), so a client never sees a call that is later cut or found invalid.
+// Every event carries a sequence_number from 0. A call's item (function_call, custom_tool_call,
+// tool_search_call: response.ts callItem) is opened only once its call is released
+// (released-calls.ts: it has ended complete and valid), and then sent whole (a function_call's
+// arguments as one response.function_call_arguments.delta, a custom_tool_call's input as one
+// response.custom_tool_call_input.delta, then their .done), so a client never sees a call that is
+// later cut or found invalid.
 import type { StreamChunk } from "../../engine/stream.js";
 import type { ToolCall } from "../../parser/types.js";
 import type { Redact } from "../redact.js";
@@ -12,9 +15,10 @@ import { ReleasedCalls } from "../released-calls.js";
 import type { StreamWriter } from "../run-request.js";
 import type { SseWriter } from "../sse.js";
 import { responsesError } from "./errors.js";
+import type { CallRoute } from "./tools.js";
 import {
+  callItem,
   finishedResponse,
-  functionCallItem,
   messageItem,
   newItemId,
   openingResponse,
@@ -31,7 +35,12 @@ interface OpenPart {
   text: string;
 }
 
-export function responsesStreamWriter(head: ResponseHead, redact: Redact): StreamWriter {
+export function responsesStreamWriter(
+  head: ResponseHead,
+  redact: Redact,
+  routes: ReadonlyMap<string, CallRoute>,
+  toolPaths: readonly string[],
+): StreamWriter {
   let seq = 0;
   const output: OutputItem[] = [];
   const released = new ReleasedCalls();
@@ -92,22 +101,40 @@ export function responsesStreamWriter(head: ResponseHead, redact: Redact): Strea
     });
   };
 
-  const functionCall = async (sse: SseWriter, call: ToolCall) => {
+  /** A released call, sent whole as the item its route says, with the events OpenAI streams for it. */
+  const toolCall = async (sse: SseWriter, call: ToolCall) => {
     await closePart(sse);
-    const id = newItemId("fc");
     const index = output.length;
-    output.push(functionCallItem(id, call, "in_progress", ""));
-    await send(sse, "response.output_item.added", { output_index: index, item: output[index] });
-    const args = call.function.arguments;
-    await send(sse, "response.function_call_arguments.delta", { item_id: id, output_index: index, delta: args });
-    await send(sse, "response.function_call_arguments.done", {
-      item_id: id,
-      output_index: index,
-      name: call.function.name,
-      arguments: args,
-    });
-    output[index] = functionCallItem(id, call, "completed");
-    await send(sse, "response.output_item.done", { output_index: index, item: output[index] });
+    const done = callItem(call, routes);
+    const id = done.id;
+    if (done.type === "function_call") {
+      output.push({ ...done, arguments: "", status: "in_progress" });
+      await send(sse, "response.output_item.added", { output_index: index, item: output[index] });
+      const args = done.arguments;
+      await send(sse, "response.function_call_arguments.delta", { item_id: id, output_index: index, delta: args });
+      await send(sse, "response.function_call_arguments.done", {
+        item_id: id,
+        output_index: index,
+        name: done.name,
+        arguments: args,
+      });
+    } else if (done.type === "custom_tool_call") {
+      output.push({ ...done, input: "" });
+      await send(sse, "response.output_item.added", { output_index: index, item: output[index] });
+      const input = done.input;
+      await send(sse, "response.custom_tool_call_input.delta", {
+        item_id: id,
+        call_id: done.call_id,
+        output_index: index,
+        delta: input,
+      });
+      await send(sse, "response.custom_tool_call_input.done", { item_id: id, output_index: index, input });
+    } else {
+      output.push({ ...done, status: "in_progress" } as OutputItem);
+      await send(sse, "response.output_item.added", { output_index: index, item: output[index] });
+    }
+    output[index] = done;
+    await send(sse, "response.output_item.done", { output_index: index, item: done });
   };
 
   return {
@@ -119,7 +146,7 @@ export function responsesStreamWriter(head: ResponseHead, redact: Redact): Strea
       const { content, reasoning_content: thought } = chunk.delta;
       if (thought) await addText(sse, "reasoning", thought);
       if (content) await addText(sse, "message", content);
-      for (const { call } of released.of(chunk)) await functionCall(sse, call);
+      for (const { call } of released.of(chunk)) await toolCall(sse, call);
       const r = chunk.result;
       if (!r) return;
       await closePart(sse);
@@ -130,7 +157,7 @@ export function responsesStreamWriter(head: ResponseHead, redact: Redact): Strea
     // Headers are out: an `error` event as the Responses API streams it, with OpenAI's error object
     // beside its fields, which the openai client raises as an APIError.
     fail: (sse, e) => {
-      const { error } = responsesError(e).body(redact);
+      const { error } = responsesError(e, toolPaths).body(redact);
       return send(sse, "error", { code: error.code, message: error.message, param: error.param, error });
     },
   };

@@ -17,6 +17,7 @@ export const AGENT_CLIENTS = [
     bin: "claude",
     api: "anthropic-messages",
   },
+  { id: "codex", package: "@openai/codex", version: "0.171.0", bin: "codex", api: "openai-responses" },
 ];
 
 export const tail = (s = "", n = 2000) => (s.length > n ? `…${s.slice(-n)}` : s);

@@ -9,6 +9,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { dialects, getDialect, ToolCallStreamParser } from "../../src/index.js";
 import { JsonExtent, OPEN } from "../../src/parser/json-extent.js";
+import { JsonPrefix } from "../../src/parser/json-prefix.js";
+import { PythonExtent } from "../../src/parser/python-extent.js";
 import { TextBuffer } from "../../src/parser/text.js";
 import { STRESS_KINDS, STRESS_TOOLS, stressText } from "../../scripts/lib/parse-stress.mjs";
 import { countReads, type ReadCounter } from "../../scripts/lib/parser-reads.mjs";
@@ -16,7 +18,7 @@ import { allocatedBytes } from "../support/allocated.js";
 
 let counter: ReadCounter;
 beforeAll(() => {
-  counter = countReads({ TextBuffer, JsonExtent, OPEN });
+  counter = countReads({ TextBuffer, JsonExtent, OPEN, PythonExtent, JsonPrefix });
 });
 afterAll(() => counter.restore());
 
@@ -75,5 +77,31 @@ describe.each(dialects)("%s", (dialect) => {
       }
     },
     300_000,
+  );
+});
+
+// lfm2 (fuzz seed 31, input 367,000): a Python call list left open by a run of "[", then a segment
+// of calls, strings and markers repeated, each closing a bracket or two. Past the run the call ends
+// (closed by "]": reported invalid, its section refused) and is read ~3 times per character where
+// a cut one is read once: 4x the input must take under 5x the reads on each side of that jump.
+describe("lfm2: a Python call list left open by a run of brackets, then calls and markers repeated", () => {
+  const SEGMENT = `ead(path="")]<|tool_call_end|>xt'), read(path="")]<|t`;
+  const text = (brackets: number, chars: number) =>
+    `<|tool_call_start|>[write(path=${"[".repeat(brackets)}t='a', path='b'), r${SEGMENT.repeat(Math.ceil(chars / SEGMENT.length))}`;
+  it.each([
+    ["left open at both sizes", 8 * SMALL],
+    ["closed by the repeats at both sizes", 100],
+  ])(
+    "%s: 4x the input takes under 5x the reads, whole and in 4- and 16-character chunks",
+    (_, brackets) => {
+      const small = text(brackets, SMALL),
+        large = text(brackets, 4 * SMALL);
+      for (const chunk of CHUNKS) {
+        const s = feed(small, "lfm2", chunk, 1),
+          l = feed(large, "lfm2", chunk, 1);
+        expect(l.reads, JSON.stringify({ chunk, small: s, large: l })).toBeLessThan(5 * s.reads + 4096);
+      }
+    },
+    60_000,
   );
 });

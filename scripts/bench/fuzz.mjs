@@ -61,7 +61,9 @@ const cacheMb = flag("--grammar-cache-mb", undefined);
 if (cacheMb !== undefined) lib.setGrammarCacheBytes(cacheMb * 1024 * 1024);
 const { TextBuffer } = await import(join(root, "dist", "parser", "text.js"));
 const { JsonExtent, OPEN } = await import(join(root, "dist", "parser", "json-extent.js"));
-const counter = countReads({ TextBuffer, JsonExtent, OPEN });
+const { PythonExtent } = await import(join(root, "dist", "parser", "python-extent.js"));
+const { JsonPrefix } = await import(join(root, "dist", "parser", "json-prefix.js"));
+const counter = countReads({ TextBuffer, JsonExtent, OPEN, PythonExtent, JsonPrefix });
 
 const only = flag("--dialect", undefined);
 if (only !== undefined && !lib.dialects.includes(only)) {

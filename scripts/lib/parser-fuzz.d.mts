@@ -9,3 +9,4 @@ export function markersOf(spec: unknown): string[];
 export function inputSeed(seed: number, dialect: string, index: number): number;
 export function fuzzDialect(lib: Record<string, unknown>, counter: ReadCounter, dialect: string, options?: { seed?: number; from?: number; count?: number; maxSize?: number; growthEvery?: number; grammarEvery?: number; stopAfter?: number; verdicts?: boolean }): FuzzRun;
 export function describeFailure(f: FuzzFailure): string;
+export function superlinearReads(reads: (n: number) => number, k: number): Record<number, number> | undefined;

@@ -81,6 +81,8 @@ export class CallMemo {
   xml?: XmlCheckpoint;
   /** Python calls: where the argument list ends (src/parser/python-call.ts). */
   python?: PythonExtent;
+  /** The call's opening and name as read from `start`, once decided (openAndName). */
+  name?: { start: number; read: NameRead & { status: "done" } };
 }
 
 /** The longest name a call may carry: the longest allowed tool's. */
@@ -88,8 +90,26 @@ export function maxNameLength(o: ResolvedRequest): number {
   return o.tools.reduce((m, t) => Math.max(m, t.name.length), 0);
 }
 
-/** The glue after the trigger, then the function name (ended by the name's close or, where the dialect has one, an id's marker). */
+/**
+ * The glue after the trigger, then the function name (ended by the name's close or, where the
+ * dialect has one, an id's marker). Once decided it is kept in `memo`: what follows it is read on
+ * every feed, the name once per call.
+ */
 export function openAndName(
+  text: Text,
+  start: number,
+  f: XmlCallFormat | NamedJsonCallFormat | PythonCallFormat,
+  o: ResolvedRequest,
+  final: boolean,
+  memo: CallMemo,
+): NameRead {
+  if (memo.name?.start === start) return memo.name.read;
+  const n = readOpenAndName(text, start, f, o, final);
+  if (n.status === "done") memo.name = { start, read: n };
+  return n;
+}
+
+function readOpenAndName(
   text: Text,
   start: number,
   f: XmlCallFormat | NamedJsonCallFormat | PythonCallFormat,

@@ -41,7 +41,7 @@ const held = (v: Json): { unstreamed?: true } => (duplicateKey(v) === undefined 
 export function scanNamed(text: Text, start: number, o: ResolvedRequest, final: boolean, memo: CallMemo): CallScan {
   const f = o.spec.call as NamedJsonCallFormat;
   const args: Array<[string, Json]> = [];
-  const n = openAndName(text, start, f, o, final);
+  const n = openAndName(text, start, f, o, final, memo);
   if (n.status !== "done") return { ...n, args };
   const t = n.tool;
   let a0 = n.end;

@@ -113,7 +113,7 @@ function missingRequired(
 export function scanPython(text: Text, start: number, o: ResolvedRequest, final: boolean, memo: CallMemo): CallScan {
   const f = o.spec.call as PythonCallFormat;
   const args: Array<[string, Json]> = [];
-  const n = openAndName(text, start, f, o, final);
+  const n = openAndName(text, start, f, o, final, memo);
   if (n.status !== "done") return { ...n, args };
   const t: ToolDef = n.tool;
   const open = n.end - f.nameClose.length; // the list's "("

@@ -17,7 +17,7 @@ import { grammarAccepts } from "./validate.js";
 
 export function scanXml(text: Text, start: number, o: ResolvedRequest, final: boolean, memo: CallMemo): CallScan {
   if (!memo.xml) {
-    const n = openAndName(text, start, o.spec.call as XmlCallFormat, o, final);
+    const n = openAndName(text, start, o.spec.call as XmlCallFormat, o, final, memo);
     if (n.status !== "done") return { ...n, args: [] };
     memo.xml = { i: n.end, tool: n.tool, args: [], seen: new Set() };
   }

@@ -1,0 +1,64 @@
+#include "prompt_cache.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace toolmask::llama {
+
+size_t PromptCache::commonPrefix(const std::vector<llama_token>& a, const std::vector<llama_token>& b) {
+  const size_t n = std::min(a.size(), b.size());
+  size_t i = 0;
+  while (i < n && a[i] == b[i]) i++;
+  return i;
+}
+
+llama_seq_id PromptCache::choose(const std::vector<llama_token>& prompt, const std::vector<bool>& idle,
+                                 bool reuse) const {
+  int64_t best = -1, lru = -1;
+  size_t bestLen = 0;
+  for (size_t i = 0; i < slots_.size(); i++) {
+    if (!idle[i]) continue;
+    const uint64_t used = slots_[i].lastUsed;
+    if (lru < 0 || used < slots_[size_t(lru)].lastUsed) lru = int64_t(i);
+    if (!reuse) continue;
+    const size_t len = commonPrefix(slots_[i].tokens, prompt);
+    if (len > bestLen || (len == bestLen && best >= 0 && used < slots_[size_t(best)].lastUsed)) {
+      best = int64_t(i);
+      bestLen = len;
+    }
+  }
+  if (lru < 0) throw std::logic_error("no idle sequence slot");
+  return llama_seq_id(best >= 0 && bestLen * 10 > prompt.size() ? best : lru);
+}
+
+size_t PromptCache::claim(llama_seq_id id, const std::vector<llama_token>& prompt, bool reuse) {
+  Slot& s = slots_[size_t(id)];
+  size_t keep = reuse ? std::min(commonPrefix(s.tokens, prompt), prompt.size() - 1) : 0;
+  const Api& a = api();
+  // The cells past `keep` go; a memory that cannot remove part of a sequence (recurrent state)
+  // refuses, and one whose positions do not end where the tokens say would decode on a wrong
+  // history: both start over.
+  if (keep > 0 && (!a.llama_memory_seq_rm(mem_, id, llama_pos(keep), -1) ||
+                   a.llama_memory_seq_pos_max(mem_, id) != llama_pos(keep) - 1))
+    keep = 0;
+  if (keep == 0) {
+    clear(id);
+    return 0;
+  }
+  s.tokens.resize(keep);
+  return keep;
+}
+
+void PromptCache::release(llama_seq_id id, std::vector<llama_token> tokens) {
+  if (tokens.empty()) return clear(id);
+  Slot& s = slots_[size_t(id)];
+  s.tokens = std::move(tokens);
+  s.lastUsed = ++clock_;
+}
+
+void PromptCache::clear(llama_seq_id id) {
+  api().llama_memory_seq_rm(mem_, id, -1, -1);  // removing a whole sequence never fails
+  slots_[size_t(id)] = Slot{};
+}
+
+}  // namespace toolmask::llama

@@ -63,11 +63,9 @@ class Decoder {
 
   void end(std::unique_ptr<Sequence>& s, const char* reason) {
     auto job = s->job;
-    const llama_seq_id id = s->id;
-    std::vector<llama_token> kept = job->request.cachePrompt ? s->cachedTokens() : std::vector<llama_token>{};
-    GenerationResult r = s->finish(reason);  // moves the result (its tokens) out
-    s.reset();                               // frees the slot (chain detached) before the caller hears of it
-    cache_.release(id, std::move(kept));
+    GenerationResult r = s->finish(reason);
+    cache_.release(s->id, job->request.cachePrompt, s->prompt(), s->promptRows());
+    s.reset();  // frees the slot (chain detached) before the caller hears of it
     job->sink.onDone(std::move(r));
   }
 
@@ -75,7 +73,7 @@ class Decoder {
     auto job = s->job;
     const llama_seq_id id = s->id;
     s.reset();
-    cache_.release(id, {});  // what a failed decode left in its cells is not known
+    cache_.release(id, false, {}, {});  // what a failed decode left in its cells is not known
     job->sink.onError(why);
   }
 
@@ -119,7 +117,7 @@ class Decoder {
         const llama_seq_id id = cache_.choose(prompt, idle, reuse);
         const size_t cached = cache_.claim(id, prompt, reuse);
         slots_[size_t(id)] = std::make_unique<Sequence>(job, id, model_, ctx_, config_.contextSize, serial_++,
-                                                        std::move(prompt), cached);
+                                                        std::move(prompt), cached, config_.batchTokens);
       } catch (const std::exception& e) { job->sink.onError(e.what()); }
     }
   }
@@ -146,6 +144,8 @@ class Decoder {
         if (s && inBatch[size_t(s->id)]) fail(s, why);  // its tokens are not in the cache: it cannot go on
       return;
     }
+    for (auto& s : slots_)
+      if (s && inBatch[size_t(s->id)]) s->decoded(batch_.n_tokens);
     for (auto& s : slots_) {
       if (!s || !s->hasOutput()) continue;
       try {
@@ -160,8 +160,8 @@ class Decoder {
   llama_context* ctx_ = nullptr;
   llama_batch batch_{};
   bool batchReady_ = false;
-  std::vector<std::unique_ptr<Sequence>> slots_;  // index = llama_seq_id
-  PromptCache cache_{config_.slots};              // what each slot's KV cells hold
+  std::vector<std::unique_ptr<Sequence>> slots_;           // index = llama_seq_id
+  PromptCache cache_{config_.slots, config_.batchTokens};  // what each slot's KV cells hold
   std::deque<std::shared_ptr<Job>> queue_;
   uint64_t serial_ = 0;
 };

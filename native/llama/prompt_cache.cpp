@@ -12,6 +12,11 @@ size_t PromptCache::commonPrefix(const std::vector<llama_token>& a, const std::v
   return i;
 }
 
+uint16_t PromptCache::freshClass(size_t p, size_t len) const {
+  const size_t start = p / chunk_ * chunk_;
+  return rowClass(int32_t(std::min<size_t>(start + chunk_, len) - start));
+}
+
 llama_seq_id PromptCache::choose(const std::vector<llama_token>& prompt, const std::vector<bool>& idle,
                                  bool reuse) const {
   int64_t best = -1, lru = -1;
@@ -33,7 +38,16 @@ llama_seq_id PromptCache::choose(const std::vector<llama_token>& prompt, const s
 
 size_t PromptCache::claim(llama_seq_id id, const std::vector<llama_token>& prompt, bool reuse) {
   Slot& s = slots_[size_t(id)];
-  size_t keep = reuse ? std::min(commonPrefix(s.tokens, prompt), prompt.size() - 1) : 0;
+  const size_t len = prompt.size();
+  size_t keep = reuse ? std::min(commonPrefix(s.tokens, prompt), len - 1) : 0;
+  // Rows decoded in a batch of another class than a fresh decode gives them are decoded again.
+  for (size_t p = 0; p < keep; p++)
+    if (s.classes[p] != freshClass(p, len)) keep = p;
+  // The first chunk decoded has its block's class: at least kAlikeRows rows, or the whole block.
+  if (keep > 0) {
+    const size_t start = keep / chunk_ * chunk_, end = std::min<size_t>(start + chunk_, len);
+    keep = end - start >= kAlikeRows ? std::min(keep, end - kAlikeRows) : start;
+  }
   const Api& a = api();
   // The cells past `keep` go; a memory that cannot remove part of a sequence (recurrent state)
   // refuses, and one whose positions do not end where the tokens say would decode on a wrong
@@ -46,13 +60,17 @@ size_t PromptCache::claim(llama_seq_id id, const std::vector<llama_token>& promp
     return 0;
   }
   s.tokens.resize(keep);
+  s.classes.resize(keep);
   return keep;
 }
 
-void PromptCache::release(llama_seq_id id, std::vector<llama_token> tokens) {
-  if (tokens.empty()) return clear(id);
+void PromptCache::release(llama_seq_id id, bool keep, const std::vector<llama_token>& prompt,
+                          const std::vector<uint16_t>& rows) {
   Slot& s = slots_[size_t(id)];
-  s.tokens = std::move(tokens);
+  const size_t n = s.tokens.size() + rows.size();
+  if (!keep || n == 0 || n > prompt.size() || !api().llama_memory_seq_rm(mem_, id, llama_pos(n), -1)) return clear(id);
+  s.tokens.assign(prompt.begin(), prompt.begin() + std::ptrdiff_t(n));
+  s.classes.insert(s.classes.end(), rows.begin(), rows.end());
   s.lastUsed = ++clock_;
 }
 

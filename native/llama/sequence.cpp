@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "../core/fast_forward.hpp"
+#include "prompt_cache.hpp"
 #include "sampler_chain.hpp"
 
 namespace toolmask::llama {
@@ -50,7 +51,7 @@ std::vector<llama_token> Sequence::checkedPrompt(const GenerationRequest& req, c
 }
 
 Sequence::Sequence(std::shared_ptr<Job> j, llama_seq_id seqId, const Model& model, llama_context* ctx,
-                   uint32_t contextSize, uint64_t order, std::vector<llama_token> prompt, size_t cached)
+                   uint32_t contextSize, uint64_t order, std::vector<llama_token> prompt, size_t cached, uint32_t chunk)
     : job(std::move(j)),
       id(seqId),
       serial(order),
@@ -60,7 +61,8 @@ Sequence::Sequence(std::shared_ptr<Job> j, llama_seq_id seqId, const Model& mode
       contextSize_(contextSize),
       prompt_(std::move(prompt)),
       promptDone_(cached),
-      pos_(llama_pos(cached)) {
+      pos_(llama_pos(cached)),
+      chunk_(chunk) {
   const GenerationRequest& req = job->request;
   if (cached >= prompt_.size()) throw std::logic_error("at least the prompt's last token is decoded");
   res_.promptTokens = int32_t(prompt_.size());
@@ -78,14 +80,14 @@ Sequence::~Sequence() {
   a_.llama_sampler_free(chain_);
 }
 
-std::vector<llama_token> Sequence::cachedTokens() const {
-  std::vector<llama_token> out(prompt_.begin(), prompt_.begin() + std::ptrdiff_t(promptDone_));
-  out.insert(out.end(), res_.tokens.begin(), res_.tokens.begin() + std::ptrdiff_t(decodedOutput_));
-  return out;
+void Sequence::decoded(int32_t batchRows) {
+  promptRows_.insert(promptRows_.end(), size_t(stepPromptRows_), PromptCache::rowClass(batchRows));
+  stepPromptRows_ = 0;
 }
 
 int32_t Sequence::addTo(llama_batch& batch, int32_t room) {
   outIndex_ = -1;
+  stepPromptRows_ = 0;
   if (room <= 0) return 0;
   if (!prefilling()) {
     const size_t n = std::min(pending_.size(), size_t(room));
@@ -94,7 +96,6 @@ int32_t Sequence::addTo(llama_batch& batch, int32_t room) {
       if (last) outIndex_ = batch.n_tokens;
       put(batch, pending_[i], pos_++, id, last);
     }
-    decodedOutput_ += n;
     pending_.erase(pending_.begin(), pending_.begin() + std::ptrdiff_t(n));
     if (!pending_.empty()) res_.decodeSteps++;  // a pass without this sequence's output (the batch was full)
     return int32_t(n);
@@ -103,7 +104,10 @@ int32_t Sequence::addTo(llama_batch& batch, int32_t room) {
     promptStarted_ = true;
     promptStart_ = Clock::now();
   }
-  const int32_t n = int32_t(std::min<size_t>(size_t(room), prompt_.size() - promptDone_));
+  // Chunks end on multiples of chunk_, as a decode from an empty cache cuts them (prompt_cache.hpp).
+  const int32_t n =
+      int32_t(std::min<size_t>({size_t(room), prompt_.size() - promptDone_, chunk_ - promptDone_ % chunk_}));
+  stepPromptRows_ = n;
   for (int32_t i = 0; i < n; i++) {
     const bool last = promptDone_ + 1 == prompt_.size();
     if (last) outIndex_ = batch.n_tokens;

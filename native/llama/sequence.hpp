@@ -19,10 +19,11 @@ class Sequence {
   // std::runtime_error with what to do on bad input.
   static std::vector<llama_token> checkedPrompt(const GenerationRequest& req, const Model& model, uint32_t contextSize);
   // `prompt` from checkedPrompt; its first `cached` tokens (< its size) are already in the KV cache
-  // as sequence `id` at positions 0..cached-1, and decoding starts after them. Builds the chain and
+  // as sequence `id` at positions 0..cached-1, and decoding starts after them, in chunks that end
+  // on multiples of `chunk` (the engine's batch size) where the room allows. Builds the chain and
   // attaches it when the request asks for backend sampling.
   Sequence(std::shared_ptr<Job> job, llama_seq_id id, const Model& model, llama_context* ctx, uint32_t contextSize,
-           uint64_t serial, std::vector<llama_token> prompt, size_t cached);
+           uint64_t serial, std::vector<llama_token> prompt, size_t cached, uint32_t chunk);
   ~Sequence();  // detaches and frees the chain; the KV cells stay (the engine keeps or removes them)
   Sequence(const Sequence&) = delete;
   Sequence& operator=(const Sequence&) = delete;
@@ -37,10 +38,12 @@ class Sequence {
   bool sampleNext();
   // The result so far, ended with `reason` ("stop", "length", "aborted"); moved out: call once, last.
   GenerationResult finish(const char* reason);
-  // The tokens this sequence's KV cells hold, at positions 0..n-1: the prompt decoded so far (cached
-  // part included), then the generated tokens decoded (not the last sampled one, never fed back).
-  // Before finish().
-  std::vector<llama_token> cachedTokens() const;
+  // After a successful decode of a batch of `batchRows` rows (this sequence's and the others'):
+  // records the class of the batch (PromptCache::rowClass) for the prompt rows it added.
+  void decoded(int32_t batchRows);
+  const std::vector<llama_token>& prompt() const { return prompt_; }
+  // The class of the batch that decoded each prompt row decoded here (from the cached ones on).
+  const std::vector<uint16_t>& promptRows() const { return promptRows_; }
 
   const std::shared_ptr<Job> job;
   const llama_seq_id id;
@@ -53,11 +56,12 @@ class Sequence {
   llama_context* ctx_;
   const uint32_t contextSize_;
   std::vector<llama_token> prompt_;
-  size_t promptDone_ = 0;  // prompt tokens in the KV cache (reused or decoded)
-  llama_pos pos_ = 0;      // tokens of this sequence in the KV cache
-  std::vector<llama_token>
-      pending_;               // generated (sampled, then any fast-forwarded), not yet decoded: the tail of res_.tokens
-  size_t decodedOutput_ = 0;  // res_.tokens[0..decodedOutput_) are in the KV cache
+  size_t promptDone_ = 0;             // prompt tokens in the KV cache (reused or decoded)
+  llama_pos pos_ = 0;                 // tokens of this sequence in the KV cache
+  std::vector<llama_token> pending_;  // generated (sampled, then any fast-forwarded), not yet decoded
+  const uint32_t chunk_;
+  int32_t stepPromptRows_ = 0;  // prompt rows added to this step's batch
+  std::vector<uint16_t> promptRows_;
   bool promptStarted_ = false;
   int32_t outIndex_ = -1;  // this step's output row in the batch
   MaskStats stats_;

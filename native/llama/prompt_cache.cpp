@@ -12,9 +12,23 @@ size_t PromptCache::commonPrefix(const std::vector<llama_token>& a, const std::v
   return i;
 }
 
+namespace {
+// Where the last batch-size block of a len-token prompt starts.
+size_t lastBlock(size_t len, size_t batch) { return (len - 1) / batch * batch; }
+}  // namespace
+
 uint16_t PromptCache::freshClass(size_t p, size_t len) const {
-  const size_t start = p / chunk_ * chunk_;
-  return rowClass(int32_t(std::min<size_t>(start + chunk_, len) - start));
+  const size_t last = lastBlock(len, chunk_);
+  return p < last ? uint16_t(kAlikeRows) : rowClass(int32_t(len - last));
+}
+
+size_t PromptCache::chunkRows(size_t done, size_t len, size_t room, uint32_t batch) {
+  const size_t last = lastBlock(len, batch);
+  const size_t end = len - last < kAlikeRows && done < last ? last : len;  // this class's rows end here
+  size_t n = std::min(room, end - done);
+  const size_t left = end - done - n;
+  if (left > 0 && left < kAlikeRows && n > kAlikeRows - left) n -= kAlikeRows - left;
+  return n;
 }
 
 llama_seq_id PromptCache::choose(const std::vector<llama_token>& prompt, const std::vector<bool>& idle,
@@ -43,10 +57,15 @@ size_t PromptCache::claim(llama_seq_id id, const std::vector<llama_token>& promp
   // Rows decoded in a batch of another class than a fresh decode gives them are decoded again.
   for (size_t p = 0; p < keep; p++)
     if (s.classes[p] != freshClass(p, len)) keep = p;
-  // The first chunk decoded has its block's class: at least kAlikeRows rows, or the whole block.
-  if (keep > 0) {
-    const size_t start = keep / chunk_ * chunk_, end = std::min<size_t>(start + chunk_, len);
-    keep = end - start >= kAlikeRows ? std::min(keep, end - kAlikeRows) : start;
+  // What is decoded gets its rows' classes (chunkRows): a short last block whole, and at least
+  // kAlikeRows rows of the part before it.
+  const size_t last = lastBlock(len, chunk_);
+  const bool shortLast = len - last < kAlikeRows;
+  if (shortLast && keep >= last) {
+    keep = last;
+  } else {
+    const size_t end = shortLast ? last : len;
+    if (end - keep < kAlikeRows) keep = end >= kAlikeRows ? end - kAlikeRows : 0;
   }
   const Api& a = api();
   // The cells past `keep` go; a memory that cannot remove part of a sequence (recurrent state)

@@ -9,11 +9,13 @@
 // by the batch's row count — one row (matrix-vector product; flash attention split over the cells),
 // 2..63 rows (tinyBLAS; attention row by row), 64 rows or more (tinyBLAS; attention in 64-row tiles)
 // — and each path sums in its own order, while within the 64-row class a row's result does not
-// depend on the other rows. A prompt decoded alone goes in chunks that end on multiples of the
-// batch size B, so a fresh decode gives row p the class of its B-block's size. So a row is reused
-// only where the batch that decoded it had that class (an output row, decoded one token at a
-// time, never has it: outputs are dropped when the sequence ends), and the rest starts where its
-// first chunk has the class too: at least 64 rows, or the whole of a block shorter than that.
+// depend on the other rows. A prompt decoded alone from an empty cache goes in chunks of the batch
+// size B: its rows before the last B-block get the 64-row class, the last block's rows the class of
+// its size. So a row is reused only where the batch that decoded it had that class (an output row,
+// decoded one token at a time, never has it: outputs are dropped when the sequence ends), and the
+// rest is cut into chunks that give each row its class (chunkRows): no piece of fewer than 64 rows
+// of the 64-row part is left for a batch of its own, and a last block shorter than 64 rows is
+// decoded whole and alone.
 #pragma once
 #include <algorithm>
 #include <cstdint>
@@ -29,13 +31,19 @@ class PromptCache {
   // backend's flash-attention tile, GGML_FA_TILE_Q).
   static constexpr uint32_t kAlikeRows = 64;
 
-  // `chunk`: the engine's batch size, on whose multiples prompt chunks end (Sequence::addTo).
+  // `chunk`: the engine's batch size (a decode from an empty cache goes in chunks of it).
   PromptCache(uint32_t slots, uint32_t chunk) : slots_(slots), chunk_(chunk) {}
 
   void attach(llama_memory_t mem) { mem_ = mem; }
 
   // The class of a batch of `rows` rows: rows, or kAlikeRows for any number at or above it.
   static uint16_t rowClass(int32_t rows) { return uint16_t(std::min<int32_t>(rows, kAlikeRows)); }
+
+  // Rows to decode next of a prompt of `len` tokens whose first `done` are in the cache, in a batch
+  // with `room` rows free, the engine's batch size being `batch`: as many as fit, but a last block
+  // shorter than kAlikeRows goes alone, and no piece of fewer than kAlikeRows rows before it is left
+  // for a later batch (where room allows).
+  static size_t chunkRows(size_t done, size_t len, size_t room, uint32_t batch);
 
   // The idle slot (idle[id]) for `prompt`. reuse: the slot with the longest common token prefix,
   // when that prefix is more than a tenth of the prompt (llama-server's --slot-prompt-similarity
@@ -66,8 +74,7 @@ class PromptCache {
     uint64_t lastUsed = 0;            // 0: empty
   };
   void clear(llama_seq_id id);
-  // The rows of `prompt` (length len) a decode from an empty cache puts in a batch of the same
-  // class as row p's: its chunk's.
+  // The class of the batch a decode from an empty cache puts row p of a len-token prompt in.
   uint16_t freshClass(size_t p, size_t len) const;
 
   llama_memory_t mem_ = nullptr;

@@ -104,9 +104,8 @@ int32_t Sequence::addTo(llama_batch& batch, int32_t room) {
     promptStarted_ = true;
     promptStart_ = Clock::now();
   }
-  // Chunks end on multiples of chunk_, as a decode from an empty cache cuts them (prompt_cache.hpp).
-  const int32_t n =
-      int32_t(std::min<size_t>({size_t(room), prompt_.size() - promptDone_, chunk_ - promptDone_ % chunk_}));
+  // Cut so that each row gets the batch class a decode from an empty cache gives it (prompt_cache.hpp).
+  const int32_t n = int32_t(PromptCache::chunkRows(promptDone_, prompt_.size(), size_t(room), chunk_));
   stepPromptRows_ = n;
   for (int32_t i = 0; i < n; i++) {
     const bool last = promptDone_ + 1 == prompt_.size();

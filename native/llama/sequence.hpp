@@ -19,9 +19,9 @@ class Sequence {
   // std::runtime_error with what to do on bad input.
   static std::vector<llama_token> checkedPrompt(const GenerationRequest& req, const Model& model, uint32_t contextSize);
   // `prompt` from checkedPrompt; its first `cached` tokens (< its size) are already in the KV cache
-  // as sequence `id` at positions 0..cached-1, and decoding starts after them, in chunks that end
-  // on multiples of `chunk` (the engine's batch size) where the room allows. Builds the chain and
-  // attaches it when the request asks for backend sampling.
+  // as sequence `id` at positions 0..cached-1, and decoding starts after them, in chunks cut by
+  // PromptCache::chunkRows (`chunk`: the engine's batch size). Builds the chain and attaches it when
+  // the request asks for backend sampling.
   Sequence(std::shared_ptr<Job> job, llama_seq_id id, const Model& model, llama_context* ctx, uint32_t contextSize,
            uint64_t serial, std::vector<llama_token> prompt, size_t cached, uint32_t chunk);
   ~Sequence();  // detaches and frees the chain; the KV cells stay (the engine keeps or removes them)

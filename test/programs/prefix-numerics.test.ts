@@ -40,7 +40,7 @@ it(
         .map((c) => [c.case!, c]),
     );
     const identical = (name: string) => cases[name]!.bitIdenticalSteps === cases[name]!.of;
-    for (const name of ["rule-turn2", "rule-whole", "short-rule", "cache-prompt"])
+    for (const name of ["rule-turn2", "rule-whole", "short-rule", "long-rule", "cache-prompt"])
       expect(identical(name), `${name}: ${JSON.stringify(cases[name])}`).toBe(true);
     for (const name of ["cache+output", "whole-cached", "short-naive"])
       expect(cases[name]!.maxAbsLogitDiff, `${name} differs`).toBeGreaterThan(0);

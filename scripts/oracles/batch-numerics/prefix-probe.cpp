@@ -10,10 +10,11 @@
 //   cells-moved   the reference's schedule, its second chunk in cells before its first (another
 //                 sequence held them while the first was decoded)
 //   rule-turn2    the engine's rule: P1, then O one by one, its cells dropped, P2's rest from where
-//                 the rule allows, in chunks ending on multiples of 512
+//                 the rule allows, cut as the engine cuts it
 //   rule-whole    P2, then P2 again from where the rule allows (a request repeated)
 // and, against P1 + X decoded from an empty cache: short-naive (P1, then X's few tokens) and
-// short-rule (P1, then from where the rule allows: 64 rows).
+// short-rule (P1, then from where the rule allows: 64 rows); against P1 + X + 450 tokens: long-rule
+// (P1, then the rest in one chunk across the 512-block boundary where the fresh decode cuts).
 // Usage: prefix-probe <model.gguf> <backends dir> [steps] [threads]
 #include <cmath>
 #include <cstdio>
@@ -89,8 +90,8 @@ int main(int argc, char** argv) {
   const int nv = llama_vocab_n_tokens(vocab);
   std::string rules;
   for (int i = 1; i <= 40; i++)
-    rules += std::to_string(i) + ". Read a file before editing it and keep edits small (" + std::to_string(i * 37) +
-             ").\n";
+    rules +=
+        std::to_string(i) + ". Read a file before editing it and keep edits small (" + std::to_string(i * 37) + ").\n";
   const std::vector<llama_token> p1 = tokenize(
       vocab, "<|im_start|>system\nYou are a coding agent.\n" + rules +
                  "<|im_end|>\n<|im_start|>user\nThe config loader crashes on an empty file. Find it.<|im_end|>\n"
@@ -143,22 +144,30 @@ int main(int argc, char** argv) {
   reset();
   const auto ref = trace([&] { return r.feed(p2, 0, p2.size(), 512); });
 
-  // The engine's rule (native/llama/prompt_cache.cpp): rows are reused only where they were decoded
-  // in a ubatch of the class a fresh decode would give them (at least 64 rows, or the same count),
-  // the rest is decoded in chunks that end on multiples of 512, and the first of them has the fresh
-  // class: 64 rows or more, or the whole of a block shorter than that.
-  auto aligned = [&](const std::vector<llama_token>& t, size_t from, size_t to) {
-    const float* last = nullptr;
-    while (from < to) {
-      const size_t end = std::min(to, (from / 512 + 1) * 512);
-      last = r.feed(t, from, end, 512);
-      from = end;
+  // The engine's rule (native/llama/prompt_cache.cpp, here for a request decoded alone): rows are
+  // reused only where they were decoded in a batch of the class a fresh decode gives them (64 rows
+  // or more before the last 512-block, the last block's size in it), and the rest is cut so that
+  // each row gets its class: a last block shorter than 64 rows alone, and no piece of fewer than 64
+  // rows before it left for a batch of its own.
+  auto engineChunks = [&](const std::vector<llama_token>& t, size_t from, size_t len) {
+    const size_t last = (len - 1) / 512 * 512;
+    const float* out = nullptr;
+    while (from < len) {
+      const size_t end = len - last < 64 && from < last ? last : len;
+      size_t n = std::min<size_t>(512, end - from);
+      const size_t left = end - from - n;
+      if (left > 0 && left < 64 && n > 64 - left) n -= 64 - left;
+      out = r.feed(t, from, from + n, 512);
+      from += n;
     }
-    return last;
+    return out;
   };
   auto reusable = [&](size_t k, size_t len) {
-    const size_t start = k / 512 * 512, e = std::min(start + 512, len);
-    return e - start >= 64 ? std::min(k, e - 64) : start;
+    const size_t last = (len - 1) / 512 * 512;
+    const bool shortLast = len - last < 64;
+    if (shortLast && k >= last) return last;
+    const size_t end = shortLast ? last : len;
+    return end - k < 64 ? (end >= 64 ? end - 64 : 0) : k;
   };
   auto trimTo = [&](size_t p) {
     llama_memory_seq_rm(mem, 0, llama_pos(p), -1);
@@ -190,17 +199,17 @@ int main(int argc, char** argv) {
       {"rule-turn2",
        [&] {
          // Turn 1 as the engine runs it, its output's cells then dropped; P1's last block has the
-         // class P2's gives it when both have 64 rows or more (checked: 241 and 307 here).
-         aligned(p2, 0, n1);
+         // class P2's gives it when both have 64 rows or more (241 and 307 here).
+         engineChunks(p2, 0, n1);
          for (size_t i = n1; i < n1 + nout; i++) r.feed(p2, i, i + 1, 1);
          trimTo(reusable(n1, p2.size()));
-         return aligned(p2, size_t(r.pos), p2.size());
+         return engineChunks(p2, size_t(r.pos), p2.size());
        }},
       {"rule-whole",
        [&] {
-         aligned(p2, 0, p2.size());
+         engineChunks(p2, 0, p2.size());
          trimTo(reusable(p2.size() - 1, p2.size()));
-         return aligned(p2, size_t(r.pos), p2.size());
+         return engineChunks(p2, size_t(r.pos), p2.size());
        }},
       {"cells-moved",
        [&] {
@@ -264,21 +273,38 @@ int main(int argc, char** argv) {
   p3.insert(p3.end(), x.begin(), x.end());
   forced.clear();
   reset();
-  const auto refShort = trace([&] { return aligned(p3, 0, p3.size()); });
+  const auto refShort = trace([&] { return engineChunks(p3, 0, p3.size()); });
   std::vector<Case> shortCases = {
       {"short-naive",
        [&] {
-         aligned(p3, 0, n1);
+         engineChunks(p3, 0, n1);
          return r.feed(p3, n1, p3.size(), 512);
        }},
       {"short-rule",
        [&] {
-         aligned(p3, 0, n1);
+         engineChunks(p3, 0, n1);
          trimTo(reusable(n1, p3.size()));
-         return aligned(p3, size_t(r.pos), p3.size());
+         return engineChunks(p3, size_t(r.pos), p3.size());
        }},
   };
   report("P1 + X", refShort, p3.size(), shortCases);
+
+  // A long turn: P1 + X + 450 more tokens, crossing a 512-block boundary where the fresh decode cuts
+  // a chunk and the engine's remainder (one chunk from P1's end) does not.
+  std::vector<llama_token> p4 = p3;
+  for (size_t i = 0; i < 450; i++) p4.push_back(p1[(i * 7) % n1]);
+  forced.clear();
+  reset();
+  const auto refLong = trace([&] { return engineChunks(p4, 0, p4.size()); });
+  std::vector<Case> longCases = {
+      {"long-rule",
+       [&] {
+         engineChunks(p4, 0, n1);
+         trimTo(reusable(n1, p4.size()));
+         return engineChunks(p4, size_t(r.pos), p4.size());
+       }},
+  };
+  report("P1 + X + 450", refLong, p4.size(), longCases);
   llama_batch_free(r.b);
   llama_free(ctx);
   llama_model_free(model);

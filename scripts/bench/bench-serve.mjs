@@ -12,7 +12,7 @@
 // system line differs), both servers in turn; medians per turn. The ratios printed and written are
 // from this run.
 //
-// Usage: node scripts/bench/bench-serve.mjs [--model file.gguf] [--reps 2] [--threads N]
+// Usage: node scripts/bench/bench-serve.mjs [--model file.gguf] [--reps 3] [--threads N]
 //          [--prefix 6000] [--out bench/results/serve.json]
 //   default model: .cache/models/qwen2.5-coder-0.5b-instruct.gguf (npm run models);
 //   needs llama-server (npm run build:llama-server; built here on first use).
@@ -34,7 +34,7 @@ if (!existsSync(modelPath)) {
   console.error(`bench:serve: ${path.relative(root, modelPath)} is missing: run npm run models (or pass --model)`);
   process.exit(1);
 }
-const REPS = Number(arg("reps", smallest ? 1 : 2));
+const REPS = Number(arg("reps", smallest ? 1 : 3));
 const PREFIX = Number(arg("prefix", smallest ? 600 : 6000));
 const threads = Number(arg("threads", defaultThreads()));
 const CONTEXT = smallest ? 2048 : PREFIX + 2048;
@@ -138,7 +138,11 @@ if (!smallest)
   }
 let ruleCount = 1;
 for (let step = 256; step >= 1; step /= 2) while ((await count(tools, ruleCount + step)) <= PREFIX) ruleCount += step;
-const peer = await startLlamaServer(modelPath, [
+// Killed however the run ends (an error included), so no llama-server outlives the bench.
+let peer;
+const stopPeer = () => peer?.child.kill("SIGKILL");
+process.on("exit", stopPeer);
+peer = await startLlamaServer(modelPath, [
   "-c",
   String(CONTEXT),
   "-np",
@@ -152,11 +156,11 @@ const peer = await startLlamaServer(modelPath, [
   "0",
 ]);
 
-// A short request first: our engine creates its llama_context on the first generation (llama-server
-// at start), and a context's first decode pays for allocation and warm-up.
-for (const url of [ours.url, peer.url]) await request(url, [{ role: "user", content: "hi" }], undefined);
 const runs = { toolmask: [], "llama-server": [] };
 try {
+  // A short request first: our engine creates its llama_context on the first generation
+  // (llama-server at start), and a context's first decode pays for allocation and warm-up.
+  for (const url of [ours.url, peer.url]) await request(url, [{ role: "user", content: "hi" }], undefined);
   for (let rep = 0; rep < REPS; rep++) {
     const turns = conversation(rep, ruleCount);
     for (const [name, url] of rep % 2 === 0

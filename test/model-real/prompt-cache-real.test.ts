@@ -52,6 +52,12 @@ describe.skipIf(!entry.present && !inCi)(`${NAME}: the prompt cache`, () => {
         const cached = await generate(model, { messages: m2, ...o });
         const again = await generate(model, { messages: m2, ...o });
         const fresh = await generate(model, { messages: m2, ...o, cachePrompt: false });
+        const same = (r: typeof fresh) => r.tokens.filter((t, i) => t === fresh.tokens[i]).length;
+        console.log(
+          `${topic}: turn 2 ${cached.usage.prompt_tokens} prompt tokens, ${cached.usage.prompt_tokens_details!.cached_tokens} cached ` +
+            `(repeat ${again.usage.prompt_tokens_details!.cached_tokens}, fresh ${fresh.usage.prompt_tokens_details!.cached_tokens}); ` +
+            `tokens equal to fresh at ${same(cached)} and ${same(again)} of ${fresh.tokens.length}`,
+        );
         expect(cached.usage.prompt_tokens_details!.cached_tokens, topic).toBeGreaterThan(t1.usage.prompt_tokens - 64);
         expect(again.usage.prompt_tokens_details!.cached_tokens, topic).toBe(again.usage.prompt_tokens - 64);
         expect(cached.tokens, topic).toEqual(fresh.tokens);

@@ -15,6 +15,7 @@ const program = (binary) => ({
   binary,
   includeDirs: ["include", path.join("ggml", "include")],
   headers: [path.join("include", "llama.h")],
+  localHeaders: [path.join(here, "probe-common.hpp")],
   libs: ["llama", "ggml", "ggml-base"],
   optimize: "-O1",
 });

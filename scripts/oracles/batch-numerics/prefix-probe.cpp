@@ -24,15 +24,7 @@
 #include <string>
 #include <vector>
 
-#include "ggml-backend.h"
-#include "llama.h"
-
-static std::vector<llama_token> tokenize(const llama_vocab* v, const std::string& s) {
-  std::vector<llama_token> out(s.size() + 8);
-  int n = llama_tokenize(v, s.data(), int(s.size()), out.data(), int(out.size()), false, true);
-  out.resize(n > 0 ? n : 0);
-  return out;
-}
+#include "probe-common.hpp"
 
 struct Run {
   llama_context* ctx;
@@ -62,13 +54,6 @@ struct Run {
   }
 };
 
-static int argmax(const float* l, int nv) {
-  int best = 0;
-  for (int i = 1; i < nv; i++)
-    if (l[i] > l[best]) best = i;
-  return best;
-}
-
 int main(int argc, char** argv) {
   if (argc < 3) {
     fprintf(stderr, "usage: prefix-probe model.gguf backendsDir [steps] [threads]\n");
@@ -76,16 +61,7 @@ int main(int argc, char** argv) {
   }
   const int steps = argc > 3 ? atoi(argv[3]) : 32;
   const int threads = argc > 4 ? atoi(argv[4]) : 1;
-  llama_log_set([](ggml_log_level, const char*, void*) {}, nullptr);
-  ggml_backend_load_all_from_path(argv[2]);
-  llama_backend_init();
-  llama_model_params mp = llama_model_default_params();
-  mp.n_gpu_layers = 0;
-  llama_model* model = llama_model_load_from_file(argv[1], mp);
-  if (!model) {
-    fprintf(stderr, "cannot load %s\n", argv[1]);
-    return 1;
-  }
+  llama_model* model = loadCpuModel(argv[1], argv[2]);
   const llama_vocab* vocab = llama_model_get_vocab(model);
   const int nv = llama_vocab_n_tokens(vocab);
   std::string rules;

@@ -23,6 +23,7 @@ import os from "node:os";
 import path from "node:path";
 import { arg, benchModelPath, median, outPath, root, smallest } from "../lib/bench-setup.mjs";
 import { startLlamaServer } from "../oracles/llama-server/process.mjs";
+import { Agent, fetch as undiciFetch } from "undici";
 
 const { startServer } = await import(path.join(root, "dist", "server", "index.js"));
 const { defaultThreads, loadModel } = await import(path.join(root, "dist", "engine", "model.js"));
@@ -95,9 +96,15 @@ function conversation(rep, ruleCount) {
 }
 
 // --- The servers -------------------------------------------------------------------------------
+/** How long one turn may take: turn 1 took 289 s at load average 13 (6,000 tokens, 1 thread). */
+const TURN_MS = 30 * 60_000;
+// Node's own fetch stops waiting for a response's headers after undici's 300 s, which a first turn's
+// prefill on a loaded machine passes: requests go through an Agent with the turn's limit.
+const dispatcher = new Agent({ headersTimeout: TURN_MS, bodyTimeout: TURN_MS });
 async function request(url, messages, tools) {
   const t0 = performance.now();
-  const r = await fetch(`${url}/v1/chat/completions`, {
+  const r = await undiciFetch(`${url}/v1/chat/completions`, {
+    dispatcher,
     method: "POST",
     headers: { "content-type": "application/json" },
     body: JSON.stringify({
@@ -108,7 +115,7 @@ async function request(url, messages, tools) {
       temperature: 0,
       cache_prompt: true,
     }),
-    signal: AbortSignal.timeout(30 * 60_000),
+    signal: AbortSignal.timeout(TURN_MS),
   });
   const body = await r.json();
   const ms = performance.now() - t0;

@@ -128,6 +128,11 @@ export interface NativeGenerationRequest {
   fastForward?: boolean;
   /** Record each step's host work in the result's stepHostMicros (benchmarks). */
   recordStepTimes?: boolean;
+  /**
+   * Reuse an idle slot's KV cells for the longest common prefix of the prompt, and leave this
+   * sequence's cells in its slot when it ends (native/llama/prompt_cache.hpp). Default true.
+   */
+  cachePrompt?: boolean;
 }
 /** native/llama/generation.hpp MaskTableStats. */
 export interface NativeMaskTable {
@@ -145,6 +150,8 @@ export interface NativeGenerationResult {
   tokens: number[];
   finishReason: "stop" | "length" | "aborted";
   promptTokens: number;
+  /** Of promptTokens, those whose KV cells were reused from the slot's cache (not decoded). */
+  promptCachedTokens: number;
   queueMillis: number;
   promptMillis: number;
   decodeMillis: number;

@@ -10,6 +10,7 @@ Napi::Object resultObject(Napi::Env env, const llama::GenerationResult& r) {
   out.Set("tokens", tokens);
   out.Set("finishReason", r.finishReason);
   out.Set("promptTokens", r.promptTokens);
+  out.Set("promptCachedTokens", r.promptCachedTokens);
   out.Set("queueMillis", r.queueMillis);
   out.Set("promptMillis", r.promptMillis);
   out.Set("decodeMillis", r.decodeMillis);

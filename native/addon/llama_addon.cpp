@@ -364,6 +364,8 @@ llama::GenerationRequest readRequest(const Napi::Object& o) {
   r.backendSampling = o.Get("backendSampling").ToBoolean().Value();
   r.fastForward = o.Get("fastForward").ToBoolean().Value();
   r.recordStepTimes = o.Get("recordStepTimes").ToBoolean().Value();
+  Napi::Value cache = o.Get("cachePrompt");
+  r.cachePrompt = cache.IsUndefined() || cache.ToBoolean().Value();  // on unless asked off, as GenerateOptions
   Napi::Value g = o.Get("grammar");
   if (!g.IsUndefined() && !g.IsNull()) r.grammar = unwrapGrammar(g, "grammar");
   return r;

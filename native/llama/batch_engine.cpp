@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "prompt_cache.hpp"
 #include "sequence.hpp"
 
 namespace toolmask::llama {
@@ -61,15 +62,18 @@ class Decoder {
   }
 
   void end(std::unique_ptr<Sequence>& s, const char* reason) {
-    GenerationResult r = s->finish(reason);
     auto job = s->job;
-    s.reset();  // frees the slot (chain detached, KV cells removed) before the caller hears of it
+    GenerationResult r = s->finish(reason);
+    cache_.release(s->id, job->request.cachePrompt, s->prompt(), s->promptRows());
+    s.reset();  // frees the slot (chain detached) before the caller hears of it
     job->sink.onDone(std::move(r));
   }
 
   void fail(std::unique_ptr<Sequence>& s, const std::string& why) {
     auto job = s->job;
+    const llama_seq_id id = s->id;
     s.reset();
+    cache_.release(id, false, {}, {});  // what a failed decode left in its cells is not known
     job->sink.onError(why);
   }
 
@@ -95,20 +99,26 @@ class Decoder {
     }
     batch_ = a_.llama_batch_init(int32_t(config_.batchTokens), 0, 1);
     batchReady_ = true;
+    cache_.attach(a_.llama_get_memory(ctx_));
   }
 
+  // Queued jobs, in order, into free slots: each to the slot whose cached tokens serve its prompt
+  // best (prompt_cache.hpp), the cache trimmed to the common prefix, the rest left to decode.
   void admit() {
-    for (size_t id = 0; id < slots_.size() && !queue_.empty(); id++) {
-      if (slots_[id]) continue;
+    while (!queue_.empty() && running() < slots_.size()) {
       std::shared_ptr<Job> job = std::move(queue_.front());
       queue_.pop_front();
       try {
         ensureContext();
-        slots_[id] = std::make_unique<Sequence>(job, llama_seq_id(id), model_, ctx_, config_.contextSize, serial_++);
-      } catch (const std::exception& e) {
-        job->sink.onError(e.what());
-        id--;  // the slot is still free
-      }
+        std::vector<llama_token> prompt = Sequence::checkedPrompt(job->request, model_, config_.contextSize);
+        std::vector<bool> idle(slots_.size());
+        for (size_t i = 0; i < slots_.size(); i++) idle[i] = !slots_[i];
+        const bool reuse = job->request.cachePrompt;
+        const llama_seq_id id = cache_.choose(prompt, idle, reuse);
+        const size_t cached = cache_.claim(id, prompt, reuse);
+        slots_[size_t(id)] = std::make_unique<Sequence>(job, id, model_, ctx_, config_.contextSize, serial_++,
+                                                        std::move(prompt), cached, config_.batchTokens);
+      } catch (const std::exception& e) { job->sink.onError(e.what()); }
     }
   }
 
@@ -134,6 +144,8 @@ class Decoder {
         if (s && inBatch[size_t(s->id)]) fail(s, why);  // its tokens are not in the cache: it cannot go on
       return;
     }
+    for (auto& s : slots_)
+      if (s && inBatch[size_t(s->id)]) s->decoded(batch_.n_tokens);
     for (auto& s : slots_) {
       if (!s || !s->hasOutput()) continue;
       try {
@@ -148,7 +160,8 @@ class Decoder {
   llama_context* ctx_ = nullptr;
   llama_batch batch_{};
   bool batchReady_ = false;
-  std::vector<std::unique_ptr<Sequence>> slots_;  // index = llama_seq_id
+  std::vector<std::unique_ptr<Sequence>> slots_;           // index = llama_seq_id
+  PromptCache cache_{config_.slots, config_.batchTokens};  // what each slot's KV cells hold
   std::deque<std::shared_ptr<Job>> queue_;
   uint64_t serial_ = 0;
 };

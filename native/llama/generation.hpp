@@ -41,6 +41,10 @@ struct GenerationRequest {
   // Record each step's host work for this sequence (sampling, the mask, fast-forward) in
   // GenerationResult::stepHostMicros (benchmarks).
   bool recordStepTimes = false;
+  // Reuse the KV cells an idle sequence slot holds for the longest common token prefix of this
+  // prompt, and leave this sequence's cells (prompt and decoded output) in its slot when it ends.
+  // false: the prompt is neither read from nor left in the cache (every token is decoded here).
+  bool cachePrompt = true;
 };
 
 // The backend path's resident mask table (mask_resident.hpp); all zero for other representations.
@@ -61,9 +65,10 @@ struct GenerationResult {
   std::vector<llama_token> tokens;  // generated, including a final end-of-generation token
   std::string finishReason;         // "stop" (end of generation), "length", "aborted"
   int32_t promptTokens = 0;
-  double queueMillis = 0;   // waiting for a free sequence slot
-  double promptMillis = 0;  // from the first prompt chunk decoded to the last
-  double decodeMillis = 0;  // from the first sampled token to the last
+  int32_t promptCachedTokens = 0;  // of them, those whose KV cells were reused, not decoded (cachePrompt)
+  double queueMillis = 0;          // waiting for a free sequence slot
+  double promptMillis = 0;         // from the first prompt chunk decoded to the last
+  double decodeMillis = 0;         // from the first sampled token to the last
   uint64_t maskApplyCount = 0;
   uint64_t maskApplyNanos = 0;
   uint64_t maskBackendSteps = 0;  // steps whose mask ran inside the graph

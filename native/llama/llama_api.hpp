@@ -23,7 +23,7 @@ namespace toolmask::llama {
   X(llama_vocab_type)                                                                                       \
   X(llama_vocab_bos) X(llama_vocab_eos) X(llama_vocab_get_add_bos) X(llama_token_to_piece)                  \
   X(llama_tokenize) X(llama_batch_init) X(llama_batch_free) X(llama_decode) X(llama_get_memory)             \
-  X(llama_memory_seq_rm)                                                                                    \
+  X(llama_memory_seq_rm) X(llama_memory_seq_pos_max)                                                       \
   X(llama_sampler_init) X(llama_sampler_chain_init) X(llama_sampler_chain_add) X(llama_sampler_free)        \
   X(llama_sampler_sample) X(llama_sampler_accept) X(llama_sampler_init_greedy) X(llama_sampler_init_dist)   \
   X(llama_sampler_init_temp) X(llama_sampler_init_top_k) X(llama_sampler_init_top_p)                        \

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "../core/fast_forward.hpp"
+#include "prompt_cache.hpp"
 #include "sampler_chain.hpp"
 
 namespace toolmask::llama {
@@ -28,27 +29,46 @@ void put(llama_batch& b, llama_token tok, llama_pos pos, llama_seq_id seq, bool 
 
 }  // namespace
 
-Sequence::Sequence(std::shared_ptr<Job> j, llama_seq_id seqId, const Model& model, llama_context* ctx,
-                   uint32_t contextSize, uint64_t order)
-    : job(std::move(j)), id(seqId), serial(order), a_(api()), model_(model), ctx_(ctx), contextSize_(contextSize) {
-  const GenerationRequest& req = job->request;
-  const int32_t nVocab = a_.llama_vocab_n_tokens(model.vocab());
+std::vector<llama_token> Sequence::checkedPrompt(const GenerationRequest& req, const Model& model,
+                                                 uint32_t contextSize) {
+  const Api& a = api();
+  const int32_t nVocab = a.llama_vocab_n_tokens(model.vocab());
   if (req.grammar && req.grammar->vocab().size() != uint32_t(nVocab))
     throw std::runtime_error("the grammar was compiled for a vocabulary of " +
                              std::to_string(req.grammar->vocab().size()) + " tokens, the model has " +
                              std::to_string(nVocab) + "; compile it on model.vocabulary");
-  prompt_ = req.tokens.empty() ? model.tokenizer().tokenize(req.prompt, true).tokens
-                               : std::vector<llama_token>(req.tokens.begin(), req.tokens.end());
-  for (llama_token t : prompt_)
+  std::vector<llama_token> prompt = req.tokens.empty() ? model.tokenizer().tokenize(req.prompt, true).tokens
+                                                       : std::vector<llama_token>(req.tokens.begin(), req.tokens.end());
+  for (llama_token t : prompt)
     if (t < 0 || t >= nVocab)
       throw std::runtime_error("prompt token " + std::to_string(t) + " is outside the vocabulary");
-  if (prompt_.empty()) throw std::runtime_error("the prompt is empty");
-  if (prompt_.size() >= contextSize)
-    throw std::runtime_error("the prompt has " + std::to_string(prompt_.size()) + " tokens but the context holds " +
+  if (prompt.empty()) throw std::runtime_error("the prompt is empty");
+  if (prompt.size() >= contextSize)
+    throw std::runtime_error("the prompt has " + std::to_string(prompt.size()) + " tokens but the context holds " +
                              std::to_string(contextSize) +
                              "; load the model with a larger contextSize or shorten the messages");
+  return prompt;
+}
+
+Sequence::Sequence(std::shared_ptr<Job> j, llama_seq_id seqId, const Model& model, llama_context* ctx,
+                   uint32_t contextSize, uint64_t order, std::vector<llama_token> prompt, size_t cached, uint32_t chunk)
+    : job(std::move(j)),
+      id(seqId),
+      serial(order),
+      a_(api()),
+      model_(model),
+      ctx_(ctx),
+      contextSize_(contextSize),
+      prompt_(std::move(prompt)),
+      promptDone_(cached),
+      pos_(llama_pos(cached)),
+      chunk_(chunk) {
+  const GenerationRequest& req = job->request;
+  if (cached >= prompt_.size()) throw std::logic_error("at least the prompt's last token is decoded");
   res_.promptTokens = int32_t(prompt_.size());
+  res_.promptCachedTokens = int32_t(cached);
   res_.queueMillis = millis(Clock::now() - job->submitted);
+  const int32_t nVocab = a_.llama_vocab_n_tokens(model.vocab());
   chain_ = buildSamplerChain(a_, req, nVocab, &stats_, &mask_);
   // A fresh chain per request: llama.cpp initialises a chain's backend part once, on attach.
   if (mask_) setTokensLeft(mask_, std::min<int64_t>(req.maxTokens, int64_t(contextSize) - int64_t(prompt_.size())));
@@ -58,11 +78,16 @@ Sequence::Sequence(std::shared_ptr<Job> j, llama_seq_id seqId, const Model& mode
 Sequence::~Sequence() {
   if (attached_) a_.llama_set_sampler(ctx_, id, nullptr);  // before the free: the context holds the chain
   a_.llama_sampler_free(chain_);
-  a_.llama_memory_seq_rm(a_.llama_get_memory(ctx_), id, -1, -1);
+}
+
+void Sequence::decoded(int32_t batchRows) {
+  promptRows_.insert(promptRows_.end(), size_t(stepPromptRows_), PromptCache::rowClass(batchRows));
+  stepPromptRows_ = 0;
 }
 
 int32_t Sequence::addTo(llama_batch& batch, int32_t room) {
   outIndex_ = -1;
+  stepPromptRows_ = 0;
   if (room <= 0) return 0;
   if (!prefilling()) {
     const size_t n = std::min(pending_.size(), size_t(room));
@@ -75,8 +100,13 @@ int32_t Sequence::addTo(llama_batch& batch, int32_t room) {
     if (!pending_.empty()) res_.decodeSteps++;  // a pass without this sequence's output (the batch was full)
     return int32_t(n);
   }
-  if (promptDone_ == 0) promptStart_ = Clock::now();
-  const int32_t n = int32_t(std::min<size_t>(size_t(room), prompt_.size() - promptDone_));
+  if (!promptStarted_) {
+    promptStarted_ = true;
+    promptStart_ = Clock::now();
+  }
+  // Cut so that each row gets the batch class a decode from an empty cache gives it (prompt_cache.hpp).
+  const int32_t n = int32_t(PromptCache::chunkRows(promptDone_, prompt_.size(), size_t(room), chunk_));
+  stepPromptRows_ = n;
   for (int32_t i = 0; i < n; i++) {
     const bool last = promptDone_ + 1 == prompt_.size();
     if (last) outIndex_ = batch.n_tokens;

@@ -70,6 +70,7 @@ function run(name, cmd, args) {
  * @property {string} binary       file name of the program inside .cache/<name>/
  * @property {string[]} includeDirs folders of the llama.cpp source to put on the include path
  * @property {string[]} headers    headers (relative to the source) that must exist; also rebuild inputs
+ * @property {string[]} [localHeaders] headers of this repository the program includes (absolute paths); rebuild inputs
  * @property {string[]} libs       libraries to link by bare name, e.g. ["llama", "ggml", "ggml-base"]
  * @property {string} optimize     e.g. "-O2"
  */
@@ -125,7 +126,7 @@ export async function buildLlamaProgram(p, options = {}) {
   const stamp = [cxx, ...compileArgs(binary)].join("\n");
 
   // Newer libraries or headers (an updated node-llama-cpp) mean a rebuild, so the two never disagree.
-  const inputs = [p.sourceFile, ...headers, ...libs.map((l) => path.join(libDir, l))];
+  const inputs = [p.sourceFile, ...(p.localHeaders ?? []), ...headers, ...libs.map((l) => path.join(libDir, l))];
   const upToDate = () =>
     existsSync(binary) &&
     inputs.every((f) => statSync(binary).mtimeMs >= statSync(f).mtimeMs) &&

@@ -51,6 +51,14 @@ export interface GenerateOptions {
    * (llama.cpp's experimental backend sampling: graph ops where the logits live).
    */
   maskPath?: "cpu" | "backend";
+  /**
+   * true (default): the prompt reuses the KV cache an idle sequence slot kept from an earlier request
+   * for their longest common token prefix (only the rest is decoded: usage.prompt_tokens_details.
+   * cached_tokens says how many were not), and this request's own cells stay in its slot for the
+   * next one. false: the prompt is neither read from nor left in the cache, as llama-server's
+   * `cache_prompt: false`. Only KV cells are shared: each request has its own sampler and grammar.
+   */
+  cachePrompt?: boolean;
   /** A dialect name; default: the one detected from the model's chat template. */
   dialect?: string;
   signal?: AbortSignal;
@@ -79,4 +87,5 @@ export const GENERATE_OPTION_NAMES = optionNames<GenerateOptions>({
   dialect: true,
   signal: true,
   fastForward: true,
+  cachePrompt: true,
 });

@@ -35,7 +35,12 @@ export interface AssistantMessage {
 export interface GenerateResult {
   message: AssistantMessage;
   finishReason: "stop" | "tool_calls" | "length";
-  usage: { prompt_tokens: number; completion_tokens: number };
+  /**
+   * prompt_tokens_details.cached_tokens: of prompt_tokens, those whose KV cells an earlier request
+   * left in the slot (GenerateOptions.cachePrompt), reused and not decoded; absent in a gateway's
+   * answers (the upstream's count is not read).
+   */
+  usage: { prompt_tokens: number; completion_tokens: number; prompt_tokens_details?: { cached_tokens: number } };
   /**
    * tokensPerSecond: this generation's own tokens over its decodeMillis (other sequences decoded
    * in the same steps are not counted); prepareMillis: rendering, tokenizing the prompt and
@@ -119,6 +124,8 @@ export async function prepareGeneration(
   signal: AbortSignal | undefined = options.signal,
 ): Promise<PreparedGeneration> {
   const t0 = performance.now();
+  if (options.cachePrompt !== undefined && typeof options.cachePrompt !== "boolean")
+    throw new TypeError(`cachePrompt must be true or false, got ${JSON.stringify(options.cachePrompt)}`);
   const chat = await prepareChatAsync(model, options);
   const { prompt, maxTokens, ir, resolved, sampling } = chat;
   const promptTokens = await tokenizeChatPrompt(model, prompt, signal);
@@ -144,6 +151,7 @@ export async function prepareGeneration(
       prompt,
       promptTokens,
       maxTokens,
+      cachePrompt: options.cachePrompt !== false,
       ...sampling,
       ...(grammar ? { grammar, fastForward: options.fastForward !== false } : {}),
     },
@@ -232,7 +240,11 @@ export function resultOf(
   return {
     message,
     finishReason: parsed ? parsed.finishReason : finish,
-    usage: { prompt_tokens: native.promptTokens, completion_tokens: n },
+    usage: {
+      prompt_tokens: native.promptTokens,
+      completion_tokens: n,
+      prompt_tokens_details: { cached_tokens: native.promptCachedTokens },
+    },
     timings: {
       tokensPerSecond: native.decodeMillis > 0 ? (n * 1000) / native.decodeMillis : 0,
       maskMicrosPerToken: native.maskApplyCount > 0 ? native.maskApplyNanos / native.maskApplyCount / 1000 : 0,

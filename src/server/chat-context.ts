@@ -16,6 +16,8 @@ export interface ChatContext extends ModelNames {
   strictFormats: boolean;
   /** Milliseconds between keepalives while a stream waits for its next event (prefill, a long step); 0: none. */
   keepaliveMs: number;
+  /** false: no request reads or leaves the prompt cache (GenerateOptions.cachePrompt). */
+  cachePrompt: boolean;
   /** Generations in flight, so that closing the server can stop them. */
   active: Set<AbortController>;
   /** Sees errors answered with a 5xx (our faults), for logging. */

@@ -52,6 +52,8 @@ Options:
   --cors ORIGINS       answer browser requests from these origins (https://app.example,
                        comma-separated, or "*" for any); default: no cross-origin access
   --no-fast-forward    sample every token, also the text the grammar forces (to compare)
+  --no-cache-prompt    decode every prompt whole: no request reuses the KV cache an earlier one
+                       left in its sequence slot, nor leaves its own (--model only)
   --strict-formats     refuse (400) a tool whose schema names a "format" the grammar does not
                        enforce; default: such a format is an annotation, logged once per request
   --keepalive MS       while a stream waits (prefill, a slow step), a keepalive every MS
@@ -130,6 +132,7 @@ function optionsOf(argv: string[]): ServerOptions | "help" {
         "max-connections": { type: "string" },
         "grammar-cache-mb": { type: "string" },
         "no-fast-forward": { type: "boolean" },
+        "no-cache-prompt": { type: "boolean" },
         "strict-formats": { type: "boolean" },
         keepalive: { type: "string" },
         help: { type: "boolean", short: "h" },
@@ -167,6 +170,8 @@ function optionsOf(argv: string[]): ServerOptions | "help" {
     o.load = { ...(threads !== undefined ? { threads } : {}), ...(contextSize !== undefined ? { contextSize } : {}) };
   } else {
     if (threads !== undefined) throw new FlagError("--threads goes with --model: upstream engines decode");
+    if (values["no-cache-prompt"])
+      throw new FlagError("--no-cache-prompt goes with --model: upstream engines cache prompts by their own settings");
     const engine = values.engine;
     const syntax = values["grammar-syntax"];
     const flag = {
@@ -233,6 +238,7 @@ function optionsOf(argv: string[]): ServerOptions | "help" {
     }
   }
   if (values["no-fast-forward"]) o.fastForward = false;
+  if (values["no-cache-prompt"]) o.cachePrompt = false;
   if (values["strict-formats"]) o.strictFormats = true;
   const keepalive = int("keepalive", values.keepalive, 0, 2 ** 31 - 1, " (milliseconds; 0: none)");
   if (keepalive !== undefined) o.keepaliveMs = keepalive;
@@ -339,7 +345,7 @@ export async function serveCommand(
   const shownHosts =
     hosts === "any" ? "any host" : `hosts ${[...hosts].map((h) => (h.includes(":") ? `[${h}]` : h)).join(", ")}`;
   io.out.write(
-    `toolmask serve: listening on ${server.url} (${options.modelPath !== undefined ? `model ${options.modelPath}` : `${options.upstreams!.engine} upstreams ${options.upstreams!.urls.join(", ")}`}, ${server.parallel} slots, queue ${server.maxQueue}${options.apiKey ? ", API key required" : ""}, ${shownHosts}${options.modelAliases ? `, also named ${options.modelAliases.join(", ")}` : ""}${options.cors ? `, CORS for ${options.cors.join(", ")}` : ""})\n`,
+    `toolmask serve: listening on ${server.url} (${options.modelPath !== undefined ? `model ${options.modelPath}` : `${options.upstreams!.engine} upstreams ${options.upstreams!.urls.join(", ")}`}, ${server.parallel} slots, queue ${server.maxQueue}${options.cachePrompt === false ? ", prompt cache off" : ""}${options.apiKey ? ", API key required" : ""}, ${shownHosts}${options.modelAliases ? `, also named ${options.modelAliases.join(", ")}` : ""}${options.cors ? `, CORS for ${options.cors.join(", ")}` : ""})\n`,
   );
   const why = await stopped(io.signal);
   io.out.write(`toolmask serve: ${why === "abort" ? "stopping" : `${why}, stopping`}\n`);

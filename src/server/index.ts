@@ -30,6 +30,12 @@ function checkOptions(o: ServerOptions): void {
   if (o.dialect !== undefined) getDialect(o.dialect); // an unknown name fails now, not on every request
   if (o.fastForward !== undefined && typeof o.fastForward !== "boolean")
     throw new TypeError(`fastForward must be true or false, got ${JSON.stringify(o.fastForward)}`);
+  if (o.cachePrompt !== undefined && typeof o.cachePrompt !== "boolean")
+    throw new TypeError(`cachePrompt must be true or false, got ${JSON.stringify(o.cachePrompt)}`);
+  if (o.cachePrompt !== undefined && o.upstreams !== undefined)
+    throw new TypeError(
+      "cachePrompt goes with model or modelPath: a gateway's upstreams cache prompts by their own settings (llama-server: --cache-prompt / --no-cache-prompt)",
+    );
   if (o.strictFormats !== undefined && typeof o.strictFormats !== "boolean")
     throw new TypeError(`strictFormats must be true or false, got ${JSON.stringify(o.strictFormats)}`);
   if (

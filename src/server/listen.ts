@@ -53,6 +53,7 @@ export async function listen(
     fastForward: options.fastForward ?? true,
     strictFormats: options.strictFormats ?? false,
     keepaliveMs: options.keepaliveMs ?? DEFAULT_KEEPALIVE_MS,
+    cachePrompt: options.cachePrompt ?? true,
     apiKey: options.apiKey,
     bodyLimit: options.bodyLimit ?? 8 * 1024 * 1024,
     onError: options.onError,

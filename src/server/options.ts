@@ -96,6 +96,12 @@ export interface ServerOptions {
   /** false: sample every token, also the text the grammar forces (GenerateOptions.fastForward). Default true. */
   fastForward?: boolean;
   /**
+   * false: no request reuses the KV cache an earlier one left in a sequence slot, nor leaves its own
+   * (GenerateOptions.cachePrompt false for every request; llama-server's --no-cache-prompt). Default
+   * true. A model served here only: a gateway's upstreams cache by their own settings.
+   */
+  cachePrompt?: boolean;
+  /**
    * true: a request whose tools name a "format" the grammar does not enforce is answered 400
    * (GenerateOptions.strictFormats). Default false: the format is an annotation and `onNotice` hears of it.
    */

@@ -47,6 +47,7 @@ export async function runInSlot(
       ...(ctx.dialect ? { dialect: ctx.dialect } : {}),
       fastForward: ctx.fastForward,
       ...(ctx.strictFormats ? { strictFormats: true } : {}),
+      ...(ctx.cachePrompt ? {} : { cachePrompt: false }),
       signal: ctl.signal,
     };
     return await work({ options, clientGone: () => clientGone });

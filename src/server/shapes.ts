@@ -13,6 +13,8 @@ export interface Usage {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
+  /** Of prompt_tokens, those reused from the prompt cache (GenerateOptions.cachePrompt); absent from a gateway. */
+  prompt_tokens_details?: { cached_tokens: number };
 }
 
 export function newMeta(model: string): ResponseMeta {
@@ -20,7 +22,13 @@ export function newMeta(model: string): ResponseMeta {
 }
 
 export function usageOf(r: GenerateResult): Usage {
-  return { ...r.usage, total_tokens: r.usage.prompt_tokens + r.usage.completion_tokens };
+  const { prompt_tokens, completion_tokens, prompt_tokens_details } = r.usage;
+  return {
+    prompt_tokens,
+    completion_tokens,
+    total_tokens: prompt_tokens + completion_tokens,
+    ...(prompt_tokens_details ? { prompt_tokens_details: { cached_tokens: prompt_tokens_details.cached_tokens } } : {}),
+  };
 }
 
 export function completionBody(meta: ResponseMeta, r: GenerateResult) {

@@ -313,6 +313,9 @@ export function parseCompletionRequest(body: unknown, { vocabSize, contextSize }
   if (choice !== undefined) options.toolChoice = choice;
   const parallel = bool(body, "parallel_tool_calls");
   if (parallel !== undefined) options.parallelToolCalls = parallel;
+  // llama-server's name: false decodes the whole prompt, neither read from nor left in the prompt cache.
+  const cachePrompt = bool(body, "cache_prompt");
+  if (cachePrompt !== undefined) options.cachePrompt = cachePrompt;
   const maxTokens = integer(body, "max_completion_tokens", 1, INT32_MAX) ?? integer(body, "max_tokens", 1, INT32_MAX);
   if (maxTokens !== undefined) options.maxTokens = maxTokens;
   const extras: Array<[keyof GenerateOptions, number | undefined]> = [

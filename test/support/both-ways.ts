@@ -2,7 +2,8 @@
 // answers compared: what the client holds at the end of the stream (its stream helper's final
 // message, and the raw events, their protocol checked) must be the whole answer — the same text,
 // thought, calls (without ids: they are minted per answer, server-call-ids.test.ts), finish and
-// usage. A request the whole answer refuses must be refused the same way streamed: the same HTTP
+// usage (the prompt's tokens in all: the second run finds the first's prompt in the prompt cache,
+// so how many were cached differs). A request the whole answer refuses must be refused the same way streamed: the same HTTP
 // status and error body. Each helper returns the whole answer, or throws its error.
 import { expect } from "vitest";
 import type Anthropic from "@anthropic-ai/sdk";
@@ -10,7 +11,7 @@ import type { MessageCreateParamsNonStreaming, RawMessageStreamEvent } from "@an
 import type OpenAI from "openai";
 import type { ResponseCreateParamsNonStreaming, ResponseStreamEvent } from "openai/resources/responses/responses";
 import type { generateText, streamText } from "ai";
-import { assemble, withoutIds } from "./server-fixtures.js";
+import { assemble, messagePromptTokens, withoutIds } from "./server-fixtures.js";
 import { messagesProtocolProblems, responsesProtocolProblems } from "./stream-protocol.js";
 
 type Settled<T> = { ok: T; err?: undefined } | { ok?: undefined; err: unknown };
@@ -53,9 +54,12 @@ function chatEssence(
     reasoning: m.reasoning_content || "",
     calls: withoutIds((m.tool_calls ?? []) as never),
     finish,
-    usage: stops.length > 0 ? { prompt_tokens: usage?.prompt_tokens } : usage && { ...usage },
+    usage: stops.length > 0 ? { prompt_tokens: usage?.prompt_tokens } : usage && withoutCached(usage),
   };
 }
+
+/** A chat usage without prompt_tokens_details (the cached count differs from one run to the next). */
+const withoutCached = <U extends object>(usage: U) => ({ ...usage, prompt_tokens_details: undefined });
 
 /** chat.completions.create() and chat.completions.stream() on the same request: the whole answer. */
 export async function chatBothWays(api: OpenAI, params: ChatParams): Promise<Chat> {
@@ -101,7 +105,10 @@ const messageEssence = (m: Message) => ({
   stop_sequence: m.stop_sequence,
   // Not output_tokens after a stop sequence: decoding stops a step after it is seen, or two, as the
   // abort lands (35 or 36 tokens for the same request on the test model).
-  usage: m.stop_sequence === null ? m.usage : { input_tokens: m.usage.input_tokens },
+  usage: {
+    prompt: messagePromptTokens(m.usage),
+    ...(m.stop_sequence === null ? { output_tokens: m.usage.output_tokens } : {}),
+  },
 });
 
 /** messages.create() and messages.stream() on the same request: the whole answer. */
@@ -144,7 +151,7 @@ const responseEssence = (r: Response) => ({
   reasoning: outputTexts(r, "reasoning"),
   status: r.status,
   incomplete_details: r.incomplete_details,
-  usage: r.usage,
+  usage: r.usage && { ...r.usage, input_tokens_details: undefined },
 });
 
 /** responses.create() and responses.stream() on the same request: the whole answer. */

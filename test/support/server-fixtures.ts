@@ -94,6 +94,13 @@ export function client(baseURL: string, work: Work, apiKey = "unused"): OpenAI {
   });
 }
 
+/**
+ * A Messages answer's prompt tokens: input_tokens counts those decoded for it, cache_read_input_tokens
+ * those reused from the prompt cache (as Anthropic and llama-server count them).
+ */
+export const messagePromptTokens = (u: { input_tokens: number | null; cache_read_input_tokens?: number | null }) =>
+  (u.input_tokens ?? 0) + (u.cache_read_input_tokens ?? 0);
+
 /** The Anthropic SDK's client of a server, its timeouts sized by `work`, no retries. */
 export function anthropicClient(baseURL: string, work: Work, apiKey = "unused"): Anthropic {
   return new Anthropic({ baseURL, apiKey, maxRetries: 0, timeout: timeoutFor(work), fetch: timedFetch(work) });

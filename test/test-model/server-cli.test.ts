@@ -69,6 +69,10 @@ describe("toolmask serve flags", () => {
     ],
     [["--upstream", "http://127.0.0.1:1", "--engine", "openai", "--threads", "2"], /--threads goes with --model/],
     [
+      ["--upstream", "http://127.0.0.1:1", "--engine", "openai", "--no-cache-prompt"],
+      /--no-cache-prompt goes with --model: upstream engines cache prompts by their own settings/,
+    ],
+    [
       ["--upstream", "http://127.0.0.1:1", "--engine", "openai", "--no-lazy-grammar"],
       /--no-lazy-grammar goes with --engine llama-server/,
     ],

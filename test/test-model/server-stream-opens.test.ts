@@ -4,7 +4,8 @@
 // sends; chat completions and Responses: SSE comment lines). The real openai and @anthropic-ai/sdk
 // clients time out a request whose response has not begun; here their timeout is 250 ms and the
 // prompt takes longer than that to prefill (6,000 tokens: 0.6 s at the test model's fastest
-// measured 0.10 ms/token, test/support/timeouts.ts), and each stream still completes.
+// measured 0.10 ms/token, test/support/timeouts.ts), and each stream still completes. Every request
+// sends the same prompt, so the server runs with the prompt cache off: each one prefills it whole.
 import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -26,7 +27,7 @@ let model: LlamaModel;
 let server: ToolmaskServer;
 beforeAll(async () => {
   model = await loadModel({ path: testModelPath(), threads: 1, contextSize: 8_192 });
-  server = await startServer({ model, port: 0, keepaliveMs: 100 });
+  server = await startServer({ model, port: 0, keepaliveMs: 100, cachePrompt: false });
 });
 afterAll(async () => {
   await server?.close();

@@ -1,20 +1,26 @@
 #!/usr/bin/env node
-// Builds probe.cpp (is batched decoding bit-identical to solo decoding?) against node-llama-cpp's
-// prebuilt libllama, into <repo>/.cache/batch-numerics/probe. Run: node scripts/oracles/batch-numerics/run.mjs
+// Builds the batch-numerics probes against node-llama-cpp's prebuilt libllama, into
+// <repo>/.cache/batch-numerics/: probe.cpp (is batched decoding bit-identical to solo decoding?)
+// and prefix-probe.cpp (are a prompt's logits the same when part of it comes from the prompt
+// cache?). Prints both paths. Run: .cache/batch-numerics/probe <model.gguf> <bins dir> [steps] [chunk],
+// .cache/batch-numerics/prefix-probe <model.gguf> <bins dir> [steps] [threads].
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { buildLlamaProgram, runAsScript } from "../../lib/build-llama-program.mjs";
 
-const program = {
+const here = path.dirname(fileURLToPath(import.meta.url));
+const program = (binary) => ({
   name: "batch-numerics",
-  sourceFile: path.join(path.dirname(fileURLToPath(import.meta.url)), "probe.cpp"),
-  binary: "probe",
+  sourceFile: path.join(here, `${binary}.cpp`),
+  binary,
   includeDirs: ["include", path.join("ggml", "include")],
   headers: [path.join("include", "llama.h")],
+  localHeaders: [path.join(here, "probe-common.hpp")],
   libs: ["llama", "ggml", "ggml-base"],
   optimize: "-O1",
-};
+});
 
-export const buildProbe = (options = {}) => buildLlamaProgram(program, options);
+export const buildProbe = (options = {}) => buildLlamaProgram(program("probe"), options);
+export const buildPrefixProbe = (options = {}) => buildLlamaProgram(program("prefix-probe"), options);
 
-runAsScript(import.meta.url, buildProbe);
+runAsScript(import.meta.url, async (options) => `${await buildProbe(options)}\n${await buildPrefixProbe(options)}`);

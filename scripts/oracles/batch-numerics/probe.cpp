@@ -10,15 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "ggml-backend.h"
-#include "llama.h"
-
-static std::vector<llama_token> tokenize(const llama_vocab* v, const std::string& s) {
-  std::vector<llama_token> out(s.size() + 8);
-  int n = llama_tokenize(v, s.data(), int(s.size()), out.data(), int(out.size()), false, true);
-  out.resize(n > 0 ? n : 0);
-  return out;
-}
+#include "probe-common.hpp"
 
 static void put(llama_batch& b, llama_token t, llama_pos p, llama_seq_id s, bool out) {
   int i = b.n_tokens++;
@@ -29,13 +21,7 @@ int main(int argc, char** argv) {
   if (argc < 3) { fprintf(stderr, "usage: probe model.gguf backendsDir [steps] [chunk]\n"); return 2; }
   const int steps = argc > 3 ? atoi(argv[3]) : 40;
   const int chunk = argc > 4 ? atoi(argv[4]) : 7;
-  llama_log_set([](ggml_log_level, const char*, void*) {}, nullptr);
-  ggml_backend_load_all_from_path(argv[2]);
-  llama_backend_init();
-  llama_model_params mp = llama_model_default_params();
-  mp.n_gpu_layers = 0;
-  llama_model* model = llama_model_load_from_file(argv[1], mp);
-  if (!model) { fprintf(stderr, "cannot load %s\n", argv[1]); return 1; }
+  llama_model* model = loadCpuModel(argv[1], argv[2]);
   const llama_vocab* vocab = llama_model_get_vocab(model);
   const int nv = llama_vocab_n_tokens(vocab);
   const char* texts[4] = {"<|im_start|>user\nWhat is the weather in Paris?<|im_end|>\n<|im_start|>assistant\n",
@@ -51,7 +37,6 @@ int main(int argc, char** argv) {
   llama_context* ctx = llama_init_from_model(model, cp);
   llama_batch b = llama_batch_init(512, 0, 1);
 
-  auto argmax = [&](const float* l) { int best = 0; for (int i = 1; i < nv; i++) if (l[i] > l[best]) best = i; return best; };
   // Solo: sequence 0 alone; the greedy tokens it picks are fed to both runs.
   std::vector<std::vector<float>> solo;
   std::vector<llama_token> forced;
@@ -62,7 +47,7 @@ int main(int argc, char** argv) {
   for (int k = 0; k < steps; k++) {
     const float* l = llama_get_logits_ith(ctx, b.n_tokens - 1);
     solo.emplace_back(l, l + nv);
-    forced.push_back(argmax(l));
+    forced.push_back(argmax(l, nv));
     b.n_tokens = 0;
     put(b, forced.back(), pos++, 0, true);
     if (llama_decode(ctx, b)) return 1;
@@ -92,7 +77,7 @@ int main(int argc, char** argv) {
     }
     row0 = rows[0];
     if (llama_decode(ctx, b)) return 1;
-    for (int s = 1; s < 4; s++) if (rows[s] >= 0) next[s] = argmax(llama_get_logits_ith(ctx, rows[s]));
+    for (int s = 1; s < 4; s++) if (rows[s] >= 0) next[s] = argmax(llama_get_logits_ith(ctx, rows[s]), nv);
     if (row0 >= 0) {
       const float* l = llama_get_logits_ith(ctx, row0);
       double d = 0;

@@ -72,10 +72,19 @@ export function contentOf(r: GenerateResult, thoughtOmitted = false): ContentBlo
   return out;
 }
 
-export const usageOf = (r: GenerateResult) => ({
-  input_tokens: r.usage.prompt_tokens,
-  output_tokens: r.usage.completion_tokens,
-});
+/**
+ * As Anthropic counts them (and llama-server's Messages API): input_tokens are the prompt tokens
+ * decoded for this request, cache_read_input_tokens those reused from the prompt cache (absent from
+ * a gateway, which does not read them); the prompt is their sum.
+ */
+export const usageOf = (r: GenerateResult) => {
+  const cached = r.usage.prompt_tokens_details?.cached_tokens;
+  return {
+    input_tokens: r.usage.prompt_tokens - (cached ?? 0),
+    ...(cached !== undefined ? { cache_read_input_tokens: cached } : {}),
+    output_tokens: r.usage.completion_tokens,
+  };
+};
 
 /** The message as message_start opens a stream: no content yet, and no stop reason. */
 export function openingMessage(id: string, model: string) {

@@ -123,10 +123,13 @@ export function outputOf(r: GenerateResult, routes: ReadonlyMap<string, CallRout
   return out;
 }
 
-/** Output tokens of the thought are not counted apart (reasoning_tokens 0), nor cached prompt tokens. */
+/**
+ * Output tokens of the thought are not counted apart (reasoning_tokens 0); cached_tokens: of
+ * input_tokens, those reused from the prompt cache (0 from a gateway, which does not read them).
+ */
 export const usageOf = (r: GenerateResult) => ({
   input_tokens: r.usage.prompt_tokens,
-  input_tokens_details: { cached_tokens: 0 },
+  input_tokens_details: { cached_tokens: r.usage.prompt_tokens_details?.cached_tokens ?? 0 },
   output_tokens: r.usage.completion_tokens,
   output_tokens_details: { reasoning_tokens: 0 },
   total_tokens: r.usage.prompt_tokens + r.usage.completion_tokens,

@@ -1,8 +1,9 @@
 // Errors of the engine on /v1/responses (a prompt too long, max_tokens too small, a schema it
 // cannot enforce) name chat completions' fields; here they name them as the Responses API spells
-// them (max_output_tokens, input, tools[i].parameters). The request's own checks (request.ts) use
+// them (max_output_tokens, input, tools[i].parameters, text.format.schema). The request's own checks (request.ts) use
 // these names already, so only what the backend throws passes through here.
 import { ApiError, toApiError } from "../errors.js";
+import { routeSchemaPaths } from "../schema-paths.js";
 
 const renamedTools = (text: string) =>
   text.replace(/(tools\[\d+\])\.function\./g, "$1.").replace(/(tools\[\d+\])\.function\b/g, "$1");
@@ -14,8 +15,11 @@ const renamedTools = (text: string) =>
 const renamed = (text: string, param: string | null) =>
   param === "max_tokens" ? renamedTools(text).replace(/\bmax_tokens\b/g, "max_output_tokens") : renamedTools(text);
 
+const PARAMS: Record<string, string> = { messages: "input", response_format: "text.format" };
+
 export function responsesError(err: unknown): ApiError {
   const e = toApiError(err);
-  const param = e.param === null ? null : e.param === "messages" ? "input" : renamed(e.param, e.param);
-  return new ApiError(e.status, renamed(e.message, e.param), { type: e.type, param, code: e.code, headers: e.headers });
+  const param = e.param === null ? null : (PARAMS[e.param] ?? renamed(e.param, e.param));
+  const message = routeSchemaPaths(renamed(e.message, e.param), "responses", "chat");
+  return new ApiError(e.status, message, { type: e.type, param, code: e.code, headers: e.headers });
 }

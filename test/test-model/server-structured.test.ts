@@ -19,7 +19,7 @@ import { ajvWithFormats } from "../support/ajv-formats.js";
 import { chatBothWays, messagesBothWays, responsesBothWays } from "../support/both-ways.js";
 import { anthropicClient, client, IM_END } from "../support/server-fixtures.js";
 import { testModelPath } from "../support/test-model.js";
-import { type Work } from "../support/timeouts.js";
+import type { Work } from "../support/timeouts.js";
 
 /** A short answer whatever the model writes: keys forced, values few, whitespace bounded. */
 const CHOICE = {

@@ -296,6 +296,8 @@ describe("response format refusals", () => {
         expect(rooted(asFormat, "responseFormat.schema")).toEqual(rooted(asTool, "tools[0].function.parameters"));
         expect(asFormat.path).toBe(`responseFormat.schema.properties.v.${kw}`);
         expect([asFormat.status, asFormat.code]).toEqual([400, "invalid_response_format"]);
+        // the parser refuses it when made, as it refuses such a tool: not once an answer ends
+        expect(refused(() => parseToolCalls("", { dialect, responseFormat: rf(schema) }))).toEqual(asFormat);
       }
     },
   );

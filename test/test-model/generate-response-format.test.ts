@@ -140,6 +140,12 @@ describe("generate({ responseFormat })", () => {
       );
       expect(e).toBeInstanceOf(UnsupportedSchemaError);
       expect((e as UnsupportedSchemaError).path).toBe("responseFormat.schema.properties.v.if");
+      // unmasked too, before decoding (the parser is held to the schema)
+      const unmasked = await generate(
+        model,
+        request({ mask: false, responseFormat: { type: "json_schema", schema } }),
+      ).catch((x: unknown) => x);
+      expect(unmasked).toBeInstanceOf(UnsupportedSchemaError);
       await expect(generate(model, request({ responseFormat: { type: "yaml" } as never }))).rejects.toBeInstanceOf(
         ResponseFormatError,
       );

@@ -135,9 +135,11 @@ function startChat(model: ChatModel, options: GenerateOptions): ChatStart {
   // The tool count's limit before the template renders them all (70,000 tools took it 1.2 s).
   if (hasTools && options.tools!.length > SCHEMA_LIMITS.tools) throw toolCountError(options.tools!.length);
   // A response format needs a dialect for its content only: a model whose template names none gets
-  // the generic one (no calls, no thought: the content is the whole answer).
+  // the generic one (no calls, no thought: the content is the whole answer), the prompt as the
+  // template writes it.
   const structured = resolveResponseFormat(options.responseFormat) !== undefined;
-  const spec = dialectFor(model, options.dialect, hasTools) ?? (structured ? getDialect("generic") : undefined);
+  const named = dialectFor(model, options.dialect, hasTools);
+  const spec = named ?? (structured ? getDialect("generic") : undefined);
   const reasoning = options.reasoning ?? false;
   const maxTokens = options.maxTokens ?? 512;
   if (!Number.isInteger(maxTokens) || maxTokens < 1 || maxTokens > 2147483647)
@@ -146,9 +148,9 @@ function startChat(model: ChatModel, options: GenerateOptions): ChatStart {
   checkLogitBias(sampling.logitBias, model.vocabulary.size);
 
   // A dialect whose family's template does not carry tools or calls rewrites the messages (src/dialects/prompt.ts).
-  const parts = spec
+  const parts = named
     ? promptParts(
-        spec,
+        named,
         options.messages,
         hasTools ? options.tools : undefined,
         model.chatTemplate.includes("tool_calls"),

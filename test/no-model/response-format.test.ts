@@ -17,6 +17,9 @@ import {
   type ParserOptions,
   type ResponseFormat,
 } from "../../src/index.js";
+import { dirname } from "node:path";
+import { prepareChat } from "../../src/engine/prepare-chat.js";
+import { loadModelSource } from "../../src/gateway/model-source.js";
 import { grammarAccepts } from "../../src/parser/validate.js";
 import { toApiError } from "../../src/server/errors.js";
 import { ownCases, paramTools, refusalOf } from "../../scripts/lib/keyword-matrix.mjs";
@@ -25,7 +28,7 @@ import { writeCall, writeOutput } from "../../scripts/lib/dialect-writer.mjs";
 import { ajvWithFormats } from "../support/ajv-formats.js";
 import { runChunks } from "../support/stream-run.js";
 import { fn } from "../support/tools.js";
-import { qwen3 } from "../support/vocabs.js";
+import { QWEN3_TOKENIZER, qwen3 } from "../support/vocabs.js";
 
 const PERSON = {
   type: "object",
@@ -213,6 +216,24 @@ describe("response format walks", () => {
       expect([r.toolCalls.length, r.structured, calls >= 0]).toEqual([1, { status: "calls" }, true]);
       expect(grammarAccepts(buildToolGrammar(o), "Sure, here it is.")).toBe(false);
     }
+  });
+});
+
+describe("a model whose template names no dialect", () => {
+  it("the generic dialect for the content, the prompt as the template writes it", () => {
+    const qwen = loadModelSource(dirname(QWEN3_TOKENIZER), () => {});
+    const plain = "{% for m in messages %}{{ m.role }}: {{ m.content }}\n{% endfor %}assistant:";
+    const model = { ...qwen, path: qwen.path, vocabulary: qwen.vocabulary, chatTemplate: plain, dialect: undefined };
+    const messages = [
+      { role: "user" as const, content: "hi" },
+      { role: "tool" as const, content: "42", tool_call_id: "a" },
+    ];
+    const structured = prepareChat(model, { messages, responseFormat: { type: "json_object" } });
+    expect(structured.resolved?.spec.name).toBe("generic");
+    expect(structured.prompt).toBe(prepareChat(model, { messages }).prompt);
+    expect(grammarAccepts(structured.ir!, '{"a": 1}')).toBe(true);
+    expect(grammarAccepts(structured.ir!, "hello")).toBe(false);
+    expect(prepareChat(model, { messages }).resolved).toBeUndefined();
   });
 });
 

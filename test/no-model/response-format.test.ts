@@ -219,6 +219,33 @@ describe("response format walks", () => {
   });
 });
 
+describe("the token budget", () => {
+  it("after a thought: </think> is held back where the JSON after it cannot close in the tokens left", () => {
+    const v = qwen3();
+    const o = { dialect: "hermes", reasoning: true, responseFormat: rf(PERSON) };
+    const m = compileGrammar(buildToolGrammar(o), v).createMatcher();
+    const mask = m.allocateBitmask();
+    const allowed = (id: number) => (mask[id >>> 5]! & (1 << (id & 31))) !== 0;
+    const close = v.idOfPiece("</think>")!;
+    const word = v.idOfPiece("hello")!;
+    expect(m.acceptString("<think>hmm")).toBe(true);
+    expect(m.acceptToken(close)).toBe(true);
+    const needed = m.minTokensToFinish() + 1; // </think> itself, then the shortest JSON
+    m.rollback(1);
+    // the least tokens left at which </think> is allowed: the shortest JSON fits after it
+    const at = (left: number) => {
+      m.fillNextTokenBitmask(mask, { tokensLeft: left });
+      return [allowed(close), allowed(word)];
+    };
+    const least = [...Array(64).keys()].map((i) => i + 1).find((left) => at(left)[0]);
+    // never below what the JSON needs (measured: 9 tokens left for a shortest answer of 6, so the
+    // thought is held open 3 tokens earlier than the shortest answer needs)
+    expect(least).toBeGreaterThanOrEqual(needed);
+    expect(at(least! - 1)).toEqual([false, true]); // the thought goes on instead
+    expect(at(least!)).toEqual([true, true]);
+  });
+});
+
 describe("a model whose template names no dialect", () => {
   it("the generic dialect for the content, the prompt as the template writes it", () => {
     const qwen = loadModelSource(dirname(QWEN3_TOKENIZER), () => {});

@@ -40,7 +40,8 @@ export function buildToolGrammar(options: DialectOptions | ResolvedRequest): Gra
   if (tools.length === 0) answer = rf ? responseFormatNode(rf) : anyText();
   // Under toolChoice auto with a response format the answer is calls (as a choice that requires
   // one has them) or the format's JSON content (options.ts checks that the two can be told apart).
-  else if (rf && !o.callRequired) answer = alt(responseFormatNode(rf), toolAnswer({ ...o, callRequired: true }, rule));
+  else if (rf && !o.callRequired)
+    answer = alt(responseFormatNode(rf, false), toolAnswer({ ...o, callRequired: true }, rule));
   else answer = toolAnswer(o, rule);
   return withThought(spec, o, answer, rules);
 }

@@ -246,6 +246,23 @@ describe("the token budget", () => {
   });
 });
 
+describe("the token budget beside tools", () => {
+  it('under "auto" no call is opened where it cannot close; the JSON may still start', () => {
+    const v = qwen3();
+    const tools = [fn("get_weather", { city: { type: "string" } })];
+    const o = { dialect: "hermes", tools, toolChoice: "auto" as const, responseFormat: rf(PERSON) };
+    const m = compileGrammar(buildToolGrammar(o), v).createMatcher();
+    const mask = m.allocateBitmask();
+    const allowed = (id: number) => (mask[id >>> 5]! & (1 << (id & 31))) !== 0;
+    const trigger = v.idOfPiece("<tool_call>")!;
+    const brace = v.idOfPiece("{")!;
+    m.fillNextTokenBitmask(mask, { tokensLeft: 64 });
+    expect([allowed(trigger), allowed(brace)]).toEqual([true, true]);
+    m.fillNextTokenBitmask(mask, { tokensLeft: 3 });
+    expect([allowed(trigger), allowed(brace)]).toEqual([false, true]);
+  });
+});
+
 describe("a model whose template names no dialect", () => {
   it("the generic dialect for the content, the prompt as the template writes it", () => {
     const qwen = loadModelSource(dirname(QWEN3_TOKENIZER), () => {});

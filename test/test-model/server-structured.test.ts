@@ -11,6 +11,8 @@ import { zodOutputFormat } from "@anthropic-ai/sdk/helpers/zod";
 import OpenAI from "openai";
 import { LengthFinishReasonError } from "openai/core/error";
 import { zodResponseFormat, zodTextFormat } from "openai/helpers/zod";
+import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
+import { generateObject, streamObject } from "ai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { loadModel, type LlamaModel } from "../../src/engine/model.js";
@@ -19,7 +21,7 @@ import { ajvWithFormats } from "../support/ajv-formats.js";
 import { chatBothWays, messagesBothWays, responsesBothWays } from "../support/both-ways.js";
 import { anthropicClient, client, IM_END } from "../support/server-fixtures.js";
 import { testModelPath } from "../support/test-model.js";
-import type { Work } from "../support/timeouts.js";
+import { timedFetch, timeoutFor, type Work } from "../support/timeouts.js";
 
 /** A short answer whatever the model writes: keys forced, values few, whitespace bounded. */
 const CHOICE = {
@@ -40,6 +42,8 @@ const MESSAGE_OF_IF = '"if" is not supported; rewrite the condition as "anyOf" a
 
 /** The most a request here decodes. */
 const REQUEST: Work = { decode: 300 };
+/** A test here makes at most 6 such requests (both ways of a request are two). */
+const TIMEOUT = timeoutFor({ ...REQUEST, decode: REQUEST.decode * 6, requests: 6 });
 let model: LlamaModel;
 let server: ToolmaskServer;
 let api: OpenAI;
@@ -59,7 +63,9 @@ const jsonOf = (text: string | null | undefined) => JSON.parse(text ?? "null") a
 const fits = (v: unknown) => ({ v, valid: valid(v) });
 
 describe("chat completions response_format", () => {
-  it("chat.completions.parse with zodResponseFormat: the parsed object fits the schema", async () => {
+  it("chat.completions.parse with zodResponseFormat: the parsed object fits the schema", {
+    timeout: TIMEOUT,
+  }, async () => {
     for (const seed of [1, 2, 3]) {
       const r = await api.chat.completions.parse({
         model: "m",
@@ -75,7 +81,7 @@ describe("chat completions response_format", () => {
     }
   });
 
-  it("a plain json_schema and json_object, whole and streamed alike", async () => {
+  it("a plain json_schema and json_object, whole and streamed alike", { timeout: TIMEOUT }, async () => {
     for (const response_format of [
       { type: "json_schema", json_schema: { name: "choice", schema: CHOICE, strict: true } },
       { type: "json_object" },
@@ -92,7 +98,9 @@ describe("chat completions response_format", () => {
     }
   });
 
-  it('a cut answer is "length", and parse() refuses it; max_tokens below the shortest answer is a 400', async () => {
+  it('a cut answer is "length", and parse() refuses it; max_tokens below the shortest answer is a 400', {
+    timeout: TIMEOUT,
+  }, async () => {
     const response_format = { type: "json_schema", json_schema: { name: "choice", schema: CHOICE } } as const;
     const tooSmall = await api.chat.completions
       .create({ model: "m", messages, response_format, max_tokens: 2 })
@@ -109,7 +117,9 @@ describe("chat completions response_format", () => {
     await expect(api.chat.completions.parse(cut)).rejects.toBeInstanceOf(LengthFinishReasonError);
   });
 
-  it("a schema the lowering refuses: a 400 naming response_format.json_schema.schema's path, streamed the same", async () => {
+  it("a schema the lowering refuses: a 400 naming response_format.json_schema.schema's path, streamed the same", {
+    timeout: TIMEOUT,
+  }, async () => {
     const response_format = { type: "json_schema", json_schema: { name: "x", schema: IF } } as const;
     const e = await chatBothWays(api, { model: "m", messages, response_format, max_tokens: 50 }).catch(
       (x: unknown) => x,
@@ -120,7 +130,7 @@ describe("chat completions response_format", () => {
     expect(b.message).toBe(`400 response_format.json_schema.schema.properties.v.if: ${MESSAGE_OF_IF}`);
   });
 
-  it("a response_format of the wrong shape is a 400 naming the field", async () => {
+  it("a response_format of the wrong shape is a 400 naming the field", { timeout: TIMEOUT }, async () => {
     const bad: Array<[unknown, string]> = [
       [{ type: "xml" }, "response_format.type"],
       ["json", "response_format"],
@@ -143,7 +153,9 @@ describe("chat completions response_format", () => {
 });
 
 describe("Responses text.format", () => {
-  it("responses.parse with zodTextFormat; whole and streamed alike; the format echoed", async () => {
+  it("responses.parse with zodTextFormat; whole and streamed alike; the format echoed", {
+    timeout: TIMEOUT,
+  }, async () => {
     const r = await api.responses.parse({
       model: "m",
       input: "Pick one.",
@@ -163,7 +175,9 @@ describe("Responses text.format", () => {
     expect(fits(jsonOf(w.output_text)).valid).toBe(true);
   });
 
-  it("a schema the lowering refuses: a 400 naming text.format.schema's path; a wrong shape names the field", async () => {
+  it("a schema the lowering refuses: a 400 naming text.format.schema's path; a wrong shape names the field", {
+    timeout: TIMEOUT,
+  }, async () => {
     const e = await responsesBothWays(api, {
       model: "m",
       input: "x",
@@ -181,7 +195,7 @@ describe("Responses text.format", () => {
 });
 
 describe("Messages output_config.format", () => {
-  it("messages.parse with zodOutputFormat; whole and streamed alike", async () => {
+  it("messages.parse with zodOutputFormat; whole and streamed alike", { timeout: TIMEOUT }, async () => {
     const m = await anthropic.messages.parse({
       model: "m",
       max_tokens: 300,
@@ -204,7 +218,9 @@ describe("Messages output_config.format", () => {
     expect(fits(jsonOf(text)).valid).toBe(true);
   });
 
-  it("a schema the lowering refuses: a 400 in Anthropic's shape naming output_config.format.schema's path", async () => {
+  it("a schema the lowering refuses: a 400 in Anthropic's shape naming output_config.format.schema's path", {
+    timeout: TIMEOUT,
+  }, async () => {
     const e = await messagesBothWays(anthropic, {
       model: "m",
       max_tokens: 50,
@@ -224,5 +240,27 @@ describe("Messages output_config.format", () => {
       .create({ model: "m", max_tokens: 50, messages, output_config: { format: { type: "xml" } as never } })
       .catch((x: unknown) => x);
     expect(shape).toBeInstanceOf(Anthropic.BadRequestError);
+  });
+});
+
+describe("the AI SDK (openai-compatible provider, structured outputs on)", () => {
+  it("generateObject and streamObject: an object the schema takes", {
+    timeout: timeoutFor({ decode: 600, requests: 2 }),
+  }, async () => {
+    const provider = createOpenAICompatible({
+      name: "toolmask",
+      baseURL: `${server.url}/v1`,
+      supportsStructuredOutputs: true,
+      fetch: timedFetch(REQUEST),
+    });
+    const schema = z.object({ ok: z.boolean(), tag: z.enum(["a", "b", "c"]) });
+    const whole = await generateObject({ model: provider("m"), schema, prompt: "Pick one.", maxOutputTokens: 300 });
+    expect(whole.finishReason).toBe("stop");
+    expect(schema.safeParse(whole.object).success).toBe(true);
+    const streamed = streamObject({ model: provider("m"), schema, prompt: "Pick one.", maxOutputTokens: 300 });
+    let partials = 0;
+    for await (const _ of streamed.partialObjectStream) partials++;
+    expect(partials).toBeGreaterThan(0);
+    expect(schema.safeParse(await streamed.object).success).toBe(true);
   });
 });

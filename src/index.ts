@@ -50,6 +50,12 @@ export { resolveRequest, type DialectOptions, type ResolvedRequest } from "./dia
 export type { ChoiceMode } from "./dialects/tool-choice.js";
 export { ToolDefinitionError, type ToolChoice } from "./dialects/tools.js";
 export {
+  ResponseFormatError,
+  resolveResponseFormat,
+  type ResponseFormat,
+  type ResolvedResponseFormat,
+} from "./dialects/response-format.js";
+export {
   ToolCallStreamParser,
   parseToolCalls,
   type ParserOptions,
@@ -64,6 +70,7 @@ export type {
   DroppedConstruct,
   FinishReason,
   ToolCallArgument,
+  StructuredVerdict,
 } from "./parser/types.js";
 export { MAX_VALUE_DEPTH } from "./parser/argument-event.js";
 export { loadModel, LlamaModel, defaultThreads, type LoadModelOptions } from "./engine/model.js";

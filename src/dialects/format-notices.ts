@@ -6,6 +6,12 @@ import { childPath, UnsupportedSchemaError } from "../grammar/json-schema/errors
 import { FORMATS, isEnforcedFormat } from "../grammar/json-schema/formats.js";
 import type { ToolDef } from "./tools.js";
 
+/** A schema besides the tools' (a response format's), with where it sits in the request. */
+export interface PlacedSchema {
+  schema: unknown;
+  path: string;
+}
+
 /** Keywords whose value is a schema, and those whose value is a list or a map of schemas. */
 const ONE = [
   "additionalProperties",
@@ -33,8 +39,8 @@ export interface UnenforcedFormat {
 
 const isObj = (x: unknown): x is Record<string, unknown> => typeof x === "object" && x !== null && !Array.isArray(x);
 
-/** Every `format` whose name is a string the grammar does not enforce, in the tools' schemas. */
-export function unenforcedFormats(tools: readonly ToolDef[]): UnenforcedFormat[] {
+/** Every `format` whose name is a string the grammar does not enforce, in the tools' schemas and `more`. */
+export function unenforcedFormats(tools: readonly ToolDef[], more?: PlacedSchema): UnenforcedFormat[] {
   const out: UnenforcedFormat[] = [];
   const seen = new Set<object>();
   const walk = (s: unknown, path: string, depth: number): void => {
@@ -53,14 +59,15 @@ export function unenforcedFormats(tools: readonly ToolDef[]): UnenforcedFormat[]
     }
   };
   tools.forEach((t, i) => walk(t.parameters, t.path ?? `tools[${i}].function.parameters`, 0));
+  if (more) walk(more.schema, more.path, 0);
   return out;
 }
 
 const ENFORCED = Object.keys(FORMATS).join(", ");
 
 /** The request's notices about its tools: one for all the formats the grammar does not enforce, or none. */
-export function toolNotices(tools: readonly ToolDef[]): string[] {
-  const found = unenforcedFormats(tools);
+export function toolNotices(tools: readonly ToolDef[], also?: PlacedSchema): string[] {
+  const found = unenforcedFormats(tools, also);
   if (found.length === 0) return [];
   const named = found.slice(0, NAMED).map((f) => `${f.path} (${JSON.stringify(f.format)})`);
   const more = found.length > NAMED ? ` and ${found.length - NAMED} more` : "";
@@ -70,8 +77,8 @@ export function toolNotices(tools: readonly ToolDef[]): string[] {
 }
 
 /** Refuses the first format the grammar does not enforce (strictFormats). */
-export function checkStrictFormats(tools: readonly ToolDef[]): void {
-  const f = unenforcedFormats(tools)[0];
+export function checkStrictFormats(tools: readonly ToolDef[], more?: PlacedSchema): void {
+  const f = unenforcedFormats(tools, more)[0];
   if (f)
     throw new UnsupportedSchemaError(
       f.path,

@@ -10,6 +10,7 @@ import { alt, anyText, declaredCall, literal, ref, seq, star } from "../grammar/
 import type { Grammar, GrammarNode } from "../grammar/ir.js";
 import { jsonCallObject, schemaValue } from "./call-grammar.js";
 import { answerCall, jsonWs } from "./grammar-forms.js";
+import { responseFormatNode } from "./grammar-content.js";
 import type { ResolvedRequest } from "./options.js";
 import type { EnvelopeCallFormat, JsonCallFormat } from "./spec.js";
 
@@ -20,7 +21,7 @@ export function envelopeCallFormat(f: EnvelopeCallFormat): JsonCallFormat {
 
 export function buildEnvelopeGrammar(o: ResolvedRequest): Grammar {
   const f = o.spec.call as EnvelopeCallFormat;
-  if (o.tools.length === 0) return { root: anyText() };
+  if (o.tools.length === 0) return { root: o.outputFormat ? responseFormatNode(o.outputFormat) : anyText() };
   const key = (k: string): GrammarNode => seq(literal(JSON.stringify(k)), jsonWs, literal(":"), jsonWs);
   const cf = envelopeCallFormat(f);
   const rules: Record<string, GrammarNode> = {

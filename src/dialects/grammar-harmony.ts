@@ -2,6 +2,8 @@
 // the same messages is src/parser/read-harmony.ts; the decisions are in src/dialects/gpt-oss.ts.
 import { alt, anyText, declaredCall, literal, marker, optional, seq, star, text, until } from "../grammar/builders.js";
 import type { Grammar, GrammarNode } from "../grammar/ir.js";
+import { responseFormatNode } from "./grammar-content.js";
+import type { ResolvedResponseFormat } from "./response-format.js";
 import type { ResolvedRequest } from "./options.js";
 import type { Glue, HarmonyCallFormat } from "./spec.js";
 import { jsonArguments } from "./call-grammar.js";
@@ -24,14 +26,14 @@ function bodyToEnd(f: HarmonyCallFormat, name: string): GrammarNode {
 
 /**
  * The final message: the answer's text, then `<|return|>` or `<|end|>` and `after` (text), or the
- * output ends.
+ * output ends. Under a response format the text is the format's JSON, and nothing follows the end.
  */
-function finalMessage(f: HarmonyCallFormat, after: GrammarNode): GrammarNode {
+function finalMessage(f: HarmonyCallFormat, after: GrammarNode, rf: ResolvedResponseFormat | undefined): GrammarNode {
   return seq(
     channel(f, f.channels.final),
     marker(f.message),
-    text(f.end, { marker: true }),
-    optional(seq(alt(marker(f.finalEnd), marker(f.end)), after)),
+    rf ? responseFormatNode(rf) : text(f.end, { marker: true }),
+    optional(seq(alt(marker(f.finalEnd), marker(f.end)), rf ? seq() : after)),
   );
 }
 
@@ -69,14 +71,14 @@ export function buildHarmonyGrammar(o: ResolvedRequest): Grammar {
   const lead = star(seq(alt(...before), next));
   let answer: GrammarNode;
   if (o.tools.length === 0) {
-    answer = seq(lead, finalMessage(f, anyText()));
+    answer = seq(lead, finalMessage(f, anyText(), o.outputFormat));
   } else {
     const call = callMessage(f, o.tools, o.maxValueLength);
     // <|call|> ends the turn (it is the end of generation); text after it is content, as after
     // the calls of the other dialects, but no call message. So a turn has one call, whatever
     // parallelToolCalls says.
     const calls = seq(call, optional(seq(marker(f.callEnd), afterEnd(f))));
-    answer = o.callRequired ? seq(lead, calls) : seq(lead, alt(finalMessage(f, afterEnd(f)), calls));
+    answer = o.callRequired ? seq(lead, calls) : seq(lead, alt(finalMessage(f, afterEnd(f), o.outputFormat), calls));
   }
   // "forced-open": the prompt opened the thought; the output starts inside it.
   return { root: o.reasoning === "forced-open" ? seq(until(f.end, { marker: true }), next, answer) : answer };

@@ -11,6 +11,7 @@ import { answerCall, arraySection, toFirstCall } from "./grammar-forms.js";
 import { callAfterTrigger, glue, refusedCall, splitScope } from "./call-grammar.js";
 import { SCHEMA_LIMITS, limitError, toolCountError } from "../grammar/schema-limits.js";
 import { openingAnswer, openingCall } from "./grammar-opening.js";
+import { responseFormatNode } from "./grammar-content.js";
 
 /**
  * The whole answer: optional thought, content, calls as toolChoice and parallelToolCalls allow.
@@ -34,84 +35,85 @@ export function buildToolGrammar(options: DialectOptions | ResolvedRequest): Gra
     rules[name] = node;
     return ref(name);
   };
+  const rf = o.outputFormat;
+  let answer: GrammarNode;
+  if (tools.length === 0) answer = rf ? responseFormatNode(rf) : anyText();
+  // Under toolChoice auto with a response format the answer is calls (as a choice that requires
+  // one has them) or the format's JSON content (options.ts checks that the two can be told apart).
+  else if (rf && !o.callRequired)
+    answer = alt(responseFormatNode(rf, false), toolAnswer({ ...o, callRequired: true }, rule));
+  else answer = toolAnswer(o, rule);
+  return withThought(spec, o, answer, rules);
+}
+
+/** The answer of a request with tools a call may name: calls and text as the dialect and the choice allow. */
+function toolAnswer(o: ResolvedRequest, rule: (name: string, node: GrammarNode) => GrammarNode): GrammarNode {
+  const { spec, tools } = o;
   const trigger = triggerOf(spec);
   // After the calls: `node` with parallel calls on; with them off the answer ends at its one call
   // (the mask offers only the end of the turn: no text in which a second call could be written).
   const afterCalls = (node: GrammarNode): GrammarNode => (o.parallelToolCalls ? node : seq());
-  let answer: GrammarNode;
-  if (tools.length === 0) {
-    answer = anyText();
-  } else {
-    // Text may stand between and after calls (the parser keeps it), and before the first one
-    // under toolChoice auto (toFirstCall); a trigger starts a declared call, or a call the parser
-    // takes for text because its name is none the call may have (refusedCall), which is content.
-    const refused = refusedCall(spec, tools);
-    if (spec.openingCalls && spec.callOpensAnswer) {
-      const call = rule("opening-call", openingCall(o, rule));
-      const after = afterCalls(anyText());
-      return withThought(spec, o, openingAnswer(o, { call, start: anyText(), after, rule }), rules);
-    }
-    if (spec.callOpensAnswer)
-      return withThought(
-        spec,
-        o,
-        answerCall(o, callAfterTrigger(spec, tools, o.maxValueLength), afterCalls(anyText()), refused),
-        rules,
-      );
-    if (spec.section?.arrayOpen) {
-      const section = seq(
-        arraySection(o, rule("tool-call", callAfterTrigger(spec, tools, o.maxValueLength))),
-        afterCalls(text(trigger, { marker: true })),
-      );
-      return withThought(spec, o, o.callRequired ? section : alt(text(trigger, { marker: true }), section), rules);
-    }
-    if (spec.section) {
-      // One section holds every call: open, calls back to back, close.
-      const gap = spec.section.gap === undefined ? seq() : optional(literal(spec.section.gap));
-      const inSection = rule(
-        "tool-call",
-        seq(gap, marker(callTriggerOf(spec)), callAfterTrigger(spec, tools, o.maxValueLength)),
-      );
-      const section = seq(
-        toFirstCall(o, trigger),
-        inSection,
-        o.parallelToolCalls ? star(inSection) : seq(),
-        gap,
-        marker(spec.section.close),
-      );
-      const sectioned = seq(section, afterCalls(text(trigger, { marker: true })));
-      answer = o.callRequired ? sectioned : alt(text(trigger, { marker: true }), sectioned);
-      return withThought(spec, o, answer, rules);
-    }
-    // Content: text in which every trigger starts a refused call.
-    const gap =
-      refused === undefined ? seq() : rule("refused-calls", star(seq(until(trigger, { marker: true }), refused)));
-    const toCall = seq(gap, until(trigger, { marker: true }));
-    const textOnly = seq(gap, text(trigger, { marker: true }));
-    const rest = afterCalls(textOnly);
-    const first = o.callRequired ? toFirstCall(o, trigger) : toCall;
-    let calls: GrammarNode;
-    if (spec.call.kind === "xml" && spec.call.scopeCloseOptionalAtEnd) {
-      // The last call's scope close may be missing, but only when the output ends there.
-      const open = rule("tool-call", callAfterTrigger(spec, tools, o.maxValueLength, false));
-      const scope = glue(splitScope(spec.call.close)[1]);
-      const more = seq(scope, toCall, open);
-      calls = seq(first, open, o.parallelToolCalls ? star(more) : seq(), optional(seq(scope, rest)));
-    } else {
-      const call = rule("tool-call", callAfterTrigger(spec, tools, o.maxValueLength));
-      const afterCall = seq(o.parallelToolCalls ? star(seq(toCall, call)) : seq(), rest);
-      calls = seq(first, call, afterCall);
-      if (spec.openingCalls) {
-        // The dialect's own calls, and calls opening the answer without its trigger (fencedCalls).
-        const own = { trigger, call, ...(refused ? { refused } : {}) };
-        const start = alt(textOnly, seq(toCall, call, afterCall));
-        const opening = rule("opening-call", openingCall(o, rule));
-        return withThought(spec, o, openingAnswer(o, { call: opening, start, after: afterCall, own, rule }), rules);
-      }
-    }
-    answer = o.callRequired ? calls : alt(textOnly, calls);
+  // Text may stand between and after calls (the parser keeps it), and before the first one
+  // under toolChoice auto (toFirstCall); a trigger starts a declared call, or a call the parser
+  // takes for text because its name is none the call may have (refusedCall), which is content.
+  const refused = refusedCall(spec, tools);
+  if (spec.openingCalls && spec.callOpensAnswer) {
+    const call = rule("opening-call", openingCall(o, rule));
+    return openingAnswer(o, { call, start: anyText(), after: afterCalls(anyText()), rule });
   }
-  return withThought(spec, o, answer, rules);
+  if (spec.callOpensAnswer)
+    return answerCall(o, callAfterTrigger(spec, tools, o.maxValueLength), afterCalls(anyText()), refused);
+  if (spec.section?.arrayOpen) {
+    const section = seq(
+      arraySection(o, rule("tool-call", callAfterTrigger(spec, tools, o.maxValueLength))),
+      afterCalls(text(trigger, { marker: true })),
+    );
+    return o.callRequired ? section : alt(text(trigger, { marker: true }), section);
+  }
+  if (spec.section) {
+    // One section holds every call: open, calls back to back, close.
+    const gap = spec.section.gap === undefined ? seq() : optional(literal(spec.section.gap));
+    const inSection = rule(
+      "tool-call",
+      seq(gap, marker(callTriggerOf(spec)), callAfterTrigger(spec, tools, o.maxValueLength)),
+    );
+    const section = seq(
+      toFirstCall(o, trigger),
+      inSection,
+      o.parallelToolCalls ? star(inSection) : seq(),
+      gap,
+      marker(spec.section.close),
+    );
+    const sectioned = seq(section, afterCalls(text(trigger, { marker: true })));
+    return o.callRequired ? sectioned : alt(text(trigger, { marker: true }), sectioned);
+  }
+  // Content: text in which every trigger starts a refused call.
+  const gap =
+    refused === undefined ? seq() : rule("refused-calls", star(seq(until(trigger, { marker: true }), refused)));
+  const toCall = seq(gap, until(trigger, { marker: true }));
+  const textOnly = seq(gap, text(trigger, { marker: true }));
+  const rest = afterCalls(textOnly);
+  const first = o.callRequired ? toFirstCall(o, trigger) : toCall;
+  let calls: GrammarNode;
+  if (spec.call.kind === "xml" && spec.call.scopeCloseOptionalAtEnd) {
+    // The last call's scope close may be missing, but only when the output ends there.
+    const open = rule("tool-call", callAfterTrigger(spec, tools, o.maxValueLength, false));
+    const scope = glue(splitScope(spec.call.close)[1]);
+    const more = seq(scope, toCall, open);
+    calls = seq(first, open, o.parallelToolCalls ? star(more) : seq(), optional(seq(scope, rest)));
+  } else {
+    const call = rule("tool-call", callAfterTrigger(spec, tools, o.maxValueLength));
+    const afterCall = seq(o.parallelToolCalls ? star(seq(toCall, call)) : seq(), rest);
+    calls = seq(first, call, afterCall);
+    if (spec.openingCalls) {
+      // The dialect's own calls, and calls opening the answer without its trigger (fencedCalls).
+      const own = { trigger, call, ...(refused ? { refused } : {}) };
+      const start = alt(textOnly, seq(toCall, call, afterCall));
+      const opening = rule("opening-call", openingCall(o, rule));
+      return openingAnswer(o, { call: opening, start, after: afterCall, own, rule });
+    }
+  }
+  return o.callRequired ? calls : alt(textOnly, calls);
 }
 
 function withThought(

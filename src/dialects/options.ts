@@ -12,6 +12,12 @@ import {
   type ChoiceMode,
 } from "./tool-choice.js";
 import { checkStrictFormats } from "./format-notices.js";
+import {
+  ResponseFormatError,
+  resolveResponseFormat,
+  type ResolvedResponseFormat,
+  type ResponseFormat,
+} from "./response-format.js";
 
 export interface DialectOptions {
   /** A dialect name (see `dialects`) or a definition. */
@@ -38,6 +44,11 @@ export interface DialectOptions {
    * markers (hermes). Default false; docs/dialects.md, "Fenced and bare calls".
    */
   fencedCalls?: boolean;
+  /**
+   * The answer's content as JSON that fits a schema (response-format.ts); `{type: "text"}` or
+   * absent: any text.
+   */
+  responseFormat?: ResponseFormat;
 }
 
 const RESOLVED: unique symbol = Symbol("toolmask.resolvedRequest");
@@ -62,6 +73,8 @@ export interface ResolvedRequest {
   parallelToolCalls: boolean;
   reasoning: boolean | "forced-open";
   maxValueLength?: number;
+  /** The content's JSON format; absent: any text. Tool calls stay as the tool choice allows. */
+  outputFormat?: ResolvedResponseFormat;
   /**
    * What was checked of this request and passed, so that it is checked once: `toolLimits`, the
    * tools' grammar lowered within the schema limits (src/parser/tool-limits.ts).
@@ -89,7 +102,8 @@ export function resolveRequest(o: DialectOptions | ResolvedRequest): ResolvedReq
   const declared = normalizeTools(o.tools, spec);
   if (o.strictFormats !== undefined && typeof o.strictFormats !== "boolean")
     throw new ToolDefinitionError(`strictFormats must be true or false, got ${JSON.stringify(o.strictFormats)}`);
-  if (o.strictFormats) checkStrictFormats(declared);
+  const outputFormat = resolveResponseFormat(o.responseFormat);
+  if (o.strictFormats) checkStrictFormats(declared, outputFormat);
   const toolChoice = choiceMode(o.toolChoice);
   const problem = toolChoiceProblem(
     toolChoice,
@@ -103,18 +117,35 @@ export function resolveRequest(o: DialectOptions | ResolvedRequest): ResolvedReq
     throw new ToolDefinitionError("maxValueLength must be a non-negative integer");
   if (problem?.rule === "needs-tools")
     throw new ToolDefinitionError("toolChoice requires a call but no tools are declared");
+  const tools = allowedTools(declared, o.toolChoice);
+  if (outputFormat) checkContentBesideCalls(spec, tools.length > 0 && !requiresCall(toolChoice));
   return {
     [RESOLVED]: true,
     spec,
     declared,
-    tools: allowedTools(declared, o.toolChoice),
+    tools,
     toolChoice,
     callRequired: requiresCall(toolChoice),
     parallelToolCalls: o.parallelToolCalls ?? true,
     reasoning: o.reasoning ?? false,
     ...(o.maxValueLength !== undefined ? { maxValueLength: o.maxValueLength } : {}),
+    ...(outputFormat ? { outputFormat } : {}),
     checked: { toolLimits: false },
   };
+}
+
+/**
+ * Whether JSON content may stand beside calls (tools under toolChoice "auto" and a response
+ * format): only where a call opens with a marker that JSON text cannot be read as. Where a call is
+ * itself a JSON object opening the answer (llama3, qwen2.5-coder's bare calls, the generic
+ * envelope), JSON content could not be told from a call.
+ */
+function checkContentBesideCalls(spec: DialectSpec, beside: boolean): void {
+  if (!beside) return;
+  if (spec.callOpensAnswer || spec.openingCalls || spec.call.kind === "envelope")
+    throw new ResponseFormatError(
+      `a JSON response format beside tools under toolChoice "auto" is not supported in the ${spec.name} dialect: its calls open the answer as JSON objects, which JSON content could not be told from; use toolChoice "none" (JSON content only) or "required" (calls only)`,
+    );
 }
 
 /**
@@ -135,9 +166,11 @@ export function requestWith(
     )?.rule === "needs-tools"
   )
     throw new ToolDefinitionError("toolChoice requires a call but no tools are declared");
+  const tools = change.toolChoice ? allowedTools(r.declared, change.toolChoice) : r.tools;
+  if (r.outputFormat) checkContentBesideCalls(r.spec, tools.length > 0 && !requiresCall(toolChoice));
   return {
     ...r,
-    tools: change.toolChoice ? allowedTools(r.declared, change.toolChoice) : r.tools,
+    tools,
     toolChoice,
     callRequired: requiresCall(toolChoice),
     reasoning,

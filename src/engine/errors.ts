@@ -26,9 +26,12 @@ export class ContextLengthError extends RangeError {
 export class MaxTokensTooSmallError extends RangeError {
   readonly maxTokens: number;
   readonly neededTokens: number;
-  constructor(maxTokens: number, neededTokens: number) {
+  /** `structured`: the answer must be a response format's JSON (or a call), not only a call. */
+  constructor(maxTokens: number, neededTokens: number, structured = false) {
     super(
-      `maxTokens is ${maxTokens}, but the shortest call toolChoice allows takes at least ${neededTokens} tokens with this model's vocabulary; raise maxTokens to ${neededTokens} or more, or use toolChoice "auto"`,
+      structured
+        ? `maxTokens is ${maxTokens}, but the shortest answer the response format allows takes at least ${neededTokens} tokens with this model's vocabulary; raise maxTokens to ${neededTokens} or more`
+        : `maxTokens is ${maxTokens}, but the shortest call toolChoice allows takes at least ${neededTokens} tokens with this model's vocabulary; raise maxTokens to ${neededTokens} or more, or use toolChoice "auto"`,
     );
     this.name = "MaxTokensTooSmallError";
     this.maxTokens = maxTokens;

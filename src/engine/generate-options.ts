@@ -1,5 +1,6 @@
 // The options of generate() and generateStream(), and the list of their names that options-check.ts
 // holds a caller's options to.
+import type { ResponseFormat } from "../dialects/response-format.js";
 import type { ToolChoice } from "../dialects/tools.js";
 import type { ChatMessage } from "../templates/render.js";
 import { optionNames } from "./options-check.js";
@@ -36,6 +37,14 @@ export interface GenerateOptions {
    * and the result's `notices` say so.
    */
   strictFormats?: boolean;
+  /**
+   * The answer's content as JSON: `{type: "json_schema", schema, name?, strict?}` (a value that fits
+   * the schema, lowered as tool arguments are: docs/json-schema.md) or `{type: "json_object"}` (any
+   * JSON object); `{type: "text"}` or absent: any text. The result carries `parsed` (the value) and
+   * `structured` (the parser's verdict). Beside tools under toolChoice "auto" the answer is calls or
+   * the JSON content. `strict` is taken and changes nothing: the schema is always enforced.
+   */
+  responseFormat?: ResponseFormat;
   /** Let the model think first (the template's thinking switch, and a thought in the grammar). Default false. */
   reasoning?: boolean;
   /** false: decode without the grammar (to compare; output is still parsed). Default true. */
@@ -81,6 +90,7 @@ export const GENERATE_OPTION_NAMES = optionNames<GenerateOptions>({
   repeatPenalty: true,
   maxValueLength: true,
   strictFormats: true,
+  responseFormat: true,
   reasoning: true,
   mask: true,
   maskPath: true,

@@ -15,7 +15,7 @@ import {
 import { ToolCallStreamParser } from "../parser/stream.js";
 import type { ResolvedRequest } from "../dialects/options.js";
 import { argumentsOf } from "../parser/argument-event.js";
-import type { IncompleteCall, ParseResult, ToolCall, ToolCallArgument } from "../parser/types.js";
+import type { IncompleteCall, ParseResult, StructuredVerdict, ToolCall, ToolCallArgument } from "../parser/types.js";
 import { TokenKind } from "../vocab/types.js";
 import type { LlamaModel } from "./model.js";
 import { StopScanner } from "./stop.js";
@@ -96,6 +96,13 @@ export interface GenerateResult {
    * a "format" the grammar does not enforce, taken as an annotation (strictFormats refuses it).
    */
   notices?: string[];
+  /**
+   * Under a response format only (options.responseFormat): the content's value, present only when
+   * `structured.status` is "valid" (never for an answer cut by maxTokens: finishReason "length").
+   */
+  parsed?: unknown;
+  /** Under a response format only: the parser's verdict on the content (src/parser/structured.ts). */
+  structured?: StructuredVerdict;
   /** The generated text (without the end-of-generation token) and every generated token id. */
   text: string;
   tokens: number[];
@@ -130,15 +137,15 @@ export async function prepareGeneration(
   const { prompt, maxTokens, ir, resolved, sampling } = chat;
   const promptTokens = await tokenizeChatPrompt(model, prompt, signal);
   const grammar = ir ? (await compileGrammarAsync(ir, model.vocabulary)).native : undefined;
-  if (grammar && resolved?.callRequired && maxTokens <= FINISH_HORIZON) {
-    // The grammar's start needs a call: a maxTokens below its shortest one could only cut it
-    // (the bound is known up to FINISH_HORIZON tokens, so a larger maxTokens needs no search).
+  if (grammar && (resolved?.callRequired || resolved?.outputFormat) && maxTokens <= FINISH_HORIZON) {
+    // The grammar's start needs a call or the format's JSON: a maxTokens below the shortest could
+    // only cut it (the bound is known up to FINISH_HORIZON tokens, so a larger maxTokens needs no search).
     const matcher = new (loadNative().NativeMatcher)(grammar);
     const needed = matcher.minTokensToFinish();
     matcher.dispose();
     if (needed > maxTokens) {
       grammar.dispose();
-      throw new MaxTokensTooSmallError(maxTokens, needed);
+      throw new MaxTokensTooSmallError(maxTokens, needed, !resolved.callRequired);
     }
   }
   // The parser refuses tools past a schema limit: compiling checked them, or (unmasked) this does, before decoding.
@@ -267,6 +274,8 @@ export function resultOf(
           },
         }
       : {}),
+    ...(parsed?.structured ? { structured: parsed.structured } : {}),
+    ...(parsed && "parsed" in parsed ? { parsed: parsed.parsed } : {}),
     text,
     tokens: native.tokens,
   };

@@ -7,6 +7,7 @@ import { toolNotices } from "../dialects/format-notices.js";
 import { resolveRequest, type ResolvedRequest } from "../dialects/options.js";
 import { getDialect } from "../dialects/index.js";
 import { promptParts } from "../dialects/prompt.js";
+import { resolveResponseFormat } from "../dialects/response-format.js";
 import type { DialectSpec } from "../dialects/spec.js";
 import type { Grammar } from "../grammar/ir.js";
 import type { NativeGenerationRequest } from "../native.js";
@@ -133,7 +134,12 @@ function startChat(model: ChatModel, options: GenerateOptions): ChatStart {
   const hasTools = Array.isArray(options.tools) && options.tools.length > 0;
   // The tool count's limit before the template renders them all (70,000 tools took it 1.2 s).
   if (hasTools && options.tools!.length > SCHEMA_LIMITS.tools) throw toolCountError(options.tools!.length);
-  const spec = dialectFor(model, options.dialect, hasTools);
+  // A response format needs a dialect for its content only: a model whose template names none gets
+  // the generic one (no calls, no thought: the content is the whole answer), the prompt as the
+  // template writes it.
+  const structured = resolveResponseFormat(options.responseFormat) !== undefined;
+  const named = dialectFor(model, options.dialect, hasTools);
+  const spec = named ?? (structured ? getDialect("generic") : undefined);
   const reasoning = options.reasoning ?? false;
   const maxTokens = options.maxTokens ?? 512;
   if (!Number.isInteger(maxTokens) || maxTokens < 1 || maxTokens > 2147483647)
@@ -142,9 +148,9 @@ function startChat(model: ChatModel, options: GenerateOptions): ChatStart {
   checkLogitBias(sampling.logitBias, model.vocabulary.size);
 
   // A dialect whose family's template does not carry tools or calls rewrites the messages (src/dialects/prompt.ts).
-  const parts = spec
+  const parts = named
     ? promptParts(
-        spec,
+        named,
         options.messages,
         hasTools ? options.tools : undefined,
         model.chatTemplate.includes("tool_calls"),
@@ -182,6 +188,7 @@ function finishChat(model: ChatModel, options: GenerateOptions, c: ChatStart, pr
       ...(options.parallelToolCalls !== undefined ? { parallelToolCalls: options.parallelToolCalls } : {}),
       ...(options.maxValueLength !== undefined ? { maxValueLength: options.maxValueLength } : {}),
       ...(options.strictFormats !== undefined ? { strictFormats: options.strictFormats } : {}),
+      ...(options.responseFormat !== undefined ? { responseFormat: options.responseFormat } : {}),
       reasoning: promptOpensThought(prompt, spec) ? ("forced-open" as const) : reasoning && !!spec.reasoning,
     });
   const masked = options.mask !== false && resolved !== undefined;
@@ -194,7 +201,7 @@ function finishChat(model: ChatModel, options: GenerateOptions, c: ChatStart, pr
     resolved,
     ir: masked ? buildToolGrammar(resolved) : undefined,
     sampling: c.sampling,
-    notices: resolved ? toolNotices(resolved.declared) : [],
+    notices: resolved ? toolNotices(resolved.declared, resolved.outputFormat) : [],
   };
 }
 

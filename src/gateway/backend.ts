@@ -8,6 +8,7 @@ import { requestWith, resolveRequest, type ResolvedRequest } from "../dialects/o
 import { toolNotices } from "../dialects/format-notices.js";
 import type { GenerateOptions } from "../engine/generate-options.js";
 import type { GenerateResult } from "../engine/generate.js";
+import { ResponseFormatError, resolveResponseFormat } from "../dialects/response-format.js";
 import { prepareChatAsync, type ChatModel, type PreparedChat } from "../engine/prepare-chat.js";
 import { StreamDeltas, type StreamChunk } from "../engine/stream.js";
 import { argumentsOf, verifiedArgumentEvents } from "../parser/argument-event.js";
@@ -61,6 +62,11 @@ export class GatewayBackend implements ChatBackend {
   }
 
   private async prepare(options: GenerateOptions): Promise<Prepared> {
+    // An upstream's answer is not read or verified as a response format's JSON here.
+    if (resolveResponseFormat(options.responseFormat) !== undefined)
+      throw new ResponseFormatError(
+        "a JSON response format is not served through the gateway (its upstream's answer is not held to the schema); send it to a server that runs the model itself (toolmask serve MODEL)",
+      );
     const hasTools = Array.isArray(options.tools) && options.tools.length > 0;
     if (this.o.engine.takesGrammar) {
       const chat = await prepareChatAsync(this.o.model!, options);

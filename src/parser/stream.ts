@@ -10,6 +10,7 @@ import { EnvelopeReader } from "./read-envelope.js";
 import { MarkerReader } from "./read-markers.js";
 import type { OutputReader } from "./reader.js";
 import { TextBuffer } from "./text.js";
+import { structuredVerdict } from "./structured.js";
 /** What the parser takes besides a request's options. */
 export interface ParserLimits {
   finishReason?: "stop" | "length";
@@ -36,9 +37,11 @@ export class ToolCallStreamParser {
   #incomplete: IncompleteCall[] = [];
   #dropped: DroppedConstruct[] = [];
   #ended = false;
+  readonly #resolved: ResolvedRequest;
 
   constructor(options: ParserInput) {
     const o: ResolvedRequest = resolveRequest(options);
+    this.#resolved = o;
     checkToolLimits(o);
     const limit = options.maxCallLength;
     if (limit !== undefined && !(Number.isInteger(limit) && limit > 0))
@@ -71,8 +74,13 @@ export class ToolCallStreamParser {
     const calls = this.#calls;
     let finish: FinishReason = finishReason;
     if (finish === "stop" && calls.length > 0 && this.#incomplete.every((c) => c.kind !== "cut")) finish = "tool_calls";
+    const content = this.#content === "" ? null : this.#content;
+    const rf = this.#resolved.outputFormat;
+    const checked =
+      rf && structuredVerdict(rf, content, finishReason, calls.length + this.#incomplete.length + this.#dropped.length);
     return {
-      content: this.#content === "" ? null : this.#content,
+      ...(checked ? { structured: checked.verdict, ...("value" in checked ? { parsed: checked.value } : {}) } : {}),
+      content,
       reasoning: this.#reasoning === "" ? null : this.#reasoning,
       toolCalls: calls,
       finishReason: finish,

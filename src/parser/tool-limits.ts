@@ -1,5 +1,5 @@
-// A parser refuses tools past a schema limit, or with a schema that cannot be lowered or matches
-// no value, when it is made, with the error that compiling the options' grammar gives
+// A parser refuses tools (or a response format) past a schema limit, or with a schema that cannot
+// be lowered or matches no value, when it is made, with the error that compiling the options' grammar gives
 // (GrammarLimitError, UnsupportedSchemaError, InvalidSchemaError, EmptyGrammarError): the tools are
 // wrong whatever the model writes, so the answer must not depend on whether a call to such a tool
 // appears in the output. The check is done once per resolved request and remembered on it.
@@ -27,7 +27,8 @@ const SCHEMA_ERRORS = [GrammarLimitError, UnsupportedSchemaError, InvalidSchemaE
  */
 export function checkToolLimits(o: DialectOptions | ResolvedRequest, grammar?: Grammar): void {
   const r = resolveRequest(o);
-  if (r.declared.length === 0 || r.checked.toolLimits) return;
+  // No tools and no response format: no schema to lower.
+  if ((r.declared.length === 0 && !r.outputFormat) || r.checked.toolLimits) return;
   try {
     assertAcceptsSomething(lowerJsonSchemas(grammar ?? buildToolGrammar(r)));
   } catch (e) {

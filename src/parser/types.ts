@@ -37,6 +37,21 @@ export interface ParseResult {
   finishReason: FinishReason;
   incomplete: IncompleteCall[];
   dropped: DroppedConstruct[];
+  /** Under a response format only: the verdict on the content (src/parser/structured.ts). */
+  structured?: StructuredVerdict;
+  /** Under a response format only, when `structured.status` is "valid": the content's value (exact JSON). */
+  parsed?: unknown;
+}
+
+/** The parser's verdict on an answer's content under a response format. */
+export interface StructuredVerdict {
+  /**
+   * "valid": the content is one JSON value that fits the format; "invalid": it is not (`reason`
+   * says why); "cut": the output ended at maxTokens (finishReason "length"), whatever it holds;
+   * "calls": the answer is tool calls, and its content is not held to the format.
+   */
+  status: "valid" | "invalid" | "cut" | "calls";
+  reason?: string;
 }
 
 /** One complete top-level argument of a call, as its tool_call_argument event tells it. */

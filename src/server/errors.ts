@@ -5,6 +5,8 @@ import { EmptyGrammarError, GrammarLimitError } from "../grammar/errors.js";
 import { EbnfExportError } from "../grammar/export/options.js";
 import { ContextLengthError, MaxTokensTooSmallError } from "../engine/errors.js";
 import { ToolDefinitionError } from "../dialects/tools.js";
+import { ResponseFormatError } from "../dialects/response-format.js";
+import { routeSchemaPaths } from "./schema-paths.js";
 import { UnknownDialectError } from "../engine/detect-dialect.js";
 import { ChatTemplateError } from "../templates/render.js";
 import { dialects } from "../dialects/index.js";
@@ -96,6 +98,20 @@ export function toApiError(err: unknown): ApiError {
     return new ApiError(400, err.message, { param: "messages", code: "template_error" });
   if (err instanceof ToolDefinitionError)
     return new ApiError(400, err.message, { param: "tools", code: "invalid_tools" });
+  // The response format's schema: its path as chat completions spells it (the other routes respell it).
+  if (
+    (err instanceof InvalidSchemaError || err instanceof UnsupportedSchemaError || err instanceof GrammarLimitError) &&
+    err.path?.startsWith("responseFormat.")
+  )
+    return new ApiError(400, routeSchemaPaths(err.message, "chat"), {
+      param: "response_format",
+      code: err instanceof GrammarLimitError ? "grammar_too_large" : "invalid_response_format",
+    });
+  if (err instanceof ResponseFormatError)
+    return new ApiError(400, routeSchemaPaths(err.message, "chat"), {
+      param: "response_format",
+      code: "invalid_response_format",
+    });
   if (err instanceof InvalidSchemaError || err instanceof UnsupportedSchemaError)
     return new ApiError(400, err.message, { param: "tools", code: "invalid_tool_schema" });
   if (err instanceof ContextLengthError)

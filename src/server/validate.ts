@@ -11,6 +11,10 @@ import { readExactJson } from "../parser/exact-json.js";
 import { invalidParam } from "./errors.js";
 import { refuseIllFormed } from "./well-formed.js";
 import { refuseDeep } from "./nesting.js";
+import { chatResponseFormat } from "./response-format.js";
+import { given, isObj, kind, SHOWN_CHARS, shown, type Obj } from "./values.js";
+
+export { given, isObj, kind, shown, type Obj } from "./values.js";
 
 export interface CompletionRequest {
   options: Omit<GenerateOptions, "signal">;
@@ -21,25 +25,8 @@ export interface CompletionRequest {
 const ROLES = new Set(["system", "developer", "user", "assistant", "tool"]);
 export const MAX_STOPS = 16;
 
-export type Obj = Record<string, unknown>;
-export const isObj = (v: unknown): v is Obj => v !== null && typeof v === "object" && !Array.isArray(v);
-export const given = (v: unknown) => v !== undefined && v !== null;
-export const kind = (v: unknown) => (v === null ? "null" : Array.isArray(v) ? "an array" : typeof v);
-
 /** Largest count the engine takes (a 32-bit signed integer in llama.cpp). */
 export const INT32_MAX = 2 ** 31 - 1;
-const SHOWN_CHARS = 64;
-
-/** A value as a refusal quotes it: short, whatever the client sent (a 3 MB string, 1e999). */
-export function shown(v: unknown): string {
-  if (typeof v === "number") return Number.isFinite(v) ? String(v) : "a number too large for JSON";
-  if (typeof v === "string")
-    return v.length <= SHOWN_CHARS
-      ? JSON.stringify(v)
-      : `${JSON.stringify(v.slice(0, SHOWN_CHARS)).slice(0, -1)}…" (${v.length} characters)`;
-  if (v === null || typeof v !== "object") return String(v);
-  return Array.isArray(v) ? "an array" : "an object";
-}
 
 export function number(body: Obj, key: string, min: number, max: number): number | undefined {
   const v = body[key];
@@ -286,13 +273,6 @@ function refuseUnsupported(body: Obj): void {
     throw invalidParam("n", "n must be 1: this server returns one choice per request", "unsupported_value");
   if (given(body.logprobs) && body.logprobs !== false)
     throw invalidParam("logprobs", "logprobs are not supported by this server", "unsupported_value");
-  const rf = body.response_format;
-  if (given(rf) && !(isObj(rf) && rf.type === "text"))
-    throw invalidParam(
-      "response_format",
-      'response_format: only {"type": "text"} is supported; declare a tool to get JSON arguments',
-      "unsupported_value",
-    );
   for (const key of ["frequency_penalty", "presence_penalty"]) {
     const v = number(body, key, -2, 2);
     if (v !== undefined && v !== 0)
@@ -316,6 +296,8 @@ export function parseCompletionRequest(body: unknown, { vocabSize, contextSize }
   // llama-server's name: false decodes the whole prompt, neither read from nor left in the prompt cache.
   const cachePrompt = bool(body, "cache_prompt");
   if (cachePrompt !== undefined) options.cachePrompt = cachePrompt;
+  const format = chatResponseFormat(body.response_format);
+  if (format) options.responseFormat = format;
   const maxTokens = integer(body, "max_completion_tokens", 1, INT32_MAX) ?? integer(body, "max_tokens", 1, INT32_MAX);
   if (maxTokens !== undefined) options.maxTokens = maxTokens;
   const extras: Array<[keyof GenerateOptions, number | undefined]> = [

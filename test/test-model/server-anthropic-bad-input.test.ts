@@ -335,9 +335,9 @@ const cases: Case[] = [
       /^thinking must be \{"type": "enabled", "budget_tokens"\}, \{"type": "adaptive"\} or \{"type": "disabled"\}, got type "between_tools"/,
   },
   {
-    name: "an output format (output_config.format)",
-    body: { ...good, output_config: { format: { type: "json_schema", schema: { type: "object" } } } },
-    message: /^output_config\.format is not supported by this server; declare a tool whose input_schema is the format/,
+    name: "an output format of an unknown type (output_config.format)",
+    body: { ...good, output_config: { format: { type: "xml" } } },
+    message: /^output_config\.format must be \{"type": "json_schema", "schema"\}, got type "xml"/,
   },
   {
     name: "thinking without budget_tokens",

@@ -392,12 +392,13 @@ const cases: Case[] = [
     go: () => post({ ...good, stream_options: { include_usage: true } }),
   },
   {
-    name: "a JSON response_format",
+    name: "a response_format of an unknown type",
     status: 400,
-    param: "response_format",
-    code: "unsupported_value",
-    message: /only \{"type": "text"\}/,
-    go: () => post({ ...good, response_format: { type: "json_object" } }),
+    param: "response_format.type",
+    code: "invalid_response_format",
+    message:
+      /^response_format\.type must be one of \{"type": "json_schema", "json_schema": \{"name", "schema"\}\}, \{"type": "json_object"\} or \{"type": "text"\}, got "yaml"/,
+    go: () => post({ ...good, response_format: { type: "yaml" } }),
   },
   {
     name: "an oversized body",

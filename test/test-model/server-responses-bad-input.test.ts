@@ -551,11 +551,11 @@ const cases: Case[] = [
     message: /^reasoning\.effort must be one of none, minimal, low, medium, high, xhigh, got "ultra"/,
   },
   {
-    name: "a JSON output format",
-    body: { ...good, text: { format: { type: "json_schema", name: "x", schema: {} } } },
-    param: "text.format",
-    code: "unsupported_value",
-    message: /^text\.format: only \{"type": "text"\} is supported, got type "json_schema"; declare a function tool/,
+    name: "a JSON output format without its schema",
+    body: { ...good, text: { format: { type: "json_schema", name: "x" } } },
+    param: "text.format.schema",
+    code: "invalid_response_format",
+    message: /^text\.format\.schema must be a JSON schema object, got undefined/,
   },
   {
     name: "include of logprobs",

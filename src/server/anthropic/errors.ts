@@ -3,6 +3,7 @@
 // ours (503 while shutting down, where Anthropic says 529 when overloaded). The engine's messages
 // name OpenAI's tool fields; here they are named as the request sent them.
 import type { ApiError } from "../errors.js";
+import { routeSchemaPaths } from "../schema-paths.js";
 
 export interface AnthropicErrorBody {
   type: "error";
@@ -25,9 +26,12 @@ export function anthropicErrorType(status: number): string {
   return TYPES[status] ?? (status >= 500 ? "api_error" : "invalid_request_error");
 }
 
-/** tools[i].function.parameters → tools[i].input_schema, tools[i].function.name → tools[i].name. */
+/**
+ * tools[i].function.parameters → tools[i].input_schema, tools[i].function.name → tools[i].name,
+ * response_format.json_schema.schema → output_config.format.schema.
+ */
 const anthropicNames = (message: string) =>
-  message
+  routeSchemaPaths(message, "messages", "chat")
     .replace(/(tools\[\d+\])\.function\.parameters/g, "$1.input_schema")
     .replace(/(tools\[\d+\])\.function\.name/g, "$1.name")
     .replace(/(tools\[\d+\])\.function/g, "$1");

@@ -5,12 +5,14 @@
 // Claude Code send them; any other field (server tools' containers, MCP servers, an output format
 // the answer would have to follow, …) is refused with a 400 naming it rather than silently
 // dropped. Each refusal names the field it is about, since Anthropic's error body has no `param`.
+import type { ResponseFormat } from "../../dialects/response-format.js";
 import type { ToolChoice } from "../../dialects/tools.js";
 import { toolChoiceProblem } from "../../dialects/tool-choice.js";
 import type { GenerateOptions } from "../../engine/generate.js";
 import { invalidParam } from "../errors.js";
 import { INT32_MAX, MAX_STOPS, bool, declaredNames, given, integer, isObj, kind, number, shown } from "../validate.js";
 import type { ModelBounds } from "../../engine/chat-backend.js";
+import { messagesOutputFormat } from "../response-format.js";
 import { refuseIllFormed } from "../well-formed.js";
 import { clearThinking, thinkingTurnsKept } from "./context-management.js";
 import { conversation, systemMessage } from "./messages.js";
@@ -168,23 +170,22 @@ function thinking(v: unknown): { on: boolean; omitted: boolean } | undefined {
   return { on: true, omitted: v.display === "omitted" };
 }
 
-/** output_config: its effort hint is read and ignored; a format the answer must follow is refused. */
-function outputConfig(v: unknown): void {
-  if (!given(v)) return;
+/** output_config: its format (responseFormat, response-format.ts); its effort hint is read and ignored. */
+function outputConfig(v: unknown): ResponseFormat | undefined {
+  if (!given(v)) return undefined;
   if (!isObj(v)) throw invalidParam("output_config", `output_config must be an object, got ${kind(v)}`, "invalid_type");
   for (const key of Object.keys(v)) {
     if (key === "effort" && (v.effort === null || typeof v.effort === "string")) continue;
-    if (key === "format" && !given(v.format)) continue;
+    if (key === "format") continue;
     throw invalidParam(
       `output_config.${key.length <= 64 ? key : shown(key)}`,
-      key === "format"
-        ? "output_config.format is not supported by this server; declare a tool whose input_schema is the format and set tool_choice to that tool"
-        : key === "effort"
-          ? `output_config.effort must be a string, got ${kind(v.effort)}`
-          : `output_config.${key.length <= 64 ? key : shown(key)} is not supported by this server; it reads effort (ignored)`,
+      key === "effort"
+        ? `output_config.effort must be a string, got ${kind(v.effort)}`
+        : `output_config.${key.length <= 64 ? key : shown(key)} is not supported by this server; it reads format and effort (ignored)`,
       "unsupported_parameter",
     );
   }
+  return messagesOutputFormat(v.format);
 }
 
 /** `counting`: for count_tokens, where max_tokens is not asked for. */
@@ -220,7 +221,8 @@ export function parseMessagesRequest(body: unknown, { contextSize }: ModelBounds
   if (topP !== undefined) options.topP = topP;
   const topK = integer(body, "top_k", 1, INT32_MAX);
   if (topK !== undefined) options.topK = topK;
-  outputConfig(body.output_config);
+  const format = outputConfig(body.output_config);
+  if (format) options.responseFormat = format;
   const reasoning = thinking(body.thinking);
   if (reasoning !== undefined) options.reasoning = reasoning.on;
   return { options, stream: bool(body, "stream") ?? false, thoughtOmitted: reasoning?.omitted ?? false };

@@ -1,8 +1,9 @@
 // Errors of the engine on /v1/responses (a prompt too long, max_tokens too small, a schema it
 // cannot enforce) name chat completions' fields; here they name them as the Responses API spells
-// them (max_output_tokens, input, tools[i].parameters). The request's own checks (request.ts) use
+// them (max_output_tokens, input, tools[i].parameters, text.format.schema). The request's own checks (request.ts) use
 // these names already, so only what the backend throws passes through here.
 import { ApiError, toApiError } from "../errors.js";
+import { routeSchemaPaths } from "../schema-paths.js";
 
 /** `tools[k].function` as the Responses request spells where tool k is (`paths[k]`: `tools[4].tools[1]` in a namespace). */
 const renamedTools = (text: string, paths: readonly string[]) =>
@@ -19,13 +20,11 @@ const renamed = (text: string, param: string | null, paths: readonly string[]) =
     ? renamedTools(text, paths).replace(/\bmax_tokens\b/g, "max_output_tokens")
     : renamedTools(text, paths);
 
+const PARAMS: Record<string, string> = { messages: "input", response_format: "text.format" };
+
 export function responsesError(err: unknown, paths: readonly string[] = []): ApiError {
   const e = toApiError(err);
-  const param = e.param === null ? null : e.param === "messages" ? "input" : renamed(e.param, e.param, paths);
-  return new ApiError(e.status, renamed(e.message, e.param, paths), {
-    type: e.type,
-    param,
-    code: e.code,
-    headers: e.headers,
-  });
+  const param = e.param === null ? null : (PARAMS[e.param] ?? renamed(e.param, e.param, paths));
+  const message = routeSchemaPaths(renamed(e.message, e.param, paths), "responses", "chat");
+  return new ApiError(e.status, message, { type: e.type, param, code: e.code, headers: e.headers });
 }

@@ -6,12 +6,14 @@
 // service_tier, …), are read and ignored; `metadata` is checked as OpenAI checks it and echoed in
 // the Response, as OpenAI does; any other field is refused with a 400 naming it rather than
 // silently dropped.
+import type { ResponseFormat } from "../../dialects/response-format.js";
 import type { ToolChoice } from "../../dialects/tools.js";
 import { toolChoiceProblem } from "../../dialects/tool-choice.js";
 import type { GenerateOptions } from "../../engine/generate.js";
 import { invalidParam } from "../errors.js";
 import { INT32_MAX, bool, declaredNames, given, integer, isObj, kind, number, shown, type Obj } from "../validate.js";
 import type { ModelBounds } from "../../engine/chat-backend.js";
+import { responsesTextFormat } from "../response-format.js";
 import { inputMessages } from "./input.js";
 import { type CallRoute, type DeclaredTools, declaredTools, HOSTED, loadedTools, type NotOffered } from "./tools.js";
 
@@ -28,6 +30,8 @@ export interface Echo {
   reasoning: { effort: string | null; summary: string | null } | null;
   /** The declared tools the model is not offered (hosted tools), as the Response's toolmask.tools_not_offered says. */
   notOffered: NotOffered[];
+  /** The request's text.format as given ({"type": "text"} when absent). */
+  format: Obj;
 }
 
 export interface ResponsesRequest {
@@ -203,19 +207,15 @@ function reasoning(v: unknown): Echo["reasoning"] {
   return { effort: (v.effort as string | undefined) ?? null, summary: (summary as string | undefined) ?? null };
 }
 
-function textConfig(v: unknown): void {
-  if (!given(v)) return;
+/** text: its format (responseFormat, response-format.ts); verbosity is read and ignored. */
+function textConfig(v: unknown): ResponseFormat | undefined {
+  if (!given(v)) return undefined;
   if (!isObj(v))
     throw invalidParam("text", `text must be an object {format, verbosity}, got ${kind(v)}`, "invalid_type");
-  const f = v.format;
-  if (given(f) && !(isObj(f) && f.type === "text"))
-    throw invalidParam(
-      "text.format",
-      `text.format: only {"type": "text"} is supported, got ${isObj(f) ? `type ${shown(f.type)}` : shown(f)}; declare a function tool whose parameters are the schema and name it in tool_choice to get JSON that follows it`,
-      "unsupported_value",
-    );
+  const format = responsesTextFormat(v.format);
   if (given(v.verbosity) && !["low", "medium", "high"].includes(v.verbosity as string))
     throw invalidParam("text.verbosity", `text.verbosity must be "low", "medium" or "high", got ${shown(v.verbosity)}`);
+  return format;
 }
 
 /** include: reasoning.encrypted_content is accepted (reasoning items carry their whole text instead). */
@@ -259,7 +259,8 @@ export function parseResponsesRequest(body: unknown, { contextSize }: ModelBound
   if (topP !== undefined) options.topP = topP;
   const thought = reasoning(body.reasoning);
   if (thought?.effort) options.reasoning = thought.effort !== "none";
-  textConfig(body.text);
+  const format = textConfig(body.text);
+  if (format) options.responseFormat = format;
   include(body.include);
   if (given(body.truncation) && body.truncation !== "disabled")
     throw invalidParam(
@@ -281,6 +282,7 @@ export function parseResponsesRequest(body: unknown, { contextSize }: ModelBound
     metadata: meta,
     reasoning: thought,
     notOffered: declared.notOffered,
+    format: isObj(body.text) && isObj(body.text.format) ? body.text.format : { type: "text" },
   };
   return { options, stream: bool(body, "stream") ?? false, echo, routes: declared.routes, toolPaths: declared.paths };
 }

@@ -167,7 +167,7 @@ export function openingResponse(h: ResponseHead) {
     reasoning: h.echo.reasoning,
     store: false,
     temperature: h.echo.temperature,
-    text: { format: { type: "text" as const } },
+    text: { format: h.echo.format },
     tool_choice: h.echo.tool_choice,
     tools: h.echo.tools,
     top_p: h.echo.top_p,

@@ -438,7 +438,7 @@ const cases: Case[] = [
     name: "hosted tools only, tool_choice required",
     body: { ...good, tools: [{ type: "web_search" }], tool_choice: "required" },
     param: "tool_choice",
-    message: /needs tools the model can call.*hosted tools are not offered/,
+    message: /needs tools; declare at least one in tools \(hosted tools are not offered: this server cannot run them\)/,
   },
   {
     name: "tool_choice naming a custom tool as a function",

@@ -155,7 +155,7 @@ function toolChoice(v: unknown, declared: DeclaredTools): Echo["tool_choice"] {
     if (problem?.rule === "needs-tools")
       throw invalidParam(
         "tool_choice",
-        `tool_choice ${shown(v === "required" ? v : (v as Obj).type)} needs tools the model can call; declare at least one in tools${declared.notOffered.length > 0 ? " (hosted tools are not offered: this server cannot run them)" : ""}`,
+        `tool_choice ${shown(v === "required" ? v : (v as Obj).type)} needs tools; declare at least one in tools${declared.notOffered.length > 0 ? " (hosted tools are not offered: this server cannot run them)" : ""}`,
       );
     if (problem?.rule === "undeclared")
       throw invalidParam(

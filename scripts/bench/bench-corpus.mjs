@@ -14,7 +14,8 @@
 // JSON front end can express. toolmask's figure is its real tool grammar in each dialect (content
 // before and between calls, an optional thought, any number of calls, the dialect's call syntax).
 // The tools toolmask refuses (lowering the tool alone in any dialect throws; the client-tools
-// test's KNOWN_REFUSED) are left out for every engine alike.
+// test's KNOWN_REFUSED) are left out for every engine alike, and so are the tools a peer refuses
+// where it refuses a set (llguidance has no propertyNames), found by compiling each alone in it.
 //
 // Each (set, dialect) runs in a child process of its own: after the vocabulary and the addon are
 // loaded, the set is built and compiled --repeat times, the grammar cache and the vocabulary's shape
@@ -211,30 +212,61 @@ function toolmaskRun(set, dialect) {
   return r.error ? { error: r.error } : { best: rounded(best), cold: rounded(r.runs[0]) };
 }
 
+/** Each peer's time to first mask on the set's call-object schema: { name: { compileMs, … } | { error } }. */
+async function peerRuns(set) {
+  const schema = JSON.stringify(callObjectSchema(set.tools));
+  const out = {};
+  for (const peer of native.peers) {
+    try {
+      const r = await compilePeer(peer, set.id, { kind: "json_schema", text: schema }, REPEAT);
+      out[peer.name] = { compileMs: r.compileMs, firstMaskMs: r.firstMaskMs, firstMaskCpuMs: r.firstMaskCpuMs };
+      await peer.request({ op: "free", id: set.id });
+    } catch (e) {
+      out[peer.name] = { error: String(e.message).slice(0, 300) };
+    }
+    process.stderr.write(`${set.id}: ${peer.name} ${out[peer.name].firstMaskMs ?? out[peer.name].error} ms\n`);
+  }
+  return out;
+}
+
+/** The set's tools `peer` refuses, each compiled alone as a call-object schema: { name: "peer: why" }. */
+async function peerRefusals(peer, set) {
+  const out = {};
+  for (const t of set.tools) {
+    const id = `${set.id}/${t.function.name}`;
+    try {
+      await compilePeer(peer, id, { kind: "json_schema", text: JSON.stringify(callObjectSchema([t])) }, 1);
+      await peer.request({ op: "free", id });
+    } catch (e) {
+      const why = String(e.message).split("\n")[0].slice(0, 120);
+      out[t.function.name] = why.startsWith(`${peer.name}:`) ? why : `${peer.name}: ${why}`;
+    }
+  }
+  return out;
+}
+
 const rows = [];
 for (const set of sets) {
+  let peers = await peerRuns(set);
+  // A peer that refuses the set: the tools it refuses alone are left out for every engine, as
+  // toolmask's refusals are, and the peers run again on the rest.
+  let refused = {};
+  for (const peer of native.peers) if (peers[peer.name].error) Object.assign(refused, await peerRefusals(peer, set));
+  refused = Object.fromEntries(Object.entries(refused).filter(([name]) => !(name in set.leftOut)));
+  if (Object.keys(refused).length) {
+    Object.assign(set.leftOut, refused);
+    set.tools = setTools(set.fixture, Object.keys(set.leftOut));
+    peers = await peerRuns(set);
+  }
   const row = {
     set: set.id,
     package: `${set.fixture.package}@${set.fixture.version}`,
     tools: set.tools.length,
     leftOut: set.leftOut,
-    peers: {},
+    peers,
     dialects: {},
   };
-  const schema = JSON.stringify(callObjectSchema(set.tools));
-  row.schemaBytes = schema.length;
-  for (const peer of native.peers) {
-    try {
-      const r = await compilePeer(peer, set.id, { kind: "json_schema", text: schema }, REPEAT);
-      row.peers[peer.name] = { compileMs: r.compileMs, firstMaskMs: r.firstMaskMs, firstMaskCpuMs: r.firstMaskCpuMs };
-      await peer.request({ op: "free", id: set.id });
-    } catch (e) {
-      row.peers[peer.name] = { error: String(e.message).slice(0, 300) };
-    }
-    process.stderr.write(
-      `${set.id}: ${peer.name} ${row.peers[peer.name].firstMaskMs ?? row.peers[peer.name].error} ms\n`,
-    );
-  }
+  row.schemaBytes = JSON.stringify(callObjectSchema(set.tools)).length;
   for (const dialect of DIALECTS) row.dialects[dialect] = toolmaskRun(set, dialect);
   row.callObject = toolmaskRun(set, CALL_OBJECT);
   const over = (key) => {
@@ -280,7 +312,7 @@ const result = {
   note: [
     "toolmask: buildToolGrammar({dialect, tools, toolChoice: 'auto'}) + compileGrammar + createMatcher + the first fillNextTokenBitmask on Qwen3's vocabulary, in a child process per set and dialect, the grammar cache and the vocabulary's shape cache cleared before each of `repeat` runs; best: the run of least wall time, cold: the first run. *Ms: wall time, *CpuMs: the process's CPU time (all threads). build: buildToolGrammar; compile: compileGrammar; nativeMs: the native compile (the IR's JSON parsed, the automaton, the start state's mask) as it measures itself; lowerCpuMs: the JSON-schema lowering alone (resolveForVocabulary), warm, least of `repeat`; nativeCpuMs: compileCpuMs less lowerCpuMs; firstMask: createMatcher + the first mask; argsMask (not in cpuMs/wallMs): then, on the same matcher, the answer up to the first value of the set's largest tool (largestTool: the longest parameters' JSON) accepted as one string and the mask there, the cost a grammar built as walks reach it moves past the first mask. callObject: the same for compileGrammar({ jsonSchema }) of the peers' schema (toolmask's own JSON-schema front end on what the peers get; not a dialect, not in the ratios).",
     "Peers: the JSON schema of one call object (anyOf over the set's function tools of {name: {const}, arguments: parameters}, both required, no other key) through their JSON-schema front ends (llguidance LLMatcher.grammar_from_json_schema + LLMatcher; XGrammar GrammarCompiler(cache off).compile_json_schema(any_whitespace=False) + GrammarMatcher), compile + matcher + first mask in one long-lived process per engine; best of `repeat` by compile wall time, and the process's CPU time over the same run.",
-    "Tools toolmask refuses (lowering the tool alone in any dialect throws) are left out for every engine (leftOut, with the keyword the refusal's path ends in). Ratios: toolmask's median and max over the dialects / the fastest peer; the goal is at most 0.5.",
+    "Tools toolmask refuses (lowering the tool alone in any dialect throws) are left out for every engine (leftOut, with the keyword the refusal's path ends in), and so are those a peer refuses where it refuses the set (each compiled alone in that peer; leftOut says which peer and why). Ratios: toolmask's median and max over the dialects / the fastest peer; the goal is at most 0.5.",
   ],
   sets: rows,
 };
@@ -364,5 +396,5 @@ const errors = rows.flatMap((r) =>
 );
 for (const e of errors) console.log(`toolmask failed: ${e}`);
 const leftOut = rows.flatMap((r) => Object.entries(r.leftOut).map(([t, k]) => `${r.set}/${t} (${k})`));
-console.log(`left out, refused by toolmask: ${leftOut.length ? leftOut.join(", ") : "none"}`);
+console.log(`left out, refused by toolmask or a peer: ${leftOut.length ? leftOut.join(", ") : "none"}`);
 if (errors.length) process.exitCode = 1;

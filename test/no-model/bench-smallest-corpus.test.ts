@@ -49,7 +49,7 @@ it.skipIf(!distBuilt)(
     }
     const ratio = Object.entries(row).find(([h]) => h.startsWith("toolmask / fastest peer"))?.[1];
     expect(ratio, r.all).toMatch(installed ? new RegExp(`^${number} \\(${number}\\)`) : /^–/);
-    expect(r.stdout, r.all).toMatch(/^left out, refused by toolmask: /m);
+    expect(r.stdout, r.all).toMatch(/^left out, refused by toolmask or a peer: /m);
     expect(r.stderr).not.toContain("wrote ");
     expect(resultsSnapshot()).toEqual(before);
     console.log(r.stdout);

@@ -56,7 +56,7 @@ bool nullableInlined(const json::Value& n, InlinedGrammar& rules) {
 struct Checker {
   NfaBuilder::Impl& b;
   double limit;
-  std::unordered_map<std::string, bool> rulesSeen;  // rules met outside any body: built once
+  std::unordered_map<std::string, bool> rulesSeen;    // rules met outside any body: built once
   std::unordered_map<std::string, double> bodyRules;  // a rule's bound when built in full in a body
   std::vector<std::string> bodyStack;                 // rules being checked in body mode
   std::map<std::pair<std::string, bool>, std::pair<double, bool>> inlined;  // (rule, body) → (bound, plain)
@@ -143,9 +143,7 @@ struct Checker {
     std::vector<std::pair<uint32_t, uint32_t>> rs;
     try {
       rs = b.ranges(n, "", chars ? 0x10FFFF : 255);
-    } catch (const GrammarError&) {
-      return kUnsure;
-    }
+    } catch (const GrammarError&) { return kUnsure; }
     if (!chars) return 2;
     std::vector<std::vector<utf8::ByteRange>> seqs;
     for (auto& r : rs) utf8::encodeRange(r.first, r.second, seqs);
@@ -167,8 +165,8 @@ struct Checker {
     const double one = node(*item, body);
     const bool plainItem = plain;  // and so the repetition's own, countingNode aside (node())
     if (one < 0) return kUnsure;
-    if (!body && counting(n)) return one + 8;  // built once, its count in gates
-    if (mn > 100000 || mx > 100000) return kUnsure;        // refused as "repetition"
+    if (!body && counting(n)) return one + 8;        // built once, its count in gates
+    if (mn > 100000 || mx > 100000) return kUnsure;  // refused as "repetition"
     // Every copy is built inside a fragment (plain text) or a body; elsewhere the first, the others
     // placeholders.
     const double copies = unbounded ? mn + 1 : mx;
@@ -193,7 +191,7 @@ struct Checker {
     // Base states: (characters of T matched, UTF-8 phase, trim's flags).
     const double m = double(T.size());
     const double base = m * utf8::kPhases * (trim ? 8 : 1);
-    if (gated) return 6 * base + 8;
+    if (gated) return 10 * base + 12;  // its states, a gate state per (target, increment, bounds), in/out
     const bool counting = maxLen >= 0 || minLen > 0;
     const double top = maxLen >= 0 ? maxLen : std::max(0.0, minLen);
     const double layers = counting ? top + 1 + (textOnly ? 0 : m) + (trim ? 1 : 0) : 1;

@@ -142,6 +142,8 @@ bool InlinedGrammar::inlines(const std::string& name) {
   return impl_->in.ruleSize(name) != SIZE_MAX && !impl_->in.recursive(name);
 }
 
+json::Value InlinedGrammar::expand(const json::Value& n) { return impl_->in.expand(n); }
+
 size_t InlinedGrammar::memoryBytes() const { return impl_->bytes; }
 
 namespace {

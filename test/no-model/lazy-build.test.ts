@@ -13,6 +13,7 @@ import {
   dialects,
   type Grammar,
   type GrammarMatcher,
+  jsonSchemaToIR,
   lowerJsonSchemas,
 } from "../../src/index.js";
 import { loadNative } from "../../src/native.js";
@@ -135,6 +136,40 @@ describe("a grammar built as walks reach it", () => {
       m.dispose();
     }
   });
+  it("builds an intersection the same where its rule is reached through a placeholder", () => {
+    // A host name (its pattern ∩ at most 253 characters: an intersection whose items refer to small
+    // rules) in a rule used twice, and in a recursive rule: the later uses wait behind placeholders,
+    // whose product is built when the compile asks whether they match anything.
+    const host = jsonSchemaToIR({ type: "string", format: "hostname" });
+    const twice = { root: { type: "seq", items: [host.root, lit(","), host.root] }, rules: host.rules };
+    const list = {
+      root: { type: "ref", name: "list" },
+      rules: {
+        ...host.rules,
+        list: {
+          type: "alt",
+          items: [host.root, { type: "seq", items: [host.root, lit(","), { type: "ref", name: "list" }] }],
+        },
+      },
+    };
+    const name = `"${"a".repeat(63)}.b"`;
+    for (const g of [twice, list] as unknown as Grammar[]) {
+      const lazy = compileGrammar(g, qwen3()).createMatcher();
+      const eager = compileGrammar({ ...g, eager: true } as Grammar, qwen3()).createMatcher();
+      for (const m of [lazy, eager]) {
+        expect(m.acceptString(`${name},${name}`)).toBe(true);
+        expect(m.isComplete()).toBe(true);
+        expect(m.acceptString(`,"${"a".repeat(64)}"`)).toBe(false);
+        m.reset();
+      }
+      const [walk] = lazy.randomWalks({ seed: 1, maxTokens: WALK_TOKENS, endProbability: 0.05 });
+      lazy.reset();
+      expect(differ(lazy, eager, walk!.tokens)).toBeNull();
+      lazy.dispose();
+      eager.dispose();
+    }
+  });
+
   /** `bad` deep inside: after bytes, in a rule's sequence tail, in a choice: where a deferred build waits. */
   const deep = (bad: unknown) => ({
     root: { type: "seq", items: [lit("a"), { type: "ref", name: "r" }] },

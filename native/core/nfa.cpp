@@ -48,9 +48,6 @@ double NfaBuilder::Impl::number(const json::Value& v, const std::string& path) {
   return v.num;
 }
 
-namespace {
-// Plain text nodes only: no tokens, refs or any-order sets, whose layout could differ per instance,
-// and no counted construct, whose counter is its instance's own.
 bool plainWith(const json::Value& n, const NfaLimits& lim) {
   if (n.kind == json::Kind::Array) {
     for (auto& x : n.arr)
@@ -67,6 +64,8 @@ bool plainWith(const json::Value& n, const NfaLimits& lim) {
     if (!plainWith(kv.second, lim)) return false;
   return true;
 }
+
+namespace {
 bool loops(const json::Value& n) {
   const json::Value* t = n.get("type");
   if (!t || t->kind != json::Kind::String) return false;

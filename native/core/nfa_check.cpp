@@ -129,6 +129,7 @@ struct Checker {
       return x;
     }
     if (type == "ref") return ref(n, body);
+    if (type == "intersect") return intersect(n);
     return kUnsure;  // jsonSchema (not lowered), or a type this check has no rule for
   }
 
@@ -230,6 +231,24 @@ struct Checker {
     return sum;
   }
 
+  // An intersection is built here as the builder builds it (intersectNfa: its items' product), so
+  // its errors (a malformed item, a product past maxProductStates) are the build's own and its size
+  // is exact; a node met again is known. Plain as its inlined copy is.
+  std::unordered_map<const json::Value*, std::pair<double, bool>> products;
+  double intersect(const json::Value& n) {
+    auto known = products.find(&n);
+    if (known == products.end()) {
+      std::pair<double, bool> x{kUnsure, false};
+      try {
+        const TextNfa t = b.intersectNfa(n, "intersect");
+        x = {double(t.nfa.states.size()), plainWith(b.rules->expand(n), b.lim)};
+      } catch (const GrammarError&) {}  // reported by the eager build
+      known = products.emplace(&n, x).first;
+    }
+    plain = known->second.second;
+    return known->second.first;
+  }
+
   // A ref to a rule the builder inlines is built as a copy of the rule at each use: the rule's own
   // bound, and plain when it is (the caller's `plain` is left so).
   double ref(const json::Value& n, bool body) {
@@ -268,7 +287,7 @@ struct Checker {
 }  // namespace
 
 bool NfaBuilder::Impl::deferrable(const json::Value& root) {
-  Checker c{*this, double(lim.maxStates), {}, {}, {}, {}};
+  Checker c{*this, double(lim.maxStates), {}, {}, {}, {}, true, {}};
   const double states = c.node(root, false);
   return states >= 0 && states <= double(lim.maxStates);
 }

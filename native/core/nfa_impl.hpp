@@ -18,6 +18,9 @@ struct Frag {
 
 // Whether a node can match the empty string (a conservative reading of the IR).
 bool nullable(const json::Value& n);
+// Plain text nodes only (NfaBuilder::Impl::plain): no tokens, refs or any-order sets, whose layout
+// could differ per instance, and no counted construct, whose counter is its instance's own.
+bool plainWith(const json::Value& n, const NfaLimits& lim);
 // Whether an until node has a body (nfa_until_body.cpp).
 bool untilHasBody(const json::Value& n);
 // A text node built in full by a builder of its own (nfa_intersect.cpp): what a product walks. `in`

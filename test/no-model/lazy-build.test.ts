@@ -213,6 +213,22 @@ describe("a grammar built as walks reach it", () => {
     ["an any-order item's node malformed", { type: "perm", items: [{ node: { type: "literal" }, required: true }] }],
     ["a ref to an undefined rule", { type: "ref", name: "missing" }],
     ["a ref's name not a string", { type: "ref", name: 3 }],
+    ["an intersection without items", { type: "intersect", items: [] }],
+    ["an intersection's item holding a token", { type: "intersect", items: [lit("x"), { type: "token", id: 5 }] }],
+    [
+      "an intersection whose product passes its limit",
+      // any text then 700 x's, against exactly 700 characters: about 700 × 700 / 2 pairs of states
+      {
+        type: "intersect",
+        items: [
+          { type: "seq", items: [{ type: "text", exclude: "<" }, lit("x".repeat(700))] },
+          {
+            type: "seq",
+            items: [{ type: "repeat", item: { type: "charClass", ranges: [[32, 126]] }, min: 700, max: 700 }],
+          },
+        ],
+      },
+    ],
     ["an unknown node type", { type: "nope" }],
     ["a node that is not an object", 5],
     [

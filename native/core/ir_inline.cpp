@@ -100,60 +100,75 @@ struct Inliner {
   }
 };
 
-// The names of the refs left in `n` (not inlined), in order of first appearance.
-void refsIn(const json::Value& n, std::unordered_set<std::string>& seen, std::vector<std::string>& out) {
+}  // namespace
+
+struct InlinedGrammar::Impl {
+  Inliner in;
+  json::Value root;
+  bool hasRoot = false;
+  std::unordered_map<std::string, json::Value> rules;  // inlined so far (references stay valid)
+  size_t bytes = 0;
+};
+
+InlinedGrammar::InlinedGrammar(const json::Value& grammar, size_t maxNodes) : impl_(std::make_unique<Impl>()) {
+  const json::Value* given = grammar.kind == json::Kind::Object ? grammar.get("rules") : nullptr;
+  impl_->in = Inliner{given, maxNodes, {}, {}, {}};
+  if (grammar.kind != json::Kind::Object) return;
+  for (auto& kv : grammar.obj)
+    if (kv.first == "root") {
+      impl_->root = impl_->in.expand(kv.second);
+      impl_->hasRoot = true;
+    }
+  if (impl_->hasRoot) impl_->bytes = json::memoryBytes(impl_->root);
+}
+
+InlinedGrammar::~InlinedGrammar() = default;
+
+const json::Value* InlinedGrammar::root() const { return impl_->hasRoot ? &impl_->root : nullptr; }
+
+const json::Value* InlinedGrammar::rule(const std::string& name) {
+  auto it = impl_->rules.find(name);
+  if (it != impl_->rules.end()) return &it->second;
+  const json::Value* body = impl_->in.rule(name);
+  if (!body) return nullptr;
+  json::Value& x = impl_->rules.emplace(name, impl_->in.expand(*body)).first->second;
+  impl_->bytes += json::memoryBytes(x) + name.size() + 64;
+  return &x;
+}
+
+const json::Value* InlinedGrammar::original(const std::string& name) const { return impl_->in.rule(name); }
+
+bool InlinedGrammar::inlines(const std::string& name) {
+  return impl_->in.ruleSize(name) != SIZE_MAX && !impl_->in.recursive(name);
+}
+
+json::Value InlinedGrammar::expand(const json::Value& n) { return impl_->in.expand(n); }
+
+size_t InlinedGrammar::memoryBytes() const { return impl_->bytes; }
+
+namespace {
+// The names of the rules `n` refers to, each once (in `seen`), in order of first appearance.
+void refNames(const json::Value& n, std::unordered_set<std::string>& seen, std::vector<std::string>& out) {
   if (const std::string* name = refName(n)) {
     if (seen.insert(*name).second) out.push_back(*name);
     return;
   }
-  for (auto& x : n.arr) refsIn(x, seen, out);
-  for (auto& kv : n.obj) refsIn(kv.second, seen, out);
+  for (auto& x : n.arr) refNames(x, seen, out);
+  for (auto& kv : n.obj) refNames(kv.second, seen, out);
 }
-
 }  // namespace
 
-json::Value inlineSmallRules(const json::Value& grammar, size_t maxNodes) {
-  if (grammar.kind != json::Kind::Object) return grammar;
-  const json::Value* given = grammar.get("rules");
-  Inliner in{given, maxNodes, {}, {}, {}};
-  json::Value root;
-  bool hasRoot = false;
-  for (auto& kv : grammar.obj)
-    if (kv.first == "root") {
-      root = in.expand(kv.second);
-      hasRoot = true;
-    }
-  // Only the rules a ref still names, from the root or from another such rule: a rule inlined at
-  // every use would otherwise stay as one more expanded copy (a JSON value's rules, inlined into
-  // each parameter, held megabytes here). A rule nothing reaches is never built, as before.
-  std::unordered_map<std::string, json::Value> kept;
+std::vector<const json::Value*> InlinedGrammar::reachable() const {
+  std::vector<const json::Value*> out;
+  if (!impl_->hasRoot) return out;
+  std::vector<std::string> named;
   std::unordered_set<std::string> seen;
-  std::vector<std::string> todo;
-  if (hasRoot) refsIn(root, seen, todo);
-  for (size_t i = 0; i < todo.size(); i++) {
-    const json::Value* body = in.rule(todo[i]);
-    if (!body) continue;  // undefined: the builder reports it where it is named
-    json::Value x = in.expand(*body);
-    refsIn(x, seen, todo);
-    kept.emplace(todo[i], std::move(x));
-  }
-  json::Value out;
-  out.kind = json::Kind::Object;
-  for (auto& kv : grammar.obj) {
-    if (kv.first == "root") {
-      out.obj.emplace_back(kv.first, std::move(root));
-    } else if (kv.first == "rules" && kv.second.kind == json::Kind::Object) {
-      json::Value rules;
-      rules.kind = json::Kind::Object;
-      for (auto& r : kv.second.obj) {
-        auto it = kept.find(r.first);
-        if (it != kept.end()) rules.obj.emplace_back(r.first, std::move(it->second));
-      }
-      out.obj.emplace_back(kv.first, std::move(rules));
-    } else {
-      out.obj.push_back(kv);
+  refNames(impl_->root, seen, named);
+  for (size_t i = 0; i < named.size(); i++)
+    if (const json::Value* body = impl_->in.rule(named[i])) {
+      out.push_back(body);
+      refNames(*body, seen, named);
     }
-  }
   return out;
 }
 

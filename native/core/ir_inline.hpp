@@ -1,13 +1,37 @@
 // Refs to small non-recursive rules are replaced by the rules' bodies before building,
 // so text built from shared rules (a JSON string's characters) is plain and its loops
 // can share masks. Recursive rules, and rules that would grow too large inlined, stay refs.
+// The root is inlined at once, each rule the first time the builder asks for it (a rule no walk
+// reaches is never copied).
 #pragma once
 #include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
 
 #include "json.hpp"
 
 namespace toolmask {
 
-json::Value inlineSmallRules(const json::Value& grammar, size_t maxNodes = 1500);
+class InlinedGrammar {
+ public:
+  // `grammar` ({root, rules?}) must outlive this.
+  explicit InlinedGrammar(const json::Value& grammar, size_t maxNodes = 1500);
+  ~InlinedGrammar();
+  const json::Value* root() const;                             // null when the grammar has none
+  const json::Value* rule(const std::string& name);            // its body, inlined; null when undefined
+  const json::Value* original(const std::string& name) const;  // its body as given
+  bool inlines(const std::string& name);                       // whether refs to the rule are replaced by its body
+  // A copy of `n` (a node of the grammar as given, or of an inlined copy) with refs inlined as in
+  // rule(): what the builder would build had `n` been reached through the inlined root.
+  json::Value expand(const json::Value& n);
+  // The rules the inlined root names, and those they name in turn, as given.
+  std::vector<const json::Value*> reachable() const;
+  size_t memoryBytes() const;  // the inlined root and rules so far
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
 
 }  // namespace toolmask

@@ -4,17 +4,19 @@
 
 #include "ir_inline.hpp"
 #include "nfa_impl.hpp"
+#include "utf8.hpp"
 
 namespace toolmask {
 
-NfaBuilder::Impl::Impl(const json::Value& g, const NfaLimits& limits) : grammar(inlineSmallRules(g)), lim(limits) {
+NfaBuilder::Impl::Impl(const json::Value& g, const NfaLimits& limits)
+    : inlined(std::make_unique<InlinedGrammar>(g)), lim(limits), rules(inlined.get()) {
   if (g.kind != json::Kind::Object) throw GrammarError("grammar must be an object { root, rules? }");
   if (const json::Value* d = g.get("maxRecursionDepth"); d && d->kind == json::Kind::Number)
     lim.maxRecursionDepth = std::max(0, int(d->num));
   if (const json::Value* d = g.get("countAbove"); d && d->kind == json::Kind::Number && d->num >= 0)
     lim.countAbove = lim.countTextAbove = lim.countLengthAbove = d->num >= kMaxCount ? UINT64_MAX : uint64_t(d->num);
-  rules = grammar.get("rules");
-  if (rules && rules->kind != json::Kind::Object && rules->kind != json::Kind::Null)
+  const json::Value* given = g.get("rules");
+  if (given && given->kind != json::Kind::Object && given->kind != json::Kind::Null)
     throw GrammarError("grammar.rules must be an object of named rules");
 }
 
@@ -46,9 +48,6 @@ double NfaBuilder::Impl::number(const json::Value& v, const std::string& path) {
   return v.num;
 }
 
-namespace {
-// Plain text nodes only: no tokens, refs or any-order sets, whose layout could differ per instance,
-// and no counted construct, whose counter is its instance's own.
 bool plainWith(const json::Value& n, const NfaLimits& lim) {
   if (n.kind == json::Kind::Array) {
     for (auto& x : n.arr)
@@ -65,6 +64,8 @@ bool plainWith(const json::Value& n, const NfaLimits& lim) {
     if (!plainWith(kv.second, lim)) return false;
   return true;
 }
+
+namespace {
 bool loops(const json::Value& n) {
   const json::Value* t = n.get("type");
   if (!t || t->kind != json::Kind::String) return false;
@@ -93,7 +94,10 @@ bool holdsLoop(const json::Value& n) {
 }
 }  // namespace
 
-bool NfaBuilder::Impl::plain(const json::Value& n) const { return plainWith(n, lim); }
+bool NfaBuilder::Impl::plain(const json::Value& n) const {
+  auto it = plainMemo.find(&n);
+  return it != plainMemo.end() ? it->second : (plainMemo[&n] = plainWith(n, lim));
+}
 
 bool nullable(const json::Value& n) {
   const json::Value* t = n.get("type");
@@ -263,14 +267,7 @@ const std::vector<json::Value>& itemsOf(const json::Value& n, const std::string&
 }
 
 Frag NfaBuilder::Impl::seq(const json::Value& n, const std::string& path) {
-  auto& it = itemsOf(n, path);
-  uint32_t in = add(), cur = in;
-  for (size_t i = 0; i < it.size(); i++) {
-    Frag f = build(it[i], path + ".items[" + std::to_string(i) + "]");
-    eps(cur, f.in);
-    cur = f.out;
-  }
-  return {in, cur};
+  return seqRange(n, 0, itemsOf(n, path).size(), path);
 }
 
 Frag NfaBuilder::Impl::alt(const json::Value& n, const std::string& path) {
@@ -360,6 +357,7 @@ Frag NfaBuilder::Impl::token(const json::Value& n, const std::string& path) {
 
 // Whether what a placeholder will build can match something.
 bool NfaBuilder::Impl::thunkNonEmpty(const Thunk& t) {
+  if (!t.rule.empty()) return nonEmpty(*rules->original(t.rule));
   if (t.seqFrom < 0) return nonEmpty(*t.node);
   auto& it = itemsOf(*t.node, t.path);
   for (size_t i = size_t(t.seqFrom); i < it.size(); i++)
@@ -370,14 +368,23 @@ bool NfaBuilder::Impl::thunkNonEmpty(const Thunk& t) {
 Frag NfaBuilder::Impl::ref(const json::Value& n, const std::string& path) {
   const json::Value& nm = field(n, "name", path);
   if (nm.kind != json::Kind::String) fail(path, "ref \"name\" must be a string");
-  const json::Value* rule = rules && rules->kind == json::Kind::Object ? rules->get(nm.str) : nullptr;
-  if (!rule) fail(path, "ref to undefined rule \"" + nm.str + "\"");
+  if (!rules->original(nm.str)) fail(path, "ref to undefined rule \"" + nm.str + "\"");
   int depth = int(std::count(refStack.begin(), refStack.end(), nm.str));
   if (depth > lim.maxRecursionDepth) return {add(), add()};  // deeper nesting: no path
   refStack.push_back(nm.str);
-  // Each rule is built now once, so a broken rule is reported at compile time; other uses wait.
-  bool first = lazy && builtRules.emplace(nm.str, true).second;
-  Frag f = first ? build(*rule, "rules." + nm.str) : later(*rule, "rules." + nm.str);
+  // Each rule is built now once, so a broken rule is reported at compile time; other uses wait
+  // (with deferTails every use waits: the grammar was checked whole before).
+  bool first = lazy && !deferTails && builtRules.emplace(nm.str, true).second;
+  Frag f;
+  if (first || !lazy || insideFragment) {
+    f = build(*rules->rule(nm.str), "rules." + nm.str);
+  } else {  // a placeholder naming the rule, inlined when a walk first reaches it
+    f = {add(), add()};
+    nfa.states[f.in].thunk = int32_t(thunks.size());
+    thunks.push_back({nullptr, "rules." + nm.str, refStack, f.out});
+    thunks.back().inCall = inCall > 0;
+    thunks.back().rule = nm.str;
+  }
   refStack.pop_back();
   return f;
 }
@@ -391,7 +398,7 @@ bool NfaBuilder::Impl::nonEmpty(const json::Value& n) {
   const std::string& type = t->str;
   if (type == "ref") {
     const json::Value* nm = n.get("name");
-    const json::Value* rule = nm && rules && rules->kind == json::Kind::Object ? rules->get(nm->str) : nullptr;
+    const json::Value* rule = nm && nm->kind == json::Kind::String ? rules->original(nm->str) : nullptr;
     if (!rule) return false;
     if (int(std::count(refStack.begin(), refStack.end(), nm->str)) > lim.maxRecursionDepth) return false;
     refStack.push_back(nm->str);
@@ -434,8 +441,12 @@ bool NfaBuilder::Impl::nonEmpty(const json::Value& n) {
         break;
       }
     }
-  } else if (type == "charClass" || type == "byteClass") {
-    r = !ranges(n, "", type == "charClass" ? 0x10FFFF : 255).empty();
+  } else if (type == "byteClass") {
+    r = !ranges(n, "", 255).empty();
+  } else if (type == "charClass") {  // some code point with a UTF-8 form (a surrogate has none)
+    std::vector<std::vector<utf8::ByteRange>> seqs;
+    for (auto& x : ranges(n, "", 0x10FFFF)) utf8::encodeRange(x.first, x.second, seqs);
+    r = !seqs.empty();
   }
   if (cacheable) nonEmptyMemo[&n] = r;
   return r;
@@ -503,11 +514,15 @@ void NfaBuilder::Impl::finishRange(uint32_t begin) {
 
 NfaBuilder::NfaBuilder(const json::Value& g, const NfaLimits& limits) : impl_(std::make_unique<Impl>(g, limits)) {
   Impl& b = *impl_;
-  const json::Value* root = b.grammar.get("root");
+  const json::Value* root = b.rules->root();
   if (!root) throw GrammarError("grammar.root is missing: pass { root: <node> }");
   b.nfa.cut[0] = true;
   b.collectCuts(*root, 0);
-  if (b.rules) b.collectCuts(*b.rules, 0);
+  for (const json::Value* body : b.rules->reachable()) b.collectCuts(*body, 0);  // as given: copies alike
+  // "eager": true (tests) builds every rule and any-order set at compile time, as a grammar the
+  // check does not pass is.
+  const json::Value* eager = g.get("eager");
+  b.deferTails = !(eager && eager->kind == json::Kind::Bool && eager->b) && b.deferrable(*g.get("root"));
   Frag f = b.build(*root, "root");
   b.nfa.start = f.in;
   b.nfa.accept = f.out;
@@ -521,8 +536,7 @@ Nfa& NfaBuilder::nfa() { return impl_->nfa; }
 const std::vector<uint32_t>& NfaBuilder::tokenIds() const { return impl_->tokenIds; }
 
 size_t NfaBuilder::memoryBytes() const {
-  if (!impl_->irBytes) impl_->irBytes = json::memoryBytes(impl_->grammar);
-  size_t total = sizeof(Impl) + impl_->irBytes;
+  size_t total = sizeof(Impl) + impl_->rules->memoryBytes();
   for (auto& c : impl_->counted) total += json::memoryBytes(c.loop) + c.shape->size();
   for (auto& t : impl_->templates) {
     total += 2 * t.first.size() + sizeof(t.second);  // the key and the shared shape
@@ -555,7 +569,7 @@ void NfaBuilder::expand(uint32_t state) {
   b.inCall = t.inCall ? 1 : 0;
   Frag f = t.counted >= 0   ? b.countedCopy(t.counted, t.copy, true, t.path)
            : t.seqFrom >= 0 ? b.seqRange(*t.node, size_t(t.seqFrom), itemsOf(*t.node, t.path).size(), t.path)
-                            : b.build(*t.node, t.path);
+                            : b.build(t.rule.empty() ? *t.node : *b.rules->rule(t.rule), t.path);
   b.inCall = inCall;
   std::swap(b.refStack, t.refStack);
   b.eps(state, f.in);

@@ -7,6 +7,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "ir_inline.hpp"
 #include "nfa.hpp"
 
 namespace toolmask {
@@ -17,6 +18,9 @@ struct Frag {
 
 // Whether a node can match the empty string (a conservative reading of the IR).
 bool nullable(const json::Value& n);
+// Plain text nodes only (NfaBuilder::Impl::plain): no tokens, refs or any-order sets, whose layout
+// could differ per instance, and no counted construct, whose counter is its instance's own.
+bool plainWith(const json::Value& n, const NfaLimits& lim);
 // Whether an until node has a body (nfa_until_body.cpp).
 bool untilHasBody(const json::Value& n);
 // A text node built in full by a builder of its own (nfa_intersect.cpp): what a product walks. `in`
@@ -39,11 +43,17 @@ const std::vector<json::Value>& itemsOf(const json::Value& n, const std::string&
 struct NfaBuilder::Impl {
   Impl(const json::Value& grammar, const NfaLimits& limits);
 
-  json::Value grammar;  // the caller's, with small rules inlined (nodes below point into it)
+  // The caller's grammar with small rules inlined, each rule as it is first built (nodes below point
+  // into it); `rules` is it, or the one of the builder this one builds a part for.
+  std::unique_ptr<InlinedGrammar> inlined;
   NfaLimits lim;
-  const json::Value* rules = nullptr;
+  InlinedGrammar* rules = nullptr;
   Nfa nfa;
   bool lazy = true;  // false: build everything now (fragment shapes)
+  // Rules, any-order sets and the tails of sequences built only when a walk reaches them, not once
+  // at compile time: set for a grammar the check (deferrable) found free of errors and within the
+  // state limit, so that compiling reports the same errors either way.
+  bool deferTails = false;
   int insideFragment = 0;
   int inCall = 0;  // depth of nodes marked "call" being built: their states are stamped (Nfa::inCall)
   std::vector<std::string> refStack;
@@ -61,6 +71,7 @@ struct NfaBuilder::Impl {
     uint32_t copy = 0;
     int32_t seqFrom = -1;  // only the items of the seq `node` from this index on
     bool inCall = false;   // built inside a node marked "call" (Nfa::inCall)
+    std::string rule{};    // the rule to build (its body inlined then), when `node` is null
   };
   // A bounded repetition of a plain item: its copies share the masks of the item's loop.
   struct Counted {
@@ -103,9 +114,9 @@ struct NfaBuilder::Impl {
   };
   std::unordered_map<std::string, Template> templates;
   std::unordered_map<const json::Value*, bool> nonEmptyMemo;
+  mutable std::unordered_map<const json::Value*, bool> plainMemo;  // plain(), per node
   std::vector<uint32_t> tokenIds;  // every token terminal in the grammar, found up front
   bool separatorBuilt = false;
-  size_t irBytes = 0;  // json::memoryBytes(grammar), once
 
   uint32_t add();
   void eps(uint32_t a, uint32_t b) { nfa.states[a].eps.push_back(b); }
@@ -158,6 +169,8 @@ struct NfaBuilder::Impl {
   void collectCuts(const json::Value& n, int depth);
 
   bool nonEmpty(const json::Value& n);
+  // nfa_check.cpp: whether building from `root` can be deferred (deferTails)
+  bool deferrable(const json::Value& root);
   Frag countedCopy(int32_t id, uint32_t copy, bool now, const std::string& path);
   // nfa_count.cpp: counters and their gates
   uint32_t newCounter(std::vector<uint64_t> points);

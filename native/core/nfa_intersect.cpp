@@ -196,7 +196,12 @@ Frag NfaBuilder::Impl::place(const TextNfa& t) {
   return {base + t.in, base + t.out};
 }
 
-TextNfa NfaBuilder::Impl::intersectNfa(const json::Value& n, const std::string& path) {
+TextNfa NfaBuilder::Impl::intersectNfa(const json::Value& given, const std::string& path) {
+  // Its refs inlined: a node met through a rule as given (nonEmpty of a placeholder's rule) names
+  // small rules where the inlined grammar has their bodies, and a repetition of a ref is neither
+  // counted nor the length below (its item may be empty for all countingNode knows), so each of its
+  // copies would be unrolled into the product (a host name's 253: past maxProductStates).
+  const json::Value n = rules->expand(given);
   auto& items = itemsOf(n, path);
   if (items.empty()) fail(path, "intersect needs at least one item");
   std::string where = path;

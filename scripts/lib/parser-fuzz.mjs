@@ -461,6 +461,13 @@ export function checkInput(lib, spec, seed, { maxSize, grammar = false, verdicts
     const proseFirst = options.toolChoice !== "auto" && ref.events.slice(0, first).some((e) => e.type === "content");
     // An envelope (generic) answer with calls is the object alone: text around it is content only the parser reads.
     const aroundEnvelope = spec.call.kind === "envelope" && whole.content !== null;
+    // With parallel calls off the answer ends at its one call (the grammar offers only the end of
+    // the turn there): text after it is content only the parser reads.
+    const callEnd = ref.events.findLastIndex((e) => e.type === "tool_call_end");
+    const afterOneCall =
+      options.parallelToolCalls === false &&
+      callEnd >= 0 &&
+      ref.events.slice(callEnd + 1).some((e) => e.type === "content" && e.delta !== "");
     if (
       whole.toolCalls.length &&
       !whole.incomplete.length &&
@@ -468,6 +475,7 @@ export function checkInput(lib, spec, seed, { maxSize, grammar = false, verdicts
       !refused &&
       !proseFirst &&
       !aroundEnvelope &&
+      !afterOneCall &&
       options.finishReason !== "length"
     ) {
       const { maxCallLength: _m, finishReason: _f, ...grammarOptions } = options;

@@ -21,6 +21,9 @@ import { timeoutForMeasured, timeoutForTokens } from "../support/timeouts.js";
 
 const CLIENT = AGENT_CLIENTS.find((c) => c.id === "claude-code")!;
 const bin = installedBin(path.join(ROOT, ".cache", "clients"), CLIENT);
+const inCi = process.env.CI === "true";
+// Without the client the suite skips with a hint; under CI=true it fails (.ci/run installs it).
+if (!bin && !inCi) console.log(`skipped: ${CLIENT.package}@${CLIENT.version} is not installed (npm run clients)`);
 const OUTPUT_TOKENS = 16;
 // `claude -p` took 4.3 s here from start to exit with the test model answering 16 tokens (the
 // client's own start is most of it); its prompt with --tools Read and --system-prompt is ~1,000 tokens.
@@ -43,7 +46,7 @@ async function claude(baseUrl: string, prompt: string) {
   }
 }
 
-describe(`${CLIENT.package}@${CLIENT.version}`, () => {
+describe.skipIf(!bin && !inCi)(`${CLIENT.package}@${CLIENT.version}`, () => {
   let model: LlamaModel;
   let server: ToolmaskServer;
   let gateway: ReasoningGateway;

@@ -16,6 +16,9 @@ import { ROOT } from "../support/vocabs.js";
 
 const CLIENT = AGENT_CLIENTS.find((c) => c.id === "codex")!;
 const bin = installedBin(path.join(ROOT, ".cache", "clients"), CLIENT);
+const inCi = process.env.CI === "true";
+// Without the client the suite skips with a hint; under CI=true it fails (.ci/run installs it).
+if (!bin && !inCi) console.log(`skipped: ${CLIENT.package}@${CLIENT.version} is not installed (npm run clients)`);
 // `codex exec hi` took about 2 s here against the gateway (its start is most of it).
 const RUN_MS = timeoutForMeasured(5_000);
 
@@ -49,7 +52,7 @@ async function codex(baseUrl: string, model: string) {
   }
 }
 
-describe(`${CLIENT.package}@${CLIENT.version}`, () => {
+describe.skipIf(!bin && !inCi)(`${CLIENT.package}@${CLIENT.version}`, () => {
   let gateway: ReasoningGateway;
   beforeAll(async () => {
     gateway = await answeringGateway({ content: "Hello from toolmask." });

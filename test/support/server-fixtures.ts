@@ -106,6 +106,22 @@ export function anthropicClient(baseURL: string, work: Work, apiKey = "unused"):
   return new Anthropic({ baseURL, apiKey, maxRetries: 0, timeout: timeoutFor(work), fetch: timedFetch(work) });
 }
 
+/** What a client raised: its class, status and the error body's fields, or "answered" when it did not raise. */
+export async function raised(p: Promise<unknown>) {
+  try {
+    const r = await p;
+    // a stream raises on its first read at the latest
+    if (r && typeof r === "object" && Symbol.asyncIterator in r) for await (const _ of r as AsyncIterable<unknown>);
+    return "answered";
+  } catch (e) {
+    if (e instanceof OpenAI.APIError)
+      return { openai: e.constructor.name, status: e.status, error: e.error as Record<string, unknown> };
+    if (e instanceof Anthropic.APIError)
+      return { anthropic: e.constructor.name, status: e.status, error: (e.error as { error?: unknown })?.error };
+    throw e;
+  }
+}
+
 export interface AssembledStream {
   content: string;
   reasoning: string;

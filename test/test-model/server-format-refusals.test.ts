@@ -7,8 +7,6 @@
 // and every object schema of the keyword matrix (scripts/lib/keyword-matrix.mjs) the lowering
 // refuses, each as the whole response format.
 import { isDeepStrictEqual } from "node:util";
-import Anthropic from "@anthropic-ai/sdk";
-import OpenAI from "openai";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { matrixCases, refusalOf } from "../../scripts/lib/keyword-matrix.mjs";
 import { UNSUPPORTED_HINTS } from "../../src/grammar/json-schema/keywords.js";
@@ -18,7 +16,7 @@ import { checkToolLimits } from "../../src/parser/tool-limits.js";
 import { toApiError } from "../../src/server/errors.js";
 import { startServer, type ToolmaskServer } from "../../src/server/index.js";
 import { routeSchemaPaths } from "../../src/server/schema-paths.js";
-import { anthropicClient, client } from "../support/server-fixtures.js";
+import { anthropicClient, client, raised } from "../support/server-fixtures.js";
 import { testModelPath } from "../support/test-model.js";
 import { NO_TOKENS, timeoutForMeasured } from "../support/timeouts.js";
 
@@ -57,20 +55,6 @@ afterAll(async () => {
 
 const user = [{ role: "user" as const, content: "hi" }];
 
-/** What a client raised: its class, status and the error body's fields, or "answered". */
-async function raised(p: Promise<unknown>) {
-  try {
-    const r = await p;
-    if (r && typeof r === "object" && Symbol.asyncIterator in r) for await (const _ of r as AsyncIterable<unknown>);
-    return "answered";
-  } catch (e) {
-    if (e instanceof OpenAI.APIError)
-      return { openai: e.constructor.name, status: e.status, error: e.error as Record<string, unknown> };
-    if (e instanceof Anthropic.APIError)
-      return { anthropic: e.constructor.name, status: e.status, error: (e.error as { error?: unknown })?.error };
-    throw e;
-  }
-}
 
 // Nothing is decoded: ~70 cases × 7 routes took 6 s on 2 cores.
 it(

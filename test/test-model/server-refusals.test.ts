@@ -13,8 +13,6 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { isDeepStrictEqual } from "node:util";
-import Anthropic from "@anthropic-ai/sdk";
-import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { matrixCases, paramTools, refusalOf } from "../../scripts/lib/keyword-matrix.mjs";
 import { TOP_LEVEL_HINTS } from "../../src/dialects/parameters-top.js";
@@ -24,7 +22,7 @@ import { loadModel, type LlamaModel } from "../../src/engine/model.js";
 import { checkToolLimits } from "../../src/parser/tool-limits.js";
 import { startServer, type ToolmaskServer } from "../../src/server/index.js";
 import { toApiError } from "../../src/server/errors.js";
-import { anthropicClient, client } from "../support/server-fixtures.js";
+import { anthropicClient, client, raised } from "../support/server-fixtures.js";
 import { testModelPath } from "../support/test-model.js";
 import { NO_TOKENS, timeoutForMeasured } from "../support/timeouts.js";
 
@@ -124,21 +122,6 @@ const DIALECT: Record<string, string> = {
 };
 const user = [{ role: "user" as const, content: "hi" }];
 
-/** What a client raised: its class, status and the error body's fields, or "answered" when it did not raise. */
-async function raised(p: Promise<unknown>) {
-  try {
-    const r = await p;
-    // a stream raises on its first read at the latest
-    if (r && typeof r === "object" && Symbol.asyncIterator in r) for await (const _ of r as AsyncIterable<unknown>);
-    return "answered";
-  } catch (e) {
-    if (e instanceof OpenAI.APIError)
-      return { openai: e.constructor.name, status: e.status, error: e.error as Record<string, unknown> };
-    if (e instanceof Anthropic.APIError)
-      return { anthropic: e.constructor.name, status: e.status, error: (e.error as { error?: unknown })?.error };
-    throw e;
-  }
-}
 
 /** The routes a server serves and what each must raise for a refusal whose library message is `m`. */
 function routes(server: string) {

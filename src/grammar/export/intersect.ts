@@ -12,6 +12,7 @@
 import { ENCODABLE, intersect as cut, mergeRanges, subtract, type Ranges } from "../code-ranges.js";
 import type { Grammar, GrammarNode } from "../ir.js";
 import { EbnfExportError } from "./options.js";
+import { rewriteGrammar } from "./rewrite.js";
 
 const EPSILON: GrammarNode = { type: "literal", text: "" };
 const NOTHING: GrammarNode = { type: "alt", items: [] };
@@ -332,45 +333,18 @@ function toNodes(p: Auto, rules: Record<string, GrammarNode>, prefix: string): G
 
 /** `grammar` with every intersect node written as nodes without one (new rules under a fresh prefix). */
 export function expandIntersections(grammar: Grammar, maxStates = 4096): Grammar {
-  const rules: Record<string, GrammarNode> = { ...(grammar.rules ?? {}) };
-  let ns = "intersect";
-  for (let i = 1; Object.keys(rules).some((n) => n.startsWith(`${ns}.`)); i++) ns = `intersect-${i}`;
-  let count = 0;
-  let changed = false;
-  const walk = (n: GrammarNode, path: string): GrammarNode => {
-    switch (n?.type) {
-      case "intersect": {
-        changed = true;
-        const where = n.path ?? path;
-        let p: Auto;
-        try {
-          p = productOf(n, rules, maxStates, where);
-        } catch (e) {
-          if (!(e instanceof TooLarge)) throw e;
-          throw new EbnfExportError(
-            `toEbnf: ${where}: the strings here must match ${n.items.length} languages at once (a pattern, a format, a length, allOf), which has no intersection in a grammar notation and as one regular grammar needs more than ${maxStates} states; not exportable (loosen or drop one of the constraints)`,
-          );
-        }
-        return toNodes(p, rules, `${ns}.${count++}`);
-      }
-      case "seq":
-      case "alt":
-        return Array.isArray(n.items) ? { ...n, items: n.items.map((x, i) => walk(x, `${path}.items[${i}]`)) } : n;
-      case "repeat":
-        return { ...n, item: walk(n.item, `${path}.item`) };
-      case "until":
-        return n.body ? { ...n, body: walk(n.body, `${path}.body`) } : n;
-      case "perm":
-        return {
-          ...n,
-          items: n.items.map((it, i) => ({ ...it, node: walk(it.node, `${path}.items[${i}].node`) })),
-          ...(n.separator ? { separator: walk(n.separator, `${path}.separator`) } : {}),
-        };
-      default:
-        return n;
+  return rewriteGrammar(grammar, "intersect", (n, path, r) => {
+    if (n.type !== "intersect") return undefined;
+    const where = n.path ?? path;
+    let p: Auto;
+    try {
+      p = productOf(n, r.rules, maxStates, where);
+    } catch (e) {
+      if (!(e instanceof TooLarge)) throw e;
+      throw new EbnfExportError(
+        `toEbnf: ${where}: the strings here must match ${n.items.length} languages at once (a pattern, a format, a length, allOf), which has no intersection in a grammar notation and as one regular grammar needs more than ${maxStates} states; not exportable (loosen or drop one of the constraints)`,
+      );
     }
-  };
-  const root = walk(grammar.root, "root");
-  for (const name of Object.keys(grammar.rules ?? {})) rules[name] = walk(rules[name]!, `rules.${name}`);
-  return changed ? { ...grammar, root, rules } : grammar;
+    return toNodes(p, r.rules, r.fresh());
+  });
 }

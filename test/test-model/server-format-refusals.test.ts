@@ -55,7 +55,6 @@ afterAll(async () => {
 
 const user = [{ role: "user" as const, content: "hi" }];
 
-
 // Nothing is decoded: ~70 cases × 7 routes took 6 s on 2 cores.
 it(
   "a refused response-format schema: the same 400 on every route, whole and streamed",

@@ -122,7 +122,6 @@ const DIALECT: Record<string, string> = {
 };
 const user = [{ role: "user" as const, content: "hi" }];
 
-
 /** The routes a server serves and what each must raise for a refusal whose library message is `m`. */
 function routes(server: string) {
   const s = servers[server]!;

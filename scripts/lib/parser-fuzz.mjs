@@ -162,8 +162,13 @@ function openerOf(spec) {
   return f.open.find((p) => typeof p === "string") ?? "{";
 }
 
-/** What stands between calls that open the answer (openingCalls): JSON whitespace, a comma among it. */
-const SEPARATORS = ["\n", "\n\n", ",\n", ", ", "", " ", "\n```\n"];
+/**
+ * What stands between calls that open the answer (openingCalls): JSON whitespace, a comma among it;
+ * and one that is no separator (STRAY_FENCE): a fence line with no call in it, which leaves every
+ * call's head, so the rest of the answer is content (docs/dialects.md, "What stays content").
+ */
+const STRAY_FENCE = "\n```\n";
+const SEPARATORS = ["\n", "\n\n", ",\n", ", ", "", " ", STRAY_FENCE];
 
 /** Values a key given twice carries in its copy (undefined: the same value again). */
 const COPIES = [undefined, undefined, '"rm -rf /"', "1", "null", "{}", "[1, 2]", "'x'"];
@@ -269,12 +274,16 @@ export function makeInput(spec, seed, { maxSize = 20_000, verdicts = true, fence
   const fPick = (a) => a[Math.floor(f() * a.length)];
   // (fencedCalls refuses reasoning: true: a thought may or may not open the answer)
   const opening = verdicts && fencedSpec && reasoning !== true && f() < 0.4 ? fencedSpec : undefined;
+  let strayFence = false; // a call after a stray fence is content: no entry is owed for it
   if (opening) {
     options.fencedCalls = true;
     const k = 1 + Math.floor(f() * calls.length);
-    for (let i = 0; i < k && i < calls.length; i++)
+    for (let i = 0; i < k && i < calls.length; i++) {
+      const separator = i ? fPick(SEPARATORS) : "";
+      if (separator === STRAY_FENCE) strayFence = true;
       calls[i] =
-        `${i ? fPick(SEPARATORS) : ""}${writeCall(opening, names[i], callArgs[i], { form: fPick([0, 1]), take: () => f() < 0.7 })}`;
+        `${separator}${writeCall(opening, names[i], callArgs[i], { form: fPick([0, 1]), take: () => f() < 0.7 })}`;
+    }
   }
   const thought = reasoning === true && r() < 0.5 ? str() : undefined;
   const before = r() < 0.4 ? str() : "";
@@ -359,7 +368,7 @@ export function makeInput(spec, seed, { maxSize = 20_000, verdicts = true, fence
       const allowed = (name) =>
         tools.some((t) => t.function.name === name) &&
         (c === "auto" || c === "required" || (typeof c === "object" && c.function.name === name));
-      if (clean && reasoning !== "forced-open" && names.every(allowed)) owed = variant.settles;
+      if (clean && !strayFence && reasoning !== "forced-open" && names.every(allowed)) owed = variant.settles;
     }
   }
   const n = r() < 0.3 ? 0 : 1 + int(r() < 0.7 ? 2 : 6);

@@ -164,6 +164,16 @@ describe("qwen2.5-coder: the forms the model writes", () => {
     expect(p).toMatchObject({ toolCalls: [], incomplete: [], content: prose });
   });
 
+  it("a stray fence line after a bare call is text: the fenced call after it is content, kept whole", () => {
+    const bare = '{"name": "get_weather", "arguments": {"city": "Paris"}}';
+    const text = `${bare}\n\`\`\`\n${FENCED.replace("Paris", "Rome")}`;
+    const r = everySplit(text, opts([WEATHER]));
+    expect(args(r).map((a) => a.city)).toEqual(["Paris"]);
+    expect(r.content).toBe(text.slice(bare.length));
+    expect(writable(text, opts([WEATHER]))).toBe(true);
+    expect(writable(text, opts([WEATHER], "required"))).toBe(true);
+  });
+
   it("a JSON array of calls (no real answer wrote one) is content", () => {
     const text =
       '[{"name": "get_weather", "arguments": {"city": "Paris"}}, {"name": "get_weather", "arguments": {"city": "Rome"}}]';

@@ -1,7 +1,7 @@
 // The response bodies, in the exact shapes OpenAI's chat-completions API returns and streams.
 import { randomUUID } from "node:crypto";
-import type { GenerateResult } from "../engine/generate.js";
-import type { StreamDelta } from "../engine/stream.js";
+import type { GenerateResult } from "../../engine/generate.js";
+import type { StreamDelta } from "../../engine/stream.js";
 
 export interface ResponseMeta {
   id: string;

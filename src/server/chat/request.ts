@@ -2,19 +2,19 @@
 // names the field (OpenAI's `param`) and says what would be accepted; fields that would change the
 // answer's shape and are not supported (n > 1, logprobs, JSON response formats) are refused rather
 // than silently ignored.
-import type { ModelBounds } from "../engine/chat-backend.js";
-import type { GenerateOptions } from "../engine/generate.js";
-import type { ToolChoice } from "../dialects/tools.js";
-import { choiceMode, choiceName, toolChoiceProblem } from "../dialects/tool-choice.js";
-import type { ChatMessage } from "../templates/render.js";
-import { readExactJson } from "../parser/exact-json.js";
-import { invalidParam } from "./errors.js";
-import { refuseIllFormed } from "./well-formed.js";
-import { refuseDeep } from "./nesting.js";
-import { chatResponseFormat } from "./response-format.js";
-import { given, isObj, kind, SHOWN_CHARS, shown, type Obj } from "./values.js";
+import type { ModelBounds } from "../../engine/chat-backend.js";
+import type { GenerateOptions } from "../../engine/generate.js";
+import type { ToolChoice } from "../../dialects/tools.js";
+import { choiceMode, choiceName, toolChoiceProblem } from "../../dialects/tool-choice.js";
+import type { ChatMessage } from "../../templates/render.js";
+import { readExactJson } from "../../parser/exact-json.js";
+import { invalidParam } from "../errors.js";
+import { refuseIllFormed } from "../well-formed.js";
+import { refuseDeep } from "../nesting.js";
+import { chatResponseFormat } from "../response-format.js";
+import { given, isObj, kind, SHOWN_CHARS, shown, type Obj } from "../values.js";
 
-export { given, isObj, kind, shown, type Obj } from "./values.js";
+export { given, isObj, kind, shown, type Obj } from "../values.js";
 
 export interface CompletionRequest {
   options: Omit<GenerateOptions, "signal">;

@@ -10,18 +10,8 @@ import type { ToolChoice } from "../../dialects/tools.js";
 import { toolChoiceProblem } from "../../dialects/tool-choice.js";
 import type { GenerateOptions } from "../../engine/generate.js";
 import { invalidParam } from "../errors.js";
-import {
-  INT32_MAX,
-  MAX_STOPS,
-  bool,
-  declaredNames,
-  given,
-  integer,
-  isObj,
-  kind,
-  number,
-  shown,
-} from "../chat/request.js";
+import { INT32_MAX, MAX_STOPS, bool, declaredNames, integer, number } from "../fields.js";
+import { given, isObj, kind, shown } from "../values.js";
 import type { ModelBounds } from "../../engine/chat-backend.js";
 import { messagesOutputFormat } from "../response-format.js";
 import { refuseIllFormed } from "../well-formed.js";

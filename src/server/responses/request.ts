@@ -11,18 +11,8 @@ import type { ToolChoice } from "../../dialects/tools.js";
 import { toolChoiceProblem } from "../../dialects/tool-choice.js";
 import type { GenerateOptions } from "../../engine/generate.js";
 import { invalidParam } from "../errors.js";
-import {
-  INT32_MAX,
-  bool,
-  declaredNames,
-  given,
-  integer,
-  isObj,
-  kind,
-  number,
-  shown,
-  type Obj,
-} from "../chat/request.js";
+import { INT32_MAX, bool, declaredNames, integer, number } from "../fields.js";
+import { given, isObj, kind, shown, type Obj } from "../values.js";
 import type { ModelBounds } from "../../engine/chat-backend.js";
 import { responsesTextFormat } from "../response-format.js";
 import { inputMessages } from "./input.js";

@@ -8,7 +8,8 @@ import type { ChatContext } from "../chat-context.js";
 import { ReleasedCalls } from "../released-calls.js";
 import { pipeStream, runInSlot, type StreamWriter } from "../run-request.js";
 import { servedName } from "../model-names.js";
-import { chunkBody, completionBody, toolmaskField, newMeta, usageChunkBody, usageOf } from "./response.js";
+import { chunkBody, completionBody, newMeta, usageChunkBody, usageOf } from "./response.js";
+import { toolmaskField } from "../toolmask-field.js";
 import { parseCompletionRequest } from "./request.js";
 
 export type { ChatContext } from "../chat-context.js";

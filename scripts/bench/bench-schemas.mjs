@@ -14,7 +14,7 @@ import { cpus } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { HOSTILE_CASES } from "../lib/hostile-schemas.mjs";
-import { outPath, smallest } from "../lib/bench-setup.mjs";
+import { outPath, smallest } from "./lib/bench-setup.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const args = process.argv.slice(2);

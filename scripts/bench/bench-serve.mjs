@@ -21,7 +21,7 @@
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { arg, benchModelPath, median, outPath, root, smallest } from "../lib/bench-setup.mjs";
+import { arg, benchModelPath, median, outPath, root, smallest } from "./lib/bench-setup.mjs";
 import { startLlamaServer } from "../oracles/llama-server/process.mjs";
 import { Agent, fetch as undiciFetch } from "undici";
 

@@ -1,4 +1,5 @@
 // An upstream's URL as a user gives it, checked before the gateway starts.
+import { ENGINE_ROUTES } from "./engines/registry.js";
 
 /**
  * The ports Node's fetch refuses ("bad port"): the Fetch standard's port blocking list
@@ -13,9 +14,6 @@ export const BAD_PORTS: readonly number[] = [
 ];
 
 const trimSlash = (u: string) => u.replace(/\/+$/, "");
-
-/** The routes the engines are asked on (engines/*.ts: requests and health checks), longest first. */
-const ROUTES = ["/v1/chat/completions", "/v1/completions", "/v1/models", "/completion", "/generate", "/health"];
 
 /**
  * Checks one upstream URL given by a user: http(s), no query, no credentials, a port Node's fetch
@@ -40,7 +38,7 @@ export function checkUpstreamUrl(u: unknown): string {
       `upstream ${JSON.stringify(u)} is on port ${port}, which Node's fetch refuses (a "bad port" of the Fetch standard, https://fetch.spec.whatwg.org/#port-blocking): serve the engine on another port`,
     );
   const path = trimSlash(url.pathname);
-  const route = ROUTES.find((r) => path.endsWith(r) || path.endsWith(r.replace(/^\/v1/, "")));
+  const route = ENGINE_ROUTES.find((r) => path.endsWith(r) || path.endsWith(r.replace(/^\/v1/, "")));
   if (route !== undefined) {
     const at = path.endsWith(route) ? route : route.replace(/^\/v1/, "");
     const root = trimSlash(`${url.origin}${path.slice(0, -at.length).replace(/\/v1$/, "")}`);

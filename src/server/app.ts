@@ -7,7 +7,7 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import Fastify, { type FastifyInstance } from "fastify";
 import { anthropicErrorBody, anthropicMessages, countTokens } from "./anthropic/route.js";
-import { chatCompletions } from "./chat.js";
+import { chatCompletions } from "./chat/route.js";
 import { responses } from "./responses/route.js";
 import type { ChatContext } from "./chat-context.js";
 import { clientErrorHandler } from "./client-errors.js";

@@ -2,6 +2,8 @@
 // of package.json that runs a scripts/bench/*.mjs file, and each scripts/bench/bench-*.mjs file
 // that no other script imports (a bench run by hand), is named (as "<file>.mjs") by a test file
 // that also passes --smallest. The tests are test/*/bench-smallest-*.test.ts and bench-stalls.test.ts.
+// A module only the benches use lives beside them in scripts/bench/lib/; scripts/lib/ holds what
+// the tests or the other scripts use too.
 import { readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { expect, it } from "vitest";
@@ -48,4 +50,31 @@ it("every scripts/bench/bench-*.mjs that no script imports is run by a test with
   expect(unrun, "give the bench a --smallest size and a test that runs it (test/*/bench-smallest-*.test.ts)").toEqual(
     [],
   );
+});
+
+/** The .mjs / .ts files under `dir`, every depth. */
+const sources = (dir: string): string[] =>
+  readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory()
+      ? e.name === "node_modules"
+        ? []
+        : sources(join(dir, e.name))
+      : /\.(mjs|ts)$/.test(e.name) && !e.name.endsWith(".d.mts")
+        ? [join(dir, e.name)]
+        : [],
+  );
+
+it("every scripts/lib module is used outside scripts/bench (a bench-only module is in scripts/bench/lib)", () => {
+  const libDir = join(ROOT, "scripts", "lib");
+  const outside = [...sources(join(ROOT, "test")), ...sources(join(ROOT, "scripts")), ...sources(join(ROOT, "src"))]
+    .filter((f) => !f.startsWith(benchDir))
+    .map((f) => ({ file: f, text: readFileSync(f, "utf8") }));
+  const modules = readdirSync(libDir).filter((f) => f.endsWith(".mjs"));
+  expect(modules.length).toBeGreaterThan(10);
+  const benchOnly = modules.filter(
+    (m) => !outside.some((o) => o.file !== join(libDir, m) && o.text.includes(`${m.replace(/\.mjs$/, "")}.mjs`)),
+  );
+  expect(benchOnly, "move a module only scripts/bench uses to scripts/bench/lib/").toEqual([]);
+  // bench-setup.mjs, shared by every decode bench, is the benches' own.
+  expect(readdirSync(join(benchDir, "lib"))).toContain("bench-setup.mjs");
 });

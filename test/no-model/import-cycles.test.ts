@@ -64,4 +64,18 @@ describe("src/ import graph", () => {
     ]);
     expect(graph.size).toBeGreaterThan(100);
   });
+
+  it("each API's folder of src/server imports nothing from another API's folder (what they share sits beside them)", () => {
+    const apis = ["chat", "responses", "anthropic"].map((d) => join(SRC, "server", d));
+    const crossing = [...graph].flatMap(([file, imports]) => {
+      const own = apis.find((d) => file.startsWith(`${d}/`));
+      return own === undefined
+        ? []
+        : imports
+            .filter((to) => apis.some((d) => d !== own && to.startsWith(`${d}/`)))
+            .map((to) => `${relative(SRC, file)} -> ${relative(SRC, to)}`);
+    });
+    expect(crossing).toEqual([]);
+    expect(graph.has(join(SRC, "server", "chat", "request.ts"))).toBe(true);
+  });
 });

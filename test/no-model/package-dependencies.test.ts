@@ -1,13 +1,16 @@
 // Every package the shipped code reaches at run time is in "dependencies": a devDependency would be
 // missing for a user (check:package catches it only on the paths its call and demo take). The
 // scan covers dist/ as compiled (imports, dynamic imports, require / require.resolve) and the
-// scripts the package ships.
+// scripts the package ships. What `npm install toolmask` brings holds no bench renderer or fonts,
+// and the tarball (`npm pack --dry-run`) ships no font and no bench code that no command runs.
+import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { builtinModules } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
+import { timeoutForMeasured } from "../support/timeouts.js";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 const pkg = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8"));
@@ -79,4 +82,47 @@ describe("package.json dependencies", () => {
     ].join("\n");
     expect(packagesUsed(source)).toEqual(["pkg-a", "@scope/pkg-b", "pkg-c", "pkg-d"]);
   });
+});
+
+/** The bench's PNG renderer and its fonts (src/bench/report/png-chart.ts): optional peers, never installed with the package. */
+const RENDERER = /resvg|dejavu|fonts?\b|canvas|sharp|puppeteer/i;
+/** Font files and native renderer binaries, by name. */
+const FONT_OR_RENDERER_FILE = /\.(ttf|otf|woff2?)$|resvg/i;
+
+describe("what npm install toolmask brings", () => {
+  it("installs no renderer and no fonts: dependencies and optionalDependencies name none", () => {
+    const installed = [...Object.keys(pkg.dependencies), ...Object.keys(pkg.optionalDependencies ?? {})];
+    expect(installed.length).toBeGreaterThan(3);
+    expect(installed.filter((name) => RENDERER.test(name))).toEqual([]);
+    // The bench's are declared, as optional peers (npm installs no optional peer).
+    expect(
+      Object.keys(pkg.peerDependencies)
+        .filter((name) => RENDERER.test(name))
+        .sort(),
+    ).toEqual(["@resvg/resvg-js", "dejavu-fonts-ttf"]);
+  });
+
+  it(
+    "packs no font, no renderer, no BFCL harness; only png-chart.js names the renderer (npm pack --dry-run)",
+    () => {
+      const out = execFileSync("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], {
+        cwd: root,
+        encoding: "utf8",
+        stdio: ["ignore", "pipe", "ignore"],
+      });
+      const files: string[] = JSON.parse(out)[0].files.map((f: { path: string }) => f.path);
+      expect(files).toContain("dist/cli/bench.js"); // the listing is the package's
+      expect(files).toContain("dist/bench/report/png-chart.js");
+      expect(files.filter((f) => FONT_OR_RENDERER_FILE.test(f))).toEqual([]);
+      // The BFCL harness runs in npm run bench:bfcl from a clone, no toolmask command: not shipped.
+      expect(files.filter((f) => f.startsWith("dist/bench/bfcl/"))).toEqual([]);
+      // The renderer is loaded by name in one file, on first use by toolmask bench.
+      const naming = files.filter(
+        (f) =>
+          /\.(m?js)$/.test(f) && /@resvg\/resvg-js|dejavu-fonts-ttf/.test(readFileSync(path.join(root, f), "utf8")),
+      );
+      expect(naming).toEqual(["dist/bench/report/png-chart.js"]);
+    },
+    timeoutForMeasured(3_200),
+  );
 });

@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { resolveRequest, ToolDefinitionError } from "../../src/index.js";
 import { ApiError } from "../../src/server/errors.js";
-import { parseCompletionRequest } from "../../src/server/validate.js";
+import { parseCompletionRequest } from "../../src/server/chat/request.js";
 import { parseResponsesRequest } from "../../src/server/responses/request.js";
 import { parseMessagesRequest } from "../../src/server/anthropic/request.js";
 import { fn } from "../support/tools.js";

@@ -72,6 +72,7 @@ export function llamaServerEngine(options: { lazy?: boolean } = {}): EngineAdapt
     name: "llama-server",
     takesGrammar: true,
     healthPath: "/health",
+    requestPath: "/completion",
     request(ctx) {
       const s = samplingOf(ctx);
       const lazy = options.lazy === false ? undefined : lazyPlan(ctx);

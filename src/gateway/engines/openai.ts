@@ -91,6 +91,7 @@ export const openaiCompatible: EngineAdapter = {
   name: "openai",
   takesGrammar: false,
   healthPath: "/v1/models",
+  requestPath: "/v1/chat/completions",
   request(ctx) {
     const s = samplingOf(ctx);
     const o = ctx.options;

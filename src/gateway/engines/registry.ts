@@ -1,6 +1,8 @@
 // The upstream engines the gateway serves through, each describing what it needs (the model's
 // tokenizer when its adapter takesGrammar, a model name) and what it takes (grammar syntaxes, a lazy grammar): the server and the
 // CLI check a gateway's settings and build its adapter from this list, never by an engine's name.
+// The paths the engines are asked on come from their adapters (requestPath, healthPath): an upstream
+// URL naming one is refused (upstream-url.ts).
 import type { GrammarSyntax } from "./grammar-text.js";
 import { llamaServer, llamaServerEngine } from "./llama-server.js";
 import { openaiCompatible } from "./openai.js";
@@ -57,6 +59,16 @@ export const ENGINES: readonly EngineDescription[] = [
 ];
 
 export const ENGINE_NAMES: readonly EngineName[] = ENGINES.map((e) => e.name);
+
+/** The paths the engines are asked on (their requests and health checks), longest first. */
+export const ENGINE_ROUTES: readonly string[] = [
+  ...new Set(
+    ENGINES.flatMap((e) => {
+      const adapter = e.create({});
+      return [adapter.requestPath, adapter.healthPath];
+    }),
+  ),
+].sort((a, b) => b.length - a.length);
 
 export function engineNamed(name: unknown): EngineDescription | undefined {
   return ENGINES.find((e) => e.name === name);

@@ -45,6 +45,7 @@ export function sglang(syntax: GrammarSyntax = "ebnf"): EngineAdapter {
     name: "sglang",
     takesGrammar: true,
     healthPath: "/health",
+    requestPath: "/generate",
     request(ctx) {
       const s = samplingOf(ctx);
       const grammar = ctx.chat.ir ? grammarText(ctx.chat.ir, ctx.vocabulary, syntax) : undefined;

@@ -84,6 +84,8 @@ export interface EngineAdapter {
   readonly takesGrammar: boolean;
   /** GET path that answers 200 when the engine can serve. */
   readonly healthPath: string;
+  /** POST path its requests go to (`request` builds them there). */
+  readonly requestPath: string;
   /** The request, and the grammar text it carries (undefined: none). */
   request(ctx: RequestContext): { request: UpstreamRequest; grammar: string | undefined };
   /**

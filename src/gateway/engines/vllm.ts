@@ -21,6 +21,7 @@ export function vllm(syntax: GrammarSyntax = "ebnf"): EngineAdapter {
     name: "vllm",
     takesGrammar: true,
     healthPath: "/health",
+    requestPath: "/v1/completions",
     request(ctx) {
       const s = samplingOf(ctx);
       const grammar = ctx.chat.ir ? grammarText(ctx.chat.ir, ctx.vocabulary, syntax) : undefined;

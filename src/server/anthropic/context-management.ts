@@ -7,7 +7,7 @@
 // would change what the model reads.
 import type { ChatMessage } from "../../templates/render.js";
 import { invalidParam } from "../errors.js";
-import { given, isObj, kind, shown } from "../validate.js";
+import { given, isObj, kind, shown } from "../values.js";
 
 const CLEAR_THINKING = "clear_thinking_20251015";
 

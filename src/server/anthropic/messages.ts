@@ -5,7 +5,8 @@
 // message with that id. Every refusal names the block it is about.
 import type { ChatMessage } from "../../templates/render.js";
 import { invalidParam } from "../errors.js";
-import { content, given, isObj, kind, promptList, shown, type Obj } from "../validate.js";
+import { content, promptList } from "../fields.js";
+import { given, isObj, kind, shown, type Obj } from "../values.js";
 import { openThought } from "./thought-signature.js";
 
 const USER_BLOCKS = "text and tool_result";

@@ -10,7 +10,7 @@ import { JsonObject } from "../../parser/json-value.js";
 import { readJson } from "../../parser/read-value.js";
 import type { ToolCall } from "../../parser/types.js";
 import { jsonWithRaw, RawJson } from "../raw-json.js";
-import { toolmaskField } from "../shapes.js";
+import { toolmaskField } from "../toolmask-field.js";
 import { sealThought } from "./thought-signature.js";
 
 export type StopReason = "end_turn" | "tool_use" | "max_tokens" | "stop_sequence";

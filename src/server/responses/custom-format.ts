@@ -12,7 +12,7 @@ import { GrammarLimitError } from "../../grammar/errors.js";
 import { UnsupportedSchemaError } from "../../grammar/json-schema/errors.js";
 import { LarkGrammarError, larkToRx } from "../../grammar/lark-reader.js";
 import { invalidParam } from "../errors.js";
-import { given, isObj, kind, shown, type Obj } from "../validate.js";
+import { given, isObj, kind, shown, type Obj } from "../values.js";
 
 /** Characters of a grammar's definition (Codex's apply_patch grammar is about 700). */
 export const DEFINITION_LIMIT = 100_000;

@@ -12,7 +12,8 @@ import type { ChatMessage } from "../../templates/render.js";
 import { readExactJson } from "../../parser/exact-json.js";
 import { invalidParam } from "../errors.js";
 import { refuseDeep } from "../nesting.js";
-import { given, isObj, kind, promptList, refuseNoParts, shown, type Obj } from "../validate.js";
+import { promptList, refuseNoParts } from "../fields.js";
+import { given, isObj, kind, shown, type Obj } from "../values.js";
 import { flatName } from "./tools.js";
 
 const ROLES = new Set(["user", "system", "developer", "assistant"]);

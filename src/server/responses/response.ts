@@ -6,7 +6,7 @@
 import { randomUUID } from "node:crypto";
 import type { GenerateResult } from "../../engine/generate.js";
 import type { ToolCall } from "../../parser/types.js";
-import { toolmaskField } from "../shapes.js";
+import { toolmaskField } from "../toolmask-field.js";
 import type { Echo } from "./request.js";
 import type { CallRoute } from "./tools.js";
 

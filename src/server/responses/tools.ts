@@ -22,7 +22,7 @@
 // request is answered, and the Response's `toolmask.tools_not_offered` lists them. A type that is
 // neither is a 400 naming it.
 import { invalidParam } from "../errors.js";
-import { given, isObj, kind, shown, type Obj } from "../validate.js";
+import { given, isObj, kind, shown, type Obj } from "../values.js";
 import { refuseIllFormed } from "../well-formed.js";
 import { customInputSchema } from "./custom-format.js";
 

@@ -2,19 +2,28 @@
 // names the field (OpenAI's `param`) and says what would be accepted; fields that would change the
 // answer's shape and are not supported (n > 1, logprobs, JSON response formats) are refused rather
 // than silently ignored.
-import type { ModelBounds } from "../engine/chat-backend.js";
-import type { GenerateOptions } from "../engine/generate.js";
-import type { ToolChoice } from "../dialects/tools.js";
-import { choiceMode, choiceName, toolChoiceProblem } from "../dialects/tool-choice.js";
-import type { ChatMessage } from "../templates/render.js";
-import { readExactJson } from "../parser/exact-json.js";
-import { invalidParam } from "./errors.js";
-import { refuseIllFormed } from "./well-formed.js";
-import { refuseDeep } from "./nesting.js";
-import { chatResponseFormat } from "./response-format.js";
-import { given, isObj, kind, SHOWN_CHARS, shown, type Obj } from "./values.js";
-
-export { given, isObj, kind, shown, type Obj } from "./values.js";
+import type { ModelBounds } from "../../engine/chat-backend.js";
+import type { GenerateOptions } from "../../engine/generate.js";
+import type { ToolChoice } from "../../dialects/tools.js";
+import { choiceMode, choiceName, toolChoiceProblem } from "../../dialects/tool-choice.js";
+import type { ChatMessage } from "../../templates/render.js";
+import { readExactJson } from "../../parser/exact-json.js";
+import { invalidParam } from "../errors.js";
+import { refuseIllFormed } from "../well-formed.js";
+import { refuseDeep } from "../nesting.js";
+import { chatResponseFormat } from "../response-format.js";
+import {
+  bool,
+  content,
+  declaredNames,
+  INT32_MAX,
+  integer,
+  MAX_STOPS,
+  number,
+  promptList,
+  refuseNoParts,
+} from "../fields.js";
+import { given, isObj, kind, shown, type Obj } from "../values.js";
 
 export interface CompletionRequest {
   options: Omit<GenerateOptions, "signal">;
@@ -23,50 +32,6 @@ export interface CompletionRequest {
 }
 
 const ROLES = new Set(["system", "developer", "user", "assistant", "tool"]);
-export const MAX_STOPS = 16;
-
-/** Largest count the engine takes (a 32-bit signed integer in llama.cpp). */
-export const INT32_MAX = 2 ** 31 - 1;
-
-export function number(body: Obj, key: string, min: number, max: number): number | undefined {
-  const v = body[key];
-  if (!given(v)) return undefined;
-  if (typeof v !== "number" || !Number.isFinite(v) || v < min || v > max)
-    throw invalidParam(key, `${key} must be a number from ${min} to ${max}, got ${shown(v)}`);
-  return v;
-}
-
-export function integer(body: Obj, key: string, min: number, max: number): number | undefined {
-  const v = body[key];
-  if (!given(v)) return undefined;
-  if (typeof v !== "number" || !Number.isInteger(v) || v < min || v > max)
-    throw invalidParam(key, `${key} must be an integer from ${min} to ${max}, got ${shown(v)}`);
-  return v;
-}
-
-export function bool(body: Obj, key: string): boolean | undefined {
-  const v = body[key];
-  if (!given(v)) return undefined;
-  if (typeof v !== "boolean") throw invalidParam(key, `${key} must be true or false, got ${kind(v)}`, "invalid_type");
-  return v;
-}
-
-/** Text parts joined, as OpenAI reads them; other parts (images, audio) this server cannot read. */
-export function content(v: unknown, where: string): string | null | undefined {
-  if (v === undefined || v === null || typeof v === "string") return v;
-  if (!Array.isArray(v))
-    throw invalidParam(where, `${where} must be a string or an array of text parts, got ${kind(v)}`, "invalid_type");
-  return v
-    .map((part, k) => {
-      if (!isObj(part) || part.type !== "text" || typeof part.text !== "string")
-        throw invalidParam(
-          `${where}[${k}]`,
-          `${where}[${k}] must be {"type": "text", "text": "…"}; this server reads text only`,
-        );
-      return part.text;
-    })
-    .join("");
-}
 
 function toolCalls(v: unknown, where: string): ChatMessage["tool_calls"] {
   if (!given(v)) return undefined;
@@ -96,41 +61,6 @@ function toolCalls(v: unknown, where: string): ChatMessage["tool_calls"] {
     }
     return call as NonNullable<ChatMessage["tool_calls"]>[number];
   });
-}
-
-/**
- * A conversation's list field (`messages`, the Responses API's `input`): a non-empty array of at
- * most `contextSize` entries. Every entry takes at least one token of the prompt; more of them than
- * the context holds cannot fit, and are refused before the template renders them (100,000 messages
- * took minutes).
- */
-export function promptList(v: unknown, field: string, shape: string, entries: string, contextSize: number): unknown[] {
-  if (!Array.isArray(v) || v.length === 0)
-    throw invalidParam(
-      field,
-      `${field} must be ${shape}, got ${Array.isArray(v) ? "an empty array" : kind(v)}`,
-      given(v) ? "invalid_type" : "missing_required_parameter",
-    );
-  if (v.length > contextSize)
-    throw invalidParam(
-      field,
-      `${v.length} ${entries} cannot fit in this model's context of ${contextSize} tokens (each takes at least one); send at most ${contextSize}`,
-      "context_length_exceeded",
-    );
-  return v;
-}
-
-/**
- * A 400 for a message whose content is an empty array (`where`: `messages[0]`, `input[0]`): it would
- * reach the template as an empty turn. OpenAI's API reference gives a message's content array
- * minItems 1 (every role), and /v1/messages refuses a message of no content blocks.
- */
-export function refuseNoParts(v: unknown, where: string): void {
-  if (Array.isArray(v) && v.length === 0)
-    throw invalidParam(
-      `${where}.content`,
-      `${where}.content is an empty array: a message needs at least one content part; send its text as a string (or null for an assistant message with tool_calls), or leave the message out`,
-    );
 }
 
 function messages(v: unknown, contextSize: number): ChatMessage[] {
@@ -210,14 +140,6 @@ function toolChoice(v: unknown, declared: unknown[] | undefined): ToolChoice | u
       `tool_choice names ${shown(problem.name)}, which is not among the declared tools (${declaredNames(names)})`,
     );
   return choice;
-}
-
-/** Tool names as a refusal lists them: the first 20, each quoted short, and how many more. */
-export function declaredNames(names: readonly string[]): string {
-  if (names.length === 0) return "none declared";
-  const brief = (n: string) => (n.length <= SHOWN_CHARS ? n : shown(n));
-  const first = names.slice(0, 20).map(brief).join(", ");
-  return names.length > 20 ? `${first} and ${names.length - 20} more` : first;
 }
 
 function stop(v: unknown): string[] | undefined {

@@ -3,15 +3,16 @@
 // chat-completion chunk shape: text as it decodes, each call in one chunk once it has ended
 // complete and valid (released-calls.ts), so the chunks add up to the whole answer.
 import type { FastifyReply, FastifyRequest } from "fastify";
-import { CallIds } from "./call-ids.js";
-import type { ChatContext } from "./chat-context.js";
-import { ReleasedCalls } from "./released-calls.js";
-import { pipeStream, runInSlot, type StreamWriter } from "./run-request.js";
-import { servedName } from "./model-names.js";
-import { chunkBody, completionBody, toolmaskField, newMeta, usageChunkBody, usageOf } from "./shapes.js";
-import { parseCompletionRequest } from "./validate.js";
+import { CallIds } from "../call-ids.js";
+import type { ChatContext } from "../chat-context.js";
+import { ReleasedCalls } from "../released-calls.js";
+import { pipeStream, runInSlot, type StreamWriter } from "../run-request.js";
+import { servedName } from "../model-names.js";
+import { chunkBody, completionBody, newMeta, usageChunkBody, usageOf } from "./response.js";
+import { toolmaskField } from "../toolmask-field.js";
+import { parseCompletionRequest } from "./request.js";
 
-export type { ChatContext } from "./chat-context.js";
+export type { ChatContext } from "../chat-context.js";
 
 export async function chatCompletions(req: FastifyRequest, reply: FastifyReply, ctx: ChatContext): Promise<unknown> {
   const parsed = parseCompletionRequest(req.body, ctx.backend.bounds);

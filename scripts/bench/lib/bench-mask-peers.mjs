@@ -6,9 +6,9 @@
 // int32 array); the driver interleaves rounds of ours and every peer on each case.
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { openPeer, peerHint, peerPython } from "./mask-peers.mjs";
+import { openPeer, peerHint, peerPython } from "../../lib/mask-peers.mjs";
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
 const { compareNativeMasks } = await import(path.join(ROOT, "dist/bench/native-agreement.js"));
 export const { NATIVE_PEER_NAMES: PEER_NAMES } = await import(path.join(ROOT, "dist/bench/native-peers.js"));
 

@@ -5,7 +5,7 @@ import { mkdirSync, renameSync, statSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
-export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
+export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
 const args = process.argv.slice(2);
 
 /** --smallest: every case at the least work that still runs its code path (npm test runs each bench so). */

@@ -1,7 +1,8 @@
 // The response bodies, in the exact shapes OpenAI's chat-completions API returns and streams.
 import { randomUUID } from "node:crypto";
-import type { GenerateResult } from "../engine/generate.js";
-import type { StreamDelta } from "../engine/stream.js";
+import type { GenerateResult } from "../../engine/generate.js";
+import type { StreamDelta } from "../../engine/stream.js";
+import { toolmaskField } from "../toolmask-field.js";
 
 export interface ResponseMeta {
   id: string;
@@ -49,23 +50,6 @@ export function completionBody(meta: ResponseMeta, r: GenerateResult) {
     usage: usageOf(r),
     ...toolmaskField(r),
   };
-}
-
-/**
- * A gateway's answer says where it came from and how far the grammar was enforced there (an
- * extension field: OpenAI clients ignore it); the last streamed chunk carries it too.
- */
-export function toolmaskField(r: GenerateResult | undefined) {
-  return r?.upstream
-    ? {
-        toolmask: {
-          upstream: r.upstream.url,
-          engine: r.upstream.engine,
-          grammar: r.upstream.enforcement,
-          incomplete: r.incomplete,
-        },
-      }
-    : {};
 }
 
 /** One streamed chunk; with include_usage every chunk carries `usage: null`, as OpenAI's do. */

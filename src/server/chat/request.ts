@@ -1,6 +1,6 @@
 // A chat-completions request body, checked field by field, into generate()'s options. Each refusal
 // names the field (OpenAI's `param`) and says what would be accepted; fields that would change the
-// answer's shape and are not supported (n > 1, logprobs, JSON response formats) are refused rather
+// answer's shape and are not supported (n > 1, logprobs) are refused rather
 // than silently ignored.
 import type { ModelBounds } from "../../engine/chat-backend.js";
 import type { GenerateOptions } from "../../engine/generate.js";

@@ -1,5 +1,5 @@
 // Types of mask-peers.mjs, for the tests that run the native mask engines.
-export type PeerName = "llguidance" | "xgrammar" | "outlines-core";
+export type PeerName = "llguidance" | "xgrammar" | "outlines-core" | "glrmask";
 export interface PeerGrammar { kind: "lark" | "ebnf" | "regex" | "json_schema"; text: string }
 export interface MaskPeer {
   name: PeerName;

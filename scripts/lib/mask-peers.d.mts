@@ -1,5 +1,5 @@
 // Types of mask-peers.mjs, for the tests that run the native mask engines.
-export type PeerName = "llguidance" | "xgrammar" | "outlines-core";
+export type PeerName = "llguidance" | "xgrammar" | "outlines-core" | "glrmask";
 export interface PeerGrammar { kind: "lark" | "ebnf" | "regex" | "json_schema"; text: string }
 export interface MaskPeer {
   name: PeerName;
@@ -14,6 +14,7 @@ export interface MaskPeer {
   request(req: { op: "special" }): Promise<{ ids: number[] }>;
   request(req: { op: "free"; id: string }): Promise<Record<string, never>>;
   close(): Promise<void>;
+  kill(): void;
 }
 export const PEERS: Record<PeerName, { group: string }>;
 export function peerPython(name: PeerName): string | undefined;

@@ -8,11 +8,12 @@ import { pythonWith, pyenvHint } from "./pyenv.mjs";
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const { openNativePeer } = await import(path.join(ROOT, "dist/bench/native-peers.js"));
 
-/** Each engine (src/bench/native-peers.ts NATIVE_PEER_NAMES) and the requirement group that installs it. */
+/** Each engine (src/bench/native-peers.ts MASK_ENGINE_NAMES) and the requirement group that installs it. */
 export const PEERS = {
   llguidance: { group: "peers" },
   xgrammar: { group: "xgrammar" },
   "outlines-core": { group: "peers" },
+  glrmask: { group: "glrmask" },
 };
 
 /** The venv python when `name`'s group is installed, else undefined (see pyenvHint). */

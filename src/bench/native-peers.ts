@@ -14,6 +14,11 @@ import type { Vocabulary } from "../vocab/vocabulary.js";
 /** The engines: llguidance reads Lark, XGrammar EBNF, outlines-core a regex or a JSON schema. */
 export const NATIVE_PEER_NAMES = ["llguidance", "xgrammar", "outlines-core"] as const;
 export type NativePeerName = (typeof NATIVE_PEER_NAMES)[number];
+/**
+ * Every engine the adapter runs: the native peers, and GLRMask, which bench:structured gives JSON
+ * schemas (its own compiler) and no other bench times yet.
+ */
+export const MASK_ENGINE_NAMES = [...NATIVE_PEER_NAMES, "glrmask"] as const;
 
 /** python/peers/mask_peer.py of this package (dist/bench/ → the package root). */
 export const PEER_ADAPTER = join(
@@ -33,6 +38,8 @@ export interface NativePeer {
   importMs: number;
   request(req: Record<string, unknown>): Promise<Record<string, unknown>>;
   close(): Promise<void>;
+  /** Ends the engine's process now, in the middle of a request too (a compile past a bench's limit). */
+  kill(): void;
 }
 
 /**
@@ -61,8 +68,8 @@ export async function openNativePeer(
   vocabulary: string,
   stopIds: readonly number[] = [],
 ): Promise<NativePeer> {
-  if (!(NATIVE_PEER_NAMES as readonly string[]).includes(name))
-    throw new Error(`no mask peer ${JSON.stringify(name)}; the peers are ${NATIVE_PEER_NAMES.join(", ")}`);
+  if (!(MASK_ENGINE_NAMES as readonly string[]).includes(name))
+    throw new Error(`no mask peer ${JSON.stringify(name)}; the peers are ${MASK_ENGINE_NAMES.join(", ")}`);
   // The adapter runs in its own folder: a Python given as a path is the caller's, resolved here; a
   // bare name is looked up on PATH.
   const exe = python.includes("/") || python.includes("\\") ? resolve(python) : python;
@@ -117,6 +124,9 @@ export async function openNativePeer(
       const p = next();
       child.stdin.write(JSON.stringify(req) + "\n");
       return p;
+    },
+    kill() {
+      child.kill("SIGKILL");
     },
     close() {
       child.stdin.end();

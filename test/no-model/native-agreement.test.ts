@@ -37,6 +37,7 @@ function engine(edit: (mask: Uint32Array, step: number) => void): NativePeer {
       return { steps: out.length, refused: null };
     },
     async close() {},
+    kill() {},
   };
 }
 

@@ -18,7 +18,7 @@
 // each engine's refusals are counted. Ratios are ours / the fastest peer of this run.
 //
 // Validity: Qwen2.5-Coder 0.5B (.cache/models/qwen2.5-coder-0.5b-instruct.gguf; --model PATH),
-// greedy, prompts asking for JSON with the schema in the prompt (scripts/lib/structured-prompts.mjs),
+// greedy, prompts asking for JSON with the schema in the prompt (scripts/bench/lib/structured-prompts.mjs),
 // masked and unmasked (mask: false); an answer is valid when its content is JSON that ajv (with
 // ajv-formats) finds valid against the schema (counted apart: an unmasked answer that is valid once
 // a Markdown code fence around it is taken off, which a client would have to do itself).
@@ -33,14 +33,14 @@ import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { generateSync } from "json-schema-faker";
 import { ajvWithFormats } from "../lib/ajv-formats.mjs";
-import { arg, benchModelPath, median, outPath, root, smallest } from "../lib/bench-setup.mjs";
-import { compilePeer, openPeers, walkPeer } from "../lib/bench-mask-peers.mjs";
+import { arg, benchModelPath, median, outPath, root, smallest } from "./lib/bench-setup.mjs";
+import { compilePeer, openPeers, walkPeer } from "./lib/bench-mask-peers.mjs";
 import { openPeer } from "../lib/mask-peers.mjs";
 import { functionTools, readClientToolFixtures } from "../corpus/client-tools.mjs";
 import { groupName, loadSuite, spaced, testName } from "../lib/json-schema-suite.mjs";
 import { DEVIATIONS, REFUSED } from "../lib/json-schema-suite-expected.mjs";
 import { pyenvHint, pythonWith } from "../lib/pyenv.mjs";
-import { promptText, STRUCTURED_PROMPTS } from "../lib/structured-prompts.mjs";
+import { promptText, STRUCTURED_PROMPTS } from "./lib/structured-prompts.mjs";
 
 const argv = process.argv.slice(2);
 const full = argv.includes("--full");

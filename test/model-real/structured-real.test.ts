@@ -1,8 +1,8 @@
 // Structured outputs on a real model (Qwen2.5-Coder 0.5B from `npm run models`, greedy, on the CPU,
 // no logit bias) through the real clients: openai's chat.completions.parse with zodResponseFormat
 // (whole and streamed), responses.parse with zodTextFormat, the Anthropic SDK's messages.parse with
-// zodOutputFormat (output_config.format), the AI SDK's generateObject and streamObject (the
-// openai-compatible provider with structured outputs on). Each answer ends by itself ("stop" /
+// zodOutputFormat (output_config.format; a schema without the bounds that SDK strips), the AI SDK's
+// generateObject and streamObject (the openai-compatible provider with structured outputs on). Each answer ends by itself ("stop" /
 // "completed" / "end_turn") and each object fits the schema (ajv, and each client's own zod check);
 // the capital asked for is the one answered. A model that is not fetched is skipped with the line
 // that fetches it, except under CI=true.
@@ -98,6 +98,9 @@ describe.skipIf(!entry.present && !inCi)(`structured outputs on ${NAME} through 
     expectParis(r.output_parsed);
   });
 
+  // The SDK moves bounds it says Anthropic does not take (maxLength, minimum, maximum) out of the
+  // schema it sends, into the description, and checks them itself: a schema without them here.
+  const Place = z.object({ city: z.string(), country: z.string() });
   it("Anthropic messages.parse with zodOutputFormat (output_config.format)", async () => {
     const api = anthropicClient(server.url, REQUEST, "k");
     const m = await api.messages.parse({
@@ -105,10 +108,11 @@ describe.skipIf(!entry.present && !inCi)(`structured outputs on ${NAME} through 
       max_tokens: MAX,
       temperature: 0,
       messages,
-      output_config: { format: zodOutputFormat(City) },
+      output_config: { format: zodOutputFormat(Place) },
     });
     expect(m.stop_reason).toBe("end_turn");
-    expectParis(m.parsed_output);
+    expect(Place.safeParse(m.parsed_output).success).toBe(true);
+    expect(m.parsed_output?.city).toMatch(/paris/i);
   });
 
   it("AI SDK generateObject and streamObject (openai-compatible, structured outputs on)", async () => {

@@ -10,7 +10,7 @@ import { dirname } from "node:path";
 import type OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type ToolmaskServer } from "../../src/server/index.js";
-import { client } from "../support/server-fixtures.js";
+import { anthropicClient, client, raised } from "../support/server-fixtures.js";
 import { ScriptedOpenAI } from "../support/scripted-openai.js";
 import { NO_TOKENS } from "../support/timeouts.js";
 import { QWEN3_TOKENIZER } from "../support/vocabs.js";
@@ -115,6 +115,31 @@ describe("the openai engine (verify-only)", () => {
     const s = await streamed(api);
     expect(s.error, "the stream ends with the error").toMatch(why);
     expect(s.content, "no chunk carried the content").toBe("");
+  });
+
+  it("Responses text.format and Messages output_config.format: the same 502, whole and streamed", async () => {
+    const bad = '{"name": "Ada"}';
+    const api = client(openaiGateway.url, SCRIPTED);
+    const text = { format: { type: "json_schema" as const, name: "person", schema: PERSON } };
+    for (const stream of [false, true]) {
+      upstream.reply(
+        stream
+          ? chatStream(bad)
+          : { body: { choices: [{ index: 0, message: { role: "assistant", content: bad }, finish_reason: "stop" }] } },
+      );
+      const r = await raised(api.responses.create({ model: "m", input: "Invent a person.", text, stream }));
+      // whole: a 502; streamed: the stream's error event, which the client raises (no HTTP status then)
+      expect([stream, r !== "answered" && r.status]).toEqual([stream, stream ? undefined : 502]);
+      expect(JSON.stringify(r)).toMatch(/not the response format's JSON/);
+    }
+    const anthropic = anthropicClient(openaiGateway.url, SCRIPTED);
+    const output_config = { format: { type: "json_schema" as const, schema: PERSON } };
+    upstream.answer({ content: bad });
+    const m = await raised(anthropic.messages.create({ model: "m", max_tokens: 50, messages, output_config }));
+    expect(m === "answered" ? m : [m.status, JSON.stringify(m.error)]).toEqual([
+      502,
+      expect.stringMatching(/not the response format's JSON/),
+    ]);
   });
 
   it("a cut answer is finish length, which parse() refuses; no value", async () => {

@@ -173,6 +173,14 @@ void LazyDfa::closure(std::vector<Thread>& set) {
   set.swap(out);
 }
 
+std::vector<uint32_t> LazyDfa::closureOf(uint32_t nfa) {
+  std::vector<Thread> set{{nfa, 0}};
+  closure(set);
+  std::vector<uint32_t> out;
+  for (auto& t : set) out.push_back(t.nfa);
+  return out;
+}
+
 int32_t LazyDfa::intern(std::vector<uint32_t>&& set) {
   std::vector<Thread> threads;
   threads.reserve(set.size());
@@ -342,7 +350,7 @@ size_t LazyDfa::memoryBytes() const {
   total += vectorBytes(nfa.states) - sizeof(NfaState) * nfa.states.size();  // the states count their own size
   for (auto& st : nfa.states) total += nfaStateBytes(st);
   total += vectorBytes(nfa.fragments) + vectorBytes(nfa.fragmentOf) + heapBlock(nfa.productive.capacity() / 8) +
-           vectorBytes(nfa.inCall);
+           vectorBytes(nfa.inCall) + vectorBytes(nfa.entryCalls);
   total += vectorBytes(classRep_) + vectorBytes(classSize_);
   // The deque's blocks (512 bytes of states each, and its map), then each state's own blocks and its
   // entry in index_ (the node with its key: the state's NFA set as a string).

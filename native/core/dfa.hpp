@@ -64,6 +64,8 @@ class LazyDfa {
   }
   int32_t intern(std::vector<uint32_t>&& set);  // set need not be closed; no thread holds a counter
   int32_t internThreads(std::vector<Thread>&& threads);
+  // The NFA states (with an edge, or the accept) a thread at `nfa` stands in before it reads a byte.
+  std::vector<uint32_t> closureOf(uint32_t nfa);
   uint32_t ctxOf(const DfaState& d, size_t i) const { return d.ctx.empty() ? 0 : d.ctx[i]; }
   // A thread's value of `counter` in context `ctx`; false when the thread holds no such counter.
   bool counterValue(uint32_t ctx, uint32_t counter, uint64_t& value) const;

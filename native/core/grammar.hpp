@@ -202,7 +202,8 @@ class CompiledGrammar {
     bool finishExact = false;
     int32_t opened = kOpenedUnknown;  // a step into here opens the call standing in this state (kOpens… : none, or one
                                       // that leads nowhere)
-    int8_t outside = -1;              // here stands outside every call (-1: not yet known)
+    int8_t outside = -1;              // the budget acts here: outside every call, or at the entry of a call
+                                      // entered without a byte (atCallEntryLocked) (-1: not yet known)
   };
   std::unordered_map<int32_t, Successors> successors_;
   size_t successorBytes_ = 0;
@@ -216,6 +217,11 @@ class CompiledGrammar {
   void openingLocked(int32_t s);
   uint32_t finishBoundLocked(int32_t s, uint32_t limit);
   std::vector<Thread> liveCallStatesLocked(int32_t s);
+  bool atCallEntryLocked(int32_t s);
+  // The NFA states a call marked "budgetAtEntry" stands in before it read a byte (sorted), from the
+  // first entryCallsSeen_ of Nfa::entryCalls.
+  std::vector<uint32_t> entryStates_;
+  size_t entryCallsSeen_ = 0;
   uint32_t openedCallBoundLocked(int32_t to, uint32_t limit);
   const StateMask& ensureMask(int32_t s);
   void computeMask(int32_t s, StateMask& out);

@@ -204,10 +204,41 @@ void CompiledGrammar::openingLocked(int32_t s) {
   for (auto& o : su.opening) successorBytes_ += vectorBytes(o.second);
 }
 
+// Whether `s` stands at the entry of a call marked "budgetAtEntry" (a response format's JSON, entered
+// without a byte where the answer starts or a thought ends) with text outside it still open (JSON
+// whitespace before it): every live thread of the call stands where it stood before reading a byte.
+// The budget acts there as outside every call, so that leading whitespace is not taken where the
+// call could no longer close after it.
+bool CompiledGrammar::atCallEntryLocked(int32_t s) {
+  const Nfa& nfa = dfa_->nfa();
+  if (nfa.entryCalls.empty()) return false;
+  if (entryCallsSeen_ < nfa.entryCalls.size()) {
+    for (; entryCallsSeen_ < nfa.entryCalls.size(); entryCallsSeen_++) {
+      std::vector<uint32_t> c = dfa_->closureOf(nfa.entryCalls[entryCallsSeen_]);
+      entryStates_.insert(entryStates_.end(), c.begin(), c.end());
+    }
+    std::sort(entryStates_.begin(), entryStates_.end());
+    entryStates_.erase(std::unique(entryStates_.begin(), entryStates_.end()), entryStates_.end());
+  }
+  const DfaState& d = dfa_->state(s);
+  bool outsideLive = false, callLive = false;
+  for (const uint32_t n : d.nfa) {
+    const NfaState& st = nfa.states[n];
+    if (st.bytes.empty() && st.tokens.empty() && st.thunk < 0) continue;  // not live
+    if (n >= nfa.inCall.size() || !nfa.inCall[n]) {
+      outsideLive = true;
+      continue;
+    }
+    if (!std::binary_search(entryStates_.begin(), entryStates_.end(), n)) return false;  // the call read a byte
+    callLive = true;
+  }
+  return outsideLive && callLive;
+}
+
 bool CompiledGrammar::budgetMayLimitLocked(int32_t s, uint32_t tokensLeft) {
   if (s < 0 || tokensLeft == 0 || tokensLeft > kFinishHorizon) return false;
   Successors& own = successorsLocked(s);
-  if (own.outside < 0) own.outside = liveCallStatesLocked(s).empty() ? 1 : 0;
+  if (own.outside < 0) own.outside = liveCallStatesLocked(s).empty() || atCallEntryLocked(s) ? 1 : 0;
   return own.outside != 0;  // inside a call: a value is never shortened to fit
 }
 
@@ -223,7 +254,10 @@ bool CompiledGrammar::limitToBudget(int32_t state, uint32_t tokensLeft, uint32_t
   if (!budgetMayLimitLocked(state, tokensLeft)) return false;
   openingLocked(state);
   const auto& order = vocab_->order();
-  const uint32_t rest = tokensLeft - 1;
+  // A response format's JSON (a call marked "budgetAtEntry") is followed by the end token, which
+  // maxTokens counts too: the JSON opens only where it can close with room for that token after it.
+  const uint32_t end = dfa_->nfa().entryCalls.empty() ? 0 : 1;
+  const uint32_t rest = tokensLeft - 1 >= end ? tokensLeft - 1 - end : 0;
   std::vector<uint32_t> cleared;
   auto clear = [&](uint32_t id) {
     const uint32_t bit = 1u << (id & 31);

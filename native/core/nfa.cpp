@@ -99,43 +99,6 @@ bool NfaBuilder::Impl::plain(const json::Value& n) const {
   return it != plainMemo.end() ? it->second : (plainMemo[&n] = plainWith(n, lim));
 }
 
-bool nullable(const json::Value& n) {
-  const json::Value* t = n.get("type");
-  if (!t || t->kind != json::Kind::String) return true;
-  const std::string& type = t->str;
-  if (type == "literal") {
-    const json::Value* x = n.get("text");
-    return !x || x->kind != json::Kind::String || x->str.empty();
-  }
-  if (type == "charClass" || type == "byteClass" || type == "until") return false;
-  if (type == "text") return true;
-  const json::Value* items = n.get("items");
-  if (type == "seq") {
-    if (items && items->kind == json::Kind::Array)
-      for (auto& x : items->arr)
-        if (!nullable(x)) return false;
-    return true;
-  }
-  if (type == "alt") {
-    if (items && items->kind == json::Kind::Array)
-      for (auto& x : items->arr)
-        if (nullable(x)) return true;
-    return false;
-  }
-  if (type == "intersect") {
-    if (items && items->kind == json::Kind::Array)
-      for (auto& x : items->arr)
-        if (!nullable(x)) return false;
-    return true;
-  }
-  if (type == "repeat") {
-    const json::Value* mn = n.get("min");
-    const json::Value* item = n.get("item");
-    return !mn || mn->kind != json::Kind::Number || mn->num == 0 || !item || nullable(*item);
-  }
-  return true;
-}
-
 Frag NfaBuilder::Impl::build(const json::Value& n, const std::string& path) {
   // An until with a body is no shape of its own: its standalone build (the whole product again)
   // cost more than its masks shared (a string enum of 1,000: 2.4 ms for the first mask, 0.4 without).
@@ -231,6 +194,17 @@ Frag NfaBuilder::Impl::buildNode(const json::Value& n, const std::string& path) 
   const json::Value* call = n.get("call");
   const CallScope scope{inCall, call && call->kind == json::Kind::Bool && call->b};
   if (scope.on) inCall++;
+  // A call entered without a byte (a response format's JSON): its entry is kept (Nfa::entryCalls).
+  const json::Value* entry = scope.on && inCall == 1 ? n.get("budgetAtEntry") : nullptr;
+  if (entry && entry->kind == json::Kind::Bool && entry->b) {
+    const Frag f = buildKind(n, type, path);
+    nfa.entryCalls.push_back(f.in);
+    return f;
+  }
+  return buildKind(n, type, path);
+}
+
+Frag NfaBuilder::Impl::buildKind(const json::Value& n, const std::string& type, const std::string& path) {
   if (type == "literal") return literal(field(n, "text", path), path);
   if (type == "charClass") return charClass(n, path);
   if (type == "byteClass") return byteClass(n, path);

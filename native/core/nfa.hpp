@@ -91,9 +91,10 @@ struct Nfa {
   std::vector<Gate> gates;
   std::vector<Counter> counters;
   std::vector<Fragment> fragments;
-  std::vector<int32_t> fragmentOf;  // per state: index into fragments, or -1
-  std::vector<bool> productive;     // can reach `accept`
-  std::vector<uint8_t> inCall;      // per state: built inside an IR node marked "call": true (one declared tool call)
+  std::vector<int32_t> fragmentOf;   // per state: index into fragments, or -1
+  std::vector<bool> productive;      // can reach `accept`
+  std::vector<uint8_t> inCall;       // per state: built inside an IR node marked "call": true (one declared tool call)
+  std::vector<uint32_t> entryCalls;  // first state of each call marked "budgetAtEntry" (entered without a byte)
   uint32_t start = 0;
   uint32_t accept = 0;
   bool cut[257] = {};  // byte-class boundaries of every edge the grammar can ever have

@@ -292,4 +292,42 @@ bool NfaBuilder::Impl::deferrable(const json::Value& root) {
   return states >= 0 && states <= double(lim.maxStates);
 }
 
+// Whether a node can match the empty string (a conservative reading of the IR; nfa_impl.hpp).
+bool nullable(const json::Value& n) {
+  const json::Value* t = n.get("type");
+  if (!t || t->kind != json::Kind::String) return true;
+  const std::string& type = t->str;
+  if (type == "literal") {
+    const json::Value* x = n.get("text");
+    return !x || x->kind != json::Kind::String || x->str.empty();
+  }
+  if (type == "charClass" || type == "byteClass" || type == "until") return false;
+  if (type == "text") return true;
+  const json::Value* items = n.get("items");
+  if (type == "seq") {
+    if (items && items->kind == json::Kind::Array)
+      for (auto& x : items->arr)
+        if (!nullable(x)) return false;
+    return true;
+  }
+  if (type == "alt") {
+    if (items && items->kind == json::Kind::Array)
+      for (auto& x : items->arr)
+        if (nullable(x)) return true;
+    return false;
+  }
+  if (type == "intersect") {
+    if (items && items->kind == json::Kind::Array)
+      for (auto& x : items->arr)
+        if (!nullable(x)) return false;
+    return true;
+  }
+  if (type == "repeat") {
+    const json::Value* mn = n.get("min");
+    const json::Value* item = n.get("item");
+    return !mn || mn->kind != json::Kind::Number || mn->num == 0 || !item || nullable(*item);
+  }
+  return true;
+}
+
 }  // namespace toolmask

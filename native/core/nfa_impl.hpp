@@ -136,6 +136,7 @@ struct NfaBuilder::Impl {
 
   Frag build(const json::Value& n, const std::string& path);
   Frag buildNode(const json::Value& n, const std::string& path);
+  Frag buildKind(const json::Value& n, const std::string& type, const std::string& path);  // buildNode's dispatch
   Frag later(const json::Value& n, const std::string& path);  // a placeholder, or built now when not lazy
   Frag seq(const json::Value& n, const std::string& path);
   Frag alt(const json::Value& n, const std::string& path);

@@ -1,5 +1,6 @@
 // `toolmask generate`: one answer from a GGUF model, masked by the dialect's grammar, read by its
-// parser; the result as JSON (or, with --stream, one JSON line per delta as decoding runs).
+// parser; the result as JSON (or, with --stream, one JSON line per delta as decoding runs). With
+// --schema FILE the answer is JSON that fits the schema, and the parsed object alone is printed.
 import { dialects } from "../dialects/index.js";
 import { generate, type GenerateOptions } from "../engine/generate.js";
 import { generateStream } from "../engine/stream.js";
@@ -17,6 +18,7 @@ import {
 import type { Command } from "./command.js";
 import { CliError, UsageError } from "./errors.js";
 import { openModel } from "./model.js";
+import { readSchema, structuredOutput } from "./schema.js";
 
 const usage =
   "usage: toolmask generate --model PATH (--prompt TEXT | --messages FILE) [--tools FILE] [options]\n" +
@@ -28,6 +30,8 @@ const usage =
   `  --dialect D           default: detected from the chat template (${dialects.join(", ")})\n` +
   "  --tool-choice C       auto (default), required, none, or a tool's name\n" +
   "  --no-parallel         at most one call\n" +
+  "  --schema FILE         a JSON Schema the answer's JSON must fit (or a response_format holding one):\n" +
+  "                        prints the parsed object; exit 1 when the answer holds none (cut by --max-tokens)\n" +
   "  --max-tokens N        default 512\n" +
   "  --temperature T       default 0.8 (0: greedy)\n" +
   "  --seed N              default 0\n" +
@@ -95,6 +99,7 @@ async function run(argv: string[]): Promise<number> {
     dialect: { type: "string" },
     "tool-choice": { type: "string" },
     "no-parallel": { type: "boolean" },
+    schema: { type: "string" },
     "max-tokens": { type: "string" },
     temperature: { type: "string" },
     seed: { type: "string" },
@@ -116,6 +121,8 @@ async function run(argv: string[]): Promise<number> {
     messages,
     maxTokens: intFlag(args["max-tokens"], "--max-tokens", 1, 1 << 20, 512),
   };
+  // Read and lowered before the model loads: a bad schema costs nothing.
+  if (args.schema !== undefined) options.responseFormat = readSchema(requireFlag(args.schema, "--schema"));
   if (tools) options.tools = tools;
   if (args.dialect !== undefined) options.dialect = args.dialect as string;
   const choice = toolChoiceFlag(args["tool-choice"]);
@@ -142,7 +149,9 @@ async function run(argv: string[]): Promise<number> {
     if (biasSpec) options.logitBias = biasIds(biasSpec, (p) => model.vocabulary.idOfPiece(p));
     if (!args.stream) {
       const { tokens: _tokens, ...r } = await generate(model, options);
-      process.stdout.write(JSON.stringify(r, null, 2) + "\n");
+      process.stdout.write(
+        (options.responseFormat ? structuredOutput(r, options.maxTokens!) : JSON.stringify(r, null, 2)) + "\n",
+      );
       return 0;
     }
     for await (const chunk of generateStream(model, options)) {

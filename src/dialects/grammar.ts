@@ -37,11 +37,11 @@ export function buildToolGrammar(options: DialectOptions | ResolvedRequest): Gra
   };
   const rf = o.outputFormat;
   let answer: GrammarNode;
-  if (tools.length === 0) answer = rf ? responseFormatNode(rf) : anyText();
+  if (tools.length === 0) answer = rf ? responseFormatNode(rf, true, false) : anyText();
   // Under toolChoice auto with a response format the answer is calls (as a choice that requires
   // one has them) or the format's JSON content (options.ts checks that the two can be told apart).
   else if (rf && !o.callRequired)
-    answer = alt(responseFormatNode(rf, false), toolAnswer({ ...o, callRequired: true }, rule));
+    answer = alt(responseFormatNode(rf, false, false), toolAnswer({ ...o, callRequired: true }, rule));
   else answer = toolAnswer(o, rule);
   return withThought(spec, o, answer, rules);
 }

@@ -30,7 +30,7 @@ export class MaxTokensTooSmallError extends RangeError {
   constructor(maxTokens: number, neededTokens: number, structured = false) {
     super(
       structured
-        ? `maxTokens is ${maxTokens}, but the shortest answer the response format allows takes at least ${neededTokens} tokens with this model's vocabulary; raise maxTokens to ${neededTokens} or more`
+        ? `maxTokens is ${maxTokens}, but the shortest answer the response format allows takes at least ${neededTokens} tokens with this model's vocabulary (its end token included); raise maxTokens to ${neededTokens} or more`
         : `maxTokens is ${maxTokens}, but the shortest call toolChoice allows takes at least ${neededTokens} tokens with this model's vocabulary; raise maxTokens to ${neededTokens} or more, or use toolChoice "auto"`,
     );
     this.name = "MaxTokensTooSmallError";

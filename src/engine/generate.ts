@@ -141,7 +141,8 @@ export async function prepareGeneration(
     // The grammar's start needs a call or the format's JSON: a maxTokens below the shortest could
     // only cut it (the bound is known up to FINISH_HORIZON tokens, so a larger maxTokens needs no search).
     const matcher = new (loadNative().NativeMatcher)(grammar);
-    const needed = matcher.minTokensToFinish();
+    // A response format's answer counts its end token too (the budget keeps room for it, grammar_budget.cpp).
+    const needed = matcher.minTokensToFinish() + (resolved.callRequired ? 0 : 1);
     matcher.dispose();
     if (needed > maxTokens) {
       grammar.dispose();

@@ -4,22 +4,27 @@
 // the client gets the verdict our engine would give: a cut call is `length`, an invalid one is
 // reported in `incomplete`, never passed on as a valid call — streamed or whole: a streamed call's
 // delta goes out once its verdict is complete and valid (StreamDeltas), as generateStream's do.
+// Under a response format the content is checked against the schema by the parser's own verdict
+// (src/parser/structured.ts) before any of it reaches the client: content that does not fit is an
+// UpstreamError (502 upstream_error, or the stream's error event), never passed on; a streamed
+// answer's content is held until then.
 import { requestWith, resolveRequest, type ResolvedRequest } from "../dialects/options.js";
 import { toolNotices } from "../dialects/format-notices.js";
 import type { GenerateOptions } from "../engine/generate-options.js";
 import type { GenerateResult } from "../engine/generate.js";
-import { ResponseFormatError, resolveResponseFormat } from "../dialects/response-format.js";
+import { resolveResponseFormat, type ResolvedResponseFormat } from "../dialects/response-format.js";
 import { prepareChatAsync, type ChatModel, type PreparedChat } from "../engine/prepare-chat.js";
 import { StreamDeltas, type StreamChunk } from "../engine/stream.js";
 import { argumentsOf, verifiedArgumentEvents } from "../parser/argument-event.js";
 import { ToolCallStreamParser } from "../parser/stream.js";
+import { structuredVerdict } from "../parser/structured.js";
 import { checkToolLimits } from "../parser/tool-limits.js";
 import type { IncompleteCall, StreamEvent, ToolCall } from "../parser/types.js";
 import type { ChatBackend } from "../engine/chat-backend.js";
 import { readAnswer } from "./answer.js";
 import { upstreamBodyCap } from "./body-cap.js";
 import type { CallDelta, EngineAdapter, Enforcement, UpstreamEnd } from "./engines/types.js";
-import type { UpstreamPool } from "./pool.js";
+import { UpstreamError, type UpstreamPool } from "./pool.js";
 import { verifyCalls } from "./verify-calls.js";
 
 export interface GatewayBackendOptions {
@@ -46,6 +51,8 @@ interface Prepared {
   verify: ResolvedRequest | undefined;
   /** Read the content with the parser (false: verify-only without a known dialect: content is content). */
   parseContent: boolean;
+  /** The response format the content is held to, if any. */
+  format: ResolvedResponseFormat | undefined;
   /** GenerateResult.notices. */
   notices: string[];
 }
@@ -62,17 +69,13 @@ export class GatewayBackend implements ChatBackend {
   }
 
   private async prepare(options: GenerateOptions): Promise<Prepared> {
-    // An upstream's answer is not read or verified as a response format's JSON here.
-    if (resolveResponseFormat(options.responseFormat) !== undefined)
-      throw new ResponseFormatError(
-        "a JSON response format is not served through the gateway (its upstream's answer is not held to the schema); send it to a server that runs the model itself (toolmask serve MODEL)",
-      );
     const hasTools = Array.isArray(options.tools) && options.tools.length > 0;
     if (this.o.engine.takesGrammar) {
       const chat = await prepareChatAsync(this.o.model!, options);
       // The grammar's schemas are checked now, before the upstream is asked (once: the parser finds it done).
       if (chat.resolved && chat.ir) checkToolLimits(chat.resolved, chat.ir);
-      return { chat, parser: chat.resolved, verify: undefined, parseContent: true, notices: chat.notices };
+      const format = chat.resolved?.outputFormat;
+      return { chat, parser: chat.resolved, verify: undefined, parseContent: true, format, notices: chat.notices };
     }
     // Verify-only: the upstream renders its own prompt; its calls are checked against the tools.
     // With the model here, its request is the one prepareChat resolved (the same checks as every
@@ -90,13 +93,20 @@ export class GatewayBackend implements ChatBackend {
             ...(options.parallelToolCalls !== undefined ? { parallelToolCalls: options.parallelToolCalls } : {}),
             ...(options.maxValueLength !== undefined ? { maxValueLength: options.maxValueLength } : {}),
             ...(options.strictFormats !== undefined ? { strictFormats: options.strictFormats } : {}),
+            ...(options.responseFormat !== undefined ? { responseFormat: options.responseFormat } : {}),
           });
     // Tools whose schemas no call could satisfy (or past a limit) are refused now, before the
     // upstream is asked, as a masked request refuses them: not only once a call to one comes back.
     if (verify) checkToolLimits(verify);
+    // The response format's schema is lowered now too (its refusals are the route's 400s), as the
+    // answer is verified with that lowering.
+    const format =
+      chat?.resolved?.outputFormat ?? verify?.outputFormat ?? resolveResponseFormat(options.responseFormat);
+    if (format && !verify)
+      checkToolLimits(resolveRequest({ dialect: "generic", responseFormat: options.responseFormat }));
     const parser = dialect !== undefined ? verify : undefined;
     const notices = verify ? toolNotices(verify.declared) : [];
-    return { chat: undefined, parser, verify, parseContent: parser !== undefined, notices };
+    return { chat: undefined, parser, verify, parseContent: parser !== undefined, format, notices };
   }
 
   private enforcement(grammar: string | undefined, end: UpstreamEnd | undefined): Enforcement {
@@ -145,6 +155,10 @@ export class GatewayBackend implements ChatBackend {
     const fedEvents: StreamEvent[] = [];
     const deltas = new StreamDeltas();
     const chunkOf = (e: StreamEvent) => deltas.chunk(e);
+    // Under a response format the content's chunks wait for the verdict on the whole content.
+    const held: StreamChunk[] = [];
+    const out = (chunks: StreamChunk[], e: StreamEvent) =>
+      (p.format && e.type === "content" ? held : chunks).push(chunkOf(e));
     try {
       if (stream) yield { delta: { role: "assistant" }, finish_reason: null };
       for await (const piece of readAnswer(sent.response, this.o.engine, stream, sent.upstream.url, cap)) {
@@ -158,9 +172,9 @@ export class GatewayBackend implements ChatBackend {
           if (parser)
             for (const e of parser.feed(piece.text)) {
               fedEvents.push(e);
-              chunks.push(chunkOf(e));
+              out(chunks, e);
             }
-          else chunks.push(chunkOf({ type: "content", delta: piece.text }));
+          else out(chunks, { type: "content", delta: piece.text });
         }
         if (piece.callDeltas) calls.push(...piece.callDeltas);
         if (piece.end) end = piece.end;
@@ -171,7 +185,8 @@ export class GatewayBackend implements ChatBackend {
     }
     const finish = end!.finish;
     const parsed = parser?.end(finish);
-    const tail: StreamChunk[] = (parsed?.events ?? []).map(chunkOf);
+    const tail: StreamChunk[] = [];
+    for (const e of parsed?.events ?? []) out(tail, e);
     const args = argumentsOf([...fedEvents, ...(parsed?.events ?? [])]);
     let toolCalls: ToolCall[] = parsed?.toolCalls ?? [];
     let incomplete: IncompleteCall[] = parsed?.incomplete ?? [];
@@ -207,8 +222,23 @@ export class GatewayBackend implements ChatBackend {
         incomplete = [...incomplete, ...v.incomplete];
       }
     }
-    if (stream) yield* tail;
     const content = parsed ? parsed.content : text;
+    const checked =
+      p.format &&
+      structuredVerdict(
+        p.format,
+        content,
+        finish,
+        toolCalls.length + incomplete.length + (parsed?.dropped.length ?? 0),
+      );
+    if (checked && checked.verdict.status === "invalid")
+      throw new UpstreamError(
+        `${sent.upstream.url} answered content that is not the response format's JSON (${checked.verdict.reason}); the answer is not passed on`,
+      );
+    if (stream) {
+      yield* held;
+      yield* tail;
+    }
     const finishReason: GenerateResult["finishReason"] =
       finish === "length" ? "length" : toolCalls.length > 0 ? "tool_calls" : (parsed?.finishReason ?? "stop");
     const reasoningText = parsed?.reasoning ?? (reasoning || null);
@@ -239,6 +269,7 @@ export class GatewayBackend implements ChatBackend {
       tokens: end!.tokens ?? [],
       upstream: { url: sent.upstream.url, engine: this.o.engine.name, enforcement: this.enforcement(grammar, end) },
       ...(p.notices.length > 0 ? { notices: p.notices } : {}),
+      ...(checked ? { structured: checked.verdict, ...("value" in checked ? { parsed: checked.value } : {}) } : {}),
     };
     yield { delta: {}, finish_reason: result.finishReason, result };
   }

@@ -21,8 +21,16 @@ export const literal = (text: string): LiteralNode => ({ type: "literal", text }
 /** A protocol marker: its special token where the vocabulary has one, else its text. */
 export const marker = (text: string): LiteralNode => ({ type: "literal", text, marker: true });
 export const seq = (...items: GrammarNode[]): SeqNode => ({ type: "seq", items });
-/** One declared tool call (SeqNode.call): what the token budget keeps from opening when it cannot close. */
-export const declaredCall = (item: GrammarNode): SeqNode => ({ type: "seq", items: [item], call: true });
+/**
+ * One declared tool call (SeqNode.call): what the token budget keeps from opening when it cannot
+ * close. `atEntry`: it is entered without a byte, and the budget acts at its entry (SeqNode.budgetAtEntry).
+ */
+export const declaredCall = (item: GrammarNode, atEntry = false): SeqNode => ({
+  type: "seq",
+  items: [item],
+  call: true,
+  ...(atEntry ? { budgetAtEntry: true } : {}),
+});
 /**
  * `text` one character at a time: literal(text)'s language. Exported for a lexer-based engine
  * (llguidance's greedy lexer), each character is its own lexeme, so a path that spells a prefix of

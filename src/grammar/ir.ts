@@ -25,11 +25,15 @@ export interface ByteClassNode {
 /**
  * call: the items are one declared tool call (after its trigger). Matching is unchanged; the
  * native matcher's token budget does not let a call open that cannot close in the tokens left.
+ * budgetAtEntry (with call): the call is entered without a byte (a response format's JSON after
+ * optional whitespace); where the output stands at its entry with that text still open, the budget
+ * acts as outside every call, so the text before it is not taken where the call could not close.
  */
 export interface SeqNode {
   type: "seq";
   items: GrammarNode[];
   call?: boolean;
+  budgetAtEntry?: boolean;
 }
 export interface AltNode {
   type: "alt";

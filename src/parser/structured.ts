@@ -1,5 +1,6 @@
 // The parser's verdict on an answer's content under a response format: checked by the grammar node
-// the mask used (src/dialects/grammar-content.ts), then read as exact JSON. Decided at the end of
+// the mask used (src/dialects/grammar-content.ts; with JSON whitespace after the value also taken),
+// then read as exact JSON. Decided at the end of
 // the output on the content as a whole, so every split of the bytes gets the same verdict.
 import { responseFormatNode } from "../dialects/grammar-content.js";
 import type { ResolvedResponseFormat } from "../dialects/response-format.js";

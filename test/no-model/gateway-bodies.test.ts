@@ -219,6 +219,32 @@ function walksAndMutations(vocab: Vocabulary, chat: ReturnType<typeof prepareCha
   return { walks, mutations };
 }
 
+/** The grammars the peers run: a required call in two dialects, and a response format's JSON (no tools). */
+const CASES: Array<[string, GenerateOptions]> = [
+  ...["hermes", "qwen3-coder"].map(
+    (dialect) =>
+      [`${dialect}, tool_choice required`, request(true, { dialect, maxValueLength: 12 })] as [string, GenerateOptions],
+  ),
+  [
+    "hermes, a response format",
+    request(false, {
+      responseFormat: {
+        type: "json_schema",
+        schema: {
+          type: "object",
+          properties: {
+            path: { type: "string", maxLength: 12 },
+            n: { type: "integer", minimum: 0 },
+            ok: { type: "boolean" },
+          },
+          required: ["path", "n"],
+          additionalProperties: false,
+        },
+      },
+    }),
+  ],
+];
+
 const PEERS: Array<{
   peer: PeerName;
   syntax: "lark" | "ebnf";
@@ -255,16 +281,15 @@ for (const { peer: name, syntax, engines } of PEERS.filter((p) => RUN.includes(p
       await peer?.close();
     });
     for (const [label, engine, grammarOf] of engines)
-      for (const dialect of ["hermes", "qwen3-coder"])
-        it(`${label}, ${dialect}, tool_choice required: accepts our walks, refuses their mutations where we do`, async () => {
-          const options = request(true, { dialect, maxValueLength: 12 });
+      for (const [what, options] of CASES)
+        it(`${label}, ${what}: accepts our walks, refuses their mutations where we do`, async () => {
           const b = body(engine, options);
           const text = grammarOf(b.request.body);
           expect(text).toBe(b.grammar);
           const { walks, mutations } = walksAndMutations(model.vocabulary, b.chat);
           expect(walks.length).toBeGreaterThan(12);
           expect(mutations.length).toBeGreaterThan(walks.length / 2);
-          const id = `${label}/${dialect}`;
+          const id = `${label}/${what}`;
           await peer.request({ op: "compile", id, grammar: { kind: syntax, text } });
           // A terminated walk ends with its end-of-generation token.
           expect(walks.every((w) => model.vocabulary.endOfGenerationIds.includes(w[w.length - 1]!))).toBe(true);

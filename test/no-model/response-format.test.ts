@@ -246,6 +246,51 @@ describe("the token budget", () => {
   });
 });
 
+const OK = {
+  type: "object",
+  properties: { ok: { type: "boolean" } },
+  required: ["ok"],
+  additionalProperties: false,
+};
+
+describe("the token budget before the JSON opens", () => {
+  it("leading whitespace is left out where the JSON could no longer close after it; allowed with room", () => {
+    const v = qwen3();
+    for (const reasoning of [false, true]) {
+      // a small object, whose shortest answer the budget's search finds exactly
+      const o = { dialect: "hermes", reasoning, responseFormat: rf(OK) };
+      const m = compileGrammar(buildToolGrammar(o), v).createMatcher();
+      if (reasoning) expect(m.acceptString("<think>hmm</think>")).toBe(true);
+      const mask = m.allocateBitmask();
+      const allowed = (id: number) => (mask[id >>> 5]! & (1 << (id & 31))) !== 0;
+      const newline = v.idOfPiece("\u010a")!; // "\n"
+      const shortest = m.minTokensToFinish();
+      m.fillNextTokenBitmask(mask, { tokensLeft: 64 });
+      expect([reasoning, allowed(newline)]).toEqual([reasoning, true]);
+      // with exactly the shortest answer's tokens left and its end token, the JSON opens now (the
+      // tokens of a shortest answer)
+      m.fillNextTokenBitmask(mask, { tokensLeft: shortest + 1 });
+      expect([reasoning, allowed(newline), m.hasAllowedToken()]).toEqual([reasoning, false, true]);
+      // whitespace taken while the budget allows it: the JSON then opens with room to close
+      for (const left of [shortest + 1, shortest + 3, shortest + 6]) {
+        const w = compileGrammar(buildToolGrammar(o), v).createMatcher();
+        if (reasoning) w.acceptString("<think>hmm</think>");
+        let n = left;
+        for (; ; n--) {
+          w.fillNextTokenBitmask(mask, { tokensLeft: n });
+          if (!allowed(newline)) break;
+          expect(w.acceptToken(newline)).toBe(true);
+        }
+        if (left === shortest + 6) expect(n).toBeLessThan(left); // room for whitespace: taken
+        const first = [...Array(v.size).keys()].find(allowed)!;
+        expect(w.acceptToken(first)).toBe(true);
+        // room for the rest of the JSON and the end token
+        expect([reasoning, left, w.minTokensToFinish() + 1 <= n - 1]).toEqual([reasoning, left, true]);
+      }
+    }
+  });
+});
+
 describe("the token budget beside tools", () => {
   it('under "auto" no call is opened where it cannot close; the JSON may still start', () => {
     const v = qwen3();

@@ -9,6 +9,7 @@
 // the grammar of the calls alone (tool_choice "required"), which llama.cpp applies from the
 // trigger on; text before it is unconstrained. The answer is still read with the "auto" parser.
 // `lazy: false` sends the whole "auto" grammar instead (content constrained as by our own mask).
+// A response format is held by the whole grammar: text before a trigger is then the format's JSON.
 // Fields as in tools/server/server-schema.cpp of the llama.cpp that node-llama-cpp bundles.
 import { buildToolGrammar } from "../../dialects/grammar.js";
 import { requestWith } from "../../dialects/options.js";
@@ -57,7 +58,7 @@ const TRIGGER_WORD = 1;
 /** The calls-only grammar and its trigger, when the request is tool_choice "auto" in a dialect with a trigger. */
 export function lazyPlan(ctx: RequestContext): { ir: Grammar; trigger: string } | undefined {
   const r = ctx.chat.resolved;
-  if (!ctx.chat.ir || !r || r.reasoning) return undefined;
+  if (!ctx.chat.ir || !r || r.reasoning || r.outputFormat) return undefined;
   // Text before a call is free only when no call is required; "none" (no tool allowed) masks no calls.
   if (r.callRequired || r.tools.length === 0) return undefined;
   const spec = r.spec;

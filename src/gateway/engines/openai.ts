@@ -3,7 +3,10 @@
 // checked against the request's tools (verify-calls.ts), and its content is read by the dialect's
 // parser when the model's dialect is known (a call an engine failed to parse and left as markup
 // in the content is found there). The enforcement is "verify-only". A call that gives a key twice
-// (upstream-json.ts finds it at callsAt) is malformed, reported with its text as sent.
+// (upstream-json.ts finds it at callsAt) is malformed, reported with its text as sent. A response
+// format goes as the request's `response_format`; the content that comes back is verified against
+// the schema in backend.ts.
+import type { ResponseFormat } from "../../dialects/response-format.js";
 import { defined, samplingOf } from "./sampling.js";
 import { endOfChoice, endOfStream, finishOf, usageOnlyEnd } from "./openai-shapes.js";
 import {
@@ -81,6 +84,14 @@ function pieceOf(m: Obj, where: string, sent: CallsAsSent | undefined): Omit<Ups
   };
 }
 
+/** The library's response format in chat completions' `response_format` shape (absent: none). */
+function responseFormatBody(f: ResponseFormat | undefined): Obj | undefined {
+  if (f?.type === "json_object") return { type: "json_object" };
+  if (f?.type !== "json_schema") return undefined;
+  const { name, schema, strict } = f;
+  return { type: "json_schema", json_schema: defined({ name: name ?? "response", schema, strict }) };
+}
+
 function choiceOf(body: unknown, what: string): Obj {
   const choice = isObj(body) && Array.isArray(body.choices) ? body.choices[0] : undefined;
   if (!isObj(choice)) throw new UpstreamProtocolError("openai", `${what} has no choices[0]`);
@@ -101,6 +112,7 @@ export const openaiCompatible: EngineAdapter = {
       tools: o.tools?.length ? o.tools : undefined,
       tool_choice: o.tools?.length ? o.toolChoice : undefined,
       parallel_tool_calls: o.tools?.length ? o.parallelToolCalls : undefined,
+      response_format: responseFormatBody(o.responseFormat),
       max_tokens: s.maxTokens,
       temperature: s.temperature,
       top_p: s.topP,

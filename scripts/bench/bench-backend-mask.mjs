@@ -17,7 +17,21 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { arg, benchModelPath, freeTextBias, median, outPath, root, smallest } from "./lib/bench-setup.mjs";
+import { arg, benchModelPath, freeTextBias, median, outPath, readFlags, root, smallest } from "./lib/bench-setup.mjs";
+
+readFlags(import.meta.url, {
+  command: "npm run bench:backend-mask --",
+  flags: {
+    model: "FILE",
+    gpu: "auto|cuda|false (auto)",
+    tokens: "N (200)",
+    reps: "N (5)",
+    threads: "N",
+    dialect: "NAME",
+    out: "FILE (bench/results/backend-mask.json)",
+    smallest: false,
+  },
+});
 
 const { loadModel } = await import(path.join(root, "dist", "index.js"));
 const { prepareGeneration, runGeneration, resultOf } = await import(path.join(root, "dist", "engine", "generate.js"));

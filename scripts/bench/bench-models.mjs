@@ -16,27 +16,33 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { realCases, sampleCases } from "../lib/real-cases.mjs";
 import { formatSummary, runSuite } from "../lib/real-suite.mjs";
+import { arg, readFlags, smallest } from "./lib/bench-flags.mjs";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
-const args = process.argv.slice(2);
-const flag = (name, fallback) => {
-  const i = args.indexOf(`--${name}`);
-  return i < 0 ? fallback : args[i + 1];
-};
+readFlags(import.meta.url, {
+  command: "npm run bench:models --",
+  flags: {
+    "max-tokens": "N (96)",
+    cases: "N (56)",
+    only: "NAME,NAME",
+    concurrency: "N (4)",
+    out: "FILE (bench/results/models-real.json)",
+    smallest: false,
+  },
+});
 const intFlag = (name, fallback) => {
-  const v = Number(flag(name, String(fallback)));
+  const v = Number(arg(name, String(fallback)));
   if (!Number.isInteger(v) || v < 1) {
     console.error(`--${name} must be a positive integer`);
     process.exit(2);
   }
   return v;
 };
-const smallest = args.includes("--smallest");
 const maxTokens = intFlag("max-tokens", smallest ? 24 : 96);
 const caseCount = intFlag("cases", smallest ? 2 : realCases().length);
 const concurrency = intFlag("concurrency", smallest ? 2 : 4);
-const only = flag("only", undefined)?.split(",");
-const given = flag("out", undefined);
+const only = arg("only", undefined)?.split(",");
+const given = arg("out", undefined);
 const out = given || !smallest ? path.resolve(given ?? path.join(ROOT, "bench/results/models-real.json")) : null;
 
 const dist = path.join(ROOT, "dist");
@@ -77,7 +83,7 @@ function write(extra) {
     out,
     JSON.stringify(
       {
-        command: `npm run bench:models -- ${args.join(" ")}`.trim(),
+        command: `npm run bench:models -- ${process.argv.slice(2).join(" ")}`.trim(),
         date: new Date().toISOString(),
         maxTokens,
         cases: cases.length,

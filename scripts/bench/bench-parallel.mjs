@@ -8,7 +8,20 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { arg, benchModelPath, freeTextBias, median, outPath, root, smallest } from "./lib/bench-setup.mjs";
+import { arg, benchModelPath, freeTextBias, median, outPath, readFlags, root, smallest } from "./lib/bench-setup.mjs";
+
+readFlags(import.meta.url, {
+  command: "npm run bench:parallel --",
+  flags: {
+    model: "FILE",
+    n: "N (4)",
+    tokens: "N (150)",
+    reps: "N (3)",
+    threads: "N",
+    out: "FILE (bench/results/parallel.json)",
+    smallest: false,
+  },
+});
 
 const { loadModel, generate } = await import(path.join(root, "dist", "index.js"));
 

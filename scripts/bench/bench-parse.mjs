@@ -15,17 +15,31 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { outPath, smallest } from "./lib/bench-setup.mjs";
+import { arg, has, outPath, readFlags, smallest } from "./lib/bench-setup.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
-const argv = process.argv.slice(2);
+readFlags(import.meta.url, {
+  command: "npm run bench:parse --",
+  flags: {
+    stress: false,
+    sizes: "BYTES,BYTES (262144,1048576; --stress)",
+    chunks: "N,N (0,4,16; 0: whole; --stress)",
+    kinds: "KIND,KIND (all; --stress)",
+    dialect: "D (all; --stress)",
+    "timeout-s": "SECONDS (60; --stress)",
+    out: "FILE (bench/results/parse.json, with --stress parse-stress.json)",
+    smallest: false,
+  },
+  // one stress run in a child process of its own
+  internal: { "stress-case": "JSON" },
+});
 /** Repetitions of a timing: `n`, or 1 under --smallest. */
 const reps = (n) => (smallest ? 1 : n);
-if (argv.includes("--stress-case")) {
-  await stressCase(JSON.parse(argv[argv.indexOf("--stress-case") + 1]));
+if (has("stress-case")) {
+  await stressCase(JSON.parse(arg("stress-case")));
   process.exit(0);
 }
-if (argv.includes("--stress")) {
+if (has("stress")) {
   await stress();
   process.exit(0);
 }
@@ -164,11 +178,6 @@ if (out) {
   console.log(`wrote ${out}`);
 }
 
-function flag(name, fallback) {
-  const i = argv.indexOf(name);
-  return i >= 0 && argv[i + 1] !== undefined ? argv[i + 1] : fallback;
-}
-
 /** One stress run in this process: prints {ms, heapMB, rssMB, calls}. */
 async function stressCase({ dialect, kind, size, chunk }) {
   const { ToolCallStreamParser, getDialect } = await import(join(root, "dist", "index.js"));
@@ -202,16 +211,16 @@ async function stressCase({ dialect, kind, size, chunk }) {
 async function stress() {
   const { spawnSync } = await import("node:child_process");
   const { dialects: all } = await import(join(root, "dist", "dialects", "index.js"));
-  const sizes = flag("--sizes", smallest ? "4096" : "262144,1048576")
+  const sizes = arg("sizes", smallest ? "4096" : "262144,1048576")
     .split(",")
     .map(Number);
-  const chunks = flag("--chunks", smallest ? "16" : "0,4,16")
+  const chunks = arg("chunks", smallest ? "16" : "0,4,16")
     .split(",")
     .map(Number);
   const { STRESS_KINDS } = await import("../lib/parse-stress.mjs");
-  const kinds = flag("--kinds", STRESS_KINDS.join(",")).split(",");
-  const only = flag("--dialect", undefined);
-  const timeout = Number(flag("--timeout-s", "60"));
+  const kinds = arg("kinds", STRESS_KINDS.join(",")).split(",");
+  const only = arg("dialect", undefined);
+  const timeout = Number(arg("timeout-s", "60"));
   const rows = [];
   console.log(
     `kind      dialect         size      chunk     ms        heap MB  rss MB   (limit ${timeout} s, 2 GB heap)`,

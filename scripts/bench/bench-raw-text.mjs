@@ -15,8 +15,13 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { dirname, join } from "node:path";
-import { arg, outPath, root, smallest } from "./lib/bench-setup.mjs";
+import { arg, outPath, readFlags, root, smallest } from "./lib/bench-setup.mjs";
 import { writeCall, writeOutput } from "../lib/dialect-writer.mjs";
+
+readFlags(import.meta.url, {
+  command: "npm run bench:raw-text --",
+  flags: { reps: "N (5)", only: "SUBSTRING", out: "FILE (bench/results/raw-text.json)", smallest: false },
+});
 
 const lib = await import(join(root, "dist", "index.js"));
 const DIALECTS = ["hermes", "qwen3-coder", "seed-oss", "glm-4.5", "minimax-m2"];

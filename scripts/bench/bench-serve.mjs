@@ -21,9 +21,21 @@
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { arg, benchModelPath, median, outPath, root, smallest } from "./lib/bench-setup.mjs";
+import { arg, benchModelPath, median, outPath, readFlags, root, smallest } from "./lib/bench-setup.mjs";
 import { startLlamaServer } from "../oracles/llama-server/process.mjs";
 import { Agent, fetch as undiciFetch } from "undici";
+
+readFlags(import.meta.url, {
+  command: "npm run bench:serve --",
+  flags: {
+    model: "FILE (.cache/models/qwen2.5-coder-0.5b-instruct.gguf)",
+    reps: "N (3)",
+    threads: "N",
+    prefix: "TOKENS (6000)",
+    out: "FILE (bench/results/serve.json)",
+    smallest: false,
+  },
+});
 
 const { startServer } = await import(path.join(root, "dist", "server", "index.js"));
 const { defaultThreads, loadModel } = await import(path.join(root, "dist", "engine", "model.js"));

@@ -17,10 +17,14 @@ import { cpus } from "node:os";
 import { dirname, join } from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
+import { arg, readFlags, smallest } from "./lib/bench-flags.mjs";
 
+readFlags(import.meta.url, {
+  command: "npm run bench:stalls --",
+  flags: { only: "SUBSTRING (nothing written)", smallest: false },
+});
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
-const smallest = process.argv.includes("--smallest");
-const only = process.argv.includes("--only") ? process.argv[process.argv.indexOf("--only") + 1] : undefined;
+const only = arg("only");
 const scale = smallest ? 1 / 20 : 1;
 const n = (count) => Math.max(2, Math.round(count * scale));
 const MB = 1 << 20;

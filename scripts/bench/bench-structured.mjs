@@ -33,7 +33,7 @@ import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { generateSync } from "json-schema-faker";
 import { ajvWithFormats } from "../lib/ajv-formats.mjs";
-import { arg, benchModelPath, median, outPath, root, smallest } from "./lib/bench-setup.mjs";
+import { arg, benchModelPath, has, median, outPath, readFlags, root, smallest } from "./lib/bench-setup.mjs";
 import { compilePeer, openPeers, walkPeer } from "./lib/bench-mask-peers.mjs";
 import { openPeer } from "../lib/mask-peers.mjs";
 import { functionTools, readClientToolFixtures } from "../corpus/client-tools.mjs";
@@ -42,8 +42,23 @@ import { DEVIATIONS, REFUSED } from "../lib/json-schema-suite-expected.mjs";
 import { pyenvHint, pythonWith } from "../lib/pyenv.mjs";
 import { promptText, STRUCTURED_PROMPTS } from "./lib/structured-prompts.mjs";
 
+readFlags(import.meta.url, {
+  command: "npm run bench:structured --",
+  flags: {
+    sample: "N (schemas per set, 8)",
+    full: false,
+    prompts: "N (3; --full 20)",
+    passes: "N (5)",
+    repeat: "N (1)",
+    "compile-limit": "SECONDS (20)",
+    peers: "llguidance,xgrammar,outlines-core,glrmask",
+    model: "FILE (.cache/models/qwen2.5-coder-0.5b-instruct.gguf)",
+    out: "FILE (bench/results/structured.json)",
+    smallest: false,
+  },
+});
 const argv = process.argv.slice(2);
-const full = argv.includes("--full");
+const full = has("full");
 const SAMPLE = smallest ? 2 : full ? Infinity : Number(arg("sample", 8));
 const PASSES = Number(arg("passes", smallest ? 1 : 5));
 const REPEAT = Number(arg("repeat", 1));

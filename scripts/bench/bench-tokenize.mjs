@@ -12,14 +12,23 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { benchModelPath, outPath, smallest } from "./lib/bench-setup.mjs";
+import { arg, benchModelPath, outPath, readFlags, smallest } from "./lib/bench-setup.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
-const argv = process.argv.slice(2);
-const opt = (name, fallback) => (argv.includes(name) ? Number(argv[argv.indexOf(name) + 1]) : fallback);
-const steps = opt("--steps", smallest ? 2 : 4);
+readFlags(import.meta.url, {
+  command: "npm run bench:tokenize --",
+  flags: {
+    steps: "N (4)",
+    "llama-max": "BYTES (262144)",
+    model: "FILE",
+    out: "FILE (bench/results/tokenize.json)",
+    smallest: false,
+  },
+});
+const opt = (name, fallback) => Number(arg(name, fallback));
+const steps = opt("steps", smallest ? 2 : 4);
 const base = smallest ? 1_000 : 10_000;
-const llamaMax = opt("--llama-max", 256 * 1024);
+const llamaMax = opt("llama-max", 256 * 1024);
 
 const { ensureLlamaLibrary } = await import(join(root, "dist", "engine", "llama-library.js"));
 const { loadNative } = await import(join(root, "dist", "native.js"));

@@ -9,7 +9,12 @@
 //   --smallest: answers of 1/16 MB, 3 timed runs of each after 3 to warm up
 //   (test/no-model/bench-smallest-upstream-json.test.ts). Nothing is written.
 import path from "node:path";
-import { arg, median, root, smallest } from "./lib/bench-setup.mjs";
+import { arg, median, readFlags, root, smallest } from "./lib/bench-setup.mjs";
+
+readFlags(import.meta.url, {
+  command: "node scripts/bench/bench-upstream-json.mjs",
+  flags: { mb: "N (1)", reps: "N (15)", smallest: false },
+});
 
 const { readExactJson } = await import(path.join(root, "dist", "parser", "exact-json.js"));
 const { duplicateKeys } = await import(path.join(root, "dist", "parser", "json-scan.js"));

@@ -5,6 +5,9 @@
 // Prints the first index where two differ (-1: identical). Usage: node scripts/bench/check-peer-tokens.mjs
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { readFlags } from "./lib/bench-flags.mjs";
+
+readFlags(import.meta.url, { command: "node scripts/bench/check-peer-tokens.mjs", flags: {} });
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 const { loadModel, generate, buildToolGrammar, toGbnf } = await import(path.join(root, "dist", "index.js"));
 const { prepareGeneration } = await import(path.join(root, "dist", "engine", "generate.js"));

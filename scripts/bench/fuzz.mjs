@@ -15,32 +15,28 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describeFailure, fuzzDialect } from "../lib/parser-fuzz.mjs";
 import { countReads } from "../lib/parser-reads.mjs";
+import { arg, readFlags } from "./lib/bench-flags.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
-const argv = process.argv.slice(2);
-const KNOWN = [
-  "--inputs",
-  "--dialect",
-  "--seed",
-  "--from",
-  "--max-size",
-  "--growth-every",
-  "--grammar-every",
-  "--stop-after",
-  "--progress-every",
-  "--verdicts",
-  "--grammar-cache-mb",
-];
-for (let i = 0; i < argv.length; i += 2) {
-  if (!KNOWN.includes(argv[i]) || argv[i + 1] === undefined) {
-    console.error(`fuzz: unknown or incomplete option ${JSON.stringify(argv[i])}; options: ${KNOWN.join(" N, ")} N`);
-    process.exit(2);
-  }
-}
+readFlags(import.meta.url, {
+  command: "npm run fuzz --",
+  flags: {
+    inputs: "N (1000)",
+    dialect: "D (all)",
+    seed: "S (1)",
+    from: "I (0)",
+    "max-size": "C (20000)",
+    "growth-every": "K (1000)",
+    "grammar-every": "K (50)",
+    "stop-after": "F (5)",
+    "progress-every": "K (0: none)",
+    verdicts: "0|1 (1)",
+    "grammar-cache-mb": "M (256)",
+  },
+});
 const flag = (name, fallback) => {
-  const i = argv.indexOf(name);
-  if (i < 0) return fallback;
-  const v = argv[i + 1];
+  const v = arg(name.slice(2));
+  if (v === undefined) return fallback;
   if (name === "--dialect") return v;
   const n = Number(v);
   if (!Number.isSafeInteger(n) || n < 0) {

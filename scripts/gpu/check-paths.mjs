@@ -8,7 +8,12 @@
 // the biases below are Qwen3 token ids, and a trained model calls and ends by itself.
 // Usage: node scripts/gpu/check-paths.mjs --model file.gguf [--gpu cuda]
 import path from "node:path";
-import { arg, root } from "../bench/lib/bench-setup.mjs";
+import { arg, readFlags, root } from "../bench/lib/bench-setup.mjs";
+
+readFlags(import.meta.url, {
+  command: "node scripts/gpu/check-paths.mjs",
+  flags: { model: "FILE (needed)", gpu: "cuda|auto|false (cuda)" },
+});
 const { loadModel, generate } = await import(path.join(root, "dist", "index.js"));
 const modelPath = arg("model", null);
 if (!modelPath) {

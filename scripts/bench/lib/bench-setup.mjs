@@ -1,21 +1,15 @@
-// What the decode benchmarks share: their flags, the model they run on (the test model, written
-// when missing, unless --model names one), the free-text logit bias that keeps every run going
-// to its token limit, and the median they report.
+// What the decode benchmarks share: their flags (./bench-flags.mjs, re-exported), the model they
+// run on (the test model, written when missing, unless --model names one), the free-text logit bias
+// that keeps every run going to its token limit, and the median they report.
 import { mkdirSync, renameSync, statSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { arg, smallest } from "./bench-flags.mjs";
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
-const args = process.argv.slice(2);
 
-/** --smallest: every case at the least work that still runs its code path (npm test runs each bench so). */
-export const smallest = args.includes("--smallest");
-
-/** The value after `--name`, or `dflt`. */
-export const arg = (name, dflt) => {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 && args[i + 1] !== undefined ? args[i + 1] : dflt;
-};
+/** The command line, read by readFlags before any work; --smallest: every case at the least work that still runs its code path (npm test runs each bench so). */
+export { arg, args, has, readFlags, smallest } from "./bench-flags.mjs";
 
 /** --out as a path, else `dflt` (relative to the repo root); under --smallest without --out, null: nothing is written. */
 export const outPath = (dflt) => {

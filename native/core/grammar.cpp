@@ -351,10 +351,11 @@ void CompiledGrammar::buildMask(int32_t state) {
 }
 
 bool CompiledGrammar::maskKnownBuilt(int32_t state) {
-  std::unique_lock<std::mutex> lock(mu_, std::try_to_lock);
-  if (!lock.owns_lock() || state < 0) return false;
+  if (state < 0 || !mu_.tryLock()) return false;
   const int32_t r = dfa_->state(state).rep;
-  return dfa_->state(r >= 0 ? r : state).mask != nullptr;
+  const bool built = dfa_->state(r >= 0 ? r : state).mask != nullptr;
+  mu_.unlock();
+  return built;
 }
 
 bool CompiledGrammar::hasAllowedToken(int32_t state) {
@@ -392,7 +393,7 @@ std::vector<uint32_t> CompiledGrammar::allowedSpecials(int32_t state) {
 
 CompiledGrammar::Precompute CompiledGrammar::precomputeStep() {
   // A matcher waiting for the lock goes first: the background takes it only when nobody waits.
-  if (waiting_.load() > 0) return Precompute::Busy;
+  if (mu_.waiting() > 0) return Precompute::Busy;
   const Foreground lock(*this);
   auto t0 = std::chrono::steady_clock::now();
   // Breadth first over every byte class: masks for the states a walk meets first.
@@ -422,8 +423,10 @@ size_t CompiledGrammar::memoryBytes() {
 }
 
 size_t CompiledGrammar::memoryBytesNoWait() {
-  std::unique_lock<std::mutex> lock(mu_, std::try_to_lock);
-  return lock.owns_lock() ? memoryBytesLocked() : lastBytes_.load();
+  if (!mu_.tryLock()) return lastBytes_.load();
+  const size_t bytes = memoryBytesLocked();
+  mu_.unlock();
+  return bytes;
 }
 
 size_t CompiledGrammar::maskFlushes() {

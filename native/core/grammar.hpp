@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "dfa.hpp"
+#include "grammar_lock.hpp"
 #include "json.hpp"
 #include "mask.hpp"
 #include "shape_cache.hpp"
@@ -163,7 +164,7 @@ class CompiledGrammar {
   std::shared_ptr<ShapeCache> shapeCache_;                          // per vocabulary, shared with other grammars
   std::unordered_map<std::string, std::shared_ptr<Shape>> shapes_;  // the shapes this grammar holds
   int32_t start_ = 0;
-  std::mutex mu_;
+  GrammarLock mu_;
   double compileMs_ = 0;
   size_t compileStates_ = 0;
   size_t maxStates_ = 0;
@@ -226,16 +227,10 @@ class CompiledGrammar {
     size_t next = 0, maxStates = 0, bytes = 0, maxBytes = 0;
     double millis = 0, maxMillis = 0;  // time spent in precomputeStep, not since compile
   } pre_;
-  // The lock as every caller but the background precompute takes it: counted in waiting_ while it
-  // waits, so precomputeStep leaves the lock to it.
-  std::atomic<int> waiting_{0};
+  // The lock as every caller but the prefetch thread takes it (grammar_lock.hpp): it goes first.
   class Foreground {
    public:
-    explicit Foreground(CompiledGrammar& g) : g_(g) {
-      g_.waiting_++;
-      g_.mu_.lock();
-      g_.waiting_--;
-    }
+    explicit Foreground(CompiledGrammar& g) : g_(g) { g_.mu_.lockForeground(); }
     ~Foreground() { g_.mu_.unlock(); }
     Foreground(const Foreground&) = delete;
     Foreground& operator=(const Foreground&) = delete;

@@ -18,6 +18,9 @@ struct MaskStats {
   bool rejectedToken = false;   // accept() saw a token the grammar refused (a bug, or the mask was bypassed)
   bool noTokenAllowed = false;  // apply() found nothing allowed (the grammar is a dead end here)
   MaskTableStats table;         // the resident representation's table (backend path)
+  // The grammar lock's contended acquisitions on the decode thread (grammar_lock.hpp): counted while
+  // the sequence samples (Sequence::sampleNext) and while the backend input is filled.
+  LockWaits lockWaits;
 };
 
 // The sampler owns a matcher on `grammar`; `stats` must outlive it. Free it with

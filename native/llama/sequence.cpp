@@ -1,6 +1,7 @@
 #include "sequence.hpp"
 
 #include <algorithm>
+#include <ctime>
 #include <stdexcept>
 
 #include "../core/fast_forward.hpp"
@@ -11,6 +12,16 @@ namespace toolmask::llama {
 namespace {
 
 double millis(std::chrono::steady_clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); }
+
+// CPU time of the calling thread (time it ran, not time it waited or was preempted), in µs; 0
+// where the platform has no per-thread clock.
+double threadCpuMicros() {
+#ifdef CLOCK_THREAD_CPUTIME_ID
+  timespec ts{};
+  if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0) return double(ts.tv_sec) * 1e6 + double(ts.tv_nsec) / 1e3;
+#endif
+  return 0;
+}
 
 // Forced bytes looked at after one sampled token: a bound on the tokenizer's work per step.
 constexpr size_t kMaxForcedBytes = 1024;
@@ -116,9 +127,12 @@ int32_t Sequence::addTo(llama_batch& batch, int32_t room) {
 }
 
 bool Sequence::sampleNext() {
+  const CountLockWaits counting(&stats_.lockWaits);
   if (!job->request.recordStepTimes) return sampleStep();
   const auto t0 = Clock::now();
+  const double cpu0 = threadCpuMicros();
   const bool done = sampleStep();
+  res_.stepHostCpuMicros.push_back(float(threadCpuMicros() - cpu0));
   res_.stepHostMicros.push_back(float(std::chrono::duration<double, std::micro>(Clock::now() - t0).count()));
   return done;
 }
@@ -192,6 +206,7 @@ GenerationResult Sequence::finish(const char* reason) {
   res_.maskApplyNanos = stats_.applyNanos;
   res_.maskBackendSteps = stats_.backendInputs;
   res_.maskTable = stats_.table;
+  res_.maskLockWaits = stats_.lockWaits;
   if (mask_) res_.grammarComplete = maskMatcher(mask_).isComplete();
   res_.tokensAfterAbort = job->sampledAfterAbort();
   return std::move(res_);

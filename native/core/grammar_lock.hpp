@@ -1,0 +1,94 @@
+// The compiled grammar's lock, and the count of times the thread that samples (the decode path:
+// a sampler's apply and accept, fast-forward) found it held by another thread.
+//
+// Two kinds of holder: a caller (Foreground: a matcher's step or mask, a parser's check), which
+// runs its work to the end, and the mask-prefetch thread (Background: prefetched masks, budget
+// searches, the breadth-first precompute), whose walks stop at their next check (every
+// kYieldEvery trie nodes) once a caller waits, and release the lock with nothing kept but the
+// automaton's new states. A decode thread that finds a caller's hold has waited on another
+// thread's work (`waits`); one that finds the prefetch thread's waits only for it to stop
+// (`handoffs`). Both are timed (`waitNanos`).
+#pragma once
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <mutex>
+
+namespace toolmask {
+
+struct LockWaits {
+  uint64_t waits = 0;     // contended acquisitions whose holder ran its work to the end
+  uint64_t handoffs = 0;  // contended acquisitions whose holder was the prefetch thread (it yields)
+  uint64_t waitNanos = 0;  // time blocked in both
+};
+
+// Thrown by a walk on the prefetch thread when a caller waits for the grammar's lock: the work so
+// far is dropped (caught in CompiledGrammar's background entry points).
+struct Yielded {};
+
+namespace lockwait {
+// The counts of the decode path on this thread (null: not counted).
+inline thread_local LockWaits* counting = nullptr;
+// On the prefetch thread while it holds a grammar's lock: that grammar's count of waiting callers.
+inline thread_local const std::atomic<int>* yieldOn = nullptr;
+constexpr uint32_t kYieldEvery = 256;  // trie nodes between checks (about 8 µs with a 151k vocabulary)
+
+// Called by walks once per trie node: throws Yielded every kYieldEvery nodes if a caller waits.
+inline void poll(uint32_t& ticks) {
+  if (yieldOn && ++ticks % kYieldEvery == 0 && yieldOn->load(std::memory_order_relaxed) > 0) throw Yielded{};
+}
+}  // namespace lockwait
+
+// While one lives on a thread, that thread's contended acquisitions of any grammar's lock are
+// counted into `into` (Sequence::sampleNext holds one around each step).
+class CountLockWaits {
+ public:
+  explicit CountLockWaits(LockWaits* into) : prev_(lockwait::counting) { lockwait::counting = into; }
+  ~CountLockWaits() { lockwait::counting = prev_; }
+  CountLockWaits(const CountLockWaits&) = delete;
+  CountLockWaits& operator=(const CountLockWaits&) = delete;
+
+ private:
+  LockWaits* prev_;
+};
+
+// The lock with its holder's kind and its waiting callers.
+class GrammarLock {
+ public:
+  // A caller: goes before the prefetch thread (counted in waiting_ while it waits).
+  void lockForeground() {
+    if (mu_.try_lock()) return;
+    waiting_.fetch_add(1);
+    const bool yields = backgroundHolds_.load();
+    const auto t0 = std::chrono::steady_clock::now();
+    mu_.lock();
+    waiting_.fetch_sub(1);
+    if (LockWaits* c = lockwait::counting) {
+      (yields ? c->handoffs : c->waits)++;
+      c->waitNanos += uint64_t(
+          std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count());
+    }
+  }
+  // The prefetch thread: false (nothing taken) while a caller waits or holds the lock.
+  bool tryLockBackground() {
+    if (waiting_.load() > 0 || !mu_.try_lock()) return false;
+    backgroundHolds_ = true;
+    lockwait::yieldOn = &waiting_;
+    return true;
+  }
+  void unlockBackground() {
+    lockwait::yieldOn = nullptr;
+    backgroundHolds_ = false;
+    mu_.unlock();
+  }
+  void unlock() { mu_.unlock(); }
+  bool tryLock() { return mu_.try_lock(); }
+  int waiting() const { return waiting_.load(); }
+
+ private:
+  std::mutex mu_;
+  std::atomic<int> waiting_{0};
+  std::atomic<bool> backgroundHolds_{false};
+};
+
+}  // namespace toolmask

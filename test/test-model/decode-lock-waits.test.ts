@@ -1,0 +1,73 @@
+// The decode thread never waits on another thread's work at a grammar's lock
+// (native/core/grammar_lock.hpp): the mask-prefetch thread builds masks, budget searches and the
+// background precompute while the model runs its forward pass, and lets go of the lock at its next
+// check when the decode thread asks for it. The native result counts the decode thread's
+// contended acquisitions (maskLockWaits): `waits` (the holder ran its work to the end) must stay 0;
+// `handoffs` (the prefetch thread let go) are printed. Grammars compiled anew (every mask cold, the
+// precompute running), with the token budget acting (maxTokens below 64), one sequence and four
+// sharing one grammar, both test-model dialects, with and without fast-forward.
+import { beforeAll, expect, it } from "vitest";
+import { prepareGeneration, runGeneration, type GenerateOptions } from "../../src/engine/generate.js";
+import { loadModel, type LlamaModel } from "../../src/engine/model.js";
+import { grammarCache } from "../../src/grammar/cache.js";
+import type { NativeGenerationResult } from "../../src/native.js";
+import { realCases } from "../../scripts/lib/real-cases.mjs";
+import { testModelPath } from "../support/test-model.js";
+import { timeoutFor } from "../support/timeouts.js";
+
+let model: LlamaModel;
+beforeAll(async () => {
+  model = await loadModel({ path: testModelPath(), gpu: false, parallel: 4 });
+});
+
+// The real-model suite's largest tool set: its masks take longest to build.
+const tools = realCases().reduce((a, c) => (c.tools.length > a.tools.length ? c : a)).tools;
+const dialects: Array<Partial<GenerateOptions>> = [
+  { dialect: "hermes", logitBias: { 151657: 100, 151645: 110 } },
+  { dialect: "qwen3-coder", logitBias: { 151657: 100, 151645: 110 } },
+];
+const request = (o: Partial<GenerateOptions>, seed: number, fastForward: boolean): GenerateOptions => ({
+  messages: [{ role: "user", content: "Do it" }],
+  tools,
+  seed,
+  maxTokens: 48,
+  temperature: 1,
+  toolChoice: "auto",
+  parallelToolCalls: true,
+  maxValueLength: 8,
+  fastForward,
+  ...o,
+});
+
+async function run(o: GenerateOptions): Promise<NativeGenerationResult> {
+  return runGeneration(model, await prepareGeneration(model, o), undefined, () => {});
+}
+
+const RUNS = dialects.length * 2 * (3 + 4);
+it(
+  "the decode thread waits on no other thread's work at the grammar lock",
+  async () => {
+    const seen: Array<{ name: string; waits: number; handoffs: number; waitMicros: number }> = [];
+    const note = (name: string, r: NativeGenerationResult) =>
+      seen.push({
+        name,
+        waits: r.maskLockWaits.waits,
+        handoffs: r.maskLockWaits.handoffs,
+        waitMicros: Math.round(r.maskLockWaits.waitNanos / 1000),
+      });
+    for (const o of dialects)
+      for (const fastForward of [false, true]) {
+        for (const seed of [1, 2, 3]) {
+          grammarCache.clear(); // compiled anew: every mask cold, the precompute starting
+          note(`${o.dialect} ff=${fastForward} seed ${seed}`, await run(request(o, seed, fastForward)));
+        }
+        grammarCache.clear();
+        const together = await Promise.all([4, 5, 6, 7].map((seed) => run(request(o, seed, fastForward))));
+        together.forEach((r, i) => note(`${o.dialect} ff=${fastForward} together ${i}`, r));
+      }
+    console.log(seen.map((s) => `${s.name}: waits ${s.waits}, handoffs ${s.handoffs}, ${s.waitMicros} µs`).join("\n"));
+    expect(seen.length).toBe(RUNS);
+    expect(seen.filter((s) => s.waits > 0)).toEqual([]);
+  },
+  timeoutFor({ decode: RUNS * 48, requests: RUNS }),
+);

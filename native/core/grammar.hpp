@@ -66,8 +66,15 @@ class CompiledGrammar {
   bool accepting(int32_t state);
   void fillMask(int32_t state, uint32_t* out);
   bool hasAllowedToken(int32_t state);
-  void buildMask(int32_t state);       // computes the state's mask now if it is not yet (mask_prefetch)
-  bool maskKnownBuilt(int32_t state);  // true only if built; false also when the lock is busy (no wait)
+  // What a step at `state` with `tokensLeft` tokens left needs, done now on the prefetch thread:
+  // the state's mask, and the token budget's searches where limitToBudget may act (the same ones,
+  // at the same limit, so the step finds them done). Takes the lock only while no caller waits
+  // and lets go at the walk's next check when one comes (grammar_lock.hpp): Busy then, with nothing
+  // of the mask or search kept, to be asked again.
+  enum class Prefetch { Done, Busy };
+  Prefetch prefetchStep(int32_t state, uint32_t tokensLeft);
+  // True only if that is done already (no prefetch needed); false also when the lock is busy (no wait).
+  bool stepReady(int32_t state, uint32_t tokensLeft);
   std::vector<uint32_t> allowedSpecials(
       int32_t state);  // special and end-of-generation ids allowed here (no mask needed)
   // The bytes every continuation of `state` begins with (at most `max`): up to the first choice of
@@ -96,9 +103,9 @@ class CompiledGrammar {
   // the step's mask exactly when limitToBudget returns false).
   bool budgetMayLimit(int32_t state, uint32_t tokensLeft);
 
-  // One more state of the breadth-first precompute (under the lock, so a matcher waits at most one
-  // state's mask): Done once its budgets (precomputeStates / Millis / Bytes) are spent, Busy (and
-  // nothing done) while a caller waits for the lock.
+  // One more state of the breadth-first precompute (under the prefetch thread's hold, which a
+  // caller interrupts: grammar_lock.hpp): Done once its budgets (precomputeStates / Millis / Bytes)
+  // are spent, Busy (and that state's mask not kept) while a caller waits for the lock.
   enum class Precompute { More, Done, Busy };
   Precompute precomputeStep();
 
@@ -213,6 +220,8 @@ class CompiledGrammar {
 
   Successors& successorsLocked(int32_t s);
   bool budgetMayLimitLocked(int32_t s, uint32_t tokensLeft);
+  void prepareBudgetLocked(int32_t s, uint32_t tokensLeft);
+  bool budgetReadyLocked(int32_t s, uint32_t tokensLeft);
   bool endsLocked(int32_t s, size_t& work);
   void openingLocked(int32_t s);
   uint32_t finishBoundLocked(int32_t s, uint32_t limit);
@@ -237,6 +246,22 @@ class CompiledGrammar {
 
    private:
     CompiledGrammar& g_;
+  };
+  // The prefetch thread's hold: taken only while no caller waits; its walks throw Yielded at their
+  // next check once one does.
+  class Background {
+   public:
+    explicit Background(CompiledGrammar& g) : g_(g), held_(g.mu_.tryLockBackground()) {}
+    ~Background() {
+      if (held_) g_.mu_.unlockBackground();
+    }
+    bool held() const { return held_; }
+    Background(const Background&) = delete;
+    Background& operator=(const Background&) = delete;
+
+   private:
+    CompiledGrammar& g_;
+    bool held_;
   };
   size_t memoryBytesLocked();
   size_t tableLimit() const;  // maxTableBytes or this grammar's share of the table budget, whichever is less

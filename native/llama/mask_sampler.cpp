@@ -20,8 +20,10 @@ void maskAccept(llama_sampler* s, llama_token token) {
     st.stats->rejectedToken = true;
     return;
   }
-  // The next mask is wanted after the next forward pass: build it meanwhile.
-  if (st.prefetch && !st.held) prefetchMask(st.matcher.sharedGrammar(), st.matcher.state());
+  // The next mask is wanted after the next forward pass: build it meanwhile (with the budget's
+  // searches for one token fewer left).
+  if (st.prefetch && !st.held)
+    prefetchMask(st.matcher.sharedGrammar(), st.matcher.state(), st.tokensLeft > 1 ? st.tokensLeft - 1 : 0);
 }
 
 // Generic path: the array may be sorted or cut by earlier samplers, so each entry is looked up
@@ -179,7 +181,7 @@ PrefetchHold::~PrefetchHold() {
   if (!mask_) return;
   MaskState& st = maskState(mask_);
   st.held = false;
-  if (st.prefetch) prefetchMask(st.matcher.sharedGrammar(), st.matcher.state());
+  if (st.prefetch) prefetchMask(st.matcher.sharedGrammar(), st.matcher.state(), st.tokensLeft);
 }
 
 }  // namespace toolmask::llama

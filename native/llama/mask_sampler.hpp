@@ -44,9 +44,10 @@ void setTokensLeft(llama_sampler* mask, int64_t tokensLeft);
 bool acceptUnsampled(const Api& a, llama_sampler* chain, llama_sampler* mask, const llama_token* tokens, size_t n);
 
 // While one is open, the mask sampler `mask` (null: none) queues no mask prefetch on accept; when
-// it closes, it queues the mask of the state it is in. A step that samples and then fast-forwards
-// holds it: the states passed on the way are never sampled at, and building their masks would only
-// keep the grammar's lock from the steps that follow.
+// it closes, it queues what the next step needs at the state it is in, with the tokens left then
+// (setTokensLeft). Each sampling step holds one: with fast-forward the states passed on the way are
+// never sampled at, and building their masks would only keep the prefetch thread from the next
+// step's; and the budget's searches are made for the tokens the next step will have left.
 class PrefetchHold {
  public:
   explicit PrefetchHold(llama_sampler* mask);

@@ -138,7 +138,7 @@ bool Sequence::sampleNext() {
 }
 
 bool Sequence::sampleStep() {
-  const PrefetchHold hold(job->request.fastForward ? mask_ : nullptr);
+  const PrefetchHold hold(mask_);
   const int32_t row = outIndex_;
   outIndex_ = -1;
   if (res_.tokens.empty()) {

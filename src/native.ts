@@ -181,7 +181,9 @@ export interface NativeLockWaits {
   waits: number;
   /** Held by the mask-prefetch thread, which stops its walk at its next check and lets go. */
   handoffs: number;
-  /** Time blocked in both, ns. */
+  /** Held by the mask-prefetch thread while it made the very step asked for (its mask and budget): let finish. */
+  joins: number;
+  /** Time blocked in all three, ns. */
   waitNanos: number;
 }
 export interface NativeAddon {

@@ -50,6 +50,7 @@ Napi::Object resultObject(Napi::Env env, const llama::GenerationResult& r) {
   auto waits = Napi::Object::New(env);
   waits.Set("waits", double(r.maskLockWaits.waits));
   waits.Set("handoffs", double(r.maskLockWaits.handoffs));
+  waits.Set("joins", double(r.maskLockWaits.joins));
   waits.Set("waitNanos", double(r.maskLockWaits.waitNanos));
   out.Set("maskLockWaits", waits);
   out.Set("decodeSteps", r.decodeSteps);

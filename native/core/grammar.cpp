@@ -346,7 +346,7 @@ void CompiledGrammar::fillMask(int32_t state, uint32_t* out) {
     std::fill(out, out + vocab_->words(), 0u);
     return;
   }
-  const Foreground lock(*this);
+  const Foreground lock(*this, state);
   ensureMask(state).fill(out, *vocab_);
 }
 
@@ -354,11 +354,14 @@ CompiledGrammar::Prefetch CompiledGrammar::prefetchStep(int32_t state, uint32_t 
   if (state < 0) return Prefetch::Done;
   const Background lock(*this);
   if (!lock.held()) return Prefetch::Busy;
+  prefetching_ = state;
+  Prefetch r = Prefetch::Done;
   try {
     ensureMask(state);
     prepareBudgetLocked(state, tokensLeft);
-  } catch (const Yielded&) { return Prefetch::Busy; }
-  return Prefetch::Done;
+  } catch (const Yielded&) { r = Prefetch::Busy; }
+  prefetching_ = kDead;
+  return r;
 }
 
 bool CompiledGrammar::stepReady(int32_t state, uint32_t tokensLeft) {
@@ -371,7 +374,7 @@ bool CompiledGrammar::stepReady(int32_t state, uint32_t tokensLeft) {
 
 bool CompiledGrammar::hasAllowedToken(int32_t state) {
   if (state < 0) return false;
-  const Foreground lock(*this);
+  const Foreground lock(*this, state);
   return !ensureMask(state).empty(*vocab_);
 }
 

@@ -172,6 +172,7 @@ class CompiledGrammar {
   std::unordered_map<std::string, std::shared_ptr<Shape>> shapes_;  // the shapes this grammar holds
   int32_t start_ = 0;
   GrammarLock mu_;
+  std::atomic<int32_t> prefetching_{kDead};  // the state whose step prefetchStep is making (kDead: none)
   double compileMs_ = 0;
   size_t compileStates_ = 0;
   size_t maxStates_ = 0;
@@ -240,6 +241,10 @@ class CompiledGrammar {
   class Foreground {
    public:
     explicit Foreground(CompiledGrammar& g) : g_(g) { g_.mu_.lockForeground(); }
+    // For work at `state`: lets the prefetch thread finish it if that is what it is making.
+    Foreground(CompiledGrammar& g, int32_t state) : g_(g) {
+      g_.mu_.lockForeground([&] { return g_.prefetching_.load() == state; });
+    }
     ~Foreground() { g_.mu_.unlock(); }
     Foreground(const Foreground&) = delete;
     Foreground& operator=(const Foreground&) = delete;

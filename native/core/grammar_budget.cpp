@@ -231,7 +231,7 @@ bool CompiledGrammar::budgetMayLimitLocked(int32_t s, uint32_t tokensLeft) {
 
 bool CompiledGrammar::budgetMayLimit(int32_t state, uint32_t tokensLeft) {
   if (state < 0 || tokensLeft == 0 || tokensLeft > kFinishHorizon) return false;
-  const Foreground lock(*this);
+  const Foreground lock(*this, state);
   return budgetMayLimitLocked(state, tokensLeft);
 }
 
@@ -273,7 +273,7 @@ bool CompiledGrammar::budgetReadyLocked(int32_t s, uint32_t tokensLeft) {
 
 bool CompiledGrammar::limitToBudget(int32_t state, uint32_t tokensLeft, uint32_t* out) {
   if (state < 0 || tokensLeft == 0 || tokensLeft > kFinishHorizon) return false;
-  const Foreground lock(*this);
+  const Foreground lock(*this, state);
   if (!budgetMayLimitLocked(state, tokensLeft)) return false;
   openingLocked(state);
   const auto& order = vocab_->order();

@@ -7,19 +7,23 @@
 // kYieldEvery trie nodes) once a caller waits, and release the lock with nothing kept but the
 // automaton's new states. A decode thread that finds a caller's hold has waited on another
 // thread's work (`waits`); one that finds the prefetch thread's waits only for it to stop
-// (`handoffs`). Both are timed (`waitNanos`).
+// (`handoffs`), unless the prefetch thread is making the very step the decode thread asks for (the
+// mask and budget of the state it stands in): then it lets that work finish rather than make it
+// again itself (`joins`). All are timed (`waitNanos`).
 #pragma once
 #include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <mutex>
+#include <thread>
 
 namespace toolmask {
 
 struct LockWaits {
   uint64_t waits = 0;     // contended acquisitions whose holder ran its work to the end
   uint64_t handoffs = 0;  // contended acquisitions whose holder was the prefetch thread (it yields)
-  uint64_t waitNanos = 0;  // time blocked in both
+  uint64_t joins = 0;     // ...that was making the step the decode thread asked for (let finish)
+  uint64_t waitNanos = 0;  // time blocked in all three
 };
 
 // Thrown by a walk on the prefetch thread when a caller waits for the grammar's lock: the work so
@@ -55,19 +59,27 @@ class CountLockWaits {
 // The lock with its holder's kind and its waiting callers.
 class GrammarLock {
  public:
-  // A caller: goes before the prefetch thread (counted in waiting_ while it waits).
-  void lockForeground() {
+  // A caller: goes before the prefetch thread (counted in waiting_ while it waits). `joining()`:
+  // true while the prefetch thread makes the work this caller is about to do; it is then let
+  // finish (checked every 50 µs), and interrupted as any other once it has moved on.
+  template <typename Joining>
+  void lockForeground(Joining&& joining) {
     if (mu_.try_lock()) return;
+    const auto t0 = std::chrono::steady_clock::now();
+    bool joined = false;
+    while (backgroundHolds_.load() && joining()) {
+      joined = true;
+      std::this_thread::sleep_for(std::chrono::microseconds(50));
+      if (mu_.try_lock()) return count(t0, Kind::Join);
+    }
     waiting_.fetch_add(1);
     const bool yields = backgroundHolds_.load();
-    const auto t0 = std::chrono::steady_clock::now();
     mu_.lock();
     waiting_.fetch_sub(1);
-    if (LockWaits* c = lockwait::counting) {
-      (yields ? c->handoffs : c->waits)++;
-      c->waitNanos += uint64_t(
-          std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count());
-    }
+    count(t0, joined ? Kind::Join : yields ? Kind::Handoff : Kind::Wait);
+  }
+  void lockForeground() {
+    lockForeground([] { return false; });
   }
   // The prefetch thread: false (nothing taken) while a caller waits or holds the lock.
   bool tryLockBackground() {
@@ -86,6 +98,15 @@ class GrammarLock {
   int waiting() const { return waiting_.load(); }
 
  private:
+  enum class Kind { Wait, Handoff, Join };
+  static void count(std::chrono::steady_clock::time_point t0, Kind kind) {
+    LockWaits* c = lockwait::counting;
+    if (!c) return;
+    (kind == Kind::Join ? c->joins : kind == Kind::Handoff ? c->handoffs : c->waits)++;
+    c->waitNanos +=
+        uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count());
+  }
+
   std::mutex mu_;
   std::atomic<int> waiting_{0};
   std::atomic<bool> backgroundHolds_{false};

@@ -193,6 +193,7 @@ function summarize(rows) {
     lockWaits: {
       waits: lockWaits("waits"),
       handoffs: lockWaits("handoffs"),
+      joins: lockWaits("joins"),
       waitMicros: Math.round(lockWaits("waitNanos") / 1000),
     },
   };
@@ -311,6 +312,7 @@ for (const { m, name: workload, requests } of chosen) {
     differences,
   };
   save(entry);
+  const lw = (x) => `${x.lockWaits.waits}/${x.lockWaits.handoffs}/${x.lockWaits.joins}`;
   const cpu = (x) => `${x.hostCpuMicrosPerStep.p50}/${x.hostCpuMicrosPerStep.p99}/${x.hostCpuMicrosPerStep.max}`;
   console.log(
     `${m.name}, ${workload} (${dialect}, ${list.length} requests): tok/s unmasked ${s.unmasked.tokensPerSecond}, masked ${s.masked.tokensPerSecond}, ` +
@@ -318,7 +320,7 @@ for (const { m, name: workload, requests } of chosen) {
       `ms per completed call unmasked ${s.unmasked.wallMillisPerCompletedCall} (${s.unmasked.completedCalls} calls), masked ${s.masked.wallMillisPerCompletedCall} (${s.masked.completedCalls}), ` +
       `fast-forward ${s.fastForward.wallMillisPerCompletedCall} (${s.fastForward.completedCalls}); host µs/step p99: masked ${s.masked.hostMicrosPerStep.p99}, fast-forward ${s.fastForward.hostMicrosPerStep.p99}; ` +
       `host CPU µs/step (thread clock) p50/p99/max: masked ${cpu(s.masked)}, fast-forward ${cpu(s.fastForward)}; ` +
-      `decode-thread lock waits/handoffs: masked ${s.masked.lockWaits.waits}/${s.masked.lockWaits.handoffs}, fast-forward ${s.fastForward.lockWaits.waits}/${s.fastForward.lockWaits.handoffs}; ` +
+      `decode-thread lock waits/handoffs/joins: masked ${lw(s.masked)}, fast-forward ${lw(s.fastForward)}; ` +
       `masked vs fast-forward: same calls ${sameCalls}/${list.length}, same tokens ${sameTokens}/${list.length}${out ? `; written to ${path.relative(root, out)} (toolCalls)` : ""}`,
   );
 }

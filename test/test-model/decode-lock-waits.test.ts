@@ -3,7 +3,8 @@
 // background precompute while the model runs its forward pass, and lets go of the lock at its next
 // check when the decode thread asks for it. The native result counts the decode thread's
 // contended acquisitions (maskLockWaits): `waits` (the holder ran its work to the end) must stay 0;
-// `handoffs` (the prefetch thread let go) are printed. Grammars compiled anew (every mask cold, the
+// `handoffs` (the prefetch thread let go) and `joins` (it was making the very mask and budget the
+// decode thread asked for, and was let finish) are printed. Grammars compiled anew (every mask cold, the
 // precompute running), with the token budget acting (maxTokens 60, below its horizon of 64), one sequence and four
 // sharing one grammar, both test-model dialects, with and without fast-forward.
 import { beforeAll, expect, it } from "vitest";
@@ -48,12 +49,13 @@ const RUNS = dialects.length * 2 * (3 + 4);
 it(
   "the decode thread waits on no other thread's work at the grammar lock",
   async () => {
-    const seen: Array<{ name: string; waits: number; handoffs: number; waitMicros: number }> = [];
+    const seen: Array<{ name: string; waits: number; handoffs: number; joins: number; waitMicros: number }> = [];
     const note = (name: string, r: NativeGenerationResult) =>
       seen.push({
         name,
         waits: r.maskLockWaits.waits,
         handoffs: r.maskLockWaits.handoffs,
+        joins: r.maskLockWaits.joins,
         waitMicros: Math.round(r.maskLockWaits.waitNanos / 1000),
       });
     for (const o of dialects)
@@ -66,7 +68,11 @@ it(
         const together = await Promise.all([4, 5, 6, 7].map((seed) => run(request(o, seed, fastForward))));
         together.forEach((r, i) => note(`${o.dialect} ff=${fastForward} together ${i}`, r));
       }
-    console.log(seen.map((s) => `${s.name}: waits ${s.waits}, handoffs ${s.handoffs}, ${s.waitMicros} µs`).join("\n"));
+    console.log(
+      seen
+        .map((s) => `${s.name}: waits ${s.waits}, handoffs ${s.handoffs}, joins ${s.joins}, ${s.waitMicros} µs`)
+        .join("\n"),
+    );
     expect(seen.length).toBe(RUNS);
     expect(seen.filter((s) => s.waits > 0)).toEqual([]);
   },

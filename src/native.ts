@@ -172,6 +172,8 @@ export interface NativeGenerationResult {
   stepHostMicros?: Float32Array;
   /** The same steps' CPU time on the decode thread (CLOCK_THREAD_CPUTIME_ID: waits and preemption excluded), µs. */
   stepHostCpuMicros?: Float32Array;
+  /** Per such step, what the decode thread made itself: bit 1 a state mask, bit 2 a token-budget walk. */
+  stepDecodeWork?: Uint8Array;
   /** The grammar lock's contended acquisitions on the decode thread (native/core/grammar_lock.hpp). */
   maskLockWaits: NativeLockWaits;
 }
@@ -185,6 +187,10 @@ export interface NativeLockWaits {
   joins: number;
   /** Time blocked in all three, ns. */
   waitNanos: number;
+  /** State masks the decode thread built itself (not found built by the prefetch thread). */
+  masksBuilt: number;
+  /** Token-budget trie walks the decode thread made itself. */
+  budgetWalks: number;
 }
 export interface NativeAddon {
   NativeVocabulary: new (bytes: Uint8Array, offsets: Uint32Array, kinds: Uint8Array) => NativeVocabulary;

@@ -329,6 +329,7 @@ const StateMask& CompiledGrammar::ensureMask(int32_t s) {
       if (automatonBytes_ != kMeasureNext && now > automatonBytes_ && now - automatonBytes_ > tableLimit())
         flushMasks();
     }
+    lockwait::countWork(&LockWaits::masksBuilt);
     auto m = std::make_unique<StateMask>();
     computeMask(s, *m);
     dfa_->state(s).mask = std::move(m);

@@ -67,6 +67,7 @@ CompiledGrammar::Successors& CompiledGrammar::successorsLocked(int32_t s) {
 // The distinct states one token leads to from `s`, walked once and kept.
 bool CompiledGrammar::endsLocked(int32_t s, size_t& work) {
   if (successorsLocked(s).complete) return true;
+  lockwait::countWork(&LockWaits::budgetWalks);
   std::vector<int32_t> ends;
   int32_t last = kDead;
   size_t before = work;
@@ -202,6 +203,7 @@ uint32_t CompiledGrammar::openedCallBoundLocked(int32_t to, uint32_t limit) {
 // tokens, kept for limitToBudget. One trie walk, as a mask is.
 void CompiledGrammar::openingLocked(int32_t s) {
   if (successorsLocked(s).openingReady) return;
+  lockwait::countWork(&LockWaits::budgetWalks);
   std::vector<std::pair<int32_t, PosRanges>> groups;
   std::unordered_map<int32_t, size_t> slot;
   size_t unlimited = ~size_t(0);

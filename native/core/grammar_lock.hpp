@@ -24,6 +24,10 @@ struct LockWaits {
   uint64_t handoffs = 0;  // contended acquisitions whose holder was the prefetch thread (it yields)
   uint64_t joins = 0;     // ...that was making the step the decode thread asked for (let finish)
   uint64_t waitNanos = 0;  // time blocked in all three
+  // Work the decode thread did itself (not found made by the prefetch thread): state masks built,
+  // and the token budget's trie walks (a state's successors or its call-opening tokens).
+  uint64_t masksBuilt = 0;
+  uint64_t budgetWalks = 0;
 };
 
 // Thrown by a walk on the prefetch thread when a caller waits for the grammar's lock: the work so
@@ -36,6 +40,11 @@ inline thread_local LockWaits* counting = nullptr;
 // On the prefetch thread while it holds a grammar's lock: that grammar's count of waiting callers.
 inline thread_local const std::atomic<int>* yieldOn = nullptr;
 constexpr uint32_t kYieldEvery = 256;  // trie nodes between checks (about 8 µs with a 151k vocabulary)
+
+// Counts work the decode thread does itself (LockWaits::masksBuilt, budgetWalks).
+inline void countWork(uint64_t LockWaits::*field) {
+  if (counting) (counting->*field)++;
+}
 
 // Called by walks once per trie node: throws Yielded every kYieldEvery nodes if a caller waits.
 inline void poll(uint32_t& ticks) {

@@ -131,8 +131,12 @@ bool Sequence::sampleNext() {
   if (!job->request.recordStepTimes) return sampleStep();
   const auto t0 = Clock::now();
   const double cpu0 = threadCpuMicros();
+  const LockWaits before = stats_.lockWaits;
   const bool done = sampleStep();
   res_.stepHostCpuMicros.push_back(float(threadCpuMicros() - cpu0));
+  // What the step made itself: 1 a state mask, 2 a budget walk.
+  res_.stepDecodeWork.push_back(uint8_t((stats_.lockWaits.masksBuilt > before.masksBuilt ? 1 : 0) |
+                                        (stats_.lockWaits.budgetWalks > before.budgetWalks ? 2 : 0)));
   res_.stepHostMicros.push_back(float(std::chrono::duration<double, std::micro>(Clock::now() - t0).count()));
   return done;
 }

@@ -508,7 +508,7 @@ int main() {
     later.precomputeLater = true;
     for (auto* ir : grammars) {
       auto busy = std::make_shared<CompiledGrammar>(ir, v, later);
-      auto calm = std::make_shared<CompiledGrammar>(ir, v);
+      auto calm = std::make_shared<CompiledGrammar>(ir, v, CompileOptions{});
       std::atomic<bool> stop{false};
       std::atomic<int32_t> at{busy->start()};
       std::thread other([&] {

@@ -163,6 +163,8 @@ function summarize(rows) {
   const steps = rows.reduce((s, x) => s + x.native.decodeSteps, 0);
   const hostMicros = rows.slice(1).flatMap((x) => Array.from(x.native.stepHostMicros ?? []));
   const cpuMicros = rows.slice(1).flatMap((x) => Array.from(x.native.stepHostCpuMicros ?? []));
+  const work = rows.slice(1).flatMap((x) => Array.from(x.native.stepDecodeWork ?? []));
+  const slow = cpuMicros.map((us, i) => [us, work[i] ?? 0]).filter(([us]) => us > 1000);
   const lockWaits = (k) => rows.reduce((n, x) => n + (x.native.maskLockWaits?.[k] ?? 0), 0);
   return {
     generations: rows.length,
@@ -195,6 +197,15 @@ function summarize(rows) {
       handoffs: lockWaits("handoffs"),
       joins: lockWaits("joins"),
       waitMicros: Math.round(lockWaits("waitNanos") / 1000),
+    },
+    // What the decode thread made itself (not found made by the prefetch thread), every generation, and
+    // among the steps over 1 ms of its CPU time.
+    decodeThreadWork: {
+      masksBuilt: lockWaits("masksBuilt"),
+      budgetWalks: lockWaits("budgetWalks"),
+      stepsOver1msBuildingAMask: slow.filter(([, w]) => w & 1).length,
+      stepsOver1msWalkingForTheBudget: slow.filter(([, w]) => w & 2).length,
+      stepsOver1msWithNeither: slow.filter(([, w]) => !w).length,
     },
   };
 }
@@ -312,6 +323,8 @@ for (const { m, name: workload, requests } of chosen) {
     differences,
   };
   save(entry);
+  const slow = (x) =>
+    `${x.hostCpuMicrosPerStep.over1ms} (mask ${x.decodeThreadWork.stepsOver1msBuildingAMask}, budget ${x.decodeThreadWork.stepsOver1msWalkingForTheBudget}, neither ${x.decodeThreadWork.stepsOver1msWithNeither})`;
   const lw = (x) => `${x.lockWaits.waits}/${x.lockWaits.handoffs}/${x.lockWaits.joins}`;
   const cpu = (x) => `${x.hostCpuMicrosPerStep.p50}/${x.hostCpuMicrosPerStep.p99}/${x.hostCpuMicrosPerStep.max}`;
   console.log(
@@ -321,6 +334,7 @@ for (const { m, name: workload, requests } of chosen) {
       `fast-forward ${s.fastForward.wallMillisPerCompletedCall} (${s.fastForward.completedCalls}); host µs/step p99: masked ${s.masked.hostMicrosPerStep.p99}, fast-forward ${s.fastForward.hostMicrosPerStep.p99}; ` +
       `host CPU µs/step (thread clock) p50/p99/max: masked ${cpu(s.masked)}, fast-forward ${cpu(s.fastForward)}; ` +
       `decode-thread lock waits/handoffs/joins: masked ${lw(s.masked)}, fast-forward ${lw(s.fastForward)}; ` +
+      `steps over 1 ms CPU (what the decode thread made itself): masked ${slow(s.masked)}, fast-forward ${slow(s.fastForward)}; ` +
       `masked vs fast-forward: same calls ${sameCalls}/${list.length}, same tokens ${sameTokens}/${list.length}${out ? `; written to ${path.relative(root, out)} (toolCalls)` : ""}`,
   );
 }

@@ -153,8 +153,11 @@ uint32_t CompiledGrammar::minTokensToFinish(int32_t state) {
   }
   // Any other thread (a request's required-call check before decoding, a JS matcher) searches as the
   // prefetch thread does: it lets go of the lock whenever a caller waits and tries again after. The
-  // states whose ends it walked whole stay, so each try goes on from there.
-  for (;;) {
+  // states whose ends it walked whole stay, so each try goes on from there. A state's walk longer
+  // than the decode thread's gaps between steps would never end so: after kYieldedTries it searches
+  // to the end (a decode thread that comes meanwhile waits, and counts it).
+  constexpr int kYieldedTries = 16;
+  for (int tries = 0; tries < kYieldedTries; tries++) {
     {
       const Background lock(*this);
       if (lock.held()) try {
@@ -163,6 +166,8 @@ uint32_t CompiledGrammar::minTokensToFinish(int32_t state) {
     }
     std::this_thread::sleep_for(std::chrono::microseconds(100));
   }
+  const Foreground lock(*this);
+  return finishBoundLocked(state, kFinishHorizon);
 }
 
 // The NFA states of `s` inside a declared call that can still read something (its exit states,

@@ -167,6 +167,11 @@ void setTokensLeft(llama_sampler* mask, int64_t tokensLeft) {
   maskState(mask).tokensLeft = uint32_t(std::clamp<int64_t>(tokensLeft, 0, INT32_MAX));
 }
 
+void prefetchFirstStep(llama_sampler* mask) {
+  MaskState& st = maskState(mask);
+  if (st.prefetch) prefetchMask(st.matcher.sharedGrammar(), st.matcher.state(), st.tokensLeft);
+}
+
 bool acceptUnsampled(const Api& a, llama_sampler* chain, llama_sampler* mask, const llama_token* tokens, size_t n) {
   MaskState& st = maskState(mask);
   for (size_t i = 0; i < n && !st.stats->rejectedToken; i++) a.llama_sampler_accept(chain, tokens[i]);

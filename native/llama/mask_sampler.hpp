@@ -39,6 +39,10 @@ Matcher& maskMatcher(llama_sampler* sampler);
 // not finish within them where the answer may end now (CompiledGrammar::limitToBudget).
 void setTokensLeft(llama_sampler* mask, int64_t tokensLeft);
 
+// Queues what the first step needs (its mask and budget searches, mask_prefetch.hpp) on the prefetch
+// thread, to be made while the prompt is decoded.
+void prefetchFirstStep(llama_sampler* mask);
+
 // Accepts tokens appended without sampling (fast-forward) through the whole `chain`, so that its
 // penalties see them as output. False when the grammar refused one (the rest are not accepted).
 bool acceptUnsampled(const Api& a, llama_sampler* chain, llama_sampler* mask, const llama_token* tokens, size_t n);

@@ -82,7 +82,10 @@ Sequence::Sequence(std::shared_ptr<Job> j, llama_seq_id seqId, const Model& mode
   const int32_t nVocab = a_.llama_vocab_n_tokens(model.vocab());
   chain_ = buildSamplerChain(a_, req, nVocab, &stats_, &mask_);
   // A fresh chain per request: llama.cpp initialises a chain's backend part once, on attach.
-  if (mask_) setTokensLeft(mask_, std::min<int64_t>(req.maxTokens, int64_t(contextSize) - int64_t(prompt_.size())));
+  if (mask_) {
+    setTokensLeft(mask_, std::min<int64_t>(req.maxTokens, int64_t(contextSize) - int64_t(prompt_.size())));
+    prefetchFirstStep(mask_);
+  }
   if (req.backendSampling) attached_ = a_.llama_set_sampler(ctx_, id, chain_);
 }
 

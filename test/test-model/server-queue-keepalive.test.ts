@@ -6,7 +6,9 @@
 // long ones must not look dead. Here the server has one slot; a first request reads a 6,000-token
 // prompt, and three streamed requests queued behind it each get their opening event before the
 // first request ends, then keepalives, then their own answer. A real client whose timeout is
-// shorter than the first request (the @anthropic-ai/sdk, 250 ms) gets its stream.
+// shorter than the first request (the @anthropic-ai/sdk, 250 ms) gets its stream. A queued stream
+// that opened before it was prepared ends with the route's error event when its prompt cannot fit
+// the context, or when the server closes while it waits.
 import Anthropic from "@anthropic-ai/sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadModel, type LlamaModel } from "../../src/engine/model.js";
@@ -144,5 +146,61 @@ describe("streams queued behind a busy slot open and keep talking", { timeout: 2
       .finalMessage();
     expect(message.stop_reason).toBe("max_tokens");
     await first;
+  });
+
+  it("a queued stream whose prompt cannot fit the context, found once its slot comes: the route's error event ends it", async () => {
+    const first = post("/v1/chat/completions", {
+      model: "m",
+      messages: [{ role: "user", content: LONG_PROMPT }],
+      max_tokens: 16,
+    }).then((r) => r.json());
+    await slotsAre(1, 0);
+    const tooLong = `Summarize: ${"word ".repeat(9_000)}`;
+    const bodies = [
+      { messages: [{ role: "user", content: tooLong }], max_tokens: 2 },
+      { messages: [{ role: "user", content: tooLong }], max_tokens: 2 },
+      { input: tooLong, max_output_tokens: 16 },
+    ];
+    const results = await Promise.all(
+      ROUTES.map((route, i) => post(route.path, { model: "m", ...bodies[i], stream: true }).then(rawEvents)),
+    );
+    await first;
+    const last = results.map((events) => events.at(-1)?.text ?? "");
+    expect(results.map((events, i) => ROUTES[i]!.opening(events[0]?.text ?? ""))).toEqual([true, true, true]);
+    expect(last[0]).toMatch(
+      /^data: \{"error":\{"message":"the prompt has at least \d+ tokens but the context holds 8192/,
+    );
+    expect(last[1]).toMatch(/^event: error\ndata: \{"type":"error","error":\{"type":"invalid_request_error"/);
+    expect(last[2]).toMatch(/^event: error\ndata: \{"type":"error".*"code":"context_length_exceeded"/s);
+  });
+
+  it("the server closing while a stream waits for its slot: the stream's error event says so (503 server_closing)", async () => {
+    const closing = await startServer({ model, port: 0, parallel: 1, keepaliveMs: KEEPALIVE_MS, cachePrompt: false });
+    const first = fetch(`${closing.url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ model: "m", messages: [{ role: "user", content: LONG_PROMPT }], max_tokens: 16 }),
+    }).then((r) => r.status);
+    for (;;) {
+      const { slots } = (await (await fetch(`${closing.url}/health`)).json()) as { slots: { busy: number } };
+      if (slots.busy === 1) break;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    // The response (its headers) comes only once the queued stream has opened.
+    const queued = await fetch(`${closing.url}/v1/messages`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "anthropic-version": "2023-06-01" },
+      body: JSON.stringify({ model: "m", messages: [{ role: "user", content: "hi" }], max_tokens: 2, stream: true }),
+      signal: AbortSignal.timeout(timeoutFor(WORK)),
+    });
+    const events = rawEvents(queued);
+    await closing.close();
+    const texts = (await events).map((e) => e.text);
+    expect(texts[0]).toMatch(/^event: message_start/);
+    // Anthropic's shape for a 503: overloaded_error.
+    expect(texts.at(-1)).toBe(
+      'event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"the server is shutting down"}}',
+    );
+    expect(await first).toBe(503);
   });
 });

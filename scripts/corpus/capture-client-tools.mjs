@@ -2,7 +2,7 @@
 // `npm run corpus:capture`: the tool schemas real clients send, as fixtures in
 // test/fixtures/client-tools/<id>.json (test/no-model/client-tools.test.ts compiles them).
 // Each client is installed at a pinned version into .cache/client-corpus/pkg/ (npm), then:
-// - an agent client (Claude Code, Codex CLI, Qwen Code) runs one prompt offline against a loopback
+// - an agent client (Claude Code, Codex CLI, Qwen Code, opencode) runs one prompt offline against a loopback
 //   server (scripts/corpus/recorder.mjs) that records its requests and answers the smallest valid
 //   response of its API; the tools of every recorded request, across the client's runs, are kept;
 // - an MCP server is asked for its `tools/list` through @modelcontextprotocol/sdk's stdio client.
@@ -75,6 +75,16 @@ const AGENTS = [
       },
     ],
   },
+  {
+    id: "opencode-1.18.33",
+    package: "opencode-ai",
+    version: "1.18.33",
+    api: "openai-chat",
+    bin: "opencode",
+    // Its model is a provider of its config (clientEnv writes opencode.json); models.dev not fetched.
+    config: "opencode",
+    runs: [{ label: `opencode run ${PROMPT}`, args: ["run", PROMPT] }],
+  },
 ];
 
 /** MCP servers over stdio; `args(dir)` gets a scratch directory. */
@@ -140,6 +150,21 @@ function scratch(prefix) {
 /** The environment and files that point `client` at the recorder at `url`. */
 function clientEnv(client, run, url, home) {
   if (client.api === "anthropic-messages") return { ANTHROPIC_BASE_URL: url, ANTHROPIC_API_KEY: "sk-ant-capture" };
+  if (client.config === "opencode") {
+    const dir = path.join(home, ".config", "opencode");
+    mkdirSync(dir, { recursive: true });
+    const provider = {
+      npm: "@ai-sdk/openai-compatible",
+      name: "capture",
+      options: { baseURL: `${url}/v1`, apiKey: "capture" },
+      models: { "capture-model": { name: "capture-model" } },
+    };
+    writeFileSync(
+      path.join(dir, "opencode.json"),
+      JSON.stringify({ provider: { capture: provider }, model: "capture/capture-model" }),
+    );
+    return { OPENCODE_DISABLE_MODELS_FETCH: "1", OPENCODE_DISABLE_AUTOUPDATE: "1" };
+  }
   if (client.api === "openai-chat")
     return { OPENAI_BASE_URL: `${url}/v1`, OPENAI_API_KEY: "capture", OPENAI_MODEL: "capture-model" };
   const codexHome = path.join(home, ".codex");

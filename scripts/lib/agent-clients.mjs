@@ -18,6 +18,9 @@ export const AGENT_CLIENTS = [
     api: "anthropic-messages",
   },
   { id: "codex", package: "@openai/codex", version: "0.171.0", bin: "codex", api: "openai-responses" },
+  // 0.15.10 is the newest release whose engines field allows Node 20 (0.21.2 and later ask for >= 22).
+  { id: "qwen-code", package: "@qwen-code/qwen-code", version: "0.15.10", bin: "qwen", api: "openai-chat" },
+  { id: "opencode", package: "opencode-ai", version: "1.18.33", bin: "opencode", api: "openai-chat" },
 ];
 
 export const tail = (s = "", n = 2000) => (s.length > n ? `…${s.slice(-n)}` : s);

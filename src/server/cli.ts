@@ -56,7 +56,7 @@ Options:
                        left in its sequence slot, nor leaves its own (--model only)
   --strict-formats     refuse (400) a tool whose schema names a "format" the grammar does not
                        enforce; default: such a format is an annotation, logged once per request
-  --keepalive MS       while a stream waits (prefill, a slow step), a keepalive every MS
+  --keepalive MS       while a stream waits (a slot, prefill, a slow step), a keepalive every MS
                        milliseconds (Messages: a ping event; others: an SSE comment); 0: none;
                        default 5000
   --allowed-hosts LIST Host header names to answer besides localhost, 127.0.0.1 and [::1],

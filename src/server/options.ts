@@ -109,8 +109,9 @@ export interface ServerOptions {
   /**
    * Milliseconds between keepalives while a stream waits for its next event — its prefill, a slow
    * step (Messages: a `ping` event, as Anthropic's API sends; chat completions and Responses: an
-   * SSE comment line). A stream's opening event goes out before prefill; this keeps clients and
-   * proxies that time out an idle read. 0: none. Default 5,000.
+   * SSE comment line). A stream's opening event goes out before prefill, or once it has waited this
+   * long for a slot; this keeps clients and proxies that time out an idle read. 0: none (and a
+   * queued stream opens when its slot comes). Default 5,000.
    */
   keepaliveMs?: number;
   /**

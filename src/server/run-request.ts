@@ -6,7 +6,9 @@
 // as a JSON error with its status; after the opening, an error goes as the API's error event.
 // While the stream waits for its next event (prefill, a slow step) it sends a keepalive every
 // `keepaliveMs` (Messages: a `ping` event; the others: an SSE comment), so a client or proxy
-// that times out an idle read keeps the stream.
+// that times out an idle read keeps the stream. A streamed request that has waited `keepaliveMs`
+// for a slot (all busy) opens its stream then, before it is prepared, and keeps it talking while
+// it waits: an error found when it is prepared then goes as the API's error event.
 import type { FastifyReply } from "fastify";
 import type { GenerateOptions } from "../engine/generate.js";
 import type { StreamChunk } from "../engine/stream.js";
@@ -19,14 +21,31 @@ export interface RequestRun {
   options: GenerateOptions;
   /** Whether the client has gone (nothing more may be written). */
   clientGone: () => boolean;
+  /** The stream, when it was opened while the request waited for its slot (pipeStream goes on with it). */
+  opened?: SseWriter;
 }
 
-/** Runs `work` for one request once a slot is free; what it returns is the reply. */
+/** The role chunk every generateStream() yields first, once the request is prepared. */
+const ROLE_CHUNK: StreamChunk = { delta: { role: "assistant" }, finish_reason: null };
+
+/** A stream on `reply`: the reply is taken over when its first bytes go out. */
+const sseOn = (reply: FastifyReply) =>
+  new SseWriter(reply.raw, () => {
+    reply.hijack();
+    return reply.getHeaders();
+  });
+
+/**
+ * Runs `work` for one request once a slot is free; what it returns is the reply. With `stream`
+ * (the request is streamed), a wait for the slot longer than keepaliveMs opens the stream with
+ * `stream.open` and sends its keepalive every keepaliveMs until the slot comes.
+ */
 export async function runInSlot(
   reply: FastifyReply,
   ctx: ChatContext,
   requested: Omit<GenerateOptions, "signal">,
   work: (run: RequestRun) => Promise<unknown>,
+  stream?: StreamWriter,
 ): Promise<unknown> {
   const ctl = new AbortController();
   const res = reply.raw;
@@ -39,8 +58,16 @@ export async function runInSlot(
   res.on("close", onClose);
   ctx.active.add(ctl);
   let release: (() => void) | undefined;
+  let opened: SseWriter | undefined;
   try {
-    release = await ctx.slots.acquire(ctl.signal);
+    const slot = ctx.slots.acquire(ctl.signal);
+    release = !stream
+      ? await slot
+      : await withKeepalive(slot, ctx.keepaliveMs, async () => {
+          if (opened) return stream.keepalive ? stream.keepalive(opened) : opened.comment("keepalive");
+          opened = sseOn(reply);
+          await stream.open(opened, ROLE_CHUNK);
+        });
     const options: GenerateOptions = {
       maxTokens: ctx.backend.defaultMaxTokens,
       ...requested,
@@ -50,7 +77,7 @@ export async function runInSlot(
       ...(ctx.cachePrompt ? {} : { cachePrompt: false }),
       signal: ctl.signal,
     };
-    return await work({ options, clientGone: () => clientGone });
+    return await work({ options, clientGone: () => clientGone, ...(opened ? { opened } : {}) });
   } catch (err) {
     // Nobody is listening any more: nothing to answer.
     if (clientGone) {
@@ -58,8 +85,14 @@ export async function runInSlot(
       if (!res.destroyed) res.destroy();
       return reply;
     }
-    if (ctl.signal.aborted) throw new ApiError(503, "the server is shutting down", { code: "server_closing" });
-    throw err;
+    const e = ctl.signal.aborted ? new ApiError(503, "the server is shutting down", { code: "server_closing" }) : err;
+    // Opened while waiting for the slot (the server closed meanwhile): the error goes as an event.
+    if (stream && opened?.started && !res.writableEnded) {
+      await stream.fail(opened, toApiError(e));
+      opened.end();
+      return reply;
+    }
+    throw e;
   } finally {
     release?.();
     ctx.active.delete(ctl);
@@ -95,6 +128,10 @@ async function withKeepalive<T>(next: Promise<T>, every: number, ping: () => Pro
 }
 const TICK = Symbol("keepalive");
 
+/** A chunk that only says who speaks: no text, no call, not the last. */
+const isRoleChunk = (c: StreamChunk) =>
+  c.delta.role !== undefined && Object.keys(c.delta).length === 1 && c.result === undefined && !c.event;
+
 /** Streams `chunks` through `writer`: opened with the first chunk (the role chunk, yielded once the request is prepared). */
 export async function pipeStream(
   reply: FastifyReply,
@@ -103,7 +140,9 @@ export async function pipeStream(
   run: RequestRun,
   ctx: ChatContext,
 ): Promise<void> {
-  let sse: SseWriter | undefined;
+  // Opened while the request waited for its slot: the role chunk it opens with is not sent again.
+  let sse: SseWriter | undefined = run.opened;
+  let first = true;
   const it = chunks[Symbol.asyncIterator]();
   let finished = false;
   try {
@@ -118,14 +157,14 @@ export async function pipeStream(
         finished = true;
         break;
       }
+      const opening = first;
+      first = false;
       if (!sse) {
-        sse = new SseWriter(reply.raw, () => {
-          reply.hijack();
-          return reply.getHeaders();
-        });
+        sse = sseOn(reply);
         await writer.open(sse, next.value);
         continue;
       }
+      if (opening && isRoleChunk(next.value)) continue;
       await writer.chunk(sse, next.value);
     }
     if (sse) await writer.close(sse);

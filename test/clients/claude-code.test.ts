@@ -7,7 +7,10 @@
 //   reading message_delta's stop_reason "max_tokens".
 // - Through a gateway in front of an upstream that answers one line (answeringGateway): the client
 //   prints the line and exits 0.
-import { mkdtempSync, rmSync } from "node:fs";
+// - Through a gateway whose upstream calls Read (notes.txt) and then answers one line made from
+//   the tool's result (toolTurnGateway), in a folder holding notes.txt: the client reads the file,
+//   sends its text back, prints the line and exits 0.
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -18,6 +21,13 @@ import { answeringGateway, type ReasoningGateway } from "../support/reasoning-up
 import { testModelPath } from "../support/test-model.js";
 import { ROOT } from "../support/vocabs.js";
 import { timeoutForMeasured, timeoutForTokens } from "../support/timeouts.js";
+import {
+  NOTE_ANSWER,
+  NOTE_TEXT,
+  noteAnswer,
+  type ToolTurnGateway,
+  toolTurnGateway,
+} from "../support/tool-turn-upstream.js";
 
 const CLIENT = AGENT_CLIENTS.find((c) => c.id === "claude-code")!;
 const bin = installedBin(path.join(ROOT, ".cache", "clients"), CLIENT);
@@ -29,7 +39,8 @@ const OUTPUT_TOKENS = 16;
 // client's own start is most of it); its prompt with --tools Read and --system-prompt is ~1,000 tokens.
 const RUN_MS = timeoutForMeasured(5_000) + timeoutForTokens(OUTPUT_TOKENS + 1_000);
 
-async function claude(baseUrl: string, prompt: string) {
+/** `claude -p prompt` in `cwd` (default: its private HOME). */
+async function claude(baseUrl: string, prompt: string, cwd?: string) {
   if (!bin) throw new Error(`${CLIENT.package}@${CLIENT.version} is not installed: run npm run clients`);
   const home = mkdtempSync(path.join(tmpdir(), "toolmask-claude-"));
   try {
@@ -40,7 +51,7 @@ async function claude(baseUrl: string, prompt: string) {
       CLAUDE_CODE_MAX_OUTPUT_TOKENS: String(OUTPUT_TOKENS),
     };
     const args = ["-p", prompt, "--tools", "Read", "--system-prompt", "You are a terse assistant."];
-    return await runChild(bin, args, { env, cwd: home, timeoutMs: RUN_MS });
+    return await runChild(bin, args, { env, cwd: cwd ?? home, timeoutMs: RUN_MS });
   } finally {
     rmSync(home, { recursive: true, force: true });
   }
@@ -50,14 +61,24 @@ describe.skipIf(!bin && !inCi)(`${CLIENT.package}@${CLIENT.version}`, () => {
   let model: LlamaModel;
   let server: ToolmaskServer;
   let gateway: ReasoningGateway;
+  let work: string;
+  let toolTurn: ToolTurnGateway;
   beforeAll(async () => {
     model = await loadModel({ path: testModelPath(), threads: 1 });
     server = await startServer({ model, port: 0 });
     gateway = await answeringGateway({ content: "Hello from toolmask." });
+    work = mkdtempSync(path.join(tmpdir(), "toolmask-claude-work-"));
+    writeFileSync(path.join(work, "notes.txt"), NOTE_TEXT);
+    toolTurn = await toolTurnGateway(
+      { name: "Read", arguments: { file_path: path.join(work, "notes.txt") } },
+      noteAnswer,
+    );
   });
   afterAll(async () => {
     await server?.close();
     await gateway?.close();
+    await toolTurn?.close();
+    if (work) rmSync(work, { recursive: true, force: true });
     model?.dispose();
   });
 
@@ -78,6 +99,16 @@ describe.skipIf(!bin && !inCi)(`${CLIENT.package}@${CLIENT.version}`, () => {
       const r = await claude(gateway.url, "hi");
       expect(r.timedOut, r.output).toBe(false);
       expect({ code: r.code, output: r.output.trim() }).toEqual({ code: 0, output: "Hello from toolmask." });
+    },
+    RUN_MS + 10_000,
+  );
+
+  it(
+    "through a gateway whose upstream calls Read: reads the file, sends its text back, prints the answer, exits 0",
+    async () => {
+      const r = await claude(toolTurn.url, "What number is in notes.txt?", work);
+      expect(r.timedOut, r.output).toBe(false);
+      expect({ code: r.code, output: r.output.trim() }).toEqual({ code: 0, output: NOTE_ANSWER });
     },
     RUN_MS + 10_000,
   );

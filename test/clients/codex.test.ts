@@ -4,7 +4,10 @@
 // "responses"), retries off. Through a gateway in front of an upstream that answers one line
 // (answeringGateway), its first request — client_metadata, namespace, custom (apply_patch's Lark
 // grammar for a model it knows), tool_search and web_search tools — is answered and Codex prints
-// the line and exits 0, for a model name it has no metadata for and for gpt-5.5.
+// the line and exits 0, for a model name it has no metadata for and for gpt-5.5. Through a gateway
+// whose upstream calls exec_command (`cat notes.txt`) and then answers one line made from the
+// command's output (toolTurnGateway), in a folder holding notes.txt: Codex runs the command, sends
+// its output back, prints the line and exits 0.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -12,6 +15,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AGENT_CLIENTS, baseEnv, installedBin, runChild } from "../../scripts/lib/agent-clients.mjs";
 import { answeringGateway, type ReasoningGateway } from "../support/reasoning-upstream.js";
 import { timeoutForMeasured } from "../support/timeouts.js";
+import {
+  NOTE_ANSWER,
+  NOTE_TEXT,
+  noteAnswer,
+  type ToolTurnGateway,
+  toolTurnGateway,
+} from "../support/tool-turn-upstream.js";
 import { ROOT } from "../support/vocabs.js";
 
 const CLIENT = AGENT_CLIENTS.find((c) => c.id === "codex")!;
@@ -22,7 +32,8 @@ if (!bin && !inCi) console.log(`skipped: ${CLIENT.package}@${CLIENT.version} is 
 // `codex exec hi` took about 2 s here against the gateway (its start is most of it).
 const RUN_MS = timeoutForMeasured(5_000);
 
-async function codex(baseUrl: string, model: string) {
+/** `codex exec prompt` in `cwd` (default: its private HOME). */
+async function codex(baseUrl: string, model: string, prompt = "hi", cwd?: string) {
   if (!bin) throw new Error(`${CLIENT.package}@${CLIENT.version} is not installed: run npm run clients`);
   const home = mkdtempSync(path.join(tmpdir(), "toolmask-codex-"));
   try {
@@ -46,7 +57,7 @@ async function codex(baseUrl: string, model: string) {
       ].join("\n"),
     );
     const env = { ...baseEnv(home), CODEX_HOME: codexHome, TOOLMASK_KEY: "unused" };
-    return await runChild(bin, ["exec", "--skip-git-repo-check", "hi"], { env, cwd: home, timeoutMs: RUN_MS });
+    return await runChild(bin, ["exec", "--skip-git-repo-check", prompt], { env, cwd: cwd ?? home, timeoutMs: RUN_MS });
   } finally {
     rmSync(home, { recursive: true, force: true });
   }
@@ -54,10 +65,19 @@ async function codex(baseUrl: string, model: string) {
 
 describe.skipIf(!bin && !inCi)(`${CLIENT.package}@${CLIENT.version}`, () => {
   let gateway: ReasoningGateway;
+  let work: string;
+  let toolTurn: ToolTurnGateway;
   beforeAll(async () => {
     gateway = await answeringGateway({ content: "Hello from toolmask." });
+    work = mkdtempSync(path.join(tmpdir(), "toolmask-codex-work-"));
+    writeFileSync(path.join(work, "notes.txt"), NOTE_TEXT);
+    toolTurn = await toolTurnGateway({ name: "exec_command", arguments: { cmd: "cat notes.txt" } }, noteAnswer);
   });
-  afterAll(() => gateway?.close());
+  afterAll(async () => {
+    await gateway?.close();
+    await toolTurn?.close();
+    if (work) rmSync(work, { recursive: true, force: true });
+  });
 
   it.each(["toolmask-test", "gpt-5.5"])(
     "model %s, through a gateway whose upstream answers one line: prints it and exits 0",
@@ -66,6 +86,17 @@ describe.skipIf(!bin && !inCi)(`${CLIENT.package}@${CLIENT.version}`, () => {
       expect(r.timedOut, r.output).toBe(false);
       expect(r.code, r.output).toBe(0);
       expect(r.output).toContain("Hello from toolmask.");
+    },
+    RUN_MS + 10_000,
+  );
+
+  it.each(["toolmask-test", "gpt-5.5"])(
+    "model %s, through a gateway whose upstream calls exec_command: runs it, sends the output back, prints the answer, exits 0",
+    async (model) => {
+      const r = await codex(toolTurn.url, model, "What number is in notes.txt?", work);
+      expect(r.timedOut, r.output).toBe(false);
+      expect(r.code, r.output).toBe(0);
+      expect(r.output).toContain(NOTE_ANSWER);
     },
     RUN_MS + 10_000,
   );

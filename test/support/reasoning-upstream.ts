@@ -26,10 +26,21 @@ const PIECE = 9;
 const pieces = (text: string) =>
   Array.from({ length: Math.ceil(text.length / PIECE) }, (_, i) => text.slice(i * PIECE, (i + 1) * PIECE));
 
-/** An OpenAI-compatible upstream that gives `answer` to every chat request: JSON whole, or as SSE chunks. */
-export function answeringUpstream(answer: UpstreamAnswer): Promise<ScriptedUpstream> {
-  const calls = answer.calls ?? [];
-  const finish = answer.finish ?? (calls.length > 0 ? "tool_calls" : "stop");
+/** A chat completions request body as the upstream reads it. */
+export interface UpstreamRequest {
+  stream?: boolean;
+  messages?: Array<{ role: string; content?: unknown; tool_calls?: unknown[]; tool_call_id?: string }>;
+  tools?: Array<{ function?: { name?: string } }>;
+  [key: string]: unknown;
+}
+
+/**
+ * An OpenAI-compatible upstream that gives `answer` (or `answer(body)`, the answer for that
+ * request) to every chat request: JSON whole, or as SSE chunks.
+ */
+export function answeringUpstream(
+  answerFor: UpstreamAnswer | ((body: UpstreamRequest) => UpstreamAnswer),
+): Promise<ScriptedUpstream> {
   const server = createServer((req, res) => {
     let raw = "";
     req.on("data", (c: Buffer) => (raw += c.toString()));
@@ -38,7 +49,10 @@ export function answeringUpstream(answer: UpstreamAnswer): Promise<ScriptedUpstr
         res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ data: [{ id: "up" }] }));
         return;
       }
-      const body = JSON.parse(raw) as { stream?: boolean };
+      const body = JSON.parse(raw) as UpstreamRequest;
+      const answer = typeof answerFor === "function" ? answerFor(body) : answerFor;
+      const calls = answer.calls ?? [];
+      const finish = answer.finish ?? (calls.length > 0 ? "tool_calls" : "stop");
       const usage = { prompt_tokens: 11, completion_tokens: 22, total_tokens: 33 };
       const tool_calls = calls.map((c, index) => ({
         index,
@@ -97,7 +111,10 @@ export interface ReasoningGateway {
  * Our server as a gateway (engine "openai": answers verified) in front of answeringUpstream(answer);
  * with `dialect`, the upstream's text is read with that dialect's parser (calls written as text).
  */
-export async function answeringGateway(answer: UpstreamAnswer, dialect?: string): Promise<ReasoningGateway> {
+export async function answeringGateway(
+  answer: UpstreamAnswer | ((body: UpstreamRequest) => UpstreamAnswer),
+  dialect?: string,
+): Promise<ReasoningGateway> {
   const upstream = await answeringUpstream(answer);
   const gateway = await startServer({
     port: 0,

@@ -7,7 +7,7 @@ import { CallIds } from "../call-ids.js";
 import { ApiError } from "../errors.js";
 import type { ChatContext } from "../chat-context.js";
 import { servedName } from "../model-names.js";
-import { pipeStream, runInSlot } from "../run-request.js";
+import { pipeStream, type RequestRun, runInSlot } from "../run-request.js";
 import { parseMessagesRequest } from "./request.js";
 import { messageBody, newMessageId } from "./response.js";
 import { messagesStreamWriter } from "./stream.js";
@@ -17,17 +17,18 @@ export { anthropicErrorBody } from "./errors.js";
 export async function anthropicMessages(req: FastifyRequest, reply: FastifyReply, ctx: ChatContext): Promise<unknown> {
   const parsed = parseMessagesRequest(req.body, ctx.backend.bounds);
   const name = servedName(ctx, (req.body as { model?: unknown }).model);
-  return runInSlot(reply, ctx, parsed.options, async (run) => {
-    const id = newMessageId();
+  const id = newMessageId();
+  const writer = parsed.stream ? messagesStreamWriter(id, name, ctx.redact, parsed.thoughtOmitted) : undefined;
+  const work = async (run: RequestRun) => {
     const ids = new CallIds("toolu_");
-    if (!parsed.stream) {
+    if (!writer) {
       const body = messageBody(id, name, ids.result(await ctx.backend.generate(run.options)), parsed.thoughtOmitted);
       return reply.type("application/json; charset=utf-8").send(body);
     }
-    const writer = messagesStreamWriter(id, name, ctx.redact, parsed.thoughtOmitted);
     await pipeStream(reply, ids.stream(ctx.backend.generateStream(run.options)), writer, run, ctx);
     return reply;
-  });
+  };
+  return runInSlot(reply, ctx, parsed.options, work, writer);
 }
 
 /**

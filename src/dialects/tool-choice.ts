@@ -76,3 +76,20 @@ export function notAllowedReason(r: { declared: readonly ToolDef[] }, name: stri
     ? `"${name}" is not allowed by tool_choice`
     : `"${name}" is not a declared tool`;
 }
+
+/**
+ * Why an answer that has ended does not meet its request's tool choice, if it does not: the choice
+ * requires a call ("required", a named tool) and the answer holds none (`calls`: its valid calls
+ * and its entries, an invalid, cut or dropped call carrying a verdict of its own), and it was not
+ * cut at the token limit (a cut answer is "length", whatever it holds).
+ */
+export function unmetChoice(
+  r: { toolChoice: ChoiceMode; tools: readonly ToolDef[] },
+  calls: number,
+  finish: "stop" | "tool_calls" | "length",
+): string | undefined {
+  if (!requiresCall(r.toolChoice) || calls > 0 || finish === "length") return undefined;
+  return r.toolChoice === "named"
+    ? `tool_choice names "${r.tools[0]?.name}", so the answer must call it`
+    : 'tool_choice "required" asks for a call';
+}

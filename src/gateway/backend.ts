@@ -10,6 +10,7 @@
 // answer's content is held until then.
 import { requestWith, resolveRequest, type ResolvedRequest } from "../dialects/options.js";
 import { toolNotices } from "../dialects/format-notices.js";
+import { unmetChoice } from "../dialects/tool-choice.js";
 import type { GenerateOptions } from "../engine/generate-options.js";
 import type { GenerateResult } from "../engine/generate.js";
 import { resolveResponseFormat, type ResolvedResponseFormat } from "../dialects/response-format.js";
@@ -155,10 +156,13 @@ export class GatewayBackend implements ChatBackend {
     const fedEvents: StreamEvent[] = [];
     const deltas = new StreamDeltas();
     const chunkOf = (e: StreamEvent) => deltas.chunk(e);
-    // Under a response format the content's chunks wait for the verdict on the whole content.
+    // Under a response format, or a tool choice that requires a call, the content's chunks wait
+    // for the verdict on the whole answer.
+    const resolved = p.parser ?? p.verify;
+    const holdContent = p.format !== undefined || resolved?.callRequired === true;
     const held: StreamChunk[] = [];
     const out = (chunks: StreamChunk[], e: StreamEvent) =>
-      (p.format && e.type === "content" ? held : chunks).push(chunkOf(e));
+      (holdContent && e.type === "content" ? held : chunks).push(chunkOf(e));
     try {
       if (stream) yield { delta: { role: "assistant" }, finish_reason: null };
       for await (const piece of readAnswer(sent.response, this.o.engine, stream, sent.upstream.url, cap)) {
@@ -223,14 +227,11 @@ export class GatewayBackend implements ChatBackend {
       }
     }
     const content = parsed ? parsed.content : text;
-    const checked =
-      p.format &&
-      structuredVerdict(
-        p.format,
-        content,
-        finish,
-        toolCalls.length + incomplete.length + (parsed?.dropped.length ?? 0),
-      );
+    const entries = toolCalls.length + incomplete.length + (parsed?.dropped.length ?? 0);
+    const unmet = resolved && unmetChoice(resolved, entries, finish);
+    if (unmet)
+      throw new UpstreamError(`${sent.upstream.url} answered with no call (${unmet}); the answer is not passed on`);
+    const checked = p.format && structuredVerdict(p.format, content, finish, entries);
     if (checked && checked.verdict.status === "invalid")
       throw new UpstreamError(
         `${sent.upstream.url} answered content that is not the response format's JSON (${checked.verdict.reason}); the answer is not passed on`,

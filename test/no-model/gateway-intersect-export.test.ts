@@ -35,7 +35,10 @@ afterAll(async () => {
 
 async function ask(value: Record<string, unknown>) {
   const before = upstream.requests.length;
-  upstream.reply({ body: { content: "", stop: true, stop_type: "eos" } });
+  // a call of f that fits every schema asked with here (tool_choice "required": an answer with no
+  // call would be a 502)
+  const call = '<tool_call>\n{"name": "f", "arguments": {"v": "aaa"}}\n</tool_call>';
+  upstream.reply({ body: { content: call, stop: true, stop_type: "eos" } });
   try {
     await client(gateway.url, NO_TOKENS).chat.completions.create({
       model: "m",
@@ -46,7 +49,7 @@ async function ask(value: Record<string, unknown>) {
     });
     return { status: 200, sent: upstream.requests.slice(before) };
   } catch (e) {
-    // the reply queued stays for the next request (each is the same empty answer)
+    // the reply queued stays for the next request (each is the same answer)
     return {
       status: (e as { status: number }).status,
       code: (e as { code?: string }).code,

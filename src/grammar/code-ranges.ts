@@ -10,14 +10,18 @@ export const ENCODABLE: Ranges = [
   [0xe000, MAX_CP],
 ];
 
-/** Sorted; overlapping and adjacent ranges joined. The input is not changed. */
+/** Sorted; overlapping and adjacent ranges joined. The input is not changed; the output is new. */
 export function mergeRanges(ranges: Ranges): Ranges {
-  const sorted = ranges.map(([a, b]): [number, number] => [a, b]).sort((x, y) => x[0] - y[0]);
+  // Already sorted (most sets are: the output of this, complement and intersect): no sort.
+  let sorted = true;
+  for (let i = 1; i < ranges.length && sorted; i++) sorted = ranges[i - 1]![0] <= ranges[i]![0];
+  const input = sorted ? ranges : [...ranges].sort((x, y) => x[0] - y[0]);
   const out: Ranges = [];
-  for (const r of sorted) {
-    const last = out[out.length - 1];
-    if (last && r[0] <= last[1] + 1) last[1] = Math.max(last[1], r[1]);
-    else out.push(r);
+  let last: [number, number] | undefined;
+  for (const [a, b] of input) {
+    if (last && a <= last[1] + 1) {
+      if (b > last[1]) last[1] = b;
+    } else out.push((last = [a, b]));
   }
   return out;
 }
@@ -35,13 +39,20 @@ export function complement(set: Ranges, max = MAX_CP): Ranges {
 }
 
 export function intersect(a: Ranges, b: Ranges): Ranges {
+  // Both merged, one pass over the two sorted lists; the pieces are disjoint and sorted, and
+  // mergeRanges joins the adjacent ones.
+  const x = mergeRanges(a),
+    y = mergeRanges(b);
   const out: Ranges = [];
-  for (const [x, y] of mergeRanges(a))
-    for (const [u, v] of mergeRanges(b)) {
-      const lo = Math.max(x, u),
-        hi = Math.min(y, v);
-      if (lo <= hi) out.push([lo, hi]);
-    }
+  let i = 0,
+    j = 0;
+  while (i < x.length && j < y.length) {
+    const lo = Math.max(x[i]![0], y[j]![0]),
+      hi = Math.min(x[i]![1], y[j]![1]);
+    if (lo <= hi) out.push([lo, hi]);
+    if (x[i]![1] < y[j]![1]) i++;
+    else j++;
+  }
   return mergeRanges(out);
 }
 

@@ -179,8 +179,8 @@ function resolveMarker(o: Record<string, unknown>, vocab: Vocabulary): Record<st
 
 /** Token terminals given by piece become ids; each must name a special token of this vocabulary. */
 function resolveTokens(g: Grammar, vocab: Vocabulary): Grammar {
-  const visit = (n: unknown, path: string): unknown => {
-    if (Array.isArray(n)) return n.map((x, i) => visit(x, `${path}[${i}]`));
+  const visit = (n: unknown, at: PathStep): unknown => {
+    if (Array.isArray(n)) return n.map((x, i) => visit(x, { up: at, key: i }));
     if (n === null || typeof n !== "object") return n;
     const o = n as Record<string, unknown>;
     if (o.type === "jsonSchema") return o; // schemas are data, not grammar nodes
@@ -189,26 +189,43 @@ function resolveTokens(g: Grammar, vocab: Vocabulary): Grammar {
     if (o.type === "token") {
       let id = o.id as number | undefined;
       if (id === undefined) {
-        if (typeof o.piece !== "string") throw new TypeError(`${path}: token terminal needs an id or a piece`);
+        if (typeof o.piece !== "string") throw new TypeError(`${pathText(at)}: token terminal needs an id or a piece`);
         id = vocab.idOfPiece(o.piece);
-        if (id === undefined) throw new Error(`${path}: the vocabulary has no token "${o.piece}"`);
+        if (id === undefined) throw new Error(`${pathText(at)}: the vocabulary has no token "${o.piece}"`);
       }
       if (!Number.isInteger(id) || id < 0 || id >= vocab.size)
-        throw new RangeError(`${path}: token id ${id} is outside the vocabulary (size ${vocab.size})`);
+        throw new RangeError(`${pathText(at)}: token id ${id} is outside the vocabulary (size ${vocab.size})`);
       const k = vocab.kind(id);
       if (k === TokenKind.Unused)
-        throw new Error(`${path}: token ${id} ("${vocab.piece(id)}") is an unused token and can never be produced`);
+        throw new Error(
+          `${pathText(at)}: token ${id} ("${vocab.piece(id)}") is an unused token and can never be produced`,
+        );
       if (k === TokenKind.Normal)
         throw new Error(
-          `${path}: token ${id} ("${vocab.piece(id)}") is an ordinary text token; use a literal for text, token terminals are for special tokens`,
+          `${pathText(at)}: token ${id} ("${vocab.piece(id)}") is an ordinary text token; use a literal for text, token terminals are for special tokens`,
         );
       return { type: "token", id };
     }
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(o)) out[k] = visit(v, `${path}.${k}`);
+    for (const k in o) if (Object.hasOwn(o, k)) out[k] = visit(o[k], { up: at, key: k });
     return out;
   };
-  return visit(g, "grammar") as Grammar;
+  return visit(g, { up: null, key: "grammar" }) as Grammar;
+}
+
+/** Where resolveTokens is in the grammar, spelled only when an error names it. */
+interface PathStep {
+  up: PathStep | null;
+  key: string | number;
+}
+
+function pathText(at: PathStep): string {
+  const keys: Array<string | number> = [];
+  for (let s: PathStep | null = at; s; s = s.up) keys.push(s.key);
+  return keys.reduceRight<string>(
+    (text, k, i) => (i === keys.length - 1 ? String(k) : typeof k === "number" ? `${text}[${k}]` : `${text}.${k}`),
+    "",
+  );
 }
 
 export class CompiledGrammar {

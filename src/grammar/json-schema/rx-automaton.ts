@@ -29,6 +29,8 @@ class Auto {
   readonly start: number;
   readonly accept: number;
   private readonly closures = new Map<number, number[]>();
+  /** Each set's encodable part, once per set however often a quantifier unrolls it (read only). */
+  private readonly encodable = new Map<Rx, Ranges>();
 
   constructor(rx: Rx) {
     this.start = this.add();
@@ -46,7 +48,8 @@ class Auto {
     switch (rx.k) {
       case "set": {
         const to = this.add();
-        const r = intersect(rx.r, ENCODABLE);
+        let r = this.encodable.get(rx);
+        if (r === undefined) this.encodable.set(rx, (r = intersect(rx.r, ENCODABLE)));
         if (r.length) this.edges[from]!.push([r, to]);
         return to;
       }

@@ -93,7 +93,8 @@ class Decoder {
     cp.n_ubatch = config_.batchTokens;
     cp.n_threads = config_.threads;
     cp.n_threads_batch = config_.threads;
-    cp.n_outputs_max_per_seq = 1;  // one sampled row per sequence per step (backend sampling needs it)
+    cp.n_outputs_max = config_.slots;  // one sampled row per sequence per step, as llama-server sets it
+    cp.n_outputs_max_per_seq = 1;      // (backend sampling needs it)
     cp.no_perf = true;
     takeLlamaLog();
     ctx_ = a_.llama_init_from_model(model_.get(), cp);

@@ -2,6 +2,8 @@
 
 #include "shared_library.hpp"
 
+#include <cstdio>
+#include <cstdlib>
 #include <mutex>
 #include <stdexcept>
 
@@ -32,6 +34,8 @@ void resolve(void* lib, const std::string& libPath, const char* name, T& slot) {
 }
 
 void logCallback(ggml_log_level level, const char* text, void*) {
+  static const bool echo = std::getenv("TOOLMASK_LLAMA_LOG") != nullptr;
+  if (echo) std::fputs(text, stderr);  // every llama.cpp log line, for diagnosis
   if (level != GGML_LOG_LEVEL_ERROR) return;
   std::lock_guard<std::mutex> lock(gLogMutex);
   if (gLog.size() > 4096) gLog.erase(0, gLog.size() - 2048);

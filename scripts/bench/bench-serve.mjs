@@ -18,6 +18,15 @@
 //   needs llama-server (npm run build:llama-server; built here on first use).
 //   --smallest: the test model, a ~600-token prefix, one repetition, nothing written unless --out
 //   (test/programs/bench-smallest-serve.test.ts).
+//
+// --concurrent 1,2,4: throughput instead. For each count C, both servers are started with C
+// sequence slots (toolmask parallel C; llama-server -np C) and C conversations (each its own first
+// system line) run at once, each its 4 turns in order, tool_choice "required" (toolmask masks every
+// token with its grammar; llama-server constrains with the grammar it builds for the same tools),
+// max_tokens --answer (default 64). Turn 1 of every conversation is sent first, untimed (it fills
+// the caches); turns 2-4 are timed: total completion tokens over the wall time from the first
+// request to the last answer, per server, and the ratio. Written to bench/results/serve-concurrent.json.
+//   --prefix defaults to 1500 here; --smallest: --answer 32.
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -47,8 +56,16 @@ if (!existsSync(modelPath)) {
   console.error(`bench:serve: ${path.relative(root, modelPath)} is missing: run npm run models (or pass --model)`);
   process.exit(1);
 }
+const CONCURRENT = arg("concurrent", null)
+  ?.split(",")
+  .map((x) => Number(x));
+if (CONCURRENT?.some((c) => !Number.isInteger(c) || c < 1)) {
+  console.error("bench:serve: --concurrent takes counts of conversations, e.g. 1,2,4");
+  process.exit(1);
+}
+const ANSWER = Number(arg("answer", smallest ? 32 : 64));
 const REPS = Number(arg("reps", smallest ? 1 : 3));
-const PREFIX = Number(arg("prefix", smallest ? 600 : 6000));
+const PREFIX = Number(arg("prefix", smallest ? 600 : CONCURRENT ? 1500 : 6000));
 const threads = Number(arg("threads", defaultThreads()));
 const CONTEXT = smallest ? 2048 : PREFIX + 2048;
 
@@ -113,7 +130,7 @@ const TURN_MS = 30 * 60_000;
 // Node's own fetch stops waiting for a response's headers after undici's 300 s, which a first turn's
 // prefill on a loaded machine passes: requests go through an Agent with the turn's limit.
 const dispatcher = new Agent({ headersTimeout: TURN_MS, bodyTimeout: TURN_MS });
-async function request(url, messages, tools) {
+async function request(url, messages, tools, answer = 1) {
   const t0 = performance.now();
   const r = await undiciFetch(`${url}/v1/chat/completions`, {
     dispatcher,
@@ -122,8 +139,8 @@ async function request(url, messages, tools) {
     body: JSON.stringify({
       model: "m",
       messages,
-      ...(tools ? { tools, tool_choice: "auto" } : {}),
-      max_tokens: 1,
+      ...(tools ? { tools, tool_choice: answer > 1 ? "required" : "auto" } : {}),
+      max_tokens: answer,
       temperature: 0,
       cache_prompt: true,
     }),
@@ -136,6 +153,7 @@ async function request(url, messages, tools) {
     ms: +ms.toFixed(1),
     promptTokens: body.usage.prompt_tokens,
     cachedTokens: body.usage.prompt_tokens_details?.cached_tokens ?? null,
+    completionTokens: body.usage.completion_tokens,
   };
 }
 
@@ -161,6 +179,12 @@ for (let step = 256; step >= 1; step /= 2) while ((await count(tools, ruleCount 
 let peer;
 const stopPeer = () => peer?.child.kill("SIGKILL");
 process.on("exit", stopPeer);
+if (CONCURRENT) {
+  await ours.close();
+  model.dispose();
+  await concurrent();
+  process.exit(0);
+}
 peer = await startLlamaServer(modelPath, [
   "-c",
   String(CONTEXT),
@@ -246,3 +270,106 @@ for (const t of turns)
 console.log(
   `(${report.model}, threads ${threads}, ${REPS} reps, load ${report.loadavg.map((x) => x.toFixed(1)).join(" ")})${out ? `; written to ${path.relative(root, out)}` : ""}`,
 );
+
+// --- --concurrent: throughput with C conversations at once --------------------------------------------
+/** One server with `slots` sequence slots, started, used by `work(url)`, stopped. */
+async function withServer(name, slots, work) {
+  if (name === "toolmask") {
+    const m = await loadModel({ path: modelPath, threads, contextSize: CONTEXT, parallel: slots, gpu: false });
+    const server = await startServer({ model: m, port: 0 });
+    try {
+      return await work(server.url);
+    } finally {
+      await server.close();
+      m.dispose();
+    }
+  }
+  peer = await startLlamaServer(modelPath, [
+    ...["-c", String(CONTEXT * slots), "-np", String(slots), "-t", String(threads), "-tb", String(threads)],
+    ...["--jinja", "-ngl", "0"],
+  ]);
+  try {
+    return await work(peer.url);
+  } finally {
+    await peer.kill();
+  }
+}
+
+function sum(xs) {
+  return xs.reduce((a, b) => a + b, 0);
+}
+
+/** C conversations at once on `url`: turn 1 of each untimed, then turns 2-4 of each in order, timed. */
+async function throughputRun(url, c, first) {
+  const convs = Array.from({ length: c }, (_, k) => conversation(first + k, ruleCount));
+  await Promise.all(convs.map((turns) => request(url, turns[0], tools, ANSWER)));
+  const t0 = performance.now();
+  const answers = await Promise.all(
+    convs.map(async (turns) => {
+      const out = [];
+      for (const messages of turns.slice(1)) out.push(await request(url, messages, tools, ANSWER));
+      return out;
+    }),
+  );
+  const wallMillis = performance.now() - t0;
+  const all = answers.flat();
+  const completionTokens = sum(all.map((a) => a.completionTokens));
+  return {
+    wallMillis: +wallMillis.toFixed(1),
+    completionTokens,
+    promptTokensDecoded: sum(all.map((a) => a.promptTokens - (a.cachedTokens ?? 0))),
+    tokensPerSecond: +((completionTokens * 1000) / wallMillis).toFixed(2),
+  };
+}
+
+async function concurrent() {
+  const rows = [];
+  for (const [i, c] of CONCURRENT.entries()) {
+    const sides = {};
+    const order = i % 2 === 0 ? ["toolmask", "llama-server"] : ["llama-server", "toolmask"];
+    for (const name of order)
+      sides[name] = await withServer(name, c, async (url) => {
+        await request(url, [{ role: "user", content: "hi" }], undefined); // the context's first decode
+        const reps = [];
+        for (let rep = 0; rep < REPS; rep++) reps.push(await throughputRun(url, c, 1000 * (rep + 1)));
+        return reps;
+      });
+    const side = (reps) => ({ tokensPerSecond: median(reps.map((r) => r.tokensPerSecond)), runs: reps });
+    const a = side(sides.toolmask);
+    const b = side(sides["llama-server"]);
+    rows.push({
+      conversations: c,
+      toolmask: a,
+      llamaServer: b,
+      ratio_toolmask_llama_server: +(a.tokensPerSecond / b.tokensPerSecond).toFixed(3),
+    });
+    console.log(
+      `${c} conversation${c > 1 ? "s" : ""}: toolmask ${a.tokensPerSecond} tok/s (masked), ` +
+        `llama-server ${b.tokensPerSecond} tok/s (its grammar); ratio ${rows.at(-1).ratio_toolmask_llama_server}`,
+    );
+  }
+  const out = outPath("bench/results/serve-concurrent.json");
+  const report = {
+    date: new Date().toISOString(),
+    model: path.basename(modelPath),
+    threads,
+    contextSize: CONTEXT,
+    cpus: os.availableParallelism(),
+    loadavg: os.loadavg(),
+    reps: REPS,
+    maxTokens: ANSWER,
+    tools: tools.map((t) => t.function.name),
+    rules: ruleCount,
+    how:
+      'C conversations at once, each its turns 2-4 in order after an untimed turn 1; tool_choice "required", temperature 0; ' +
+      "tok/s = completion tokens of all timed answers / wall time from the first request to the last answer; medians over reps",
+    rows,
+  };
+  if (out) {
+    mkdirSync(path.dirname(out), { recursive: true });
+    writeFileSync(out, `${JSON.stringify(report, null, 2)}\n`);
+  }
+  console.log(
+    `(${report.model}, threads ${threads}, ${REPS} reps, max_tokens ${ANSWER}, load ${report.loadavg.map((x) => x.toFixed(1)).join(" ")})${out ? `; written to ${path.relative(root, out)}` : ""}`,
+  );
+}

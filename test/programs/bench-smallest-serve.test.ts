@@ -2,7 +2,9 @@
 // model: a 4-turn conversation with a ~600-token prefix, sent to toolmask's server and to llama.cpp's
 // llama-server (built from source on first use), one repetition; it prints each turn's time to
 // first token on both, the prompt tokens each read from its cache and the ratios, not judged here
-// (a noisy machine moves them); the full-size figures are bench/results/serve.json.
+// (a noisy machine moves them); the full-size figures are bench/results/serve.json. With
+// --concurrent 2: two such conversations at once on each server, completion tokens per second
+// (bench/results/serve-concurrent.json at full size).
 import { beforeAll, expect, it } from "vitest";
 import { buildLlamaServer } from "../../scripts/oracles/llama-server/build.mjs";
 import { distBuilt, resultsSnapshot, runBench } from "../support/bench-run.js";
@@ -40,4 +42,25 @@ it.skipIf(!distBuilt)(
     console.log(r.stdout);
   },
   TIMEOUT,
+);
+
+// 68 s on 2 cores at load average 18 for --concurrent 1,2 (each server started twice); one count here.
+const CONCURRENT_TIMEOUT = timeoutForMeasured(40_000);
+
+it.skipIf(!distBuilt)(
+  "bench:serve --smallest --concurrent 2: two conversations at once on both servers, tokens per second and the ratio",
+  () => {
+    const before = resultsSnapshot();
+    const r = runBench("bench-serve.mjs", ["--smallest", "--concurrent", "2"], CONCURRENT_TIMEOUT);
+    expect(r.status, r.all).toBe(0);
+    expect(r.stdout).toMatch(
+      new RegExp(
+        `^2 conversations: toolmask ${num} tok/s \\(masked\\), llama-server ${num} tok/s \\(its grammar\\); ratio ${num}$`,
+        "m",
+      ),
+    );
+    expect(resultsSnapshot()).toEqual(before);
+    console.log(r.stdout);
+  },
+  CONCURRENT_TIMEOUT,
 );

@@ -20,9 +20,21 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { arg, benchModelPath, median, outPath, root, smallest } from "../lib/bench-setup.mjs";
+import { arg, benchModelPath, median, outPath, readFlags, root, smallest } from "./lib/bench-setup.mjs";
 import { startLlamaServer } from "../oracles/llama-server/process.mjs";
 import { Agent, fetch as undiciFetch } from "undici";
+
+readFlags(import.meta.url, {
+  command: "npm run bench:prefill --",
+  flags: {
+    model: "FILE (.cache/models/qwen2.5-coder-0.5b-instruct.gguf)",
+    reps: "N (3)",
+    threads: "N",
+    tokens: "N (the whole captured prompt)",
+    out: "FILE (bench/results/prefill.json)",
+    smallest: false,
+  },
+});
 
 const { defaultThreads, loadModel } = await import(path.join(root, "dist", "engine", "model.js"));
 const { loadNative } = await import(path.join(root, "dist", "native.js"));

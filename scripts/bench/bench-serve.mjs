@@ -41,6 +41,8 @@ readFlags(import.meta.url, {
     reps: "N (3)",
     threads: "N",
     prefix: "TOKENS (6000)",
+    concurrent: "N,N (conversations at once, e.g. 1,2,4)",
+    answer: "TOKENS (64; max_tokens of each concurrent turn)",
     out: "FILE (bench/results/serve.json)",
     smallest: false,
   },

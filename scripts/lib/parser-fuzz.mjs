@@ -488,7 +488,11 @@ export function checkInput(lib, spec, seed, { maxSize, grammar = false, verdicts
       options.finishReason !== "length"
     ) {
       const { maxCallLength: _m, finishReason: _f, ...grammarOptions } = options;
-      if (!lib.grammarAccepts(lib.buildToolGrammar(grammarOptions), text))
+      const grammar = lib.buildToolGrammar(grammarOptions);
+      // With parallel calls off the grammar ends the answer at its call, whitespace after it too
+      // (the turn ends there); the parser reads that whitespace as nothing.
+      const trailingSpace = options.parallelToolCalls === false && /\s$/.test(text);
+      if (!lib.grammarAccepts(grammar, text) && !(trailingSpace && lib.grammarAccepts(grammar, text.trimEnd())))
         return fail(
           "grammar accepts what the parser calls complete",
           `calls: ${clip(JSON.stringify(whole.toolCalls))}`,

@@ -20,9 +20,9 @@
 namespace toolmask {
 
 struct LockWaits {
-  uint64_t waits = 0;     // contended acquisitions whose holder ran its work to the end
-  uint64_t handoffs = 0;  // contended acquisitions whose holder was the prefetch thread (it yields)
-  uint64_t joins = 0;     // ...that was making the step the decode thread asked for (let finish)
+  uint64_t waits = 0;      // contended acquisitions whose holder ran its work to the end
+  uint64_t handoffs = 0;   // contended acquisitions whose holder was the prefetch thread (it yields)
+  uint64_t joins = 0;      // ...that was making the step the decode thread asked for (let finish)
   uint64_t waitNanos = 0;  // time blocked in all three
   // Work the decode thread did itself (not found made by the prefetch thread): state masks built,
   // and the token budget's trie walks (a state's successors or its call-opening tokens).
@@ -42,7 +42,7 @@ inline thread_local const std::atomic<int>* yieldOn = nullptr;
 constexpr uint32_t kYieldEvery = 256;  // trie nodes between checks (about 8 µs with a 151k vocabulary)
 
 // Counts work the decode thread does itself (LockWaits::masksBuilt, budgetWalks).
-inline void countWork(uint64_t LockWaits::*field) {
+inline void countWork(uint64_t LockWaits::* field) {
   if (counting) (counting->*field)++;
 }
 

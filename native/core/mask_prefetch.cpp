@@ -104,7 +104,7 @@ class Prefetcher {
   std::condition_variable wake_;
   std::deque<Job> queue_;
   std::deque<std::weak_ptr<CompiledGrammar>> background_;  // grammars with precompute left
-  size_t busyTurns_ = 0;  // background turns in a row that found a caller at the grammar's lock
+  size_t busyTurns_ = 0;     // background turns in a row that found a caller at the grammar's lock
   bool retryFront_ = false;  // the request in front let go of its grammar's lock last turn
   bool stop_ = false;
   std::thread thread_;  // last: started once the rest exists

@@ -201,6 +201,21 @@ peer = await startLlamaServer(modelPath, [
   "0",
 ]);
 
+/** The fields both reports (serve.json, serve-concurrent.json) open with: when, on what, how loaded. */
+function reportHeader() {
+  return {
+    date: new Date().toISOString(),
+    model: path.basename(modelPath),
+    threads,
+    contextSize: CONTEXT,
+    cpus: os.availableParallelism(),
+    loadavg: os.loadavg(),
+    reps: REPS,
+    tools: tools.map((t) => t.function.name),
+    rules: ruleCount,
+  };
+}
+
 const runs = { toolmask: [], "llama-server": [] };
 try {
   // A short request first: our engine creates its llama_context on the first generation
@@ -247,15 +262,7 @@ const turns = summary.toolmask.map((t, i) => ({
 }));
 const out = outPath("bench/results/serve.json");
 const report = {
-  date: new Date().toISOString(),
-  model: path.basename(modelPath),
-  threads,
-  contextSize: CONTEXT,
-  cpus: os.availableParallelism(),
-  loadavg: os.loadavg(),
-  reps: REPS,
-  tools: tools.map((t) => t.function.name),
-  rules: ruleCount,
+  ...reportHeader(),
   how: "TTFT = wall time of the turn's /v1/chat/completions request, max_tokens 1, tool_choice auto; the same messages to both servers; medians over reps",
   turns,
 };
@@ -352,16 +359,8 @@ async function concurrent() {
   }
   const out = outPath("bench/results/serve-concurrent.json");
   const report = {
-    date: new Date().toISOString(),
-    model: path.basename(modelPath),
-    threads,
-    contextSize: CONTEXT,
-    cpus: os.availableParallelism(),
-    loadavg: os.loadavg(),
-    reps: REPS,
+    ...reportHeader(),
     maxTokens: ANSWER,
-    tools: tools.map((t) => t.function.name),
-    rules: ruleCount,
     how:
       'C conversations at once, each its turns 2-4 in order after an untimed turn 1; tool_choice "required", temperature 0; ' +
       "tok/s = completion tokens of all timed answers / wall time from the first request to the last answer; medians over reps",

@@ -10,24 +10,16 @@
 // - Through a gateway whose upstream calls Read (notes.txt) and then answers one line made from
 //   the tool's result (toolTurnGateway), in a folder holding notes.txt: the client reads the file,
 //   sends its text back, prints the line and exits 0.
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AGENT_CLIENTS, baseEnv, installedBin, runChild } from "../../scripts/lib/agent-clients.mjs";
-import { loadModel, type LlamaModel } from "../../src/engine/model.js";
-import { startServer, type ToolmaskServer } from "../../src/server/index.js";
 import { answeringGateway, type ReasoningGateway } from "../support/reasoning-upstream.js";
-import { testModelPath } from "../support/test-model.js";
 import { ROOT } from "../support/vocabs.js";
+import { useClientTurn } from "../support/client-turn.js";
 import { timeoutForMeasured, timeoutForTokens } from "../support/timeouts.js";
-import {
-  NOTE_ANSWER,
-  NOTE_TEXT,
-  noteAnswer,
-  type ToolTurnGateway,
-  toolTurnGateway,
-} from "../support/tool-turn-upstream.js";
+import { NOTE_ANSWER } from "../support/tool-turn-upstream.js";
 
 const CLIENT = AGENT_CLIENTS.find((c) => c.id === "claude-code")!;
 const bin = installedBin(path.join(ROOT, ".cache", "clients"), CLIENT);
@@ -58,34 +50,21 @@ async function claude(baseUrl: string, prompt: string, cwd?: string) {
 }
 
 describe.skipIf(!bin && !inCi)(`${CLIENT.package}@${CLIENT.version}`, () => {
-  let model: LlamaModel;
-  let server: ToolmaskServer;
+  const turn = useClientTurn("claude", (notes) => ({ name: "Read", arguments: { file_path: notes } }), {
+    testModel: {},
+  });
   let gateway: ReasoningGateway;
-  let work: string;
-  let toolTurn: ToolTurnGateway;
   beforeAll(async () => {
-    model = await loadModel({ path: testModelPath(), threads: 1 });
-    server = await startServer({ model, port: 0 });
     gateway = await answeringGateway({ content: "Hello from toolmask." });
-    work = mkdtempSync(path.join(tmpdir(), "toolmask-claude-work-"));
-    writeFileSync(path.join(work, "notes.txt"), NOTE_TEXT);
-    toolTurn = await toolTurnGateway(
-      { name: "Read", arguments: { file_path: path.join(work, "notes.txt") } },
-      noteAnswer,
-    );
   });
   afterAll(async () => {
-    await server?.close();
     await gateway?.close();
-    await toolTurn?.close();
-    if (work) rmSync(work, { recursive: true, force: true });
-    model?.dispose();
   });
 
   it(
     "on the test model: its request is answered and its stream read to the stop reason",
     async () => {
-      const r = await claude(server.url, "hi");
+      const r = await claude(turn.server.url, "hi");
       expect(r.timedOut, r.output).toBe(false);
       expect(r.output).toContain(`exceeded the ${OUTPUT_TOKENS} output token maximum`);
       expect(r.output).not.toMatch(/API Error: 4\d\d|invalid_request_error/);
@@ -106,7 +85,7 @@ describe.skipIf(!bin && !inCi)(`${CLIENT.package}@${CLIENT.version}`, () => {
   it(
     "through a gateway whose upstream calls Read: reads the file, sends its text back, prints the answer, exits 0",
     async () => {
-      const r = await claude(toolTurn.url, "What number is in notes.txt?", work);
+      const r = await claude(turn.toolTurn.url, "What number is in notes.txt?", turn.work);
       expect(r.timedOut, r.output).toBe(false);
       expect({ code: r.code, output: r.output.trim() }).toEqual({ code: 0, output: NOTE_ANSWER });
     },

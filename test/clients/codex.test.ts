@@ -14,14 +14,9 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AGENT_CLIENTS, baseEnv, installedBin, runChild } from "../../scripts/lib/agent-clients.mjs";
 import { answeringGateway, type ReasoningGateway } from "../support/reasoning-upstream.js";
+import { useClientTurn } from "../support/client-turn.js";
 import { timeoutForMeasured } from "../support/timeouts.js";
-import {
-  NOTE_ANSWER,
-  NOTE_TEXT,
-  noteAnswer,
-  type ToolTurnGateway,
-  toolTurnGateway,
-} from "../support/tool-turn-upstream.js";
+import { NOTE_ANSWER } from "../support/tool-turn-upstream.js";
 import { ROOT } from "../support/vocabs.js";
 
 const CLIENT = AGENT_CLIENTS.find((c) => c.id === "codex")!;
@@ -64,19 +59,13 @@ async function codex(baseUrl: string, model: string, prompt = "hi", cwd?: string
 }
 
 describe.skipIf(!bin && !inCi)(`${CLIENT.package}@${CLIENT.version}`, () => {
+  const turn = useClientTurn("codex", () => ({ name: "exec_command", arguments: { cmd: "cat notes.txt" } }));
   let gateway: ReasoningGateway;
-  let work: string;
-  let toolTurn: ToolTurnGateway;
   beforeAll(async () => {
     gateway = await answeringGateway({ content: "Hello from toolmask." });
-    work = mkdtempSync(path.join(tmpdir(), "toolmask-codex-work-"));
-    writeFileSync(path.join(work, "notes.txt"), NOTE_TEXT);
-    toolTurn = await toolTurnGateway({ name: "exec_command", arguments: { cmd: "cat notes.txt" } }, noteAnswer);
   });
   afterAll(async () => {
     await gateway?.close();
-    await toolTurn?.close();
-    if (work) rmSync(work, { recursive: true, force: true });
   });
 
   it.each(["toolmask-test", "gpt-5.5"])(
@@ -93,7 +82,7 @@ describe.skipIf(!bin && !inCi)(`${CLIENT.package}@${CLIENT.version}`, () => {
   it.each(["toolmask-test", "gpt-5.5"])(
     "model %s, through a gateway whose upstream calls exec_command: runs it, sends the output back, prints the answer, exits 0",
     async (model) => {
-      const r = await codex(toolTurn.url, model, "What number is in notes.txt?", work);
+      const r = await codex(turn.toolTurn.url, model, "What number is in notes.txt?", turn.work);
       expect(r.timedOut, r.output).toBe(false);
       expect(r.code, r.output).toBe(0);
       expect(r.output).toContain(NOTE_ANSWER);

@@ -14,19 +14,11 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { AGENT_CLIENTS, baseEnv, installedBin, runChild } from "../../scripts/lib/agent-clients.mjs";
-import { loadModel, type LlamaModel } from "../../src/engine/model.js";
-import { startServer, type ToolmaskServer } from "../../src/server/index.js";
-import { testModelPath } from "../support/test-model.js";
+import { useClientTurn } from "../support/client-turn.js";
 import { timeoutFor, timeoutForMeasured } from "../support/timeouts.js";
-import {
-  NOTE_ANSWER,
-  NOTE_TEXT,
-  noteAnswer,
-  type ToolTurnGateway,
-  toolTurnGateway,
-} from "../support/tool-turn-upstream.js";
+import { NOTE_ANSWER } from "../support/tool-turn-upstream.js";
 import { ROOT } from "../support/vocabs.js";
 
 const CLIENT = AGENT_CLIENTS.find((c) => c.id === "opencode")!;
@@ -81,31 +73,14 @@ const jsonEvents = (output: string) =>
     .map((l) => JSON.parse(l) as { type: string; part?: { reason?: string; tokens?: { output?: number } } });
 
 describe.skipIf(!bin && !inCi)(`${CLIENT.package}@${CLIENT.version}`, () => {
-  let work: string;
-  let model: LlamaModel;
-  let server: ToolmaskServer;
-  let gateway: ToolTurnGateway;
-  beforeAll(async () => {
-    work = mkdtempSync(path.join(tmpdir(), "toolmask-opencode-work-"));
-    writeFileSync(path.join(work, "notes.txt"), NOTE_TEXT);
-    model = await loadModel({ path: testModelPath(), threads: 1, contextSize: CONTEXT });
-    server = await startServer({ model, port: 0 });
-    gateway = await toolTurnGateway(
-      { name: "read", arguments: { filePath: path.join(work, "notes.txt") } },
-      noteAnswer,
-    );
-  });
-  afterAll(async () => {
-    await server?.close();
-    await gateway?.close();
-    model?.dispose();
-    if (work) rmSync(work, { recursive: true, force: true });
+  const turn = useClientTurn("opencode", (notes) => ({ name: "read", arguments: { filePath: notes } }), {
+    testModel: { contextSize: CONTEXT },
   });
 
   it(
     "on the test model: its requests are answered and read to the finish reason and usage, exit 0",
     async () => {
-      const r = await opencode(server.url, work, ["--format", "json", "hi"]);
+      const r = await opencode(turn.server.url, turn.work, ["--format", "json", "hi"]);
       expect(r.timedOut, r.output).toBe(false);
       expect(r.code, r.output).toBe(0);
       const finish = jsonEvents(r.output).find((e) => e.type === "step_finish");
@@ -117,7 +92,7 @@ describe.skipIf(!bin && !inCi)(`${CLIENT.package}@${CLIENT.version}`, () => {
   it(
     "through a gateway whose upstream calls read: runs it, sends the result back, prints the answer, exits 0",
     async () => {
-      const r = await opencode(gateway.url, work, ["What number is in notes.txt?"]);
+      const r = await opencode(turn.toolTurn.url, turn.work, ["What number is in notes.txt?"]);
       expect(r.timedOut, r.output).toBe(false);
       expect(r.code, r.output).toBe(0);
       expect(r.output).toContain(NOTE_ANSWER);

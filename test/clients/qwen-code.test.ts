@@ -16,19 +16,11 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { AGENT_CLIENTS, baseEnv, installedBin, runChild } from "../../scripts/lib/agent-clients.mjs";
-import { loadModel, type LlamaModel } from "../../src/engine/model.js";
-import { startServer, type ToolmaskServer } from "../../src/server/index.js";
-import { testModelPath } from "../support/test-model.js";
+import { useClientTurn } from "../support/client-turn.js";
 import { timeoutFor, timeoutForMeasured } from "../support/timeouts.js";
-import {
-  NOTE_ANSWER,
-  NOTE_TEXT,
-  noteAnswer,
-  type ToolTurnGateway,
-  toolTurnGateway,
-} from "../support/tool-turn-upstream.js";
+import { NOTE_ANSWER } from "../support/tool-turn-upstream.js";
 import { ROOT } from "../support/vocabs.js";
 
 const CLIENT = AGENT_CLIENTS.find((c) => c.id === "qwen-code")!;
@@ -73,31 +65,14 @@ async function qwen(baseUrl: string, work: string, prompt: string) {
 }
 
 describe.skipIf(!bin && !inCi)(`${CLIENT.package}@${CLIENT.version}`, () => {
-  let work: string;
-  let model: LlamaModel;
-  let server: ToolmaskServer;
-  let gateway: ToolTurnGateway;
-  beforeAll(async () => {
-    work = mkdtempSync(path.join(tmpdir(), "toolmask-qwen-work-"));
-    writeFileSync(path.join(work, "notes.txt"), NOTE_TEXT);
-    model = await loadModel({ path: testModelPath(), threads: 1, contextSize: 8_192 });
-    server = await startServer({ model, port: 0 });
-    gateway = await toolTurnGateway(
-      { name: "read_file", arguments: { file_path: path.join(work, "notes.txt") } },
-      noteAnswer,
-    );
-  });
-  afterAll(async () => {
-    await server?.close();
-    await gateway?.close();
-    model?.dispose();
-    if (work) rmSync(work, { recursive: true, force: true });
+  const turn = useClientTurn("qwen", (notes) => ({ name: "read_file", arguments: { file_path: notes } }), {
+    testModel: { contextSize: 8_192 },
   });
 
   it(
     "on the test model: its request is answered, its stream read to the end, the text printed, exit 0",
     async () => {
-      const r = await qwen(server.url, work, "hi");
+      const r = await qwen(turn.server.url, turn.work, "hi");
       expect(r.timedOut, r.output).toBe(false);
       expect(r.output).not.toMatch(/API Error/);
       expect(r.code, r.output).toBe(0);
@@ -109,7 +84,7 @@ describe.skipIf(!bin && !inCi)(`${CLIENT.package}@${CLIENT.version}`, () => {
   it(
     "through a gateway whose upstream calls read_file: runs it, sends the result back, prints the answer, exits 0",
     async () => {
-      const r = await qwen(gateway.url, work, "What number is in notes.txt?");
+      const r = await qwen(turn.toolTurn.url, turn.work, "What number is in notes.txt?");
       expect(r.timedOut, r.output).toBe(false);
       expect({ code: r.code, output: r.output.trim() }).toEqual({ code: 0, output: NOTE_ANSWER });
     },

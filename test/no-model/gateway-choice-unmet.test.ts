@@ -4,10 +4,9 @@
 // entry in toolmask.incomplete). Whole: 502 upstream_error saying why; streamed: the stream ends
 // with that error and no chunk carried the text. An answer cut at the token limit stays "length",
 // and a call the choice does not allow stays an invalid entry (its verdict given), as before.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startServer, type ToolmaskServer } from "../../src/server/index.js";
+import { describe, expect, it } from "vitest";
 import { client } from "../support/server-fixtures.js";
-import { ScriptedOpenAI } from "../support/scripted-openai.js";
+import { useScriptedGateway } from "../support/scripted-gateway.js";
 import { NO_TOKENS } from "../support/timeouts.js";
 
 const fn = (name: string) => ({
@@ -17,16 +16,7 @@ const fn = (name: string) => ({
 const TOOLS = [fn("get_weather"), fn("get_time")];
 const NAMED = { type: "function" as const, function: { name: "get_weather" } };
 
-let upstream: ScriptedOpenAI;
-let gateway: ToolmaskServer;
-beforeAll(async () => {
-  upstream = await ScriptedOpenAI.start({ health: true });
-  gateway = await startServer({ port: 0, upstreams: { urls: [upstream.origin], engine: "openai" } });
-});
-afterAll(async () => {
-  await gateway?.close();
-  await upstream?.close();
-});
+const fixture = useScriptedGateway();
 
 type Choice = "auto" | "required" | typeof NAMED;
 const request = (toolChoice: Choice) => ({
@@ -37,11 +27,11 @@ const request = (toolChoice: Choice) => ({
 });
 
 async function whole(toolChoice: Choice, message: Record<string, unknown>, finish = "stop") {
-  upstream.reply({
+  fixture.upstream.reply({
     body: { choices: [{ index: 0, message: { role: "assistant", ...message }, finish_reason: finish }] },
   });
   try {
-    const r = await client(gateway.url, NO_TOKENS).chat.completions.create(request(toolChoice));
+    const r = await client(fixture.gateway.url, NO_TOKENS).chat.completions.create(request(toolChoice));
     const c = r.choices[0]!;
     const incomplete = (r as unknown as { toolmask: { incomplete: Array<{ reason: string }> } }).toolmask.incomplete;
     return {
@@ -67,7 +57,7 @@ async function streamed(toolChoice: Choice, content: string, finish = "stop") {
     })),
     { choices: [{ index: 0, delta: {}, finish_reason: finish }] },
   ];
-  upstream.reply({
+  fixture.upstream.reply({
     write: (res) =>
       void res
         .writeHead(200, { "content-type": "text/event-stream" })
@@ -75,7 +65,10 @@ async function streamed(toolChoice: Choice, content: string, finish = "stop") {
   });
   let text = "";
   try {
-    const s = await client(gateway.url, NO_TOKENS).chat.completions.create({ ...request(toolChoice), stream: true });
+    const s = await client(fixture.gateway.url, NO_TOKENS).chat.completions.create({
+      ...request(toolChoice),
+      stream: true,
+    });
     for await (const c of s) text += c.choices[0]?.delta.content ?? "";
   } catch (err) {
     return { content: text, error: (err as Error).message };

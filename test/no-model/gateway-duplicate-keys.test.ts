@@ -7,10 +7,10 @@
 // or delta, its content or tool_calls, a call's index, the usage, a text engine's answer) is a 502
 // naming the key and where it stands.
 import { dirname } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { EngineName } from "../../src/gateway/engines/types.js";
-import { startServer, type ToolmaskServer } from "../../src/server/index.js";
-import { ScriptedOpenAI } from "../support/scripted-openai.js";
+import { startServer } from "../../src/server/index.js";
+import { useScriptedGateway } from "../support/scripted-gateway.js";
 import { client } from "../support/server-fixtures.js";
 import { QWEN3_TOKENIZER } from "../support/vocabs.js";
 import { NO_TOKENS } from "../support/timeouts.js";
@@ -26,16 +26,7 @@ const TOOLS = [
   { type: "function" as const, function: { name: "delete_all", parameters: { type: "object", properties: {} } } },
 ];
 
-let upstream: ScriptedOpenAI;
-let gateway: ToolmaskServer;
-beforeAll(async () => {
-  upstream = await ScriptedOpenAI.start({ health: true });
-  gateway = await startServer({ port: 0, upstreams: { urls: [upstream.origin], engine: "openai" } });
-});
-afterAll(async () => {
-  await gateway?.close();
-  await upstream?.close();
-});
+const fixture = useScriptedGateway();
 
 interface Incomplete {
   index: number;
@@ -60,11 +51,11 @@ const DELETE = '{"id": "c2", "type": "function", "function": {"name": "delete_al
 
 /** The answer whole: `message` is the message object's text, `top` more top-level members. */
 async function whole(message: string, top = ""): Promise<Verdict> {
-  upstream.reply({
+  fixture.upstream.reply({
     body: `{"choices": [{"index": 0, "message": ${message}, "finish_reason": "tool_calls"}]${top}}`,
   });
   try {
-    const r = await client(gateway.url, SCRIPTED).chat.completions.create(ask);
+    const r = await client(fixture.gateway.url, SCRIPTED).chat.completions.create(ask);
     const c = r.choices[0]!;
     return {
       status: 200,
@@ -84,7 +75,7 @@ async function whole(message: string, top = ""): Promise<Verdict> {
 async function streamed(delta: string): Promise<Verdict> {
   const event = (d: string, finish: string | null) =>
     `data: {"choices": [{"index": 0, "delta": ${d}, "finish_reason": ${JSON.stringify(finish)}}]}\n\n`;
-  upstream.reply({
+  fixture.upstream.reply({
     write: (res) =>
       void res
         .writeHead(200, { "content-type": "text/event-stream" })
@@ -92,7 +83,7 @@ async function streamed(delta: string): Promise<Verdict> {
           `${event('{"role": "assistant"}', null)}${event(delta, null)}${event("{}", "tool_calls")}data: [DONE]\n\n`,
         ),
   });
-  const s = client(gateway.url, SCRIPTED).chat.completions.stream(ask);
+  const s = client(fixture.gateway.url, SCRIPTED).chat.completions.stream(ask);
   let last: unknown;
   s.on("chunk", (c) => (last = c));
   try {
@@ -250,10 +241,10 @@ describe("the text engines (llama-server, vllm, sglang): a key given twice is a 
   it.each(cases)("%s: whole and streamed", async (engine, body, event, why) => {
     const g = await startServer({
       port: 0,
-      upstreams: { urls: [upstream.origin], engine, tokenizer: dirname(QWEN3_TOKENIZER) },
+      upstreams: { urls: [fixture.upstream.origin], engine, tokenizer: dirname(QWEN3_TOKENIZER) },
     });
     try {
-      upstream.reply({ body });
+      fixture.upstream.reply({ body });
       const w = await client(g.url, SCRIPTED)
         .chat.completions.create(ask)
         .then(
@@ -262,7 +253,7 @@ describe("the text engines (llama-server, vllm, sglang): a key given twice is a 
         );
       expect(w?.status).toBe(502);
       expect(w?.message).toMatch(why);
-      upstream.reply({
+      fixture.upstream.reply({
         write: (res) => void res.writeHead(200, { "content-type": "text/event-stream" }).end(`data: ${event}\n\n`),
       });
       const s = await (async () => {

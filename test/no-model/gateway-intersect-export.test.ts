@@ -4,9 +4,8 @@
 // host name's 253 characters with its labels' 63), never sent looser. The refusal happens before
 // any request goes upstream; every export error is that 400.
 import { dirname } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startServer, type ToolmaskServer } from "../../src/server/index.js";
-import { ScriptedOpenAI } from "../support/scripted-openai.js";
+import { describe, expect, it } from "vitest";
+import { useScriptedGateway } from "../support/scripted-gateway.js";
 import { client } from "../support/server-fixtures.js";
 import { QWEN3_TOKENIZER } from "../support/vocabs.js";
 import { NO_TOKENS } from "../support/timeouts.js";
@@ -19,42 +18,33 @@ const tool = (name: string, value: Record<string, unknown>) => ({
   },
 });
 
-let upstream: ScriptedOpenAI;
-let gateway: ToolmaskServer;
-beforeAll(async () => {
-  upstream = await ScriptedOpenAI.start({ health: true });
-  gateway = await startServer({
-    port: 0,
-    upstreams: { urls: [upstream.origin], engine: "llama-server", tokenizer: dirname(QWEN3_TOKENIZER) },
-  });
-});
-afterAll(async () => {
-  await gateway?.close();
-  await upstream?.close();
-});
+const fixture = useScriptedGateway((origin) => ({
+  port: 0,
+  upstreams: { urls: [origin], engine: "llama-server", tokenizer: dirname(QWEN3_TOKENIZER) },
+}));
 
 async function ask(value: Record<string, unknown>) {
-  const before = upstream.requests.length;
+  const before = fixture.upstream.requests.length;
   // a call of f that fits every schema asked with here (tool_choice "required": an answer with no
   // call would be a 502)
   const call = '<tool_call>\n{"name": "f", "arguments": {"v": "aaa"}}\n</tool_call>';
-  upstream.reply({ body: { content: call, stop: true, stop_type: "eos" } });
+  fixture.upstream.reply({ body: { content: call, stop: true, stop_type: "eos" } });
   try {
-    await client(gateway.url, NO_TOKENS).chat.completions.create({
+    await client(fixture.gateway.url, NO_TOKENS).chat.completions.create({
       model: "m",
       messages: [{ role: "user", content: "hi" }],
       tools: [tool("f", value)],
       tool_choice: "required",
       max_tokens: 64,
     });
-    return { status: 200, sent: upstream.requests.slice(before) };
+    return { status: 200, sent: fixture.upstream.requests.slice(before) };
   } catch (e) {
     // the reply queued stays for the next request (each is the same answer)
     return {
       status: (e as { status: number }).status,
       code: (e as { code?: string }).code,
       message: (e as Error).message,
-      sent: upstream.requests.slice(before),
+      sent: fixture.upstream.requests.slice(before),
     };
   }
 }

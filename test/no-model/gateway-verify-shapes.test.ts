@@ -9,11 +9,11 @@
 // call envelopes allow it (they used to be refused). The text engines read no calls of their own:
 // an answer whose text is not a string is a 502 naming the field.
 import { dirname } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { EngineName } from "../../src/gateway/engines/types.js";
-import { startServer, type ToolmaskServer } from "../../src/server/index.js";
+import { startServer } from "../../src/server/index.js";
 import { client } from "../support/server-fixtures.js";
-import { ScriptedOpenAI } from "../support/scripted-openai.js";
+import { useScriptedGateway } from "../support/scripted-gateway.js";
 import { QWEN3_TOKENIZER } from "../support/vocabs.js";
 import { NO_TOKENS } from "../support/timeouts.js";
 
@@ -27,16 +27,7 @@ const TOOLS = [
   },
 ];
 
-let upstream: ScriptedOpenAI;
-let gateway: ToolmaskServer;
-beforeAll(async () => {
-  upstream = await ScriptedOpenAI.start({ health: true });
-  gateway = await startServer({ port: 0, upstreams: { urls: [upstream.origin], engine: "openai" } });
-});
-afterAll(async () => {
-  await gateway?.close();
-  await upstream?.close();
-});
+const fixture = useScriptedGateway();
 
 interface Incomplete {
   index: number;
@@ -58,11 +49,11 @@ const ask = { model: "m", messages: [{ role: "user" as const, content: "Weather 
 
 /** The answer whole, its message holding `message` as the upstream sent it. */
 async function whole(message: Record<string, unknown>, finish = "tool_calls"): Promise<Verdict> {
-  upstream.reply({
+  fixture.upstream.reply({
     body: { choices: [{ index: 0, message: { role: "assistant", ...message }, finish_reason: finish }] },
   });
   try {
-    const r = await client(gateway.url, SCRIPTED).chat.completions.create(ask);
+    const r = await client(fixture.gateway.url, SCRIPTED).chat.completions.create(ask);
     const c = r.choices[0]!;
     return {
       status: 200,
@@ -85,13 +76,13 @@ async function streamed(delta: Record<string, unknown>, finish = "tool_calls"): 
     { choices: [{ index: 0, delta, finish_reason: null }] },
     { choices: [{ index: 0, delta: {}, finish_reason: finish }] },
   ];
-  upstream.reply({
+  fixture.upstream.reply({
     write: (res) =>
       void res
         .writeHead(200, { "content-type": "text/event-stream" })
         .end(`${events.map((e) => `data: ${JSON.stringify(e)}\n\n`).join("")}data: [DONE]\n\n`),
   });
-  const s = client(gateway.url, SCRIPTED).chat.completions.stream(ask);
+  const s = client(fixture.gateway.url, SCRIPTED).chat.completions.stream(ask);
   let last: unknown;
   s.on("chunk", (c) => (last = c));
   try {
@@ -249,10 +240,10 @@ describe("the text engines (llama-server, vllm, sglang): an answer whose text is
   it.each(cases)("%s: 502 saying which field, whole and streamed", async (engine, body, event, why) => {
     const g = await startServer({
       port: 0,
-      upstreams: { urls: [upstream.origin], engine, tokenizer: dirname(QWEN3_TOKENIZER) },
+      upstreams: { urls: [fixture.upstream.origin], engine, tokenizer: dirname(QWEN3_TOKENIZER) },
     });
     try {
-      upstream.reply({ body });
+      fixture.upstream.reply({ body });
       const w = await client(g.url, SCRIPTED)
         .chat.completions.create(ask)
         .then(
@@ -261,7 +252,7 @@ describe("the text engines (llama-server, vllm, sglang): an answer whose text is
         );
       expect(w?.status).toBe(502);
       expect(w?.message).toMatch(why);
-      upstream.reply({
+      fixture.upstream.reply({
         write: (res) =>
           void res.writeHead(200, { "content-type": "text/event-stream" }).end(`data: ${JSON.stringify(event)}\n\n`),
       });

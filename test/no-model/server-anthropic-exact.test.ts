@@ -6,23 +6,13 @@
 // real @anthropic-ai/sdk reads an ordinary call as before. The calls come from a verify-only
 // gateway (an OpenAI-compatible upstream scripted here), so no model is needed.
 import type Anthropic from "@anthropic-ai/sdk";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startServer, type ToolmaskServer } from "../../src/server/index.js";
+import { describe, expect, it } from "vitest";
 import { httpRequest } from "../support/raw-http.js";
-import { ScriptedOpenAI } from "../support/scripted-openai.js";
+import { useScriptedGateway } from "../support/scripted-gateway.js";
 import { anthropicClient } from "../support/server-fixtures.js";
 import { NO_TOKENS } from "../support/timeouts.js";
 
-let upstream: ScriptedOpenAI;
-let gateway: ToolmaskServer;
-beforeAll(async () => {
-  upstream = await ScriptedOpenAI.start({ health: true });
-  gateway = await startServer({ port: 0, upstreams: { urls: [upstream.origin], engine: "openai" } });
-});
-afterAll(async () => {
-  await gateway?.close();
-  await upstream?.close();
-});
+const fixture = useScriptedGateway();
 
 const TOOLS = [
   { name: "record", input_schema: { type: "object" } },
@@ -44,7 +34,7 @@ const request = (stream: boolean) =>
 function answerWith(name: string, args: string, stream: boolean) {
   const call = { index: 0, id: "c1", type: "function", function: { name, arguments: args } };
   if (!stream)
-    return upstream.reply({
+    return fixture.upstream.reply({
       body: {
         choices: [
           { index: 0, message: { role: "assistant", content: null, tool_calls: [call] }, finish_reason: "tool_calls" },
@@ -56,7 +46,7 @@ function answerWith(name: string, args: string, stream: boolean) {
     { choices: [{ index: 0, delta: { tool_calls: [call] }, finish_reason: null }] },
     { choices: [{ index: 0, delta: {}, finish_reason: "tool_calls" }] },
   ];
-  return upstream.reply({
+  return fixture.upstream.reply({
     write: (res) =>
       void res
         .writeHead(200, { "content-type": "text/event-stream" })
@@ -67,7 +57,7 @@ function answerWith(name: string, args: string, stream: boolean) {
 /** The whole answer's body as sent, for a call with `args`. */
 async function wholeBody(name: string, args: string): Promise<string> {
   answerWith(name, args, false);
-  const r = await httpRequest(gateway.url, {
+  const r = await httpRequest(fixture.gateway.url, {
     path: "/v1/messages",
     body: request(false),
     headers: { "content-type": "application/json" },
@@ -80,7 +70,7 @@ async function wholeBody(name: string, args: string): Promise<string> {
 /** The streamed answer's input_json_delta strings, joined, for a call with `args`. */
 async function streamedInput(name: string, args: string): Promise<string> {
   answerWith(name, args, true);
-  const r = await httpRequest(gateway.url, {
+  const r = await httpRequest(fixture.gateway.url, {
     path: "/v1/messages",
     body: request(true),
     headers: { "content-type": "application/json" },
@@ -120,7 +110,7 @@ describe("tool_use.input on the wire is the arguments as written", () => {
 });
 
 describe("the real @anthropic-ai/sdk reads an ordinary call as before", () => {
-  const sdk = () => anthropicClient(gateway.url, NO_TOKENS); // a scripted upstream decodes nothing;
+  const sdk = () => anthropicClient(fixture.gateway.url, NO_TOKENS); // a scripted upstream decodes nothing;
   const params = {
     model: "m",
     max_tokens: 64,

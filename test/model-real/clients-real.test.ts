@@ -6,21 +6,19 @@
 // function_call_output, the SDK's tool step) and the second answer is served, every call in it valid;
 // every request is answered the same streamed and whole (test/support/both-ways.ts). A model that is
 // not fetched is skipped with the line that fetches it, except under CI=true.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type Anthropic from "@anthropic-ai/sdk";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { generateText, jsonSchema, stepCountIs, streamText, tool } from "ai";
 import type { ResponseCreateParamsNonStreaming, ResponseInputItem } from "openai/resources/responses/responses";
-import { loadModel, type LlamaModel } from "../../src/engine/model.js";
-import { startServer, type ToolmaskServer } from "../../src/server/index.js";
-import { listModels } from "../support/models-script.js";
+import { CODER, coderEntry, useCoderServer } from "../support/real-coder.js";
 import { messagesBothWays, responsesBothWays } from "../support/both-ways.js";
 import { callProblems, client, type CallLike, type FunctionTool, anthropicClient } from "../support/server-fixtures.js";
 import { FILE_TOOLS } from "../support/tools.js";
 import { timedFetch, timeoutFor, type Work } from "../support/timeouts.js";
 
-const NAME = "qwen2.5-coder-0.5b-instruct";
-const entry = (await listModels()).find((m) => m.name === NAME)!;
+const NAME = CODER;
+const entry = coderEntry;
 const inCi = process.env.CI === "true";
 if (!entry.present && !inCi) console.warn(`clients-real: ${NAME} not fetched; run \`npm run models\``);
 
@@ -32,20 +30,10 @@ const REQUEST: Work = { decode: 96, model: "qwen2.5-coder-0.5b" };
 const BY_WORK = { timeout: timeoutFor({ ...REQUEST, decode: 4 * 96, requests: 4 }) };
 
 describe.skipIf(!entry.present && !inCi)(`the three client APIs on ${NAME}`, BY_WORK, () => {
-  let model: LlamaModel;
-  let server: ToolmaskServer;
-  beforeAll(async () => {
-    if (!entry.present) throw new Error(`CI=true and ${entry.path} is missing: run npm run models`);
-    model = await loadModel({ path: entry.path, gpu: false, parallel: 1, contextSize: 4096, threads: 2 });
-    server = await startServer({ model, port: 0 });
-  }, 300_000);
-  afterAll(async () => {
-    await server?.close();
-    model?.dispose();
-  });
+  const served = useCoderServer();
 
   it("Anthropic Messages: tool_use for the prompt, its tool_result back, a valid second answer; streamed the same", async () => {
-    const api = anthropicClient(server.url, REQUEST, "k");
+    const api = anthropicClient(served.server.url, REQUEST, "k");
     const anthropicTools = tools.map((t) => ({ name: t.function.name, input_schema: t.function.parameters as never }));
     const base = { model: NAME, max_tokens: 96, temperature: 0, tools: anthropicTools };
     const first = await messagesBothWays(api, {
@@ -78,7 +66,7 @@ describe.skipIf(!entry.present && !inCi)(`the three client APIs on ${NAME}`, BY_
   });
 
   it("Responses: a function_call for the prompt, its output back, a valid second response; streamed the same", async () => {
-    const api = client(server.url, REQUEST);
+    const api = client(served.server.url, REQUEST);
     const responseTools = tools.map((t) => ({
       type: "function" as const,
       name: t.function.name,
@@ -120,7 +108,7 @@ describe.skipIf(!entry.present && !inCi)(`the three client APIs on ${NAME}`, BY_
   it("the Vercel AI SDK: the tool runs with the model's input, its result goes back, steps end; streamText the same", async () => {
     const provider = createOpenAICompatible({
       name: "toolmask",
-      baseURL: `${server.url}/v1`,
+      baseURL: `${served.server.url}/v1`,
       fetch: timedFetch(REQUEST),
     });
     const ran: unknown[] = [];

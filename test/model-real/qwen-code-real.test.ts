@@ -14,15 +14,13 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AGENT_CLIENTS, baseEnv, installedBin, runChild } from "../../scripts/lib/agent-clients.mjs";
-import { loadModel, type LlamaModel } from "../../src/engine/model.js";
-import { startServer, type ToolmaskServer } from "../../src/server/index.js";
-import { listModels } from "../support/models-script.js";
+import { CODER, coderEntry, useCoderServer } from "../support/real-coder.js";
 import { timeoutForMeasured } from "../support/timeouts.js";
 import { NOTE_TEXT } from "../support/tool-turn-upstream.js";
 import { ROOT } from "../support/vocabs.js";
 
-const NAME = "qwen2.5-coder-0.5b-instruct";
-const entry = (await listModels()).find((m) => m.name === NAME)!;
+const NAME = CODER;
+const entry = coderEntry;
 const CLIENT = AGENT_CLIENTS.find((c) => c.id === "qwen-code")!;
 const bin = installedBin(path.join(ROOT, ".cache", "clients"), CLIENT);
 const inCi = process.env.CI === "true";
@@ -40,19 +38,13 @@ const OUTPUT_TOKENS = 96;
 const RUN_MS = timeoutForMeasured(738_000);
 
 describe.skipIf(!ready && !inCi)(`${CLIENT.package}@${CLIENT.version} on ${NAME}`, () => {
-  let model: LlamaModel;
-  let server: ToolmaskServer;
+  const served = useCoderServer();
   let home: string;
   beforeAll(async () => {
-    if (!entry.present) throw new Error(`CI=true and ${entry.path} is missing: run npm run models`);
     if (!bin) throw new Error(`CI=true and ${CLIENT.package}@${CLIENT.version} is missing: run npm run clients`);
-    model = await loadModel({ path: entry.path, gpu: false, parallel: 1, contextSize: 4096, threads: 2 });
-    server = await startServer({ model, port: 0 });
     home = mkdtempSync(path.join(tmpdir(), "toolmask-qwen-real-"));
-  }, 300_000);
+  });
   afterAll(async () => {
-    await server?.close();
-    model?.dispose();
     if (home) rmSync(home, { recursive: true, force: true });
   });
 
@@ -74,7 +66,7 @@ describe.skipIf(!ready && !inCi)(`${CLIENT.package}@${CLIENT.version} on ${NAME}
       writeFileSync(path.join(home, ".qwen", "settings.json"), JSON.stringify(settings));
       const env = {
         ...baseEnv(home),
-        OPENAI_BASE_URL: `${server.url}/v1`,
+        OPENAI_BASE_URL: `${served.server.url}/v1`,
         OPENAI_API_KEY: "unused",
         OPENAI_MODEL: NAME,
         QWEN_SYSTEM_MD: system,

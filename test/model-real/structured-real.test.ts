@@ -10,17 +10,15 @@ import { zodOutputFormat } from "@anthropic-ai/sdk/helpers/zod";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { generateObject, streamObject } from "ai";
 import { zodResponseFormat, zodTextFormat } from "openai/helpers/zod";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { loadModel, type LlamaModel } from "../../src/engine/model.js";
-import { startServer, type ToolmaskServer } from "../../src/server/index.js";
 import { ajvWithFormats } from "../support/ajv-formats.js";
-import { listModels } from "../support/models-script.js";
+import { CODER, coderEntry, useCoderServer } from "../support/real-coder.js";
 import { anthropicClient, client } from "../support/server-fixtures.js";
 import { timedFetch, timeoutFor, type Work } from "../support/timeouts.js";
 
-const NAME = "qwen2.5-coder-0.5b-instruct";
-const entry = (await listModels()).find((m) => m.name === NAME)!;
+const NAME = CODER;
+const entry = coderEntry;
 const inCi = process.env.CI === "true";
 if (!entry.present && !inCi) console.warn(`structured-real: ${NAME} not fetched; run \`npm run models\``);
 
@@ -51,17 +49,7 @@ const REQUEST: Work = { decode: MAX, model: "qwen2.5-coder-0.5b" };
 const BY_WORK = { timeout: timeoutFor({ ...REQUEST, decode: 2 * MAX, requests: 2 }) };
 
 describe.skipIf(!entry.present && !inCi)(`structured outputs on ${NAME} through the real clients`, BY_WORK, () => {
-  let model: LlamaModel;
-  let server: ToolmaskServer;
-  beforeAll(async () => {
-    if (!entry.present) throw new Error(`CI=true and ${entry.path} is missing: run npm run models`);
-    model = await loadModel({ path: entry.path, gpu: false, parallel: 1, contextSize: 4096, threads: 2 });
-    server = await startServer({ model, port: 0 });
-  }, 300_000);
-  afterAll(async () => {
-    await server?.close();
-    model?.dispose();
-  });
+  const served = useCoderServer();
 
   const expectParis = (v: z.infer<typeof City> | null | undefined) => {
     expect(fits(v)).toEqual({ v, valid: true });
@@ -69,7 +57,7 @@ describe.skipIf(!entry.present && !inCi)(`structured outputs on ${NAME} through 
   };
 
   it("openai chat.completions.parse with zodResponseFormat, whole and streamed", async () => {
-    const api = client(server.url, REQUEST);
+    const api = client(served.server.url, REQUEST);
     const ask = {
       model: NAME,
       messages,
@@ -86,7 +74,7 @@ describe.skipIf(!entry.present && !inCi)(`structured outputs on ${NAME} through 
   });
 
   it("openai responses.parse with zodTextFormat", async () => {
-    const api = client(server.url, REQUEST);
+    const api = client(served.server.url, REQUEST);
     const r = await api.responses.parse({
       model: NAME,
       input: PROMPT,
@@ -102,7 +90,7 @@ describe.skipIf(!entry.present && !inCi)(`structured outputs on ${NAME} through 
   // schema it sends, into the description, and checks them itself: a schema without them here.
   const Place = z.object({ city: z.string(), country: z.string() });
   it("Anthropic messages.parse with zodOutputFormat (output_config.format)", async () => {
-    const api = anthropicClient(server.url, REQUEST, "k");
+    const api = anthropicClient(served.server.url, REQUEST, "k");
     const m = await api.messages.parse({
       model: NAME,
       max_tokens: MAX,
@@ -118,7 +106,7 @@ describe.skipIf(!entry.present && !inCi)(`structured outputs on ${NAME} through 
   it("AI SDK generateObject and streamObject (openai-compatible, structured outputs on)", async () => {
     const provider = createOpenAICompatible({
       name: "toolmask",
-      baseURL: `${server.url}/v1`,
+      baseURL: `${served.server.url}/v1`,
       supportsStructuredOutputs: true,
       fetch: timedFetch(REQUEST),
     });

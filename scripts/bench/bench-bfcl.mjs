@@ -2,6 +2,7 @@
 // npm run bench:bfcl [-- --sample N | --all] [--models a,b] [--categories c,d] [--modes m,n]
 //   [--tool-choice auto|required|auto,required] [--max-tokens N] [--concurrency N] [--threads N]
 //   [--out DIR]      |      npm run bench:bfcl -- --rescore FILE
+//   |      npm run bench:bfcl -- --merge FILE,FILE[,FILE…] --out DIR
 // The Berkeley Function Calling Leaderboard's simple, multiple, parallel, parallel_multiple and
 // irrelevance items (bfcl-eval, npm run pyenv -- bfcl) on every model `npm run models -- --list`
 // shows (or those --models names, a model the manifest marks skip included), in three modes:
@@ -11,7 +12,9 @@
 // checker. Writes DIR/bfcl.json and DIR/bfcl.svg for tool_choice auto, bfcl-required.* for
 // required (default dir bench/results) and prints the README table of each. --rescore scores
 // FILE's stored answers again with the installed checker (no decoding) and rewrites it, its chart
-// beside it.
+// beside it. --merge puts the reports of runs that decoded other parts (other models or
+// categories, the same settings: src/bench/bfcl/merge.ts) into one, DIR/bfcl.json or
+// bfcl-required.json by their tool_choice, its chart beside it (nothing decoded or scored).
 // --smallest: one item of each category on the first fetched model with a dialect (unless
 // --models), every mode, tool_choice auto and required, 24 tokens, 2 at once; nothing written
 // unless --out; without a model or bfcl-eval it says so and exits 0
@@ -22,6 +25,7 @@ import path from "node:path";
 import { defaultThreads } from "../../dist/index.js";
 import { readFileSync } from "node:fs";
 import { BFCL_CONTEXT, rescoreReport, runBfclBench } from "../../dist/bench/bfcl/bench.js";
+import { mergeBfclReports } from "../../dist/bench/bfcl/merge.js";
 import { BFCL_MODES } from "../../dist/bench/bfcl/run.js";
 import { buildLlamaServer } from "../oracles/llama-server/build.mjs";
 import { llamaServerBuildInfo, startLlamaServer } from "../oracles/llama-server/process.mjs";
@@ -36,6 +40,7 @@ const read = readFlags(import.meta.url, {
   command: "npm run bench:bfcl --",
   flags: {
     rescore: "FILE (score FILE's answers again, nothing decoded)",
+    merge: "FILE,FILE (one report from runs of other models or categories; with --out)",
     sample: `N (${DEFAULT_SAMPLE})`,
     all: false,
     models: "NAME,NAME",
@@ -77,6 +82,26 @@ const categories = list("categories", BFCL_CATEGORIES) ?? [...BFCL_CATEGORIES];
 const modes = list("modes", [...BFCL_MODES]) ?? [...BFCL_MODES];
 const toolChoices = list("tool-choice", ["auto", "required"]) ?? (smallest ? ["auto", "required"] : ["auto"]);
 const stemOf = (choice) => (choice === "auto" ? "bfcl" : "bfcl-required");
+if (flags.merge) {
+  if (!flags.out) fail("--merge needs --out DIR (where the merged report goes)");
+  const files = flags.merge
+    .split(",")
+    .filter(Boolean)
+    .map((f) => path.resolve(f));
+  let merged;
+  try {
+    merged = mergeBfclReports(files.map((f) => JSON.parse(readFileSync(f, "utf8"))));
+  } catch (e) {
+    fail(e instanceof Error ? e.message : String(e));
+  }
+  const dir = path.resolve(flags.out);
+  mkdirSync(dir, { recursive: true });
+  const stem = stemOf(merged.settings.toolChoice);
+  writeFileSync(path.join(dir, `${stem}.json`), JSON.stringify(merged, null, 1) + "\n");
+  writeFileSync(path.join(dir, `${stem}.svg`), bfclChartSvg(merged) + "\n");
+  console.log(`${markdownTable(merged)}\n${overconstraintLine(merged)}\nwrote ${path.join(dir, `${stem}.json`)}`);
+  process.exit(0);
+}
 const python = pythonWith(["bfcl"]);
 if (!python && smallest) {
   console.log(`bench:bfcl --smallest: skipped: bfcl-eval is not installed: ${pyenvHint(["bfcl"])}`);

@@ -12,13 +12,18 @@ import {
   type NativeGenerationResult,
   type NativeMaskTable,
 } from "../native.js";
-import { ToolCallStreamParser } from "../parser/stream.js";
 import type { ResolvedRequest } from "../dialects/options.js";
 import { argumentsOf } from "../parser/argument-event.js";
-import type { IncompleteCall, ParseResult, StructuredVerdict, ToolCall, ToolCallArgument } from "../parser/types.js";
-import { TokenKind } from "../vocab/types.js";
+import type {
+  IncompleteCall,
+  ParseResult,
+  StreamEvent,
+  StructuredVerdict,
+  ToolCall,
+  ToolCallArgument,
+} from "../parser/types.js";
 import type { LlamaModel } from "./model.js";
-import { StopScanner } from "./stop.js";
+import { OutputText } from "./output-text.js";
 import type { GenerateOptions } from "./generate-options.js";
 import { prepareChatAsync } from "./prepare-chat.js";
 import { tokenizeChatPrompt } from "./prompt-tokens.js";
@@ -299,30 +304,21 @@ export async function startGeneration(
 }
 
 export async function generate(model: LlamaModel, options: GenerateOptions): Promise<GenerateResult> {
-  const scanner = new StopScanner(options.stop);
-  const decoder = new TextDecoder();
-  let text = "";
+  const output = new OutputText(model, options.stop);
+  const events: StreamEvent[] = [];
   const { prepared, run } = await startGeneration(model, options, options.signal, (ids, stop) => {
     for (const [i, id] of ids.entries()) {
-      // End-of-generation tokens end the output; their text is not part of it.
-      if (model.vocabulary.kind(id) === TokenKind.EndOfGeneration) continue;
-      text += scanner.feed(decoder.decode(model.vocabulary.tokenBytes(id), { stream: true }));
-      if (scanner.stopped) return stop(i + 1);
+      events.push(...output.token(id));
+      if (output.stopped) return stop(i + 1);
     }
   });
+  // Tokens reach the callback in later macrotasks: the parser is in place before the first.
+  events.push(...output.attach(prepared.resolved, prepared.request.grammar !== undefined));
   const native = await run;
-  text += scanner.feed(decoder.decode()) + scanner.flush();
-  let parsed: ParseResult | undefined;
-  let args: ToolCallArgument[] = [];
-  if (prepared.resolved) {
-    const parser = new ToolCallStreamParser(prepared.resolved);
-    const fed = parser.feed(text);
-    const ended = parser.end(native.finishReason === "stop" ? "stop" : "length");
-    parsed = ended;
-    args = argumentsOf([...fed, ...ended.events]);
-  }
-  const result = resultOf(native, text, parsed, prepared.prepareMillis, args);
-  if (scanner.matched !== undefined) result.stopSequence = scanner.matched;
+  const ended = output.end(native.finishReason === "stop" ? "stop" : "length");
+  events.push(...ended.events);
+  const result = resultOf(native, output.text, ended.parsed, prepared.prepareMillis, argumentsOf(events));
+  if (output.stopSequence !== undefined) result.stopSequence = output.stopSequence;
   if (prepared.notices.length > 0) result.notices = prepared.notices;
   return result;
 }

@@ -3,13 +3,11 @@
 // (StreamDeltas), so the deltas add up to the result. Breaking out of the loop or aborting the
 // signal stops decoding.
 import type { NativeGenerationResult } from "../native.js";
-import { ToolCallStreamParser } from "../parser/stream.js";
 import { argumentsOf } from "../parser/argument-event.js";
-import type { ParseResult, StreamEvent, ToolCallArgument } from "../parser/types.js";
-import { TokenKind } from "../vocab/types.js";
+import type { StreamEvent, ToolCallArgument } from "../parser/types.js";
 import { type GenerateOptions, type GenerateResult, type OnTokens, resultOf, startGeneration } from "./generate.js";
 import type { LlamaModel } from "./model.js";
-import { StopScanner } from "./stop.js";
+import { OutputText } from "./output-text.js";
 
 export interface StreamToolCallDelta {
   index: number;
@@ -76,9 +74,7 @@ export async function* generateStream(
   model: LlamaModel,
   options: GenerateOptions,
 ): AsyncGenerator<StreamChunk, void, undefined> {
-  let parser: ToolCallStreamParser | undefined; // set once the generation is prepared, before any token
-  const decoder = new TextDecoder();
-  const scanner = new StopScanner(options.stop);
+  const output = new OutputText(model, options.stop);
   const ctl = new AbortController();
   const forward = () => ctl.abort(options.signal?.reason);
   options.signal?.addEventListener("abort", forward, { once: true });
@@ -91,20 +87,11 @@ export async function* generateStream(
     if (e.type === "tool_call_argument") args.push(...argumentsOf([e]));
     pending.push(deltas.chunk(e));
   };
-  let text = "";
   let wake: (() => void) | undefined;
-  const push = (chunk: string) => {
-    if (!chunk) return;
-    text += chunk;
-    if (!parser) queue({ type: "content", delta: chunk });
-    else for (const e of parser.feed(chunk)) queue(e);
-  };
   const onTokens: OnTokens = (ids, stop) => {
     for (const [i, id] of ids.entries()) {
-      // End-of-generation tokens end the output; their text is not part of it.
-      if (model.vocabulary.kind(id) === TokenKind.EndOfGeneration) continue;
-      push(scanner.feed(decoder.decode(model.vocabulary.tokenBytes(id), { stream: true })));
-      if (scanner.stopped) {
+      for (const e of output.token(id)) queue(e);
+      if (output.stopped) {
         stop(i + 1);
         break;
       }
@@ -120,7 +107,7 @@ export async function* generateStream(
     throw err;
   }
   // Tokens reach onTokens in later macrotasks: the parser is in place before the first.
-  if (started.prepared.resolved) parser = new ToolCallStreamParser(started.prepared.resolved);
+  for (const e of output.attach(started.prepared.resolved, started.prepared.request.grammar !== undefined)) queue(e);
   const run = started.run.then(
     (native) => {
       outcome = { native };
@@ -145,16 +132,11 @@ export async function* generateStream(
     await run;
     if (outcome.error !== undefined) throw outcome.error;
     const native = outcome.native!;
-    push(scanner.feed(decoder.decode()) + scanner.flush());
-    let parsed: ParseResult | undefined;
-    if (parser) {
-      const ended = parser.end(native.finishReason === "stop" ? "stop" : "length");
-      parsed = ended;
-      for (const e of ended.events) queue(e);
-    }
+    const ended = output.end(native.finishReason === "stop" ? "stop" : "length");
+    for (const e of ended.events) queue(e);
     while (pending.length > 0) yield pending.shift()!;
-    const result = resultOf(native, text, parsed, started.prepared.prepareMillis, args);
-    if (scanner.matched !== undefined) result.stopSequence = scanner.matched;
+    const result = resultOf(native, output.text, ended.parsed, started.prepared.prepareMillis, args);
+    if (output.stopSequence !== undefined) result.stopSequence = output.stopSequence;
     if (started.prepared.notices.length > 0) result.notices = started.prepared.notices;
     yield { delta: {}, finish_reason: result.finishReason, result };
   } finally {

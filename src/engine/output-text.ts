@@ -1,11 +1,13 @@
 // The output as generate() and generateStream() read it, token by token: each token's text goes
 // through the stop scanner (stop.ts) and what it lets through into the dialect's parser. When the
-// grammar masks for a tool choice that requires a call ("required", a named tool), the scanner is
-// armed only once the parser has seen the answer's first call end: a stop string in the text
-// before it (whitespace, a thinking block, the call's own syntax) cannot end the answer without the
-// call the request asks for (test/test-model/stop-before-call.test.ts). After it, and under any
-// other choice, a stop string ends the answer wherever it starts. The scanner is armed from the
-// token after the one that ended the call.
+// grammar masks for an answer that must hold something — a call (tool choice "required", a named
+// tool) or a response format's JSON — the scanner is armed only once the parser has seen the
+// answer's first call end: a stop string in the text before it (whitespace, a thinking block, the
+// call's own syntax, the JSON) cannot end the answer without what the request asks for
+// (test/test-model/stop-before-call.test.ts). A response format's JSON ends the answer (the grammar
+// offers only the end after it), so no stop string acts on such an answer. After the first call,
+// and under any other request, a stop string ends the answer wherever it starts. The scanner is
+// armed from the token after the one that ended the call.
 import type { ResolvedRequest } from "../dialects/options.js";
 import { ToolCallStreamParser } from "../parser/stream.js";
 import type { ParseResult, StreamEvent } from "../parser/types.js";
@@ -55,7 +57,7 @@ export class OutputText {
     this.#attached = true;
     if (!resolved) return this.text ? [{ type: "content", delta: this.text }] : [];
     this.#parser = new ToolCallStreamParser(resolved);
-    const waits = masked && resolved.callRequired;
+    const waits = masked && (resolved.callRequired || resolved.outputFormat !== undefined);
     if (waits && this.text === "") this.#scanner = new StopScanner(this.#stop, false);
     return this.#read(this.text);
   }

@@ -74,4 +74,33 @@ describe("stop strings under a tool choice that requires a call", () => {
     const r = await both({ toolChoice: "auto", stop: ["<tool_call>"], logitBias: { [TOOL_CALL]: 100 } });
     expect(r).toMatchObject({ finish: "stop", calls: [], incomplete: 0, stopSequence: "<tool_call>" });
   }, 120_000);
+
+  it.each([[","], ["{"], ['"']])(
+    "a response format, stop %j: the JSON is made whole and parsed (the stop string inside it does not cut it)",
+    async (stop) => {
+      const schema = {
+        type: "object",
+        properties: { city: { enum: ["Paris", "Rome"] }, n: { type: "integer", minimum: 1, maximum: 9 } },
+        required: ["city", "n"],
+        additionalProperties: false,
+      };
+      const options = {
+        messages,
+        responseFormat: { type: "json_schema" as const, schema },
+        stop: [stop],
+        maxTokens: 200,
+        temperature: 0,
+      };
+      const whole = await generate(model, options);
+      let streamed: GenerateResult | undefined;
+      for await (const chunk of generateStream(model, options)) if (chunk.result) streamed = chunk.result;
+      for (const r of [whole, streamed!]) {
+        expect(r.finishReason).toBe("stop");
+        expect(r.structured).toEqual({ status: "valid" });
+        expect(r.parsed).toMatchObject({ city: expect.stringMatching(/^(Paris|Rome)$/) });
+        expect(r.stopSequence).toBeUndefined();
+      }
+    },
+    120_000,
+  );
 });

@@ -2,11 +2,13 @@
 // messages generate() renders with the model's chat template: text blocks joined, an assistant's
 // `thinking` blocks as its reasoning_content and its `tool_use` blocks as tool_calls (the block's id
 // kept as the call's id, its input as the arguments' JSON), and each `tool_result` block as a tool
-// message with that id. Every refusal names the block it is about.
+// message with that id (its tool_reference blocks as lines, deferred-tools.ts). Every refusal
+// names the block it is about.
 import type { ChatMessage } from "../../templates/render.js";
 import { invalidParam } from "../errors.js";
 import { content, promptList } from "../fields.js";
 import { given, isObj, kind, shown, type Obj } from "../values.js";
+import { type ToolReferences, toolResultText } from "./deferred-tools.js";
 import { openThought } from "./thought-signature.js";
 
 const USER_BLOCKS = "text and tool_result";
@@ -59,7 +61,13 @@ function unsupportedBlock(b: Obj, where: string, role: string, allowed: string):
 }
 
 /** A user message: its text as a user message, each tool_result as a tool message, in block order. */
-function userMessages(list: Obj[], where: string, calls: ReadonlySet<string>, prev: string): ChatMessage[] {
+function userMessages(
+  list: Obj[],
+  where: string,
+  calls: ReadonlySet<string>,
+  prev: string,
+  refs: ToolReferences,
+): ChatMessage[] {
   const out: ChatMessage[] = [];
   const answered = new Set<string>();
   let said: string[] | undefined;
@@ -92,7 +100,7 @@ function userMessages(list: Obj[], where: string, calls: ReadonlySet<string>, pr
     answered.add(id);
     if (given(b.is_error) && typeof b.is_error !== "boolean")
       throw invalidParam(`${w}.is_error`, `${w}.is_error must be true or false, got ${kind(b.is_error)}`);
-    const result = content(b.content, `${w}.content`) ?? "";
+    const result = toolResultText(b.content, `${w}.content`, refs);
     flush();
     // Chat templates have no error flag on a tool message: the text says so.
     out.push({ role: "tool", tool_call_id: id, content: b.is_error === true ? `Error: ${result}` : result });
@@ -132,8 +140,11 @@ function assistantMessage(list: Obj[], where: string, ids: Set<string>): ChatMes
   return out;
 }
 
-/** `messages` as OpenAI-shaped messages; at most `contextSize` of them (each takes a token at least). */
-export function conversation(messages: unknown, contextSize: number): ChatMessage[] {
+/**
+ * `messages` as OpenAI-shaped messages; at most `contextSize` of them (each takes a token at least).
+ * The tool_reference blocks of its tool_results are recorded in `refs` (deferred-tools.ts).
+ */
+export function conversation(messages: unknown, contextSize: number, refs: ToolReferences = new Map()): ChatMessage[] {
   const v = promptList(messages, "messages", "a non-empty array of {role, content}", "messages", contextSize);
   const out: ChatMessage[] = [];
   let calls = new Set<string>();
@@ -158,7 +169,7 @@ export function conversation(messages: unknown, contextSize: number): ChatMessag
       );
       out.push({ role: "system", content: said.join("") });
     } else if (m.role === "user") {
-      out.push(...userMessages(list, where, calls, i > 0 ? `messages[${i - 1}]` : "an earlier message"));
+      out.push(...userMessages(list, where, calls, i > 0 ? `messages[${i - 1}]` : "an earlier message", refs));
       calls = new Set();
     } else {
       const said = assistantMessage(list, where, ids);

@@ -16,6 +16,7 @@ import type { ModelBounds } from "../../engine/chat-backend.js";
 import { messagesOutputFormat } from "../response-format.js";
 import { refuseIllFormed } from "../well-formed.js";
 import { clearThinking, thinkingTurnsKept } from "./context-management.js";
+import { deferLoading, offeredTools, type ToolReferences } from "./deferred-tools.js";
 import { conversation, systemMessage } from "./messages.js";
 
 export interface MessagesRequest {
@@ -64,12 +65,15 @@ function refuseUnknown(body: Record<string, unknown>): void {
       );
 }
 
-/** Anthropic's client tools {name, description, input_schema} as OpenAI function tools. */
-function tools(v: unknown): FunctionTool[] | undefined {
+/**
+ * Anthropic's client tools {name, description, input_schema} as OpenAI function tools, each with
+ * its `defer_loading` (deferred-tools.ts).
+ */
+function tools(v: unknown): Array<{ tool: FunctionTool; deferred: boolean }> | undefined {
   if (!given(v)) return undefined;
   if (!Array.isArray(v))
     throw invalidParam("tools", `tools must be an array of {name, input_schema}, got ${kind(v)}`, "invalid_type");
-  const out = v.map((t, i): FunctionTool => {
+  const out = v.map((t, i) => {
     const w = `tools[${i}]`;
     if (!isObj(t)) throw invalidParam(w, `${w} must be an object {name, input_schema}, got ${kind(t)}`);
     if (given(t.type) && t.type !== "custom")
@@ -89,13 +93,18 @@ function tools(v: unknown): FunctionTool[] | undefined {
       throw invalidParam(`${w}.description`, `${w}.description must be a string`, "invalid_type");
     const fn: FunctionTool["function"] = { name: t.name, parameters: t.input_schema };
     if (typeof t.description === "string") fn.description = t.description;
-    return { type: "function", function: fn };
+    return { tool: { type: "function" as const, function: fn }, deferred: deferLoading(t, w) };
   });
   refuseIllFormed(v, "tools");
   return out;
 }
 
-function toolChoice(v: unknown, declared: FunctionTool[]): { choice?: ToolChoice; parallel?: boolean } {
+/** `hidden`: deferred tools no tool_reference loaded, which a choice cannot name. */
+function toolChoice(
+  v: unknown,
+  declared: FunctionTool[],
+  hidden: string[],
+): { choice?: ToolChoice; parallel?: boolean } {
   if (!given(v)) return {};
   const names = declared.map((t) => t.function.name);
   if (!isObj(v) || !["auto", "any", "tool", "none"].includes(v.type as string))
@@ -117,7 +126,14 @@ function toolChoice(v: unknown, declared: FunctionTool[]): { choice?: ToolChoice
   if (problem?.rule === "needs-tools")
     throw invalidParam(
       "tool_choice",
-      `tool_choice {"type": ${shown(v.type)}} needs tools; declare at least one in tools`,
+      hidden.length > 0
+        ? `tool_choice {"type": ${shown(v.type)}} needs a tool the model can call, and every declared tool is deferred (defer_loading: true) with no tool_reference loading it`
+        : `tool_choice {"type": ${shown(v.type)}} needs tools; declare at least one in tools`,
+    );
+  if (problem?.rule === "undeclared" && hidden.includes(problem.name as string))
+    throw invalidParam(
+      "tool_choice.name",
+      `tool_choice.name ${shown(problem.name)} is deferred (defer_loading: true) and no tool_reference in the conversation loads it`,
     );
   if (problem?.rule === "undeclared")
     throw invalidParam(
@@ -205,13 +221,14 @@ export function parseMessagesRequest(body: unknown, { contextSize }: ModelBounds
     throw invalidParam("max_tokens", "max_tokens is required: an integer from 1 up", "missing_required_parameter");
   const system = systemMessage(body.system);
   const kept = thinkingTurnsKept(body.context_management);
-  const said = conversation(body.messages, contextSize);
+  const refs: ToolReferences = new Map();
+  const said = conversation(body.messages, contextSize, refs);
   const messages = kept === undefined ? said : clearThinking(said, kept);
   const options: Omit<GenerateOptions, "signal"> = { messages: system ? [system, ...messages] : messages };
   if (maxTokens !== undefined) options.maxTokens = maxTokens;
-  const declared = tools(body.tools) ?? [];
-  if (declared.length > 0) options.tools = declared;
-  const { choice, parallel } = toolChoice(body.tool_choice, declared);
+  const { offered, hidden } = offeredTools(tools(body.tools) ?? [], refs);
+  if (offered.length > 0) options.tools = offered;
+  const { choice, parallel } = toolChoice(body.tool_choice, offered, hidden);
   if (choice !== undefined) options.toolChoice = choice;
   if (parallel !== undefined) options.parallelToolCalls = parallel;
   const stops = stopSequences(body.stop_sequences);

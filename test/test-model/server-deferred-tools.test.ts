@@ -74,7 +74,7 @@ describe("defer_loading on /v1/messages", () => {
         messages: ask,
         tools: [READ, HIDDEN] as never,
         tool_choice: { type: "any" },
-        temperature: 1,
+        ...({ temperature: 1 } as object),
       });
       const names = r.content.filter((b) => b.type === "tool_use").map((b) => b.name);
       expect(names.length).toBeGreaterThan(0);

@@ -1,5 +1,6 @@
 // Qwen2.5-Coder-0.5B-Instruct (the real tool-calling model `npm run models` fetches) served by the
-// local engine for the real-model suites: one slot, 4,096 tokens of context, 2 threads. Without the
+// local engine for the real-model suites: one slot, 4,096 tokens of context, 2 threads unless told.
+// Without the
 // model a suite skips with the line that fetches it, except under CI=true, where it fails.
 import { afterAll, beforeAll } from "vitest";
 import { type LlamaModel, loadModel } from "../../src/engine/model.js";
@@ -14,12 +15,15 @@ export interface CoderServer {
   server: ToolmaskServer;
 }
 
-/** Registers beforeAll/afterAll that load the model and serve it; the fields are set once beforeAll ran. */
-export function useCoderServer(): CoderServer {
+/**
+ * Registers beforeAll/afterAll that load the model and serve it; the fields are set once beforeAll
+ * ran. `threads`: decoding threads (default 2).
+ */
+export function useCoderServer(threads = 2): CoderServer {
   const fixture = {} as CoderServer;
   beforeAll(async () => {
     if (!coderEntry.present) throw new Error(`CI=true and ${coderEntry.path} is missing: run npm run models`);
-    fixture.model = await loadModel({ path: coderEntry.path, gpu: false, parallel: 1, contextSize: 4096, threads: 2 });
+    fixture.model = await loadModel({ path: coderEntry.path, gpu: false, parallel: 1, contextSize: 4096, threads });
     fixture.server = await startServer({ model: fixture.model, port: 0 });
   }, 300_000);
   afterAll(async () => {

@@ -1,5 +1,7 @@
 // Mask benchmark cases: grammars built with our IR builders plus the text a model would emit.
 // `lib` is the built package (dist/index.js) so the scripts exercise what users get.
+import { callObjectSchema, functionTools, readClientToolFixtures } from "../../corpus/client-tools.mjs";
+import { dumps, fakeInstance } from "./schema-instance.mjs";
 
 /**
  * Qwen3-Coder XML tool calls: one or more calls separated by "\n", exact </parameter> terminator.
@@ -169,5 +171,82 @@ export function buildCases(lib) {
       xgrammarJsonSchema: JSON_ARGS_SCHEMA,
     },
     { name: "xml-50-tools", grammar: xmlToolGrammar(lib, tools50), text: fiftyWalk },
+  ];
+}
+
+/** How many tools the "500-tools" case has. */
+export const MANY_TOOLS = 500;
+
+/**
+ * Keywords a native peer's JSON-schema compiler refuses: llguidance 1.9.1 raises "Unimplemented
+ * keys: ["propertyNames"]" (on Claude Code 2.1.197's TaskCreate and TaskUpdate and Playwright MCP's
+ * browser_drop). The tool cases leave such tools out for every engine alike (each case's
+ * `leftOut` names them), so that every peer runs on the same tools.
+ */
+export const PEER_REFUSED_KEYWORDS = ["propertyNames"];
+const peersTake = (t) => !PEER_REFUSED_KEYWORDS.some((k) => JSON.stringify(t.function.parameters).includes(`"${k}"`));
+
+/**
+ * The captured client tools (test/fixtures/client-tools) but PEER_REFUSED_KEYWORDS', each name once
+ * (the first fixture's, by file name), repeated under new names (`<name>_<round>`) until there are `n`.
+ */
+export function manyTools(n = MANY_TOOLS) {
+  const seen = new Map();
+  for (const [, fixture] of readClientToolFixtures())
+    for (const t of functionTools(fixture).filter(peersTake))
+      if (!seen.has(t.function.name)) seen.set(t.function.name, t);
+  const base = [...seen.values()];
+  return Array.from({ length: n }, (_, i) => {
+    const t = base[i % base.length];
+    const round = Math.floor(i / base.length);
+    return {
+      type: "function",
+      function: { ...t.function, name: round ? `${t.function.name}_${round}` : t.function.name },
+    };
+  });
+}
+
+/** The tool whose parameters' JSON text is the longest (the last such one). */
+const largestTool = (tools) =>
+  tools.reduce((a, b) =>
+    JSON.stringify(b.function.parameters).length >= JSON.stringify(a.function.parameters).length ? b : a,
+  );
+
+/**
+ * A case over function tools: the JSON schema of one call object (callObjectSchema), which every
+ * engine takes (ours through its JSON-schema front end, jsonSchema; each native peer through its
+ * own: peerSchema), walked by a call to the set's
+ * largest tool with json-schema-faker's instance of its parameters (json.dumps spacing).
+ */
+function callObjectCase(lib, name, all) {
+  const tools = all.filter(peersTake);
+  const leftOut = all.filter((t) => !peersTake(t)).map((t) => t.function.name);
+  const schema = callObjectSchema(tools);
+  const tool = largestTool(tools);
+  const args = fakeInstance(tool.function.parameters);
+  if (args === undefined)
+    throw new Error(`${name}: json-schema-faker wrote no valid arguments for ${tool.function.name}`);
+  return {
+    name,
+    grammar: { root: lib.jsonSchema(schema) },
+    text: dumps({ name: tool.function.name, arguments: args }),
+    xgrammarJsonSchema: schema,
+    peerSchema: true,
+    tools: tools.length,
+    leftOut,
+    walkTool: tool.function.name,
+  };
+}
+
+/**
+ * The tool cases: "500-tools" (manyTools) and "corpus/<fixture>" for each captured client tool set
+ * (under `smallest`: the set with the fewest tools alone, and no 500-tools).
+ */
+export function toolCases(lib, { smallest = false } = {}) {
+  const sets = readClientToolFixtures().map(([id, f]) => [id, functionTools(f)]);
+  const corpus = smallest ? [sets.reduce((a, b) => (b[1].length < a[1].length ? b : a))] : sets;
+  return [
+    ...(smallest ? [] : [callObjectCase(lib, `${MANY_TOOLS}-tools`, manyTools())]),
+    ...corpus.map(([id, tools]) => callObjectCase(lib, `corpus/${id}`, tools)),
   ];
 }

@@ -251,7 +251,7 @@ async function interleaved(ours, tokens, c, row, native, exportsFor) {
       const comp = await compilePeerWithin(native, k, c.name, g, BEST, COMPILE_LIMIT_MS * BEST, () =>
         openPeer(peer.name, xgl.QWEN3_TOKENIZER_JSON, native.stopIds),
       );
-      if (comp.overLimit) {
+      if (comp.overLimit || comp.died) {
         row.peers[peer.name] = { version: peer.version, grammar: g.kind, error: comp.error };
         continue;
       }

@@ -191,7 +191,7 @@ async function runPeer(k, c, id, tokens) {
       COMPILE_LIMIT_MS,
       () => openPeer(native.peers[k].name, TOKENIZER, [...vocab.endOfGenerationIds]),
     );
-    if (comp.overLimit) return comp;
+    if (comp.overLimit || comp.died) return comp;
     const peer = native.peers[k];
     const w = await walkPeer(peer, id, tokens, PASSES);
     await peer.request({ op: "free", id });

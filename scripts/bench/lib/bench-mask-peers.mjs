@@ -91,20 +91,33 @@ export async function compilePeer(peer, id, grammar, repeat = 3) {
 /**
  * compilePeer on `native.peers[k]` within `limitMs`: a compile past it ends the peer's process (it
  * cannot be interrupted otherwise), native.peers[k] becomes a new one from `reopen()`, and the
- * answer is { error: "compile past N s (the process was ended)", overLimit: true }.
+ * answer is { error: "compile past N s (the process was ended)", overLimit: true }; a process that
+ * dies in the compile is replaced the same way ({ error: "<name> exited (SIGKILL)…", died: true }).
  */
 export async function compilePeerWithin(native, k, id, grammar, repeat, limitMs, reopen) {
   const peer = native.peers[k];
   let timer;
   const compiling = compilePeer(peer, id, grammar, repeat);
   compiling.catch(() => {}); // rejected when the process is killed
-  const comp = await Promise.race([
-    compiling,
-    new Promise((resolve) => {
-      timer = setTimeout(() => resolve(null), limitMs);
-    }),
-  ]);
-  clearTimeout(timer);
+  let comp;
+  try {
+    comp = await Promise.race([
+      compiling,
+      new Promise((resolve) => {
+        timer = setTimeout(() => resolve(null), limitMs);
+      }),
+    ]);
+  } catch (e) {
+    // The process died in the compile (outlines-core on 500-tools: the kernel's OOM killer at 12.5
+    // GB resident): the next case gets a new one.
+    if (/ exited \(/.test(e.message)) {
+      native.peers[k] = await reopen();
+      return { error: e.message, died: true };
+    }
+    throw e;
+  } finally {
+    clearTimeout(timer);
+  }
   if (comp !== null) return comp;
   peer.kill();
   native.peers[k] = await reopen();

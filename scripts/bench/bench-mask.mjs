@@ -59,8 +59,6 @@ const FIRST_PASS = smallest ? 0 : -1;
 const DEFAULT_PEERS = (smallest ? PEER_NAMES : MASK_ENGINE_NAMES).join(",");
 const PEERS = arg("peers", DEFAULT_PEERS) === "none" ? [] : arg("peers", DEFAULT_PEERS).split(",");
 const COMPILE_LIMIT_MS = Number(arg("compile-limit", 120)) * 1000;
-const SMALLEST_OUTLINES =
-  "left out of the tool cases under --smallest: its regex compile of SMALLEST_SET's schema took 3.9-25.7 s here (load 10-15, 2 cores)";
 const ONLY = arg("case", null);
 // --exact-utf8: export non-ASCII as strict UTF-8 byte sequences (XGrammar's [^..] lets invalid lead bytes through).
 const EXACT_UTF8 = has("exact-utf8");
@@ -239,10 +237,7 @@ async function interleaved(ours, tokens, c, row, native, exportsFor) {
   row.peers = {};
   for (const k of native.peers.keys()) {
     const peer = native.peers[k];
-    const g =
-      smallest && c.peerSchema && peer.name === "outlines-core"
-        ? { skip: SMALLEST_OUTLINES }
-        : peerGrammar(peer.name, c, exportsFor);
+    const g = peerGrammar(peer.name, c, exportsFor);
     if (g.skip) {
       row.peers[peer.name] = { version: peer.version, error: g.skip };
       continue;

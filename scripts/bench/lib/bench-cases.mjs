@@ -218,7 +218,7 @@ const largestTool = (tools) =>
  * own: peerSchema), walked by a call to the set's
  * largest tool with json-schema-faker's instance of its parameters (json.dumps spacing).
  */
-function callObjectCase(lib, name, all) {
+function callObjectCase(lib, name, all, peerSkip = {}) {
   const tools = all.filter(peersTake);
   const leftOut = all.filter((t) => !peersTake(t)).map((t) => t.function.name);
   const schema = callObjectSchema(tools);
@@ -232,6 +232,7 @@ function callObjectCase(lib, name, all) {
     text: dumps({ name: tool.function.name, arguments: args }),
     xgrammarJsonSchema: schema,
     peerSchema: true,
+    peerSkip,
     tools: tools.length,
     leftOut,
     walkTool: tool.function.name,
@@ -245,6 +246,16 @@ function callObjectCase(lib, name, all) {
  */
 export const SMALLEST_SET = "opencode-1.18.33";
 
+/** Peers left out of 500-tools, and why. */
+const MANY_TOOLS_SKIP = {
+  "outlines-core":
+    "left out: outlines-core 0.2.14's compile of 500-tools was killed by the kernel's OOM killer at 12.5 GB resident (2026-12-05, a 24 GB machine shared with other work)",
+};
+/** Peers left out of the tool case under --smallest, and why. */
+const SMALLEST_SKIP = {
+  "outlines-core": `left out under --smallest: its regex compile of ${SMALLEST_SET}'s schema took 3.9-25.7 s here (load 10-15, 2 cores)`,
+};
+
 /**
  * The tool cases: "500-tools" (manyTools) and "corpus/<fixture>" for each captured client tool set
  * (under `smallest`: SMALLEST_SET alone, and no 500-tools).
@@ -253,7 +264,7 @@ export function toolCases(lib, { smallest = false } = {}) {
   const sets = readClientToolFixtures().map(([id, f]) => [id, functionTools(f)]);
   const corpus = smallest ? sets.filter(([id]) => id === SMALLEST_SET) : sets;
   return [
-    ...(smallest ? [] : [callObjectCase(lib, `${MANY_TOOLS}-tools`, manyTools())]),
-    ...corpus.map(([id, tools]) => callObjectCase(lib, `corpus/${id}`, tools)),
+    ...(smallest ? [] : [callObjectCase(lib, `${MANY_TOOLS}-tools`, manyTools(), MANY_TOOLS_SKIP)]),
+    ...corpus.map(([id, tools]) => callObjectCase(lib, `corpus/${id}`, tools, smallest ? SMALLEST_SKIP : {})),
   ];
 }

@@ -48,6 +48,7 @@ export async function openPeers(names, tokenizerJson, stopIds) {
 
 /** What `peer` gets for case `c`: { kind, text } or { skip: why }. */
 export function peerGrammar(name, c, { vocab, lark, ebnf }) {
+  if (c.peerSkip?.[name]) return { skip: c.peerSkip[name] };
   // the tool cases: every peer through its own JSON-schema compiler (our exports cannot spell every
   // real schema: toEbnf/toLark stop at an any-order set of more than 8 members)
   if (c.peerSchema) return { kind: "json_schema", text: JSON.stringify(c.xgrammarJsonSchema), mode: "fast_masks" };

@@ -9,7 +9,8 @@ ceil(V/32) words (bit set = token allowed), the layout toolmask's fillNextTokenB
 - XGrammar: TokenizerInfo(encoded vocabulary, BYTE_LEVEL), GrammarCompiler(cache off),
   compile_grammar(ebnf), GrammarMatcher.fill_next_token_bitmask(array) (DLPack);
 - outlines-core: Vocabulary(eos, token bytes -> ids), Index(regex, vocabulary), Guide.write_mask_into;
-- GLRMask: Vocab.from_id_to_bytes(text tokens), Grammar.from_json_schema / from_lark, compile(vocab),
+- GLRMask: Vocab.from_id_to_bytes(text tokens), Grammar.from_json_schema / from_lark (toLark's
+  output through glrmask_lark.py), compile(vocab) (mask_strategy FAST_MASKS when asked),
   ConstraintState.fill_mask(array row).
 
 An engine is imported only when asked for, so a missing package is reported for that engine alone.
@@ -31,6 +32,17 @@ def read_vocab_file(path):
     if not isinstance(j, dict) or j.get("toolmask_vocabulary") != 1:
         return None
     return [bytes.fromhex(t) for t in j["tokens"]], set(j["special"])
+
+
+def read_special_ids(path):
+    """The ids of the tokens that are not text: a vocabulary file's "special", or a
+    tokenizer.json's added tokens marked special."""
+    v = read_vocab_file(path)
+    if v is not None:
+        return v[1]
+    with open(path, encoding="utf-8") as f:
+        j = json.load(f)
+    return {t["id"] for t in j.get("added_tokens", []) if t.get("special")}
 
 
 def _byte_encoder():
@@ -75,6 +87,8 @@ def _byte_decoder():
 class Engine:
     name = ""
     package = ""
+    mode = None
+    """The engine's mode for the last compile where it has more than one (GLRMask's mask strategy)."""
 
     def __init__(self, tokenizer_path, stop_ids):
         self.stop_ids = list(stop_ids)
@@ -302,23 +316,49 @@ class GLRMask(Engine):
 
     def load_tokenizer(self, path):
         pieces, added = read_tokenizer(path)
+        special = read_special_ids(path)
         dec = _byte_decoder()
-        id_to_bytes = {}
+        self.text = {}
         for i, p in enumerate(pieces):
-            if p == "" or i in added or i in self.stop_ids:
+            if p == "" or i in special or i in self.stop_ids:
                 continue  # tokens that are not text never match it
-            id_to_bytes[i] = bytes(dec[c] for c in p)
-        self.vocab = self.glr.Vocab.from_id_to_bytes(id_to_bytes)
+            # an added token that is not special (Qwen3's <tool_call>) is its text, as for the
+            # other engines and toolmask
+            self.text[i] = p.encode("utf-8") if i in added else bytes(dec[c] for c in p)
+        self.vocab = self.glr.Vocab.from_id_to_bytes(self.text)
         return len(pieces)
 
     def compile(self, grammar):
         if grammar["kind"] == "json_schema":
             g = self.glr.Grammar.from_json_schema(grammar["text"])
         elif grammar["kind"] == "lark":
-            g = self.glr.Grammar.from_lark(grammar["text"])
+            from glrmask_lark import to_glrmask_lark
+
+            g = self.glr.Grammar.from_lark(to_glrmask_lark(grammar["text"], self._token_text))
         else:
             raise ValueError(f"glrmask: no grammar kind {grammar['kind']}")
+        # "fast_masks": MaskStrategy.FAST_MASKS (a parser DWA for the whole grammar: "Slowest to
+        # compile, with the fastest masks", its documentation), and where GLRMask refuses that
+        # strategy for the grammar (it raises "unsupported by the chosen mask strategy", e.g. on a
+        # right-recursive rule), its default; otherwise its default, AUTO (a parser DWA unless
+        # that would be too large, then a token trie). self.mode: the strategy the last compile used.
+        if grammar.get("mode") == "fast_masks":
+            try:
+                c = g.compile(self.vocab, mask_strategy=self.glr.MaskStrategy.FAST_MASKS)
+                self.mode = "FAST_MASKS"
+                return c
+            except Exception as e:  # noqa: BLE001 - GLRMask's own exception type; re-raised unless the refusal
+                if "unsupported by the chosen mask strategy" not in str(e):
+                    raise
+                why = str(e).splitlines()[-1].split(". ")[0]
+                self.mode = f"AUTO (FAST_MASKS refused: {why})"
+                return g.compile(self.vocab)
+        self.mode = "AUTO"
         return g.compile(self.vocab)
+
+    def _token_text(self, i):
+        b = self.text.get(i)
+        return None if b is None else b.decode("utf-8", "replace")
 
     def matcher(self, compiled):
         return _GlrState(compiled)

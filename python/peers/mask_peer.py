@@ -9,7 +9,11 @@ Requests:
   {"op": "compile", "id": ID, "grammar": {"kind": "lark"|"ebnf"|"regex"|"json_schema", "text": S}, "repeat": N}
       compiles N times (best time kept), then creates a matcher and fills the first mask:
       {"compile_ms", "first_mask_ms": compile + matcher + first mask of the best compile,
-       "first_mask_cpu_ms": the process's CPU time (all its threads) over the same}
+       "first_mask_cpu_ms": the process's CPU time (all its threads) over the same,
+       "rss_growth_bytes": resident memory after the compiles (the last grammar and a matcher
+       kept) less before them, "peak_rss_bytes": the process's peak resident memory so far}
+      grammar "mode": "fast_masks" asks GLRMask for MaskStrategy.FAST_MASKS (engines.py); the
+      answer's "mode": the strategy the engine used (null for an engine with one)
   {"op": "walk", "id": ID, "tokens": [...], "passes": N}
       N timed passes (after one untimed): reset, then per step fill the mask into a preallocated
       array (timed alone, perf_counter_ns) and accept the token; one mask more after the last
@@ -25,6 +29,7 @@ Requests:
 """
 
 import json
+import resource
 import sys
 import time
 import traceback
@@ -62,6 +67,7 @@ def handle(engine, grammars, req):
     op = req["op"]
     if op == "compile":
         best, compiled = None, None
+        rss0 = rss_bytes()
         for _ in range(max(1, req.get("repeat", 1))):
             c0, t0 = time.process_time(), time.perf_counter()
             compiled = engine.compile(req["grammar"])
@@ -72,7 +78,8 @@ def handle(engine, grammars, req):
             if best is None or t1 - t0 < best[0]:
                 best = (t1 - t0, t2 - t0, c2 - c0)
         grammars[req["id"]] = (compiled, engine.matcher(compiled))
-        return {"compile_ms": best[0] * 1000, "first_mask_ms": best[1] * 1000, "first_mask_cpu_ms": best[2] * 1000}
+        return {"compile_ms": best[0] * 1000, "first_mask_ms": best[1] * 1000, "first_mask_cpu_ms": best[2] * 1000,
+                "rss_growth_bytes": rss_bytes() - rss0, "peak_rss_bytes": peak_rss_bytes(), "mode": engine.mode}
     if op == "special":
         return {"ids": engine.special_ids()}
     if op == "free":
@@ -100,6 +107,20 @@ def handle(engine, grammars, req):
         grammars[req["id"]] = (compiled, engine.restart(compiled, m))
         return {"refused": refused, "finished": finished}
     raise ValueError(f"unknown op {op}")
+
+
+def rss_bytes():
+    """The process's resident memory now (Linux /proc/self/statm; 0 elsewhere)."""
+    try:
+        with open("/proc/self/statm", encoding="ascii") as f:
+            return int(f.read().split()[1]) * resource.getpagesize()
+    except OSError:
+        return 0
+
+
+def peak_rss_bytes():
+    """The process's peak resident memory so far (ru_maxrss: KiB on Linux)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 
 
 def walk(engine, m, tokens, passes, warmup=True):

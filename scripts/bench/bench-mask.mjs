@@ -1,29 +1,40 @@
 // Mask benchmark: our engine vs XGrammar 0.1.27 (WASM) and the native peers (llguidance,
-// XGrammar 0.2.8, outlines-core; scripts/lib/bench-mask-peers.mjs) on the Qwen3 vocabulary.
+// XGrammar 0.2.8, outlines-core, GLRMask; scripts/bench/lib/bench-mask-peers.mjs) on the Qwen3 vocabulary.
 // Each engine walks the Qwen3 tokens of a realistic output; every mask call is timed the way its
 // users make it (ours: fillNextTokenBitmask into a preallocated Uint32Array; XGrammar WASM:
 // `await getNextTokenBitmask()`, plus its inner embind C++ call measured separately; the native
 // peers: their fill into a preallocated int32 array, in their own Python process).
 // XGrammar gets `toEbnf(...)` of the same IR, llguidance `toLark(...)`, so they see our language.
 // Ours and the native peers run interleaved: --rounds rounds of passes/rounds passes each.
-// Usage: node scripts/bench/bench-mask.mjs [--passes 20] [--rounds 4] [--case xml-short] [--peers llguidance,xgrammar,outlines-core|none]
+// Cases (scripts/bench/lib/bench-cases.mjs): four hand-built grammars (XML calls, one JSON schema),
+// "500-tools" (the captured client tools repeated under new names, as one call object's JSON schema)
+// and "corpus/<set>" per captured client tool set (test/fixtures/client-tools). Each case's median,
+// p99, compile and time to first mask are set beside the fastest native peer's in the same run
+// (ours / it; goal: masks <= 1/3, compile and first mask <= 1/2), with each peer's resident memory
+// growth over its compiles; a peer's compile past --compile-limit ends its process (an error).
+// Usage: node scripts/bench/bench-mask.mjs [--passes 20] [--rounds 4] [--case xml-short]
+//        [--peers llguidance,xgrammar,outlines-core,glrmask|none] [--compile-limit 120]
 //        [--exact-utf8] [--out bench/results/mask.json]
-//   --smallest: every case, one timed pass (no untimed one before it) in one round, compiles and
-//   vocabularies timed once (not best of 3), nothing written unless --out (test/no-model/bench-smallest-mask.test.ts).
+//   --smallest: the four cases and one client tool set (SMALLEST_SET), one timed pass (no untimed one
+//   before it) in one round, compiles and vocabularies timed once (not best of 3), the peers
+//   llguidance, xgrammar and outlines-core (not on the tool case), nothing written unless --out
+//   (test/no-model/bench-smallest-mask.test.ts).
 import os from "node:os";
 import fs from "node:fs";
 import path from "node:path";
 import * as xgl from "../lib/xgrammar.mjs";
 import { arg, has, outPath, readFlags, smallest } from "./lib/bench-setup.mjs";
-import { buildCases } from "./lib/bench-cases.mjs";
+import { buildCases, toolCases } from "./lib/bench-cases.mjs";
 import {
+  MASK_ENGINE_NAMES,
   PEER_NAMES,
   comparePeerMasks,
-  compilePeer,
+  compilePeerWithin,
   openPeers,
   peerGrammar,
   walkPeer,
 } from "./lib/bench-mask-peers.mjs";
+import { openPeer } from "../lib/mask-peers.mjs";
 
 readFlags(import.meta.url, {
   command: "npm run bench:mask --",
@@ -31,7 +42,8 @@ readFlags(import.meta.url, {
     passes: "N (20)",
     rounds: "N (4)",
     case: "NAME",
-    peers: `${PEER_NAMES.join(",")}|none`,
+    peers: `${MASK_ENGINE_NAMES.join(",")}|none`,
+    "compile-limit": "SECONDS per compile (120)",
     "exact-utf8": false,
     out: "FILE (bench/results/mask.json)",
     smallest: false,
@@ -43,13 +55,20 @@ const ROUNDS = Math.max(1, Math.min(PASSES, Number(arg("rounds", smallest ? 1 : 
 const BEST = smallest ? 1 : 3;
 /** Where a walk's timed passes start: -1, an untimed pass first (none under --smallest). */
 const FIRST_PASS = smallest ? 0 : -1;
-const PEERS = arg("peers", PEER_NAMES.join(",")) === "none" ? [] : arg("peers", PEER_NAMES.join(",")).split(",");
+// --smallest leaves GLRMask out unless named: its compiles took 1.1-3.6 s per case here.
+const DEFAULT_PEERS = (smallest ? PEER_NAMES : MASK_ENGINE_NAMES).join(",");
+const PEERS = arg("peers", DEFAULT_PEERS) === "none" ? [] : arg("peers", DEFAULT_PEERS).split(",");
+const COMPILE_LIMIT_MS = Number(arg("compile-limit", 120)) * 1000;
 const ONLY = arg("case", null);
 // --exact-utf8: export non-ASCII as strict UTF-8 byte sequences (XGrammar's [^..] lets invalid lead bytes through).
 const EXACT_UTF8 = has("exact-utf8");
 const OUT = outPath("bench/results/mask.json");
 
 const now = () => process.hrtime.bigint();
+const LOAD_START = os.loadavg();
+/** The goals: ours / the fastest native peer. */
+const MASK_GOAL = 1 / 3;
+const COMPILE_GOAL = 1 / 2;
 const ms = (t0) => Number(now() - t0) / 1e6;
 
 async function importOrNull(rel) {
@@ -213,22 +232,33 @@ async function compareMasks(ours, xgr, tokens, pieces, known) {
  * row.peers[name] = { version, median, p99 (µs), compileMs, firstMaskMs } or { error }.
  * Returns our samples (ns).
  */
-async function interleaved(ours, tokens, c, row, peers, exportsFor) {
+async function interleaved(ours, tokens, c, row, native, exportsFor) {
   const ready = [];
   row.peers = {};
-  for (const peer of peers) {
+  for (const k of native.peers.keys()) {
+    const peer = native.peers[k];
     const g = peerGrammar(peer.name, c, exportsFor);
     if (g.skip) {
       row.peers[peer.name] = { version: peer.version, error: g.skip };
       continue;
     }
     try {
-      const comp = await compilePeer(peer, c.name, g, BEST);
+      const comp = await compilePeerWithin(native, k, c.name, g, BEST, COMPILE_LIMIT_MS * BEST, () =>
+        openPeer(peer.name, xgl.QWEN3_TOKENIZER_JSON, native.stopIds),
+      );
+      if (comp.overLimit || comp.died) {
+        row.peers[peer.name] = { version: peer.version, grammar: g.kind, error: comp.error };
+        continue;
+      }
       row.peers[peer.name] = {
         version: peer.version,
         grammar: g.kind,
+        ...(comp.mode ? { mode: comp.mode } : {}),
         compileMs: comp.compileMs,
         firstMaskMs: comp.firstMaskMs,
+        firstMaskCpuMs: comp.firstMaskCpuMs,
+        rssGrowthBytes: comp.rssGrowthBytes,
+        peakRssBytes: comp.peakRssBytes,
       };
       ready.push({ peer, samples: [], refused: null });
     } catch (e) {
@@ -257,6 +287,35 @@ async function interleaved(ours, tokens, c, row, peers, exportsFor) {
     p.p99 = s.p99_us;
   }
   return oursSamples;
+}
+
+/** [key, ours' field, the peer's field, goal]. */
+const VS_FASTEST = [
+  ["median", "median_us", "median", MASK_GOAL],
+  ["p99", "p99_us", "p99", MASK_GOAL],
+  ["compile", "compile_ms", "compileMs", COMPILE_GOAL],
+  ["first_mask", "first_mask_ms", "firstMaskMs", COMPILE_GOAL],
+];
+
+/**
+ * Per figure, ours beside the lowest of the native peers that walked the whole text (a peer that
+ * refused a token or failed has another language): { peer, ours, it, ratio, met }, or null when no
+ * peer walked it.
+ */
+function vsFastest(row) {
+  const out = {};
+  for (const [key, oursKey, peerKey, goal] of VS_FASTEST) {
+    let best = null;
+    for (const [name, p] of Object.entries(row.peers ?? {}))
+      if (p.median !== undefined && !p.error && typeof p[peerKey] === "number" && (!best || p[peerKey] < best.it))
+        best = { peer: name, it: p[peerKey] };
+    const ours = row.ours?.[oursKey];
+    out[key] =
+      best && ours
+        ? { peer: best.peer, ours, it: best.it, ratio: ratio(ours, best.it), met: ours / best.it <= goal }
+        : null;
+  }
+  return out;
 }
 
 // ---- main ------------------------------------------------------------------------------------
@@ -322,7 +381,7 @@ async function main() {
     xgrammar_vocab_read_ms: round(readMs),
   };
 
-  const cases = buildCases(lib).filter((c) => !ONLY || c.name === ONLY);
+  const cases = [...buildCases(lib), ...toolCases(lib, { smallest })].filter((c) => !ONLY || c.name === ONLY);
   const { toLark } = lib;
   // codePointClasses: native XGrammar (0.2.8) reads class members as code points; the WASM
   // build (0.1.27) needs UTF-8 byte classes.
@@ -331,6 +390,7 @@ async function main() {
     return ir ? toEbnf(ir, { exactUtf8: EXACT_UTF8, codePointClasses }) : null;
   };
   const native = await openPeers(PEERS, xgl.QWEN3_TOKENIZER_JSON, vocab ? [...vocab.endOfGenerationIds] : []);
+  native.stopIds = vocab ? [...vocab.endOfGenerationIds] : [];
   for (const [name, why] of Object.entries(native.skipped)) console.warn(`${name}: skipped — ${why}`);
   vocabInfo.peers = native.vocab;
   for (const id of vocab?.endOfGenerationIds ?? []) knownPeers[id] = 1;
@@ -339,6 +399,7 @@ async function main() {
     const tokens = tokenizer.encode(c.text, { add_special_tokens: false });
     if (tokenizer.decode(tokens) !== c.text) throw new Error(`${c.name}: tokenization does not round-trip`);
     const row = { case: c.name, tokens: tokens.length, chars: c.text.length };
+    if (c.tools) Object.assign(row, { tools: c.tools, left_out: c.leftOut, walk_tool: c.walkTool });
 
     // Ours.
     let oursMatcher = null;
@@ -375,7 +436,11 @@ async function main() {
         lazy.value.dispose();
         oursMatcher = comp.value.createMatcher();
         const s = stats(
-          await interleaved(oursMatcher, tokens, c, row, native.peers, { vocab, lark: toLark, ebnf: ebnfOf(c, true) }),
+          await interleaved(oursMatcher, tokens, c, row, native, {
+            vocab,
+            lark: toLark,
+            ebnf: c.peerSchema ? null : ebnfOf(c, true),
+          }),
         );
         row.ours = {
           median_us: s.median_us,
@@ -399,14 +464,21 @@ async function main() {
 
     // XGrammar on the exported EBNF of the same IR (JSON: after our schema lowering).
     const variants = [];
-    const ebnf = ebnfOf(c);
+    let ebnf = null;
+    try {
+      ebnf = ebnfOf(c);
+    } catch (e) {
+      // toEbnf's own limits (an any-order set of more than 8 members: 2^n rules) leave the row
+      // without XGrammar WASM's EBNF figure; <case>:xgrammar-schema still runs.
+      row.xgrammar_error = e.message;
+    }
     if (ebnf)
       variants.push({
         label: c.name,
         compile: () => xgl.compileEbnf(ebnf, { compiler }),
         ebnfRules: ebnf.trim().split("\n").length,
       });
-    else row.xgrammar_error = "dist/grammar/json-schema/index.js missing: cannot lower the schema for toEbnf";
+    else row.xgrammar_error ??= "dist/grammar/json-schema/index.js missing: cannot lower the schema for toEbnf";
     if (c.xgrammarJsonSchema)
       variants.push({
         label: `${c.name}:xgrammar-schema`,
@@ -463,6 +535,7 @@ async function main() {
         if (oursMatcher) p.agreement = await comparePeerMasks(peer, c.name, oursMatcher, tokens, encoded, knownPeers);
         await peer.request({ op: "free", id: c.name });
       }
+      row.vs_fastest = vsFastest(row);
     }
     for (const r of caseRows) {
       rows.push(r);
@@ -470,6 +543,7 @@ async function main() {
     }
   }
   for (const p of native.peers) await p.close();
+  const loadEnd = os.loadavg();
 
   const result = {
     machine: {
@@ -479,6 +553,8 @@ async function main() {
       node: process.version,
       xgrammar: "@mlc-ai/web-xgrammar 0.1.27 (WASM)",
       date: new Date().toISOString(),
+      loadavg_start: LOAD_START.map((x) => round(x)),
+      loadavg_end: loadEnd.map((x) => round(x)),
     },
     method: {
       passes: PASSES,
@@ -488,7 +564,12 @@ async function main() {
       xgrammar_call: "await matcher.getNextTokenBitmask() (returns a fresh Int32Array)",
       xgrammar_inner: "the embind handle.GetNextTokenBitmask(vocabSize) call alone (C++ fill + vector allocation)",
       compile: `best of ${BEST}, caches off (ours: grammarCache cleared)`,
-      xgrammar_grammar: `toEbnf(IR${EXACT_UTF8 ? ", {exactUtf8: true}" : ""}) — same language; json-args:xgrammar-schema uses XGrammar's compileJSONSchema (anyWhitespace false, one line, fixed property order)`,
+      vs_fastest: `per case and figure, ours / the lowest figure of the native peers (${PEERS.join(", ")}) that walked the whole text in this run; goal: median and p99 <= ${MASK_GOAL.toFixed(3)}, compile and first mask <= ${COMPILE_GOAL}`,
+      peer_memory:
+        "rssGrowthBytes: the peer process's resident memory after its compiles (the last grammar and a matcher kept) less before; peakRssBytes: its peak so far. ours memory_bytes: the compiled grammar's own count (CompiledGrammar.memoryBytes)",
+      glrmask_mode:
+        "MaskStrategy.FAST_MASKS (its documented fastest masks), its default AUTO where it refuses that for the grammar (mode says which)",
+      xgrammar_grammar: `toEbnf(IR${EXACT_UTF8 ? ", {exactUtf8: true}" : ""}) — same language; each JSON-schema case's <case>:xgrammar-schema row uses XGrammar's compileJSONSchema (anyWhitespace false, one line, fixed property order)`,
     },
     vocab: vocabInfo,
     cases: rows,
@@ -500,11 +581,30 @@ async function main() {
   console.log(
     `\nvocabulary: ours fromTokenizerJson ${fmt(vocabInfo.ours_from_tokenizer_json_ms)} ms (preprocessing alone ${fmt(vocabInfo.ours_preprocess_ms)} ms), XGrammar TokenizerInfo ${fmt(vocabInfo.xgrammar_tokenizer_info_ms)} ms (+ ${fmt(vocabInfo.xgrammar_vocab_read_ms)} ms reading tokenizer.json)`,
   );
+  printVsFastest(rows, LOAD_START, loadEnd);
   if (OUT) console.log(`wrote ${path.relative(process.cwd(), OUT)}`);
   void xg;
 }
 
 const fmt = (x) => (x === null || x === undefined ? "—" : String(x));
+
+/** The table of ours / the fastest native peer, one line per case. */
+function printVsFastest(rows, loadStart, loadEnd) {
+  const load = (l) => l.map((x) => x.toFixed(2)).join(" ");
+  console.log(
+    `\nvs the fastest native peer (same run; ours / it; goal: median and p99 <= 1/3, compile and first mask <= 1/2; ✗ misses it). Load average ${load(loadStart)} at the start, ${load(loadEnd)} at the end, on ${os.cpus().length} cores`,
+  );
+  const cell = (v, unit) =>
+    v ? `${v.ours}/${v.it} ${unit} ${v.peer} ${v.ratio}${v.met ? "" : " ✗"}` : "— (no peer walked it)";
+  for (const r of rows) {
+    if (r.case.endsWith(":xgrammar-schema")) continue; // the same case with XGrammar WASM's own JSON schema
+    const f = r.vs_fastest ?? {};
+    console.log(`  ${r.case}`);
+    console.log(`    median ${cell(f.median, "µs")}; p99 ${cell(f.p99, "µs")}`);
+    console.log(`    compile ${cell(f.compile, "ms")}; first mask ${cell(f.first_mask, "ms")}`);
+  }
+}
+const mb = (b) => (typeof b === "number" ? (b / 2 ** 20).toFixed(1) : "—");
 let headerDone = false;
 function printRow(r) {
   if (!headerDone) {
@@ -542,7 +642,7 @@ function printRow(r) {
     }
     const g = p.agreement;
     console.log(
-      `  ${name} ${p.version} (${p.grammar}): med/p99 ${fmt(p.median)}/${fmt(p.p99)} µs, compile ${fmt(p.compileMs)} ms, first mask ${fmt(p.firstMaskMs)} ms; ours/it ${fmt(p.ratioMedian)}/${fmt(p.ratioP99)}` +
+      `  ${name} ${p.version} (${p.grammar}${p.mode ? `, ${p.mode}` : ""}): med/p99 ${fmt(p.median)}/${fmt(p.p99)} µs, compile ${fmt(p.compileMs)} ms, first mask ${fmt(p.firstMaskMs)} ms, +${mb(p.rssGrowthBytes)} MB resident; ours/it ${fmt(p.ratioMedian)}/${fmt(p.ratioP99)}` +
         (g
           ? `; masks differ at ${g.mask_diff_steps}/${g.steps} steps, beyond known differences it is stricter at ${g.peer_stricter_steps}, looser at ${g.peer_looser_steps}`
           : ""),

@@ -31,10 +31,10 @@
 //   --out (test/no-model/bench-smallest-structured.test.ts).
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { generateSync } from "json-schema-faker";
 import { ajvWithFormats } from "../lib/ajv-formats.mjs";
 import { arg, benchModelPath, has, median, outPath, readFlags, root, smallest } from "./lib/bench-setup.mjs";
-import { compilePeer, openPeers, walkPeer } from "./lib/bench-mask-peers.mjs";
+import { compilePeerWithin, openPeers, walkPeer } from "./lib/bench-mask-peers.mjs";
+import { dumps, fakeInstance } from "./lib/schema-instance.mjs";
 import { openPeer } from "../lib/mask-peers.mjs";
 import { functionTools, readClientToolFixtures } from "../corpus/client-tools.mjs";
 import { groupName, loadSuite, spaced, testName } from "../lib/json-schema-suite.mjs";
@@ -75,33 +75,6 @@ const round = (x, d = 2) => (x === null || x === undefined ? null : Math.round(x
 const ratio = (a, b) => (a && b ? Number((a / b).toPrecision(3)) : null);
 const spread = (xs, n) =>
   n >= xs.length ? xs : Array.from({ length: n }, (_, i) => xs[Math.floor((i * xs.length) / n)]);
-const noSchemaKey = ({ $schema: _, ...rest }) => rest;
-
-/** json.dumps's text of a JSON value (", " and ": "), non-ASCII as it is. */
-const dumps = (v) =>
-  Array.isArray(v)
-    ? `[${v.map(dumps).join(", ")}]`
-    : v !== null && typeof v === "object"
-      ? `{${Object.entries(v)
-          .map(([k, x]) => `${JSON.stringify(k)}: ${dumps(x)}`)
-          .join(", ")}}`
-      : JSON.stringify(v);
-
-/** A valid instance of `schema` from json-schema-faker (short arrays and strings), or undefined. */
-function fakeInstance(schema) {
-  const valid = ajv.compile(noSchemaKey(schema));
-  for (let seed = 31; seed < 39; seed++) {
-    const v = generateSync(noSchemaKey(schema), {
-      seed,
-      alwaysFakeOptionals: true,
-      optionalsProbability: 1,
-      maxItems: 3,
-      maxLength: 40,
-    });
-    if (valid(v)) return v;
-  }
-  return undefined;
-}
 
 // ---- the schema sets -------------------------------------------------------------------------
 
@@ -208,23 +181,18 @@ function runOurs(c, tokens) {
  * cannot be interrupted otherwise) and starts a new one: the case is an error "compile past N s".
  */
 async function runPeer(k, c, id, tokens) {
-  const peer = native.peers[k];
   try {
-    let timer;
-    const compiling = compilePeer(peer, id, { kind: "json_schema", text: JSON.stringify(c.schema) }, REPEAT);
-    compiling.catch(() => {}); // rejected when the process is killed
-    const comp = await Promise.race([
-      compiling,
-      new Promise((resolve) => {
-        timer = setTimeout(() => resolve(null), COMPILE_LIMIT_MS);
-      }),
-    ]);
-    clearTimeout(timer);
-    if (comp === null) {
-      peer.kill();
-      native.peers[k] = await openPeer(peer.name, TOKENIZER, [...vocab.endOfGenerationIds]);
-      return { error: `compile past ${COMPILE_LIMIT_MS / 1000} s (the process was ended)`, overLimit: true };
-    }
+    const comp = await compilePeerWithin(
+      native,
+      k,
+      id,
+      { kind: "json_schema", text: JSON.stringify(c.schema) },
+      REPEAT,
+      COMPILE_LIMIT_MS,
+      () => openPeer(native.peers[k].name, TOKENIZER, [...vocab.endOfGenerationIds]),
+    );
+    if (comp.overLimit || comp.died) return comp;
+    const peer = native.peers[k];
     const w = await walkPeer(peer, id, tokens, PASSES);
     await peer.request({ op: "free", id });
     return { firstMaskMs: comp.firstMaskMs, samples: w.samples, refused: w.refused };

@@ -1,5 +1,7 @@
 // Mask benchmark cases: grammars built with our IR builders plus the text a model would emit.
 // `lib` is the built package (dist/index.js) so the scripts exercise what users get.
+import { callObjectSchema, functionTools, readClientToolFixtures } from "../../corpus/client-tools.mjs";
+import { dumps, fakeInstance } from "./schema-instance.mjs";
 
 /**
  * Qwen3-Coder XML tool calls: one or more calls separated by "\n", exact </parameter> terminator.
@@ -169,5 +171,100 @@ export function buildCases(lib) {
       xgrammarJsonSchema: JSON_ARGS_SCHEMA,
     },
     { name: "xml-50-tools", grammar: xmlToolGrammar(lib, tools50), text: fiftyWalk },
+  ];
+}
+
+/** How many tools the "500-tools" case has. */
+export const MANY_TOOLS = 500;
+
+/**
+ * Keywords a native peer's JSON-schema compiler refuses: llguidance 1.9.1 raises "Unimplemented
+ * keys: ["propertyNames"]" (on Claude Code 2.1.197's TaskCreate and TaskUpdate and Playwright MCP's
+ * browser_drop). The tool cases leave such tools out for every engine alike (each case's
+ * `leftOut` names them), so that every peer runs on the same tools.
+ */
+export const PEER_REFUSED_KEYWORDS = ["propertyNames"];
+const peersTake = (t) => !PEER_REFUSED_KEYWORDS.some((k) => JSON.stringify(t.function.parameters).includes(`"${k}"`));
+
+/**
+ * The captured client tools (test/fixtures/client-tools) but PEER_REFUSED_KEYWORDS', each name once
+ * (the first fixture's, by file name), repeated under new names (`<name>_<round>`) until there are `n`.
+ */
+export function manyTools(n = MANY_TOOLS) {
+  const seen = new Map();
+  for (const [, fixture] of readClientToolFixtures())
+    for (const t of functionTools(fixture).filter(peersTake))
+      if (!seen.has(t.function.name)) seen.set(t.function.name, t);
+  const base = [...seen.values()];
+  return Array.from({ length: n }, (_, i) => {
+    const t = base[i % base.length];
+    const round = Math.floor(i / base.length);
+    return {
+      type: "function",
+      function: { ...t.function, name: round ? `${t.function.name}_${round}` : t.function.name },
+    };
+  });
+}
+
+/** The tool whose parameters' JSON text is the longest (the last such one). */
+const largestTool = (tools) =>
+  tools.reduce((a, b) =>
+    JSON.stringify(b.function.parameters).length >= JSON.stringify(a.function.parameters).length ? b : a,
+  );
+
+/**
+ * A case over function tools: the JSON schema of one call object (callObjectSchema), which every
+ * engine takes (ours through its JSON-schema front end, jsonSchema; each native peer through its
+ * own: peerSchema), walked by a call to the set's
+ * largest tool with json-schema-faker's instance of its parameters (json.dumps spacing).
+ */
+function callObjectCase(lib, name, all, peerSkip = {}) {
+  const tools = all.filter(peersTake);
+  const leftOut = all.filter((t) => !peersTake(t)).map((t) => t.function.name);
+  const schema = callObjectSchema(tools);
+  const tool = largestTool(tools);
+  const args = fakeInstance(tool.function.parameters);
+  if (args === undefined)
+    throw new Error(`${name}: json-schema-faker wrote no valid arguments for ${tool.function.name}`);
+  return {
+    name,
+    grammar: { root: lib.jsonSchema(schema) },
+    text: dumps({ name: tool.function.name, arguments: args }),
+    xgrammarJsonSchema: schema,
+    peerSchema: true,
+    peerSkip,
+    tools: tools.length,
+    leftOut,
+    walkTool: tool.function.name,
+  };
+}
+
+/**
+ * The set --smallest runs: opencode's 10 tools. The set with the fewest (Codex's 8 for gpt-5.5) took
+ * outlines-core 32 s to compile (load 14 on 2 cores; opencode's: 3.9 s at load 10), and toEbnf
+ * cannot export its 10-member any-order set for the XGrammar WASM row.
+ */
+export const SMALLEST_SET = "opencode-1.18.33";
+
+/** Peers left out of 500-tools, and why. */
+const MANY_TOOLS_SKIP = {
+  "outlines-core":
+    "left out: outlines-core 0.2.14's compile of 500-tools was killed by the kernel's OOM killer at 12.5 GB resident (2026-12-05, a 24 GB machine shared with other work)",
+};
+/** Peers left out of the tool case under --smallest, and why. */
+const SMALLEST_SKIP = {
+  "outlines-core": `left out under --smallest: its regex compile of ${SMALLEST_SET}'s schema took 3.9-25.7 s here (load 10-15, 2 cores)`,
+};
+
+/**
+ * The tool cases: "500-tools" (manyTools) and "corpus/<fixture>" for each captured client tool set
+ * (under `smallest`: SMALLEST_SET alone, and no 500-tools).
+ */
+export function toolCases(lib, { smallest = false } = {}) {
+  const sets = readClientToolFixtures().map(([id, f]) => [id, functionTools(f)]);
+  const corpus = smallest ? sets.filter(([id]) => id === SMALLEST_SET) : sets;
+  return [
+    ...(smallest ? [] : [callObjectCase(lib, `${MANY_TOOLS}-tools`, manyTools(), MANY_TOOLS_SKIP)]),
+    ...corpus.map(([id, tools]) => callObjectCase(lib, `corpus/${id}`, tools, smallest ? SMALLEST_SKIP : {})),
   ];
 }

@@ -1,5 +1,6 @@
 // lowerJsonSchemas builds a shared rule (a string's characters, a format's classes) once per
-// grammar and lets the next tool schemas take it as built (RuleMemo, value-rules.ts). Taking a rule
+// process and lets the next tool schemas, of this grammar and later ones, take it as built
+// (processRuleMemo, value-rules.ts). Taking a rule
 // must give the grammar each schema's own build gives, and leave every budget charge where it was:
 // a format's repetitions are charged once per schema that uses it, with that schema's path.
 import { describe, expect, it } from "vitest";
@@ -60,5 +61,46 @@ describe("shared rules taken as built (RuleMemo)", () => {
         lower(buildToolGrammar({ dialect: "hermes", tools: tools.slice(0, 3), toolChoice: "auto" })),
       ).not.toThrow();
     }
+  });
+
+  it("a schema that matches no value is refused naming its own $ref, after tools that share its rules", () => {
+    const loop = { type: "object", properties: { x: { $ref: "#/properties/loop" } }, required: ["x"] };
+    const str = { type: "string", format: "uri" };
+    const tools = [
+      fn("a", { u: str, s: { type: "string" } }),
+      fn("b", { u: str, v: { type: "object", properties: { x: { $ref: "#/properties/v/properties/x" } } } }),
+      {
+        type: "function" as const,
+        function: { name: "c", parameters: { type: "object", properties: { u: str, loop }, required: ["u", "loop"] } },
+      },
+    ];
+    for (const dialect of ["hermes", "qwen3-coder", "lfm2"]) {
+      const messages = [lowerJsonSchemas, lowerJsonSchemasUnshared].map((lower) => {
+        try {
+          lower(buildToolGrammar({ dialect, tools, toolChoice: "auto" }));
+        } catch (e) {
+          return `${(e as Error).name}: ${(e as Error).message}`;
+        }
+        return "no error";
+      });
+      expect(messages[0]).toMatch(
+        /^InvalidSchemaError: tools\[2\]\.function\.parameters\.properties\.loop\.properties\.x\.\$ref: .*leads back to itself/,
+      );
+      expect(messages[0]).toBe(messages[1]);
+    }
+  });
+
+  it("the rules kept for later lowerings are frozen: changing a lowered grammar in place throws", () => {
+    const tools = [fn("a", { u: { type: "string", format: "uri" } })];
+    const grammar = buildToolGrammar({ dialect: "hermes", tools, toolChoice: "auto" });
+    const lowered = lowerJsonSchemas(grammar);
+    const name = Object.keys(lowered.rules ?? {}).find((k) => k.includes("format.uri"));
+    expect(name).toBeDefined();
+    const rule = lowered.rules![name!]!;
+    expect(Object.isFrozen(rule)).toBe(true);
+    expect(() => {
+      (rule as { type: string }).type = "literal";
+    }).toThrow(TypeError);
+    expect(JSON.stringify(lowerJsonSchemas(grammar))).toBe(JSON.stringify(lowerJsonSchemasUnshared(grammar)));
   });
 });

@@ -60,6 +60,48 @@ export interface Names {
  */
 export type RuleMemo = Map<string, { node: Node; steps: Array<string | [string, Node]> }>;
 
+/** Nodes the rules kept for the process may hold, per namespace (processRuleMemo). */
+export const KEPT_RULE_NODES = 200_000;
+const keptRules = new Map<string, { memo: RuleMemo; nodes: number }>();
+
+/**
+ * The rules kept for every lowering of this process whose shared rules are named under `ns`: a
+ * shared rule's name says all its build depends on (the spelling, the quote, a format's or a
+ * class's name), so a later lowering takes it as built. Each kept node is frozen (a caller that
+ * changes a lowered grammar in place gets a TypeError, not a changed rule for the next lowering).
+ * Past KEPT_RULE_NODES nodes the kept rules are dropped and kept afresh.
+ */
+export function processRuleMemo(ns: string): RuleMemo {
+  let kept = keptRules.get(ns);
+  if (!kept || kept.nodes > KEPT_RULE_NODES) {
+    const memo: RuleMemo = new Map();
+    const entry = { memo, nodes: 0 };
+    const set = memo.set.bind(memo);
+    memo.set = (name, rule) => {
+      entry.nodes += freeze(rule.node);
+      for (const s of rule.steps) if (typeof s !== "string") entry.nodes += freeze(s[1]);
+      Object.freeze(rule.steps);
+      return set(name, rule);
+    };
+    keptRules.set(ns, (kept = entry));
+  }
+  return kept.memo;
+}
+
+/** Freezes `n` and every object under it; the count of those it froze. */
+function freeze(n: unknown): number {
+  let count = 0;
+  const stack = [n];
+  while (stack.length > 0) {
+    const x = stack.pop();
+    if (x === null || typeof x !== "object" || Object.isFrozen(x)) continue;
+    Object.freeze(x);
+    count++;
+    for (const v of Object.values(x)) if (v !== null && typeof v === "object") stack.push(v);
+  }
+  return count;
+}
+
 /** A shared rule being built. */
 interface Scope {
   name: string;

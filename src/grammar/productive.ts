@@ -32,7 +32,16 @@ export class Productivity {
   private readonly ruleIds = new Map<string, number>();
   private readonly ready: number[] = [];
 
-  constructor(private readonly rules: Record<string, GrammarNode> = {}) {}
+  private readonly lookup: (name: string) => GrammarNode | undefined;
+
+  /**
+   * `rules`: the grammar's rules, or a lookup of them by name (which must answer a name the same
+   * way every time it is asked: an answer is kept).
+   */
+  constructor(rules: Record<string, GrammarNode> | ((name: string) => GrammarNode | undefined) = {}) {
+    this.lookup =
+      typeof rules === "function" ? rules : (name) => (Object.hasOwn(rules, name) ? rules[name] : undefined);
+  }
 
   /** Whether `node` (with the rules given) accepts at least one string. */
   accepts(node: GrammarNode): boolean {
@@ -83,7 +92,7 @@ export class Productivity {
   private rule(name: string): number {
     let id = this.ruleIds.get(name);
     if (id !== undefined) return id;
-    const body = Object.hasOwn(this.rules, name) ? this.rules[name] : undefined;
+    const body = this.lookup(name);
     if (body === undefined) {
       id = this.add("and", 0);
       this.ruleIds.set(name, id);

@@ -115,6 +115,7 @@ import { isObj, hasOwn } from "./keywords.js";
 import { ref } from "../builders.js";
 import { countNodes } from "./nodes.js";
 import { Lowerer, SHARE_ABOVE, type Names } from "./lower.js";
+import { processRuleMemo, type RuleMemo } from "./value-rules.js";
 import { LoweringBudget } from "../schema-limits.js";
 import { Productivity } from "../productive.js";
 import { rawTextValue } from "./raw-text.js";
@@ -146,8 +147,10 @@ function lowerWith(
   budget: LoweringBudget,
   depth = 0,
   doc?: { schema: unknown; path: string },
+  memo?: RuleMemo,
+  productivity: (rules: Record<string, GrammarNode>) => Productivity = (rules) => new Productivity(rules),
 ) {
-  const l = new Lowerer(doc?.schema ?? schema, options, doc?.path ?? path, names, budget, depth);
+  const l = new Lowerer(doc?.schema ?? schema, options, doc?.path ?? path, names, budget, depth, memo);
   let lowered = l.lower(schema, path);
   if (lowered && options.syntax === "raw") {
     if (!options.raw)
@@ -156,7 +159,7 @@ function lowerWith(
   }
   if (!lowered) throw matchesNothing(path);
   const top = lowered;
-  const blamed = new Productivity(l.rules).blame(top);
+  const blamed = productivity(l.rules).blame(top);
   if (blamed !== undefined) throw matchesNothing(path, l.refs.get(blamed));
   return { root: top, rules: l.rules };
 }
@@ -185,16 +188,44 @@ function matchesNothing(path: string, r?: { pointer: string; at: string; target:
 /**
  * Replace every `jsonSchema` node in `grammar` (root and rules) by its lowering; rule names stay
  * unique. Equal jsonSchema nodes (the same schema, options and path: a call that a grammar holds
- * twice) are lowered once, into a rule both places refer to. The limits of schema-limits.ts hold
+ * twice) are lowered once, into a rule both places refer to. The shared rules (a string's
+ * characters, a format's classes) are built by the first schema of the process that names them and
+ * taken as built by the rest, frozen (processRuleMemo in value-rules.ts). The limits of schema-limits.ts hold
  * for the whole grammar: a GrammarLimitError names the schema path that went past one.
  */
 export function lowerJsonSchemas(grammar: Grammar): Grammar {
+  return lowerAll(grammar, true);
+}
+
+/**
+ * @internal lowerJsonSchemas with every schema's shared rules built by its own lowering, none taken
+ * from another's (RuleMemo): the same grammar, for tests that check that it is.
+ */
+export function lowerJsonSchemasUnshared(grammar: Grammar): Grammar {
+  return lowerAll(grammar, false);
+}
+
+function lowerAll(grammar: Grammar, share: boolean): Grammar {
   const existing = isObj(grammar.rules) ? Object.keys(grammar.rules) : [];
   let ns = "json";
   for (let i = 1; existing.some((n) => n.startsWith(`${ns}.`)); i++) ns = `json_${i}`;
   const rules: Record<string, GrammarNode> = isObj(grammar.rules) ? { ...grammar.rules } : {};
   const budget = new LoweringBudget();
+  const memo = share ? processRuleMemo(ns) : undefined;
   const lowered = new Map<string, GrammarNode>();
+  // With shared rules taken as built, one Productivity judges every schema's lowering: a rule's
+  // name means one body (a schema's own rules are named after it), so what it found of a shared
+  // rule for one schema holds for the next.
+  let current: Record<string, GrammarNode> = {};
+  const shared =
+    memo &&
+    new Productivity((name) => (hasOwn(current, name) ? current[name] : hasOwn(rules, name) ? rules[name] : undefined));
+  const productivity = shared
+    ? (own: Record<string, GrammarNode>) => {
+        current = own;
+        return shared;
+      }
+    : undefined;
   let count = 0;
   let changed = false;
   // Malformed nodes are passed through untouched: the native compiler reports them with their path.
@@ -213,7 +244,17 @@ export function lowerJsonSchemas(grammar: Grammar): Grammar {
         const seen = lowered.get(key);
         if (seen) return seen;
         const local = `${ns}.${count++}`;
-        const out = lowerWith(n.schema, n.options ?? {}, path, { shared: ns, local }, budget, depth, doc);
+        const out = lowerWith(
+          n.schema,
+          n.options ?? {},
+          path,
+          { shared: ns, local },
+          budget,
+          depth,
+          doc,
+          memo,
+          productivity,
+        );
         // shared rules are named after everything they depend on, so equal names mean equal rules
         let size = countNodes(out.root);
         for (const [k, v] of Object.entries(out.rules))

@@ -31,7 +31,7 @@ import { charIn, encodings } from "./strings.js";
 import { INTEGER_MAX, MAG_ANY, MAG_NONZERO, MAG_ZERO } from "./numbers.js";
 import { compareDecimals, decimalOf, numberRange, type NumberBound } from "./number-range.js";
 import { SCHEMA_LIMITS, limitError, reachable, type LoweringBudget } from "../schema-limits.js";
-import { JsonValueRules, type Names } from "./value-rules.js";
+import { JsonValueRules, type Names, type RuleMemo } from "./value-rules.js";
 import { resolvePointer } from "./pointer.js";
 import { keptNames, nameLanguage, withoutNames } from "./property-names.js";
 
@@ -103,8 +103,9 @@ export class Lowerer extends JsonValueRules {
     names: Names,
     budget: LoweringBudget,
     private depth = 0,
+    memo?: RuleMemo,
   ) {
-    super(options, rootPath, names, budget);
+    super(options, rootPath, names, budget, memo);
   }
 
   // -- schemas --------------------------------------------------------------------------------
@@ -227,7 +228,7 @@ export class Lowerer extends JsonValueRules {
     const bound = this.cap === undefined ? max : max === null ? this.cap : Math.min(max, this.cap);
     if (bound !== null && min > bound) return null;
     const kw = max !== null && bound === max ? parts.maxPath : bound === null ? parts.minPath : null;
-    this.budget.repeat(
+    this.charge(
       bound ?? min,
       kw ?? info.path,
       `a string of ${bound === null ? "at least" : "up to"} ${bound ?? min} characters`,
@@ -247,7 +248,7 @@ export class Lowerer extends JsonValueRules {
     for (const f of parts.formats) {
       const rx = formatRx(f.name);
       if (parts.formats.length + parts.patterns.length > 1)
-        this.budget.repeat(patternRepetition([{ rx }], f.path), f.path, `the format "${f.name}"`);
+        this.charge(patternRepetition([{ rx }], f.path), f.path, `the format "${f.name}"`);
       exprs.push(rx);
     }
     for (const p of parts.patterns) exprs.push(this.patternRx(p.source, p.path));
@@ -260,7 +261,7 @@ export class Lowerer extends JsonValueRules {
       return parts.formats.length ? this.formatNode(parts.formats[0]!) : this.quoted((q) => this.rxNode(exprs[0]!, q));
     if (length) {
       const at = (max === null ? parts.minPath : parts.maxPath) ?? path;
-      this.budget.repeat(max ?? min, at, `a string of ${max === null ? "at least" : "up to"} ${max ?? min} characters`);
+      this.charge(max ?? min, at, `a string of ${max === null ? "at least" : "up to"} ${max ?? min} characters`);
       exprs.push({ k: "rep", item: ANY_CHAR, min, max });
     }
     // An expression that is alternatives of intersections (hostname's) is distributed: each
@@ -283,17 +284,18 @@ export class Lowerer extends JsonValueRules {
 
   /** Strings whose decoded value has format `f.name` (formats.ts), as a rule shared by every use. */
   private formatNode(f: { name: string; path: string }): Node {
-    return this.rule(this.sharedName(`format.${f.name}`), () => {
-      const rx = formatRx(f.name);
-      this.budget.repeat(patternRepetition([{ rx }], f.path), f.path, `the format "${f.name}"`);
-      return this.quoted((q) => this.rxNode(rx, q, true, `"format": "${f.name}"`))!;
-    });
+    const name = this.sharedName(`format.${f.name}`);
+    const rx = formatRx(f.name);
+    // charged where the rule is not built yet (as its build did), by this use: the rule stays
+    // free of charges, so the next schemas of the lowering take it built (RuleMemo)
+    if (!hasOwn(this.rules, name)) this.charge(patternRepetition([{ rx }], f.path), f.path, `the format "${f.name}"`);
+    return this.rule(name, () => this.quoted((q) => this.rxNode(rx, q, true, `"format": "${f.name}"`))!);
   }
 
   /** The strings whose decoded value contains a match of `pattern` (ECMAScript, u flag), as ajv tests it. */
   private patternRx(pattern: string, path: string): Rx {
     const alts = parsePattern(pattern, path);
-    this.budget.repeat(patternRepetition(alts, path), path, "the pattern's quantifiers");
+    this.charge(patternRepetition(alts, path), path, "the pattern's quantifiers");
     const any: Rx = { k: "rep", item: ANY_CHAR, min: 0, max: null };
     const whole = alts.map(
       (a): Rx => ({ k: "seq", items: [...(a.start ? [] : [any]), a.rx, ...(a.end ? [] : [any])] }),
@@ -444,7 +446,7 @@ export class Lowerer extends JsonValueRules {
     if (max !== null && min > max) return null;
     const counted = rest ? (max ?? min) - prefix.length : 0;
     if (counted > 1)
-      this.budget.repeat(
+      this.charge(
         counted,
         childPath(path, max !== null ? "maxItems" : "minItems"),
         `an array of ${max !== null ? "up to" : "at least"} ${max ?? min} items`,

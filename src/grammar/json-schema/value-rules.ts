@@ -51,6 +51,67 @@ export interface Names {
   local: string;
 }
 
+/**
+ * The shared rules one JsonValueRules built, for the next ones of the same lowering
+ * (lowerJsonSchemas: one per tool schema) to take instead of building them again: each rule's node
+ * and, in order, what its build did to the rules (the shared rules it named, the nodes it shared).
+ * A rule is kept only when its build charged nothing to the lowering budget and every rule it
+ * named is kept too, so taking it adds exactly the rules and charges (none) building it would.
+ */
+export type RuleMemo = Map<string, { node: Node; steps: Array<string | [string, Node]> }>;
+
+/** Nodes the rules kept for the process may hold, per namespace (processRuleMemo). */
+export const KEPT_RULE_NODES = 200_000;
+const keptRules = new Map<string, { memo: RuleMemo; nodes: number }>();
+
+/**
+ * The rules kept for every lowering of this process whose shared rules are named under `ns`: a
+ * shared rule's name says all its build depends on (the spelling, the quote, a format's or a
+ * class's name), so a later lowering takes it as built. Each kept node is frozen (a caller that
+ * changes a lowered grammar in place gets a TypeError, not a changed rule for the next lowering).
+ * Past KEPT_RULE_NODES nodes the kept rules are dropped and kept afresh.
+ */
+export function processRuleMemo(ns: string): RuleMemo {
+  let kept = keptRules.get(ns);
+  if (!kept || kept.nodes > KEPT_RULE_NODES) {
+    const memo: RuleMemo = new Map();
+    const entry = { memo, nodes: 0 };
+    const set = memo.set.bind(memo);
+    memo.set = (name, rule) => {
+      entry.nodes += freeze(rule.node);
+      for (const s of rule.steps) if (typeof s !== "string") entry.nodes += freeze(s[1]);
+      Object.freeze(rule.steps);
+      return set(name, rule);
+    };
+    keptRules.set(ns, (kept = entry));
+  }
+  return kept.memo;
+}
+
+/** Freezes `n` and every object under it; the count of those it froze. */
+function freeze(n: unknown): number {
+  let count = 0;
+  const stack = [n];
+  while (stack.length > 0) {
+    const x = stack.pop();
+    if (x === null || typeof x !== "object" || Object.isFrozen(x)) continue;
+    Object.freeze(x);
+    count++;
+    for (const v of Object.values(x)) if (v !== null && typeof v === "object") stack.push(v);
+  }
+  return count;
+}
+
+/** A shared rule being built. */
+interface Scope {
+  name: string;
+  count: number;
+  /** What the build did, for the memo: the shared rules it named, the nodes it shared. */
+  steps: Array<string | [string, Node]>;
+  /** The build charged the lowering budget itself (not through a rule it built). */
+  charged: boolean;
+}
+
 /** The rules of JSON values every schema lowers onto: strings, numbers, free values, containers. */
 export class JsonValueRules {
   readonly rules: Record<string, Node> = {};
@@ -62,13 +123,14 @@ export class JsonValueRules {
   protected readonly syn: LiteralSyntax;
   protected shared = 0;
   /** The shared rule being built, if any. */
-  protected scope: { name: string; count: number } | null = null;
+  protected scope: Scope | null = null;
 
   constructor(
     options: JsonSchemaOptions,
     protected readonly rootPath: string,
     protected readonly names: Names,
-    protected readonly budget: LoweringBudget,
+    private readonly budget: LoweringBudget,
+    private readonly memo?: RuleMemo,
   ) {
     const mode = options.whitespace ?? "single";
     if (mode !== "compact" && mode !== "single" && mode !== "any") {
@@ -107,16 +169,42 @@ export class JsonValueRules {
 
   protected rule(name: string, build: () => Node): Node {
     if (!hasOwn(this.rules, name)) {
-      this.rules[name] = literal(""); // placeholder: build() never refers back to a shared rule
-      const outer = this.scope;
-      this.scope = { name, count: 0 };
-      try {
-        this.rules[name] = build();
-      } finally {
-        this.scope = outer;
+      const kept = this.memo?.get(name);
+      if (kept) this.take(name, kept);
+      else {
+        this.rules[name] = literal(""); // placeholder: build() never refers back to a shared rule
+        const outer = this.scope;
+        const scope: Scope = (this.scope = { name, count: 0, steps: [], charged: false });
+        try {
+          this.rules[name] = build();
+        } finally {
+          this.scope = outer;
+        }
+        const memo = this.memo;
+        if (memo && !scope.charged && scope.steps.every((s) => typeof s !== "string" || memo.has(s)))
+          memo.set(name, { node: this.rules[name]!, steps: scope.steps });
       }
     }
+    this.scope?.steps.push(name);
     return ref(name);
+  }
+  /** A kept rule added as its build added it (the same rules, in the same order). */
+  private take(name: string, kept: { node: Node; steps: Array<string | [string, Node]> }): void {
+    this.rules[name] = literal("");
+    for (const s of kept.steps) {
+      if (typeof s !== "string") this.rules[s[0]] = s[1];
+      else if (!hasOwn(this.rules, s)) {
+        const dep = this.memo!.get(s);
+        if (!dep) throw new Error(`internal: shared rule ${s} of kept rule ${name} is not kept`);
+        this.take(s, dep);
+      }
+    }
+    this.rules[name] = kept.node;
+  }
+  /** Charges `units` of bounded repetition to the lowering budget (LoweringBudget.repeat). */
+  protected charge(units: number, path: string, what: string): void {
+    if (this.scope) this.scope.charged = true;
+    this.budget.repeat(units, path, what);
   }
   /**
    * `n` itself when small, else a rule holding it: for a node used in more than one place. Inside
@@ -126,6 +214,7 @@ export class JsonValueRules {
     if (n.type === "ref" || n.type === "literal" || n.type === "charClass" || countNodes(n) <= SHARE_ABOVE) return n;
     const name = this.scope ? `${this.scope.name}.s${this.scope.count++}` : `${this.names.local}.s${this.shared++}`;
     this.rules[name] = n;
+    this.scope?.steps.push([name, n]);
     return ref(name);
   }
   /** Shared rules of the Python and raw syntaxes live under `py.` and `raw.`: equal names must mean equal rules. */
@@ -159,7 +248,7 @@ export class JsonValueRules {
   /** A string value: any string, or at most `maxStringLength` characters. */
   valueString(path: string): Node {
     if (this.cap === undefined) return this.string();
-    this.budget.repeat(this.cap, path, `a string value of up to ${this.cap} characters (maxStringLength)`);
+    this.charge(this.cap, path, `a string value of up to ${this.cap} characters (maxStringLength)`);
     return this.rule(this.sharedName("value-string"), () => this.quoted((q) => repeat(this.char(q), 0, this.cap!))!);
   }
   /** The fixed spellings of `texts` (enum/const values, declared keys). */

@@ -46,9 +46,19 @@ inline void countWork(uint64_t LockWaits::* field) {
   if (counting) (counting->*field)++;
 }
 
+// For tests (native/tests/yield_tests.cpp): while nonzero on a thread that holds as the prefetch
+// thread, every node is a check and the check this counts down to yields, as if a caller waited
+// there; then it is 0 again.
+inline thread_local uint64_t yieldAtCheck = 0;
+
 // Called by walks once per trie node: throws Yielded every kYieldEvery nodes if a caller waits.
 inline void poll(uint32_t& ticks) {
-  if (yieldOn && ++ticks % kYieldEvery == 0 && yieldOn->load(std::memory_order_relaxed) > 0) throw Yielded{};
+  if (!yieldOn) return;
+  if (yieldAtCheck != 0) {
+    if (--yieldAtCheck == 0) throw Yielded{};
+    return;
+  }
+  if (++ticks % kYieldEvery == 0 && yieldOn->load(std::memory_order_relaxed) > 0) throw Yielded{};
 }
 }  // namespace lockwait
 

@@ -23,6 +23,8 @@ std::atomic<int> failures{0};
 // count_tests.cpp, intersect_tests.cpp
 void countTests(const std::shared_ptr<const Vocabulary>& v);
 void intersectTests(const std::shared_ptr<const Vocabulary>& v);
+// yield_tests.cpp
+void yieldTests(const std::shared_ptr<const Vocabulary>& v, const std::vector<std::string>& irs);
 
 static std::shared_ptr<const Vocabulary> makeVocab() {
   std::vector<std::string> toks;
@@ -542,6 +544,15 @@ int main() {
       stop = true;
       other.join();
     }
+  }
+
+  {
+    // A yield at every check of the prefetch thread's walks keeps nothing half-built (yield_tests.cpp):
+    // these grammars, and one whose call holds a string (a shape) with text outside it (the budget).
+    std::vector<std::string> irs(grammars, grammars + sizeof grammars / sizeof *grammars);
+    irs.push_back(
+        R"({"root":{"type":"alt","items":[{"type":"literal","text":"ok"},{"type":"seq","call":true,"items":[{"type":"literal","text":"<tool_call>{\"a\":"},{"type":"seq","items":[{"type":"literal","text":"\""},{"type":"repeat","min":0,"max":null,"item":{"type":"charClass","ranges":[[34,34],[92,92],[0,31]],"negated":true}},{"type":"literal","text":"\""}]},{"type":"literal","text":"}"}]}]}})");
+    yieldTests(v, irs);
   }
 
   // Bad input: errors, never crashes.

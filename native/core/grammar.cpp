@@ -194,18 +194,21 @@ bool CompiledGrammar::fragmentMask(int32_t s, StateMask& out) {
         if (nfa.fragmentOf[n] == f) return false;
   }
   if (!info.shape) {
-    std::shared_ptr<Shape>& held = shapes_[*fr.shape];
-    if (!held) {
+    auto held = shapes_.find(*fr.shape);
+    if (held == shapes_.end()) {
       NfaLimits lim;
       lim.vocabSize = vocab_->size();
       lim.maxStates = maxStates_;
       lim.countAbove = lim.countTextAbove =
           UINT64_MAX;  // a shape is plain: it holds no counted construct, so it unrolls as the grammar did
-      // The automaton depends on the shape and the state limit alone: the key names both.
-      held = shapeCache_->get(*fr.shape + '\0' + std::to_string(maxStates_), tableLimit(),
-                              [&] { return std::make_unique<LazyDfa>(buildFragmentNfa(*fr.node, lim)); });
+      // The automaton depends on the shape and the state limit alone: the key names both. Kept
+      // only once got: a build that throws (the state limit) leaves no empty entry behind.
+      std::shared_ptr<Shape> got = shapeCache_->get(*fr.shape + '\0' + std::to_string(maxStates_), tableLimit(), [&] {
+        return std::make_unique<LazyDfa>(buildFragmentNfa(*fr.node, lim));
+      });
+      held = shapes_.emplace(*fr.shape, std::move(got)).first;
     }
-    info.shape = held.get();
+    info.shape = held->second.get();
   }
   Shape& mm = *info.shape;
   std::lock_guard<std::mutex> shapeLock(mm.mu);
@@ -355,14 +358,16 @@ CompiledGrammar::Prefetch CompiledGrammar::prefetchStep(int32_t state, uint32_t 
   if (state < 0) return Prefetch::Done;
   const Background lock(*this);
   if (!lock.held()) return Prefetch::Busy;
-  prefetching_ = state;
-  Prefetch r = Prefetch::Done;
+  struct Making {  // prefetching_ for as long as the work goes on, however it ends
+    std::atomic<int32_t>& at;
+    Making(std::atomic<int32_t>& a, int32_t s) : at(a) { at = s; }
+    ~Making() { at = kDead; }
+  } making(prefetching_, state);
   try {
     ensureMask(state);
     prepareBudgetLocked(state, tokensLeft);
-  } catch (const Yielded&) { r = Prefetch::Busy; }
-  prefetching_ = kDead;
-  return r;
+  } catch (const Yielded&) { return Prefetch::Busy; }
+  return Prefetch::Done;
 }
 
 bool CompiledGrammar::stepReady(int32_t state, uint32_t tokensLeft) {

@@ -62,6 +62,20 @@ inline void poll(uint32_t& ticks) {
 }
 }  // namespace lockwait
 
+// While one lives, this thread's walks make no checks (yield nowhere): for work a yield would leave
+// partway on what is not the held grammar's alone (ShapeCache, shared by the vocabulary's grammars:
+// a yield inside it left a grammar holding a null shape, which its next measure dereferenced).
+class NoYield {
+ public:
+  NoYield() : prev_(lockwait::yieldOn) { lockwait::yieldOn = nullptr; }
+  ~NoYield() { lockwait::yieldOn = prev_; }
+  NoYield(const NoYield&) = delete;
+  NoYield& operator=(const NoYield&) = delete;
+
+ private:
+  const std::atomic<int>* prev_;
+};
+
 // While one lives on a thread, that thread's contended acquisitions of any grammar's lock are
 // counted into `into` (Sequence::sampleNext holds one around each step).
 class CountLockWaits {

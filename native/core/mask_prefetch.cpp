@@ -96,6 +96,9 @@ class Prefetcher {
         }
       } catch (const std::exception&) {
         // A grammar past its limits: the decode thread meets the same error where it is reported.
+      } catch (...) {
+        // Nothing else is thrown here (Yielded is caught where it is thrown from); an exception
+        // that left this thread would end the process.
       }
     }
   }

@@ -4,7 +4,8 @@
 // memory, its states: every shape and state it keeps is read), and after each step's work is done
 // whole, the masks (plain and with 1 and 3 tokens left) and the bound to finish equal those of the
 // same grammar compiled with no yield. The grammars' shapes are in a cache a grammar compiled before
-// filled (and let go of), so taking a shape from the cache, and trimming it, meets checks too.
+// filled (and let go of), so taking a shape from the cache, and trimming it, meets checks too; and
+// with a table limit of 1 byte, so the tables are dropped (flushMasks) within the held work.
 #include <memory>
 #include <random>
 #include <string>
@@ -45,45 +46,48 @@ size_t yieldAtEachCheck(CompiledGrammar& g, Op&& op) {
 
 void yieldTests(const std::shared_ptr<const Vocabulary>& v, const std::vector<std::string>& irs) {
   size_t yields = 0, steps = 0;
-  for (const std::string& ir : irs) {
-    auto shapes = std::make_shared<ShapeCache>();
-    std::make_shared<CompiledGrammar>(ir, v, CompileOptions{}, shapes);  // its shapes stay in the cache, idle
-    CompileOptions later;
-    later.precomputeLater = true;
-    later.precomputeMillis = 1e9;  // the precompute bounded by its steps here, not by time: the same checks every run
-    auto busy = std::make_shared<CompiledGrammar>(ir, v, later, shapes);
-    auto calm = std::make_shared<CompiledGrammar>(ir, v, CompileOptions{});
-    Matcher a(busy), b(calm);
-    std::vector<uint32_t> ma(v->words()), mb(v->words());
-    std::mt19937 rng(11);
-    for (int walk = 0; walk < 3; walk++) {
-      a.reset();
-      b.reset();
-      for (int step = 0; step < 12; step++, steps++) {
-        const int32_t s = a.state();
-        // The prefetch thread's part of a step, the background precompute and a measure.
-        yields += yieldAtEachCheck(*busy, [&] { busy->prefetchStep(s, 3); });
-        yields += yieldAtEachCheck(*busy, [&] { busy->precomputeStep(); });
-        yields += yieldAtEachCheck(*busy, [&] { busy->memoryBytesNoWait(); });
-        CHECK(busy->memoryBytesNoWait() == busy->memoryBytes());
-        // The bound from a thread other than the decode thread (it yields as the prefetch thread does).
-        uint32_t bound = 0;
-        yields += yieldAtEachCheck(*busy, [&] { bound = a.minTokensToFinish(); });
-        CHECK(bound == b.minTokensToFinish());
-        for (uint32_t left : {0u, 1u, 3u}) {
-          a.fillNextTokenBitmask(ma.data(), ma.size(), left);
-          b.fillNextTokenBitmask(mb.data(), mb.size(), left);
-          CHECK(ma == mb);
+  // Tables kept, and a table limit of 1 byte (every mask and budget table dropped at each measure).
+  for (const size_t maxTableBytes : {CompileOptions{}.maxTableBytes, size_t(1)})
+    for (const std::string& ir : irs) {
+      auto shapes = std::make_shared<ShapeCache>();
+      std::make_shared<CompiledGrammar>(ir, v, CompileOptions{}, shapes);  // its shapes stay in the cache, idle
+      CompileOptions later;
+      later.maxTableBytes = maxTableBytes;
+      later.precomputeLater = true;
+      later.precomputeMillis = 1e9;  // the precompute bounded by its steps here, not by time: the same checks every run
+      auto busy = std::make_shared<CompiledGrammar>(ir, v, later, shapes);
+      auto calm = std::make_shared<CompiledGrammar>(ir, v, CompileOptions{});
+      Matcher a(busy), b(calm);
+      std::vector<uint32_t> ma(v->words()), mb(v->words());
+      std::mt19937 rng(11);
+      for (int walk = 0; walk < 3; walk++) {
+        a.reset();
+        b.reset();
+        for (int step = 0; step < 12; step++, steps++) {
+          const int32_t s = a.state();
+          // The prefetch thread's part of a step, the background precompute and a measure.
+          yields += yieldAtEachCheck(*busy, [&] { busy->prefetchStep(s, 3); });
+          yields += yieldAtEachCheck(*busy, [&] { busy->precomputeStep(); });
+          yields += yieldAtEachCheck(*busy, [&] { busy->memoryBytesNoWait(); });
+          CHECK(busy->memoryBytesNoWait() == busy->memoryBytes());
+          // The bound from a thread other than the decode thread (it yields as the prefetch thread does).
+          uint32_t bound = 0;
+          yields += yieldAtEachCheck(*busy, [&] { bound = a.minTokensToFinish(); });
+          CHECK(bound == b.minTokensToFinish());
+          for (uint32_t left : {0u, 1u, 3u}) {
+            a.fillNextTokenBitmask(ma.data(), ma.size(), left);
+            b.fillNextTokenBitmask(mb.data(), mb.size(), left);
+            CHECK(ma == mb);
+          }
+          std::vector<uint32_t> allowed;
+          for (uint32_t id = 0; id < v->size(); id++)
+            if (bitSet(mb, id)) allowed.push_back(id);
+          if (allowed.empty()) break;
+          const uint32_t pick = allowed[rng() % allowed.size()];
+          CHECK(a.acceptToken(pick) && b.acceptToken(pick));
         }
-        std::vector<uint32_t> allowed;
-        for (uint32_t id = 0; id < v->size(); id++)
-          if (bitSet(mb, id)) allowed.push_back(id);
-        if (allowed.empty()) break;
-        const uint32_t pick = allowed[rng() % allowed.size()];
-        CHECK(a.acceptToken(pick) && b.acceptToken(pick));
       }
     }
-  }
   CHECK(yields > 0);
   std::printf("yields at every check: %zu yields over %zu steps checked\n", yields, steps);
 }

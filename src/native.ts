@@ -170,6 +170,27 @@ export interface NativeGenerationResult {
   forcedAt: number[];
   /** With recordStepTimes: per sampled token, the host's work from the decode's end to the next batch (µs). */
   stepHostMicros?: Float32Array;
+  /** The same steps' CPU time on the decode thread (CLOCK_THREAD_CPUTIME_ID: waits and preemption excluded), µs. */
+  stepHostCpuMicros?: Float32Array;
+  /** Per such step, what the decode thread made itself: bit 1 a state mask, bit 2 a token-budget walk. */
+  stepDecodeWork?: Uint8Array;
+  /** The grammar lock's contended acquisitions on the decode thread (native/core/grammar_lock.hpp). */
+  maskLockWaits: NativeLockWaits;
+}
+/** Times the decode thread found a grammar's lock held (native/core/grammar_lock.hpp). */
+export interface NativeLockWaits {
+  /** Held by another thread that ran its work to the end: the decode thread waited on that work. */
+  waits: number;
+  /** Held by the mask-prefetch thread, which stops its walk at its next check and lets go. */
+  handoffs: number;
+  /** Held by the mask-prefetch thread while it made the very step asked for (its mask and budget): let finish. */
+  joins: number;
+  /** Time blocked in all three, ns. */
+  waitNanos: number;
+  /** State masks the decode thread built itself (not found built by the prefetch thread). */
+  masksBuilt: number;
+  /** Token-budget trie walks the decode thread made itself. */
+  budgetWalks: number;
 }
 export interface NativeAddon {
   NativeVocabulary: new (bytes: Uint8Array, offsets: Uint32Array, kinds: Uint8Array) => NativeVocabulary;

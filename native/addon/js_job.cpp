@@ -42,6 +42,22 @@ Napi::Object resultObject(Napi::Env env, const llama::GenerationResult& r) {
     std::copy(r.stepHostMicros.begin(), r.stepHostMicros.end(), steps.Data());
     out.Set("stepHostMicros", steps);
   }
+  if (!r.stepHostCpuMicros.empty()) {
+    auto cpu = Napi::Float32Array::New(env, r.stepHostCpuMicros.size());
+    std::copy(r.stepHostCpuMicros.begin(), r.stepHostCpuMicros.end(), cpu.Data());
+    out.Set("stepHostCpuMicros", cpu);
+    auto work = Napi::Uint8Array::New(env, r.stepDecodeWork.size());
+    std::copy(r.stepDecodeWork.begin(), r.stepDecodeWork.end(), work.Data());
+    out.Set("stepDecodeWork", work);
+  }
+  auto waits = Napi::Object::New(env);
+  waits.Set("waits", double(r.maskLockWaits.waits));
+  waits.Set("handoffs", double(r.maskLockWaits.handoffs));
+  waits.Set("joins", double(r.maskLockWaits.joins));
+  waits.Set("masksBuilt", double(r.maskLockWaits.masksBuilt));
+  waits.Set("budgetWalks", double(r.maskLockWaits.budgetWalks));
+  waits.Set("waitNanos", double(r.maskLockWaits.waitNanos));
+  out.Set("maskLockWaits", waits);
   out.Set("decodeSteps", r.decodeSteps);
   return out;
 }

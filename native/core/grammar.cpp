@@ -194,18 +194,21 @@ bool CompiledGrammar::fragmentMask(int32_t s, StateMask& out) {
         if (nfa.fragmentOf[n] == f) return false;
   }
   if (!info.shape) {
-    std::shared_ptr<Shape>& held = shapes_[*fr.shape];
-    if (!held) {
+    auto held = shapes_.find(*fr.shape);
+    if (held == shapes_.end()) {
       NfaLimits lim;
       lim.vocabSize = vocab_->size();
       lim.maxStates = maxStates_;
       lim.countAbove = lim.countTextAbove =
           UINT64_MAX;  // a shape is plain: it holds no counted construct, so it unrolls as the grammar did
-      // The automaton depends on the shape and the state limit alone: the key names both.
-      held = shapeCache_->get(*fr.shape + '\0' + std::to_string(maxStates_), tableLimit(),
-                              [&] { return std::make_unique<LazyDfa>(buildFragmentNfa(*fr.node, lim)); });
+      // The automaton depends on the shape and the state limit alone: the key names both. Kept
+      // only once got: a build that throws (the state limit) leaves no empty entry behind.
+      std::shared_ptr<Shape> got = shapeCache_->get(*fr.shape + '\0' + std::to_string(maxStates_), tableLimit(), [&] {
+        return std::make_unique<LazyDfa>(buildFragmentNfa(*fr.node, lim));
+      });
+      held = shapes_.emplace(*fr.shape, std::move(got)).first;
     }
-    info.shape = held.get();
+    info.shape = held->second.get();
   }
   Shape& mm = *info.shape;
   std::lock_guard<std::mutex> shapeLock(mm.mu);
@@ -222,10 +225,12 @@ bool CompiledGrammar::fragmentMask(int32_t s, StateMask& out) {
   if (counted && exits && x != mini.start()) return false;
   DfaState& ms = mini.state(x);
   if (!ms.mask) {
-    ms.mask = std::make_unique<StateMask>();
+    // Kept only once whole: a walk the prefetch thread stops (Yielded) leaves no mask behind.
+    auto m = std::make_unique<StateMask>();
     PosRanges rejected, uncertain;
     walkTrie(mini, x, *vocab_, true, rejected, uncertain, &mm.memo);
-    encodeMask(*vocab_, rejected, uncertain, *ms.mask);
+    encodeMask(*vocab_, rejected, uncertain, *m);
+    mini.state(x).mask = std::move(m);
   }
   out.base = ms.mask.get();
   for (uint32_t id : ms.mask->uncertain) {
@@ -259,7 +264,9 @@ const Shape::ItemsUsed& CompiledGrammar::itemsUsed(Shape& mm, int32_t x) {
   Shape::ItemsUsed r;
   std::vector<uint8_t>& used = r.perToken;
   used.assign(vocab_->size(), 0);
+  uint32_t ticks = 0;
   for (uint32_t id : vocab_->order()) {
+    lockwait::poll(ticks);
     size_t len;
     const uint8_t* p = vocab_->tokenBytes(id, len);
     int32_t st = x;
@@ -283,7 +290,9 @@ void CompiledGrammar::limitItems(int32_t s, Shape& mm, int32_t x, uint32_t budge
   const Shape::ItemsUsed& u = itemsUsed(mm, x);
   if (budget >= u.max) return;
   const std::vector<uint8_t>& used = u.perToken;
+  uint32_t ticks = 0;
   for (uint32_t id : vocab_->order()) {
+    lockwait::poll(ticks);
     if (used[id] <= budget) continue;
     size_t len;
     const uint8_t* p = vocab_->tokenBytes(id, len);
@@ -318,11 +327,12 @@ const StateMask& CompiledGrammar::ensureMask(int32_t s) {
     // Past the limit every mask built so far goes (masks are only read under the lock, inside one
     // call, so none is in use here).
     if (++masksBuilt_ - checkedAt_ >= std::clamp<size_t>(measuredStates_ / 4096, 1, 64)) {
-      checkedAt_ = masksBuilt_;
       const size_t now = memoryBytesLocked();
+      checkedAt_ = masksBuilt_;
       if (automatonBytes_ != kMeasureNext && now > automatonBytes_ && now - automatonBytes_ > tableLimit())
         flushMasks();
     }
+    lockwait::countWork(&LockWaits::masksBuilt);
     auto m = std::make_unique<StateMask>();
     computeMask(s, *m);
     dfa_->state(s).mask = std::move(m);
@@ -340,26 +350,37 @@ void CompiledGrammar::fillMask(int32_t state, uint32_t* out) {
     std::fill(out, out + vocab_->words(), 0u);
     return;
   }
-  const Foreground lock(*this);
+  const Foreground lock(*this, state);
   ensureMask(state).fill(out, *vocab_);
 }
 
-void CompiledGrammar::buildMask(int32_t state) {
-  if (state < 0) return;
-  const Foreground lock(*this);
-  ensureMask(state);
+CompiledGrammar::Prefetch CompiledGrammar::prefetchStep(int32_t state, uint32_t tokensLeft) {
+  if (state < 0) return Prefetch::Done;
+  const Background lock(*this);
+  if (!lock.held()) return Prefetch::Busy;
+  struct Making {  // prefetching_ for as long as the work goes on, however it ends
+    std::atomic<int32_t>& at;
+    Making(std::atomic<int32_t>& a, int32_t s) : at(a) { at = s; }
+    ~Making() { at = kDead; }
+  } making(prefetching_, state);
+  try {
+    ensureMask(state);
+    prepareBudgetLocked(state, tokensLeft);
+  } catch (const Yielded&) { return Prefetch::Busy; }
+  return Prefetch::Done;
 }
 
-bool CompiledGrammar::maskKnownBuilt(int32_t state) {
-  std::unique_lock<std::mutex> lock(mu_, std::try_to_lock);
-  if (!lock.owns_lock() || state < 0) return false;
+bool CompiledGrammar::stepReady(int32_t state, uint32_t tokensLeft) {
+  if (state < 0 || !mu_.tryLock()) return false;
   const int32_t r = dfa_->state(state).rep;
-  return dfa_->state(r >= 0 ? r : state).mask != nullptr;
+  const bool ready = dfa_->state(r >= 0 ? r : state).mask != nullptr && budgetReadyLocked(state, tokensLeft);
+  mu_.unlock();
+  return ready;
 }
 
 bool CompiledGrammar::hasAllowedToken(int32_t state) {
   if (state < 0) return false;
-  const Foreground lock(*this);
+  const Foreground lock(*this, state);
   return !ensureMask(state).empty(*vocab_);
 }
 
@@ -391,16 +412,23 @@ std::vector<uint32_t> CompiledGrammar::allowedSpecials(int32_t state) {
 }
 
 CompiledGrammar::Precompute CompiledGrammar::precomputeStep() {
-  // A matcher waiting for the lock goes first: the background takes it only when nobody waits.
-  if (waiting_.load() > 0) return Precompute::Busy;
-  const Foreground lock(*this);
+  // A matcher waiting for the lock goes first: the background takes it only when nobody waits, and
+  // lets go at its walk's next check when one comes.
+  const Background lock(*this);
+  if (!lock.held()) return Precompute::Busy;
   auto t0 = std::chrono::steady_clock::now();
   // Breadth first over every byte class: masks for the states a walk meets first.
   if (pre_.next >= dfa_->size() || pre_.next >= pre_.maxStates || pre_.millis > pre_.maxMillis ||
       pre_.bytes > pre_.maxBytes)
     return Precompute::Done;
-  auto i = int32_t(pre_.next++);
-  pre_.bytes += ensureMask(i).memoryBytes() + 64 * dfa_->classes();
+  auto i = int32_t(pre_.next);
+  try {
+    pre_.bytes += ensureMask(i).memoryBytes() + 64 * dfa_->classes();
+  } catch (const Yielded&) {
+    pre_.millis += millisSince(t0);
+    return Precompute::Busy;  // the same state again next turn
+  }
+  pre_.next++;
   for (size_t c = 0; c < dfa_->classes(); c++) dfa_->next(i, dfa_->classRep(c));
   pre_.millis += millisSince(t0);
   return Precompute::More;
@@ -422,8 +450,13 @@ size_t CompiledGrammar::memoryBytes() {
 }
 
 size_t CompiledGrammar::memoryBytesNoWait() {
-  std::unique_lock<std::mutex> lock(mu_, std::try_to_lock);
-  return lock.owns_lock() ? memoryBytesLocked() : lastBytes_.load();
+  // The measure walks every state: taken as the prefetch thread takes the lock, so a caller that
+  // comes meanwhile (the decode thread) has it at the walk's next check.
+  const Background lock(*this);
+  if (!lock.held()) return lastBytes_.load();
+  try {
+    return memoryBytesLocked();
+  } catch (const Yielded&) { return lastBytes_.load(); }
 }
 
 size_t CompiledGrammar::maskFlushes() {
@@ -461,14 +494,15 @@ size_t CompiledGrammar::memoryBytesLocked() {
   }
   const size_t key[4] = {dfa_->size(), dfa_->nfa().states.size(), masksBuilt_, miniStates};
   if (std::equal(key, key + 4, bytesKey_)) return lastBytes_ = bytes_ + successorBytes_;
-  std::copy(key, key + 4, bytesKey_);
-  measuredStates_ = key[0] + key[1] + key[3];
   if (!irBytes_) irBytes_ = json::memoryBytes(ir_);
   size_t total = heapBlock(sizeof(*this) + 16) + irBytes_ + heapBlock(sizeof(LazyDfa)) + dfa_->memoryBytes();
   // Shapes held count in full here, though other grammars may hold them too: an upper bound.
   for (auto& m : shapes_) total += hashNodeBytes(sizeof(m)) + stringBytes(m.first) + m.second->memoryBytes();
   total += vectorBytes(fragments_);
   for (auto& f : fragments_) total += vectorBytes(f.exitClosure);
+  // Kept only once whole: the walks stop (Yielded) on the prefetch thread when a caller waits.
+  std::copy(key, key + 4, bytesKey_);
+  measuredStates_ = key[0] + key[1] + key[3];
   bytes_ = total;
   return lastBytes_ = bytes_ + successorBytes_;
 }

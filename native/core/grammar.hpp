@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "dfa.hpp"
+#include "grammar_lock.hpp"
 #include "json.hpp"
 #include "mask.hpp"
 #include "shape_cache.hpp"
@@ -65,8 +66,15 @@ class CompiledGrammar {
   bool accepting(int32_t state);
   void fillMask(int32_t state, uint32_t* out);
   bool hasAllowedToken(int32_t state);
-  void buildMask(int32_t state);       // computes the state's mask now if it is not yet (mask_prefetch)
-  bool maskKnownBuilt(int32_t state);  // true only if built; false also when the lock is busy (no wait)
+  // What a step at `state` with `tokensLeft` tokens left needs, done now on the prefetch thread:
+  // the state's mask, and the token budget's searches where limitToBudget may act (the same ones,
+  // at the same limit, so the step finds them done). Takes the lock only while no caller waits
+  // and lets go at the walk's next check when one comes (grammar_lock.hpp): Busy then, with nothing
+  // of the mask or search kept, to be asked again.
+  enum class Prefetch { Done, Busy };
+  Prefetch prefetchStep(int32_t state, uint32_t tokensLeft);
+  // True only if that is done already (no prefetch needed); false also when the lock is busy (no wait).
+  bool stepReady(int32_t state, uint32_t tokensLeft);
   std::vector<uint32_t> allowedSpecials(
       int32_t state);  // special and end-of-generation ids allowed here (no mask needed)
   // The bytes every continuation of `state` begins with (at most `max`): up to the first choice of
@@ -95,9 +103,9 @@ class CompiledGrammar {
   // the step's mask exactly when limitToBudget returns false).
   bool budgetMayLimit(int32_t state, uint32_t tokensLeft);
 
-  // One more state of the breadth-first precompute (under the lock, so a matcher waits at most one
-  // state's mask): Done once its budgets (precomputeStates / Millis / Bytes) are spent, Busy (and
-  // nothing done) while a caller waits for the lock.
+  // One more state of the breadth-first precompute (under the prefetch thread's hold, which a
+  // caller interrupts: grammar_lock.hpp): Done once its budgets (precomputeStates / Millis / Bytes)
+  // are spent, Busy (and that state's mask not kept) while a caller waits for the lock.
   enum class Precompute { More, Done, Busy };
   Precompute precomputeStep();
 
@@ -163,7 +171,8 @@ class CompiledGrammar {
   std::shared_ptr<ShapeCache> shapeCache_;                          // per vocabulary, shared with other grammars
   std::unordered_map<std::string, std::shared_ptr<Shape>> shapes_;  // the shapes this grammar holds
   int32_t start_ = 0;
-  std::mutex mu_;
+  GrammarLock mu_;
+  std::atomic<int32_t> prefetching_{kDead};  // the state whose step prefetchStep is making (kDead: none)
   double compileMs_ = 0;
   size_t compileStates_ = 0;
   size_t maxStates_ = 0;
@@ -213,6 +222,8 @@ class CompiledGrammar {
 
   Successors& successorsLocked(int32_t s);
   bool budgetMayLimitLocked(int32_t s, uint32_t tokensLeft);
+  void prepareBudgetLocked(int32_t s, uint32_t tokensLeft);
+  bool budgetReadyLocked(int32_t s, uint32_t tokensLeft);
   bool endsLocked(int32_t s, size_t& work);
   void openingLocked(int32_t s);
   uint32_t finishBoundLocked(int32_t s, uint32_t limit);
@@ -232,15 +243,13 @@ class CompiledGrammar {
     size_t next = 0, maxStates = 0, bytes = 0, maxBytes = 0;
     double millis = 0, maxMillis = 0;  // time spent in precomputeStep, not since compile
   } pre_;
-  // The lock as every caller but the background precompute takes it: counted in waiting_ while it
-  // waits, so precomputeStep leaves the lock to it.
-  std::atomic<int> waiting_{0};
+  // The lock as every caller but the prefetch thread takes it (grammar_lock.hpp): it goes first.
   class Foreground {
    public:
-    explicit Foreground(CompiledGrammar& g) : g_(g) {
-      g_.waiting_++;
-      g_.mu_.lock();
-      g_.waiting_--;
+    explicit Foreground(CompiledGrammar& g) : g_(g) { g_.mu_.lockForeground(); }
+    // For work at `state`: lets the prefetch thread finish it if that is what it is making.
+    Foreground(CompiledGrammar& g, int32_t state) : g_(g) {
+      g_.mu_.lockForeground([&] { return g_.prefetching_.load() == state; });
     }
     ~Foreground() { g_.mu_.unlock(); }
     Foreground(const Foreground&) = delete;
@@ -248,6 +257,22 @@ class CompiledGrammar {
 
    private:
     CompiledGrammar& g_;
+  };
+  // The prefetch thread's hold: taken only while no caller waits; its walks throw Yielded at their
+  // next check once one does.
+  class Background {
+   public:
+    explicit Background(CompiledGrammar& g) : g_(g), held_(g.mu_.tryLockBackground()) {}
+    ~Background() {
+      if (held_) g_.mu_.unlockBackground();
+    }
+    bool held() const { return held_; }
+    Background(const Background&) = delete;
+    Background& operator=(const Background&) = delete;
+
+   private:
+    CompiledGrammar& g_;
+    bool held_;
   };
   size_t memoryBytesLocked();
   size_t tableLimit() const;  // maxTableBytes or this grammar's share of the table budget, whichever is less

@@ -6,6 +6,8 @@
 // counted in trie nodes visited: one bound may visit kFinishWork, a grammar kBudgetWork in all.
 // A search that runs out keeps the layer it reached, which is still a lower bound.
 #include <algorithm>
+#include <chrono>
+#include <thread>
 #include <unordered_set>
 
 #include "grammar.hpp"
@@ -29,8 +31,10 @@ template <typename Add>
 bool walkOrdinary(LazyDfa& dfa, int32_t s, const Vocabulary& v, size_t& work, Add&& add) {
   const auto& trie = v.trie();
   bool enough = true;
+  uint32_t ticks = 0;  // for the prefetch thread's checks (grammar_lock.hpp)
   auto dfs = [&](auto&& self, uint32_t n, int32_t st) -> void {
     if (!enough) return;
+    lockwait::poll(ticks);
     if (work == 0) {
       enough = false;
       return;
@@ -63,6 +67,7 @@ CompiledGrammar::Successors& CompiledGrammar::successorsLocked(int32_t s) {
 // The distinct states one token leads to from `s`, walked once and kept.
 bool CompiledGrammar::endsLocked(int32_t s, size_t& work) {
   if (successorsLocked(s).complete) return true;
+  lockwait::countWork(&LockWaits::budgetWalks);
   std::vector<int32_t> ends;
   int32_t last = kDead;
   size_t before = work;
@@ -142,6 +147,25 @@ uint32_t CompiledGrammar::finishBoundLocked(int32_t s0, uint32_t limit) {
 uint32_t CompiledGrammar::minTokensToFinish(int32_t state) {
   if (state == kTerminated) return 0;
   if (state < 0) return kFinishHorizon + 1;
+  if (lockwait::counting) {  // the decode thread: first in line
+    const Foreground lock(*this);
+    return finishBoundLocked(state, kFinishHorizon);
+  }
+  // Any other thread (a request's required-call check before decoding, a JS matcher) searches as the
+  // prefetch thread does: it lets go of the lock whenever a caller waits and tries again after. The
+  // states whose ends it walked whole stay, so each try goes on from there. A state's walk longer
+  // than the decode thread's gaps between steps would never end so: after kYieldedTries it searches
+  // to the end (a decode thread that comes meanwhile waits, and counts it).
+  constexpr int kYieldedTries = 16;
+  for (int tries = 0; tries < kYieldedTries; tries++) {
+    {
+      const Background lock(*this);
+      if (lock.held()) try {
+          return finishBoundLocked(state, kFinishHorizon);
+        } catch (const Yielded&) {}
+    }
+    std::this_thread::sleep_for(std::chrono::microseconds(100));
+  }
   const Foreground lock(*this);
   return finishBoundLocked(state, kFinishHorizon);
 }
@@ -184,6 +208,7 @@ uint32_t CompiledGrammar::openedCallBoundLocked(int32_t to, uint32_t limit) {
 // tokens, kept for limitToBudget. One trie walk, as a mask is.
 void CompiledGrammar::openingLocked(int32_t s) {
   if (successorsLocked(s).openingReady) return;
+  lockwait::countWork(&LockWaits::budgetWalks);
   std::vector<std::pair<int32_t, PosRanges>> groups;
   std::unordered_map<int32_t, size_t> slot;
   size_t unlimited = ~size_t(0);
@@ -244,13 +269,49 @@ bool CompiledGrammar::budgetMayLimitLocked(int32_t s, uint32_t tokensLeft) {
 
 bool CompiledGrammar::budgetMayLimit(int32_t state, uint32_t tokensLeft) {
   if (state < 0 || tokensLeft == 0 || tokensLeft > kFinishHorizon) return false;
-  const Foreground lock(*this);
+  const Foreground lock(*this, state);
   return budgetMayLimitLocked(state, tokensLeft);
+}
+
+// The searches limitToBudget(s, tokensLeft, ·) makes, in its order and at its limit, so that a
+// step that follows finds their bounds kept (the prefetch thread's part of a step: prefetchStep).
+void CompiledGrammar::prepareBudgetLocked(int32_t s, uint32_t tokensLeft) {
+  if (!budgetMayLimitLocked(s, tokensLeft)) return;
+  openingLocked(s);
+  const uint32_t rest = tokensLeft - 1;
+  const Successors& own = successorsLocked(s);  // references into successors_ stay valid
+  for (auto& o : own.opening) openedCallBoundLocked(o.first, rest);
+  for (auto& e : own.special) openedCallBoundLocked(e.second, rest);
+}
+
+// Whether each bound limitToBudget(s, tokensLeft, ·) asks for is kept (no search left to make).
+bool CompiledGrammar::budgetReadyLocked(int32_t s, uint32_t tokensLeft) {
+  if (s < 0 || tokensLeft == 0 || tokensLeft > kFinishHorizon) return true;
+  auto it = successors_.find(s);
+  if (it == successors_.end() || it->second.outside < 0) return false;
+  if (it->second.outside == 0) return true;
+  if (!it->second.openingReady) return false;
+  const uint32_t rest = tokensLeft - 1;
+  auto known = [&](int32_t to) {
+    if (to < 0) return true;
+    auto t = successors_.find(to);
+    if (t == successors_.end() || t->second.opened == kOpenedUnknown) return false;
+    const int32_t opened = t->second.opened;
+    if (opened < 0 || dfa_->state(opened).accepting) return true;
+    auto f = successors_.find(opened);
+    return f != successors_.end() && f->second.finish >= 0 &&
+           (f->second.finishExact || uint32_t(f->second.finish) > rest);
+  };
+  for (auto& o : it->second.opening)
+    if (!known(o.first)) return false;
+  for (auto& e : it->second.special)
+    if (!known(e.second)) return false;
+  return true;
 }
 
 bool CompiledGrammar::limitToBudget(int32_t state, uint32_t tokensLeft, uint32_t* out) {
   if (state < 0 || tokensLeft == 0 || tokensLeft > kFinishHorizon) return false;
-  const Foreground lock(*this);
+  const Foreground lock(*this, state);
   if (!budgetMayLimitLocked(state, tokensLeft)) return false;
   openingLocked(state);
   const auto& order = vocab_->order();

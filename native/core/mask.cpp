@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "dfa.hpp"
+#include "grammar_lock.hpp"
 
 namespace toolmask {
 
@@ -23,8 +24,10 @@ void push(PosRanges& r, uint32_t lo, uint32_t hi) {
 void walkTrie(LazyDfa& dfa, int32_t s, const Vocabulary& v, bool fragment, PosRanges& rejected, PosRanges& uncertain,
               SubtreeMemo* memo) {
   const auto& trie = v.trie();
+  uint32_t ticks = 0;  // for the prefetch thread's checks (grammar_lock.hpp)
   // Depth first; a subtree whose bytes all loop back to the current state is accepted whole.
   auto dfs = [&](auto&& self, uint32_t n, int32_t st, bool exitSeen, PosRanges& rej, PosRanges& unc) -> void {
+    lockwait::poll(ticks);
     const TrieNode& node = trie[n];
     if (n != 0 && dfa.loopsOver(st, node)) return;
     exitSeen = exitSeen || (fragment && dfa.state(st).accepting);

@@ -22,12 +22,12 @@ class Prefetcher {
     thread_.join();
   }
 
-  void push(std::shared_ptr<CompiledGrammar> g, int32_t state) {
+  void push(std::shared_ptr<CompiledGrammar> g, int32_t state, uint32_t tokensLeft) {
     {
       std::lock_guard<std::mutex> lock(mu_);
       // Only the newest requests matter: a state not built by now is asked for by sampling itself.
       if (queue_.size() >= kMaxQueued) queue_.pop_front();
-      queue_.emplace_back(std::move(g), state);
+      queue_.push_back({std::move(g), state, tokensLeft, 0});
     }
     wake_.notify_one();
   }
@@ -43,19 +43,32 @@ class Prefetcher {
 
  private:
   static constexpr size_t kMaxQueued = 64;
+  // Times a request is tried again after it let go of the lock (the step that needs it does the
+  // rest itself meanwhile), and the pause before each try.
+  static constexpr unsigned kMaxTries = 64;
+  static constexpr std::chrono::microseconds kRetryPause{200};
+
+  struct Job {
+    std::shared_ptr<CompiledGrammar> grammar;
+    int32_t state;
+    uint32_t tokensLeft;
+    unsigned tries;
+  };
 
   void run() {
     for (;;) {
-      std::pair<std::shared_ptr<CompiledGrammar>, int32_t> job;
+      Job job{nullptr, 0, 0, 0};
       std::shared_ptr<CompiledGrammar> later;
       {
         std::unique_lock<std::mutex> lock(mu_);
         // wait_for, not wait: the prebuild must load with libstdc++ 3.4.29 (see batch_engine.cpp).
         while (!stop_ && queue_.empty() && background_.empty()) wake_.wait_for(lock, std::chrono::hours(1));
-        // Every background grammar had a caller at its lock last turn: let them have it a moment.
-        if (busyTurns_ > 0 && busyTurns_ >= background_.size() && queue_.empty()) {
-          wake_.wait_for(lock, std::chrono::microseconds(200));
+        // Every background grammar had a caller at its lock last turn, or the request in front
+        // let go of its lock: let the callers have it a moment.
+        if ((busyTurns_ > 0 && busyTurns_ >= background_.size() && queue_.empty()) || retryFront_) {
+          wake_.wait_for(lock, kRetryPause);
           busyTurns_ = 0;
+          retryFront_ = false;
         }
         if (stop_) return;
         if (!queue_.empty()) {  // a matcher's next state first: sampling may wait for it
@@ -67,8 +80,13 @@ class Prefetcher {
         }
       }
       try {
-        if (job.first) {
-          job.first->buildMask(job.second);
+        if (job.grammar) {
+          if (job.grammar->prefetchStep(job.state, job.tokensLeft) == CompiledGrammar::Prefetch::Busy &&
+              ++job.tries < kMaxTries) {
+            std::lock_guard<std::mutex> lock(mu_);
+            queue_.push_front(std::move(job));  // the newest request still, unless one came meanwhile
+            retryFront_ = true;
+          }
         } else if (later) {
           CompiledGrammar::Precompute r = later->precomputeStep();
           std::lock_guard<std::mutex> lock(mu_);
@@ -78,15 +96,19 @@ class Prefetcher {
         }
       } catch (const std::exception&) {
         // A grammar past its limits: the decode thread meets the same error where it is reported.
+      } catch (...) {
+        // Nothing else is thrown here (Yielded is caught where it is thrown from); an exception
+        // that left this thread would end the process.
       }
     }
   }
 
   std::mutex mu_;
   std::condition_variable wake_;
-  std::deque<std::pair<std::shared_ptr<CompiledGrammar>, int32_t>> queue_;
+  std::deque<Job> queue_;
   std::deque<std::weak_ptr<CompiledGrammar>> background_;  // grammars with precompute left
-  size_t busyTurns_ = 0;  // background turns in a row that found a caller at the grammar's lock
+  size_t busyTurns_ = 0;     // background turns in a row that found a caller at the grammar's lock
+  bool retryFront_ = false;  // the request in front let go of its grammar's lock last turn
   bool stop_ = false;
   std::thread thread_;  // last: started once the rest exists
 };
@@ -102,10 +124,11 @@ void precomputeInBackground(const std::shared_ptr<CompiledGrammar>& grammar) {
   if (grammar) prefetcher().pushBackground(grammar);
 }
 
-void prefetchMask(std::shared_ptr<CompiledGrammar> grammar, int32_t state) {
-  // Most states are built already: then the caller (on the decode thread) pays one lock, not a
+void prefetchMask(std::shared_ptr<CompiledGrammar> grammar, int32_t state, uint32_t tokensLeft) {
+  // Most states are ready already: then the caller (on the decode thread) pays one lock, not a
   // queue hop and a wake-up of the prefetch thread.
-  if (grammar && state >= 0 && !grammar->maskKnownBuilt(state)) prefetcher().push(std::move(grammar), state);
+  if (grammar && state >= 0 && !grammar->stepReady(state, tokensLeft))
+    prefetcher().push(std::move(grammar), state, tokensLeft);
 }
 
 }  // namespace toolmask

@@ -10,8 +10,11 @@
 
 namespace toolmask {
 
-// Queues the mask of `state`; returns at once. Masks already built cost one lookup there.
-void prefetchMask(std::shared_ptr<CompiledGrammar> grammar, int32_t state);
+// Queues what a step at `state` with `tokensLeft` tokens left needs (CompiledGrammar::prefetchStep:
+// its mask, and the token budget's searches when that many tokens are few); returns at once. A step
+// with all of it done already costs one lookup there. The thread lets go of the grammar's lock
+// whenever a caller (the decode thread) asks for it, and tries again after.
+void prefetchMask(std::shared_ptr<CompiledGrammar> grammar, int32_t state, uint32_t tokensLeft = 0);
 
 // Runs the rest of the grammar's breadth-first precompute (compiled with precomputeLater) on the
 // prefetch thread, one state whenever no prefetch is waiting, grammars taking turns. A grammar

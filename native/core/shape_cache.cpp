@@ -1,5 +1,7 @@
 #include "shape_cache.hpp"
 
+#include "grammar_lock.hpp"
+
 namespace toolmask {
 
 namespace {
@@ -25,6 +27,9 @@ size_t Shape::memoryBytesLocked() const {
 
 std::shared_ptr<Shape> ShapeCache::get(const std::string& key, size_t maxBytes,
                                        const std::function<std::unique_ptr<LazyDfa>()>& build) {
+  // The measures below walk shapes' states: on the prefetch thread they make no checks, so the
+  // cache is never left partway (grammar_lock.hpp).
+  const NoYield whole;
   {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = entries_.find(key);
@@ -78,6 +83,7 @@ void ShapeCache::trimLocked() {
 }
 
 void ShapeCache::trim() {
+  const NoYield whole;  // as in get(): also called from destructors, which must not throw
   std::lock_guard<std::mutex> lock(mu_);
   trimLocked();
 }
@@ -104,6 +110,7 @@ size_t ShapeCache::misses() {
 }
 
 size_t ShapeCache::idleBytes() {
+  const NoYield whole;
   std::lock_guard<std::mutex> lock(mu_);
   size_t total = 0;
   for (auto& i : idleLocked()) total += i.second;

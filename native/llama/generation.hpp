@@ -77,7 +77,10 @@ struct GenerationResult {
   int32_t decodeSteps = 0;  // forward passes behind the output: one per sampled token (the prompt's last included),
                             // plus any without an output row
   std::vector<float>
-      stepHostMicros;             // per sampled token, when recordStepTimes: from the decode's end to the next batch
+      stepHostMicros;  // per sampled token, when recordStepTimes: from the decode's end to the next batch
+  std::vector<float> stepHostCpuMicros;  // the same steps' CPU time on the decode thread (CLOCK_THREAD_CPUTIME_ID)
+  std::vector<uint8_t> stepDecodeWork;   // per such step: 1 it built a state mask, 2 it walked for the budget
+  LockWaits maskLockWaits;        // the grammar lock's contended acquisitions on the decode thread (grammar_lock.hpp)
   bool grammarComplete = false;   // masked only: the output is a complete sentence of the grammar
   int32_t tokensAfterAbort = -1;  // tokens sampled after the job was aborted (-1: it was not)
 };

@@ -125,6 +125,7 @@ void maskBackendApply(llama_sampler* s, ggml_context* ctx, ggml_cgraph*, llama_s
 }
 
 void maskBackendSetInput(llama_sampler* s) {
+  const CountLockWaits counting(&maskState(s).stats->lockWaits);
   MaskState& st = maskState(s);
   auto t0 = std::chrono::steady_clock::now();
   if (st.representation == BackendMask::Resident) {

@@ -20,8 +20,10 @@ void maskAccept(llama_sampler* s, llama_token token) {
     st.stats->rejectedToken = true;
     return;
   }
-  // The next mask is wanted after the next forward pass: build it meanwhile.
-  if (st.prefetch && !st.held) prefetchMask(st.matcher.sharedGrammar(), st.matcher.state());
+  // The next mask is wanted after the next forward pass: build it meanwhile (with the budget's
+  // searches for one token fewer left).
+  if (st.prefetch && !st.held)
+    prefetchMask(st.matcher.sharedGrammar(), st.matcher.state(), st.tokensLeft > 1 ? st.tokensLeft - 1 : 0);
 }
 
 // Generic path: the array may be sorted or cut by earlier samplers, so each entry is looked up
@@ -165,6 +167,11 @@ void setTokensLeft(llama_sampler* mask, int64_t tokensLeft) {
   maskState(mask).tokensLeft = uint32_t(std::clamp<int64_t>(tokensLeft, 0, INT32_MAX));
 }
 
+void prefetchFirstStep(llama_sampler* mask) {
+  MaskState& st = maskState(mask);
+  if (st.prefetch) prefetchMask(st.matcher.sharedGrammar(), st.matcher.state(), st.tokensLeft);
+}
+
 bool acceptUnsampled(const Api& a, llama_sampler* chain, llama_sampler* mask, const llama_token* tokens, size_t n) {
   MaskState& st = maskState(mask);
   for (size_t i = 0; i < n && !st.stats->rejectedToken; i++) a.llama_sampler_accept(chain, tokens[i]);
@@ -179,7 +186,7 @@ PrefetchHold::~PrefetchHold() {
   if (!mask_) return;
   MaskState& st = maskState(mask_);
   st.held = false;
-  if (st.prefetch) prefetchMask(st.matcher.sharedGrammar(), st.matcher.state());
+  if (st.prefetch) prefetchMask(st.matcher.sharedGrammar(), st.matcher.state(), st.tokensLeft);
 }
 
 }  // namespace toolmask::llama

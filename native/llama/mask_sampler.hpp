@@ -18,6 +18,9 @@ struct MaskStats {
   bool rejectedToken = false;   // accept() saw a token the grammar refused (a bug, or the mask was bypassed)
   bool noTokenAllowed = false;  // apply() found nothing allowed (the grammar is a dead end here)
   MaskTableStats table;         // the resident representation's table (backend path)
+  // The grammar lock's contended acquisitions on the decode thread (grammar_lock.hpp): counted while
+  // the sequence samples (Sequence::sampleNext) and while the backend input is filled.
+  LockWaits lockWaits;
 };
 
 // The sampler owns a matcher on `grammar`; `stats` must outlive it. Free it with
@@ -36,14 +39,19 @@ Matcher& maskMatcher(llama_sampler* sampler);
 // not finish within them where the answer may end now (CompiledGrammar::limitToBudget).
 void setTokensLeft(llama_sampler* mask, int64_t tokensLeft);
 
+// Queues what the first step needs (its mask and budget searches, mask_prefetch.hpp) on the prefetch
+// thread, to be made while the prompt is decoded.
+void prefetchFirstStep(llama_sampler* mask);
+
 // Accepts tokens appended without sampling (fast-forward) through the whole `chain`, so that its
 // penalties see them as output. False when the grammar refused one (the rest are not accepted).
 bool acceptUnsampled(const Api& a, llama_sampler* chain, llama_sampler* mask, const llama_token* tokens, size_t n);
 
 // While one is open, the mask sampler `mask` (null: none) queues no mask prefetch on accept; when
-// it closes, it queues the mask of the state it is in. A step that samples and then fast-forwards
-// holds it: the states passed on the way are never sampled at, and building their masks would only
-// keep the grammar's lock from the steps that follow.
+// it closes, it queues what the next step needs at the state it is in, with the tokens left then
+// (setTokensLeft). Each sampling step holds one: with fast-forward the states passed on the way are
+// never sampled at, and building their masks would only keep the prefetch thread from the next
+// step's; and the budget's searches are made for the tokens the next step will have left.
 class PrefetchHold {
  public:
   explicit PrefetchHold(llama_sampler* mask);

@@ -1,6 +1,7 @@
 #include "sequence.hpp"
 
 #include <algorithm>
+#include <ctime>
 #include <stdexcept>
 
 #include "../core/fast_forward.hpp"
@@ -11,6 +12,16 @@ namespace toolmask::llama {
 namespace {
 
 double millis(std::chrono::steady_clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); }
+
+// CPU time of the calling thread (time it ran, not time it waited or was preempted), in µs; 0
+// where the platform has no per-thread clock.
+double threadCpuMicros() {
+#ifdef CLOCK_THREAD_CPUTIME_ID
+  timespec ts{};
+  if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0) return double(ts.tv_sec) * 1e6 + double(ts.tv_nsec) / 1e3;
+#endif
+  return 0;
+}
 
 // Forced bytes looked at after one sampled token: a bound on the tokenizer's work per step.
 constexpr size_t kMaxForcedBytes = 1024;
@@ -71,7 +82,10 @@ Sequence::Sequence(std::shared_ptr<Job> j, llama_seq_id seqId, const Model& mode
   const int32_t nVocab = a_.llama_vocab_n_tokens(model.vocab());
   chain_ = buildSamplerChain(a_, req, nVocab, &stats_, &mask_);
   // A fresh chain per request: llama.cpp initialises a chain's backend part once, on attach.
-  if (mask_) setTokensLeft(mask_, std::min<int64_t>(req.maxTokens, int64_t(contextSize) - int64_t(prompt_.size())));
+  if (mask_) {
+    setTokensLeft(mask_, std::min<int64_t>(req.maxTokens, int64_t(contextSize) - int64_t(prompt_.size())));
+    prefetchFirstStep(mask_);
+  }
   if (req.backendSampling) attached_ = a_.llama_set_sampler(ctx_, id, chain_);
 }
 
@@ -116,15 +130,22 @@ int32_t Sequence::addTo(llama_batch& batch, int32_t room) {
 }
 
 bool Sequence::sampleNext() {
+  const CountLockWaits counting(&stats_.lockWaits);
   if (!job->request.recordStepTimes) return sampleStep();
   const auto t0 = Clock::now();
+  const double cpu0 = threadCpuMicros();
+  const LockWaits before = stats_.lockWaits;
   const bool done = sampleStep();
+  res_.stepHostCpuMicros.push_back(float(threadCpuMicros() - cpu0));
+  // What the step made itself: 1 a state mask, 2 a budget walk.
+  res_.stepDecodeWork.push_back(uint8_t((stats_.lockWaits.masksBuilt > before.masksBuilt ? 1 : 0) |
+                                        (stats_.lockWaits.budgetWalks > before.budgetWalks ? 2 : 0)));
   res_.stepHostMicros.push_back(float(std::chrono::duration<double, std::micro>(Clock::now() - t0).count()));
   return done;
 }
 
 bool Sequence::sampleStep() {
-  const PrefetchHold hold(job->request.fastForward ? mask_ : nullptr);
+  const PrefetchHold hold(mask_);
   const int32_t row = outIndex_;
   outIndex_ = -1;
   if (res_.tokens.empty()) {
@@ -192,6 +213,7 @@ GenerationResult Sequence::finish(const char* reason) {
   res_.maskApplyNanos = stats_.applyNanos;
   res_.maskBackendSteps = stats_.backendInputs;
   res_.maskTable = stats_.table;
+  res_.maskLockWaits = stats_.lockWaits;
   if (mask_) res_.grammarComplete = maskMatcher(mask_).isComplete();
   res_.tokensAfterAbort = job->sampledAfterAbort();
   return std::move(res_);

@@ -23,6 +23,8 @@ std::atomic<int> failures{0};
 // count_tests.cpp, intersect_tests.cpp
 void countTests(const std::shared_ptr<const Vocabulary>& v);
 void intersectTests(const std::shared_ptr<const Vocabulary>& v);
+// yield_tests.cpp
+void yieldTests(const std::shared_ptr<const Vocabulary>& v, const std::vector<std::string>& irs);
 
 static std::shared_ptr<const Vocabulary> makeVocab() {
   std::vector<std::string> toks;
@@ -498,6 +500,59 @@ int main() {
     std::vector<uint32_t> mask(v->words());
     m.fillNextTokenBitmask(mask.data(), mask.size());
     CHECK(bit(mask, uint32_t('"')) && !bit(mask, uint32_t('a')));
+  }
+  {
+    // The prefetch thread's holds stop at a walk's next check when a caller waits (grammar_lock.hpp),
+    // keeping nothing half-built: with another thread making precompute steps, prefetch steps at the
+    // caller's state and memory measures all the while, every mask (plain and with a budget of 3
+    // tokens) equals that of the same grammar no other thread touches.
+    CompileOptions later;
+    later.precomputeLater = true;
+    for (auto* ir : grammars) {
+      auto busy = std::make_shared<CompiledGrammar>(ir, v, later);
+      auto calm = std::make_shared<CompiledGrammar>(ir, v, CompileOptions{});
+      std::atomic<bool> stop{false};
+      std::atomic<int32_t> at{busy->start()};
+      std::thread other([&] {
+        while (!stop) {
+          busy->precomputeStep();
+          busy->prefetchStep(at.load(), 3);
+          busy->memoryBytesNoWait();
+        }
+      });
+      Matcher a(busy), b(calm);
+      std::vector<uint32_t> ma(v->words()), mb(v->words());
+      std::mt19937 rng(7);
+      for (int walk = 0; walk < 8; walk++) {
+        a.reset();
+        b.reset();
+        for (int step = 0; step < 30; step++) {
+          at = a.state();
+          for (uint32_t left : {0u, 3u}) {
+            a.fillNextTokenBitmask(ma.data(), ma.size(), left);
+            b.fillNextTokenBitmask(mb.data(), mb.size(), left);
+            CHECK(ma == mb);
+          }
+          std::vector<uint32_t> allowed;
+          for (uint32_t id = 0; id < v->size(); id++)
+            if (bit(mb, id)) allowed.push_back(id);
+          if (allowed.empty()) break;
+          const uint32_t pick = allowed[rng() % allowed.size()];
+          CHECK(a.acceptToken(pick) && b.acceptToken(pick));
+        }
+      }
+      stop = true;
+      other.join();
+    }
+  }
+
+  {
+    // A yield at every check of the prefetch thread's walks keeps nothing half-built (yield_tests.cpp):
+    // these grammars, and one whose call holds a string (a shape) with text outside it (the budget).
+    std::vector<std::string> irs(grammars, grammars + sizeof grammars / sizeof *grammars);
+    irs.push_back(
+        R"({"root":{"type":"alt","items":[{"type":"literal","text":"ok"},{"type":"seq","call":true,"items":[{"type":"literal","text":"<tool_call>{\"a\":"},{"type":"seq","items":[{"type":"literal","text":"\""},{"type":"repeat","min":0,"max":null,"item":{"type":"charClass","ranges":[[34,34],[92,92],[0,31]],"negated":true}},{"type":"literal","text":"\""}]},{"type":"literal","text":"}"}]}]}})");
+    yieldTests(v, irs);
   }
 
   // Bad input: errors, never crashes.

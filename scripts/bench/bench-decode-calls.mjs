@@ -10,7 +10,8 @@
 // turn per request. Per mode: tokens/s (every output
 // token over decode time, generations of 8 tokens or more), wall time per completed call (a call
 // parsed whole from an answer with no incomplete call), forward passes, the forced-token fraction, and each step's host work
-// (sampling, the mask and fast-forward; p50/p99 after each model's first request). With and
+// (sampling, the mask and fast-forward; p50/p99 after each model's first request), in wall time and in the
+// decode thread's CPU time (CLOCK_THREAD_CPUTIME_ID), and the decode thread's waits at the grammar lock. With and
 // without fast-forward (greedy in the real-model suite, the bench suite's seeds sampled): how often
 // the parsed calls are the same, and where the others part. Written to the `toolCalls` field of
 // bench/results/decode.json, one entry per model and workload as each is done (the rest of the
@@ -175,6 +176,10 @@ function summarize(rows) {
   const forced = rows.reduce((s, x) => s + x.native.forcedTokens, 0);
   const steps = rows.reduce((s, x) => s + x.native.decodeSteps, 0);
   const hostMicros = rows.slice(1).flatMap((x) => Array.from(x.native.stepHostMicros ?? []));
+  const cpuMicros = rows.slice(1).flatMap((x) => Array.from(x.native.stepHostCpuMicros ?? []));
+  const work = rows.slice(1).flatMap((x) => Array.from(x.native.stepDecodeWork ?? []));
+  const slow = cpuMicros.map((us, i) => [us, work[i] ?? 0]).filter(([us]) => us > 1000);
+  const lockWaits = (k) => rows.reduce((n, x) => n + (x.native.maskLockWaits?.[k] ?? 0), 0);
   return {
     generations: rows.length,
     tokens,
@@ -190,6 +195,31 @@ function summarize(rows) {
       p50: +(quantile(hostMicros, 0.5) ?? 0).toFixed(1),
       p99: +(quantile(hostMicros, 0.99) ?? 0).toFixed(1),
       max: +Math.max(0, ...hostMicros).toFixed(1),
+    },
+    // The same steps in the decode thread's CPU time (CLOCK_THREAD_CPUTIME_ID): what a busy machine's
+    // preemption and the thread's lock waits leave out.
+    hostCpuMicrosPerStep: {
+      p50: +(quantile(cpuMicros, 0.5) ?? 0).toFixed(1),
+      p99: +(quantile(cpuMicros, 0.99) ?? 0).toFixed(1),
+      max: +Math.max(0, ...cpuMicros).toFixed(1),
+      over1ms: cpuMicros.filter((x) => x > 1000).length,
+      steps: cpuMicros.length,
+    },
+    // The decode thread at a grammar's lock (native/core/grammar_lock.hpp), every generation.
+    lockWaits: {
+      waits: lockWaits("waits"),
+      handoffs: lockWaits("handoffs"),
+      joins: lockWaits("joins"),
+      waitMicros: Math.round(lockWaits("waitNanos") / 1000),
+    },
+    // What the decode thread made itself (not found made by the prefetch thread), every generation, and
+    // among the steps over 1 ms of its CPU time.
+    decodeThreadWork: {
+      masksBuilt: lockWaits("masksBuilt"),
+      budgetWalks: lockWaits("budgetWalks"),
+      stepsOver1msBuildingAMask: slow.filter(([, w]) => w & 1).length,
+      stepsOver1msWalkingForTheBudget: slow.filter(([, w]) => w & 2).length,
+      stepsOver1msWithNeither: slow.filter(([, w]) => !w).length,
     },
   };
 }
@@ -307,11 +337,18 @@ for (const { m, name: workload, requests } of chosen) {
     differences,
   };
   save(entry);
+  const slow = (x) =>
+    `${x.hostCpuMicrosPerStep.over1ms} (mask ${x.decodeThreadWork.stepsOver1msBuildingAMask}, budget ${x.decodeThreadWork.stepsOver1msWalkingForTheBudget}, neither ${x.decodeThreadWork.stepsOver1msWithNeither})`;
+  const lw = (x) => `${x.lockWaits.waits}/${x.lockWaits.handoffs}/${x.lockWaits.joins}`;
+  const cpu = (x) => `${x.hostCpuMicrosPerStep.p50}/${x.hostCpuMicrosPerStep.p99}/${x.hostCpuMicrosPerStep.max}`;
   console.log(
     `${m.name}, ${workload} (${dialect}, ${list.length} requests): tok/s unmasked ${s.unmasked.tokensPerSecond}, masked ${s.masked.tokensPerSecond}, ` +
       `fast-forward ${s.fastForward.tokensPerSecond} (${(100 * s.fastForward.forcedFraction).toFixed(1)}% forced; ×${entry.ratio_fastForward_unmasked_tokensPerSecond} unmasked, ×${entry.ratio_fastForward_masked_tokensPerSecond} masked); ` +
       `ms per completed call unmasked ${s.unmasked.wallMillisPerCompletedCall} (${s.unmasked.completedCalls} calls), masked ${s.masked.wallMillisPerCompletedCall} (${s.masked.completedCalls}), ` +
       `fast-forward ${s.fastForward.wallMillisPerCompletedCall} (${s.fastForward.completedCalls}); host µs/step p99: masked ${s.masked.hostMicrosPerStep.p99}, fast-forward ${s.fastForward.hostMicrosPerStep.p99}; ` +
+      `host CPU µs/step (thread clock) p50/p99/max: masked ${cpu(s.masked)}, fast-forward ${cpu(s.fastForward)}; ` +
+      `decode-thread lock waits/handoffs/joins: masked ${lw(s.masked)}, fast-forward ${lw(s.fastForward)}; ` +
+      `steps over 1 ms CPU (what the decode thread made itself): masked ${slow(s.masked)}, fast-forward ${slow(s.fastForward)}; ` +
       `masked vs fast-forward: same calls ${sameCalls}/${list.length}, same tokens ${sameTokens}/${list.length}${out ? `; written to ${path.relative(root, out)} (toolCalls)` : ""}`,
   );
 }

@@ -71,6 +71,7 @@ run("g++", [
   join(root, "native", "tests", "core_tests.cpp"),
   join(root, "native", "tests", "count_tests.cpp"),
   join(root, "native", "tests", "intersect_tests.cpp"),
+  join(root, "native", "tests", "yield_tests.cpp"),
   ...coreSources,
 ]);
 run(coreTsan, [], { env: { ...process.env, TSAN_OPTIONS: "halt_on_error=1" } });

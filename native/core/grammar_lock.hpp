@@ -1,0 +1,148 @@
+// The compiled grammar's lock, and the count of times the thread that samples (the decode path:
+// a sampler's apply and accept, fast-forward) found it held by another thread.
+//
+// Two kinds of holder: a caller (Foreground: a matcher's step or mask, a parser's check), which
+// runs its work to the end, and the mask-prefetch thread (Background: prefetched masks, budget
+// searches, the breadth-first precompute), whose walks stop at their next check (every
+// kYieldEvery trie nodes) once a caller waits, and release the lock with nothing kept but the
+// automaton's new states. A decode thread that finds a caller's hold has waited on another
+// thread's work (`waits`); one that finds the prefetch thread's waits only for it to stop
+// (`handoffs`), unless the prefetch thread is making the very step the decode thread asks for (the
+// mask and budget of the state it stands in): then it lets that work finish rather than make it
+// again itself (`joins`). All are timed (`waitNanos`).
+#pragma once
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <mutex>
+#include <thread>
+
+namespace toolmask {
+
+struct LockWaits {
+  uint64_t waits = 0;      // contended acquisitions whose holder ran its work to the end
+  uint64_t handoffs = 0;   // contended acquisitions whose holder was the prefetch thread (it yields)
+  uint64_t joins = 0;      // ...that was making the step the decode thread asked for (let finish)
+  uint64_t waitNanos = 0;  // time blocked in all three
+  // Work the decode thread did itself (not found made by the prefetch thread): state masks built,
+  // and the token budget's trie walks (a state's successors or its call-opening tokens).
+  uint64_t masksBuilt = 0;
+  uint64_t budgetWalks = 0;
+};
+
+// Thrown by a walk on the prefetch thread when a caller waits for the grammar's lock: the work so
+// far is dropped (caught in CompiledGrammar's background entry points).
+struct Yielded {};
+
+namespace lockwait {
+// The counts of the decode path on this thread (null: not counted).
+inline thread_local LockWaits* counting = nullptr;
+// On the prefetch thread while it holds a grammar's lock: that grammar's count of waiting callers.
+inline thread_local const std::atomic<int>* yieldOn = nullptr;
+constexpr uint32_t kYieldEvery = 256;  // trie nodes between checks (about 8 µs with a 151k vocabulary)
+
+// Counts work the decode thread does itself (LockWaits::masksBuilt, budgetWalks).
+inline void countWork(uint64_t LockWaits::* field) {
+  if (counting) (counting->*field)++;
+}
+
+// For tests (native/tests/yield_tests.cpp): while nonzero on a thread that holds as the prefetch
+// thread, every node is a check and the check this counts down to yields, as if a caller waited
+// there; then it is 0 again.
+inline thread_local uint64_t yieldAtCheck = 0;
+
+// Called by walks once per trie node: throws Yielded every kYieldEvery nodes if a caller waits.
+inline void poll(uint32_t& ticks) {
+  if (!yieldOn) return;
+  if (yieldAtCheck != 0) {
+    if (--yieldAtCheck == 0) throw Yielded{};
+    return;
+  }
+  if (++ticks % kYieldEvery == 0 && yieldOn->load(std::memory_order_relaxed) > 0) throw Yielded{};
+}
+}  // namespace lockwait
+
+// While one lives, this thread's walks make no checks (yield nowhere): for work a yield would leave
+// partway on what is not the held grammar's alone (ShapeCache, shared by the vocabulary's grammars:
+// a yield inside it left a grammar holding a null shape, which its next measure dereferenced).
+class NoYield {
+ public:
+  NoYield() : prev_(lockwait::yieldOn) { lockwait::yieldOn = nullptr; }
+  ~NoYield() { lockwait::yieldOn = prev_; }
+  NoYield(const NoYield&) = delete;
+  NoYield& operator=(const NoYield&) = delete;
+
+ private:
+  const std::atomic<int>* prev_;
+};
+
+// While one lives on a thread, that thread's contended acquisitions of any grammar's lock are
+// counted into `into` (Sequence::sampleNext holds one around each step).
+class CountLockWaits {
+ public:
+  explicit CountLockWaits(LockWaits* into) : prev_(lockwait::counting) { lockwait::counting = into; }
+  ~CountLockWaits() { lockwait::counting = prev_; }
+  CountLockWaits(const CountLockWaits&) = delete;
+  CountLockWaits& operator=(const CountLockWaits&) = delete;
+
+ private:
+  LockWaits* prev_;
+};
+
+// The lock with its holder's kind and its waiting callers.
+class GrammarLock {
+ public:
+  // A caller: goes before the prefetch thread (counted in waiting_ while it waits). `joining()`:
+  // true while the prefetch thread makes the work this caller is about to do; it is then let
+  // finish (checked every 50 µs), and interrupted as any other once it has moved on.
+  template <typename Joining>
+  void lockForeground(Joining&& joining) {
+    if (mu_.try_lock()) return;
+    const auto t0 = std::chrono::steady_clock::now();
+    bool joined = false;
+    while (backgroundHolds_.load() && joining()) {
+      joined = true;
+      std::this_thread::sleep_for(std::chrono::microseconds(50));
+      if (mu_.try_lock()) return count(t0, Kind::Join);
+    }
+    waiting_.fetch_add(1);
+    const bool yields = backgroundHolds_.load();
+    mu_.lock();
+    waiting_.fetch_sub(1);
+    count(t0, joined ? Kind::Join : yields ? Kind::Handoff : Kind::Wait);
+  }
+  void lockForeground() {
+    lockForeground([] { return false; });
+  }
+  // The prefetch thread: false (nothing taken) while a caller waits or holds the lock.
+  bool tryLockBackground() {
+    if (waiting_.load() > 0 || !mu_.try_lock()) return false;
+    backgroundHolds_ = true;
+    lockwait::yieldOn = &waiting_;
+    return true;
+  }
+  void unlockBackground() {
+    lockwait::yieldOn = nullptr;
+    backgroundHolds_ = false;
+    mu_.unlock();
+  }
+  void unlock() { mu_.unlock(); }
+  bool tryLock() { return mu_.try_lock(); }
+  int waiting() const { return waiting_.load(); }
+
+ private:
+  enum class Kind { Wait, Handoff, Join };
+  static void count(std::chrono::steady_clock::time_point t0, Kind kind) {
+    LockWaits* c = lockwait::counting;
+    if (!c) return;
+    (kind == Kind::Join ? c->joins : kind == Kind::Handoff ? c->handoffs : c->waits)++;
+    c->waitNanos +=
+        uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count());
+  }
+
+  std::mutex mu_;
+  std::atomic<int> waiting_{0};
+  std::atomic<bool> backgroundHolds_{false};
+};
+
+}  // namespace toolmask

@@ -12,21 +12,14 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AGENT_CLIENTS, baseEnv, installedBin, runChild } from "../../scripts/lib/agent-clients.mjs";
+import { baseEnv, runChild } from "../../scripts/lib/agent-clients.mjs";
 import { defaultThreads } from "../../src/engine/model.js";
-import { CODER, coderEntry, useCoderServer } from "../support/real-coder.js";
+import { CODER, coderClient, useCoderServer } from "../support/real-coder.js";
 import { timeoutForMeasured } from "../support/timeouts.js";
 import { NOTE_TEXT } from "../support/tool-turn-upstream.js";
-import { ROOT } from "../support/vocabs.js";
 
-const CLIENT = AGENT_CLIENTS.find((c) => c.id === "claude-code")!;
-const bin = installedBin(path.join(ROOT, ".cache", "clients"), CLIENT);
+const { client: CLIENT, bin, ready } = coderClient("claude-code", "claude-code-real");
 const inCi = process.env.CI === "true";
-const ready = coderEntry.present && bin !== undefined;
-if (!ready && !inCi)
-  console.warn(
-    `claude-code-real: needs ${CODER} (npm run models) and ${CLIENT.package}@${CLIENT.version} (npm run clients)`,
-  );
 const OUTPUT_TOKENS = 200;
 /**
  * The run took 60 s at load average 14 on 2 cores with one decoding thread (four requests of about

@@ -13,22 +13,14 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AGENT_CLIENTS, baseEnv, installedBin, runChild } from "../../scripts/lib/agent-clients.mjs";
-import { CODER, coderEntry, useCoderServer } from "../support/real-coder.js";
+import { baseEnv, runChild } from "../../scripts/lib/agent-clients.mjs";
+import { CODER, coderClient, useCoderServer } from "../support/real-coder.js";
 import { timeoutForMeasured } from "../support/timeouts.js";
 import { NOTE_TEXT } from "../support/tool-turn-upstream.js";
-import { ROOT } from "../support/vocabs.js";
 
 const NAME = CODER;
-const entry = coderEntry;
-const CLIENT = AGENT_CLIENTS.find((c) => c.id === "qwen-code")!;
-const bin = installedBin(path.join(ROOT, ".cache", "clients"), CLIENT);
+const { client: CLIENT, bin, ready } = coderClient("qwen-code", "qwen-code-real");
 const inCi = process.env.CI === "true";
-const ready = entry.present && bin !== undefined;
-if (!ready && !inCi)
-  console.warn(
-    `qwen-code-real: needs ${NAME} (npm run models) and ${CLIENT.package}@${CLIENT.version} (npm run clients)`,
-  );
 const OUTPUT_TOKENS = 96;
 /**
  * Two requests of 882 and 944 prompt tokens (the second read 880 of them from the prompt cache),

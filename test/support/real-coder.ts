@@ -2,10 +2,13 @@
 // local engine for the real-model suites: one slot, 4,096 tokens of context, 2 threads unless told.
 // Without the
 // model a suite skips with the line that fetches it, except under CI=true, where it fails.
+import path from "node:path";
 import { afterAll, beforeAll } from "vitest";
+import { AGENT_CLIENTS, installedBin } from "../../scripts/lib/agent-clients.mjs";
 import { type LlamaModel, loadModel } from "../../src/engine/model.js";
 import { startServer, type ToolmaskServer } from "../../src/server/index.js";
 import { listModels } from "./models-script.js";
+import { ROOT } from "./vocabs.js";
 
 export const CODER = "qwen2.5-coder-0.5b-instruct";
 export const coderEntry = (await listModels()).find((m) => m.name === CODER)!;
@@ -31,4 +34,20 @@ export function useCoderServer(threads = 2): CoderServer {
     fixture.model?.dispose();
   });
   return fixture;
+}
+
+/**
+ * An agent client of scripts/lib/agent-clients.mjs for a suite on this model: the client, its
+ * installed binary (undefined when `npm run clients` has not installed it), and whether the suite
+ * can run (the model and the client present). Without them the suite's file warns with what to
+ * fetch, except under CI=true (where the suite runs and fails).
+ */
+export function coderClient(id: string, suite: string) {
+  const client = AGENT_CLIENTS.find((c) => c.id === id);
+  if (!client) throw new Error(`no agent client "${id}" in scripts/lib/agent-clients.mjs`);
+  const bin = installedBin(path.join(ROOT, ".cache", "clients"), client);
+  const ready = coderEntry.present && bin !== undefined;
+  if (!ready && process.env.CI !== "true")
+    console.warn(`${suite}: needs ${CODER} (npm run models) and ${client.package}@${client.version} (npm run clients)`);
+  return { client, bin, ready };
 }

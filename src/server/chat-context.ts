@@ -10,6 +10,8 @@ export interface ChatContext extends ModelNames {
   slots: Slots;
   /** The tool-call dialect to use instead of the one detected from the chat template. */
   dialect: string | undefined;
+  /** The temperature of a request that sends none (ServerOptions.temperature); undefined: the engine's default. */
+  temperature: number | undefined;
   /** false: every token is sampled (GenerateOptions.fastForward). */
   fastForward: boolean;
   /** GenerateOptions.strictFormats for every request. */

@@ -46,6 +46,8 @@ Options:
                        the KV cache holds this times --parallel; with --upstream, the upstream's
                        (default 4096): messages beyond it are refused, and the default max_tokens
   --dialect NAME       tool-call dialect, when the chat template does not tell
+  --temperature T      sampling temperature of a request that sends none, 0 to 2 (default 0.8;
+                       0: greedy); a request's own temperature wins
   --model-id NAME      the model's name in responses (default: file name without .gguf)
   --model-alias NAME   another name the model answers to (repeat, or comma-separated); with
                        aliases, a request naming neither the id nor an alias gets 404
@@ -134,6 +136,7 @@ function optionsOf(argv: string[]): ServerOptions | "help" {
         "no-fast-forward": { type: "boolean" },
         "no-cache-prompt": { type: "boolean" },
         "strict-formats": { type: "boolean" },
+        temperature: { type: "string" },
         keepalive: { type: "string" },
         help: { type: "boolean", short: "h" },
       },
@@ -218,6 +221,12 @@ function optionsOf(argv: string[]): ServerOptions | "help" {
   if (queue !== undefined) o.maxQueue = queue;
   if (apiKey !== undefined) o.apiKey = apiKey;
   if (values.dialect !== undefined) o.dialect = values.dialect;
+  if (values.temperature !== undefined) {
+    const t = values.temperature.trim() === "" ? Number.NaN : Number(values.temperature);
+    if (!(t >= 0 && t <= 2))
+      throw new FlagError(`--temperature must be a number from 0 to 2, got "${values.temperature}"`);
+    o.temperature = t;
+  }
   if (values["model-id"] !== undefined) o.modelId = values["model-id"];
   const aliases = list(values["model-alias"] ?? []);
   if (values["model-alias"] !== undefined) {

@@ -28,6 +28,8 @@ function checkOptions(o: ServerOptions): void {
   checkAliases(o.modelAliases, o.modelId);
   checkCorsOrigins(o.cors);
   if (o.dialect !== undefined) getDialect(o.dialect); // an unknown name fails now, not on every request
+  if (o.temperature !== undefined && !(typeof o.temperature === "number" && o.temperature >= 0 && o.temperature <= 2))
+    throw new RangeError(`temperature must be a number from 0 to 2, got ${JSON.stringify(o.temperature)}`);
   if (o.fastForward !== undefined && typeof o.fastForward !== "boolean")
     throw new TypeError(`fastForward must be true or false, got ${JSON.stringify(o.fastForward)}`);
   if (o.cachePrompt !== undefined && typeof o.cachePrompt !== "boolean")

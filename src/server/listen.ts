@@ -50,6 +50,7 @@ export async function listen(
     hosts,
     redact: pathRedactor(served.redactPath, served.modelId),
     dialect: options.dialect,
+    temperature: options.temperature,
     fastForward: options.fastForward ?? true,
     strictFormats: options.strictFormats ?? false,
     keepaliveMs: options.keepaliveMs ?? DEFAULT_KEEPALIVE_MS,

@@ -93,6 +93,11 @@ export interface ServerOptions {
   cors?: string[];
   /** The tool-call dialect, when the chat template does not make it clear. */
   dialect?: string;
+  /**
+   * The sampling temperature of a request that sends none (0: greedy; llama-server's --temp).
+   * Default 0.8 (GenerateOptions.temperature). A request's own temperature wins.
+   */
+  temperature?: number;
   /** false: sample every token, also the text the grammar forces (GenerateOptions.fastForward). Default true. */
   fastForward?: boolean;
   /**

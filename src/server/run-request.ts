@@ -70,6 +70,7 @@ export async function runInSlot(
         });
     const options: GenerateOptions = {
       maxTokens: ctx.backend.defaultMaxTokens,
+      ...(ctx.temperature !== undefined ? { temperature: ctx.temperature } : {}),
       ...requested,
       ...(ctx.dialect ? { dialect: ctx.dialect } : {}),
       fastForward: ctx.fastForward,

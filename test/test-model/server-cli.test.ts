@@ -87,6 +87,8 @@ describe("toolmask serve flags", () => {
     [["--model", model, "--queue=-1"], /--queue must be an integer from 0/],
     [["--model", model, "--threads", "two"], /--threads must be an integer/],
     [["--model", model, "--api-key", ""], /--api-key must not be empty/],
+    [["--model", model, "--temperature", "3"], /--temperature must be a number from 0 to 2, got "3"/],
+    [["--model", model, "--temperature", "hot"], /--temperature must be a number from 0 to 2, got "hot"/],
     [["--model", model, "extra"], /Unexpected argument 'extra'/],
     [
       ["--model", model, "--headers-timeout", "0"],

@@ -124,7 +124,7 @@ export interface NativeGenerationRequest {
   logitBias?: Array<[number, number]>;
   grammar?: NativeGrammar;
   backendSampling?: boolean;
-  /** Masked only: append the tokens the grammar forces without sampling them (native/core/fast_forward.hpp). */
+  /** Masked only: append the tokens the grammar forces without sampling them (native/core/include/toolmask/fast_forward.hpp). */
   fastForward?: boolean;
   /** Record each step's host work in the result's stepHostMicros (benchmarks). */
   recordStepTimes?: boolean;

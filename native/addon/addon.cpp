@@ -9,10 +9,10 @@
 #include <optional>
 #include <string>
 
-#include "../core/mask_prefetch.hpp"
-#include "../core/matcher.hpp"
-#include "../core/walk.hpp"
 #include "memory.hpp"
+#include "toolmask/mask_prefetch.hpp"
+#include "toolmask/matcher.hpp"
+#include "toolmask/walk.hpp"
 #include "wraps.hpp"
 
 using namespace toolmask;
@@ -95,28 +95,27 @@ class VocabWrap : public Napi::ObjectWrap<VocabWrap> {
     auto b = bytes.As<Napi::Uint8Array>();
     auto o = offs.As<Napi::Uint32Array>();
     auto k = kinds.As<Napi::Uint8Array>();
-    vocab = guard(env, [&] {
-      return std::make_shared<const Vocabulary>(b.Data(), b.ElementLength(), o.Data(), k.Data(), uint32_t(n));
-    });
+    vocab = guard(env, [&] { return makeVocabulary(b.Data(), b.ElementLength(), o.Data(), k.Data(), uint32_t(n)); });
   }
   std::shared_ptr<const Vocabulary> vocab;
-  std::shared_ptr<ShapeCache> shapes = std::make_shared<ShapeCache>();  // shared by the grammars compiled for it
+  std::shared_ptr<ShapeCache> shapes = makeShapeCache();  // shared by the grammars compiled for it
 
  private:
-  Napi::Value Size(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), vocab->size()); }
-  Napi::Value Hash(const Napi::CallbackInfo& info) { return hexHash(info.Env(), vocab->hash()); }
+  Napi::Value Size(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), vocabularySize(*vocab)); }
+  Napi::Value Hash(const Napi::CallbackInfo& info) { return hexHash(info.Env(), vocabularyHash(*vocab)); }
   Napi::Value Memory(const Napi::CallbackInfo& info) {
-    return Napi::Number::New(info.Env(), double(vocab->memoryBytes()));
+    return Napi::Number::New(info.Env(), double(vocabularyMemoryBytes(*vocab)));
   }
   Napi::Value Shapes(const Napi::CallbackInfo& info) {
+    const ShapeCacheStats s = shapeCacheStats(*shapes);
     Napi::Object o = Napi::Object::New(info.Env());
-    o.Set("shapes", double(shapes->size()));
-    o.Set("hits", double(shapes->hits()));
-    o.Set("misses", double(shapes->misses()));
-    o.Set("idleBytes", double(shapes->idleBytes()));
+    o.Set("shapes", double(s.shapes));
+    o.Set("hits", double(s.hits));
+    o.Set("misses", double(s.misses));
+    o.Set("idleBytes", double(s.idleBytes));
     return o;
   }
-  void ClearShapes(const Napi::CallbackInfo&) { shapes->clear(); }
+  void ClearShapes(const Napi::CallbackInfo&) { clearShapeCache(*shapes); }
 };
 
 // Per-environment constructors, so the addon also works in worker threads.
@@ -151,7 +150,7 @@ CompileOptions compileOptions(const Napi::Value& v) {
 // in the background once it is ready.
 std::shared_ptr<CompiledGrammar> compiled(const std::string& ir, std::shared_ptr<const Vocabulary> vocab,
                                           std::shared_ptr<ShapeCache> shapes, const CompileOptions& opts) {
-  auto g = std::make_shared<CompiledGrammar>(ir, std::move(vocab), opts, std::move(shapes));
+  auto g = compileGrammar(ir, std::move(vocab), opts, std::move(shapes));
   precomputeInBackground(g);
   return g;
 }
@@ -232,7 +231,7 @@ class GrammarWrap : public Napi::ObjectWrap<GrammarWrap> {
   // Measures the grammar and brings V8's count of it up to date; returns the bytes.
   int64_t report(Napi::Env env, bool wait = false) {
     if (!grammar_) return 0;
-    const int64_t now = int64_t(wait ? grammar_->memoryBytes() : grammar_->memoryBytesNoWait());
+    const int64_t now = int64_t(wait ? grammarMemoryBytes(*grammar_) : grammarMemoryBytesNoWait(*grammar_));
     if (now != reported_->bytes) Napi::MemoryManagement::AdjustExternalMemory(env, now - reported_->bytes);
     reported_->bytes = now;
     return now;
@@ -294,7 +293,8 @@ class GrammarWrap : public Napi::ObjectWrap<GrammarWrap> {
     return info.Env().Undefined();
   }
   Napi::Value States(const Napi::CallbackInfo& info) {
-    return Napi::Number::New(info.Env(), double(guard(info.Env(), [&] { return grammar(info.Env())->stateCount(); })));
+    return Napi::Number::New(info.Env(),
+                             double(guard(info.Env(), [&] { return grammarStateCount(*grammar(info.Env())); })));
   }
   Napi::Value Memory(const Napi::CallbackInfo& info) {
     return Napi::Number::New(info.Env(), double(report(info.Env(), true)));
@@ -303,22 +303,24 @@ class GrammarWrap : public Napi::ObjectWrap<GrammarWrap> {
     return Napi::Number::New(info.Env(), double(report(info.Env())));
   }
   Napi::Value CompileStates(const Napi::CallbackInfo& info) {
-    return Napi::Number::New(info.Env(), double(grammar(info.Env())->compileStates()));
+    return Napi::Number::New(info.Env(), double(grammarCompileStates(*grammar(info.Env()))));
   }
   Napi::Value CompileMs(const Napi::CallbackInfo& info) {
-    return Napi::Number::New(info.Env(), grammar(info.Env())->compileMillis());
+    return Napi::Number::New(info.Env(), grammarCompileMillis(*grammar(info.Env())));
   }
   Napi::Value Flushes(const Napi::CallbackInfo& info) {
-    return Napi::Number::New(info.Env(), double(grammar(info.Env())->maskFlushes()));
+    return Napi::Number::New(info.Env(), double(grammarMaskFlushes(*grammar(info.Env()))));
   }
   Napi::Value Disposed(const Napi::CallbackInfo& info) { return Napi::Boolean::New(info.Env(), !grammar_); }
   Napi::Value Tables(const Napi::CallbackInfo& info) {
-    return Napi::Number::New(info.Env(), double(grammar(info.Env())->tableBytes()));
+    return Napi::Number::New(info.Env(), double(grammarTableBytes(*grammar(info.Env()))));
   }
   Napi::Value InUse(const Napi::CallbackInfo& info) {
-    return Napi::Boolean::New(info.Env(), grammar(info.Env())->inUse());
+    return Napi::Boolean::New(info.Env(), grammarInUse(*grammar(info.Env())));
   }
-  Napi::Value Hash(const Napi::CallbackInfo& info) { return hexHash(info.Env(), grammar(info.Env())->vocab().hash()); }
+  Napi::Value Hash(const Napi::CallbackInfo& info) {
+    return hexHash(info.Env(), vocabularyHash(grammarVocabulary(*grammar(info.Env()))));
+  }
 };
 
 class MatcherWrap : public Napi::ObjectWrap<MatcherWrap> {
@@ -414,7 +416,7 @@ class MatcherWrap : public Napi::ObjectWrap<MatcherWrap> {
   }
   Napi::Value HasAllowed(const Napi::CallbackInfo& info) {
     Matcher& m = live(info.Env());
-    return Napi::Boolean::New(info.Env(), guard(info.Env(), [&] { return m.grammar().hasAllowedToken(m.state()); }));
+    return Napi::Boolean::New(info.Env(), guard(info.Env(), [&] { return hasAllowedToken(m.grammar(), m.state()); }));
   }
   Napi::Value RandomWalks(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();

@@ -3,8 +3,7 @@
 #include <cmath>
 #include <cstddef>
 
-#include "../core/grammar.hpp"
-#include "../core/shape_cache.hpp"
+#include "toolmask/grammar.hpp"
 
 #if defined(__GLIBC__)
 #include <dlfcn.h>
@@ -87,18 +86,18 @@ Napi::Value SetShapeCacheIdleBytes(const Napi::CallbackInfo& info) {
   double n = info.Length() > 0 && info[0].IsNumber() ? info[0].As<Napi::Number>().DoubleValue() : -1;
   if (!(n >= 0) || n != std::floor(n) || n > 9007199254740991.0)
     throw Napi::RangeError::New(env, "setShapeCacheIdleBytes(bytes): bytes must be a non-negative integer");
-  ShapeCache::setProcessIdleBytes(size_t(n));
+  setShapeCacheIdleBytes(size_t(n));
   return env.Undefined();
 }
 
 // setGrammarTableBytes(n): the table memory the grammars in use may hold together
-// (CompiledGrammar::setTableBudget).
+// (setGrammarTableBudget).
 Napi::Value SetGrammarTableBytes(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   double n = info.Length() > 0 && info[0].IsNumber() ? info[0].As<Napi::Number>().DoubleValue() : -1;
   if (!(n >= 0) || n != std::floor(n) || n > 9007199254740991.0)
     throw Napi::RangeError::New(env, "setGrammarTableBytes(bytes): bytes must be a non-negative integer");
-  CompiledGrammar::setTableBudget(size_t(n));
+  setGrammarTableBudget(size_t(n));
   return env.Undefined();
 }
 

@@ -4,7 +4,7 @@
 
 #include <memory>
 
-#include "../core/grammar.hpp"
+#include "toolmask/grammar.hpp"
 
 namespace toolmask::addon {
 

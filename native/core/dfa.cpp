@@ -1,5 +1,5 @@
 #include "dfa.hpp"
-#include "bits.hpp"
+#include "include/toolmask/bits.hpp"
 #include "grammar_lock.hpp"
 
 #include <algorithm>

@@ -1,7 +1,9 @@
-#include "fast_forward.hpp"
+#include "include/toolmask/fast_forward.hpp"
 
 #include <cstring>
 #include <string>
+
+#include "grammar.hpp"
 
 namespace toolmask {
 

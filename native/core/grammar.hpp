@@ -13,34 +13,12 @@
 
 #include "dfa.hpp"
 #include "grammar_lock.hpp"
+#include "include/toolmask/grammar.hpp"
 #include "json.hpp"
 #include "mask.hpp"
 #include "shape_cache.hpp"
 
 namespace toolmask {
-
-// A run of forced bytes (CompiledGrammar::forcedRun). atBoundary: the run ends where no byte may
-// follow (only a special token or the end of the output), so no token can reach across its end.
-struct ForcedRun {
-  std::string bytes;
-  bool atBoundary = false;
-};
-
-struct CompileOptions {
-  int maxRecursionDepth = 8;
-  size_t maxStates = 2'000'000;  // NFA states the grammar may build (≈100 bytes each), now or while matching
-  // Table memory (what the grammar holds beyond its automaton: masks, shapes, token-budget tables)
-  // past which the masks built so far are dropped (and rebuilt as walks need them): a grammar that
-  // keeps meeting new states cannot grow without bound. A grammar in use is held to its share of
-  // the process's table budget too (CompiledGrammar::setTableBudget), whichever is less.
-  size_t maxTableBytes = size_t(256) << 20;
-  size_t precomputeStates = 4096;    // masks computed eagerly at compile time, breadth first...
-  double precomputeMillis = 50;      // ...within this time...
-  size_t precomputeBytes = 8 << 20;  // ...and this much table memory; the rest on first use
-  // The constructor builds the start state's mask alone and leaves the rest of the precompute to
-  // precomputeStep() calls (mask_prefetch.hpp's precomputeInBackground makes them on its thread).
-  bool precomputeLater = false;
-};
 
 class CompiledGrammar {
  public:
@@ -135,29 +113,8 @@ class CompiledGrammar {
   // Whether a matcher stands in this grammar now (a generation, a parser's check, a caller's).
   bool inUse() const { return users_.load() > 0; }
 
-  // Counts a grammar as in use while it lives: every Matcher holds one.
-  class Use {
-   public:
-    explicit Use(std::shared_ptr<CompiledGrammar> g) : g_(std::move(g)) { add(); }
-    Use(const Use& o) : g_(o.g_) { add(); }
-    Use(Use&& o) noexcept : g_(std::move(o.g_)) {}
-    Use& operator=(Use o) noexcept {
-      std::swap(g_, o.g_);
-      return *this;
-    }
-    ~Use() {
-      if (g_ && g_->users_.fetch_sub(1) == 1) inUseCount_--;
-    }
-    const std::shared_ptr<CompiledGrammar>& grammar() const { return g_; }
-
-   private:
-    void add() {
-      if (g_ && g_->users_.fetch_add(1) == 0) inUseCount_++;
-    }
-    std::shared_ptr<CompiledGrammar> g_;
-  };
-
  private:
+  friend class GrammarUse;  // counts users_ (include/toolmask/grammar.hpp)
   struct FragmentInfo {
     Shape* shape = nullptr;  // shared by every fragment of the same shape (held in shapes_)
     bool exitReady = false;

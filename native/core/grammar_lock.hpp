@@ -17,18 +17,9 @@
 #include <mutex>
 #include <thread>
 
-namespace toolmask {
+#include "include/toolmask/lock_waits.hpp"  // LockWaits, CountLockWaits
 
-struct LockWaits {
-  uint64_t waits = 0;      // contended acquisitions whose holder ran its work to the end
-  uint64_t handoffs = 0;   // contended acquisitions whose holder was the prefetch thread (it yields)
-  uint64_t joins = 0;      // ...that was making the step the decode thread asked for (let finish)
-  uint64_t waitNanos = 0;  // time blocked in all three
-  // Work the decode thread did itself (not found made by the prefetch thread): state masks built,
-  // and the token budget's trie walks (a state's successors or its call-opening tokens).
-  uint64_t masksBuilt = 0;
-  uint64_t budgetWalks = 0;
-};
+namespace toolmask {
 
 // Thrown by a walk on the prefetch thread when a caller waits for the grammar's lock: the work so
 // far is dropped (caught in CompiledGrammar's background entry points).
@@ -74,19 +65,6 @@ class NoYield {
 
  private:
   const std::atomic<int>* prev_;
-};
-
-// While one lives on a thread, that thread's contended acquisitions of any grammar's lock are
-// counted into `into` (Sequence::sampleNext holds one around each step).
-class CountLockWaits {
- public:
-  explicit CountLockWaits(LockWaits* into) : prev_(lockwait::counting) { lockwait::counting = into; }
-  ~CountLockWaits() { lockwait::counting = prev_; }
-  CountLockWaits(const CountLockWaits&) = delete;
-  CountLockWaits& operator=(const CountLockWaits&) = delete;
-
- private:
-  LockWaits* prev_;
 };
 
 // The lock with its holder's kind and its waiting callers.

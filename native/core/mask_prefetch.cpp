@@ -1,4 +1,4 @@
-#include "mask_prefetch.hpp"
+#include "include/toolmask/mask_prefetch.hpp"
 
 #include <chrono>
 #include <condition_variable>
@@ -6,6 +6,8 @@
 #include <mutex>
 #include <thread>
 #include <utility>
+
+#include "grammar.hpp"
 
 namespace toolmask {
 namespace {

@@ -1,8 +1,16 @@
-#include "matcher.hpp"
+#include "include/toolmask/matcher.hpp"
 
 #include <algorithm>
+#include <type_traits>
+
+#include "grammar.hpp"
 
 namespace toolmask {
+
+static_assert(std::is_same_v<LazyDfa::Offsets, std::vector<std::pair<uint32_t, uint64_t>>>,
+              "Matcher::Offsets (include/toolmask/matcher.hpp) is LazyDfa::Offsets");
+
+Matcher::Matcher(std::shared_ptr<CompiledGrammar> g) : g_(std::move(g)), use_(g_), history_{g_->start()}, offsets_(1) {}
 
 bool Matcher::acceptToken(uint32_t id) {
   if (id >= g_->vocab().size())
@@ -64,6 +72,24 @@ void Matcher::rollback(size_t n) {
                        " were accepted");
   history_.resize(history_.size() - n);
   offsets_.resize(offsets_.size() - n);
+}
+
+bool Matcher::fillNextTokenBitmask(uint32_t* out, size_t words, uint32_t tokensLeft) {
+  fillNextTokenBitmask(out, words);
+  return g_->limitToBudget(history_.back(), tokensLeft, out);
+}
+
+bool Matcher::budgetMayLimit(uint32_t tokensLeft) { return g_->budgetMayLimit(history_.back(), tokensLeft); }
+
+uint32_t Matcher::minTokensToFinish() { return g_->minTokensToFinish(history_.back()); }
+
+bool Matcher::isComplete() { return g_->accepting(history_.back()); }
+
+bool Matcher::isTerminated() const { return history_.back() == kTerminated; }
+
+void Matcher::reset() {
+  history_.assign(1, g_->start());
+  offsets_.assign(1, {});
 }
 
 }  // namespace toolmask

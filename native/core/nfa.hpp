@@ -12,20 +12,10 @@
 #include <vector>
 
 #include "heap_bytes.hpp"
+#include "include/toolmask/errors.hpp"
 #include "json.hpp"
 
 namespace toolmask {
-
-struct GrammarError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
-// A grammar larger than a stated bound: the input's to fix, not a malformed grammar. `limit` names
-// the bound as the JS GrammarLimitError does ("automatonStates", "stringLength", …).
-struct GrammarLimitError : GrammarError {
-  GrammarLimitError(std::string limitName, const std::string& what) : GrammarError(what), limit(std::move(limitName)) {}
-  std::string limit;
-};
 
 struct ByteEdge {
   uint8_t lo, hi;

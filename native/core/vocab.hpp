@@ -7,13 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "include/toolmask/vocabulary.hpp"
+
 namespace toolmask {
-
-enum class TokenKind : uint8_t { Normal = 0, Special = 1, EndOfGeneration = 2, Unused = 3 };
-
-struct VocabError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
 
 struct TrieNode {
   uint32_t end;        // preorder index one past this subtree

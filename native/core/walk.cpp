@@ -1,7 +1,9 @@
-#include "walk.hpp"
-#include "bits.hpp"
+#include "include/toolmask/walk.hpp"
+#include "include/toolmask/bits.hpp"
 
 #include <algorithm>
+
+#include "grammar.hpp"
 
 namespace toolmask {
 

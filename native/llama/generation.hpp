@@ -6,8 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "../core/grammar.hpp"
 #include "llama_api.hpp"
+#include "toolmask/grammar.hpp"
+#include "toolmask/lock_waits.hpp"
 
 namespace toolmask::llama {
 
@@ -36,7 +37,7 @@ struct GenerationRequest {
   bool backendSampling = false;
   // Masked only: after each sampled token, the bytes the grammar forces next are tokenized with the
   // model's tokenizer and appended without sampling, decoded in the next step's batch with the
-  // sampled token (native/core/fast_forward.hpp says which tokens are taken).
+  // sampled token (native/core/include/toolmask/fast_forward.hpp says which tokens are taken).
   bool fastForward = false;
   // Record each step's host work for this sequence (sampling, the mask, fast-forward) in
   // GenerationResult::stepHostMicros (benchmarks).

@@ -135,7 +135,7 @@ uint32_t ResidentTable::rowOf(Matcher& m, std::vector<uint32_t>& bitmask) {
   if (s < 0) return kAllowAllRow;  // terminated: nothing may follow (a dead end)
   const auto it = rowOf_.find(s);
   if (it != rowOf_.end()) return it->second;
-  m.grammar().fillMask(s, bitmask.data());
+  fillStateMask(m.grammar(), s, bitmask.data());
   if (std::all_of(bitmask.begin(), bitmask.end(), [](uint32_t w) { return w == 0; })) return rowOf_[s] = kAllowAllRow;
   const uint32_t row = newRow(bitmask);
   if (row == kAdHocRow) return row;

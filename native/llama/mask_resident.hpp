@@ -27,9 +27,9 @@
 #include <unordered_map>
 #include <vector>
 
-#include "../core/matcher.hpp"
 #include "llama_api.hpp"
 #include "mask_sampler.hpp"
+#include "toolmask/matcher.hpp"
 
 namespace toolmask::llama {
 

@@ -1,7 +1,7 @@
 #include "mask_sampler.hpp"
 #include "mask_state.hpp"
-#include "../core/bits.hpp"
-#include "../core/mask_prefetch.hpp"
+#include "toolmask/bits.hpp"
+#include "toolmask/mask_prefetch.hpp"
 
 #include <chrono>
 #include <algorithm>
@@ -138,7 +138,7 @@ llama_sampler_i backendInterface = {
 
 llama_sampler* makeMaskSampler(const Api& a, std::shared_ptr<CompiledGrammar> grammar, MaskStats* stats,
                                bool firstInChain, bool backendHooks) {
-  const uint32_t n = grammar->vocab().size();
+  const uint32_t n = vocabularySize(grammarVocabulary(*grammar));
   // TOOLMASK_MASK_BY_ID=1 forces the generic path (tests compare the two paths' tokens).
   const char* byId = std::getenv("TOOLMASK_MASK_BY_ID");
   const bool fast = firstInChain && !(byId && *byId && *byId != '0');

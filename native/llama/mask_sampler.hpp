@@ -5,9 +5,9 @@
 #include <cstdint>
 #include <memory>
 
-#include "../core/matcher.hpp"
 #include "generation.hpp"
 #include "llama_api.hpp"
+#include "toolmask/matcher.hpp"
 
 namespace toolmask::llama {
 

@@ -5,10 +5,10 @@
 #include <memory>
 #include <vector>
 
-#include "../core/matcher.hpp"
 #include "llama_api.hpp"
 #include "mask_resident.hpp"
 #include "mask_sampler.hpp"
+#include "toolmask/matcher.hpp"
 
 namespace toolmask::llama {
 

@@ -2,7 +2,7 @@
 
 #include <stdexcept>
 
-#include "../core/vocab.hpp"
+#include "toolmask/vocabulary.hpp"
 
 namespace toolmask::llama {
 

@@ -4,9 +4,9 @@
 #include <ctime>
 #include <stdexcept>
 
-#include "../core/fast_forward.hpp"
 #include "prompt_cache.hpp"
 #include "sampler_chain.hpp"
+#include "toolmask/fast_forward.hpp"
 
 namespace toolmask::llama {
 namespace {
@@ -44,10 +44,10 @@ std::vector<llama_token> Sequence::checkedPrompt(const GenerationRequest& req, c
                                                  uint32_t contextSize) {
   const Api& a = api();
   const int32_t nVocab = a.llama_vocab_n_tokens(model.vocab());
-  if (req.grammar && req.grammar->vocab().size() != uint32_t(nVocab))
+  if (req.grammar && vocabularySize(grammarVocabulary(*req.grammar)) != uint32_t(nVocab))
     throw std::runtime_error("the grammar was compiled for a vocabulary of " +
-                             std::to_string(req.grammar->vocab().size()) + " tokens, the model has " +
-                             std::to_string(nVocab) + "; compile it on model.vocabulary");
+                             std::to_string(vocabularySize(grammarVocabulary(*req.grammar))) +
+                             " tokens, the model has " + std::to_string(nVocab) + "; compile it on model.vocabulary");
   std::vector<llama_token> prompt = req.tokens.empty() ? model.tokenizer().tokenize(req.prompt, true).tokens
                                                        : std::vector<llama_token>(req.tokens.begin(), req.tokens.end());
   for (llama_token t : prompt)
@@ -186,10 +186,10 @@ bool Sequence::sampleStep() {
 void Sequence::fastForward(llama_token tok, size_t room) {
   Matcher& m = maskMatcher(mask_);
   CompiledGrammar& g = m.grammar();
-  const ForcedRun run = g.forcedRun(m.state(), kMaxForcedBytes);
+  const ForcedRun run = forcedRun(g, m.state(), kMaxForcedBytes);
   if (run.bytes.empty()) return;
   size_t len = 0;
-  const uint8_t* p = g.vocab().tokenBytes(uint32_t(tok), len);
+  const uint8_t* p = vocabularyTokenBytes(grammarVocabulary(g), uint32_t(tok), len);
   const std::vector<llama_token> ids =
       model_.tokenizer().tokenize(std::string(reinterpret_cast<const char*>(p), len) + run.bytes, false).tokens;
   const std::vector<uint32_t> forced =

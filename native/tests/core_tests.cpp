@@ -11,10 +11,11 @@
 #include <thread>
 #include <vector>
 
-#include "../core/fast_forward.hpp"
-#include "../core/mask_prefetch.hpp"
-#include "../core/matcher.hpp"
-#include "../core/walk.hpp"
+#include "../core/grammar.hpp"
+#include "../core/include/toolmask/fast_forward.hpp"
+#include "../core/include/toolmask/mask_prefetch.hpp"
+#include "../core/include/toolmask/matcher.hpp"
+#include "../core/include/toolmask/walk.hpp"
 #include "check.hpp"
 
 using namespace toolmask;

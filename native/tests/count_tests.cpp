@@ -8,7 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "../core/matcher.hpp"
+#include "../core/grammar.hpp"
+#include "../core/include/toolmask/matcher.hpp"
 #include "check.hpp"
 #include "ir_helpers.hpp"
 

@@ -6,7 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "../core/matcher.hpp"
+#include "../core/grammar.hpp"
+#include "../core/include/toolmask/matcher.hpp"
 #include "check.hpp"
 
 namespace toolmask::test {

@@ -11,7 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "../core/matcher.hpp"
+#include "../core/grammar.hpp"
+#include "../core/include/toolmask/matcher.hpp"
 #include "check.hpp"
 
 using namespace toolmask;

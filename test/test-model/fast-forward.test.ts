@@ -1,4 +1,4 @@
-// Fast-forward (GenerateOptions.fastForward, native/core/fast_forward.hpp) on the random-weight
+// Fast-forward (GenerateOptions.fastForward, native/core/include/toolmask/fast_forward.hpp) on the random-weight
 // test model: the text the grammar forces goes in as the model tokenizer's own tokens, without
 // sampling, decoded with the sampled token in one forward pass. Every dialect: the forced runs are
 // exactly what the tokenizer makes of their text, answers stay sentences of the grammar, maxTokens

@@ -1,5 +1,5 @@
 // Fast-forward: which tokens a masked sequence may append without sampling after it sampled
-// `last`. The grammar forces a run of bytes (CompiledGrammar::forcedRun); the model's own tokenizer
+// `last`. The grammar forces a run of bytes (forcedRun, grammar.hpp); the model's own tokenizer
 // turns `last`'s bytes followed by that run into tokens (the caller does this: the core knows no
 // tokenizer). The tokens after `last` are taken when they spell the run exactly, leave `last` as it
 // was, and the grammar accepts each; trailing tokens that could merge with the bytes after the run

@@ -347,7 +347,7 @@ const cases: Case[] = [
   {
     name: "thinking with display hidden",
     body: { ...good, thinking: { type: "enabled", budget_tokens: 1024, display: "hidden" } },
-    message: /^thinking\.display must be "summarized" or "omitted", got "hidden"/,
+    message: /^thinking\.display must be "summarized", "omitted" or "updates", got "hidden"/,
   },
   {
     name: "stream not a boolean",

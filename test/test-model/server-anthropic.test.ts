@@ -447,34 +447,39 @@ describe("thinking blocks, through a gateway whose upstream reasons", () => {
     );
   });
 
-  it('display "omitted": the thought is in the signature, streamed as one signature_delta, and read back on the next turn', async () => {
-    const params = ask({ thinking: { type: "adaptive", display: "omitted" } as never, stop_sequences: [] });
-    const whole = await messagesBothWays(sdk(gateway.url), params);
-    const block = whole.content[0] as { type: string; thinking: string; signature: string };
-    expect(block).toEqual({
-      type: "thinking",
-      thinking: "",
-      signature: expect.stringMatching(/^toolmask\.thought\.v1\./),
-    });
-    expect(openThought(block.signature)).toBe("I should pick.");
-    const events = await rawEvents(params, sdk(gateway.url));
-    expect(messagesProtocolProblems(events)).toEqual([]);
-    const deltas = events.flatMap((e) => (e.type === "content_block_delta" ? [e.delta.type] : []));
-    expect(deltas).toEqual(["signature_delta", "text_delta", "input_json_delta"]);
-    const final = await sdk(gateway.url).messages.stream(params).finalMessage();
-    expect(final.content[0]).toEqual(block);
-    // The block as the client sends it back holds the thought for the template.
-    const next = parseMessagesRequest(
-      {
-        ...params,
-        messages: [
-          ...params.messages,
-          { role: "assistant", content: whole.content },
-          { role: "user", content: "go on" },
-        ],
-      },
-      { contextSize: 4096, vocabSize: 151936 },
-    );
-    expect(next.options.messages[1]).toMatchObject({ role: "assistant", reasoning_content: "I should pick." });
-  });
+  // "updates" is what Claude Code 2.1.328 sends with its default model (thinking-display-updates
+  // beta): the reasoning hidden, the text between calls returned, as "omitted" does here.
+  it.each(["omitted", "updates"])(
+    'display "%s": the thought is in the signature, streamed as one signature_delta, and read back on the next turn',
+    async (display) => {
+      const params = ask({ thinking: { type: "adaptive", display } as never, stop_sequences: [] });
+      const whole = await messagesBothWays(sdk(gateway.url), params);
+      const block = whole.content[0] as { type: string; thinking: string; signature: string };
+      expect(block).toEqual({
+        type: "thinking",
+        thinking: "",
+        signature: expect.stringMatching(/^toolmask\.thought\.v1\./),
+      });
+      expect(openThought(block.signature)).toBe("I should pick.");
+      const events = await rawEvents(params, sdk(gateway.url));
+      expect(messagesProtocolProblems(events)).toEqual([]);
+      const deltas = events.flatMap((e) => (e.type === "content_block_delta" ? [e.delta.type] : []));
+      expect(deltas).toEqual(["signature_delta", "text_delta", "input_json_delta"]);
+      const final = await sdk(gateway.url).messages.stream(params).finalMessage();
+      expect(final.content[0]).toEqual(block);
+      // The block as the client sends it back holds the thought for the template.
+      const next = parseMessagesRequest(
+        {
+          ...params,
+          messages: [
+            ...params.messages,
+            { role: "assistant", content: whole.content },
+            { role: "user", content: "go on" },
+          ],
+        },
+        { contextSize: 4096, vocabSize: 151936 },
+      );
+      expect(next.options.messages[1]).toMatchObject({ role: "assistant", reasoning_content: "I should pick." });
+    },
+  );
 });

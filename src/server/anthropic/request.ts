@@ -158,7 +158,9 @@ function stopSequences(v: unknown): string[] | undefined {
  * thinking {type: "enabled", budget_tokens} and {type: "adaptive"} turn the template's thinking on
  * (the model decides how long it thinks either way: the budget is not enforced); "disabled" off.
  * `display`: "summarized" (the default) returns the whole thought; "omitted" returns thinking
- * blocks whose thought is in the signature (thought-signature.ts), as Anthropic's API omits it.
+ * blocks whose thought is in the signature (thought-signature.ts), as Anthropic's API omits it;
+ * "updates" (Claude Code's default, the thinking-display-updates beta: the reasoning hidden, the
+ * text written between calls returned) the same, since the answer's text blocks are that text.
  */
 function thinking(v: unknown): { on: boolean; omitted: boolean } | undefined {
   if (!given(v)) return undefined;
@@ -178,13 +180,13 @@ function thinking(v: unknown): { on: boolean; omitted: boolean } | undefined {
       "thinking.budget_tokens",
       `thinking.budget_tokens must be an integer from 1 to ${INT32_MAX}, got ${shown(budget)}`,
     );
-  if (given(v.display) && v.display !== "summarized" && v.display !== "omitted")
+  if (given(v.display) && v.display !== "summarized" && v.display !== "omitted" && v.display !== "updates")
     throw invalidParam(
       "thinking.display",
-      `thinking.display must be "summarized" or "omitted", got ${shown(v.display)}`,
+      `thinking.display must be "summarized", "omitted" or "updates", got ${shown(v.display)}`,
       "unsupported_value",
     );
-  return { on: true, omitted: v.display === "omitted" };
+  return { on: true, omitted: v.display === "omitted" || v.display === "updates" };
 }
 
 /** output_config: its format (responseFormat, response-format.ts); its effort hint is read and ignored. */

@@ -357,10 +357,13 @@ CompiledGrammar::Prefetch CompiledGrammar::prefetchStep(int32_t state, uint32_t 
   const Background lock(*this);
   if (!lock.held()) return Prefetch::Busy;
   struct Making {  // prefetching_ for as long as the work goes on, however it ends
-    std::atomic<int32_t>& at;
-    Making(std::atomic<int32_t>& a, int32_t s) : at(a) { at = s; }
-    ~Making() { at = kDead; }
-  } making(prefetching_, state);
+    CompiledGrammar& g;
+    Making(CompiledGrammar& grammar, int32_t s) : g(grammar) { g.prefetching_ = s; }
+    ~Making() {
+      g.prefetching_ = kDead;
+      g.mu_.joinDone();  // callers joining this work go on
+    }
+  } making(*this, state);
   try {
     ensureMask(state);
     prepareBudgetLocked(state, tokensLeft);

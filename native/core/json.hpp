@@ -5,6 +5,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace toolmask::json {
@@ -19,7 +20,7 @@ struct Value {
   std::vector<Value> arr;
   std::vector<std::pair<std::string, Value>> obj;  // keeps order
 
-  const Value* get(const std::string& key) const {
+  const Value* get(std::string_view key) const {
     for (auto& kv : obj)
       if (kv.first == key) return &kv.second;
     return nullptr;
@@ -30,7 +31,8 @@ struct ParseError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-Value parse(const std::string& text);
+// `bytes`, when given, receives memoryBytes of the value (counted while reading, without a walk).
+Value parse(const std::string& text, size_t* bytes = nullptr);
 
 }  // namespace toolmask::json
 

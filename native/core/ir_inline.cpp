@@ -129,7 +129,8 @@ struct Inliner {
       while (!r && !work.empty()) {
         const std::string* at = work.back();
         work.pop_back();
-        if (*at == name) r = true;
+        if (*at == name)
+          r = true;
         else if (seen.insert(*at).second)
           for (auto& x : refs(*at)) work.push_back(&x);
       }

@@ -21,7 +21,7 @@ struct StateMask {
   MaskRep rep = MaskRep::Accept;
   std::vector<uint32_t> ids;        // Accept: allowed ids; Reject: disallowed ordinary ids
   std::vector<uint32_t> bits;       // Bits: the ordinary part as a bitmask
-  PosRanges uncertain;  // fragment masks only: tokens that leave the fragment mid-token (sorted positions)
+  PosRanges uncertain;              // fragment masks only: tokens that leave the fragment mid-token (sorted positions)
   const StateMask* base = nullptr;  // shared fragment mask; allowed = (base − remove) ∪ extra
   std::vector<uint32_t> extra;
   std::vector<uint32_t> remove;

@@ -6,7 +6,9 @@
 // are to Read only, Claude Code runs them (the test sees the file's text in a tool result) and the
 // run ends with its result event. Claude Code sends no temperature, so the server's default (0.8,
 // seed 0) samples; the prompt holds the folder's path and the date, so answers differ between runs:
-// what is asserted holds for any of them under the mask. Skipped without the model or the client,
+// what is asserted holds for any of them under the mask. A pass-through records every answer's
+// status: none is refused (Claude Code resends a refused request without the field, silently).
+// Skipped without the model or the client,
 // with the line that fetches them, except under CI=true.
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -16,6 +18,7 @@ import { baseEnv, runChild } from "../../scripts/lib/agent-clients.mjs";
 import { defaultThreads } from "../../src/engine/model.js";
 import { CODER, coderClient, useCoderServer } from "../support/real-coder.js";
 import { timeoutForMeasured } from "../support/timeouts.js";
+import { statusRecorder } from "../support/status-recorder.js";
 import { NOTE_TEXT } from "../support/tool-turn-upstream.js";
 
 const { client: CLIENT, bin, ready } = coderClient("claude-code", "claude-code-real");
@@ -57,12 +60,13 @@ describe.skipIf(!ready && !inCi)(`${CLIENT.package}@${CLIENT.version} on ${CODER
     "the model calls Read (never the deferred placeholder), Claude Code reads notes.txt, sends its text back and ends the run",
     async () => {
       const work = mkdtempSync(path.join(home, "work-"));
+      const recorder = await statusRecorder(served.server.url);
       // Every line the same: a Read from any offset the model picks (it wrote offsets 2 and 3 in
       // earlier runs) still returns the number.
       writeFileSync(path.join(work, "notes.txt"), NOTE_TEXT.repeat(3));
       const env = {
         ...baseEnv(home),
-        ANTHROPIC_BASE_URL: served.server.url,
+        ANTHROPIC_BASE_URL: recorder.url,
         ANTHROPIC_API_KEY: "sk-ant-test",
         CLAUDE_CODE_MAX_OUTPUT_TOKENS: String(OUTPUT_TOKENS),
       };
@@ -79,8 +83,10 @@ describe.skipIf(!ready && !inCi)(`${CLIENT.package}@${CLIENT.version} on ${CODER
         "stream-json",
         "--verbose",
       ];
-      const r = await runChild(bin!, args, { env, cwd: work, timeoutMs: RUN_MS });
+      const r = await runChild(bin!, args, { env, cwd: work, timeoutMs: RUN_MS }).finally(() => recorder.close());
       expect(r.timedOut, r.output).toBe(false);
+      // Every request answered: Claude Code resends a refused one without the field, silently.
+      expect(recorder.answers.filter((a) => !a.endsWith(" 200"))).toEqual([]);
       const all = events(r.output);
       const uses = all.flatMap((e) =>
         e.type === "assistant" ? (e.message?.content ?? []).filter((b) => b.type === "tool_use") : [],

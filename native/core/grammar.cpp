@@ -353,13 +353,10 @@ CompiledGrammar::Prefetch CompiledGrammar::prefetchStep(int32_t state, uint32_t 
   const Background lock(*this);
   if (!lock.held()) return Prefetch::Busy;
   struct Making {  // prefetching_ for as long as the work goes on, however it ends
-    CompiledGrammar& g;
-    Making(CompiledGrammar& grammar, int32_t s) : g(grammar) { g.prefetching_ = s; }
-    ~Making() {
-      g.prefetching_ = kDead;
-      g.mu_.joinDone();  // callers joining this work go on
-    }
-  } making(*this, state);
+    std::atomic<int32_t>& at;
+    Making(std::atomic<int32_t>& a, int32_t s) : at(a) { at = s; }
+    ~Making() { at = kDead; }
+  } making(prefetching_, state);
   try {
     ensureMask(state);
     prepareBudgetLocked(state, tokensLeft);

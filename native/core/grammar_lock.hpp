@@ -13,7 +13,6 @@
 #pragma once
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
 #include <mutex>
 #include <thread>
@@ -73,20 +72,16 @@ class GrammarLock {
  public:
   // A caller: goes before the prefetch thread (counted in waiting_ while it waits). `joining()`:
   // true while the prefetch thread makes the work this caller is about to do; it is then let
-  // finish (the caller sleeps until joinDone(), using no CPU meanwhile: a poll every 50 µs took
-  // 10-19 ms of the decode thread's CPU in a 60-220 ms join on a loaded machine), and interrupted
-  // as any other once it has moved on.
+  // finish (checked every 50 µs), and interrupted as any other once it has moved on.
   template <typename Joining>
   void lockForeground(Joining&& joining) {
     if (mu_.try_lock()) return;
     const auto t0 = std::chrono::steady_clock::now();
     bool joined = false;
-    if (backgroundHolds_.load() && joining()) {
+    while (backgroundHolds_.load() && joining()) {
       joined = true;
-      std::unique_lock<std::mutex> lock(joinMu_);
-      // wait_for, not wait: the prebuild must load with libstdc++ 3.4.29 (see batch_engine.cpp).
-      // The timeout only bounds a missed wake-up; joinDone() ends the wait.
-      while (backgroundHolds_.load() && joining()) joinCv_.wait_for(lock, std::chrono::milliseconds(50));
+      std::this_thread::sleep_for(std::chrono::microseconds(50));
+      if (mu_.try_lock()) return count(t0, Kind::Join);
     }
     waiting_.fetch_add(1);
     const bool yields = backgroundHolds_.load();
@@ -109,12 +104,6 @@ class GrammarLock {
     backgroundHolds_ = false;
     mu_.unlock();
   }
-  // The prefetch thread, once what callers may be joining is no longer made (joining() turned
-  // false): wakes them.
-  void joinDone() {
-    { const std::lock_guard<std::mutex> lock(joinMu_); }  // a caller between its check and its wait gets the wake-up
-    joinCv_.notify_all();
-  }
   void unlock() { mu_.unlock(); }
   bool tryLock() { return mu_.try_lock(); }
   int waiting() const { return waiting_.load(); }
@@ -130,8 +119,6 @@ class GrammarLock {
   }
 
   std::mutex mu_;
-  std::mutex joinMu_;  // with joinCv_: callers joining the prefetch thread's work sleep on it
-  std::condition_variable joinCv_;
   std::atomic<int> waiting_{0};
   std::atomic<bool> backgroundHolds_{false};
 };

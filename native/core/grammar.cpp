@@ -229,7 +229,11 @@ bool CompiledGrammar::fragmentMask(int32_t s, StateMask& out) {
     mini.state(x).mask = std::move(m);
   }
   out.base = ms.mask.get();
-  acceptedAmong(*dfa_, s, *vocab_, ms.mask->uncertain, out.extra);
+  for (uint32_t id : ms.mask->uncertain) {
+    size_t len;
+    const uint8_t* p = vocab_->tokenBytes(id, len);
+    if (dfa_->walk(s, p, len) >= 0) out.extra.push_back(id);
+  }
   if (counted) limitItems(s, mm, x, uint32_t(std::min<uint64_t>(itemsLeft, 255)), out);
   if (other >= 0) {
     PosRanges rejected, uncertain;
@@ -248,21 +252,19 @@ bool CompiledGrammar::fragmentMask(int32_t s, StateMask& out) {
   return true;
 }
 
-// How many items of the loop each token uses from mini state x (0: the loop refuses it), by sorted
-// position, and the most of any token below each trie node.
+// How many items of the loop each token uses from mini state x (0: the loop refuses it).
 const Shape::ItemsUsed& CompiledGrammar::itemsUsed(Shape& mm, int32_t x) {
   auto it = mm.itemsUsed.find(x);
   if (it != mm.itemsUsed.end()) return it->second;
   LazyDfa& mini = *mm.dfa;
   Shape::ItemsUsed r;
-  std::vector<uint8_t>& used = r.perPosition;
-  const std::vector<uint32_t>& order = vocab_->order();
-  used.assign(order.size(), 0);
+  std::vector<uint8_t>& used = r.perToken;
+  used.assign(vocab_->size(), 0);
   uint32_t ticks = 0;
-  for (uint32_t pos = 0; pos < order.size(); pos++) {
+  for (uint32_t id : vocab_->order()) {
     lockwait::poll(ticks);
     size_t len;
-    const uint8_t* p = vocab_->tokenBytes(order[pos], len);
+    const uint8_t* p = vocab_->tokenBytes(id, len);
     int32_t st = x;
     unsigned items = 0;
     for (size_t i = 0; i < len && st >= 0; i++) {
@@ -271,17 +273,9 @@ const Shape::ItemsUsed& CompiledGrammar::itemsUsed(Shape& mm, int32_t x) {
     }
     if (st < 0) continue;
     if (!mini.state(st).accepting) items++;  // ends inside one more item
-    used[pos] = uint8_t(std::min(items, 255u));
+    used[id] = uint8_t(std::min(items, 255u));
+    r.max = std::max(r.max, used[id]);
   }
-  const std::vector<TrieNode>& trie = vocab_->trie();
-  r.maxBelow.assign(trie.size(), 0);
-  for (size_t n = trie.size(); n-- > 0;) {  // children come after their parent
-    uint8_t m = 0;
-    for (uint32_t p = trie[n].lo; p < trie[n].lo + trie[n].nEnd; p++) m = std::max(m, used[p]);
-    for (uint32_t c = uint32_t(n) + 1; c < trie[n].end; c = trie[c].end) m = std::max(m, r.maxBelow[c]);
-    r.maxBelow[n] = m;
-  }
-  r.max = r.maxBelow.empty() ? 0 : r.maxBelow[0];
   return mm.itemsUsed.emplace(x, std::move(r)).first->second;
 }
 
@@ -291,7 +285,15 @@ void CompiledGrammar::limitItems(int32_t s, Shape& mm, int32_t x, uint32_t budge
   if (budget >= 255) return;
   const Shape::ItemsUsed& u = itemsUsed(mm, x);
   if (budget >= u.max) return;
-  refusedAbove(*dfa_, s, *vocab_, u.perPosition, u.maxBelow, uint8_t(budget), out.remove);
+  const std::vector<uint8_t>& used = u.perToken;
+  uint32_t ticks = 0;
+  for (uint32_t id : vocab_->order()) {
+    lockwait::poll(ticks);
+    if (used[id] <= budget) continue;
+    size_t len;
+    const uint8_t* p = vocab_->tokenBytes(id, len);
+    if (dfa_->walk(s, p, len) < 0) out.remove.push_back(id);
+  }
   if (out.remove.size() > kMaterializeLimit) materialize(out, *vocab_);  // too many to replay on every fill
 }
 

@@ -94,55 +94,9 @@ void encodeMask(const Vocabulary& v, const PosRanges& rejected, const PosRanges&
       forDead([&](uint32_t id) { out.bits[id >> 5] &= ~(1u << (id & 31)); });
     }
   }
-  out.uncertain = uncertain;
-}
-
-void acceptedAmong(LazyDfa& dfa, int32_t s, const Vocabulary& v, const PosRanges& among, std::vector<uint32_t>& out) {
-  const auto& trie = v.trie();
-  const auto& order = v.order();
-  uint32_t ticks = 0;  // for the prefetch thread's checks (grammar_lock.hpp)
-  // The descent meets positions in increasing order: `r` is the first range not wholly before them.
-  size_t r = 0;
-  auto meets = [&](uint32_t lo, uint32_t hi) {
-    while (r < among.size() && among[r].second <= lo) r++;
-    return r < among.size() && among[r].first < hi;
-  };
-  auto dfs = [&](auto&& self, uint32_t n, int32_t st) -> void {
-    lockwait::poll(ticks);
-    const TrieNode& node = trie[n];
-    for (uint32_t p = node.lo; p < node.lo + node.nEnd; p++)  // tokens whose bytes end here: walked whole
-      if (meets(p, p + 1)) out.push_back(order[p]);
-    for (uint32_t c = n + 1; c < node.end; c = trie[c].end) {
-      if (!meets(trie[c].lo, trie[c].hi)) continue;
-      const int32_t ns = dfa.next(st, trie[c].byte);
-      if (ns >= 0) self(self, c, ns);
-    }
-  };
-  if (s >= 0) dfs(dfs, 0, s);
-}
-
-void refusedAbove(LazyDfa& dfa, int32_t s, const Vocabulary& v, const std::vector<uint8_t>& used,
-                  const std::vector<uint8_t>& maxBelow, uint8_t budget, std::vector<uint32_t>& out) {
-  const auto& trie = v.trie();
-  const auto& order = v.order();
-  uint32_t ticks = 0;
-  auto dfs = [&](auto&& self, uint32_t n, int32_t st) -> void {
-    lockwait::poll(ticks);
-    const TrieNode& node = trie[n];
-    for (uint32_t c = n + 1; c < node.end; c = trie[c].end) {
-      if (maxBelow[c] <= budget) continue;
-      const int32_t ns = dfa.next(st, trie[c].byte);
-      if (ns >= 0) {
-        self(self, c, ns);
-        continue;
-      }
-      for (uint32_t p = trie[c].lo; p < trie[c].hi; p++) {  // the walk dies in this subtree's first byte
-        lockwait::poll(ticks);
-        if (used[p] > budget) out.push_back(order[p]);
-      }
-    }
-  };
-  dfs(dfs, 0, s);
+  out.uncertain.clear();
+  for (auto& r : uncertain)
+    for (uint32_t p = r.first; p < r.second; p++) out.uncertain.push_back(order[p]);
 }
 
 void StateMask::fillOrdinary(uint32_t* out, const Vocabulary& v) const {

@@ -15,13 +15,11 @@ class LazyDfa;
 
 enum class MaskRep : uint8_t { Accept, Reject, Bits };
 
-using PosRanges = std::vector<std::pair<uint32_t, uint32_t>>;  // sorted-token positions [lo, hi)
-
 struct StateMask {
   MaskRep rep = MaskRep::Accept;
   std::vector<uint32_t> ids;        // Accept: allowed ids; Reject: disallowed ordinary ids
   std::vector<uint32_t> bits;       // Bits: the ordinary part as a bitmask
-  PosRanges uncertain;              // fragment masks only: tokens that leave the fragment mid-token (sorted positions)
+  std::vector<uint32_t> uncertain;  // fragment masks only: tokens that leave the fragment mid-token
   const StateMask* base = nullptr;  // shared fragment mask; allowed = (base − remove) ∪ extra
   std::vector<uint32_t> extra;
   std::vector<uint32_t> remove;
@@ -34,6 +32,8 @@ struct StateMask {
  private:
   void fillOrdinary(uint32_t* out, const Vocabulary& v) const;
 };
+
+using PosRanges = std::vector<std::pair<uint32_t, uint32_t>>;  // sorted-token positions [lo, hi)
 
 // The verdicts for one first-byte subtree reached in one DFA state, reusable by any state
 // whose first byte leads there (e.g. every partial match of a terminator falls back home).
@@ -49,17 +49,5 @@ void walkTrie(LazyDfa& dfa, int32_t s, const Vocabulary& v, bool fragment, PosRa
 
 // Chooses the representation for the ordinary tokens not in `rejected` (nor `uncertain`).
 void encodeMask(const Vocabulary& v, const PosRanges& rejected, const PosRanges& uncertain, StateMask& out);
-
-// The tokens at the positions `among` whose bytes `dfa` walks whole from `s`, appended to `out` in
-// position order. One descent of the trie that enters only subtrees holding such positions and
-// steps each shared prefix once (not one walk per token: a fragment that may be left before its
-// first byte has every token it refuses in `among`, 151k with Qwen's vocabulary).
-void acceptedAmong(LazyDfa& dfa, int32_t s, const Vocabulary& v, const PosRanges& among, std::vector<uint32_t>& out);
-
-// The tokens whose `used` (by sorted position) is above `budget` and whose bytes `dfa` does not walk
-// whole from `s`, appended to `out` in position order; `maxBelow` (by trie node): the largest `used`
-// in each node's subtree, so that a subtree with none above `budget` is not entered.
-void refusedAbove(LazyDfa& dfa, int32_t s, const Vocabulary& v, const std::vector<uint8_t>& used,
-                  const std::vector<uint8_t>& maxBelow, uint8_t budget, std::vector<uint32_t>& out);
 
 }  // namespace toolmask

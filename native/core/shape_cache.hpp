@@ -26,8 +26,7 @@ struct Shape {
   std::unique_ptr<LazyDfa> dfa;
   SubtreeMemo memo;  // first-byte subtrees, shared by the shape's states
   struct ItemsUsed {
-    std::vector<uint8_t> perPosition;  // by sorted-token position (Vocabulary::order)
-    std::vector<uint8_t> maxBelow;     // by trie node: the most of any token in its subtree
+    std::vector<uint8_t> perToken;
     uint8_t max = 0;
   };
   std::unordered_map<int32_t, ItemsUsed> itemsUsed;  // per loop state (bounded repetitions)

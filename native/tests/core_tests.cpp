@@ -420,9 +420,6 @@ int main() {
       R"({"root":{"type":"perm","separator":{"type":"literal","text":","},"items":[{"node":{"type":"literal","text":"a"},"required":true},{"node":{"type":"until","terminator":"\n","maxLength":3},"required":false}]}})",
       R"({"root":{"type":"seq","items":[{"type":"token","id":2277},{"type":"ref","name":"v"}]},"rules":{"v":{"type":"alt","items":[{"type":"literal","text":"0"},{"type":"seq","items":[{"type":"literal","text":"["},{"type":"ref","name":"v"},{"type":"literal","text":"]"}]}]}},"maxRecursionDepth":3})",
       R"({"root":{"type":"repeat","min":1,"max":3,"item":{"type":"byteClass","ranges":[[0,255]]}}})",
-      // Bounded whitespace (left before its first byte: every token it refuses is checked per place)
-      // around a bounded string (tokens needing more characters than are left refused per place).
-      R"({"root":{"type":"seq","items":[{"type":"literal","text":"{\"a\":"},{"type":"repeat","min":0,"max":4,"item":{"type":"charClass","ranges":[[32,32],[10,10],[9,9],[13,13]]}},{"type":"literal","text":"\""},{"type":"repeat","min":0,"max":5,"item":{"type":"charClass","ranges":[[34,34],[92,92],[0,31]],"negated":true}},{"type":"literal","text":"\""},{"type":"repeat","min":0,"max":3,"item":{"type":"charClass","ranges":[[32,32],[10,10],[9,9],[13,13]]}},{"type":"literal","text":"}"}]}})",
   };
   for (auto* ir : grammars) walks(v, ir);
   // With a tiny table budget the masks are dropped again and again; every mask must still agree

@@ -293,18 +293,6 @@ bool LazyDfa::hasByteEdge(int32_t s) {
 }
 
 bool LazyDfa::loopsOver(int32_t s, const TrieNode& node) {
-  if (!asciiLoops(s, node)) return false;
-  return !node.belowNonAscii || ((node.utf8Ok & 1) && nonAsciiLoops(s));
-}
-
-bool LazyDfa::midCharLoops(int32_t s, const TrieNode& node) {
-  const DfaState& d = states_[size_t(s)];
-  if (d.midHome < 0 || !(d.midPhases & node.utf8Ok)) return false;
-  return asciiLoops(d.midHome, node);  // nonAsciiLoops(midHome) held when it was recorded
-}
-
-// Every ASCII byte below `node` leads from `s` back to `s`.
-bool LazyDfa::asciiLoops(int32_t s, const TrieNode& node) {
   for (int w = 0; w < 2; w++) {
     DfaState& d = states_[size_t(s)];
     if (node.below[w] & d.loopKnown[w] & ~d.loopYes[w]) return false;
@@ -319,7 +307,7 @@ bool LazyDfa::asciiLoops(int32_t s, const TrieNode& node) {
       d2.loopYes[w] |= 1ull << bit;
     }
   }
-  return true;
+  return !node.belowNonAscii || ((node.utf8Ok & 1) && nonAsciiLoops(s));
 }
 
 // Every valid multi-byte character must lead back to `s` without dying on the way.
@@ -354,16 +342,6 @@ bool LazyDfa::nonAsciiLoops(int32_t s) {
     }
   }
   states_[size_t(s)].nonAsciiLoops = ok ? 1 : 0;
-  if (ok)
-    for (auto [t, ph] : seen) {
-      DfaState& d = states_[size_t(t)];
-      if (d.midHome == -1) d.midHome = s;
-      if (d.midHome != s) {
-        d.midHome = -2;
-        continue;
-      }
-      d.midPhases |= uint8_t(1u << ph);
-    }
   return ok;
 }
 

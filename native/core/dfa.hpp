@@ -38,12 +38,7 @@ struct DfaState {
   uint64_t loopKnown[2] = {0, 0};                        // ASCII bytes already tested for looping back here
   uint64_t loopYes[2] = {0, 0};                          // ...and those that do
   int8_t nonAsciiLoops = -1;  // every valid multi-byte character loops back (-1: not yet known)
-  // A state inside a character of `midHome`'s loop (nonAsciiLoops(midHome) reached it there): the UTF-8
-  // phases it was reached in, as bits; every valid rest of the character from one of them leads back
-  // to midHome alive. midHome -1: none known, -2: reached from two such loops (not used).
-  uint8_t midPhases = 0;
-  int16_t forced = -2;  // the one byte every continuation starts with (-1: none, -2: not yet known)
-  int32_t midHome = -1;
+  int16_t forced = -2;        // the one byte every continuation starts with (-1: none, -2: not yet known)
   std::unique_ptr<StateMask> mask;
 };
 
@@ -89,11 +84,6 @@ class LazyDfa {
   int32_t settle(int32_t s, Offsets& offsets, uint64_t window);
   // Whether every byte below `node` keeps the automaton in `s` (the whole subtree is accepted).
   bool loopsOver(int32_t s, const TrieNode& node);
-  // Whether every path below `node` survives from `s`, a state inside a character of a loop whose
-  // every valid character and every ASCII byte below `node` lead back to it: the subtree's edges are
-  // valid UTF-8 from a phase `s` was reached in (TrieNode::utf8Ok). A token cut mid-character there
-  // needs no walk of its own.
-  bool midCharLoops(int32_t s, const TrieNode& node);
   // The byte every continuation of `s` starts with, or -1: `s` may end, take a special token, or
   // go on with more than one byte. Computed once per state.
   int forcedByte(int32_t s);
@@ -122,7 +112,6 @@ class LazyDfa {
   void closure(std::vector<Thread>& set);
   int32_t computeNext(int32_t s, uint8_t byte);
   bool nonAsciiLoops(int32_t s);
-  bool asciiLoops(int32_t s, const TrieNode& node);
   void initClasses();
 };
 

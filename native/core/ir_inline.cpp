@@ -1,9 +1,7 @@
 #include "ir_inline.hpp"
 
-#include "heap_bytes.hpp"
-
+#include <functional>
 #include <string>
-#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -21,22 +19,13 @@ const std::string* refName(const json::Value& n) {
 }
 
 struct Inliner {
-  const json::Value* rules = nullptr;
-  size_t maxNodes = 0;
+  const json::Value* rules;
+  size_t maxNodes;
   std::unordered_map<std::string, size_t> size;  // inlined size, capped; SIZE_MAX: keep as ref
   std::unordered_set<std::string> visiting;
-  // The rules by name (the first of a repeated name, as json::Value::get finds it): a grammar of a
-  // few hundred rules looked each one up by a scan of them all.
-  std::unordered_map<std::string_view, const json::Value*> byName;
-
-  void indexRules() {
-    if (rules && rules->kind == json::Kind::Object)
-      for (auto& kv : rules->obj) byName.emplace(kv.first, &kv.second);
-  }
 
   const json::Value* rule(const std::string& name) const {
-    auto it = byName.find(name);
-    return it == byName.end() ? nullptr : it->second;
+    return rules && rules->kind == json::Kind::Object ? rules->get(name) : nullptr;
   }
 
   // Nodes the subtree has once inlinable refs are expanded (capped above maxNodes).
@@ -65,76 +54,47 @@ struct Inliner {
 
   // Builds the expanded copy node by node (copying a subtree before expanding its children made
   // inlining O(size × depth)). Below kMaxDepth levels refs stay refs, so chains of small rules
-  // cannot nest the tree deeper than the builder's recursion can go. `bytes`: json::memoryBytes of
-  // the copy, counted as it is built.
+  // cannot nest the tree deeper than the builder's recursion can go.
   static constexpr int kMaxDepth = 1000;
-  json::Value expand(const json::Value& n, size_t& bytes, int depth = 0) {
+  json::Value expand(const json::Value& n, int depth = 0) {
     if (const std::string* name = refName(n)) {
-      if (depth < kMaxDepth && ruleSize(*name) != SIZE_MAX && !recursive(*name))
-        return expand(*rule(*name), bytes, depth + 1);
-      json::Value same = n;
-      bytes = json::memoryBytes(same);
-      return same;
+      if (depth < kMaxDepth && ruleSize(*name) != SIZE_MAX && !recursive(*name)) return expand(*rule(*name), depth + 1);
+      return n;
     }
     json::Value out;
     out.kind = n.kind;
     out.b = n.b;
     out.num = n.num;
     out.str = n.str;
-    size_t below = 0, b = 0;
     out.arr.reserve(n.arr.size());
-    for (auto& x : n.arr) {
-      out.arr.push_back(expand(x, b, depth + 1));
-      below += b;
-    }
+    for (auto& x : n.arr) out.arr.push_back(expand(x, depth + 1));
     out.obj.reserve(n.obj.size());
-    for (auto& kv : n.obj) {
-      out.obj.emplace_back(kv.first, expand(kv.second, b, depth + 1));
-      below += b + sizeof(std::string) + stringBytes(out.obj.back().first);
-    }
-    bytes = sizeof(json::Value) + stringBytes(out.str) + vectorBytes(out.arr) + vectorBytes(out.obj) + below -
-            sizeof(json::Value) * out.arr.size() - sizeof(std::pair<std::string, json::Value>) * out.obj.size();
+    for (auto& kv : n.obj) out.obj.emplace_back(kv.first, expand(kv.second, depth + 1));
     return out;
   }
 
-  // The rules a rule's body names (each once), as given: the edges `recursive` follows.
-  std::unordered_map<std::string, std::vector<std::string>> refsOf;
-  const std::vector<std::string>& refs(const std::string& name) {
-    auto it = refsOf.find(name);
-    if (it != refsOf.end()) return it->second;
-    std::vector<std::string> out;
-    std::unordered_set<std::string> seen;
-    if (const json::Value* body = rule(name)) collectRefs(*body, seen, out);
-    return refsOf.emplace(name, std::move(out)).first->second;
-  }
-  static void collectRefs(const json::Value& n, std::unordered_set<std::string>& seen, std::vector<std::string>& out) {
-    if (const std::string* r = refName(n)) {
-      if (seen.insert(*r).second) out.push_back(*r);
-      return;
-    }
-    for (auto& x : n.arr) collectRefs(x, seen, out);
-    for (auto& kv : n.obj) collectRefs(kv.second, seen, out);
-  }
-
-  // Whether the rule reaches itself through the rules its body names.
   std::unordered_map<std::string, bool> rec;
   bool recursive(const std::string& name) {
     auto it = rec.find(name);
     if (it != rec.end()) return it->second;
-    bool r = false;
-    if (rule(name)) {
-      std::unordered_set<std::string> seen;
-      std::vector<const std::string*> work;
-      for (auto& x : refs(name)) work.push_back(&x);
-      while (!r && !work.empty()) {
-        const std::string* at = work.back();
-        work.pop_back();
-        if (*at == name)
-          r = true;
-        else if (seen.insert(*at).second)
-          for (auto& x : refs(*at)) work.push_back(&x);
+    std::unordered_set<std::string> seen;
+    std::function<bool(const json::Value&)> reaches = [&](const json::Value& n) -> bool {
+      if (const std::string* r = refName(n)) {
+        if (*r == name) return true;
+        if (!seen.insert(*r).second) return false;
+        const json::Value* body = rule(*r);
+        return body && reaches(*body);
       }
-    }
+      if (n.kind == json::Kind::Array)
+        for (auto& x : n.arr)
+          if (reaches(x)) return true;
+      if (n.kind == json::Kind::Object)
+        for (auto& kv : n.obj)
+          if (reaches(kv.second)) return true;
+      return false;
+    };
+    const json::Value* body = rule(name);
+    bool r = body && reaches(*body);
     rec[name] = r;
     return r;
   }
@@ -152,15 +112,14 @@ struct InlinedGrammar::Impl {
 
 InlinedGrammar::InlinedGrammar(const json::Value& grammar, size_t maxNodes) : impl_(std::make_unique<Impl>()) {
   const json::Value* given = grammar.kind == json::Kind::Object ? grammar.get("rules") : nullptr;
-  impl_->in.rules = given;
-  impl_->in.maxNodes = maxNodes;
-  impl_->in.indexRules();
+  impl_->in = Inliner{given, maxNodes, {}, {}, {}};
   if (grammar.kind != json::Kind::Object) return;
   for (auto& kv : grammar.obj)
     if (kv.first == "root") {
-      impl_->root = impl_->in.expand(kv.second, impl_->bytes);
+      impl_->root = impl_->in.expand(kv.second);
       impl_->hasRoot = true;
     }
+  if (impl_->hasRoot) impl_->bytes = json::memoryBytes(impl_->root);
 }
 
 InlinedGrammar::~InlinedGrammar() = default;
@@ -172,10 +131,8 @@ const json::Value* InlinedGrammar::rule(const std::string& name) {
   if (it != impl_->rules.end()) return &it->second;
   const json::Value* body = impl_->in.rule(name);
   if (!body) return nullptr;
-  size_t bytes = 0;
-  impl_->rules.emplace(name, impl_->in.expand(*body, bytes));
-  impl_->bytes += bytes + name.size() + 64;
-  const json::Value& x = impl_->rules.at(name);
+  json::Value& x = impl_->rules.emplace(name, impl_->in.expand(*body)).first->second;
+  impl_->bytes += json::memoryBytes(x) + name.size() + 64;
   return &x;
 }
 
@@ -185,10 +142,7 @@ bool InlinedGrammar::inlines(const std::string& name) {
   return impl_->in.ruleSize(name) != SIZE_MAX && !impl_->in.recursive(name);
 }
 
-json::Value InlinedGrammar::expand(const json::Value& n) {
-  size_t bytes = 0;
-  return impl_->in.expand(n, bytes);
-}
+json::Value InlinedGrammar::expand(const json::Value& n) { return impl_->in.expand(n); }
 
 size_t InlinedGrammar::memoryBytes() const { return impl_->bytes; }
 

@@ -70,14 +70,13 @@ struct Reader {
     expect('"');
     std::string out;
     while (true) {
-      // The run up to the next quote or escape, appended at once.
-      size_t j = i;
-      while (j < s.size() && s[j] != '"' && s[j] != '\\') j++;
-      out.append(s, i, j - i);
-      i = j;
       if (i >= s.size()) fail("unterminated string");
       char c = s[i++];
       if (c == '"') return out;
+      if (c != '\\') {
+        out += c;
+        continue;
+      }
       if (i >= s.size()) fail("unterminated escape");
       char e = s[i++];
       switch (e) {
@@ -124,11 +123,8 @@ struct Reader {
       }
     }
   }
-  // `bytes`: memoryBytes of the value read, counted as it is built (its vectors' and strings'
-  // capacities are final when it is returned, and moves keep them).
-  Value value(size_t& bytes) {
+  Value value() {
     if (++depth > 2000) fail("nesting too deep");
-    size_t below = 0;
     ws();
     if (i >= s.size()) fail("unexpected end");
     Value v;
@@ -141,10 +137,7 @@ struct Reader {
           ws();
           std::string k = str();
           expect(':');
-          size_t b = 0;
-          Value x = value(b);
-          below += b + sizeof(std::string) + stringBytes(k);
-          v.obj.emplace_back(std::move(k), std::move(x));
+          v.obj.emplace_back(std::move(k), value());
         } while (eat(','));
         expect('}');
       }
@@ -152,11 +145,8 @@ struct Reader {
       i++;
       v.kind = Kind::Array;
       if (!eat(']')) {
-        do {
-          size_t b = 0;
-          v.arr.push_back(value(b));
-          below += b;
-        } while (eat(','));
+        do v.arr.push_back(value());
+        while (eat(','));
         expect(']');
       }
     } else if (c == '"') {
@@ -180,19 +170,15 @@ struct Reader {
       i += size_t(end - start);
     }
     depth--;
-    bytes = sizeof(Value) + stringBytes(v.str) + vectorBytes(v.arr) + vectorBytes(v.obj) + below -
-            sizeof(Value) * v.arr.size() - sizeof(std::pair<std::string, Value>) * v.obj.size();
     return v;
   }
 };
 
 }  // namespace
 
-Value parse(const std::string& text, size_t* bytes) {
+Value parse(const std::string& text) {
   Reader r{text};
-  size_t b = 0;
-  Value v = r.value(b);
-  if (bytes) *bytes = b;
+  Value v = r.value();
   r.ws();
   if (r.i != text.size()) r.fail("trailing characters");
   return v;

@@ -5,7 +5,6 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
-#include <string_view>
 #include <vector>
 
 namespace toolmask::json {
@@ -20,7 +19,7 @@ struct Value {
   std::vector<Value> arr;
   std::vector<std::pair<std::string, Value>> obj;  // keeps order
 
-  const Value* get(std::string_view key) const {
+  const Value* get(const std::string& key) const {
     for (auto& kv : obj)
       if (kv.first == key) return &kv.second;
     return nullptr;
@@ -31,8 +30,7 @@ struct ParseError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// `bytes`, when given, receives memoryBytes of the value (counted while reading, without a walk).
-Value parse(const std::string& text, size_t* bytes = nullptr);
+Value parse(const std::string& text);
 
 }  // namespace toolmask::json
 

@@ -29,7 +29,7 @@ void walkTrie(LazyDfa& dfa, int32_t s, const Vocabulary& v, bool fragment, PosRa
   auto dfs = [&](auto&& self, uint32_t n, int32_t st, bool exitSeen, PosRanges& rej, PosRanges& unc) -> void {
     lockwait::poll(ticks);
     const TrieNode& node = trie[n];
-    if (n != 0 && (dfa.loopsOver(st, node) || dfa.midCharLoops(st, node))) return;
+    if (n != 0 && dfa.loopsOver(st, node)) return;
     exitSeen = exitSeen || (fragment && dfa.state(st).accepting);
     for (uint32_t c = n + 1; c < node.end; c = trie[c].end) {
       int32_t ns = dfa.next(st, trie[c].byte);

@@ -233,11 +233,7 @@ bool CompiledGrammar::fragmentMask(int32_t s, StateMask& out) {
     mini.state(x).mask = std::move(m);
   }
   out.base = ms.mask.get();
-  for (uint32_t id : ms.mask->uncertain) {
-    size_t len;
-    const uint8_t* p = vocab_->tokenBytes(id, len);
-    if (dfa_->walk(s, p, len) >= 0) out.extra.push_back(id);
-  }
+  walkAmong(*dfa_, s, *vocab_, ms.mask->uncertain, &out.extra, nullptr);
   if (counted) limitItems(s, mm, x, uint32_t(std::min<uint64_t>(itemsLeft, 255)), out);
   if (other >= 0) {
     PosRanges rejected, uncertain;
@@ -262,13 +258,14 @@ const Shape::ItemsUsed& CompiledGrammar::itemsUsed(Shape& mm, int32_t x) {
   if (it != mm.itemsUsed.end()) return it->second;
   LazyDfa& mini = *mm.dfa;
   Shape::ItemsUsed r;
-  std::vector<uint8_t>& used = r.perToken;
-  used.assign(vocab_->size(), 0);
+  std::vector<uint8_t>& used = r.byPosition;
+  const auto& order = vocab_->order();
+  used.assign(order.size(), 0);
   uint32_t ticks = 0;
-  for (uint32_t id : vocab_->order()) {
+  for (uint32_t pos = 0; pos < order.size(); pos++) {
     lockwait::poll(ticks);
     size_t len;
-    const uint8_t* p = vocab_->tokenBytes(id, len);
+    const uint8_t* p = vocab_->tokenBytes(order[pos], len);
     int32_t st = x;
     unsigned items = 0;
     for (size_t i = 0; i < len && st >= 0; i++) {
@@ -277,8 +274,8 @@ const Shape::ItemsUsed& CompiledGrammar::itemsUsed(Shape& mm, int32_t x) {
     }
     if (st < 0) continue;
     if (!mini.state(st).accepting) items++;  // ends inside one more item
-    used[id] = uint8_t(std::min(items, 255u));
-    r.max = std::max(r.max, used[id]);
+    used[pos] = uint8_t(std::min(items, 255u));
+    r.max = std::max(r.max, used[pos]);
   }
   return mm.itemsUsed.emplace(x, std::move(r)).first->second;
 }
@@ -289,15 +286,16 @@ void CompiledGrammar::limitItems(int32_t s, Shape& mm, int32_t x, uint32_t budge
   if (budget >= 255) return;
   const Shape::ItemsUsed& u = itemsUsed(mm, x);
   if (budget >= u.max) return;
-  const std::vector<uint8_t>& used = u.perToken;
-  uint32_t ticks = 0;
-  for (uint32_t id : vocab_->order()) {
-    lockwait::poll(ticks);
-    if (used[id] <= budget) continue;
-    size_t len;
-    const uint8_t* p = vocab_->tokenBytes(id, len);
-    if (dfa_->walk(s, p, len) < 0) out.remove.push_back(id);
+  // The tokens above the budget, as ranges of sorted-token positions.
+  PosRanges over;
+  for (uint32_t pos = 0; pos < u.byPosition.size(); pos++) {
+    if (u.byPosition[pos] <= budget) continue;
+    if (!over.empty() && over.back().second == pos)
+      over.back().second++;
+    else
+      over.push_back({pos, pos + 1});
   }
+  walkAmong(*dfa_, s, *vocab_, over, nullptr, &out.remove);
   if (out.remove.size() > kMaterializeLimit) materialize(out, *vocab_);  // too many to replay on every fill
 }
 

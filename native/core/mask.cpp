@@ -55,6 +55,35 @@ void walkTrie(LazyDfa& dfa, int32_t s, const Vocabulary& v, bool fragment, PosRa
   dfs(dfs, 0, s, false, rejected, uncertain);
 }
 
+void walkAmong(LazyDfa& dfa, int32_t s, const Vocabulary& v, const PosRanges& among, std::vector<uint32_t>* accepted,
+               std::vector<uint32_t>* refused) {
+  const auto& trie = v.trie();
+  const auto& order = v.order();
+  uint32_t ticks = 0;  // for the prefetch thread's checks (grammar_lock.hpp)
+  size_t k = 0;        // the first range of `among` not wholly before the node visited (positions only grow)
+  auto add = [&](std::vector<uint32_t>* to, uint32_t lo, uint32_t hi) {
+    if (!to) return;
+    for (size_t j = k; j < among.size() && among[j].first < hi; j++)
+      for (uint32_t p = std::max(lo, among[j].first); p < std::min(hi, among[j].second); p++) to->push_back(order[p]);
+  };
+  auto dfs = [&](auto&& self, uint32_t n, int32_t st) -> void {
+    lockwait::poll(ticks);
+    const TrieNode& node = trie[n];
+    if (node.nEnd) add(accepted, node.lo, node.lo + node.nEnd);
+    for (uint32_t c = n + 1; c < node.end; c = trie[c].end) {
+      while (k < among.size() && among[k].second <= trie[c].lo) k++;
+      if (k == among.size()) return;
+      if (among[k].first >= trie[c].hi) continue;
+      const int32_t ns = dfa.next(st, trie[c].byte);
+      if (ns >= 0)
+        self(self, c, ns);
+      else
+        add(refused, trie[c].lo, trie[c].hi);
+    }
+  };
+  if (!among.empty()) dfs(dfs, 0, s);
+}
+
 void encodeMask(const Vocabulary& v, const PosRanges& rejected, const PosRanges& uncertain, StateMask& out) {
   const auto& order = v.order();
   PosRanges dead;  // both lists merged, in position order
@@ -94,9 +123,7 @@ void encodeMask(const Vocabulary& v, const PosRanges& rejected, const PosRanges&
       forDead([&](uint32_t id) { out.bits[id >> 5] &= ~(1u << (id & 31)); });
     }
   }
-  out.uncertain.clear();
-  for (auto& r : uncertain)
-    for (uint32_t p = r.first; p < r.second; p++) out.uncertain.push_back(order[p]);
+  out.uncertain = uncertain;
 }
 
 void StateMask::fillOrdinary(uint32_t* out, const Vocabulary& v) const {

@@ -17,10 +17,11 @@ enum class MaskRep : uint8_t { Accept, Reject, Bits };
 
 struct StateMask {
   MaskRep rep = MaskRep::Accept;
-  std::vector<uint32_t> ids;        // Accept: allowed ids; Reject: disallowed ordinary ids
-  std::vector<uint32_t> bits;       // Bits: the ordinary part as a bitmask
-  std::vector<uint32_t> uncertain;  // fragment masks only: tokens that leave the fragment mid-token
-  const StateMask* base = nullptr;  // shared fragment mask; allowed = (base − remove) ∪ extra
+  std::vector<uint32_t> ids;                             // Accept: allowed ids; Reject: disallowed ordinary ids
+  std::vector<uint32_t> bits;                            // Bits: the ordinary part as a bitmask
+  std::vector<std::pair<uint32_t, uint32_t>> uncertain;  // fragment masks only: sorted-token positions [lo, hi) of
+                                                         // the tokens that leave the fragment mid-token
+  const StateMask* base = nullptr;                       // shared fragment mask; allowed = (base − remove) ∪ extra
   std::vector<uint32_t> extra;
   std::vector<uint32_t> remove;
   std::vector<uint32_t> specials;  // special / end-of-generation ids allowed here
@@ -46,6 +47,14 @@ using SubtreeMemo = std::unordered_map<uint64_t, SubtreeVerdict>;
 // with `fragment`, those that passed an accepting (exit) point first go to `uncertain`.
 void walkTrie(LazyDfa& dfa, int32_t s, const Vocabulary& v, bool fragment, PosRanges& rejected, PosRanges& uncertain,
               SubtreeMemo* memo = nullptr);
+
+// Sorts the ordinary tokens at the positions in `among` (sorted, disjoint) by their walk from DFA
+// state `s`: those whose bytes all lead somewhere go to `accepted`, the others to `refused` (either
+// may be null), by id, in position order. One descent of the trie through the subtrees holding such
+// positions: each edge is stepped once for every token below it. It steps the automaton exactly where
+// walking each token alone would (no look-ahead for loops), so the lazy DFA grows as it would.
+void walkAmong(LazyDfa& dfa, int32_t s, const Vocabulary& v, const PosRanges& among, std::vector<uint32_t>* accepted,
+               std::vector<uint32_t>* refused);
 
 // Chooses the representation for the ordinary tokens not in `rejected` (nor `uncertain`).
 void encodeMask(const Vocabulary& v, const PosRanges& rejected, const PosRanges& uncertain, StateMask& out);

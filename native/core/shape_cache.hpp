@@ -26,7 +26,7 @@ struct Shape {
   std::unique_ptr<LazyDfa> dfa;
   SubtreeMemo memo;  // first-byte subtrees, shared by the shape's states
   struct ItemsUsed {
-    std::vector<uint8_t> perToken;
+    std::vector<uint8_t> byPosition;  // items each token uses, by sorted-token position (0: refused)
     uint8_t max = 0;
   };
   std::unordered_map<int32_t, ItemsUsed> itemsUsed;  // per loop state (bounded repetitions)

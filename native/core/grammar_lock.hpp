@@ -7,7 +7,9 @@
 // kYieldEvery trie nodes) once a caller waits, and release the lock with nothing kept but the
 // automaton's new states. A decode thread that finds a caller's hold has waited on another
 // thread's work (`waits`); one that finds the prefetch thread's waits only for it to stop
-// (`handoffs`), unless the prefetch thread is making the very step the decode thread asks for (the
+// (`handoffs`; which of the two is told by who let go of the lock last: a look at the holder
+// would take a prefetch thread off the CPU between taking the lock and marking its hold for a
+// caller), unless the prefetch thread is making the very step the decode thread asks for (the
 // mask and budget of the state it stands in): then it lets that work finish rather than make it
 // again itself (`joins`). All are timed (`waitNanos`).
 #pragma once
@@ -35,6 +37,17 @@ constexpr uint32_t kYieldEvery = 256;  // trie nodes between checks (about 8 µs
 // Counts work the decode thread does itself (LockWaits::masksBuilt, budgetWalks).
 inline void countWork(uint64_t LockWaits::* field) {
   if (counting) (counting->*field)++;
+}
+
+// Tells threads apart at the lock (its address: one per thread).
+inline thread_local char threadTag = 0;
+
+// For tests (native/tests/lock_kind_tests.cpp): on a thread that holds as the prefetch thread, a
+// pause just after it took the lock and just before it lets go, where a thread taken off the CPU
+// stands: what a caller that comes then waits for is the prefetch thread's hold, not work.
+inline thread_local std::chrono::microseconds pauseAtHandover{0};
+inline void pauseIfAsked() {
+  if (pauseAtHandover.count() > 0) std::this_thread::sleep_for(pauseAtHandover);
 }
 
 // For tests (native/tests/yield_tests.cpp): while nonzero on a thread that holds as the prefetch
@@ -84,10 +97,13 @@ class GrammarLock {
       if (mu_.try_lock()) return count(t0, Kind::Join);
     }
     waiting_.fetch_add(1);
-    const bool yields = backgroundHolds_.load();
     mu_.lock();
     waiting_.fetch_sub(1);
-    count(t0, joined ? Kind::Join : yields ? Kind::Handoff : Kind::Wait);
+    // Who let go last is who this caller waited for at the end: the prefetch thread (a handoff,
+    // however long it took to be on a CPU again to let go) or another caller (a wait on its work).
+    // This thread itself there: try_lock failed with no holder (it may), nothing was waited for.
+    const bool noWork = releasedBy_ == &kPrefetch || releasedBy_ == &lockwait::threadTag;
+    count(t0, joined ? Kind::Join : noWork ? Kind::Handoff : Kind::Wait);
   }
   void lockForeground() {
     lockForeground([] { return false; });
@@ -95,6 +111,7 @@ class GrammarLock {
   // The prefetch thread: false (nothing taken) while a caller waits or holds the lock.
   bool tryLockBackground() {
     if (waiting_.load() > 0 || !mu_.try_lock()) return false;
+    lockwait::pauseIfAsked();
     backgroundHolds_ = true;
     lockwait::yieldOn = &waiting_;
     return true;
@@ -102,9 +119,14 @@ class GrammarLock {
   void unlockBackground() {
     lockwait::yieldOn = nullptr;
     backgroundHolds_ = false;
+    lockwait::pauseIfAsked();
+    releasedBy_ = &kPrefetch;
     mu_.unlock();
   }
-  void unlock() { mu_.unlock(); }
+  void unlock() {
+    releasedBy_ = &lockwait::threadTag;
+    mu_.unlock();
+  }
   bool tryLock() { return mu_.try_lock(); }
   int waiting() const { return waiting_.load(); }
 
@@ -118,9 +140,12 @@ class GrammarLock {
         uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count());
   }
 
+  static constexpr char kPrefetch = 0;  // its address: the prefetch thread let go last
+
   std::mutex mu_;
   std::atomic<int> waiting_{0};
   std::atomic<bool> backgroundHolds_{false};
+  const void* releasedBy_ = nullptr;  // under mu_: the last holder (a thread's tag, or &kPrefetch)
 };
 
 }  // namespace toolmask

@@ -26,6 +26,7 @@ void countTests(const std::shared_ptr<const Vocabulary>& v);
 void intersectTests(const std::shared_ptr<const Vocabulary>& v);
 // yield_tests.cpp
 void yieldTests(const std::shared_ptr<const Vocabulary>& v, const std::vector<std::string>& irs);
+void lockKindTests();
 
 static std::shared_ptr<const Vocabulary> makeVocab() {
   std::vector<std::string> toks;
@@ -555,6 +556,7 @@ int main() {
         R"({"root":{"type":"alt","items":[{"type":"literal","text":"ok"},{"type":"seq","call":true,"items":[{"type":"literal","text":"<tool_call>{\"a\":"},{"type":"seq","items":[{"type":"literal","text":"\""},{"type":"repeat","min":0,"max":null,"item":{"type":"charClass","ranges":[[34,34],[92,92],[0,31]],"negated":true}},{"type":"literal","text":"\""}]},{"type":"literal","text":"}"}]}]}})");
     yieldTests(v, irs);
   }
+  lockKindTests();  // lock_kind_tests.cpp
 
   // Bad input: errors, never crashes.
   const char* bad[] = {"",

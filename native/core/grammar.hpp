@@ -130,6 +130,10 @@ class CompiledGrammar {
   int32_t start_ = 0;
   GrammarLock mu_;
   std::atomic<int32_t> prefetching_{kDead};  // the state whose step prefetchStep is making (kDead: none)
+  // minTokensToFinish at the start state, once searched (-1: not yet). Kept apart from successors_,
+  // which flushMasks drops: a request's check before decoding reads it without the lock, so a
+  // grammar other requests decode with is not searched again on the caller's thread.
+  std::atomic<int32_t> startFinish_{-1};
   double compileMs_ = 0;
   size_t compileStates_ = 0;
   size_t maxStates_ = 0;
@@ -231,6 +235,7 @@ class CompiledGrammar {
     CompiledGrammar& g_;
     bool held_;
   };
+  uint32_t searchFinish(int32_t state);  // minTokensToFinish's search (no cache of the start's bound)
   size_t memoryBytesLocked();
   size_t tableLimit() const;  // maxTableBytes or this grammar's share of the table budget, whichever is less
   void flushMasks();

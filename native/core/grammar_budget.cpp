@@ -147,6 +147,17 @@ uint32_t CompiledGrammar::finishBoundLocked(int32_t s0, uint32_t limit) {
 uint32_t CompiledGrammar::minTokensToFinish(int32_t state) {
   if (state == kTerminated) return 0;
   if (state < 0) return kFinishHorizon + 1;
+  if (state == start_) {
+    const int32_t known = startFinish_.load();
+    if (known >= 0) return uint32_t(known);
+    const uint32_t bound = searchFinish(state);
+    startFinish_ = int32_t(bound);
+    return bound;
+  }
+  return searchFinish(state);
+}
+
+uint32_t CompiledGrammar::searchFinish(int32_t state) {
   if (lockwait::counting) {  // the decode thread: first in line
     const Foreground lock(*this);
     return finishBoundLocked(state, kFinishHorizon);

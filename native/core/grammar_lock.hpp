@@ -32,6 +32,10 @@ namespace lockwait {
 inline thread_local LockWaits* counting = nullptr;
 // On the prefetch thread while it holds a grammar's lock: that grammar's count of waiting callers.
 inline thread_local const std::atomic<int>* yieldOn = nullptr;
+// Masks the decode path asked the prefetch thread for, not yet begun (native/core/mask_prefetch.cpp);
+// while `yieldToJobs` is set on it (its breadth-first precompute), its walks stop for them too.
+inline std::atomic<int> jobsQueued{0};
+inline thread_local bool yieldToJobs = false;
 constexpr uint32_t kYieldEvery = 256;  // trie nodes between checks (about 8 µs with a 151k vocabulary)
 
 // Counts work the decode thread does itself (LockWaits::masksBuilt, budgetWalks).
@@ -62,7 +66,9 @@ inline void poll(uint32_t& ticks) {
     if (--yieldAtCheck == 0) throw Yielded{};
     return;
   }
-  if (++ticks % kYieldEvery == 0 && yieldOn->load(std::memory_order_relaxed) > 0) throw Yielded{};
+  if (++ticks % kYieldEvery == 0 &&
+      (yieldOn->load(std::memory_order_relaxed) > 0 || (yieldToJobs && jobsQueued.load(std::memory_order_relaxed) > 0)))
+    throw Yielded{};
 }
 }  // namespace lockwait
 

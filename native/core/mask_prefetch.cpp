@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "grammar.hpp"
+#include "grammar_lock.hpp"
 
 namespace toolmask {
 namespace {
@@ -30,6 +31,7 @@ class Prefetcher {
       // Only the newest requests matter: a state not built by now is asked for by sampling itself.
       if (queue_.size() >= kMaxQueued) queue_.pop_front();
       queue_.push_back({std::move(g), state, tokensLeft, 0});
+      lockwait::jobsQueued = int(queue_.size());
     }
     wake_.notify_one();
   }
@@ -76,6 +78,7 @@ class Prefetcher {
         if (!queue_.empty()) {  // a matcher's next state first: sampling may wait for it
           job = std::move(queue_.front());
           queue_.pop_front();
+          lockwait::jobsQueued = int(queue_.size());
         } else {
           later = background_.front().lock();
           background_.pop_front();
@@ -87,12 +90,21 @@ class Prefetcher {
               ++job.tries < kMaxTries) {
             std::lock_guard<std::mutex> lock(mu_);
             queue_.push_front(std::move(job));  // the newest request still, unless one came meanwhile
+            lockwait::jobsQueued = int(queue_.size());
             retryFront_ = true;
           }
         } else if (later) {
+          // A step of the precompute gives way to a mask asked for meanwhile, unless it gave way
+          // kMaxJobYields times in a row (a mask that takes longer than the gaps between asks
+          // would never be made).
+          lockwait::yieldToJobs = jobYields_ < kMaxJobYields;
+          const int asked = lockwait::jobsQueued.load();
           CompiledGrammar::Precompute r = later->precomputeStep();
+          lockwait::yieldToJobs = false;
           std::lock_guard<std::mutex> lock(mu_);
-          busyTurns_ = r == CompiledGrammar::Precompute::Busy ? busyTurns_ + 1 : 0;
+          const bool forJob = r == CompiledGrammar::Precompute::Busy && !queue_.empty() && asked == 0;
+          jobYields_ = forJob ? jobYields_ + 1 : r == CompiledGrammar::Precompute::Busy ? jobYields_ : 0;
+          if (!forJob) busyTurns_ = r == CompiledGrammar::Precompute::Busy ? busyTurns_ + 1 : 0;
           if (r != CompiledGrammar::Precompute::Done)
             background_.emplace_back(later);  // its next turn after the others'
         }
@@ -109,7 +121,9 @@ class Prefetcher {
   std::condition_variable wake_;
   std::deque<Job> queue_;
   std::deque<std::weak_ptr<CompiledGrammar>> background_;  // grammars with precompute left
+  static constexpr unsigned kMaxJobYields = 4;
   size_t busyTurns_ = 0;     // background turns in a row that found a caller at the grammar's lock
+  unsigned jobYields_ = 0;   // precompute steps in a row that gave way to an asked-for mask
   bool retryFront_ = false;  // the request in front let go of its grammar's lock last turn
   bool stop_ = false;
   std::thread thread_;  // last: started once the rest exists

@@ -356,15 +356,35 @@ CompiledGrammar::Prefetch CompiledGrammar::prefetchStep(int32_t state, uint32_t 
   if (state < 0) return Prefetch::Done;
   const Background lock(*this);
   if (!lock.held()) return Prefetch::Busy;
-  struct Making {  // prefetching_ for as long as the work goes on, however it ends
-    std::atomic<int32_t>& at;
-    Making(std::atomic<int32_t>& a, int32_t s) : at(a) { at = s; }
-    ~Making() { at = kDead; }
-  } making(prefetching_, state);
+  struct Making {  // prefetching_ and the first searches' rule for as long as they go on, however they end
+    CompiledGrammar& g;
+    Making(CompiledGrammar& grammar, int32_t s) : g(grammar) {
+      g.prefetching_ = s;
+      lockwait::takeCutBounds = true;
+    }
+    ~Making() { done(); }
+    void done() {
+      if (!lockwait::takeCutBounds) return;
+      lockwait::takeCutBounds = false;
+      g.prefetching_ = kDead;
+      g.mu_.notifyJoiners();
+    }
+  } making(*this, state);
   try {
+    // The step the decode thread may be waiting for: its mask and the budget's first searches.
     ensureMask(state);
     prepareBudgetLocked(state, tokensLeft);
   } catch (const Yielded&) { return Prefetch::Busy; }
+  // Then, with no caller let wait for it any more, the searches that ran out before go on, until a
+  // caller or the next asked-for mask comes (each later step that meets such a bound asks again).
+  making.done();
+  struct GiveWayToJobs {
+    GiveWayToJobs() { lockwait::yieldToJobs = true; }
+    ~GiveWayToJobs() { lockwait::yieldToJobs = false; }
+  } giveWay;
+  try {
+    prepareBudgetLocked(state, tokensLeft);
+  } catch (const Yielded&) {}
   return Prefetch::Done;
 }
 

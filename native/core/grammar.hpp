@@ -170,6 +170,7 @@ class CompiledGrammar {
     bool openingReady = false;
     int32_t finish = -1;  // minTokensToFinish from here: exact when finishExact, else a lower bound (-1: none yet)
     bool finishExact = false;
+    bool finishCut = false;           // the lower bound is where a search ran out of work or states (not its limit)
     int32_t opened = kOpenedUnknown;  // a step into here opens the call standing in this state (kOpens… : none, or one
                                       // that leads nowhere)
     int8_t outside = -1;              // the budget acts here: outside every call, or at the entry of a call

@@ -92,15 +92,23 @@ bool CompiledGrammar::endsLocked(int32_t s, size_t& work) {
 // The first layer with an accepting state gives the exact count; a search that stops at layer d
 // (the limit, too many states, or out of work) still proves that no answer ends within d − 1
 // tokens. Returns at most limit + 1, or a larger lower bound already known.
+//
+// The decode thread takes a bound where a search ran out as it is: going on with that search is the
+// prefetch thread's part (budgetReadyLocked calls it not ready, so each step asks for it), after the
+// step's own work, with no caller let wait for it (prefetchStep), and it resumes from the states
+// whose ends are kept. A step then costs the decode thread no search it made
+// before; the mask is what the bound known then allows (a lower bound: never fewer tokens than that).
 uint32_t CompiledGrammar::finishBoundLocked(int32_t s0, uint32_t limit) {
   if (dfa_->state(s0).accepting) return 0;
   {
     const Successors& own = successorsLocked(s0);
-    if (own.finish >= 0 && (own.finishExact || uint32_t(own.finish) > limit)) return uint32_t(own.finish);
+    if (own.finish >= 0 && (own.finishExact || uint32_t(own.finish) > limit ||
+                            (own.finishCut && (lockwait::counting || lockwait::takeCutBounds))))
+      return uint32_t(own.finish);
   }
   size_t work = std::min(kFinishWork, budgetWork_);
   uint32_t bound = 0;  // 0: still searching
-  bool exact = false;
+  bool exact = false, cut = false;
   std::vector<int32_t> frontier{s0}, next;
   std::unordered_set<int32_t> seen{s0};
   for (uint32_t d = 1; bound == 0; d++) {
@@ -112,6 +120,7 @@ uint32_t CompiledGrammar::finishBoundLocked(int32_t s0, uint32_t limit) {
     for (size_t i = 0; i < frontier.size() && bound == 0; i++) {
       if (!endsLocked(frontier[i], work)) {
         bound = d;
+        cut = true;
         break;
       }
       for (int32_t t : successorsLocked(frontier[i]).ends) {
@@ -124,6 +133,7 @@ uint32_t CompiledGrammar::finishBoundLocked(int32_t s0, uint32_t limit) {
         if (!seen.insert(t).second) continue;
         if (seen.size() > kFinishStates) {
           bound = d;
+          cut = true;
           break;
         }
         next.push_back(t);
@@ -140,6 +150,9 @@ uint32_t CompiledGrammar::finishBoundLocked(int32_t s0, uint32_t limit) {
   if (exact || int32_t(bound) > own.finish) {
     own.finish = int32_t(bound);
     own.finishExact = exact;
+    own.finishCut = cut;
+  } else if (int32_t(bound) == own.finish && !exact) {
+    own.finishCut = own.finishCut || cut;
   }
   return uint32_t(own.finish);
 }

@@ -14,6 +14,7 @@
 // again itself (`joins`). All are timed (`waitNanos`).
 #pragma once
 #include <atomic>
+#include <condition_variable>
 #include <chrono>
 #include <cstdint>
 #include <mutex>
@@ -37,6 +38,10 @@ inline thread_local const std::atomic<int>* yieldOn = nullptr;
 inline std::atomic<int> jobsQueued{0};
 inline thread_local bool yieldToJobs = false;
 constexpr uint32_t kYieldEvery = 256;  // trie nodes between checks (about 8 µs with a 151k vocabulary)
+
+// Set on the prefetch thread while it makes a step's first searches (CompiledGrammar::prefetchStep):
+// like the decode thread, it takes a bound where a search ran out as it is (grammar_budget.cpp).
+inline thread_local bool takeCutBounds = false;
 
 // Counts work the decode thread does itself (LockWaits::masksBuilt, budgetWalks).
 inline void countWork(uint64_t LockWaits::* field) {
@@ -99,7 +104,12 @@ class GrammarLock {
     bool joined = false;
     while (backgroundHolds_.load() && joining()) {
       joined = true;
-      std::this_thread::sleep_for(std::chrono::microseconds(50));
+      {
+        // Woken when the prefetch thread lets go or moves on (notifyJoiners); the timeout only
+        // bounds a wake-up missed between the check and the wait.
+        std::unique_lock<std::mutex> wait(joinMu_);
+        join_.wait_for(wait, std::chrono::milliseconds(1), [&] { return !backgroundHolds_.load() || !joining(); });
+      }
       if (mu_.try_lock()) return count(t0, Kind::Join);
     }
     waiting_.fetch_add(1);
@@ -128,6 +138,12 @@ class GrammarLock {
     lockwait::pauseIfAsked();
     releasedBy_ = &kPrefetch;
     mu_.unlock();
+    notifyJoiners();
+  }
+  // Wakes callers letting the prefetch thread finish a step (lockForeground's `joining`) to look again.
+  void notifyJoiners() {
+    { std::lock_guard<std::mutex> l(joinMu_); }
+    join_.notify_all();
   }
   void unlock() {
     releasedBy_ = &lockwait::threadTag;
@@ -152,6 +168,8 @@ class GrammarLock {
   std::atomic<int> waiting_{0};
   std::atomic<bool> backgroundHolds_{false};
   const void* releasedBy_ = nullptr;  // under mu_: the last holder (a thread's tag, or &kPrefetch)
+  std::mutex joinMu_;                 // for join_ alone
+  std::condition_variable join_;
 };
 
 }  // namespace toolmask

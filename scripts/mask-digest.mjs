@@ -37,13 +37,19 @@ lib.setGrammarCacheBytes(Number(arg("cache-mb", "8192")) * 2 ** 20);
 const captured = (file) =>
   JSON.parse(readFileSync(path.join(root, "test/fixtures/client-tools", file), "utf8"))
     .tools.filter((t) => t.parameters)
-    .map((t) => ({ type: "function", function: { name: t.name.replace(/[^A-Za-z0-9_-]/g, "_"), parameters: t.parameters } }));
+    .map((t) => ({
+      type: "function",
+      function: { name: t.name.replace(/[^A-Za-z0-9_-]/g, "_"), parameters: t.parameters },
+    }));
 const sets = {
   real: Object.values(TOOLS),
   claude: captured("claude-code-2.1.328.json"),
   qwen: captured("qwen-code-0.15.10.json"),
 };
-const dialects = arg("dialects", "hermes,qwen3-coder,seed-oss,glm-4.5,llama3,mistral,gpt-oss,lfm2,minimax-m2,kimi-k2").split(",");
+const dialects = arg(
+  "dialects",
+  "hermes,qwen3-coder,seed-oss,glm-4.5,llama3,mistral,gpt-oss,lfm2,minimax-m2,kimi-k2",
+).split(",");
 const walks = Number(arg("walks", "12"));
 const lefts = [undefined, ...arg("lefts", "40,9").split(",").filter(Boolean).map(Number)];
 const options = arg("precompute", "0") === "0" ? { precomputeStates: 0 } : {};
@@ -76,7 +82,9 @@ for (const dialect of dialects)
       const digest = hash.digest("hex");
       total.update(digest);
       masks += n;
-      console.log(`${dialect.padEnd(12)} ${name.padEnd(7)} ${toolChoice.padEnd(9)} ${String(n).padStart(6)} ${digest.slice(0, 16)}`);
+      console.log(
+        `${dialect.padEnd(12)} ${name.padEnd(7)} ${toolChoice.padEnd(9)} ${String(n).padStart(6)} ${digest.slice(0, 16)}`,
+      );
       matcher.dispose();
       grammar.dispose();
     }

@@ -50,11 +50,7 @@ CompiledGrammar::CompiledGrammar(const std::string& irJson, std::shared_ptr<cons
   }
   dfa_ = std::make_unique<LazyDfa>(std::move(builder));
   // A token moves a counter by at most one per byte, and one more as the automaton settles.
-  for (uint32_t id = 0; id < vocab_->size(); id++) {
-    size_t len = 0;
-    vocab_->tokenBytes(id, len);
-    window_ = std::max<uint64_t>(window_, len + 2);
-  }
+  window_ = std::max<uint64_t>(window_, vocab_->maxTokenBytes() + 2);
   settleWindow_ = (kFinishHorizon + 2) * window_ + 2 * settleEvery() + 2048;
   start_ = dfa_->start();
   if (start_ < 0)

@@ -15,6 +15,7 @@ Vocabulary::Vocabulary(const uint8_t* bytes, size_t nBytes, const uint32_t* offs
   for (uint32_t i = 0; i < size; i++) {
     if (offsets[i + 1] < offsets[i]) throw VocabError("vocabulary offsets must be non-decreasing");
     if (kinds[i] > 3) throw VocabError("token kind must be 0..3 (normal, special, end-of-generation, unused)");
+    maxTokenBytes_ = std::max<size_t>(maxTokenBytes_, offsets[i + 1] - offsets[i]);
   }
   bytes_.assign(bytes, bytes + nBytes);
   offsets_.assign(offsets, offsets + size + 1);

@@ -34,6 +34,7 @@ class Vocabulary {
     return bytes_.data() + offsets_[id];
   }
   uint64_t hash() const { return hash_; }
+  size_t maxTokenBytes() const { return maxTokenBytes_; }  // the longest token's bytes
   const std::vector<TrieNode>& trie() const { return trie_; }
   const std::vector<uint32_t>& order() const { return order_; }  // sorted position → token id
   const std::vector<uint32_t>& normalMask() const { return normalMask_; }
@@ -52,6 +53,7 @@ class Vocabulary {
   std::vector<uint32_t> normalMask_;  // bit set for every token the trie holds
   std::vector<uint32_t> eog_;
   uint64_t hash_ = 0;
+  size_t maxTokenBytes_ = 0;
 
   void buildTrie();
 };

@@ -355,7 +355,7 @@ size_t LazyDfa::memoryBytes() const {
     total += nfaStateBytes(st);
   }
   total += vectorBytes(nfa.fragments) + vectorBytes(nfa.fragmentOf) + heapBlock(nfa.productive.capacity() / 8) +
-           vectorBytes(nfa.inCall) + vectorBytes(nfa.entryCalls);
+           vectorBytes(nfa.marks) + vectorBytes(nfa.entryCalls);
   total += vectorBytes(classRep_) + vectorBytes(classSize_);
   // The deque's blocks (512 bytes of states each, and its map), then each state's own blocks and its
   // entry in index_ (the node with its key: the state's NFA set as a string).

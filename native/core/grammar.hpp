@@ -166,7 +166,10 @@ class CompiledGrammar {
     std::vector<int32_t> ends;                           // ordinary and special tokens' end states, each once
     bool complete = false;                               // ends holds every one (false: the walk ran out of work)
     std::vector<std::pair<int32_t, PosRanges>> opening;  // outside only: ordinary tokens that open a call
-    std::vector<std::pair<uint32_t, int32_t>> special;   // outside only: special tokens and their end states
+    // outside only: ordinary tokens that stay outside every call, where the answer cannot end yet (a
+    // call that must come) and outside a thought, by end state
+    std::vector<std::pair<int32_t, PosRanges>> staying;
+    std::vector<std::pair<uint32_t, int32_t>> special;  // outside only: special tokens and their end states
     bool openingReady = false;
     int32_t finish = -1;  // minTokensToFinish from here: exact when finishExact, else a lower bound (-1: none yet)
     bool finishExact = false;
@@ -191,6 +194,7 @@ class CompiledGrammar {
   uint32_t finishBoundLocked(int32_t s, uint32_t limit);
   std::vector<Thread> liveCallStatesLocked(int32_t s);
   bool atCallEntryLocked(int32_t s);
+  bool inThoughtLocked(int32_t s);
   // The NFA states a call marked "budgetAtEntry" stands in before it read a byte (sorted), from the
   // first entryCallsSeen_ of Nfa::entryCalls.
   std::vector<uint32_t> entryStates_;

@@ -202,7 +202,7 @@ std::vector<Thread> CompiledGrammar::liveCallStatesLocked(int32_t s) {
   std::vector<Thread> out;
   for (size_t i = 0; i < d.nfa.size(); i++) {
     const uint32_t n = d.nfa[i];
-    if (n >= nfa.inCall.size() || !nfa.inCall[n]) continue;
+    if (n >= nfa.marks.size() || !(nfa.marks[n] & kMarkCall)) continue;
     const NfaState& st = nfa.states[n];
     if (!st.bytes.empty() || !st.tokens.empty() || st.thunk >= 0) out.push_back({n, dfa_->ctxOf(d, i)});
   }
@@ -242,20 +242,40 @@ void CompiledGrammar::openingLocked(int32_t s) {
     if (it == slot.end()) it = slot.emplace(st, groups.size()).first, groups.push_back({st, {}});
     appendRange(groups[it->second].second, lo, hi);
   });
-  std::vector<std::pair<int32_t, PosRanges>> opening;
-  for (auto& g : groups)
-    if (!liveCallStatesLocked(g.first).empty()) opening.push_back(std::move(g));
+  std::vector<std::pair<int32_t, PosRanges>> opening, staying;
+  for (auto& g : groups) {
+    if (!liveCallStatesLocked(g.first).empty())
+      opening.push_back(std::move(g));
+    else if (g.first >= 0 && !dfa_->state(g.first).accepting && !inThoughtLocked(g.first))
+      staying.push_back(std::move(g));
+  }
   Successors& su = successorsLocked(s);
   su.opening = std::move(opening);
+  su.staying = std::move(staying);
   su.special.assign(dfa_->state(s).tokenEdges.begin(), dfa_->state(s).tokenEdges.end());
   su.openingReady = true;
-  successorBytes_ += vectorBytes(su.special) + vectorBytes(su.opening);
+  successorBytes_ += vectorBytes(su.special) + vectorBytes(su.opening) + vectorBytes(su.staying);
   for (auto& o : su.opening) successorBytes_ += vectorBytes(o.second);
+  for (auto& o : su.staying) successorBytes_ += vectorBytes(o.second);
 }
 
-// Whether `s` stands at the entry of a call marked "budgetAtEntry" (a response format's JSON, entered
-// without a byte where the answer starts or a thought ends) with text outside it still open (JSON
-// whitespace before it): every live thread of the call stands where it stood before reading a byte.
+// Whether `s` may still read text of a thought (SeqNode.thought): a live NFA state of it is marked
+// kMarkThought.
+bool CompiledGrammar::inThoughtLocked(int32_t s) {
+  const Nfa& nfa = dfa_->nfa();
+  for (const uint32_t n : dfa_->state(s).nfa) {
+    const NfaState& st = nfa.states[n];
+    if (n < nfa.marks.size() && (nfa.marks[n] & kMarkThought) &&
+        (!st.bytes.empty() || !st.tokens.empty() || st.thunk >= 0))
+      return true;
+  }
+  return false;
+}
+
+// Whether `s` stands at the entry of a call marked "budgetAtEntry" (entered without a byte: a response
+// format's JSON where the answer starts or a thought ends, a call that opens the answer without a
+// trigger) with text outside it still open (JSON whitespace before it): every live thread of the
+// call stands where it stood before reading a byte.
 // The budget acts there as outside every call, so that leading whitespace is not taken where the
 // call could no longer close after it.
 bool CompiledGrammar::atCallEntryLocked(int32_t s) {
@@ -274,7 +294,7 @@ bool CompiledGrammar::atCallEntryLocked(int32_t s) {
   for (const uint32_t n : d.nfa) {
     const NfaState& st = nfa.states[n];
     if (st.bytes.empty() && st.tokens.empty() && st.thunk < 0) continue;  // not live
-    if (n >= nfa.inCall.size() || !nfa.inCall[n]) {
+    if (n >= nfa.marks.size() || !(nfa.marks[n] & kMarkCall)) {
       outsideLive = true;
       continue;
     }
@@ -306,6 +326,7 @@ void CompiledGrammar::prepareBudgetLocked(int32_t s, uint32_t tokensLeft) {
   const Successors& own = successorsLocked(s);  // references into successors_ stay valid
   for (auto& o : own.opening) openedCallBoundLocked(o.first, rest);
   for (auto& e : own.special) openedCallBoundLocked(e.second, rest);
+  for (auto& o : own.staying) finishBoundLocked(o.first, rest);
 }
 
 // Whether each bound limitToBudget(s, tokensLeft, ·) asks for is kept (no search left to make).
@@ -326,10 +347,19 @@ bool CompiledGrammar::budgetReadyLocked(int32_t s, uint32_t tokensLeft) {
     return f != successors_.end() && f->second.finish >= 0 &&
            (f->second.finishExact || uint32_t(f->second.finish) > rest);
   };
+  // A staying step's bound is the answer's own from where it leads.
+  auto finishKnown = [&](int32_t to) {
+    if (to < 0 || dfa_->state(to).accepting) return true;
+    auto f = successors_.find(to);
+    return f != successors_.end() && f->second.finish >= 0 &&
+           (f->second.finishExact || uint32_t(f->second.finish) > rest);
+  };
   for (auto& o : it->second.opening)
     if (!known(o.first)) return false;
   for (auto& e : it->second.special)
     if (!known(e.second)) return false;
+  for (auto& o : it->second.staying)
+    if (!finishKnown(o.first)) return false;
   return true;
 }
 
@@ -339,9 +369,9 @@ bool CompiledGrammar::limitToBudget(int32_t state, uint32_t tokensLeft, uint32_t
   if (!budgetMayLimitLocked(state, tokensLeft)) return false;
   openingLocked(state);
   const auto& order = vocab_->order();
-  // A response format's JSON (a call marked "budgetAtEntry") is followed by the end token, which
+  // A response format's JSON (an entry call marked "endToken") is followed by the end token, which
   // maxTokens counts too: the JSON opens only where it can close with room for that token after it.
-  const uint32_t end = dfa_->nfa().entryCalls.empty() ? 0 : 1;
+  const uint32_t end = dfa_->nfa().entryEndToken ? 1 : 0;
   const uint32_t rest = tokensLeft - 1 >= end ? tokensLeft - 1 - end : 0;
   std::vector<uint32_t> cleared;
   auto clear = [&](uint32_t id) {
@@ -360,11 +390,26 @@ bool CompiledGrammar::limitToBudget(int32_t state, uint32_t tokensLeft, uint32_t
   }
   for (auto& e : own.special)
     if (openedCallBoundLocked(e.second, rest) > rest) clear(e.first);
-  if (cleared.empty()) return false;
   const size_t words = vocab_->words();
-  if (!std::all_of(out, out + words, [](uint32_t w) { return w == 0; })) return true;
-  for (uint32_t id : cleared) out[id >> 5] |= 1u << (id & 31);
-  return false;  // every allowed token was cleared: all are back
+  auto none = [&] { return std::all_of(out, out + words, [](uint32_t w) { return w == 0; }); };
+  if (!cleared.empty() && none()) {
+    for (uint32_t id : cleared) out[id >> 5] |= 1u << (id & 31);
+    return false;  // every allowed token was cleared: all are back
+  }
+  // Text outside every call and every thought, taken where the answer could no longer finish after
+  // it (a call that must come would not fit), is left out too, unless nothing else is left: then it
+  // stays.
+  const size_t opened = cleared.size();
+  for (auto& o : own.staying) {
+    if (finishBoundLocked(o.first, rest) <= rest) continue;
+    for (auto& r : o.second)
+      for (uint32_t p = r.first; p < r.second; p++) clear(order[p]);
+  }
+  if (cleared.size() > opened && none()) {
+    for (size_t i = opened; i < cleared.size(); i++) out[cleared[i] >> 5] |= 1u << (cleared[i] & 31);
+    cleared.resize(opened);
+  }
+  return !cleared.empty();
 }
 
 }  // namespace toolmask

@@ -26,7 +26,7 @@ uint32_t NfaBuilder::Impl::add() {
                             "grammar too large: more than " + std::to_string(lim.maxStates) +
                                 " automaton states (reduce repetition bounds, string lengths or nesting)");
   nfa.states.emplace_back();
-  nfa.inCall.push_back(inCall > 0);
+  nfa.marks.push_back(marks());
   return uint32_t(nfa.states.size() - 1);
 }
 
@@ -119,7 +119,7 @@ Frag NfaBuilder::Impl::build(const json::Value& n, const std::string& path) {
       for (auto& e : c.eps) e += base;
       for (auto& e : c.bytes) e.to += base;
       nfa.states.push_back(std::move(c));
-      nfa.inCall.push_back(inCall > 0);
+      nfa.marks.push_back(marks());
     }
     f = {base + t.in, base + t.out};
   } else {
@@ -156,7 +156,7 @@ Frag NfaBuilder::Impl::countedCopy(int32_t id, uint32_t copy, bool now, const st
     uint32_t in = add(), out = add();
     nfa.states[in].thunk = int32_t(thunks.size());
     thunks.push_back({&item, path, refStack, out, -1, 0, id, copy});
-    thunks.back().inCall = inCall > 0;
+    thunks.back().marks = marks();
     return {in, out};
   }
   uint32_t base = uint32_t(nfa.states.size());
@@ -194,11 +194,16 @@ Frag NfaBuilder::Impl::buildNode(const json::Value& n, const std::string& path) 
   const json::Value* call = n.get("call");
   const CallScope scope{inCall, call && call->kind == json::Kind::Bool && call->b};
   if (scope.on) inCall++;
-  // A call entered without a byte (a response format's JSON): its entry is kept (Nfa::entryCalls).
+  // A node marked "thought" (the reasoning before the answer): its states are marked too.
+  const json::Value* thought = n.get("thought");
+  const CallScope thoughtScope{inThought, thought && thought->kind == json::Kind::Bool && thought->b};
+  if (thoughtScope.on) inThought++;
+  // A call entered without a byte (budgetAtEntry): its entry is kept (Nfa::entryCalls).
   const json::Value* entry = scope.on && inCall == 1 ? n.get("budgetAtEntry") : nullptr;
   if (entry && entry->kind == json::Kind::Bool && entry->b) {
     const Frag f = buildKind(n, type, path);
     nfa.entryCalls.push_back(f.in);
+    if (const json::Value* e = n.get("endToken"); e && e->kind == json::Kind::Bool && e->b) nfa.entryEndToken = true;
     return f;
   }
   return buildKind(n, type, path);
@@ -229,7 +234,7 @@ Frag NfaBuilder::Impl::later(const json::Value& n, const std::string& path) {
   uint32_t in = add(), out = add();
   nfa.states[in].thunk = int32_t(thunks.size());
   thunks.push_back({&n, path, refStack, out});
-  thunks.back().inCall = inCall > 0;
+  thunks.back().marks = marks();
   return {in, out};
 }
 
@@ -356,7 +361,7 @@ Frag NfaBuilder::Impl::ref(const json::Value& n, const std::string& path) {
     f = {add(), add()};
     nfa.states[f.in].thunk = int32_t(thunks.size());
     thunks.push_back({nullptr, "rules." + nm.str, refStack, f.out});
-    thunks.back().inCall = inCall > 0;
+    thunks.back().marks = marks();
     thunks.back().rule = nm.str;
   }
   refStack.pop_back();
@@ -531,20 +536,20 @@ void NfaBuilder::expand(uint32_t state) {
   Impl::Thunk t = b.thunks[size_t(th)];
   uint32_t begin = uint32_t(b.nfa.states.size());
   if (t.perm >= 0) {
-    const int inCall = b.inCall;
-    b.inCall = t.inCall ? 1 : 0;
+    const uint8_t marks = b.marks();
+    b.setMarks(t.marks);
     b.expandPermSubset(state, t.perm, t.subset);
-    b.inCall = inCall;
+    b.setMarks(marks);
     b.finishRange(begin);
     return;
   }
   std::swap(b.refStack, t.refStack);
-  const int inCall = b.inCall;
-  b.inCall = t.inCall ? 1 : 0;
+  const uint8_t marks = b.marks();
+  b.setMarks(t.marks);
   Frag f = t.counted >= 0   ? b.countedCopy(t.counted, t.copy, true, t.path)
            : t.seqFrom >= 0 ? b.seqRange(*t.node, size_t(t.seqFrom), itemsOf(*t.node, t.path).size(), t.path)
                             : b.build(t.rule.empty() ? *t.node : *b.rules->rule(t.rule), t.path);
-  b.inCall = inCall;
+  b.setMarks(marks);
   std::swap(b.refStack, t.refStack);
   b.eps(state, f.in);
   b.eps(f.out, t.target);

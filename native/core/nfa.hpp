@@ -76,14 +76,20 @@ inline size_t nfaStateBytes(const NfaState& st) {
          heapBlock(sizeof(TokenEdge) * st.tokens.capacity());
 }
 
+// Nfa::marks bits. kMarkCall: built inside a node marked "call": true (one declared tool call).
+// kMarkThought: built inside a node marked "thought": true (the reasoning before the answer).
+constexpr uint8_t kMarkCall = 1, kMarkThought = 2;
+
 struct Nfa {
   std::vector<NfaState> states;
   std::vector<Gate> gates;
   std::vector<Counter> counters;
   std::vector<Fragment> fragments;
-  std::vector<int32_t> fragmentOf;   // per state: index into fragments, or -1
-  std::vector<bool> productive;      // can reach `accept`
-  std::vector<uint8_t> inCall;       // per state: built inside an IR node marked "call": true (one declared tool call)
+  std::vector<int32_t> fragmentOf;  // per state: index into fragments, or -1
+  std::vector<bool> productive;     // can reach `accept`
+  // Per state: what the IR nodes it was built inside mark it as (kMarkCall, kMarkThought).
+  std::vector<uint8_t> marks;
+  bool entryEndToken = false;        // an entry call is followed by the end of generation alone (SeqNode.endToken)
   std::vector<uint32_t> entryCalls;  // first state of each call marked "budgetAtEntry" (entered without a byte)
   uint32_t start = 0;
   uint32_t accept = 0;

@@ -55,7 +55,13 @@ struct NfaBuilder::Impl {
   // state limit, so that compiling reports the same errors either way.
   bool deferTails = false;
   int insideFragment = 0;
-  int inCall = 0;  // depth of nodes marked "call" being built: their states are stamped (Nfa::inCall)
+  int inCall = 0;     // depth of nodes marked "call" being built: their states are marked kMarkCall
+  int inThought = 0;  // the same for nodes marked "thought" (kMarkThought)
+  uint8_t marks() const { return uint8_t((inCall > 0 ? kMarkCall : 0) | (inThought > 0 ? kMarkThought : 0)); }
+  void setMarks(uint8_t m) {
+    inCall = (m & kMarkCall) ? 1 : 0;
+    inThought = (m & kMarkThought) ? 1 : 0;
+  }
   std::vector<std::string> refStack;
 
   // A node to build later at a placeholder state, then continue at `target`; or, when
@@ -70,7 +76,7 @@ struct NfaBuilder::Impl {
     int32_t counted = -1;  // a copy of a bounded repetition's item (see Counted)
     uint32_t copy = 0;
     int32_t seqFrom = -1;  // only the items of the seq `node` from this index on
-    bool inCall = false;   // built inside a node marked "call" (Nfa::inCall)
+    uint8_t marks = 0;     // the marks of the nodes it is built inside (Nfa::marks)
     std::string rule{};    // the rule to build (its body inlined then), when `node` is null
   };
   // A bounded repetition of a plain item: its copies share the masks of the item's loop.

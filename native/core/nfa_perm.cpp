@@ -76,7 +76,7 @@ uint32_t NfaBuilder::Impl::permSubset(int32_t perm, const std::vector<uint64_t>&
   p.bits.insert(p.bits.end(), bits.begin(), bits.end());
   nfa.states[s].thunk = int32_t(thunks.size());
   thunks.push_back({nullptr, p.path, refStack, 0, perm, i});  // the set's refs: its own while it is built or expanded
-  thunks.back().inCall = inCall > 0;
+  thunks.back().marks = marks();
   return s;
 }
 
@@ -134,7 +134,7 @@ Frag NfaBuilder::Impl::laterSeqTail(const json::Value& n, size_t from, const std
   uint32_t in = add(), out = add();
   nfa.states[in].thunk = int32_t(thunks.size());
   thunks.push_back({&n, path, refStack, out});
-  thunks.back().inCall = inCall > 0;
+  thunks.back().marks = marks();
   thunks.back().seqFrom = int32_t(from);
   return {in, out};
 }

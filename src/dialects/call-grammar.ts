@@ -325,7 +325,8 @@ export function callAfterTrigger(
     const body = xmlCall(f, t, maxValueLength);
     return withScope || !f.scopeCloseOptionalAtEnd ? seq(body, glue(f.close)) : seq(body, glue(splitScope(f.close)[0]));
   });
-  return declaredCall(seq(glue(afterTrigger(f.open)), alt(...bodies)));
+  // A call that opens the answer (no trigger) is entered without a byte: the budget acts at its entry.
+  return declaredCall(seq(glue(afterTrigger(f.open)), alt(...bodies)), spec.callOpensAnswer === true);
 }
 
 /**

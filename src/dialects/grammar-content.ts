@@ -22,5 +22,5 @@ import type { ResolvedResponseFormat } from "./response-format.js";
  */
 export function responseFormatNode(f: ResolvedResponseFormat, budget = true, after = true): GrammarNode {
   const value = jsonSchema(f.schema, { whitespace: "any" }, f.path);
-  return seq(jsonWs, budget ? declaredCall(value, true) : value, ...(after ? [jsonWs] : []));
+  return seq(jsonWs, budget ? declaredCall(value, true, true) : value, ...(after ? [jsonWs] : []));
 }

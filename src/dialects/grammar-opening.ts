@@ -191,7 +191,7 @@ export function openingCall(o: ResolvedRequest, rule: RuleMaker): GrammarNode {
       ...(w.close.length ? [jsonWs, glue(w.close)] : []),
     ),
   );
-  return declaredCall(alt(...forms));
+  return declaredCall(alt(...forms), true); // it opens the answer: entered without a byte
 }
 
 /** What the answer goes on with: the dialect's own grammar for its other calls and text. */

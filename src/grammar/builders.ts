@@ -23,14 +23,18 @@ export const marker = (text: string): LiteralNode => ({ type: "literal", text, m
 export const seq = (...items: GrammarNode[]): SeqNode => ({ type: "seq", items });
 /**
  * One declared tool call (SeqNode.call): what the token budget keeps from opening when it cannot
- * close. `atEntry`: it is entered without a byte, and the budget acts at its entry (SeqNode.budgetAtEntry).
+ * close. `atEntry`: it is entered without a byte, and the budget acts at its entry (SeqNode.budgetAtEntry);
+ * `endToken`: only the end of generation follows it, which the budget counts too (SeqNode.endToken).
  */
-export const declaredCall = (item: GrammarNode, atEntry = false): SeqNode => ({
+export const declaredCall = (item: GrammarNode, atEntry = false, endToken = false): SeqNode => ({
   type: "seq",
   items: [item],
   call: true,
   ...(atEntry ? { budgetAtEntry: true } : {}),
+  ...(atEntry && endToken ? { endToken: true } : {}),
 });
+/** A thought (SeqNode.thought): the token budget never cuts its text short to make room for the answer. */
+export const thought = (item: GrammarNode): SeqNode => ({ type: "seq", items: [item], thought: true });
 /**
  * `text` one character at a time: literal(text)'s language. Exported for a lexer-based engine
  * (llguidance's greedy lexer), each character is its own lexeme, so a path that spells a prefix of

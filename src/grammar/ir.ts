@@ -28,12 +28,20 @@ export interface ByteClassNode {
  * budgetAtEntry (with call): the call is entered without a byte (a response format's JSON after
  * optional whitespace); where the output stands at its entry with that text still open, the budget
  * acts as outside every call, so the text before it is not taken where the call could not close.
+ * endToken (with budgetAtEntry): only the end of generation follows the call (a response format's
+ * JSON), and the budget counts that token too.
+ * thought: the items are a thought (the reasoning before the answer). Elsewhere outside every call,
+ * where the answer cannot end yet (a call that must come, a response format's JSON), the token
+ * budget leaves out a token after which the answer could no longer finish in the tokens left; a
+ * thought's own tokens it does not cut short (its close is held back instead, as a call's opening).
  */
 export interface SeqNode {
   type: "seq";
   items: GrammarNode[];
   call?: boolean;
   budgetAtEntry?: boolean;
+  endToken?: boolean;
+  thought?: boolean;
 }
 export interface AltNode {
   type: "alt";

@@ -93,6 +93,39 @@ describe("token budget", () => {
     await expect(generate(model, request({ maxTokens: 1 }))).resolves.toBeDefined();
   });
 
+  it('under toolChoice "required", text before the call is taken only while the call still fits after it', async () => {
+    // The bias makes "\n" far likelier than the trigger: without the budget on the text before the
+    // call, every token is "\n" and maxTokens ends the answer with no call and nothing incomplete.
+    const NEWLINE = 198;
+    for (const dialect of ["qwen3-coder", "hermes"]) {
+      const m = compileGrammar(buildToolGrammar({ dialect, tools, toolChoice: "required" }), model.vocabulary);
+      const least = m.createMatcher().minTokensToFinish();
+      for (const extra of [0, 2, 6])
+        for (let seed = 0; seed < 2; seed++) {
+          const r = await generate(
+            model,
+            request({
+              seed,
+              dialect,
+              toolChoice: "required",
+              maxTokens: least + extra,
+              maxValueLength: 4,
+              logitBias: { [NEWLINE]: 100, [TOOL_CALL]: 60 },
+            }),
+          );
+          const at = `${dialect}, maxTokens ${least + extra}, seed ${seed}`;
+          // the newlines come first, as many as leave room for the call, then the call opens: it is
+          // made, or (the bias on "\n" lengthens its value past the room left) reported cut
+          expect(
+            r.tokens.slice(0, extra).every((t) => t === NEWLINE),
+            at,
+          ).toBe(true);
+          expect(r.tokens.indexOf(TOOL_CALL), at).toBe(extra);
+          expect((r.message.tool_calls?.length ?? 0) + r.incomplete.length, at).toBe(1);
+        }
+    }
+  });
+
   it("the server answers 400 max_tokens_too_small, then serves the next request", async () => {
     const { startServer } = await import("../../src/server/index.js");
     const server = await startServer({ model, port: 0, dialect: "qwen3-coder" });

@@ -272,6 +272,7 @@ const Shape::ItemsUsed& CompiledGrammar::itemsUsed(Shape& mm, int32_t x) {
     if (!mini.state(st).accepting) items++;  // ends inside one more item
     used[pos] = uint8_t(std::min(items, 255u));
     r.max = std::max(r.max, used[pos]);
+    if (used[pos] > 1) r.several.push_back(pos);
   }
   return mm.itemsUsed.emplace(x, std::move(r)).first->second;
 }
@@ -282,15 +283,20 @@ void CompiledGrammar::limitItems(int32_t s, Shape& mm, int32_t x, uint32_t budge
   if (budget >= 255) return;
   const Shape::ItemsUsed& u = itemsUsed(mm, x);
   if (budget >= u.max) return;
-  // The tokens above the budget, as ranges of sorted-token positions.
+  // The tokens above the budget, as ranges of sorted-token positions: with a budget of one item or
+  // more, only tokens that use several can be above it.
   PosRanges over;
-  for (uint32_t pos = 0; pos < u.byPosition.size(); pos++) {
-    if (u.byPosition[pos] <= budget) continue;
+  auto add = [&](uint32_t pos) {
+    if (u.byPosition[pos] <= budget) return;
     if (!over.empty() && over.back().second == pos)
       over.back().second++;
     else
       over.push_back({pos, pos + 1});
-  }
+  };
+  if (budget >= 1)
+    for (uint32_t pos : u.several) add(pos);
+  else
+    for (uint32_t pos = 0; pos < u.byPosition.size(); pos++) add(pos);
   walkAmong(*dfa_, s, *vocab_, over, nullptr, &out.remove);
   if (out.remove.size() > kMaterializeLimit) materialize(out, *vocab_);  // too many to replay on every fill
 }

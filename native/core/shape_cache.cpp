@@ -21,7 +21,8 @@ size_t Shape::memoryBytesLocked() const {
   size_t total = heapBlock(sizeof(*this) + 16) + (dfa ? heapBlock(sizeof(LazyDfa)) + dfa->memoryBytes() : 0);
   for (auto& e : memo)
     total += hashNodeBytes(sizeof(e)) + vectorBytes(e.second.rejected) + vectorBytes(e.second.uncertain);
-  for (auto& e : itemsUsed) total += hashNodeBytes(sizeof(e)) + vectorBytes(e.second.byPosition);
+  for (auto& e : itemsUsed)
+    total += hashNodeBytes(sizeof(e)) + vectorBytes(e.second.byPosition) + vectorBytes(e.second.several);
   return total;
 }
 

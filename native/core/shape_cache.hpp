@@ -28,6 +28,7 @@ struct Shape {
   struct ItemsUsed {
     std::vector<uint8_t> byPosition;  // items each token uses, by sorted-token position (0: refused)
     uint8_t max = 0;
+    std::vector<uint32_t> several;  // the positions of the tokens that use more than one item, ascending
   };
   std::unordered_map<int32_t, ItemsUsed> itemsUsed;  // per loop state (bounded repetitions)
 

@@ -166,8 +166,8 @@ class CompiledGrammar {
     std::vector<int32_t> ends;                           // ordinary and special tokens' end states, each once
     bool complete = false;                               // ends holds every one (false: the walk ran out of work)
     std::vector<std::pair<int32_t, PosRanges>> opening;  // outside only: ordinary tokens that open a call
-    // outside only: ordinary tokens that stay outside every call, where the answer cannot end yet (a
-    // call that must come) and outside a thought, by end state
+    // outside only: ordinary tokens that stay in filler (SeqNode.filler: text before a call that must
+    // come) where the answer cannot end yet, by end state
     std::vector<std::pair<int32_t, PosRanges>> staying;
     std::vector<std::pair<uint32_t, int32_t>> special;  // outside only: special tokens and their end states
     bool openingReady = false;
@@ -194,7 +194,7 @@ class CompiledGrammar {
   uint32_t finishBoundLocked(int32_t s, uint32_t limit);
   std::vector<Thread> liveCallStatesLocked(int32_t s);
   bool atCallEntryLocked(int32_t s);
-  bool inThoughtLocked(int32_t s);
+  bool inFillerLocked(int32_t s);
   // The NFA states a call marked "budgetAtEntry" stands in before it read a byte (sorted), from the
   // first entryCallsSeen_ of Nfa::entryCalls.
   std::vector<uint32_t> entryStates_;

@@ -246,7 +246,7 @@ void CompiledGrammar::openingLocked(int32_t s) {
   for (auto& g : groups) {
     if (!liveCallStatesLocked(g.first).empty())
       opening.push_back(std::move(g));
-    else if (g.first >= 0 && !dfa_->state(g.first).accepting && !inThoughtLocked(g.first))
+    else if (g.first >= 0 && !dfa_->state(g.first).accepting && inFillerLocked(g.first))
       staying.push_back(std::move(g));
   }
   Successors& su = successorsLocked(s);
@@ -259,13 +259,14 @@ void CompiledGrammar::openingLocked(int32_t s) {
   for (auto& o : su.staying) successorBytes_ += vectorBytes(o.second);
 }
 
-// Whether `s` may still read text of a thought (SeqNode.thought): a live NFA state of it is marked
-// kMarkThought.
-bool CompiledGrammar::inThoughtLocked(int32_t s) {
+// Whether `s` may still read filler (SeqNode.filler: text before a call that must come): a live NFA
+// state of it is marked kMarkFiller. Only filler is left out for the budget's sake: other text (JSON
+// content beside tools, an envelope's response, a thought) is never cut short to fit.
+bool CompiledGrammar::inFillerLocked(int32_t s) {
   const Nfa& nfa = dfa_->nfa();
   for (const uint32_t n : dfa_->state(s).nfa) {
     const NfaState& st = nfa.states[n];
-    if (n < nfa.marks.size() && (nfa.marks[n] & kMarkThought) &&
+    if (n < nfa.marks.size() && (nfa.marks[n] & kMarkFiller) &&
         (!st.bytes.empty() || !st.tokens.empty() || st.thunk >= 0))
       return true;
   }
@@ -396,9 +397,8 @@ bool CompiledGrammar::limitToBudget(int32_t state, uint32_t tokensLeft, uint32_t
     for (uint32_t id : cleared) out[id >> 5] |= 1u << (id & 31);
     return false;  // every allowed token was cleared: all are back
   }
-  // Text outside every call and every thought, taken where the answer could no longer finish after
-  // it (a call that must come would not fit), is left out too, unless nothing else is left: then it
-  // stays.
+  // Filler taken where the answer could no longer finish after it (the call that must come would not
+  // fit) is left out too, unless nothing else is left: then it stays.
   const size_t opened = cleared.size();
   for (auto& o : own.staying) {
     if (finishBoundLocked(o.first, rest) <= rest) continue;

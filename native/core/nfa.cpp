@@ -194,10 +194,10 @@ Frag NfaBuilder::Impl::buildNode(const json::Value& n, const std::string& path) 
   const json::Value* call = n.get("call");
   const CallScope scope{inCall, call && call->kind == json::Kind::Bool && call->b};
   if (scope.on) inCall++;
-  // A node marked "thought" (the reasoning before the answer): its states are marked too.
-  const json::Value* thought = n.get("thought");
-  const CallScope thoughtScope{inThought, thought && thought->kind == json::Kind::Bool && thought->b};
-  if (thoughtScope.on) inThought++;
+  // A node marked "filler" (text before a call that must come): its states are marked too.
+  const json::Value* filler = n.get("filler");
+  const CallScope fillerScope{inFiller, filler && filler->kind == json::Kind::Bool && filler->b};
+  if (fillerScope.on) inFiller++;
   // A call entered without a byte (budgetAtEntry): its entry is kept (Nfa::entryCalls).
   const json::Value* entry = scope.on && inCall == 1 ? n.get("budgetAtEntry") : nullptr;
   if (entry && entry->kind == json::Kind::Bool && entry->b) {

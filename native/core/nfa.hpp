@@ -77,8 +77,8 @@ inline size_t nfaStateBytes(const NfaState& st) {
 }
 
 // Nfa::marks bits. kMarkCall: built inside a node marked "call": true (one declared tool call).
-// kMarkThought: built inside a node marked "thought": true (the reasoning before the answer).
-constexpr uint8_t kMarkCall = 1, kMarkThought = 2;
+// kMarkFiller: built inside a node marked "filler": true (text before a call that must come).
+constexpr uint8_t kMarkCall = 1, kMarkFiller = 2;
 
 struct Nfa {
   std::vector<NfaState> states;
@@ -87,7 +87,7 @@ struct Nfa {
   std::vector<Fragment> fragments;
   std::vector<int32_t> fragmentOf;  // per state: index into fragments, or -1
   std::vector<bool> productive;     // can reach `accept`
-  // Per state: what the IR nodes it was built inside mark it as (kMarkCall, kMarkThought).
+  // Per state: what the IR nodes it was built inside mark it as (kMarkCall, kMarkFiller).
   std::vector<uint8_t> marks;
   bool entryEndToken = false;        // an entry call is followed by the end of generation alone (SeqNode.endToken)
   std::vector<uint32_t> entryCalls;  // first state of each call marked "budgetAtEntry" (entered without a byte)

@@ -55,12 +55,12 @@ struct NfaBuilder::Impl {
   // state limit, so that compiling reports the same errors either way.
   bool deferTails = false;
   int insideFragment = 0;
-  int inCall = 0;     // depth of nodes marked "call" being built: their states are marked kMarkCall
-  int inThought = 0;  // the same for nodes marked "thought" (kMarkThought)
-  uint8_t marks() const { return uint8_t((inCall > 0 ? kMarkCall : 0) | (inThought > 0 ? kMarkThought : 0)); }
+  int inCall = 0;    // depth of nodes marked "call" being built: their states are marked kMarkCall
+  int inFiller = 0;  // the same for nodes marked "filler" (kMarkFiller)
+  uint8_t marks() const { return uint8_t((inCall > 0 ? kMarkCall : 0) | (inFiller > 0 ? kMarkFiller : 0)); }
   void setMarks(uint8_t m) {
     inCall = (m & kMarkCall) ? 1 : 0;
-    inThought = (m & kMarkThought) ? 1 : 0;
+    inFiller = (m & kMarkFiller) ? 1 : 0;
   }
   std::vector<std::string> refStack;
 

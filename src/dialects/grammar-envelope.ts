@@ -6,7 +6,7 @@
 // exactly one call and the answer ends at the object's "}". The parser keeps text after the object as content (nothing is lost), but for
 // the calls of another object there (invalid entries); an answer with such text is not one the
 // mask lets a model write.
-import { alt, anyText, declaredCall, literal, ref, seq, star } from "../grammar/builders.js";
+import { alt, anyText, declaredCall, filler, literal, ref, seq, star } from "../grammar/builders.js";
 import type { Grammar, GrammarNode } from "../grammar/ir.js";
 import { jsonCallObject, schemaValue } from "./call-grammar.js";
 import { answerCall, jsonWs } from "./grammar-forms.js";
@@ -29,15 +29,19 @@ export function buildEnvelopeGrammar(o: ResolvedRequest): Grammar {
   };
   const call = ref("tool-call");
   const more = o.parallelToolCalls ? star(seq(jsonWs, literal(","), jsonWs, call)) : seq();
+  // Under a choice that requires a call, what stands before the first one is filler: the token
+  // budget takes it only where the call still fits after it.
+  const lead = (node: GrammarNode): GrammarNode => (o.callRequired ? filler(node) : node);
   const calls = alt(
-    seq(key(f.callsKey), literal("["), jsonWs, call, more, jsonWs, literal("]")),
-    seq(key(f.callKey), call),
+    seq(lead(seq(key(f.callsKey), literal("["), jsonWs)), call, more, jsonWs, literal("]")),
+    seq(lead(key(f.callKey)), call),
   );
   const response = seq(key(f.responseKey), schemaValue({ type: "string" }, undefined, "json", f.responseKey));
-  const body = o.callRequired ? calls : alt(calls, response);
   // Under auto text that does not open with "{" is an answer too (content, as the parser reads it).
   // After the object only JSON whitespace, then the end: a model is not let ramble on past it.
   // With parallel calls off the answer ends at the object's "}" (as it does in every dialect).
   const after = o.parallelToolCalls ? jsonWs : seq();
-  return { root: answerCall(o, seq(literal("{"), jsonWs, body, jsonWs, literal("}")), after), rules };
+  if (o.callRequired)
+    return { root: seq(filler(seq(jsonWs, literal("{"), jsonWs)), calls, jsonWs, literal("}"), after), rules };
+  return { root: answerCall(o, seq(literal("{"), jsonWs, alt(calls, response), jsonWs, literal("}")), after), rules };
 }

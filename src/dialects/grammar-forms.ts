@@ -1,6 +1,18 @@
 // Grammar forms of the dialects whose calls are not marker-delimited text: calls as a JSON array
 // after a marker (Mistral Nemo), and a call that is the whole answer (Llama 3.x).
-import { alt, anyText, charClass, literal, marker, optional, repeat, seq, star, until } from "../grammar/builders.js";
+import {
+  alt,
+  anyText,
+  charClass,
+  filler,
+  literal,
+  marker,
+  optional,
+  repeat,
+  seq,
+  star,
+  until,
+} from "../grammar/builders.js";
 import type { GrammarNode } from "../grammar/ir.js";
 import { JSON_WS_MAX } from "../grammar/json-schema/syntax.js";
 import type { ResolvedRequest } from "./options.js";
@@ -17,10 +29,11 @@ export function idChars(length: number): GrammarNode {
 /**
  * What leads to the answer's first call, through its `trigger` (a marker): under toolChoice auto any
  * text; under a choice that requires a call (required, a named tool) JSON whitespace only, so the
- * call opens the answer and a model is not let write prose to its token limit instead.
+ * call opens the answer and a model is not let write prose to its token limit instead. Both are
+ * filler there: the token budget takes them only where the call still fits after them.
  */
 export function toFirstCall(o: ResolvedRequest, trigger: string): GrammarNode {
-  return o.callRequired ? seq(jsonWs, marker(trigger)) : until(trigger, { marker: true });
+  return o.callRequired ? filler(seq(jsonWs, marker(trigger))) : until(trigger, { marker: true });
 }
 
 /** Text before the section (as toFirstCall), the section's open, `[`, calls separated by `,`, `]`; JSON whitespace inside. */

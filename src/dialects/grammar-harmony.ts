@@ -1,18 +1,6 @@
 // Interpreter 1 for harmony (gpt-oss): the grammar of a turn's messages. The parser that reads
 // the same messages is src/parser/read-harmony.ts; the decisions are in src/dialects/gpt-oss.ts.
-import {
-  alt,
-  anyText,
-  declaredCall,
-  literal,
-  marker,
-  optional,
-  seq,
-  star,
-  text,
-  thought,
-  until,
-} from "../grammar/builders.js";
+import { alt, anyText, declaredCall, literal, marker, optional, seq, star, text, until } from "../grammar/builders.js";
 import type { Grammar, GrammarNode } from "../grammar/ir.js";
 import { responseFormatNode } from "./grammar-content.js";
 import type { ResolvedResponseFormat } from "./response-format.js";
@@ -31,10 +19,9 @@ function channel(f: HarmonyCallFormat, name: string): GrammarNode {
   return seq(marker(f.channel), literal(name));
 }
 
-/** A message whose body ends at `<|end|>`: a thought (SeqNode.thought) or a preamble. */
+/** A message whose body ends at `<|end|>`: a thought or a preamble. */
 function bodyToEnd(f: HarmonyCallFormat, name: string): GrammarNode {
-  const body = until(f.end, { marker: true });
-  return seq(channel(f, name), marker(f.message), name === f.channels.reasoning ? thought(body) : body);
+  return seq(channel(f, name), marker(f.message), until(f.end, { marker: true }));
 }
 
 /**
@@ -94,5 +81,5 @@ export function buildHarmonyGrammar(o: ResolvedRequest): Grammar {
     answer = o.callRequired ? seq(lead, calls) : seq(lead, alt(finalMessage(f, afterEnd(f), o.outputFormat), calls));
   }
   // "forced-open": the prompt opened the thought; the output starts inside it.
-  return { root: o.reasoning === "forced-open" ? seq(thought(until(f.end, { marker: true })), next, answer) : answer };
+  return { root: o.reasoning === "forced-open" ? seq(until(f.end, { marker: true }), next, answer) : answer };
 }

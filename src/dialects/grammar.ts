@@ -1,17 +1,5 @@
 // Interpreter 1 of a dialect definition: the grammar that masks decoding.
-import {
-  alt,
-  anyText,
-  literal,
-  marker,
-  optional,
-  ref,
-  seq,
-  star,
-  text,
-  thought as thoughtNode,
-  until,
-} from "../grammar/builders.js";
+import { alt, anyText, literal, marker, optional, ref, seq, star, text, until } from "../grammar/builders.js";
 import type { Grammar, GrammarNode } from "../grammar/ir.js";
 import { buildHarmonyGrammar } from "./grammar-harmony.js";
 import { buildEnvelopeGrammar } from "./grammar-envelope.js";
@@ -137,7 +125,7 @@ function withThought(
   const r = spec.reasoning;
   const grammar = (root: GrammarNode): Grammar => (Object.keys(rules).length ? { root, rules } : { root });
   if (!r || o.reasoning === false) return grammar(answer);
-  const thought = thoughtNode(until(r.close, { marker: true }));
+  const thought = until(r.close, { marker: true });
   if (o.reasoning === "forced-open") return grammar(seq(thought, answer));
   const lead = r.lead === undefined ? seq() : optional(literal(r.lead));
   rules.answer = answer;

@@ -33,8 +33,8 @@ export const declaredCall = (item: GrammarNode, atEntry = false, endToken = fals
   ...(atEntry ? { budgetAtEntry: true } : {}),
   ...(atEntry && endToken ? { endToken: true } : {}),
 });
-/** A thought (SeqNode.thought): the token budget never cuts its text short to make room for the answer. */
-export const thought = (item: GrammarNode): SeqNode => ({ type: "seq", items: [item], thought: true });
+/** Text before a call that must come (SeqNode.filler): the token budget takes it only where the call still fits after it. */
+export const filler = (item: GrammarNode): SeqNode => ({ type: "seq", items: [item], filler: true });
 /**
  * `text` one character at a time: literal(text)'s language. Exported for a lexer-based engine
  * (llguidance's greedy lexer), each character is its own lexeme, so a path that spells a prefix of

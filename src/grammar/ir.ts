@@ -30,10 +30,9 @@ export interface ByteClassNode {
  * acts as outside every call, so the text before it is not taken where the call could not close.
  * endToken (with budgetAtEntry): only the end of generation follows the call (a response format's
  * JSON), and the budget counts that token too.
- * thought: the items are a thought (the reasoning before the answer). Elsewhere outside every call,
- * where the answer cannot end yet (a call that must come, a response format's JSON), the token
- * budget leaves out a token after which the answer could no longer finish in the tokens left; a
- * thought's own tokens it does not cut short (its close is held back instead, as a call's opening).
+ * filler: the items are text before a call that must come (the whitespace and the trigger before the
+ * first call under toolChoice "required"): the token budget leaves out a token of it after which the
+ * answer could no longer finish in the tokens left. Other text is never cut short to fit.
  */
 export interface SeqNode {
   type: "seq";
@@ -41,7 +40,7 @@ export interface SeqNode {
   call?: boolean;
   budgetAtEntry?: boolean;
   endToken?: boolean;
-  thought?: boolean;
+  filler?: boolean;
 }
 export interface AltNode {
   type: "alt";

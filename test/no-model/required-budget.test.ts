@@ -45,4 +45,29 @@ describe("the token budget before a required call", () => {
       if (dialect === "hermes" || dialect === "qwen3-coder") expect(newlines).toBe(1 + 3);
     }
   });
+
+  it("text the answer is made of is never cut short to fit: JSON content beside tools, the generic dialect's response", () => {
+    const v = qwen3();
+    const person = { type: "object", properties: { name: { type: "string" } }, required: ["name"] };
+    const cases = [
+      // under "auto" with a response format beside tools the JSON is content, not a declared call
+      {
+        o: { dialect: "hermes", tools, toolChoice: "auto", responseFormat: { type: "json_schema", schema: person } },
+        head: '{"name": "Ada',
+      },
+      // the generic dialect's answer is an envelope; its response text stands outside every call
+      { o: { dialect: "generic", tools, toolChoice: "auto" }, head: '{"response": "The weather' },
+    ] as const;
+    for (const { o, head } of cases) {
+      const m = compileGrammar(buildToolGrammar(o), v).createMatcher();
+      expect(m.acceptString(head), head).toBe(true);
+      const mask = m.allocateBitmask();
+      const goesOn = [v.idOfPiece("\u0120is")!, v.idOfPiece("\u0120the")!];
+      for (const left of [1, 2, 3, 8]) {
+        m.fillNextTokenBitmask(mask, { tokensLeft: left });
+        const allowed = goesOn.filter((id) => (mask[id >>> 5]! & (1 << (id & 31))) !== 0);
+        expect([o.dialect, left, allowed]).toEqual([o.dialect, left, goesOn]);
+      }
+    }
+  });
 });

@@ -10,6 +10,9 @@ namespace toolmask {
 
 namespace {
 constexpr size_t kSparseLimit = 1024;  // above this many ids, copying a bitmask beats scattering bits
+// A mask whose fill scatters this many bits, filled this many times, keeps its whole bitmask (StateMask::whole).
+constexpr size_t kScatterForWhole = 128;
+constexpr uint8_t kFillsBeforeWhole = 2;
 
 void setBit(uint32_t* m, uint32_t id) { m[id >> 5] |= 1u << (id & 31); }
 
@@ -144,10 +147,18 @@ void StateMask::fillOrdinary(uint32_t* out, const Vocabulary& v) const {
 }
 
 void StateMask::fill(uint32_t* out, const Vocabulary& v) const {
-  (base ? base : this)->fillOrdinary(out, v);
+  if (!whole.empty()) {
+    std::memcpy(out, whole.data(), whole.size() * 4);
+    return;
+  }
+  const StateMask& ordinary = base ? *base : *this;
+  ordinary.fillOrdinary(out, v);
   for (uint32_t id : remove) out[id >> 5] &= ~(1u << (id & 31));
   for (uint32_t id : extra) setBit(out, id);
   for (uint32_t id : specials) setBit(out, id);
+  const size_t scattered =
+      (ordinary.rep == MaskRep::Bits ? 0 : ordinary.ids.size()) + remove.size() + extra.size() + specials.size();
+  if (scattered >= kScatterForWhole && ++fills >= kFillsBeforeWhole) whole.assign(out, out + v.words());
 }
 
 bool StateMask::empty(const Vocabulary& v) const {
@@ -173,7 +184,7 @@ bool StateMask::empty(const Vocabulary& v) const {
 
 size_t StateMask::memoryBytes() const {
   return heapBlock(sizeof(*this)) + vectorBytes(ids) + vectorBytes(bits) + vectorBytes(uncertain) + vectorBytes(extra) +
-         vectorBytes(remove) + vectorBytes(specials);
+         vectorBytes(remove) + vectorBytes(specials) + vectorBytes(whole);
 }
 
 }  // namespace toolmask

@@ -25,6 +25,11 @@ struct StateMask {
   std::vector<uint32_t> extra;
   std::vector<uint32_t> remove;
   std::vector<uint32_t> specials;  // special / end-of-generation ids allowed here
+  // The whole bitmask, kept once this mask was filled kFillsBeforeWhole times and each fill set or
+  // cleared at least kScatterForWhole bits one by one: every fill after is one copy. Filled under
+  // the lock of the grammar that owns the mask (fragment masks are only ever a `base`).
+  mutable std::vector<uint32_t> whole;
+  mutable uint8_t fills = 0;
 
   void fill(uint32_t* out, const Vocabulary& v) const;
   bool empty(const Vocabulary& v) const;

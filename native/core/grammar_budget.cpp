@@ -338,22 +338,19 @@ bool CompiledGrammar::budgetReadyLocked(int32_t s, uint32_t tokensLeft) {
   if (it->second.outside == 0) return true;
   if (!it->second.openingReady) return false;
   const uint32_t rest = tokensLeft - 1;
+  // The bound to finish from `x` is kept (none is needed where it is accepting or dead).
+  auto finishKnown = [&](int32_t x) {
+    if (x < 0 || dfa_->state(x).accepting) return true;
+    auto f = successors_.find(x);
+    return f != successors_.end() && f->second.finish >= 0 &&
+           (f->second.finishExact || uint32_t(f->second.finish) > rest);
+  };
+  // An opening step's bound is that of the call it opens; a staying step's, the answer's own.
   auto known = [&](int32_t to) {
     if (to < 0) return true;
     auto t = successors_.find(to);
     if (t == successors_.end() || t->second.opened == kOpenedUnknown) return false;
-    const int32_t opened = t->second.opened;
-    if (opened < 0 || dfa_->state(opened).accepting) return true;
-    auto f = successors_.find(opened);
-    return f != successors_.end() && f->second.finish >= 0 &&
-           (f->second.finishExact || uint32_t(f->second.finish) > rest);
-  };
-  // A staying step's bound is the answer's own from where it leads.
-  auto finishKnown = [&](int32_t to) {
-    if (to < 0 || dfa_->state(to).accepting) return true;
-    auto f = successors_.find(to);
-    return f != successors_.end() && f->second.finish >= 0 &&
-           (f->second.finishExact || uint32_t(f->second.finish) > rest);
+    return finishKnown(t->second.opened);
   };
   for (auto& o : it->second.opening)
     if (!known(o.first)) return false;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdint>
 #include <cstdlib>
 
 #include "heap_bytes.hpp"
@@ -66,17 +67,17 @@ struct Reader {
     }
     return v;
   }
-  std::string str() {
+  void str(std::string& out) {
     expect('"');
-    std::string out;
     while (true) {
+      // The run up to the next quote or backslash, appended at once.
+      size_t j = i;
+      while (j < s.size() && s[j] != '"' && s[j] != '\\') j++;
+      out.append(s, i, j - i);
+      i = j;
       if (i >= s.size()) fail("unterminated string");
       char c = s[i++];
-      if (c == '"') return out;
-      if (c != '\\') {
-        out += c;
-        continue;
-      }
+      if (c == '"') return;
       if (i >= s.size()) fail("unterminated escape");
       char e = s[i++];
       switch (e) {
@@ -123,21 +124,23 @@ struct Reader {
       }
     }
   }
-  Value value() {
+  // Reads a value into `v` (a fresh Value, in place in its parent's vector: no copy moves).
+  void value(Value& v) {
     if (++depth > 2000) fail("nesting too deep");
     ws();
     if (i >= s.size()) fail("unexpected end");
-    Value v;
     char c = s[i];
     if (c == '{') {
       i++;
       v.kind = Kind::Object;
       if (!eat('}')) {
+        v.obj.reserve(4);
         do {
           ws();
-          std::string k = str();
+          v.obj.emplace_back();
+          str(v.obj.back().first);
           expect(':');
-          v.obj.emplace_back(std::move(k), value());
+          value(v.obj.back().second);
         } while (eat(','));
         expect('}');
       }
@@ -145,13 +148,16 @@ struct Reader {
       i++;
       v.kind = Kind::Array;
       if (!eat(']')) {
-        do v.arr.push_back(value());
-        while (eat(','));
+        v.arr.reserve(4);
+        do {
+          v.arr.emplace_back();
+          value(v.arr.back());
+        } while (eat(','));
         expect(']');
       }
     } else if (c == '"') {
       v.kind = Kind::String;
-      v.str = str();
+      str(v.str);
     } else if (s.compare(i, 4, "true") == 0) {
       i += 4;
       v.kind = Kind::Bool;
@@ -163,6 +169,18 @@ struct Reader {
       i += 4;
     } else {
       const char* start = s.c_str() + i;
+      // Small non-negative integers (ranges, bounds: most numbers of an IR) without strtod.
+      size_t j = i;
+      uint64_t n = 0;
+      while (j < s.size() && j - i < 15 && s[j] >= '0' && s[j] <= '9') n = n * 10 + uint64_t(s[j++] - '0');
+      if (j > i && (j == s.size() || (s[j] != '.' && s[j] != 'e' && s[j] != 'E' && (s[j] < '0' || s[j] > '9'))) &&
+          (s[i] != '0' || j == i + 1)) {
+        v.num = double(n);
+        v.kind = Kind::Number;
+        i = j;
+        depth--;
+        return;
+      }
       char* end = nullptr;
       v.num = std::strtod(start, &end);
       if (end == start) fail("unexpected character");
@@ -170,7 +188,6 @@ struct Reader {
       i += size_t(end - start);
     }
     depth--;
-    return v;
   }
 };
 
@@ -178,7 +195,8 @@ struct Reader {
 
 Value parse(const std::string& text) {
   Reader r{text};
-  Value v = r.value();
+  Value v;
+  r.value(v);
   r.ws();
   if (r.i != text.size()) r.fail("trailing characters");
   return v;

@@ -4,7 +4,9 @@
 #include <map>
 #include <memory>
 #include <stdexcept>
+#include <cstring>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace toolmask::json {
@@ -19,9 +21,9 @@ struct Value {
   std::vector<Value> arr;
   std::vector<std::pair<std::string, Value>> obj;  // keeps order
 
-  const Value* get(const std::string& key) const {
+  const Value* get(std::string_view key) const {
     for (auto& kv : obj)
-      if (kv.first == key) return &kv.second;
+      if (kv.first.size() == key.size() && std::memcmp(kv.first.data(), key.data(), key.size()) == 0) return &kv.second;
     return nullptr;
   }
 };

@@ -27,6 +27,7 @@ void intersectTests(const std::shared_ptr<const Vocabulary>& v);
 // yield_tests.cpp
 void yieldTests(const std::shared_ptr<const Vocabulary>& v, const std::vector<std::string>& irs);
 void lockKindTests();
+void jsonTests();
 
 static std::shared_ptr<const Vocabulary> makeVocab() {
   std::vector<std::string> toks;
@@ -557,6 +558,7 @@ int main() {
     yieldTests(v, irs);
   }
   lockKindTests();  // lock_kind_tests.cpp
+  jsonTests();      // json_tests.cpp
 
   // Bad input: errors, never crashes.
   const char* bad[] = {"",

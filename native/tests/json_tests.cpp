@@ -27,7 +27,7 @@ void jsonTests() {
   CHECK(number("7") == 7);
   CHECK(number("1114111") == 1114111);
   CHECK(number("9007199254740993") == 9007199254740992.0);  // 16 digits: strtod's rounding
-  CHECK(number("123456789012345") == 123456789012345.0);   // 15 digits
+  CHECK(number("123456789012345") == 123456789012345.0);    // 15 digits
   CHECK(number("-12") == -12);
   CHECK(number("2.5") == 2.5);
   CHECK(number("1e3") == 1000);
@@ -42,7 +42,8 @@ void jsonTests() {
   }
   // Strings: runs between escapes, every short escape, \u with surrogate pairs, multi-byte UTF-8.
   {
-    const json::Value v = json::parse(R"({"type":"literal","text":"a \"quoted\" \\ word\n\t\/\b\f\r\u00e9\ud83d\ude00 é end"})");
+    const json::Value v =
+        json::parse(R"({"type":"literal","text":"a \"quoted\" \\ word\n\t\/\b\f\r\u00e9\ud83d\ude00 é end"})");
     CHECK(v.kind == json::Kind::Object && v.obj.size() == 2);
     const json::Value* t = v.get("text");
     CHECK(t && t->str == "a \"quoted\" \\ word\n\t/\b\f\r\xC3\xA9\xF0\x9F\x98\x80 \xC3\xA9 end");
@@ -51,7 +52,8 @@ void jsonTests() {
   }
   // Objects keep their order; nested values are read in place; empty containers; literals.
   {
-    const json::Value v = json::parse(R"({"b":{"c":[{},[],""]},"a":true,"z":false,"n":null,"long key past fifteen":1})");
+    const json::Value v =
+        json::parse(R"({"b":{"c":[{},[],""]},"a":true,"z":false,"n":null,"long key past fifteen":1})");
     CHECK(v.obj.size() == 5 && v.obj[0].first == "b" && v.obj[1].first == "a");
     const json::Value& c = *v.get("b")->get("c");
     CHECK(c.arr.size() == 3 && c.arr[0].kind == json::Kind::Object && c.arr[0].obj.empty());

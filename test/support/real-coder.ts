@@ -20,14 +20,15 @@ export interface CoderServer {
 
 /**
  * Registers beforeAll/afterAll that load the model and serve it; the fields are set once beforeAll
- * ran. `threads`: decoding threads (default 2).
+ * ran. `threads`: decoding threads (default 2); `temperature`: the server's for a request that sends
+ * none (default: the server's own, 0.8).
  */
-export function useCoderServer(threads = 2): CoderServer {
+export function useCoderServer(threads = 2, temperature?: number): CoderServer {
   const fixture = {} as CoderServer;
   beforeAll(async () => {
     if (!coderEntry.present) throw new Error(`CI=true and ${coderEntry.path} is missing: run npm run models`);
     fixture.model = await loadModel({ path: coderEntry.path, gpu: false, parallel: 1, contextSize: 4096, threads });
-    fixture.server = await startServer({ model: fixture.model, port: 0 });
+    fixture.server = await startServer({ model: fixture.model, port: 0, temperature });
   }, 300_000);
   afterAll(async () => {
     await fixture.server?.close();

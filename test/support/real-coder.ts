@@ -12,6 +12,10 @@ import { ROOT } from "./vocabs.js";
 
 export const CODER = "qwen2.5-coder-0.5b-instruct";
 export const coderEntry = (await listModels()).find((m) => m.name === CODER)!;
+/** Qwen2.5-Coder-1.5B-Instruct: not fetched by default nor in CI (`npm run models -- --only NAME`, ~1 GB). */
+export const LARGER_CODER = "qwen2.5-coder-1.5b-instruct";
+/** The larger model's entry (its path, whether it is fetched). */
+export const largerCoderEntry = async () => (await listModels(["--only", LARGER_CODER]))[0]!;
 
 export interface CoderServer {
   model: LlamaModel;
@@ -23,11 +27,11 @@ export interface CoderServer {
  * ran. `threads`: decoding threads (default 2); `temperature`: the server's for a request that sends
  * none (default: the server's own, 0.8).
  */
-export function useCoderServer(threads = 2, temperature?: number): CoderServer {
+export function useCoderServer(threads = 2, temperature?: number, entry = coderEntry): CoderServer {
   const fixture = {} as CoderServer;
   beforeAll(async () => {
-    if (!coderEntry.present) throw new Error(`CI=true and ${coderEntry.path} is missing: run npm run models`);
-    fixture.model = await loadModel({ path: coderEntry.path, gpu: false, parallel: 1, contextSize: 4096, threads });
+    if (!entry.present) throw new Error(`CI=true and ${entry.path} is missing: run npm run models`);
+    fixture.model = await loadModel({ path: entry.path, gpu: false, parallel: 1, contextSize: 4096, threads });
     fixture.server = await startServer({ model: fixture.model, port: 0, temperature });
   }, 300_000);
   afterAll(async () => {

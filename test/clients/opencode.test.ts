@@ -11,7 +11,7 @@
 // - Through a gateway in front of an upstream that calls `read` and then answers one line made
 //   from the tool's result (toolTurnGateway): the client runs the call, sends the file's text
 //   back, prints the line and exits 0.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -20,6 +20,7 @@ import { useClientTurn } from "../support/client-turn.js";
 import { timeoutFor, timeoutForMeasured } from "../support/timeouts.js";
 import { NOTE_ANSWER } from "../support/tool-turn-upstream.js";
 import { ROOT } from "../support/vocabs.js";
+import { writeOpencodeConfig } from "../support/opencode-config.js";
 
 const CLIENT = AGENT_CLIENTS.find((c) => c.id === "opencode")!;
 const bin = installedBin(path.join(ROOT, ".cache", "clients"), CLIENT);
@@ -41,23 +42,7 @@ async function opencode(baseUrl: string, work: string, args: string[]) {
   if (!bin) throw new Error(`${CLIENT.package}@${CLIENT.version} is not installed: run npm run clients`);
   const home = mkdtempSync(path.join(tmpdir(), "toolmask-opencode-"));
   try {
-    const config = path.join(home, ".config", "opencode");
-    mkdirSync(config, { recursive: true });
-    const model = { name: "toolmask-test", limit: { context: CONTEXT, output: OUTPUT_TOKENS } };
-    writeFileSync(
-      path.join(config, "opencode.json"),
-      JSON.stringify({
-        provider: {
-          toolmask: {
-            npm: "@ai-sdk/openai-compatible",
-            name: "toolmask",
-            options: { baseURL: `${baseUrl}/v1`, apiKey: "unused" },
-            models: { "toolmask-test": model },
-          },
-        },
-        model: "toolmask/toolmask-test",
-      }),
-    );
+    writeOpencodeConfig(home, { baseUrl, model: "toolmask-test", context: CONTEXT, output: OUTPUT_TOKENS });
     const env = { ...baseEnv(home), OPENCODE_DISABLE_MODELS_FETCH: "1", OPENCODE_DISABLE_AUTOUPDATE: "1" };
     return await runChild(bin, ["run", ...args], { env, cwd: work, timeoutMs: RUN_MS });
   } finally {

@@ -17,6 +17,7 @@ import { CODER, coderClient, useCoderServer } from "../support/real-coder.js";
 import { statusRecorder } from "../support/status-recorder.js";
 import { timeoutForMeasured } from "../support/timeouts.js";
 import { NOTE_TEXT } from "../support/tool-turn-upstream.js";
+import { writeOpencodeConfig } from "../support/opencode-config.js";
 
 const { client: CLIENT, bin, ready } = coderClient("opencode", "opencode-real");
 const inCi = process.env.CI === "true";
@@ -57,9 +58,7 @@ describe.skipIf(!ready && !inCi)(`${CLIENT.package}@${CLIENT.version} on ${CODER
     "the model calls read, opencode reads notes.txt and sends its text back, and the run ends with a text answer",
     async () => {
       const work = path.join(home, "work");
-      const config = path.join(home, ".config", "opencode");
       mkdirSync(work);
-      mkdirSync(config, { recursive: true });
       writeFileSync(path.join(work, "notes.txt"), NOTE_TEXT);
       const recorder = await statusRecorder(served.server.url);
       const off = [
@@ -75,21 +74,7 @@ describe.skipIf(!ready && !inCi)(`${CLIENT.package}@${CLIENT.version} on ${CODER
         "webfetch",
         "task",
       ];
-      writeFileSync(
-        path.join(config, "opencode.json"),
-        JSON.stringify({
-          provider: {
-            toolmask: {
-              npm: "@ai-sdk/openai-compatible",
-              name: "toolmask",
-              options: { baseURL: `${recorder.url}/v1`, apiKey: "unused" },
-              models: { [CODER]: { name: CODER, limit: { context: 4096, output: OUTPUT_TOKENS } } },
-            },
-          },
-          model: `toolmask/${CODER}`,
-          tools: Object.fromEntries(off.map((t) => [t, false])),
-        }),
-      );
+      writeOpencodeConfig(home, { baseUrl: recorder.url, model: CODER, context: 4096, output: OUTPUT_TOKENS, off });
       const env = { ...baseEnv(home), OPENCODE_DISABLE_MODELS_FETCH: "1", OPENCODE_DISABLE_AUTOUPDATE: "1" };
       const args = ["run", "--format", "json", "Print the first line of notes.txt."];
       const r = await runChild(bin!, args, { env, cwd: work, timeoutMs: RUN_MS }).finally(() => recorder.close());

@@ -7,7 +7,7 @@ import { BFCL_MODES, type BfclMode } from "./run.js";
 import type { BfclReport, BfclRow } from "./summary.js";
 
 const COLOR: Record<BfclMode, string> = { unmasked: "#c0392b", masked: "#1e8449", "llama-server": "#2471a3" };
-const W = 900,
+const W = 1040,
   LEFT = 200,
   BAR = 14,
   GAP = 4;
@@ -16,7 +16,7 @@ export function bfclChartSvg(r: BfclReport): string {
   const models = [...new Set(r.rows.map((x) => x.model))];
   const modes = BFCL_MODES.filter((m) => r.rows.some((x) => x.mode === m));
   const GROUP = modes.length * (BAR + GAP) + 16;
-  const plot = W - LEFT - 120;
+  const plot = W - LEFT - 300; // room right of a full bar for its label
   let y = 70;
   const parts: string[] = [];
   for (const model of models) {
@@ -65,7 +65,7 @@ export function bfclChartSvg(r: BfclReport): string {
     `<text x="10" y="44" fill="#555">${esc(sample)}, greedy, tool_choice ${r.settings.toolChoice === "required" ? "required (irrelevance: auto)" : "auto"}, ${r.settings.maxTokens} tokens at most; thin bar: format-valid share; dashed: AST-correct had JSON written as text counted as calls</text>` +
     parts.join("") +
     legend +
-    `<text x="10" y="${h - 10}" fill="#555" font-size="11">npm run bench:bfcl → bench/results/bfcl.json</text></svg>`
+    `<text x="10" y="${h - 10}" fill="#555" font-size="11">npm run bench:bfcl: the command and every answer are in the JSON file of the same name beside this chart</text></svg>`
   );
 }
 

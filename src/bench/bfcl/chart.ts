@@ -62,7 +62,7 @@ export function bfclChartSvg(r: BfclReport): string {
     `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${W} ${h}" width="${W}" height="${h}" role="img" aria-label="BFCL AST accuracy" font-family="sans-serif" font-size="12">` +
     `<rect width="${W}" height="${h}" fill="#fff"/>` +
     `<text x="10" y="24" font-size="16" font-weight="bold">BFCL (bfcl-eval ${esc(r.bfclEval)}): AST-correct answers, ${esc(modes.join(", "))}</text>` +
-    `<text x="10" y="44" fill="#555">${esc(sample)}, greedy, tool_choice ${r.settings.toolChoice === "required" ? "required (irrelevance: auto)" : "auto"}, ${r.settings.maxTokens} tokens at most; thin bar: format-valid share; dashed: AST-correct had JSON written as text counted as calls</text>` +
+    `<text x="10" y="44" fill="#555">${esc(sample)}, greedy, tool_choice ${r.settings.toolChoice === "required" ? "required (irrelevance: auto)" : "auto"}, ${r.settings.maxTokens} tokens at most; thin bar: valid share; dashed: AST-correct with JSON text read as calls</text>` +
     parts.join("") +
     legend +
     `<text x="10" y="${h - 10}" fill="#555" font-size="11">npm run bench:bfcl: the command and every answer are in the JSON file of the same name beside this chart</text></svg>`

@@ -29,6 +29,7 @@ struct Reader {
     }
     return false;
   }
+  static bool isDigit(char c) { return c >= '0' && c <= '9'; }
   void expect(char c) {
     if (!eat(c)) fail("unexpected character");
   }
@@ -168,24 +169,22 @@ struct Reader {
     } else if (s.compare(i, 4, "null") == 0) {
       i += 4;
     } else {
-      const char* start = s.c_str() + i;
-      // Small non-negative integers (ranges, bounds: most numbers of an IR) without strtod.
+      // A plain integer of up to 15 digits (ranges, bounds: most numbers of an IR) without strtod.
       size_t j = i;
       uint64_t n = 0;
-      while (j < s.size() && j - i < 15 && s[j] >= '0' && s[j] <= '9') n = n * 10 + uint64_t(s[j++] - '0');
-      if (j > i && (j == s.size() || (s[j] != '.' && s[j] != 'e' && s[j] != 'E' && (s[j] < '0' || s[j] > '9'))) &&
-          (s[i] != '0' || j == i + 1)) {
+      while (j < s.size() && j - i < 15 && isDigit(s[j])) n = n * 10 + uint64_t(s[j++] - '0');
+      const bool more = j < s.size() && (isDigit(s[j]) || s[j] == '.' || s[j] == 'e' || s[j] == 'E');
+      if (j > i && !more && (s[i] != '0' || j == i + 1)) {
         v.num = double(n);
-        v.kind = Kind::Number;
         i = j;
-        depth--;
-        return;
+      } else {
+        const char* start = s.c_str() + i;
+        char* end = nullptr;
+        v.num = std::strtod(start, &end);
+        if (end == start) fail("unexpected character");
+        i += size_t(end - start);
       }
-      char* end = nullptr;
-      v.num = std::strtod(start, &end);
-      if (end == start) fail("unexpected character");
       v.kind = Kind::Number;
-      i += size_t(end - start);
     }
     depth--;
   }

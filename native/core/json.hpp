@@ -4,7 +4,6 @@
 #include <map>
 #include <memory>
 #include <stdexcept>
-#include <cstring>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -23,7 +22,7 @@ struct Value {
 
   const Value* get(std::string_view key) const {
     for (auto& kv : obj)
-      if (kv.first.size() == key.size() && std::memcmp(kv.first.data(), key.data(), key.size()) == 0) return &kv.second;
+      if (std::string_view(kv.first) == key) return &kv.second;
     return nullptr;
   }
 };

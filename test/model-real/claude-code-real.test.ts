@@ -15,7 +15,6 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { baseEnv, runChild } from "../../scripts/lib/agent-clients.mjs";
-import { defaultThreads } from "../../src/engine/model.js";
 import { CODER, coderClient, useCoderServer } from "../support/real-coder.js";
 import { timeoutForMeasured } from "../support/timeouts.js";
 import { statusRecorder } from "../support/status-recorder.js";
@@ -46,7 +45,7 @@ const events = (output: string): Event[] =>
     .map((l) => JSON.parse(l) as Event);
 
 describe.skipIf(!ready && !inCi)(`${CLIENT.package}@${CLIENT.version} on ${CODER}`, () => {
-  const served = useCoderServer(defaultThreads());
+  const served = useCoderServer();
   let home: string;
   beforeAll(() => {
     if (!bin) throw new Error(`CI=true and ${CLIENT.package}@${CLIENT.version} is missing: run npm run clients`);

@@ -6,7 +6,7 @@
 // that is not fetched is skipped with the line that fetches it, except under CI=true.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generate } from "../../src/engine/generate.js";
-import { loadModel, type LlamaModel } from "../../src/engine/model.js";
+import { defaultThreads, loadModel, type LlamaModel } from "../../src/engine/model.js";
 import { startServer, type ToolmaskServer } from "../../src/server/index.js";
 import { startLlamaServer, type LlamaServerProcess } from "../support/llama-server-process.js";
 import { listModels } from "../support/models-script.js";
@@ -34,12 +34,12 @@ describe.skipIf(!entry.present && !inCi)(`the gateway over llama-server serving 
   let model: LlamaModel;
   beforeAll(async () => {
     if (!entry.present) throw new Error(`CI=true and ${entry.path} is missing: run npm run models`);
-    upstream = await startLlamaServer(entry.path, ["-t", "2"]);
+    upstream = await startLlamaServer(entry.path, ["-t", String(defaultThreads()), "-tb", String(defaultThreads())]);
     gateway = await startServer({
       port: 0,
       upstreams: { urls: [upstream.url], engine: "llama-server", tokenizer: entry.path },
     });
-    model = await loadModel({ path: entry.path, gpu: false, parallel: 1, contextSize: 4096, threads: 2 });
+    model = await loadModel({ path: entry.path, gpu: false, parallel: 1, contextSize: 4096, threads: defaultThreads() });
   }, 1_800_000);
   afterAll(async () => {
     await gateway?.close();

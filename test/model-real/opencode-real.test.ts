@@ -12,7 +12,6 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { baseEnv, runChild } from "../../scripts/lib/agent-clients.mjs";
-import { defaultThreads } from "../../src/engine/model.js";
 import { CODER, coderClient, useCoderServer } from "../support/real-coder.js";
 import { statusRecorder } from "../support/status-recorder.js";
 import { timeoutForMeasured } from "../support/timeouts.js";
@@ -44,7 +43,7 @@ const events = (output: string): Array<{ type: string; part?: Part }> =>
     .map((l) => JSON.parse(l) as { type: string; part?: Part });
 
 describe.skipIf(!ready && !inCi)(`${CLIENT.package}@${CLIENT.version} on ${CODER}`, () => {
-  const served = useCoderServer(defaultThreads(), 0);
+  const served = useCoderServer(undefined, 0);
   let home: string;
   beforeAll(() => {
     if (!bin) throw new Error(`CI=true and ${CLIENT.package}@${CLIENT.version} is missing: run npm run clients`);

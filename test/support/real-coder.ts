@@ -1,11 +1,10 @@
 // Qwen2.5-Coder-0.5B-Instruct (the real tool-calling model `npm run models` fetches) served by the
-// local engine for the real-model suites: one slot, 4,096 tokens of context, 2 threads unless told.
-// Without the
-// model a suite skips with the line that fetches it, except under CI=true, where it fails.
+// local engine for the real-model suites: one slot, 4,096 tokens of context, the library's default
+// threads unless told. Without the model a suite skips with the line that fetches it, except under CI=true, where it fails.
 import path from "node:path";
 import { afterAll, beforeAll } from "vitest";
 import { AGENT_CLIENTS, installedBin } from "../../scripts/lib/agent-clients.mjs";
-import { type LlamaModel, loadModel } from "../../src/engine/model.js";
+import { defaultThreads, type LlamaModel, loadModel } from "../../src/engine/model.js";
 import { startServer, type ToolmaskServer } from "../../src/server/index.js";
 import { listModels } from "./models-script.js";
 import { ROOT } from "./vocabs.js";
@@ -24,10 +23,12 @@ export interface CoderServer {
 
 /**
  * Registers beforeAll/afterAll that load the model and serve it; the fields are set once beforeAll
- * ran. `threads`: decoding threads (default 2); `temperature`: the server's for a request that sends
+ * ran. `threads`: decoding threads (default: the library's, defaultThreads(): 1 on 2 cores, where
+ * vitest runs two files at once and a second llama.cpp thread waits at ggml's spinning barriers
+ * whenever the other file takes its core: a 30-token answer took 23–74 s with 2 threads, 5.5 s with 1); `temperature`: the server's for a request that sends
  * none (default: the server's own, 0.8).
  */
-export function useCoderServer(threads = 2, temperature?: number, entry = coderEntry): CoderServer {
+export function useCoderServer(threads = defaultThreads(), temperature?: number, entry = coderEntry): CoderServer {
   const fixture = {} as CoderServer;
   beforeAll(async () => {
     if (!entry.present) throw new Error(`CI=true and ${entry.path} is missing: run npm run models`);

@@ -54,11 +54,16 @@ struct Inliner {
 
   // Builds the expanded copy node by node (copying a subtree before expanding its children made
   // inlining O(size × depth)). Below kMaxDepth levels refs stay refs, so chains of small rules
-  // cannot nest the tree deeper than the builder's recursion can go.
+  // cannot nest the tree deeper than the builder's recursion can go. `looped`: inside a loop (a
+  // repetition's item, an until's body, an intersection), where a ref inlined keeps the loop plain
+  // text (a fragment, a counted repetition); outside one (`looped` false, as a rule's body and the
+  // root begin) a ref stays a ref, built as a placeholder when a walk first reaches it, so reaching
+  // a rule does not copy every rule it names (a tool call's rule names every tool's arguments).
   static constexpr int kMaxDepth = 1000;
-  json::Value expand(const json::Value& n, int depth = 0) {
+  json::Value expand(const json::Value& n, int depth = 0, bool looped = true) {
     if (const std::string* name = refName(n)) {
-      if (depth < kMaxDepth && ruleSize(*name) != SIZE_MAX && !recursive(*name)) return expand(*rule(*name), depth + 1);
+      if (looped && depth < kMaxDepth && ruleSize(*name) != SIZE_MAX && !recursive(*name))
+        return expand(*rule(*name), depth + 1, true);
       return n;
     }
     json::Value out;
@@ -66,11 +71,19 @@ struct Inliner {
     out.b = n.b;
     out.num = n.num;
     out.str = n.str;
+    const bool loop = looped || loopType(n);
     out.arr.reserve(n.arr.size());
-    for (auto& x : n.arr) out.arr.push_back(expand(x, depth + 1));
+    for (auto& x : n.arr) out.arr.push_back(expand(x, depth + 1, loop));
     out.obj.reserve(n.obj.size());
-    for (auto& kv : n.obj) out.obj.emplace_back(kv.first, expand(kv.second, depth + 1));
+    for (auto& kv : n.obj) out.obj.emplace_back(kv.first, expand(kv.second, depth + 1, loop));
     return out;
+  }
+  // A node whose parts are inside a loop (or built whole by a builder of their own).
+  static bool loopType(const json::Value& n) {
+    if (n.kind != json::Kind::Object) return false;
+    const json::Value* t = n.get("type");
+    return t && t->kind == json::Kind::String &&
+           (t->str == "repeat" || t->str == "until" || t->str == "text" || t->str == "intersect");
   }
 
   std::unordered_map<std::string, bool> rec;
@@ -116,7 +129,7 @@ InlinedGrammar::InlinedGrammar(const json::Value& grammar, size_t maxNodes) : im
   if (grammar.kind != json::Kind::Object) return;
   for (auto& kv : grammar.obj)
     if (kv.first == "root") {
-      impl_->root = impl_->in.expand(kv.second);
+      impl_->root = impl_->in.expand(kv.second, 0, false);
       impl_->hasRoot = true;
     }
   if (impl_->hasRoot) impl_->bytes = json::memoryBytes(impl_->root);
@@ -131,7 +144,7 @@ const json::Value* InlinedGrammar::rule(const std::string& name) {
   if (it != impl_->rules.end()) return &it->second;
   const json::Value* body = impl_->in.rule(name);
   if (!body) return nullptr;
-  json::Value& x = impl_->rules.emplace(name, impl_->in.expand(*body)).first->second;
+  json::Value& x = impl_->rules.emplace(name, impl_->in.expand(*body, 0, false)).first->second;
   impl_->bytes += json::memoryBytes(x) + name.size() + 64;
   return &x;
 }

@@ -1,8 +1,10 @@
-// Refs to small non-recursive rules are replaced by the rules' bodies before building,
-// so text built from shared rules (a JSON string's characters) is plain and its loops
-// can share masks. Recursive rules, and rules that would grow too large inlined, stay refs.
-// The root is inlined at once, each rule the first time the builder asks for it (a rule no walk
-// reaches is never copied).
+// Refs to small non-recursive rules inside a loop (a repetition's item, an until's body, an
+// intersection) are replaced by the rules' bodies before building, so text built from shared rules
+// (a JSON string's characters) is plain and its loops can share masks. Recursive rules, rules that
+// would grow too large inlined, and refs outside any loop stay refs: the builder makes those a
+// placeholder built when a walk first reaches it. The root is inlined at once, each rule the first
+// time the builder asks for it (a rule no walk reaches is never copied). expand() inlines as inside
+// a loop.
 #pragma once
 #include <cstddef>
 #include <memory>
@@ -21,7 +23,7 @@ class InlinedGrammar {
   const json::Value* root() const;                             // null when the grammar has none
   const json::Value* rule(const std::string& name);            // its body, inlined; null when undefined
   const json::Value* original(const std::string& name) const;  // its body as given
-  bool inlines(const std::string& name);                       // whether refs to the rule are replaced by its body
+  bool inlines(const std::string& name);  // whether refs to the rule inside a loop are replaced by its body
   // A copy of `n` (a node of the grammar as given, or of an inlined copy) with refs inlined as in
   // rule(): what the builder would build had `n` been reached through the inlined root.
   json::Value expand(const json::Value& n);

@@ -250,7 +250,8 @@ struct Checker {
   }
 
   // A ref to a rule the builder inlines is built as a copy of the rule at each use: the rule's own
-  // bound, and plain when it is (the caller's `plain` is left so).
+  // bound, and plain when it is (the caller's `plain` is left so). Outside a loop the builder keeps
+  // such a ref as a placeholder (ir_inline.hpp), which builds at most that copy: the bound holds.
   double ref(const json::Value& n, bool body) {
     const json::Value* nm = n.get("name");
     if (!nm || nm->kind != json::Kind::String) return kUnsure;

@@ -14,7 +14,8 @@
 //   default model: .cache/models/qwen2.5-coder-0.5b-instruct.gguf (npm run models);
 //   the prompt: .cache/client-corpus/captures/claude-code-2.1.328.json (npm run corpus:capture,
 //   scripts/corpus/capture-client-tools.mjs), else Claude Code's tools in
-//   test/fixtures/client-tools/ repeated to the size; --tokens cuts it to its first N tokens.
+//   test/fixtures/client-tools/ repeated under new names and cut to the captured prompt's 19,367
+//   tokens; --tokens cuts either to its first N tokens.
 //   --smallest: the test model, 256 tokens, one repetition, nothing written unless --out
 //   (test/programs/bench-smallest-prefill.test.ts).
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -60,7 +61,7 @@ const text = (c) =>
         .map((x) => x.text)
         .join("\n");
 let request;
-let source;
+let source = "";
 if (existsSync(capture)) {
   const body = JSON.parse(readFileSync(capture, "utf8")).find((r) => r.run.includes("ENABLE_TOOL_SEARCH=false"))
     .requests[0].body;
@@ -75,23 +76,34 @@ if (existsSync(capture)) {
     })),
   };
   source = `${path.relative(root, capture)} (claude -p hi, ENABLE_TOOL_SEARCH=false)`;
-} else {
-  const fixture = path.join(root, "test", "fixtures", "client-tools", "claude-code-2.1.328.json");
-  const tools = JSON.parse(readFileSync(fixture, "utf8")).tools;
-  // Three copies under new names: about the size of the captured request.
-  const copies = [0, 1, 2].flatMap((k) =>
-    tools.map((t) => ({ type: "function", function: { name: `${t.name}${k || ""}`, parameters: t.parameters } })),
-  );
-  request = { messages: [{ role: "user", content: "hi" }], tools: copies };
-  source = `${path.relative(root, fixture)}'s tools, three copies (no capture in .cache/client-corpus)`;
 }
+/** The captured request's size on Qwen2.5-Coder: what the fixture's copies are cut to. */
+const CAPTURED_TOKENS = 19_367;
+const fixture = path.join(root, "test", "fixtures", "client-tools", "claude-code-2.1.328.json");
+/** `k` copies of the fixture's tools under new names (the fixture has no descriptions). */
+const copiesOf = (k) => {
+  const tools = JSON.parse(readFileSync(fixture, "utf8")).tools;
+  const copies = Array.from({ length: k }, (_, i) =>
+    tools.map((t) => ({ type: "function", function: { name: `${t.name}${i || ""}`, parameters: t.parameters } })),
+  ).flat();
+  return { messages: [{ role: "user", content: "hi" }], tools: copies };
+};
 
 // The context: the prompt and one sampled token, rounded up.
 const probe = await loadModel({ path: modelPath, threads, contextSize: 65536, parallel: 1, gpu: false });
-const { prompt } = await prepareChatAsync(probe, { ...request, mask: false });
-let tokens = Array.from(await probe.native.tokenizePrompt(prompt));
+const tokenize = async (r) =>
+  Array.from(await probe.native.tokenizePrompt((await prepareChatAsync(probe, { ...r, mask: false })).prompt));
+let tokens;
+if (request) tokens = await tokenize(request);
+else {
+  // Without the capture: copies of Claude Code's tools until the prompt is the captured one's size.
+  const target = Number(wanted ?? CAPTURED_TOKENS);
+  let k = 1;
+  for (tokens = await tokenize(copiesOf(k)); tokens.length < target; tokens = await tokenize(copiesOf(k))) k++;
+  source = `${path.relative(root, fixture)}'s tools, ${k} copies under new names, cut to ${target} tokens (no capture in .cache/client-corpus)`;
+}
 probe.dispose();
-if (wanted) tokens = tokens.slice(0, Number(wanted));
+if (wanted || !existsSync(capture)) tokens = tokens.slice(0, Number(wanted ?? CAPTURED_TOKENS));
 const CONTEXT = Math.ceil((tokens.length + 64) / 256) * 256;
 
 // --- The two engines -------------------------------------------------------------------------------

@@ -88,7 +88,7 @@ class Decoder {
     llama_context_params cp = a_.llama_context_default_params();
     cp.n_seq_max = config_.slots;
     cp.n_ctx = config_.contextSize * config_.slots;  // contextSize is per sequence; the cap is ours
-    cp.kv_unified = true;                            // one KV buffer: any mix of sequences decodes as one ubatch
+    cp.kv_unified = false;  // a stream per slot: attention over the sequence's own cells (decodeAndSample)
     cp.n_batch = config_.batchTokens;
     cp.n_ubatch = config_.batchTokens;
     cp.n_threads = config_.threads;
@@ -129,19 +129,34 @@ class Decoder {
     }
   }
 
+  // Two kinds of llama_decode a step: the running sequences' tokens together (in slot order, so a
+  // run of consecutive slots is one ubatch), then the next prompt chunk of the earliest admitted
+  // sequence still reading its prompt, alone. The KV cache has one stream per slot (kv_unified
+  // false: each row attends to its own sequence's cells only), and llama.cpp splits a batch of
+  // several streams into ubatches of equal rows per sequence (split_equal): a chunk beside other
+  // sequences' tokens would be cut into rows of other batch classes (prompt_cache.hpp). Alone, a
+  // chunk has the class a decode from an empty cache gives it.
   void decodeAndSample() {
-    // Running sequences' tokens first, then prompt chunks in admission order.
-    std::vector<Sequence*> order;
-    for (auto& s : slots_)
-      if (s) order.push_back(s.get());
-    std::stable_sort(order.begin(), order.end(), [](const Sequence* x, const Sequence* y) {
-      if (x->prefilling() != y->prefilling()) return !x->prefilling();
-      return x->serial < y->serial;
-    });
+    std::vector<Sequence*> running;
+    Sequence* reading = nullptr;  // the earliest admitted sequence still reading its prompt
+    for (auto& s : slots_) {
+      if (!s) continue;
+      if (!s->prefilling())
+        running.push_back(s.get());
+      else if (!reading || s->serial < reading->serial)
+        reading = s.get();
+    }
+    if (!running.empty()) decodeAndSample(running);
+    if (reading) decodeAndSample({reading});
+  }
+
+  // One llama_decode of `group`'s tokens for this step, then each one's sample.
+  void decodeAndSample(const std::vector<Sequence*>& group) {
     batch_.n_tokens = 0;
     std::vector<bool> inBatch(slots_.size(), false);
-    for (Sequence* s : order)
+    for (Sequence* s : group)
       inBatch[size_t(s->id)] = s->addTo(batch_, int32_t(config_.batchTokens) - batch_.n_tokens) > 0;
+    if (batch_.n_tokens == 0) return;
     const int32_t rc = a_.llama_decode(ctx_, batch_);
     if (rc != 0) {
       std::string log = takeLlamaLog();
@@ -154,7 +169,7 @@ class Decoder {
     for (auto& s : slots_)
       if (s && inBatch[size_t(s->id)]) s->decoded(batch_.n_tokens);
     for (auto& s : slots_) {
-      if (!s || !s->hasOutput()) continue;
+      if (!s || !inBatch[size_t(s->id)] || !s->hasOutput()) continue;
       try {
         if (s->sampleNext()) end(s, "stop");
       } catch (const std::exception& e) { fail(s, e.what()); }

@@ -1,8 +1,8 @@
 // Prompt (prefix) caching across the engine's sequence slots: what each slot's KV cells hold once
 // its sequence ended (its prompt's rows, at positions 0..n-1, and the size class of the batch that
 // decoded each), which idle slot a new prompt goes to, and how much of it is reused. The cells
-// themselves stay in the one llama_context (kv_unified, n_ctx = contextSize × slots, so every
-// slot's cells fit at once); this class knows their tokens. Used on the decode thread only.
+// themselves stay in the one llama_context (a KV stream per slot, n_ctx = contextSize × slots, so
+// every slot's cells fit at once); this class knows their tokens. Used on the decode thread only.
 //
 // Reuse gives the logits a decode from an empty cache gives (measured bit-identical on the CPU
 // backend: scripts/oracles/batch-numerics/prefix-probe.cpp). llama.cpp's CPU kernels pick their path

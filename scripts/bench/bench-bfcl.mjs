@@ -163,7 +163,6 @@ const serverArgs = (s) => [
   String(s.contextSize * s.concurrency),
   "-np",
   String(s.concurrency),
-  "--kv-unified",
   "-b",
   "512",
   "-ub",

@@ -39,7 +39,13 @@ describe.skipIf(!entry.present && !inCi)(`the gateway over llama-server serving 
       port: 0,
       upstreams: { urls: [upstream.url], engine: "llama-server", tokenizer: entry.path },
     });
-    model = await loadModel({ path: entry.path, gpu: false, parallel: 1, contextSize: 4096, threads: defaultThreads() });
+    model = await loadModel({
+      path: entry.path,
+      gpu: false,
+      parallel: 1,
+      contextSize: 4096,
+      threads: defaultThreads(),
+    });
   }, 1_800_000);
   afterAll(async () => {
     await gateway?.close();

@@ -23,6 +23,7 @@ import os from "node:os";
 import path from "node:path";
 import { arg, benchModelPath, median, outPath, readFlags, root, smallest } from "./lib/bench-setup.mjs";
 import { startLlamaServer } from "../oracles/llama-server/process.mjs";
+import { cpuOf } from "./lib/process-cpu.mjs";
 import { Agent, fetch as undiciFetch } from "undici";
 
 readFlags(import.meta.url, {
@@ -117,11 +118,6 @@ process.on("exit", stopPeer);
 peer = await startLlamaServer(modelPath, [
   ...["-c", String(CONTEXT), "-np", "1", "-t", String(threads), "-tb", String(threads), "-ngl", "0"],
 ]);
-/** CPU milliseconds a process has used (user + system), from /proc (Linux). */
-const cpuOf = (pid) => {
-  const f = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
-  return ((Number(f[11]) + Number(f[12])) * 1000) / 100; // clock ticks of 10 ms
-};
 
 async function ours(ids) {
   const c0 = process.cpuUsage();

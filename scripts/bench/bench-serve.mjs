@@ -8,7 +8,8 @@
 // a system prompt of numbered rules; each turn adds the assistant's tool call and the tool's result),
 // so both servers are sent the same messages whatever their models answer. A turn's time to first
 // token is the wall time of its chat-completions request with max_tokens 1 (the prompt decoded and
-// one token sampled), tool_choice auto. Each repetition starts a new conversation (its first
+// one token sampled), tool_choice auto; the serving process's CPU time over the request is recorded
+// beside it (on a shared machine the steadier figure). Each repetition starts a new conversation (its first
 // system line differs), both servers in turn; medians per turn. The ratios printed and written are
 // from this run.
 //
@@ -32,6 +33,7 @@ import os from "node:os";
 import path from "node:path";
 import { arg, benchModelPath, median, outPath, readFlags, root, smallest } from "./lib/bench-setup.mjs";
 import { startLlamaServer } from "../oracles/llama-server/process.mjs";
+import { cpuOf, ownCpu } from "./lib/process-cpu.mjs";
 import { Agent, fetch as undiciFetch } from "undici";
 
 readFlags(import.meta.url, {
@@ -232,8 +234,15 @@ try {
           ["llama-server", peer.url],
           ["toolmask", ours.url],
         ]) {
+      // The serving process's CPU time over the request (ours: this process, the client's share
+      // included; llama-server's from /proc).
+      const cpu = () => (name === "toolmask" ? ownCpu() : cpuOf(peer.child.pid));
       const conv = [];
-      for (const messages of turns) conv.push(await request(url, messages, tools));
+      for (const messages of turns) {
+        const c0 = cpu();
+        const r = await request(url, messages, tools);
+        conv.push({ ...r, cpuMillis: +(cpu() - c0).toFixed(1) });
+      }
       runs[name].push(conv);
     }
   }
@@ -246,9 +255,11 @@ try {
 const perTurn = (name) =>
   turnsOf(runs[name]).map((xs) => ({
     ttftMillis: median(xs.map((x) => x.ms)),
+    cpuMillis: median(xs.map((x) => x.cpuMillis)),
     promptTokens: xs[0].promptTokens,
     cachedTokens: median(xs.map((x) => x.cachedTokens ?? 0)),
     runs: xs.map((x) => x.ms),
+    cpuRuns: xs.map((x) => x.cpuMillis),
   }));
 const turnsOf = (convs) => convs[0].map((_, t) => convs.map((c) => c[t]));
 const summary = { toolmask: perTurn("toolmask"), "llama-server": perTurn("llama-server") };
@@ -258,12 +269,13 @@ const turns = summary.toolmask.map((t, i) => ({
   toolmask: t,
   llamaServer: summary["llama-server"][i],
   ratio_toolmask_llama_server: ratio(t.ttftMillis, summary["llama-server"][i].ttftMillis),
+  ratio_toolmask_llama_server_cpu: ratio(t.cpuMillis, summary["llama-server"][i].cpuMillis),
   ratio_toolmask_turn1: ratio(t.ttftMillis, summary.toolmask[0].ttftMillis),
 }));
 const out = outPath("bench/results/serve.json");
 const report = {
   ...reportHeader(),
-  how: "TTFT = wall time of the turn's /v1/chat/completions request, max_tokens 1, tool_choice auto; the same messages to both servers; medians over reps",
+  how: "TTFT = wall time of the turn's /v1/chat/completions request, max_tokens 1, tool_choice auto; cpuMillis = the serving process's CPU time over the same request (ours: the bench's own process, which serves in process; llama-server's from /proc); the same messages to both servers; medians over reps",
   turns,
 };
 if (out) {
@@ -274,7 +286,7 @@ for (const t of turns)
   console.log(
     `turn ${t.turn}: toolmask ${t.toolmask.ttftMillis} ms (${t.toolmask.cachedTokens} of ${t.toolmask.promptTokens} prompt tokens cached), ` +
       `llama-server ${t.llamaServer.ttftMillis} ms (${t.llamaServer.cachedTokens} of ${t.llamaServer.promptTokens}); ` +
-      `ratio to llama-server ${t.ratio_toolmask_llama_server}, to turn 1 ${t.ratio_toolmask_turn1}`,
+      `ratio to llama-server ${t.ratio_toolmask_llama_server} (CPU time ${t.ratio_toolmask_llama_server_cpu}), to turn 1 ${t.ratio_toolmask_turn1}`,
   );
 console.log(
   `(${report.model}, threads ${threads}, ${REPS} reps, load ${report.loadavg.map((x) => x.toFixed(1)).join(" ")})${out ? `; written to ${path.relative(root, out)}` : ""}`,

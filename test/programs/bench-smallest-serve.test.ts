@@ -19,7 +19,7 @@ beforeAll(async () => {
 }, 1_800_000);
 
 it.skipIf(!distBuilt)(
-  "bench:serve --smallest: 4 turns on both servers, each turn's time to first token, cached tokens and ratios",
+  "bench:serve --smallest: 4 turns on both servers, each turn's time to first token, cached tokens and ratios (wall and CPU time)",
   () => {
     const before = resultsSnapshot();
     const r = runBench("bench-serve.mjs", ["--smallest"], TIMEOUT);
@@ -27,7 +27,7 @@ it.skipIf(!distBuilt)(
     const turns = [
       ...r.stdout.matchAll(
         new RegExp(
-          `^turn (\\d): toolmask ${num} ms \\((\\d+) of (\\d+) prompt tokens cached\\), llama-server ${num} ms \\((\\d+) of (\\d+)\\); ratio to llama-server ${num}, to turn 1 ${num}$`,
+          `^turn (\\d): toolmask ${num} ms \\((\\d+) of (\\d+) prompt tokens cached\\), llama-server ${num} ms \\((\\d+) of (\\d+)\\); ratio to llama-server ${num} \\(CPU time ${num}\\), to turn 1 ${num}$`,
           "gm",
         ),
       ),

@@ -155,8 +155,8 @@ const concurrency = positive("concurrency", smallest ? 2 : 4);
 const threads = positive("threads", defaultThreads());
 
 // llama-server as fair as the in-process modes: the same threads for decoding and prompts, one slot
-// per generation in flight, the same per-sequence context in one unified KV cache (toolmask's engine
-// makes one of contextSize × parallel), the same 512-token batch; no prompt cache.
+// per generation in flight, the same per-sequence context with a KV stream per slot (toolmask's engine
+// makes contextSize × parallel cells, a stream per sequence), the same 512-token batch; no prompt cache.
 const serverArgs = (s) => [
   "--jinja",
   "-c",
@@ -196,7 +196,7 @@ const llamaServerRun = viaServer
           "processed whole, as generate() processes every prompt (llama-server's cached prefixes change its " +
           "logits; its README: cache_prompt 'can cause nondeterministic results'). The same threads as the " +
           "in-process modes (-t/-tb = --threads), one slot per generation in flight (-np = --concurrency = the " +
-          "loaded model's parallel), the same per-sequence context in one unified KV cache, the same " +
+          "loaded model's parallel), the same per-sequence context with a KV stream per slot, the same " +
           "512-token batch. The modes run one after another on the machine, never at once.",
       };
     })()

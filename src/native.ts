@@ -78,7 +78,13 @@ export interface NativeLlamaModel {
   tokenizeText(text: string): Promise<Int32Array>;
   /** llama.cpp's own llama_tokenize on this thread (quadratic in special-token texts): the oracle of the tests. */
   llamaTokenize(text: string, parseSpecial: boolean): Int32Array;
-  startDecoding(options: { parallel: number; contextSize: number; threads: number; batchTokens?: number }): void;
+  startDecoding(options: {
+    parallel: number;
+    contextSize: number;
+    threads: number;
+    batchTokens?: number;
+    exactPrompts?: boolean;
+  }): void;
   dispose(): void;
   readonly chatTemplate: string;
   readonly trainedContext: number;

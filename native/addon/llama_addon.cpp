@@ -224,7 +224,7 @@ class ModelWrap : public Napi::ObjectWrap<ModelWrap> {
     std::copy(t.begin(), t.end(), out.Data());
     return out;
   }
-  // startDecoding({ parallel, contextSize, threads, batchTokens? }): once, after loading.
+  // startDecoding({ parallel, contextSize, threads, batchTokens?, exactPrompts? }): once, after loading.
   Napi::Value StartDecoding(const Napi::CallbackInfo& info) {
     live(info.Env());
     if (engine) throw Napi::Error::New(info.Env(), "startDecoding was already called on this model");
@@ -236,6 +236,8 @@ class ModelWrap : public Napi::ObjectWrap<ModelWrap> {
     c.contextSize = uint32_t(numberProp(o, "contextSize", c.contextSize));
     c.threads = int32_t(numberProp(o, "threads", c.threads));
     c.batchTokens = uint32_t(numberProp(o, "batchTokens", std::max<double>(c.batchTokens, c.slots)));
+    if (o.Has("exactPrompts") && !o.Get("exactPrompts").IsUndefined())
+      c.exactPrompts = o.Get("exactPrompts").ToBoolean();
     if (c.slots < 1 || c.slots > 256) throw Napi::RangeError::New(info.Env(), "parallel must be in 1..256");
     if (c.threads < 1) throw Napi::RangeError::New(info.Env(), "threads must be at least 1");
     if (c.contextSize < 16) throw Napi::RangeError::New(info.Env(), "contextSize must be at least 16");

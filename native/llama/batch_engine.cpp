@@ -69,8 +69,11 @@ class Decoder {
 
   void end(std::unique_ptr<Sequence>& s, const char* reason) {
     auto job = s->job;
+    if (cache_.exact())
+      cache_.release(s->id, job->request.cachePrompt, s->prompt(), s->promptRows());
+    else
+      cache_.releaseAll(s->id, job->request.cachePrompt, s->tokensInCache());
     GenerationResult r = s->finish(reason);
-    cache_.release(s->id, job->request.cachePrompt, s->prompt(), s->promptRows());
     s.reset();  // frees the slot (chain detached) before the caller hears of it
     job->sink.onDone(std::move(r));
   }
@@ -123,8 +126,9 @@ class Decoder {
         const bool reuse = job->request.cachePrompt;
         const llama_seq_id id = cache_.choose(prompt, idle, reuse);
         const size_t cached = cache_.claim(id, prompt, reuse);
-        slots_[size_t(id)] = std::make_unique<Sequence>(job, id, model_, ctx_, config_.contextSize, serial_++,
-                                                        std::move(prompt), cached, config_.batchTokens);
+        slots_[size_t(id)] =
+            std::make_unique<Sequence>(job, id, model_, ctx_, config_.contextSize, serial_++, std::move(prompt), cached,
+                                       config_.exactPrompts ? config_.batchTokens : 0);
       } catch (const std::exception& e) { job->sink.onError(e.what()); }
     }
   }
@@ -135,19 +139,22 @@ class Decoder {
   // false: each row attends to its own sequence's cells only), and llama.cpp splits a batch of
   // several streams into ubatches of equal rows per sequence (split_equal): a chunk beside other
   // sequences' tokens would be cut into rows of other batch classes (prompt_cache.hpp). Alone, a
-  // chunk has the class a decode from an empty cache gives it.
+  // chunk has the class a decode from an empty cache gives it. Without exactPrompts, one llama_decode
+  // a step: the running sequences' tokens, then prompt chunks in admission order while room lasts
+  // (llama-server's batch).
   void decodeAndSample() {
-    std::vector<Sequence*> running;
-    Sequence* reading = nullptr;  // the earliest admitted sequence still reading its prompt
+    std::vector<Sequence*> running, reading;  // reading: sequences still reading their prompt
     for (auto& s : slots_) {
       if (!s) continue;
-      if (!s->prefilling())
-        running.push_back(s.get());
-      else if (!reading || s->serial < reading->serial)
-        reading = s.get();
+      (s->prefilling() ? reading : running).push_back(s.get());
+    }
+    std::sort(reading.begin(), reading.end(), [](Sequence* a, Sequence* b) { return a->serial < b->serial; });
+    if (!config_.exactPrompts) {
+      running.insert(running.end(), reading.begin(), reading.end());
+      return decodeAndSample(running);
     }
     if (!running.empty()) decodeAndSample(running);
-    if (reading) decodeAndSample({reading});
+    if (!reading.empty()) decodeAndSample({reading.front()});  // the earliest admitted
   }
 
   // One llama_decode of `group`'s tokens for this step, then each one's sample.
@@ -182,8 +189,8 @@ class Decoder {
   llama_context* ctx_ = nullptr;
   llama_batch batch_{};
   bool batchReady_ = false;
-  std::vector<std::unique_ptr<Sequence>> slots_;           // index = llama_seq_id
-  PromptCache cache_{config_.slots, config_.batchTokens};  // what each slot's KV cells hold
+  std::vector<std::unique_ptr<Sequence>> slots_;                                 // index = llama_seq_id
+  PromptCache cache_{config_.slots, config_.batchTokens, config_.exactPrompts};  // what each slot's KV cells hold
   std::deque<std::shared_ptr<Job>> queue_;
   uint64_t serial_ = 0;
 };

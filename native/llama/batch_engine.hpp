@@ -25,6 +25,12 @@ struct EngineConfig {
   uint32_t contextSize = 4096;  // tokens per sequence (prompt + output)
   int32_t threads = 1;
   uint32_t batchTokens = 512;  // tokens per decode step: running sequences first, then prompt chunks
+  // true: a prompt's logits are those a decode of it alone from an empty cache gives, whatever the
+  // prompt cache holds and whatever else runs (prompt_cache.hpp: each prompt chunk decoded alone,
+  // cached rows reused only where their batch class matches, the previous answer's rows decoded
+  // again). false: llama-server's way: every sequence's tokens in one llama_decode and any cached
+  // prefix reused, the previous answer's rows included (logits off a fresh decode in the last bits).
+  bool exactPrompts = true;
 };
 
 // Called on the decode thread; must not throw. Exactly one of onDone / onError ends a job.

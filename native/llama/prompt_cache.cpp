@@ -54,18 +54,20 @@ size_t PromptCache::claim(llama_seq_id id, const std::vector<llama_token>& promp
   Slot& s = slots_[size_t(id)];
   const size_t len = prompt.size();
   size_t keep = reuse ? std::min(commonPrefix(s.tokens, prompt), len - 1) : 0;
-  // Rows decoded in a batch of another class than a fresh decode gives them are decoded again.
-  for (size_t p = 0; p < keep; p++)
-    if (s.classes[p] != freshClass(p, len)) keep = p;
-  // What is decoded gets its rows' classes (chunkRows): a short last block whole, and at least
-  // kAlikeRows rows of the part before it.
-  const size_t last = lastBlock(len, chunk_);
-  const bool shortLast = len - last < kAlikeRows;
-  if (shortLast && keep >= last) {
-    keep = last;
-  } else {
-    const size_t end = shortLast ? last : len;
-    if (end - keep < kAlikeRows) keep = end >= kAlikeRows ? end - kAlikeRows : 0;
+  if (exact_) {
+    // Rows decoded in a batch of another class than a fresh decode gives them are decoded again.
+    for (size_t p = 0; p < keep; p++)
+      if (s.classes[p] != freshClass(p, len)) keep = p;
+    // What is decoded gets its rows' classes (chunkRows): a short last block whole, and at least
+    // kAlikeRows rows of the part before it.
+    const size_t last = lastBlock(len, chunk_);
+    const bool shortLast = len - last < kAlikeRows;
+    if (shortLast && keep >= last) {
+      keep = last;
+    } else {
+      const size_t end = shortLast ? last : len;
+      if (end - keep < kAlikeRows) keep = end >= kAlikeRows ? end - kAlikeRows : 0;
+    }
   }
   const Api& a = api();
   // The cells past `keep` go; a memory that cannot remove part of a sequence (recurrent state)
@@ -90,6 +92,15 @@ void PromptCache::release(llama_seq_id id, bool keep, const std::vector<llama_to
   if (!keep || n == 0 || n > prompt.size() || !api().llama_memory_seq_rm(mem_, id, llama_pos(n), -1)) return clear(id);
   s.tokens.assign(prompt.begin(), prompt.begin() + std::ptrdiff_t(n));
   s.classes.insert(s.classes.end(), rows.begin(), rows.end());
+  s.lastUsed = ++clock_;
+}
+
+void PromptCache::releaseAll(llama_seq_id id, bool keep, const std::vector<llama_token>& tokens) {
+  Slot& s = slots_[size_t(id)];
+  const size_t n = tokens.size();
+  if (!keep || n == 0 || !api().llama_memory_seq_rm(mem_, id, llama_pos(n), -1)) return clear(id);
+  s.tokens = tokens;
+  s.classes.assign(n, kAlikeRows);  // not read without the exact rule
   s.lastUsed = ++clock_;
 }
 

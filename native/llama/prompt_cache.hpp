@@ -15,7 +15,8 @@
 // decoded one token at a time, never has it: outputs are dropped when the sequence ends), and the
 // rest is cut into chunks that give each row its class (chunkRows): no piece of fewer than 64 rows
 // of the 64-row part is left for a batch of its own, and a last block shorter than 64 rows is
-// decoded whole and alone.
+// decoded whole and alone. Without that guarantee (EngineConfig::exactPrompts false) any common
+// prefix is reused, the previous answer's rows included, as llama-server reuses it.
 #pragma once
 #include <algorithm>
 #include <cstdint>
@@ -31,8 +32,9 @@ class PromptCache {
   // backend's flash-attention tile, GGML_FA_TILE_Q).
   static constexpr uint32_t kAlikeRows = 64;
 
-  // `chunk`: the engine's batch size (a decode from an empty cache goes in chunks of it).
-  PromptCache(uint32_t slots, uint32_t chunk) : slots_(slots), chunk_(chunk) {}
+  // `chunk`: the engine's batch size (a decode from an empty cache goes in chunks of it). exact:
+  // reuse only rows whose batch class matches a fresh decode's (above); otherwise any prefix.
+  PromptCache(uint32_t slots, uint32_t chunk, bool exact = true) : slots_(slots), chunk_(chunk), exact_(exact) {}
 
   void attach(llama_memory_t mem) { mem_ = mem; }
 
@@ -53,7 +55,7 @@ class PromptCache {
   llama_seq_id choose(const std::vector<llama_token>& prompt, const std::vector<bool>& idle, bool reuse) const;
 
   // Slot `id` is taken by `prompt`: its cells are trimmed to what the prompt reuses (reuse; the
-  // rule above, at most the prompt's length less one: its last row gives the logits), or removed
+  // rule above when exact, at most the prompt's length less one: its last row gives the logits), or removed
   // (no reuse, or a memory that cannot drop part of a sequence: recurrent state). Returns the rows
   // kept.
   size_t claim(llama_seq_id id, const std::vector<llama_token>& prompt, bool reuse);
@@ -63,6 +65,10 @@ class PromptCache {
   // past them (the output's) are removed. Otherwise every cell of the slot is removed and the slot
   // is the first an LRU choice takes.
   void release(llama_seq_id id, bool keep, const std::vector<llama_token>& prompt, const std::vector<uint16_t>& rows);
+  // The same without the exact rule: the cells hold `tokens` (Sequence::tokensInCache: the prompt
+  // and the answer decoded after it), all kept when `keep`.
+  void releaseAll(llama_seq_id id, bool keep, const std::vector<llama_token>& tokens);
+  bool exact() const { return exact_; }
 
   // Tokens a and b share from the start.
   static size_t commonPrefix(const std::vector<llama_token>& a, const std::vector<llama_token>& b);
@@ -80,6 +86,7 @@ class PromptCache {
   llama_memory_t mem_ = nullptr;
   std::vector<Slot> slots_;
   const uint32_t chunk_;
+  const bool exact_;
   uint64_t clock_ = 0;
 };
 

@@ -94,6 +94,16 @@ Sequence::~Sequence() {
   a_.llama_sampler_free(chain_);
 }
 
+std::vector<llama_token> Sequence::tokensInCache() const {
+  std::vector<llama_token> out(prompt_.begin(), prompt_.begin() + std::ptrdiff_t(promptDone_));
+  if (prefilling()) return out;
+  // Generated tokens: all of res_.tokens but the pending ones (sampled or forced, not yet decoded).
+  const size_t decodedOut = res_.tokens.size() - std::min(res_.tokens.size(), pending_.size());
+  out.insert(out.end(), res_.tokens.begin(), res_.tokens.begin() + std::ptrdiff_t(decodedOut));
+  out.resize(std::min(out.size(), size_t(pos_)));  // what the cells hold, no more
+  return out;
+}
+
 void Sequence::decoded(int32_t batchRows) {
   promptRows_.insert(promptRows_.end(), size_t(stepPromptRows_), PromptCache::rowClass(batchRows));
   stepPromptRows_ = 0;
@@ -118,8 +128,10 @@ int32_t Sequence::addTo(llama_batch& batch, int32_t room) {
     promptStarted_ = true;
     promptStart_ = Clock::now();
   }
-  // Cut so that each row gets the batch class a decode from an empty cache gives it (prompt_cache.hpp).
-  const int32_t n = int32_t(PromptCache::chunkRows(promptDone_, prompt_.size(), size_t(room), chunk_));
+  // Cut so that each row gets the batch class a decode from an empty cache gives it (prompt_cache.hpp),
+  // or, without that rule, as much as fits.
+  const int32_t n = chunk_ ? int32_t(PromptCache::chunkRows(promptDone_, prompt_.size(), size_t(room), chunk_))
+                           : int32_t(std::min(prompt_.size() - promptDone_, size_t(room)));
   stepPromptRows_ = n;
   for (int32_t i = 0; i < n; i++) {
     const bool last = promptDone_ + 1 == prompt_.size();

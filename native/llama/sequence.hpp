@@ -20,8 +20,9 @@ class Sequence {
   static std::vector<llama_token> checkedPrompt(const GenerationRequest& req, const Model& model, uint32_t contextSize);
   // `prompt` from checkedPrompt; its first `cached` tokens (< its size) are already in the KV cache
   // as sequence `id` at positions 0..cached-1, and decoding starts after them, in chunks cut by
-  // PromptCache::chunkRows (`chunk`: the engine's batch size). Builds the chain and attaches it when
-  // the request asks for backend sampling.
+  // PromptCache::chunkRows (`chunk`: the engine's batch size; 0: as many as the batch has room for,
+  // EngineConfig::exactPrompts false). Builds the chain and attaches it when the request asks for
+  // backend sampling.
   Sequence(std::shared_ptr<Job> job, llama_seq_id id, const Model& model, llama_context* ctx, uint32_t contextSize,
            uint64_t serial, std::vector<llama_token> prompt, size_t cached, uint32_t chunk);
   ~Sequence();  // detaches and frees the chain; the KV cells stay (the engine keeps or removes them)
@@ -44,6 +45,10 @@ class Sequence {
   const std::vector<llama_token>& prompt() const { return prompt_; }
   // The class of the batch that decoded each prompt row decoded here (from the cached ones on).
   const std::vector<uint16_t>& promptRows() const { return promptRows_; }
+  // The tokens this sequence's KV cells hold, from position 0: the prompt's decoded part and, once
+  // the prompt is in, the generated tokens decoded since (a last sampled token is not). Call before
+  // finish().
+  std::vector<llama_token> tokensInCache() const;
 
   const std::shared_ptr<Job> job;
   const llama_seq_id id;

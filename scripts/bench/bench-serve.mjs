@@ -20,8 +20,9 @@
 //   --smallest: the test model, a ~600-token prefix, one repetition, nothing written unless --out
 //   (test/programs/bench-smallest-serve.test.ts).
 //
-// --concurrent 1,2,4: throughput instead. For each count C, both servers are started with C
-// sequence slots (toolmask parallel C; llama-server -np C) and C conversations (each its own first
+// --concurrent 1,2,4: throughput instead. For each count C, the servers are started with C
+// sequence slots (toolmask parallel C, once with exactPrompts true, the default, and once false:
+// llama-server's batching and prefix reuse; llama-server -np C) and C conversations (each its own first
 // system line) run at once, each its 4 turns in order, tool_choice "required" (toolmask masks every
 // token with its grammar; llama-server constrains with the grammar it builds for the same tools),
 // max_tokens --answer (default 64). Turn 1 of every conversation is sent first, untimed (it fills
@@ -295,8 +296,17 @@ console.log(
 // --- --concurrent: throughput with C conversations at once --------------------------------------------
 /** One server with `slots` sequence slots, started, used by `work(url)`, stopped. */
 async function withServer(name, slots, work) {
-  if (name === "toolmask") {
-    const m = await loadModel({ path: modelPath, threads, contextSize: CONTEXT, parallel: slots, gpu: false });
+  if (name.startsWith("toolmask")) {
+    // toolmask-inexact: exactPrompts false (LoadModelOptions), llama-server's batching and reuse.
+    const exactPrompts = name === "toolmask";
+    const m = await loadModel({
+      path: modelPath,
+      threads,
+      contextSize: CONTEXT,
+      parallel: slots,
+      gpu: false,
+      exactPrompts,
+    });
     const server = await startServer({ model: m, port: 0 });
     try {
       return await work(server.url);
@@ -347,7 +357,8 @@ async function concurrent() {
   const rows = [];
   for (const [i, c] of CONCURRENT.entries()) {
     const sides = {};
-    const order = i % 2 === 0 ? ["toolmask", "llama-server"] : ["llama-server", "toolmask"];
+    const order =
+      i % 2 === 0 ? ["toolmask", "llama-server", "toolmask-inexact"] : ["toolmask-inexact", "llama-server", "toolmask"];
     for (const name of order)
       sides[name] = await withServer(name, c, async (url) => {
         await request(url, [{ role: "user", content: "hi" }], undefined); // the context's first decode
@@ -358,15 +369,19 @@ async function concurrent() {
     const side = (reps) => ({ tokensPerSecond: median(reps.map((r) => r.tokensPerSecond)), runs: reps });
     const a = side(sides.toolmask);
     const b = side(sides["llama-server"]);
+    const x = side(sides["toolmask-inexact"]);
     rows.push({
       conversations: c,
       toolmask: a,
       llamaServer: b,
+      toolmaskInexact: x,
       ratio_toolmask_llama_server: +(a.tokensPerSecond / b.tokensPerSecond).toFixed(3),
+      ratio_toolmask_inexact_llama_server: +(x.tokensPerSecond / b.tokensPerSecond).toFixed(3),
     });
     console.log(
       `${c} conversation${c > 1 ? "s" : ""}: toolmask ${a.tokensPerSecond} tok/s (masked), ` +
-        `llama-server ${b.tokensPerSecond} tok/s (its grammar); ratio ${rows.at(-1).ratio_toolmask_llama_server}`,
+        `llama-server ${b.tokensPerSecond} tok/s (its grammar); ratio ${rows.at(-1).ratio_toolmask_llama_server}; ` +
+        `toolmask with exactPrompts false ${x.tokensPerSecond} tok/s, ratio ${rows.at(-1).ratio_toolmask_inexact_llama_server}`,
     );
   }
   const out = outPath("bench/results/serve-concurrent.json");
@@ -375,6 +390,7 @@ async function concurrent() {
     maxTokens: ANSWER,
     how:
       'C conversations at once, each its turns 2-4 in order after an untimed turn 1; tool_choice "required", temperature 0; ' +
+      "toolmask loaded twice: exactPrompts true (the default; toolmask) and false (toolmaskInexact: llama-server's batching and prefix reuse); " +
       "tok/s = completion tokens of all timed answers / wall time from the first request to the last answer; medians over reps",
     rows,
   };

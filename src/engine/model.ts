@@ -30,6 +30,17 @@ export interface LoadModelOptions {
    * tokens, allocated when the first generation starts: lower it where memory is tight.
    */
   parallel?: number;
+  /**
+   * true (default): a prompt's logits are those a decode of it alone from an empty cache gives, bit
+   * for bit, whatever the prompt cache holds and whatever else decodes: each prompt chunk goes in a
+   * llama_decode of its own, cached rows are reused only where the batch that decoded them had the
+   * size class a fresh decode gives them, and the previous answer's rows are decoded again
+   * (docs/decoding.md, "The prompt cache"). false: llama-server's way: one llama_decode a step for
+   * every sequence's tokens and prompt chunks, and any cached prefix reused, the previous answer's
+   * rows included: fewer rows and passes with several conversations, logits that differ from a fresh
+   * decode in their last bits (greedy picks can differ).
+   */
+  exactPrompts?: boolean;
   /** Called while the weights load with the fraction done (0..1), on the JS thread. */
   onProgress?: (fraction: number) => void;
   /**
@@ -45,6 +56,7 @@ const LOAD_MODEL_OPTION_NAMES = optionNames<LoadModelOptions>({
   threads: true,
   contextSize: true,
   parallel: true,
+  exactPrompts: true,
   onProgress: true,
   onNotice: true,
 });
@@ -79,6 +91,8 @@ export class LlamaModel {
   readonly contextSize: number;
   /** Generations decoded at once; more wait for a free slot. */
   readonly parallel: number;
+  /** LoadModelOptions.exactPrompts. */
+  readonly exactPrompts: boolean;
   /** Where the layers run: the GPU build in use when offloaded, else false. */
   readonly gpu: "cuda" | "vulkan" | "metal" | false;
   /** @internal */ readonly native: NativeLlamaModel;
@@ -91,6 +105,7 @@ export class LlamaModel {
     contextSize: number,
     parallel: number,
     gpu: LlamaModel["gpu"],
+    exactPrompts: boolean,
     onNotice?: (notice: string) => void,
   ) {
     this.native = native;
@@ -120,7 +135,8 @@ export class LlamaModel {
     this.threads = threads;
     this.contextSize = contextSize;
     this.parallel = parallel;
-    native.startDecoding({ parallel, contextSize, threads });
+    this.exactPrompts = exactPrompts;
+    native.startDecoding({ parallel, contextSize, threads, exactPrompts });
   }
 
   #holds = 0;
@@ -182,6 +198,8 @@ export async function loadModel(options: LoadModelOptions): Promise<LlamaModel> 
     throw new Error(
       `gpu: "${options.gpu}": llama.cpp found no usable ${options.gpu} device here (use gpu: "auto" or false)`,
     );
+  if (options.exactPrompts !== undefined && typeof options.exactPrompts !== "boolean")
+    throw new TypeError(`exactPrompts must be true or false, got ${JSON.stringify(options.exactPrompts)}`);
   if (options.onProgress !== undefined && typeof options.onProgress !== "function")
     throw new TypeError("onProgress must be a function");
   if (options.onNotice !== undefined && typeof options.onNotice !== "function")
@@ -191,7 +209,16 @@ export async function loadModel(options: LoadModelOptions): Promise<LlamaModel> 
   const contextSize =
     options.contextSize === undefined ? Math.min(trained, 4096) : positiveInt(options.contextSize, "contextSize");
   const gpu = !offload ? false : build === "cpu" ? (process.platform === "darwin" ? "metal" : false) : build;
-  return new LlamaModel(native, path, threads, contextSize, parallel, gpu, options.onNotice);
+  return new LlamaModel(
+    native,
+    path,
+    threads,
+    contextSize,
+    parallel,
+    gpu,
+    options.exactPrompts ?? true,
+    options.onNotice,
+  );
 }
 
 /** general.name of the GGUF llama.cpp loaded, or undefined when it cannot be read. */

@@ -56,6 +56,9 @@ Options:
   --no-fast-forward    sample every token, also the text the grammar forces (to compare)
   --no-cache-prompt    decode every prompt whole: no request reuses the KV cache an earlier one
                        left in its sequence slot, nor leaves its own (--model only)
+  --no-exact-prompts   llama-server's batching (--model only): every sequence's tokens in one
+                       decode, any cached prefix reused, the previous answer's included; faster
+                       with several conversations, logits no longer those of a fresh decode
   --strict-formats     refuse (400) a tool whose schema names a "format" the grammar does not
                        enforce; default: such a format is an annotation, logged once per request
   --keepalive MS       while a stream waits (a slot, prefill, a slow step), a keepalive every MS
@@ -135,6 +138,7 @@ function optionsOf(argv: string[]): ServerOptions | "help" {
         "grammar-cache-mb": { type: "string" },
         "no-fast-forward": { type: "boolean" },
         "no-cache-prompt": { type: "boolean" },
+        "no-exact-prompts": { type: "boolean" },
         "strict-formats": { type: "boolean" },
         temperature: { type: "string" },
         keepalive: { type: "string" },
@@ -170,9 +174,15 @@ function optionsOf(argv: string[]): ServerOptions | "help" {
     for (const f of gatewayOnly)
       if (values[f] !== undefined) throw new FlagError(`--${f} goes with --upstream, not --model`);
     o.modelPath = values.model;
-    o.load = { ...(threads !== undefined ? { threads } : {}), ...(contextSize !== undefined ? { contextSize } : {}) };
+    o.load = {
+      ...(threads !== undefined ? { threads } : {}),
+      ...(contextSize !== undefined ? { contextSize } : {}),
+      ...(values["no-exact-prompts"] ? { exactPrompts: false } : {}),
+    };
   } else {
     if (threads !== undefined) throw new FlagError("--threads goes with --model: upstream engines decode");
+    if (values["no-exact-prompts"])
+      throw new FlagError("--no-exact-prompts goes with --model: upstream engines batch by their own settings");
     if (values["no-cache-prompt"])
       throw new FlagError("--no-cache-prompt goes with --model: upstream engines cache prompts by their own settings");
     const engine = values.engine;

@@ -3,8 +3,8 @@
 // llama-server (built from source on first use), one repetition; it prints each turn's time to
 // first token on both, the prompt tokens each read from its cache and the ratios, not judged here
 // (a noisy machine moves them); the full-size figures are bench/results/serve.json. With
-// --concurrent 2: two such conversations at once on each server, completion tokens per second
-// (bench/results/serve-concurrent.json at full size).
+// --concurrent 2: two such conversations at once on each server (toolmask loaded with exactPrompts
+// true and false), completion tokens per second (bench/results/serve-concurrent.json at full size).
 import { beforeAll, expect, it } from "vitest";
 import { buildLlamaServer } from "../../scripts/oracles/llama-server/build.mjs";
 import { distBuilt, resultsSnapshot, runBench } from "../support/bench-run.js";
@@ -55,7 +55,7 @@ it.skipIf(!distBuilt)(
     expect(r.status, r.all).toBe(0);
     expect(r.stdout).toMatch(
       new RegExp(
-        `^2 conversations: toolmask ${num} tok/s \\(masked\\), llama-server ${num} tok/s \\(its grammar\\); ratio ${num}$`,
+        `^2 conversations: toolmask ${num} tok/s \\(masked\\), llama-server ${num} tok/s \\(its grammar\\); ratio ${num}; toolmask with exactPrompts false ${num} tok/s, ratio ${num}$`,
         "m",
       ),
     );

@@ -1,0 +1,99 @@
+// The engine with exactPrompts false (LoadModelOptions; `toolmask serve --no-exact-prompts`), on the
+// random-weight test model: llama-server's way. A finished sequence leaves its prompt AND the answer
+// it decoded in its slot, a new prompt reuses any common prefix (no 64-row rule, the previous
+// answer's rows included), and every sequence's tokens and prompt chunks go in one llama_decode a
+// step. Logits may differ from a fresh decode in their last bits; on this model greedy picks cannot
+// flip from rounding (its smallest top-1/top-2 logit gap is 32.8, docs/decoding.md), so equal
+// tokens with and without the cache show no wrong or stale KV cell.
+import { afterAll, describe, expect, it } from "vitest";
+import { loadModel, type LlamaModel } from "../../src/engine/model.js";
+import { loadNative, type NativeGenerationRequest, type NativeGenerationResult } from "../../src/native.js";
+import { testModelPath } from "../support/test-model.js";
+import { timeoutFor } from "../support/timeouts.js";
+
+const loaded: LlamaModel[] = [];
+afterAll(() => {
+  for (const m of loaded) m.dispose();
+});
+async function fresh(parallel: number, exactPrompts = false): Promise<LlamaModel> {
+  const m = await loadModel({ path: testModelPath(), threads: 1, parallel, contextSize: 2048, exactPrompts });
+  loaded.push(m);
+  return m;
+}
+
+/** `n` ordinary token ids from a seed. */
+function tokens(seed: number, n: number): number[] {
+  let x = seed * 7919 + 17;
+  return Array.from({ length: n }, () => {
+    x = (x * 1103515245 + 12345) % 2147483648;
+    return 1000 + (x % 90_000);
+  });
+}
+
+const OUT = 8;
+function run(model: LlamaModel, prompt: number[], o: Partial<NativeGenerationRequest> = {}) {
+  const request = { prompt: "", promptTokens: Int32Array.from(prompt), maxTokens: OUT, temperature: 0, ...o };
+  return loadNative().llamaGenerate(model.native, request, () => {}).done;
+}
+const next = (prompt: number[], r: NativeGenerationResult, more: number[]) => [...prompt, ...r.tokens, ...more];
+
+const WORK = timeoutFor({ decode: 12 * 48, prompt: 12 * 700, requests: 12 });
+
+describe("exactPrompts false: any cached prefix is reused, the answer's rows included", () => {
+  it(
+    "the next turn reuses the prompt and the answer's decoded tokens (all but the last, never decoded)",
+    async () => {
+      const m = await fresh(1);
+      const p1 = tokens(1, 300);
+      const r1 = await run(m, p1);
+      expect(r1.tokens).toHaveLength(OUT);
+      const p2 = next(p1, r1, tokens(2, 100));
+      const r2 = await run(m, p2);
+      expect(r2.promptCachedTokens).toBe(p1.length + OUT - 1);
+      expect(r2.tokens).toEqual((await run(m, p2, { cachePrompt: false })).tokens);
+      // The exact engine decodes the answer's rows again.
+      const exact = await fresh(1, true);
+      await run(exact, p1);
+      expect((await run(exact, p2)).promptCachedTokens).toBe(p1.length);
+    },
+    WORK,
+  );
+
+  it(
+    "a short addition decodes only itself, and a repeated prompt only its last token",
+    async () => {
+      const m = await fresh(1);
+      const p1 = tokens(3, 300);
+      const r1 = await run(m, p1);
+      const p2 = [...p1, ...tokens(4, 10)];
+      const r2 = await run(m, p2);
+      expect(r2.promptCachedTokens).toBe(p1.length);
+      const again = await run(m, p1);
+      expect(again.promptCachedTokens).toBe(p1.length - 1);
+      expect(again.tokens).toEqual(r1.tokens);
+      expect(r2.tokens).toEqual((await run(m, p2, { cachePrompt: false })).tokens);
+    },
+    WORK,
+  );
+
+  it(
+    "sequences read their prompts in shared decodes and each gives the tokens it gives alone",
+    async () => {
+      const m = await fresh(3);
+      const prompts = [tokens(5, 400), tokens(6, 150), tokens(7, 700)];
+      const together = await Promise.all(prompts.map((p) => run(m, p, { cachePrompt: false })));
+      const solo = await fresh(1);
+      for (const [i, p] of prompts.entries()) {
+        const alone = await run(solo, p, { cachePrompt: false });
+        expect(together[i]!.tokens, `prompt ${i}`).toEqual(alone.tokens);
+      }
+    },
+    WORK,
+  );
+
+  it("exactPrompts must be a boolean: a TypeError before the weights load", async () => {
+    await expect(loadModel({ path: testModelPath(), exactPrompts: "no" as never })).rejects.toThrow(
+      new TypeError('exactPrompts must be true or false, got "no"'),
+    );
+  });
+});

@@ -364,7 +364,7 @@ export async function serveCommand(
   const shownHosts =
     hosts === "any" ? "any host" : `hosts ${[...hosts].map((h) => (h.includes(":") ? `[${h}]` : h)).join(", ")}`;
   io.out.write(
-    `toolmask serve: listening on ${server.url} (${options.modelPath !== undefined ? `model ${options.modelPath}` : `${options.upstreams!.engine} upstreams ${options.upstreams!.urls.join(", ")}`}, ${server.parallel} slots, queue ${server.maxQueue}${options.cachePrompt === false ? ", prompt cache off" : ""}${options.apiKey ? ", API key required" : ""}, ${shownHosts}${options.modelAliases ? `, also named ${options.modelAliases.join(", ")}` : ""}${options.cors ? `, CORS for ${options.cors.join(", ")}` : ""})\n`,
+    `toolmask serve: listening on ${server.url} (${options.modelPath !== undefined ? `model ${options.modelPath}` : `${options.upstreams!.engine} upstreams ${options.upstreams!.urls.join(", ")}`}, ${server.parallel} slots, queue ${server.maxQueue}${options.cachePrompt === false ? ", prompt cache off" : ""}${options.load?.exactPrompts === false ? ", exact prompts off" : ""}${options.apiKey ? ", API key required" : ""}, ${shownHosts}${options.modelAliases ? `, also named ${options.modelAliases.join(", ")}` : ""}${options.cors ? `, CORS for ${options.cors.join(", ")}` : ""})\n`,
   );
   const why = await stopped(io.signal);
   io.out.write(`toolmask serve: ${why === "abort" ? "stopping" : `${why}, stopping`}\n`);

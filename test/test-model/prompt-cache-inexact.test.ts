@@ -7,7 +7,7 @@
 // tokens with and without the cache show no wrong or stale KV cell.
 import { afterAll, describe, expect, it } from "vitest";
 import { loadModel, type LlamaModel } from "../../src/engine/model.js";
-import { loadNative, type NativeGenerationRequest, type NativeGenerationResult } from "../../src/native.js";
+import { nextTurn, OUT, runTokens, seededTokens } from "../support/engine-prompts.js";
 import { testModelPath } from "../support/test-model.js";
 import { timeoutFor } from "../support/timeouts.js";
 
@@ -21,21 +21,9 @@ async function fresh(parallel: number, exactPrompts = false): Promise<LlamaModel
   return m;
 }
 
-/** `n` ordinary token ids from a seed. */
-function tokens(seed: number, n: number): number[] {
-  let x = seed * 7919 + 17;
-  return Array.from({ length: n }, () => {
-    x = (x * 1103515245 + 12345) % 2147483648;
-    return 1000 + (x % 90_000);
-  });
-}
-
-const OUT = 8;
-function run(model: LlamaModel, prompt: number[], o: Partial<NativeGenerationRequest> = {}) {
-  const request = { prompt: "", promptTokens: Int32Array.from(prompt), maxTokens: OUT, temperature: 0, ...o };
-  return loadNative().llamaGenerate(model.native, request, () => {}).done;
-}
-const next = (prompt: number[], r: NativeGenerationResult, more: number[]) => [...prompt, ...r.tokens, ...more];
+const tokens = seededTokens;
+const run = runTokens;
+const next = nextTurn;
 
 const WORK = timeoutFor({ decode: 12 * 48, prompt: 12 * 700, requests: 12 });
 

@@ -13,7 +13,7 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { generate, type GenerateOptions, type GenerateResult } from "../../src/engine/generate.js";
 import { loadModel, type LlamaModel } from "../../src/engine/model.js";
-import { loadNative, type NativeGenerationRequest, type NativeGenerationResult } from "../../src/native.js";
+import { nextTurn, runTokens, seededTokens } from "../support/engine-prompts.js";
 import type { ChatMessage } from "../../src/templates/render.js";
 import { testModelPath } from "../support/test-model.js";
 import { timeoutFor } from "../support/timeouts.js";
@@ -29,23 +29,9 @@ async function fresh(parallel: number): Promise<LlamaModel> {
   return m;
 }
 
-/** `n` ordinary token ids from a seed (no two seeds share a first token in practice). */
-function tokens(seed: number, n: number): number[] {
-  let x = seed * 7919 + 17;
-  return Array.from({ length: n }, () => {
-    x = (x * 1103515245 + 12345) % 2147483648;
-    return 1000 + (x % 90_000);
-  });
-}
-
-const OUT = 8;
-/** The prompt as token ids straight to the engine, greedy, OUT tokens. */
-function run(model: LlamaModel, prompt: number[], o: Partial<NativeGenerationRequest> = {}) {
-  const request = { prompt: "", promptTokens: Int32Array.from(prompt), maxTokens: OUT, temperature: 0, ...o };
-  return loadNative().llamaGenerate(model.native, request, () => {}).done;
-}
-/** The next turn's prompt: `prompt`, its output, then `more`. */
-const next = (prompt: number[], r: NativeGenerationResult, more: number[]) => [...prompt, ...r.tokens, ...more];
+const tokens = seededTokens;
+const run = runTokens;
+const next = nextTurn;
 
 // Each test's prompts are a few hundred tokens, OUT tokens decoded per request.
 const WORK = timeoutFor({ decode: 12 * 48, prompt: 12 * 700, requests: 12 });

@@ -73,6 +73,10 @@ describe("toolmask serve flags", () => {
       /--no-cache-prompt goes with --model: upstream engines cache prompts by their own settings/,
     ],
     [
+      ["--upstream", "http://127.0.0.1:1", "--engine", "openai", "--no-exact-prompts"],
+      /--no-exact-prompts goes with --model: upstream engines batch by their own settings/,
+    ],
+    [
       ["--upstream", "http://127.0.0.1:1", "--engine", "openai", "--no-lazy-grammar"],
       /--no-lazy-grammar goes with --engine llama-server/,
     ],

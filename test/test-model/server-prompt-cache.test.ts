@@ -34,6 +34,23 @@ afterAll(async () => {
   for (const m of models) m.dispose();
 });
 
+/** `toolmask serve --model <test model> --port 0 --parallel 1 --threads 1 <flag>` in process, listening. */
+async function serveCli(flag: string) {
+  const stop = new AbortController();
+  const lines: string[] = [];
+  const code = serveCommand(["--model", testModelPath(), "--port", "0", "--parallel", "1", "--threads", "1", flag], {
+    out: { write: (s: string) => lines.push(s) },
+    err: { write: () => {} },
+    signal: stop.signal,
+  });
+  let url = "";
+  for (let i = 0; i < 600 && !url; i++) {
+    url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(lines.join(""))?.[1] ?? "";
+    if (!url) await new Promise((res) => setTimeout(res, 50));
+  }
+  return { stop, code, url, out: lines.join("") };
+}
+
 let on: Awaited<ReturnType<typeof serve>>;
 let off: Awaited<ReturnType<typeof serve>>;
 beforeAll(async () => {
@@ -177,22 +194,25 @@ describe("turning the cache off", () => {
   });
 
   it("toolmask serve --no-cache-prompt says so when it starts and reads nothing from the cache", async () => {
-    const stop = new AbortController();
-    const out: string[] = [];
-    const code = serveCommand(
-      ["--model", testModelPath(), "--port", "0", "--parallel", "1", "--threads", "1", "--no-cache-prompt"],
-      { out: { write: (s: string) => out.push(s) }, err: { write: () => {} }, signal: stop.signal },
-    );
-    let url = "";
-    for (let i = 0; i < 600 && !url; i++) {
-      url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out.join(""))?.[1] ?? "";
-      if (!url) await new Promise((res) => setTimeout(res, 50));
-    }
-    expect(out.join("")).toMatch(/1 slots, queue 64, prompt cache off/);
+    const { stop, code, url, out } = await serveCli("--no-cache-prompt");
+    expect(out).toMatch(/1 slots, queue 64, prompt cache off/);
     const api = client(url, REQUEST);
     const params = chatParams("cli: hello there");
     await api.chat.completions.create(params);
     expect((await api.chat.completions.create(params)).usage!.prompt_tokens_details).toEqual({ cached_tokens: 0 });
+    stop.abort();
+    expect(await code).toBe(0);
+  });
+
+  it("serve --no-exact-prompts: the listening line says so, and a repeat reuses all but its last token", async () => {
+    const { stop, code, url, out } = await serveCli("--no-exact-prompts");
+    expect(out).toMatch(/1 slots, queue 64, exact prompts off/);
+    const api = client(url, REQUEST);
+    const params = chatParams("cli: hello there, again");
+    const first = await api.chat.completions.create(params);
+    const again = await api.chat.completions.create(params);
+    // The exact engine decodes a repeat's last 64 rows again; this one only the last token.
+    expect(again.usage!.prompt_tokens_details).toEqual({ cached_tokens: first.usage!.prompt_tokens - 1 });
     stop.abort();
     expect(await code).toBe(0);
   });

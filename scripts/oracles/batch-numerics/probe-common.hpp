@@ -1,4 +1,4 @@
-// What the batch-numerics probes (probe.cpp, prefix-probe.cpp) share: loading a model on the CPU
+// What the batch-numerics probes (probe.cpp, prefix-probe.cpp, chunk-probe.cpp) share: loading a model on the CPU
 // with llama.cpp's backends from a folder, tokenizing a chat-formatted string, the greedy pick.
 #pragma once
 #include <cstdio>

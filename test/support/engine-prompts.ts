@@ -1,6 +1,9 @@
 // Token prompts straight to the engine (no chat template), for the prompt cache's tests on the test
-// model: seeded token ids, a greedy run of a few tokens, the next turn's prompt.
-import type { LlamaModel } from "../../src/engine/model.js";
+// model: test models with empty slots, seeded token ids, a greedy run of a few tokens, the next
+// turn's prompt.
+import { afterAll } from "vitest";
+import { loadModel, type LlamaModel } from "../../src/engine/model.js";
+import { testModelPath } from "./test-model.js";
 import { loadNative, type NativeGenerationRequest, type NativeGenerationResult } from "../../src/native.js";
 
 /** Tokens each run decodes. */
@@ -27,3 +30,19 @@ export const nextTurn = (prompt: number[], r: NativeGenerationResult, more: numb
   ...r.tokens,
   ...more,
 ];
+
+/**
+ * A loader of test models with slots of their own (empty at first), each disposed after the file's
+ * tests; `exactPrompts` as LoadModelOptions says (default true).
+ */
+export function freshTestModels(): (parallel: number, exactPrompts?: boolean) => Promise<LlamaModel> {
+  const loaded: LlamaModel[] = [];
+  afterAll(() => {
+    for (const m of loaded) m.dispose();
+  });
+  return async (parallel, exactPrompts = true) => {
+    const m = await loadModel({ path: testModelPath(), threads: 1, parallel, contextSize: 2048, exactPrompts });
+    loaded.push(m);
+    return m;
+  };
+}

@@ -5,21 +5,14 @@
 // step. Logits may differ from a fresh decode in their last bits; on this model greedy picks cannot
 // flip from rounding (its smallest top-1/top-2 logit gap is 32.8, docs/decoding.md), so equal
 // tokens with and without the cache show no wrong or stale KV cell.
-import { afterAll, describe, expect, it } from "vitest";
-import { loadModel, type LlamaModel } from "../../src/engine/model.js";
-import { nextTurn, OUT, runTokens, seededTokens } from "../support/engine-prompts.js";
+import { describe, expect, it } from "vitest";
+import { loadModel } from "../../src/engine/model.js";
+import { freshTestModels, nextTurn, OUT, runTokens, seededTokens } from "../support/engine-prompts.js";
 import { testModelPath } from "../support/test-model.js";
 import { timeoutFor } from "../support/timeouts.js";
 
-const loaded: LlamaModel[] = [];
-afterAll(() => {
-  for (const m of loaded) m.dispose();
-});
-async function fresh(parallel: number, exactPrompts = false): Promise<LlamaModel> {
-  const m = await loadModel({ path: testModelPath(), threads: 1, parallel, contextSize: 2048, exactPrompts });
-  loaded.push(m);
-  return m;
-}
+const models = freshTestModels();
+const fresh = (parallel: number, exactPrompts = false) => models(parallel, exactPrompts);
 
 const tokens = seededTokens;
 const run = runTokens;

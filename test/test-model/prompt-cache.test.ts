@@ -10,24 +10,14 @@
 // cannot flip from rounding (its smallest top-1/top-2 logit gap is 32.8, docs/decoding.md), so
 // that shows a wrong or stale KV cell, and the logits themselves are compared bit for bit by
 // scripts/oracles/batch-numerics/prefix-probe.cpp.
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { generate, type GenerateOptions, type GenerateResult } from "../../src/engine/generate.js";
-import { loadModel, type LlamaModel } from "../../src/engine/model.js";
-import { nextTurn, runTokens, seededTokens } from "../support/engine-prompts.js";
+import { freshTestModels, nextTurn, runTokens, seededTokens } from "../support/engine-prompts.js";
 import type { ChatMessage } from "../../src/templates/render.js";
-import { testModelPath } from "../support/test-model.js";
 import { timeoutFor } from "../support/timeouts.js";
 
-const loaded: LlamaModel[] = [];
-afterAll(() => {
-  for (const m of loaded) m.dispose();
-});
 /** A model of its own (its slots start empty). */
-async function fresh(parallel: number): Promise<LlamaModel> {
-  const m = await loadModel({ path: testModelPath(), threads: 1, parallel, contextSize: 2048 });
-  loaded.push(m);
-  return m;
-}
+const fresh = freshTestModels();
 
 const tokens = seededTokens;
 const run = runTokens;

@@ -226,12 +226,27 @@ bool CompiledGrammar::fragmentMask(int32_t s, StateMask& out) {
     PosRanges rejected, uncertain;
     walkTrie(mini, x, *vocab_, true, rejected, uncertain, &mm.memo);
     encodeMask(*vocab_, rejected, uncertain, *m);
+    if (rejected.size() <= StateMask::kKeptRejectedRanges) {
+      m->rejected = std::move(rejected);
+      m->rejectedKept = true;
+    }
     mini.state(x).mask = std::move(m);
   }
   out.base = ms.mask.get();
   walkAmong(*dfa_, s, *vocab_, ms.mask->uncertain, &out.extra, nullptr);
   if (counted) limitItems(s, mm, x, uint32_t(std::min<uint64_t>(itemsLeft, 255)), out);
-  if (other >= 0) {
+  if (other >= 0 && ms.mask->rejectedKept) {
+    // What the fragment allows is allowed, and what leaves it mid-token was walked from `s` above:
+    // the outside states can add only tokens the fragment refuses outright.
+    std::vector<uint32_t> theirs;
+    walkAmong(*dfa_, other, *vocab_, ms.mask->rejected, &theirs, nullptr);
+    if (out.extra.size() + theirs.size() <= kMaterializeLimit) {
+      out.extra.insert(out.extra.end(), theirs.begin(), theirs.end());
+    } else {
+      materialize(out, *vocab_);
+      for (uint32_t id : theirs) out.bits[id >> 5] |= 1u << (id & 31);
+    }
+  } else if (other >= 0) {
     PosRanges rejected, uncertain;
     StateMask theirs;
     walkTrie(*dfa_, other, *vocab_, false, rejected, uncertain);
@@ -255,25 +270,29 @@ const Shape::ItemsUsed& CompiledGrammar::itemsUsed(Shape& mm, int32_t x) {
   LazyDfa& mini = *mm.dfa;
   Shape::ItemsUsed r;
   std::vector<uint8_t>& used = r.byPosition;
-  const auto& order = vocab_->order();
-  used.assign(order.size(), 0);
+  const auto& trie = vocab_->trie();
+  used.assign(vocab_->order().size(), 0);
   uint32_t ticks = 0;
-  for (uint32_t pos = 0; pos < order.size(); pos++) {
+  // Depth first over the token trie: a prefix the loop refuses refuses its whole subtree (0), and
+  // tokens sharing a prefix share its walk. Positions are met in increasing order.
+  auto dfs = [&](auto&& self, uint32_t n, int32_t st, unsigned items) -> void {
     lockwait::poll(ticks);
-    size_t len;
-    const uint8_t* p = vocab_->tokenBytes(order[pos], len);
-    int32_t st = x;
-    unsigned items = 0;
-    for (size_t i = 0; i < len && st >= 0; i++) {
-      st = mini.next(st, p[i]);
-      if (st >= 0 && mini.state(st).accepting) items++;  // an item ended here
+    const TrieNode& node = trie[n];
+    if (node.nEnd) {
+      // A token ending here ends inside one more item unless an item ended with its last byte.
+      const auto u = uint8_t(std::min(items + (mini.state(st).accepting ? 0u : 1u), 255u));
+      for (uint32_t pos = node.lo; pos < node.lo + node.nEnd; pos++) {
+        used[pos] = u;
+        if (u > 1) r.several.push_back(pos);
+      }
+      r.max = std::max(r.max, u);
     }
-    if (st < 0) continue;
-    if (!mini.state(st).accepting) items++;  // ends inside one more item
-    used[pos] = uint8_t(std::min(items, 255u));
-    r.max = std::max(r.max, used[pos]);
-    if (used[pos] > 1) r.several.push_back(pos);
-  }
+    for (uint32_t c = n + 1; c < node.end; c = trie[c].end) {
+      const int32_t ns = mini.next(st, trie[c].byte);
+      if (ns >= 0) self(self, c, ns, items + (mini.state(ns).accepting ? 1u : 0u));  // an item ended here
+    }
+  };
+  dfs(dfs, 0, x, 0);
   return mm.itemsUsed.emplace(x, std::move(r)).first->second;
 }
 

@@ -1,7 +1,9 @@
 #include "ir_inline.hpp"
 
-#include <functional>
+#include <algorithm>
+#include <cstdint>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -13,9 +15,9 @@ namespace {
 const std::string* refName(const json::Value& n) {
   if (n.kind != json::Kind::Object) return nullptr;
   const json::Value* t = n.get("type");
+  if (!t || t->kind != json::Kind::String || t->str != "ref") return nullptr;
   const json::Value* nm = n.get("name");
-  if (!t || t->kind != json::Kind::String || t->str != "ref" || !nm || nm->kind != json::Kind::String) return nullptr;
-  return &nm->str;
+  return nm && nm->kind == json::Kind::String ? &nm->str : nullptr;
 }
 
 struct Inliner {
@@ -86,30 +88,82 @@ struct Inliner {
            (t->str == "repeat" || t->str == "until" || t->str == "text" || t->str == "intersect");
   }
 
-  std::unordered_map<std::string, bool> rec;
+  // The rules on a cycle of references (a rule reaching itself), found once for every rule by
+  // Tarjan's strongly connected components over the rules' direct references.
+  std::unordered_set<std::string> cyclic;
+  bool cyclesKnown = false;
   bool recursive(const std::string& name) {
-    auto it = rec.find(name);
-    if (it != rec.end()) return it->second;
-    std::unordered_set<std::string> seen;
-    std::function<bool(const json::Value&)> reaches = [&](const json::Value& n) -> bool {
-      if (const std::string* r = refName(n)) {
-        if (*r == name) return true;
-        if (!seen.insert(*r).second) return false;
-        const json::Value* body = rule(*r);
-        return body && reaches(*body);
+    if (!cyclesKnown) findCycles();
+    return cyclic.count(name) > 0;
+  }
+  static void directRefs(const json::Value& n, std::vector<const std::string*>& out) {
+    if (const std::string* r = refName(n)) {
+      out.push_back(r);
+      return;
+    }
+    for (auto& x : n.arr) directRefs(x, out);
+    for (auto& kv : n.obj) directRefs(kv.second, out);
+  }
+  void findCycles() {
+    cyclesKnown = true;
+    if (!rules || rules->kind != json::Kind::Object) return;
+    const size_t n = rules->obj.size();
+    std::unordered_map<std::string_view, uint32_t> index;
+    for (uint32_t i = 0; i < n; i++) index.emplace(rules->obj[i].first, i);  // the first of a repeated name, as get()
+    std::vector<std::vector<uint32_t>> edges(n);
+    std::vector<bool> selfLoop(n, false);
+    for (uint32_t i = 0; i < n; i++) {
+      if (index.at(rules->obj[i].first) != i) continue;  // a repeated name: get() reads the first
+      std::vector<const std::string*> refs;
+      directRefs(rules->obj[i].second, refs);
+      for (const std::string* r : refs)
+        if (auto it = index.find(*r); it != index.end()) {
+          edges[i].push_back(it->second);
+          if (it->second == i) selfLoop[i] = true;
+        }
+    }
+    // Iterative Tarjan: no recursion however long a chain of rules is.
+    constexpr uint32_t kUnseen = UINT32_MAX;
+    std::vector<uint32_t> order(n, kUnseen), low(n, 0), stack;
+    std::vector<bool> onStack(n, false);
+    std::vector<std::pair<uint32_t, size_t>> frames;  // (rule, next edge)
+    uint32_t counter = 0;
+    for (uint32_t root = 0; root < n; root++) {
+      if (order[root] != kUnseen) continue;
+      frames.push_back({root, 0});
+      order[root] = low[root] = counter++;
+      stack.push_back(root);
+      onStack[root] = true;
+      while (!frames.empty()) {
+        auto& [v, e] = frames.back();
+        if (e < edges[v].size()) {
+          const uint32_t w = edges[v][e++];
+          if (order[w] == kUnseen) {
+            order[w] = low[w] = counter++;
+            stack.push_back(w);
+            onStack[w] = true;
+            frames.push_back({w, 0});
+          } else if (onStack[w]) {
+            low[v] = std::min(low[v], order[w]);
+          }
+          continue;
+        }
+        const uint32_t done = v;
+        frames.pop_back();
+        if (!frames.empty()) low[frames.back().first] = std::min(low[frames.back().first], low[done]);
+        if (low[done] != order[done]) continue;
+        std::vector<uint32_t> component;
+        uint32_t w;
+        do {
+          w = stack.back();
+          stack.pop_back();
+          onStack[w] = false;
+          component.push_back(w);
+        } while (w != done);
+        if (component.size() > 1 || selfLoop[done])
+          for (uint32_t c : component) cyclic.insert(rules->obj[c].first);
       }
-      if (n.kind == json::Kind::Array)
-        for (auto& x : n.arr)
-          if (reaches(x)) return true;
-      if (n.kind == json::Kind::Object)
-        for (auto& kv : n.obj)
-          if (reaches(kv.second)) return true;
-      return false;
-    };
-    const json::Value* body = rule(name);
-    bool r = body && reaches(*body);
-    rec[name] = r;
-    return r;
+    }
   }
 };
 

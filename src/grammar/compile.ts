@@ -179,8 +179,17 @@ function resolveMarker(o: Record<string, unknown>, vocab: Vocabulary): Record<st
 
 /** Token terminals given by piece become ids; each must name a special token of this vocabulary. */
 function resolveTokens(g: Grammar, vocab: Vocabulary): Grammar {
+  // A node none of whose parts changed is returned as it is: the grammar is copied only along the
+  // paths to a marker or a token terminal.
   const visit = (n: unknown, at: PathStep): unknown => {
-    if (Array.isArray(n)) return n.map((x, i) => visit(x, { up: at, key: i }));
+    if (Array.isArray(n)) {
+      let out: unknown[] | undefined;
+      for (let i = 0; i < n.length; i++) {
+        const x = visit(n[i], { up: at, key: i });
+        if (x !== n[i]) (out ??= n.slice())[i] = x;
+      }
+      return out ?? n;
+    }
     if (n === null || typeof n !== "object") return n;
     const o = n as Record<string, unknown>;
     if (o.type === "jsonSchema") return o; // schemas are data, not grammar nodes
@@ -206,9 +215,13 @@ function resolveTokens(g: Grammar, vocab: Vocabulary): Grammar {
         );
       return { type: "token", id };
     }
-    const out: Record<string, unknown> = {};
-    for (const k in o) if (Object.hasOwn(o, k)) out[k] = visit(o[k], { up: at, key: k });
-    return out;
+    let out: Record<string, unknown> | undefined;
+    for (const k in o)
+      if (Object.hasOwn(o, k)) {
+        const x = visit(o[k], { up: at, key: k });
+        if (x !== o[k]) (out ??= { ...o })[k] = x;
+      }
+    return out ?? o;
   };
   return visit(g, { up: null, key: "grammar" }) as Grammar;
 }

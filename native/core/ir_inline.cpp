@@ -8,6 +8,8 @@
 #include <unordered_set>
 #include <vector>
 
+#include "scc.hpp"
+
 namespace toolmask {
 
 namespace {
@@ -88,8 +90,8 @@ struct Inliner {
            (t->str == "repeat" || t->str == "until" || t->str == "text" || t->str == "intersect");
   }
 
-  // The rules on a cycle of references (a rule reaching itself), found once for every rule by
-  // Tarjan's strongly connected components over the rules' direct references.
+  // The rules on a cycle of references (a rule reaching itself), found once for every rule: the
+  // strongly connected components of the rules' direct references (scc.hpp).
   std::unordered_set<std::string> cyclic;
   bool cyclesKnown = false;
   bool recursive(const std::string& name) {
@@ -122,48 +124,13 @@ struct Inliner {
           if (it->second == i) selfLoop[i] = true;
         }
     }
-    // Iterative Tarjan: no recursion however long a chain of rules is.
-    constexpr uint32_t kUnseen = UINT32_MAX;
-    std::vector<uint32_t> order(n, kUnseen), low(n, 0), stack;
-    std::vector<bool> onStack(n, false);
-    std::vector<std::pair<uint32_t, size_t>> frames;  // (rule, next edge)
-    uint32_t counter = 0;
-    for (uint32_t root = 0; root < n; root++) {
-      if (order[root] != kUnseen) continue;
-      frames.push_back({root, 0});
-      order[root] = low[root] = counter++;
-      stack.push_back(root);
-      onStack[root] = true;
-      while (!frames.empty()) {
-        auto& [v, e] = frames.back();
-        if (e < edges[v].size()) {
-          const uint32_t w = edges[v][e++];
-          if (order[w] == kUnseen) {
-            order[w] = low[w] = counter++;
-            stack.push_back(w);
-            onStack[w] = true;
-            frames.push_back({w, 0});
-          } else if (onStack[w]) {
-            low[v] = std::min(low[v], order[w]);
-          }
-          continue;
-        }
-        const uint32_t done = v;
-        frames.pop_back();
-        if (!frames.empty()) low[frames.back().first] = std::min(low[frames.back().first], low[done]);
-        if (low[done] != order[done]) continue;
-        std::vector<uint32_t> component;
-        uint32_t w;
-        do {
-          w = stack.back();
-          stack.pop_back();
-          onStack[w] = false;
-          component.push_back(w);
-        } while (w != done);
-        if (component.size() > 1 || selfLoop[done])
-          for (uint32_t c : component) cyclic.insert(rules->obj[c].first);
-      }
-    }
+    stronglyConnected(
+        uint32_t(n), [&](uint32_t v) -> const std::vector<uint32_t>& { return edges[v]; },
+        [](uint32_t) { return true; },
+        [&](const std::vector<uint32_t>& component) {
+          if (component.size() > 1 || selfLoop[component[0]])
+            for (uint32_t c : component) cyclic.insert(rules->obj[c].first);
+        });
   }
 };
 

@@ -15,6 +15,7 @@
 #include <unordered_map>
 
 #include "nfa_impl.hpp"
+#include "scc.hpp"
 
 namespace toolmask {
 
@@ -87,59 +88,27 @@ void counterChecks(TextNfa& P, size_t limit, const std::function<void()>& over) 
     // each part found after the parts it leads to
     std::vector<uint64_t> kmax(N, 0);
     if (min > 0) {
-      std::vector<int64_t> index(N, -1), low(N, 0), part(N, -1);
-      std::vector<bool> on(N, false);
-      std::vector<uint32_t> stack;
-      int64_t order = 0, parts = 0;
-      for (uint32_t root = 0; root < N; root++) {
-        if (index[root] >= 0 || kmin[root] == kInf) continue;
-        std::vector<std::pair<uint32_t, size_t>> frames{{root, 0}};
-        index[root] = low[root] = order++;
-        stack.push_back(root);
-        on[root] = true;
-        while (!frames.empty()) {
-          const uint32_t s = frames.back().first;
-          size_t& i = frames.back().second;
-          if (i < next[s].size()) {
-            const uint32_t t = next[s][i++];
-            if (kmin[t] == kInf) continue;
-            if (index[t] < 0) {
-              index[t] = low[t] = order++;
-              stack.push_back(t);
-              on[t] = true;
-              frames.push_back({t, 0});
-            } else if (on[t]) {
-              low[s] = std::min(low[s], index[t]);
+      std::vector<int64_t> part(N, -1);
+      int64_t parts = 0;
+      stronglyConnected(
+          uint32_t(N), [&](uint32_t s) -> const std::vector<uint32_t>& { return next[s]; },
+          [&](uint32_t s) { return kmin[s] != kInf; },
+          [&](const std::vector<uint32_t>& members) {
+            for (uint32_t m : members) part[m] = parts;
+            bool cycle = members.size() > 1, counts = false;
+            uint64_t out = 0;
+            for (uint32_t m : members) {
+              counts = counts || begins(m);
+              for (uint32_t u : next[m]) {
+                if (kmin[u] == kInf) continue;
+                if (u == m) cycle = true;
+                if (part[u] != parts) out = std::max(out, kmax[u]);
+              }
             }
-            continue;
-          }
-          frames.pop_back();
-          if (!frames.empty()) low[frames.back().first] = std::min(low[frames.back().first], low[s]);
-          if (low[s] != index[s]) continue;
-          std::vector<uint32_t> members;
-          uint32_t t;
-          do {
-            t = stack.back();
-            stack.pop_back();
-            on[t] = false;
-            part[t] = parts;
-            members.push_back(t);
-          } while (t != s);
-          bool cycle = members.size() > 1, counts = false;
-          uint64_t out = 0;
-          for (uint32_t m : members) {
-            counts = counts || begins(m);
-            for (uint32_t u : next[m]) {
-              if (kmin[u] == kInf) continue;
-              if (u == m) cycle = true;
-              if (part[u] != parts) out = std::max(out, kmax[u]);
-            }
-          }
-          const bool unbounded = (cycle && counts) || out == kInf;
-          for (uint32_t m : members) kmax[m] = unbounded ? kInf : out + (members.size() == 1 ? begins(m) : 0);
-          parts++;
-        }
-      }
+            const bool unbounded = (cycle && counts) || out == kInf;
+            for (uint32_t m : members) kmax[m] = unbounded ? kInf : out + (members.size() == 1 ? begins(m) : 0);
+            parts++;
+          });
     }
     // the states where a thread holds the counter: from a reset on, until a gate drops it
     std::vector<bool> holds(N, false);

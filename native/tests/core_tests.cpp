@@ -28,6 +28,7 @@ void intersectTests(const std::shared_ptr<const Vocabulary>& v);
 void yieldTests(const std::shared_ptr<const Vocabulary>& v, const std::vector<std::string>& irs);
 void lockKindTests();
 void jsonTests();
+void sccTests();
 
 static std::shared_ptr<const Vocabulary> makeVocab() {
   std::vector<std::string> toks;
@@ -559,6 +560,7 @@ int main() {
   }
   lockKindTests();  // lock_kind_tests.cpp
   jsonTests();      // json_tests.cpp
+  sccTests();       // scc_tests.cpp
 
   // Bad input: errors, never crashes.
   const char* bad[] = {"",

@@ -31,7 +31,7 @@ CompiledGrammar::CompiledGrammar(const std::string& irJson, std::shared_ptr<cons
     : vocab_(std::move(vocab)), shapeCache_(shapes ? std::move(shapes) : std::make_shared<ShapeCache>()) {
   auto t0 = std::chrono::steady_clock::now();
   try {
-    ir_ = json::parse(irJson);
+    ir_ = json::parse(irJson, &irBytes_);
   } catch (const json::ParseError& e) { throw GrammarError(e.what()); }
   NfaLimits lim;
   lim.vocabSize = vocab_->size();

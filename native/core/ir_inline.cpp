@@ -8,6 +8,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "ir_type.hpp"
 #include "scc.hpp"
 
 namespace toolmask {
@@ -15,9 +16,7 @@ namespace toolmask {
 namespace {
 
 const std::string* refName(const json::Value& n) {
-  if (n.kind != json::Kind::Object) return nullptr;
-  const json::Value* t = n.get("type");
-  if (!t || t->kind != json::Kind::String || t->str != "ref") return nullptr;
+  if (irType(n) != IrType::Ref) return nullptr;
   const json::Value* nm = n.get("name");
   return nm && nm->kind == json::Kind::String ? &nm->str : nullptr;
 }
@@ -73,6 +72,7 @@ struct Inliner {
     json::Value out;
     out.kind = n.kind;
     out.b = n.b;
+    out.tag = n.tag;
     out.num = n.num;
     out.str = n.str;
     const bool loop = looped || loopType(n);
@@ -84,10 +84,8 @@ struct Inliner {
   }
   // A node whose parts are inside a loop (or built whole by a builder of their own).
   static bool loopType(const json::Value& n) {
-    if (n.kind != json::Kind::Object) return false;
-    const json::Value* t = n.get("type");
-    return t && t->kind == json::Kind::String &&
-           (t->str == "repeat" || t->str == "until" || t->str == "text" || t->str == "intersect");
+    const IrType t = irType(n);
+    return t == IrType::Repeat || t == IrType::Until || t == IrType::Text || t == IrType::Intersect;
   }
 
   // The rules on a cycle of references (a rule reaching itself), found once for every rule: the

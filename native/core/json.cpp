@@ -6,14 +6,25 @@
 #include <cstdlib>
 
 #include "heap_bytes.hpp"
+#include "ir_type.hpp"
 
 namespace toolmask::json {
 namespace {
+
+// What memoryBytes() counts for `v` itself, its elements' and members' own counts apart: final once
+// `v` is read (its parent's vector moves it later, which keeps every capacity).
+size_t ownBytes(const Value& v) {
+  size_t total = sizeof(Value) + stringBytes(v.str) + vectorBytes(v.arr) + vectorBytes(v.obj);
+  total -= sizeof(Value) * v.arr.size() + sizeof(std::pair<std::string, Value>) * v.obj.size();  // counted below
+  for (auto& kv : v.obj) total += sizeof(std::string) + stringBytes(kv.first);
+  return total;
+}
 
 struct Reader {
   const std::string& s;
   size_t i = 0;
   int depth = 0;
+  size_t bytes = 0;  // memoryBytes() of the values read so far, each added once it is whole
 
   [[noreturn]] void fail(const char* what) {
     throw ParseError(std::string("invalid grammar JSON at offset ") + std::to_string(i) + ": " + what);
@@ -145,6 +156,7 @@ struct Reader {
         } while (eat(','));
         expect('}');
       }
+      v.tag = uint8_t(irTypeOfMembers(v));
     } else if (c == '[') {
       i++;
       v.kind = Kind::Array;
@@ -186,18 +198,20 @@ struct Reader {
       }
       v.kind = Kind::Number;
     }
+    bytes += ownBytes(v);
     depth--;
   }
 };
 
 }  // namespace
 
-Value parse(const std::string& text) {
+Value parse(const std::string& text, size_t* bytes) {
   Reader r{text};
   Value v;
   r.value(v);
   r.ws();
   if (r.i != text.size()) r.fail("trailing characters");
+  if (bytes) *bytes = r.bytes;
   return v;
 }
 
@@ -258,10 +272,9 @@ std::string canonical(const Value& v) {
 namespace toolmask::json {
 // The value itself (sizeof(Value), held by its parent's vector or its owner) and the blocks below it.
 size_t memoryBytes(const Value& v) {
-  size_t total = sizeof(Value) + stringBytes(v.str) + vectorBytes(v.arr) + vectorBytes(v.obj);
-  total -= sizeof(Value) * v.arr.size() + sizeof(std::pair<std::string, Value>) * v.obj.size();  // counted below
+  size_t total = ownBytes(v);
   for (auto& x : v.arr) total += memoryBytes(x);
-  for (auto& kv : v.obj) total += memoryBytes(kv.second) + sizeof(std::string) + stringBytes(kv.first);
+  for (auto& kv : v.obj) total += memoryBytes(kv.second);
   return total;
 }
 }  // namespace toolmask::json

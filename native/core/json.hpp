@@ -15,6 +15,9 @@ enum class Kind { Null, Bool, Number, String, Array, Object };
 struct Value {
   Kind kind = Kind::Null;
   bool b = false;
+  // An object's string "type" member as parse() read it (ir_type.hpp's IrType; 0: not read, as in a
+  // value built in code). Whoever changes a parsed object's "type" sets it to 0.
+  uint8_t tag = 0;
   double num = 0;
   std::string str;
   std::vector<Value> arr;
@@ -31,7 +34,8 @@ struct ParseError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-Value parse(const std::string& text);
+// `bytes`, when given, receives memoryBytes() of the value read (counted as it is read).
+Value parse(const std::string& text, size_t* bytes = nullptr);
 
 }  // namespace toolmask::json
 

@@ -55,9 +55,8 @@ bool plainWith(const json::Value& n, const NfaLimits& lim) {
     return true;
   }
   if (n.kind != json::Kind::Object) return true;
-  if (const json::Value* t = n.get("type");
-      t && t->kind == json::Kind::String &&
-      (t->str == "token" || t->str == "ref" || t->str == "perm" || t->str == "jsonSchema"))
+  if (const IrType t = irType(n);
+      t == IrType::Token || t == IrType::Ref || t == IrType::Perm || t == IrType::JsonSchema)
     return false;
   if (countingNode(n, lim)) return false;
   for (auto& kv : n.obj)
@@ -67,10 +66,9 @@ bool plainWith(const json::Value& n, const NfaLimits& lim) {
 
 namespace {
 bool loops(const json::Value& n) {
-  const json::Value* t = n.get("type");
-  if (!t || t->kind != json::Kind::String) return false;
-  if (t->str == "until" || t->str == "text") return true;
-  if (t->str == "repeat") {
+  const IrType t = irType(n);
+  if (t == IrType::Until || t == IrType::Text) return true;
+  if (t == IrType::Repeat) {
     const json::Value* mx = n.get("max");
     return mx && mx->kind == json::Kind::Null;
   }
@@ -201,30 +199,45 @@ Frag NfaBuilder::Impl::buildNode(const json::Value& n, const std::string& path) 
   // A call entered without a byte (budgetAtEntry): its entry is kept (Nfa::entryCalls).
   const json::Value* entry = scope.on && inCall == 1 ? n.get("budgetAtEntry") : nullptr;
   if (entry && entry->kind == json::Kind::Bool && entry->b) {
-    const Frag f = buildKind(n, type, path);
+    const Frag f = buildKind(n, irType(n), type, path);
     nfa.entryCalls.push_back(f.in);
     if (const json::Value* e = n.get("endToken"); e && e->kind == json::Kind::Bool && e->b) nfa.entryEndToken = true;
     return f;
   }
-  return buildKind(n, type, path);
+  return buildKind(n, irType(n), type, path);
 }
 
-Frag NfaBuilder::Impl::buildKind(const json::Value& n, const std::string& type, const std::string& path) {
-  if (type == "literal") return literal(field(n, "text", path), path);
-  if (type == "charClass") return charClass(n, path);
-  if (type == "byteClass") return byteClass(n, path);
-  if (type == "seq") return seq(n, path);
-  if (type == "alt") return alt(n, path);
-  if (type == "repeat") return repeat(n, path);
-  if (type == "until") return untilHasBody(n) ? untilBody(n, path) : until(n, path);
-  if (type == "intersect") return intersect(n, path);
-  if (type == "text") return until(n, path, true);
-  if (type == "token") return token(n, path);
-  if (type == "perm") return perm(n, path);
-  if (type == "ref") return ref(n, path);
-  if (type == "jsonSchema")
-    fail(path, "jsonSchema nodes must be lowered before compiling (use compileGrammar from the package)");
-  fail(path, "unknown node type \"" + type + "\"");
+Frag NfaBuilder::Impl::buildKind(const json::Value& n, IrType kind, const std::string& type, const std::string& path) {
+  switch (kind) {
+    case IrType::Literal:
+      return literal(field(n, "text", path), path);
+    case IrType::CharClass:
+      return charClass(n, path);
+    case IrType::ByteClass:
+      return byteClass(n, path);
+    case IrType::Seq:
+      return seq(n, path);
+    case IrType::Alt:
+      return alt(n, path);
+    case IrType::Repeat:
+      return repeat(n, path);
+    case IrType::Until:
+      return untilHasBody(n) ? untilBody(n, path) : until(n, path);
+    case IrType::Intersect:
+      return intersect(n, path);
+    case IrType::Text:
+      return until(n, path, true);
+    case IrType::Token:
+      return token(n, path);
+    case IrType::Perm:
+      return perm(n, path);
+    case IrType::Ref:
+      return ref(n, path);
+    case IrType::JsonSchema:
+      fail(path, "jsonSchema nodes must be lowered before compiling (use compileGrammar from the package)");
+    default:
+      fail(path, "unknown node type \"" + type + "\"");
+  }
 }
 
 // A placeholder that builds `n` when a walk first reaches it (always eager for fragment shapes).
@@ -371,11 +384,9 @@ Frag NfaBuilder::Impl::ref(const json::Value& n, const std::string& path) {
 // Whether `n` (under the current ref stack) matches at least one string: placeholders
 // are counted as able to finish only if what they will build can.
 bool NfaBuilder::Impl::nonEmpty(const json::Value& n) {
-  if (n.kind != json::Kind::Object) return false;
-  const json::Value* t = n.get("type");
-  if (!t || t->kind != json::Kind::String) return false;
-  const std::string& type = t->str;
-  if (type == "ref") {
+  const IrType type = irType(n);
+  if (type == IrType::NotANode) return false;
+  if (type == IrType::Ref) {
     const json::Value* nm = n.get("name");
     const json::Value* rule = nm && nm->kind == json::Kind::String ? rules->original(nm->str) : nullptr;
     if (!rule) return false;
@@ -385,10 +396,10 @@ bool NfaBuilder::Impl::nonEmpty(const json::Value& n) {
     refStack.pop_back();
     return r;
   }
-  if ((type == "until" && untilHasBody(n)) || type == "intersect") {
+  if ((type == IrType::Until && untilHasBody(n)) || type == IrType::Intersect) {
     auto it = nonEmptyMemo.find(&n);
     if (it != nonEmptyMemo.end()) return it->second;
-    return nonEmptyMemo[&n] = type == "intersect" ? intersectNonEmpty(n) : untilBodyNonEmpty(n);
+    return nonEmptyMemo[&n] = type == IrType::Intersect ? intersectNonEmpty(n) : untilBodyNonEmpty(n);
   }
   bool cacheable = plain(n);
   if (cacheable) {
@@ -396,23 +407,23 @@ bool NfaBuilder::Impl::nonEmpty(const json::Value& n) {
     if (it != nonEmptyMemo.end()) return it->second;
   }
   bool r = true;
-  if (type == "seq") {
+  if (type == IrType::Seq) {
     for (auto& x : itemsOf(n, ""))
       if (!nonEmpty(x)) {
         r = false;
         break;
       }
-  } else if (type == "alt") {
+  } else if (type == IrType::Alt) {
     r = false;
     for (auto& x : itemsOf(n, ""))
       if (nonEmpty(x)) {
         r = true;
         break;
       }
-  } else if (type == "repeat") {
+  } else if (type == IrType::Repeat) {
     const json::Value* mn = n.get("min");
     r = (mn && mn->kind == json::Kind::Number && mn->num == 0) || nonEmpty(*n.get("item"));
-  } else if (type == "perm") {
+  } else if (type == IrType::Perm) {
     for (auto& e : itemsOf(n, "")) {
       const json::Value* req = e.get("required");
       if (req && req->kind == json::Kind::Bool && req->b && !nonEmpty(*e.get("node"))) {
@@ -420,12 +431,10 @@ bool NfaBuilder::Impl::nonEmpty(const json::Value& n) {
         break;
       }
     }
-  } else if (type == "byteClass") {
-    r = !ranges(n, "", 255).empty();
-  } else if (type == "charClass") {  // some code point with a UTF-8 form (a surrogate has none)
-    std::vector<std::vector<utf8::ByteRange>> seqs;
-    for (auto& x : ranges(n, "", 0x10FFFF)) utf8::encodeRange(x.first, x.second, seqs);
-    r = !seqs.empty();
+  } else if (type == IrType::ByteClass) {
+    r = !classInfo(n, "", false).ranges.empty();
+  } else if (type == IrType::CharClass) {  // some code point with a UTF-8 form (a surrogate has none)
+    r = !classInfo(n, "", true).seqs.empty();
   }
   if (cacheable) nonEmptyMemo[&n] = r;
   return r;
@@ -522,6 +531,10 @@ size_t NfaBuilder::memoryBytes() const {
     for (auto& st : t.second.states) total += nfaStateBytes(st);
   }
   for (auto& th : impl_->thunks) total += sizeof(th) + th.path.size();
+  for (auto& [key, info] : impl_->classMemo) {
+    total += 64 + key.capacity() + 8 * info.ranges.capacity() + 2 * info.cuts.capacity();
+    for (auto& sq : info.seqs) total += sizeof(sq) + sizeof(utf8::ByteRange) * sq.capacity();
+  }
   for (auto& p : impl_->perms)
     total += sizeof(p) + 8 * p.bits.capacity() + 4 * p.state.capacity() + (48 + 8 * p.words) * p.index.size() +
              64 * p.items.size();

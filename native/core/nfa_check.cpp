@@ -29,23 +29,23 @@ double lengthField(const json::Value& n, const char* key) {
 
 // nullable (nfa.cpp) of the node as built: a ref to a rule the builder inlines read as the rule.
 bool nullableInlined(const json::Value& n, InlinedGrammar& rules) {
-  const json::Value* t = n.get("type");
-  if (!t || t->kind != json::Kind::String) return true;
-  const std::string& type = t->str;
-  if (type == "ref") {
+  const IrType type = irType(n);
+  if (type == IrType::NotANode) return true;
+  if (type == IrType::Ref) {
     const json::Value* nm = n.get("name");
     if (!nm || nm->kind != json::Kind::String || !rules.inlines(nm->str)) return true;
     const json::Value* body = rules.original(nm->str);
     return !body || nullableInlined(*body, rules);
   }
   const json::Value* items = n.get("items");
-  if (type == "seq" || type == "alt") {
+  if (type == IrType::Seq || type == IrType::Alt) {
+    const bool alt = type == IrType::Alt;
     if (!items || items->kind != json::Kind::Array) return nullable(n);
     for (auto& x : items->arr)
-      if (nullableInlined(x, rules) == (type == "alt")) return type == "alt";
-    return type == "seq";
+      if (nullableInlined(x, rules) == alt) return alt;
+    return !alt;
   }
-  if (type == "repeat") {
+  if (type == IrType::Repeat) {
     const json::Value* mn = n.get("min");
     const json::Value* item = n.get("item");
     return !mn || mn->kind != json::Kind::Number || mn->num == 0 || !item || nullableInlined(*item, rules);
@@ -77,8 +77,7 @@ struct Checker {
   // counted when the rule, inlined, cannot be empty.
   bool counting(const json::Value& n) {
     if (countingNode(n, b.lim)) return true;
-    const json::Value* t = n.kind == json::Kind::Object ? n.get("type") : nullptr;
-    if (!t || t->kind != json::Kind::String || t->str != "repeat") return false;
+    if (irType(n) != IrType::Repeat) return false;
     const json::Value* item = n.get("item");
     const json::Value* mx = n.get("max");
     if (!item || !mx || nullableInlined(*item, *b.rules)) return false;
@@ -92,16 +91,14 @@ struct Checker {
 
   double visit(const json::Value& n, bool body) {
     plain = true;
-    if (n.kind != json::Kind::Object) return kUnsure;
-    const json::Value* t = n.get("type");
-    if (!t || t->kind != json::Kind::String) return kUnsure;
-    const std::string& type = t->str;
-    if (type == "literal") {
+    const IrType type = irType(n);
+    if (type == IrType::NotANode) return kUnsure;
+    if (type == IrType::Literal) {
       const json::Value* x = n.get("text");
       return x && x->kind == json::Kind::String ? double(x->str.size()) + 1 : kUnsure;
     }
-    if (type == "charClass" || type == "byteClass") return byteRanges(n, type == "charClass");
-    if (type == "seq" || type == "alt") {
+    if (type == IrType::CharClass || type == IrType::ByteClass) return byteRanges(n, type == IrType::CharClass);
+    if (type == IrType::Seq || type == IrType::Alt) {
       const json::Value* items = n.get("items");
       if (!items || items->kind != json::Kind::Array) return kUnsure;
       double sum = 2;
@@ -113,23 +110,23 @@ struct Checker {
       plain = all;
       return sum;
     }
-    if (type == "repeat") return repeat(n, body);
-    if (type == "until") return untilHasBody(n) ? untilBody(n) : until(n, false, body);
-    if (type == "text") return until(n, true, body);
-    if (type == "token") {
+    if (type == IrType::Repeat) return repeat(n, body);
+    if (type == IrType::Until) return untilHasBody(n) ? untilBody(n) : until(n, false, body);
+    if (type == IrType::Text) return until(n, true, body);
+    if (type == IrType::Token) {
       const json::Value* id = n.get("id");
       plain = false;
       if (body || !id || id->kind != json::Kind::Number) return kUnsure;
       const double v = id->num;
       return v >= 0 && v == double(uint32_t(v)) && v < b.lim.vocabSize ? 2 : kUnsure;
     }
-    if (type == "perm") {
+    if (type == IrType::Perm) {
       const double x = body ? kUnsure : perm(n);
       plain = false;
       return x;
     }
-    if (type == "ref") return ref(n, body);
-    if (type == "intersect") return intersect(n);
+    if (type == IrType::Ref) return ref(n, body);
+    if (type == IrType::Intersect) return intersect(n);
     return kUnsure;  // jsonSchema (not lowered), or a type this check has no rule for
   }
 
@@ -141,16 +138,10 @@ struct Checker {
   }
 
   double byteRanges(const json::Value& n, bool chars) {
-    std::vector<std::pair<uint32_t, uint32_t>> rs;
     try {
-      rs = b.ranges(n, "", chars ? 0x10FFFF : 255);
+      const NfaBuilder::Impl::ClassInfo& info = b.classInfo(n, "", chars);
+      return chars ? 2 + double(info.seqBytes) : 2;
     } catch (const GrammarError&) { return kUnsure; }
-    if (!chars) return 2;
-    std::vector<std::vector<utf8::ByteRange>> seqs;
-    for (auto& r : rs) utf8::encodeRange(r.first, r.second, seqs);
-    double sum = 2;
-    for (auto& s : seqs) sum += double(s.size());
-    return sum;
   }
 
   double repeat(const json::Value& n, bool body) {
@@ -295,35 +286,34 @@ bool NfaBuilder::Impl::deferrable(const json::Value& root) {
 
 // Whether a node can match the empty string (a conservative reading of the IR; nfa_impl.hpp).
 bool nullable(const json::Value& n) {
-  const json::Value* t = n.get("type");
-  if (!t || t->kind != json::Kind::String) return true;
-  const std::string& type = t->str;
-  if (type == "literal") {
+  const IrType type = irType(n);
+  if (type == IrType::NotANode) return true;
+  if (type == IrType::Literal) {
     const json::Value* x = n.get("text");
     return !x || x->kind != json::Kind::String || x->str.empty();
   }
-  if (type == "charClass" || type == "byteClass" || type == "until") return false;
-  if (type == "text") return true;
+  if (type == IrType::CharClass || type == IrType::ByteClass || type == IrType::Until) return false;
+  if (type == IrType::Text) return true;
   const json::Value* items = n.get("items");
-  if (type == "seq") {
+  if (type == IrType::Seq) {
     if (items && items->kind == json::Kind::Array)
       for (auto& x : items->arr)
         if (!nullable(x)) return false;
     return true;
   }
-  if (type == "alt") {
+  if (type == IrType::Alt) {
     if (items && items->kind == json::Kind::Array)
       for (auto& x : items->arr)
         if (nullable(x)) return true;
     return false;
   }
-  if (type == "intersect") {
+  if (type == IrType::Intersect) {
     if (items && items->kind == json::Kind::Array)
       for (auto& x : items->arr)
         if (!nullable(x)) return false;
     return true;
   }
-  if (type == "repeat") {
+  if (type == IrType::Repeat) {
     const json::Value* mn = n.get("min");
     const json::Value* item = n.get("item");
     return !mn || mn->kind != json::Kind::Number || mn->num == 0 || !item || nullable(*item);

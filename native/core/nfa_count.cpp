@@ -16,20 +16,18 @@ double bound(const json::Value& n, const char* key) {
 }  // namespace
 
 bool countingNode(const json::Value& n, const NfaLimits& lim) {
-  if (n.kind != json::Kind::Object) return false;
-  const json::Value* t = n.get("type");
-  if (!t || t->kind != json::Kind::String) return false;
+  const IrType t = irType(n);
+  if (t != IrType::Repeat && t != IrType::Until && t != IrType::Text) return false;
   const double above = double(lim.countAbove), textAbove = double(lim.countTextAbove);
-  if (t->str == "repeat") {
+  if (t == IrType::Repeat) {
     const json::Value* item = n.get("item");
     const json::Value* mx = n.get("max");
     if (!item || !mx || nullable(*item)) return false;
     if (mx->kind == json::Kind::Null) return bound(n, "min") > above;
     return bound(n, "max") > above || (bound(n, "min") == 0 && bound(n, "max") > double(lim.countFreeAbove));
   }
-  if (t->str == "until") return bound(n, "maxLength") > textAbove || bound(n, "minLength") > textAbove;
-  if (t->str == "text") return bound(n, "maxLength") > textAbove;
-  return false;
+  if (t == IrType::Until) return bound(n, "maxLength") > textAbove || bound(n, "minLength") > textAbove;
+  return bound(n, "maxLength") > textAbove;  // text
 }
 
 uint32_t NfaBuilder::Impl::newCounter(std::vector<uint64_t> points) {

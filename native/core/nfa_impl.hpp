@@ -8,7 +8,9 @@
 #include <vector>
 
 #include "ir_inline.hpp"
+#include "ir_type.hpp"
 #include "nfa.hpp"
+#include "utf8.hpp"
 
 namespace toolmask {
 
@@ -142,7 +144,8 @@ struct NfaBuilder::Impl {
 
   Frag build(const json::Value& n, const std::string& path);
   Frag buildNode(const json::Value& n, const std::string& path);
-  Frag buildKind(const json::Value& n, const std::string& type, const std::string& path);  // buildNode's dispatch
+  // buildNode's dispatch (`type`: the "type" string, for an error)
+  Frag buildKind(const json::Value& n, IrType kind, const std::string& type, const std::string& path);
   Frag later(const json::Value& n, const std::string& path);  // a placeholder, or built now when not lazy
   Frag seq(const json::Value& n, const std::string& path);
   Frag alt(const json::Value& n, const std::string& path);
@@ -173,6 +176,19 @@ struct NfaBuilder::Impl {
   Frag untilBody(const json::Value& n, const std::string& path);
   bool untilBodyNonEmpty(const json::Value& n);
   std::vector<std::pair<uint32_t, uint32_t>> ranges(const json::Value& n, const std::string& path, uint32_t maxValue);
+  // What a charClass (`chars`) or byteClass node's ranges come to. Computed once per distinct
+  // "ranges" and "negated" (classMemo): a grammar repeats few classes many times (whitespace, a
+  // string's characters), and the cuts, the check, the emptiness test and the build all read them.
+  struct ClassInfo {
+    std::vector<std::pair<uint32_t, uint32_t>> ranges;  // as ranges() gives them
+    std::vector<std::vector<utf8::ByteRange>> seqs;     // chars: their UTF-8 sequences
+    std::vector<uint16_t> cuts;                         // the byte-class boundaries they make (Nfa::cut)
+    size_t seqBytes = 0;                                // chars: the byte ranges of all sequences
+  };
+  // Throws GrammarError (naming `path`) for a malformed class, as ranges() does.
+  const ClassInfo& classInfo(const json::Value& n, const std::string& path, bool chars);
+  std::unordered_map<std::string, ClassInfo> classMemo;
+  ClassInfo classScratch;  // a class whose ranges make no memo key (malformed ones: they throw)
   void collectCuts(const json::Value& n, int depth);
 
   bool nonEmpty(const json::Value& n);

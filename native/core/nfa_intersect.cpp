@@ -223,9 +223,7 @@ TextNfa NfaBuilder::Impl::intersectNfa(const json::Value& given, const std::stri
   counting.countAbove = counting.countTextAbove = lim.countLengthAbove;
   size_t length = items.size();
   for (size_t i = 0; i < items.size() && length == items.size(); i++)
-    if (const json::Value* t = items[i].get("type");
-        t && t->kind == json::Kind::String && t->str == "repeat" && countingNode(items[i], counting))
-      length = i;
+    if (irType(items[i]) == IrType::Repeat && countingNode(items[i], counting)) length = i;
   const char* what = "an intersection's items";
   auto at = [&](size_t i) { return path + ".items[" + std::to_string(i) + "]"; };
   std::unique_ptr<TextNfa> out;

@@ -22,10 +22,8 @@ Frag NfaBuilder::Impl::perm(const json::Value& n, const std::string& path) {
     PermItem it;
     it.node = e.get("node");
     it.required = r && r->kind == json::Kind::Bool && r->b;
-    const json::Value* t = it.node->kind == json::Kind::Object ? it.node->get("type") : nullptr;
     const json::Value* sub = it.node->kind == json::Kind::Object ? it.node->get("items") : nullptr;
-    if (t && t->kind == json::Kind::String && t->str == "seq" && sub && sub->kind == json::Kind::Array &&
-        !sub->arr.empty())
+    if (irType(*it.node) == IrType::Seq && sub && sub->kind == json::Kind::Array && !sub->arr.empty())
       for (auto& x : sub->arr) it.elems.push_back(&x);
     else
       it.elems.push_back(it.node);
@@ -83,10 +81,7 @@ uint32_t NfaBuilder::Impl::permSubset(int32_t perm, const std::vector<uint64_t>&
 namespace {
 // Whether `n` reads at least one byte or token on every path (a placeholder after it lies beyond
 // the closure of where it starts).
-bool mustRead(const json::Value& n) {
-  const json::Value* t = n.kind == json::Kind::Object ? n.get("type") : nullptr;
-  return (t && t->kind == json::Kind::String && t->str == "token") || !nullable(n);
-}
+bool mustRead(const json::Value& n) { return irType(n) == IrType::Token || !nullable(n); }
 // Whether items[from..] are a few plain nodes: cheaper built now than behind a placeholder.
 bool smallTail(const std::vector<json::Value>& items, size_t from) {
   size_t budget = 16;
@@ -99,8 +94,7 @@ bool smallTail(const std::vector<json::Value>& items, size_t from) {
       for (auto& x : n.arr) stack.push_back(&x);
     if (n.kind != json::Kind::Object) continue;
     if (budget-- == 0) return false;
-    const json::Value* t = n.get("type");
-    if (t && t->kind == json::Kind::String && (t->str == "ref" || t->str == "perm")) return false;
+    if (const IrType t = irType(n); t == IrType::Ref || t == IrType::Perm) return false;
     for (const char* key : {"item", "items"})
       if (const json::Value* c = n.get(key)) stack.push_back(c);
   }

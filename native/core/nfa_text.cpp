@@ -56,10 +56,56 @@ std::vector<std::pair<uint32_t, uint32_t>> NfaBuilder::Impl::ranges(const json::
   return merged;
 }
 
+const NfaBuilder::Impl::ClassInfo& NfaBuilder::Impl::classInfo(const json::Value& n, const std::string& path,
+                                                               bool chars) {
+  // The key: the kind, "negated", then each [lo, hi] as given (two 32-bit integers), or none when a
+  // pair is not two such numbers (ranges() then throws).
+  std::string key;
+  const json::Value* r = n.get("ranges");
+  bool keyed = r && r->kind == json::Kind::Array;
+  if (keyed) {
+    const json::Value* neg = n.get("negated");
+    key.reserve(2 + 8 * r->arr.size());
+    key.push_back(chars ? 'c' : 'b');
+    key.push_back(neg && neg->kind == json::Kind::Bool && neg->b ? 'n' : '-');
+    for (auto& p : r->arr) {
+      keyed = p.kind == json::Kind::Array && p.arr.size() == 2;
+      for (size_t k = 0; keyed && k < 2; k++) {
+        const json::Value& x = p.arr[k];
+        keyed = x.kind == json::Kind::Number && x.num >= 0 && x.num <= 4294967295.0 && x.num == double(uint32_t(x.num));
+        if (keyed) {
+          const uint32_t v = uint32_t(x.num);
+          key.append(reinterpret_cast<const char*>(&v), 4);
+        }
+      }
+      if (!keyed) break;
+    }
+  }
+  if (keyed) {
+    auto it = classMemo.find(key);
+    if (it != classMemo.end()) return it->second;
+  }
+  ClassInfo info;
+  info.ranges = ranges(n, path, chars ? 0x10FFFF : 255);
+  bool cut[257] = {};
+  auto cutRange = [&](unsigned lo, unsigned hi) { cut[lo] = cut[hi + 1] = true; };
+  if (chars) {
+    for (auto& x : info.ranges) utf8::encodeRange(x.first, x.second, info.seqs);
+    for (auto& sq : info.seqs) {
+      info.seqBytes += sq.size();
+      for (auto& br : sq) cutRange(br.first, br.second);
+    }
+  } else {
+    for (auto& x : info.ranges) cutRange(x.first, x.second);
+  }
+  for (uint16_t b = 0; b < 257; b++)
+    if (cut[b]) info.cuts.push_back(b);
+  if (!keyed) return classScratch = std::move(info);
+  return classMemo.emplace(std::move(key), std::move(info)).first->second;
+}
+
 Frag NfaBuilder::Impl::charClass(const json::Value& n, const std::string& path) {
-  auto rs = ranges(n, path, 0x10FFFF);
-  std::vector<std::vector<utf8::ByteRange>> seqs;
-  for (auto& r : rs) utf8::encodeRange(r.first, r.second, seqs);
+  const std::vector<std::vector<utf8::ByteRange>>& seqs = classInfo(n, path, true).seqs;
   uint32_t in = add(), out = add();
   // Sequences with the same tail share continuation states, so classes stay small.
   std::map<std::vector<utf8::ByteRange>, uint32_t> tails;
@@ -83,7 +129,7 @@ Frag NfaBuilder::Impl::charClass(const json::Value& n, const std::string& path) 
 }
 
 Frag NfaBuilder::Impl::byteClass(const json::Value& n, const std::string& path) {
-  auto rs = ranges(n, path, 255);
+  const std::vector<std::pair<uint32_t, uint32_t>>& rs = classInfo(n, path, false).ranges;
   uint32_t in = add(), out = add();
   for (auto& r : rs) byteEdge(in, uint8_t(r.first), uint8_t(r.second), out);
   return {in, out};
@@ -309,26 +355,20 @@ void NfaBuilder::Impl::collectCuts(const json::Value& n, int depth) {
     return;
   }
   if (n.kind != json::Kind::Object) return;
-  const json::Value* t = n.get("type");
-  static const std::string kNone;
-  const std::string& type = t && t->kind == json::Kind::String ? t->str : kNone;
+  const IrType type = irType(n);
   try {
-    if (type == "literal") {
+    if (type == IrType::Literal) {
       if (const json::Value* s = n.get("text"); s && s->kind == json::Kind::String)
         for (unsigned char c : s->str) cutRange(c, c);
-    } else if (type == "charClass") {
-      std::vector<std::vector<utf8::ByteRange>> seqs;
-      for (auto& r : ranges(n, "", 0x10FFFF)) utf8::encodeRange(r.first, r.second, seqs);
-      for (auto& s : seqs)
-        for (auto& br : s) cutRange(br.first, br.second);
-    } else if (type == "byteClass") {
-      for (auto& r : ranges(n, "", 255)) cutRange(r.first, r.second);
-    } else if (type == "token") {
+    } else if (type == IrType::CharClass || type == IrType::ByteClass) {
+      for (uint16_t b : classInfo(n, "", type == IrType::CharClass).cuts) nfa.cut[b] = true;
+    } else if (type == IrType::Token) {
       if (const json::Value* id = n.get("id");
           id && id->kind == json::Kind::Number && id->num >= 0 && id->num < lim.vocabSize)
         tokenIds.push_back(uint32_t(id->num));
-    } else if (type == "until" || type == "text") {
-      if (const json::Value* s = n.get(type == "until" ? "terminator" : "exclude"); s && s->kind == json::Kind::String)
+    } else if (type == IrType::Until || type == IrType::Text) {
+      if (const json::Value* s = n.get(type == IrType::Until ? "terminator" : "exclude");
+          s && s->kind == json::Kind::String)
         for (unsigned char c : s->str) cutRange(c, c);
       // trimNewline tells a newline from other characters.
       if (const json::Value* tn = n.get("trimNewline"); tn && tn->kind == json::Kind::Bool && tn->b)
@@ -340,8 +380,11 @@ void NfaBuilder::Impl::collectCuts(const json::Value& n, int depth) {
   } catch (const GrammarError&) {
     // Malformed nodes are reported when they are built.
   }
+  // A class's "ranges" hold numbers only: nothing below them is ever built.
   for (auto& kv : n.obj)
-    if (kv.first != "type") collectCuts(kv.second, depth + 1);
+    if (kv.second.kind == json::Kind::Object ||
+        (kv.second.kind == json::Kind::Array && std::string_view(kv.first) != "ranges"))
+      collectCuts(kv.second, depth + 1);
 }
 
 }  // namespace toolmask

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <string>
 
+#include "../core/ir_type.hpp"
 #include "../core/json.hpp"
 #include "check.hpp"
 
@@ -60,6 +61,38 @@ void jsonTests() {
     CHECK(c.arr[1].kind == json::Kind::Array && c.arr[1].arr.empty() && c.arr[2].kind == json::Kind::String);
     CHECK(v.get("a")->b && !v.get("z")->b && v.get("n")->kind == json::Kind::Null);
     CHECK(v.get("long key past fifteen")->num == 1);
+  }
+  // The bytes parse counts as it reads are memoryBytes() of what it read (long strings, long keys,
+  // grown vectors, nested values included).
+  for (const std::string text :
+       {std::string(R"({"type":"seq","items":[{"type":"literal","text":"a string longer than fifteen bytes"},)") +
+            R"({"type":"charClass","ranges":[[1,2],[3,4],[5,6],[7,8],[9,10],[11,12]],"negated":true}]})",
+        std::string(R"([1,2,3,4,5,"x",{"a key longer than fifteen bytes":[[],{}]},null,true])"), std::string("7")}) {
+    size_t bytes = 0;
+    const json::Value v = json::parse(text, &bytes);
+    CHECK(bytes == json::memoryBytes(v));
+  }
+  // Each object's "type" is read once (Value::tag); irType() looks up a value built in code.
+  {
+    const json::Value v = json::parse(
+        R"({"type":"seq","items":[{"type":"charClass","ranges":[]},{"type":"ranges"},{"type":1},{"text":"x"},[]]})");
+    CHECK(irType(v) == IrType::Seq && v.tag == uint8_t(IrType::Seq));
+    const auto& items = v.get("items")->arr;
+    CHECK(irType(items[0]) == IrType::CharClass);
+    CHECK(irType(items[1]) == IrType::Other);
+    CHECK(irType(items[2]) == IrType::NotANode && irType(items[3]) == IrType::NotANode);
+    CHECK(irType(items[4]) == IrType::NotANode && irType(*v.get("type")) == IrType::NotANode);
+    json::Value built;
+    built.kind = json::Kind::Object;
+    json::Value type;
+    type.kind = json::Kind::String;
+    type.str = "until";
+    built.obj.emplace_back("type", type);
+    CHECK(built.tag == 0 && irType(built) == IrType::Until);
+    for (const char* name : {"literal", "charClass", "byteClass", "seq", "alt", "repeat", "ref", "token", "until",
+                             "text", "perm", "intersect", "jsonSchema"})
+      CHECK(irTypeNamed(name) != IrType::Other);
+    CHECK(irTypeNamed("Seq") == IrType::Other && irTypeNamed("") == IrType::Other);
   }
   // Errors.
   CHECK(refuses(""));

@@ -46,10 +46,10 @@ export function compileGrammar(
   vocabulary: Vocabulary,
   options: CompileOptions = {},
 ): CompiledGrammar {
-  const { key, irJson } = prepare(grammar, vocabulary, options);
+  const { key, irJson, resolved } = prepare(grammar, vocabulary, options);
   const hit = grammarCache.take(key);
   if (hit) return new CompiledGrammar(hit, vocabulary);
-  const native = withLimits(() => new (loadNative().NativeGrammar)(vocabulary.native, irJson, options));
+  const native = withLimits(() => compileNative(vocabulary, irJson, options, resolved));
   return new CompiledGrammar(grammarCache.put(key, native), vocabulary);
 }
 
@@ -62,8 +62,28 @@ export function compileNativeUncached(
   vocabulary: Vocabulary,
   options: CompileOptions = {},
 ): NativeGrammar {
-  const { irJson } = prepare(grammar, vocabulary, options);
-  return withLimits(() => new (loadNative().NativeGrammar)(vocabulary.native, irJson, options));
+  const { irJson, resolved } = prepare(grammar, vocabulary, options);
+  return withLimits(() => compileNative(vocabulary, irJson, options, resolved));
+}
+
+/**
+ * The native compile. A grammar that accepts no string fails there ("the grammar accepts nothing");
+ * then, or at any other failure, the TypeScript analysis looks for the emptiness too, and throws
+ * EmptyGrammarError naming the rule it comes from where it finds it (productive.ts): run after a
+ * failure only, it costs a grammar that compiles nothing.
+ */
+function compileNative(
+  vocabulary: Vocabulary,
+  irJson: string,
+  options: CompileOptions,
+  resolved: Grammar,
+): NativeGrammar {
+  try {
+    return new (loadNative().NativeGrammar)(vocabulary.native, irJson, options);
+  } catch (e) {
+    assertAcceptsSomething(resolved);
+    throw e;
+  }
 }
 
 /** compileGrammar on a worker thread: the event loop keeps running while the grammar compiles. */
@@ -72,11 +92,12 @@ export async function compileGrammarAsync(
   vocabulary: Vocabulary,
   options: CompileOptions = {},
 ): Promise<CompiledGrammar> {
-  const { key, irJson } = prepare(grammar, vocabulary, options);
+  const { key, irJson, resolved } = prepare(grammar, vocabulary, options);
   const native = await grammarCache.takeOrCompile(key, () =>
     loadNative()
       .NativeGrammar.compileAsync(vocabulary.native, irJson, options)
       .catch((e: unknown) => {
+        assertAcceptsSomething(resolved); // as compileNative
         throw limitError(e);
       }),
   );
@@ -87,16 +108,15 @@ function prepare(
   grammar: GrammarInput,
   vocabulary: Vocabulary,
   options: CompileOptions,
-): { key: string; irJson: string } {
+): { key: string; irJson: string; resolved: Grammar } {
   if (!(vocabulary instanceof Vocabulary))
     throw new TypeError(
       "compileGrammar(grammar, vocabulary): vocabulary must be a Vocabulary (Vocabulary.fromTokenizerJson / fromGguf)",
     );
   checkOptions(options);
   const resolved = resolveForVocabulary(grammar, vocabulary);
-  assertAcceptsSomething(resolved);
   const irJson = JSON.stringify(resolved);
-  return { key: `${vocabulary.hash}\n${JSON.stringify(options)}\n${irJson}`, irJson };
+  return { key: `${vocabulary.hash}\n${JSON.stringify(options)}\n${irJson}`, irJson, resolved };
 }
 
 const OPTION_NAMES = [

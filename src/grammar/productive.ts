@@ -2,7 +2,8 @@
 // nonterminals are): a rule that can only go on referring to itself (`x: "[" x "]"`), an empty
 // alternative, a class of no characters, or a sequence holding one of those accepts nothing. The
 // native compiler finds the same thing when it builds the start state ("the grammar accepts
-// nothing"); found here, before any native work, the caller can say which schema or rule it was.
+// nothing"); found here (compileGrammar asks when the native compile fails), the caller can say which
+// schema or rule it was.
 //
 // Recursion depth does not change the answer: a productive rule has a derivation in which no
 // rule occurs twice along one path (the shortest one), so expanding each rule at most once per

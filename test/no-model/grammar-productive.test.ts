@@ -5,7 +5,7 @@
 // with the native compiler's own verdict ("the grammar accepts nothing") on random grammars.
 import { describe, expect, it } from "vitest";
 import { alt, literal, optional, perm, ref, repeat, seq } from "../../src/grammar/builders.js";
-import { compileGrammar } from "../../src/grammar/compile.js";
+import { compileGrammar, compileGrammarAsync } from "../../src/grammar/compile.js";
 import { EmptyGrammarError } from "../../src/grammar/errors.js";
 import { toEbnf } from "../../src/grammar/export/ebnf.js";
 import { toLark } from "../../src/grammar/export/lark.js";
@@ -36,6 +36,15 @@ describe("grammars that accept nothing", () => {
       expect(e).toBeInstanceOf(EmptyGrammarError);
       expect((e as Error).message).toMatch(/^the grammar accepts nothing: .*\(rule "x" is one\)/);
     }
+  });
+
+  it("compileGrammarAsync rejects with the same EmptyGrammarError", async () => {
+    const e = await compileGrammarAsync(loop, qwen3()).then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    expect(e).toBeInstanceOf(EmptyGrammarError);
+    expect((e as Error).message).toMatch(/^the grammar accepts nothing: .*\(rule "x" is one\)/);
   });
 
   it("a recursion with a way out compiles; so does one only an optional part needs", () => {

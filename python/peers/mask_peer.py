@@ -6,8 +6,11 @@ line out ({"error": "..."} when the request failed); the first line out says the
 {"engine", "version", "vocab_size", "import_ms", "tokenizer_ms"} (or {"error"} when it cannot load).
 
 Requests:
-  {"op": "compile", "id": ID, "grammar": {"kind": "lark"|"ebnf"|"regex"|"json_schema", "text": S}, "repeat": N}
-      compiles N times (best time kept), then creates a matcher and fills the first mask:
+  {"op": "compile", "id": ID, "grammar": {"kind": "lark"|"ebnf"|"regex"|"json_schema", "text": S}, "repeat": N,
+   "pause_ms": P}
+      compiles N times (best time kept; each after P ms asleep when P is given: a driver that
+      times its own engine after an idle pause gives the peer the same), then creates a matcher
+      and fills the first mask:
       {"compile_ms", "first_mask_ms": compile + matcher + first mask of the best compile,
        "first_mask_cpu_ms": the process's CPU time (all its threads) over the same,
        "rss_growth_bytes": resident memory after the compiles (the last grammar and a matcher
@@ -68,7 +71,10 @@ def handle(engine, grammars, req):
     if op == "compile":
         best, compiled = None, None
         rss0 = rss_bytes()
+        pause = req.get("pause_ms") or 0
         for _ in range(max(1, req.get("repeat", 1))):
+            if pause > 0:
+                time.sleep(pause / 1000)
             c0, t0 = time.process_time(), time.perf_counter()
             compiled = engine.compile(req["grammar"])
             m = engine.matcher(compiled)

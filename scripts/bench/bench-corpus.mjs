@@ -25,7 +25,7 @@
 // cache empty (shapesCold); each timed compile after a 20 ms pause. The other sets are compiled 5
 // rounds before the first of these (V8 optimising the TypeScript side, as in a running server).
 // The best is set beside the peers' best of --repeat (compiled with their caches off, each in one
-// long-lived Python process).
+// long-lived Python process, each timed compile after the same 20 ms pause).
 //   npm run bench:corpus [-- --repeat 3] [--only SUBSTRING] [--dialects hermes,qwen3-coder]
 //                        [--peers llguidance,xgrammar|none] [--timeout SECONDS] [--out FILE]
 //   --smallest: the set with the fewest tools, hermes, each installed peer, once each; nothing
@@ -59,6 +59,8 @@ const lib = await import(join(root, "dist", "index.js"));
 const self = fileURLToPath(import.meta.url);
 /** The pseudo-dialect of toolmask's own JSON-schema front end on the peers' schema. */
 const CALL_OBJECT = "call-object";
+/** Milliseconds asleep before each timed compile, toolmask's and the peers' alike. */
+const PAUSE_MS = 20;
 const rounded = (o) => o && Object.fromEntries(Object.entries(o).map(([k, v]) => [k, round(v, 2)]));
 const round = (x, d = 1) => (x === undefined || x === null ? null : Math.round(x * 10 ** d) / 10 ** d);
 
@@ -136,8 +138,11 @@ if (arg("child", null) !== null) {
     vocab.clearShapeCache();
     if (shapes) compileOthers();
     lib.grammarCache.clear();
-    // The background precompute thread's step on a grammar just dropped is given time to end.
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    // The background precompute thread's step on a grammar just dropped is given time to end. The
+    // peers' timed compiles follow the same pause (peerRuns): an idle pause alone makes the next
+    // compile slower, in every engine (llguidance's compile of Claude Code's tools one by one: median
+    // 0.46 ms back to back, 1.2 ms after 20 ms asleep; toolmask's 0.7 / 2.6 ms, 2026-12-06).
+    await new Promise((resolve) => setTimeout(resolve, PAUSE_MS));
     const [c0, t0] = [cpu(), performance.now()];
     const ir = grammarOf();
     const [c1, t1] = [cpu(), performance.now()];
@@ -286,7 +291,7 @@ async function peerRuns(set) {
   const out = {};
   for (const peer of native.peers) {
     try {
-      const r = await compilePeer(peer, set.id, { kind: "json_schema", text: schema }, REPEAT);
+      const r = await compilePeer(peer, set.id, { kind: "json_schema", text: schema }, REPEAT, PAUSE_MS);
       out[peer.name] = { compileMs: r.compileMs, firstMaskMs: r.firstMaskMs, firstMaskCpuMs: r.firstMaskCpuMs };
       await peer.request({ op: "free", id: set.id });
     } catch (e) {
@@ -382,7 +387,7 @@ const result = {
   peers: native.vocab,
   skipped: native.skipped,
   note: [
-    "toolmask: buildToolGrammar({dialect, tools, toolChoice: 'auto'}) + compileGrammar + createMatcher + the first fillNextTokenBitmask on Qwen3's vocabulary, in a child process per set and dialect. Each timed compile follows a 20 ms pause (the background precompute thread's step on a grammar just dropped ends). cold: the first compile in that process (caches empty, V8 not yet optimising the TypeScript side). Then the other sets' grammars in the same dialect are compiled untimed, 5 rounds (V8 optimises the TypeScript side as a long-running server's is), and each of `repeat` rounds times two compiles: best (the round of least wall time): the grammar cache and the vocabulary's shape cache cleared and the other sets compiled again untimed, so the shape cache holds what a server that served the other clients' tools holds (the masks of plain loops other grammars share: text, a JSON string's characters) and nothing of this set; shapesCold: the grammar cache and the shape cache cleared, nothing compiled between. *Ms: wall time, *CpuMs: the process's CPU time (all threads). build: buildToolGrammar; compile: compileGrammar; nativeMs: the native compile (the IR's JSON parsed, the automaton, the start state's mask) as it measures itself; lowerCpuMs: the JSON-schema lowering alone (resolveForVocabulary), warm, least of `repeat`; nativeCpuMs: compileCpuMs less lowerCpuMs; firstMask: createMatcher + the first mask; argsMask (not in cpuMs/wallMs): then, on the same matcher, the answer up to the first value of the set's largest tool (largestTool: the longest parameters' JSON) accepted as one string and the mask there, the cost a grammar built as walks reach it moves past the first mask. callObject: the same for compileGrammar({ jsonSchema }) of the peers' schema (toolmask's own JSON-schema front end on what the peers get; not a dialect, not in the ratios).",
+    "toolmask: buildToolGrammar({dialect, tools, toolChoice: 'auto'}) + compileGrammar + createMatcher + the first fillNextTokenBitmask on Qwen3's vocabulary, in a child process per set and dialect. Each timed compile follows a 20 ms pause (the background precompute thread's step on a grammar just dropped ends), as each of the peers' timed compiles does. cold: the first compile in that process (caches empty, V8 not yet optimising the TypeScript side). Then the other sets' grammars in the same dialect are compiled untimed, 5 rounds (V8 optimises the TypeScript side as a long-running server's is), and each of `repeat` rounds times two compiles: best (the round of least wall time): the grammar cache and the vocabulary's shape cache cleared and the other sets compiled again untimed, so the shape cache holds what a server that served the other clients' tools holds (the masks of plain loops other grammars share: text, a JSON string's characters) and nothing of this set; shapesCold: the grammar cache and the shape cache cleared, nothing compiled between. *Ms: wall time, *CpuMs: the process's CPU time (all threads). build: buildToolGrammar; compile: compileGrammar; nativeMs: the native compile (the IR's JSON parsed, the automaton, the start state's mask) as it measures itself; lowerCpuMs: the JSON-schema lowering alone (resolveForVocabulary), warm, least of `repeat`; nativeCpuMs: compileCpuMs less lowerCpuMs; firstMask: createMatcher + the first mask; argsMask (not in cpuMs/wallMs): then, on the same matcher, the answer up to the first value of the set's largest tool (largestTool: the longest parameters' JSON) accepted as one string and the mask there, the cost a grammar built as walks reach it moves past the first mask. callObject: the same for compileGrammar({ jsonSchema }) of the peers' schema (toolmask's own JSON-schema front end on what the peers get; not a dialect, not in the ratios).",
     "Peers: the JSON schema of one call object (anyOf over the set's function tools of {name: {const}, arguments: parameters}, both required, no other key) through their JSON-schema front ends (llguidance LLMatcher.grammar_from_json_schema + LLMatcher; XGrammar GrammarCompiler(cache off).compile_json_schema(any_whitespace=False) + GrammarMatcher), compile + matcher + first mask in one long-lived process per engine; best of `repeat` by compile wall time, and the process's CPU time over the same run.",
     "Tools toolmask refuses (lowering the tool alone in any dialect throws) are left out for every engine (leftOut, with the keyword the refusal's path ends in), and so are those a peer refuses where it refuses the set (each compiled alone in that peer; leftOut says which peer and why). Ratios: toolmask's median and max over the dialects / the fastest peer (cpuMs, wallMs: best; shapesCold*: shapesCold); the goal is at most 0.5.",
   ],

@@ -75,10 +75,11 @@ const round = (x, d = 2) => (x === null || x === undefined ? null : Math.round(x
 /**
  * Compiles `grammar` in `peer` (best of `repeat` compile + matcher; first mask after it, in wall and
  * process CPU time; the process's resident memory growth over the compiles and its peak; the
- * engine's mode where it has several: GLRMask's mask strategy).
+ * engine's mode where it has several: GLRMask's mask strategy). `pauseMs`: each compile after that
+ * long asleep (as a bench that times its own compiles after such a pause gives the peer).
  */
-export async function compilePeer(peer, id, grammar, repeat = 3) {
-  const r = await peer.request({ op: "compile", id, grammar, repeat });
+export async function compilePeer(peer, id, grammar, repeat = 3, pauseMs = 0) {
+  const r = await peer.request({ op: "compile", id, grammar, repeat, ...(pauseMs > 0 ? { pause_ms: pauseMs } : {}) });
   return {
     compileMs: round(r.compile_ms),
     firstMaskMs: round(r.first_mask_ms),

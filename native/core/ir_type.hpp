@@ -68,8 +68,6 @@ inline IrType irTypeOfMembers(const json::Value& n) {
   return t && t->kind == json::Kind::String ? irTypeNamed(t->str) : IrType::NotANode;
 }
 
-inline IrType irType(const json::Value& n) {
-  return n.tag != 0 ? IrType(n.tag) : irTypeOfMembers(n);
-}
+inline IrType irType(const json::Value& n) { return n.tag != 0 ? IrType(n.tag) : irTypeOfMembers(n); }
 
 }  // namespace toolmask

@@ -181,6 +181,7 @@ Frag NfaBuilder::Impl::buildNode(const json::Value& n, const std::string& path) 
   const json::Value& t = field(n, "type", path);
   if (t.kind != json::Kind::String) fail(path, "\"type\" must be a string");
   const std::string& type = t.str;
+  const IrType kind = irType(n);
   // A node marked "call" (one declared tool call): every state built below it is stamped.
   struct CallScope {
     int& depth;
@@ -199,12 +200,12 @@ Frag NfaBuilder::Impl::buildNode(const json::Value& n, const std::string& path) 
   // A call entered without a byte (budgetAtEntry): its entry is kept (Nfa::entryCalls).
   const json::Value* entry = scope.on && inCall == 1 ? n.get("budgetAtEntry") : nullptr;
   if (entry && entry->kind == json::Kind::Bool && entry->b) {
-    const Frag f = buildKind(n, irType(n), type, path);
+    const Frag f = buildKind(n, kind, type, path);
     nfa.entryCalls.push_back(f.in);
     if (const json::Value* e = n.get("endToken"); e && e->kind == json::Kind::Bool && e->b) nfa.entryEndToken = true;
     return f;
   }
-  return buildKind(n, irType(n), type, path);
+  return buildKind(n, kind, type, path);
 }
 
 Frag NfaBuilder::Impl::buildKind(const json::Value& n, IrType kind, const std::string& type, const std::string& path) {

@@ -188,7 +188,6 @@ struct NfaBuilder::Impl {
   // Throws GrammarError (naming `path`) for a malformed class, as ranges() does.
   const ClassInfo& classInfo(const json::Value& n, const std::string& path, bool chars);
   std::unordered_map<std::string, ClassInfo> classMemo;
-  ClassInfo classScratch;  // a class whose ranges make no memo key (malformed ones: they throw)
   void collectCuts(const json::Value& n, int depth);
 
   bool nonEmpty(const json::Value& n);

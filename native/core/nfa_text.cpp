@@ -56,37 +56,40 @@ std::vector<std::pair<uint32_t, uint32_t>> NfaBuilder::Impl::ranges(const json::
   return merged;
 }
 
-const NfaBuilder::Impl::ClassInfo& NfaBuilder::Impl::classInfo(const json::Value& n, const std::string& path,
-                                                               bool chars) {
-  // The key: the kind, "negated", then each [lo, hi] as given (two 32-bit integers), or none when a
-  // pair is not two such numbers (ranges() then throws).
-  std::string key;
+namespace {
+// classInfo's memo key: the kind, "negated", then each [lo, hi] as given (two 32-bit integers).
+// False when a pair is not two such numbers, or "ranges" is no array: ranges() refuses those.
+bool classKey(const json::Value& n, bool chars, std::string& key) {
   const json::Value* r = n.get("ranges");
-  bool keyed = r && r->kind == json::Kind::Array;
-  if (keyed) {
-    const json::Value* neg = n.get("negated");
-    key.reserve(2 + 8 * r->arr.size());
-    key.push_back(chars ? 'c' : 'b');
-    key.push_back(neg && neg->kind == json::Kind::Bool && neg->b ? 'n' : '-');
-    for (auto& p : r->arr) {
-      keyed = p.kind == json::Kind::Array && p.arr.size() == 2;
-      for (size_t k = 0; keyed && k < 2; k++) {
-        const json::Value& x = p.arr[k];
-        keyed = x.kind == json::Kind::Number && x.num >= 0 && x.num <= 4294967295.0 && x.num == double(uint32_t(x.num));
-        if (keyed) {
-          const uint32_t v = uint32_t(x.num);
-          key.append(reinterpret_cast<const char*>(&v), 4);
-        }
-      }
-      if (!keyed) break;
+  if (!r || r->kind != json::Kind::Array) return false;
+  const json::Value* neg = n.get("negated");
+  key.reserve(2 + 8 * r->arr.size());
+  key.push_back(chars ? 'c' : 'b');
+  key.push_back(neg && neg->kind == json::Kind::Bool && neg->b ? 'n' : '-');
+  for (auto& p : r->arr) {
+    if (p.kind != json::Kind::Array || p.arr.size() != 2) return false;
+    for (const json::Value& x : p.arr) {
+      if (x.kind != json::Kind::Number || !(x.num >= 0 && x.num <= 4294967295.0) || x.num != double(uint32_t(x.num)))
+        return false;
+      const uint32_t v = uint32_t(x.num);
+      key.append(reinterpret_cast<const char*>(&v), 4);
     }
   }
-  if (keyed) {
-    auto it = classMemo.find(key);
-    if (it != classMemo.end()) return it->second;
+  return true;
+}
+}  // namespace
+
+const NfaBuilder::Impl::ClassInfo& NfaBuilder::Impl::classInfo(const json::Value& n, const std::string& path,
+                                                               bool chars) {
+  const uint32_t maxValue = chars ? 0x10FFFF : 255;
+  std::string key;
+  if (!classKey(n, chars, key)) {
+    ranges(n, path, maxValue);  // throws: it refuses every class that makes no key
+    throw std::logic_error("classInfo: a class ranges() accepts made no key");
   }
+  if (auto it = classMemo.find(key); it != classMemo.end()) return it->second;
   ClassInfo info;
-  info.ranges = ranges(n, path, chars ? 0x10FFFF : 255);
+  info.ranges = ranges(n, path, maxValue);
   bool cut[257] = {};
   auto cutRange = [&](unsigned lo, unsigned hi) { cut[lo] = cut[hi + 1] = true; };
   if (chars) {
@@ -100,7 +103,6 @@ const NfaBuilder::Impl::ClassInfo& NfaBuilder::Impl::classInfo(const json::Value
   }
   for (uint16_t b = 0; b < 257; b++)
     if (cut[b]) info.cuts.push_back(b);
-  if (!keyed) return classScratch = std::move(info);
   return classMemo.emplace(std::move(key), std::move(info)).first->second;
 }
 

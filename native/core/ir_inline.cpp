@@ -82,6 +82,18 @@ struct Inliner {
     for (auto& kv : n.obj) out.obj.emplace_back(kv.first, expand(kv.second, depth + 1, loop));
     return out;
   }
+  // Whether expand(n, depth, looped) would replace a ref anywhere in `n`: where it would not, the
+  // copy equals `n`, and the node as given serves instead (no copy to build and free).
+  bool changes(const json::Value& n, int depth, bool looped) {
+    if (const std::string* name = refName(n))
+      return looped && depth < kMaxDepth && ruleSize(*name) != SIZE_MAX && !recursive(*name);
+    const bool loop = looped || loopType(n);
+    for (auto& x : n.arr)
+      if (changes(x, depth + 1, loop)) return true;
+    for (auto& kv : n.obj)
+      if (changes(kv.second, depth + 1, loop)) return true;
+    return false;
+  }
   // A node whose parts are inside a loop (or built whole by a builder of their own).
   static bool loopType(const json::Value& n) {
     const IrType t = irType(n);
@@ -136,10 +148,19 @@ struct Inliner {
 
 struct InlinedGrammar::Impl {
   Inliner in;
-  json::Value root;
-  bool hasRoot = false;
-  std::unordered_map<std::string, json::Value> rules;  // inlined so far (references stay valid)
+  const json::Value* root = nullptr;  // the root as given, or `rootCopy`
+  json::Value rootCopy;
+  std::unordered_map<std::string, const json::Value*> rules;  // inlined so far: as given, or in `copies`
+  std::unordered_map<std::string, json::Value> copies;        // the rules inlining changed (references stay valid)
   size_t bytes = 0;
+
+  // `n` inlined: `n` itself where inlining changes nothing in it, else a copy kept in `slot`.
+  const json::Value* inlined(const json::Value& n, json::Value& slot) {
+    if (!in.changes(n, 0, false)) return &n;
+    slot = in.expand(n, 0, false);
+    bytes += json::memoryBytes(slot);
+    return &slot;
+  }
 };
 
 InlinedGrammar::InlinedGrammar(const json::Value& grammar, size_t maxNodes) : impl_(std::make_unique<Impl>()) {
@@ -147,25 +168,24 @@ InlinedGrammar::InlinedGrammar(const json::Value& grammar, size_t maxNodes) : im
   impl_->in = Inliner{given, maxNodes, {}, {}, {}};
   if (grammar.kind != json::Kind::Object) return;
   for (auto& kv : grammar.obj)
-    if (kv.first == "root") {
-      impl_->root = impl_->in.expand(kv.second, 0, false);
-      impl_->hasRoot = true;
-    }
-  if (impl_->hasRoot) impl_->bytes = json::memoryBytes(impl_->root);
+    if (kv.first == "root") impl_->root = impl_->inlined(kv.second, impl_->rootCopy);
 }
 
 InlinedGrammar::~InlinedGrammar() = default;
 
-const json::Value* InlinedGrammar::root() const { return impl_->hasRoot ? &impl_->root : nullptr; }
+const json::Value* InlinedGrammar::root() const { return impl_->root; }
 
 const json::Value* InlinedGrammar::rule(const std::string& name) {
   auto it = impl_->rules.find(name);
-  if (it != impl_->rules.end()) return &it->second;
+  if (it != impl_->rules.end()) return it->second;
   const json::Value* body = impl_->in.rule(name);
   if (!body) return nullptr;
-  json::Value& x = impl_->rules.emplace(name, impl_->in.expand(*body, 0, false)).first->second;
-  impl_->bytes += json::memoryBytes(x) + name.size() + 64;
-  return &x;
+  json::Value scratch;
+  const json::Value* x = impl_->inlined(*body, scratch);
+  if (x == &scratch) x = &impl_->copies.emplace(name, std::move(scratch)).first->second;
+  impl_->rules.emplace(name, x);
+  impl_->bytes += name.size() + 64;
+  return x;
 }
 
 const json::Value* InlinedGrammar::original(const std::string& name) const { return impl_->in.rule(name); }
@@ -192,10 +212,10 @@ void refNames(const json::Value& n, std::unordered_set<std::string>& seen, std::
 
 std::vector<const json::Value*> InlinedGrammar::reachable() const {
   std::vector<const json::Value*> out;
-  if (!impl_->hasRoot) return out;
+  if (!impl_->root) return out;
   std::vector<std::string> named;
   std::unordered_set<std::string> seen;
-  refNames(impl_->root, seen, named);
+  refNames(*impl_->root, seen, named);
   for (size_t i = 0; i < named.size(); i++)
     if (const json::Value* body = impl_->in.rule(named[i])) {
       out.push_back(body);

@@ -3,8 +3,8 @@
 // (a JSON string's characters) is plain and its loops can share masks. Recursive rules, rules that
 // would grow too large inlined, and refs outside any loop stay refs: the builder makes those a
 // placeholder built when a walk first reaches it. The root is inlined at once, each rule the first
-// time the builder asks for it (a rule no walk reaches is never copied). expand() inlines as inside
-// a loop.
+// time the builder asks for it; a rule or root that inlining leaves as it is (no inlinable ref inside
+// a loop: a tool call's scaffolding) is used as given, not copied. expand() inlines as inside a loop.
 #pragma once
 #include <cstddef>
 #include <memory>

@@ -31,15 +31,16 @@ struct Inliner {
     return rules && rules->kind == json::Kind::Object ? rules->get(name) : nullptr;
   }
 
-  // Nodes the subtree has once inlinable refs are expanded (capped above maxNodes).
+  // Nodes the subtree has once inlinable refs are expanded, capped at maxNodes + 1: the count stops
+  // there (a tool call's rule is not walked to its end to learn that it is too large to inline).
   size_t measure(const json::Value& n) {
     if (const std::string* name = refName(n)) return ruleSize(*name) == SIZE_MAX ? 1 : ruleSize(*name);
     size_t total = 1;
-    if (n.kind == json::Kind::Array)
-      for (auto& x : n.arr) total += measure(x);
-    if (n.kind == json::Kind::Object)
-      for (auto& kv : n.obj) total += measure(kv.second);
-    return total > maxNodes ? maxNodes + 1 : total;
+    for (auto& x : n.arr)
+      if ((total += measure(x)) > maxNodes) return maxNodes + 1;
+    for (auto& kv : n.obj)
+      if ((total += measure(kv.second)) > maxNodes) return maxNodes + 1;
+    return total;
   }
 
   size_t ruleSize(const std::string& name) {
@@ -91,7 +92,7 @@ struct Inliner {
     for (auto& x : n.arr)
       if (changes(x, depth + 1, loop)) return true;
     for (auto& kv : n.obj)
-      if (changes(kv.second, depth + 1, loop)) return true;
+      if (mayHoldNodes(kv) && changes(kv.second, depth + 1, loop)) return true;
     return false;
   }
   // A node whose parts are inside a loop (or built whole by a builder of their own).
@@ -114,7 +115,8 @@ struct Inliner {
       return;
     }
     for (auto& x : n.arr) directRefs(x, out);
-    for (auto& kv : n.obj) directRefs(kv.second, out);
+    for (auto& kv : n.obj)
+      if (mayHoldNodes(kv)) directRefs(kv.second, out);
   }
   void findCycles() {
     cyclesKnown = true;
@@ -206,7 +208,8 @@ void refNames(const json::Value& n, std::unordered_set<std::string>& seen, std::
     return;
   }
   for (auto& x : n.arr) refNames(x, seen, out);
-  for (auto& kv : n.obj) refNames(kv.second, seen, out);
+  for (auto& kv : n.obj)
+    if (mayHoldNodes(kv)) refNames(kv.second, seen, out);
 }
 }  // namespace
 

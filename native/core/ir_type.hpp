@@ -70,4 +70,12 @@ inline IrType irTypeOfMembers(const json::Value& n) {
 
 inline IrType irType(const json::Value& n) { return n.tag != 0 ? IrType(n.tag) : irTypeOfMembers(n); }
 
+// Whether member `kv` of an IR object can hold nodes: an object, or an array other than a class's
+// "ranges" (numbers only: 42 % of the JSON values of a lowered tool grammar, which a walk for
+// nodes need not visit).
+inline bool mayHoldNodes(const std::pair<std::string, json::Value>& kv) {
+  return kv.second.kind == json::Kind::Object ||
+         (kv.second.kind == json::Kind::Array && std::string_view(kv.first) != "ranges");
+}
+
 }  // namespace toolmask

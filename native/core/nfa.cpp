@@ -60,7 +60,7 @@ bool plainWith(const json::Value& n, const NfaLimits& lim) {
     return false;
   if (countingNode(n, lim)) return false;
   for (auto& kv : n.obj)
-    if (!plainWith(kv.second, lim)) return false;
+    if (mayHoldNodes(kv) && !plainWith(kv.second, lim)) return false;
   return true;
 }
 

@@ -382,11 +382,8 @@ void NfaBuilder::Impl::collectCuts(const json::Value& n, int depth) {
   } catch (const GrammarError&) {
     // Malformed nodes are reported when they are built.
   }
-  // A class's "ranges" hold numbers only: nothing below them is ever built.
   for (auto& kv : n.obj)
-    if (kv.second.kind == json::Kind::Object ||
-        (kv.second.kind == json::Kind::Array && std::string_view(kv.first) != "ranges"))
-      collectCuts(kv.second, depth + 1);
+    if (mayHoldNodes(kv)) collectCuts(kv.second, depth + 1);
 }
 
 }  // namespace toolmask

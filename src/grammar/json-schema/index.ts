@@ -164,6 +164,16 @@ function lowerWith(
   return { root: top, rules: l.rules };
 }
 
+/** `xs` with `f` applied to each element: `xs` itself when `f` changed none. */
+function walkAll<T>(xs: T[], f: (x: T) => T): T[] {
+  let out: T[] | undefined;
+  for (let i = 0; i < xs.length; i++) {
+    const x = f(xs[i]!);
+    if (x !== xs[i]) (out ??= xs.slice())[i] = x;
+  }
+  return out ?? xs;
+}
+
 /**
  * The error for a schema that matches no value. The lowering drops what matches nothing as it goes
  * (`false`, an empty range, a required property of no value …) except through `$ref`, whose rule is
@@ -271,20 +281,35 @@ function lowerAll(grammar: Grammar, share: boolean): Grammar {
         lowered.set(key, root);
         return root;
       }
+      // A node none of whose parts changed is returned as it is: the grammar is copied only along
+      // the paths to a schema (a tool call's scaffolding, the refused-call trie stay as built).
       case "seq":
       case "alt":
-      case "intersect":
-        return Array.isArray(n.items) ? { ...n, items: n.items.map(walk) } : n;
-      case "repeat":
-        return { ...n, item: walk(n.item) };
-      case "perm":
-        return {
-          ...n,
-          ...(Array.isArray(n.items)
-            ? { items: n.items.map((it) => (isObj(it) ? { ...it, node: walk(it.node) } : it)) }
-            : {}),
-          ...(n.separator ? { separator: walk(n.separator) } : {}),
-        };
+      case "intersect": {
+        const items = Array.isArray(n.items) ? walkAll(n.items, walk) : n.items;
+        return items === n.items ? n : { ...n, items };
+      }
+      case "repeat": {
+        const item = walk(n.item);
+        return item === n.item ? n : { ...n, item };
+      }
+      case "perm": {
+        const items = Array.isArray(n.items)
+          ? walkAll(n.items, (it) => {
+              if (!isObj(it)) return it;
+              const node = walk(it.node);
+              return node === it.node ? it : { ...it, node };
+            })
+          : n.items;
+        const separator = n.separator ? walk(n.separator) : n.separator;
+        return items === n.items && separator === n.separator
+          ? n
+          : {
+              ...n,
+              ...(Array.isArray(n.items) ? { items } : {}),
+              ...(n.separator ? { separator } : {}),
+            };
+      }
       default:
         return n;
     }

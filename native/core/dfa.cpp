@@ -349,9 +349,9 @@ size_t LazyDfa::memoryBytes() const {
   size_t total = sizeof(*this) + (builder_ ? builder_->memoryBytes() : 0);
   const Nfa& nfa = *nfa_;
   total += vectorBytes(nfa.states) - sizeof(NfaState) * nfa.states.size();  // the states count their own size
-  uint32_t ticks = 0;  // for the prefetch thread's checks (grammar_lock.hpp)
+  lockwait::Poll poll;  // for the prefetch thread's checks (grammar_lock.hpp)
   for (auto& st : nfa.states) {
-    lockwait::poll(ticks);
+    poll();
     total += nfaStateBytes(st);
   }
   total += vectorBytes(nfa.fragments) + vectorBytes(nfa.fragmentOf) + heapBlock(nfa.productive.capacity() / 8) +
@@ -361,7 +361,7 @@ size_t LazyDfa::memoryBytes() const {
   // entry in index_ (the node with its key: the state's NFA set as a string).
   total += (states_.size() * sizeof(DfaState) / 512 + 1) * (heapBlock(512) + 8);
   for (auto& d : states_) {
-    lockwait::poll(ticks);
+    poll();
     total += sizeof(d) + vectorBytes(d.nfa) + vectorBytes(d.ctx) + vectorBytes(d.next) + vectorBytes(d.tokenEdges);
     const size_t keyBytes = 4 * (d.nfa.size() + d.ctx.size());
     total += hashNodeBytes(sizeof(std::string) + sizeof(int32_t)) + (keyBytes > 15 ? heapBlock(keyBytes + 1) : 0);

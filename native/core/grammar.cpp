@@ -272,11 +272,11 @@ const Shape::ItemsUsed& CompiledGrammar::itemsUsed(Shape& mm, int32_t x) {
   std::vector<uint8_t>& used = r.byPosition;
   const auto& trie = vocab_->trie();
   used.assign(vocab_->order().size(), 0);
-  uint32_t ticks = 0;
+  lockwait::Poll poll;
   // Depth first over the token trie: a prefix the loop refuses refuses its whole subtree (0), and
   // tokens sharing a prefix share its walk. Positions are met in increasing order.
   auto dfs = [&](auto&& self, uint32_t n, int32_t st, unsigned items) -> void {
-    lockwait::poll(ticks);
+    poll();
     const TrieNode& node = trie[n];
     if (node.nEnd) {
       // A token ending here ends inside one more item unless an item ended with its last byte.
@@ -344,12 +344,13 @@ const StateMask& CompiledGrammar::ensureMask(int32_t s) {
     // 64th at most: measuring walks every NFA, DFA and shape state (8.5 ms for a bounded text of
     // 20,000 characters), so once every 4,096 of them, and a mask pays at most a walk of 4,096.
     // Past the limit every mask built so far goes (masks are only read under the lock, inside one
-    // call, so none is in use here).
-    if (++masksBuilt_ - checkedAt_ >= std::clamp<size_t>(measuredStates_ / 4096, 1, 64)) {
+    // call, so none is in use here). Before the first mask (automatonBytes_ unknown) there is
+    // nothing to compare with: that one is measured after it is built, below.
+    if (++masksBuilt_ - checkedAt_ >= std::clamp<size_t>(measuredStates_ / 4096, 1, 64) &&
+        automatonBytes_ != kMeasureNext) {
       const size_t now = memoryBytesLocked();
       checkedAt_ = masksBuilt_;
-      if (automatonBytes_ != kMeasureNext && now > automatonBytes_ && now - automatonBytes_ > tableLimit())
-        flushMasks();
+      if (now > automatonBytes_ && now - automatonBytes_ > tableLimit()) flushMasks();
     }
     lockwait::countWork(&LockWaits::masksBuilt);
     auto m = std::make_unique<StateMask>();

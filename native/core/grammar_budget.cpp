@@ -31,10 +31,10 @@ template <typename Add>
 bool walkOrdinary(LazyDfa& dfa, int32_t s, const Vocabulary& v, size_t& work, Add&& add) {
   const auto& trie = v.trie();
   bool enough = true;
-  uint32_t ticks = 0;  // for the prefetch thread's checks (grammar_lock.hpp)
+  lockwait::Poll poll;  // for the prefetch thread's checks (grammar_lock.hpp)
   auto dfs = [&](auto&& self, uint32_t n, int32_t st) -> void {
     if (!enough) return;
-    lockwait::poll(ticks);
+    poll();
     if (work == 0) {
       enough = false;
       return;

@@ -75,6 +75,21 @@ inline void poll(uint32_t& ticks) {
       (yieldOn->load(std::memory_order_relaxed) > 0 || (yieldToJobs && jobsQueued.load(std::memory_order_relaxed) > 0)))
     throw Yielded{};
 }
+
+// poll() for one walk: whether this thread may yield is read once, at the walk's start (yieldOn
+// stays as it is through a walk: a NoYield inside one ends before the walk's next check). A thread
+// that may not (every caller's thread) pays a test per node instead of a thread-local read, which
+// from a shared library is a call into the dynamic loader (__tls_get_addr) at every trie node.
+class Poll {
+ public:
+  void operator()() {
+    if (on_) poll(ticks_);
+  }
+
+ private:
+  bool on_ = yieldOn != nullptr;
+  uint32_t ticks_ = 0;
+};
 }  // namespace lockwait
 
 // While one lives, this thread's walks make no checks (yield nowhere): for work a yield would leave

@@ -27,10 +27,10 @@ void push(PosRanges& r, uint32_t lo, uint32_t hi) {
 void walkTrie(LazyDfa& dfa, int32_t s, const Vocabulary& v, bool fragment, PosRanges& rejected, PosRanges& uncertain,
               SubtreeMemo* memo) {
   const auto& trie = v.trie();
-  uint32_t ticks = 0;  // for the prefetch thread's checks (grammar_lock.hpp)
+  lockwait::Poll poll;  // for the prefetch thread's checks (grammar_lock.hpp)
   // Depth first; a subtree whose bytes all loop back to the current state is accepted whole.
   auto dfs = [&](auto&& self, uint32_t n, int32_t st, bool exitSeen, PosRanges& rej, PosRanges& unc) -> void {
-    lockwait::poll(ticks);
+    poll();
     const TrieNode& node = trie[n];
     if (n != 0 && dfa.loopsOver(st, node)) return;
     exitSeen = exitSeen || (fragment && dfa.state(st).accepting);
@@ -62,15 +62,15 @@ void walkAmong(LazyDfa& dfa, int32_t s, const Vocabulary& v, const PosRanges& am
                std::vector<uint32_t>* refused) {
   const auto& trie = v.trie();
   const auto& order = v.order();
-  uint32_t ticks = 0;  // for the prefetch thread's checks (grammar_lock.hpp)
-  size_t k = 0;        // the first range of `among` not wholly before the node visited (positions only grow)
+  lockwait::Poll poll;  // for the prefetch thread's checks (grammar_lock.hpp)
+  size_t k = 0;         // the first range of `among` not wholly before the node visited (positions only grow)
   auto add = [&](std::vector<uint32_t>* to, uint32_t lo, uint32_t hi) {
     if (!to) return;
     for (size_t j = k; j < among.size() && among[j].first < hi; j++)
       for (uint32_t p = std::max(lo, among[j].first); p < std::min(hi, among[j].second); p++) to->push_back(order[p]);
   };
   auto dfs = [&](auto&& self, uint32_t n, int32_t st) -> void {
-    lockwait::poll(ticks);
+    poll();
     const TrieNode& node = trie[n];
     if (node.nEnd) add(accepted, node.lo, node.lo + node.nEnd);
     for (uint32_t c = n + 1; c < node.end; c = trie[c].end) {

@@ -200,31 +200,4 @@ json::Value InlinedGrammar::expand(const json::Value& n) { return impl_->in.expa
 
 size_t InlinedGrammar::memoryBytes() const { return impl_->bytes; }
 
-namespace {
-// The names of the rules `n` refers to, each once (in `seen`), in order of first appearance.
-void refNames(const json::Value& n, std::unordered_set<std::string>& seen, std::vector<std::string>& out) {
-  if (const std::string* name = refName(n)) {
-    if (seen.insert(*name).second) out.push_back(*name);
-    return;
-  }
-  for (auto& x : n.arr) refNames(x, seen, out);
-  for (auto& kv : n.obj)
-    if (mayHoldNodes(kv)) refNames(kv.second, seen, out);
-}
-}  // namespace
-
-std::vector<const json::Value*> InlinedGrammar::reachable() const {
-  std::vector<const json::Value*> out;
-  if (!impl_->root) return out;
-  std::vector<std::string> named;
-  std::unordered_set<std::string> seen;
-  refNames(*impl_->root, seen, named);
-  for (size_t i = 0; i < named.size(); i++)
-    if (const json::Value* body = impl_->in.rule(named[i])) {
-      out.push_back(body);
-      refNames(*body, seen, named);
-    }
-  return out;
-}
-
 }  // namespace toolmask

@@ -27,8 +27,6 @@ class InlinedGrammar {
   // A copy of `n` (a node of the grammar as given, or of an inlined copy) with refs inlined as in
   // rule(): what the builder would build had `n` been reached through the inlined root.
   json::Value expand(const json::Value& n);
-  // The rules the inlined root names, and those they name in turn, as given.
-  std::vector<const json::Value*> reachable() const;
   size_t memoryBytes() const;  // the inlined root and rules so far
 
  private:

@@ -4,7 +4,9 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "ir_inline.hpp"
@@ -188,7 +190,14 @@ struct NfaBuilder::Impl {
   // Throws GrammarError (naming `path`) for a malformed class, as ranges() does.
   const ClassInfo& classInfo(const json::Value& n, const std::string& path, bool chars);
   std::unordered_map<std::string, ClassInfo> classMemo;
-  void collectCuts(const json::Value& n, int depth);
+  // The rules a walk met refs to, each name once, in the order first met.
+  struct RefsMet {
+    std::vector<const std::string*> names;
+    std::unordered_set<std::string_view> seen;
+  };
+  // Every byte boundary `n` can give an edge (nfa.cut), and its token terminals (tokenIds); the
+  // rules it refers to go to `refs` when given.
+  void collectCuts(const json::Value& n, int depth, RefsMet* refs = nullptr);
 
   bool nonEmpty(const json::Value& n);
   // nfa_check.cpp: whether building from `root` can be deferred (deferTails)

@@ -346,14 +346,14 @@ Frag NfaBuilder::Impl::until(const json::Value& n, const std::string& path, bool
 
 // Every byte boundary any edge of this grammar can have, found before anything is built,
 // so the lazily growing automaton can fix its byte classes up front.
-void NfaBuilder::Impl::collectCuts(const json::Value& n, int depth) {
+void NfaBuilder::Impl::collectCuts(const json::Value& n, int depth, RefsMet* refs) {
   if (depth > 10000) return;
   auto cutRange = [&](unsigned lo, unsigned hi) {
     nfa.cut[lo] = true;
     nfa.cut[hi + 1] = true;
   };
   if (n.kind == json::Kind::Array) {
-    for (auto& x : n.arr) collectCuts(x, depth + 1);
+    for (auto& x : n.arr) collectCuts(x, depth + 1, refs);
     return;
   }
   if (n.kind != json::Kind::Object) return;
@@ -364,6 +364,9 @@ void NfaBuilder::Impl::collectCuts(const json::Value& n, int depth) {
         for (unsigned char c : s->str) cutRange(c, c);
     } else if (type == IrType::CharClass || type == IrType::ByteClass) {
       for (uint16_t b : classInfo(n, "", type == IrType::CharClass).cuts) nfa.cut[b] = true;
+    } else if (type == IrType::Ref) {
+      if (const json::Value* nm = n.get("name"); refs && nm && nm->kind == json::Kind::String)
+        if (refs->seen.insert(nm->str).second) refs->names.push_back(&nm->str);
     } else if (type == IrType::Token) {
       if (const json::Value* id = n.get("id");
           id && id->kind == json::Kind::Number && id->num >= 0 && id->num < lim.vocabSize)
@@ -383,7 +386,7 @@ void NfaBuilder::Impl::collectCuts(const json::Value& n, int depth) {
     // Malformed nodes are reported when they are built.
   }
   for (auto& kv : n.obj)
-    if (mayHoldNodes(kv)) collectCuts(kv.second, depth + 1);
+    if (mayHoldNodes(kv)) collectCuts(kv.second, depth + 1, refs);
 }
 
 }  // namespace toolmask

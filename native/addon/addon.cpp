@@ -370,16 +370,18 @@ class MatcherWrap : public Napi::ObjectWrap<MatcherWrap> {
         info.Env(), guard(info.Env(), [&] { return live(info.Env()).acceptBytes(b.Data(), b.ElementLength()); }));
   }
   Napi::Value Fill(const Napi::CallbackInfo& info) {
-    if (!info[0].IsTypedArray())
+    // One napi_get_typedarray_info gives the type, the length and the first element (byte offset
+    // applied); it fails on anything that is no typed array. Called once per decoding step.
+    napi_typedarray_type type;
+    size_t length = 0;
+    void* data = nullptr;
+    if (napi_get_typedarray_info(info.Env(), info[0], &type, &length, &data, nullptr, nullptr) != napi_ok ||
+        (type != napi_uint32_array && type != napi_int32_array))
       throw Napi::TypeError::New(info.Env(), "fillNextTokenBitmask expects a Uint32Array or Int32Array");
-    auto t = info[0].As<Napi::TypedArray>();
-    if (t.TypedArrayType() != napi_uint32_array && t.TypedArrayType() != napi_int32_array)
-      throw Napi::TypeError::New(info.Env(), "fillNextTokenBitmask expects a Uint32Array or Int32Array");
-    auto* data = reinterpret_cast<uint32_t*>(static_cast<uint8_t*>(t.ArrayBuffer().Data()) + t.ByteOffset());
     // An optional second argument: the tokens left, this step included (0 or absent: no budget).
     uint32_t left = info.Length() > 1 && !info[1].IsUndefined() ? tokenId(info[1], "tokensLeft") : 0;
     guard(info.Env(), [&] {
-      live(info.Env()).fillNextTokenBitmask(data, t.ElementLength(), left);
+      live(info.Env()).fillNextTokenBitmask(static_cast<uint32_t*>(data), length, left);
       return 0;
     });
     return info.Env().Undefined();

@@ -23,6 +23,24 @@ describe("matcher input", () => {
     const i32 = new Int32Array(4740);
     m().fillNextTokenBitmask(i32); // the XGrammar layout works too
     expect(i32.some((w) => w !== 0)).toBe(true);
+    for (const bad of [undefined, [0, 1], new DataView(new ArrayBuffer(4 * 4740)), new Uint8Array(4 * 4740), {}])
+      expect(() => m().fillNextTokenBitmask(bad as unknown as Uint32Array)).toThrow(/Uint32Array or Int32Array/);
+  });
+
+  it("a bitmask that is a view into a larger buffer is filled where it starts, the buffer around it untouched", () => {
+    const whole = new Uint32Array(4740);
+    m().fillNextTokenBitmask(whole);
+    const buffer = new ArrayBuffer(4 * (4740 + 8));
+    new Uint32Array(buffer).fill(0xdeadbeef);
+    const view = new Uint32Array(buffer, 16, 4740);
+    m().fillNextTokenBitmask(view);
+    expect([...view]).toEqual([...whole]);
+    const all = new Uint32Array(buffer);
+    expect([...all.subarray(0, 4), ...all.subarray(4 + 4740)]).toEqual(Array(8).fill(0xdeadbeef));
+    const rows = new Int32Array(3 * 4740); // a batch of rows, as XGrammar's users keep them
+    m().fillNextTokenBitmask(rows.subarray(4740, 2 * 4740));
+    expect([...rows.subarray(4740, 2 * 4740)]).toEqual([...new Int32Array(whole.buffer)]);
+    expect(rows.subarray(0, 4740).every((w) => w === 0) && rows.subarray(2 * 4740).every((w) => w === 0)).toBe(true);
   });
 
   it("rollback past the start throws and changes nothing", () => {

@@ -392,9 +392,8 @@ export class GrammarMatcher {
    * fit. Only a budget of at most {@link FINISH_HORIZON} tokens changes the mask.
    */
   fillNextTokenBitmask(out: Uint32Array | Int32Array, options?: { tokensLeft?: number }): void {
-    // Called once per decoding step: no object or closure is made on the way, and no budget argument
-    // is passed without a budget (a fill of Qwen3's 151,669-token mask took ~510 ns through a default
-    // `{}` and a closure, ~380 ns without, of which ~150 ns is the copy itself).
+    // Called once per decoding step: it makes no object or closure, and passes no budget argument
+    // without a budget.
     const left = options?.tokensLeft;
     if (left !== undefined && !(Number.isInteger(left) && left >= 1))
       throw new RangeError(`fillNextTokenBitmask: tokensLeft must be a positive integer, got ${String(left)}`);

@@ -4,6 +4,7 @@ import { loadNative, type NativeGrammar, type NativeMatcher } from "../native.js
 import { Vocabulary } from "../vocab/vocabulary.js";
 import { TokenKind } from "../vocab/types.js";
 import { grammarCache } from "./cache.js";
+import { mapChanged } from "./map-changed.js";
 import { GrammarLimitError, type GrammarLimit } from "./errors.js";
 import type { Grammar, GrammarNode } from "./ir.js";
 import { lowerJsonSchemas } from "./json-schema/index.js";
@@ -202,14 +203,7 @@ function resolveTokens(g: Grammar, vocab: Vocabulary): Grammar {
   // A node none of whose parts changed is returned as it is: the grammar is copied only along the
   // paths to a marker or a token terminal.
   const visit = (n: unknown, at: PathStep): unknown => {
-    if (Array.isArray(n)) {
-      let out: unknown[] | undefined;
-      for (let i = 0; i < n.length; i++) {
-        const x = visit(n[i], { up: at, key: i });
-        if (x !== n[i]) (out ??= n.slice())[i] = x;
-      }
-      return out ?? n;
-    }
+    if (Array.isArray(n)) return mapChanged(n as unknown[], (x, i) => visit(x, { up: at, key: i }));
     if (n === null || typeof n !== "object") return n;
     const o = n as Record<string, unknown>;
     if (o.type === "jsonSchema") return o; // schemas are data, not grammar nodes

@@ -119,6 +119,7 @@ import { processRuleMemo, type RuleMemo } from "./value-rules.js";
 import { LoweringBudget } from "../schema-limits.js";
 import { Productivity } from "../productive.js";
 import { rawTextValue } from "./raw-text.js";
+import { mapChanged } from "../map-changed.js";
 
 export { UnsupportedSchemaError, InvalidSchemaError } from "./errors.js";
 export { DEFAULT_MAX_FREE_NESTING } from "./lower.js";
@@ -162,16 +163,6 @@ function lowerWith(
   const blamed = productivity(l.rules).blame(top);
   if (blamed !== undefined) throw matchesNothing(path, l.refs.get(blamed));
   return { root: top, rules: l.rules };
-}
-
-/** `xs` with `f` applied to each element: `xs` itself when `f` changed none. */
-function walkAll<T>(xs: T[], f: (x: T) => T): T[] {
-  let out: T[] | undefined;
-  for (let i = 0; i < xs.length; i++) {
-    const x = f(xs[i]!);
-    if (x !== xs[i]) (out ??= xs.slice())[i] = x;
-  }
-  return out ?? xs;
 }
 
 /**
@@ -286,7 +277,7 @@ function lowerAll(grammar: Grammar, share: boolean): Grammar {
       case "seq":
       case "alt":
       case "intersect": {
-        const items = Array.isArray(n.items) ? walkAll(n.items, walk) : n.items;
+        const items = Array.isArray(n.items) ? mapChanged(n.items, (x) => walk(x)) : n.items;
         return items === n.items ? n : { ...n, items };
       }
       case "repeat": {
@@ -295,7 +286,7 @@ function lowerAll(grammar: Grammar, share: boolean): Grammar {
       }
       case "perm": {
         const items = Array.isArray(n.items)
-          ? walkAll(n.items, (it) => {
+          ? mapChanged(n.items, (it) => {
               if (!isObj(it)) return it;
               const node = walk(it.node);
               return node === it.node ? it : { ...it, node };

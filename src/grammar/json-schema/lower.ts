@@ -371,7 +371,10 @@ export class Lowerer extends JsonValueRules {
           `${describe(s[out])} leaves only integers of ${INTEGER_MAX.toString().length + 1} or more digits, which have no spelling here (integers have at most ${INTEGER_MAX.toString().length} digits, so that every one is a finite double); lower the bound`,
         );
       }
-      return integerRange(lo, hi);
+      if (lo > hi) return null;
+      // A rule named by its bounds: the same range in another property or tool (Claude Code's
+      // tools bound most integers by ±(2^53 − 1), each range ~200 nodes) is built and sent once.
+      return this.rule(this.sharedName(`int.${lo}.${hi}`), () => integerRange(lo, hi)!);
     }
     // bounds at 0 only: decided by sign class, every spelling (exponents too)
     if (NUMBER_KW.every((k) => !has(k) || s[k] === 0)) {

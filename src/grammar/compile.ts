@@ -198,6 +198,9 @@ function resolveMarker(o: Record<string, unknown>, vocab: Vocabulary): Record<st
   return anyText; // text can never contain a special token
 }
 
+/** Node types with no node inside (a marker on one was resolved before this is asked). */
+const LEAVES = new Set<unknown>(["literal", "charClass", "byteClass", "text", "ref"]);
+
 /** Token terminals given by piece become ids; each must name a special token of this vocabulary. */
 function resolveTokens(g: Grammar, vocab: Vocabulary): Grammar {
   // A node none of whose parts changed is returned as it is: the grammar is copied only along the
@@ -229,6 +232,8 @@ function resolveTokens(g: Grammar, vocab: Vocabulary): Grammar {
         );
       return { type: "token", id };
     }
+    // Nodes that hold no nodes (a class's ranges, a literal's text) are not walked into.
+    if (LEAVES.has(o.type)) return o;
     let out: Record<string, unknown> | undefined;
     for (const k in o)
       if (Object.hasOwn(o, k)) {

@@ -304,14 +304,20 @@ export class Lowerer extends JsonValueRules {
   }
 
   /**
-   * `share`: each set with escapes is a rule named by its code points, so the IR holds a class's
-   * escapes once however often the expression uses it (the formats' expressions use a few classes
-   * many times).
+   * Each set of more than one code point (with `share`, every set) is a rule named by its code
+   * points: the IR holds a class's escapes once however often expressions use it (the formats'
+   * expressions use a few classes many times; Claude Code's tools repeat `[^\n\r]` in several
+   * patterns), and the process's rule memo keeps it built for the next lowering.
    */
   private rxNode(rx: Rx, q: QuoteSyntax, share = false, at?: string): Lowered {
     switch (rx.k) {
       case "set":
-        if (!share || this.syn.name === "raw" || rx.r.length === 0) return charIn(rx.r, q, this.char(q));
+        if (
+          this.syn.name === "raw" ||
+          rx.r.length === 0 ||
+          (!share && rx.r.length === 1 && rx.r[0]![0] === rx.r[0]![1])
+        )
+          return charIn(rx.r, q, this.char(q));
         return this.rule(
           this.sharedName(`set.${q.id}.${rx.r.map(([a, b]) => (a === b ? a : `${a}-${b}`)).join(",")}`),
           () => charIn(rx.r, q, this.char(q))!,

@@ -209,16 +209,25 @@ function xmlCall(f: XmlCallFormat, tool: ToolDef, maxValueLength?: number): Gram
 
 /** The call object: name first, then arguments (then the id where the dialect has one), any JSON whitespace between tokens. */
 export function jsonCallObject(f: JsonCallFormat, tool: ToolDef, maxValueLength?: number): GrammarNode {
-  return seq(
-    literal("{"),
-    jsonWs,
-    literal(JSON.stringify(f.nameKey)),
-    jsonWs,
-    literal(":"),
-    jsonWs,
-    spelled(JSON.stringify(tool.name)),
-    ...jsonCallTail(f, tool, maxValueLength),
-  );
+  return seq(jsonCallHead(f), jsonCallNamed(f, tool, maxValueLength));
+}
+
+/**
+ * One of `tools`' call objects: jsonCallObject's language, with the part every call shares (up to
+ * the name's opening quote) written once rather than once per tool.
+ */
+export function jsonCallObjects(f: JsonCallFormat, tools: ToolDef[], maxValueLength?: number): GrammarNode {
+  return seq(jsonCallHead(f), alt(...tools.map((t) => jsonCallNamed(f, t, maxValueLength))));
+}
+
+/** A call object up to its name's opening quote. */
+function jsonCallHead(f: JsonCallFormat): GrammarNode {
+  return seq(literal("{"), jsonWs, literal(JSON.stringify(f.nameKey)), jsonWs, literal(":"), jsonWs, literal('"'));
+}
+
+/** A call object after its name's opening quote: the rest of the name, then jsonCallTail. */
+function jsonCallNamed(f: JsonCallFormat, tool: ToolDef, maxValueLength?: number): GrammarNode {
+  return seq(spelled(JSON.stringify(tool.name).slice(1)), ...jsonCallTail(f, tool, maxValueLength));
 }
 
 /** The call object after its name's closing quote: the arguments, the id where the dialect has one, the "}". */
@@ -305,8 +314,13 @@ export function callAfterTrigger(
   const f = spec.call;
   if (f.kind === "harmony")
     throw new Error(`dialect ${spec.name}: harmony calls are messages; see buildHarmonyGrammar`);
+  // A JSON call's opening and close are the same for every tool: written once, around the tools.
+  if (f.kind === "json")
+    return declaredCall(
+      seq(glue(afterTrigger(f.open)), jsonCallObjects(f, tools, maxValueLength), glue(f.close)),
+      spec.callOpensAnswer === true,
+    );
   const bodies = tools.map((t) => {
-    if (f.kind === "json") return seq(jsonCallObject(f, t, maxValueLength), glue(f.close));
     if (f.kind === "python") return seq(spelled(t.name), pythonArguments(t, maxValueLength));
     if (f.kind === "envelope")
       throw new Error(`dialect ${spec.name}: an envelope holds its calls; see buildEnvelopeGrammar`);

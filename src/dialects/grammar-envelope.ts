@@ -8,7 +8,7 @@
 // mask lets a model write.
 import { alt, anyText, declaredCall, filler, literal, ref, seq, star } from "../grammar/builders.js";
 import type { Grammar, GrammarNode } from "../grammar/ir.js";
-import { jsonCallObject, schemaValue } from "./call-grammar.js";
+import { jsonCallObjects, schemaValue } from "./call-grammar.js";
 import { answerCall, jsonWs } from "./grammar-forms.js";
 import { responseFormatNode } from "./grammar-content.js";
 import type { ResolvedRequest } from "./options.js";
@@ -25,7 +25,7 @@ export function buildEnvelopeGrammar(o: ResolvedRequest): Grammar {
   const key = (k: string): GrammarNode => seq(literal(JSON.stringify(k)), jsonWs, literal(":"), jsonWs);
   const cf = envelopeCallFormat(f);
   const rules: Record<string, GrammarNode> = {
-    "tool-call": declaredCall(alt(...o.tools.map((t) => jsonCallObject(cf, t, o.maxValueLength)))),
+    "tool-call": declaredCall(jsonCallObjects(cf, o.tools, o.maxValueLength)),
   };
   const call = ref("tool-call");
   const more = o.parallelToolCalls ? star(seq(jsonWs, literal(","), jsonWs, call)) : seq();

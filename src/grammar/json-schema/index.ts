@@ -186,10 +186,20 @@ function matchesNothing(path: string, r?: { pointer: string; at: string; target:
   );
 }
 
+/** Objects by identity ("#" and a number), anything else by its JSON (which never starts with "#"). */
+const objectIds = new WeakMap<object, number>();
+let lastObjectId = 0;
+function valueKey(x: unknown): string {
+  if (x === null || typeof x !== "object") return String(JSON.stringify(x));
+  let id = objectIds.get(x);
+  if (id === undefined) objectIds.set(x, (id = ++lastObjectId));
+  return `#${id}`;
+}
+
 /**
  * Replace every `jsonSchema` node in `grammar` (root and rules) by its lowering; rule names stay
- * unique. Equal jsonSchema nodes (the same schema, options and path: a call that a grammar holds
- * twice) are lowered once, into a rule both places refer to. The shared rules (a string's
+ * unique. Equal jsonSchema nodes (the same schema object, options and path: a call that a grammar
+ * holds twice) are lowered once, into a rule both places refer to. The shared rules (a string's
  * characters, a format's classes) are built by the first schema of the process that names them and
  * taken as built by the rest, frozen (processRuleMemo in value-rules.ts). The limits of schema-limits.ts hold
  * for the whole grammar: a GrammarLimitError names the schema path that went past one.
@@ -241,7 +251,10 @@ function lowerAll(grammar: Grammar, share: boolean): Grammar {
           n.document === undefined
             ? undefined
             : { schema: n.document, path: typeof n.documentPath === "string" ? n.documentPath : "$" };
-        const key = JSON.stringify([n.schema, n.options ?? {}, path, depth, n.document, n.documentPath]);
+        // The schema and its document by identity (a tool's parameters object, the same wherever
+        // its calls are written), not by their JSON: spelling every schema out took a tenth of
+        // the lowering of a tool set.
+        const key = `${valueKey(n.schema)} ${valueKey(n.document)} ${JSON.stringify([n.options ?? {}, path, depth, n.documentPath])}`;
         const seen = lowered.get(key);
         if (seen) return seen;
         const local = `${ns}.${count++}`;

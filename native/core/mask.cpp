@@ -137,7 +137,10 @@ void StateMask::fillOrdinary(uint32_t* out, const Vocabulary& v) const {
       for (uint32_t id : ids) setBit(out, id);
       break;
     case MaskRep::Reject:
-      std::memcpy(out, v.normalMask().data(), words * 4);
+      if (const SparseWords* normal = v.normalSparse())
+        normal->fill(out, words);
+      else
+        std::memcpy(out, v.normalMask().data(), words * 4);
       for (uint32_t id : ids) out[id >> 5] &= ~(1u << (id & 31));
       break;
     case MaskRep::Bits:
@@ -147,6 +150,10 @@ void StateMask::fillOrdinary(uint32_t* out, const Vocabulary& v) const {
 }
 
 void StateMask::fill(uint32_t* out, const Vocabulary& v) const {
+  if (wholeIsSparse) {
+    wholeSparse.fill(out, v.words());
+    return;
+  }
   if (!whole.empty()) {
     std::memcpy(out, whole.data(), whole.size() * 4);
     return;
@@ -158,7 +165,9 @@ void StateMask::fill(uint32_t* out, const Vocabulary& v) const {
   for (uint32_t id : specials) setBit(out, id);
   const size_t scattered =
       (ordinary.rep == MaskRep::Bits ? 0 : ordinary.ids.size()) + remove.size() + extra.size() + specials.size();
-  if (scattered >= kScatterForWhole && ++fills >= kFillsBeforeWhole) whole.assign(out, out + v.words());
+  if (scattered >= kScatterForWhole && ++fills >= kFillsBeforeWhole &&
+      !(wholeIsSparse = SparseWords::of(out, v.words(), wholeSparse)))
+    whole.assign(out, out + v.words());
 }
 
 bool StateMask::empty(const Vocabulary& v) const {
@@ -184,7 +193,8 @@ bool StateMask::empty(const Vocabulary& v) const {
 
 size_t StateMask::memoryBytes() const {
   return heapBlock(sizeof(*this)) + vectorBytes(ids) + vectorBytes(bits) + vectorBytes(uncertain) +
-         vectorBytes(rejected) + vectorBytes(extra) + vectorBytes(remove) + vectorBytes(specials) + vectorBytes(whole);
+         vectorBytes(rejected) + vectorBytes(extra) + vectorBytes(remove) + vectorBytes(specials) + vectorBytes(whole) +
+         vectorBytes(wholeSparse.words);
 }
 
 }  // namespace toolmask

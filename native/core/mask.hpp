@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "heap_bytes.hpp"
+#include "sparse_words.hpp"
 #include "vocab.hpp"
 
 namespace toolmask {
@@ -34,6 +35,9 @@ struct StateMask {
   // cleared at least kScatterForWhole bits one by one: every fill after is one copy. Filled under
   // the lock of the grammar that owns the mask (fragment masks are only ever a `base`).
   mutable std::vector<uint32_t> whole;
+  // The same kept as a fill value and the words that differ, instead of `whole`, where few differ.
+  mutable SparseWords wholeSparse;
+  mutable bool wholeIsSparse = false;
   mutable uint8_t fills = 0;
 
   void fill(uint32_t* out, const Vocabulary& v) const;

@@ -81,6 +81,7 @@ void Vocabulary::buildTrie() {
   for (size_t i = 0; i < keys.size(); i++) order_[i] = keys[i].id;
   normalMask_.assign(words(), 0);
   for (uint32_t id : order_) normalMask_[id >> 5] |= 1u << (id & 31);
+  normalIsSparse_ = SparseWords::of(normalMask_.data(), normalMask_.size(), normalSparse_);
 
   trie_.clear();
   trie_.push_back(TrieNode{0, 0, uint32_t(order_.size()), {0, 0}, 0, 0, 0xFF, false});
@@ -134,7 +135,7 @@ void Vocabulary::buildTrie() {
 
 size_t Vocabulary::memoryBytes() const {
   return bytes_.size() + offsets_.size() * 4 + kinds_.size() + order_.size() * 4 + trie_.size() * sizeof(TrieNode) +
-         normalMask_.size() * 4;
+         normalMask_.size() * 4 + normalSparse_.words.capacity() * sizeof(normalSparse_.words[0]);
 }
 
 }  // namespace toolmask

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "include/toolmask/vocabulary.hpp"
+#include "sparse_words.hpp"
 
 namespace toolmask {
 
@@ -38,6 +39,8 @@ class Vocabulary {
   const std::vector<TrieNode>& trie() const { return trie_; }
   const std::vector<uint32_t>& order() const { return order_; }  // sorted position → token id
   const std::vector<uint32_t>& normalMask() const { return normalMask_; }
+  // normalMask as a fill value and the words that differ, where few do (nullptr otherwise).
+  const SparseWords* normalSparse() const { return normalIsSparse_ ? &normalSparse_ : nullptr; }
   const std::vector<uint32_t>& endOfGeneration() const { return eog_; }
   size_t memoryBytes() const;
   // Whether some ordinary token's bytes begin with p[0..n) and go on past it.
@@ -51,6 +54,8 @@ class Vocabulary {
   std::vector<uint32_t> order_;
   std::vector<TrieNode> trie_;
   std::vector<uint32_t> normalMask_;  // bit set for every token the trie holds
+  SparseWords normalSparse_;
+  bool normalIsSparse_ = false;
   std::vector<uint32_t> eog_;
   uint64_t hash_ = 0;
   size_t maxTokenBytes_ = 0;

@@ -13,7 +13,7 @@
 namespace toolmask {
 
 struct SparseWords {
-  uint32_t base = 0;                                  // 0 or 0xFFFFFFFF
+  uint32_t base = 0;                                 // 0 or 0xFFFFFFFF
   std::vector<std::pair<uint32_t, uint32_t>> words;  // (index, value) of each word that is not `base`
 
   // `bits` (n words) as a fill value and its differing words, when at most n / 8 words differ

@@ -151,15 +151,35 @@ async function theirs(ids) {
   return { promptMillis: body.timings.prompt_ms, wallMillis: wall, cpuMillis: cpuOf(peer.child.pid) - c0 };
 }
 
+/**
+ * llama-server's CPU time is read from /proc in 10 ms ticks: a measurement repeats the prefill until
+ * it is at least this long (the test model's 256 tokens take a few ms), both sides the same number
+ * of times, and reports the mean of one.
+ */
+const MIN_MEASURE_MS = 200;
+let times = 1;
+/** `fn(ids)` `times` times: the sums of each figure over one. */
+async function measure(fn, ids) {
+  const sum = { promptMillis: 0, wallMillis: 0, cpuMillis: 0 };
+  for (let i = 0; i < times; i++) {
+    const r = await fn(ids);
+    for (const k of Object.keys(sum)) sum[k] += r[k];
+  }
+  for (const k of Object.keys(sum)) sum[k] /= times;
+  return sum;
+}
+
 const runs = { toolmask: [], "llama-server": [] };
 try {
   // A short prompt first: our engine creates its llama_context on the first generation, and a
   // context's first decode pays for allocation and warm-up (llama-server's too).
   await ours(tokens.slice(0, 8));
   await theirs(tokens.slice(0, 8));
+  const probeWall = (await theirs(tokens)).wallMillis;
+  times = Math.min(1000, Math.max(1, Math.ceil(MIN_MEASURE_MS / Math.max(probeWall, 0.1))));
   for (let rep = 0; rep < REPS; rep++) {
     const order = rep % 2 === 0 ? ["toolmask", "llama-server"] : ["llama-server", "toolmask"];
-    for (const name of order) runs[name].push(await (name === "toolmask" ? ours : theirs)(tokens));
+    for (const name of order) runs[name].push(await measure(name === "toolmask" ? ours : theirs, tokens));
     const [a, b] = [runs.toolmask.at(-1), runs["llama-server"].at(-1)];
     console.error(
       `rep ${rep + 1}: toolmask ${a.promptMillis.toFixed(0)} ms (cpu ${a.cpuMillis.toFixed(0)}), llama-server ${b.promptMillis.toFixed(0)} ms (cpu ${b.cpuMillis.toFixed(0)})`,
@@ -194,7 +214,8 @@ const report = {
   cpus: os.availableParallelism(),
   loadavg: os.loadavg(),
   reps: REPS,
-  how: "the same token ids decoded from an empty cache with one token sampled; prompt time by each engine's own timer, wall and process CPU time beside it; medians over reps, sides alternating",
+  how: "the same token ids decoded from an empty cache with one token sampled; prompt time by each engine's own timer, wall and process CPU time beside it; each measurement the mean of timesPerMeasure prefills (as many as make it at least 200 ms, for llama-server's CPU time read in 10 ms ticks); medians over reps, sides alternating",
+  timesPerMeasure: times,
   toolmask: a,
   llamaServer: b,
   ratio_toolmask_llama_server: {

@@ -32,7 +32,8 @@ struct StateMask {
   std::vector<uint32_t> remove;
   std::vector<uint32_t> specials;  // special / end-of-generation ids allowed here
   // The whole bitmask, kept once this mask was filled kFillsBeforeWhole times and each fill set or
-  // cleared at least kScatterForWhole bits one by one: every fill after is one copy. Filled under
+  // cleared at least kScatterForWhole bits one by one: every fill after is one copy (or, where few
+  // words differ from all-ones or all-zeros, one memset and those words: wholeSparse). Filled under
   // the lock of the grammar that owns the mask (fragment masks are only ever a `base`).
   mutable std::vector<uint32_t> whole;
   // The same kept as a fill value and the words that differ, instead of `whole`, where few differ.

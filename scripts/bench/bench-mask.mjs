@@ -130,7 +130,8 @@ async function walkOurs(matcher, tokens, passes) {
  * copy is below what any engine that fills the caller's array can reach on this machine.
  */
 function fillFloor(lib, vocab) {
-  const m = lib.compileGrammar({ root: lib.anyText() }, vocab).createMatcher();
+  const g = lib.compileGrammar({ root: lib.anyText() }, vocab);
+  const m = g.createMatcher();
   const buf = new Uint32Array(m.bitmaskWords);
   const src = new Uint32Array(m.bitmaskWords).fill(0xffffffff);
   const calls = smallest ? 2000 : 20000;
@@ -151,7 +152,8 @@ function fillFloor(lib, vocab) {
   };
   const [fm, fp] = st(fill);
   const [cm, cp] = st(copy);
-  m.dispose?.();
+  m.dispose();
+  g.dispose();
   return {
     calls,
     fill_open_state_median_us: fm,

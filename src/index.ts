@@ -1,6 +1,6 @@
 // toolmask: reliable tool calls from local models.
 export { Vocabulary } from "./vocab/vocabulary.js";
-export type { ShapeCacheStats } from "./native.js";
+export type { RuleLibraryStats, ShapeCacheStats } from "./native.js";
 export { TokenKind, type VocabularyData } from "./vocab/types.js";
 export {
   compileGrammar,

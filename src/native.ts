@@ -10,6 +10,17 @@ export interface NativeVocabulary {
   readonly memoryBytes: number;
   readonly shapeCache: ShapeCacheStats;
   clearShapeCache(): void;
+  readonly ruleLibrary: RuleLibraryStats;
+  clearRuleLibrary(): void;
+}
+/** The JSON-schema lowering's kept rules the native side holds for a vocabulary (src/grammar/rule-library.ts). */
+export interface RuleLibraryStats {
+  /** Rules held now. */
+  readonly rules: number;
+  /** Bytes of their parsed bodies (past 32 MiB the library starts again empty). */
+  readonly bytes: number;
+  /** Times the library was emptied (clearRuleLibrary, or an add past 32 MiB). */
+  readonly generation: number;
 }
 /** The loop-fragment shapes (string contents, free text, numbers) cached for a vocabulary. */
 export interface ShapeCacheStats {

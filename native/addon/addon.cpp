@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <initializer_list>
 #include <optional>
 #include <string>
 
@@ -28,13 +29,23 @@ Napi::Error limitError(const Napi::Env& env, const std::string& what, const std:
   return e;
 }
 
+// A grammar naming a library rule its vocabulary's library lacks becomes an Error with code
+// TOOLMASK_RULE_LIBRARY_MISS (src/grammar/rule-library.ts compiles it again with the rule's body).
+Napi::Error libraryMissError(const Napi::Env& env, const std::string& what) {
+  Napi::Error e = Napi::Error::New(env, what);
+  e.Set("code", Napi::String::New(env, "TOOLMASK_RULE_LIBRARY_MISS"));
+  return e;
+}
+
 template <typename F>
 auto guard(const Napi::Env& env, F&& fn) -> decltype(fn()) {
   try {
     return fn();
   } catch (const Napi::Error&) { throw; } catch (const GrammarLimitError& e) {
     throw limitError(env, e.what(), e.limit);
-  } catch (const std::exception& e) { throw Napi::Error::New(env, e.what()); }
+  } catch (const RuleLibraryMiss& e) { throw libraryMissError(env, e.what()); } catch (const std::exception& e) {
+    throw Napi::Error::New(env, e.what());
+  }
 }
 
 // A number as JavaScript writes it (0, 1, 0.5, 1000000000), where std::to_string writes 0.000000.
@@ -76,7 +87,8 @@ class VocabWrap : public Napi::ObjectWrap<VocabWrap> {
         env, "NativeVocabulary",
         {InstanceAccessor<&VocabWrap::Size>("size"), InstanceAccessor<&VocabWrap::Hash>("hash"),
          InstanceAccessor<&VocabWrap::Memory>("memoryBytes"), InstanceAccessor<&VocabWrap::Shapes>("shapeCache"),
-         InstanceMethod<&VocabWrap::ClearShapes>("clearShapeCache")});
+         InstanceMethod<&VocabWrap::ClearShapes>("clearShapeCache"), InstanceAccessor<&VocabWrap::Rules>("ruleLibrary"),
+         InstanceMethod<&VocabWrap::ClearRules>("clearRuleLibrary")});
   }
   VocabWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<VocabWrap>(info) {
     Napi::Env env = info.Env();
@@ -98,7 +110,8 @@ class VocabWrap : public Napi::ObjectWrap<VocabWrap> {
     vocab = guard(env, [&] { return makeVocabulary(b.Data(), b.ElementLength(), o.Data(), k.Data(), uint32_t(n)); });
   }
   std::shared_ptr<const Vocabulary> vocab;
-  std::shared_ptr<ShapeCache> shapes = makeShapeCache();  // shared by the grammars compiled for it
+  std::shared_ptr<ShapeCache> shapes = makeShapeCache();   // shared by the grammars compiled for it
+  std::shared_ptr<RuleLibrary> rules = makeRuleLibrary();  // likewise
 
  private:
   Napi::Value Size(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), vocabularySize(*vocab)); }
@@ -106,16 +119,22 @@ class VocabWrap : public Napi::ObjectWrap<VocabWrap> {
   Napi::Value Memory(const Napi::CallbackInfo& info) {
     return Napi::Number::New(info.Env(), double(vocabularyMemoryBytes(*vocab)));
   }
-  Napi::Value Shapes(const Napi::CallbackInfo& info) {
-    const ShapeCacheStats s = shapeCacheStats(*shapes);
-    Napi::Object o = Napi::Object::New(info.Env());
-    o.Set("shapes", double(s.shapes));
-    o.Set("hits", double(s.hits));
-    o.Set("misses", double(s.misses));
-    o.Set("idleBytes", double(s.idleBytes));
+  static Napi::Object counts(Napi::Env env, std::initializer_list<std::pair<const char*, size_t>> fields) {
+    Napi::Object o = Napi::Object::New(env);
+    for (auto& [name, n] : fields) o.Set(name, double(n));
     return o;
   }
+  Napi::Value Shapes(const Napi::CallbackInfo& info) {
+    const ShapeCacheStats s = shapeCacheStats(*shapes);
+    return counts(info.Env(),
+                  {{"shapes", s.shapes}, {"hits", s.hits}, {"misses", s.misses}, {"idleBytes", s.idleBytes}});
+  }
   void ClearShapes(const Napi::CallbackInfo&) { clearShapeCache(*shapes); }
+  Napi::Value Rules(const Napi::CallbackInfo& info) {
+    const RuleLibraryStats s = ruleLibraryStats(*rules);
+    return counts(info.Env(), {{"rules", s.rules}, {"bytes", s.bytes}, {"generation", s.generation}});
+  }
+  void ClearRules(const Napi::CallbackInfo&) { clearRuleLibrary(*rules); }
 };
 
 // Per-environment constructors, so the addon also works in worker threads.
@@ -149,8 +168,9 @@ CompileOptions compileOptions(const Napi::Value& v) {
 // A grammar as the addon compiles it: with the vocabulary's shape cache, its precompute carried on
 // in the background once it is ready.
 std::shared_ptr<CompiledGrammar> compiled(const std::string& ir, std::shared_ptr<const Vocabulary> vocab,
-                                          std::shared_ptr<ShapeCache> shapes, const CompileOptions& opts) {
-  auto g = compileGrammar(ir, std::move(vocab), opts, std::move(shapes));
+                                          std::shared_ptr<ShapeCache> shapes, std::shared_ptr<RuleLibrary> rules,
+                                          const CompileOptions& opts) {
+  auto g = compileGrammar(ir, std::move(vocab), opts, std::move(shapes), std::move(rules));
   precomputeInBackground(g);
   return g;
 }
@@ -199,7 +219,7 @@ class GrammarWrap : public Napi::ObjectWrap<GrammarWrap> {
     VocabWrap* vocab = vocabularyArg(info);
     CompileOptions opts = compileOptions(info.Length() > 2 ? info[2] : env.Undefined());
     std::string ir = info[1].As<Napi::String>().Utf8Value();
-    grammar_ = guard(env, [&] { return compiled(ir, vocab->vocab, vocab->shapes, opts); });
+    grammar_ = guard(env, [&] { return compiled(ir, vocab->vocab, vocab->shapes, vocab->rules, opts); });
     reported_ = std::make_shared<Reported>();
     report(env);
   }
@@ -250,6 +270,7 @@ class GrammarWrap : public Napi::ObjectWrap<GrammarWrap> {
           deferred_(Napi::Promise::Deferred::New(env)),
           vocab_(vocab.vocab),
           shapes_(vocab.shapes),
+          rules_(vocab.rules),
           ir_(std::move(ir)),
           opts_(opts) {}
     Napi::Promise promise() { return deferred_.Promise(); }
@@ -257,25 +278,32 @@ class GrammarWrap : public Napi::ObjectWrap<GrammarWrap> {
    protected:
     void Execute() override {
       try {
-        grammar_ = compiled(ir_, vocab_, shapes_, opts_);
+        grammar_ = compiled(ir_, vocab_, shapes_, rules_, opts_);
       } catch (const GrammarLimitError& e) {
         limit_ = e.limit;
+        SetError(e.what());
+      } catch (const RuleLibraryMiss& e) {
+        libraryMiss_ = true;
         SetError(e.what());
       } catch (const std::exception& e) { SetError(e.what()); }
     }
     void OnOK() override { deferred_.Resolve(adopt(Env(), std::move(grammar_))); }
     void OnError(const Napi::Error& e) override {
-      deferred_.Reject(limit_.empty() ? e.Value() : limitError(Env(), e.Message(), limit_).Value());
+      deferred_.Reject(libraryMiss_     ? libraryMissError(Env(), e.Message()).Value()
+                       : limit_.empty() ? e.Value()
+                                        : limitError(Env(), e.Message(), limit_).Value());
     }
 
    private:
     Napi::Promise::Deferred deferred_;
     std::shared_ptr<const Vocabulary> vocab_;
     std::shared_ptr<ShapeCache> shapes_;
+    std::shared_ptr<RuleLibrary> rules_;
     std::string ir_;
     CompileOptions opts_;
     std::shared_ptr<CompiledGrammar> grammar_;
     std::string limit_;
+    bool libraryMiss_ = false;
   };
 
   static Napi::Value CompileAsync(const Napi::CallbackInfo& info) {

@@ -27,18 +27,20 @@ size_t CompiledGrammar::tableLimit() const {
 }
 
 CompiledGrammar::CompiledGrammar(const std::string& irJson, std::shared_ptr<const Vocabulary> vocab,
-                                 const CompileOptions& opts, std::shared_ptr<ShapeCache> shapes)
+                                 const CompileOptions& opts, std::shared_ptr<ShapeCache> shapes,
+                                 std::shared_ptr<RuleLibrary> library)
     : vocab_(std::move(vocab)), shapeCache_(shapes ? std::move(shapes) : std::make_shared<ShapeCache>()) {
   auto t0 = std::chrono::steady_clock::now();
   try {
     ir_ = json::parse(irJson, &irBytes_);
   } catch (const json::ParseError& e) { throw GrammarError(e.what()); }
+  libraryRules_ = takeLibraryRules(ir_, library);
   NfaLimits lim;
   lim.vocabSize = vocab_->size();
   lim.maxRecursionDepth = opts.maxRecursionDepth;
   lim.maxStates = maxStates_ = opts.maxStates;
   maxTableBytes_ = opts.maxTableBytes;
-  auto builder = std::make_unique<NfaBuilder>(ir_, lim);
+  auto builder = std::make_unique<NfaBuilder>(ir_, lim, &libraryRules_.byName);
   // Token terminals name special tokens: ordinary tokens are matched by their bytes,
   // and an unused id can never be produced, so either would make mask and accept disagree.
   for (uint32_t id : builder->tokenIds()) {

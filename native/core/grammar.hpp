@@ -16,6 +16,7 @@
 #include "include/toolmask/grammar.hpp"
 #include "json.hpp"
 #include "mask.hpp"
+#include "rule_library.hpp"
 #include "shape_cache.hpp"
 
 namespace toolmask {
@@ -23,9 +24,10 @@ namespace toolmask {
 class CompiledGrammar {
  public:
   // `shapes`: the vocabulary's fragment cache, shared by the grammars compiled for it (none: this
-  // grammar keeps its own).
+  // grammar keeps its own). `library`: the vocabulary's rule library (rule_library.hpp), which the
+  // IR's "library" names rules of and its "libraryAdd" adds to.
   CompiledGrammar(const std::string& irJson, std::shared_ptr<const Vocabulary> vocab, const CompileOptions& opts,
-                  std::shared_ptr<ShapeCache> shapes = nullptr);
+                  std::shared_ptr<ShapeCache> shapes = nullptr, std::shared_ptr<RuleLibrary> library = nullptr);
   ~CompiledGrammar();
   CompiledGrammar(const CompiledGrammar&) = delete;
   CompiledGrammar& operator=(const CompiledGrammar&) = delete;
@@ -122,7 +124,8 @@ class CompiledGrammar {
   };
 
   std::shared_ptr<const Vocabulary> vocab_;
-  json::Value ir_;  // fragments point into it
+  json::Value ir_;             // fragments point into it
+  LibraryRules libraryRules_;  // the rules taken from the library: the automaton points into them too
   std::unique_ptr<LazyDfa> dfa_;
   std::vector<FragmentInfo> fragments_;
   std::shared_ptr<ShapeCache> shapeCache_;                          // per vocabulary, shared with other grammars

@@ -23,12 +23,25 @@ const std::string* refName(const json::Value& n) {
 
 struct Inliner {
   const json::Value* rules;
+  const ExternalRules* external;
   size_t maxNodes;
   std::unordered_map<std::string, size_t> size;  // inlined size, capped; SIZE_MAX: keep as ref
   std::unordered_set<std::string> visiting;
+  // Every rule by name: the grammar's own (the first of a repeated name, as json::Value::get), then
+  // the external ones it does not define.
+  std::unordered_map<std::string_view, const json::Value*> index;
 
+  void indexRules() {
+    if (rules && rules->kind == json::Kind::Object) {
+      index.reserve(rules->obj.size() + (external ? external->size() : 0));
+      for (auto& kv : rules->obj) index.emplace(kv.first, &kv.second);
+    }
+    if (external)
+      for (auto& kv : *external) index.emplace(kv.first, kv.second);
+  }
   const json::Value* rule(const std::string& name) const {
-    return rules && rules->kind == json::Kind::Object ? rules->get(name) : nullptr;
+    auto it = index.find(name);
+    return it == index.end() ? nullptr : it->second;
   }
 
   // Nodes the subtree has once inlinable refs are expanded, capped at maxNodes + 1: the count stops
@@ -120,18 +133,19 @@ struct Inliner {
   }
   void findCycles() {
     cyclesKnown = true;
-    if (!rules || rules->kind != json::Kind::Object) return;
-    const size_t n = rules->obj.size();
-    std::unordered_map<std::string_view, uint32_t> index;
-    for (uint32_t i = 0; i < n; i++) index.emplace(rules->obj[i].first, i);  // the first of a repeated name, as get()
+    // The rules as `index` reads them, numbered.
+    std::vector<std::pair<std::string_view, const json::Value*>> all(index.begin(), index.end());
+    const size_t n = all.size();
+    std::unordered_map<std::string_view, uint32_t> number;
+    number.reserve(n);
+    for (uint32_t i = 0; i < n; i++) number.emplace(all[i].first, i);
     std::vector<std::vector<uint32_t>> edges(n);
     std::vector<bool> selfLoop(n, false);
     for (uint32_t i = 0; i < n; i++) {
-      if (index.at(rules->obj[i].first) != i) continue;  // a repeated name: get() reads the first
       std::vector<const std::string*> refs;
-      directRefs(rules->obj[i].second, refs);
+      directRefs(*all[i].second, refs);
       for (const std::string* r : refs)
-        if (auto it = index.find(*r); it != index.end()) {
+        if (auto it = number.find(*r); it != number.end()) {
           edges[i].push_back(it->second);
           if (it->second == i) selfLoop[i] = true;
         }
@@ -141,7 +155,7 @@ struct Inliner {
         [](uint32_t) { return true; },
         [&](const std::vector<uint32_t>& component) {
           if (component.size() > 1 || selfLoop[component[0]])
-            for (uint32_t c : component) cyclic.insert(rules->obj[c].first);
+            for (uint32_t c : component) cyclic.insert(std::string(all[c].first));
         });
   }
 };
@@ -165,9 +179,11 @@ struct InlinedGrammar::Impl {
   }
 };
 
-InlinedGrammar::InlinedGrammar(const json::Value& grammar, size_t maxNodes) : impl_(std::make_unique<Impl>()) {
+InlinedGrammar::InlinedGrammar(const json::Value& grammar, const ExternalRules* external, size_t maxNodes)
+    : impl_(std::make_unique<Impl>()) {
   const json::Value* given = grammar.kind == json::Kind::Object ? grammar.get("rules") : nullptr;
-  impl_->in = Inliner{given, maxNodes, {}, {}, {}};
+  impl_->in = Inliner{given, external, maxNodes, {}, {}, {}, {}};
+  impl_->in.indexRules();
   if (grammar.kind != json::Kind::Object) return;
   for (auto& kv : grammar.obj)
     if (kv.first == "root") impl_->root = impl_->inlined(kv.second, impl_->rootCopy);

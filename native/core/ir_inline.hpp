@@ -9,16 +9,21 @@
 #include <cstddef>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "json.hpp"
 
 namespace toolmask {
 
+// Rules defined outside the grammar's own "rules" (its vocabulary's rule library), by name.
+using ExternalRules = std::unordered_map<std::string, const json::Value*>;
+
 class InlinedGrammar {
  public:
-  // `grammar` ({root, rules?}) must outlive this.
-  explicit InlinedGrammar(const json::Value& grammar, size_t maxNodes = 1500);
+  // `grammar` ({root, rules?}) and `external` (rules its refs may name beside its own; its own come
+  // first) must outlive this.
+  explicit InlinedGrammar(const json::Value& grammar, const ExternalRules* external = nullptr, size_t maxNodes = 1500);
   ~InlinedGrammar();
   const json::Value* root() const;                             // null when the grammar has none
   const json::Value* rule(const std::string& name);            // its body, inlined; null when undefined

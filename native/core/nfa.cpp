@@ -8,8 +8,8 @@
 
 namespace toolmask {
 
-NfaBuilder::Impl::Impl(const json::Value& g, const NfaLimits& limits)
-    : inlined(std::make_unique<InlinedGrammar>(g)), lim(limits), rules(inlined.get()) {
+NfaBuilder::Impl::Impl(const json::Value& g, const NfaLimits& limits, const ExternalRules* external)
+    : inlined(std::make_unique<InlinedGrammar>(g, external)), lim(limits), rules(inlined.get()) {
   if (g.kind != json::Kind::Object) throw GrammarError("grammar must be an object { root, rules? }");
   if (const json::Value* d = g.get("maxRecursionDepth"); d && d->kind == json::Kind::Number)
     lim.maxRecursionDepth = std::max(0, int(d->num));
@@ -501,7 +501,8 @@ void NfaBuilder::Impl::finishRange(uint32_t begin) {
   markProductive(begin);
 }
 
-NfaBuilder::NfaBuilder(const json::Value& g, const NfaLimits& limits) : impl_(std::make_unique<Impl>(g, limits)) {
+NfaBuilder::NfaBuilder(const json::Value& g, const NfaLimits& limits, const ExternalRules* external)
+    : impl_(std::make_unique<Impl>(g, limits, external)) {
   Impl& b = *impl_;
   const json::Value* root = b.rules->root();
   if (!root) throw GrammarError("grammar.root is missing: pass { root: <node> }");

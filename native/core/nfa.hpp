@@ -13,6 +13,7 @@
 
 #include "heap_bytes.hpp"
 #include "include/toolmask/errors.hpp"
+#include "ir_inline.hpp"
 #include "json.hpp"
 
 namespace toolmask {
@@ -115,8 +116,9 @@ struct NfaLimits {
 
 class NfaBuilder {
  public:
-  // `grammar` ({root, rules?, maxRecursionDepth?}) must outlive the builder.
-  NfaBuilder(const json::Value& grammar, const NfaLimits& limits);
+  // `grammar` ({root, rules?, maxRecursionDepth?}) and `external` (rules its refs may name beside its
+  // own) must outlive the builder.
+  NfaBuilder(const json::Value& grammar, const NfaLimits& limits, const ExternalRules* external = nullptr);
   ~NfaBuilder();
   Nfa& nfa();
   // Builds the placeholder at `state` (no-op if none); new states are appended.

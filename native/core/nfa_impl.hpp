@@ -45,7 +45,7 @@ bool countingNode(const json::Value& n, const NfaLimits& lim);
 const std::vector<json::Value>& itemsOf(const json::Value& n, const std::string& path);
 
 struct NfaBuilder::Impl {
-  Impl(const json::Value& grammar, const NfaLimits& limits);
+  Impl(const json::Value& grammar, const NfaLimits& limits, const ExternalRules* external = nullptr);
 
   // The caller's grammar with small rules inlined, each rule as it is first built (nodes below point
   // into it); `rules` is it, or the one of the builder this one builds a part for.

@@ -6,6 +6,7 @@
 #include "include/toolmask/grammar.hpp"
 #include "include/toolmask/lock_waits.hpp"
 #include "include/toolmask/vocabulary.hpp"
+#include "rule_library.hpp"
 #include "shape_cache.hpp"
 #include "vocab.hpp"
 
@@ -21,8 +22,9 @@ size_t vocabularyMemoryBytes(const Vocabulary& v) { return v.memoryBytes(); }
 const uint8_t* vocabularyTokenBytes(const Vocabulary& v, uint32_t id, size_t& len) { return v.tokenBytes(id, len); }
 
 std::shared_ptr<CompiledGrammar> compileGrammar(const std::string& irJson, std::shared_ptr<const Vocabulary> vocab,
-                                                const CompileOptions& opts, std::shared_ptr<ShapeCache> shapes) {
-  return std::make_shared<CompiledGrammar>(irJson, std::move(vocab), opts, std::move(shapes));
+                                                const CompileOptions& opts, std::shared_ptr<ShapeCache> shapes,
+                                                std::shared_ptr<RuleLibrary> library) {
+  return std::make_shared<CompiledGrammar>(irJson, std::move(vocab), opts, std::move(shapes), std::move(library));
 }
 const Vocabulary& grammarVocabulary(const CompiledGrammar& g) { return g.vocab(); }
 void fillStateMask(CompiledGrammar& g, int32_t state, uint32_t* out) { g.fillMask(state, out); }
@@ -60,6 +62,10 @@ ShapeCacheStats shapeCacheStats(ShapeCache& c) {
 }
 void clearShapeCache(ShapeCache& c) { c.clear(); }
 void setShapeCacheIdleBytes(size_t bytes) { ShapeCache::setProcessIdleBytes(bytes); }
+
+std::shared_ptr<RuleLibrary> makeRuleLibrary() { return std::make_shared<RuleLibrary>(); }
+RuleLibraryStats ruleLibraryStats(const RuleLibrary& l) { return {l.size(), l.bytes(), l.generation()}; }
+void clearRuleLibrary(RuleLibrary& l) { l.clear(); }
 
 CountLockWaits::CountLockWaits(LockWaits* into) : prev_(lockwait::counting) { lockwait::counting = into; }
 CountLockWaits::~CountLockWaits() { lockwait::counting = prev_; }

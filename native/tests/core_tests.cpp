@@ -30,6 +30,7 @@ void lockKindTests();
 void jsonTests();
 void sccTests();
 void sparseWordsTests();
+void ruleLibraryTests(const std::shared_ptr<const Vocabulary>& v);
 
 static std::shared_ptr<const Vocabulary> makeVocab() {
   std::vector<std::string> toks;
@@ -559,10 +560,11 @@ int main() {
         R"({"root":{"type":"alt","items":[{"type":"literal","text":"ok"},{"type":"seq","call":true,"items":[{"type":"literal","text":"<tool_call>{\"a\":"},{"type":"seq","items":[{"type":"literal","text":"\""},{"type":"repeat","min":0,"max":null,"item":{"type":"charClass","ranges":[[34,34],[92,92],[0,31]],"negated":true}},{"type":"literal","text":"\""}]},{"type":"literal","text":"}"}]}]}})");
     yieldTests(v, irs);
   }
-  lockKindTests();     // lock_kind_tests.cpp
-  jsonTests();         // json_tests.cpp
-  sccTests();          // scc_tests.cpp
-  sparseWordsTests();  // sparse_words_tests.cpp
+  lockKindTests();      // lock_kind_tests.cpp
+  jsonTests();          // json_tests.cpp
+  sccTests();           // scc_tests.cpp
+  sparseWordsTests();   // sparse_words_tests.cpp
+  ruleLibraryTests(v);  // rule_library_tests.cpp
 
   // Bad input: errors, never crashes.
   const char* bad[] = {"",

@@ -20,14 +20,16 @@
 // Each (set, dialect) runs in a child process of its own: after the vocabulary and the addon are
 // loaded, the set is compiled once (the process's cold figure), the other sets' grammars in the same
 // dialect are compiled untimed, and then --repeat rounds each time the set twice, the grammar cache
-// cleared: once after the shape cache was cleared and the other sets compiled again (best: a server
-// that served the other clients' tools sees this set's for the first time), once with the shape
-// cache empty (shapesCold); each timed compile after a 20 ms pause. The other sets are compiled 5
-// rounds before the first of these (V8 optimising the TypeScript side, as in a running server).
+// cleared: once after the shape cache and the rule library were cleared and the other sets compiled
+// again (best: a server that served the other clients' tools sees this set's for the first time),
+// once with the shape cache empty (shapesCold); each timed compile after a 20 ms pause. The other
+// sets are compiled --warm-up rounds (25) before the first of these (V8 optimising the TypeScript
+// side, as in a running server).
 // The best is set beside the peers' best of --repeat (compiled with their caches off, each in one
 // long-lived Python process, each timed compile after the same 20 ms pause).
 //   npm run bench:corpus [-- --repeat 3] [--only SUBSTRING] [--dialects hermes,qwen3-coder]
 //                        [--peers llguidance,xgrammar|none] [--timeout SECONDS] [--out FILE]
+//                        [--warm-up ROUNDS (25)]
 //   --smallest: the set with the fewest tools, hermes, each installed peer, once each; nothing
 //   written unless --out (test/no-model/bench-smallest-corpus.test.ts).
 import { execFileSync } from "node:child_process";
@@ -48,6 +50,7 @@ readFlags(import.meta.url, {
     peers: "llguidance,xgrammar|none",
     timeout: "SECONDS (300)",
     out: "FILE (bench/results/corpus.json)",
+    "warm-up": "N (25)",
     smallest: false,
   },
   // one (set, dialect) in a child process of its own
@@ -124,9 +127,10 @@ if (arg("child", null) !== null) {
     return () => grammarFor(theirs);
   });
   // Rounds of the other sets' compiles before the timed ones (V8 optimises the TypeScript side as it
-  // runs): on claude-code-2.1.328 in hermes, the lowering's best time after 5 rounds was within 20 %
-  // of its best after 30 (3.6 / 3.0 ms wall, 2026-12-06).
-  const WARM_UP_ROUNDS = others.length ? 5 : 0;
+  // runs, on threads of its own whose time the CPU figure counts): on claude-code-2.1.328 in hermes,
+  // hermes and llama3, the median CPU time to the first mask was 9.0 and 10.0 ms after 5 rounds and
+  // 7.0 and 6.7 ms after 25 (wall 5.6–6.0 ms either way), 2026-12-07.
+  const WARM_UP_ROUNDS = others.length ? Number(arg("warm-up", 25)) : 0;
   const compileOthers = () => {
     for (const other of others) {
       lib.grammarCache.clear();
@@ -136,6 +140,7 @@ if (arg("child", null) !== null) {
   const timed = async (shapes) => {
     lib.grammarCache.clear();
     vocab.clearShapeCache();
+    vocab.clearRuleLibrary(); // the lowering's kept rules, read again by the compiles that name them
     if (shapes) compileOthers();
     lib.grammarCache.clear();
     // The background precompute thread's step on a grammar just dropped is given time to end. The
@@ -254,7 +259,7 @@ function toolmaskRun(set, dialect) {
   let r;
   try {
     const argv = [self, "--child", set.id, "--dialect", dialect, "--repeat", String(REPEAT)];
-    argv.push("--leave-out", JSON.stringify(Object.keys(set.leftOut)));
+    argv.push("--leave-out", JSON.stringify(Object.keys(set.leftOut)), "--warm-up", arg("warm-up", "25"));
     const others = allSets.filter((o) => o.id !== set.id).map((o) => [o.id, Object.keys(o.ownLeftOut)]);
     argv.push("--others", JSON.stringify(smallest ? [] : others));
     const text = execFileSync(process.execPath, argv, {
@@ -387,7 +392,7 @@ const result = {
   peers: native.vocab,
   skipped: native.skipped,
   note: [
-    "toolmask: buildToolGrammar({dialect, tools, toolChoice: 'auto'}) + compileGrammar + createMatcher + the first fillNextTokenBitmask on Qwen3's vocabulary, in a child process per set and dialect. Each timed compile follows a 20 ms pause (the background precompute thread's step on a grammar just dropped ends), as each of the peers' timed compiles does. cold: the first compile in that process (caches empty, V8 not yet optimising the TypeScript side). Then the other sets' grammars in the same dialect are compiled untimed, 5 rounds (V8 optimises the TypeScript side as a long-running server's is), and each of `repeat` rounds times two compiles: best (the round of least wall time): the grammar cache and the vocabulary's shape cache cleared and the other sets compiled again untimed, so the shape cache holds what a server that served the other clients' tools holds (the masks of plain loops other grammars share: text, a JSON string's characters) and nothing of this set; shapesCold: the grammar cache and the shape cache cleared, nothing compiled between. *Ms: wall time, *CpuMs: the process's CPU time (all threads). build: buildToolGrammar; compile: compileGrammar; nativeMs: the native compile (the IR's JSON parsed, the automaton, the start state's mask) as it measures itself; lowerCpuMs: the JSON-schema lowering alone (resolveForVocabulary), warm, least of `repeat`; nativeCpuMs: compileCpuMs less lowerCpuMs; firstMask: createMatcher + the first mask; argsMask (not in cpuMs/wallMs): then, on the same matcher, the answer up to the first value of the set's largest tool (largestTool: the longest parameters' JSON) accepted as one string and the mask there, the cost a grammar built as walks reach it moves past the first mask. callObject: the same for compileGrammar({ jsonSchema }) of the peers' schema (toolmask's own JSON-schema front end on what the peers get; not a dialect, not in the ratios).",
+    "toolmask: buildToolGrammar({dialect, tools, toolChoice: 'auto'}) + compileGrammar + createMatcher + the first fillNextTokenBitmask on Qwen3's vocabulary, in a child process per set and dialect. Each timed compile follows a 20 ms pause (the background precompute thread's step on a grammar just dropped ends), as each of the peers' timed compiles does. cold: the first compile in that process (caches empty, V8 not yet optimising the TypeScript side). Then the other sets' grammars in the same dialect are compiled untimed, --warm-up rounds (25: V8 optimises the TypeScript side as a long-running server's is, on threads whose CPU time counts), and each of `repeat` rounds times two compiles: best (the round of least wall time): the grammar cache, the vocabulary's shape cache and its rule library (the JSON-schema lowering's kept rules the native side holds) cleared and the other sets compiled again untimed, so the shape cache holds what a server that served the other clients' tools holds (the masks of plain loops other grammars share: text, a JSON string's characters) and nothing of this set; shapesCold: the grammar cache and the shape cache cleared, nothing compiled between. *Ms: wall time, *CpuMs: the process's CPU time (all threads). build: buildToolGrammar; compile: compileGrammar; nativeMs: the native compile (the IR's JSON parsed, the automaton, the start state's mask) as it measures itself; lowerCpuMs: the JSON-schema lowering alone (resolveForVocabulary), warm, least of `repeat`; nativeCpuMs: compileCpuMs less lowerCpuMs; firstMask: createMatcher + the first mask; argsMask (not in cpuMs/wallMs): then, on the same matcher, the answer up to the first value of the set's largest tool (largestTool: the longest parameters' JSON) accepted as one string and the mask there, the cost a grammar built as walks reach it moves past the first mask. callObject: the same for compileGrammar({ jsonSchema }) of the peers' schema (toolmask's own JSON-schema front end on what the peers get; not a dialect, not in the ratios).",
     "Peers: the JSON schema of one call object (anyOf over the set's function tools of {name: {const}, arguments: parameters}, both required, no other key) through their JSON-schema front ends (llguidance LLMatcher.grammar_from_json_schema + LLMatcher; XGrammar GrammarCompiler(cache off).compile_json_schema(any_whitespace=False) + GrammarMatcher), compile + matcher + first mask in one long-lived process per engine; best of `repeat` by compile wall time, and the process's CPU time over the same run.",
     "Tools toolmask refuses (lowering the tool alone in any dialect throws) are left out for every engine (leftOut, with the keyword the refusal's path ends in), and so are those a peer refuses where it refuses the set (each compiled alone in that peer; leftOut says which peer and why). Ratios: toolmask's median and max over the dialects / the fastest peer (cpuMs, wallMs: best; shapesCold*: shapesCold); the goal is at most 0.5.",
   ],

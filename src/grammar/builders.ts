@@ -36,11 +36,12 @@ export const declaredCall = (item: GrammarNode, atEntry = false, endToken = fals
 /** Text before a call that must come (SeqNode.filler): the token budget takes it only where the call still fits after it. */
 export const filler = (item: GrammarNode): SeqNode => ({ type: "seq", items: [item], filler: true });
 /**
- * `text` one character at a time: literal(text)'s language. Exported for a lexer-based engine
- * (llguidance's greedy lexer), each character is its own lexeme, so a path that spells a prefix of
- * `text` and then leaves it (a name no tool has) is not hidden behind one longer lexeme.
+ * `text` one character at a time: literal(text)'s language, one node. Exported for a lexer-based
+ * engine (llguidance's greedy lexer), each character is its own lexeme (export/lower.ts), so a path
+ * that spells a prefix of `text` and then leaves it (a name no tool has) is not hidden behind one
+ * longer lexeme.
  */
-export const spelled = (text: string): SeqNode => seq(...Array.from(text, literal));
+export const spelled = (text: string): LiteralNode => ({ type: "literal", text, spelled: true });
 export const alt = (...items: GrammarNode[]): AltNode => ({ type: "alt", items });
 export const repeat = (item: GrammarNode, min: number, max: number | null): RepeatNode => ({
   type: "repeat",

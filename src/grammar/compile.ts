@@ -9,6 +9,7 @@ import { GrammarLimitError, type GrammarLimit } from "./errors.js";
 import type { Grammar, GrammarNode } from "./ir.js";
 import { lowerJsonSchemas } from "./json-schema/index.js";
 import { assertAcceptsSomething } from "./productive.js";
+import { forgetLibrary, isLibraryMiss, type LibraryForm, libraryForm } from "./rule-library.js";
 
 export type GrammarInput = Grammar | GrammarNode | { jsonSchema: unknown };
 
@@ -47,10 +48,10 @@ export function compileGrammar(
   vocabulary: Vocabulary,
   options: CompileOptions = {},
 ): CompiledGrammar {
-  const { key, irJson, resolved } = prepare(grammar, vocabulary, options);
+  const { key, form, resolved } = prepare(grammar, vocabulary, options);
   const hit = grammarCache.take(key);
   if (hit) return new CompiledGrammar(hit, vocabulary);
-  const native = withLimits(() => compileNative(vocabulary, irJson, options, resolved));
+  const native = withLimits(() => compileNative(vocabulary, form, options, resolved));
   return new CompiledGrammar(grammarCache.put(key, native), vocabulary);
 }
 
@@ -63,24 +64,36 @@ export function compileNativeUncached(
   vocabulary: Vocabulary,
   options: CompileOptions = {},
 ): NativeGrammar {
-  const { irJson, resolved } = prepare(grammar, vocabulary, options);
-  return withLimits(() => compileNative(vocabulary, irJson, options, resolved));
+  const { form, resolved } = prepare(grammar, vocabulary, options);
+  return withLimits(() => compileNative(vocabulary, form, options, resolved));
 }
 
 /**
  * The native compile. A grammar that accepts no string fails there ("the grammar accepts nothing");
  * then, or at any other failure, the TypeScript analysis looks for the emptiness too, and throws
  * EmptyGrammarError naming the rule it comes from where it finds it (productive.ts): run after a
- * failure only, it costs a grammar that compiles nothing.
+ * failure only, it costs a grammar that compiles nothing. A kept rule the vocabulary's library no
+ * longer holds (rule-library.ts) is sent again with every kept rule's body.
  */
 function compileNative(
   vocabulary: Vocabulary,
-  irJson: string,
+  form: LibraryForm,
   options: CompileOptions,
   resolved: Grammar,
 ): NativeGrammar {
+  const compile = (all: boolean) => {
+    const native = new (loadNative().NativeGrammar)(vocabulary.native, form.irJson(all), options);
+    form.given();
+    return native;
+  };
   try {
-    return new (loadNative().NativeGrammar)(vocabulary.native, irJson, options);
+    try {
+      return compile(false);
+    } catch (e) {
+      if (!isLibraryMiss(e)) throw e;
+      forgetLibrary(vocabulary);
+      return compile(true);
+    }
   } catch (e) {
     assertAcceptsSomething(resolved);
     throw e;
@@ -93,10 +106,19 @@ export async function compileGrammarAsync(
   vocabulary: Vocabulary,
   options: CompileOptions = {},
 ): Promise<CompiledGrammar> {
-  const { key, irJson, resolved } = prepare(grammar, vocabulary, options);
+  const { key, form, resolved } = prepare(grammar, vocabulary, options);
+  const compile = async (all: boolean) => {
+    const native = await loadNative().NativeGrammar.compileAsync(vocabulary.native, form.irJson(all), options);
+    form.given();
+    return native;
+  };
   const native = await grammarCache.takeOrCompile(key, () =>
-    loadNative()
-      .NativeGrammar.compileAsync(vocabulary.native, irJson, options)
+    compile(false)
+      .catch((e: unknown) => {
+        if (!isLibraryMiss(e)) throw e;
+        forgetLibrary(vocabulary);
+        return compile(true);
+      })
       .catch((e: unknown) => {
         assertAcceptsSomething(resolved); // as compileNative
         throw limitError(e);
@@ -109,15 +131,15 @@ function prepare(
   grammar: GrammarInput,
   vocabulary: Vocabulary,
   options: CompileOptions,
-): { key: string; irJson: string; resolved: Grammar } {
+): { key: string; form: LibraryForm; resolved: Grammar } {
   if (!(vocabulary instanceof Vocabulary))
     throw new TypeError(
       "compileGrammar(grammar, vocabulary): vocabulary must be a Vocabulary (Vocabulary.fromTokenizerJson / fromGguf)",
     );
   checkOptions(options);
   const resolved = resolveForVocabulary(grammar, vocabulary);
-  const irJson = JSON.stringify(resolved);
-  return { key: `${vocabulary.hash}\n${JSON.stringify(options)}\n${irJson}`, irJson, resolved };
+  const form = libraryForm(resolved, vocabulary);
+  return { key: `${vocabulary.hash}\n${JSON.stringify(options)}\n${form.named}`, form, resolved };
 }
 
 const OPTION_NAMES = [

@@ -9,6 +9,8 @@ export interface LiteralNode {
   type: "literal";
   text: string;
   marker?: boolean;
+  /** Exported to Lark one character per lexeme (builders' `spelled`); the same text to every other reader. */
+  spelled?: boolean;
 }
 /** One Unicode code point from a set of inclusive ranges (UTF-8 encoded). `negated` = any code point NOT in the ranges. */
 export interface CharClassNode {

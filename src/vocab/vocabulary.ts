@@ -1,5 +1,5 @@
 // The public Vocabulary: token bytes and kinds from any source, prepared natively for masking.
-import { loadNative, type NativeVocabulary, type ShapeCacheStats } from "../native.js";
+import { loadNative, type NativeVocabulary, type RuleLibraryStats, type ShapeCacheStats } from "../native.js";
 import { loadTokenizerJson } from "./tokenizer-json.js";
 import { loadGgufVocabulary } from "./gguf.js";
 import { TokenKind, type VocabularyData } from "./types.js";
@@ -78,6 +78,19 @@ export class Vocabulary {
   /** Drops the cached shapes (grammars using one keep theirs): the next grammar builds its own again. */
   clearShapeCache(): void {
     this.native.clearShapeCache();
+  }
+
+  /**
+   * The JSON-schema lowering's shared rules (a JSON string's characters, numbers, formats) are read
+   * by the native compile once per vocabulary and kept: a later grammar names them instead of
+   * carrying them.
+   */
+  get ruleLibrary(): RuleLibraryStats {
+    return this.native.ruleLibrary;
+  }
+  /** Drops the kept rules (grammars using one keep theirs): the next grammar that names one sends it again. */
+  clearRuleLibrary(): void {
+    this.native.clearRuleLibrary();
   }
 
   /** Words in a token bitmask: ⌈size/32⌉. */

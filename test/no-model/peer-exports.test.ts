@@ -21,6 +21,7 @@ import {
   dialects,
   literal,
   seq,
+  spelled,
   star,
   toLark,
   until,
@@ -212,6 +213,14 @@ describe("toLark names the added text tokens (what llguidance reads only as them
     expect(lark.match(/<\[151658\]>/g)?.length).toBe("</tool_call>".length);
     // Without a vocabulary, text only.
     expect(toLark({ root: literal("<tool_call>") })).toBe('start: "<tool_call>"\n');
+  });
+});
+
+describe("a tool's name to llguidance", () => {
+  it("is one lexeme per character in Lark, as the grammar spells it (a name that leaves it is not hidden in a longer lexeme); one string in GBNF", () => {
+    const g = { root: seq(literal("{"), spelled("get_weather"), literal("}")) };
+    expect(toLark(g)).toBe('start: "{" "g" "e" "t" "_" "w" "e" "a" "t" "h" "e" "r" "}"\n');
+    expect(toEbnf(g, { target: "gbnf" })).toContain('"{get_weather}"');
   });
 });
 

@@ -4,6 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { buildToolGrammar, compileGrammar, grammarCache, literal, seq, until, Vocabulary } from "../../src/index.js";
 import { until as waitUntil } from "../support/until.js";
+import { masksAlong } from "../support/masks-along.js";
 import { QWEN3_TOKENIZER, qwen3 } from "../support/vocabs.js";
 
 const fn = (name: string, properties: Record<string, object>) => ({
@@ -16,23 +17,11 @@ const tools = (prefix: string) => [
 ];
 
 /** The bitmask at every step of seeded random walks. */
-function masksAlong(vocab: Vocabulary, dialect: string, prefix: string): Uint32Array[] {
+function masksOf(vocab: Vocabulary, dialect: string, prefix: string): Buffer[] {
   const g = compileGrammar(buildToolGrammar({ dialect, tools: tools(prefix), toolChoice: "required" }), vocab, {
     precomputeStates: 0,
   });
-  const walker = g.createMatcher();
-  const out: Uint32Array[] = [];
-  for (const walk of walker.randomWalks({ count: 6, seed: 11, maxTokens: 120 })) {
-    const m = g.createMatcher();
-    for (const id of walk.tokens) {
-      const mask = m.allocateBitmask();
-      m.fillNextTokenBitmask(mask);
-      out.push(mask);
-      expect(m.acceptToken(id)).toBe(true);
-    }
-    m.dispose();
-  }
-  walker.dispose();
+  const out = masksAlong(g, { count: 6, seed: 11, maxTokens: 120 });
   g.dispose();
   return out;
 }
@@ -44,17 +33,17 @@ describe("the per-vocabulary shape cache", () => {
       grammarCache.clear();
       vocab.clearShapeCache();
       expect(vocab.shapeCache.shapes).toBe(0);
-      masksAlong(vocab, dialect, "first");
+      masksOf(vocab, dialect, "first");
       const after = vocab.shapeCache;
       expect(after.misses).toBeGreaterThan(0);
-      const shared = masksAlong(vocab, dialect, "second");
+      const shared = masksOf(vocab, dialect, "second");
       expect(vocab.shapeCache.misses).toBe(after.misses); // no shape built again
       expect(vocab.shapeCache.hits).toBeGreaterThan(after.hits);
       // The same tool set on a vocabulary of its own (the same tokenizer, nothing cached).
-      const alone = masksAlong(Vocabulary.fromTokenizerJson(QWEN3_TOKENIZER), dialect, "second");
+      const alone = masksOf(Vocabulary.fromTokenizerJson(QWEN3_TOKENIZER), dialect, "second");
       expect(shared.length).toBe(alone.length);
       expect(shared.length).toBeGreaterThan(30);
-      shared.forEach((m, i) => expect(Buffer.from(m.buffer).equals(Buffer.from(alone[i]!.buffer))).toBe(true));
+      shared.forEach((m, i) => expect(m.equals(alone[i]!)).toBe(true));
       vocab.clearShapeCache();
       expect(vocab.shapeCache.shapes).toBe(0);
     });

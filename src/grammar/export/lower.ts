@@ -128,6 +128,9 @@ class Lowerer implements Lowering {
   expr(n: GrammarNode, path: string): Lowered {
     switch (n.type) {
       case "literal":
+        // A spelled name is one lexeme per character to llguidance (builders' `spelled`).
+        if (n.spelled && this.o.target === "lark")
+          return seqOf(Array.from(n.text, (c) => this.literal(c, path)).filter((e) => e !== EPSILON));
         return this.literal(n.text, path);
       case "charClass":
         return this.set(normalize(n.ranges, n.negated ?? false, MAX_CP, path));

@@ -84,13 +84,29 @@ export function processRuleMemo(ns: string): RuleMemo {
     const set = memo.set.bind(memo);
     memo.set = (name, rule) => {
       entry.nodes += freeze(rule.node);
-      for (const s of rule.steps) if (typeof s !== "string") entry.nodes += freeze(s[1]);
+      keptBodies.add(rule.node);
+      for (const s of rule.steps)
+        if (typeof s !== "string") {
+          entry.nodes += freeze(s[1]);
+          keptBodies.add(s[1]);
+        }
       Object.freeze(rule.steps);
       return set(name, rule);
     };
     keptRules.set(ns, (kept = entry));
   }
   return kept.memo;
+}
+
+/** The bodies of the kept rules (under their names, as every lowering of the process adds them). */
+const keptBodies = new WeakSet<object>();
+
+/**
+ * Whether `body` is a kept rule's body: the same body under the same name in every grammar that
+ * holds it, which the native compile may therefore keep across grammars (src/grammar/rule-library.ts).
+ */
+export function isKeptRule(body: unknown): boolean {
+  return typeof body === "object" && body !== null && keptBodies.has(body);
 }
 
 /** Freezes `n` and every object under it; the count of those it froze. */

@@ -21,6 +21,15 @@ struct GrammarLimitError : GrammarError {
   std::string limit;
 };
 
+// A grammar that names a rule of its vocabulary's rule library (native/core/rule_library.hpp) the
+// library does not hold (never added, or dropped at its byte limit): compile it again with the
+// rule's body (src/grammar/rule-library.ts does).
+struct RuleLibraryMiss : GrammarError {
+  explicit RuleLibraryMiss(const std::string& name)
+      : GrammarError("the rule library holds no rule \"" + name + "\"; compile again with its body"), rule(name) {}
+  std::string rule;
+};
+
 struct MatcherError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };

@@ -39,12 +39,16 @@ struct CompileOptions {
 class CompiledGrammar;
 // Loop fragments' automata and masks, kept per vocabulary and shared by the grammars compiled for it.
 class ShapeCache;
+// Rules kept per vocabulary, which a grammar's IR names instead of carrying them (its "library").
+class RuleLibrary;
 
 // Compiles the grammar IR (JSON text). `shapes`: the vocabulary's fragment cache (none: the
-// grammar keeps its own). Throws GrammarError (GrammarLimitError past a bound).
+// grammar keeps its own); `library`: the vocabulary's rule library. Throws GrammarError
+// (GrammarLimitError past a bound, RuleLibraryMiss for a library rule the library lacks).
 std::shared_ptr<CompiledGrammar> compileGrammar(const std::string& irJson, std::shared_ptr<const Vocabulary> vocab,
                                                 const CompileOptions& opts,
-                                                std::shared_ptr<ShapeCache> shapes = nullptr);
+                                                std::shared_ptr<ShapeCache> shapes = nullptr,
+                                                std::shared_ptr<RuleLibrary> library = nullptr);
 
 const Vocabulary& grammarVocabulary(const CompiledGrammar& g);
 // Writes the mask of the grammar's state `state` (Matcher::state()) into `out` (one bit per
@@ -97,5 +101,13 @@ ShapeCacheStats shapeCacheStats(ShapeCache& c);
 void clearShapeCache(ShapeCache& c);  // drops every cached shape (grammars holding one keep it)
 // The idle limit of every shape cache (shapes no grammar holds; default 16 MiB).
 void setShapeCacheIdleBytes(size_t bytes);
+
+std::shared_ptr<RuleLibrary> makeRuleLibrary();
+struct RuleLibraryStats {
+  size_t rules = 0, bytes = 0;
+  size_t generation = 0;  // times it was emptied (a clear, or an add past its byte limit)
+};
+RuleLibraryStats ruleLibraryStats(const RuleLibrary& l);
+void clearRuleLibrary(RuleLibrary& l);  // drops every rule (grammars holding one keep it)
 
 }  // namespace toolmask

@@ -62,6 +62,7 @@ export function libraryForm(grammar: Grammar, vocabulary: Vocabulary): LibraryFo
       return any ? `${named.slice(0, -1)},"libraryAdd":${JSON.stringify(add)}}` : named;
     },
     given() {
+      if (kept.length === 0) return;
       const held = known(vocabulary).bodies;
       for (const [, body] of kept) held.add(body);
     },

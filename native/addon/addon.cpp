@@ -5,8 +5,9 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <memory>
+#include <exception>
 #include <initializer_list>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -20,31 +21,31 @@ using namespace toolmask;
 
 namespace {
 
-// A grammar past a stated bound becomes an Error with code TOOLMASK_GRAMMAR_LIMIT and the bound's
-// name in `limit` (src/grammar/compile.ts turns it into a GrammarLimitError).
-Napi::Error limitError(const Napi::Env& env, const std::string& what, const std::string& limit) {
-  Napi::Error e = Napi::Error::New(env, what);
-  e.Set("code", Napi::String::New(env, "TOOLMASK_GRAMMAR_LIMIT"));
-  e.Set("limit", Napi::String::New(env, limit));
-  return e;
-}
-
-// A grammar naming a library rule its vocabulary's library lacks becomes an Error with code
+// The core's exceptions as JS errors: a grammar past a stated bound becomes an Error with code
+// TOOLMASK_GRAMMAR_LIMIT and the bound's name in `limit` (src/grammar/compile.ts turns it into a
+// GrammarLimitError); a grammar naming a rule its vocabulary's rule library lacks, one with code
 // TOOLMASK_RULE_LIBRARY_MISS (src/grammar/rule-library.ts compiles it again with the rule's body).
-Napi::Error libraryMissError(const Napi::Env& env, const std::string& what) {
-  Napi::Error e = Napi::Error::New(env, what);
-  e.Set("code", Napi::String::New(env, "TOOLMASK_RULE_LIBRARY_MISS"));
-  return e;
+Napi::Error jsError(const Napi::Env& env, const std::exception_ptr& error) {
+  try {
+    std::rethrow_exception(error);
+  } catch (const Napi::Error& e) { return e; } catch (const GrammarLimitError& e) {
+    Napi::Error out = Napi::Error::New(env, e.what());
+    out.Set("code", Napi::String::New(env, "TOOLMASK_GRAMMAR_LIMIT"));
+    out.Set("limit", Napi::String::New(env, e.limit));
+    return out;
+  } catch (const RuleLibraryMiss& e) {
+    Napi::Error out = Napi::Error::New(env, e.what());
+    out.Set("code", Napi::String::New(env, "TOOLMASK_RULE_LIBRARY_MISS"));
+    return out;
+  } catch (const std::exception& e) { return Napi::Error::New(env, e.what()); }
 }
 
 template <typename F>
 auto guard(const Napi::Env& env, F&& fn) -> decltype(fn()) {
   try {
     return fn();
-  } catch (const Napi::Error&) { throw; } catch (const GrammarLimitError& e) {
-    throw limitError(env, e.what(), e.limit);
-  } catch (const RuleLibraryMiss& e) { throw libraryMissError(env, e.what()); } catch (const std::exception& e) {
-    throw Napi::Error::New(env, e.what());
+  } catch (const Napi::Error&) { throw; } catch (const std::exception&) {
+    throw jsError(env, std::current_exception());
   }
 }
 
@@ -279,19 +280,14 @@ class GrammarWrap : public Napi::ObjectWrap<GrammarWrap> {
     void Execute() override {
       try {
         grammar_ = compiled(ir_, vocab_, shapes_, rules_, opts_);
-      } catch (const GrammarLimitError& e) {
-        limit_ = e.limit;
+      } catch (const std::exception& e) {
+        error_ = std::current_exception();
         SetError(e.what());
-      } catch (const RuleLibraryMiss& e) {
-        libraryMiss_ = true;
-        SetError(e.what());
-      } catch (const std::exception& e) { SetError(e.what()); }
+      }
     }
     void OnOK() override { deferred_.Resolve(adopt(Env(), std::move(grammar_))); }
     void OnError(const Napi::Error& e) override {
-      deferred_.Reject(libraryMiss_     ? libraryMissError(Env(), e.Message()).Value()
-                       : limit_.empty() ? e.Value()
-                                        : limitError(Env(), e.Message(), limit_).Value());
+      deferred_.Reject(error_ ? jsError(Env(), error_).Value() : e.Value());
     }
 
    private:
@@ -302,8 +298,7 @@ class GrammarWrap : public Napi::ObjectWrap<GrammarWrap> {
     std::string ir_;
     CompileOptions opts_;
     std::shared_ptr<CompiledGrammar> grammar_;
-    std::string limit_;
-    bool libraryMiss_ = false;
+    std::exception_ptr error_;  // what Execute() caught, turned into a JS error on the JS thread
   };
 
   static Napi::Value CompileAsync(const Napi::CallbackInfo& info) {

@@ -9,7 +9,6 @@ import {
   compileGrammar,
   compileGrammarAsync,
   grammarCache,
-  type CompiledGrammar,
   type Grammar,
   Vocabulary,
 } from "../../src/index.js";

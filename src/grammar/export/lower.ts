@@ -129,8 +129,7 @@ class Lowerer implements Lowering {
     switch (n.type) {
       case "literal":
         // A spelled name is one lexeme per character to llguidance (builders' `spelled`).
-        if (n.spelled && this.o.target === "lark")
-          return seqOf(Array.from(n.text, (c) => this.literal(c, path)).filter((e) => e !== EPSILON));
+        if (n.spelled && this.o.target === "lark") return seqOf(Array.from(n.text, (c) => this.literal(c, path)));
         return this.literal(n.text, path);
       case "charClass":
         return this.set(normalize(n.ranges, n.negated ?? false, MAX_CP, path));

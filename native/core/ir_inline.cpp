@@ -49,6 +49,12 @@ struct Inliner {
   size_t measure(const json::Value& n) {
     if (const std::string* name = refName(n)) return ruleSize(*name) == SIZE_MAX ? 1 : ruleSize(*name);
     size_t total = 1;
+    // A departure stands for a node per trie position: as large as its words, so a rule holding
+    // one is inlined (copied at each use, its trie planned again) as that tree would be.
+    if (irType(n) == IrType::Departure)
+      if (const json::Value* words = n.get("words"); words && words->kind == json::Kind::Array)
+        for (auto& w : words->arr)
+          if ((total += 1 + w.str.size()) > maxNodes) return maxNodes + 1;
     for (auto& x : n.arr)
       if ((total += measure(x)) > maxNodes) return maxNodes + 1;
     for (auto& kv : n.obj)

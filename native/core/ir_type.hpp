@@ -25,6 +25,7 @@ enum class IrType : uint8_t {
   Perm,
   Intersect,
   JsonSchema,
+  Departure,
   Other,  // a type the core has no rule for
 };
 
@@ -53,6 +54,7 @@ inline IrType irTypeNamed(std::string_view t) {
       if (t == "charClass") return IrType::CharClass;
       if (t == "byteClass") return IrType::ByteClass;
       if (t == "intersect") return IrType::Intersect;
+      if (t == "departure") return IrType::Departure;
       break;
     case 10:
       if (t == "jsonSchema") return IrType::JsonSchema;

@@ -234,6 +234,8 @@ Frag NfaBuilder::Impl::buildKind(const json::Value& n, IrType kind, const std::s
       return perm(n, path);
     case IrType::Ref:
       return ref(n, path);
+    case IrType::Departure:
+      return departure(n, path);
     case IrType::JsonSchema:
       fail(path, "jsonSchema nodes must be lowered before compiling (use compileGrammar from the package)");
     default:
@@ -350,6 +352,7 @@ Frag NfaBuilder::Impl::token(const json::Value& n, const std::string& path) {
 
 // Whether what a placeholder will build can match something.
 bool NfaBuilder::Impl::thunkNonEmpty(const Thunk& t) {
+  if (t.departure >= 0) return departureBuilds[size_t(t.departure)].plan->nodes[t.position].reaches;
   if (!t.rule.empty()) return nonEmpty(*rules->original(t.rule));
   if (t.seqFrom < 0) return nonEmpty(*t.node);
   auto& it = itemsOf(*t.node, t.path);
@@ -436,6 +439,8 @@ bool NfaBuilder::Impl::nonEmpty(const json::Value& n) {
     r = !classInfo(n, "", false).ranges.empty();
   } else if (type == IrType::CharClass) {  // some code point with a UTF-8 form (a surrogate has none)
     r = !classInfo(n, "", true).seqs.empty();
+  } else if (type == IrType::Departure) {
+    r = departurePlan(n, "").nonEmpty;
   }
   if (cacheable) nonEmptyMemo[&n] = r;
   return r;
@@ -553,6 +558,7 @@ void NfaBuilder::expand(uint32_t state) {
   b.nfa.states[state].thunk = -1;
   Impl::Thunk t = b.thunks[size_t(th)];
   uint32_t begin = uint32_t(b.nfa.states.size());
+  if (t.departure >= 0) return b.expandDeparture(state, t);
   if (t.perm >= 0) {
     const uint8_t marks = b.marks();
     b.setMarks(t.marks);

@@ -127,6 +127,7 @@ struct Checker {
     }
     if (type == IrType::Ref) return ref(n, body);
     if (type == IrType::Intersect) return intersect(n);
+    if (type == IrType::Departure) return departure(n);
     return kUnsure;  // jsonSchema (not lowered), or a type this check has no rule for
   }
 
@@ -207,6 +208,14 @@ struct Checker {
     if (inner < 0 || inner > limit) return kUnsure;
     double sum = double(T.size()) + 3;
     return add(sum, inner * double(T.size()) * (trim ? 4 : 1)) ? sum : kUnsure;
+  }
+
+  // Its trie's positions and ways out, as the build makes them (plain text: one string in, none of
+  // the constructs a fragment leaves to placeholders).
+  double departure(const json::Value& n) {
+    try {
+      return double(b.departurePlan(n, "").bound);
+    } catch (const GrammarError&) { return kUnsure; }  // reported by the eager build
   }
 
   double perm(const json::Value& n) {
@@ -292,7 +301,8 @@ bool nullable(const json::Value& n) {
     const json::Value* x = n.get("text");
     return !x || x->kind != json::Kind::String || x->str.empty();
   }
-  if (type == IrType::CharClass || type == IrType::ByteClass || type == IrType::Until) return false;
+  if (type == IrType::CharClass || type == IrType::ByteClass || type == IrType::Until || type == IrType::Departure)
+    return false;
   if (type == IrType::Text) return true;
   const json::Value* items = n.get("items");
   if (type == IrType::Seq) {

@@ -79,9 +79,11 @@ struct NfaBuilder::Impl {
     uint32_t subset = 0;   // with `perm`: the subset's index in its PermSet
     int32_t counted = -1;  // a copy of a bounded repetition's item (see Counted)
     uint32_t copy = 0;
-    int32_t seqFrom = -1;  // only the items of the seq `node` from this index on
-    uint8_t marks = 0;     // the marks of the nodes it is built inside (Nfa::marks)
-    std::string rule{};    // the rule to build (its body inlined then), when `node` is null
+    int32_t seqFrom = -1;    // only the items of the seq `node` from this index on
+    uint8_t marks = 0;       // the marks of the nodes it is built inside (Nfa::marks)
+    std::string rule{};      // the rule to build (its body inlined then), when `node` is null
+    int32_t departure = -1;  // a position of a departure (departureBuilds) whose ways on are built when reached
+    uint32_t position = 0;
   };
   // A bounded repetition of a plain item: its copies share the masks of the item's loop.
   struct Counted {
@@ -166,6 +168,46 @@ struct NfaBuilder::Impl {
   Frag charClass(const json::Value& n, const std::string& path);
   Frag byteClass(const json::Value& n, const std::string& path);
   Frag until(const json::Value& n, const std::string& path, bool textOnly = false);
+  // nfa_departure.cpp: a departure node's trie and each position's way out (computed once per node:
+  // the cuts, the check, the emptiness test and the build all read it).
+  struct DeparturePlan {
+    // A way out's byte after the first: `lo..hi`, then tail `next` (-1: the departure's end).
+    struct Tail {
+      uint8_t lo, hi;
+      int32_t next;
+    };
+    // A way out's first byte from a position: `lo..hi`, then tail `tail` (-1: the departure's end).
+    struct Out {
+      uint8_t lo, hi;
+      int32_t tail;
+    };
+    struct Node {
+      std::vector<std::pair<uint32_t, uint32_t>> children;  // (code point, node), in the order the words reach them
+      bool word = false;                                    // a whole word ends here
+      bool live = false;                                    // reached by a path that ends no word before it
+      std::vector<Out> outs;                                // live: the code points that leave every word here
+      bool reaches = false;                                 // live: a way out here or past it
+    };
+    std::vector<Node> nodes;  // [0]: the empty prefix; a parent before its children
+    std::vector<Tail> tails;  // shared by every position's ways out (they all end the departure)
+    bool cut[257] = {};       // the byte-class boundaries of its edges (Nfa::cut)
+    size_t bound = 0;         // at least the states the build makes
+    bool nonEmpty = false;    // some position has a way out
+  };
+  const DeparturePlan& departurePlan(const json::Value& n, const std::string& path);
+  std::unordered_map<const json::Value*, DeparturePlan> departureMemo;
+  Frag departure(const json::Value& n, const std::string& path);
+  // One built departure: its end and its shared tails' states; its positions past the first are
+  // placeholders (Thunk::departure) until a walk reaches them, as a tree's alternatives would be.
+  struct DepartureBuild {
+    const DeparturePlan* plan;
+    uint32_t out;
+    std::vector<uint32_t> tailAt;
+  };
+  std::vector<DepartureBuild> departureBuilds;
+  void departurePosition(uint32_t from, uint32_t build, uint32_t position);
+  void expandDeparture(uint32_t state, const Thunk& t);  // NfaBuilder::expand of a departure's position
+  void departureCuts(const json::Value& n);              // collectCuts of a departure node
   // nfa_intersect.cpp: text nodes built apart, their products, and placing them here
   TextNfa buildText(const json::Value& n, const std::string& path, const char* what, uint64_t countAbove,
                     uint64_t countFreeAbove = UINT64_MAX);

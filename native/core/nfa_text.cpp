@@ -367,6 +367,9 @@ void NfaBuilder::Impl::collectCuts(const json::Value& n, int depth, RefsMet* ref
     } else if (type == IrType::Ref) {
       if (const json::Value* nm = n.get("name"); refs && nm && nm->kind == json::Kind::String)
         if (refs->seen.insert(nm->str).second) refs->names.push_back(&nm->str);
+    } else if (type == IrType::Departure) {
+      departureCuts(n);
+      return;  // its words and ranges hold no nodes
     } else if (type == IrType::Token) {
       if (const json::Value* id = n.get("id");
           id && id->kind == json::Kind::Number && id->num >= 0 && id->num < lim.vocabSize)

@@ -2,7 +2,6 @@
 
 namespace toolmask::utf8 {
 
-namespace {
 int encode(uint32_t cp, uint8_t* out) {
   if (cp < 0x80) {
     out[0] = uint8_t(cp);
@@ -25,7 +24,6 @@ int encode(uint32_t cp, uint8_t* out) {
   out[3] = uint8_t(0x80 | (cp & 0x3F));
   return 4;
 }
-}  // namespace
 
 void encodeRange(uint32_t lo, uint32_t hi, std::vector<std::vector<ByteRange>>& out) {
   if (lo > hi) return;

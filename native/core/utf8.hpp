@@ -9,6 +9,9 @@ namespace toolmask::utf8 {
 
 using ByteRange = std::pair<uint8_t, uint8_t>;
 
+// Writes code point `cp`'s UTF-8 bytes (cp <= 0x10FFFF) into `out` (room for 4); returns how many.
+int encode(uint32_t cp, uint8_t* out);
+
 // Appends byte-range sequences that together match exactly the UTF-8 encodings
 // of code points in [lo, hi] (surrogates excluded).
 void encodeRange(uint32_t lo, uint32_t hi, std::vector<std::vector<ByteRange>>& out);

@@ -20,6 +20,7 @@ import { afterTrigger } from "./spec.js";
 import { idChars, jsonWs } from "./grammar-forms.js";
 import type { ToolDef } from "./tools.js";
 import { childPath, invalid } from "../grammar/json-schema/errors.js";
+import { departure } from "../grammar/departure.js";
 import { analyze, impliedTypes } from "../grammar/json-schema/keywords.js";
 import { lowerJsonSchemas } from "../grammar/json-schema/index.js";
 import { checkEnumSize } from "../grammar/schema-limits.js";
@@ -341,38 +342,6 @@ export function callAfterTrigger(
   });
   // A call that opens the answer (no trigger) is entered without a byte: the budget acts at its entry.
   return declaredCall(seq(glue(afterTrigger(f.open)), alt(...bodies)), spec.callOpensAnswer === true);
-}
-
-/**
- * Strings that follow `words` (a prefix-free set) and leave them at their last character: s + c
- * with s a proper prefix of a word and s + c a prefix of none; c from every character but those
- * in `outside` (the names' forbidden characters). One character per lexeme, as the calls spell
- * their names (builders' `spelled`).
- */
-function departure(words: string[], outside: Array<[number, number] | string>): GrammarNode {
-  // The words' trie (a node per prefix; children in the order the words first reach them), built
-  // once: asking every word at every prefix was quadratic (44 Playwright tools: 14 % of a compile's
-  // TypeScript time).
-  interface Trie {
-    next: Map<string, Trie>;
-    word: boolean;
-  }
-  const root: Trie = { next: new Map(), word: false };
-  for (const w of words) {
-    let t = root;
-    for (const c of w) {
-      let child = t.next.get(c);
-      if (!child) t.next.set(c, (child = { next: new Map(), word: false }));
-      t = child;
-    }
-    t.word = true;
-  }
-  const branch = (t: Trie): GrammarNode => {
-    const onward: GrammarNode[] = [];
-    for (const [c, child] of t.next) if (!child.word) onward.push(seq(literal(c), branch(child)));
-    return alt(charClass([...outside, ...t.next.keys()], true), ...onward);
-  };
-  return branch(root);
 }
 
 /**

@@ -18,6 +18,7 @@ import {
   star,
 } from "../grammar/builders.js";
 import type { GrammarNode } from "../grammar/ir.js";
+import { departure } from "../grammar/departure.js";
 import { JSON_WS_MAX } from "../grammar/json-schema/syntax.js";
 import { glue, jsonCallTail } from "./call-grammar.js";
 import { jsonWs } from "./grammar-forms.js";
@@ -119,24 +120,10 @@ export class Departures {
       case "heads":
         return alts(...p.heads.map((h) => this.#onward([...h.parts, ...rest])));
       case "words":
+        // A character some word goes on with, then the names' departure (native: ir.ts DepartureNode).
         if (rest.length) throw new Error("words end a head");
-        return this.#wordsOnward(p.words, "");
+        return nextChars(p.words, "").some((c) => !p.words.includes(c)) ? departure(p.words, [], true) : undefined;
     }
-  }
-
-  /** After `prefix` (a proper prefix of some word): a character no word has next, or one some word has, and on. */
-  #wordsDeparture(words: string[], prefix: string): GrammarNode {
-    const node = alts(charClass(nextChars(words, prefix), true), this.#wordsOnward(words, prefix))!;
-    // A long name's departures nest one level a character: a rule every 16 characters.
-    return prefix.length % 16 === 0 ? this.#rule(`leave-head-${this.#rules++}`, node) : node;
-  }
-
-  #wordsOnward(words: string[], prefix: string): GrammarNode | undefined {
-    return alts(
-      ...nextChars(words, prefix)
-        .filter((c) => !words.includes(prefix + c))
-        .map((c) => seq(literal(c), this.#wordsDeparture(words, prefix + c))),
-    );
   }
 }
 

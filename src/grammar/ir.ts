@@ -125,6 +125,21 @@ export interface JsonSchemaNode {
   document?: unknown;
   documentPath?: string;
 }
+/**
+ * One string that leaves every word of `words` at its last character: a proper prefix of some
+ * word (possibly empty), then one code point that continues no word from there and is in none of
+ * the `outside` ranges (with `onward`, a non-empty prefix). A whole word is not matched, nor
+ * anything past one. The same language as
+ * its expansion (src/grammar/departure.ts: an alternative of a negated class and each continuing
+ * character per trie position), built natively from the words' trie.
+ */
+export interface DepartureNode {
+  type: "departure";
+  words: string[];
+  outside?: Array<[number, number]>;
+  /** The first character continues some word (the empty prefix is no way out). */
+  onward?: boolean;
+}
 /** A reference to a named rule in `Grammar.rules`. Recursion is expanded to `maxRecursionDepth`. */
 export interface RefNode {
   type: "ref";
@@ -167,6 +182,7 @@ export type GrammarNode =
   | TokenNode
   | PermNode
   | JsonSchemaNode
+  | DepartureNode
   | RefNode;
 
 export interface Grammar {

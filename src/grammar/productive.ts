@@ -15,6 +15,7 @@
 // reference to no rule) count as productive: the native compiler judges those.
 import { EmptyGrammarError } from "./errors.js";
 import type { Grammar, GrammarNode } from "./ir.js";
+import { expandDeparture, wellFormedDeparture } from "./departure.js";
 
 type Kind = "and" | "or";
 
@@ -197,6 +198,11 @@ function shape(n: GrammarNode): { kind: Kind; children: GrammarNode[]; leaf?: bo
         children: none,
         leaf: n.negated === true || !Array.isArray(n.ranges) || n.ranges.length > 0,
       };
+    case "departure":
+      // a malformed one is the native compiler's to report
+      return wellFormedDeparture(n)
+        ? { kind: "and", children: [expandDeparture(n)] }
+        : { kind: "and", children: none, leaf: true };
     default:
       // literal, text, token, jsonSchema, and whatever the native compiler will refuse.
       return { kind: "and", children: none, leaf: true };

@@ -13,6 +13,7 @@ import { ENCODABLE, intersect as cut, mergeRanges, subtract, type Ranges } from 
 import type { Grammar, GrammarNode } from "../ir.js";
 import { EbnfExportError } from "./options.js";
 import { rewriteGrammar } from "./rewrite.js";
+import { expandDeparture } from "../departure.js";
 
 const EPSILON: GrammarNode = { type: "literal", text: "" };
 const NOTHING: GrammarNode = { type: "alt", items: [] };
@@ -66,6 +67,8 @@ class Builder implements Auto {
         const r = mergeRanges(n.ranges);
         return this.read(from, n.negated ? subtract([[0, 0x10ffff]], r) : r);
       }
+      case "departure":
+        return this.build(expandDeparture(n), from);
       case "seq":
         return n.items.reduce((cur, item) => this.build(item, cur), from);
       case "alt": {

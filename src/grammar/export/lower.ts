@@ -43,6 +43,7 @@ import { byteSet, codePointSet, normalize } from "./sets.js";
 import { assertAcceptsSomething } from "../productive.js";
 import { expandUntilBodies } from "./until-body.js";
 import { expandIntersections } from "./intersect.js";
+import { expandDeparture } from "../departure.js";
 
 const GBNF_MAX_REPEAT = 2000;
 const NUL: RuleExpr = { k: "bytes", ranges: [[0, 0]] };
@@ -157,6 +158,8 @@ class Lowerer implements Lowering {
         return lowerPerm(this, n, path);
       case "ref":
         return this.ref(n.name, path);
+      case "departure":
+        return this.expr(expandDeparture(n), path);
       case "jsonSchema":
         throw new EbnfExportError(`toEbnf: ${path} is a jsonSchema node; lower it to grammar nodes before exporting`);
       default:

@@ -112,6 +112,9 @@ const NfaBuilder::Impl::DeparturePlan& NfaBuilder::Impl::departurePlan(const jso
   uint8_t bytes[4];
   p.nodes[0].live = !p.nodes[0].word;
   std::vector<std::pair<uint32_t, uint32_t>> taken;
+  // The work and the edges grow with positions × excluded ranges: a small node could ask for more
+  // edges than the automaton may have states. Bounded as the states are.
+  size_t work = 0;
   for (DeparturePlan::Node& node : p.nodes) {
     if (!node.live) continue;  // past a whole word the departure's paths have ended: nothing is built there
     const bool first = &node == &p.nodes[0];
@@ -123,6 +126,11 @@ const NfaBuilder::Impl::DeparturePlan& NfaBuilder::Impl::departurePlan(const jso
       for (int k = 0; k < len; k++) cut(bytes[k], bytes[k]);
       p.bound += size_t(len);
     }
+    if ((work += outside.size() + node.children.size() + 1) > lim.maxStates)
+      limitFail(path, "automatonStates",
+                "a departure of " + std::to_string(words.arr.size()) + " words and " + std::to_string(outside.size()) +
+                    " excluded ranges needs more than " + std::to_string(lim.maxStates) +
+                    " automaton edges (fewer or shorter words, or fewer ranges)");
     if (first && onward) {
       p.bound += 1;
       continue;
@@ -138,6 +146,7 @@ const NfaBuilder::Impl::DeparturePlan& NfaBuilder::Impl::departurePlan(const jso
       next = std::max(next, r.second + 1);
     }
     if (next <= 0x10FFFF) leave(next, 0x10FFFF);
+    work += node.outs.size();
     p.bound += 1;
   }
   p.bound += p.tails.size() + 2;

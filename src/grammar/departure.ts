@@ -26,19 +26,44 @@ export function wellFormedDeparture(n: DepartureNode): boolean {
 }
 
 /**
- * The node as alternatives per trie position: at each, a class of every character but the
- * outside ones and those continuing a word, or one continuing character (one lexeme each, as the
- * calls spell their names) and the next position. A word's last character continues nothing.
+ * Whether the node matches some string: some position a path reaches (past no whole word, and
+ * past the first with `onward`) has a code point that is neither outside nor continuing a word
+ * there. Without recursion, however long a word.
  */
-export function expandDeparture(n: DepartureNode): GrammarNode {
-  // The words' trie (a node per prefix; children in the order the words first reach them), built
-  // once: asking every word at every prefix was quadratic.
-  interface Trie {
-    next: Map<string, Trie>;
-    word: boolean;
+export function departureAcceptsSomething(n: DepartureNode): boolean {
+  const root = trieOf(n.words);
+  const outside = n.outside ?? [];
+  const stack: Array<[Trie, boolean]> = [[root, true]];
+  while (stack.length > 0) {
+    const [t, first] = stack.pop()!;
+    if (!(first && n.onward === true) && leaves(outside, [...t.next.keys()])) return true;
+    for (const child of t.next.values()) if (!child.word) stack.push([child, false]);
   }
+  return false;
+}
+
+/** Whether a code point with a UTF-8 form is in none of `outside` and is none of `taken`. */
+function leaves(outside: Array<[number, number]>, taken: string[]): boolean {
+  const ranges = [...outside, ...taken.map((c): [number, number] => [c.codePointAt(0)!, c.codePointAt(0)!])];
+  ranges.push([0xd800, 0xdfff]); // surrogates: no UTF-8 form
+  ranges.sort((a, b) => a[0] - b[0]);
+  let next = 0;
+  for (const [lo, hi] of ranges) {
+    if (lo > next) return true;
+    next = Math.max(next, hi + 1);
+  }
+  return next <= 0x10ffff;
+}
+
+interface Trie {
+  next: Map<string, Trie>;
+  word: boolean;
+}
+
+/** The words' trie: a node per prefix, children in the order the words first reach them. */
+function trieOf(words: string[]): Trie {
   const root: Trie = { next: new Map(), word: false };
-  for (const w of n.words) {
+  for (const w of words) {
     let t = root;
     for (const c of w) {
       let child = t.next.get(c);
@@ -47,6 +72,17 @@ export function expandDeparture(n: DepartureNode): GrammarNode {
     }
     t.word = true;
   }
+  return root;
+}
+
+/**
+ * The node as alternatives per trie position: at each, a class of every character but the
+ * outside ones and those continuing a word, or one continuing character (one lexeme each, as the
+ * calls spell their names) and the next position. A word's last character continues nothing.
+ */
+export function expandDeparture(n: DepartureNode): GrammarNode {
+  // Built from the trie once: asking every word at every prefix was quadratic.
+  const root = trieOf(n.words);
   const outside = n.outside ?? [];
   const onward = (t: Trie): GrammarNode[] => {
     const out: GrammarNode[] = [];

@@ -15,7 +15,7 @@
 // reference to no rule) count as productive: the native compiler judges those.
 import { EmptyGrammarError } from "./errors.js";
 import type { Grammar, GrammarNode } from "./ir.js";
-import { expandDeparture, wellFormedDeparture } from "./departure.js";
+import { departureAcceptsSomething, wellFormedDeparture } from "./departure.js";
 
 type Kind = "and" | "or";
 
@@ -200,9 +200,7 @@ function shape(n: GrammarNode): { kind: Kind; children: GrammarNode[]; leaf?: bo
       };
     case "departure":
       // a malformed one is the native compiler's to report
-      return wellFormedDeparture(n)
-        ? { kind: "and", children: [expandDeparture(n)] }
-        : { kind: "and", children: none, leaf: true };
+      return { kind: "and", children: none, leaf: !wellFormedDeparture(n) || departureAcceptsSomething(n) };
     default:
       // literal, text, token, jsonSchema, and whatever the native compiler will refuse.
       return { kind: "and", children: none, leaf: true };

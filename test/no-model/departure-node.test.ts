@@ -136,7 +136,16 @@ describe("the departure node", () => {
     [{ type: "departure", words: ["a"], outside: [[0, 0x10ffff]] }, /accepts nothing/],
     [{ type: "departure", words: ["a"], onward: 1 }, /onward: must be true or false/],
     [{ type: "departure", words: ["a"], onward: true }, /accepts nothing/],
-  ])("%j is refused: %s", (node, err) => {
+    // 6,000 positions, each with 400 excluded ranges: more edges than the automaton may have states
+    [
+      {
+        type: "departure",
+        words: ["a".repeat(6000)],
+        outside: Array.from({ length: 400 }, (_, i) => [1000 + 2 * i, 1000 + 2 * i]),
+      },
+      /departure of 1 words and 400 excluded ranges needs more than 2000000 automaton edges/,
+    ],
+  ])("malformed or oversized node %# is refused with its reason", (node, err) => {
     expect(() => compileGrammar({ root: node as GrammarNode }, vocab)).toThrow(err);
   });
 });

@@ -94,6 +94,7 @@ run(
     "test/test-model/server-varied-schemas",
     "test/test-model/prompt-tokenizer",
     "test/test-model/server-tokenize-bombs",
+    "test/no-model/departure-node",
   ],
   { env: { ...addonEnv, TOOLMASK_VARIED_REQUESTS: "400" } },
 );

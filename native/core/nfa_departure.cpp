@@ -65,22 +65,20 @@ const NfaBuilder::Impl::DeparturePlan& NfaBuilder::Impl::departurePlan(const jso
   }
   p.nodes.emplace_back();
   std::vector<uint32_t> cps;
+  std::unordered_map<uint64_t, uint32_t> child;  // (position, code point) → position: however many words share one
   for (size_t w = 0; w < words.arr.size(); w++) {
     const json::Value& word = words.arr[w];
-    const std::string at = path + ".words[" + std::to_string(w) + "]";
-    if (word.kind != json::Kind::String || word.str.empty()) fail(at, "must be a non-empty string");
-    if (!decode(word.str, cps)) fail(at, "is not UTF-8 text");
+    auto at = [&] { return path + ".words[" + std::to_string(w) + "]"; };  // made only for an error
+    if (word.kind != json::Kind::String || word.str.empty()) fail(at(), "must be a non-empty string");
+    if (!decode(word.str, cps)) fail(at(), "is not UTF-8 text");
     uint32_t t = 0;
     for (uint32_t cp : cps) {
-      auto& kids = p.nodes[t].children;
-      auto k = std::find_if(kids.begin(), kids.end(), [&](const auto& c) { return c.first == cp; });
-      if (k == kids.end()) {
-        kids.push_back({cp, uint32_t(p.nodes.size())});
-        t = uint32_t(p.nodes.size());
-        p.nodes.emplace_back();  // after `kids`' last use: it may move the nodes
-      } else {
-        t = k->second;
+      const auto [it, fresh] = child.emplace((uint64_t(t) << 21) | cp, uint32_t(p.nodes.size()));
+      if (fresh) {
+        p.nodes[t].children.push_back({cp, it->second});
+        p.nodes.emplace_back();
       }
+      t = it->second;
     }
     p.nodes[t].word = true;
   }

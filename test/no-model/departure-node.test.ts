@@ -83,6 +83,15 @@ describe("the departure node", () => {
     }
   });
 
+  it("many words at one position: 20,000 one-character words, each a whole word, every other character a way out", () => {
+    const words = Array.from({ length: 20000 }, (_, i) => String.fromCodePoint(0x4e00 + i));
+    const g = compileGrammar(around(departure(words, [])), vocab);
+    expect(g.createMatcher().acceptString("<a>")).toBe(true);
+    const x = g.createMatcher();
+    expect(x.acceptString("<\u4e00>")).toBe(false); // a whole word is no departure
+    g.dispose();
+  });
+
   it("onward: the first character continues a word", () => {
     const g = compileGrammar(around(departure(['Read"', 'Write"'], ['"'], true)), vocab);
     expect(g.createMatcher().acceptString("<Rx>")).toBe(true);

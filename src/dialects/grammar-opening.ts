@@ -18,7 +18,7 @@ import {
   star,
 } from "../grammar/builders.js";
 import type { GrammarNode } from "../grammar/ir.js";
-import { departure } from "../grammar/departure.js";
+import { departure, departureAcceptsSomething } from "../grammar/departure.js";
 import { JSON_WS_MAX } from "../grammar/json-schema/syntax.js";
 import { glue, jsonCallTail } from "./call-grammar.js";
 import { jsonWs } from "./grammar-forms.js";
@@ -119,10 +119,12 @@ export class Departures {
         return alts(this.#onward([...p.parts, ...rest]), this.#onward(rest));
       case "heads":
         return alts(...p.heads.map((h) => this.#onward([...h.parts, ...rest])));
-      case "words":
+      case "words": {
         // A character some word goes on with, then the names' departure (native: ir.ts DepartureNode).
         if (rest.length) throw new Error("words end a head");
-        return nextChars(p.words, "").some((c) => !p.words.includes(c)) ? departure(p.words, [], true) : undefined;
+        const d = departure(p.words, [], true);
+        return departureAcceptsSomething(d) ? d : undefined;
+      }
     }
   }
 }
@@ -132,13 +134,6 @@ const runTooLong = (): GrammarNode => repeat(wsChar, JSON_WS_MAX + 1, JSON_WS_MA
 function needed(node: GrammarNode | undefined): GrammarNode {
   if (node === undefined) throw new Error("a head cannot end with whitespace");
   return node;
-}
-
-function nextChars(words: string[], prefix: string): string[] {
-  const next = new Set<string>();
-  for (const w of words)
-    if (w.length > prefix.length && w.startsWith(prefix)) next.add(firstCodePoint(w.slice(prefix.length)));
-  return [...next];
 }
 
 /** The text `parts` describe, written one character per lexeme (the departures spell the same characters). */

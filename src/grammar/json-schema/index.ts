@@ -160,8 +160,12 @@ function lowerWith(
   }
   if (!lowered) throw matchesNothing(path);
   const top = lowered;
-  const blamed = productivity(l.rules).blame(top);
-  if (blamed !== undefined) throw matchesNothing(path, l.refs.get(blamed));
+  // Only a `$ref` can leave a lowering that matches nothing (the rest is dropped as it is built):
+  // without one there is nothing to blame.
+  if (l.refs.size > 0) {
+    const blamed = productivity(l.rules).blame(top);
+    if (blamed !== undefined) throw matchesNothing(path, l.refs.get(blamed));
+  }
   return { root: top, rules: l.rules };
 }
 
@@ -270,7 +274,8 @@ function lowerAll(grammar: Grammar, share: boolean): Grammar {
           productivity,
         );
         // shared rules are named after everything they depend on, so equal names mean equal rules
-        let size = countNodes(out.root);
+        const rootSize = countNodes(out.root);
+        let size = rootSize;
         for (const [k, v] of Object.entries(out.rules))
           if (!hasOwn(rules, k)) {
             rules[k] = v;
@@ -278,7 +283,7 @@ function lowerAll(grammar: Grammar, share: boolean): Grammar {
           }
         budget.grow(size, path);
         let root = out.root;
-        if (countNodes(root) > SHARE_ABOVE) {
+        if (rootSize > SHARE_ABOVE) {
           rules[`${local}.root`] = root;
           root = ref(`${local}.root`);
         }

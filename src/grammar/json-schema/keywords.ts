@@ -133,15 +133,20 @@ export interface Info {
 }
 
 /** The types a schema's type-specific keywords imply (`{"maximum": 3}` is a number schema), whatever its `type`. */
-export function impliedTypes(s: Obj): Set<TypeName> {
+/** The type each type-specific keyword implies. */
+const IMPLIED = new Map<string, TypeName>([
+  ...STRING_KW.map((kw) => [kw, "string"] as const),
+  ...NUMBER_KW.map((kw) => [kw, "number"] as const),
+  ...OBJECT_KW.map((kw) => [kw, "object"] as const),
+  ...ARRAY_KW.map((kw) => [kw, "array"] as const),
+]);
+
+export function impliedTypes(s: Obj, keys: readonly string[] = Object.keys(s)): Set<TypeName> {
   const out = new Set<TypeName>();
-  for (const [t, kws] of [
-    ["string", STRING_KW],
-    ["number", NUMBER_KW],
-    ["object", OBJECT_KW],
-    ["array", ARRAY_KW],
-  ] as const)
-    if (kws.some((kw) => hasOwn(s, kw))) out.add(t);
+  for (const kw of keys) {
+    const t = IMPLIED.get(kw);
+    if (t !== undefined) out.add(t);
+  }
   if (isEnforcedFormat(s.format)) out.add("string");
   return out;
 }
@@ -151,8 +156,11 @@ export function analyze(schema: unknown, path: string): Info {
     throw invalid(path, undefined, `a schema must be an object or a boolean, got ${describe(schema)}; fix the schema`);
   }
   const s = schema;
-  const info: Info = { path, s, types: null, implied: impliedTypes(s), constraining: [], values: null };
-  for (const kw of Object.keys(s)) {
+  // A schema object has a handful of keys: asking its key list is cheaper than a lookup per keyword.
+  const keys = Object.keys(s);
+  const own = (kw: string) => keys.includes(kw);
+  const info: Info = { path, s, types: null, implied: impliedTypes(s, keys), constraining: [], values: null };
+  for (const kw of keys) {
     if (ANNOTATIONS.has(kw) || DEFS.has(kw) || kw.startsWith("x-")) continue;
     if (!SUPPORTED.has(kw)) {
       const hint = UNSUPPORTED_HINTS[kw];
@@ -165,10 +173,10 @@ export function analyze(schema: unknown, path: string): Info {
     }
   }
   for (const kw of DEFS) {
-    if (hasOwn(s, kw) && !isObj(s[kw])) throw invalid(path, kw, `"${kw}" must be an object mapping names to schemas`);
+    if (own(kw) && !isObj(s[kw])) throw invalid(path, kw, `"${kw}" must be an object mapping names to schemas`);
   }
   // type / nullable
-  if (hasOwn(s, "type")) {
+  if (own("type")) {
     const t = s.type;
     const list = typeof t === "string" ? [t] : t;
     if (
@@ -184,7 +192,7 @@ export function analyze(schema: unknown, path: string): Info {
     }
     info.types = normTypes(list);
   }
-  if (hasOwn(s, "nullable")) {
+  if (own("nullable")) {
     if (typeof s.nullable !== "boolean") throw invalid(path, "nullable", '"nullable" must be true or false');
     if (info.types === null) {
       throw invalid(
@@ -198,14 +206,14 @@ export function analyze(schema: unknown, path: string): Info {
       throw invalid(path, "nullable", '"type" includes "null" but "nullable" is false; remove one of them');
   }
   // enum / const
-  if (hasOwn(s, "enum")) {
+  if (own("enum")) {
     const e = s.enum;
     if (!Array.isArray(e) || e.length === 0) throw invalid(path, "enum", '"enum" must be a non-empty array of values');
     checkEnumSize(e.length, childPath(path, "enum"));
     e.forEach((v, i) => assertJson(v, childPath(childPath(path, "enum"), i)));
     info.values = e;
   }
-  if (hasOwn(s, "const")) {
+  if (own("const")) {
     assertJson(s.const, childPath(path, "const"));
     info.values = info.values === null ? [s.const] : info.values.filter((v) => deepEqual(v, s.const));
   }
@@ -220,12 +228,12 @@ export function analyze(schema: unknown, path: string): Info {
   }
   // composition
   for (const kw of ["anyOf", "oneOf", "allOf"] as const) {
-    if (!hasOwn(s, kw)) continue;
+    if (!own(kw)) continue;
     const v = s[kw];
     if (!Array.isArray(v) || v.length === 0) throw invalid(path, kw, `"${kw}" must be a non-empty array of schemas`);
     info[kw] = v;
   }
-  if (hasOwn(s, "$ref")) {
+  if (own("$ref")) {
     if (typeof s.$ref !== "string") throw invalid(path, "$ref", '"$ref" must be a string');
     info.ref = s.$ref;
   }
@@ -236,8 +244,8 @@ export function analyze(schema: unknown, path: string): Info {
     if (typeof v !== "number" || !Number.isInteger(v) || v < 0)
       throw invalid(path, kw, `"${kw}" must be a non-negative integer, got ${describe(v)}`);
   };
-  for (const kw of ["minLength", "maxLength"]) if (hasOwn(s, kw)) nonNegInt(kw);
-  if (hasOwn(s, "pattern")) {
+  for (const kw of ["minLength", "maxLength"]) if (own(kw)) nonNegInt(kw);
+  if (own("pattern")) {
     if (typeof s.pattern !== "string")
       throw invalid(path, "pattern", '"pattern" must be a string (a regular expression)');
     try {
@@ -246,13 +254,13 @@ export function analyze(schema: unknown, path: string): Info {
       throw invalid(path, "pattern", `"pattern" is not a valid regular expression (${(e as Error).message}); fix it`);
     }
   }
-  if (hasOwn(s, "format") && typeof s.format !== "string")
+  if (own("format") && typeof s.format !== "string")
     throw invalid(path, "format", `"format" must be a string (a format name), got ${describe(s.format)}`);
   // an enforced format is a string keyword (formats.ts); any other format is an annotation
   for (const kw of [...STRING_KW, ...(isEnforcedFormat(s.format) ? ["format"] : [])])
-    if (hasOwn(s, kw)) info.constraining.push(kw);
+    if (own(kw)) info.constraining.push(kw);
   for (const kw of NUMBER_KW) {
-    if (!hasOwn(s, kw)) continue;
+    if (!own(kw)) continue;
     if (typeof s[kw] !== "number" || !Number.isFinite(s[kw])) {
       throw invalid(
         path,
@@ -262,7 +270,7 @@ export function analyze(schema: unknown, path: string): Info {
     }
     info.constraining.push(kw);
   }
-  if (hasOwn(s, "properties")) {
+  if (own("properties")) {
     if (!isObj(s.properties))
       throw invalid(path, "properties", '"properties" must be an object mapping names to schemas');
     const n = Object.keys(s.properties).length;
@@ -274,21 +282,20 @@ export function analyze(schema: unknown, path: string): Info {
         `the object declares ${n} properties, over the limit of ${SCHEMA_LIMITS.properties}; split the tool, or take the rarely used properties as one free-form object`,
       );
   }
-  if (hasOwn(s, "required")) {
+  if (own("required")) {
     const r = s.required;
     if (!Array.isArray(r) || !r.every((x) => typeof x === "string"))
       throw invalid(path, "required", '"required" must be an array of property names');
     checkNames(r, childPath(path, "required"));
   }
-  if (hasOwn(s, "additionalProperties"))
-    assertSchemaShape(s.additionalProperties, childPath(path, "additionalProperties"));
-  if (hasOwn(s, "propertyNames")) assertSchemaShape(s.propertyNames, childPath(path, "propertyNames"));
-  for (const kw of OBJECT_KW) if (hasOwn(s, kw)) info.constraining.push(kw);
-  if (hasOwn(s, "items") && !Array.isArray(s.items)) assertSchemaShape(s.items, childPath(path, "items"));
-  if (hasOwn(s, "prefixItems") && !Array.isArray(s.prefixItems))
+  if (own("additionalProperties")) assertSchemaShape(s.additionalProperties, childPath(path, "additionalProperties"));
+  if (own("propertyNames")) assertSchemaShape(s.propertyNames, childPath(path, "propertyNames"));
+  for (const kw of OBJECT_KW) if (own(kw)) info.constraining.push(kw);
+  if (own("items") && !Array.isArray(s.items)) assertSchemaShape(s.items, childPath(path, "items"));
+  if (own("prefixItems") && !Array.isArray(s.prefixItems))
     throw invalid(path, "prefixItems", '"prefixItems" must be an array of schemas');
-  if (hasOwn(s, "additionalItems")) assertSchemaShape(s.additionalItems, childPath(path, "additionalItems"));
-  if (hasOwn(s, "prefixItems") && Array.isArray(s.items))
+  if (own("additionalItems")) assertSchemaShape(s.additionalItems, childPath(path, "additionalItems"));
+  if (own("prefixItems") && Array.isArray(s.items))
     throw invalid(path, "items", 'use either "prefixItems" or the array form of "items", not both');
   for (const kw of ["prefixItems", "items"]) {
     const t = s[kw];
@@ -299,9 +306,9 @@ export function analyze(schema: unknown, path: string): Info {
         `"${kw}" lists ${t.length} schemas, over the limit of ${SCHEMA_LIMITS.tupleItems}; use one schema for the items, or an object with named properties`,
       );
   }
-  for (const kw of ["minItems", "maxItems"]) if (hasOwn(s, kw)) nonNegInt(kw);
-  for (const kw of ARRAY_KW) if (hasOwn(s, kw)) info.constraining.push(kw);
-  if (hasOwn(s, "uniqueItems")) {
+  for (const kw of ["minItems", "maxItems"]) if (own(kw)) nonNegInt(kw);
+  for (const kw of ARRAY_KW) if (own(kw)) info.constraining.push(kw);
+  if (own("uniqueItems")) {
     if (typeof s.uniqueItems !== "boolean") throw invalid(path, "uniqueItems", '"uniqueItems" must be true or false');
     if (s.uniqueItems) throw unsupported(path, "uniqueItems", "remove it (the grammar cannot exclude duplicate items)");
   }

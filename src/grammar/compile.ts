@@ -228,7 +228,11 @@ function resolveTokens(g: Grammar, vocab: Vocabulary): Grammar {
   // A node none of whose parts changed is returned as it is: the grammar is copied only along the
   // paths to a marker or a token terminal.
   const visit = (n: unknown, at: PathStep): unknown => {
-    if (Array.isArray(n)) return mapChanged(n as unknown[], (x, i) => visit(x, { up: at, key: i }));
+    // A path step is made only where the walk goes into an object (values are not walked).
+    if (Array.isArray(n))
+      return mapChanged(n as unknown[], (x, i) =>
+        x !== null && typeof x === "object" ? visit(x, { up: at, key: i }) : x,
+      );
     if (n === null || typeof n !== "object") return n;
     const o = n as Record<string, unknown>;
     if (o.type === "jsonSchema") return o; // schemas are data, not grammar nodes
@@ -259,8 +263,10 @@ function resolveTokens(g: Grammar, vocab: Vocabulary): Grammar {
     let out: Record<string, unknown> | undefined;
     for (const k in o)
       if (Object.hasOwn(o, k)) {
-        const x = visit(o[k], { up: at, key: k });
-        if (x !== o[k]) (out ??= { ...o })[k] = x;
+        const v = o[k];
+        if (v === null || typeof v !== "object") continue;
+        const x = visit(v, { up: at, key: k });
+        if (x !== v) (out ??= { ...o })[k] = x;
       }
     return out ?? o;
   };

@@ -121,7 +121,7 @@ export interface Info {
   /** From `type` (+ "null" from `nullable: true`); null when there is no `type`. */
   types: Set<TypeName> | null;
   /** Types whose keywords appear (for schemas without `type`). */
-  implied: Set<TypeName>;
+  implied: ReadonlySet<TypeName>;
   /** Constraining keywords other than type/nullable/enum/const/composition. */
   constraining: string[];
   /** enum ∩ const, deduplicated; null when neither appears. */
@@ -141,14 +141,16 @@ const IMPLIED = new Map<string, TypeName>([
   ...ARRAY_KW.map((kw) => [kw, "array"] as const),
 ]);
 
-export function impliedTypes(s: Obj, keys: readonly string[] = Object.keys(s)): Set<TypeName> {
-  const out = new Set<TypeName>();
+const NO_TYPES: ReadonlySet<TypeName> = new Set();
+
+export function impliedTypes(s: Obj, keys: readonly string[] = Object.keys(s)): ReadonlySet<TypeName> {
+  let out: Set<TypeName> | undefined;
   for (const kw of keys) {
     const t = IMPLIED.get(kw);
-    if (t !== undefined) out.add(t);
+    if (t !== undefined) (out ??= new Set()).add(t);
   }
-  if (isEnforcedFormat(s.format)) out.add("string");
-  return out;
+  if (isEnforcedFormat(s.format)) (out ??= new Set()).add("string");
+  return out ?? NO_TYPES;
 }
 
 export function analyze(schema: unknown, path: string): Info {

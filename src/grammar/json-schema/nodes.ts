@@ -53,6 +53,16 @@ function leafKey(n: Node): string | undefined {
 
 /** One of the parts, flattened, repeated leaves and nodes dropped; NOTHING parts dropped, and NOTHING when none is left. */
 export function choice(parts: Array<Lowered | undefined>): Lowered {
+  // One part that is no alternative is the choice itself (most schemas have one type).
+  let only: Lowered | undefined;
+  let count = 0;
+  for (const p of parts)
+    if (p) {
+      only = p;
+      count++;
+    }
+  if (count === 0) return NOTHING;
+  if (count === 1 && only!.type !== "alt") return only!;
   const out: Node[] = [];
   const keys = new Set<string>();
   const nodes = new Set<Node>();

@@ -298,12 +298,21 @@ export function patternRepetition(alts: Array<{ rx: Rx }>, path: string): number
 }
 
 /** The shortest and longest string an expression matches (null: no longest). */
-export function rxLengths(rx: Rx): [number, number | null] {
+export function rxLengths(rx: Rx): readonly [number, number | null] {
+  let l = lengthMemo.get(rx);
+  if (!l) lengthMemo.set(rx, (l = lengthsOf(rx)));
+  return l;
+}
+
+/** rxLengths of each expression asked (an expression is not changed once built: a format's is asked by every use). */
+const lengthMemo = new WeakMap<Rx, readonly [number, number | null]>();
+
+function lengthsOf(rx: Rx): readonly [number, number | null] {
   switch (rx.k) {
     case "set":
       return [1, 1];
     case "seq":
-      return rx.items.reduce<[number, number | null]>(
+      return rx.items.reduce<readonly [number, number | null]>(
         ([lo, hi], x) => {
           const [a, b] = rxLengths(x);
           return [lo + a, hi === null || b === null ? null : hi + b];

@@ -129,6 +129,10 @@ export function matchesSomething(items: readonly Rx[]): boolean {
     }
   }
   if (hi !== null && lo > hi) return false;
+  if (rest.length === 1) {
+    const one = runMatches(rest[0]!, lo, hi);
+    if (one !== undefined) return one;
+  }
   try {
     return (
       rest.length === 0 ||
@@ -142,6 +146,21 @@ export function matchesSomething(items: readonly Rx[]): boolean {
     if (e instanceof Undecided) return true;
     throw e;
   }
+}
+
+/**
+ * Whether `rx`, a run of one class (`[^\n]{0,300}`: what merged runs leave), matches a string of
+ * lo..hi characters; undefined for any other expression. A run of n characters exists for every n
+ * between its bounds once its class holds a code point a string can spell, so no automaton is needed
+ * (one was built per repetition: 300 states for that example).
+ */
+function runMatches(rx: Rx, lo: number, hi: number | null): boolean | undefined {
+  while ((rx.k === "seq" || rx.k === "alt") && rx.items.length === 1) rx = rx.items[0]!;
+  if (rx.k !== "rep" || rx.item.k !== "set") return undefined;
+  const least = Math.max(rx.min, lo);
+  const most = rx.max === null ? hi : hi === null ? rx.max : Math.min(rx.max, hi);
+  if (most !== null && least > most) return false;
+  return least === 0 || intersect(rx.item.r, ENCODABLE).length > 0;
 }
 
 /** Whether the automata together end a string of lo..hi characters (hi null: no bound). */

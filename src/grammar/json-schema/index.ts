@@ -224,7 +224,9 @@ function lowerAll(grammar: Grammar, share: boolean): Grammar {
   const existing = isObj(grammar.rules) ? Object.keys(grammar.rules) : [];
   let ns = "json";
   for (let i = 1; existing.some((n) => n.startsWith(`${ns}.`)); i++) ns = `json_${i}`;
-  const rules: Record<string, GrammarNode> = isObj(grammar.rules) ? { ...grammar.rules } : {};
+  // A Map while rules are added (an object given hundreds of new keys one by one changes its shape
+  // at each), the grammar's object at the end, in the same order.
+  const rules = new Map<string, GrammarNode>(isObj(grammar.rules) ? Object.entries(grammar.rules) : []);
   const budget = new LoweringBudget();
   const memo = share ? processRuleMemo(ns) : undefined;
   const lowered = new Map<string, GrammarNode>();
@@ -232,9 +234,7 @@ function lowerAll(grammar: Grammar, share: boolean): Grammar {
   // name means one body (a schema's own rules are named after it), so what it found of a shared
   // rule for one schema holds for the next.
   let current: Record<string, GrammarNode> = {};
-  const shared =
-    memo &&
-    new Productivity((name) => (hasOwn(current, name) ? current[name] : hasOwn(rules, name) ? rules[name] : undefined));
+  const shared = memo && new Productivity((name) => (hasOwn(current, name) ? current[name] : rules.get(name)));
   const productivity = shared
     ? (own: Record<string, GrammarNode>) => {
         current = own;
@@ -277,14 +277,14 @@ function lowerAll(grammar: Grammar, share: boolean): Grammar {
         const rootSize = countNodes(out.root);
         let size = rootSize;
         for (const [k, v] of Object.entries(out.rules))
-          if (!hasOwn(rules, k)) {
-            rules[k] = v;
+          if (!rules.has(k)) {
+            rules.set(k, v);
             size += countNodes(v);
           }
         budget.grow(size, path);
         let root = out.root;
         if (rootSize > SHARE_ABOVE) {
-          rules[`${local}.root`] = root;
+          rules.set(`${local}.root`, root);
           root = ref(`${local}.root`);
         }
         lowered.set(key, root);
@@ -324,7 +324,7 @@ function lowerAll(grammar: Grammar, share: boolean): Grammar {
     }
   };
   const root = walk(grammar.root);
-  if (isObj(grammar.rules)) for (const [k, v] of Object.entries(grammar.rules)) rules[k] = walk(v);
+  if (isObj(grammar.rules)) for (const [k, v] of Object.entries(grammar.rules)) rules.set(k, walk(v));
   if (!changed) return grammar;
-  return { ...grammar, root, rules };
+  return { ...grammar, root, rules: Object.fromEntries(rules) };
 }

@@ -146,36 +146,6 @@ Frag NfaBuilder::Impl::build(const json::Value& n, const std::string& path) {
   return f;
 }
 
-// Copy `copy` of a bounded repetition's item, built now or at first use, and recorded
-// as a fragment whose masks come from the item's unbounded loop.
-Frag NfaBuilder::Impl::countedCopy(int32_t id, uint32_t copy, bool now, const std::string& path) {
-  const json::Value& item = *counted[size_t(id)].loop.get("item");
-  if (!now) {
-    uint32_t in = add(), out = add();
-    nfa.states[in].thunk = int32_t(thunks.size());
-    thunks.push_back({&item, path, refStack, out, -1, 0, id, copy});
-    thunks.back().marks = marks();
-    return {in, out};
-  }
-  uint32_t base = uint32_t(nfa.states.size());
-  insideFragment++;
-  Frag f = buildNode(item, path);
-  insideFragment--;
-  const Counted& c = counted[size_t(id)];
-  Fragment fr;
-  fr.base = base;
-  fr.count = uint32_t(nfa.states.size()) - base;
-  fr.in = f.in;
-  fr.out = f.out;
-  fr.shape = c.shape;
-  fr.node = &c.loop;
-  fr.exit = c.out;
-  fr.copy = int32_t(copy);
-  fr.maxCount = c.max;
-  nfa.fragments.push_back(std::move(fr));
-  return f;
-}
-
 Frag NfaBuilder::Impl::buildNode(const json::Value& n, const std::string& path) {
   if (n.kind != json::Kind::Object) fail(path, "a grammar node must be an object with a \"type\"");
   const json::Value& t = field(n, "type", path);
@@ -293,15 +263,7 @@ Frag NfaBuilder::Impl::repeat(const json::Value& n, const std::string& path) {
   uint32_t out = 0;
   if (!unbounded && mx >= 2 && lazy && !insideFragment && plain(item) && !nullable(item)) {
     out = add();
-    json::Value loop;
-    loop.kind = json::Kind::Object;
-    json::Value type, zero, none;
-    type.kind = json::Kind::String;
-    type.str = "repeat";
-    zero.kind = json::Kind::Number;
-    loop.obj = {{"type", type}, {"item", item}, {"min", zero}, {"max", none}};
-    counted.push_back({std::move(loop), nullptr, uint32_t(mx), out});
-    counted.back().shape = std::make_shared<const std::string>(json::canonical(counted.back().loop));
+    counted.push_back({&itemLoop(item), uint32_t(mx), out, path + ".item", refStack});
     countedId = int32_t(counted.size() - 1);
   }
   // The first copy is built now (so errors surface at compile time); the others on first use.
@@ -451,11 +413,12 @@ bool NfaBuilder::Impl::nonEmpty(const json::Value& n) {
 void NfaBuilder::Impl::markProductive(uint32_t begin) {
   size_t N = nfa.states.size();
   nfa.productive.resize(N, false);
-  std::vector<std::vector<uint32_t>> rev(N - begin);
+  // The edges into new states, reversed: (target - begin, source), grouped by target below.
+  std::vector<std::pair<uint32_t, uint32_t>> back;
   std::vector<uint32_t> stack;
   auto edge = [&](uint32_t from, uint32_t to) {
     if (to >= begin)
-      rev[to - begin].push_back(from);
+      back.push_back({to - begin, from});
     else if (nfa.productive[to] && !nfa.productive[from]) {
       nfa.productive[from] = true;
       stack.push_back(from);
@@ -478,6 +441,14 @@ void NfaBuilder::Impl::markProductive(uint32_t begin) {
       std::swap(refStack, th.refStack);
     }
   }
+  // Sources by target (a counting sort): firstSource[t]..firstSource[t + 1] in `sources`.
+  std::vector<uint32_t> firstSource(N - begin + 1, 0), sources(back.size());
+  for (auto& e : back) firstSource[e.first + 1]++;
+  for (size_t i = 1; i < firstSource.size(); i++) firstSource[i] += firstSource[i - 1];
+  {
+    std::vector<uint32_t> next(firstSource.begin(), firstSource.end() - 1);
+    for (auto& e : back) sources[next[e.first]++] = e.second;
+  }
   if (nfa.accept >= begin && nfa.accept < N && !nfa.productive[nfa.accept]) {
     nfa.productive[nfa.accept] = true;
     stack.push_back(nfa.accept);
@@ -486,8 +457,8 @@ void NfaBuilder::Impl::markProductive(uint32_t begin) {
     uint32_t s = stack.back();
     stack.pop_back();
     if (s < begin) continue;
-    for (uint32_t p : rev[s - begin])
-      if (!nfa.productive[p]) {
+    for (uint32_t k = firstSource[s - begin]; k < firstSource[s - begin + 1]; k++)
+      if (const uint32_t p = sources[k]; !nfa.productive[p]) {
         nfa.productive[p] = true;
         stack.push_back(p);
       }
@@ -535,7 +506,11 @@ const std::vector<uint32_t>& NfaBuilder::tokenIds() const { return impl_->tokenI
 
 size_t NfaBuilder::memoryBytes() const {
   size_t total = sizeof(Impl) + impl_->rules->memoryBytes();
-  for (auto& c : impl_->counted) total += json::memoryBytes(c.loop) + c.shape->size();
+  for (auto& l : impl_->itemLoops) total += json::memoryBytes(l.loop) + l.shape->size();
+  for (auto& c : impl_->counted) {
+    total += sizeof(c) + c.path.capacity();
+    for (auto& r : c.refStack) total += sizeof(r) + r.capacity();
+  }
   for (auto& t : impl_->templates) {
     total += 2 * t.first.size() + sizeof(t.second);  // the key and the shared shape
     for (auto& st : t.second.states) total += nfaStateBytes(st);
@@ -566,6 +541,11 @@ void NfaBuilder::expand(uint32_t state) {
     b.setMarks(marks);
     b.finishRange(begin);
     return;
+  }
+  if (t.counted >= 0) {
+    const Impl::Counted& c = b.counted[size_t(t.counted)];
+    t.path = c.path;
+    t.refStack = c.refStack;
   }
   std::swap(b.refStack, t.refStack);
   const uint8_t marks = b.marks();

@@ -1,6 +1,7 @@
 // Counted constructs: a repetition or a bounded text past NfaLimits::countAbove / countTextAbove is built once,
 // its count kept by the threads that walk it (Gate, Counter in nfa.hpp), so any bound costs the
-// same few automaton states. The bounded texts' gates are laid in nfa_text.cpp.
+// same few automaton states. The bounded texts' gates are laid in nfa_text.cpp. Below the bound, a
+// repetition of a plain item is copies that share the masks of the item's loop (countedCopy).
 #include <algorithm>
 
 #include "nfa_impl.hpp"
@@ -79,16 +80,7 @@ Frag NfaBuilder::Impl::countedRepeat(const json::Value& item, uint64_t min, uint
   eps(exit, out);
   Frag f;
   if (lazy && !insideFragment && plain(item)) {
-    json::Value loop;
-    loop.kind = json::Kind::Object;
-    json::Value type, zero, none;
-    type.kind = json::Kind::String;
-    type.str = "repeat";
-    zero.kind = json::Kind::Number;
-    loop.obj = {{"type", type}, {"item", item}, {"min", zero}, {"max", none}};
-    counted.push_back({std::move(loop), nullptr, 0, out});
-    Counted& k = counted.back();
-    k.shape = std::make_shared<const std::string>(json::canonical(k.loop));
+    const ItemLoop& k = itemLoop(item);
     uint32_t base = uint32_t(nfa.states.size());
     insideFragment++;
     f = buildNode(item, path);
@@ -110,6 +102,51 @@ Frag NfaBuilder::Impl::countedRepeat(const json::Value& item, uint64_t min, uint
   eps(begin, f.in);
   eps(f.out, head);
   return {in, out};
+}
+
+const NfaBuilder::Impl::ItemLoop& NfaBuilder::Impl::itemLoop(const json::Value& item) {
+  if (auto it = itemLoopOf.find(&item); it != itemLoopOf.end()) return *it->second;
+  json::Value loop;
+  loop.kind = json::Kind::Object;
+  json::Value type, zero, none;
+  type.kind = json::Kind::String;
+  type.str = "repeat";
+  zero.kind = json::Kind::Number;
+  loop.obj = {{"type", type}, {"item", item}, {"min", zero}, {"max", none}};
+  itemLoops.push_back({std::move(loop), nullptr});
+  itemLoops.back().shape = std::make_shared<const std::string>(json::canonical(itemLoops.back().loop));
+  return *itemLoopOf.emplace(&item, &itemLoops.back()).first->second;
+}
+
+// Copy `copy` of a bounded repetition's item, built now or at first use, and recorded
+// as a fragment whose masks come from the item's unbounded loop.
+Frag NfaBuilder::Impl::countedCopy(int32_t id, uint32_t copy, bool now, const std::string& path) {
+  const json::Value& item = *counted[size_t(id)].loop->loop.get("item");
+  if (!now) {
+    // Its path and references are the repetition's (Counted): the placeholder holds neither.
+    uint32_t in = add(), out = add();
+    nfa.states[in].thunk = int32_t(thunks.size());
+    thunks.push_back({&item, {}, {}, out, -1, 0, id, copy});
+    thunks.back().marks = marks();
+    return {in, out};
+  }
+  uint32_t base = uint32_t(nfa.states.size());
+  insideFragment++;
+  Frag f = buildNode(item, path);
+  insideFragment--;
+  const Counted& c = counted[size_t(id)];
+  Fragment fr;
+  fr.base = base;
+  fr.count = uint32_t(nfa.states.size()) - base;
+  fr.in = f.in;
+  fr.out = f.out;
+  fr.shape = c.loop->shape;
+  fr.node = &c.loop->loop;
+  fr.exit = c.out;
+  fr.copy = int32_t(copy);
+  fr.maxCount = c.max;
+  nfa.fragments.push_back(std::move(fr));
+  return f;
 }
 
 }  // namespace toolmask

@@ -85,11 +85,22 @@ struct NfaBuilder::Impl {
     int32_t departure = -1;  // a position of a departure (departureBuilds) whose ways on are built when reached
     uint32_t position = 0;
   };
-  // A bounded repetition of a plain item: its copies share the masks of the item's loop.
-  struct Counted {
-    json::Value loop;  // {type: repeat, item, min: 0, max: null}
+  // A plain item's unbounded loop {type: repeat, item, min: 0, max: null} and its shape: the masks
+  // every counted repetition of the item shares. Made once per item node (itemLoop).
+  struct ItemLoop {
+    json::Value loop;
     std::shared_ptr<const std::string> shape;
+  };
+  std::deque<ItemLoop> itemLoops;
+  std::unordered_map<const json::Value*, const ItemLoop*> itemLoopOf;
+  const ItemLoop& itemLoop(const json::Value& item);
+  // A bounded repetition of a plain item: its copies share the masks of the item's loop. Its
+  // copies built at first use are built at `path` under `refStack`, kept here once for all of them.
+  struct Counted {
+    const ItemLoop* loop;
     uint32_t max, out;
+    std::string path{};
+    std::vector<std::string> refStack{};
   };
   std::deque<Counted> counted;
   std::vector<Thunk> thunks;

@@ -3,8 +3,6 @@
 // trie: the same language as the tree of alternatives and classes it stands for, without a node
 // per trie position to parse, check and walk.
 #include <algorithm>
-#include <map>
-#include <tuple>
 
 #include "nfa_impl.hpp"
 #include "utf8.hpp"
@@ -63,9 +61,13 @@ const NfaBuilder::Impl::DeparturePlan& NfaBuilder::Impl::departurePlan(const jso
     if (o->kind != json::Kind::Bool) fail(path + ".onward", "must be true or false");
     onward = o->b;
   }
+  size_t wordBytes = 0;  // at least the code points of all words: the positions there can be, past the first
+  for (auto& w : words.arr) wordBytes += w.str.size();
+  p.nodes.reserve(wordBytes + 1);
   p.nodes.emplace_back();
   std::vector<uint32_t> cps;
   std::unordered_map<uint64_t, uint32_t> child;  // (position, code point) → position: however many words share one
+  child.reserve(wordBytes);
   for (size_t w = 0; w < words.arr.size(); w++) {
     const json::Value& word = words.arr[w];
     auto at = [&] { return path + ".words[" + std::to_string(w) + "]"; };  // made only for an error
@@ -84,18 +86,19 @@ const NfaBuilder::Impl::DeparturePlan& NfaBuilder::Impl::departurePlan(const jso
   }
   // Each position's ways out: the code points neither outside nor continuing a word there, as UTF-8
   // byte ranges whose tails (the bytes after the first) every position shares.
-  std::map<std::tuple<uint8_t, uint8_t, int32_t>, int32_t> tailIds;
+  std::unordered_map<uint64_t, int32_t> tailIds;  // (lo, hi, next + 1) → index in p.tails
   auto tail = [&](const utf8::ByteRange& r, int32_t next) {
-    auto [it, fresh] = tailIds.emplace(std::make_tuple(r.first, r.second, next), int32_t(p.tails.size()));
+    const uint64_t key = uint64_t(r.first) | uint64_t(r.second) << 8 | uint64_t(uint32_t(next + 1)) << 16;
+    auto [it, fresh] = tailIds.emplace(key, int32_t(p.tails.size()));
     if (fresh) p.tails.push_back({r.first, r.second, next});
     return it->second;
   };
   auto cut = [&](unsigned lo, unsigned hi) { p.cut[lo] = p.cut[hi + 1] = true; };
-  std::map<std::pair<uint32_t, uint32_t>, std::vector<DeparturePlan::Out>> encoded;  // one range's ways out
+  std::unordered_map<uint64_t, uint32_t> encoded;  // a range (lo << 21 | hi) → its index in p.ranges
   std::vector<std::vector<utf8::ByteRange>> seqs;
-  auto outsOf = [&](uint32_t lo, uint32_t hi) -> const std::vector<DeparturePlan::Out>& {
-    auto it = encoded.find({lo, hi});
-    if (it != encoded.end()) return it->second;
+  auto rangeOf = [&](uint32_t lo, uint32_t hi) -> uint32_t {
+    const auto [it, fresh] = encoded.emplace((uint64_t(lo) << 21) | hi, uint32_t(p.ranges.size()));
+    if (!fresh) return it->second;
     std::vector<DeparturePlan::Out> outs;
     seqs.clear();
     utf8::encodeRange(lo, hi, seqs);
@@ -105,7 +108,8 @@ const NfaBuilder::Impl::DeparturePlan& NfaBuilder::Impl::departurePlan(const jso
       outs.push_back({sq[0].first, sq[0].second, next});
       for (auto& r : sq) cut(r.first, r.second);
     }
-    return encoded.emplace(std::make_pair(lo, hi), std::move(outs)).first->second;
+    p.ranges.push_back(std::move(outs));
+    return it->second;
   };
   uint8_t bytes[4];
   p.nodes[0].live = !p.nodes[0].word;
@@ -135,23 +139,27 @@ const NfaBuilder::Impl::DeparturePlan& NfaBuilder::Impl::departurePlan(const jso
     }
     std::sort(taken.begin(), taken.end());
     uint32_t next = 0;
+    size_t outs = 0;
+    node.outsBegin = uint32_t(p.outs.size());
     auto leave = [&](uint32_t lo, uint32_t hi) {
-      const std::vector<DeparturePlan::Out>& outs = outsOf(lo, hi);
-      node.outs.insert(node.outs.end(), outs.begin(), outs.end());
+      const uint32_t r = rangeOf(lo, hi);
+      if (!p.ranges[r].empty()) p.outs.push_back(r);
+      outs += p.ranges[r].size();
     };
     for (auto& r : taken) {
       if (r.first > next) leave(next, r.first - 1);
       next = std::max(next, r.second + 1);
     }
     if (next <= 0x10FFFF) leave(next, 0x10FFFF);
-    work += node.outs.size();
+    node.outsEnd = uint32_t(p.outs.size());
+    work += outs;
     p.bound += 1;
   }
   p.bound += p.tails.size() + 2;
   for (size_t i = p.nodes.size(); i-- > 0;) {  // children after their parents: from the last back
     DeparturePlan::Node& node = p.nodes[i];
     if (!node.live) continue;
-    node.reaches = !node.outs.empty();
+    node.reaches = node.outsEnd > node.outsBegin;
     for (auto& c : node.children) node.reaches = node.reaches || (p.nodes[c.second].live && p.nodes[c.second].reaches);
   }
   p.nonEmpty = p.nodes[0].live && p.nodes[0].reaches;
@@ -183,8 +191,9 @@ void NfaBuilder::Impl::departurePosition(uint32_t from, uint32_t build, uint32_t
     work.pop_back();
     const DepartureBuild& d = departureBuilds[build];
     const DeparturePlan::Node& node = d.plan->nodes[at];
-    for (const DeparturePlan::Out& o : node.outs)
-      byteEdge(state, o.lo, o.hi, o.tail < 0 ? d.out : d.tailAt[size_t(o.tail)]);
+    for (uint32_t k = node.outsBegin; k < node.outsEnd; k++)
+      for (const DeparturePlan::Out& o : d.plan->ranges[d.plan->outs[k]])
+        byteEdge(state, o.lo, o.hi, o.tail < 0 ? d.out : d.tailAt[size_t(o.tail)]);
     for (auto& [cp, child] : node.children) {
       if (!d.plan->nodes[child].live) continue;
       const int len = utf8::encode(cp, bytes);

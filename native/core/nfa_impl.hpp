@@ -196,14 +196,16 @@ struct NfaBuilder::Impl {
       std::vector<std::pair<uint32_t, uint32_t>> children;  // (code point, node), in the order the words reach them
       bool word = false;                                    // a whole word ends here
       bool live = false;                                    // reached by a path that ends no word before it
-      std::vector<Out> outs;                                // live: the code points that leave every word here
+      uint32_t outsBegin = 0, outsEnd = 0;                  // live: the code points that leave every word here (`outs`)
       bool reaches = false;                                 // live: a way out here or past it
     };
-    std::vector<Node> nodes;  // [0]: the empty prefix; a parent before its children
-    std::vector<Tail> tails;  // shared by every position's ways out (they all end the departure)
-    bool cut[257] = {};       // the byte-class boundaries of its edges (Nfa::cut)
-    size_t bound = 0;         // at least the states the build makes
-    bool nonEmpty = false;    // some position has a way out
+    std::vector<Node> nodes;               // [0]: the empty prefix; a parent before its children
+    std::vector<std::vector<Out>> ranges;  // each code point range a position leaves by, encoded once
+    std::vector<uint32_t> outs;            // each position's ranges (of `ranges`), one position after another
+    std::vector<Tail> tails;               // shared by every position's ways out (they all end the departure)
+    bool cut[257] = {};                    // the byte-class boundaries of its edges (Nfa::cut)
+    size_t bound = 0;                      // at least the states the build makes
+    bool nonEmpty = false;                 // some position has a way out
   };
   const DeparturePlan& departurePlan(const json::Value& n, const std::string& path);
   std::unordered_map<const json::Value*, DeparturePlan> departureMemo;

@@ -100,6 +100,12 @@ const NfaBuilder::Impl::DeparturePlan& NfaBuilder::Impl::departurePlan(const jso
     const auto [it, fresh] = encoded.emplace((uint64_t(lo) << 21) | hi, uint32_t(p.ranges.size()));
     if (!fresh) return it->second;
     std::vector<DeparturePlan::Out> outs;
+    if (hi < 0x80) {  // one byte each: no encoding to work out
+      outs.push_back({uint8_t(lo), uint8_t(hi), -1});
+      cut(lo, hi);
+      p.ranges.push_back(std::move(outs));
+      return it->second;
+    }
     seqs.clear();
     utf8::encodeRange(lo, hi, seqs);
     for (auto& sq : seqs) {
@@ -142,9 +148,14 @@ const NfaBuilder::Impl::DeparturePlan& NfaBuilder::Impl::departurePlan(const jso
     size_t outs = 0;
     node.outsBegin = uint32_t(p.outs.size());
     auto leave = [&](uint32_t lo, uint32_t hi) {
-      const uint32_t r = rangeOf(lo, hi);
-      if (!p.ranges[r].empty()) p.outs.push_back(r);
-      outs += p.ranges[r].size();
+      // Split where the encoding grows past one byte: the part above is the same range at most
+      // positions (every code point past the words' last ASCII one), encoded once.
+      for (const auto& [a, b] : {std::make_pair(lo, std::min(hi, 0x7Fu)), std::make_pair(std::max(lo, 0x80u), hi)}) {
+        if (a > b) continue;
+        const uint32_t r = rangeOf(a, b);
+        if (!p.ranges[r].empty()) p.outs.push_back(r);
+        outs += p.ranges[r].size();
+      }
     };
     for (auto& r : taken) {
       if (r.first > next) leave(next, r.first - 1);

@@ -132,7 +132,6 @@ export interface Info {
   ref?: string;
 }
 
-/** The types a schema's type-specific keywords imply (`{"maximum": 3}` is a number schema), whatever its `type`. */
 /** The type each type-specific keyword implies. */
 const IMPLIED = new Map<string, TypeName>([
   ...STRING_KW.map((kw) => [kw, "string"] as const),
@@ -143,6 +142,7 @@ const IMPLIED = new Map<string, TypeName>([
 
 const NO_TYPES: ReadonlySet<TypeName> = new Set();
 
+/** The types a schema's type-specific keywords imply (`{"maximum": 3}` is a number schema), whatever its `type`. */
 export function impliedTypes(s: Obj, keys: readonly string[] = Object.keys(s)): ReadonlySet<TypeName> {
   let out: Set<TypeName> | undefined;
   for (const kw of keys) {

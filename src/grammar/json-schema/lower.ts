@@ -20,7 +20,7 @@ import {
   type TypeName,
 } from "./keywords.js";
 import { checkValue } from "./check.js";
-import { parsePattern, patternRepetition, rxLengths, type Rx } from "./pattern.js";
+import { asRun, parsePattern, patternRepetition, rxLengths, type Rx } from "./pattern.js";
 import { FORMATS } from "./formats.js";
 import { intersect, literal, ref, repeat } from "../builders.js";
 import { ENCODABLE, intersect as rangesIntersect, type Ranges } from "../code-ranges.js";
@@ -69,11 +69,7 @@ const RUN_MERGE_MAX = 2000;
  * that are no line breaks). A run past RUN_MERGE_MAX stays an item. null: no string.
  */
 function mergeRuns(items: Rx[]): Rx[] | null {
-  const run = (x: Rx): { r: Ranges; min: number; max: number | null } | undefined => {
-    while ((x.k === "seq" || x.k === "alt") && x.items.length === 1) x = x.items[0]!;
-    return x.k === "rep" && x.item.k === "set" ? { r: x.item.r, min: x.min, max: x.max } : undefined;
-  };
-  const runs = items.map(run);
+  const runs = items.map(asRun);
   if (runs.filter((x) => x !== undefined).length < 2) return items;
   let r: Ranges = ENCODABLE,
     min = 0,

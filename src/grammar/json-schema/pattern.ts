@@ -297,6 +297,12 @@ export function patternRepetition(alts: Array<{ rx: Rx }>, path: string): number
   return alts.reduce((n, a) => n + walk(a.rx, 1), 0);
 }
 
+/** `rx` as a run of one class (`[a-z]{2,5}`, through single-item sequences and alternatives), if it is one. */
+export function asRun(rx: Rx): { r: Ranges; min: number; max: number | null } | undefined {
+  while ((rx.k === "seq" || rx.k === "alt") && rx.items.length === 1) rx = rx.items[0]!;
+  return rx.k === "rep" && rx.item.k === "set" ? { r: rx.item.r, min: rx.min, max: rx.max } : undefined;
+}
+
 /** The shortest and longest string an expression matches (null: no longest). */
 export function rxLengths(rx: Rx): readonly [number, number | null] {
   let l = lengthMemo.get(rx);

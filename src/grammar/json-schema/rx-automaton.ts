@@ -12,7 +12,7 @@
 // (then the intersection counts as matching something, and the native product decides: a part no
 // text can finish is never a looser grammar).
 import { ENCODABLE, intersect, sameRanges, type Ranges } from "../code-ranges.js";
-import type { Rx } from "./pattern.js";
+import { asRun, type Rx } from "./pattern.js";
 
 /** Automaton states one item may unroll to. */
 const ITEM_STATES = 50_000;
@@ -111,8 +111,8 @@ const isAny = (r: Ranges) => sameRanges(intersect(r, ENCODABLE), ENCODABLE);
 
 /** A length bound, when `rx` is any characters between two bounds. */
 function lengthOf(rx: Rx): { min: number; max: number | null } | undefined {
-  while ((rx.k === "seq" || rx.k === "alt") && rx.items.length === 1) rx = rx.items[0]!;
-  return rx.k === "rep" && rx.item.k === "set" && isAny(rx.item.r) ? { min: rx.min, max: rx.max } : undefined;
+  const run = asRun(rx);
+  return run && isAny(run.r) ? run : undefined;
 }
 
 /** Whether some string (that the grammar can spell: no lone surrogate) matches every item of `items`. */
@@ -155,12 +155,12 @@ export function matchesSomething(items: readonly Rx[]): boolean {
  * (one was built per repetition: 300 states for that example).
  */
 function runMatches(rx: Rx, lo: number, hi: number | null): boolean | undefined {
-  while ((rx.k === "seq" || rx.k === "alt") && rx.items.length === 1) rx = rx.items[0]!;
-  if (rx.k !== "rep" || rx.item.k !== "set") return undefined;
-  const least = Math.max(rx.min, lo);
-  const most = rx.max === null ? hi : hi === null ? rx.max : Math.min(rx.max, hi);
+  const run = asRun(rx);
+  if (!run) return undefined;
+  const least = Math.max(run.min, lo);
+  const most = run.max === null ? hi : hi === null ? run.max : Math.min(run.max, hi);
   if (most !== null && least > most) return false;
-  return least === 0 || intersect(rx.item.r, ENCODABLE).length > 0;
+  return least === 0 || intersect(run.r, ENCODABLE).length > 0;
 }
 
 /** Whether the automata together end a string of lo..hi characters (hi null: no bound). */

@@ -293,6 +293,60 @@ bool LazyDfa::hasByteEdge(int32_t s) {
 }
 
 bool LazyDfa::loopsOver(int32_t s, const TrieNode& node) {
+  return (!node.belowNonAscii || (node.utf8Ok & 1)) && loopsBelow(s, node);
+}
+
+bool LazyDfa::loopsOverFrom(int32_t s, uint8_t phase, const TrieNode& node) {
+  if (phase == utf8::Boundary) return loopsOver(s, node);
+  if (phase >= utf8::kPhases || !(node.utf8Ok >> phase & 1)) return false;
+  const int32_t a = endsChar(s, phase);
+  return a >= 0 && loopsBelow(a, node);
+}
+
+// Reached mid-character, every valid way to finish it (a continuation byte each) must stay alive and
+// end in the same state. Computed once per state and phase (a state is met mid-character in one).
+int32_t LazyDfa::endsChar(int32_t s, uint8_t phase) {
+  {
+    const DfaState& d = states_[size_t(s)];
+    if (d.endsPhase == phase) return d.endsCharAt;
+  }
+  int32_t to = kUnknown;
+  std::vector<std::pair<int32_t, uint8_t>> work{{s, phase}}, seen{{s, phase}};
+  while (to != kDead && !work.empty()) {
+    auto [st, ph] = work.back();
+    work.pop_back();
+    for (int b = 0x80; b < 0xC0; b++) {  // mid-character, only continuation bytes are valid
+      const uint8_t np = utf8::step(ph, uint8_t(b));
+      if (np == utf8::Invalid) continue;
+      const int32_t t = next(st, uint8_t(b));
+      if (t < 0 || (np == utf8::Boundary && to != kUnknown && to != t)) {
+        to = kDead;
+        break;
+      }
+      if (np == utf8::Boundary) {
+        to = t;
+        continue;
+      }
+      const std::pair<int32_t, uint8_t> key{t, np};
+      if (std::find(seen.begin(), seen.end(), key) != seen.end()) continue;
+      if (seen.size() > 256) {
+        to = kDead;
+        break;
+      }
+      seen.push_back(key);
+      work.push_back(key);
+    }
+  }
+  if (to == kUnknown) to = kDead;
+  DfaState& d = states_[size_t(s)];
+  if (d.endsPhase == 0xff) {
+    d.endsPhase = phase;
+    d.endsCharAt = to;
+  }
+  return to;
+}
+
+bool LazyDfa::loopsBelow(int32_t s, const TrieNode& node) {
   for (int w = 0; w < 2; w++) {
     DfaState& d = states_[size_t(s)];
     if (node.below[w] & d.loopKnown[w] & ~d.loopYes[w]) return false;
@@ -307,7 +361,7 @@ bool LazyDfa::loopsOver(int32_t s, const TrieNode& node) {
       d2.loopYes[w] |= 1ull << bit;
     }
   }
-  return !node.belowNonAscii || ((node.utf8Ok & 1) && nonAsciiLoops(s));
+  return !node.belowNonAscii || nonAsciiLoops(s);
 }
 
 // Every valid multi-byte character must lead back to `s` without dying on the way.

@@ -37,8 +37,10 @@ struct DfaState {
   std::vector<std::pair<uint32_t, int32_t>> tokenEdges;  // special token id → state
   uint64_t loopKnown[2] = {0, 0};                        // ASCII bytes already tested for looping back here
   uint64_t loopYes[2] = {0, 0};                          // ...and those that do
-  int8_t nonAsciiLoops = -1;  // every valid multi-byte character loops back (-1: not yet known)
-  int16_t forced = -2;        // the one byte every continuation starts with (-1: none, -2: not yet known)
+  int8_t nonAsciiLoops = -1;      // every valid multi-byte character loops back (-1: not yet known)
+  int16_t forced = -2;            // the one byte every continuation starts with (-1: none, -2: not yet known)
+  uint8_t endsPhase = 0xff;       // the UTF-8 phase endsCharAt was found for (0xff: none yet)
+  int32_t endsCharAt = kUnknown;  // from mid-character: the one state every valid completion reaches (kDead: none)
   std::unique_ptr<StateMask> mask;
 };
 
@@ -84,6 +86,10 @@ class LazyDfa {
   int32_t settle(int32_t s, Offsets& offsets, uint64_t window);
   // Whether every byte below `node` keeps the automaton in `s` (the whole subtree is accepted).
   bool loopsOver(int32_t s, const TrieNode& node);
+  // The same for `node` reached in the middle of a character (UTF-8 phase `phase`, utf8.hpp): every
+  // path below is valid UTF-8 from there, every way of finishing the character leads to one state,
+  // and that state loops over the rest. At Boundary, loopsOver.
+  bool loopsOverFrom(int32_t s, uint8_t phase, const TrieNode& node);
   // The byte every continuation of `s` starts with, or -1: `s` may end, take a special token, or
   // go on with more than one byte. Computed once per state.
   int forcedByte(int32_t s);
@@ -112,6 +118,8 @@ class LazyDfa {
   void closure(std::vector<Thread>& set);
   int32_t computeNext(int32_t s, uint8_t byte);
   bool nonAsciiLoops(int32_t s);
+  bool loopsBelow(int32_t s, const TrieNode& node);  // ASCII bytes below loop, and valid characters if any
+  int32_t endsChar(int32_t s, uint8_t phase);        // the state every finish of the character reaches, or kDead
   void initClasses();
 };
 

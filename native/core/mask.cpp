@@ -5,6 +5,7 @@
 
 #include "dfa.hpp"
 #include "grammar_lock.hpp"
+#include "utf8.hpp"
 
 namespace toolmask {
 
@@ -29,10 +30,13 @@ void walkTrie(LazyDfa& dfa, int32_t s, const Vocabulary& v, bool fragment, PosRa
   const auto& trie = v.trie();
   lockwait::Poll poll;  // for the prefetch thread's checks (grammar_lock.hpp)
   // Depth first; a subtree whose bytes all loop back to the current state is accepted whole.
-  auto dfs = [&](auto&& self, uint32_t n, int32_t st, bool exitSeen, PosRanges& rej, PosRanges& unc) -> void {
+  // `ph`: the UTF-8 phase after the node's bytes, so a subtree entered mid-character can be accepted
+  // whole too (a multi-byte character read byte by byte is walked only to its end).
+  auto dfs = [&](auto&& self, uint32_t n, int32_t st, uint8_t ph, bool exitSeen, PosRanges& rej,
+                 PosRanges& unc) -> void {
     poll();
     const TrieNode& node = trie[n];
-    if (n != 0 && dfa.loopsOver(st, node)) return;
+    if (n != 0 && dfa.loopsOverFrom(st, ph, node)) return;
     exitSeen = exitSeen || (fragment && dfa.state(st).accepting);
     for (uint32_t c = n + 1; c < node.end; c = trie[c].end) {
       int32_t ns = dfa.next(st, trie[c].byte);
@@ -40,22 +44,23 @@ void walkTrie(LazyDfa& dfa, int32_t s, const Vocabulary& v, bool fragment, PosRa
         push(exitSeen ? unc : rej, trie[c].lo, trie[c].hi);
         continue;
       }
+      const uint8_t nph = utf8::step(ph, trie[c].byte);
       if (n != 0 || !memo) {
-        self(self, c, ns, exitSeen, rej, unc);
+        self(self, c, ns, nph, exitSeen, rej, unc);
         continue;
       }
       uint64_t key = (uint64_t(c) << 33) | (uint64_t(uint32_t(ns)) << 1) | uint64_t(exitSeen);
       auto it = memo->find(key);
       if (it == memo->end()) {
         SubtreeVerdict sv;
-        self(self, c, ns, exitSeen, sv.rejected, sv.uncertain);
+        self(self, c, ns, nph, exitSeen, sv.rejected, sv.uncertain);
         it = memo->emplace(key, std::move(sv)).first;
       }
       for (auto& r : it->second.rejected) push(rej, r.first, r.second);
       for (auto& r : it->second.uncertain) push(unc, r.first, r.second);
     }
   };
-  dfs(dfs, 0, s, false, rejected, uncertain);
+  dfs(dfs, 0, s, utf8::Boundary, false, rejected, uncertain);
 }
 
 void walkAmong(LazyDfa& dfa, int32_t s, const Vocabulary& v, const PosRanges& among, std::vector<uint32_t>* accepted,

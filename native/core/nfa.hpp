@@ -15,6 +15,7 @@
 #include "include/toolmask/errors.hpp"
 #include "ir_inline.hpp"
 #include "json.hpp"
+#include "small_vec.hpp"
 
 namespace toolmask {
 
@@ -28,9 +29,9 @@ struct TokenEdge {
 };
 
 struct NfaState {
-  std::vector<uint32_t> eps;
-  std::vector<ByteEdge> bytes;
-  std::vector<TokenEdge> tokens;
+  SmallVec<uint32_t, 2> eps;
+  SmallVec<ByteEdge, 1> bytes;
+  SmallVec<TokenEdge, 1> tokens;
   int32_t thunk = -1;  // a node still to be built here (see NfaBuilder::expand)
   int32_t gate = -1;   // a counter operation a thread passing here makes (Nfa::gates), or -1
 };
@@ -73,8 +74,8 @@ struct Fragment {
 };
 
 inline size_t nfaStateBytes(const NfaState& st) {
-  return sizeof(st) + heapBlock(4 * st.eps.capacity()) + heapBlock(sizeof(ByteEdge) * st.bytes.capacity()) +
-         heapBlock(sizeof(TokenEdge) * st.tokens.capacity());
+  auto block = [](const auto& v, size_t each) { return v.onHeap() ? heapBlock(each * v.capacity()) : 0; };
+  return sizeof(st) + block(st.eps, 4) + block(st.bytes, sizeof(ByteEdge)) + block(st.tokens, sizeof(TokenEdge));
 }
 
 // Nfa::marks bits. kMarkCall: built inside a node marked "call": true (one declared tool call).

@@ -146,7 +146,7 @@ struct NfaBuilder::Impl {
   void byteEdge(uint32_t a, uint8_t lo, uint8_t hi, uint32_t b) { nfa.states[a].bytes.push_back({lo, hi, b}); }
   // A byte edge, joined to the state's last one when it continues that one's range to the same state.
   void byteRun(uint32_t a, uint8_t lo, uint8_t hi, uint32_t b) {
-    std::vector<ByteEdge>& edges = nfa.states[a].bytes;
+    auto& edges = nfa.states[a].bytes;
     if (!edges.empty() && edges.back().to == b && edges.back().hi + 1 == lo)
       edges.back().hi = hi;
     else

@@ -138,7 +138,7 @@ TextNfa product(const TextNfa& A, const TextNfa& B, size_t limit, Over over) {
         if (lo > hi) continue;
         const int64_t to = land(a.closure(ea.to), b.closure(eb.to), (uint64_t(ea.to) << 32) | eb.to);
         if (to < 0) continue;
-        std::vector<ByteEdge>& edges = p.states[from].bytes;
+        auto& edges = p.states[from].bytes;
         if (!edges.empty() && edges.back().to == uint32_t(to) && unsigned(edges.back().hi) + 1 == lo)
           edges.back().hi = uint8_t(hi);
         else

@@ -30,6 +30,7 @@ void lockKindTests();
 void jsonTests();
 void sccTests();
 void sparseWordsTests();
+void smallVecTests();
 void ruleLibraryTests(const std::shared_ptr<const Vocabulary>& v);
 
 static std::shared_ptr<const Vocabulary> makeVocab() {
@@ -564,6 +565,7 @@ int main() {
   jsonTests();          // json_tests.cpp
   sccTests();           // scc_tests.cpp
   sparseWordsTests();   // sparse_words_tests.cpp
+  smallVecTests();      // small_vec_tests.cpp
   ruleLibraryTests(v);  // rule_library_tests.cpp
 
   // Bad input: errors, never crashes.

@@ -191,9 +191,9 @@ describe("the compiled-grammar cache", () => {
     setImmediate(turn);
     const compiled = await compiling;
     pending = false;
-    // The work: ~140 MB of tables (32 texts of up to 1,000 characters, each a layered automaton of
+    // The work: ~100 MB of tables (32 texts of up to 1,000 characters, each a layered automaton of
     // its own, all where the answer starts, so built by the compile), built off the loop while it turned.
-    expect(compiled.memoryBytes).toBeGreaterThan(100 * 2 ** 20);
+    expect(compiled.memoryBytes).toBeGreaterThan(80 * 2 ** 20);
     compiled.dispose();
     expect(turns).toBeGreaterThan(2);
   });
@@ -285,7 +285,7 @@ describe("the compiled-grammar cache", () => {
     const held = [0, 1, 2, 3].map((i) => compileGrammar(bounded(200 + i), qwen3(), lazy));
     const shares = held.map((g) => g.native.share()); // more references, the same grammars: counted once
     grammarCache.remeasure();
-    expect(grammarCache.bytes).toBeGreaterThan(3 * 2 ** 20);
+    expect(grammarCache.bytes).toBeGreaterThan(2 * 2 ** 20); // ~2.3 MB: far above the 64 KB tolerance
     near(grammarCache.bytes);
     // A walk grows one; measuring it again tells V8.
     const m = held[0]!.createMatcher();

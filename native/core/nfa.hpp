@@ -74,8 +74,7 @@ struct Fragment {
 };
 
 inline size_t nfaStateBytes(const NfaState& st) {
-  auto block = [](const auto& v, size_t each) { return v.onHeap() ? heapBlock(each * v.capacity()) : 0; };
-  return sizeof(st) + block(st.eps, 4) + block(st.bytes, sizeof(ByteEdge)) + block(st.tokens, sizeof(TokenEdge));
+  return sizeof(st) + st.eps.heapBytes() + st.bytes.heapBytes() + st.tokens.heapBytes();
 }
 
 // Nfa::marks bits. kMarkCall: built inside a node marked "call": true (one declared tool call).

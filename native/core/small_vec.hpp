@@ -7,6 +7,8 @@
 #include <new>
 #include <type_traits>
 
+#include "heap_bytes.hpp"
+
 namespace toolmask {
 
 template <typename T, uint32_t N>
@@ -38,6 +40,7 @@ class SmallVec {
   bool empty() const { return size_ == 0; }
   uint32_t capacity() const { return cap_; }
   bool onHeap() const { return cap_ > N; }  // whether the values live in a block of their own
+  size_t heapBytes() const { return onHeap() ? heapBlock(sizeof(T) * cap_) : 0; }  // that block, as vectorBytes
   T* data() { return onHeap() ? heap_ : inline_; }
   const T* data() const { return onHeap() ? heap_ : inline_; }
   T* begin() { return data(); }

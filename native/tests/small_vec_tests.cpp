@@ -34,6 +34,7 @@ void smallVecTests() {
     }
     CHECK(v.size() == n && v.empty() == (n == 0) && values(v) == want);
     CHECK(v.onHeap() == (n > 2));
+    CHECK(v.heapBytes() == (n > 2 ? heapBlock(4 * v.capacity()) : 0));
     SmallVec<uint32_t, 2> copy(v);  // copy construction
     CHECK(values(copy) == want && values(v) == want);
     SmallVec<uint32_t, 2> assigned;

@@ -7,6 +7,11 @@
 #include <thread>
 #include <utility>
 
+#if defined(__linux__)
+#include <pthread.h>
+#include <sched.h>
+#endif
+
 #include "grammar.hpp"
 #include "grammar_lock.hpp"
 
@@ -59,7 +64,24 @@ class Prefetcher {
     unsigned tries;
   };
 
+  // Background work never takes the CPU from the thread that woke it. Under Linux's default policy
+  // a thread woken from a futex may preempt its waker when no CPU is idle: with one busy process
+  // beside it on 2 cores, a compile that queued its precompute here (NativeGrammar's constructor)
+  // and so woke this thread took 2.5 times as long as one that left it nothing to do (median over
+  // the client tool sets, `npm run bench:idle-compile`). SCHED_BATCH (no wake-up preemption, the
+  // same fair share, no privilege needed) leaves the waker on its CPU: 0.96 times. A decode thread
+  // asking for a prefetch wakes it the same way. The name marks the thread in /proc
+  // (native/tests/prefetch_thread_tests.cpp checks its policy there).
+  static void runInBackground() {
+#if defined(__linux__)
+    pthread_setname_np(pthread_self(), kPrefetchThreadName);
+    sched_param none{};
+    pthread_setschedparam(pthread_self(), SCHED_BATCH, &none);
+#endif
+  }
+
   void run() {
+    runInBackground();
     for (;;) {
       Job job{nullptr, 0, 0, 0};
       std::shared_ptr<CompiledGrammar> later;

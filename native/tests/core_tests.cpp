@@ -32,6 +32,7 @@ void sccTests();
 void sparseWordsTests();
 void smallVecTests();
 void ruleLibraryTests(const std::shared_ptr<const Vocabulary>& v);
+void prefetchThreadTests(const std::shared_ptr<const Vocabulary>& v, const std::string& ir);
 
 static std::shared_ptr<const Vocabulary> makeVocab() {
   std::vector<std::string> toks;
@@ -561,12 +562,13 @@ int main() {
         R"({"root":{"type":"alt","items":[{"type":"literal","text":"ok"},{"type":"seq","call":true,"items":[{"type":"literal","text":"<tool_call>{\"a\":"},{"type":"seq","items":[{"type":"literal","text":"\""},{"type":"repeat","min":0,"max":null,"item":{"type":"charClass","ranges":[[34,34],[92,92],[0,31]],"negated":true}},{"type":"literal","text":"\""}]},{"type":"literal","text":"}"}]}]}})");
     yieldTests(v, irs);
   }
-  lockKindTests();      // lock_kind_tests.cpp
-  jsonTests();          // json_tests.cpp
-  sccTests();           // scc_tests.cpp
-  sparseWordsTests();   // sparse_words_tests.cpp
-  smallVecTests();      // small_vec_tests.cpp
-  ruleLibraryTests(v);  // rule_library_tests.cpp
+  lockKindTests();                      // lock_kind_tests.cpp
+  jsonTests();                          // json_tests.cpp
+  sccTests();                           // scc_tests.cpp
+  sparseWordsTests();                   // sparse_words_tests.cpp
+  smallVecTests();                      // small_vec_tests.cpp
+  ruleLibraryTests(v);                  // rule_library_tests.cpp
+  prefetchThreadTests(v, grammars[0]);  // prefetch_thread_tests.cpp
 
   // Bad input: errors, never crashes.
   const char* bad[] = {"",

@@ -22,4 +22,8 @@ void prefetchMask(std::shared_ptr<CompiledGrammar> grammar, int32_t state, uint3
 // waiting, the oldest stop where they are (their masks are built on first use).
 void precomputeInBackground(const std::shared_ptr<CompiledGrammar>& grammar);
 
+// The prefetch thread's name (Linux: /proc/<pid>/task/<tid>/comm; at most 15 characters). There it
+// runs under SCHED_BATCH, so that waking it never preempts the thread that asked.
+constexpr const char* kPrefetchThreadName = "toolmask-bg";
+
 }  // namespace toolmask

@@ -67,9 +67,9 @@ class Prefetcher {
   // Background work never takes the CPU from the thread that woke it. Under Linux's default policy
   // a thread woken from a futex may preempt its waker when no CPU is idle: with one busy process
   // beside it on 2 cores, a compile that queued its precompute here (NativeGrammar's constructor)
-  // and so woke this thread took 2.5 times as long as one that left it nothing to do (median over
+  // and so woke this thread took 2.35 times as long as one that left it nothing to do (median over
   // the client tool sets, `npm run bench:idle-compile`). SCHED_BATCH (no wake-up preemption, the
-  // same fair share, no privilege needed) leaves the waker on its CPU: 0.96 times. A decode thread
+  // same fair share, no privilege needed) leaves the waker on its CPU: 1.03 times. A decode thread
   // asking for a prefetch wakes it the same way. The name marks the thread in /proc
   // (native/tests/prefetch_thread_tests.cpp checks its policy there).
   static void runInBackground() {

@@ -15,7 +15,7 @@ import { spawn } from "node:child_process";
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import path from "node:path";
-import { arg, outPath, readFlags, root, smallest } from "./lib/bench-setup.mjs";
+import { intArg, outPath, readFlags, root, smallest } from "./lib/bench-setup.mjs";
 import { functionTools } from "../corpus/client-tools.mjs";
 
 readFlags(import.meta.url, {
@@ -28,9 +28,9 @@ readFlags(import.meta.url, {
     smallest: false,
   },
 });
-const ROUNDS = Number(arg("rounds", smallest ? 3 : 30));
-const PAUSE_MS = Number(arg("pause", 20));
-const BUSY = Number(arg("busy", Math.max(1, cpus().length - 1)));
+const ROUNDS = intArg("rounds", smallest ? 3 : 30);
+const PAUSE_MS = intArg("pause", 20, 0);
+const BUSY = intArg("busy", Math.max(1, cpus().length - 1), 0);
 const out = outPath("bench/results/idle-compile.json");
 
 const lib = await import(path.join(root, "dist", "index.js"));

@@ -16,7 +16,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { realCases, sampleCases } from "../lib/real-cases.mjs";
 import { formatSummary, runSuite } from "../lib/real-suite.mjs";
-import { arg, readFlags, smallest } from "./lib/bench-flags.mjs";
+import { arg, intArg, readFlags, smallest } from "./lib/bench-flags.mjs";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 readFlags(import.meta.url, {
@@ -30,17 +30,9 @@ readFlags(import.meta.url, {
     smallest: false,
   },
 });
-const intFlag = (name, fallback) => {
-  const v = Number(arg(name, String(fallback)));
-  if (!Number.isInteger(v) || v < 1) {
-    console.error(`--${name} must be a positive integer`);
-    process.exit(2);
-  }
-  return v;
-};
-const maxTokens = intFlag("max-tokens", smallest ? 24 : 96);
-const caseCount = intFlag("cases", smallest ? 2 : realCases().length);
-const concurrency = intFlag("concurrency", smallest ? 2 : 4);
+const maxTokens = intArg("max-tokens", smallest ? 24 : 96);
+const caseCount = intArg("cases", smallest ? 2 : realCases().length);
+const concurrency = intArg("concurrency", smallest ? 2 : 4);
 const only = arg("only", undefined)?.split(",");
 const given = arg("out", undefined);
 const out = given || !smallest ? path.resolve(given ?? path.join(ROOT, "bench/results/models-real.json")) : null;

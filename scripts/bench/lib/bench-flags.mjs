@@ -76,6 +76,18 @@ function valuesOf(name) {
 /** The value after the first `--name`, or `dflt`. */
 export const arg = (name, dflt) => valuesOf(name)[0] ?? dflt;
 
+/** `--name` as a whole number of at least `min` (else `dflt`); exits 2 naming the flag when it is not one. */
+export function intArg(name, dflt, min = 1) {
+  const v = Number(arg(name, dflt));
+  if (!Number.isInteger(v) || v < min) {
+    process.stderr.write(
+      `--${name} must be a whole number of at least ${min}, got ${JSON.stringify(arg(name, dflt))}\n`,
+    );
+    process.exit(2);
+  }
+  return v;
+}
+
 /** The values of every `--name` given, in order. */
 export const args = (name) => valuesOf(name);
 

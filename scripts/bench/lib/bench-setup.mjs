@@ -9,7 +9,7 @@ import { arg, smallest } from "./bench-flags.mjs";
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
 
 /** The command line, read by readFlags before any work; --smallest: every case at the least work that still runs its code path (npm test runs each bench so). */
-export { arg, args, has, readFlags, smallest } from "./bench-flags.mjs";
+export { arg, args, has, intArg, readFlags, smallest } from "./bench-flags.mjs";
 
 /** --out as a path, else `dflt` (relative to the repo root); under --smallest without --out, null: nothing is written. */
 export const outPath = (dflt) => {

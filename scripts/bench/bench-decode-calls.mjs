@@ -27,7 +27,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { realCases, sampleCases } from "../lib/real-cases.mjs";
-import { arg, benchModelPath, outPath, readFlags, root, smallest } from "./lib/bench-setup.mjs";
+import { arg, benchModelPath, outPath, quantile, readFlags, root, smallest } from "./lib/bench-setup.mjs";
 import { pyenvHint, pythonWith } from "../lib/pyenv.mjs";
 
 readFlags(import.meta.url, {
@@ -83,11 +83,6 @@ const models = [testModel, testModelXml, ...listed].filter((m) =>
 );
 if (smallest && !only && listed.length)
   console.log(`--smallest: the real models (${listed.map((m) => m.name).join(", ")}) are left out; --only names them`);
-
-const quantile = (xs, q) => {
-  const a = [...xs].sort((p, r) => p - r);
-  return a.length ? a[Math.min(a.length - 1, Math.floor(q * a.length))] : null;
-};
 
 /** The real-model suite's requests, greedy, with a model's extra options. */
 const realRequests = (extra = {}) =>

@@ -15,7 +15,7 @@ import { spawn } from "node:child_process";
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import path from "node:path";
-import { intArg, outPath, readFlags, root, smallest } from "./lib/bench-setup.mjs";
+import { intArg, outPath, quantile, readFlags, root, smallest } from "./lib/bench-setup.mjs";
 import { functionTools } from "../corpus/client-tools.mjs";
 
 readFlags(import.meta.url, {
@@ -93,7 +93,6 @@ try {
   for (const s of spinners) s.kill("SIGKILL");
 }
 
-const quantile = (xs, q) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * q))];
 const round = (x) => Math.round(x * 1000) / 1000;
 const figures = Object.fromEntries(
   Object.entries(samples).map(([arm, xs]) => [

@@ -33,7 +33,7 @@
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { ajvWithFormats } from "../lib/ajv-formats.mjs";
-import { arg, benchModelPath, has, median, outPath, readFlags, root, smallest } from "./lib/bench-setup.mjs";
+import { arg, benchModelPath, has, median, outPath, quantile, readFlags, root, smallest } from "./lib/bench-setup.mjs";
 import { compilePeerWithin, openPeers, walkPeer } from "./lib/bench-mask-peers.mjs";
 import { dumps, fakeInstance } from "./lib/schema-instance.mjs";
 import { openPeer } from "../lib/mask-peers.mjs";
@@ -208,10 +208,6 @@ async function runPeer(k, c, id, tokens) {
 }
 
 const ENGINES = ["toolmask", ...native.peers.map((p) => p.name)];
-const quantile = (xs, q) => {
-  const a = Float64Array.from(xs).sort();
-  return a.length ? a[Math.min(a.length - 1, Math.floor(q * a.length))] : null;
-};
 /** A quantile of samples in ns, in µs; null for none. */
 const us = (xs, q) => (xs.length ? round(quantile(xs, q) / 1000, 3) : null);
 

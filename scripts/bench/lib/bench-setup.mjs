@@ -43,6 +43,12 @@ export function freeTextBias(model) {
   return bias;
 }
 
+/** The value at fraction `q` (0..1) of the sorted numbers (the element at floor(q·n), the last at most); null for none. */
+export const quantile = (xs, q) => {
+  const a = Float64Array.from(xs).sort();
+  return a.length ? a[Math.min(a.length - 1, Math.floor(q * a.length))] : null;
+};
+
 export const median = (xs) => {
   const a = [...xs].sort((p, q) => p - q);
   return a[Math.floor(a.length / 2)];

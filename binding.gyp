@@ -3,7 +3,7 @@
     {
       "target_name": "toolmask",
       "sources": [
-        "native/core/json.cpp", "native/core/utf8.cpp", "native/core/ir_inline.cpp", "native/core/nfa.cpp", "native/core/nfa_perm.cpp", "native/core/nfa_text.cpp", "native/core/nfa_count.cpp",
+        "native/core/json.cpp", "native/core/utf8.cpp", "native/core/ir_inline.cpp", "native/core/nfa.cpp", "native/core/nfa_perm.cpp", "native/core/nfa_text.cpp", "native/core/until_table.cpp", "native/core/nfa_count.cpp",
         "native/core/vocab.cpp", "native/core/dfa.cpp", "native/core/mask.cpp", "native/core/grammar.cpp", "native/core/grammar_budget.cpp", "native/core/matcher.cpp", "native/core/walk.cpp", "native/core/mask_prefetch.cpp", "native/core/fast_forward.cpp", "native/core/shape_cache.cpp", "native/core/rule_library.cpp", "native/core/nfa_until_body.cpp", "native/core/nfa_intersect.cpp", "native/core/nfa_counter_checks.cpp", "native/core/nfa_check.cpp", "native/core/nfa_departure.cpp",
         "native/core/public_api.cpp",
         "native/llama/shared_library.cpp", "native/llama/llama_api.cpp", "native/llama/model.cpp", "native/llama/mask_sampler.cpp", "native/llama/mask_backend.cpp", "native/llama/mask_unpack.cpp", "native/llama/mask_resident.cpp",

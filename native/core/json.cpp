@@ -1,6 +1,8 @@
 #include "json.hpp"
 
 #include <algorithm>
+#include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <cstdint>
 #include <cstdlib>
@@ -14,6 +16,7 @@ namespace {
 // What memoryBytes() counts for `v` itself, its elements' and members' own counts apart: final once
 // `v` is read (its parent's vector moves it later, which keeps every capacity).
 size_t ownBytes(const Value& v) {
+  if (v.kind != Kind::Array && v.kind != Kind::Object) return sizeof(Value) + stringBytes(v.str);
   size_t total = sizeof(Value) + stringBytes(v.str) + vectorBytes(v.arr) + vectorBytes(v.obj);
   total -= sizeof(Value) * v.arr.size() + sizeof(std::pair<std::string, Value>) * v.obj.size();  // counted below
   for (auto& kv : v.obj) total += sizeof(std::string) + stringBytes(kv.first);
@@ -171,14 +174,14 @@ struct Reader {
     } else if (c == '"') {
       v.kind = Kind::String;
       str(v.str);
-    } else if (s.compare(i, 4, "true") == 0) {
+    } else if (c == 't' && s.compare(i, 4, "true") == 0) {
       i += 4;
       v.kind = Kind::Bool;
       v.b = true;
-    } else if (s.compare(i, 5, "false") == 0) {
+    } else if (c == 'f' && s.compare(i, 5, "false") == 0) {
       i += 5;
       v.kind = Kind::Bool;
-    } else if (s.compare(i, 4, "null") == 0) {
+    } else if (c == 'n' && s.compare(i, 4, "null") == 0) {
       i += 4;
     } else {
       // A plain integer of up to 15 digits (ranges, bounds: most numbers of an IR) without strtod.
@@ -219,52 +222,78 @@ Value parse(const std::string& text, size_t* bytes) {
 
 namespace toolmask::json {
 
-std::string canonical(const Value& v) {
+namespace {
+void canonicalString(std::string_view s, std::string& out) {
+  out += '"';
+  for (unsigned char c : s) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += char(c);
+    } else if (c < 0x20) {
+      char buf[8];
+      snprintf(buf, sizeof buf, "\\u%04x", c);
+      out += buf;
+    } else
+      out += char(c);
+  }
+  out += '"';
+}
+
+void canonicalInto(const Value& v, std::string& out) {
   switch (v.kind) {
     case Kind::Null:
-      return "null";
+      out += "null";
+      return;
     case Kind::Bool:
-      return v.b ? "true" : "false";
+      out += v.b ? "true" : "false";
+      return;
     case Kind::Number: {
       char buf[40];
-      snprintf(buf, sizeof buf, "%.17g", v.num);
-      return buf;
-    }
-    case Kind::String: {
-      std::string out = "\"";
-      for (unsigned char c : v.str) {
-        if (c == '"' || c == '\\') {
-          out += '\\';
-          out += char(c);
-        } else if (c < 0x20) {
-          char buf[8];
-          snprintf(buf, sizeof buf, "\\u%04x", c);
-          out += buf;
-        } else
-          out += char(c);
+      // An integer below 2^53 as its digits (what %.17g writes for it: no exponent below 10^17);
+      // -0 and every other number as %.17g writes it.
+      if (v.num == std::trunc(v.num) && std::fabs(v.num) < 9007199254740992.0 && !(v.num == 0 && std::signbit(v.num))) {
+        const auto r = std::to_chars(buf, buf + sizeof buf, int64_t(v.num));
+        out.append(buf, r.ptr);
+      } else {
+        snprintf(buf, sizeof buf, "%.17g", v.num);
+        out += buf;
       }
-      return out + "\"";
+      return;
     }
-    case Kind::Array: {
-      std::string out = "[";
-      for (size_t i = 0; i < v.arr.size(); i++) out += (i ? "," : "") + canonical(v.arr[i]);
-      return out + "]";
-    }
+    case Kind::String:
+      canonicalString(v.str, out);
+      return;
+    case Kind::Array:
+      out += '[';
+      for (size_t i = 0; i < v.arr.size(); i++) {
+        if (i) out += ',';
+        canonicalInto(v.arr[i], out);
+      }
+      out += ']';
+      return;
     case Kind::Object: {
       std::vector<const std::pair<std::string, Value>*> kv;
+      kv.reserve(v.obj.size());
       for (auto& x : v.obj) kv.push_back(&x);
       std::sort(kv.begin(), kv.end(), [](auto* a, auto* b) { return a->first < b->first; });
-      std::string out = "{";
+      out += '{';
       for (size_t i = 0; i < kv.size(); i++) {
-        Value key;
-        key.kind = Kind::String;
-        key.str = kv[i]->first;
-        out += (i ? "," : "") + canonical(key) + ":" + canonical(kv[i]->second);
+        if (i) out += ',';
+        canonicalString(kv[i]->first, out);
+        out += ':';
+        canonicalInto(kv[i]->second, out);
       }
-      return out + "}";
+      out += '}';
+      return;
     }
   }
-  return "";
+}
+}  // namespace
+
+std::string canonical(const Value& v) {
+  std::string out;
+  canonicalInto(v, out);
+  return out;
 }
 
 }  // namespace toolmask::json

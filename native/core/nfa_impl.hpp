@@ -245,6 +245,7 @@ struct NfaBuilder::Impl {
   // Throws GrammarError (naming `path`) for a malformed class, as ranges() does.
   const ClassInfo& classInfo(const json::Value& n, const std::string& path, bool chars);
   std::unordered_map<std::string, ClassInfo> classMemo;
+  std::string classKeyBuf;  // classInfo's key, built in place
   // The rules a walk met refs to, each name once, in the order first met.
   struct RefsMet {
     std::vector<const std::string*> names;

@@ -4,6 +4,7 @@
 #include <tuple>
 
 #include "nfa_impl.hpp"
+#include "until_table.hpp"
 #include "utf8.hpp"
 
 namespace toolmask {
@@ -82,7 +83,8 @@ bool classKey(const json::Value& n, bool chars, std::string& key) {
 const NfaBuilder::Impl::ClassInfo& NfaBuilder::Impl::classInfo(const json::Value& n, const std::string& path,
                                                                bool chars) {
   const uint32_t maxValue = chars ? 0x10FFFF : 255;
-  std::string key;
+  std::string& key = classKeyBuf;  // kept between calls: a lookup that finds the class allocates nothing
+  key.clear();
   if (!classKey(n, chars, key)) {
     ranges(n, path, maxValue);  // throws: it refuses every class that makes no key
     throw std::logic_error("classInfo: a class ranges() accepts made no key");
@@ -103,7 +105,7 @@ const NfaBuilder::Impl::ClassInfo& NfaBuilder::Impl::classInfo(const json::Value
   }
   for (uint16_t b = 0; b < 257; b++)
     if (cut[b]) info.cuts.push_back(b);
-  return classMemo.emplace(std::move(key), std::move(info)).first->second;
+  return classMemo.emplace(key, std::move(info)).first->second;
 }
 
 Frag NfaBuilder::Impl::charClass(const json::Value& n, const std::string& path) {
@@ -170,79 +172,14 @@ Frag NfaBuilder::Impl::until(const json::Value& n, const std::string& path, bool
   if (const json::Value* tn = n.get("trimNewline"); !textOnly && tn && tn->kind == json::Kind::Bool) trim = tn->b;
   if (trim && T.find(T[0], 1) != std::string::npos)
     fail(path + ".trimNewline", "needs a terminator whose first byte does not recur in it");
-  size_t m = T.size();
-  std::vector<size_t> back(m + 1, 0);
-  for (size_t i = 1, k = 0; i < m; i++) {
-    while (k && T[i] != T[k]) k = back[k];
-    if (T[i] == T[k]) k++;
-    back[i + 1] = k;
-  }
-  auto kmp = [&](size_t k, unsigned char b) {
-    while (k && (unsigned char)T[k] != b) k = back[k];
-    if ((unsigned char)T[k] == b) k++;
-    return k;
-  };
-  // Complete code points inside T[0:k]: they are terminator, not text, if the match completes.
-  std::vector<long> prefChars(m + 1, 0);
-  for (size_t k = 1; k <= m; k++) prefChars[k] = prefChars[k - 1] + (((unsigned char)T[k - 1] & 0xC0) != 0x80 ? 1 : 0);
-
-  // The automaton without the counter: states (KMP position, UTF-8 phase), found breadth first,
-  // each with its outgoing byte runs. With maxLength, every counter value is a layer of copies
-  // of these states, stamped from the runs (no per-byte work per layer).
-  // With trim, a state also holds flags: 1 a character was read, 2 the last was a newline (not the
-  // leading one), 4 a newline came just before the partial match of T under way.
-  struct Run {
-    uint8_t lo, hi;
-    int32_t to;
-    bool completes;
-    bool counts;  // a code point of text completes (not the leading padding newline)
-    bool pad;     // after it, one counted newline is padding if T completes
-  };  // to: base state, or -1 for T's end
-  struct Base {
-    size_t k;
-    uint8_t ph, fl;
-  };
-  std::vector<Base> base{{0, utf8::Boundary, 0}};
-  std::vector<std::vector<Run>> runs;
-  std::vector<int32_t> baseOf((m + 1) * 8 * 256, -1);  // (k, flags, phase) → base state
-  baseOf[0 * 256 + utf8::Boundary] = 0;
-  for (size_t i = 0; i < base.size(); i++) {
-    auto [k, ph, fl] = base[i];
-    std::vector<Run> rs;
-    for (int b = 0; b < 256; b++) {
-      uint8_t np = utf8::step(ph, uint8_t(b));
-      if (np == utf8::Invalid) continue;
-      size_t nk = kmp(k, uint8_t(b));
-      if (nk == m && textOnly) continue;  // the excluded string can never complete
-      bool completes = np == utf8::Boundary;
-      uint8_t nf = 0;
-      bool counts = completes;
-      if (trim) {
-        bool started = fl & 1, lastNl = fl & 2, nlBefore = fl & 4;
-        bool lead = completes && !started && b == '\n';
-        counts = completes && !lead;
-        bool nl = completes ? (b == '\n' && started) : lastNl;
-        bool before = nk == 1 ? lastNl : nk > 1 ? nlBefore : false;
-        nf = uint8_t((started || completes ? 1 : 0) | (nl ? 2 : 0) | (before ? 4 : 0));
-      }
-      bool pad = trim && (nk == 0 ? (nf & 2) : (nf & 4));
-      int32_t to = -1;
-      if (nk < m) {
-        int32_t& slot = baseOf[(nk * 8 + nf) * 256 + np];
-        if (slot < 0) {
-          slot = int32_t(base.size());
-          base.push_back({nk, np, nf});
-        }
-        to = slot;
-      }
-      if (!rs.empty() && rs.back().hi == b - 1 && rs.back().to == to && rs.back().completes == completes &&
-          rs.back().counts == counts && rs.back().pad == pad)
-        rs.back().hi = uint8_t(b);
-      else
-        rs.push_back({uint8_t(b), uint8_t(b), to, completes, counts, pad});
-    }
-    runs.push_back(std::move(rs));
-  }
+  const size_t m = T.size();
+  // The automaton without the counter (until_table.hpp). With maxLength, every counter value is a
+  // layer of copies of its states, stamped from the runs (no per-byte work per layer).
+  const std::shared_ptr<const UntilTable> table = untilTable(T, textOnly, trim);
+  using Run = UntilTable::Run;
+  const std::vector<UntilTable::Base>& base = table->base;
+  const std::vector<std::vector<Run>>& runs = table->runs;
+  const std::vector<long>& prefChars = table->prefChars;
   // Code points of text so far (`chars`) and those a partial match would hand back if it completes.
   auto charsAfter = [&](const Run& r, long chars) { return chars + (r.counts ? 1 : 0); };
   auto textChars = [&](const Run& r, long nc) {

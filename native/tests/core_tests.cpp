@@ -33,6 +33,8 @@ void sparseWordsTests();
 void smallVecTests();
 void ruleLibraryTests(const std::shared_ptr<const Vocabulary>& v);
 void prefetchThreadTests(const std::shared_ptr<const Vocabulary>& v, const std::string& ir);
+void untilTableTests(const std::shared_ptr<const Vocabulary>& v);
+void badInputTests(const std::shared_ptr<const Vocabulary>& v);
 
 static std::shared_ptr<const Vocabulary> makeVocab() {
   std::vector<std::string> toks;
@@ -569,50 +571,9 @@ int main() {
   smallVecTests();                      // small_vec_tests.cpp
   ruleLibraryTests(v);                  // rule_library_tests.cpp
   prefetchThreadTests(v, grammars[0]);  // prefetch_thread_tests.cpp
+  untilTableTests(v);                   // until_table_tests.cpp
 
-  // Bad input: errors, never crashes.
-  const char* bad[] = {"",
-                       "{",
-                       "[]",
-                       R"({"root":{"type":"x"}})",
-                       R"({"root":{"type":"token","id":999999}})",
-                       R"({"root":{"type":"charClass","ranges":[[9,1]]}})",
-                       R"({"root":{"type":"alt","items":[]}})",
-                       R"({"root":{"type":"literal","text":"\ud800"}})",
-                       R"({"root":{"type":"token","id":2278}})",
-                       R"({"root":{"type":"token","id":5}})"};
-  for (auto* ir : bad) {
-    bool threw = false;
-    try {
-      CompiledGrammar g(ir, v, CompileOptions{});
-    } catch (const std::exception&) { threw = true; }
-    CHECK(threw);
-  }
-  auto g = std::make_shared<CompiledGrammar>(R"({"root":{"type":"literal","text":"ab"}})", v, CompileOptions{});
-  Matcher m(g);
-  bool threw = false;
-  try {
-    m.acceptToken(v->size());
-  } catch (const MatcherError&) { threw = true; }
-  CHECK(threw);
-  threw = false;
-  std::vector<uint32_t> small(3);
-  try {
-    m.fillNextTokenBitmask(small.data(), small.size());
-  } catch (const MatcherError&) { threw = true; }
-  CHECK(threw);
-  threw = false;
-  try {
-    m.rollback(1);
-  } catch (const MatcherError&) { threw = true; }
-  CHECK(threw);
-  uint32_t badOffs[] = {0, 5};
-  uint8_t kinds[] = {0};
-  threw = false;
-  try {
-    Vocabulary bv(reinterpret_cast<const uint8_t*>("ab"), 2, badOffs, kinds, 1);
-  } catch (const VocabError&) { threw = true; }
-  CHECK(threw);
+  badInputTests(v);  // bad_input_tests.cpp
 
   std::printf("%s: core tests, %d failed\n", failures ? "FAIL" : "ok", failures.load());
   return failures ? 1 : 0;

@@ -1,6 +1,7 @@
 // The IR reader (json.cpp): the values it reads, in place, and the errors it gives, with its
 // number fast path (plain integers) beside strtod for every other number.
 #include <cmath>
+#include <cstdio>
 #include <string>
 
 #include "../core/ir_type.hpp"
@@ -105,4 +106,35 @@ void jsonTests() {
   CHECK(refuses("[1] 2"));
   CHECK(refuses("-"));
   CHECK(refuses(std::string(2001, '[') + std::string(2001, ']')));  // nesting too deep
+
+  // canonical(): keys sorted, strings escaped, every number as printf's %.17g writes it (the text
+  // names shapes across grammars), integers included.
+  {
+    const double nums[] = {0,
+                           -0.0,
+                           1,
+                           -1,
+                           32,
+                           1114111,
+                           4294967295.0,
+                           9007199254740991.0,
+                           9007199254740992.0,
+                           -9007199254740991.0,
+                           1e17,
+                           1e21,
+                           2.5,
+                           -0.125,
+                           1e-7,
+                           123456789012.5};
+    for (double x : nums) {
+      json::Value v;
+      v.kind = json::Kind::Number;
+      v.num = x;
+      char want[40];
+      snprintf(want, sizeof want, "%.17g", x);
+      CHECK(json::canonical(v) == want);
+    }
+    const json::Value v = json::parse(R"({"z":[1,-2,3.5],"a":{"y":null,"b":true},"m":"q\"\\\u0001é"})");
+    CHECK(json::canonical(v) == R"({"a":{"b":true,"y":null},"m":"q\"\\\u0001é","z":[1,-2,3.5]})");
+  }
 }

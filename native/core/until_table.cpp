@@ -88,27 +88,29 @@ size_t untilTableBytes(const UntilTable& t) {
 
 std::shared_ptr<const UntilTable> untilTable(const std::string& T, bool textOnly, bool trim) {
   if (T.size() > kUntilTableKeptBytes) return buildTable(T, textOnly, trim);
-  static std::mutex mu;
-  static std::unordered_map<std::string, std::shared_ptr<const UntilTable>> kept;
+  // Never destroyed: a thread still building a grammar as the process exits (the prefetch thread,
+  // a compile on a worker) finds them whole whatever order the statics go in.
+  static auto* mu = new std::mutex;
+  static auto* kept = new std::unordered_map<std::string, std::shared_ptr<const UntilTable>>;
   static size_t keptBytes = 0;
   std::string key;
   key.reserve(T.size() + 1);
   key.push_back(char((textOnly ? 1 : 0) | (trim ? 2 : 0)));
   key += T;
   {
-    std::lock_guard<std::mutex> lock(mu);
-    if (auto it = kept.find(key); it != kept.end()) return it->second;
+    std::lock_guard<std::mutex> lock(*mu);
+    if (auto it = kept->find(key); it != kept->end()) return it->second;
   }
   auto t = buildTable(T, textOnly, trim);  // outside the lock: another thread may build the same
   const size_t bytes = untilTableBytes(*t) + key.capacity() + 64;
-  std::lock_guard<std::mutex> lock(mu);
-  if (auto it = kept.find(key); it != kept.end()) return it->second;
+  std::lock_guard<std::mutex> lock(*mu);
+  if (auto it = kept->find(key); it != kept->end()) return it->second;
   if (keptBytes + bytes > kUntilTablesKeptBytes) {
-    kept.clear();
+    kept->clear();
     keptBytes = 0;
   }
   keptBytes += bytes;
-  return kept.emplace(std::move(key), std::move(t)).first->second;
+  return kept->emplace(std::move(key), std::move(t)).first->second;
 }
 
 size_t untilTablesBuilt() { return built; }

@@ -15,19 +15,19 @@ namespace toolmask {
 struct UntilTable {
   struct Run {
     uint8_t lo, hi;
-    int32_t to;       // a base state, or -1 for T's end
-    bool completes;   // the byte completes a code point
-    bool counts;      // a code point of text completes (not the leading padding newline)
-    bool pad;         // after it, one counted newline is padding if T completes
+    int32_t to;      // a base state, or -1 for T's end
+    bool completes;  // the byte completes a code point
+    bool counts;     // a code point of text completes (not the leading padding newline)
+    bool pad;        // after it, one counted newline is padding if T completes
   };
   struct Base {
-    size_t k;         // the KMP position in T
-    uint8_t ph, fl;   // the UTF-8 phase; with trim, flags (1 read a character, 2 the last was a
-                      // newline, not the leading one, 4 a newline came just before the partial match)
+    size_t k;        // the KMP position in T
+    uint8_t ph, fl;  // the UTF-8 phase; with trim, flags (1 read a character, 2 the last was a
+                     // newline, not the leading one, 4 a newline came just before the partial match)
   };
-  std::vector<Base> base;               // base[0]: nothing read
-  std::vector<std::vector<Run>> runs;   // per base state, its byte runs in byte order
-  std::vector<long> prefChars;          // code points complete inside T[0:k], for k = 0..|T|
+  std::vector<Base> base;              // base[0]: nothing read
+  std::vector<std::vector<Run>> runs;  // per base state, its byte runs in byte order
+  std::vector<long> prefChars;         // code points complete inside T[0:k], for k = 0..|T|
 };
 
 // The table of (T, textOnly, trim); T is not empty. Tables of terminators of at most

@@ -117,9 +117,13 @@ describe("engine agrees with ajv (property test)", () => {
       const a = acceptor(ps.schema, ps.options, ps.maxRecursionDepth);
       const valid = makeValidator(ps.schema);
       const stats: CaseStats = { valid: 0, invalid: 0, notJson: 0 };
+      // A fixed seed, as the lowering's and the Python spelling's property tests have: the counts
+      // below are then the same on every run (unseeded, "array of objects" saw 10 valid cases of
+      // 200 in one CI run; 13 at the least, 22 the median, in 100 runs here). Its own seed, so the
+      // engine meets other cases than the lowering's test (seed 42) does.
       fc.assert(
         fc.property(arbCase(ps), (c) => checkCase(ps, (t) => a.accepts(t), valid, c, stats)),
-        { numRuns: 200 },
+        { numRuns: 200, seed: 4242 },
       );
       expect(stats.valid).toBeGreaterThan(10);
       if (ps.schema !== true) expect(stats.invalid).toBeGreaterThan(5);
